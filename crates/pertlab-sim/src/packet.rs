@@ -1,0 +1,93 @@
+//! The packet: a small `Copy` struct moved by value between queues and links.
+//!
+//! Granularity follows ns-2's one-way TCP agents: sequence numbers count
+//! segments, not bytes; there is no handshake and no payload. A data packet of a
+//! TCP flow carries segment `seq`; an ACK carries the cumulative acknowledgement
+//! `ack` (the next segment expected) and up to three SACK blocks.
+
+use crate::time::SimTime;
+
+/// Bytes of TCP/IP header on every TCP packet (20 IP + 20 TCP, as ns-2 counts).
+pub const TCP_IP_HEADER_BYTES: u32 = 40;
+/// Most SACK blocks an ACK carries (RFC 2018 with timestamps: 3).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// TCP data segment, sender -> receiver.
+    Data,
+    /// TCP acknowledgement, receiver -> sender.
+    Ack,
+    /// Datagram of a UDP source.
+    Udp,
+}
+
+/// The two ECN bits of the IP header (RFC 3168).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ecn {
+    NotEct,
+    Ect,
+    Ce,
+}
+
+/// A SACK block: segments `start..end` (half-open) held by the receiver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    pub start: u32,
+    pub end: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// Index of the flow (TCP flow or UDP source) this packet belongs to.
+    pub flow: u32,
+    /// Node that sent the packet and node it is for.
+    pub src: u32,
+    pub dst: u32,
+    /// Bytes on the wire (header included).
+    pub size: u32,
+    pub kind: PacketKind,
+    /// Data: segment number. Ack: cumulative ack (next segment expected).
+    pub seq: u32,
+    pub ecn: Ecn,
+    /// ACK flag: ECN-Echo (RFC 3168).
+    pub ece: bool,
+    /// Data flag: Congestion Window Reduced (RFC 3168).
+    pub cwr: bool,
+    /// Data: this segment is a retransmission.
+    pub retx: bool,
+    /// Number of valid entries in `sack`.
+    pub n_sack: u8,
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// Data: time the segment was sent. Ack: the echoed send time of the segment
+    /// that triggered it (a timestamp option, RFC 7323), used for RTT samples.
+    pub ts: SimTime,
+    /// Time the packet entered its current queue (for sojourn-time AQMs).
+    pub enq_ts: SimTime,
+}
+
+impl Packet {
+    /// A packet with every optional field empty.
+    pub fn new(kind: PacketKind, flow: u32, src: u32, dst: u32, size: u32) -> Packet {
+        Packet {
+            flow,
+            src,
+            dst,
+            size,
+            kind,
+            seq: 0,
+            ecn: Ecn::NotEct,
+            ece: false,
+            cwr: false,
+            retx: false,
+            n_sack: 0,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            ts: 0,
+            enq_ts: 0,
+        }
+    }
+
+    pub fn sack_blocks(&self) -> &[SackBlock] {
+        &self.sack[..self.n_sack as usize]
+    }
+}

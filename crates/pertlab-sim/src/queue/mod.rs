@@ -1,0 +1,278 @@
+//! Output queues of links and the queue disciplines that decide admission.
+//!
+//! An [`OutputQueue`] owns the FIFO buffer, the hard limit and the counters; a
+//! [`QueueDiscipline`] only decides, per arriving packet, whether to drop it or to
+//! mark it (and, for sojourn-time AQMs, per departing packet). This keeps every
+//! discipline small and makes DropTail the discipline that never intervenes.
+//!
+//! Order of checks on arrival follows ns-3's `RedQueueDisc`: the discipline sees
+//! the packet first (so RED's average is updated on every arrival), then the hard
+//! limit may still drop it ("overflow").
+
+pub mod droptail;
+pub mod red;
+
+use std::collections::VecDeque;
+
+use crate::packet::Packet;
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// The buffer size of a queue, in packets or in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueLimit {
+    Packets(u32),
+    Bytes(u64),
+}
+
+/// What a discipline may look at when it decides.
+#[derive(Clone, Copy, Debug)]
+pub struct QueueView {
+    /// Packets and bytes in the buffer (not counting the arriving packet).
+    pub len_pkts: u32,
+    pub len_bytes: u64,
+    pub limit: QueueLimit,
+    /// Rate of the link this queue feeds, bits per second.
+    pub link_rate_bps: u64,
+}
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropKind {
+    /// The buffer was full.
+    Overflow,
+    /// The discipline dropped it early (probabilistic AQM drop).
+    Early,
+    /// The discipline dropped it unconditionally (RED above max_th, non-gentle).
+    Forced,
+}
+
+/// A discipline's decision about one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Let it through (the discipline may have set CE on it).
+    Pass,
+    Drop(DropKind),
+}
+
+/// An active (or passive) queue management algorithm.
+pub trait QueueDiscipline: Send {
+    /// Short name used in results ("droptail", "red", "ared").
+    fn name(&self) -> &'static str;
+
+    /// Called for each arriving packet before the hard limit is checked. May set
+    /// `pkt.ecn = Ecn::Ce` to mark instead of dropping.
+    fn on_arrival(&mut self, view: &QueueView, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict;
+
+    /// Called when a packet leaves the buffer for the link; `view` describes the
+    /// buffer after its removal. Sojourn-time AQMs may drop here.
+    fn on_departure(&mut self, _view: &QueueView, _pkt: &mut Packet, _now: SimTime) -> Verdict {
+        Verdict::Pass
+    }
+
+    /// The discipline's current drop/mark probability, for time series (0 where not meaningful).
+    fn probability(&self) -> f64 {
+        0.0
+    }
+}
+
+/// Cumulative counters of one queue. Averages over a measurement window are
+/// differences of two snapshots of these (see `stats`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct QueueCounters {
+    pub arrivals: u64,
+    pub arrival_bytes: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    pub drops_overflow: u64,
+    pub drops_early: u64,
+    pub drops_forced: u64,
+    pub drops_departure: u64,
+    pub marks: u64,
+    /// Integral of the length in packets over time, packet-nanoseconds.
+    pub area_pkts: u128,
+    /// Integral of the length in bytes over time, byte-nanoseconds.
+    pub area_bytes: u128,
+    /// Time of the last update of the integrals.
+    pub last_change: SimTime,
+}
+
+impl QueueCounters {
+    pub fn drops(&self) -> u64 {
+        self.drops_overflow + self.drops_early + self.drops_forced + self.drops_departure
+    }
+}
+
+/// A FIFO buffer with a limit, a discipline and counters.
+pub struct OutputQueue {
+    buf: VecDeque<Packet>,
+    len_bytes: u64,
+    pub limit: QueueLimit,
+    pub link_rate_bps: u64,
+    pub discipline: Box<dyn QueueDiscipline>,
+    pub counters: QueueCounters,
+    pub rng: SimRng,
+}
+
+/// What became of a packet offered to a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Enqueued {
+    Queued,
+    Dropped(DropKind),
+}
+
+impl OutputQueue {
+    pub fn new(limit: QueueLimit, link_rate_bps: u64, discipline: Box<dyn QueueDiscipline>, rng: SimRng) -> Self {
+        OutputQueue {
+            buf: VecDeque::new(),
+            len_bytes: 0,
+            limit,
+            link_rate_bps,
+            discipline,
+            counters: QueueCounters::default(),
+            rng,
+        }
+    }
+
+    pub fn len_pkts(&self) -> u32 {
+        self.buf.len() as u32
+    }
+
+    pub fn len_bytes(&self) -> u64 {
+        self.len_bytes
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buf.is_empty()
+    }
+
+    /// Packets waiting, oldest first (for end-of-run accounting).
+    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
+        self.buf.iter()
+    }
+
+    fn view(&self) -> QueueView {
+        QueueView {
+            len_pkts: self.buf.len() as u32,
+            len_bytes: self.len_bytes,
+            limit: self.limit,
+            link_rate_bps: self.link_rate_bps,
+        }
+    }
+
+    /// Bring the time integrals up to `now` (call before every length change).
+    pub fn integrate(&mut self, now: SimTime) {
+        let dt = now.saturating_sub(self.counters.last_change) as u128;
+        self.counters.area_pkts += dt * self.buf.len() as u128;
+        self.counters.area_bytes += dt * self.len_bytes as u128;
+        self.counters.last_change = now;
+    }
+
+    fn would_overflow(&self, pkt: &Packet) -> bool {
+        match self.limit {
+            QueueLimit::Packets(n) => self.buf.len() as u32 >= n,
+            QueueLimit::Bytes(b) => self.len_bytes + pkt.size as u64 > b,
+        }
+    }
+
+    /// Offer a packet; returns whether it was queued or dropped (and why).
+    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime) -> Enqueued {
+        self.counters.arrivals += 1;
+        self.counters.arrival_bytes += pkt.size as u64;
+        let view = self.view();
+        let was_ce = pkt.ecn == crate::packet::Ecn::Ce;
+        match self.discipline.on_arrival(&view, &mut pkt, now, &mut self.rng) {
+            Verdict::Drop(kind) => {
+                self.count_drop(kind);
+                return Enqueued::Dropped(kind);
+            }
+            Verdict::Pass => {}
+        }
+        if self.would_overflow(&pkt) {
+            self.count_drop(DropKind::Overflow);
+            return Enqueued::Dropped(DropKind::Overflow);
+        }
+        if !was_ce && pkt.ecn == crate::packet::Ecn::Ce {
+            self.counters.marks += 1;
+        }
+        self.integrate(now);
+        pkt.enq_ts = now;
+        self.len_bytes += pkt.size as u64;
+        self.buf.push_back(pkt);
+        Enqueued::Queued
+    }
+
+    /// Take the next packet for transmission. Packets the discipline drops at
+    /// departure are returned in `dropped` so the caller can account for them.
+    pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<Packet>) -> Option<Packet> {
+        while let Some(mut pkt) = self.buf.pop_front() {
+            self.integrate_removed(now, &pkt);
+            let view = self.view();
+            match self.discipline.on_departure(&view, &mut pkt, now) {
+                Verdict::Pass => {
+                    self.counters.departures += 1;
+                    self.counters.departure_bytes += pkt.size as u64;
+                    return Some(pkt);
+                }
+                Verdict::Drop(_) => {
+                    self.counters.drops_departure += 1;
+                    dropped.push(pkt);
+                }
+            }
+        }
+        None
+    }
+
+    fn integrate_removed(&mut self, now: SimTime, pkt: &Packet) {
+        // The integral covers the time the packet was still in the buffer.
+        let dt = now.saturating_sub(self.counters.last_change) as u128;
+        self.counters.area_pkts += dt * (self.buf.len() as u128 + 1);
+        self.counters.area_bytes += dt * (self.len_bytes as u128);
+        self.counters.last_change = now;
+        self.len_bytes -= pkt.size as u64;
+    }
+
+    fn count_drop(&mut self, kind: DropKind) {
+        match kind {
+            DropKind::Overflow => self.counters.drops_overflow += 1,
+            DropKind::Early => self.counters.drops_early += 1,
+            DropKind::Forced => self.counters.drops_forced += 1,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::PacketKind;
+
+    fn pkt(size: u32) -> Packet {
+        Packet::new(PacketKind::Udp, 0, 0, 1, size)
+    }
+
+    #[test]
+    fn time_weighted_length_counts_each_packet_while_it_waits() {
+        let mut q = OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1));
+        let mut dropped = Vec::new();
+        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Queued);
+        assert_eq!(q.enqueue(pkt(100), 10), Enqueued::Queued);
+        q.dequeue(30, &mut dropped).unwrap();
+        q.dequeue(40, &mut dropped).unwrap();
+        q.integrate(100);
+        // 1 packet for 10 ns, 2 for 20 ns, 1 for 10 ns: 10 + 40 + 10.
+        assert_eq!(q.counters.area_pkts, 60);
+        assert_eq!(q.counters.area_bytes, 6000);
+        assert_eq!(q.len_bytes(), 0);
+    }
+
+    #[test]
+    fn byte_limit_drops_what_does_not_fit() {
+        let mut q = OutputQueue::new(QueueLimit::Bytes(250), 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1));
+        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Queued);
+        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Queued);
+        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Dropped(DropKind::Overflow));
+        assert_eq!(q.enqueue(pkt(50), 0), Enqueued::Queued);
+        assert_eq!(q.counters.drops(), 1);
+        assert_eq!(q.counters.arrivals, 4);
+    }
+}

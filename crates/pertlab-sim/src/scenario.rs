@@ -1,0 +1,2 @@
+//! STUB
+pub struct Scenario;

@@ -1,0 +1,207 @@
+//! Congestion control behind one trait shaped like Linux `struct tcp_congestion_ops`.
+//!
+//! The sender (`tcp::sender`) owns reliability: sequence space, SACK scoreboard,
+//! fast retransmit and recovery, RTO, ECN echo handling. A controller only
+//! decides `snd_cwnd` and `snd_ssthresh`, through the same hooks Linux offers,
+//! called at the same points (see the doc of each method). PERT therefore has one
+//! shape here and in the kernel (eBPF `struct_ops`), and the two can be driven by
+//! the same ACK traces.
+//!
+//! Window arithmetic is Linux's: `snd_cwnd` is an integer number of segments and
+//! congestion avoidance counts ACKed segments in `snd_cwnd_cnt`
+//! (`tcp_cong_avoid_ai`), which is what ns-2's `cwnd_ += 1/cwnd_` approximates.
+
+pub mod pert;
+pub mod reno;
+pub mod vegas;
+
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// Linux's `TCP_INFINITE_SSTHRESH`.
+pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
+
+/// Congestion-avoidance state of the sender (Linux `enum tcp_ca_state`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    /// Nothing outstanding is suspected lost.
+    Open,
+    /// Duplicate ACKs or SACKs seen, not yet in recovery (limited transmit).
+    Disorder,
+    /// ECN echo received; window being reduced (one reduction per window).
+    Cwr,
+    /// Fast recovery after a loss detected by duplicate ACKs / SACK.
+    Recovery,
+    /// Retransmission timeout; recovery by slow start.
+    Loss,
+}
+
+/// Events the sender reports to the controller (Linux `enum tcp_ca_event`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaEvent {
+    /// First transmission when nothing was in flight.
+    TxStart,
+    /// Congestion window restarted after idle.
+    CwndRestart,
+    /// Recovery or CWR finished.
+    CompleteCwr,
+    /// Retransmission timeout: loss.
+    Loss,
+    /// An ACK with ECN-Echo arrived.
+    EcnEce,
+}
+
+/// The sender state a controller reads and writes (the parts of Linux's
+/// `struct tcp_sock` that congestion modules touch). All windows in segments.
+#[derive(Clone, Debug)]
+pub struct CcState {
+    pub snd_cwnd: u32,
+    /// Segments ACKed since the last window increase in congestion avoidance.
+    pub snd_cwnd_cnt: u32,
+    pub snd_ssthresh: u32,
+    /// Upper bound on the window (receiver window / configured maximum).
+    pub snd_cwnd_clamp: u32,
+    /// Oldest unacknowledged segment and next segment to send.
+    pub snd_una: u32,
+    pub snd_nxt: u32,
+    /// Segments in flight as the sender estimates them (RFC 6675 "pipe").
+    pub packets_in_flight: u32,
+    /// The sender's smoothed RTT (RFC 6298), zero before the first sample.
+    pub srtt: SimTime,
+    pub ca_state: CaState,
+    /// Current simulated time.
+    pub now: SimTime,
+    /// Segment size in bytes (payload + headers on the wire).
+    pub mss: u32,
+}
+
+impl CcState {
+    pub fn new(init_cwnd: u32, cwnd_clamp: u32, mss: u32) -> CcState {
+        CcState {
+            snd_cwnd: init_cwnd,
+            snd_cwnd_cnt: 0,
+            snd_ssthresh: INFINITE_SSTHRESH,
+            snd_cwnd_clamp: cwnd_clamp,
+            snd_una: 0,
+            snd_nxt: 0,
+            packets_in_flight: 0,
+            srtt: 0,
+            ca_state: CaState::Open,
+            now: 0,
+            mss,
+        }
+    }
+
+    /// Linux `tcp_in_slow_start`.
+    pub fn in_slow_start(&self) -> bool {
+        self.snd_cwnd < self.snd_ssthresh
+    }
+
+    /// Linux `tcp_slow_start`: grow by one segment per ACKed segment up to
+    /// ssthresh; returns the ACKed segments left over for congestion avoidance.
+    pub fn slow_start(&mut self, acked: u32) -> u32 {
+        let cwnd = (self.snd_cwnd + acked).min(self.snd_ssthresh);
+        let left = acked - (cwnd - self.snd_cwnd).min(acked);
+        self.snd_cwnd = cwnd.min(self.snd_cwnd_clamp);
+        left
+    }
+
+    /// Linux `tcp_cong_avoid_ai`: one segment per `w` ACKed segments.
+    pub fn cong_avoid_ai(&mut self, w: u32, acked: u32) {
+        let w = w.max(1);
+        if self.snd_cwnd_cnt >= w {
+            self.snd_cwnd_cnt = 0;
+            self.snd_cwnd += 1;
+        }
+        self.snd_cwnd_cnt += acked;
+        if self.snd_cwnd_cnt >= w {
+            let delta = self.snd_cwnd_cnt / w;
+            self.snd_cwnd_cnt -= delta * w;
+            self.snd_cwnd += delta;
+        }
+        self.snd_cwnd = self.snd_cwnd.min(self.snd_cwnd_clamp);
+    }
+}
+
+/// One ACK's worth of information for `pkts_acked` (Linux `struct ack_sample`).
+#[derive(Clone, Copy, Debug)]
+pub struct AckSample {
+    /// Segments newly acknowledged (cumulatively or by SACK) by this ACK.
+    pub pkts_acked: u32,
+    /// RTT measured on this ACK from the echoed timestamp (RFC 7323), if any.
+    pub rtt: Option<SimTime>,
+}
+
+/// Counters a controller keeps about itself, reported per flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CcCounters {
+    /// Window reductions the controller made on its own signal (PERT early
+    /// responses, Vegas decreases); loss and ECN responses are counted by the sender.
+    pub early_responses: u64,
+}
+
+/// A congestion controller. The hooks and the points where the sender calls them
+/// mirror Linux; where Linux hands a controller `struct sock *`, here it gets the
+/// [`CcState`] and the flow's own random stream.
+pub trait CongestionControl: Send {
+    /// Name as written in scenarios and results ("reno", "vegas", "pert").
+    fn name(&self) -> &'static str;
+
+    /// Connection start, before the first segment is sent.
+    fn init(&mut self, _tp: &mut CcState) {}
+
+    /// Slow-start threshold to use after a loss or an ECN echo (Linux `ssthresh`);
+    /// called once when the sender enters Recovery, CWR or Loss. The sender then
+    /// sets `snd_cwnd` as its recovery algorithm prescribes.
+    fn ssthresh(&mut self, tp: &CcState) -> u32;
+
+    /// Window growth on an ACK that advances `snd_una` while the sender is in
+    /// Open or Disorder state (Linux `cong_avoid`; `acked` segments newly ACKed).
+    fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng);
+
+    /// Every ACK that acknowledges new data, before `cong_avoid`, with the RTT
+    /// sample of that ACK (Linux `pkts_acked`).
+    fn pkts_acked(&mut self, _tp: &mut CcState, _sample: &AckSample, _rng: &mut SimRng) {}
+
+    /// The sender changed `ca_state` (Linux `set_state`); called after the change.
+    fn set_state(&mut self, _tp: &mut CcState, _new_state: CaState) {}
+
+    /// Something happened that a controller may care about (Linux `cwnd_event`).
+    fn cwnd_event(&mut self, _tp: &mut CcState, _ev: CaEvent) {}
+
+    /// Window to restore when a reduction proves spurious (Linux `undo_cwnd`).
+    /// The sender in this simulator does not undo reductions (no DSACK, no
+    /// Eifel), so this exists for interface fidelity with Linux.
+    fn undo_cwnd(&mut self, tp: &CcState) -> u32 {
+        tp.snd_cwnd
+    }
+
+    /// Self-reported counters.
+    fn counters(&self) -> CcCounters {
+        CcCounters::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
+        let mut tp = CcState::new(10, 1000, 1500);
+        tp.snd_ssthresh = 12;
+        assert_eq!(tp.slow_start(5), 3);
+        assert_eq!(tp.snd_cwnd, 12);
+    }
+
+    #[test]
+    fn additive_increase_is_one_segment_per_window() {
+        let mut tp = CcState::new(10, 1000, 1500);
+        tp.snd_ssthresh = 5;
+        for _ in 0..10 {
+            tp.cong_avoid_ai(10, 1);
+        }
+        assert_eq!(tp.snd_cwnd, 11);
+        assert_eq!(tp.snd_cwnd_cnt, 0);
+    }
+}
