@@ -1,2 +1,461 @@
-//! STUB
-pub struct Scenario;
+//! The scenario: everything a run depends on besides nothing (a run is a pure
+//! function of the scenario, whose `seed` is one of its fields).
+//!
+//! This is the wire format between the Python front (which parses units such as
+//! "150Mbps" and validates with pydantic) and the core: plain JSON with rates in
+//! bits/s, times in integer nanoseconds, sizes in bytes or packets. The core
+//! validates again, so a scenario that reaches [`crate::engine::World`] can never
+//! make the simulator panic; every error names the field.
+//!
+//! A topology is either an explicit graph (`nodes` and `links`) or a `dumbbell`
+//! that expands into one (see [`DumbbellSpec::expand`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{check, ConfigError};
+use crate::queue::red::RedConfig;
+use crate::tcp::cc::pert::PertConfig;
+use crate::tcp::cc::vegas::VegasConfig;
+use crate::tcp::TcpConfig;
+use crate::time::SimTime;
+
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Seed of every random stream of the run.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time at which the run stops.
+    pub duration_ns: SimTime,
+    /// Window over which summary metrics are computed; default the whole run.
+    #[serde(default)]
+    pub measure: Option<MeasureWindow>,
+    /// Explicit graph: node names.
+    #[serde(default)]
+    pub nodes: Vec<String>,
+    /// Explicit graph: full-duplex links between named nodes.
+    #[serde(default)]
+    pub links: Vec<LinkSpec>,
+    /// Dumbbell builder (exclusive with `nodes` / `links`).
+    #[serde(default)]
+    pub dumbbell: Option<DumbbellSpec>,
+    /// TCP flows.
+    #[serde(default)]
+    pub flows: Vec<FlowSpec>,
+    /// UDP sources.
+    #[serde(default)]
+    pub udp: Vec<UdpSpec>,
+    /// Optional time series.
+    #[serde(default)]
+    pub monitor: MonitorSpec,
+}
+
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MeasureWindow {
+    pub start_ns: SimTime,
+    pub end_ns: SimTime,
+}
+
+/// A full-duplex point-to-point link: one output queue per direction.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// Name used in results; default "a-b".
+    #[serde(default)]
+    pub name: Option<String>,
+    pub a: String,
+    pub b: String,
+    pub rate_bps: u64,
+    pub delay_ns: SimTime,
+    /// Bernoulli loss probability applied to every packet leaving the link, both directions.
+    #[serde(default)]
+    pub loss: f64,
+    /// Queue of the a -> b direction.
+    #[serde(default)]
+    pub queue: QueueSpec,
+    /// Queue of the b -> a direction; default: the same as `queue`.
+    #[serde(default)]
+    pub queue_ba: Option<QueueSpec>,
+}
+
+/// Which discipline, and the buffer.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct QueueSpec {
+    /// "droptail", "red" or "ared".
+    #[serde(default = "QueueSpec::default_kind")]
+    pub kind: String,
+    /// Buffer in packets (exclusive with `limit_bytes`).
+    #[serde(default)]
+    pub limit_pkts: Option<u32>,
+    /// Buffer in bytes.
+    #[serde(default)]
+    pub limit_bytes: Option<u64>,
+    /// RED / Adaptive RED parameters.
+    #[serde(default)]
+    pub red: RedConfig,
+}
+
+impl QueueSpec {
+    pub const KINDS: [&'static str; 3] = ["droptail", "red", "ared"];
+    /// Buffer when none is given, in packets (ns-2's `Queue limit_` default is 50;
+    /// ns-3's 100p; pertlab uses 1000 so that an unconfigured access link does not
+    /// become an accidental bottleneck).
+    pub const DEFAULT_LIMIT_PKTS: u32 = 1000;
+
+    fn default_kind() -> String {
+        "droptail".to_string()
+    }
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec { kind: Self::default_kind(), limit_pkts: None, limit_bytes: None, red: RedConfig::default() }
+    }
+}
+
+/// A dumbbell: `pairs` senders s0..s{n-1} on router r0, receivers d0..d{n-1} on
+/// router r1, one bottleneck r0 - r1. Each host has its own access link, so flows
+/// can have individual RTTs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct DumbbellSpec {
+    pub pairs: u32,
+    pub bottleneck_rate_bps: u64,
+    /// One-way propagation delay of the bottleneck.
+    pub bottleneck_delay_ns: SimTime,
+    /// Queue of the bottleneck in the r0 -> r1 direction.
+    #[serde(default)]
+    pub bottleneck_queue: QueueSpec,
+    /// Queue of the bottleneck in the r1 -> r0 direction (ACKs); default DropTail
+    /// with the same limit.
+    #[serde(default)]
+    pub bottleneck_queue_reverse: Option<QueueSpec>,
+    /// Bernoulli loss on the bottleneck.
+    #[serde(default)]
+    pub bottleneck_loss: f64,
+    pub access_rate_bps: u64,
+    /// One-way delay of each sender's access link: one value for all, or one per pair.
+    pub sender_access_delay_ns: Vec<SimTime>,
+    /// One-way delay of each receiver's access link: one value for all, or one per pair.
+    pub receiver_access_delay_ns: Vec<SimTime>,
+    /// Queue of the access links (both directions).
+    #[serde(default)]
+    pub access_queue: QueueSpec,
+}
+
+/// Congestion controller of a flow and its parameters.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum CcSpec {
+    Reno,
+    Vegas(VegasConfig),
+    Pert(PertConfig),
+}
+
+impl CcSpec {
+    pub const KINDS: [&'static str; 3] = ["reno", "vegas", "pert"];
+}
+
+impl Default for CcSpec {
+    fn default() -> Self {
+        CcSpec::Reno
+    }
+}
+
+/// A long-lived bulk TCP flow.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowSpec {
+    pub src: String,
+    pub dst: String,
+    #[serde(default)]
+    pub cc: CcSpec,
+    /// Fixed start time (exclusive with `start_window_ns`); default 0.
+    #[serde(default)]
+    pub start_ns: Option<SimTime>,
+    /// Start drawn uniformly in [lo, hi] from the run's seed.
+    #[serde(default)]
+    pub start_window_ns: Option<[SimTime; 2]>,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+}
+
+/// Arrival process of a UDP source.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Arrivals {
+    /// Constant bit rate: packets evenly spaced.
+    Cbr,
+    /// Poisson: exponential inter-arrival times.
+    Poisson,
+}
+
+/// Packet sizes of a UDP source.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SizeDist {
+    Fixed,
+    /// Exponential with mean `packet_size` (rounded, at least 1 byte).
+    Exponential,
+}
+
+/// A UDP source: open-loop packets at a mean rate.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {
+    pub src: String,
+    pub dst: String,
+    /// Mean offered load in bits/s (of the sizes on the wire).
+    pub rate_bps: u64,
+    /// Packet size, or mean size, in bytes.
+    pub packet_size: u32,
+    #[serde(default = "UdpSpec::default_arrivals")]
+    pub arrivals: Arrivals,
+    #[serde(default = "UdpSpec::default_sizes")]
+    pub sizes: SizeDist,
+    /// ECN-capable (ECT) datagrams, so that an ECN-enabled AQM marks them.
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default)]
+    pub start_ns: SimTime,
+    #[serde(default)]
+    pub stop_ns: Option<SimTime>,
+}
+
+impl UdpSpec {
+    fn default_arrivals() -> Arrivals {
+        Arrivals::Poisson
+    }
+    fn default_sizes() -> SizeDist {
+        SizeDist::Fixed
+    }
+}
+
+/// Time series to record. Samples are taken every `sample_interval_ns`.
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct MonitorSpec {
+    /// No time series when absent.
+    #[serde(default)]
+    pub sample_interval_ns: Option<SimTime>,
+    /// Flow indices whose cwnd/ssthresh/srtt are sampled; default all.
+    #[serde(default)]
+    pub flows: Option<Vec<u32>>,
+    /// Link names whose queues (both directions) are sampled; default all.
+    #[serde(default)]
+    pub links: Option<Vec<String>>,
+}
+
+impl Scenario {
+    /// Parse the JSON wire format; unknown fields and type errors name the field
+    /// by its path (e.g. `flows[2].cc.p_max`).
+    pub fn from_json(text: &str) -> Result<Scenario, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let field = if path == "." { "scenario".to_string() } else { path };
+            ConfigError::new(field, e.into_inner().to_string())
+        })
+    }
+
+    /// The measurement window (default: the whole run).
+    pub fn window(&self) -> MeasureWindow {
+        self.measure.unwrap_or(MeasureWindow { start_ns: 0, end_ns: self.duration_ns })
+    }
+
+    /// The explicit graph: `nodes` / `links`, or the dumbbell's expansion.
+    pub fn graph(&self) -> (Vec<String>, Vec<LinkSpec>) {
+        match &self.dumbbell {
+            Some(d) => d.expand(),
+            None => (self.nodes.clone(), self.links.clone()),
+        }
+    }
+
+    /// Check everything the engine relies on. Topology references (node names,
+    /// connectivity) are checked when the world is built.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check::positive("duration_ns", self.duration_ns as f64)?;
+        if let Some(w) = self.measure {
+            if w.start_ns >= w.end_ns || w.end_ns > self.duration_ns {
+                return Err(ConfigError::new(
+                    "measure",
+                    format!("need start_ns < end_ns <= duration_ns ({}), got [{}, {}]", self.duration_ns, w.start_ns, w.end_ns),
+                ));
+            }
+        }
+        if self.dumbbell.is_some() && (!self.nodes.is_empty() || !self.links.is_empty()) {
+            return Err(ConfigError::new("dumbbell", "give either `dumbbell` or `nodes`/`links`, not both"));
+        }
+        if let Some(d) = &self.dumbbell {
+            d.validate("dumbbell")?;
+        }
+        for (i, l) in self.links.iter().enumerate() {
+            l.validate(&format!("links[{i}]"))?;
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            f.validate(&format!("flows[{i}]"))?;
+        }
+        for (i, u) in self.udp.iter().enumerate() {
+            u.validate(&format!("udp[{i}]"))?;
+        }
+        if let Some(dt) = self.monitor.sample_interval_ns {
+            check::positive("monitor.sample_interval_ns", dt as f64)?;
+        }
+        Ok(())
+    }
+}
+
+impl LinkSpec {
+    pub fn display_name(&self) -> String {
+        self.name.clone().unwrap_or_else(|| format!("{}-{}", self.a, self.b))
+    }
+
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
+        check::in_range(&format!("{path}.loss"), self.loss, 0.0, 1.0)?;
+        if self.a == self.b {
+            return Err(ConfigError::new(format!("{path}.b"), format!("a link joins two different nodes, both ends are `{}`", self.a)));
+        }
+        self.queue.validate(&format!("{path}.queue"))?;
+        if let Some(q) = &self.queue_ba {
+            q.validate(&format!("{path}.queue_ba"))?;
+        }
+        Ok(())
+    }
+}
+
+impl QueueSpec {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        if !Self::KINDS.contains(&self.kind.as_str()) {
+            return Err(ConfigError::new(format!("{path}.kind"), format!("unknown queue `{}`; allowed: {}", self.kind, Self::KINDS.join(", "))));
+        }
+        match (self.limit_pkts, self.limit_bytes) {
+            (Some(_), Some(_)) => return Err(ConfigError::new(format!("{path}.limit_bytes"), "give limit_pkts or limit_bytes, not both")),
+            (Some(0), _) => return Err(ConfigError::new(format!("{path}.limit_pkts"), "a buffer holds at least 1 packet, got 0")),
+            (_, Some(0)) => return Err(ConfigError::new(format!("{path}.limit_bytes"), "a buffer holds at least 1 byte, got 0")),
+            _ => {}
+        }
+        if self.kind != "droptail" {
+            self.red.validate(&format!("{path}.red"))?;
+        }
+        Ok(())
+    }
+}
+
+impl DumbbellSpec {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        check::positive(&format!("{path}.pairs"), self.pairs as f64)?;
+        check::positive(&format!("{path}.bottleneck_rate_bps"), self.bottleneck_rate_bps as f64)?;
+        check::positive(&format!("{path}.access_rate_bps"), self.access_rate_bps as f64)?;
+        check::in_range(&format!("{path}.bottleneck_loss"), self.bottleneck_loss, 0.0, 1.0)?;
+        for (field, v) in [("sender_access_delay_ns", &self.sender_access_delay_ns), ("receiver_access_delay_ns", &self.receiver_access_delay_ns)] {
+            if v.len() != 1 && v.len() != self.pairs as usize {
+                return Err(ConfigError::new(
+                    format!("{path}.{field}"),
+                    format!("give one delay for all hosts or one per pair ({}), got {}", self.pairs, v.len()),
+                ));
+            }
+        }
+        self.bottleneck_queue.validate(&format!("{path}.bottleneck_queue"))?;
+        if let Some(q) = &self.bottleneck_queue_reverse {
+            q.validate(&format!("{path}.bottleneck_queue_reverse"))?;
+        }
+        self.access_queue.validate(&format!("{path}.access_queue"))
+    }
+
+    /// Nodes s0.., d0.., r0, r1 and links "s{i}-r0", "bottleneck", "r1-d{i}".
+    pub fn expand(&self) -> (Vec<String>, Vec<LinkSpec>) {
+        let n = self.pairs as usize;
+        let mut nodes: Vec<String> = (0..n).map(|i| format!("s{i}")).collect();
+        nodes.extend((0..n).map(|i| format!("d{i}")));
+        nodes.push("r0".into());
+        nodes.push("r1".into());
+        let pick = |v: &Vec<SimTime>, i: usize| if v.len() == 1 { v[0] } else { v[i] };
+        let access = |a: String, b: String, delay: SimTime| LinkSpec {
+            name: None,
+            a,
+            b,
+            rate_bps: self.access_rate_bps,
+            delay_ns: delay,
+            loss: 0.0,
+            queue: self.access_queue.clone(),
+            queue_ba: None,
+        };
+        let mut links: Vec<LinkSpec> = (0..n).map(|i| access(format!("s{i}"), "r0".into(), pick(&self.sender_access_delay_ns, i))).collect();
+        links.push(LinkSpec {
+            name: Some("bottleneck".into()),
+            a: "r0".into(),
+            b: "r1".into(),
+            rate_bps: self.bottleneck_rate_bps,
+            delay_ns: self.bottleneck_delay_ns,
+            loss: self.bottleneck_loss,
+            queue: self.bottleneck_queue.clone(),
+            queue_ba: Some(self.bottleneck_queue_reverse.clone().unwrap_or_else(|| QueueSpec {
+                kind: "droptail".into(),
+                red: RedConfig::default(),
+                ..self.bottleneck_queue.clone()
+            })),
+        });
+        links.extend((0..n).map(|i| access("r1".into(), format!("d{i}"), pick(&self.receiver_access_delay_ns, i))));
+        (nodes, links)
+    }
+}
+
+impl FlowSpec {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        if self.start_ns.is_some() && self.start_window_ns.is_some() {
+            return Err(ConfigError::new(format!("{path}.start_window_ns"), "give start_ns or start_window_ns, not both"));
+        }
+        if let Some([lo, hi]) = self.start_window_ns {
+            if lo > hi {
+                return Err(ConfigError::new(format!("{path}.start_window_ns"), format!("need lo <= hi, got [{lo}, {hi}]")));
+            }
+        }
+        match &self.cc {
+            CcSpec::Reno => {}
+            CcSpec::Vegas(c) => c.validate(&format!("{path}.cc"))?,
+            CcSpec::Pert(c) => c.validate(&format!("{path}.cc"))?,
+        }
+        self.tcp.validate(&format!("{path}.tcp"))
+    }
+}
+
+impl UdpSpec {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
+        check::positive(&format!("{path}.packet_size"), self.packet_size as f64)?;
+        if let Some(stop) = self.stop_ns {
+            if stop < self.start_ns {
+                return Err(ConfigError::new(format!("{path}.stop_ns"), format!("must not be before start_ns ({}), got {stop}", self.start_ns)));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl TcpConfig {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        if self.packet_size <= crate::packet::TCP_IP_HEADER_BYTES {
+            return Err(ConfigError::new(
+                format!("{path}.packet_size"),
+                format!("must exceed the {}-byte TCP/IP header, got {}", crate::packet::TCP_IP_HEADER_BYTES, self.packet_size),
+            ));
+        }
+        check::positive(&format!("{path}.init_cwnd"), self.init_cwnd as f64)?;
+        check::positive(&format!("{path}.max_cwnd"), self.max_cwnd as f64)?;
+        check::positive(&format!("{path}.dupthresh"), self.dupthresh as f64)?;
+        check::positive(&format!("{path}.initial_rto_ns"), self.initial_rto_ns as f64)?;
+        check::positive(&format!("{path}.min_rto_ns"), self.min_rto_ns as f64)?;
+        if self.max_rto_ns < self.min_rto_ns {
+            return Err(ConfigError::new(format!("{path}.max_rto_ns"), format!("must be at least min_rto_ns ({}), got {}", self.min_rto_ns, self.max_rto_ns)));
+        }
+        check::positive(&format!("{path}.ack_size"), self.ack_size as f64)?;
+        check::positive(&format!("{path}.delayed_ack_timeout_ns"), self.delayed_ack_timeout_ns as f64)
+    }
+}

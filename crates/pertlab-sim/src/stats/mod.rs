@@ -1,2 +1,170 @@
-//! STUB
-pub struct Results;
+//! What a run reports: per-queue and per-flow summaries over the measurement
+//! window, and optional time series. One definition of each metric, used
+//! everywhere (ARCHITECTURE.md):
+//!
+//! - average queue: time-weighted mean length over the window (packets, bytes),
+//!   and normalized by the buffer limit;
+//! - drop rate = drops / arrivals at that queue; mark rate = marks / arrivals;
+//! - utilization = bits sent by the link the queue feeds / (capacity x window);
+//! - goodput = bytes of payload delivered in order to the receiver, each segment
+//!   once (retransmissions excluded), / window;
+//! - Jain's fairness index over the goodputs of the TCP flows.
+//!
+//! Window metrics are differences of two snapshots of cumulative counters taken
+//! at the window's start and end, so no metric needs its own bookkeeping.
+
+use serde::Serialize;
+
+/// Everything a run produces.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Results {
+    /// Summary metrics of the queue called "bottleneck" (forward direction), or
+    /// of the busiest queue when no link has that name.
+    pub bottleneck: Option<QueueResult>,
+    pub queues: Vec<QueueResult>,
+    pub flows: Vec<FlowResult>,
+    pub udp: Vec<UdpResult>,
+    /// Jain's fairness index over TCP flow goodputs (1 = perfectly fair).
+    pub jain: f64,
+    /// Events processed by the engine.
+    pub events: u64,
+    /// Simulated seconds run and the measurement window.
+    pub sim_seconds: f64,
+    pub window_start_s: f64,
+    pub window_end_s: f64,
+    pub seed: u64,
+    /// Packet conservation check over the whole run, per TCP flow and in total.
+    pub conservation: Conservation,
+    pub queue_series: QueueSeries,
+    pub flow_series: FlowSeries,
+}
+
+/// One direction of a link: its output queue and the link it feeds.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct QueueResult {
+    /// Link name and the direction (node names).
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub discipline: String,
+    pub rate_bps: u64,
+    /// Buffer limit in packets (or bytes / mean packet size if limited in bytes... see `limit_bytes`).
+    pub limit_pkts: Option<u32>,
+    pub limit_bytes: Option<u64>,
+    pub avg_queue_pkts: f64,
+    pub avg_queue_bytes: f64,
+    /// Average queue divided by the limit (packets by packets, bytes by bytes).
+    pub avg_queue_norm: f64,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub drops: u64,
+    pub marks: u64,
+    pub drop_rate: f64,
+    pub mark_rate: f64,
+    pub utilization: f64,
+    /// Packets lost on the wire (Bernoulli loss of the link).
+    pub link_losses: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FlowResult {
+    pub id: u32,
+    pub cc: String,
+    pub src: String,
+    pub dst: String,
+    pub start_s: f64,
+    /// Goodput over the window, Mbit/s of payload.
+    pub goodput_mbps: f64,
+    /// Payload bytes delivered in order within the window.
+    pub goodput_bytes: u64,
+    /// Within the window: data segments sent (incl. retransmissions), retransmissions,
+    /// data packets of this flow dropped anywhere (queues and wire), timeouts,
+    /// fast recoveries, ECN reductions, controller-initiated reductions.
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub drops: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub ecn_reductions: u64,
+    pub early_responses: u64,
+    /// Two-way propagation delay of the path (data path + ACK path), ms.
+    pub base_rtt_ms: f64,
+    /// RTT samples over the window.
+    pub rtt_samples: u64,
+    pub rtt_mean_ms: f64,
+    pub rtt_min_ms: f64,
+    pub rtt_max_ms: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct UdpResult {
+    pub id: u32,
+    pub src: String,
+    pub dst: String,
+    pub sent: u64,
+    pub received: u64,
+    pub dropped: u64,
+    pub throughput_mbps: f64,
+}
+
+/// sent = delivered + dropped + in flight, per flow (data segments), checked at the end.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Conservation {
+    pub ok: bool,
+    /// Total packets of every kind injected, delivered, dropped (queues and wire), still in the network.
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_network: u64,
+    /// Flows whose data accounting does not balance (should be empty).
+    pub violations: Vec<String>,
+}
+
+/// Columnar time series of queues: one row per (sample time, queue).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct QueueSeries {
+    pub t_s: Vec<f64>,
+    /// Index into `Results::queues`.
+    pub queue: Vec<u32>,
+    pub len_pkts: Vec<u32>,
+    pub len_bytes: Vec<u64>,
+    /// The discipline's current drop/mark probability (RED: p_b), 0 for DropTail.
+    pub probability: Vec<f64>,
+}
+
+/// Columnar time series of flows: one row per (sample time, flow).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FlowSeries {
+    pub t_s: Vec<f64>,
+    pub flow: Vec<u32>,
+    pub cwnd: Vec<u32>,
+    pub ssthresh: Vec<u32>,
+    pub srtt_ms: Vec<f64>,
+    /// Cumulative payload bytes delivered in order at the receiver.
+    pub delivered_bytes: Vec<u64>,
+}
+
+/// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
+pub fn jain_index(xs: &[f64]) -> f64 {
+    let n = xs.len() as f64;
+    let sum: f64 = xs.iter().sum();
+    let sum_sq: f64 = xs.iter().map(|x| x * x).sum();
+    if sum_sq == 0.0 {
+        1.0
+    } else {
+        sum * sum / (n * sum_sq)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn jain_index_of_equal_and_skewed_shares() {
+        assert_eq!(jain_index(&[3.0, 3.0, 3.0]), 1.0);
+        // One flow takes everything: 1/n.
+        assert!((jain_index(&[4.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+        assert!((jain_index(&[1.0, 2.0]) - 0.9).abs() < 1e-12);
+    }
+}
