@@ -24,6 +24,6 @@ pub use stats::Results;
 /// Validate and run a scenario.
 pub fn run(scenario: &Scenario) -> Result<Results, ConfigError> {
     let mut world = engine::World::build(scenario)?;
-    world.run(&mut |_| {});
+    world.run(&mut |_| true);
     Ok(world.results())
 }

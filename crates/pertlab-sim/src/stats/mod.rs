@@ -28,6 +28,11 @@ pub struct Results {
     pub jain: f64,
     /// Events processed by the engine.
     pub events: u64,
+    /// Wall-clock seconds of the run (set by the caller that timed it; not part
+    /// of the deterministic output).
+    pub wall_seconds: f64,
+    /// The run was stopped before `duration_ns` (the summary covers what ran).
+    pub interrupted: bool,
     /// Simulated seconds run and the measurement window.
     pub sim_seconds: f64,
     pub window_start_s: f64,
