@@ -8,7 +8,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pertlab_sim::engine::World;
+use pertlab_sim::world::World;
 use pertlab_sim::Scenario;
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {

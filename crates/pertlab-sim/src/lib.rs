@@ -16,6 +16,7 @@ pub mod stats;
 pub mod tcp;
 pub mod time;
 pub mod traffic;
+pub mod world;
 
 pub use error::ConfigError;
 pub use scenario::Scenario;
@@ -23,7 +24,7 @@ pub use stats::Results;
 
 /// Validate and run a scenario.
 pub fn run(scenario: &Scenario) -> Result<Results, ConfigError> {
-    let mut world = engine::World::build(scenario)?;
+    let mut world = world::World::build(scenario)?;
     world.run(&mut |_| true);
     Ok(world.results())
 }

@@ -1,1 +1,54 @@
-//! STUB
+//! The network: nodes joined by full-duplex point-to-point links, each direction
+//! a [`Channel`] with its own output queue, and static shortest-path routing.
+//!
+//! A channel serialises one packet at a time at its rate, then the packet
+//! spends the propagation delay "on the wire". The delay is constant, so packets
+//! leave the wire in the order they entered: the wire is a FIFO (`pipe`) and only
+//! its head needs a pending event (htsim's pipe). Pending events therefore grow
+//! with the number of channels, not with the packets in flight.
+//!
+//! Left out: link-layer framing and overheads, variable delay, reordering.
+
+pub mod routing;
+
+use std::collections::VecDeque;
+
+use crate::packet::Packet;
+use crate::queue::OutputQueue;
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// Cumulative counters of a channel (the wire side; the queue has its own).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ChannelCounters {
+    /// Bytes whose transmission completed.
+    pub bytes_sent: u64,
+    /// Packets lost on the wire (Bernoulli loss).
+    pub losses: u64,
+}
+
+/// One direction of a link.
+pub struct Channel {
+    /// Name of the link this channel belongs to, and its ends.
+    pub link_name: String,
+    pub from: u32,
+    pub to: u32,
+    pub rate_bps: u64,
+    pub delay: SimTime,
+    /// Bernoulli loss probability per packet.
+    pub loss: f64,
+    pub loss_rng: SimRng,
+    pub queue: OutputQueue,
+    /// The packet being serialised, if any.
+    pub in_tx: Option<Packet>,
+    /// Packets on the wire, with their arrival times at `to`, oldest first.
+    pub pipe: VecDeque<(SimTime, Packet)>,
+    pub counters: ChannelCounters,
+}
+
+impl Channel {
+    /// Packets of this channel anywhere: buffered, being sent, on the wire.
+    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
+        self.queue.packets().chain(self.in_tx.iter()).chain(self.pipe.iter().map(|(_, p)| p))
+    }
+}

@@ -13,6 +13,8 @@
 //! Window metrics are differences of two snapshots of cumulative counters taken
 //! at the window's start and end, so no metric needs its own bookkeeping.
 
+pub mod report;
+
 use serde::Serialize;
 
 /// Everything a run produces.

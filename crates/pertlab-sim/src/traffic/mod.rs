@@ -1,1 +1,3 @@
-//! STUB
+//! Traffic sources other than TCP's bulk data (which lives in the TCP sender).
+
+pub mod udp;

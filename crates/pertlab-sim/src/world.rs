@@ -1,0 +1,519 @@
+//! The world: a scenario built into channels, queues, endpoints and sources,
+//! and the dispatch of every event. Results are assembled in `stats::report`.
+
+use rand::Rng;
+
+use crate::engine::{Event, EventQueue, TimerSlot};
+use crate::error::ConfigError;
+use crate::net::routing::{Routes, NO_ROUTE};
+use crate::net::{Channel, ChannelCounters};
+use crate::packet::{Packet, PacketKind};
+use crate::queue::droptail::DropTail;
+use crate::queue::red::Red;
+use crate::queue::{Enqueued, OutputQueue, QueueDiscipline, QueueLimit};
+use crate::rng::{stream, SimRng, StreamKind};
+use crate::scenario::{CcSpec, QueueSpec, Scenario};
+use crate::stats::report::{self, Snapshot};
+use crate::stats::{FlowSeries, QueueSeries, Results};
+use crate::tcp::cc::pert::Pert;
+use crate::tcp::cc::reno::Reno;
+use crate::tcp::cc::vegas::Vegas;
+use crate::tcp::cc::CongestionControl;
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
+use crate::time::{tx_time, SimTime, NS_PER_SEC};
+use crate::traffic::udp::UdpSource;
+
+/// A TCP flow: its two endpoints, timers and random stream.
+pub struct Flow {
+    /// Nodes of the sender and the receiver.
+    pub src: u32,
+    pub dst: u32,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub start: SimTime,
+    pub started: bool,
+    rto: TimerSlot,
+    delack: TimerSlot,
+    rng: SimRng,
+    /// Data packets of this flow lost anywhere (queues, departures, wire).
+    pub data_drops: u64,
+}
+
+/// Totals over every packet, for the conservation check.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct PacketTotals {
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+}
+
+pub struct World {
+    pub now: SimTime,
+    pub events_processed: u64,
+    queue: EventQueue,
+    pub node_names: Vec<String>,
+    pub channels: Vec<Channel>,
+    pub routes: Routes,
+    pub flows: Vec<Flow>,
+    pub udp: Vec<UdpSource>,
+    pub totals: PacketTotals,
+    pub duration: SimTime,
+    pub window: (SimTime, SimTime),
+    pub seed: u64,
+    pub scenario: Scenario,
+    sample_interval: Option<SimTime>,
+    sampled_channels: Vec<u32>,
+    sampled_flows: Vec<u32>,
+    pub queue_series: QueueSeries,
+    pub flow_series: FlowSeries,
+    pub snap_start: Option<Snapshot>,
+    pub snap_end: Option<Snapshot>,
+    pub interrupted: bool,
+    /// Scratch buffers reused for packets produced by endpoints and dropped at dequeue.
+    out: Vec<Packet>,
+    dropped: Vec<Packet>,
+}
+
+fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
+    let limit = match (spec.limit_pkts, spec.limit_bytes) {
+        (_, Some(b)) => QueueLimit::Bytes(b),
+        (Some(p), None) => QueueLimit::Packets(p),
+        (None, None) => QueueLimit::Packets(QueueSpec::DEFAULT_LIMIT_PKTS),
+    };
+    let limit_pkts = match limit {
+        QueueLimit::Packets(p) => p,
+        QueueLimit::Bytes(b) => (b / 1500).max(1) as u32,
+    };
+    let discipline: Box<dyn QueueDiscipline> = match spec.kind.as_str() {
+        "red" => Box::new(Red::new(spec.red.clone(), false, limit_pkts, rate_bps)),
+        "ared" => Box::new(Red::new(spec.red.clone(), true, limit_pkts, rate_bps)),
+        _ => Box::new(DropTail),
+    };
+    OutputQueue::new(limit, rate_bps, discipline, rng)
+}
+
+fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
+    match spec {
+        CcSpec::Reno => Box::new(Reno),
+        CcSpec::Vegas(c) => Box::new(Vegas::new(c.clone())),
+        CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
+    }
+}
+
+impl World {
+    /// Validate the scenario and build the world; every error names its field.
+    pub fn build(scenario: &Scenario) -> Result<World, ConfigError> {
+        scenario.validate()?;
+        let seed = scenario.seed;
+        let (node_names, links) = scenario.graph();
+        let node_index = |name: &str, field: String| -> Result<u32, ConfigError> {
+            node_names
+                .iter()
+                .position(|n| n == name)
+                .map(|i| i as u32)
+                .ok_or_else(|| ConfigError::new(field, format!("unknown node `{name}`; nodes are: {}", preview(&node_names))))
+        };
+        for (i, name) in node_names.iter().enumerate() {
+            if node_names[..i].contains(name) {
+                return Err(ConfigError::new(format!("nodes[{i}]"), format!("node `{name}` is declared twice")));
+            }
+        }
+
+        let mut channels = Vec::with_capacity(2 * links.len());
+        let mut adjacency: Vec<Vec<(u32, u32)>> = vec![Vec::new(); node_names.len()];
+        for (i, l) in links.iter().enumerate() {
+            let a = node_index(&l.a, format!("links[{i}].a"))?;
+            let b = node_index(&l.b, format!("links[{i}].b"))?;
+            if adjacency[a as usize].iter().any(|&(m, _)| m == b) {
+                return Err(ConfigError::new(format!("links[{i}]"), format!("`{}` and `{}` are already linked; one link per pair of nodes", l.a, l.b)));
+            }
+            let name = l.display_name();
+            for (from, to, qspec) in [(a, b, &l.queue), (b, a, l.queue_ba.as_ref().unwrap_or(&l.queue))] {
+                let c = channels.len() as u32;
+                channels.push(Channel {
+                    link_name: name.clone(),
+                    from,
+                    to,
+                    rate_bps: l.rate_bps,
+                    delay: l.delay_ns,
+                    loss: l.loss,
+                    loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
+                    queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
+                    in_tx: None,
+                    pipe: Default::default(),
+                    counters: ChannelCounters::default(),
+                });
+                adjacency[from as usize].push((to, c));
+            }
+        }
+
+        let mut endpoints = Vec::new();
+        for (i, f) in scenario.flows.iter().enumerate() {
+            endpoints.push((node_index(&f.src, format!("flows[{i}].src"))?, node_index(&f.dst, format!("flows[{i}].dst"))?, format!("flows[{i}]")));
+        }
+        for (i, u) in scenario.udp.iter().enumerate() {
+            endpoints.push((node_index(&u.src, format!("udp[{i}].src"))?, node_index(&u.dst, format!("udp[{i}].dst"))?, format!("udp[{i}]")));
+        }
+        let destinations: Vec<u32> = endpoints.iter().flat_map(|&(s, d, _)| [s, d]).collect();
+        let routes = Routes::compute(&adjacency, destinations);
+        for (s, d, field) in &endpoints {
+            if s == d {
+                return Err(ConfigError::new(format!("{field}.dst"), "source and destination are the same node"));
+            }
+            if routes.next(*s, *d) == NO_ROUTE {
+                return Err(ConfigError::new(
+                    field.clone(),
+                    format!("no path from `{}` to `{}`: the nodes are not connected", node_names[*s as usize], node_names[*d as usize]),
+                ));
+            }
+        }
+
+        let mut start_rng = stream(seed, StreamKind::StartTimes, 0);
+        let mut flows = Vec::with_capacity(scenario.flows.len());
+        for (i, f) in scenario.flows.iter().enumerate() {
+            let (src, dst, _) = endpoints[i];
+            let start = match (f.start_ns, f.start_window_ns) {
+                (Some(t), _) => t,
+                (None, Some([lo, hi])) => start_rng.gen_range(lo..=hi),
+                (None, None) => 0,
+            };
+            let id = i as u32;
+            flows.push(Flow {
+                src,
+                dst,
+                sender: TcpSender::new(id, src, dst, f.tcp.clone(), build_cc(&f.cc)),
+                receiver: TcpReceiver::new(id, dst, src, f.tcp.clone()),
+                start,
+                started: false,
+                rto: TimerSlot::default(),
+                delack: TimerSlot::default(),
+                rng: stream(seed, StreamKind::CongestionControl, i as u64),
+                data_drops: 0,
+            });
+        }
+        let nflows = scenario.flows.len();
+        let udp = scenario
+            .udp
+            .iter()
+            .enumerate()
+            .map(|(i, u)| {
+                let (src, dst, _) = endpoints[nflows + i];
+                UdpSource::new(i as u32, src, dst, u.rate_bps, u.packet_size, u.arrivals, u.sizes, u.ecn, u.stop_ns, stream(seed, StreamKind::Udp, i as u64))
+            })
+            .collect();
+
+        let sampled_channels = match &scenario.monitor.links {
+            None => (0..channels.len() as u32).collect(),
+            Some(names) => {
+                let mut v = Vec::new();
+                for (i, n) in names.iter().enumerate() {
+                    let found: Vec<u32> = (0..channels.len() as u32).filter(|&c| &channels[c as usize].link_name == n).collect();
+                    if found.is_empty() {
+                        return Err(ConfigError::new(format!("monitor.links[{i}]"), format!("no link named `{n}`")));
+                    }
+                    v.extend(found);
+                }
+                v
+            }
+        };
+        let sampled_flows = match &scenario.monitor.flows {
+            None => (0..flows.len() as u32).collect(),
+            Some(ids) => {
+                for (i, &id) in ids.iter().enumerate() {
+                    if id as usize >= flows.len() {
+                        return Err(ConfigError::new(format!("monitor.flows[{i}]"), format!("flow index must be below {}, got {id}", flows.len())));
+                    }
+                }
+                ids.clone()
+            }
+        };
+
+        let window = scenario.window();
+        let mut world = World {
+            now: 0,
+            events_processed: 0,
+            queue: EventQueue::default(),
+            node_names,
+            channels,
+            routes,
+            flows,
+            udp,
+            totals: PacketTotals::default(),
+            duration: scenario.duration_ns,
+            window: (window.start_ns, window.end_ns),
+            seed,
+            scenario: scenario.clone(),
+            sample_interval: scenario.monitor.sample_interval_ns,
+            sampled_channels,
+            sampled_flows,
+            queue_series: QueueSeries::default(),
+            flow_series: FlowSeries::default(),
+            snap_start: None,
+            snap_end: None,
+            interrupted: false,
+            out: Vec::new(),
+            dropped: Vec::new(),
+        };
+        world.queue.push(window.start_ns, Event::MeasureStart);
+        world.queue.push(window.end_ns, Event::MeasureEnd);
+        for (i, f) in world.flows.iter().enumerate() {
+            world.queue.push(f.start, Event::FlowStart(i as u32));
+        }
+        for (i, u) in scenario.udp.iter().enumerate() {
+            world.queue.push(u.start_ns, Event::UdpSend(i as u32));
+        }
+        if world.sample_interval.is_some() {
+            world.queue.push(0, Event::Sample);
+        }
+        Ok(world)
+    }
+
+    /// Run until `duration` or until `progress` (called about once per simulated
+    /// second with the current time) returns false.
+    pub fn run(&mut self, progress: &mut dyn FnMut(SimTime) -> bool) {
+        let mut next_progress = NS_PER_SEC;
+        while let Some(t) = self.queue.peek_time() {
+            if t > self.duration {
+                break;
+            }
+            if t >= next_progress {
+                if !progress(t) {
+                    self.interrupted = true;
+                    break;
+                }
+                next_progress = (t / NS_PER_SEC + 1) * NS_PER_SEC;
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.events_processed += 1;
+            self.dispatch(ev);
+        }
+        if !self.interrupted {
+            self.now = self.duration;
+        }
+        if self.snap_start.is_none() {
+            self.snap_start = Some(Snapshot::take(self));
+        }
+        if self.snap_end.is_none() {
+            self.snap_end = Some(Snapshot::take(self));
+        }
+    }
+
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(c) => self.tx_done(c),
+            Event::Arrive(c) => self.arrive(c),
+            Event::Rto(f) => {
+                let flow = &mut self.flows[f as usize];
+                if flow.rto.on_pop(self.now, flow.sender.rto_deadline(), &mut self.queue, ev) {
+                    let mut out = std::mem::take(&mut self.out);
+                    flow.sender.on_rto(self.now, &mut flow.rng, &mut out);
+                    self.emit_from_sender(f, &mut out);
+                    self.out = out;
+                }
+            }
+            Event::DelAck(f) => {
+                let flow = &mut self.flows[f as usize];
+                if flow.delack.on_pop(self.now, flow.receiver.delack_deadline(), &mut self.queue, ev) {
+                    let mut out = std::mem::take(&mut self.out);
+                    flow.receiver.on_delack_timer(self.now, &mut out);
+                    self.emit_from_receiver(f, &mut out);
+                    self.out = out;
+                }
+            }
+            Event::FlowStart(f) => {
+                let mut out = std::mem::take(&mut self.out);
+                let flow = &mut self.flows[f as usize];
+                flow.started = true;
+                flow.sender.start(self.now, &mut flow.rng, &mut out);
+                self.emit_from_sender(f, &mut out);
+                self.out = out;
+            }
+            Event::UdpSend(u) => self.udp_send(u),
+            Event::Sample => self.sample(),
+            Event::MeasureStart => self.snap_start = Some(Snapshot::take(self)),
+            Event::MeasureEnd => self.snap_end = Some(Snapshot::take(self)),
+        }
+    }
+
+    /// Inject the packets a sender produced, then re-arm its timer.
+    fn emit_from_sender(&mut self, f: u32, out: &mut Vec<Packet>) {
+        for pkt in out.drain(..) {
+            self.inject(pkt);
+        }
+        let flow = &mut self.flows[f as usize];
+        flow.rto.arm(flow.sender.rto_deadline(), &mut self.queue, Event::Rto(f));
+    }
+
+    fn emit_from_receiver(&mut self, f: u32, out: &mut Vec<Packet>) {
+        for pkt in out.drain(..) {
+            self.inject(pkt);
+        }
+        let flow = &mut self.flows[f as usize];
+        flow.delack.arm(flow.receiver.delack_deadline(), &mut self.queue, Event::DelAck(f));
+    }
+
+    /// A packet enters the network at its source node.
+    fn inject(&mut self, pkt: Packet) {
+        self.totals.injected += 1;
+        self.forward(pkt.src, pkt);
+    }
+
+    /// Send `pkt` from `node` towards its destination.
+    fn forward(&mut self, node: u32, pkt: Packet) {
+        let c = self.routes.next(node, pkt.dst);
+        // Routes exist for every endpoint pair (checked at build), so NO_ROUTE
+        // cannot occur; a packet is counted as dropped rather than panicking.
+        if c == NO_ROUTE {
+            self.count_drop(&pkt);
+            return;
+        }
+        let ch = &mut self.channels[c as usize];
+        match ch.queue.enqueue(pkt, self.now) {
+            Enqueued::Queued => {
+                if ch.in_tx.is_none() {
+                    self.start_tx(c);
+                }
+            }
+            Enqueued::Dropped(_) => self.count_drop(&pkt),
+        }
+    }
+
+    fn start_tx(&mut self, c: u32) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let ch = &mut self.channels[c as usize];
+        if let Some(pkt) = ch.queue.dequeue(self.now, &mut dropped) {
+            let done = self.now + tx_time(pkt.size, ch.rate_bps);
+            ch.in_tx = Some(pkt);
+            self.queue.push(done, Event::TxDone(c));
+        }
+        for pkt in dropped.drain(..) {
+            self.count_drop(&pkt);
+        }
+        self.dropped = dropped;
+    }
+
+    fn tx_done(&mut self, c: u32) {
+        let ch = &mut self.channels[c as usize];
+        let Some(pkt) = ch.in_tx.take() else { return };
+        ch.counters.bytes_sent += pkt.size as u64;
+        let lost = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
+        if lost {
+            ch.counters.losses += 1;
+            self.count_drop(&pkt);
+        } else {
+            let arrival = self.now + ch.delay;
+            if ch.pipe.is_empty() {
+                self.queue.push(arrival, Event::Arrive(c));
+            }
+            ch.pipe.push_back((arrival, pkt));
+        }
+        self.start_tx(c);
+    }
+
+    fn arrive(&mut self, c: u32) {
+        let ch = &mut self.channels[c as usize];
+        let Some((_, pkt)) = ch.pipe.pop_front() else { return };
+        if let Some(&(next, _)) = ch.pipe.front() {
+            self.queue.push(next, Event::Arrive(c));
+        }
+        let node = ch.to;
+        if pkt.dst == node {
+            self.deliver(pkt);
+        } else {
+            self.forward(node, pkt);
+        }
+    }
+
+    /// A packet reached its destination node.
+    fn deliver(&mut self, pkt: Packet) {
+        self.totals.delivered += 1;
+        let f = pkt.flow;
+        let mut out = std::mem::take(&mut self.out);
+        match pkt.kind {
+            PacketKind::Data => {
+                self.flows[f as usize].receiver.on_data(self.now, &pkt, &mut out);
+                self.emit_from_receiver(f, &mut out);
+            }
+            PacketKind::Ack => {
+                let flow = &mut self.flows[f as usize];
+                flow.sender.on_ack(self.now, &pkt, &mut flow.rng, &mut out);
+                self.emit_from_sender(f, &mut out);
+            }
+            PacketKind::Udp => {
+                let u = &mut self.udp[f as usize].counters;
+                u.received += 1;
+                u.received_bytes += pkt.size as u64;
+            }
+        }
+        self.out = out;
+    }
+
+    fn count_drop(&mut self, pkt: &Packet) {
+        self.totals.dropped += 1;
+        match pkt.kind {
+            PacketKind::Data => self.flows[pkt.flow as usize].data_drops += 1,
+            PacketKind::Udp => self.udp[pkt.flow as usize].counters.dropped += 1,
+            PacketKind::Ack => {}
+        }
+    }
+
+    fn udp_send(&mut self, u: u32) {
+        let src = &mut self.udp[u as usize];
+        if src.stop.is_some_and(|s| self.now >= s) {
+            return;
+        }
+        let pkt = src.next_packet();
+        let gap = src.next_gap();
+        self.queue.push(self.now + gap, Event::UdpSend(u));
+        self.inject(pkt);
+    }
+
+    fn sample(&mut self) {
+        let t = self.now as f64 / NS_PER_SEC as f64;
+        for &c in &self.sampled_channels {
+            let q = &self.channels[c as usize].queue;
+            let s = &mut self.queue_series;
+            s.t_s.push(t);
+            s.queue.push(c);
+            s.len_pkts.push(q.len_pkts());
+            s.len_bytes.push(q.len_bytes());
+            s.probability.push(q.discipline.probability());
+        }
+        for &f in &self.sampled_flows {
+            let flow = &self.flows[f as usize];
+            if !flow.started {
+                continue;
+            }
+            let s = &mut self.flow_series;
+            s.t_s.push(t);
+            s.flow.push(f);
+            s.cwnd.push(flow.sender.tp.snd_cwnd);
+            s.ssthresh.push(flow.sender.tp.snd_ssthresh);
+            s.srtt_ms.push(flow.sender.tp.srtt as f64 / 1e6);
+            s.delivered_bytes.push(report::payload_bytes(flow, flow.receiver.counters().segments_delivered));
+        }
+        if let Some(dt) = self.sample_interval {
+            self.queue.push(self.now + dt, Event::Sample);
+        }
+    }
+
+    /// Every packet still inside the network (queues, transmitters, wires).
+    pub fn packets_in_network(&self) -> impl Iterator<Item = &Packet> {
+        self.channels.iter().flat_map(|c| c.packets())
+    }
+
+    pub fn results(&self) -> Results {
+        report::assemble(self)
+    }
+}
+
+/// The first few names, for error messages.
+fn preview(names: &[String]) -> String {
+    let mut s = names.iter().take(8).cloned().collect::<Vec<_>>().join(", ");
+    if names.len() > 8 {
+        s.push_str(&format!(", ... ({} in all)", names.len()));
+    }
+    s
+}
