@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod net;
 pub mod packet;
+pub mod presets;
 pub mod queue;
 pub mod rng;
 pub mod scenario;

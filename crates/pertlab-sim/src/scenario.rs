@@ -72,9 +72,13 @@ pub struct LinkSpec {
     pub b: String,
     pub rate_bps: u64,
     pub delay_ns: SimTime,
-    /// Bernoulli loss probability applied to every packet leaving the link, both directions.
+    /// Bernoulli loss probability of each packet sent a -> b (ns-2's error model
+    /// on a link: applied as the packet leaves the transmitter).
     #[serde(default)]
     pub loss: f64,
+    /// Loss probability of the b -> a direction.
+    #[serde(default)]
+    pub loss_ba: f64,
     /// Queue of the a -> b direction.
     #[serde(default)]
     pub queue: QueueSpec,
@@ -136,7 +140,7 @@ pub struct DumbbellSpec {
     /// with the same limit.
     #[serde(default)]
     pub bottleneck_queue_reverse: Option<QueueSpec>,
-    /// Bernoulli loss on the bottleneck.
+    /// Bernoulli loss on the bottleneck, r0 -> r1 (data) direction only.
     #[serde(default)]
     pub bottleneck_loss: f64,
     pub access_rate_bps: u64,
@@ -319,6 +323,7 @@ impl LinkSpec {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
         check::in_range(&format!("{path}.loss"), self.loss, 0.0, 1.0)?;
+        check::in_range(&format!("{path}.loss_ba"), self.loss_ba, 0.0, 1.0)?;
         if self.a == self.b {
             return Err(ConfigError::new(format!("{path}.b"), format!("a link joins two different nodes, both ends are `{}`", self.a)));
         }
@@ -384,6 +389,7 @@ impl DumbbellSpec {
             rate_bps: self.access_rate_bps,
             delay_ns: delay,
             loss: 0.0,
+            loss_ba: 0.0,
             queue: self.access_queue.clone(),
             queue_ba: None,
         };
@@ -395,6 +401,7 @@ impl DumbbellSpec {
             rate_bps: self.bottleneck_rate_bps,
             delay_ns: self.bottleneck_delay_ns,
             loss: self.bottleneck_loss,
+            loss_ba: 0.0,
             queue: self.bottleneck_queue.clone(),
             queue_ba: Some(self.bottleneck_queue_reverse.clone().unwrap_or_else(|| QueueSpec {
                 kind: "droptail".into(),

@@ -129,7 +129,7 @@ impl World {
                 return Err(ConfigError::new(format!("links[{i}]"), format!("`{}` and `{}` are already linked; one link per pair of nodes", l.a, l.b)));
             }
             let name = l.display_name();
-            for (from, to, qspec) in [(a, b, &l.queue), (b, a, l.queue_ba.as_ref().unwrap_or(&l.queue))] {
+            for (from, to, qspec, loss) in [(a, b, &l.queue, l.loss), (b, a, l.queue_ba.as_ref().unwrap_or(&l.queue), l.loss_ba)] {
                 let c = channels.len() as u32;
                 channels.push(Channel {
                     link_name: name.clone(),
@@ -137,7 +137,7 @@ impl World {
                     to,
                     rate_bps: l.rate_bps,
                     delay: l.delay_ns,
-                    loss: l.loss,
+                    loss,
                     loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                     queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
                     in_tx: None,
