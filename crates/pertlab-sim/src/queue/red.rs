@@ -1,4 +1,6 @@
 //! RED and Adaptive RED. INTERFACE STUB -- implementation in progress.
+pub mod ared;
+
 use super::{QueueDiscipline, QueueView, Verdict};
 use crate::error::ConfigError;
 use crate::packet::Packet;
