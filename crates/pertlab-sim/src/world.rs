@@ -83,7 +83,7 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
     };
     let limit_pkts = match limit {
         QueueLimit::Packets(p) => p,
-        QueueLimit::Bytes(b) => (b / 1500).max(1) as u32,
+        QueueLimit::Bytes(b) => (b / spec.red.mean_pkt_size.max(1) as u64).max(1) as u32,
     };
     let discipline: Box<dyn QueueDiscipline> = match spec.kind.as_str() {
         "red" => Box::new(Red::new(spec.red.clone(), false, limit_pkts, rate_bps)),
