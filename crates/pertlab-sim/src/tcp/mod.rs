@@ -13,6 +13,7 @@
 
 pub mod cc;
 pub mod receiver;
+pub mod rtt;
 pub mod sender;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
