@@ -14,6 +14,7 @@
 pub mod cc;
 pub mod receiver;
 pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
