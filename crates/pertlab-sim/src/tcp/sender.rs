@@ -31,7 +31,11 @@
 //!   option 2; Linux `tcp_end_cwnd_reduction`) and does not also grow the window.
 //! - `cong_avoid` is called on ACKs that advance `snd_una` in Open, Disorder and
 //!   Loss (slow start after a timeout), never in Recovery or CWR (Linux
-//!   `tcp_cong_control`), and not on an ACK that enters or leaves Recovery/CWR.
+//!   `tcp_cong_control`), and not on an ACK that enters or leaves Recovery/CWR;
+//!   `acked` is the number of segments the cumulative ACK newly covers.
+//! - `pkts_acked` is called on every ACK that advances `snd_una` or SACKs new
+//!   data; its count reports each segment once, when first known delivered
+//!   (newly SACKed, or cumulatively ACKed without having been SACKed).
 //! - The retransmission timer is restarted on every ACK that advances `snd_una`
 //!   (RFC 6298 5.3), also on NewReno partial ACKs ("Slow-but-Steady", RFC 6582 4),
 //!   and whenever `snd_una` itself is retransmitted (ns-2, Linux; see
@@ -150,8 +154,7 @@ impl TcpSender {
 
     /// Start sending at `now`: append the first window of segments to `out`.
     /// A second call does nothing.
-    pub fn start(&mut self, now: SimTime, rng: &mut SimRng, out: &mut Vec<Packet>) {
-        let _ = rng;
+    pub fn start(&mut self, now: SimTime, _rng: &mut SimRng, out: &mut Vec<Packet>) {
         if self.started {
             return;
         }
@@ -175,10 +178,12 @@ impl TcpSender {
         let prior_state = self.tp.ca_state;
         let acked = self.sb.ack_to(ack.seq);
         let newly_sacked = if self.cfg.sack { self.sb.apply_sack(ack.sack_blocks()) } else { 0 };
-        let rtt = if acked.segments > 0 { self.on_snd_una_advanced(now, ack, &acked) } else { None };
-        if acked.segments == 0 {
+        let rtt = if acked.segments > 0 {
+            self.on_snd_una_advanced(now, ack, &acked)
+        } else {
             self.count_dupack(newly_sacked);
-        }
+            None
+        };
         if self.cfg.sack {
             self.sb.mark_lost_by_sack(self.cfg.dupthresh);
         }
@@ -205,8 +210,7 @@ impl TcpSender {
     /// RFC 6298 5.4-5.6 and RFC 5681 3.1: ssthresh from the controller, cwnd =
     /// 1 (the loss window), back off the timer, retransmit from `snd_una`
     /// (go-back-N through the scoreboard: every un-SACKed segment is lost).
-    pub fn on_rto(&mut self, now: SimTime, rng: &mut SimRng, out: &mut Vec<Packet>) {
-        let _ = rng;
+    pub fn on_rto(&mut self, now: SimTime, _rng: &mut SimRng, out: &mut Vec<Packet>) {
         match self.rto_at {
             Some(at) if at <= now => {}
             _ => return,
@@ -218,6 +222,8 @@ impl TcpSender {
         }
         self.counters.timeouts += 1;
         self.sync_tp();
+        // RFC 5681 3.1: ssthresh is held constant when the timer fires again
+        // for data it already retransmitted.
         if self.tp.ca_state != CaState::Loss {
             self.tp.snd_ssthresh = self.cc.ssthresh(&self.tp);
         }
@@ -465,9 +471,9 @@ impl TcpSender {
                     return Some(Segment::Retransmit(seq));
                 }
             }
-            state => {
-                let extra =
-                    if self.cfg.limited_transmit && state == CaState::Disorder { self.dupacks.min(2) } else { 0 };
+            _ => {
+                // Open has no duplicate ACKs; Disorder and CWR may.
+                let extra = if self.cfg.limited_transmit { self.dupacks.min(2) } else { 0 };
                 if self.sb.outstanding() >= cwnd + extra {
                     return None;
                 }
