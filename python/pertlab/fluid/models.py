@@ -289,25 +289,30 @@ class PertRed(FluidModel):
 
 @dataclass(frozen=True)
 class PertPiParams:
-    """Parameters of PERT/PI: (8) with the PI law (16) on the queueing delay.
+    """Parameters of PERT/PI: (2), (3), (7) with the PI law (16) on the
+    queueing delay.
 
-    ``m`` and ``k`` are the PI zero and gain of (16); left as None they come
-    from Theorem 2 (21) with N- = ``flows`` and R+ = R* = ``rtt``.
-    ``target`` is the reference queueing delay T_q* (Figure 14 uses 3 ms).
+    ``prop_delay`` is T_p (the round-trip propagation delay); the RTT is
+    R(t) = T_p + T_q(t), eq. (2). ``m`` and ``k`` are the PI zero and gain of
+    (16); left as None they come from Theorem 2 (21) with N- = ``flows`` and
+    R+ = R* = T_p + ``target``. ``target`` is the reference queueing delay
+    T_q* (Figure 14 uses 3 ms). ``tq_limit`` caps the queueing delay (the
+    buffer, in seconds).
     """
 
     capacity: float
-    rtt: float
+    prop_delay: float
     flows: int
     target: float = 0.003
     m: float | None = None
     k: float | None = None
     beta: float = 0.5
+    tq_limit: float = 1.0
     initial: tuple[float, float, float] = (1.0, 0.0, 0.0)
 
     def __post_init__(self) -> None:
         chk.positive("capacity", self.capacity, " pkt/s")
-        chk.positive("rtt", self.rtt, " s")
+        chk.positive("rtt", self.prop_delay, " s")
         chk.count("flows", self.flows)
         chk.non_negative("target", self.target, " s")
         if self.m is not None:
@@ -315,27 +320,34 @@ class PertPiParams:
         if self.k is not None:
             chk.positive("k", self.k)
         chk.open_unit("beta", self.beta)
+        chk.positive("tq_limit", self.tq_limit, " s")
+        chk.ordered("target", self.target, "tq_limit", self.tq_limit, " s")
         if len(self.initial) != 3:
             raise ValueError(f"initial: needs three values (W, T_q, integral of T_q - target), got {self.initial!r}")
 
     def gains(self) -> tuple[float, float]:
-        """(m, K): given, or Theorem 2's (21)."""
+        """(m, K): given, or Theorem 2's (21) at R+ = T_p + target."""
         from .stability import theorem2
 
-        t2 = theorem2(capacity=self.capacity, rtt_max=self.rtt, flows_min=self.flows)
+        t2 = theorem2(capacity=self.capacity, rtt_max=self.prop_delay + self.target, flows_min=self.flows)
         return (self.m if self.m is not None else t2.m, self.k if self.k is not None else t2.k)
 
 
 class PertPi(FluidModel):
-    """PERT emulating PI::
+    """PERT emulating PI, with the RTT following the queue (eq. 2)::
 
-        W'   = 1/R - beta W(t) W(t-R) p(t-R) / R
-        T_q' = N W(t) / (R C) - 1                      (T_q >= 0)
+        R(t) = T_p + T_q(t)
+        W'   = 1/R(t) - beta W(t) W(t-R) p(t-R) / R(t-R)
+        T_q' = N W(t) / (R(t) C) - 1                   (0 <= T_q <= tq_limit)
         y'   = T_q(t) - T_q*                            (integral state)
         p    = clip(K/m (T_q - T_q*) + K y, 0, 1)        (16): C(s) = K (1 + s/m) / s
 
-    The integrator stops while p is saturated and the error would push it
-    further (anti-windup), as a router PI does when it clips p to [0, 1].
+    As in (14), the loop delay R sits on p rather than on the queue. Unlike
+    (14), R follows the queue: with R constant the queue is a pure integrator
+    and, with the PI's integrator, the loop has two poles at s = 0 and no
+    gain makes it stable (docs/fluid.md); the -1/R term of dT_q'/dT_q is what
+    Theorem 2 (like Hollot et al.'s PI design) relies on. The integrator stops
+    while p is saturated and the error would push it further (anti-windup).
     """
 
     name = "pert-pi"
@@ -353,38 +365,42 @@ class PertPi(FluidModel):
         return np.array(self.params.initial, dtype=float)
 
     def max_delay(self) -> float:
-        return self.params.rtt
+        return self.params.prop_delay + self.params.tq_limit
 
     def project(self, x: np.ndarray) -> np.ndarray:
-        if x[1] < 0:
-            x[1] = 0.0
+        x[1] = min(max(x[1], 0.0), self.params.tq_limit)
         return x
 
     def rhs(self, t: float, x: np.ndarray, past: Callable[[float], np.ndarray]) -> np.ndarray:
         P = self.params
-        R = P.rtt
+        tq = min(max(x[1], 0.0), P.tq_limit)
+        R = P.prop_delay + tq
         d = past(R)
+        R_d = P.prop_delay + min(max(d[1], 0.0), P.tq_limit)
         p_r = min(max(self._p_raw(d), 0.0), 1.0)
-        dw = 1.0 / R - P.beta * x[0] * d[0] * p_r / R
+        dw = 1.0 / R - P.beta * x[0] * d[0] * p_r / R_d
         dq = P.flows * x[0] / (R * P.capacity) - 1.0
-        if x[1] <= 0 and dq < 0:
+        if (tq <= 0 and dq < 0) or (tq >= P.tq_limit and dq > 0):
             dq = 0.0
-        err = max(x[1], 0.0) - P.target
+        err = tq - P.target
         raw = self._p_raw(x)
         dy = 0.0 if (raw >= 1 and err > 0) or (raw <= 0 and err < 0) else err
         return np.array([dw, dq, dy])
 
     def equilibrium(self) -> Equilibrium:
-        """(9) with T_q* = the PI's target: W* = R C / N, p* = 2 N^2 / (R C)^2."""
+        """(9) with T_q* = the PI's target and R* = T_p + T_q*:
+        W* = R* C / N, p* = 2 N^2 / (R* C)^2."""
         P = self.params
-        w = P.rtt * P.capacity / P.flows
-        return Equilibrium(w_star=w, p_star=1.0 / (P.beta * w * w), tq_star_s=P.target, r_star_s=P.rtt,
+        r = P.prop_delay + P.target
+        w = r * P.capacity / P.flows
+        return Equilibrium(w_star=w, p_star=1.0 / (P.beta * w * w), tq_star_s=P.target, r_star_s=r,
                            q_star_pkts=P.target * P.capacity)  # fmt: skip
 
     def outputs(self, traj: Trajectory) -> dict[str, np.ndarray]:
         x = traj.x
         p = np.clip(self.k / self.m * (x[:, 1] - self.params.target) + self.k * x[:, 2], 0.0, 1.0)
-        return {"t_s": traj.t, "window_pkts": x[:, 0], "queueing_delay_s": x[:, 1], "integral_s2": x[:, 2], "p": p}
+        return {"t_s": traj.t, "window_pkts": x[:, 0], "queueing_delay_s": x[:, 1],
+                "rtt_s": self.params.prop_delay + x[:, 1], "integral_s2": x[:, 2], "p": p}  # fmt: skip
 
     def config(self) -> dict:
         return {**super().config(), "m_used": self.m, "k_used": self.k}
