@@ -1,0 +1,258 @@
+"""``pertlab fluid ...`` and ``pertlab stability ...`` (typer sub-apps).
+
+:func:`register` adds both to the main ``pertlab`` app. Errors print
+``error: --flag: message`` on stderr and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Callable, Optional
+
+import typer
+
+from .quantities import parse_capacity, parse_seconds
+
+__all__ = ["fluid_app", "stability_app", "register"]
+
+fluid_app = typer.Typer(help="Integrate a fluid model; write trajectories (Parquet), a plot (PNG) and parameters (JSON).",
+                        no_args_is_help=True, add_completion=False, rich_markup_mode=None)  # fmt: skip
+stability_app = typer.Typer(help="The PERT paper's stability theorems as calculators.", no_args_is_help=True,
+                            add_completion=False, rich_markup_mode=None)  # fmt: skip
+
+_FLAGS = {
+    "capacity": "--capacity", "rtt": "--rtt", "flows": "--flows", "pmax": "--pmax", "tmin": "--tmin",
+    "tmax": "--tmax", "alpha": "--alpha", "delta": "--delta", "duration": "--duration", "step": "--step",
+    "beta": "--beta", "target": "--target", "packet_size": "--packet-size", "min_th": "--min-th",
+    "max_th": "--max-th", "max_p": "--max-p", "w_q": "--wq", "buffer": "--buffer", "m": "--m", "k": "--k",
+    "decrease": "--decrease", "r_star": "--r-star",
+}  # fmt: skip
+
+Capacity = Annotated[str, typer.Option(help="Link capacity C: 100pkt/s, or a bit rate (10Mbps) with --packet-size.")]
+PacketSize = Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
+OutDir = Annotated[Path, typer.Option("--out", help="Directory of the output files.")]
+
+
+def _guard(fn: Callable[[], None]) -> None:
+    """Run ``fn``; a ValueError becomes ``error: --flag: message`` and exit 2."""
+    try:
+        fn()
+    except ValueError as e:
+        for line in str(e).splitlines():
+            line = re.sub(r"^(\w+)(?=:)", lambda m: _FLAGS.get(m.group(1), m.group(1)), line)
+            typer.echo(f"error: {line}", err=True)
+        raise typer.Exit(2)
+
+
+def _print(obj: dict, as_json: bool, title: str) -> None:
+    from .output import jsonable
+
+    if as_json:
+        sys.stdout.write(json.dumps(jsonable(obj)) + "\n")
+        return
+    typer.echo(title)
+    width = max(len(k) for k in obj)
+    for k, v in obj.items():
+        typer.echo(f"  {k:<{width}}  {v:.6g}" if isinstance(v, float) else f"  {k:<{width}}  {v}")
+
+
+def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json: bool) -> None:
+    from .output import write_run
+
+    run = model.simulate(parse_seconds(duration, "duration"), None if step is None else parse_seconds(step, "step"))
+    paths = write_run(run, out_dir, model.name)
+    summary = {"model": model.name, "final": run.final(), "files": {k: str(v) for k, v in paths.items()}}
+    try:
+        summary["equilibrium"] = model.equilibrium().as_dict()
+    except ValueError as e:
+        summary["equilibrium"] = {"error": str(e)}
+    if as_json:
+        _print(summary, True, "")
+        return
+    typer.echo(f"{model.name}: integrated {duration} with step {run.trajectory.step:g} s")
+    for k, v in summary["equilibrium"].items():
+        typer.echo(f"  equilibrium {k:<12} {v:.6g}" if isinstance(v, float) else f"  equilibrium {k:<12} {v}")
+    for k, v in run.final().items():
+        typer.echo(f"  final {k:<18} {v:.6g}")
+    for k, v in paths.items():
+        typer.echo(f"  wrote {v}")
+
+
+# --- fluid ------------------------------------------------------------------
+
+
+@fluid_app.command("pert-red")
+def fluid_pert_red(
+    capacity: Capacity = "100pkt/s",
+    rtt: Annotated[str, typer.Option(help="Round-trip time R of DDE (14).")] = "160ms",
+    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 5,
+    pmax: float = 0.1,
+    tmin: Annotated[str, typer.Option(help="T_min (queueing delay).")] = "50ms",
+    tmax: Annotated[str, typer.Option(help="T_max (queueing delay).")] = "100ms",
+    alpha: Annotated[float, typer.Option(help="EWMA weight of the RTT filter (5).")] = 0.99,
+    delta: Annotated[str, typer.Option(help="Sampling interval delta of (6).")] = "0.1ms",
+    beta: Annotated[float, typer.Option(help="Window decrease factor (0.5 in Section 5).")] = 0.5,
+    decrease: Annotated[str, typer.Option(help="paper: W(t)W(t-R) as in (14); current: W(t)^2; delayed: W(t-R)^2.")] = "paper",
+    duration: str = "60s",
+    step: Annotated[Optional[str], typer.Option(help="Integration step [default: 1ms].")] = None,
+    packet_size: PacketSize = "1250B",
+    out_dir: OutDir = Path("out/fluid"),
+    as_json: AsJson = False,
+) -> None:
+    """PERT/RED, DDE (14) of the SIGCOMM 2007 paper (Figure 13(b)-(d))."""
+    from .models import PertRed
+
+    def go() -> None:
+        m = PertRed(capacity=parse_capacity(capacity, packet_size), rtt=parse_seconds(rtt, "rtt"), flows=flows,
+                    pmax=pmax, tmin=parse_seconds(tmin, "tmin"), tmax=parse_seconds(tmax, "tmax"), alpha=alpha,
+                    delta=parse_seconds(delta, "delta"), beta=beta, decrease=decrease)  # fmt: skip
+        _simulate(m, duration, step, out_dir, as_json)
+
+    _guard(go)
+
+
+@fluid_app.command("pert-pi")
+def fluid_pert_pi(
+    capacity: Capacity = "100pkt/s",
+    rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p (R = T_p + T_q).")] = "160ms",
+    flows: int = 5,
+    target: Annotated[str, typer.Option(help="Reference queueing delay T_q*.")] = "3ms",
+    m: Annotated[Optional[float], typer.Option(help="PI zero m (1/s) [default: Theorem 2].")] = None,
+    k: Annotated[Optional[float], typer.Option(help="PI gain K [default: Theorem 2].")] = None,
+    beta: float = 0.5,
+    duration: str = "60s",
+    step: Optional[str] = None,
+    packet_size: PacketSize = "1250B",
+    out_dir: OutDir = Path("out/fluid"),
+    as_json: AsJson = False,
+) -> None:
+    """PERT/PI: (2), (3), (7) with the PI law (16) on the queueing delay."""
+    from .models import PertPi
+
+    def go() -> None:
+        model = PertPi(capacity=parse_capacity(capacity, packet_size), prop_delay=parse_seconds(rtt, "rtt"),
+                       flows=flows, target=parse_seconds(target, "target"), m=m, k=k, beta=beta)  # fmt: skip
+        _simulate(model, duration, step, out_dir, as_json)
+
+    _guard(go)
+
+
+def _tcp_red(cls, capacity, rtt, flows, min_th, max_th, max_p, wq, gentle, buffer, duration, step, packet_size,
+             out_dir, as_json) -> None:  # fmt: skip
+    def go() -> None:
+        model = cls.homogeneous(parse_capacity(capacity, packet_size), flows, parse_seconds(rtt, "rtt"),
+                                min_th=min_th, max_th=max_th, max_p=max_p, w_q=wq, gentle=gentle, buffer=buffer)  # fmt: skip
+        _simulate(model, duration, step, out_dir, as_json)
+
+    _guard(go)
+
+
+@fluid_app.command("tcp-red")
+def fluid_tcp_red(
+    capacity: Capacity = "5Mbps",
+    rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p.")] = "200ms",
+    flows: int = 40,
+    min_th: Annotated[float, typer.Option(help="RED min_th (packets).")] = 150.0,
+    max_th: Annotated[float, typer.Option(help="RED max_th (packets).")] = 200.0,
+    max_p: float = 0.1,
+    wq: Annotated[float, typer.Option("--wq", help="RED EWMA weight w_q (delta = 1/C).")] = 1e-4,
+    gentle: Annotated[bool, typer.Option(help="Gentle RED above max_th.")] = True,
+    buffer: Annotated[Optional[float], typer.Option(help="Queue limit (packets) [default: 4 max_th].")] = None,
+    duration: str = "70s",
+    step: Optional[str] = None,
+    packet_size: Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")] = "500B",
+    out_dir: OutDir = Path("out/fluid"),
+    as_json: AsJson = False,
+) -> None:
+    """TCP/RED, Misra-Gong-Towsley / Hollot et al. (thesis eqs. 5.1.1-5.1.4)."""
+    from .models import TcpRed
+
+    _tcp_red(TcpRed, capacity, rtt, flows, min_th, max_th, max_p, wq, gentle, buffer, duration, step, packet_size,
+             out_dir, as_json)  # fmt: skip
+
+
+@fluid_app.command("surathkal-tcp-red")
+def fluid_surathkal(
+    capacity: Capacity = "5Mbps",
+    rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p.")] = "200ms",
+    flows: int = 40,
+    min_th: float = 150.0,
+    max_th: float = 200.0,
+    max_p: float = 0.1,
+    wq: Annotated[float, typer.Option("--wq", help="RED EWMA weight w_q (delta = 1/C).")] = 1e-4,
+    gentle: bool = True,
+    buffer: Optional[float] = None,
+    duration: str = "70s",
+    step: Optional[str] = None,
+    packet_size: Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")] = "500B",
+    out_dir: OutDir = Path("out/fluid"),
+    as_json: AsJson = False,
+) -> None:
+    """The thesis's TCP Surathkal model (5.2.1): decrease scaled by alpha_i = p."""
+    from .models import SurathkalTcpRed
+
+    _tcp_red(SurathkalTcpRed, capacity, rtt, flows, min_th, max_th, max_p, wq, gentle, buffer, duration, step,
+             packet_size, out_dir, as_json)  # fmt: skip
+
+
+# --- stability --------------------------------------------------------------
+
+
+@stability_app.command("pert-red")
+def stability_pert_red(
+    capacity: Capacity = "100pkt/s",
+    rtt: Annotated[str, typer.Option(help="Bound R+ on the stationary RTT.")] = "160ms",
+    flows: Annotated[int, typer.Option(help="Bound N- on the number of flows.")] = 5,
+    pmax: float = 0.1,
+    tmin: str = "50ms",
+    tmax: str = "100ms",
+    alpha: float = 0.99,
+    delta: Annotated[str, typer.Option(help="Sampling interval delta.")] = "0.1ms",
+    packet_size: PacketSize = "1250B",
+    as_json: AsJson = False,
+) -> None:
+    """Theorem 1: condition (11) with w_g (12), equilibrium (9), minimum delta (13)."""
+    from .stability import theorem1
+
+    def go() -> None:
+        r = theorem1(parse_capacity(capacity, packet_size), parse_seconds(rtt, "rtt"), flows, pmax,
+                     parse_seconds(tmin, "tmin"), parse_seconds(tmax, "tmax"), alpha, parse_seconds(delta, "delta"))  # fmt: skip
+        verdict = "holds: locally stable" if r.stable else "does NOT hold (no stability guarantee)"
+        _print(r.as_dict(), as_json, f"Theorem 1, condition (11) {verdict}; margin {r.margin:.6g}")
+
+    _guard(go)
+
+
+@stability_app.command("pert-pi")
+def stability_pert_pi(
+    capacity: Capacity = "100pkt/s",
+    rtt: Annotated[str, typer.Option(help="Bound R+ on the stationary RTT.")] = "160ms",
+    flows: Annotated[int, typer.Option(help="Bound N- on the number of flows.")] = 5,
+    r_star: Annotated[Optional[str], typer.Option(help="Stationary RTT R* in (21) [default: R+].")] = None,
+    delta: Annotated[Optional[str], typer.Option(help="Sampling interval: also print (18)'s gamma and beta.")] = None,
+    packet_size: PacketSize = "1250B",
+    as_json: AsJson = False,
+) -> None:
+    """Theorem 2: the PI zero m and gain K of (21)."""
+    from .stability import theorem2
+
+    def go() -> None:
+        r = theorem2(parse_capacity(capacity, packet_size), parse_seconds(rtt, "rtt"), flows,
+                     None if r_star is None else parse_seconds(r_star, "r_star"),
+                     None if delta is None else parse_seconds(delta, "delta"))  # fmt: skip
+        _print(r.as_dict(), as_json, f"Theorem 2 (21): m = {r.m:.6g} 1/s, K = {r.k:.6g}")
+
+    _guard(go)
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``fluid``, ``stability`` and ``reproduce`` to the main app."""
+    from ..reproduce.cli import reproduce
+
+    app.add_typer(fluid_app, name="fluid")
+    app.add_typer(stability_app, name="stability")
+    app.command("reproduce")(reproduce)

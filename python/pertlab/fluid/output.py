@@ -1,0 +1,101 @@
+"""Files of a fluid run: the trajectory table (Parquet), a plot (PNG) and the
+parameters with the equilibrium (JSON)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Sequence
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import polars as pl  # noqa: E402
+
+from .models import FluidRun  # noqa: E402
+
+__all__ = ["frame", "write_run", "plot_runs", "envelope", "jsonable"]
+
+#: Panels of the standard plot: (column, axis label, scale to display units).
+_PANELS = {
+    "window_pkts": ("window W (packets)", 1.0),
+    "queueing_delay_s": ("queueing delay T_q (ms)", 1e3),
+    "filtered_delay_s": ("filtered delay (ms)", 1e3),
+    "avg_queue_pkts": ("RED avg queue x (packets)", 1.0),
+    "queue_pkts": ("queue q (packets)", 1.0),
+    "p": ("probability p", 1.0),
+}
+
+
+def frame(run: FluidRun) -> pl.DataFrame:
+    """The trajectory as a polars DataFrame (one row per recorded time)."""
+    return pl.DataFrame({k: np.asarray(v, dtype=float) for k, v in run.columns().items()})
+
+
+def envelope(run: FluidRun, column: str, last: float) -> tuple[float, float]:
+    """(min, max) of ``column`` over the last ``last`` seconds."""
+    c = run.columns()
+    t = c["t_s"]
+    sel = t >= t[-1] - last
+    return float(np.min(c[column][sel])), float(np.max(c[column][sel]))
+
+
+def plot_runs(runs: Sequence[tuple[str, FluidRun]], path: Path, title: str, columns: Sequence[str] | None = None) -> Path:
+    """One panel per column, one line per labelled run, the equilibrium dashed."""
+    cols0 = runs[0][1].columns()
+    columns = [c for c in (columns or _PANELS) if c in cols0]
+    fig, axes = plt.subplots(len(columns), 1, figsize=(8, 2.2 * len(columns) + 0.6), sharex=True, squeeze=False)
+    for ax, col in zip(axes[:, 0], columns):
+        label, scale = _PANELS.get(col, (col, 1.0))
+        for name, run in runs:
+            c = run.columns()
+            (line,) = ax.plot(c["t_s"], c[col] * scale, lw=1.0, label=name)
+            eq = run.model.equilibrium() if not hasattr(run.model.params, "groups") else None
+            if eq is not None and col == "window_pkts":
+                ax.axhline(eq.w_star, color=line.get_color(), ls="--", lw=0.7)
+        ax.set_ylabel(label, fontsize=8)
+        ax.grid(alpha=0.3)
+    axes[0, 0].set_title(title, fontsize=9)
+    if len(runs) > 1:
+        axes[0, 0].legend(fontsize=7, loc="best")
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def jsonable(obj: object) -> object:
+    """``obj`` with tuples as lists and non-finite floats as None (strict JSON)."""
+    if isinstance(obj, dict):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, (float, np.floating)):
+        return float(obj) if np.isfinite(obj) else None
+    if isinstance(obj, np.integer):
+        return int(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj
+
+
+def write_run(run: FluidRun, out_dir: Path, stem: str | None = None, title: str | None = None) -> dict[str, Path]:
+    """Write ``<stem>.parquet``, ``<stem>.png`` and ``<stem>.json`` into ``out_dir``."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    stem = stem or run.model.name
+    paths = {"parquet": out / f"{stem}.parquet", "png": out / f"{stem}.png", "json": out / f"{stem}.json"}
+    frame(run).write_parquet(paths["parquet"])
+    plot_runs([(stem, run)], paths["png"], title or stem)
+    try:
+        eq = run.model.equilibrium().as_dict()
+    except ValueError as e:
+        eq = {"error": str(e)}
+    meta = {"parameters": run.model.config(), "step_s": run.trajectory.step, "equilibrium": eq, "final": run.final()}
+    paths["json"].write_text(json.dumps(jsonable(meta), indent=2) + "\n")
+    return paths
