@@ -72,7 +72,7 @@ def _parse(value: object, units: dict[str, float], default: float, kind: str, fo
     else:
         raise _fail(field, f"cannot read {value!r} as a {kind}; write {forms}")
     if not math.isfinite(number):
-        raise _fail(field, f"a {kind} must be finite, got {value!r}")
+        raise _fail(field, f"a {kind} must be finite, got {value!r}; write {forms}")
     return number * factor
 
 
