@@ -10,7 +10,7 @@
 //! moving it earlier schedules a new event and the old one is recognised as stale.
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use crate::time::SimTime;
 
@@ -36,40 +36,100 @@ pub enum Event {
     MeasureEnd,
 }
 
-#[derive(PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
     time: SimTime,
     seq: u64,
     event: Event,
 }
 
+/// Most lanes kept (popping compares every lane's front, so few is better);
+/// an empty lane is given to a new delay, and events of a delay that finds no
+/// lane go to the heap.
+const MAX_LANES: usize = 8;
+
 /// A priority queue of events, FIFO among equal times.
+///
+/// Most events are scheduled a constant delay after "now" (a transmission of a
+/// given size on a given link, a propagation delay). Since "now" never
+/// decreases, the events of one delay value are already in time order: they go
+/// to a FIFO *lane* for that delay, and only the rest (timers, sources) go to a
+/// binary heap. Popping takes the earliest of the heap's top and the lanes'
+/// fronts by (time, insertion number), so the order is exactly the order a
+/// single heap would give.
 #[derive(Default)]
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<Entry>>,
+    lane_delays: Vec<SimTime>,
+    lanes: Vec<VecDeque<Entry>>,
     next_seq: u64,
 }
 
 impl EventQueue {
+    /// Schedule `event` at `time`.
     pub fn push(&mut self, time: SimTime, event: Event) {
         self.heap.push(Reverse(Entry { time, seq: self.next_seq, event }));
         self.next_seq += 1;
     }
 
+    /// Schedule `event` at `now + delay`, where `now` is the time of the event
+    /// being processed (never earlier than any previous `now`).
+    pub fn push_after(&mut self, now: SimTime, delay: SimTime, event: Event) {
+        let lane = match self.lane_delays.iter().position(|&d| d == delay) {
+            Some(i) => i,
+            None if self.lanes.len() < MAX_LANES => {
+                self.lane_delays.push(delay);
+                self.lanes.push(VecDeque::new());
+                self.lanes.len() - 1
+            }
+            None => match self.lanes.iter().position(VecDeque::is_empty) {
+                Some(i) => {
+                    self.lane_delays[i] = delay;
+                    i
+                }
+                None => return self.push(now + delay, event),
+            },
+        };
+        self.lanes[lane].push_back(Entry { time: now + delay, seq: self.next_seq, event });
+        self.next_seq += 1;
+    }
+
+    /// Where the earliest event is: `None` for the heap, `Some(i)` for lane `i`.
+    fn earliest(&self) -> Option<(Entry, Option<usize>)> {
+        let mut best = self.heap.peek().map(|Reverse(e)| (*e, None));
+        for (i, lane) in self.lanes.iter().enumerate() {
+            if let Some(e) = lane.front() {
+                if best.map_or(true, |(b, _)| (e.time, e.seq) < (b.time, b.seq)) {
+                    best = Some((*e, Some(i)));
+                }
+            }
+        }
+        best
+    }
+
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.heap.pop().map(|Reverse(e)| (e.time, e.event))
+        let (e, from) = self.earliest()?;
+        match from {
+            None => {
+                self.heap.pop();
+            }
+            Some(i) => {
+                self.lanes[i].pop_front();
+            }
+        }
+        Some((e.time, e.event))
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|Reverse(e)| e.time)
+        self.earliest().map(|(e, _)| e.time)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -125,6 +185,21 @@ mod tests {
         assert_eq!(q.pop(), Some((5, Event::TxDone(1))));
         assert_eq!(q.pop(), Some((5, Event::Arrive(0))));
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn lanes_and_heap_interleave_by_time_then_insertion() {
+        let mut q = EventQueue::default();
+        q.push_after(0, 10, Event::TxDone(0)); // t = 10, seq 0
+        q.push(10, Event::Sample); // t = 10, seq 1
+        q.push_after(0, 5, Event::Arrive(1)); // t = 5, seq 2
+        q.push_after(3, 5, Event::Arrive(2)); // t = 8, seq 3
+        q.push(7, Event::Rto(0)); // t = 7, seq 4
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(
+            order,
+            vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]
+        );
     }
 
     #[test]

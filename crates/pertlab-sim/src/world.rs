@@ -83,7 +83,7 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
     };
     let limit_pkts = match limit {
         QueueLimit::Packets(p) => p,
-        QueueLimit::Bytes(b) => (b / 1500).max(1) as u32,
+        QueueLimit::Bytes(b) => (b / spec.red.mean_pkt_size.max(1) as u64).max(1) as u32,
     };
     let discipline: Box<dyn QueueDiscipline> = match spec.kind.as_str() {
         "red" => Box::new(Red::new(spec.red.clone(), false, limit_pkts, rate_bps)),
@@ -384,9 +384,8 @@ impl World {
         let mut dropped = std::mem::take(&mut self.dropped);
         let ch = &mut self.channels[c as usize];
         if let Some(pkt) = ch.queue.dequeue(self.now, &mut dropped) {
-            let done = self.now + tx_time(pkt.size, ch.rate_bps);
             ch.in_tx = Some(pkt);
-            self.queue.push(done, Event::TxDone(c));
+            self.queue.push_after(self.now, tx_time(pkt.size, ch.rate_bps), Event::TxDone(c));
         }
         for pkt in dropped.drain(..) {
             self.count_drop(&pkt);
@@ -403,21 +402,17 @@ impl World {
             ch.counters.losses += 1;
             self.count_drop(&pkt);
         } else {
-            let arrival = self.now + ch.delay;
-            if ch.pipe.is_empty() {
-                self.queue.push(arrival, Event::Arrive(c));
-            }
-            ch.pipe.push_back((arrival, pkt));
+            // Constant delay: this event pops after those of the packets ahead on
+            // the wire, so the head of the pipe is always the packet arriving.
+            self.queue.push_after(self.now, ch.delay, Event::Arrive(c));
+            ch.pipe.push_back(pkt);
         }
         self.start_tx(c);
     }
 
     fn arrive(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
-        let Some((_, pkt)) = ch.pipe.pop_front() else { return };
-        if let Some(&(next, _)) = ch.pipe.front() {
-            self.queue.push(next, Event::Arrive(c));
-        }
+        let Some(pkt) = ch.pipe.pop_front() else { return };
         let node = ch.to;
         if pkt.dst == node {
             self.deliver(pkt);

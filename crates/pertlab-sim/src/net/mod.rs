@@ -4,8 +4,8 @@
 //! A channel serialises one packet at a time at its rate, then the packet
 //! spends the propagation delay "on the wire". The delay is constant, so packets
 //! leave the wire in the order they entered: the wire is a FIFO (`pipe`) and only
-//! its head needs a pending event (htsim's pipe). Pending events therefore grow
-//! with the number of channels, not with the packets in flight.
+//! each packet's arrival is an event in the engine's FIFO lane for that delay
+//! (see `engine::EventQueue`), never a heap operation.
 //!
 //! Left out: link-layer framing and overheads, variable delay, reordering.
 
@@ -41,14 +41,14 @@ pub struct Channel {
     pub queue: OutputQueue,
     /// The packet being serialised, if any.
     pub in_tx: Option<Packet>,
-    /// Packets on the wire, with their arrival times at `to`, oldest first.
-    pub pipe: VecDeque<(SimTime, Packet)>,
+    /// Packets on the wire, oldest first (each has an `Arrive` event pending).
+    pub pipe: VecDeque<Packet>,
     pub counters: ChannelCounters,
 }
 
 impl Channel {
     /// Packets of this channel anywhere: buffered, being sent, on the wire.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.queue.packets().chain(self.in_tx.iter()).chain(self.pipe.iter().map(|(_, p)| p))
+        self.queue.packets().chain(self.in_tx.iter()).chain(self.pipe.iter())
     }
 }

@@ -1,36 +1,703 @@
-//! PERT/RED. INTERFACE STUB -- implementation in progress.
-use super::{CcState, CongestionControl};
-use crate::error::ConfigError;
+//! PERT/RED: Probabilistic Early Response TCP emulating gentle RED at the
+//! sender (Bhandarkar, Reddy, Zhang, Loguinov, "Emulating AQM from End Hosts",
+//! SIGCOMM 2007, Section 3).
+//!
+//! What is modelled (all STATED in Section 3 unless marked CHOICE):
+//! - Signal: `srtt_0.99`, an EWMA of per-ACK RTT samples with weight 0.99 on
+//!   history, initialised to the first sample (CHOICE, as the theses recommend),
+//!   updated in `pkts_acked` on every ACK that carries a sample, in any state.
+//! - Propagation delay `P`: the minimum RTT sample ever seen.
+//! - Response curve, gentle RED: probability 0 below `T_min`, linear to `p_max`
+//!   at `T_max`, linear from `p_max` to 1 at `2 T_max`, 1 beyond. The paper
+//!   writes `T_min = P + 5 ms`, `T_max = P + 10 ms`; read on the queueing delay
+//!   `q = srtt - P` these are 5 and 10 ms, and "2 T_max" is ambiguous: 20 ms of
+//!   queueing (the theses' reading, the default here, spec CHOICE) or
+//!   `2 (P + 10 ms)` of srtt as printed ([`PertThresholds::Literal`]).
+//! - One Bernoulli draw per ACK with that probability, at most one early
+//!   response per RTT (see "Once per RTT" below).
+//! - Early response: `cwnd <- (1 - 0.35) cwnd`, from eq. (1) with the queue
+//!   kept below half of a BDP-sized buffer. CHOICE: `ssthresh <- cwnd` as well,
+//!   so growth resumes in congestion avoidance (a window cut ends slow start,
+//!   as a RED/ECN mark does for a standard sender), and `snd_cwnd_cnt` restarts
+//!   as after any Linux window reduction.
+//! - Loss: standard TCP; `ssthresh` is Reno's `max(cwnd / 2, 2)` and the sender
+//!   runs its fast retransmit / recovery (the paper's base transport is SACK).
+//! - Growth: Reno's (`reno_cong_avoid`), which the paper does not change.
+//!
+//! Where the draw happens (CHOICE): in `cong_avoid`, so only in Open and
+//! Disorder state (the sender is already reducing in Recovery, Loss and CWR),
+//! and before growth; an ACK that triggers a response does not also grow the
+//! window. The paper does not exclude slow start, so early responses happen
+//! there too by default; [`PertConfig::respond_in_slow_start`] turns that off
+//! (the third-party ns-3 port responds only above ssthresh).
+//!
+//! Once per RTT (STATED; mechanism CHOICE): after a response at
+//! `snd_nxt = X`, no further response until `snd_una > X`. Segment `X` is the
+//! first one sent after the reduction, and its ACK comes back about one RTT
+//! after the response; every ACK before it acknowledges data sent at the old
+//! rate and reports a queue the response could not yet have changed. The test
+//! is in sequence space (the idiom of Linux Vegas' `beg_snd_nxt` and CWR's
+//! `high_seq`), so it needs neither an RTT estimate nor a timer.
+//!
+//! Random draws, for reproducible test vectors: on an ACK passed to
+//! `cong_avoid` that is eligible to respond (the once-per-RTT guard is open
+//! and, if in slow start, `respond_in_slow_start` holds), exactly one
+//! `rng.next_u32()` is drawn if the probability is above zero, and the flow
+//! responds iff `draw < p` with `p` in units of 2^-32 (so `p = 2^32`, i.e. 1,
+//! always responds). Nothing is drawn when `p = 0` or the ACK is not eligible.
+//!
+//! Arithmetic is integer fixed point, as a kernel (eBPF) implementation does it,
+//! so that both can be checked against the same ACK traces:
+//! - RTT samples are truncated to whole microseconds (`rtt_us` in Linux) and
+//!   capped at `i32::MAX` us (Linux's `s32 rtt_us`).
+//! - `srtt` is kept in microseconds scaled by 2^10 ([`SRTT_SHIFT`]) and updated as
+//!   `srtt = (srtt * w + (rtt_us << 10) * (10^6 - w)) / 10^6`, truncated, with the
+//!   weight `w` in millionths (0.99 -> 990 000, exact: 99/100). Kotla's kernel
+//!   PERT also used six decimal digits. All terms stay below 2^62.
+//!   Precision: a truncation of under one unit (2^-10 us) per update; against a
+//!   constant sample srtt settles within 99 units (0.1 us) below it.
+//! - `q = srtt - (P_us << 10)`; thresholds are converted the same way
+//!   (nanoseconds truncated to microseconds, then shifted).
+//! - Probabilities are in units of 2^-32 ([`PROB_ONE`] = 1): `p_max` is
+//!   `round(p_max * 2^32)` (0.05 -> 214 748 365), and each linear piece is
+//!   `p_lo + (p_hi - p_lo) * (q - t_lo) / (t_hi - t_lo)`, the exact product
+//!   truncated once (computed in 128 bits here).
+//! - The early response keeps `cwnd * (10^6 - d) / 10^6` segments, truncated, with
+//!   `d` the decrease in millionths (0.35 -> 350 000), at least 2 (Linux's floor).
+//!
+//! Left out: PERT/PI (Section 6), the adaptive variants of the theses (Kotla's
+//! alpha/beta modes), one-way delay signals (Section 7).
+
+use super::reno::reno_cong_avoid;
+use super::{AckSample, CcCounters, CcState, CongestionControl};
+use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
+use crate::time::{SimTime, NS_PER_MS, NS_PER_US};
+use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
+/// `T_min - P` (Section 3): no early response below 5 ms of queueing delay.
+pub const DEFAULT_T_MIN_NS: u64 = 5 * NS_PER_MS;
+/// `T_max - P` (Section 3): the probability reaches `p_max` at 10 ms.
+pub const DEFAULT_T_MAX_NS: u64 = 10 * NS_PER_MS;
+/// `p_max` (Section 3): response probability at `T_max`.
+pub const DEFAULT_P_MAX: f64 = 0.05;
+/// Early-response multiplicative decrease, 35 % (Section 3, from eq. (1)).
+pub const DEFAULT_DECREASE: f64 = 0.35;
+/// History weight of `srtt_0.99` (Sections 2.4 and 3).
+pub const DEFAULT_SRTT_WEIGHT: f64 = 0.99;
+
+/// `srtt` is kept in microseconds times 2^SRTT_SHIFT (1/1024 us resolution).
+pub const SRTT_SHIFT: u32 = 10;
+/// Weights and decrease factors are fixed point in millionths (six decimals,
+/// the precision of Kotla's kernel PERT).
+pub const PPM: u64 = 1_000_000;
+/// Probability 1 in fixed point: probabilities are fractions of 2^32.
+pub const PROB_ONE: u64 = 1 << 32;
+/// Largest RTT sample used, in microseconds (Linux `ack_sample.rtt_us` is s32).
+const MAX_RTT_US: u64 = i32::MAX as u64;
+/// Smallest window an early response leaves (Linux's ssthresh floor).
+const MIN_CWND: u32 = 2;
+
+/// How the paper's thresholds `T_min = P + 5 ms`, `T_max = P + 10 ms` and the
+/// end of the gentle region, "2 T_max", are read (spec pert-sigcomm07 §2, CHOICE).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PertThresholds {
+    /// On the queueing delay `q = srtt - P`: `t_min`, `t_max`, and `2 t_max`
+    /// (5, 10, 20 ms), as the theses state them. Default.
+    #[default]
+    QueueingDelay,
+    /// As printed, on `srtt`: `P + t_min`, `P + t_max`, and `2 (P + t_max)`; the
+    /// gentle region then ends at a queueing delay of `P + 2 t_max`.
+    Literal,
+}
+
+/// PERT/RED parameters (Section 3). Times in nanoseconds.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct PertConfig {}
+pub struct PertConfig {
+    /// Queueing delay where the response probability starts to rise
+    /// (`T_min - P`, Section 3). Default 5 ms.
+    pub t_min_ns: u64,
+    /// Queueing delay where the probability reaches `p_max` (`T_max - P`,
+    /// Section 3). Default 10 ms.
+    pub t_max_ns: u64,
+    /// Response probability at `t_max` (`p_max`, Section 3). Default 0.05.
+    pub p_max: f64,
+    /// Queueing delay where the probability reaches 1, in either form. Unset
+    /// (default): the paper's `2 T_max` (Section 3, Figure 5) in the form
+    /// `thresholds` selects (20 ms of queueing by default).
+    pub t_curve_end_ns: Option<u64>,
+    /// Fraction of the window removed by an early response (Section 3, from
+    /// eq. (1)). Default 0.35.
+    pub decrease: f64,
+    /// History weight of the smoothed RTT (`srtt_0.99`, Sections 2.4 and 3),
+    /// used to a millionth. Default 0.99.
+    pub srtt_weight: f64,
+    /// Reading of the paper's thresholds (spec CHOICE). Default: on the
+    /// queueing delay.
+    pub thresholds: PertThresholds,
+    /// Allow early responses in slow start (the paper does not exclude them).
+    /// Default `true`.
+    pub respond_in_slow_start: bool,
+}
+
 impl Default for PertConfig {
     fn default() -> Self {
-        PertConfig {}
+        PertConfig {
+            t_min_ns: DEFAULT_T_MIN_NS,
+            t_max_ns: DEFAULT_T_MAX_NS,
+            p_max: DEFAULT_P_MAX,
+            t_curve_end_ns: None,
+            decrease: DEFAULT_DECREASE,
+            srtt_weight: DEFAULT_SRTT_WEIGHT,
+            thresholds: PertThresholds::QueueingDelay,
+            respond_in_slow_start: true,
+        }
     }
 }
+
 impl PertConfig {
-    pub fn validate(&self, _path: &str) -> Result<(), ConfigError> {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        if self.t_min_ns >= self.t_max_ns {
+            return Err(ConfigError::new(
+                format!("{path}.t_min_ns"),
+                format!("must be less than t_max_ns ({}), got {}", self.t_max_ns, self.t_min_ns),
+            ));
+        }
+        if let Some(end) = self.t_curve_end_ns {
+            if end <= self.t_max_ns {
+                return Err(ConfigError::new(
+                    format!("{path}.t_curve_end_ns"),
+                    format!("must be greater than t_max_ns ({}), got {end}", self.t_max_ns),
+                ));
+            }
+        }
+        if !(self.p_max.is_finite() && self.p_max > 0.0 && self.p_max <= 1.0) {
+            return Err(ConfigError::new(
+                format!("{path}.p_max"),
+                format!("must lie in (0, 1], got {}", self.p_max),
+            ));
+        }
+        check::open_unit(&format!("{path}.decrease"), self.decrease)?;
+        check::open_unit(&format!("{path}.srtt_weight"), self.srtt_weight)?;
         Ok(())
     }
 }
-pub struct Pert;
+
+/// PERT/RED sender state.
+#[derive(Clone, Debug)]
+pub struct Pert {
+    /// Smoothed RTT, microseconds << SRTT_SHIFT; none before the first sample.
+    srtt: Option<u64>,
+    /// Minimum RTT sample, microseconds: the propagation-delay estimate `P`.
+    min_rtt_us: Option<u64>,
+    /// No early response until `snd_una` is after this (set to `snd_nxt` at
+    /// the last response); none before the first response.
+    guard: Option<u32>,
+    /// Early responses so far.
+    early_responses: u64,
+    /// History weight of srtt, millionths.
+    weight_ppm: u64,
+    /// Share of the window an early response keeps, millionths.
+    keep_ppm: u64,
+    /// `p_max` in units of 2^-32.
+    p_max: u64,
+    /// `t_min`, `t_max` as queueing delays, microseconds << SRTT_SHIFT.
+    t_min: u64,
+    t_max: u64,
+    /// Explicit end of the gentle region, same units.
+    t_end: Option<u64>,
+    thresholds: PertThresholds,
+    respond_in_slow_start: bool,
+}
+
 impl Pert {
-    pub fn new(_cfg: PertConfig) -> Pert {
-        Pert
+    pub fn new(cfg: PertConfig) -> Pert {
+        Pert {
+            srtt: None,
+            min_rtt_us: None,
+            guard: None,
+            early_responses: 0,
+            weight_ppm: to_ppm(cfg.srtt_weight),
+            keep_ppm: PPM - to_ppm(cfg.decrease),
+            p_max: to_prob(cfg.p_max),
+            t_min: ns_to_scaled(cfg.t_min_ns),
+            t_max: ns_to_scaled(cfg.t_max_ns),
+            t_end: cfg.t_curve_end_ns.map(ns_to_scaled),
+            thresholds: cfg.thresholds,
+            respond_in_slow_start: cfg.respond_in_slow_start,
+        }
+    }
+
+    /// Smoothed RTT (`srtt_0.99`), if a sample has been seen.
+    pub fn srtt_ns(&self) -> Option<SimTime> {
+        self.srtt.map(scaled_to_ns)
+    }
+
+    /// Smoothed RTT in the fixed point kept internally (us << SRTT_SHIFT).
+    pub fn srtt_fixed(&self) -> Option<u64> {
+        self.srtt
+    }
+
+    /// Minimum RTT seen: the propagation-delay estimate `P`.
+    pub fn min_rtt_ns(&self) -> Option<SimTime> {
+        self.min_rtt_us.map(|us| us * NS_PER_US)
+    }
+
+    /// Estimated queueing delay `srtt - P`; zero before the first sample.
+    pub fn qdelay_ns(&self) -> SimTime {
+        scaled_to_ns(self.qdelay())
+    }
+
+    /// Current response probability, in units of 2^-32 ([`PROB_ONE`] = 1).
+    pub fn probability_fixed(&self) -> u64 {
+        self.probability_at(self.qdelay())
+    }
+
+    /// Current response probability.
+    pub fn probability(&self) -> f64 {
+        self.probability_fixed() as f64 / PROB_ONE as f64
+    }
+
+    fn qdelay(&self) -> u64 {
+        match (self.srtt, self.min_rtt_us) {
+            (Some(srtt), Some(p)) => srtt.saturating_sub(p << SRTT_SHIFT),
+            _ => 0,
+        }
+    }
+
+    /// End of the gentle region as a queueing delay (fixed point).
+    fn curve_end(&self) -> u64 {
+        let two_t_max = self.t_max.saturating_mul(2);
+        match (self.t_end, self.thresholds) {
+            (Some(end), _) => end,
+            (None, PertThresholds::QueueingDelay) => two_t_max,
+            // 2 (P + t_max) - P
+            (None, PertThresholds::Literal) => {
+                two_t_max.saturating_add(self.min_rtt_us.unwrap_or(0) << SRTT_SHIFT)
+            }
+        }
+    }
+
+    /// The gentle-RED response curve at queueing delay `q` (fixed point).
+    fn probability_at(&self, q: u64) -> u64 {
+        let end = self.curve_end();
+        if q < self.t_min {
+            0
+        } else if q < self.t_max {
+            interpolate(0, self.p_max, q - self.t_min, self.t_max - self.t_min)
+        } else if q < end {
+            interpolate(self.p_max, PROB_ONE, q - self.t_max, end - self.t_max)
+        } else {
+            PROB_ONE
+        }
+    }
+
+    /// `srtt_0.99` and `P` from one RTT sample.
+    fn update_rtt(&mut self, rtt: SimTime) {
+        let rtt_us = (rtt / NS_PER_US).min(MAX_RTT_US);
+        let sample = rtt_us << SRTT_SHIFT;
+        self.srtt = Some(match self.srtt {
+            None => sample,
+            Some(srtt) => (srtt * self.weight_ppm + sample * (PPM - self.weight_ppm)) / PPM,
+        });
+        self.min_rtt_us = Some(self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us)));
+    }
+
+    fn may_respond(&self, tp: &CcState) -> bool {
+        let guard_open = self.guard.is_none_or(|x| seq_after(tp.snd_una, x));
+        guard_open && (self.respond_in_slow_start || !tp.in_slow_start())
+    }
+
+    /// One Bernoulli draw with the current probability (none when it is 0).
+    fn draw(&self, rng: &mut SimRng) -> bool {
+        let p = self.probability_fixed();
+        p > 0 && u64::from(rng.next_u32()) < p
+    }
+
+    /// Multiplicative decrease; growth resumes in congestion avoidance.
+    fn respond(&mut self, tp: &mut CcState) {
+        let kept = u64::from(tp.snd_cwnd) * self.keep_ppm / PPM;
+        let cwnd = u32::try_from(kept).unwrap_or(u32::MAX).max(MIN_CWND).min(tp.snd_cwnd);
+        tp.snd_cwnd = cwnd;
+        tp.snd_ssthresh = cwnd.max(MIN_CWND);
+        tp.snd_cwnd_cnt = 0;
+        self.guard = Some(tp.snd_nxt);
+        self.early_responses += 1;
     }
 }
+
+/// `lo + (hi - lo) * num / den`, truncated; `hi` when the span is empty.
+fn interpolate(lo: u64, hi: u64, num: u64, den: u64) -> u64 {
+    if den == 0 {
+        return hi;
+    }
+    let step = u128::from(hi - lo) * u128::from(num) / u128::from(den);
+    lo + u64::try_from(step).unwrap_or(hi - lo)
+}
+
+/// Nanoseconds to microseconds << SRTT_SHIFT (sub-microsecond part dropped).
+fn ns_to_scaled(ns: u64) -> u64 {
+    (ns / NS_PER_US).saturating_mul(1 << SRTT_SHIFT)
+}
+
+fn scaled_to_ns(v: u64) -> SimTime {
+    let ns = (u128::from(v) * u128::from(NS_PER_US)) >> SRTT_SHIFT;
+    u64::try_from(ns).unwrap_or(u64::MAX)
+}
+
+/// A fraction in [0, 1] to millionths, rounded.
+fn to_ppm(x: f64) -> u64 {
+    (x.clamp(0.0, 1.0) * PPM as f64).round() as u64
+}
+
+/// A probability in [0, 1] to units of 2^-32, rounded.
+fn to_prob(x: f64) -> u64 {
+    (x.clamp(0.0, 1.0) * PROB_ONE as f64).round() as u64
+}
+
+/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
+fn seq_after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
 impl CongestionControl for Pert {
     fn name(&self) -> &'static str {
         "pert"
     }
-    fn ssthresh(&mut self, _tp: &CcState) -> u32 {
-        todo!()
+
+    /// Loss: standard TCP (Section 3), Reno's `max(cwnd / 2, 2)`.
+    fn ssthresh(&mut self, tp: &CcState) -> u32 {
+        (tp.snd_cwnd >> 1).max(2)
     }
-    fn cong_avoid(&mut self, _tp: &mut CcState, _acked: u32, _rng: &mut SimRng) {
-        todo!()
+
+    fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng) {
+        if self.may_respond(tp) && self.draw(rng) {
+            self.respond(tp);
+        } else {
+            reno_cong_avoid(tp, acked);
+        }
+    }
+
+    fn pkts_acked(&mut self, _tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
+        if let Some(rtt) = sample.rtt {
+            self.update_rtt(rtt);
+        }
+    }
+
+    fn counters(&self) -> CcCounters {
+        CcCounters { early_responses: self.early_responses }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::from_seed;
+
+    const MS: SimTime = NS_PER_MS;
+    const US: SimTime = NS_PER_US;
+
+    fn pert() -> Pert {
+        Pert::new(PertConfig::default())
+    }
+
+    /// A flow with propagation delay `p_ms` and srtt set so that `q = q_us`.
+    fn with_qdelay(cfg: PertConfig, p_ms: u64, q_us: u64) -> Pert {
+        let mut cc = Pert::new(cfg);
+        cc.update_rtt(p_ms * MS);
+        cc.srtt = Some((p_ms * 1000 + q_us) << SRTT_SHIFT);
+        cc
+    }
+
+    fn sample(rtt: Option<SimTime>) -> AckSample {
+        AckSample { pkts_acked: 1, rtt }
+    }
+
+    /// One ACK as the sender delivers it: pkts_acked, then cong_avoid, then
+    /// the window is filled.
+    fn ack(cc: &mut Pert, tp: &mut CcState, rng: &mut SimRng, rtt: Option<SimTime>) {
+        tp.snd_una += 1;
+        cc.pkts_acked(tp, &sample(rtt), rng);
+        cc.cong_avoid(tp, 1, rng);
+        tp.snd_nxt = tp.snd_nxt.max(tp.snd_una + tp.snd_cwnd);
+    }
+
+    fn ca_state(cwnd: u32) -> CcState {
+        let mut tp = CcState::new(cwnd, 10_000, 1500);
+        tp.snd_ssthresh = cwnd / 2;
+        tp.snd_nxt = cwnd;
+        tp
+    }
+
+    const P_MAX_FIXED: u64 = 214_748_365; // round(0.05 * 2^32)
+
+    #[test]
+    fn response_curve_at_the_paper_thresholds() {
+        // (q in us, probability in 2^-32 units, as a fraction)
+        let cases = [
+            (4_000, 0, 0.0),
+            (5_000, 0, 0.0),
+            (7_500, P_MAX_FIXED / 2, 0.025),
+            (10_000, P_MAX_FIXED, 0.05),
+            (15_000, P_MAX_FIXED + (PROB_ONE - P_MAX_FIXED) / 2, 0.525),
+            (20_000, PROB_ONE, 1.0),
+            (25_000, PROB_ONE, 1.0),
+        ];
+        for (q_us, fixed, p) in cases {
+            let cc = with_qdelay(PertConfig::default(), 60, q_us);
+            assert_eq!(cc.qdelay_ns(), q_us * US);
+            assert_eq!(cc.probability_fixed(), fixed, "q = {q_us} us");
+            assert!((cc.probability() - p).abs() < 1e-9, "q = {q_us} us");
+        }
+        assert_eq!(P_MAX_FIXED / 2, 107_374_182);
+        assert_eq!(P_MAX_FIXED + (PROB_ONE - P_MAX_FIXED) / 2, 2_254_857_830);
+    }
+
+    #[test]
+    fn literal_thresholds_stretch_the_gentle_region_to_2_t_max_of_srtt() {
+        // P = 60 ms: T_max = 70 ms, 2 T_max = 140 ms of srtt = 80 ms of queueing.
+        let literal = PertConfig { thresholds: PertThresholds::Literal, ..PertConfig::default() };
+        let cases = [
+            (5_000, 0),
+            (7_500, P_MAX_FIXED / 2),
+            (10_000, P_MAX_FIXED),
+            // 0.05 + 0.95 * 5 / 70 = 0.117857...
+            (15_000, P_MAX_FIXED + (PROB_ONE - P_MAX_FIXED) * 5 / 70),
+            (45_000, P_MAX_FIXED + (PROB_ONE - P_MAX_FIXED) / 2),
+            (79_999, P_MAX_FIXED + (PROB_ONE - P_MAX_FIXED) * 69_999 / 70_000),
+            (80_000, PROB_ONE),
+        ];
+        for (q_us, fixed) in cases {
+            let cc = with_qdelay(literal.clone(), 60, q_us);
+            assert_eq!(cc.probability_fixed(), fixed, "q = {q_us} us");
+        }
+        let cc = with_qdelay(literal, 60, 15_000);
+        assert!((cc.probability() - 0.117_857_142_857).abs() < 1e-9);
+        // With P = 0 the two readings agree.
+        let cc = with_qdelay(
+            PertConfig { thresholds: PertThresholds::Literal, ..PertConfig::default() },
+            0,
+            15_000,
+        );
+        assert_eq!(cc.probability_fixed(), 2_254_857_830);
+    }
+
+    #[test]
+    fn explicit_curve_end_replaces_2_t_max() {
+        let cfg = PertConfig { t_curve_end_ns: Some(30 * MS), ..PertConfig::default() };
+        let cc = with_qdelay(cfg, 60, 20_000);
+        assert_eq!(cc.probability_fixed(), P_MAX_FIXED + (PROB_ONE - P_MAX_FIXED) / 2);
+    }
+
+    #[test]
+    fn srtt_is_an_ewma_with_weight_99_in_fixed_point() {
+        let mut cc = pert();
+        assert_eq!(cc.srtt_ns(), None);
+        cc.update_rtt(100 * MS);
+        assert_eq!(cc.srtt_fixed(), Some(102_400_000)); // 100 000 us << 10
+                                                        // 0.99 * 100 + 0.01 * 200 = 101; then 101.99; then 102.9701 ms.
+        cc.update_rtt(200 * MS);
+        assert_eq!(cc.srtt_fixed(), Some(103_424_000));
+        assert_eq!(cc.srtt_ns(), Some(101 * MS));
+        cc.update_rtt(200 * MS);
+        assert_eq!(cc.srtt_fixed(), Some(104_437_760));
+        assert_eq!(cc.srtt_ns(), Some(101_990 * US));
+        cc.update_rtt(200 * MS);
+        // (104 437 760 * 0.99 + 204 800 000 * 0.01) = 105 441 382.4, truncated.
+        assert_eq!(cc.srtt_fixed(), Some(105_441_382));
+        assert_eq!(cc.srtt_ns(), Some(102_970_099));
+        assert_eq!(cc.qdelay_ns(), 2_970_099);
+    }
+
+    #[test]
+    fn srtt_settles_within_a_tenth_of_a_microsecond_of_a_constant_sample() {
+        let mut cc = pert();
+        cc.update_rtt(50 * MS);
+        for _ in 0..5_000 {
+            cc.update_rtt(60 * MS);
+        }
+        let srtt = cc.srtt_fixed().unwrap();
+        let target = 60_000 << SRTT_SHIFT;
+        assert!(srtt <= target && target - srtt < 100, "{srtt} vs {target}");
+    }
+
+    #[test]
+    fn min_rtt_is_the_smallest_sample_in_whole_microseconds() {
+        let mut cc = pert();
+        let mut tp = ca_state(10);
+        let mut rng = from_seed(3);
+        assert_eq!(cc.min_rtt_ns(), None);
+        assert_eq!(cc.qdelay_ns(), 0);
+        for rtt in [100 * MS, 80 * MS + 999, 120 * MS, 90 * MS] {
+            cc.pkts_acked(&mut tp, &sample(Some(rtt)), &mut rng);
+        }
+        cc.pkts_acked(&mut tp, &sample(None), &mut rng);
+        assert_eq!(cc.min_rtt_ns(), Some(80 * MS));
+    }
+
+    #[test]
+    fn early_response_cuts_to_65_percent_once_per_window() {
+        // q = 25 ms: probability 1, every draw says "respond".
+        let mut cc = with_qdelay(PertConfig::default(), 100, 25_000);
+        let mut tp = ca_state(100);
+        let mut rng = from_seed(7);
+        ack(&mut cc, &mut tp, &mut rng, None);
+        assert_eq!((tp.snd_cwnd, tp.snd_ssthresh), (65, 65));
+        assert_eq!(cc.guard, Some(100));
+        // ACKs 2..=100 acknowledge data sent before the cut: no response, and
+        // Reno growth at w = 65 (one segment after 65 ACKs).
+        for _ in 2..=100 {
+            ack(&mut cc, &mut tp, &mut rng, None);
+        }
+        assert_eq!(cc.counters().early_responses, 1);
+        assert_eq!((tp.snd_cwnd, tp.snd_cwnd_cnt), (66, 34));
+        // snd_una = 101 > 100: the next window may respond again: 66 * 0.65 = 42.9.
+        ack(&mut cc, &mut tp, &mut rng, None);
+        assert_eq!((tp.snd_cwnd, tp.snd_ssthresh, tp.snd_cwnd_cnt), (42, 42, 0));
+        assert_eq!(cc.counters().early_responses, 2);
+    }
+
+    #[test]
+    fn no_response_and_no_draw_below_t_min() {
+        let mut cc = pert();
+        let mut tp = ca_state(100);
+        let mut rng = from_seed(11);
+        let untouched = rng.clone();
+        ack(&mut cc, &mut tp, &mut rng, Some(100 * MS));
+        for _ in 0..1_000 {
+            ack(&mut cc, &mut tp, &mut rng, Some(104 * MS + 999 * US));
+        }
+        assert!(cc.qdelay_ns() < 5 * MS);
+        assert_eq!(cc.probability_fixed(), 0);
+        assert_eq!(cc.counters().early_responses, 0);
+        assert_eq!(rng, untouched);
+        assert!(tp.snd_cwnd > 100);
+    }
+
+    #[test]
+    fn exactly_one_draw_per_eligible_ack_when_p_is_positive() {
+        // q = 7.5 ms: p = 0.025.
+        let mut cc = with_qdelay(PertConfig::default(), 100, 7_500);
+        let mut tp = ca_state(100);
+        let mut rng = from_seed(5);
+        let mut expect = rng.clone();
+        let draw = u64::from(expect.next_u32());
+        ack(&mut cc, &mut tp, &mut rng, None);
+        assert_eq!(rng, expect);
+        assert_eq!(cc.counters().early_responses, u64::from(draw < P_MAX_FIXED / 2));
+    }
+
+    #[test]
+    fn responses_follow_the_probability() {
+        // q = 15 ms, p = 0.525; reopen the guard before every ACK.
+        let mut cc = with_qdelay(PertConfig::default(), 100, 15_000);
+        let mut rng = from_seed(99);
+        let n = 20_000;
+        for _ in 0..n {
+            let mut tp = ca_state(100);
+            cc.guard = None;
+            cc.cong_avoid(&mut tp, 1, &mut rng);
+        }
+        let share = cc.counters().early_responses as f64 / n as f64;
+        assert!((share - 0.525).abs() < 0.015, "{share}");
+    }
+
+    #[test]
+    fn slow_start_responses_follow_the_flag() {
+        for (flag, cwnd) in [(true, 6), (false, 11)] {
+            let cfg = PertConfig { respond_in_slow_start: flag, ..PertConfig::default() };
+            let mut cc = with_qdelay(cfg, 100, 25_000);
+            let mut tp = CcState::new(10, 10_000, 1500);
+            tp.snd_nxt = 10;
+            let mut rng = from_seed(1);
+            let untouched = rng.clone();
+            ack(&mut cc, &mut tp, &mut rng, None);
+            // 10 * 0.65 = 6.5 -> 6, and slow start is over; or slow start goes on.
+            assert_eq!(tp.snd_cwnd, cwnd);
+            assert_eq!(tp.in_slow_start(), !flag);
+            assert_eq!(rng == untouched, !flag);
+        }
+    }
+
+    #[test]
+    fn small_windows_keep_two_segments() {
+        let mut cc = with_qdelay(PertConfig::default(), 100, 25_000);
+        let mut tp = ca_state(3);
+        let mut rng = from_seed(1);
+        ack(&mut cc, &mut tp, &mut rng, None);
+        assert_eq!((tp.snd_cwnd, tp.snd_ssthresh), (2, 2));
+    }
+
+    #[test]
+    fn loss_threshold_is_renos() {
+        let mut cc = pert();
+        let tp = ca_state(100);
+        assert_eq!(cc.ssthresh(&tp), 50);
+        assert_eq!(cc.ssthresh(&ca_state(3)), 2);
+    }
+
+    #[test]
+    fn zero_and_huge_rtts_do_not_panic() {
+        let mut cc = pert();
+        cc.update_rtt(0);
+        cc.update_rtt(u64::MAX);
+        cc.update_rtt(u64::MAX);
+        assert_eq!(cc.min_rtt_ns(), Some(0));
+        assert_eq!(cc.probability_fixed(), PROB_ONE);
+        let mut tp = ca_state(100);
+        cc.cong_avoid(&mut tp, 1, &mut from_seed(1));
+        assert_eq!(tp.snd_cwnd, 65);
+    }
+
+    #[test]
+    fn defaults_are_the_papers() {
+        let c = PertConfig::default();
+        assert_eq!((c.t_min_ns, c.t_max_ns, c.t_curve_end_ns), (5 * MS, 10 * MS, None));
+        assert_eq!((c.p_max, c.decrease, c.srtt_weight), (0.05, 0.35, 0.99));
+        assert_eq!(c.thresholds, PertThresholds::QueueingDelay);
+        assert!(c.validate("cc").is_ok());
+        let cc = Pert::new(c);
+        assert_eq!((cc.weight_ppm, cc.keep_ppm, cc.p_max), (990_000, 650_000, P_MAX_FIXED));
+        assert_eq!((cc.t_min, cc.t_max, cc.curve_end()), (5_120_000, 10_240_000, 20_480_000));
+    }
+
+    #[test]
+    fn config_reads_from_json_and_rejects_unknown_fields() {
+        let c: PertConfig =
+            serde_json::from_str(r#"{"p_max": 0.1, "thresholds": "literal"}"#).unwrap();
+        assert_eq!(c.p_max, 0.1);
+        assert_eq!(c.thresholds, PertThresholds::Literal);
+        assert_eq!(c.t_min_ns, DEFAULT_T_MIN_NS);
+        assert!(serde_json::from_str::<PertConfig>(r#"{"pmax": 0.1}"#).is_err());
+    }
+
+    #[test]
+    fn validation_names_the_field_and_the_allowed_range() {
+        let d = PertConfig::default();
+        let bad = [
+            (PertConfig { t_min_ns: 10 * MS, ..d.clone() }, "t_min_ns", "less than t_max_ns"),
+            (PertConfig { t_min_ns: 12 * MS, ..d.clone() }, "t_min_ns", "less than t_max_ns"),
+            (
+                PertConfig { t_curve_end_ns: Some(10 * MS), ..d.clone() },
+                "t_curve_end_ns",
+                "greater",
+            ),
+            (PertConfig { p_max: 0.0, ..d.clone() }, "p_max", "(0, 1]"),
+            (PertConfig { p_max: 1.5, ..d.clone() }, "p_max", "(0, 1]"),
+            (PertConfig { p_max: f64::NAN, ..d.clone() }, "p_max", "(0, 1]"),
+            (PertConfig { decrease: 0.0, ..d.clone() }, "decrease", "between 0 and 1"),
+            (PertConfig { decrease: 1.0, ..d.clone() }, "decrease", "between 0 and 1"),
+            (PertConfig { srtt_weight: 1.0, ..d.clone() }, "srtt_weight", "between 0 and 1"),
+            (PertConfig { srtt_weight: -0.5, ..d.clone() }, "srtt_weight", "between 0 and 1"),
+        ];
+        for (cfg, field, allowed) in bad {
+            let e = cfg.validate("flows[2].cc").unwrap_err();
+            assert_eq!(e.field, format!("flows[2].cc.{field}"));
+            assert!(e.message.contains(allowed), "{}", e.message);
+        }
+        assert!(PertConfig { p_max: 1.0, ..d }.validate("cc").is_ok());
     }
 }

@@ -1,36 +1,497 @@
-//! TCP Vegas. INTERFACE STUB -- implementation in progress.
-use super::{CcState, CongestionControl};
+//! TCP Vegas (Brakmo and Peterson, IEEE JSAC 13(8), 1995), in the structure of
+//! Linux `net/ipv4/tcp_vegas.c`.
+//!
+//! What is modelled: once per RTT (when `snd_una` passes the `snd_nxt` recorded
+//! at the start of the RTT) Vegas compares the window with the window the path
+//! would carry without queueing,
+//! `diff = cwnd * (rtt - baseRTT) / baseRTT` (packets queued in the network),
+//! where `baseRTT` is the minimum RTT ever seen and `rtt` the minimum RTT seen
+//! during the RTT just ended. In congestion avoidance it adds one segment if
+//! `diff < alpha`, removes one if `diff > beta`, else holds. In slow start it
+//! leaves slow start when `diff > gamma`, setting the window to what the
+//! measured rate supports. Between these once-per-RTT decisions the window
+//! grows only in slow start. With fewer than three RTT samples in the last RTT
+//! (likely all delayed ACKs) the decision is Reno's update for that one ACK, as
+//! in Linux: slow start goes on as usual, while congestion avoidance then
+//! advances `snd_cwnd_cnt` by one ACK per RTT only. Outside `Open` state Vegas
+//! is off and the window grows as Reno's (Linux `tcp_vegas_state`).
+//!
+//! What is left out: Vegas's own fine-grained retransmission timer and its
+//! 1/4 window reduction on the first loss; loss recovery belongs to the sender,
+//! and `ssthresh` after a loss is Reno's `max(cwnd / 2, 2)` as in Linux.
+//!
+//! Differences between the two references, both of which papers have used
+//! (the PERT paper's Vegas runs are ns-2's `Agent/TCP/Vegas`):
+//! - RTT per round: Linux takes the *minimum* RTT sample of the last RTT (to
+//!   filter delayed ACKs); ns-2 takes the *mean* of its fine-grained samples.
+//!   This module follows Linux.
+//! - `diff`: Linux computes `cwnd * (rtt - baseRTT) / baseRTT`, truncated;
+//!   ns-2 computes `(expected - actual) * baseRTT` from segments in flight and
+//!   segments sent during the last RTT, rounded to nearest. Linux here.
+//! - Growth in congestion avoidance: Linux adds the segment at once at the end
+//!   of the RTT; ns-2 spreads it as `1/cwnd` per ACK over the next RTT, and
+//!   only while `cwnd - in_flight <= 2`. Linux here.
+//! - Slow start: Brakmo and ns-2 double the window only every other RTT and
+//!   test `gamma` at the end of the RTTs in which the window was held; Linux
+//!   grows every RTT and tests every RTT. Selectable with
+//!   [`VegasConfig::slow_start_every_other_rtt`] (default: every other RTT).
+//! - Leaving slow start: ns-2 cuts `cwnd` by 1/8 and sets `ssthresh = 2`; Linux
+//!   sets `cwnd = min(cwnd, cwnd * baseRTT / rtt + 1)`. Linux here.
+//! - Defaults: ns-2 `alpha = 1, beta = 3, gamma = 1`; Linux `2, 4, 1`. The
+//!   defaults here are ns-2's, since the papers reproduced used ns-2.
+//!
+//! Counters: each Vegas decision that lowers `snd_cwnd` (a congestion-avoidance
+//! decrease, or leaving slow start with a window cut to the measured rate)
+//! counts as one `early_responses`, as [`CcCounters`] defines them.
+
+use super::reno::reno_cong_avoid;
+use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
 use crate::error::ConfigError;
 use crate::rng::SimRng;
+use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
+/// ns-2 `Agent/TCP/Vegas` default `v_alpha_` (ns-default.tcl); Linux uses 2.
+pub const DEFAULT_ALPHA: u32 = 1;
+/// ns-2 default `v_beta_`; Linux uses 4.
+pub const DEFAULT_BETA: u32 = 3;
+/// ns-2 default `v_gamma_`; Linux uses 1 as well.
+pub const DEFAULT_GAMMA: u32 = 1;
+/// Linux `tcp_vegas.c`: with at most this many RTT samples in the last RTT
+/// they are probably all delayed ACKs, so the round falls back to Reno.
+const MIN_SAMPLES_EXCLUSIVE: u32 = 2;
+/// Linux clamps `snd_cwnd` to at least 2 after a Vegas adjustment.
+const MIN_CWND: u32 = 2;
+/// "No sample yet" for the RTT minima (Linux uses 0x7fffffff microseconds).
+const NO_RTT: SimTime = SimTime::MAX;
+
+/// Vegas parameters, in packets (segments) queued in the network.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct VegasConfig {}
+pub struct VegasConfig {
+    /// Lower bound on packets queued: grow the window below it.
+    /// Default 1 (ns-2 `v_alpha_`); Linux `alpha` is 2.
+    pub alpha: u32,
+    /// Upper bound on packets queued: shrink the window above it.
+    /// Default 3 (ns-2 `v_beta_`); Linux `beta` is 4.
+    pub beta: u32,
+    /// Slow start ends when more than this many packets are queued.
+    /// Default 1 (ns-2 `v_gamma_`, Linux `gamma`).
+    pub gamma: u32,
+    /// Grow in slow start only every other RTT and test `gamma` after the RTTs
+    /// with a constant window (Brakmo et al., ns-2). `false` grows and tests
+    /// every RTT, as Linux does. Default `true`.
+    pub slow_start_every_other_rtt: bool,
+}
+
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig {}
+        VegasConfig {
+            alpha: DEFAULT_ALPHA,
+            beta: DEFAULT_BETA,
+            gamma: DEFAULT_GAMMA,
+            slow_start_every_other_rtt: true,
+        }
     }
 }
+
 impl VegasConfig {
-    pub fn validate(&self, _path: &str) -> Result<(), ConfigError> {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        if self.beta < self.alpha {
+            return Err(ConfigError::new(
+                format!("{path}.beta"),
+                format!("must be at least alpha ({}), got {}", self.alpha, self.beta),
+            ));
+        }
         Ok(())
     }
 }
-pub struct Vegas;
+
+/// TCP Vegas state (Linux `struct vegas`).
+#[derive(Clone, Debug)]
+pub struct Vegas {
+    cfg: VegasConfig,
+    /// Vegas adjusts the window this RTT (off outside `Open`, as in Linux).
+    doing_vegas_now: bool,
+    /// `snd_nxt` when the current RTT began; the RTT ends when it is ACKed.
+    beg_snd_nxt: u32,
+    /// RTT samples taken in the current RTT.
+    cnt_rtt: u32,
+    /// Smallest RTT sample in the current RTT.
+    min_rtt: SimTime,
+    /// Smallest RTT sample ever: the propagation-delay estimate.
+    base_rtt: SimTime,
+    /// In every-other-RTT slow start: the window is held during this RTT.
+    ss_hold: bool,
+    /// `diff` of the last completed Vegas round, for traces.
+    last_diff: Option<u32>,
+    counters: CcCounters,
+}
+
 impl Vegas {
-    pub fn new(_cfg: VegasConfig) -> Vegas {
-        Vegas
+    pub fn new(cfg: VegasConfig) -> Vegas {
+        Vegas {
+            cfg,
+            doing_vegas_now: true,
+            beg_snd_nxt: 0,
+            cnt_rtt: 0,
+            min_rtt: NO_RTT,
+            base_rtt: NO_RTT,
+            ss_hold: false,
+            last_diff: None,
+            counters: CcCounters::default(),
+        }
+    }
+
+    /// Minimum RTT ever seen (the propagation-delay estimate), if any.
+    pub fn base_rtt_ns(&self) -> Option<SimTime> {
+        (self.base_rtt != NO_RTT).then_some(self.base_rtt)
+    }
+
+    /// Packets estimated queued at the last Vegas round (Brakmo's `Diff`).
+    pub fn last_diff(&self) -> Option<u32> {
+        self.last_diff
+    }
+
+    /// Linux `vegas_enable`: start a fresh round at the next RTT boundary.
+    fn enable(&mut self, tp: &CcState) {
+        self.doing_vegas_now = true;
+        self.beg_snd_nxt = tp.snd_nxt;
+        self.cnt_rtt = 0;
+        self.min_rtt = NO_RTT;
+        self.ss_hold = false;
+    }
+
+    /// Linux `tcp_vegas_init`: also forget the base RTT.
+    fn reset(&mut self, tp: &CcState) {
+        self.base_rtt = NO_RTT;
+        self.enable(tp);
+    }
+
+    /// The once-per-RTT decision, on the first ACK beyond `beg_snd_nxt`.
+    fn end_of_round(&mut self, tp: &mut CcState, acked: u32) {
+        self.beg_snd_nxt = tp.snd_nxt;
+        if self.cnt_rtt <= MIN_SAMPLES_EXCLUSIVE {
+            // Not enough samples: this round is Reno's, and the next one grows.
+            self.ss_hold = false;
+            reno_cong_avoid(tp, acked);
+        } else {
+            let in_ss = tp.in_slow_start();
+            // In every-other-RTT slow start the test belongs to the end of a
+            // round with a constant window, i.e. before a growing round.
+            let test_gamma = if in_ss && self.cfg.slow_start_every_other_rtt {
+                self.ss_hold = !self.ss_hold;
+                !self.ss_hold
+            } else {
+                self.ss_hold = false;
+                true
+            };
+            let rtt = self.min_rtt;
+            let diff = queued_packets(tp.snd_cwnd, rtt, self.base_rtt);
+            self.last_diff = Some(diff);
+            let before = tp.snd_cwnd;
+            if in_ss && test_gamma && diff > self.cfg.gamma {
+                self.leave_slow_start(tp, rtt);
+            } else if in_ss {
+                if !self.ss_hold {
+                    tp.slow_start(acked);
+                }
+            } else {
+                self.avoid_congestion(tp, diff);
+            }
+            tp.snd_cwnd = tp.snd_cwnd.clamp(MIN_CWND, tp.snd_cwnd_clamp.max(MIN_CWND));
+            // Linux `tcp_current_ssthresh` in Open state: remember 3/4 of the
+            // window, never more than the window itself here.
+            tp.snd_ssthresh = tp.snd_ssthresh.max((tp.snd_cwnd >> 1) + (tp.snd_cwnd >> 2));
+            if tp.snd_cwnd < before {
+                self.counters.early_responses += 1;
+            }
+        }
+        self.cnt_rtt = 0;
+        self.min_rtt = NO_RTT;
+    }
+
+    /// Too many packets queued in slow start: set the window to the rate the
+    /// path delivered (`cwnd * baseRTT / rtt`, plus one for the truncation).
+    fn leave_slow_start(&mut self, tp: &mut CcState, rtt: SimTime) {
+        let target = u128::from(tp.snd_cwnd) * u128::from(self.base_rtt) / u128::from(rtt.max(1));
+        let target = u32::try_from(target).unwrap_or(u32::MAX).saturating_add(1);
+        tp.snd_cwnd = tp.snd_cwnd.min(target);
+        tp.snd_ssthresh = tp.snd_ssthresh.min(tp.snd_cwnd);
+        self.ss_hold = false;
+    }
+
+    /// Congestion avoidance: keep between `alpha` and `beta` packets queued.
+    fn avoid_congestion(&mut self, tp: &mut CcState, diff: u32) {
+        if diff > self.cfg.beta {
+            tp.snd_cwnd = tp.snd_cwnd.saturating_sub(1);
+            tp.snd_ssthresh = tp.snd_ssthresh.min(tp.snd_cwnd);
+        } else if diff < self.cfg.alpha {
+            tp.snd_cwnd = tp.snd_cwnd.saturating_add(1);
+        }
     }
 }
+
+/// Brakmo's `Diff`: packets queued, `cwnd * (rtt - base) / base`, truncated.
+fn queued_packets(cwnd: u32, rtt: SimTime, base: SimTime) -> u32 {
+    let extra = u128::from(rtt.saturating_sub(base));
+    let diff = u128::from(cwnd) * extra / u128::from(base.max(1));
+    u32::try_from(diff).unwrap_or(u32::MAX)
+}
+
+/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
+fn seq_after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
 impl CongestionControl for Vegas {
     fn name(&self) -> &'static str {
         "vegas"
     }
-    fn ssthresh(&mut self, _tp: &CcState) -> u32 {
-        todo!()
+
+    fn init(&mut self, tp: &mut CcState) {
+        self.reset(tp);
     }
-    fn cong_avoid(&mut self, _tp: &mut CcState, _acked: u32, _rng: &mut SimRng) {
-        todo!()
+
+    /// Reno's, as Linux `tcp_vegas` uses `tcp_reno_ssthresh`.
+    fn ssthresh(&mut self, tp: &CcState) -> u32 {
+        (tp.snd_cwnd >> 1).max(2)
+    }
+
+    fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
+        if !self.doing_vegas_now {
+            reno_cong_avoid(tp, acked);
+        } else if seq_after(tp.snd_una, self.beg_snd_nxt) {
+            self.end_of_round(tp, acked);
+        } else if tp.in_slow_start() && !self.ss_hold {
+            tp.slow_start(acked);
+        }
+    }
+
+    fn pkts_acked(&mut self, _tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
+        let Some(rtt) = sample.rtt else { return };
+        // Never a zero RTT: base RTT is a divisor.
+        let rtt = rtt.max(1);
+        self.base_rtt = self.base_rtt.min(rtt);
+        self.min_rtt = self.min_rtt.min(rtt);
+        self.cnt_rtt = self.cnt_rtt.saturating_add(1);
+    }
+
+    fn set_state(&mut self, tp: &mut CcState, new_state: CaState) {
+        if new_state == CaState::Open {
+            self.enable(tp);
+        } else {
+            self.doing_vegas_now = false;
+        }
+    }
+
+    /// After idle the saved window and samples are stale: start over (Linux).
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: CaEvent) {
+        if matches!(ev, CaEvent::CwndRestart | CaEvent::TxStart) {
+            self.reset(tp);
+        }
+    }
+
+    fn counters(&self) -> CcCounters {
+        self.counters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::from_seed;
+    use crate::tcp::cc::INFINITE_SSTHRESH;
+    use crate::time::NS_PER_MS;
+
+    const MS: SimTime = NS_PER_MS;
+
+    /// An ACK-clocked bulk flow: one ACK per segment, each carrying an RTT
+    /// sample; after every ACK the sender fills the window.
+    struct Flow {
+        cc: Vegas,
+        tp: CcState,
+        rng: SimRng,
+    }
+
+    impl Flow {
+        fn new(cfg: VegasConfig, cwnd: u32, ssthresh: u32) -> Flow {
+            let mut tp = CcState::new(cwnd, 10_000, 1500);
+            tp.snd_ssthresh = ssthresh;
+            tp.snd_nxt = cwnd;
+            let mut cc = Vegas::new(cfg);
+            cc.init(&mut tp);
+            Flow { cc, tp, rng: from_seed(1) }
+        }
+
+        fn ack(&mut self, rtt: Option<SimTime>) {
+            self.tp.snd_una += 1;
+            let gap = rtt.unwrap_or(100 * MS) / u64::from(self.tp.snd_cwnd);
+            self.tp.now = self.tp.now.saturating_add(gap);
+            let sample = AckSample { pkts_acked: 1, rtt };
+            self.cc.pkts_acked(&mut self.tp, &sample, &mut self.rng);
+            self.cc.cong_avoid(&mut self.tp, 1, &mut self.rng);
+            self.tp.snd_nxt = self.tp.snd_nxt.max(self.tp.snd_una + self.tp.snd_cwnd);
+        }
+
+        /// ACKs everything outstanding now: one round trip.
+        fn round(&mut self, rtt: Option<SimTime>) {
+            let end = self.tp.snd_nxt;
+            while self.tp.snd_una < end {
+                self.ack(rtt);
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_are_ns2s() {
+        let c = VegasConfig::default();
+        assert_eq!((c.alpha, c.beta, c.gamma), (1, 3, 1));
+        assert!(c.slow_start_every_other_rtt);
+        assert!(c.validate("flows[0].cc").is_ok());
+    }
+
+    #[test]
+    fn beta_below_alpha_is_rejected_by_name() {
+        let c = VegasConfig { alpha: 4, beta: 2, ..VegasConfig::default() };
+        let e = c.validate("flows[1].cc").unwrap_err();
+        assert_eq!(e.field, "flows[1].cc.beta");
+        assert!(e.message.contains("at least alpha (4)"), "{}", e.message);
+    }
+
+    #[test]
+    fn config_reads_from_json_and_rejects_unknown_fields() {
+        let c: VegasConfig = serde_json::from_str(r#"{"alpha": 2, "beta": 4}"#).unwrap();
+        assert_eq!(c, VegasConfig { alpha: 2, beta: 4, ..VegasConfig::default() });
+        assert!(serde_json::from_str::<VegasConfig>(r#"{"delta": 1}"#).is_err());
+    }
+
+    #[test]
+    fn no_queueing_grows_one_segment_per_rtt_in_congestion_avoidance() {
+        // base RTT = RTT = 100 ms: diff = 0 < alpha. The first round ends on the
+        // first ACK of the second driver round; each later round adds one.
+        let mut f = Flow::new(VegasConfig::default(), 10, 5);
+        f.round(Some(100 * MS));
+        assert_eq!(f.tp.snd_cwnd, 10);
+        for k in 1..=10 {
+            f.round(Some(100 * MS));
+            assert_eq!(f.tp.snd_cwnd, 10 + k);
+        }
+        assert_eq!(f.cc.last_diff(), Some(0));
+        assert_eq!(f.cc.base_rtt_ns(), Some(100 * MS));
+        assert_eq!(f.cc.counters().early_responses, 0);
+        // Linux keeps ssthresh at 3/4 of the window in Open state: 20/2 + 20/4.
+        assert_eq!(f.tp.snd_ssthresh, 15);
+    }
+
+    #[test]
+    fn diff_above_beta_removes_one_segment_per_rtt() {
+        let mut f = Flow::new(VegasConfig::default(), 20, 5);
+        f.round(Some(100 * MS));
+        // The round that ends here still saw the 100 ms samples: +1.
+        f.round(Some(200 * MS));
+        assert_eq!(f.tp.snd_cwnd, 21);
+        // From now on min RTT = 200 ms: diff = 21 * 100 / 100 = 21 > 3.
+        for k in 1..=5 {
+            f.round(Some(200 * MS));
+            assert_eq!(f.tp.snd_cwnd, 21 - k);
+            // min(ssthresh, cwnd), then at least 3/4 of cwnd: 21/2 + 21/4 = 15.
+            assert_eq!(f.tp.snd_ssthresh, 15);
+        }
+        assert_eq!(f.cc.last_diff(), Some(17));
+        assert_eq!(f.cc.counters().early_responses, 5);
+    }
+
+    #[test]
+    fn diff_between_alpha_and_beta_holds_the_window() {
+        let mut f = Flow::new(VegasConfig::default(), 20, 5);
+        f.round(Some(100 * MS));
+        f.round(Some(110 * MS));
+        assert_eq!(f.tp.snd_cwnd, 21);
+        // diff = 21 * 10 / 100 = 2, within [1, 3].
+        for _ in 0..5 {
+            f.round(Some(110 * MS));
+            assert_eq!(f.tp.snd_cwnd, 21);
+        }
+        assert_eq!(f.cc.last_diff(), Some(2));
+    }
+
+    #[test]
+    fn slow_start_every_other_rtt_exits_when_diff_exceeds_gamma() {
+        // Round 1 at 100 ms sets base RTT; then 120 ms (20 % queueing).
+        // Rounds: 1 grow 2->4; 2 hold; 3 test diff = 4*20/100 = 0, grow 4->8;
+        // 4 hold; 5 test diff = 1, grow 8->16; 6 hold; 7 test diff = 3 > 1:
+        // cwnd = min(16, 16*100/120 + 1) = 14 = ssthresh.
+        let mut f = Flow::new(VegasConfig::default(), 2, INFINITE_SSTHRESH);
+        f.round(Some(100 * MS));
+        let expect = [4, 4, 8, 8, 16, 16];
+        for (i, w) in expect.iter().enumerate().skip(1) {
+            f.round(Some(120 * MS));
+            assert_eq!(f.tp.snd_cwnd, *w, "after round {}", i + 1);
+            assert_eq!(f.tp.snd_ssthresh, INFINITE_SSTHRESH);
+        }
+        f.round(Some(120 * MS));
+        assert_eq!((f.tp.snd_cwnd, f.tp.snd_ssthresh), (14, 14));
+        assert_eq!(f.cc.counters().early_responses, 1);
+    }
+
+    #[test]
+    fn linux_slow_start_grows_and_tests_every_rtt() {
+        // Rounds: 1 grow 2->4; 2 test diff 0 (min still 100 ms), grow 4->8;
+        // 3 test diff = 8*20/100 = 1, grow 8->16; 4 test diff = 3 > 1: 14.
+        let cfg = VegasConfig { slow_start_every_other_rtt: false, ..VegasConfig::default() };
+        let mut f = Flow::new(cfg, 2, INFINITE_SSTHRESH);
+        f.round(Some(100 * MS));
+        assert_eq!(f.tp.snd_cwnd, 4);
+        f.round(Some(120 * MS));
+        assert_eq!(f.tp.snd_cwnd, 8);
+        f.round(Some(120 * MS));
+        assert_eq!(f.tp.snd_cwnd, 16);
+        f.round(Some(120 * MS));
+        assert_eq!((f.tp.snd_cwnd, f.tp.snd_ssthresh), (14, 14));
+    }
+
+    #[test]
+    fn without_rtt_samples_slow_start_is_renos() {
+        let mut f = Flow::new(VegasConfig::default(), 2, INFINITE_SSTHRESH);
+        for w in [4, 8, 16, 32] {
+            f.round(None);
+            assert_eq!(f.tp.snd_cwnd, w);
+        }
+        assert_eq!(f.cc.base_rtt_ns(), None);
+    }
+
+    #[test]
+    fn loss_threshold_is_renos() {
+        let mut cc = Vegas::new(VegasConfig::default());
+        let mut tp = CcState::new(41, 1000, 1500);
+        assert_eq!(cc.ssthresh(&tp), 20);
+        tp.snd_cwnd = 3;
+        assert_eq!(cc.ssthresh(&tp), 2);
+    }
+
+    #[test]
+    fn outside_open_state_growth_is_renos_and_vegas_restarts_on_open() {
+        let mut f = Flow::new(VegasConfig::default(), 10, 5);
+        f.round(Some(100 * MS));
+        f.cc.set_state(&mut f.tp, CaState::Disorder);
+        // Reno congestion avoidance: one segment per window of ACKs.
+        f.round(Some(300 * MS));
+        assert_eq!(f.tp.snd_cwnd, 11);
+        f.cc.set_state(&mut f.tp, CaState::Open);
+        assert_eq!(f.cc.beg_snd_nxt, f.tp.snd_nxt);
+        assert_eq!(f.cc.base_rtt_ns(), Some(100 * MS));
+    }
+
+    #[test]
+    fn zero_and_huge_rtts_do_not_panic() {
+        let mut f = Flow::new(VegasConfig::default(), 10, 5);
+        f.round(Some(0));
+        f.round(Some(u64::MAX));
+        f.round(Some(u64::MAX));
+        assert_eq!(f.cc.base_rtt_ns(), Some(1));
+        // diff saturates: the window shrinks by one per round, never below 2.
+        assert!(f.tp.snd_cwnd >= MIN_CWND);
+        assert_eq!(queued_packets(u32::MAX, u64::MAX, 1), u32::MAX);
     }
 }

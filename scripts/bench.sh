@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Measure the simulator on the canonical dumbbell and write BENCHMARKS.md.
+# - criterion (cargo bench) for a statistically sound wall time of the 50-flow run;
+# - the `canonical` example for events/s, packet-hops/s and peak memory, at
+#   50 flows and at larger flow counts to show how memory grows.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+cargo build --release -p pertlab-sim --example canonical
+bin=target/release/examples/canonical
+
+cargo bench -p pertlab-sim --bench dumbbell -- --noplot 2>&1 | tee target/criterion-output.txt
+crit=$(grep -A1 'canonical_150mbps_50flows_100s' target/criterion-output.txt | grep -o 'time: *\[[^]]*\]' | head -1)
+
+rows=""
+for flows in 50 100 200 400; do
+  line=$($bin "$flows" 100)
+  rows+="$(python3 - "$line" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+print(f"| {r['flows']} | {r['wall_seconds']:.2f} | {r['events']/1e6:.1f} M | {r['events_per_second']/1e6:.1f} M | {r['packet_hops']/1e6:.1f} M | {r['packet_hops_per_second']/1e6:.1f} M | {r['peak_rss_kib']/1024:.1f} | {r['utilization']:.4f} |")
+PY
+)"$'\n'
+done
+
+cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cores=$(nproc)
+mem=$(free -g | awk '/Mem:/ {print $2}')
+rustc_v=$(rustc --version)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+today=$(date -u +%Y-%m-%d)
+
+python3 - "$crit" "$rows" "$cpu" "$cores" "$mem" "$rustc_v" "$commit" "$today" <<'PY'
+import sys, re, pathlib
+crit, rows, cpu, cores, mem, rustc, commit, today = sys.argv[1:]
+path = pathlib.Path("BENCHMARKS.md")
+text = path.read_text() if path.exists() else ""
+marker_start, marker_end = "<!-- bench:start -->", "<!-- bench:end -->"
+block = f"""{marker_start}
+Measured {today} at commit `{commit}` on {cpu} ({cores} cores, {mem} GiB), {rustc}, release build
+(LTO, one codegen unit), single thread. Written by `make bench` (scripts/bench.sh).
+
+**Canonical dumbbell** (150 Mbps, 60 ms RTT, 50 SACK flows, DropTail, BDP buffer of 750 packets,
+100 simulated seconds): criterion {crit or 'n/a'}.
+
+| flows | wall s | events | events/s | packet-hops | packet-hops/s | peak RSS MiB | bottleneck utilization |
+|---|---|---|---|---|---|---|---|
+{rows.rstrip()}
+{marker_end}"""
+if marker_start in text and marker_end in text:
+    text = re.sub(re.escape(marker_start) + ".*?" + re.escape(marker_end), lambda _: block, text, flags=re.S)
+else:
+    text = "# Benchmarks\n\n" + block + "\n"
+path.write_text(text)
+print(block)
+PY
