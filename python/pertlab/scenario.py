@@ -127,6 +127,8 @@ Size = Annotated[int, BeforeValidator(_positive(parse_size, "size", SIZE_FORMS))
 
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 Count = Annotated[int, Field(ge=1, le=2**32 - 1)]
+U32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
+NonNegative = Annotated[float, Field(ge=0.0)]
 
 
 def _unit(name: str, wire: str, default: Any = ..., description: str | None = None) -> Any:
@@ -160,7 +162,7 @@ class _Model(BaseModel):
                 if f.serialization_alias.endswith("_ns"):
                     wire_ns.add(f.serialization_alias)
         unknown = [k for k in data if k not in accepted]
-        if unknown and cls.model_config.get("extra") == "forbid":
+        if unknown:
             raise PydanticCustomError(
                 "unknown_field",
                 "unknown field `{field}`; allowed: {allowed}",
@@ -182,10 +184,35 @@ def _in_ns(value: Any) -> Any:
 
 
 class RedConfig(_Model):
-    """RED / Adaptive RED parameters; passed to the core, which checks them and
-    names any unknown or out-of-range one (``...queue.red.<name>``)."""
+    """RED / Adaptive RED parameters (names and defaults of ns-3's RedQueueDisc).
+    Whether max_p adapts is chosen by the queue kind ("red" or "ared").
+    Unset thresholds and weight are automatic (see the core's ``queue/red.rs``)."""
 
-    model_config = ConfigDict(extra="allow")
+    mode: Literal["packets", "bytes"] = Field("packets", description="average and thresholds in packets or bytes")
+    min_th: NonNegative | None = Field(None, description="0 or unset: automatic (RED 5 packets, ARED max(5, target_delay C/2))")
+    max_th: NonNegative | None = Field(None, description="unset or 0: 3 x min_th; an explicit max_th needs min_th")
+    q_w: float | None = Field(None, description="EWMA weight in (0, 1]; 0: 1 - exp(-1/C); -2: 1 - exp(-10/C); unset: RED 0.002, ARED automatic")
+    l_interm: Annotated[float, Field(ge=1.0)] = Field(50.0, description="1 / initial max_p")
+    gentle: bool = Field(True, description="p rises from max_p to 1 between max_th and 2 max_th")
+    wait: bool = Field(True, description="space drops out evenly")
+    use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them early")
+    use_hard_drop: bool = Field(True, description="forced drops stay drops for ECN-capable packets")
+    mean_pkt_size: Size = Field(500, description="bytes per packet for C and for byte mode")
+    idle_pkt_size: Annotated[int, Field(ge=0)] = Field(0, description="bytes per packet for the idle decay; 0: mean_pkt_size")
+    target_delay: Duration = _unit("target_delay", "target_delay_ns", 5_000_000, "ARED: target average queueing delay")
+    interval: Duration = _unit("interval", "interval_ns", 500_000_000, "ARED: least time between changes of max_p")
+    top: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.5, description="ARED: largest max_p")
+    bottom: Probability = Field(0.01, description="ARED: smallest max_p, at most top; 0: automatic")
+    alpha: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.01, description="ARED: cap of the additive increase of max_p")
+    beta: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.9, description="ARED: multiplicative decrease of max_p")
+
+    @field_validator("bottom")
+    @classmethod
+    def _bottom_below_top(cls, v: float, info: ValidationInfo) -> float:
+        top = info.data.get("top")
+        if top is not None and v > top:
+            raise ValueError(f"must lie in [0, top ({top})], got {v}")
+        return v
 
 
 class QueueSpec(_Model):
@@ -263,17 +290,54 @@ class Reno(_Model):
 
 
 class Vegas(_Model):
-    """TCP Vegas; parameters are passed to the core, which checks them."""
+    """TCP Vegas; thresholds in packets queued in the network (ns-2 defaults)."""
 
-    model_config = ConfigDict(extra="allow")
     kind: Literal["vegas"] = "vegas"
+    alpha: U32 = Field(1, description="grow the window below this many queued packets")
+    beta: U32 = Field(3, description="shrink the window above this many queued packets")
+    gamma: U32 = Field(1, description="slow start ends above this many queued packets")
+    slow_start_every_other_rtt: bool = Field(True, description="grow in slow start every other RTT (Brakmo et al.)")
+
+    @field_validator("beta")
+    @classmethod
+    def _beta_at_least_alpha(cls, v: int, info: ValidationInfo) -> int:
+        alpha = info.data.get("alpha")
+        if alpha is not None and v < alpha:
+            raise ValueError(f"must be at least alpha ({alpha}), got {v}")
+        return v
 
 
 class Pert(_Model):
-    """PERT (probabilistic early response); parameters are passed to the core, which checks them."""
+    """PERT/RED (SIGCOMM 2007, Section 3): early response with a probability
+    that rises with the queueing delay estimated from the smoothed RTT."""
 
-    model_config = ConfigDict(extra="allow")
     kind: Literal["pert"] = "pert"
+    t_min: Time = _unit("t_min", "t_min_ns", 5_000_000, "queueing delay where the response probability starts to rise")
+    t_max: Time = _unit("t_max", "t_max_ns", 10_000_000, "queueing delay where the probability reaches p_max")
+    p_max: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.05, description="response probability at t_max")
+    t_curve_end: Time | None = _unit("t_curve_end", "t_curve_end_ns", None, "where the probability reaches 1; unset: 2 t_max")
+    decrease: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.35, description="fraction of the window an early response removes")
+    srtt_weight: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.99, description="history weight of the smoothed RTT")
+    thresholds: Literal["queueing_delay", "literal"] = Field(
+        "queueing_delay", description="thresholds on the queueing delay (theses) or on srtt as printed (P + t)"
+    )
+    respond_in_slow_start: bool = True
+
+    @field_validator("t_max")
+    @classmethod
+    def _t_max_above_t_min(cls, v: int, info: ValidationInfo) -> int:
+        lo = info.data.get("t_min")
+        if lo is not None and v <= lo:
+            raise ValueError(f"must be greater than t_min ({format_time(lo)}), got {format_time(v)}")
+        return v
+
+    @field_validator("t_curve_end")
+    @classmethod
+    def _end_above_t_max(cls, v: int | None, info: ValidationInfo) -> int | None:
+        hi = info.data.get("t_max")
+        if v is not None and hi is not None and v <= hi:
+            raise ValueError(f"must be greater than t_max ({format_time(hi)}), got {format_time(v)}")
+        return v
 
 
 CcSpec = Annotated[Union[Reno, Vegas, Pert], Field(discriminator="kind")]

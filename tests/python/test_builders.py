@@ -65,7 +65,7 @@ def test_bad_arguments_are_named(kwargs, start):
 def test_ecn_with_ared_marks():
     s = pertlab.dumbbell(flows=4, queue="ared", ecn=True)
     q = s.dumbbell.bottleneck_queue
-    assert q.kind == "ared" and q.red.model_dump().get("use_ecn") is True
+    assert q.kind == "ared" and q.red.use_ecn
     assert all(f.tcp.ecn for f in s.flows)
 
 

@@ -92,3 +92,19 @@ def test_keyboard_interrupt_keeps_partial_results():
 
     r = Results.from_json(_core.run_json(pertlab.Scenario.parse(udp_graph()).to_wire_json(), interrupt))
     assert r.interrupted and r.data["sim_seconds"] < 5 and r.udp["sent"][0] > 0
+
+
+def test_python_defaults_are_the_cores():
+    """The models spell out the core's defaults; a run with every default
+    written out equals a run where the core fills them in."""
+    s = small_dumbbell(cc="pert:2,vegas:1,sack:1", queue="ared", duration="4s", warmup="1s")
+    explicit = json.loads(s.to_wire_json())
+    implicit = json.loads(s.to_wire_json())
+    for f in implicit["flows"]:
+        f["tcp"] = {k: f["tcp"][k] for k in ("sack", "ecn")}
+        f["cc"] = {"kind": f["cc"]["kind"]}
+    implicit["dumbbell"]["bottleneck_queue"]["red"] = {}
+    a, b = (json.loads(_core.run_json(json.dumps(w))) for w in (explicit, implicit))
+    for r in (a, b):
+        del r["wall_seconds"]
+    assert a == b

@@ -128,3 +128,23 @@ def test_json_schema_describes_human_fields():
     link = schema["$defs"]["LinkSpec"]["properties"]
     assert "rate" in link and "150Mbps" in link["rate"]["description"]
     json.dumps(schema)  # serialisable
+
+
+def test_controller_and_red_parameters_are_checked():
+    def flow(cc):
+        return udp_graph(flows=[{"src": "a", "dst": "b", "cc": cc}])
+
+    assert error_of(flow({"kind": "pert", "p_max": 2})) == "flows[0].cc.p_max: Input should be less than or equal to 1, got 2"
+    assert error_of(flow({"kind": "pert", "t_max": "4ms"})) == "flows[0].cc.t_max: must be greater than t_min (5ms), got 4ms"
+    assert error_of(flow({"kind": "vegas", "alpha": 4})) == "flows[0].cc.beta: must be at least alpha (4), got 3"
+    assert error_of(flow({"kind": "vegas", "alhpa": 4})).startswith("flows[0].cc: unknown field `alhpa`; allowed: kind, alpha,")
+    red = udp_graph()
+    red["links"][1]["queue"] = {"kind": "ared", "red": {"bottom": 0.7}}
+    assert error_of(red) == "links[1].queue.red.bottom: must lie in [0, top (0.5)], got 0.7"
+    red["links"][1]["queue"]["red"] = {"q_w": -1}
+    assert core_error_of(red).startswith("links[1].queue.red.q_w: must lie in (0, 1]")  # the core knows the codes
+    ok = Scenario.parse(flow({"kind": "pert", "t_min": "2ms", "t_max": "4ms", "thresholds": "literal"}))
+    assert ok.to_wire()["flows"][0]["cc"] == {
+        "kind": "pert", "t_min_ns": 2_000_000, "t_max_ns": 4_000_000, "p_max": 0.05, "decrease": 0.35,
+        "srtt_weight": 0.99, "thresholds": "literal", "respond_in_slow_start": True,
+    }  # fmt: skip
