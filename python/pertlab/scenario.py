@@ -132,8 +132,17 @@ NonNegative = Annotated[float, Field(ge=0.0)]
 
 
 def _unit(name: str, wire: str, default: Any = ..., description: str | None = None) -> Any:
-    """A field spelled ``name`` by people and ``wire`` by the core; both are read."""
-    return Field(default, validation_alias=AliasChoices(name, wire), serialization_alias=wire, description=description)
+    """A field spelled ``name`` by people and ``wire`` by the core; both are read.
+
+    A default written as text ("10ms") is parsed like input, so that checks
+    against other fields also see it."""
+    return Field(
+        default,
+        validation_alias=AliasChoices(name, wire),
+        serialization_alias=wire,
+        description=description,
+        validate_default=isinstance(default, str),
+    )
 
 
 # --- base model -------------------------------------------------------------
@@ -202,7 +211,7 @@ class RedConfig(_Model):
     target_delay: Duration = _unit("target_delay", "target_delay_ns", 5_000_000, "ARED: target average queueing delay")
     interval: Duration = _unit("interval", "interval_ns", 500_000_000, "ARED: least time between changes of max_p")
     top: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.5, description="ARED: largest max_p")
-    bottom: Probability = Field(0.01, description="ARED: smallest max_p, at most top; 0: automatic")
+    bottom: Probability = Field(0.01, description="ARED: smallest max_p, at most top; 0: automatic", validate_default=True)
     alpha: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.01, description="ARED: cap of the additive increase of max_p")
     beta: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.9, description="ARED: multiplicative decrease of max_p")
 
@@ -294,7 +303,7 @@ class Vegas(_Model):
 
     kind: Literal["vegas"] = "vegas"
     alpha: U32 = Field(1, description="grow the window below this many queued packets")
-    beta: U32 = Field(3, description="shrink the window above this many queued packets")
+    beta: U32 = Field(3, description="shrink the window above this many queued packets", validate_default=True)
     gamma: U32 = Field(1, description="slow start ends above this many queued packets")
     slow_start_every_other_rtt: bool = Field(True, description="grow in slow start every other RTT (Brakmo et al.)")
 
@@ -313,7 +322,7 @@ class Pert(_Model):
 
     kind: Literal["pert"] = "pert"
     t_min: Time = _unit("t_min", "t_min_ns", 5_000_000, "queueing delay where the response probability starts to rise")
-    t_max: Time = _unit("t_max", "t_max_ns", 10_000_000, "queueing delay where the probability reaches p_max")
+    t_max: Time = _unit("t_max", "t_max_ns", "10ms", "queueing delay where the probability reaches p_max")
     p_max: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.05, description="response probability at t_max")
     t_curve_end: Time | None = _unit("t_curve_end", "t_curve_end_ns", None, "where the probability reaches 1; unset: 2 t_max")
     decrease: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.35, description="fraction of the window an early response removes")
@@ -356,7 +365,7 @@ class TcpConfig(_Model):
     limited_transmit: bool = True
     initial_rto: Duration = _unit("initial_rto", "initial_rto_ns", 1_000_000_000)
     min_rto: Duration = _unit("min_rto", "min_rto_ns", 200_000_000)
-    max_rto: Duration = _unit("max_rto", "max_rto_ns", 60_000_000_000)
+    max_rto: Duration = _unit("max_rto", "max_rto_ns", "60s")
     clock_granularity: Time = _unit("clock_granularity", "clock_granularity_ns", 1_000_000)
     delayed_ack: bool = False
     delayed_ack_timeout: Duration = _unit("delayed_ack_timeout", "delayed_ack_timeout_ns", 100_000_000)
