@@ -52,7 +52,7 @@ def plot_cwnd(ax: Axes, results: Results, title: str = "") -> None:
     if series.is_empty():
         _no_data(ax, "flow series")
     else:
-        for (flow,), part in series.group_by("flow", maintain_order=True):
+        for (flow,), part in series.sort("flow", "t_s").group_by("flow", maintain_order=True):
             cc = part["cc"][0]
             ax.plot(part["t_s"], part["cwnd"], lw=0.6, label=f"flow {flow} ({cc})")
         ax.legend(loc="upper right", fontsize="x-small")

@@ -63,7 +63,7 @@ def small_graphs(draw) -> dict:
     }
 
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -72,7 +72,11 @@ def test_random_dumbbells_conserve_packets(scenario):
     r = pertlab.run(scenario)
     assert r.conservation["ok"], r.conservation["violations"]
     assert not r.interrupted
-    assert r.bottleneck["utilization"] <= 1 + 1e-9
+    # A packet is counted when its transmission ends, so one that straddles the
+    # window's start counts whole: utilization may exceed 1 by one packet's time.
+    d = scenario.dumbbell
+    one_packet = 8 * 1500 / (d.bottleneck_rate * (scenario.measure.end - scenario.measure.start) / 1e9)
+    assert r.bottleneck["utilization"] <= 1 + one_packet + 1e-9
     assert r.flows.height == scenario.dumbbell.pairs
 
 
@@ -81,4 +85,5 @@ def test_random_dumbbells_conserve_packets(scenario):
 def test_random_graphs_conserve_packets(data):
     r = pertlab.run(data)
     assert r.conservation["ok"], r.conservation["violations"]
-    assert (r.queues["utilization"] <= 1 + 1e-9).all()
+    one_packet = 8 * 1500 / (r.queues["rate_bps"] * 2.0)  # see test_random_dumbbells_conserve_packets
+    assert (r.queues["utilization"] <= 1 + one_packet + 1e-9).all()
