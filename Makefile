@@ -32,8 +32,8 @@ build: $(STAMP_BUILD)
 # maturin builds the Rust core with the workspace's release profile (fat LTO)
 # and installs pertlab (Python sources editable) into the venv.
 $(STAMP_BUILD): $(STAMP_VENV) $(RUST_SOURCES)
-	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH \
-		$(BIN)/maturin develop --release --quiet
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH PIP_QUIET=1 \
+		$(BIN)/maturin develop --release
 	touch $@
 
 demo: build

@@ -83,6 +83,10 @@ def test_run_writes_parquet_and_summary(tmp_path):
     for name in ("flows", "queues", "udp", "queue_series", "flow_series"):
         assert (tmp_path / f"{name}.parquet").stat().st_size > 0
     assert json.loads((tmp_path / "summary.json").read_text())["flows"] == out["flows"]
+    # The scenario as run reads back and runs to the same bytes.
+    again = invoke("run", str(tmp_path / "scenario.json"), "--out", str(tmp_path / "again"), "--no-progress")
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "again" / "summary.json").read_bytes() == (tmp_path / "summary.json").read_bytes()
     assert invoke("plot", str(tmp_path)).exit_code == 0
     assert (tmp_path / "queue.png").read_bytes()[:4] == b"\x89PNG"
 
