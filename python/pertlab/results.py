@@ -84,6 +84,14 @@ class Results:
         self.scenario = scenario
         self._frames: dict[str, pl.DataFrame] = {}
 
+    def __repr__(self) -> str:
+        d = self.data
+        state = ", interrupted" if self.interrupted else ""
+        return (
+            f"Results({len(d['flows'])} flows, {len(d['queues'])} queues, {len(d['udp'])} udp, "
+            f"window {d['window_start_s']:g}..{d['window_end_s']:g} s, seed {d['seed']}{state})"
+        )
+
     @classmethod
     def from_json(cls, text: str, scenario: Scenario | None = None) -> Results:
         return cls(json.loads(text), scenario)

@@ -113,17 +113,17 @@ def _non_negative(parse, kind: str, forms: str):
 
 
 def _schema(description: str) -> WithJsonSchema:
-    return WithJsonSchema({"anyOf": [{"type": "integer", "minimum": 0}, {"type": "string"}], "description": description})
+    return WithJsonSchema({"anyOf": [{"type": "number", "minimum": 0}, {"type": "string"}], "description": description})
 
 
 #: A rate > 0, held in bit/s; accepts "150Mbps", "1Gbps", or a number of bit/s.
-Rate = Annotated[int, BeforeValidator(_positive(parse_rate, "rate", RATE_FORMS)), _schema(f"bit/s: {RATE_FORMS}")]
+Rate = Annotated[int, BeforeValidator(_positive(parse_rate, "rate", RATE_FORMS)), _schema(f"a rate: {RATE_FORMS}")]
 #: A time >= 0, held in ns; accepts "60ms", "2s", or a number of seconds.
-Time = Annotated[int, BeforeValidator(_non_negative(parse_time, "time", TIME_FORMS)), _schema(f"ns: {TIME_FORMS}")]
+Time = Annotated[int, BeforeValidator(_non_negative(parse_time, "time", TIME_FORMS)), _schema(f"a time: {TIME_FORMS}")]
 #: A duration > 0, held in ns.
-Duration = Annotated[int, BeforeValidator(_positive(parse_time, "duration", TIME_FORMS)), _schema(f"ns: {TIME_FORMS}")]
+Duration = Annotated[int, BeforeValidator(_positive(parse_time, "duration", TIME_FORMS)), _schema(f"a time: {TIME_FORMS}")]
 #: A size > 0, held in bytes; accepts "1500B", "64KB", or a number of bytes.
-Size = Annotated[int, BeforeValidator(_positive(parse_size, "size", SIZE_FORMS)), _schema(f"bytes: {SIZE_FORMS}")]
+Size = Annotated[int, BeforeValidator(_positive(parse_size, "size", SIZE_FORMS)), _schema(f"a size: {SIZE_FORMS}")]
 
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 Count = Annotated[int, Field(ge=1, le=2**32 - 1)]
@@ -272,10 +272,10 @@ class DumbbellSpec(_Model):
     bottleneck_queue_reverse: QueueSpec | None = Field(None, description="ACK direction; default DropTail, same limit")
     bottleneck_loss: Probability = 0.0
     access_rate: Rate = _unit("access_rate", "access_rate_bps")
-    sender_access_delay: Annotated[list[Time], BeforeValidator(_one_or_many)] = _unit(
+    sender_access_delay: Annotated[list[Time], BeforeValidator(_one_or_many, json_schema_input_type=Union[Time, list[Time]])] = _unit(
         "sender_access_delay", "sender_access_delay_ns", description="one value for all, or one per pair"
     )
-    receiver_access_delay: Annotated[list[Time], BeforeValidator(_one_or_many)] = _unit(
+    receiver_access_delay: Annotated[list[Time], BeforeValidator(_one_or_many, json_schema_input_type=Union[Time, list[Time]])] = _unit(
         "receiver_access_delay", "receiver_access_delay_ns", description="one value for all, or one per pair"
     )
     access_queue: QueueSpec = Field(default_factory=QueueSpec)
@@ -396,7 +396,9 @@ class FlowSpec(_Model):
 
     src: str
     dst: str
-    cc: Annotated[CcSpec, BeforeValidator(_cc_shorthand)] = Field(default_factory=Reno)
+    cc: Annotated[
+        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert"], CcSpec])
+    ] = Field(default_factory=Reno, description='a controller: "pert", or a table such as {kind = "pert", p_max = 0.1}')
     start: Time | None = _unit("start", "start_ns", None, "fixed start time (exclusive with start_window)")
     start_window: tuple[Time, Time] | None = _unit(
         "start_window", "start_window_ns", None, "start drawn uniformly in [lo, hi] from the run's seed"
