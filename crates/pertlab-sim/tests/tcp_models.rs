@@ -29,6 +29,7 @@ fn one_reno_flow_fills_a_bdp_buffer_with_a_sawtooth_between_half_w_and_w() {
     // halves at each loss.
     let cwnds: Vec<u32> = r.flow_series.t_s.iter().zip(&r.flow_series.cwnd).filter(|(t, _)| **t >= 20.0).map(|(_, c)| *c).collect();
     let (w_min, w_max) = (*cwnds.iter().min().unwrap(), *cwnds.iter().max().unwrap());
+    eprintln!("one Reno flow: utilization {:.4}, window {w_min}..{w_max}, {} recoveries", b.utilization, f.fast_recoveries);
     let w = 2 * bdp;
     assert!(w_max >= w && w_max <= w + 5, "peak window {w_max}, expected about {w}");
     assert!(w_min >= w / 2 - 2 && w_min <= w / 2 + 3, "trough window {w_min}, expected about {}", w / 2);
@@ -55,6 +56,7 @@ fn sack_throughput_follows_mathis_at_p_1e_3() {
     // Mathis, Semke, Mahdavi, Ott 1997: X = (1 / RTT) sqrt(3 / (2 p)) segments/s.
     let mathis = (1.5 / p).sqrt() / rtt;
     let err = (x - mathis).abs() / mathis;
+    eprintln!("p = {p}: {x:.1} seg/s, Mathis {mathis:.1}, RTT {rtt:.4} s");
     assert!(err < 0.2, "throughput {x:.1} seg/s vs Mathis {mathis:.1} (RTT {rtt:.4} s): {:.1}% off", 100.0 * err);
 }
 
@@ -68,5 +70,6 @@ fn sack_throughput_follows_padhye_at_p_1e_2() {
     let t0 = 0.2_f64.max(rtt + 4.0 * 0.005);
     let padhye = 1.0 / (rtt * (2.0 * b * p / 3.0).sqrt() + t0 * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p));
     let err = (x - padhye).abs() / padhye;
+    eprintln!("p = {p}: {x:.1} seg/s, Padhye {padhye:.1}, RTT {rtt:.4} s, {timeouts} timeouts");
     assert!(err < 0.2, "throughput {x:.1} seg/s vs Padhye {padhye:.1} (RTT {rtt:.4} s, {timeouts} timeouts): {:.1}% off", 100.0 * err);
 }

@@ -13,7 +13,11 @@
 
 pub mod cc;
 pub mod receiver;
+pub mod rtt;
+pub mod scoreboard;
 pub mod sender;
+#[cfg(test)]
+mod testbench;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
 use serde::{Deserialize, Serialize};

@@ -47,7 +47,8 @@ pub enum CaEvent {
     CompleteCwr,
     /// Retransmission timeout: loss.
     Loss,
-    /// An ACK with ECN-Echo arrived.
+    /// The sender reduced its window in response to ECN-Echo (at most once
+    /// per window of data, RFC 3168 6.1.2).
     EcnEce,
 }
 
@@ -156,7 +157,8 @@ pub trait CongestionControl: Send {
     fn ssthresh(&mut self, tp: &CcState) -> u32;
 
     /// Window growth on an ACK that advances `snd_una` while the sender is in
-    /// Open or Disorder state (Linux `cong_avoid`; `acked` segments newly ACKed).
+    /// Open, Disorder or Loss state (slow start after a timeout), never in
+    /// Recovery or CWR (Linux `tcp_cong_control`; `acked` segments newly ACKed).
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng);
 
     /// Every ACK that acknowledges new data, before `cong_avoid`, with the RTT

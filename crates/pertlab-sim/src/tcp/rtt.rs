@@ -1,0 +1,172 @@
+//! Round-trip time estimation and the retransmission timeout (RFC 6298).
+//!
+//! Models: the smoothed RTT and RTT variance of RFC 6298 section 2 (alpha 1/8,
+//! beta 1/4, K = 4, clock granularity G), the lower and upper bounds on the RTO
+//! (2.4, 2.5) and exponential back-off (5.5). Arithmetic is in integer
+//! nanoseconds; the divisions by 8 and 4 truncate, an error of at most a
+//! nanosecond per sample, far below any clock granularity a scenario uses.
+//!
+//! Leaves out: which samples to feed (the sender decides, see `sender`), and the
+//! timer itself (the sender keeps the deadline).
+
+use crate::time::SimTime;
+
+/// RFC 6298 2.3: alpha = 1/8, written as the shift of the divisor.
+const ALPHA_SHIFT: u32 = 3;
+/// RFC 6298 2.3: beta = 1/4.
+const BETA_SHIFT: u32 = 2;
+/// RFC 6298 2.2: K = 4.
+const K: SimTime = 4;
+/// Largest back-off exponent kept; 2^16 times any RTO is beyond every max RTO.
+const MAX_BACKOFF: u32 = 16;
+
+/// RFC 6298 estimator state with its parameters.
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    /// SRTT; zero until the first sample.
+    srtt: SimTime,
+    /// RTTVAR.
+    rttvar: SimTime,
+    /// RTO computed from the estimates (2.2, 2.3) and bounded (2.4, 2.5), before back-off.
+    base_rto: SimTime,
+    /// Number of consecutive back-offs (5.5): the timer runs for `base_rto << backoff`.
+    backoff: u32,
+    /// Whether a sample has been taken (2.1: before that, RTO is the initial value).
+    has_sample: bool,
+    /// G, the clock granularity.
+    granularity: SimTime,
+    min_rto: SimTime,
+    max_rto: SimTime,
+}
+
+impl RttEstimator {
+    /// An estimator before any sample (RFC 6298 2.1: RTO = `initial_rto`).
+    pub fn new(initial_rto: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime) -> RttEstimator {
+        let max_rto = max_rto.max(min_rto);
+        RttEstimator {
+            srtt: 0,
+            rttvar: 0,
+            base_rto: initial_rto.clamp(min_rto, max_rto),
+            backoff: 0,
+            has_sample: false,
+            granularity,
+            min_rto,
+            max_rto,
+        }
+    }
+
+    /// Fold in one RTT measurement `r` (RFC 6298 2.2 for the first, 2.3 after).
+    pub fn sample(&mut self, r: SimTime) {
+        if self.has_sample {
+            // 2.3: RTTVAR is updated with the old SRTT, then SRTT.
+            // Rounding once, at the end, lets RTTVAR decay to zero for a constant RTT.
+            let err = self.srtt.abs_diff(r);
+            let keep_var = (1 << BETA_SHIFT) - 1;
+            self.rttvar = self.rttvar.saturating_mul(keep_var).saturating_add(err) >> BETA_SHIFT;
+            let keep_avg = (1 << ALPHA_SHIFT) - 1;
+            self.srtt = self.srtt.saturating_mul(keep_avg).saturating_add(r) >> ALPHA_SHIFT;
+        } else {
+            self.srtt = r;
+            self.rttvar = r / 2;
+            self.has_sample = true;
+        }
+        let rto = self.srtt.saturating_add(self.granularity.max(K.saturating_mul(self.rttvar)));
+        // 2.4 (lower bound, configurable as ns-2 and Linux do) and 2.5 (upper bound).
+        self.base_rto = rto.clamp(self.min_rto, self.max_rto);
+    }
+
+    /// RFC 6298 5.5: double the RTO after the timer expires.
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+    }
+
+    /// Forget the back-off (Karn: once an RTT sample of a segment that was not
+    /// retransmitted arrives, the RTO computed from the estimates applies again).
+    pub fn reset_backoff(&mut self) {
+        self.backoff = 0;
+    }
+
+    /// The current timeout: the estimate-based RTO, backed off, at most `max_rto`.
+    pub fn rto(&self) -> SimTime {
+        self.base_rto.saturating_mul(1 << self.backoff).min(self.max_rto)
+    }
+
+    /// SRTT, zero before the first sample.
+    pub fn srtt(&self) -> SimTime {
+        self.srtt
+    }
+
+    pub fn rttvar(&self) -> SimTime {
+        self.rttvar
+    }
+
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{NS_PER_MS, NS_PER_SEC, NS_PER_US};
+
+    fn est() -> RttEstimator {
+        RttEstimator::new(NS_PER_SEC, 200 * NS_PER_MS, 60 * NS_PER_SEC, NS_PER_MS)
+    }
+
+    #[test]
+    fn initial_rto_before_any_sample() {
+        assert_eq!(est().rto(), NS_PER_SEC);
+        assert_eq!(est().srtt(), 0);
+    }
+
+    #[test]
+    fn known_sample_sequence() {
+        let mut e = est();
+        // R = 100 ms: SRTT = 100, RTTVAR = 50, RTO = 100 + 4 * 50 = 300 ms.
+        e.sample(100 * NS_PER_MS);
+        assert_eq!((e.srtt(), e.rttvar(), e.rto()), (100 * NS_PER_MS, 50 * NS_PER_MS, 300 * NS_PER_MS));
+        // R = 200 ms: RTTVAR = 3/4 * 50 + 1/4 * 100 = 62.5; SRTT = 7/8 * 100 + 1/8 * 200 = 112.5;
+        // RTO = 112.5 + 250 = 362.5 ms.
+        e.sample(200 * NS_PER_MS);
+        assert_eq!(e.rttvar(), 62_500 * NS_PER_US);
+        assert_eq!(e.srtt(), 112_500 * NS_PER_US);
+        assert_eq!(e.rto(), 362_500 * NS_PER_US);
+        // R = 100 ms: RTTVAR = 3/4 * 62.5 + 1/4 * 12.5 = 50; SRTT = 7/8 * 112.5 + 12.5 = 110.9375;
+        // RTO = 110.9375 + 200 = 310.9375 ms.
+        e.sample(100 * NS_PER_MS);
+        assert_eq!(e.rttvar(), 50 * NS_PER_MS);
+        assert_eq!(e.srtt(), 110_937_500);
+        assert_eq!(e.rto(), 310_937_500);
+    }
+
+    #[test]
+    fn lower_bound_and_granularity() {
+        let mut e = est();
+        // 10 ms: 10 + 4 * 5 = 30 ms, raised to the 200 ms minimum.
+        e.sample(10 * NS_PER_MS);
+        assert_eq!(e.rto(), 200 * NS_PER_MS);
+        // With no minimum, a constant RTT drives RTTVAR to zero and G takes over.
+        let mut e = RttEstimator::new(NS_PER_SEC, 0, 60 * NS_PER_SEC, NS_PER_MS);
+        for _ in 0..200 {
+            e.sample(10 * NS_PER_MS);
+        }
+        assert_eq!(e.rttvar(), 0);
+        assert_eq!(e.rto(), 11 * NS_PER_MS);
+    }
+
+    #[test]
+    fn back_off_doubles_up_to_the_maximum_and_resets() {
+        let mut e = est();
+        e.back_off();
+        assert_eq!(e.rto(), 2 * NS_PER_SEC);
+        e.back_off();
+        assert_eq!(e.rto(), 4 * NS_PER_SEC);
+        for _ in 0..40 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(), 60 * NS_PER_SEC);
+        e.reset_backoff();
+        assert_eq!(e.rto(), NS_PER_SEC);
+    }
+}
