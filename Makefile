@@ -47,9 +47,10 @@ test-rust:
 test-python: build
 	$(BIN)/python -m pytest -q tests/python
 
+# scripts/bench.sh runs the criterion benchmark and writes BENCHMARKS.md.
 bench:
-	$(CARGO) bench -p pertlab-sim --bench dumbbell
-	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; else echo "scripts/bench.sh not present: BENCHMARKS.md not updated"; fi
+	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; \
+	else $(CARGO) bench -p pertlab-sim --bench dumbbell; fi
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .hypothesis
