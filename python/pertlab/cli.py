@@ -104,7 +104,7 @@ def dumbbell(
     d = scenario.dumbbell
     title = (
         f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
-        f"{queue}{' + ECN' if ecn else ''} buffer {d.bottleneck_queue.limit_pkts} pkts, seed {seed}"
+        f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
     )
     results = _run(scenario, progress and not as_json)
     if out_dir is not None:
@@ -205,11 +205,11 @@ def _run(scenario: Scenario, progress: bool) -> Results:
 def _print_summary(results: Results, title: str) -> None:
     b = results.bottleneck
     if b is not None:
-        t = Table(title=title)
-        for col in ("queue", "avg queue (pkts)", "avg queue (norm.)", "drop rate", "mark rate", "utilization"):
-            t.add_column(col, justify="left" if col == "queue" else "right")
+        t = Table(title=title, caption=f"{b['link']}: {b['from']} -> {b['to']}, {b['discipline']}")
+        for col in ("queue", "avg pkts", "avg/buffer", "drop rate", "mark rate", "utilization"):
+            t.add_column(col, justify="left" if col == "queue" else "right", no_wrap=True)
         t.add_row(
-            f"{b['link']} {b['from']}->{b['to']} ({b['discipline']})",
+            b["link"],
             f"{b['avg_queue_pkts']:.1f}",
             f"{b['avg_queue_norm']:.3f}",
             f"{b['drop_rate']:.2e}",

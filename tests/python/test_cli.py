@@ -45,7 +45,7 @@ def test_dumbbell_ared_ecn_marks():
 def test_dumbbell_table_output():
     result = invoke("dumbbell", *SMALL, "--no-progress")
     assert result.exit_code == 0, result.output
-    assert "avg queue" in result.stdout and "Jain index" in result.stdout
+    assert "avg/buffer" in result.stdout and "Jain index" in result.stdout
 
 
 @pytest.mark.parametrize(
