@@ -54,10 +54,13 @@ def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
 
 
 def _emit(results: Results, as_json: bool, title: str) -> None:
+    """Print the results; an interrupted run then exits with 130, as after Ctrl-C."""
     if as_json:
         sys.stdout.write(json.dumps(results.summary) + "\n")
-        return
-    _print_summary(results, title)
+    else:
+        _print_summary(results, title)
+    if results.interrupted:
+        raise typer.Exit(130)
 
 
 # --- commands ---------------------------------------------------------------
