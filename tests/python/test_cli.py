@@ -1,8 +1,10 @@
 """The command line: --json output, files, and errors without tracebacks."""
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -102,3 +104,17 @@ def test_console_script_is_installed():
     assert exe.is_file()
     proc = subprocess.run([exe, "dumbbell", "--rtt", "1 fortnight"], capture_output=True, text=True)
     assert proc.returncode == 2 and proc.stderr.startswith("error: --rtt: ") and "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_keeps_partial_results(tmp_path):
+    exe = Path(sys.executable).parent / "pertlab"
+    args = [str(exe), "dumbbell", "--duration", "5000s", "--warmup", "1s", "--json", "--out", str(tmp_path)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # past start-up, well before the end of the run (about half a minute)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    out = json.loads(stdout)
+    assert out["interrupted"] and 1 < out["sim_seconds"] < 5000
+    assert out["conservation"]["ok"] and sum(f["goodput_mbps"] for f in out["flows"]) > 100
+    assert json.loads((tmp_path / "summary.json").read_text())["interrupted"]
