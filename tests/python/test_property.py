@@ -72,11 +72,9 @@ def test_random_dumbbells_conserve_packets(scenario):
     r = pertlab.run(scenario)
     assert r.conservation["ok"], r.conservation["violations"]
     assert not r.interrupted
-    # A packet is counted when its transmission ends, so one that straddles the
-    # window's start counts whole: utilization may exceed 1 by one packet's time.
-    d = scenario.dumbbell
-    one_packet = 8 * 1500 / (d.bottleneck_rate * (scenario.measure.end - scenario.measure.start) / 1e9)
-    assert r.bottleneck["utilization"] <= 1 + one_packet + 1e-9
+    # Utilization is the busy fraction of the window (a packet straddling an
+    # edge counts for its part inside), so it can never exceed 1.
+    assert 0 <= r.bottleneck["utilization"] <= 1
     assert r.flows.height == scenario.dumbbell.pairs
 
 
@@ -85,5 +83,4 @@ def test_random_dumbbells_conserve_packets(scenario):
 def test_random_graphs_conserve_packets(data):
     r = pertlab.run(data)
     assert r.conservation["ok"], r.conservation["violations"]
-    one_packet = 8 * 1500 / (r.queues["rate_bps"] * 2.0)  # see test_random_dumbbells_conserve_packets
-    assert (r.queues["utilization"] <= 1 + one_packet + 1e-9).all()
+    assert (r.queues["utilization"] <= 1).all()

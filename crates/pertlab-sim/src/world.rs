@@ -141,6 +141,7 @@ impl World {
                     loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                     queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
                     in_tx: None,
+                    tx_started: 0,
                     pipe: Default::default(),
                     counters: ChannelCounters::default(),
                 });
@@ -385,6 +386,7 @@ impl World {
         let ch = &mut self.channels[c as usize];
         if let Some(pkt) = ch.queue.dequeue(self.now, &mut dropped) {
             ch.in_tx = Some(pkt);
+            ch.tx_started = self.now;
             self.queue.push_after(self.now, tx_time(pkt.size, ch.rate_bps), Event::TxDone(c));
         }
         for pkt in dropped.drain(..) {
@@ -396,7 +398,7 @@ impl World {
     fn tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let Some(pkt) = ch.in_tx.take() else { return };
-        ch.counters.bytes_sent += pkt.size as u64;
+        ch.counters.busy_ns += self.now - ch.tx_started;
         let lost = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
         if lost {
             ch.counters.losses += 1;

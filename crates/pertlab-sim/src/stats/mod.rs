@@ -5,7 +5,9 @@
 //! - average queue: time-weighted mean length over the window (packets, bytes),
 //!   and normalized by the buffer limit;
 //! - drop rate = drops / arrivals at that queue; mark rate = marks / arrivals;
-//! - utilization = bits sent by the link the queue feeds / (capacity x window);
+//! - utilization = fraction of the window the link the queue feeds was
+//!   transmitting, i.e. bits sent / (capacity x window), with a packet that
+//!   straddles an edge of the window counted for its part inside;
 //! - goodput = bytes of payload delivered in order to the receiver, each segment
 //!   once (retransmissions excluded), / window;
 //! - Jain's fairness index over the goodputs of the TCP flows.
