@@ -91,7 +91,8 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// "droptail", "red" or "ared".
+    /// One of [`QueueSpec::KINDS`]: "droptail", the RED family ("red", "ared",
+    /// "reared", "fared", "cared", "feng", "nlred").
     #[serde(default = "QueueSpec::default_kind")]
     pub kind: String,
     /// Buffer in packets (exclusive with `limit_bytes`).
@@ -100,13 +101,13 @@ pub struct QueueSpec {
     /// Buffer in bytes.
     #[serde(default)]
     pub limit_bytes: Option<u64>,
-    /// RED / Adaptive RED parameters.
+    /// Parameters of the RED family (every kind but droptail reads them).
     #[serde(default)]
     pub red: RedConfig,
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 3] = ["droptail", "red", "ared"];
+    pub const KINDS: [&'static str; 8] = ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred"];
     /// Buffer when none is given, in packets (ns-2's `Queue limit_` default is 50;
     /// ns-3's 100p; pertlab uses 1000 so that an unconfigured access link does not
     /// become an accidental bottleneck).
