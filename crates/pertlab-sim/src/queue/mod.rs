@@ -15,8 +15,11 @@
 //! at packet events, so the length each missed instant would have seen is
 //! known exactly and the result is the timer's.
 
+pub mod codel;
 pub mod droptail;
 pub mod periodic;
+pub mod pi;
+pub mod pie;
 pub mod red;
 
 use std::collections::VecDeque;
@@ -66,7 +69,7 @@ pub enum Verdict {
 
 /// An active (or passive) queue management algorithm.
 pub trait QueueDiscipline: Send {
-    /// Short name used in results ("droptail", "red", "ared").
+    /// Short name used in results: the queue kind ("droptail", "red", "pie", ...).
     fn name(&self) -> &'static str;
 
     /// Called for each arriving packet before the hard limit is checked. May set
@@ -94,6 +97,16 @@ pub(crate) fn ecn_capable(pkt: &Packet) -> bool {
 pub(crate) fn mark(pkt: &mut Packet) -> Verdict {
     pkt.ecn = Ecn::Ce;
     Verdict::Pass
+}
+
+/// The verdict for a packet an AQM has chosen: a CE mark when `use_ecn` and the
+/// packet is ECN-capable, otherwise an early drop.
+pub(crate) fn signal(pkt: &mut Packet, use_ecn: bool) -> Verdict {
+    if use_ecn && ecn_capable(pkt) {
+        mark(pkt)
+    } else {
+        Verdict::Drop(DropKind::Early)
+    }
 }
 
 /// True with probability `p`, drawing only when the outcome is uncertain.
