@@ -8,8 +8,11 @@ use crate::error::ConfigError;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
 use crate::packet::{Packet, PacketKind};
+use crate::queue::codel::Codel;
 use crate::queue::droptail::DropTail;
-use crate::queue::red::Red;
+use crate::queue::pi::Pi;
+use crate::queue::pie::Pie;
+use crate::queue::red::{Red, RedVariant};
 use crate::queue::{Enqueued, OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, QueueSpec, Scenario};
@@ -86,9 +89,13 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
         QueueLimit::Bytes(b) => (b / spec.red.mean_pkt_size.max(1) as u64).max(1) as u32,
     };
     let discipline: Box<dyn QueueDiscipline> = match spec.kind.as_str() {
-        "red" => Box::new(Red::new(spec.red.clone(), false, limit_pkts, rate_bps)),
-        "ared" => Box::new(Red::new(spec.red.clone(), true, limit_pkts, rate_bps)),
-        _ => Box::new(DropTail),
+        "pi" => Box::new(Pi::new(spec.pi.clone())),
+        "pie" => Box::new(Pie::new(spec.pie.clone())),
+        "codel" => Box::new(Codel::new(spec.codel.clone())),
+        kind => match RedVariant::from_name(kind) {
+            Some(variant) => Box::new(Red::new(spec.red.clone(), variant, limit_pkts, rate_bps)),
+            None => Box::new(DropTail),
+        },
     };
     OutputQueue::new(limit, rate_bps, discipline, rng)
 }
