@@ -196,10 +196,7 @@ mod tests {
         q.push_after(3, 5, Event::Arrive(2)); // t = 8, seq 3
         q.push(7, Event::Rto(0)); // t = 7, seq 4
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(
-            order,
-            vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]
-        );
+        assert_eq!(order, vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]);
     }
 
     #[test]

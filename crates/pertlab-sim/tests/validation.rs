@@ -62,17 +62,7 @@ fn cc_strategy() -> impl Strategy<Value = CcSpec> {
 }
 
 fn queue_strategy() -> impl Strategy<Value = QueueSpec> {
-    let kinds = prop_oneof![
-        Just("droptail"),
-        Just("red"),
-        Just("ared"),
-        Just("cared"),
-        Just("feng"),
-        Just("nlred"),
-        Just("pi"),
-        Just("pie"),
-        Just("codel")
-    ];
+    let kinds = prop_oneof![Just("droptail"), Just("red"), Just("ared"), Just("cared"), Just("feng"), Just("nlred"), Just("pi"), Just("pie"), Just("codel")];
     (kinds, 2u32..200).prop_map(|(kind, limit)| QueueSpec { kind: kind.into(), limit_pkts: Some(limit), ..QueueSpec::default() })
 }
 

@@ -167,15 +167,7 @@ pub enum Enqueued {
 
 impl OutputQueue {
     pub fn new(limit: QueueLimit, link_rate_bps: u64, discipline: Box<dyn QueueDiscipline>, rng: SimRng) -> Self {
-        OutputQueue {
-            buf: VecDeque::new(),
-            len_bytes: 0,
-            limit,
-            link_rate_bps,
-            discipline,
-            counters: QueueCounters::default(),
-            rng,
-        }
+        OutputQueue { buf: VecDeque::new(), len_bytes: 0, limit, link_rate_bps, discipline, counters: QueueCounters::default(), rng }
     }
 
     pub fn len_pkts(&self) -> u32 {
@@ -196,12 +188,7 @@ impl OutputQueue {
     }
 
     fn view(&self) -> QueueView {
-        QueueView {
-            len_pkts: self.buf.len() as u32,
-            len_bytes: self.len_bytes,
-            limit: self.limit,
-            link_rate_bps: self.link_rate_bps,
-        }
+        QueueView { len_pkts: self.buf.len() as u32, len_bytes: self.len_bytes, limit: self.limit, link_rate_bps: self.link_rate_bps }
     }
 
     /// Bring the time integrals up to `now` (call before every length change).

@@ -156,11 +156,7 @@ pub fn assemble(world: &World) -> Results {
         })
         .collect();
 
-    let bottleneck = queues
-        .iter()
-        .find(|q| q.link == "bottleneck")
-        .or_else(|| queues.iter().max_by(|x, y| x.utilization.total_cmp(&y.utilization)))
-        .cloned();
+    let bottleneck = queues.iter().find(|q| q.link == "bottleneck").or_else(|| queues.iter().max_by(|x, y| x.utilization.total_cmp(&y.utilization))).cloned();
     let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
 
     Results {
@@ -207,10 +203,7 @@ fn conservation(world: &World) -> Conservation {
         let sent = f.sender.counters().segments_sent;
         let arrived = f.receiver.counters().data_received;
         if sent != arrived + f.data_drops + data_in_network[i] {
-            violations.push(format!(
-                "flow {i}: sent {sent} != received {arrived} + dropped {} + in network {}",
-                f.data_drops, data_in_network[i]
-            ));
+            violations.push(format!("flow {i}: sent {sent} != received {arrived} + dropped {} + in network {}", f.data_drops, data_in_network[i]));
         }
     }
     if t.injected != t.delivered + t.dropped + in_network {

@@ -710,8 +710,7 @@ mod tests {
     fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
         let cfg = TcpConfig { ecn: true, init_cwnd: 20, ..TcpConfig::default() };
         let mut b = Bench::new(cfg);
-        b.data_rule =
-            Box::new(|p| if !p.retx && [30, 32, 150].contains(&p.seq) { Fate::MarkCe } else { Fate::Deliver });
+        b.data_rule = Box::new(|p| if !p.retx && [30, 32, 150].contains(&p.seq) { Fate::MarkCe } else { Fate::Deliver });
         b.snd.tp.snd_ssthresh = 20;
         b.start();
         b.run_until(4 * SEC);
@@ -761,8 +760,7 @@ mod tests {
         // SACK blocks that are reversed, empty, or beyond snd_nxt.
         ack.seq = 0;
         ack.n_sack = 3;
-        ack.sack =
-            [SackBlock { start: 9, end: 3 }, SackBlock { start: 5, end: 5 }, SackBlock { start: 10, end: u32::MAX }];
+        ack.sack = [SackBlock { start: 9, end: 3 }, SackBlock { start: 5, end: 5 }, SackBlock { start: 10, end: u32::MAX }];
         for _ in 0..5 {
             b.snd.on_ack(10 * MS, &ack, &mut b.rng, &mut out);
         }

@@ -686,16 +686,8 @@ impl Red {
 fn through_an_output_queue_marks_and_forced_drops_are_counted() {
     use crate::queue::{Enqueued, OutputQueue};
     // avg = queue; max_p 1; thresholds 2/4; not gentle, no wait; ECN on.
-    let cfg = RedConfig {
-        min_th: Some(2.0),
-        max_th: Some(4.0),
-        q_w: Some(1.0),
-        l_interm: 1.0,
-        gentle: false,
-        wait: false,
-        use_ecn: true,
-        ..RedConfig::default()
-    };
+    let cfg =
+        RedConfig { min_th: Some(2.0), max_th: Some(4.0), q_w: Some(1.0), l_interm: 1.0, gentle: false, wait: false, use_ecn: true, ..RedConfig::default() };
     let red = Red::new(cfg, RedVariant::Red, 100, RATE_10M);
     let mut q = OutputQueue::new(QueueLimit::Packets(100), RATE_10M, Box::new(red), from_seed(1));
     let outcomes: Vec<_> = (0..6).map(|_| q.enqueue(pkt(1000, Ecn::Ect), 0)).collect();
