@@ -281,18 +281,15 @@ impl World {
     /// second with the current time) returns false.
     pub fn run(&mut self, progress: &mut dyn FnMut(SimTime) -> bool) {
         let mut next_progress = NS_PER_SEC;
-        while let Some(t) = self.queue.peek_time() {
-            if t > self.duration {
-                break;
-            }
+        while let Some((t, ev)) = self.queue.pop_until(self.duration) {
             if t >= next_progress {
+                // The event is not processed: the world stays as it was before `t`.
                 if !progress(t) {
                     self.interrupted = true;
                     break;
                 }
                 next_progress = (t / NS_PER_SEC + 1) * NS_PER_SEC;
             }
-            let (t, ev) = self.queue.pop().expect("peeked");
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
