@@ -52,6 +52,7 @@ UDP_SCHEMA = {
 }  # fmt: skip
 QUEUE_SERIES_SCHEMA = {
     "t_s": pl.Float64, "queue": pl.UInt32, "len_pkts": pl.UInt32, "len_bytes": pl.UInt64, "probability": pl.Float64,
+    "avg": pl.Float64, "max_p": pl.Float64,
 }  # fmt: skip
 FLOW_SERIES_SCHEMA = {
     "t_s": pl.Float64, "flow": pl.UInt32, "cwnd": pl.UInt32, "ssthresh": pl.UInt32, "srtt_ms": pl.Float64,

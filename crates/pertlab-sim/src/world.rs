@@ -481,6 +481,8 @@ impl World {
             s.len_pkts.push(q.len_pkts());
             s.len_bytes.push(q.len_bytes());
             s.probability.push(q.discipline.probability());
+            s.avg.push(q.discipline.average());
+            s.max_p.push(q.discipline.max_p());
         }
         for &f in &self.sampled_flows {
             let flow = &self.flows[f as usize];

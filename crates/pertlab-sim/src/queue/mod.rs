@@ -86,6 +86,16 @@ pub trait QueueDiscipline: Send {
     fn probability(&self) -> f64 {
         0.0
     }
+
+    /// The averaged queue the discipline acts on (RED's EWMA `avg`), for time series.
+    fn average(&self) -> Option<f64> {
+        None
+    }
+
+    /// The current max_p of an adaptive discipline, for time series.
+    fn max_p(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// Whether a packet may be marked instead of dropped (ECT(0), ECT(1) or already CE).

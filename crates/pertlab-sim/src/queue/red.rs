@@ -761,6 +761,14 @@ impl QueueDiscipline for Red {
     fn probability(&self) -> f64 {
         self.base_probability()
     }
+
+    fn average(&self) -> Option<f64> {
+        Some(self.avg)
+    }
+
+    fn max_p(&self) -> Option<f64> {
+        Some(self.max_p)
+    }
 }
 
 #[cfg(test)]

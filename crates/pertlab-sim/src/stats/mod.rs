@@ -139,6 +139,10 @@ pub struct QueueSeries {
     pub len_bytes: Vec<u64>,
     /// The discipline's current drop/mark probability (RED: p_b), 0 for DropTail.
     pub probability: Vec<f64>,
+    /// The averaged queue the discipline acts on (RED family: EWMA avg), if any.
+    pub avg: Vec<Option<f64>>,
+    /// max_p of the RED family (adapted by ARED, Re-ARED, FARED, CARED, Feng), if any.
+    pub max_p: Vec<Option<f64>>,
 }
 
 /// Columnar time series of flows: one row per (sample time, flow).
