@@ -139,6 +139,54 @@ def run_file(
 
 
 @app.command()
+def sweep(
+    scenario_file: Annotated[Path, typer.Argument(help="Base scenario file (.toml, or .json).", metavar="SCENARIO")],
+    vary: Annotated[Optional[list[str]], typer.Option("--vary", help="PATH=V1,V2,... (repeatable), e.g. bottleneck.rate=1Mbps,10Mbps or cc=pert,sack.")] = None,
+    seeds: Annotated[int, typer.Option(help="Seeds 1..N for every point.")] = 1,
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory of the sweep; runs already stored there are skipped.")] = Path("out/sweep"),
+    jobs: Annotated[Optional[int], typer.Option(help="Local worker processes [default: one per core].")] = None,
+    cluster: Annotated[Optional[str], typer.Option(help="Dask scheduler address (tcp://host:8786) instead of local workers.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate table as one JSON object.")] = False,
+) -> None:
+    """Run a scenario over the cross product of varied fields and seeds (Dask); resumable."""
+    from .sweep import parse_vary, progress_printer, run_sweep
+
+    if not scenario_file.is_file():
+        _fail(ValueError(f"{scenario_file}: no such file"))
+    update, stop = progress_printer()
+    try:
+        base = as_scenario(scenario_file)
+        varied = parse_vary(vary or [])
+        _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update)
+    except ValueError as e:
+        stop()
+        _fail(e, {"--vary": "--vary", "--seeds": "--seeds"})
+    except KeyboardInterrupt:
+        stop()
+        err.print(f"interrupted: finished runs are kept in {out_dir}/runs; run the same command to resume", highlight=False)
+        raise typer.Exit(130)
+    stop()
+    if as_json:
+        sys.stdout.write(json.dumps({"out": str(out_dir), "points": table.to_dicts()}) + "\n")
+        return
+    t = Table(title=f"sweep of {scenario_file.name}: mean (+- 95 % CI over {seeds} seed{'s' if seeds > 1 else ''})")
+    keys = list(varied)
+    for c in keys + list(_SWEEP_METRICS):
+        t.add_column(c, justify="right")
+    for r in table.iter_rows(named=True):
+        cells = [str(r[k]) for k in keys]
+        for m in _SWEEP_METRICS:
+            ci = r.get(f"{m}_ci95")
+            cells.append(f"{r[m]:.3g}" + (f" +- {ci:.2g}" if ci == ci and ci is not None else ""))
+        t.add_row(*cells)
+    out.print(t)
+    out.print(f"[dim]runs.parquet and aggregate.parquet in {out_dir}/", highlight=False)
+
+
+_SWEEP_METRICS = ("avg_queue_norm", "drop_rate", "utilization", "jain")
+
+
+@app.command()
 def plot(
     results_dir: Annotated[Path, typer.Argument(help="A directory written by `run --out` or `dumbbell --out`.")],
 ) -> None:
