@@ -17,8 +17,9 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   ``sack`` (Reno window rules with the default SACK recovery); ``vegas`` and
   ``pert`` run over SACK recovery, as in the PERT paper. A mix is written
   ``"pert:25,sack:25"``: flows take the controllers in that order.
-- **ECN.** ``ecn=True`` makes every flow ECN-capable and a RED/ARED bottleneck
-  mark instead of drop (``queue="ared", ecn=True`` is the paper's SACK/RED-ECN).
+- **ECN.** ``ecn=True`` makes every flow ECN-capable and an AQM bottleneck
+  (any kind but droptail) mark instead of drop (``queue="ared", ecn=True`` is
+  the PERT paper's SACK/RED-ECN).
 - **Starts** are drawn uniformly in ``[0, start_window]`` from the seed;
   metrics cover ``[warmup, duration]``.
 """
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .scenario import Scenario, ScenarioError
+from .scenario import QUEUE_KINDS, Scenario, ScenarioError
 from .units import parse_rate, parse_size, parse_time
 
 __all__ = ["CC_NAMES", "QUEUE_NAMES", "dumbbell", "parse_cc_mix", "split_rtt", "buffer_packets"]
@@ -42,7 +43,9 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "vegas": ("vegas", True),
     "pert": ("pert", True),
 }
-QUEUE_NAMES = ("droptail", "red", "ared")
+QUEUE_NAMES = QUEUE_KINDS
+#: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
+AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred")} | {k: k for k in ("pi", "pie", "codel")}
 
 
 def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
@@ -109,7 +112,7 @@ def dumbbell(
     sample_interval: str | int | None = None,
     monitor_flows: list[int] | None = None,
     cc_params: dict[str, dict[str, Any]] | None = None,
-    red: dict[str, Any] | None = None,
+    aqm: dict[str, Any] | None = None,
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -119,7 +122,8 @@ def dumbbell(
     counts ("pert:25,sack:25", then ``flows`` may be None). ``sample_interval``
     turns on time series of the bottleneck queue and of ``monitor_flows``
     (default: all flows). ``cc_params`` maps a core controller ("pert",
-    "vegas") to its parameters; ``red`` holds RED/ARED parameters.
+    "vegas") to its parameters; ``aqm`` holds the parameters of the bottleneck's
+    discipline (its ``red``, ``pi``, ``pie`` or ``codel`` section).
     Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
     rate = _positive(parse_rate, bw, "bw")
@@ -144,12 +148,12 @@ def dumbbell(
 
     access_ns, bottleneck_ns = split_rtt(rtt_ns)
     limit = buffer_pkts if buffer_pkts is not None else buffer_packets(rate, rtt_ns, size, buffer_bdp, n)
-    red_cfg = dict(red or {})
-    if ecn and queue != "droptail":
-        red_cfg.setdefault("use_ecn", True)
     bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
-    if queue != "droptail":
-        bottleneck_queue["red"] = red_cfg
+    if queue in AQM_SECTION:
+        section = dict(aqm or {})
+        if ecn:
+            section.setdefault("use_ecn", True)
+        bottleneck_queue[AQM_SECTION[queue]] = section
 
     flows_wire = []
     for name, count in groups:

@@ -76,7 +76,10 @@ def test_zero_buffer():
 def test_unknown_queue_and_controller_list_the_allowed_values():
     bad = udp_graph()
     bad["links"][1]["queue"]["kind"] = "fifo"
-    assert error_of(bad) == "links[1].queue.kind: got 'fifo'; allowed: 'droptail', 'red' or 'ared'"
+    assert error_of(bad) == (
+        "links[1].queue.kind: got 'fifo'; allowed: 'droptail', 'red', 'ared', 'reared', 'fared', 'cared', "
+        "'feng', 'nlred', 'pi', 'pie' or 'codel'"
+    )
     flows = {"flows": [{"src": "a", "dst": "b", "cc": "cubic"}]}
     assert error_of(udp_graph(**flows)) == "flows[0].cc: unknown kind 'cubic'; allowed: 'reno', 'vegas', 'pert'"
 
