@@ -187,6 +187,44 @@ _SWEEP_METRICS = ("avg_queue_norm", "drop_rate", "utilization", "jain")
 
 
 @app.command()
+def reproduce(
+    name: Annotated[Optional[str], typer.Argument(help="Reproduction to run (see --list).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="Name every reproducible table and figure.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Scaled-down version (about a minute).")] = False,
+    jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/NAME].")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+) -> None:
+    """Reproduce a table or figure of the source documents; writes an HTML report with data and plots."""
+    from .reproduce import REGISTRY, get
+
+    if list_ or name is None:
+        if as_json:
+            sys.stdout.write(json.dumps({n: {"title": e.title, "source": e.source} for n, e in sorted(REGISTRY.items())}) + "\n")
+            return
+        t = Table(title="reproducible tables and figures")
+        for col in ("name", "what", "source"):
+            t.add_column(col)
+        for n, e in sorted(REGISTRY.items()):
+            t.add_row(n, e.title, e.source)
+        out.print(t)
+        return
+    try:
+        entry = get(name)
+    except ValueError as e:
+        _fail(e)
+    report = entry.run(quick, out_dir or Path("reports") / name, jobs)
+    index = report.write()
+    if as_json:
+        sys.stdout.write(json.dumps(report.summary()) + "\n")
+        return
+    for c in report.claims:
+        mark = "[green]holds[/]" if c.holds else "[red]does not hold[/]"
+        out.print(f"{mark}: {c.text}\n    {c.evidence}")
+    out.print(f"[dim]report: {index}", highlight=False)
+
+
+@app.command()
 def plot(
     results_dir: Annotated[Path, typer.Argument(help="A directory written by `run --out` or `dumbbell --out`.")],
 ) -> None:

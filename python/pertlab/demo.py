@@ -27,17 +27,15 @@ drops and a queue below SACK/DropTail's, close to SACK/RED-ECN's.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from .builders import dumbbell
+from .parallel import process_pool
 from .plots import write_figures
 from .results import Results
 from .run import run
@@ -106,9 +104,7 @@ def run_demo(out_dir: str | Path = "demo-out", *, quick: bool = False, seed: int
     file, and return the comparison table."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = jobs or min(len(SCHEMES), os.cpu_count() or 1)
-    # Spawned, not forked, workers: forking a process that runs polars' thread pool can deadlock.
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+    with process_pool(jobs, len(SCHEMES)) as pool:
         futures = [pool.submit(_run_one, s, quick, seed, out) for s in SCHEMES]
         for f in futures:
             label, seconds = f.result()

@@ -24,12 +24,12 @@ capacity), which is what ns-2 link monitors report.
 
 from __future__ import annotations
 
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 import polars as pl
 
+from ..parallel import parallel_map
 from ..results import Results
 from ..run import run
 from ..scenario import Scenario
@@ -76,7 +76,7 @@ class Mode:
 
 
 FULL = Mode(flows=THESIS_FLOWS, duration="100s", sample_interval="50ms", seeds=(1,))
-QUICK = Mode(flows=(10, 50, 100), duration="30s", sample_interval="100ms", seeds=(1,))
+QUICK = Mode(flows=THESIS_FLOWS, duration="30s", sample_interval="100ms", seeds=(1,))
 
 
 def _queue(kind: str) -> dict[str, Any]:
@@ -160,9 +160,7 @@ def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
 def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, jobs: int | None = None) -> pl.DataFrame:
     """Every (controller, flow count, seed) point of S3-A, one row each."""
     points = [(k, n, mode, s) for k in controllers for n in mode.flows for s in mode.seeds]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        rows = list(pool.map(_run_point, points))
-    return pl.DataFrame(rows)
+    return pl.DataFrame(parallel_map(_run_point, points, jobs))
 
 
 def compare_with_thesis(measured: pl.DataFrame) -> pl.DataFrame:
@@ -185,17 +183,39 @@ def compare_with_thesis(measured: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: Seconds after the step over which the excess of the average above the band is measured.
+EXCESS_WINDOW_S = 10.0
+
+
+def excess_after_step(series: pl.DataFrame, band: tuple[float, float] = TARGET_BAND, after_s: float = STEP_AT_S) -> float:
+    """Mean of (average queue - top of the band), where positive, over the
+    :data:`EXCESS_WINDOW_S` after the load step: how far, and how long, the
+    controller lets the average stay above its target."""
+    w = series.filter((pl.col("t_s") >= after_s) & (pl.col("t_s") < after_s + EXCESS_WINDOW_S))
+    return float((w["avg"] - band[1]).clip(lower_bound=0).mean())
+
+
+#: Window of the moving mean used to judge whether the average queue is in the band (s).
+SETTLE_SMOOTHING_S = 1.0
+
+
 def settle_time(series: pl.DataFrame, band: tuple[float, float] = TARGET_BAND, after_s: float = STEP_AT_S) -> float | None:
-    """Seconds after the load step until the average queue, having left the band
-    upwards, is back inside it; None if it never returns (or never left)."""
+    """Seconds after the load step from which the average queue stays in the band.
+
+    RED's average itself wobbles with every burst, so the judgement uses its
+    moving mean over :data:`SETTLE_SMOOTHING_S`: the settle time is when that
+    mean was last outside the band (0 if it never left after the step); None if
+    it is still outside at the end of the run.
+    """
     low, high = band
-    s = series.filter(pl.col("t_s") >= after_s)
-    above = s.filter(pl.col("avg") > high)
-    if above.is_empty():
-        return None
-    left = above["t_s"][0]
-    back = s.filter((pl.col("t_s") > left) & (pl.col("avg") >= low) & (pl.col("avg") <= high))
-    return None if back.is_empty() else float(back["t_s"][0] - after_s)
+    dt = float(series["t_s"][1] - series["t_s"][0])
+    window = max(1, round(SETTLE_SMOOTHING_S / dt))
+    s = series.with_columns(pl.col("avg").rolling_mean(window, min_samples=window).alias("smooth")).filter(pl.col("t_s") >= after_s)
+    outside = s.filter((pl.col("smooth") < low) | (pl.col("smooth") > high))
+    if outside.is_empty():
+        return 0.0
+    last = float(outside["t_s"][-1])
+    return None if last >= float(s["t_s"][-1]) else last - after_s
 
 
 def _run_step(args: tuple[str, int]) -> tuple[str, pl.DataFrame]:
@@ -205,8 +225,7 @@ def _run_step(args: tuple[str, int]) -> tuple[str, pl.DataFrame]:
 
 def run_sharp_increase(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, jobs: int | None = None) -> dict[str, pl.DataFrame]:
     """The bottleneck's queue series under S3-4, per controller."""
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return dict(pool.map(_run_step, [(k, seed) for k in controllers]))
+    return dict(parallel_map(_run_step, [(k, seed) for k in controllers], jobs))
 
 
 def plot_versus_flows(comparison: pl.DataFrame, path) -> None:

@@ -1,0 +1,15 @@
+"""Reproductions of the source documents' tables and figures, one command each.
+
+``pertlab reproduce --list`` names them; ``pertlab reproduce NAME [--quick]``
+runs one and writes a report folder (``index.html`` with the figures, the data
+as Parquet, the exact scenarios as JSON, and the published numbers beside ours
+with the difference). Each entry has a full mode (the document's setup) and a
+quick mode (scaled down, about a minute) that the test suite runs.
+"""
+
+from .registry import REGISTRY, Entry, Report, Claim, get, register
+
+__all__ = ["REGISTRY", "Entry", "Report", "Claim", "get", "register"]
+
+# Entries register themselves on import.
+from . import entries  # noqa: E402,F401

@@ -1,0 +1,115 @@
+"""The registered reproductions. Each entry runs an experiment module of
+:mod:`pertlab.experiments`, evaluates the document's claims on what it got, and
+fills a :class:`~pertlab.reproduce.registry.Report`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..experiments import tahiliani_ch3 as ch3
+from .registry import Claim, Entry, Report, register
+
+THESIS = "Tahiliani, PhD thesis, NITK 2013, Chapter 3"
+
+
+def _ch3_flows(quick: bool, out: Path, jobs: int | None) -> Report:
+    mode = ch3.QUICK if quick else ch3.FULL
+    runs = ch3.run_s3a(mode, jobs=jobs)
+    comparison = ch3.compare_with_thesis(runs)
+    report = Report(
+        name="tahiliani-ch3-flows",
+        title="ARED, Re-ARED, FARED and CARED against the number of flows (Tables 3.3-3.9)",
+        source=f"{THESIS}, Section 3.3.1 (S3-A)",
+        mode="quick" if quick else "full",
+        out_dir=out,
+        tables={"runs": runs, "comparison": comparison},
+        scenarios={f"{k}-{n}": ch3.s3a_scenario(k, n, mode).to_wire() for k in ch3.CONTROLLERS for n in mode.flows},
+        notes=[
+            f"Runs of {mode.duration}, flows {', '.join(map(str, mode.flows))}, all starting at 0. "
+            "Throughput is the bottleneck's (utilization x 10 Mbit/s, headers included); the thesis does not "
+            "say which throughput it reports. See docs/reproductions.md for every choice.",
+        ],
+    )
+    report.claims = _ch3_flow_claims(comparison)
+    path = out / "versus_flows.png"
+    out.mkdir(parents=True, exist_ok=True)
+    ch3.plot_versus_flows(comparison, path)
+    report.figures.append(path)
+    return report
+
+
+def _ch3_flow_claims(comparison: pl.DataFrame) -> list[Claim]:
+    def col(kind: str, name: str) -> list[float]:
+        return comparison.filter(pl.col("controller") == kind).sort("flows")[name].to_list()
+
+    drops = {k: col(k, "drop_percent") for k in ch3.CONTROLLERS}
+    flows = comparison.filter(pl.col("controller") == "ared").sort("flows")["flows"].to_list()
+    # "Grows": rank correlation with the number of flows of at least 0.9 (the
+    # thesis's columns are strictly increasing; ours may dip by noise at high loads).
+    from scipy.stats import spearmanr
+
+    rho = {k: float(spearmanr(flows, v).statistic) for k, v in drops.items()}
+    rising = all(r >= 0.9 for r in rho.values())
+    cared_ok = [n for n, c, a, r in zip(flows, drops["cared"], drops["ared"], drops["reared"]) if c <= a and c <= r]
+    return [
+        Claim(
+            "The drop rate of every controller grows with the number of flows (Tables 3.4, 3.6, 3.9).",
+            rising,
+            "; ".join(f"{ch3.LABELS[k]} (rank corr. {rho[k]:.2f}): " + ", ".join(f"{d:.2f}" for d in v) + " %" for k, v in drops.items()),
+        ),
+        Claim(
+            "CARED's drop rate is not above ARED's and Re-ARED's (Table 3.9, Section 3.5.3).",
+            len(cared_ok) == len(flows),
+            f"holds at {cared_ok or 'no'} of {flows} flows",
+        ),
+    ]
+
+
+def _ch3_sharp_increase(quick: bool, out: Path, jobs: int | None) -> Report:
+    seeds = (1, 2, 3) if quick else (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+    rows, first = [], None
+    for seed in seeds:
+        series = ch3.run_sharp_increase(seed=seed, jobs=jobs)
+        first = first or series
+        for kind, s in series.items():
+            rows.append({"controller": kind, "seed": seed, "excess_pkts": ch3.excess_after_step(s), "settle_s": ch3.settle_time(s)})
+    runs = pl.DataFrame(rows, schema_overrides={"settle_s": pl.Float64})
+    means = runs.group_by("controller", maintain_order=True).agg(pl.col("excess_pkts").mean())
+    excess = dict(zip(means["controller"], means["excess_pkts"]))
+    report = Report(
+        name="tahiliani-ch3-sharp-increase",
+        title="Sharp increase in congestion: 20 flows join at 25 s (Figs. 3.8, 3.9, 3.15, 3.24)",
+        source=f"{THESIS}, Section 3.3 Scenario 4",
+        mode="quick" if quick else "full",
+        out_dir=out,
+        tables={"runs": runs, "mean_excess": means},
+        scenarios={k: ch3.sharp_increase_scenario(k).to_wire() for k in ch3.CONTROLLERS},
+        notes=[
+            f"excess_pkts: mean of (average queue - {ch3.TARGET_BAND[1]:g}) where positive, over the "
+            f"{ch3.EXCESS_WINDOW_S:g} s after the step; settle_s: seconds after the step from which the 1-s moving "
+            "mean of the average queue stays in the band (empty if it never does). Seeds: "
+            + ", ".join(map(str, seeds))
+            + ". The thesis states neither the bandwidth nor the RTT of this scenario; S3-A's 10 Mbps / 80 ms is used.",
+        ],
+    )
+    order = sorted(excess, key=excess.get)
+    report.claims = [
+        Claim("FARED fails to bring the average back to the target (Fig. 3.15).", order[-1] == "fared", f"mean excess by controller: {_fmt(excess)}"),
+        Claim("Re-ARED brings the average back faster than ARED (ARED takes 5 s longer; Figs. 3.8, 3.9).", excess["reared"] < excess["ared"], _fmt(excess)),
+        Claim("CARED is faster than ARED and slower than Re-ARED (Fig. 3.24).", excess["reared"] < excess["cared"] < excess["ared"], _fmt(excess)),
+    ]
+    path = out / "average_queue.png"
+    out.mkdir(parents=True, exist_ok=True)
+    ch3.plot_average_queue(first, path, f"20 flows join at {ch3.STEP_AT_S:g} s (seed 1)")
+    report.figures.append(path)
+    return report
+
+
+def _fmt(values: dict[str, float]) -> str:
+    return ", ".join(f"{ch3.LABELS[k]} {v:.2f}" for k, v in sorted(values.items(), key=lambda kv: kv[1]))
+
+
+register(Entry("tahiliani-ch3-flows", "Tables 3.3-3.9: throughput and drop rate, 10..100 flows", THESIS, _ch3_flows))
+register(Entry("tahiliani-ch3-sharp-increase", "Scenario 4: sharp increase in congestion", THESIS, _ch3_sharp_increase))
