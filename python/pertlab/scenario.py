@@ -456,6 +456,7 @@ class FlowSpec(_Model):
     start_window: tuple[Time, Time] | None = _unit(
         "start_window", "start_window_ns", None, "start drawn uniformly in [lo, hi] from the run's seed"
     )
+    stop: Time | None = _unit("stop", "stop_ns", None, "the application stops: no new data afterwards")
     tcp: TcpConfig = Field(default_factory=TcpConfig)
 
     @field_validator("start_window")
@@ -465,6 +466,15 @@ class FlowSpec(_Model):
             raise ValueError("give start or start_window, not both")
         if v is not None and v[0] > v[1]:
             raise ValueError(f"need lo <= hi, got [{format_time(v[0])}, {format_time(v[1])}]")
+        return v
+
+    @field_validator("stop")
+    @classmethod
+    def _stop_after_start(cls, v: int | None, info: ValidationInfo) -> int | None:
+        window = info.data.get("start_window")
+        latest = window[1] if window else (info.data.get("start") or 0)
+        if v is not None and v < latest:
+            raise ValueError(f"must not be before the (latest) start {format_time(latest)}, got {format_time(v)}")
         return v
 
 

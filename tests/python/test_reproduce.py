@@ -53,3 +53,17 @@ def test_chapter3_sharp_increase_fared_fails_to_return(tmp_path):
     excess = dict(zip(means["controller"], means["excess_pkts"]))
     assert excess["fared"] > max(excess["ared"], excess["reared"], excess["cared"])
     assert (tmp_path / "average_queue.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_chapter3_sharp_decrease_report(tmp_path):
+    res = runner.invoke(app, ["reproduce", "tahiliani-ch3-sharp-decrease", "--quick", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    runs = pl.read_parquet(tmp_path / "runs.parquet")
+    assert runs.height == 4 * 3
+    # Two flows left on a 10 Mbps / 80 ms path regrow their windows by one segment
+    # per RTT: over the 10 s after the drop they cannot fill the link under any AQM,
+    # and the queue is empty a good part of the time.
+    assert (runs["utilization"] < 0.8).all() and (runs["utilization"] > 0.3).all()
+    assert (runs["empty_fraction"] > 0.2).all()
+    claims = json.loads(res.stdout)["claims"]
+    assert len(claims) == 2 and all(isinstance(c["holds"], bool) for c in claims)

@@ -27,6 +27,8 @@ pub enum Event {
     DelAck(u32),
     /// A TCP flow starts sending.
     FlowStart(u32),
+    /// A TCP flow's application stops (no new data after this).
+    FlowStop(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
     /// Record the time series.

@@ -207,6 +207,10 @@ pub struct FlowSpec {
     /// Start drawn uniformly in [lo, hi] from the run's seed.
     #[serde(default)]
     pub start_window_ns: Option<[SimTime; 2]>,
+    /// The application stops at this time: no new data afterwards (outstanding
+    /// data is still delivered). Default: never. Must not be before the start.
+    #[serde(default)]
+    pub stop_ns: Option<SimTime>,
     #[serde(default)]
     pub tcp: TcpConfig,
 }
@@ -447,6 +451,12 @@ impl FlowSpec {
         if let Some([lo, hi]) = self.start_window_ns {
             if lo > hi {
                 return Err(ConfigError::new(format!("{path}.start_window_ns"), format!("need lo <= hi, got [{lo}, {hi}]")));
+            }
+        }
+        if let Some(stop) = self.stop_ns {
+            let latest_start = self.start_window_ns.map_or(self.start_ns.unwrap_or(0), |[_, hi]| hi);
+            if stop < latest_start {
+                return Err(ConfigError::new(format!("{path}.stop_ns"), format!("must not be before the (latest) start {latest_start}, got {stop}")));
             }
         }
         match &self.cc {

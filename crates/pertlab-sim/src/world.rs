@@ -267,6 +267,9 @@ impl World {
         world.queue.push(window.end_ns, Event::MeasureEnd);
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::FlowStart(i as u32));
+            if let Some(stop) = scenario.flows[i].stop_ns {
+                world.queue.push(stop, Event::FlowStop(i as u32));
+            }
         }
         for (i, u) in scenario.udp.iter().enumerate() {
             world.queue.push(u.start_ns, Event::UdpSend(i as u32));
@@ -335,6 +338,7 @@ impl World {
                 self.emit_from_sender(f, &mut out);
                 self.out = out;
             }
+            Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
             Event::UdpSend(u) => self.udp_send(u),
             Event::Sample => self.sample(),
             Event::MeasureStart => self.snap_start = Some(Snapshot::take(self)),

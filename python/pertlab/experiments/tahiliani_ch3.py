@@ -135,6 +135,46 @@ def sharp_increase_scenario(kind: str, seed: int = 1, duration: str = "50s") -> 
     )
 
 
+def sharp_decrease_scenario(kind: str, seed: int = 1, duration: str = "50s") -> Scenario:
+    """S3-5, the mirror of S3-4 (the thesis only says "we repeat the above experiment"): 22 long
+    forward flows and 1 reverse flow from 0 s; from 25 s, 20 of them stop one every 0.1 s.
+    Metrics cover the 10 s after the first stop."""
+    pairs = 2 + STEP_FLOWS + 1
+    flows = [_flow(f"s{i}", f"d{i}", "0s") for i in range(2 + STEP_FLOWS)]
+    for i in range(STEP_FLOWS):
+        flows[2 + i]["stop"] = f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s"
+    flows.append(_flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s"))
+    return Scenario.parse(
+        {
+            "seed": seed,
+            "duration": duration,
+            "measure": {"start": f"{STEP_AT_S:g}s", "end": f"{STEP_AT_S + EXCESS_WINDOW_S:g}s"},
+            "dumbbell": _topology(pairs, kind),
+            "flows": flows,
+            "monitor": {"sample_interval": "10ms", "flows": [], "links": ["bottleneck"]},
+        }
+    )
+
+
+def _run_decrease(args: tuple[str, int]) -> dict[str, Any]:
+    kind, seed = args
+    r = run(sharp_decrease_scenario(kind, seed))
+    s = bottleneck_series(r).filter((pl.col("t_s") >= STEP_AT_S) & (pl.col("t_s") < STEP_AT_S + EXCESS_WINDOW_S))
+    return {
+        "controller": kind,
+        "seed": seed,
+        "utilization": r.bottleneck["utilization"],
+        "min_avg_pkts": float(s["avg"].min()),
+        "empty_fraction": float((s["len_pkts"] == 0).mean()),
+    }
+
+
+def run_sharp_decrease(controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), jobs: int | None = None) -> pl.DataFrame:
+    """S3-5 per controller and seed: bottleneck utilization, lowest average queue and the
+    fraction of samples with an empty queue, over the 10 s after the load drops."""
+    return pl.DataFrame(parallel_map(_run_decrease, [(k, s) for k in controllers for s in seeds], jobs))
+
+
 def bottleneck_series(r: Results) -> pl.DataFrame:
     """Time series of the forward bottleneck queue: t_s, len_pkts, avg, max_p."""
     b = r.bottleneck

@@ -119,6 +119,8 @@ pub struct TcpSender {
     /// Set CWR on the next new data segment (RFC 3168 6.1.2).
     cwr_pending: bool,
     started: bool,
+    /// The application stopped: no new data (see [`TcpSender::stop`]).
+    app_stopped: bool,
 }
 
 /// What `NextSeg` chose to send.
@@ -149,6 +151,7 @@ impl TcpSender {
             reno_sacked: 0,
             cwr_pending: false,
             started: false,
+            app_stopped: false,
         }
     }
 
@@ -485,7 +488,14 @@ impl TcpSender {
     /// The receiver window (`cfg.max_cwnd` segments beyond `snd_una`) has room
     /// and the sequence space is not exhausted.
     fn new_data_allowed(&self) -> bool {
-        self.sb.outstanding() < self.cfg.max_cwnd.max(1) && self.sb.snd_nxt() < u32::MAX
+        !self.app_stopped && self.sb.outstanding() < self.cfg.max_cwnd.max(1) && self.sb.snd_nxt() < u32::MAX
+    }
+
+    /// The application stops handing data to TCP (ns-2's `$ftp stop`): no new
+    /// segments from now on; what is outstanding is still delivered, and
+    /// retransmitted if lost.
+    pub fn stop(&mut self) {
+        self.app_stopped = true;
     }
 
     /// Fast retransmit of `snd_una`, just declared lost (RFC 5681 3.2 step 2,
