@@ -67,3 +67,17 @@ def test_chapter3_sharp_decrease_report(tmp_path):
     assert (runs["empty_fraction"] > 0.2).all()
     claims = json.loads(res.stdout)["claims"]
     assert len(claims) == 2 and all(isinstance(c["holds"], bool) for c in claims)
+
+
+def test_chapter3_fixed_flows_oscillations(tmp_path):
+    res = runner.invoke(app, ["reproduce", "tahiliani-ch3-fixed-flows", "--quick", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    stats = {r["controller"]: r for r in pl.read_parquet(tmp_path / "statistics.parquet").iter_rows(named=True)}
+    # Thesis, Scenario 2: Re-ARED's narrower band gives smaller oscillations than ARED's,
+    # and every controller keeps the average between the thresholds (20, 80).
+    assert stats["reared"]["avg_std_pkts"] < stats["ared"]["avg_std_pkts"]
+    assert all(20 < s["avg_mean_pkts"] < 80 for s in stats.values())
+    # max_p stays within ARED's bounds [0.01, 0.5] for the whole family.
+    assert all(0.01 <= s["max_p_mean"] <= 0.5 for s in stats.values())
+    for name in ("average_queue.png", "max_p.png", "index.html"):
+        assert (tmp_path / name).is_file()

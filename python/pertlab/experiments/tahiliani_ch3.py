@@ -175,6 +175,43 @@ def run_sharp_decrease(controllers: Iterable[str] = CONTROLLERS, seeds: Iterable
     return pl.DataFrame(parallel_map(_run_decrease, [(k, s) for k in controllers for s in seeds], jobs))
 
 
+#: S3-2 (thesis Section 3.3, Scenario 2, after Floyd et al. 2001): 15 Mbps, 250 ms RTT,
+#: 100 one-way FTP flows, min_th = 20 and max_th = 80 packets (thesis footnotes).
+S32_RATE = "15Mbps"
+S32_RTT_MS = 250
+S32_FLOWS = 100
+S32_MIN_TH, S32_MAX_TH = 20.0, 80.0
+#: Bottleneck buffer of S3-2 (not stated; 2.5 max_th so that the gentle region fits).
+S32_BUFFER_PKTS = 200
+
+
+def fixed_flows_scenario(kind: str, seed: int = 1, duration: str = "100s") -> Scenario:
+    """S3-2: 100 FTP flows starting uniformly in the first second (the thesis: "fixed" long
+    flows), no reverse traffic; the time series of RED's average and max_p are recorded."""
+    topo = _topology(S32_FLOWS, kind)
+    topo.update(
+        bottleneck_rate=S32_RATE,
+        bottleneck_delay=f"{S32_RTT_MS // 2 - 2}ms",
+        bottleneck_queue={"kind": kind, "limit_pkts": S32_BUFFER_PKTS, "red": {"mean_pkt_size": PAYLOAD_BYTES, "min_th": S32_MIN_TH, "max_th": S32_MAX_TH}},
+    )
+    flows = [{**_flow(f"s{i}", f"d{i}", "0s"), "start": None, "start_window": ["0s", "1s"]} for i in range(S32_FLOWS)]
+    for f in flows:
+        del f["start"]
+    return Scenario.parse(
+        {"seed": seed, "duration": duration, "dumbbell": topo, "flows": flows, "monitor": {"sample_interval": "50ms", "flows": [], "links": ["bottleneck"]}}
+    )
+
+
+def _run_fixed(args: tuple[str, int, str]) -> tuple[str, pl.DataFrame]:
+    kind, seed, duration = args
+    return kind, bottleneck_series(run(fixed_flows_scenario(kind, seed, duration)))
+
+
+def run_fixed_flows(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, duration: str = "100s", jobs: int | None = None) -> dict[str, pl.DataFrame]:
+    """The bottleneck's queue series (with avg and max_p) under S3-2, per controller."""
+    return dict(parallel_map(_run_fixed, [(k, seed, duration) for k in controllers], jobs))
+
+
 def bottleneck_series(r: Results) -> pl.DataFrame:
     """Time series of the forward bottleneck queue: t_s, len_pkts, avg, max_p."""
     b = r.bottleneck
@@ -306,6 +343,23 @@ def plot_average_queue(series: dict[str, pl.DataFrame], path, title: str, band: 
         ax.set(ylabel="packets", title=f"{LABELS.get(kind, kind)}: {title}")
         ax.legend(loc="upper right", fontsize="x-small")
     axes[-1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_max_p(series: dict[str, pl.DataFrame], path, title: str) -> None:
+    """max_p over time per controller (Figs. 3.26-3.28)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    for i, (kind, s) in enumerate(series.items()):
+        ax.plot(s["t_s"], s["max_p"], lw=0.9, color=f"C{i}", label=LABELS.get(kind, kind))
+    ax.set(xlabel="time (s)", ylabel="max_p", title=title)
+    ax.legend(fontsize="small")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

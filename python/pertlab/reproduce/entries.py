@@ -142,10 +142,71 @@ def _ch3_sharp_decrease(quick: bool, out: Path, jobs: int | None) -> Report:
     return report
 
 
+def _ch3_fixed_flows(quick: bool, out: Path, jobs: int | None) -> Report:
+    duration, settle = ("40s", 15.0) if quick else ("100s", 20.0)
+    series = ch3.run_fixed_flows(duration=duration, jobs=jobs)
+    band = (ch3.S32_MIN_TH + 0.4 * (ch3.S32_MAX_TH - ch3.S32_MIN_TH), ch3.S32_MIN_TH + 0.6 * (ch3.S32_MAX_TH - ch3.S32_MIN_TH))
+    rows = []
+    for kind, s in series.items():
+        w = s.filter(pl.col("t_s") >= settle)
+        rows.append(
+            {
+                "controller": kind,
+                "avg_mean_pkts": float(w["avg"].mean()),
+                "avg_std_pkts": float(w["avg"].std()),
+                "max_p_mean": float(w["max_p"].mean()),
+                "max_p_std": float(w["max_p"].std()),
+            }
+        )
+    stats = pl.DataFrame(rows)
+    st = {r["controller"]: r for r in stats.iter_rows(named=True)}
+    report = Report(
+        name="tahiliani-ch3-fixed-flows",
+        title="Fixed long flows, no background traffic: average queue and max_p (Figs. 3.4, 3.5, 3.22, 3.26-3.28)",
+        source=f"{THESIS}, Section 3.3 Scenario 2",
+        mode="quick" if quick else "full",
+        out_dir=out,
+        tables={"statistics": stats},
+        scenarios={k: ch3.fixed_flows_scenario(k, duration=duration).to_wire() for k in ch3.CONTROLLERS},
+        notes=[
+            f"15 Mbps, 250 ms RTT, 100 FTP flows starting within the first second, min_th 20, max_th 80, "
+            f"a {ch3.S32_BUFFER_PKTS}-packet buffer (not stated in the thesis), {duration} runs; statistics over "
+            f"t >= {settle:g} s. ARED's and CARED's band is [{band[0]:g}, {band[1]:g}] packets; Re-ARED's and FARED's "
+            "is the narrower [0.48, 0.52] band.",
+        ],
+    )
+    std = {k: st[k]["avg_std_pkts"] for k in ch3.CONTROLLERS}
+    report.claims = [
+        Claim(
+            "ARED and Re-ARED stabilise the average around the target (Figs. 3.4, 3.5).",
+            all(band[0] <= st[k]["avg_mean_pkts"] <= band[1] for k in ("ared", "reared")),
+            "mean average: " + ", ".join(f"{ch3.LABELS[k]} {st[k]['avg_mean_pkts']:.1f}" for k in ch3.CONTROLLERS),
+        ),
+        Claim("Re-ARED's average oscillates less than ARED's (narrower target).", std["reared"] < std["ared"], "std of the average: " + _fmt(std)),
+        Claim(
+            "CARED's oscillations are smaller than ARED's and slightly larger than Re-ARED's (Fig. 3.22).",
+            std["reared"] < std["cared"] < std["ared"],
+            "std of the average: " + _fmt(std),
+        ),
+        Claim(
+            "CARED's max_p shows minimal variations (Figs. 3.26-3.28).",
+            min(st, key=lambda k: st[k]["max_p_std"]) == "cared",
+            "std of max_p: " + _fmt({k: st[k]["max_p_std"] for k in ch3.CONTROLLERS}),
+        ),
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "average_queue.png")
+    ch3.plot_average_queue(series, report.figures[-1], "100 fixed flows", band=band)
+    report.figures.append(out / "max_p.png")
+    ch3.plot_max_p(series, report.figures[-1], "max_p, 100 fixed flows")
+    return report
+
+
 def _fmt(values: dict[str, float]) -> str:
-    return ", ".join(f"{ch3.LABELS[k]} {v:.2f}" for k, v in sorted(values.items(), key=lambda kv: kv[1]))
+    return ", ".join(f"{ch3.LABELS[k]} {v:.4g}" for k, v in sorted(values.items(), key=lambda kv: kv[1]))
 
 
 register(Entry("tahiliani-ch3-flows", "Tables 3.3-3.9: throughput and drop rate, 10..100 flows", THESIS, _ch3_flows))
+register(Entry("tahiliani-ch3-fixed-flows", "Scenario 2: 100 fixed flows, average queue and max_p", THESIS, _ch3_fixed_flows))
 register(Entry("tahiliani-ch3-sharp-increase", "Scenario 4: sharp increase in congestion", THESIS, _ch3_sharp_increase))
 register(Entry("tahiliani-ch3-sharp-decrease", "Scenario 5: sharp decrease in congestion", THESIS, _ch3_sharp_decrease))
