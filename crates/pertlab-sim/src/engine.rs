@@ -27,6 +27,8 @@ pub enum Event {
     DelAck(u32),
     /// A TCP flow starts sending.
     FlowStart(u32),
+    /// A TCP flow's application stops (no new data after this).
+    FlowStop(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
     /// Record the time series.
@@ -108,7 +110,16 @@ impl EventQueue {
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        self.pop_until(SimTime::MAX)
+    }
+
+    /// The earliest event if it is due at or before `limit` (one scan of
+    /// the lanes: the main loop's check of the end time costs nothing extra).
+    pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
         let (e, from) = self.earliest()?;
+        if e.time > limit {
+            return None;
+        }
         match from {
             None => {
                 self.heap.pop();
@@ -118,10 +129,6 @@ impl EventQueue {
             }
         }
         Some((e.time, e.event))
-    }
-
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.earliest().map(|(e, _)| e.time)
     }
 
     pub fn len(&self) -> usize {
@@ -196,10 +203,7 @@ mod tests {
         q.push_after(3, 5, Event::Arrive(2)); // t = 8, seq 3
         q.push(7, Event::Rto(0)); // t = 7, seq 4
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(
-            order,
-            vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]
-        );
+        assert_eq!(order, vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]);
     }
 
     #[test]
@@ -213,7 +217,7 @@ mod tests {
         // Pops at 100 but the deadline is now 150: re-armed, not fired.
         let (now, _) = q.pop().unwrap();
         assert!(!t.on_pop(now, Some(150), &mut q, ev));
-        assert_eq!(q.peek_time(), Some(150));
+        assert_eq!(q.len(), 1); // the re-armed event at 150
         t.arm(Some(120), &mut q, ev); // earlier: a second event
         let (now, _) = q.pop().unwrap();
         assert_eq!(now, 120);

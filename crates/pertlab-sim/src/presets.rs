@@ -36,6 +36,7 @@ pub fn canonical_dumbbell(flows: u32, duration_s: u64) -> Scenario {
                 cc: CcSpec::Reno,
                 start_ns: None,
                 start_window_ns: Some([0, 10 * NS_PER_SEC]),
+                stop_ns: None,
                 tcp: TcpConfig::default(),
             })
             .collect(),

@@ -13,6 +13,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ConfigError};
+use crate::queue::codel::CodelConfig;
+use crate::queue::pi::PiConfig;
+use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
 use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::vegas::VegasConfig;
@@ -91,7 +94,8 @@ pub struct LinkSpec {
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
-    /// "droptail", "red" or "ared".
+    /// One of [`QueueSpec::KINDS`]: "droptail", the RED family ("red", "ared",
+    /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie" or "codel".
     #[serde(default = "QueueSpec::default_kind")]
     pub kind: String,
     /// Buffer in packets (exclusive with `limit_bytes`).
@@ -100,13 +104,22 @@ pub struct QueueSpec {
     /// Buffer in bytes.
     #[serde(default)]
     pub limit_bytes: Option<u64>,
-    /// RED / Adaptive RED parameters.
+    /// Parameters of the RED family (every kind but droptail reads them).
     #[serde(default)]
     pub red: RedConfig,
+    /// PI parameters (kind "pi").
+    #[serde(default)]
+    pub pi: PiConfig,
+    /// PIE parameters (kind "pie").
+    #[serde(default)]
+    pub pie: PieConfig,
+    /// CoDel parameters (kind "codel").
+    #[serde(default)]
+    pub codel: CodelConfig,
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 3] = ["droptail", "red", "ared"];
+    pub const KINDS: [&'static str; 11] = ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel"];
     /// Buffer when none is given, in packets (ns-2's `Queue limit_` default is 50;
     /// ns-3's 100p; pertlab uses 1000 so that an unconfigured access link does not
     /// become an accidental bottleneck).
@@ -119,7 +132,15 @@ impl QueueSpec {
 
 impl Default for QueueSpec {
     fn default() -> Self {
-        QueueSpec { kind: Self::default_kind(), limit_pkts: None, limit_bytes: None, red: RedConfig::default() }
+        QueueSpec {
+            kind: Self::default_kind(),
+            limit_pkts: None,
+            limit_bytes: None,
+            red: RedConfig::default(),
+            pi: PiConfig::default(),
+            pie: PieConfig::default(),
+            codel: CodelConfig::default(),
+        }
     }
 }
 
@@ -186,6 +207,10 @@ pub struct FlowSpec {
     /// Start drawn uniformly in [lo, hi] from the run's seed.
     #[serde(default)]
     pub start_window_ns: Option<[SimTime; 2]>,
+    /// The application stops at this time: no new data afterwards (outstanding
+    /// data is still delivered). Default: never. Must not be before the start.
+    #[serde(default)]
+    pub stop_ns: Option<SimTime>,
     #[serde(default)]
     pub tcp: TcpConfig,
 }
@@ -346,10 +371,13 @@ impl QueueSpec {
             (_, Some(0)) => return Err(ConfigError::new(format!("{path}.limit_bytes"), "a buffer holds at least 1 byte, got 0")),
             _ => {}
         }
-        if self.kind != "droptail" {
-            self.red.validate(&format!("{path}.red"))?;
+        match self.kind.as_str() {
+            "droptail" => Ok(()),
+            "pi" => self.pi.validate(&format!("{path}.pi")),
+            "pie" => self.pie.validate(&format!("{path}.pie")),
+            "codel" => self.codel.validate(&format!("{path}.codel")),
+            _ => self.red.validate(&format!("{path}.red")),
         }
-        Ok(())
     }
 }
 
@@ -405,8 +433,9 @@ impl DumbbellSpec {
             queue: self.bottleneck_queue.clone(),
             queue_ba: Some(self.bottleneck_queue_reverse.clone().unwrap_or_else(|| QueueSpec {
                 kind: "droptail".into(),
-                red: RedConfig::default(),
-                ..self.bottleneck_queue.clone()
+                limit_pkts: self.bottleneck_queue.limit_pkts,
+                limit_bytes: self.bottleneck_queue.limit_bytes,
+                ..QueueSpec::default()
             })),
         });
         links.extend((0..n).map(|i| access("r1".into(), format!("d{i}"), pick(&self.receiver_access_delay_ns, i))));
@@ -422,6 +451,12 @@ impl FlowSpec {
         if let Some([lo, hi]) = self.start_window_ns {
             if lo > hi {
                 return Err(ConfigError::new(format!("{path}.start_window_ns"), format!("need lo <= hi, got [{lo}, {hi}]")));
+            }
+        }
+        if let Some(stop) = self.stop_ns {
+            let latest_start = self.start_window_ns.map_or(self.start_ns.unwrap_or(0), |[_, hi]| hi);
+            if stop < latest_start {
+                return Err(ConfigError::new(format!("{path}.stop_ns"), format!("must not be before the (latest) start {latest_start}, got {stop}")));
             }
         }
         match &self.cc {

@@ -8,8 +8,11 @@ use crate::error::ConfigError;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
 use crate::packet::{Packet, PacketKind};
+use crate::queue::codel::Codel;
 use crate::queue::droptail::DropTail;
-use crate::queue::red::Red;
+use crate::queue::pi::Pi;
+use crate::queue::pie::Pie;
+use crate::queue::red::{Red, RedVariant};
 use crate::queue::{Enqueued, OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, QueueSpec, Scenario};
@@ -86,9 +89,13 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
         QueueLimit::Bytes(b) => (b / spec.red.mean_pkt_size.max(1) as u64).max(1) as u32,
     };
     let discipline: Box<dyn QueueDiscipline> = match spec.kind.as_str() {
-        "red" => Box::new(Red::new(spec.red.clone(), false, limit_pkts, rate_bps)),
-        "ared" => Box::new(Red::new(spec.red.clone(), true, limit_pkts, rate_bps)),
-        _ => Box::new(DropTail),
+        "pi" => Box::new(Pi::new(spec.pi.clone())),
+        "pie" => Box::new(Pie::new(spec.pie.clone())),
+        "codel" => Box::new(Codel::new(spec.codel.clone())),
+        kind => match RedVariant::from_name(kind) {
+            Some(variant) => Box::new(Red::new(spec.red.clone(), variant, limit_pkts, rate_bps)),
+            None => Box::new(DropTail),
+        },
     };
     OutputQueue::new(limit, rate_bps, discipline, rng)
 }
@@ -141,6 +148,7 @@ impl World {
                     loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                     queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
                     in_tx: None,
+                    tx_started: 0,
                     pipe: Default::default(),
                     counters: ChannelCounters::default(),
                 });
@@ -259,6 +267,9 @@ impl World {
         world.queue.push(window.end_ns, Event::MeasureEnd);
         for (i, f) in world.flows.iter().enumerate() {
             world.queue.push(f.start, Event::FlowStart(i as u32));
+            if let Some(stop) = scenario.flows[i].stop_ns {
+                world.queue.push(stop, Event::FlowStop(i as u32));
+            }
         }
         for (i, u) in scenario.udp.iter().enumerate() {
             world.queue.push(u.start_ns, Event::UdpSend(i as u32));
@@ -273,18 +284,15 @@ impl World {
     /// second with the current time) returns false.
     pub fn run(&mut self, progress: &mut dyn FnMut(SimTime) -> bool) {
         let mut next_progress = NS_PER_SEC;
-        while let Some(t) = self.queue.peek_time() {
-            if t > self.duration {
-                break;
-            }
+        while let Some((t, ev)) = self.queue.pop_until(self.duration) {
             if t >= next_progress {
+                // The event is not processed: the world stays as it was before `t`.
                 if !progress(t) {
                     self.interrupted = true;
                     break;
                 }
                 next_progress = (t / NS_PER_SEC + 1) * NS_PER_SEC;
             }
-            let (t, ev) = self.queue.pop().expect("peeked");
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
@@ -330,6 +338,7 @@ impl World {
                 self.emit_from_sender(f, &mut out);
                 self.out = out;
             }
+            Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
             Event::UdpSend(u) => self.udp_send(u),
             Event::Sample => self.sample(),
             Event::MeasureStart => self.snap_start = Some(Snapshot::take(self)),
@@ -385,6 +394,7 @@ impl World {
         let ch = &mut self.channels[c as usize];
         if let Some(pkt) = ch.queue.dequeue(self.now, &mut dropped) {
             ch.in_tx = Some(pkt);
+            ch.tx_started = self.now;
             self.queue.push_after(self.now, tx_time(pkt.size, ch.rate_bps), Event::TxDone(c));
         }
         for pkt in dropped.drain(..) {
@@ -396,7 +406,7 @@ impl World {
     fn tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let Some(pkt) = ch.in_tx.take() else { return };
-        ch.counters.bytes_sent += pkt.size as u64;
+        ch.counters.busy_ns += self.now - ch.tx_started;
         let lost = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
         if lost {
             ch.counters.losses += 1;
@@ -475,6 +485,8 @@ impl World {
             s.len_pkts.push(q.len_pkts());
             s.len_bytes.push(q.len_bytes());
             s.probability.push(q.discipline.probability());
+            s.avg.push(q.discipline.average());
+            s.max_p.push(q.discipline.max_p());
         }
         for &f in &self.sampled_flows {
             let flow = &self.flows[f as usize];

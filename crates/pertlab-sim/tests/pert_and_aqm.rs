@@ -23,7 +23,10 @@ fn pert_on_droptail_keeps_drops_near_zero_and_the_queue_far_below_sack() {
     let pert = run_dumbbell(CcSpec::Pert(PertConfig::default()), droptail(limit), false, 20);
     let sack = run_dumbbell(CcSpec::Reno, droptail(limit), false, 20);
     let (p, s) = (pert.bottleneck.unwrap(), sack.bottleneck.unwrap());
-    eprintln!("PERT: q {:.3} drops {:.2e} u {:.4} | SACK: q {:.3} drops {:.2e} u {:.4}", p.avg_queue_norm, p.drop_rate, p.utilization, s.avg_queue_norm, s.drop_rate, s.utilization);
+    eprintln!(
+        "PERT: q {:.3} drops {:.2e} u {:.4} | SACK: q {:.3} drops {:.2e} u {:.4}",
+        p.avg_queue_norm, p.drop_rate, p.utilization, s.avg_queue_norm, s.drop_rate, s.utilization
+    );
     assert!(p.drop_rate < 1e-4, "PERT drop rate {}", p.drop_rate);
     assert!(s.drop_rate > 10.0 * p.drop_rate.max(1e-6), "SACK drop rate {} vs PERT {}", s.drop_rate, p.drop_rate);
     assert!(p.avg_queue_norm < 0.5 * s.avg_queue_norm, "PERT queue {} vs SACK {}", p.avg_queue_norm, s.avg_queue_norm);
@@ -33,7 +36,12 @@ fn pert_on_droptail_keeps_drops_near_zero_and_the_queue_far_below_sack() {
 
 #[test]
 fn ared_with_ecn_marks_instead_of_dropping() {
-    let queue = QueueSpec { kind: "ared".into(), limit_pkts: Some(bdp_pkts(150, 60)), red: RedConfig { use_ecn: true, ..RedConfig::default() }, ..QueueSpec::default() };
+    let queue = QueueSpec {
+        kind: "ared".into(),
+        limit_pkts: Some(bdp_pkts(150, 60)),
+        red: RedConfig { use_ecn: true, ..RedConfig::default() },
+        ..QueueSpec::default()
+    };
     let r = run_dumbbell(CcSpec::Reno, queue, true, 20);
     let b = r.bottleneck.unwrap();
     eprintln!("ARED-ECN: q {:.3} marks {} drops {} u {:.4}", b.avg_queue_norm, b.marks, b.drops, b.utilization);
@@ -50,7 +58,8 @@ fn ared_with_ecn_marks_instead_of_dropping() {
 fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probability() {
     use pertlab_sim::scenario::{Arrivals, LinkSpec, MonitorSpec, Scenario, SizeDist, UdpSpec};
     let (min_th, max_th, max_p) = (20.0, 60.0, 0.1);
-    let red = RedConfig { min_th: Some(min_th), max_th: Some(max_th), l_interm: 1.0 / max_p, q_w: Some(0.002), wait: false, gentle: true, ..RedConfig::default() };
+    let red =
+        RedConfig { min_th: Some(min_th), max_th: Some(max_th), l_interm: 1.0 / max_p, q_w: Some(0.002), wait: false, gentle: true, ..RedConfig::default() };
     let rate = 10 * MBPS;
     let s = Scenario {
         seed: 3,
@@ -58,7 +67,17 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
         measure: Some(pertlab_sim::scenario::MeasureWindow { start_ns: secs(50), end_ns: secs(300) }),
         nodes: vec!["src".into(), "router".into(), "dst".into()],
         links: vec![
-            LinkSpec { name: Some("access".into()), a: "src".into(), b: "router".into(), rate_bps: 100 * MBPS, delay_ns: ms(1), loss: 0.0, loss_ba: 0.0, queue: QueueSpec::default(), queue_ba: None },
+            LinkSpec {
+                name: Some("access".into()),
+                a: "src".into(),
+                b: "router".into(),
+                rate_bps: 100 * MBPS,
+                delay_ns: ms(1),
+                loss: 0.0,
+                loss_ba: 0.0,
+                queue: QueueSpec::default(),
+                queue_ba: None,
+            },
             LinkSpec {
                 name: Some("bottleneck".into()),
                 a: "router".into(),
@@ -73,7 +92,17 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
         ],
         dumbbell: None,
         flows: vec![],
-        udp: vec![UdpSpec { src: "src".into(), dst: "dst".into(), rate_bps: rate * 105 / 100, packet_size: 1000, arrivals: Arrivals::Cbr, sizes: SizeDist::Fixed, ecn: false, start_ns: 0, stop_ns: None }],
+        udp: vec![UdpSpec {
+            src: "src".into(),
+            dst: "dst".into(),
+            rate_bps: rate * 105 / 100,
+            packet_size: 1000,
+            arrivals: Arrivals::Cbr,
+            sizes: SizeDist::Fixed,
+            ecn: false,
+            start_ns: 0,
+            stop_ns: None,
+        }],
         monitor: MonitorSpec { sample_interval_ns: Some(ms(10)), flows: None, links: Some(vec!["bottleneck".into()]) },
     };
     let r = pertlab_sim::run(&s).unwrap();
@@ -87,9 +116,15 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
     let p_b_formula = max_p * (b.avg_queue_pkts - min_th) / (max_th - min_th);
     // And the discipline's own p_b, sampled over the window, agrees with both.
     let fwd = r.queues.iter().position(|q| q.link == "bottleneck" && q.from == "router").unwrap() as u32;
-    let sampled: Vec<f64> = (0..r.queue_series.t_s.len()).filter(|&i| r.queue_series.queue[i] == fwd && r.queue_series.t_s[i] >= 50.0).map(|i| r.queue_series.probability[i]).collect();
+    let sampled: Vec<f64> = (0..r.queue_series.t_s.len())
+        .filter(|&i| r.queue_series.queue[i] == fwd && r.queue_series.t_s[i] >= 50.0)
+        .map(|i| r.queue_series.probability[i])
+        .collect();
     let p_b_sampled = sampled.iter().sum::<f64>() / sampled.len() as f64;
-    eprintln!("RED overload: avg {:.2} pkts, drop rate {:.4}, p_b implied {p_b_implied:.4}, formula at avg {p_b_formula:.4}, sampled {p_b_sampled:.4}", b.avg_queue_pkts, b.drop_rate);
+    eprintln!(
+        "RED overload: avg {:.2} pkts, drop rate {:.4}, p_b implied {p_b_implied:.4}, formula at avg {p_b_formula:.4}, sampled {p_b_sampled:.4}",
+        b.avg_queue_pkts, b.drop_rate
+    );
     assert!((p_b_formula - p_b_implied).abs() / p_b_implied < 0.1, "formula {p_b_formula} vs implied {p_b_implied}");
     assert!((p_b_sampled - p_b_implied).abs() / p_b_implied < 0.05, "sampled {p_b_sampled} vs implied {p_b_implied}");
 }

@@ -73,3 +73,22 @@ fn sack_throughput_follows_padhye_at_p_1e_2() {
     eprintln!("p = {p}: {x:.1} seg/s, Padhye {padhye:.1}, RTT {rtt:.4} s, {timeouts} timeouts");
     assert!(err < 0.2, "throughput {x:.1} seg/s vs Padhye {padhye:.1} (RTT {rtt:.4} s, {timeouts} timeouts): {:.1}% off", 100.0 * err);
 }
+
+#[test]
+fn a_flow_that_stops_delivers_what_it_sent_and_leaves_the_link_to_the_others() {
+    let mut flows = bulk_flows(2, CcSpec::Reno, TcpConfig::default(), 0);
+    flows[0].stop_ns = Some(secs(10));
+    let mut s = scenario(dumbbell(2, 10, 40, droptail(50)), flows, 30, 15);
+    s.monitor = MonitorSpec { sample_interval_ns: Some(100 * NS_PER_MS), flows: None, links: Some(vec![]) };
+    let r = pertlab_sim::run(&s).unwrap();
+    assert!(r.conservation.ok, "{:?}", r.conservation.violations);
+    // Within the window (15..30 s) the stopped flow delivers nothing new and the
+    // other one has the whole link.
+    assert_eq!(r.flows[0].goodput_bytes, 0);
+    assert_eq!(r.flows[0].segments_sent, 0);
+    assert!(r.flows[1].goodput_mbps > 0.95 * 10.0 * 1460.0 / 1500.0, "{}", r.flows[1].goodput_mbps);
+    // Everything flow 0 sent before stopping was delivered: its receiver's
+    // cumulative count stops growing, at the last segment sent.
+    let delivered: Vec<u64> = (0..r.flow_series.t_s.len()).filter(|&i| r.flow_series.flow[i] == 0 && r.flow_series.t_s[i] >= 12.0).map(|i| r.flow_series.delivered_bytes[i]).collect();
+    assert!(delivered.windows(2).all(|w| w[0] == w[1]) && delivered[0] > 0);
+}

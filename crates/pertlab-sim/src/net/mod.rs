@@ -21,8 +21,10 @@ use crate::time::SimTime;
 /// Cumulative counters of a channel (the wire side; the queue has its own).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ChannelCounters {
-    /// Bytes whose transmission completed.
-    pub bytes_sent: u64,
+    /// Nanoseconds spent transmitting, up to the snapshot (a transmission in
+    /// progress counts for its elapsed part, so a packet straddling the edge of
+    /// a measurement window is split between the two sides).
+    pub busy_ns: u64,
     /// Packets lost on the wire (Bernoulli loss).
     pub losses: u64,
 }
@@ -39,14 +41,24 @@ pub struct Channel {
     pub loss: f64,
     pub loss_rng: SimRng,
     pub queue: OutputQueue,
-    /// The packet being serialised, if any.
+    /// The packet being serialised, if any, and when its transmission started.
     pub in_tx: Option<Packet>,
+    pub tx_started: SimTime,
     /// Packets on the wire, oldest first (each has an `Arrive` event pending).
     pub pipe: VecDeque<Packet>,
     pub counters: ChannelCounters,
 }
 
 impl Channel {
+    /// The counters as of `now`, with the transmission in progress counted up to `now`.
+    pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
+        let mut c = self.counters;
+        if self.in_tx.is_some() {
+            c.busy_ns += now - self.tx_started;
+        }
+        c
+    }
+
     /// Packets of this channel anywhere: buffered, being sent, on the wire.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
         self.queue.packets().chain(self.in_tx.iter()).chain(self.pipe.iter())

@@ -76,12 +76,7 @@ mod tests {
     #[test]
     fn shortest_path_in_a_chain_with_a_shortcut() {
         // 0 - 1 - 2 - 3, and 0 - 3 directly. Channels numbered per direction.
-        let adjacency = vec![
-            vec![(1, 0), (3, 6)],
-            vec![(0, 1), (2, 2)],
-            vec![(1, 3), (3, 4)],
-            vec![(2, 5), (0, 7)],
-        ];
+        let adjacency = vec![vec![(1, 0), (3, 6)], vec![(0, 1), (2, 2)], vec![(1, 3), (3, 4)], vec![(2, 5), (0, 7)]];
         let to = |c: u32| [1, 0, 2, 1, 3, 2, 3, 0][c as usize];
         let routes = Routes::compute(&adjacency, [3, 2]);
         assert_eq!(routes.path(0, 3, to), Some(vec![6]));

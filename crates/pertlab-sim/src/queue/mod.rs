@@ -8,13 +8,25 @@
 //! Order of checks on arrival follows ns-3's `RedQueueDisc`: the discipline sees
 //! the packet first (so RED's average is updated on every arrival), then the hard
 //! limit may still drop it ("overflow").
+//!
+//! Disciplines whose original runs on a timer (PI's sampling, PIE's
+//! `T_UPDATE`) are not given engine events: they catch up the missed timer
+//! instants at the next packet event (see [`periodic`]). The queue only changes
+//! at packet events, so the length each missed instant would have seen is
+//! known exactly and the result is the timer's.
 
+pub mod codel;
 pub mod droptail;
+pub mod periodic;
+pub mod pi;
+pub mod pie;
 pub mod red;
 
 use std::collections::VecDeque;
 
-use crate::packet::Packet;
+use rand::Rng;
+
+use crate::packet::{Ecn, Packet};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -57,7 +69,7 @@ pub enum Verdict {
 
 /// An active (or passive) queue management algorithm.
 pub trait QueueDiscipline: Send {
-    /// Short name used in results ("droptail", "red", "ared").
+    /// Short name used in results: the queue kind ("droptail", "red", "pie", ...).
     fn name(&self) -> &'static str;
 
     /// Called for each arriving packet before the hard limit is checked. May set
@@ -73,6 +85,48 @@ pub trait QueueDiscipline: Send {
     /// The discipline's current drop/mark probability, for time series (0 where not meaningful).
     fn probability(&self) -> f64 {
         0.0
+    }
+
+    /// The averaged queue the discipline acts on (RED's EWMA `avg`), for time series.
+    fn average(&self) -> Option<f64> {
+        None
+    }
+
+    /// The current max_p of an adaptive discipline, for time series.
+    fn max_p(&self) -> Option<f64> {
+        None
+    }
+}
+
+/// Whether a packet may be marked instead of dropped (ECT(0), ECT(1) or already CE).
+pub(crate) fn ecn_capable(pkt: &Packet) -> bool {
+    matches!(pkt.ecn, Ecn::Ect | Ecn::Ce)
+}
+
+/// Mark a packet Congestion Experienced and let it through.
+pub(crate) fn mark(pkt: &mut Packet) -> Verdict {
+    pkt.ecn = Ecn::Ce;
+    Verdict::Pass
+}
+
+/// The verdict for a packet an AQM has chosen: a CE mark when `use_ecn` and the
+/// packet is ECN-capable, otherwise an early drop.
+pub(crate) fn signal(pkt: &mut Packet, use_ecn: bool) -> Verdict {
+    if use_ecn && ecn_capable(pkt) {
+        mark(pkt)
+    } else {
+        Verdict::Drop(DropKind::Early)
+    }
+}
+
+/// True with probability `p`, drawing only when the outcome is uncertain.
+pub(crate) fn draw(rng: &mut SimRng, p: f64) -> bool {
+    if p <= 0.0 {
+        false
+    } else if p >= 1.0 {
+        true
+    } else {
+        rng.gen::<f64>() < p
     }
 }
 
@@ -123,15 +177,7 @@ pub enum Enqueued {
 
 impl OutputQueue {
     pub fn new(limit: QueueLimit, link_rate_bps: u64, discipline: Box<dyn QueueDiscipline>, rng: SimRng) -> Self {
-        OutputQueue {
-            buf: VecDeque::new(),
-            len_bytes: 0,
-            limit,
-            link_rate_bps,
-            discipline,
-            counters: QueueCounters::default(),
-            rng,
-        }
+        OutputQueue { buf: VecDeque::new(), len_bytes: 0, limit, link_rate_bps, discipline, counters: QueueCounters::default(), rng }
     }
 
     pub fn len_pkts(&self) -> u32 {
@@ -152,12 +198,7 @@ impl OutputQueue {
     }
 
     fn view(&self) -> QueueView {
-        QueueView {
-            len_pkts: self.buf.len() as u32,
-            len_bytes: self.len_bytes,
-            limit: self.limit,
-            link_rate_bps: self.link_rate_bps,
-        }
+        QueueView { len_pkts: self.buf.len() as u32, len_bytes: self.len_bytes, limit: self.limit, link_rate_bps: self.link_rate_bps }
     }
 
     /// Bring the time integrals up to `now` (call before every length change).
@@ -180,7 +221,7 @@ impl OutputQueue {
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += pkt.size as u64;
         let view = self.view();
-        let was_ce = pkt.ecn == crate::packet::Ecn::Ce;
+        let was_ce = pkt.ecn == Ecn::Ce;
         match self.discipline.on_arrival(&view, &mut pkt, now, &mut self.rng) {
             Verdict::Drop(kind) => {
                 self.count_drop(kind);
@@ -192,7 +233,7 @@ impl OutputQueue {
             self.count_drop(DropKind::Overflow);
             return Enqueued::Dropped(DropKind::Overflow);
         }
-        if !was_ce && pkt.ecn == crate::packet::Ecn::Ce {
+        if !was_ce && pkt.ecn == Ecn::Ce {
             self.counters.marks += 1;
         }
         self.integrate(now);
@@ -208,8 +249,12 @@ impl OutputQueue {
         while let Some(mut pkt) = self.buf.pop_front() {
             self.integrate_removed(now, &pkt);
             let view = self.view();
+            let was_ce = pkt.ecn == Ecn::Ce;
             match self.discipline.on_departure(&view, &mut pkt, now) {
                 Verdict::Pass => {
+                    if !was_ce && pkt.ecn == Ecn::Ce {
+                        self.counters.marks += 1;
+                    }
                     self.counters.departures += 1;
                     self.counters.departure_bytes += pkt.size as u64;
                     return Some(pkt);

@@ -1,6 +1,13 @@
-//! RED (Floyd & Jacobson 1993) and Adaptive RED (Floyd, Gummadi, Shenker 2001),
-//! with the semantics of ns-3's `RedQueueDisc`, itself a port of ns-2's
-//! `queue/red.cc`. Parameter names are ns-3's attribute names in snake_case.
+//! RED (Floyd & Jacobson 1993) and its variants that share its queue: Adaptive
+//! RED (Floyd, Gummadi, Shenker 2001), Refined Adaptive RED (Kim and Lee 2006),
+//! FARED and CARED (Tahiliani 2013, Chapter 3), Feng's self-configuring RED
+//! (Feng et al. 1999) and non-linear RED (Zhou, Ye, Yeung 2006), with the
+//! semantics of ns-3's `RedQueueDisc`, itself a port of ns-2's `queue/red.cc`.
+//! Parameter names are ns-3's attribute names in snake_case.
+//!
+//! The variants ([`RedVariant`]) differ only in how `max_p` moves (the
+//! controllers of [`maxp`]: one file per rule, [`ared`], [`reared`], [`fared`],
+//! [`cared`], [`feng`]) or, for NLRED, in the shape of the probability curve.
 //!
 //! # What is modelled
 //! - The average queue: an EWMA updated on **every arrival** with the queue
@@ -28,10 +35,15 @@
 //!   the link rate in packets of `mean_pkt_size` bytes per second:
 //!   `q_w = 1 - exp(-1/C)`, `min_th = max(5, target_delay C / 2)`,
 //!   `max_th = 3 min_th`.
-//! - Adaptive RED's AIMD control of `max_p` (see [`ared`]).
+//! - Adaptive control of `max_p` (see [`maxp`]).
+//! - NLRED's quadratic curve: `p_b = 1.5 max_p ((avg - min_th) / (max_th -
+//!   min_th))^2` between the thresholds (Zhou et al. 2006; ns-3 `NLRED`). The
+//!   thesis's Eq. 2.1.10 leaves out the factor 1.5; we follow the paper and
+//!   ns-3 (`nlred_scale`). As in ns-3 the gentle segment is unchanged, so with
+//!   `gentle` the curve drops from `1.5 max_p` to `max_p` at `max_th`.
 //!
 //! # What is left out
-//! ns-2's `cautious_` modes, Feng's adaptive RED, NLRED, `ns1_compat_`,
+//! ns-2's `cautious_` modes, `ns1_compat_`,
 //! `doubleq_`, `use_mark_p_`/`mark_p_`, the choice of a drop victim other than
 //! the arriving packet (`drop_front_`, `drop_rand_`), and `q_weight_ = -1`
 //! (it needs the link's propagation delay, which a discipline does not see).
@@ -61,9 +73,11 @@
 //!   `Gentle`, `Wait`, `UseHardDrop` true, `UseEcn` false, `Bottom 0`
 //!   (automatic), packet mode; ns-3's `ARED = true` overwrites MinTh, MaxTh and
 //!   QW with 0 (automatic) whatever the user set. We use ns-3's values, except
-//!   that `bottom` defaults to the paper's 0.01; with `adaptive` the unset
-//!   `min_th`, `max_th` and `q_w` are automatic, but explicit values are kept
-//!   (the thesis runs ARED with explicit 20/80 thresholds).
+//!   that `bottom` defaults to the paper's 0.01; for the adaptive-RED family
+//!   (ARED, Re-ARED, FARED, CARED: the thesis sets their parameters "similar to
+//!   that of ARED") the unset `min_th`, `max_th` and `q_w` are automatic, but
+//!   explicit values are kept (the thesis runs ARED with explicit 20/80
+//!   thresholds). Feng's RED and NLRED use plain RED's defaults, as in ns-3.
 //! - **`count` after a forced drop.** ns-2 resets `count` after every forced
 //!   drop, buffer overflows included ("bug-fix from Philip Liu", skipped only
 //!   with `ns1_compat_`); ns-3 resets it only when `Ns1Compat` is true (the test
@@ -78,7 +92,7 @@
 //!   coefficients once, from the initial `max_p`, so after ARED has moved
 //!   `max_p` the probability jumps at `max_th`. We use the current `max_p`, so
 //!   the curve stays continuous (the GRED definition).
-//! - **ARED timing and bounds**: see [`ared`].
+//! - **Timing and bounds of the adaptive family**: see [`maxp`].
 //! - **Idle time.** ns-2 uses `idle_pktsize_` only with `cautious_ 3` and ns-3
 //!   ignores `IdlePktSize`; both count the idle time from the moment the link,
 //!   asking for a packet, finds the queue empty, i.e. when the last packet's
@@ -91,14 +105,22 @@
 //!   automatic thresholds are in packets and scaled by `mean_pkt_size`.
 
 pub mod ared;
+pub mod cared;
+pub mod fared;
+pub mod feng;
+pub mod maxp;
+pub mod reared;
 
-use rand::Rng;
 use serde::{Deserialize, Serialize};
 
-use self::ared::{AredController, AredParams, TargetBand};
-use super::{DropKind, QueueDiscipline, QueueLimit, QueueView, Verdict};
+use self::ared::{Ared, ARED_BAND};
+use self::cared::Cared;
+use self::feng::{Feng, DEFAULT_FENG_ALPHA, DEFAULT_FENG_BETA};
+use self::maxp::{BandController, BandParams, FamilyRule, MaxPControl, TargetBand, TrendReference};
+use self::reared::{Ratio, RatioTarget, REARED_BAND, REARED_DECREASE_GAIN, REARED_INCREASE_GAIN};
+use super::{draw, ecn_capable, mark, DropKind, QueueDiscipline, QueueLimit, QueueView, Verdict};
 use crate::error::{check, ConfigError};
-use crate::packet::{Ecn, Packet};
+use crate::packet::Packet;
 use crate::rng::SimRng;
 use crate::time::{self, SimTime, NS_PER_MS, NS_PER_SEC};
 
@@ -123,6 +145,11 @@ pub const DEFAULT_ALPHA: f64 = 0.01;
 /// ARED multiplicative decrease: 0.9 (ARED paper; thesis Table 3.1; ns-2 `beta_`, ns-3 `Beta`).
 pub const DEFAULT_BETA: f64 = 0.9;
 
+/// NLRED's factor: `p_b = 1.5 max_p x^2` reaches 1.5 max_p at max_th, so that
+/// the quadratic curve drops about as much in total as the linear one (Zhou,
+/// Ye, Yeung 2006; ns-3 `p *= p * 1.5`). The thesis's Eq. 2.1.10 omits it.
+pub const DEFAULT_NLRED_SCALE: f64 = 1.5;
+
 /// Automatic min_th is never below 5 packets (ARED paper; thesis Eq. 2.1.4).
 pub const AUTO_MIN_TH_FLOOR_PKTS: f64 = 5.0;
 /// Automatic (or omitted) max_th is 3 × min_th (ARED paper; thesis §1.2; ns-2 `maxthresh_ 0`).
@@ -146,8 +173,62 @@ pub enum RedMode {
     Bytes,
 }
 
-/// RED / Adaptive RED parameters. Whether `max_p` adapts is chosen by the
-/// queue kind ("red" or "ared"), not here.
+/// Which member of the RED family a queue is; the queue kind of the scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RedVariant {
+    /// Fixed `max_p`, linear curve.
+    Red,
+    /// Adaptive RED (AIMD on `max_p`).
+    Ared,
+    /// Refined Adaptive RED (ratio steps, narrow band).
+    ReAred,
+    /// Fast Adapting RED (Re-ARED with smaller gains).
+    Fared,
+    /// Cautious Adaptive RED (ARED or Re-ARED by the trend of the average).
+    Cared,
+    /// Feng's self-configuring RED.
+    Feng,
+    /// Non-linear (quadratic) RED with a fixed `max_p`.
+    Nlred,
+}
+
+impl RedVariant {
+    pub const ALL: [RedVariant; 7] =
+        [RedVariant::Red, RedVariant::Ared, RedVariant::ReAred, RedVariant::Fared, RedVariant::Cared, RedVariant::Feng, RedVariant::Nlred];
+
+    /// The queue kind naming it in a scenario.
+    pub fn name(self) -> &'static str {
+        match self {
+            RedVariant::Red => "red",
+            RedVariant::Ared => "ared",
+            RedVariant::ReAred => "reared",
+            RedVariant::Fared => "fared",
+            RedVariant::Cared => "cared",
+            RedVariant::Feng => "feng",
+            RedVariant::Nlred => "nlred",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<RedVariant> {
+        Self::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// The adaptive-RED family, whose unset parameters are automatic (ARED paper).
+    pub fn is_band_family(self) -> bool {
+        matches!(self, RedVariant::Ared | RedVariant::ReAred | RedVariant::Fared | RedVariant::Cared)
+    }
+
+    /// The paper's target band of a family member, as fractions of `max_th - min_th`.
+    fn default_band(self) -> [f64; 2] {
+        match self {
+            RedVariant::ReAred | RedVariant::Fared => REARED_BAND,
+            _ => ARED_BAND,
+        }
+    }
+}
+
+/// Parameters of the RED family. Which variant runs is chosen by the queue
+/// kind, not here; each variant reads the fields it needs.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct RedConfig {
@@ -193,6 +274,32 @@ pub struct RedConfig {
     pub alpha: f64,
     /// ARED: multiplicative decrease, in (0, 1) (ns-3 `Beta`); the paper recommends > 0.83.
     pub beta: f64,
+    /// Adaptive family: the target band as fractions `[low, high]` of `max_th - min_th`
+    /// above `min_th`, `0 <= low <= high <= 1`. Unset: the paper's band, [0.4, 0.6]
+    /// for ARED and CARED (thesis Tables 3.1, 3.7), [0.48, 0.52] for Re-ARED and FARED (Table 3.2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_band: Option<[f64; 2]>,
+    /// Re-ARED (and CARED's aggressive decrease): `beta = 1 - g (T - avg)/(T - min_th)`, g in [0, 1]
+    /// (thesis Algorithm 2: 0.17).
+    pub reared_decrease_gain: f64,
+    /// Re-ARED (and CARED's aggressive increase): `alpha = g max_p (avg - T)/T`, g >= 0
+    /// (thesis Algorithm 2: 0.25).
+    pub reared_increase_gain: f64,
+    /// FARED's decrease gain, in [0, 1] (thesis Algorithm 3, Eq. 3.4.13: 0.0385).
+    pub fared_decrease_gain: f64,
+    /// FARED's increase gain, >= 0 (thesis Algorithm 3, Eq. 3.4.7: 0.042).
+    pub fared_increase_gain: f64,
+    /// Re-ARED and FARED: which `T` the ratio formulas use ("edges", default, or "midpoint").
+    pub ratio_target: RatioTarget,
+    /// CARED: compare the new average with the one at the previous arrival
+    /// ("arrival", default) or at the previous change of max_p ("update").
+    pub cared_trend: TrendReference,
+    /// Feng: max_p is divided by this on entering avg < min_th, >= 1 (Feng et al. 1999: 3).
+    pub feng_alpha: f64,
+    /// Feng: max_p is multiplied by this on entering avg > max_th, >= 1 (Feng et al. 1999: 2).
+    pub feng_beta: f64,
+    /// NLRED: `p_b = scale max_p x^2`, > 0 (Zhou et al. 2006, ns-3: 1.5).
+    pub nlred_scale: f64,
 }
 
 impl Default for RedConfig {
@@ -215,6 +322,16 @@ impl Default for RedConfig {
             bottom: DEFAULT_BOTTOM,
             alpha: DEFAULT_ALPHA,
             beta: DEFAULT_BETA,
+            target_band: None,
+            reared_decrease_gain: REARED_DECREASE_GAIN,
+            reared_increase_gain: REARED_INCREASE_GAIN,
+            fared_decrease_gain: fared::FARED_DECREASE_GAIN,
+            fared_increase_gain: fared::FARED_INCREASE_GAIN,
+            ratio_target: RatioTarget::Edges,
+            cared_trend: TrendReference::Arrival,
+            feng_alpha: DEFAULT_FENG_ALPHA,
+            feng_beta: DEFAULT_FENG_BETA,
+            nlred_scale: DEFAULT_NLRED_SCALE,
         }
     }
 }
@@ -238,6 +355,20 @@ impl RedConfig {
         check::positive(&field("alpha"), self.alpha)?;
         check::in_range(&field("alpha"), self.alpha, 0.0, 1.0)?;
         check::open_unit(&field("beta"), self.beta)?;
+        if let Some([lo, hi]) = self.target_band {
+            check::in_range(&field("target_band"), lo, 0.0, 1.0)?;
+            check::in_range(&field("target_band"), hi, lo, 1.0)?;
+        }
+        check::in_range(&field("reared_decrease_gain"), self.reared_decrease_gain, 0.0, 1.0)?;
+        check::non_negative(&field("reared_increase_gain"), self.reared_increase_gain)?;
+        check::in_range(&field("fared_decrease_gain"), self.fared_decrease_gain, 0.0, 1.0)?;
+        check::non_negative(&field("fared_increase_gain"), self.fared_increase_gain)?;
+        for (name, v) in [("feng_alpha", self.feng_alpha), ("feng_beta", self.feng_beta)] {
+            if !(v.is_finite() && v >= 1.0) {
+                return Err(ConfigError::new(field(name), format!("is a scaling factor of max_p and must be at least 1, got {v}")));
+            }
+        }
+        check::positive(&field("nlred_scale"), self.nlred_scale)?;
         Ok(())
     }
 
@@ -321,10 +452,13 @@ struct Params {
     use_hard_drop: bool,
     mean_pkt_size: u32,
     idle_pkt_size: u32,
+    /// NLRED's factor; `None` for the linear curve.
+    nlred_scale: Option<f64>,
 }
 
 impl Params {
-    fn resolve(cfg: &RedConfig, adaptive: bool, link_rate_bps: u64) -> Params {
+    /// `automatic`: unset `min_th` and `q_w` are automatic (the adaptive family).
+    fn resolve(cfg: &RedConfig, automatic: bool, link_rate_bps: u64) -> Params {
         let mean = cfg.mean_pkt_size.max(1);
         let c = packet_rate(link_rate_bps, mean);
         let unit = match cfg.mode {
@@ -335,7 +469,7 @@ impl Params {
         let min_th = match cfg.min_th {
             Some(v) if v > 0.0 => v,
             Some(_) => auto_min(),
-            None if adaptive => auto_min(),
+            None if automatic => auto_min(),
             None => DEFAULT_MIN_TH_PKTS * unit,
         };
         // Validation rules out an explicit max_th below min_th; keep the order anyway.
@@ -347,7 +481,7 @@ impl Params {
             Some(w) if w > 0.0 => w.min(1.0),
             Some(w) if w == Q_W_FAST_CODE => weight_for_capacity(c, FAST_Q_W_PACKETS),
             Some(_) => weight_for_capacity(c, 1.0),
-            None if adaptive => weight_for_capacity(c, 1.0),
+            None if automatic => weight_for_capacity(c, 1.0),
             None => DEFAULT_Q_W,
         };
         Params {
@@ -361,12 +495,13 @@ impl Params {
             use_hard_drop: cfg.use_hard_drop,
             mean_pkt_size: mean,
             idle_pkt_size: if cfg.idle_pkt_size == 0 { mean } else { cfg.idle_pkt_size },
+            nlred_scale: None,
         }
     }
 }
 
-/// The ARED controller's parameters, with an automatic `bottom` resolved.
-fn ared_params(cfg: &RedConfig, link_rate_bps: u64) -> AredParams {
+/// The adaptive family's pacing and bounds, with an automatic `bottom` resolved.
+fn band_params(cfg: &RedConfig, link_rate_bps: u64) -> BandParams {
     let bottom = if cfg.bottom > 0.0 {
         cfg.bottom
     } else {
@@ -374,7 +509,23 @@ fn ared_params(cfg: &RedConfig, link_rate_bps: u64) -> AredParams {
         let w = packet_rate(link_rate_bps, cfg.mean_pkt_size.max(1)) * AUTO_BOTTOM_RTT_S;
         DEFAULT_BOTTOM.min(1.0 / w)
     };
-    AredParams { interval: cfg.interval_ns, top: cfg.top, bottom, alpha: cfg.alpha, beta: cfg.beta }
+    BandParams { interval: cfg.interval_ns, top: cfg.top, bottom, trend_reference: cfg.cared_trend }
+}
+
+/// The `max_p` controller of `variant` for thresholds `min_th`, `max_th`.
+fn controller(variant: RedVariant, cfg: &RedConfig, min_th: f64, max_th: f64, link_rate_bps: u64) -> MaxPControl {
+    let ared = Ared { alpha: cfg.alpha, beta: cfg.beta };
+    let reared = Ratio { decrease_gain: cfg.reared_decrease_gain, increase_gain: cfg.reared_increase_gain, target: cfg.ratio_target };
+    let rule = match variant {
+        RedVariant::Red | RedVariant::Nlred => return MaxPControl::Fixed,
+        RedVariant::Feng => return MaxPControl::Feng(Feng::new(cfg.feng_alpha, cfg.feng_beta, min_th, max_th)),
+        RedVariant::Ared => FamilyRule::Ared(ared),
+        RedVariant::ReAred => FamilyRule::Ratio(reared),
+        RedVariant::Fared => FamilyRule::Ratio(Ratio { decrease_gain: cfg.fared_decrease_gain, increase_gain: cfg.fared_increase_gain, ..reared }),
+        RedVariant::Cared => FamilyRule::Cared(Cared { conservative: ared, aggressive: Ratio { target: RatioTarget::Edges, ..reared } }),
+    };
+    let band = TargetBand::between(min_th, max_th, cfg.target_band.unwrap_or(variant.default_band()));
+    MaxPControl::Band(BandController::new(rule, band_params(cfg, link_rate_bps), band, min_th))
 }
 
 /// What the RED algorithm decided for one arrival, before ECN is considered.
@@ -385,12 +536,13 @@ enum Signal {
     Forced,
 }
 
-/// A RED or Adaptive RED queue discipline.
+/// A queue discipline of the RED family.
 pub struct Red {
+    variant: RedVariant,
     p: Params,
-    /// `Some` for Adaptive RED.
-    ared: Option<AredController>,
-    /// Current max_p (fixed at 1/l_interm for RED).
+    /// How max_p moves.
+    control: MaxPControl,
+    /// Current max_p (fixed at 1/l_interm for RED and NLRED).
     max_p: f64,
     /// Average queue, in the mode's unit.
     avg: f64,
@@ -405,17 +557,23 @@ pub struct Red {
 }
 
 impl Red {
-    /// `adaptive`: Adaptive RED (max_p adapted every interval). `limit_pkts`: the
-    /// queue's limit in packets. Neither the ARED paper nor ns-2/ns-3 let the
-    /// buffer size enter the automatic thresholds, so it is not used; the hard
-    /// limit is enforced by the `OutputQueue`. `link_rate_bps`: the link it feeds.
-    pub fn new(cfg: RedConfig, adaptive: bool, _limit_pkts: u32, link_rate_bps: u64) -> Red {
-        let p = Params::resolve(&cfg, adaptive, link_rate_bps);
-        let ared = adaptive.then(|| AredController::new(ared_params(&cfg, link_rate_bps), TargetBand::between(p.min_th, p.max_th)));
+    /// `variant`: which member of the family. `limit_pkts`: the queue's limit in
+    /// packets. Neither the ARED paper nor ns-2/ns-3 let the buffer size enter
+    /// the automatic thresholds, so it is not used; the hard limit is enforced
+    /// by the `OutputQueue`. `link_rate_bps`: the link it feeds.
+    pub fn new(cfg: RedConfig, variant: RedVariant, _limit_pkts: u32, link_rate_bps: u64) -> Red {
+        let mut p = Params::resolve(&cfg, variant.is_band_family(), link_rate_bps);
+        if variant == RedVariant::Nlred {
+            p.nlred_scale = Some(cfg.nlred_scale);
+        }
+        let control = controller(variant, &cfg, p.min_th, p.max_th, link_rate_bps);
         let initial = 1.0 / cfg.l_interm.max(1.0);
-        let max_p = ared.as_ref().map_or(initial, |c| c.clamp(initial));
+        let max_p = match &control {
+            MaxPControl::Band(c) => c.clamp(initial),
+            _ => initial,
+        };
         // ns starts idle at time 0 with an empty average.
-        Red { p, ared, max_p, avg: 0.0, count: 0, count_bytes: 0, old: false, idle_since: Some(0) }
+        Red { variant, p, control, max_p, avg: 0.0, count: 0, count_bytes: 0, old: false, idle_since: Some(0) }
     }
 
     /// Average queue (packets, or bytes in byte mode).
@@ -438,9 +596,12 @@ impl Red {
         self.p.q_w
     }
 
-    /// ARED's target band, or `None` for plain RED.
+    /// The adaptive family's target band, or `None` for the other variants.
     pub fn target_band(&self) -> Option<TargetBand> {
-        self.ared.as_ref().map(|c| c.band())
+        match &self.control {
+            MaxPControl::Band(c) => Some(c.band()),
+            _ => None,
+        }
     }
 
     /// The queue in the mode's unit.
@@ -454,7 +615,9 @@ impl Red {
     /// Packets of `idle_pkt_size` the link could have sent since it went idle
     /// (ns `m`); clears the idle state.
     fn idle_packets(&mut self, now: SimTime, link_rate_bps: u64) -> u64 {
-        let Some(since) = self.idle_since.take() else { return 0 };
+        let Some(since) = self.idle_since.take() else {
+            return 0;
+        };
         let idle_ns = now.saturating_sub(since) as u128;
         let bits_per_pkt = 8 * self.p.idle_pkt_size as u128 * NS_PER_SEC as u128;
         (idle_ns * link_rate_bps as u128 / bits_per_pkt).min(u64::MAX as u128) as u64
@@ -479,7 +642,11 @@ impl Red {
         let p = if self.avg < min_th {
             0.0
         } else if self.avg < max_th {
-            self.max_p * (self.avg - min_th) / (max_th - min_th)
+            let x = (self.avg - min_th) / (max_th - min_th);
+            match self.p.nlred_scale {
+                None => self.max_p * x,
+                Some(scale) => scale * self.max_p * x * x,
+            }
         } else if self.p.gentle {
             self.max_p + (1.0 - self.max_p) * (self.avg - max_th) / max_th
         } else {
@@ -550,26 +717,6 @@ impl Red {
     }
 }
 
-fn ecn_capable(pkt: &Packet) -> bool {
-    matches!(pkt.ecn, Ecn::Ect | Ecn::Ce)
-}
-
-fn mark(pkt: &mut Packet) -> Verdict {
-    pkt.ecn = Ecn::Ce;
-    Verdict::Pass
-}
-
-/// True with probability `p`, drawing only when the outcome is uncertain.
-fn draw(rng: &mut SimRng, p: f64) -> bool {
-    if p <= 0.0 {
-        false
-    } else if p >= 1.0 {
-        true
-    } else {
-        rng.gen::<f64>() < p
-    }
-}
-
 /// Whether the `OutputQueue` will drop this packet for lack of room (its own test, repeated).
 fn will_overflow(view: &QueueView, pkt: &Packet) -> bool {
     match view.limit {
@@ -580,20 +727,15 @@ fn will_overflow(view: &QueueView, pkt: &Packet) -> bool {
 
 impl QueueDiscipline for Red {
     fn name(&self) -> &'static str {
-        if self.ared.is_some() {
-            "ared"
-        } else {
-            "red"
-        }
+        self.variant.name()
     }
 
     fn on_arrival(&mut self, view: &QueueView, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict {
         let q = self.measure(view);
         let m = self.idle_packets(now, view.link_rate_bps);
+        let old = self.avg;
         self.update_average(q, m);
-        if let Some(c) = self.ared.as_mut() {
-            self.max_p = c.on_average(self.avg, self.max_p, now);
-        }
+        self.max_p = self.control.on_average(old, self.avg, self.max_p, now);
         self.count += 1;
         self.count_bytes += pkt.size as u64;
         let signal = self.decide(q, pkt.size, rng);
@@ -618,6 +760,14 @@ impl QueueDiscipline for Red {
     /// min_th, max_p at max_th, 1 in the forced region.
     fn probability(&self) -> f64 {
         self.base_probability()
+    }
+
+    fn average(&self) -> Option<f64> {
+        Some(self.avg)
+    }
+
+    fn max_p(&self) -> Option<f64> {
+        Some(self.max_p)
     }
 }
 

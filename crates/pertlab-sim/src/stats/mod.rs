@@ -5,7 +5,9 @@
 //! - average queue: time-weighted mean length over the window (packets, bytes),
 //!   and normalized by the buffer limit;
 //! - drop rate = drops / arrivals at that queue; mark rate = marks / arrivals;
-//! - utilization = bits sent by the link the queue feeds / (capacity x window);
+//! - utilization = fraction of the window the link the queue feeds was
+//!   transmitting, i.e. bits sent / (capacity x window), with a packet that
+//!   straddles an edge of the window counted for its part inside;
 //! - goodput = bytes of payload delivered in order to the receiver, each segment
 //!   once (retransmissions excluded), / window;
 //! - Jain's fairness index over the goodputs of the TCP flows.
@@ -137,6 +139,10 @@ pub struct QueueSeries {
     pub len_bytes: Vec<u64>,
     /// The discipline's current drop/mark probability (RED: p_b), 0 for DropTail.
     pub probability: Vec<f64>,
+    /// The averaged queue the discipline acts on (RED family: EWMA avg), if any.
+    pub avg: Vec<Option<f64>>,
+    /// max_p of the RED family (adapted by ARED, Re-ARED, FARED, CARED, Feng), if any.
+    pub max_p: Vec<Option<f64>>,
 }
 
 /// Columnar time series of flows: one row per (sample time, flow).

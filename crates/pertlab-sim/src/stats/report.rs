@@ -35,7 +35,7 @@ impl Snapshot {
         Snapshot {
             time: now,
             queues: world.channels.iter().map(|c| c.queue.counters).collect(),
-            channels: world.channels.iter().map(|c| c.counters).collect(),
+            channels: world.channels.iter().map(|c| c.counters_at(now)).collect(),
             senders: world.flows.iter().map(|f| *f.sender.counters()).collect(),
             receivers: world.flows.iter().map(|f| *f.receiver.counters()).collect(),
             cc: world.flows.iter().map(|f| f.sender.cc_counters()).collect(),
@@ -80,7 +80,7 @@ pub fn assemble(world: &World) -> Results {
             let arrivals = qb.arrivals - qa.arrivals;
             let drops = qb.drops() - qa.drops();
             let marks = qb.marks - qa.marks;
-            let bits = 8 * (b.channels[i].bytes_sent - a.channels[i].bytes_sent);
+            let busy_ns = b.channels[i].busy_ns - a.channels[i].busy_ns;
             QueueResult {
                 link: ch.link_name.clone(),
                 from: world.node_names[ch.from as usize].clone(),
@@ -98,7 +98,7 @@ pub fn assemble(world: &World) -> Results {
                 marks,
                 drop_rate: ratio(drops, arrivals),
                 mark_rate: ratio(marks, arrivals),
-                utilization: if span_s > 0.0 { bits as f64 / (ch.rate_bps as f64 * span_s) } else { 0.0 },
+                utilization: if span_ns > 0 { busy_ns as f64 / span_ns as f64 } else { 0.0 },
                 link_losses: b.channels[i].losses - a.channels[i].losses,
             }
         })
@@ -156,11 +156,7 @@ pub fn assemble(world: &World) -> Results {
         })
         .collect();
 
-    let bottleneck = queues
-        .iter()
-        .find(|q| q.link == "bottleneck")
-        .or_else(|| queues.iter().max_by(|x, y| x.utilization.total_cmp(&y.utilization)))
-        .cloned();
+    let bottleneck = queues.iter().find(|q| q.link == "bottleneck").or_else(|| queues.iter().max_by(|x, y| x.utilization.total_cmp(&y.utilization))).cloned();
     let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
 
     Results {
@@ -207,10 +203,7 @@ fn conservation(world: &World) -> Conservation {
         let sent = f.sender.counters().segments_sent;
         let arrived = f.receiver.counters().data_received;
         if sent != arrived + f.data_drops + data_in_network[i] {
-            violations.push(format!(
-                "flow {i}: sent {sent} != received {arrived} + dropped {} + in network {}",
-                f.data_drops, data_in_network[i]
-            ));
+            violations.push(format!("flow {i}: sent {sent} != received {arrived} + dropped {} + in network {}", f.data_drops, data_in_network[i]));
         }
     }
     if t.injected != t.delivered + t.dropped + in_network {

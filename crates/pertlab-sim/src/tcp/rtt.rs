@@ -43,16 +43,7 @@ impl RttEstimator {
     /// An estimator before any sample (RFC 6298 2.1: RTO = `initial_rto`).
     pub fn new(initial_rto: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime) -> RttEstimator {
         let max_rto = max_rto.max(min_rto);
-        RttEstimator {
-            srtt: 0,
-            rttvar: 0,
-            base_rto: initial_rto.clamp(min_rto, max_rto),
-            backoff: 0,
-            has_sample: false,
-            granularity,
-            min_rto,
-            max_rto,
-        }
+        RttEstimator { srtt: 0, rttvar: 0, base_rto: initial_rto.clamp(min_rto, max_rto), backoff: 0, has_sample: false, granularity, min_rto, max_rto }
     }
 
     /// Fold in one RTT measurement `r` (RFC 6298 2.2 for the first, 2.3 after).

@@ -185,13 +185,7 @@ impl Scoreboard {
                 continue;
             }
             // Otherwise mark up to the next cached block start (or the block's end).
-            let stop = self.sack_cache[..self.n_cache]
-                .iter()
-                .filter(|c| c.start > start)
-                .map(|c| c.start)
-                .min()
-                .unwrap_or(block.end)
-                .min(block.end);
+            let stop = self.sack_cache[..self.n_cache].iter().filter(|c| c.start > start).map(|c| c.start).min().unwrap_or(block.end).min(block.end);
             for seq in start..stop {
                 newly += self.mark_sacked(seq);
             }
@@ -336,10 +330,7 @@ impl Scoreboard {
                 }
             }
         }
-        assert_eq!(
-            (sacked, lost, retrans, above),
-            (self.sacked_out, self.lost_out, self.retrans_out, self.sacked_above_scan)
-        );
+        assert_eq!((sacked, lost, retrans, above), (self.sacked_out, self.lost_out, self.retrans_out, self.sacked_above_scan));
         assert!(self.lost_scan >= self.snd_una && self.lost_scan <= self.snd_nxt());
     }
 }

@@ -119,6 +119,8 @@ pub struct TcpSender {
     /// Set CWR on the next new data segment (RFC 3168 6.1.2).
     cwr_pending: bool,
     started: bool,
+    /// The application stopped: no new data (see [`TcpSender::stop`]).
+    app_stopped: bool,
 }
 
 /// What `NextSeg` chose to send.
@@ -149,6 +151,7 @@ impl TcpSender {
             reno_sacked: 0,
             cwr_pending: false,
             started: false,
+            app_stopped: false,
         }
     }
 
@@ -485,7 +488,14 @@ impl TcpSender {
     /// The receiver window (`cfg.max_cwnd` segments beyond `snd_una`) has room
     /// and the sequence space is not exhausted.
     fn new_data_allowed(&self) -> bool {
-        self.sb.outstanding() < self.cfg.max_cwnd.max(1) && self.sb.snd_nxt() < u32::MAX
+        !self.app_stopped && self.sb.outstanding() < self.cfg.max_cwnd.max(1) && self.sb.snd_nxt() < u32::MAX
+    }
+
+    /// The application stops handing data to TCP (ns-2's `$ftp stop`): no new
+    /// segments from now on; what is outstanding is still delivered, and
+    /// retransmitted if lost.
+    pub fn stop(&mut self) {
+        self.app_stopped = true;
     }
 
     /// Fast retransmit of `snd_una`, just declared lost (RFC 5681 3.2 step 2,
@@ -710,8 +720,7 @@ mod tests {
     fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
         let cfg = TcpConfig { ecn: true, init_cwnd: 20, ..TcpConfig::default() };
         let mut b = Bench::new(cfg);
-        b.data_rule =
-            Box::new(|p| if !p.retx && [30, 32, 150].contains(&p.seq) { Fate::MarkCe } else { Fate::Deliver });
+        b.data_rule = Box::new(|p| if !p.retx && [30, 32, 150].contains(&p.seq) { Fate::MarkCe } else { Fate::Deliver });
         b.snd.tp.snd_ssthresh = 20;
         b.start();
         b.run_until(4 * SEC);
@@ -761,8 +770,7 @@ mod tests {
         // SACK blocks that are reversed, empty, or beyond snd_nxt.
         ack.seq = 0;
         ack.n_sack = 3;
-        ack.sack =
-            [SackBlock { start: 9, end: 3 }, SackBlock { start: 5, end: 5 }, SackBlock { start: 10, end: u32::MAX }];
+        ack.sack = [SackBlock { start: 9, end: 3 }, SackBlock { start: 5, end: 5 }, SackBlock { start: 10, end: u32::MAX }];
         for _ in 0..5 {
             b.snd.on_ack(10 * MS, &ack, &mut b.rng, &mut out);
         }

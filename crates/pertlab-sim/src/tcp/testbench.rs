@@ -186,12 +186,7 @@ impl Bench {
         }
         let tp = &self.snd.tp;
         if self.transitions.last().map_or(CaState::Open, |t| t.state) != tp.ca_state {
-            self.transitions.push(Transition {
-                at: self.now,
-                state: tp.ca_state,
-                cwnd: tp.snd_cwnd,
-                ssthresh: tp.snd_ssthresh,
-            });
+            self.transitions.push(Transition { at: self.now, state: tp.ca_state, cwnd: tp.snd_cwnd, ssthresh: tp.snd_ssthresh });
         }
         if self.check_each_step {
             self.snd.check_invariants();

@@ -37,7 +37,18 @@ pub struct UdpSource {
 
 impl UdpSource {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(id: u32, src: u32, dst: u32, rate_bps: u64, mean_size: u32, arrivals: Arrivals, sizes: SizeDist, ecn: bool, stop: Option<SimTime>, rng: SimRng) -> Self {
+    pub fn new(
+        id: u32,
+        src: u32,
+        dst: u32,
+        rate_bps: u64,
+        mean_size: u32,
+        arrivals: Arrivals,
+        sizes: SizeDist,
+        ecn: bool,
+        stop: Option<SimTime>,
+        rng: SimRng,
+    ) -> Self {
         let mean_gap_ns = mean_size as f64 * 8.0 * NS_PER_SEC as f64 / rate_bps as f64;
         UdpSource { id, src, dst, stop, arrivals, sizes, ecn, mean_size, mean_gap_ns, rng, counters: UdpCounters::default() }
     }

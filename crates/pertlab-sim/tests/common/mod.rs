@@ -51,6 +51,7 @@ pub fn bulk_flows(pairs: u32, cc: CcSpec, tcp: TcpConfig, start_window_ns: u64) 
             cc: cc.clone(),
             start_ns: None,
             start_window_ns: Some([0, start_window_ns]),
+            stop_ns: None,
             tcp: tcp.clone(),
         })
         .collect()

@@ -2,7 +2,7 @@
 //! the comments.
 
 use super::*;
-use crate::packet::PacketKind;
+use crate::packet::{Ecn, PacketKind};
 use crate::rng::from_seed;
 
 const RATE_10M: u64 = 10_000_000;
@@ -27,7 +27,7 @@ fn arrive(red: &mut Red, len: u32, now: SimTime, rng: &mut SimRng) -> Verdict {
 fn instant_red(l_interm: f64, gentle: bool, wait: bool) -> Red {
     let cfg = RedConfig { min_th: Some(5.0), max_th: Some(15.0), q_w: Some(1.0), l_interm, gentle, wait, ..RedConfig::default() };
     cfg.validate("red").unwrap();
-    Red::new(cfg, false, 1000, RATE_10M)
+    Red::new(cfg, RedVariant::Red, 1000, RATE_10M)
 }
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -39,7 +39,7 @@ fn close(a: f64, b: f64, tol: f64) -> bool {
 #[test]
 fn automatic_parameters_at_10_mbps_with_1000_byte_packets_give_the_thesis_band() {
     let cfg = RedConfig { mean_pkt_size: 1000, ..RedConfig::default() };
-    let red = Red::new(cfg, true, 50, RATE_10M);
+    let red = Red::new(cfg, RedVariant::Ared, 50, RATE_10M);
     // C = 10e6 / (8 * 1000) = 1250 pkt/s; 0.005 * 1250 / 2 = 3.125 < 5 -> min_th 5, max_th 15.
     assert_eq!(red.thresholds(), (5.0, 15.0));
     // Band [5 + 0.4 * 10, 5 + 0.6 * 10] = [9, 11] (thesis §3.3.2 footnote 1, §4.4.1).
@@ -54,7 +54,7 @@ fn automatic_parameters_at_10_mbps_with_1000_byte_packets_give_the_thesis_band()
 
 #[test]
 fn the_ns_default_mean_packet_size_does_not_give_the_thesis_band() {
-    let red = Red::new(RedConfig::default(), true, 50, RATE_10M);
+    let red = Red::new(RedConfig::default(), RedVariant::Ared, 50, RATE_10M);
     // C = 10e6 / 4000 = 2500; 0.005 * 2500 / 2 = 6.25 -> min_th 6.25, max_th 18.75.
     assert_eq!(red.thresholds(), (6.25, 18.75));
     // Band [6.25 + 0.4 * 12.5, 6.25 + 0.6 * 12.5] = [11.25, 13.75].
@@ -67,14 +67,14 @@ fn the_ns_default_mean_packet_size_does_not_give_the_thesis_band() {
 #[test]
 fn automatic_thresholds_grow_with_the_link_rate() {
     let cfg = RedConfig { mean_pkt_size: 1000, ..RedConfig::default() };
-    let red = Red::new(cfg, true, 750, 150_000_000);
+    let red = Red::new(cfg, RedVariant::Ared, 750, 150_000_000);
     // C = 150e6 / 8000 = 18750; 0.005 * 18750 / 2 = 46.875; max_th = 140.625.
     assert_eq!(red.thresholds(), (46.875, 140.625));
 }
 
 #[test]
 fn plain_red_uses_ns3_defaults() {
-    let red = Red::new(RedConfig::default(), false, 50, RATE_10M);
+    let red = Red::new(RedConfig::default(), RedVariant::Red, 50, RATE_10M);
     assert_eq!(red.thresholds(), (5.0, 15.0));
     assert_eq!(red.q_w(), 0.002);
     assert_eq!(red.max_p(), 0.02);
@@ -85,7 +85,7 @@ fn plain_red_uses_ns3_defaults() {
 #[test]
 fn explicit_values_are_kept_under_ared_and_max_th_defaults_to_three_min_th() {
     let cfg = RedConfig { min_th: Some(20.0), max_th: Some(80.0), q_w: Some(0.001), ..RedConfig::default() };
-    let red = Red::new(cfg, true, 100, 15_000_000);
+    let red = Red::new(cfg, RedVariant::Ared, 100, 15_000_000);
     assert_eq!(red.thresholds(), (20.0, 80.0));
     assert_eq!(red.q_w(), 0.001);
     // Thesis Scenarios 2/3: [20 + 0.4 * 60, 20 + 0.6 * 60] = [44, 56].
@@ -93,25 +93,25 @@ fn explicit_values_are_kept_under_ared_and_max_th_defaults_to_three_min_th() {
     assert!(close(band.low, 44.0, 1e-12) && close(band.high, 56.0, 1e-12), "{band:?}");
 
     let cfg = RedConfig { min_th: Some(20.0), ..RedConfig::default() };
-    assert_eq!(Red::new(cfg, false, 100, RATE_10M).thresholds(), (20.0, 60.0));
+    assert_eq!(Red::new(cfg, RedVariant::Red, 100, RATE_10M).thresholds(), (20.0, 60.0));
     // 0 means automatic even for plain RED.
     let cfg = RedConfig { min_th: Some(0.0), q_w: Some(0.0), mean_pkt_size: 1000, ..RedConfig::default() };
-    let red = Red::new(cfg, false, 100, RATE_10M);
+    let red = Red::new(cfg, RedVariant::Red, 100, RATE_10M);
     assert_eq!(red.thresholds(), (5.0, 15.0));
     assert!(close(red.q_w(), 0.000_799_680_085, 1e-12));
     // -2: 1 - exp(-10/1250) = 1 - exp(-0.008) = 0.0079680851...
     let cfg = RedConfig { q_w: Some(-2.0), mean_pkt_size: 1000, ..RedConfig::default() };
-    assert!(close(Red::new(cfg, false, 100, RATE_10M).q_w(), 0.007_968_085_1, 1e-10));
+    assert!(close(Red::new(cfg, RedVariant::Red, 100, RATE_10M).q_w(), 0.007_968_085_1, 1e-10));
 }
 
 #[test]
 fn byte_mode_scales_automatic_and_default_thresholds_by_the_mean_packet_size() {
     let cfg = RedConfig { mode: RedMode::Bytes, mean_pkt_size: 1000, ..RedConfig::default() };
-    assert_eq!(Red::new(cfg.clone(), true, 50, RATE_10M).thresholds(), (5000.0, 15000.0));
-    assert_eq!(Red::new(cfg, false, 50, RATE_10M).thresholds(), (5000.0, 15000.0));
+    assert_eq!(Red::new(cfg.clone(), RedVariant::Ared, 50, RATE_10M).thresholds(), (5000.0, 15000.0));
+    assert_eq!(Red::new(cfg, RedVariant::Red, 50, RATE_10M).thresholds(), (5000.0, 15000.0));
     // Explicit thresholds are bytes already.
     let cfg = RedConfig { mode: RedMode::Bytes, min_th: Some(3000.0), ..RedConfig::default() };
-    assert_eq!(Red::new(cfg, false, 50, RATE_10M).thresholds(), (3000.0, 9000.0));
+    assert_eq!(Red::new(cfg, RedVariant::Red, 50, RATE_10M).thresholds(), (3000.0, 9000.0));
 }
 
 #[test]
@@ -119,17 +119,17 @@ fn automatic_bottom_follows_ns3() {
     // bottom = min(0.01, 1 / (C * 0.1 s)); at 150 Mbps with 500-byte packets
     // C = 37500, W = 3750 packets, 1/W = 0.000266...
     let cfg = RedConfig { bottom: 0.0, ..RedConfig::default() };
-    let p = ared_params(&cfg, 150_000_000);
+    let p = band_params(&cfg, 150_000_000);
     assert!(close(p.bottom, 1.0 / 3750.0, 1e-15), "{}", p.bottom);
     // At 1 Mbps: C = 250, W = 25, 1/W = 0.04 -> capped at 0.01.
-    assert_eq!(ared_params(&cfg, 1_000_000).bottom, 0.01);
+    assert_eq!(band_params(&cfg, 1_000_000).bottom, 0.01);
 }
 
 // ---------------------------------------------------------------- average
 
 #[test]
 fn ewma_follows_every_arrival() {
-    let mut red = Red::new(RedConfig::default(), false, 50, RATE_10M); // q_w = 0.002
+    let mut red = Red::new(RedConfig::default(), RedVariant::Red, 50, RATE_10M); // q_w = 0.002
     let mut rng = from_seed(1);
     let mut t = 0;
     let mut avgs = Vec::new();
@@ -151,7 +151,7 @@ fn ewma_follows_every_arrival() {
 /// At 10 Mbps the departing packet is on the wire for 800 us: idle from 1.8 ms.
 fn red_gone_idle(idle_pkt_size: u32) -> Red {
     let cfg = RedConfig { q_w: Some(0.5), mean_pkt_size: 1000, idle_pkt_size, ..RedConfig::default() };
-    let mut red = Red::new(cfg, false, 50, RATE_10M);
+    let mut red = Red::new(cfg, RedVariant::Red, 50, RATE_10M);
     arrive(&mut red, 4, 0, &mut from_seed(1));
     assert_eq!(red.avg(), 2.0);
     assert_eq!(red.on_departure(&view(0), &mut pkt(1000, Ecn::NotEct), NS_PER_MS), Verdict::Pass);
@@ -202,7 +202,7 @@ fn count_spacing_of_the_drop_probability() {
 #[test]
 fn byte_mode_counts_mean_size_packets_and_spares_small_packets() {
     let cfg = RedConfig { mode: RedMode::Bytes, wait: false, mean_pkt_size: 1000, ..RedConfig::default() };
-    let mut red = Red::new(cfg, false, 50, RATE_10M);
+    let mut red = Red::new(cfg, RedVariant::Red, 50, RATE_10M);
     red.count_bytes = 10_500; // 10 whole mean-size packets
                               // p_b 0.05 -> 0.05 / (1 - 0.5) = 0.1, times 500 / 1000 for a 500-byte packet = 0.05.
     assert!(close(red.arrival_probability(0.05, 500), 0.05, 1e-15));
@@ -260,7 +260,7 @@ fn the_first_arrival_above_min_th_and_a_one_packet_queue_are_never_dropped() {
     // q_w = 0.5: avg 7.5 >= min_th but only one packet queued -> no drop, and
     // the next arrival counts as a new crossing.
     let cfg = RedConfig { min_th: Some(5.0), max_th: Some(15.0), q_w: Some(0.5), l_interm: 1.0, wait: false, ..RedConfig::default() };
-    let mut red = Red::new(cfg, false, 1000, RATE_10M);
+    let mut red = Red::new(cfg, RedVariant::Red, 1000, RATE_10M);
     for _ in 0..60 {
         arrive(&mut red, 14, 0, &mut rng);
     }
@@ -288,7 +288,7 @@ fn a_buffer_overflow_resets_the_count_like_ns2() {
 #[test]
 fn ecn_capable_packets_are_marked_instead_of_dropped_early() {
     let cfg = RedConfig { use_ecn: true, ..instant_red(10.0, true, false).config_for_tests() };
-    let mut red = Red::new(cfg, false, 1000, RATE_10M);
+    let mut red = Red::new(cfg, RedVariant::Red, 1000, RATE_10M);
     let mut rng = from_seed(9);
     let (mut marks, mut drops) = (0, 0);
     for _ in 0..10_000 {
@@ -321,13 +321,13 @@ fn without_use_ecn_ecn_capable_packets_are_dropped() {
 fn forced_drops_hit_ecn_packets_unless_hard_drop_is_off() {
     let mut rng = from_seed(4);
     let base = RedConfig { use_ecn: true, ..instant_red(10.0, true, true).config_for_tests() };
-    let mut hard = Red::new(base.clone(), false, 1000, RATE_10M);
+    let mut hard = Red::new(base.clone(), RedVariant::Red, 1000, RATE_10M);
     let mut p = pkt(1000, Ecn::Ect);
     // avg 30 = 2 max_th: forced.
     assert_eq!(hard.on_arrival(&view(30), &mut p, 0, &mut rng), Verdict::Drop(DropKind::Forced));
     assert_eq!(p.ecn, Ecn::Ect);
 
-    let mut soft = Red::new(RedConfig { use_hard_drop: false, ..base }, false, 1000, RATE_10M);
+    let mut soft = Red::new(RedConfig { use_hard_drop: false, ..base }, RedVariant::Red, 1000, RATE_10M);
     let mut p = pkt(1000, Ecn::Ect);
     assert_eq!(soft.on_arrival(&view(30), &mut p, 0, &mut rng), Verdict::Pass);
     assert_eq!(p.ecn, Ecn::Ce);
@@ -370,7 +370,7 @@ fn drop_rate_with_wait_matches_count_spacing() {
 #[test]
 fn same_seed_same_decisions() {
     let run = || {
-        let mut red = Red::new(RedConfig { mean_pkt_size: 1000, ..RedConfig::default() }, true, 100, RATE_10M);
+        let mut red = Red::new(RedConfig { mean_pkt_size: 1000, ..RedConfig::default() }, RedVariant::Ared, 100, RATE_10M);
         let mut rng = from_seed(77);
         (0..5000u64).map(|i| arrive(&mut red, (i % 40) as u32, i * 100_000, &mut rng)).collect::<Vec<_>>()
     };
@@ -382,7 +382,7 @@ fn same_seed_same_decisions() {
 /// ARED at 10 Mbps with 1000-byte packets (band [9, 11]) and avg = queue.
 fn instant_ared(l_interm: f64) -> Red {
     let cfg = RedConfig { q_w: Some(1.0), mean_pkt_size: 1000, l_interm, ..RedConfig::default() };
-    Red::new(cfg, true, 1000, RATE_10M)
+    Red::new(cfg, RedVariant::Ared, 1000, RATE_10M)
 }
 
 #[test]
@@ -441,6 +441,137 @@ fn ared_keeps_max_p_within_0_01_and_0_5() {
     assert_eq!(instant_ared(1.0).max_p(), 0.5);
 }
 
+// ---------------------------------------------------------------- the rest of the family
+
+/// A family member at 10 Mbps with 1000-byte packets and avg = queue.
+fn instant_variant(variant: RedVariant, cfg: RedConfig) -> Red {
+    let cfg = RedConfig { q_w: Some(1.0), mean_pkt_size: 1000, ..cfg };
+    cfg.validate("red").unwrap();
+    Red::new(cfg, variant, 1000, RATE_10M)
+}
+
+#[test]
+fn variants_are_named_by_their_queue_kind() {
+    for v in RedVariant::ALL {
+        assert_eq!(RedVariant::from_name(v.name()), Some(v));
+        assert_eq!(Red::new(RedConfig::default(), v, 100, RATE_10M).name(), v.name());
+    }
+    assert_eq!(RedVariant::from_name("droptail"), None);
+}
+
+#[test]
+fn the_adaptive_family_configures_itself_like_ared_with_its_own_band() {
+    let cfg = RedConfig { mean_pkt_size: 1000, ..RedConfig::default() };
+    // All four: min_th 5, max_th 15, q_w 1 - exp(-1/1250) at 10 Mbps (see the ARED test).
+    let band = |v| {
+        let red = Red::new(cfg.clone(), v, 100, RATE_10M);
+        assert_eq!(red.thresholds(), (5.0, 15.0));
+        assert!(close(red.q_w(), 0.000_799_680_085, 1e-12));
+        let b = red.target_band().unwrap();
+        (b.low, b.high)
+    };
+    // ARED and CARED: [5 + 0.4 * 10, 5 + 0.6 * 10] = [9, 11].
+    for v in [RedVariant::Ared, RedVariant::Cared] {
+        let (lo, hi) = band(v);
+        assert!(close(lo, 9.0, 1e-12) && close(hi, 11.0, 1e-12));
+    }
+    // Re-ARED and FARED: [5 + 0.48 * 10, 5 + 0.52 * 10] = [9.8, 10.2].
+    for v in [RedVariant::ReAred, RedVariant::Fared] {
+        let (lo, hi) = band(v);
+        assert!(close(lo, 9.8, 1e-12) && close(hi, 10.2, 1e-12));
+    }
+    // An explicit band overrides the paper's.
+    let red = Red::new(RedConfig { target_band: Some([0.25, 0.75]), ..cfg.clone() }, RedVariant::ReAred, 100, RATE_10M);
+    assert_eq!(red.target_band().map(|b| (b.low, b.high)), Some((7.5, 12.5)));
+    // Feng and NLRED keep plain RED's defaults (ns-3) and have no band.
+    for v in [RedVariant::Feng, RedVariant::Nlred] {
+        let red = Red::new(cfg.clone(), v, 100, RATE_10M);
+        assert_eq!((red.thresholds(), red.q_w(), red.target_band()), ((5.0, 15.0), 0.002, None));
+    }
+}
+
+/// max_p after one arrival finding `len` packets at 0.6 s (past the first interval),
+/// starting from max_p = 0.1.
+fn max_p_after(variant: RedVariant, cfg: RedConfig, prev_len: u32, len: u32) -> f64 {
+    let mut red = instant_variant(variant, RedConfig { l_interm: 10.0, ..cfg });
+    let mut rng = from_seed(1);
+    // An arrival at 0.4 s sets the previous average (within the first interval: no change).
+    arrive(&mut red, prev_len, 400 * NS_PER_MS, &mut rng);
+    assert_eq!(red.max_p(), 0.1);
+    arrive(&mut red, len, 600 * NS_PER_MS, &mut rng);
+    red.max_p()
+}
+
+#[test]
+fn each_controller_moves_max_p_through_the_queue() {
+    let d = RedConfig::default;
+    // Thresholds 5/15. Re-ARED band [9.8, 10.2]:
+    // below, avg 7: 0.1 (1 - 0.17 * 2.8 / 4.8) = 0.0900833...; inside: 0.1;
+    // above, avg 12: 0.1 + 0.25 * 0.1 * 1.8 / 10.2 = 0.1044117...
+    let v = RedVariant::ReAred;
+    assert!(close(max_p_after(v, d(), 0, 7), 0.090_083_333_333_333_3, 1e-12));
+    assert_eq!(max_p_after(v, d(), 0, 10), 0.1);
+    assert!(close(max_p_after(v, d(), 0, 12), 0.104_411_764_705_882_35, 1e-12));
+    // The gains are parameters: 0.34 doubles the decrease: 0.1 (1 - 0.34 * 2.8 / 4.8) = 0.0801666...
+    assert!(close(max_p_after(v, RedConfig { reared_decrease_gain: 0.34, ..d() }, 0, 7), 0.080_166_666_666_666_7, 1e-12));
+    // FARED: 0.1 (1 - 0.0385 * 2.8 / 4.8) = 0.0977541666...; 0.1 + 0.042 * 0.1 * 1.8 / 10.2 = 0.1007411764...
+    let v = RedVariant::Fared;
+    assert!(close(max_p_after(v, d(), 0, 7), 0.097_754_166_666_666_7, 1e-12));
+    assert_eq!(max_p_after(v, d(), 0, 10), 0.1);
+    assert!(close(max_p_after(v, d(), 0, 12), 0.100_741_176_470_588_2, 1e-12));
+    // CARED, band [9, 11]: below and rising (prev 0 -> 7): ARED 0.09; below and
+    // falling (prev 8 -> 7): Re-ARED from 9, 0.1 (1 - 0.17 * 2 / 4) = 0.0915.
+    let v = RedVariant::Cared;
+    assert!(close(max_p_after(v, d(), 0, 7), 0.09, 1e-15));
+    assert!(close(max_p_after(v, d(), 8, 7), 0.0915, 1e-15));
+    assert_eq!(max_p_after(v, d(), 0, 10), 0.1);
+    // Above and rising (0 -> 12): Re-ARED from 11, 0.1 + 0.025 / 11 = 0.1022727...;
+    // above and falling (13 -> 12): ARED, 0.11.
+    assert!(close(max_p_after(v, d(), 0, 12), 0.102_272_727_272_727_3, 1e-12));
+    assert!(close(max_p_after(v, d(), 13, 12), 0.11, 1e-15));
+    // ARED: 0.09 / 0.1 / 0.11.
+    let v = RedVariant::Ared;
+    assert!(close(max_p_after(v, d(), 0, 7), 0.09, 1e-15));
+    assert_eq!(max_p_after(v, d(), 0, 10), 0.1);
+    assert!(close(max_p_after(v, d(), 0, 12), 0.11, 1e-15));
+}
+
+#[test]
+fn feng_scales_max_p_at_every_arrival_through_the_queue() {
+    let mut red = instant_variant(RedVariant::Feng, RedConfig { min_th: Some(5.0), l_interm: 10.0, ..RedConfig::default() });
+    let mut rng = from_seed(1);
+    let mut at = |red: &mut Red, len, t| {
+        arrive(red, len, t, &mut rng);
+        red.max_p()
+    };
+    // No interval: the first arrival (avg 0 < 5, status starts Above) divides: 0.1 / 3.
+    assert!(close(at(&mut red, 0, 0), 0.1 / 3.0, 1e-15));
+    assert!(close(at(&mut red, 2, 1), 0.1 / 3.0, 1e-15));
+    // Above 15: x 2 = 0.0666...; again above: unchanged; between: unchanged.
+    assert!(close(at(&mut red, 16, 2), 0.2 / 3.0, 1e-15));
+    assert!(close(at(&mut red, 20, 3), 0.2 / 3.0, 1e-15));
+    assert!(close(at(&mut red, 10, 4), 0.2 / 3.0, 1e-15));
+}
+
+#[test]
+fn nlred_probability_is_quadratic_between_the_thresholds() {
+    let mut red = instant_variant(RedVariant::Nlred, RedConfig { min_th: Some(5.0), max_th: Some(15.0), l_interm: 10.0, ..RedConfig::default() });
+    let mut rng = from_seed(1);
+    let mut at = |len| {
+        arrive(&mut red, len, 0, &mut rng);
+        red.probability()
+    };
+    // p_b = 1.5 * 0.1 * ((avg - 5) / 10)^2.
+    assert_eq!(at(3), 0.0);
+    assert_eq!(at(5), 0.0);
+    assert!(close(at(7), 1.5 * 0.1 * 0.04, 1e-15)); // 0.006
+    assert!(close(at(10), 1.5 * 0.1 * 0.25, 1e-15)); // 0.0375
+    assert!(close(at(14), 1.5 * 0.1 * 0.81, 1e-15)); // 0.1215
+                                                     // The gentle segment is RED's: 0.1 + 0.9 * 5 / 15 = 0.4.
+    assert!(close(at(20), 0.4, 1e-15));
+    assert_eq!(at(30), 1.0);
+}
+
 // ---------------------------------------------------------------- configuration
 
 fn err_field(cfg: RedConfig) -> String {
@@ -467,6 +598,16 @@ fn validation_names_the_field() {
     assert_eq!(err_field(RedConfig { bottom: -0.1, ..d() }), "q.red.bottom");
     assert_eq!(err_field(RedConfig { alpha: 0.0, ..d() }), "q.red.alpha");
     assert_eq!(err_field(RedConfig { beta: 1.0, ..d() }), "q.red.beta");
+    assert_eq!(err_field(RedConfig { target_band: Some([0.6, 0.4]), ..d() }), "q.red.target_band");
+    assert_eq!(err_field(RedConfig { target_band: Some([-0.1, 0.4]), ..d() }), "q.red.target_band");
+    assert_eq!(err_field(RedConfig { target_band: Some([0.4, 1.1]), ..d() }), "q.red.target_band");
+    assert_eq!(err_field(RedConfig { reared_decrease_gain: 1.5, ..d() }), "q.red.reared_decrease_gain");
+    assert_eq!(err_field(RedConfig { reared_increase_gain: -0.1, ..d() }), "q.red.reared_increase_gain");
+    assert_eq!(err_field(RedConfig { fared_decrease_gain: f64::NAN, ..d() }), "q.red.fared_decrease_gain");
+    assert_eq!(err_field(RedConfig { fared_increase_gain: f64::INFINITY, ..d() }), "q.red.fared_increase_gain");
+    assert_eq!(err_field(RedConfig { feng_alpha: 0.5, ..d() }), "q.red.feng_alpha");
+    assert_eq!(err_field(RedConfig { feng_beta: 0.0, ..d() }), "q.red.feng_beta");
+    assert_eq!(err_field(RedConfig { nlred_scale: 0.0, ..d() }), "q.red.nlred_scale");
     // ns-2's RTT-based code is refused with a reason.
     let e = RedConfig { q_w: Some(-1.0), ..d() }.validate("q.red").unwrap_err();
     assert!(e.message.contains("link delay"), "{e}");
@@ -490,6 +631,9 @@ fn config_reads_from_json_and_rejects_unknown_fields() {
     assert!(serde_json::from_str::<RedConfig>(r#"{"minth": 10}"#).is_err());
     let back: RedConfig = serde_json::from_str(&serde_json::to_string(&cfg).unwrap()).unwrap();
     assert_eq!(back, cfg);
+    let cfg: RedConfig = serde_json::from_str(r#"{"ratio_target": "midpoint", "cared_trend": "update", "target_band": [0.3, 0.7]}"#).unwrap();
+    assert_eq!((cfg.ratio_target, cfg.cared_trend, cfg.target_band), (RatioTarget::Midpoint, TrendReference::Update, Some([0.3, 0.7])));
+    assert_eq!(cfg.fared_increase_gain, 0.042);
 }
 
 #[test]
@@ -505,8 +649,9 @@ fn edge_configurations_do_not_panic_and_keep_probabilities_in_range() {
     let mut rng = from_seed(11);
     for cfg in cfgs {
         cfg.validate("q").unwrap();
-        for (adaptive, rate) in [(false, RATE_10M), (true, RATE_10M), (true, 0), (true, u64::MAX)] {
-            let mut red = Red::new(cfg.clone(), adaptive, 10, rate);
+        let runs = RedVariant::ALL.into_iter().map(|v| (v, RATE_10M)).chain([(RedVariant::Ared, 0), (RedVariant::Cared, u64::MAX)]);
+        for (variant, rate) in runs {
+            let mut red = Red::new(cfg.clone(), variant, 10, rate);
             for i in 0..3000u64 {
                 let len = ((i * 7) % 50) as u32;
                 let v = QueueView { link_rate_bps: rate, ..view(len) };
@@ -541,17 +686,9 @@ impl Red {
 fn through_an_output_queue_marks_and_forced_drops_are_counted() {
     use crate::queue::{Enqueued, OutputQueue};
     // avg = queue; max_p 1; thresholds 2/4; not gentle, no wait; ECN on.
-    let cfg = RedConfig {
-        min_th: Some(2.0),
-        max_th: Some(4.0),
-        q_w: Some(1.0),
-        l_interm: 1.0,
-        gentle: false,
-        wait: false,
-        use_ecn: true,
-        ..RedConfig::default()
-    };
-    let red = Red::new(cfg, false, 100, RATE_10M);
+    let cfg =
+        RedConfig { min_th: Some(2.0), max_th: Some(4.0), q_w: Some(1.0), l_interm: 1.0, gentle: false, wait: false, use_ecn: true, ..RedConfig::default() };
+    let red = Red::new(cfg, RedVariant::Red, 100, RATE_10M);
     let mut q = OutputQueue::new(QueueLimit::Packets(100), RATE_10M, Box::new(red), from_seed(1));
     let outcomes: Vec<_> = (0..6).map(|_| q.enqueue(pkt(1000, Ecn::Ect), 0)).collect();
     // Queue 0, 1: below min_th. 2: first arrival above min_th (count restarts at 1).

@@ -161,24 +161,15 @@ impl Default for PertConfig {
 impl PertConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         if self.t_min_ns >= self.t_max_ns {
-            return Err(ConfigError::new(
-                format!("{path}.t_min_ns"),
-                format!("must be less than t_max_ns ({}), got {}", self.t_max_ns, self.t_min_ns),
-            ));
+            return Err(ConfigError::new(format!("{path}.t_min_ns"), format!("must be less than t_max_ns ({}), got {}", self.t_max_ns, self.t_min_ns)));
         }
         if let Some(end) = self.t_curve_end_ns {
             if end <= self.t_max_ns {
-                return Err(ConfigError::new(
-                    format!("{path}.t_curve_end_ns"),
-                    format!("must be greater than t_max_ns ({}), got {end}", self.t_max_ns),
-                ));
+                return Err(ConfigError::new(format!("{path}.t_curve_end_ns"), format!("must be greater than t_max_ns ({}), got {end}", self.t_max_ns)));
             }
         }
         if !(self.p_max.is_finite() && self.p_max > 0.0 && self.p_max <= 1.0) {
-            return Err(ConfigError::new(
-                format!("{path}.p_max"),
-                format!("must lie in (0, 1], got {}", self.p_max),
-            ));
+            return Err(ConfigError::new(format!("{path}.p_max"), format!("must lie in (0, 1], got {}", self.p_max)));
         }
         check::open_unit(&format!("{path}.decrease"), self.decrease)?;
         check::open_unit(&format!("{path}.srtt_weight"), self.srtt_weight)?;
@@ -275,9 +266,7 @@ impl Pert {
             (Some(end), _) => end,
             (None, PertThresholds::QueueingDelay) => two_t_max,
             // 2 (P + t_max) - P
-            (None, PertThresholds::Literal) => {
-                two_t_max.saturating_add(self.min_rtt_us.unwrap_or(0) << SRTT_SHIFT)
-            }
+            (None, PertThresholds::Literal) => two_t_max.saturating_add(self.min_rtt_us.unwrap_or(0) << SRTT_SHIFT),
         }
     }
 
@@ -477,11 +466,7 @@ mod tests {
         let cc = with_qdelay(literal, 60, 15_000);
         assert!((cc.probability() - 0.117_857_142_857).abs() < 1e-9);
         // With P = 0 the two readings agree.
-        let cc = with_qdelay(
-            PertConfig { thresholds: PertThresholds::Literal, ..PertConfig::default() },
-            0,
-            15_000,
-        );
+        let cc = with_qdelay(PertConfig { thresholds: PertThresholds::Literal, ..PertConfig::default() }, 0, 15_000);
         assert_eq!(cc.probability_fixed(), 2_254_857_830);
     }
 
@@ -666,8 +651,7 @@ mod tests {
 
     #[test]
     fn config_reads_from_json_and_rejects_unknown_fields() {
-        let c: PertConfig =
-            serde_json::from_str(r#"{"p_max": 0.1, "thresholds": "literal"}"#).unwrap();
+        let c: PertConfig = serde_json::from_str(r#"{"p_max": 0.1, "thresholds": "literal"}"#).unwrap();
         assert_eq!(c.p_max, 0.1);
         assert_eq!(c.thresholds, PertThresholds::Literal);
         assert_eq!(c.t_min_ns, DEFAULT_T_MIN_NS);
@@ -680,11 +664,7 @@ mod tests {
         let bad = [
             (PertConfig { t_min_ns: 10 * MS, ..d.clone() }, "t_min_ns", "less than t_max_ns"),
             (PertConfig { t_min_ns: 12 * MS, ..d.clone() }, "t_min_ns", "less than t_max_ns"),
-            (
-                PertConfig { t_curve_end_ns: Some(10 * MS), ..d.clone() },
-                "t_curve_end_ns",
-                "greater",
-            ),
+            (PertConfig { t_curve_end_ns: Some(10 * MS), ..d.clone() }, "t_curve_end_ns", "greater"),
             (PertConfig { p_max: 0.0, ..d.clone() }, "p_max", "(0, 1]"),
             (PertConfig { p_max: 1.5, ..d.clone() }, "p_max", "(0, 1]"),
             (PertConfig { p_max: f64::NAN, ..d.clone() }, "p_max", "(0, 1]"),

@@ -86,22 +86,14 @@ pub struct VegasConfig {
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig {
-            alpha: DEFAULT_ALPHA,
-            beta: DEFAULT_BETA,
-            gamma: DEFAULT_GAMMA,
-            slow_start_every_other_rtt: true,
-        }
+        VegasConfig { alpha: DEFAULT_ALPHA, beta: DEFAULT_BETA, gamma: DEFAULT_GAMMA, slow_start_every_other_rtt: true }
     }
 }
 
 impl VegasConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         if self.beta < self.alpha {
-            return Err(ConfigError::new(
-                format!("{path}.beta"),
-                format!("must be at least alpha ({}), got {}", self.alpha, self.beta),
-            ));
+            return Err(ConfigError::new(format!("{path}.beta"), format!("must be at least alpha ({}), got {}", self.alpha, self.beta)));
         }
         Ok(())
     }

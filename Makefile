@@ -1,0 +1,57 @@
+# pertlab: set-up, build and test entry points.
+#
+#   make demo    virtual environment + release build + the PERT paper's
+#                single-bottleneck comparison (table on stdout, files in demo-out/)
+#   make test    the whole test suite: cargo test (release) and pytest
+#
+# Needs only python3 (>= 3.10) and cargo on the PATH; everything else is
+# installed into .venv from requirements.lock.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+CARGO  ?= cargo
+
+# The venv is (re)made when the lock file changes; the stamp records that.
+STAMP_VENV  := $(VENV)/.installed
+# The extension is rebuilt when any Rust source or manifest changes.
+RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
+STAMP_BUILD := $(VENV)/.built
+
+.PHONY: venv build demo test test-rust test-python bench clean
+
+venv: $(STAMP_VENV)
+
+$(STAMP_VENV): requirements.lock
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	touch $@
+
+build: $(STAMP_BUILD)
+
+# maturin builds the Rust core with the workspace's release profile (fat LTO)
+# and installs pertlab (Python sources editable) into the venv.
+$(STAMP_BUILD): $(STAMP_VENV) $(RUST_SOURCES)
+	VIRTUAL_ENV=$(abspath $(VENV)) PATH=$(abspath $(BIN)):$$PATH PIP_QUIET=1 \
+		$(BIN)/maturin develop --release
+	touch $@
+
+demo: build
+	$(BIN)/pertlab demo --out demo-out
+
+test: test-rust test-python
+
+test-rust:
+	$(CARGO) test --workspace --release
+
+test-python: build
+	$(BIN)/python -m pytest -q tests/python
+
+# scripts/bench.sh runs the criterion benchmark and writes BENCHMARKS.md.
+bench:
+	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; \
+	else $(CARGO) bench -p pertlab-sim --bench dumbbell; fi
+
+clean:
+	rm -rf $(VENV) demo-out .pytest_cache .hypothesis
+	$(CARGO) clean

@@ -1,0 +1,204 @@
+"""Scenario builders: a whole experiment from a few numbers.
+
+:func:`dumbbell` builds the single-bottleneck topology of most congestion-control
+papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
+
+- **Delay split.** The RTT is the two-way propagation delay
+  ``2 * (sender access + bottleneck + receiver access)``. Each access link gets
+  1 ms (or RTT/8 when the RTT is below 8 ms) and the bottleneck the rest, so a
+  60 ms RTT is 1 + 28 + 1 ms one way.
+- **Access links** run at ``max(10 x bottleneck, 1 Gbps)``, so they never become
+  the bottleneck, with the core's default 1000-packet DropTail buffers.
+- **Buffer** = ``buffer_bdp x BDP`` packets of the flows' packet size (BDP =
+  bottleneck rate x RTT), and at least ``2 x flows`` packets, the PERT paper's
+  rule ("buffer = BDP, at least 2 x number of flows").
+- **Controllers.** ``sack`` is Reno window rules with SACK recovery (RFC 6675),
+  ``newreno`` the same without SACK (RFC 6582 recovery), ``reno`` an alias of
+  ``sack`` (Reno window rules with the default SACK recovery); ``vegas`` and
+  ``pert`` run over SACK recovery, as in the PERT paper. A mix is written
+  ``"pert:25,sack:25"``: flows take the controllers in that order.
+- **ECN.** ``ecn=True`` makes every flow ECN-capable and an AQM bottleneck
+  (any kind but droptail) mark instead of drop (``queue="ared", ecn=True`` is
+  the PERT paper's SACK/RED-ECN).
+- **Starts** are drawn uniformly in ``[0, start_window]`` from the seed;
+  metrics cover ``[warmup, duration]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .scenario import QUEUE_KINDS, Scenario, ScenarioError
+from .units import parse_rate, parse_size, parse_time
+
+__all__ = ["CC_NAMES", "QUEUE_NAMES", "dumbbell", "parse_cc_mix", "split_rtt", "buffer_packets"]
+
+NS_PER_MS = 1_000_000
+
+#: Controller names accepted by :func:`dumbbell`: (core controller, SACK recovery).
+CC_NAMES: dict[str, tuple[str, bool]] = {
+    "sack": ("reno", True),
+    "newreno": ("reno", False),
+    "reno": ("reno", True),
+    "vegas": ("vegas", True),
+    "pert": ("pert", True),
+}
+QUEUE_NAMES = QUEUE_KINDS
+#: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
+AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred")} | {k: k for k in ("pi", "pie", "codel")}
+
+
+def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
+    """``"sack"`` -> ``[("sack", flows)]``; ``"pert:25,sack:25"`` -> two groups.
+
+    With a mix, ``flows`` may be None (the counts decide) or must equal their sum.
+    """
+    allowed = ", ".join(CC_NAMES)
+    groups: list[tuple[str, int]] = []
+    for part in cc.split(","):
+        name, sep, count = part.strip().partition(":")
+        name = name.strip().lower()
+        if name not in CC_NAMES:
+            raise ScenarioError([(field, f"unknown controller {name!r}; allowed: {allowed} (or a mix such as pert:25,sack:25)")])
+        if not sep:
+            if len(cc.split(",")) > 1:
+                raise ScenarioError([(field, f"in a mix every controller needs a flow count, as in pert:25,sack:25; got {cc!r}")])
+            if flows is None:
+                raise ScenarioError([("flows", "give the number of flows, or counts in the controller mix (pert:25,sack:25)")])
+            groups.append((name, flows))
+            continue
+        try:
+            n = int(count)
+        except ValueError:
+            n = -1
+        if n < 1:
+            raise ScenarioError([(field, f"flow count of {name!r} must be a positive integer, got {count!r}")])
+        groups.append((name, n))
+    total = sum(n for _, n in groups)
+    if flows is not None and total != flows:
+        raise ScenarioError([(field, f"the mix has {total} flows but flows is {flows}")])
+    return groups
+
+
+def split_rtt(rtt_ns: int) -> tuple[int, int]:
+    """(access delay, bottleneck delay), one way, for a two-way propagation delay."""
+    access = min(NS_PER_MS, rtt_ns // 8)
+    return access, rtt_ns // 2 - 2 * access
+
+
+def buffer_packets(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: float, flows: int) -> int:
+    """``buffer_bdp x BDP`` in packets, at least ``2 x flows`` (and at least 1)."""
+    bdp = rate_bps * rtt_ns / 1e9 / (8 * packet_size)
+    return max(round(buffer_bdp * bdp), 2 * flows, 1)
+
+
+def dumbbell(
+    bw: str | int = "150Mbps",
+    rtt: str | int = "60ms",
+    flows: int | None = 50,
+    cc: str = "sack",
+    queue: str = "droptail",
+    duration: str | int = "100s",
+    *,
+    buffer_bdp: float = 1.0,
+    buffer_pkts: int | None = None,
+    start_window: str | int = "10s",
+    warmup: str | int = "20s",
+    measure_end: str | int | None = None,
+    seed: int = 1,
+    ecn: bool = False,
+    access_rate: str | int | None = None,
+    packet_size: str | int = 1500,
+    sample_interval: str | int | None = None,
+    monitor_flows: list[int] | None = None,
+    cc_params: dict[str, dict[str, Any]] | None = None,
+    aqm: dict[str, Any] | None = None,
+) -> Scenario:
+    """A single-bottleneck scenario (see the module doc for every choice).
+
+    Quantities take human units ("150Mbps", "60ms") or numbers in base units
+    (bit/s; seconds for times). Metrics cover ``[warmup, measure_end]``
+    (default: to the end of the run). ``cc`` is one controller name or a mix with
+    counts ("pert:25,sack:25", then ``flows`` may be None). ``sample_interval``
+    turns on time series of the bottleneck queue and of ``monitor_flows``
+    (default: all flows). ``cc_params`` maps a core controller ("pert",
+    "vegas") to its parameters; ``aqm`` holds the parameters of the bottleneck's
+    discipline (its ``red``, ``pi``, ``pie`` or ``codel`` section).
+    Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
+    """
+    rate = _positive(parse_rate, bw, "bw")
+    rtt_ns = _positive(parse_time, rtt, "rtt")
+    duration_ns = _positive(parse_time, duration, "duration")
+    window_ns = parse_time(start_window, "start_window")
+    warmup_ns = parse_time(warmup, "warmup")
+    end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
+    size = parse_size(packet_size, "packet_size")
+    groups = parse_cc_mix(cc, flows)
+    n = sum(k for _, k in groups)
+    if queue not in QUEUE_NAMES:
+        raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
+    if not 0 < end_ns <= duration_ns:
+        raise ScenarioError([("measure_end", f"must lie in (0, duration], got {measure_end!r} with duration {duration!r}")])
+    if not 0 <= warmup_ns < end_ns:
+        raise ScenarioError([("warmup", f"must lie in [0, {'measure_end' if measure_end is not None else 'duration'}), got {warmup!r}")])
+    if window_ns < 0:
+        raise ScenarioError([("start_window", f"must be zero or positive, got {start_window!r}")])
+    if buffer_bdp < 0:
+        raise ScenarioError([("buffer_bdp", f"must be zero or positive, got {buffer_bdp}")])
+
+    access_ns, bottleneck_ns = split_rtt(rtt_ns)
+    limit = buffer_pkts if buffer_pkts is not None else buffer_packets(rate, rtt_ns, size, buffer_bdp, n)
+    bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
+    if queue in AQM_SECTION:
+        section = dict(aqm or {})
+        if ecn:
+            section.setdefault("use_ecn", True)
+        bottleneck_queue[AQM_SECTION[queue]] = section
+
+    flows_wire = []
+    for name, count in groups:
+        kind, sack = CC_NAMES[name]
+        cc_spec = {"kind": kind, **(cc_params or {}).get(kind, {})}
+        for _ in range(count):
+            i = len(flows_wire)
+            flows_wire.append(
+                {
+                    "src": f"s{i}",
+                    "dst": f"d{i}",
+                    "cc": cc_spec,
+                    "start_window_ns": [0, window_ns],
+                    "tcp": {"packet_size": size, "sack": sack, "ecn": ecn},
+                }
+            )
+
+    return Scenario.parse(
+        {
+            "seed": seed,
+            "duration_ns": duration_ns,
+            "measure": {"start_ns": warmup_ns, "end_ns": end_ns},
+            "dumbbell": {
+                "pairs": n,
+                "bottleneck_rate_bps": rate,
+                "bottleneck_delay_ns": bottleneck_ns,
+                "bottleneck_queue": bottleneck_queue,
+                "access_rate_bps": parse_rate(access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9),
+                "sender_access_delay_ns": [access_ns],
+                "receiver_access_delay_ns": [access_ns],
+            },
+            "flows": flows_wire,
+            "monitor": {
+                "sample_interval": sample_interval,
+                "flows": monitor_flows,
+                "links": ["bottleneck"],
+            }
+            if sample_interval is not None
+            else {},
+        }
+    )
+
+
+def _positive(parse, value: Any, field: str) -> int:
+    n = parse(value, field)
+    if n <= 0:
+        raise ScenarioError([(field, f"must be positive, got {value!r}")])
+    return n

@@ -1,0 +1,339 @@
+"""The ``pertlab`` command line.
+
+Every command that computes something prints a rich table, or with ``--json``
+one JSON object on stdout. Bad input prints ``error: field: message`` on
+stderr and exits with status 2; no traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import polars as pl
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .builders import CC_NAMES, QUEUE_NAMES
+from .builders import dumbbell as build_dumbbell
+from .results import Results
+from .run import as_scenario, run
+from .scenario import Scenario
+from .units import format_rate
+
+app = typer.Typer(
+    help="pertlab: congestion-control and AQM experiments on a packet-level simulator.",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+out = Console()
+err = Console(stderr=True)
+
+# Builder argument names as the CLI spells them, for error messages.
+_FLAGS = {
+    "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",
+    "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window", "warmup": "--warmup",
+    "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
+    "sample_interval": "--sample-interval",
+}  # fmt: skip
+
+
+def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
+    """Print ``error: field: message`` lines and exit 2."""
+    for line in str(exc).splitlines():
+        if flags:
+            line = re.sub(r"^(\w+)(?=:)", lambda m: flags.get(m.group(1), m.group(1)), line)
+        err.print(f"[bold red]error:[/] {line}", highlight=False, markup=True, soft_wrap=True)
+    raise typer.Exit(2)
+
+
+def _emit(results: Results, as_json: bool, title: str) -> None:
+    """Print the results; an interrupted run then exits with 130, as after Ctrl-C."""
+    if as_json:
+        sys.stdout.write(json.dumps(results.summary) + "\n")
+    else:
+        _print_summary(results, title)
+    if results.interrupted:
+        raise typer.Exit(130)
+
+
+# --- commands ---------------------------------------------------------------
+
+
+@app.command()
+def dumbbell(
+    bw: Annotated[str, typer.Option(help="Bottleneck rate, e.g. 150Mbps, 1Gbps.")] = "150Mbps",
+    rtt: Annotated[str, typer.Option(help="Round-trip propagation delay, e.g. 60ms.")] = "60ms",
+    flows: Annotated[
+        Optional[int], typer.Option(help="Number of flows [default: 50, or the sum of the counts in --cc].")
+    ] = None,
+    cc: Annotated[
+        str, typer.Option(help=f"Controller of all flows ({', '.join(CC_NAMES)}), or a mix: pert:25,sack:25.")
+    ] = "sack",
+    queue: Annotated[str, typer.Option(help=f"Bottleneck queue: {', '.join(QUEUE_NAMES)}.")] = "droptail",
+    ecn: Annotated[bool, typer.Option("--ecn", help="ECN-capable flows; RED/ARED marks instead of dropping.")] = False,
+    duration: Annotated[str, typer.Option(help="Simulated time.")] = "100s",
+    buffer_bdp: Annotated[float, typer.Option(help="Bottleneck buffer in bandwidth-delay products (at least 2 x flows packets).")] = 1.0,
+    buffer: Annotated[Optional[int], typer.Option(help="Bottleneck buffer in packets (overrides --buffer-bdp).")] = None,
+    start_window: Annotated[str, typer.Option(help="Flows start uniformly at random in [0, start-window].")] = "10s",
+    warmup: Annotated[str, typer.Option(help="Metrics cover [warmup, duration].")] = "20s",
+    seed: Annotated[int, typer.Option(help="Seed of every random draw.")] = 1,
+    access_rate: Annotated[Optional[str], typer.Option(help="Access link rate [default: max(10 x bw, 1Gbps)].")] = None,
+    packet_size: Annotated[str, typer.Option(help="TCP segment size on the wire.")] = "1500B",
+    sample_interval: Annotated[
+        Optional[str], typer.Option(help="Record time series of the bottleneck and the flows at this interval.")
+    ] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+) -> None:
+    """One bottleneck shared by long-lived TCP flows (see docs/cli.md for the defaults)."""
+    if flows is None and ":" not in cc:
+        flows = 50
+    try:
+        scenario = build_dumbbell(
+            bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
+            buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
+            access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval,
+        )  # fmt: skip
+    except ValueError as e:
+        _fail(e, _FLAGS)
+    d = scenario.dumbbell
+    title = (
+        f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
+        f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
+    )
+    results = _run(scenario, progress and not as_json)
+    if out_dir is not None:
+        results.write(out_dir)
+    _emit(results, as_json, title)
+
+
+@app.command("run")
+def run_file(
+    scenario_file: Annotated[Path, typer.Argument(help="Scenario file (.toml, or .json).", metavar="SCENARIO")],
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Directory of the result files [default: out/<scenario name>].")] = None,
+    seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+) -> None:
+    """Run a scenario file; save Parquet tables and the summary JSON."""
+    if not scenario_file.is_file():
+        _fail(ValueError(f"{scenario_file}: no such file"))
+    try:
+        scenario = as_scenario(scenario_file)
+        if seed is not None:
+            scenario = scenario.model_copy(update={"seed": seed})
+    except ValueError as e:
+        _fail(e)
+    results = _run(scenario, progress)
+    target = results.write(out_dir if out_dir is not None else Path("out") / scenario_file.stem)
+    err.print(f"results in {target}/", highlight=False)
+    _emit(results, as_json, f"{scenario_file.name}, seed {scenario.seed}")
+
+
+@app.command()
+def sweep(
+    scenario_file: Annotated[Path, typer.Argument(help="Base scenario file (.toml, or .json).", metavar="SCENARIO")],
+    vary: Annotated[Optional[list[str]], typer.Option("--vary", help="PATH=V1,V2,... (repeatable), e.g. bottleneck.rate=1Mbps,10Mbps or cc=pert,sack.")] = None,
+    seeds: Annotated[int, typer.Option(help="Seeds 1..N for every point.")] = 1,
+    out_dir: Annotated[Path, typer.Option("--out", help="Directory of the sweep; runs already stored there are skipped.")] = Path("out/sweep"),
+    jobs: Annotated[Optional[int], typer.Option(help="Local worker processes [default: one per core].")] = None,
+    cluster: Annotated[Optional[str], typer.Option(help="Dask scheduler address (tcp://host:8786) instead of local workers.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate table as one JSON object.")] = False,
+) -> None:
+    """Run a scenario over the cross product of varied fields and seeds (Dask); resumable."""
+    from .sweep import parse_vary, progress_printer, run_sweep
+
+    if not scenario_file.is_file():
+        _fail(ValueError(f"{scenario_file}: no such file"))
+    update, stop = progress_printer()
+    try:
+        base = as_scenario(scenario_file)
+        varied = parse_vary(vary or [])
+        _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update)
+    except ValueError as e:
+        stop()
+        _fail(e, {"--vary": "--vary", "--seeds": "--seeds"})
+    except KeyboardInterrupt:
+        stop()
+        err.print(f"interrupted: finished runs are kept in {out_dir}/runs; run the same command to resume", highlight=False)
+        raise typer.Exit(130)
+    stop()
+    if as_json:
+        sys.stdout.write(json.dumps({"out": str(out_dir), "points": table.to_dicts()}) + "\n")
+        return
+    t = Table(title=f"sweep of {scenario_file.name}: mean (+- 95 % CI over {seeds} seed{'s' if seeds > 1 else ''})")
+    keys = list(varied)
+    for c in keys + list(_SWEEP_METRICS):
+        t.add_column(c, justify="right")
+    for r in table.iter_rows(named=True):
+        cells = [str(r[k]) for k in keys]
+        for m in _SWEEP_METRICS:
+            ci = r.get(f"{m}_ci95")
+            cells.append(f"{r[m]:.3g}" + (f" +- {ci:.2g}" if ci == ci and ci is not None else ""))
+        t.add_row(*cells)
+    out.print(t)
+    out.print(f"[dim]runs.parquet and aggregate.parquet in {out_dir}/", highlight=False)
+
+
+_SWEEP_METRICS = ("avg_queue_norm", "drop_rate", "utilization", "jain")
+
+
+@app.command()
+def reproduce(
+    name: Annotated[Optional[str], typer.Argument(help="Reproduction to run (see --list).")] = None,
+    list_: Annotated[bool, typer.Option("--list", help="Name every reproducible table and figure.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Scaled-down version (about a minute).")] = False,
+    jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/NAME].")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+) -> None:
+    """Reproduce a table or figure of the source documents; writes an HTML report with data and plots."""
+    from .reproduce import REGISTRY, get
+
+    if list_ or name is None:
+        if as_json:
+            sys.stdout.write(json.dumps({n: {"title": e.title, "source": e.source} for n, e in sorted(REGISTRY.items())}) + "\n")
+            return
+        t = Table(title="reproducible tables and figures")
+        for col in ("name", "what", "source"):
+            t.add_column(col)
+        for n, e in sorted(REGISTRY.items()):
+            t.add_row(n, e.title, e.source)
+        out.print(t)
+        return
+    try:
+        entry = get(name)
+    except ValueError as e:
+        _fail(e)
+    report = entry.run(quick, out_dir or Path("reports") / name, jobs)
+    index = report.write()
+    if as_json:
+        sys.stdout.write(json.dumps(report.summary()) + "\n")
+        return
+    for c in report.claims:
+        mark = "[green]holds[/]" if c.holds else "[red]does not hold[/]"
+        out.print(f"{mark}: {c.text}\n    {c.evidence}")
+    out.print(f"[dim]report: {index}", highlight=False)
+
+
+@app.command()
+def plot(
+    results_dir: Annotated[Path, typer.Argument(help="A directory written by `run --out` or `dumbbell --out`.")],
+) -> None:
+    """Write queue.png, cwnd.png and throughput.png of a saved run into its directory."""
+    from .plots import write_figures
+
+    if not (results_dir / "summary.json").is_file():
+        _fail(ValueError(f"{results_dir}: no summary.json here; give a directory written by `pertlab run`"))
+    for path in write_figures({results_dir.name: Results.read(results_dir)}, results_dir):
+        out.print(str(path), highlight=False)
+
+
+@app.command()
+def schema() -> None:
+    """Print the JSON Schema of scenario files."""
+    sys.stdout.write(json.dumps(Scenario.json_schema(), indent=2) + "\n")
+
+
+@app.command()
+def demo(
+    out_dir: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("demo-out"),
+    quick: Annotated[bool, typer.Option("--quick", help="30 s runs instead of 400 s (a first look, and tests).")] = False,
+    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core, at most 4].")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table as one JSON object.")] = False,
+) -> None:
+    """The PERT paper's single-bottleneck comparison of PERT, SACK, SACK/RED-ECN and Vegas."""
+    from .demo import run_demo
+
+    table = run_demo(out_dir, quick=quick, seed=seed, jobs=jobs)
+    if as_json:
+        sys.stdout.write(json.dumps({"schemes": table.to_dicts()}) + "\n")
+        return
+    t = Table(title="150 Mbps, RTT 60 ms, 50 flows, buffer = BDP" + (" (quick run)" if quick else ""))
+    t.add_column("scheme", no_wrap=True)
+    for col in ("avg queue (norm.)", "drop rate", "mark rate", "utilization", "Jain index"):
+        t.add_column(col, justify="right")
+    for r in table.iter_rows(named=True):
+        t.add_row(
+            r["scheme"],
+            f"{r['avg_queue_norm']:.2f}",
+            f"{r['drop_rate']:.2e}",
+            f"{r['mark_rate']:.2e}",
+            f"{100 * r['utilization']:.2f} %",
+            f"{r['jain']:.2f}",
+        )
+    out.print(t)
+    out.print("What the paper's Section 4 reports for each scheme at such points (Figs. 6-8):", highlight=False)
+    for r in table.iter_rows(named=True):
+        out.print(f"  {r['scheme']}: {r['paper_claim']}", highlight=False)
+    out.print(f"[dim]Files, tables and plots in {out_dir}/", highlight=False)
+
+
+# --- helpers ----------------------------------------------------------------
+
+
+def _run(scenario: Scenario, progress: bool) -> Results:
+    try:
+        results = run(scenario, progress=progress)
+    except ValueError as e:
+        _fail(e)
+    if results.interrupted:
+        err.print(f"[yellow]interrupted at {results.data['sim_seconds']:.1f} s simulated; results so far follow")
+    return results
+
+
+def _print_summary(results: Results, title: str) -> None:
+    b = results.bottleneck
+    if b is not None:
+        t = Table(title=title, caption=f"{b['link']}: {b['from']} -> {b['to']}, {b['discipline']}")
+        for col in ("queue", "avg pkts", "avg/buffer", "drop rate", "mark rate", "utilization"):
+            t.add_column(col, justify="left" if col == "queue" else "right", no_wrap=True)
+        t.add_row(
+            b["link"],
+            f"{b['avg_queue_pkts']:.1f}",
+            f"{b['avg_queue_norm']:.3f}",
+            f"{b['drop_rate']:.2e}",
+            f"{b['mark_rate']:.2e}",
+            f"{100 * b['utilization']:.2f} %",
+        )
+        out.print(t)
+    flows = results.flows
+    if not flows.is_empty():
+        by_cc = flows.group_by("cc", maintain_order=True).agg(
+            pl.len().alias("flows"),
+            pl.col("goodput_mbps").sum().alias("total"),
+            pl.col("goodput_mbps").min().alias("min"),
+            pl.col("goodput_mbps").max().alias("max"),
+            pl.col("drops").sum(),
+            pl.col("timeouts").sum(),
+        )
+        t = Table(title=f"TCP flows (Jain index {results.jain:.3f})")
+        for col in ("cc", "flows", "goodput Mbit/s", "min", "max", "drops", "timeouts"):
+            t.add_column(col, justify="left" if col == "cc" else "right")
+        for r in by_cc.iter_rows(named=True):
+            t.add_row(r["cc"], str(r["flows"]), f"{r['total']:.2f}", f"{r['min']:.2f}", f"{r['max']:.2f}", str(r["drops"]), str(r["timeouts"]))
+        out.print(t)
+    udp = results.udp
+    if not udp.is_empty():
+        t = Table(title="UDP sources")
+        for col in ("id", "src -> dst", "sent", "received", "dropped", "Mbit/s"):
+            t.add_column(col, justify="right")
+        for r in udp.iter_rows(named=True):
+            t.add_row(str(r["id"]), f"{r['src']} -> {r['dst']}", str(r["sent"]), str(r["received"]), str(r["dropped"]), f"{r['throughput_mbps']:.2f}")
+        out.print(t)
+    d = results.data
+    out.print(
+        f"[dim]metrics over {d['window_start_s']:g}..{d['window_end_s']:g} s; "
+        f"{d['events']:,} events in {d['wall_seconds']:.2f} s wall; "
+        f"conservation {'ok' if d['conservation']['ok'] else 'VIOLATED'}",
+        highlight=False,
+    )

@@ -1,0 +1,365 @@
+"""Tahiliani (PhD thesis, NITK 2013), Chapter 3: ARED, Re-ARED, FARED and CARED.
+
+The four adaptive-RED controllers share one RED queue and differ only in how
+they move max_p every 0.5 s (see ``docs/aqm.md``). Scenarios (thesis Section
+3.3, extracted in shared/spec/aqm-xecn-surathkal-tahiliani.md section 2.1):
+
+- **S3-A** (Tables 3.3-3.9): 10 Mbps bottleneck, 80 ms round-trip propagation
+  delay, 10..100 FTP flows all starting at time 0, 1000-byte packets (1040 on
+  the wire with ns-2's 40-byte TCP/IP header), thresholds, weight and max_p
+  configured automatically for a 5 ms target delay with 1000-byte packets
+  (target band [9, 11] packets).
+- **S3-4, sharp increase in congestion**: 2 long forward flows and 1 reverse
+  flow; at 25 s, 20 new flows start one every 0.1 s; 50 s run.
+
+Choices where the thesis is silent (documented in docs/reproductions.md):
+the 80 ms is split as in :func:`pertlab.builders.split_rtt` (1 ms access links,
+38 ms bottleneck one way); access links 100 Mbps; the bottleneck buffer is 50
+packets (the thesis's router queue size in Chapter 4, "unless stated
+otherwise"); TCP is Reno window rules with SACK recovery, ECN off (the tables
+report drops); runs last 100 s with metrics over the whole run; "throughput"
+is the bottleneck's throughput in kbit/s counting headers (utilization x
+capacity), which is what ns-2 link monitors report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+import polars as pl
+
+from ..parallel import parallel_map
+from ..results import Results
+from ..run import run
+from ..scenario import Scenario
+
+#: The four controllers compared in Chapter 3, as queue kinds of the core.
+CONTROLLERS = ("ared", "reared", "fared", "cared")
+LABELS = {"ared": "ARED", "reared": "Re-ARED", "fared": "FARED", "cared": "CARED"}
+
+#: Bottleneck capacity (kbit/s), RTT and packet sizes of S3-A (thesis Sec. 3.3.1).
+CAPACITY_KBPS = 10_000
+RTT = "80ms"
+PAYLOAD_BYTES = 1000
+WIRE_BYTES = PAYLOAD_BYTES + 40
+#: Bottleneck buffer in packets (thesis Ch. 4 router queue size; S3-A does not state it).
+BUFFER_PKTS = 50
+#: ARED's target band at 10 Mbps with 1000-byte packets and a 5 ms target delay (thesis Sec. 3.3).
+TARGET_BAND = (9.0, 11.0)
+
+#: Tables 3.3/3.5/3.8 (throughput, kbit/s) and 3.4/3.6/3.9 (drop rate, %), S3-A; the ARED and
+#: Re-ARED columns are the same runs in all three pairs of tables.
+THESIS_FLOWS = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
+THESIS_THROUGHPUT_KBPS = {
+    "ared": (9177, 9171, 9175, 9186, 9178, 9166, 9162, 9144, 9145, 9108),
+    "reared": (9189, 9182, 9186, 9185, 9178, 9171, 9160, 9153, 9139, 9097),
+    "fared": (9193, 9189, 9186, 9195, 9187, 9181, 9168, 9156, 9139, 9108),
+    "cared": (9189, 9200, 9195, 9195, 9190, 9178, 9164, 9159, 9145, 9110),
+}
+THESIS_DROP_PERCENT = {
+    "ared": (0.23, 0.27, 3.50, 8.21, 10.41, 12.49, 13.94, 15.67, 17.00, 17.84),
+    "reared": (0.22, 0.27, 3.31, 8.25, 10.54, 12.77, 14.02, 15.29, 16.75, 17.80),
+    "fared": (0.22, 0.26, 2.42, 8.03, 10.34, 12.34, 13.75, 15.27, 16.93, 17.82),
+    "cared": (0.23, 0.26, 2.99, 8.13, 10.35, 12.34, 14.01, 15.46, 16.95, 17.66),
+}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """How much of the thesis's setup to run."""
+
+    flows: tuple[int, ...]
+    duration: str
+    sample_interval: str
+    seeds: tuple[int, ...]
+
+
+FULL = Mode(flows=THESIS_FLOWS, duration="100s", sample_interval="50ms", seeds=(1,))
+QUICK = Mode(flows=THESIS_FLOWS, duration="30s", sample_interval="100ms", seeds=(1,))
+
+
+def _queue(kind: str) -> dict[str, Any]:
+    # Automatic thresholds and weight for 1000-byte packets: the thesis's [9, 11] band.
+    return {"kind": kind, "limit_pkts": BUFFER_PKTS, "red": {"mean_pkt_size": PAYLOAD_BYTES}}
+
+
+def _topology(pairs: int, kind: str) -> dict[str, Any]:
+    return {
+        "pairs": pairs,
+        "bottleneck_rate": f"{CAPACITY_KBPS}kbps",
+        "bottleneck_delay": "38ms",
+        "bottleneck_queue": _queue(kind),
+        "access_rate": "100Mbps",
+        "sender_access_delay": "1ms",
+        "receiver_access_delay": "1ms",
+    }
+
+
+def _flow(src: str, dst: str, start: str) -> dict[str, Any]:
+    return {"src": src, "dst": dst, "cc": "reno", "start": start, "tcp": {"packet_size": WIRE_BYTES}}
+
+
+def s3a_scenario(kind: str, flows: int, mode: Mode = FULL, seed: int = 1) -> Scenario:
+    """S3-A: ``flows`` FTP flows, all starting at time 0, over controller ``kind``."""
+    return Scenario.parse(
+        {
+            "seed": seed,
+            "duration": mode.duration,
+            "dumbbell": _topology(flows, kind),
+            "flows": [_flow(f"s{i}", f"d{i}", "0s") for i in range(flows)],
+            "monitor": {"sample_interval": mode.sample_interval, "flows": [], "links": ["bottleneck"]},
+        }
+    )
+
+
+#: S3-4: load step time, number of new flows and their spacing (thesis Sec. 3.3, Scenario 4).
+STEP_AT_S = 25.0
+STEP_FLOWS = 20
+STEP_SPACING_S = 0.1
+
+
+def sharp_increase_scenario(kind: str, seed: int = 1, duration: str = "50s") -> Scenario:
+    """S3-4: 2 long forward flows and 1 reverse flow, then 20 flows from 25 s, one every 0.1 s."""
+    pairs = 2 + STEP_FLOWS + 1
+    flows = [_flow("s0", "d0", "0s"), _flow("s1", "d1", "0s"), _flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s")]
+    flows += [_flow(f"s{2 + i}", f"d{2 + i}", f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s") for i in range(STEP_FLOWS)]
+    return Scenario.parse(
+        {
+            "seed": seed,
+            "duration": duration,
+            "dumbbell": _topology(pairs, kind),
+            "flows": flows,
+            "monitor": {"sample_interval": "10ms", "flows": [], "links": ["bottleneck"]},
+        }
+    )
+
+
+def sharp_decrease_scenario(kind: str, seed: int = 1, duration: str = "50s") -> Scenario:
+    """S3-5, the mirror of S3-4 (the thesis only says "we repeat the above experiment"): 22 long
+    forward flows and 1 reverse flow from 0 s; from 25 s, 20 of them stop one every 0.1 s.
+    Metrics cover the 10 s after the first stop."""
+    pairs = 2 + STEP_FLOWS + 1
+    flows = [_flow(f"s{i}", f"d{i}", "0s") for i in range(2 + STEP_FLOWS)]
+    for i in range(STEP_FLOWS):
+        flows[2 + i]["stop"] = f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s"
+    flows.append(_flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s"))
+    return Scenario.parse(
+        {
+            "seed": seed,
+            "duration": duration,
+            "measure": {"start": f"{STEP_AT_S:g}s", "end": f"{STEP_AT_S + EXCESS_WINDOW_S:g}s"},
+            "dumbbell": _topology(pairs, kind),
+            "flows": flows,
+            "monitor": {"sample_interval": "10ms", "flows": [], "links": ["bottleneck"]},
+        }
+    )
+
+
+def _run_decrease(args: tuple[str, int]) -> dict[str, Any]:
+    kind, seed = args
+    r = run(sharp_decrease_scenario(kind, seed))
+    s = bottleneck_series(r).filter((pl.col("t_s") >= STEP_AT_S) & (pl.col("t_s") < STEP_AT_S + EXCESS_WINDOW_S))
+    return {
+        "controller": kind,
+        "seed": seed,
+        "utilization": r.bottleneck["utilization"],
+        "min_avg_pkts": float(s["avg"].min()),
+        "empty_fraction": float((s["len_pkts"] == 0).mean()),
+    }
+
+
+def run_sharp_decrease(controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), jobs: int | None = None) -> pl.DataFrame:
+    """S3-5 per controller and seed: bottleneck utilization, lowest average queue and the
+    fraction of samples with an empty queue, over the 10 s after the load drops."""
+    return pl.DataFrame(parallel_map(_run_decrease, [(k, s) for k in controllers for s in seeds], jobs))
+
+
+#: S3-2 (thesis Section 3.3, Scenario 2, after Floyd et al. 2001): 15 Mbps, 250 ms RTT,
+#: 100 one-way FTP flows, min_th = 20 and max_th = 80 packets (thesis footnotes).
+S32_RATE = "15Mbps"
+S32_RTT_MS = 250
+S32_FLOWS = 100
+S32_MIN_TH, S32_MAX_TH = 20.0, 80.0
+#: Bottleneck buffer of S3-2 (not stated; 2.5 max_th so that the gentle region fits).
+S32_BUFFER_PKTS = 200
+
+
+def fixed_flows_scenario(kind: str, seed: int = 1, duration: str = "100s") -> Scenario:
+    """S3-2: 100 FTP flows starting uniformly in the first second (the thesis: "fixed" long
+    flows), no reverse traffic; the time series of RED's average and max_p are recorded."""
+    topo = _topology(S32_FLOWS, kind)
+    topo.update(
+        bottleneck_rate=S32_RATE,
+        bottleneck_delay=f"{S32_RTT_MS // 2 - 2}ms",
+        bottleneck_queue={"kind": kind, "limit_pkts": S32_BUFFER_PKTS, "red": {"mean_pkt_size": PAYLOAD_BYTES, "min_th": S32_MIN_TH, "max_th": S32_MAX_TH}},
+    )
+    flows = [{**_flow(f"s{i}", f"d{i}", "0s"), "start": None, "start_window": ["0s", "1s"]} for i in range(S32_FLOWS)]
+    for f in flows:
+        del f["start"]
+    return Scenario.parse(
+        {"seed": seed, "duration": duration, "dumbbell": topo, "flows": flows, "monitor": {"sample_interval": "50ms", "flows": [], "links": ["bottleneck"]}}
+    )
+
+
+def _run_fixed(args: tuple[str, int, str]) -> tuple[str, pl.DataFrame]:
+    kind, seed, duration = args
+    return kind, bottleneck_series(run(fixed_flows_scenario(kind, seed, duration)))
+
+
+def run_fixed_flows(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, duration: str = "100s", jobs: int | None = None) -> dict[str, pl.DataFrame]:
+    """The bottleneck's queue series (with avg and max_p) under S3-2, per controller."""
+    return dict(parallel_map(_run_fixed, [(k, seed, duration) for k in controllers], jobs))
+
+
+def bottleneck_series(r: Results) -> pl.DataFrame:
+    """Time series of the forward bottleneck queue: t_s, len_pkts, avg, max_p."""
+    b = r.bottleneck
+    return r.queue_series.filter((pl.col("link") == b["link"]) & (pl.col("from") == b["from"])).select("t_s", "len_pkts", "avg", "max_p")
+
+
+def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
+    kind, flows, mode, seed = args
+    r = run(s3a_scenario(kind, flows, mode, seed))
+    b = r.bottleneck
+    return {
+        "controller": kind,
+        "flows": flows,
+        "seed": seed,
+        "throughput_kbps": b["utilization"] * CAPACITY_KBPS,
+        "goodput_kbps": float(r.flows["goodput_mbps"].sum()) * 1000,
+        "drop_percent": 100 * b["drop_rate"],
+        "avg_queue_pkts": b["avg_queue_pkts"],
+        "conservation_ok": r.conservation["ok"],
+    }
+
+
+def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, jobs: int | None = None) -> pl.DataFrame:
+    """Every (controller, flow count, seed) point of S3-A, one row each."""
+    points = [(k, n, mode, s) for k in controllers for n in mode.flows for s in mode.seeds]
+    return pl.DataFrame(parallel_map(_run_point, points, jobs))
+
+
+def compare_with_thesis(measured: pl.DataFrame) -> pl.DataFrame:
+    """Measured means beside Tables 3.3-3.9 (rows where the thesis has the flow count)."""
+    means = measured.group_by("controller", "flows").agg(pl.col("throughput_kbps", "drop_percent").mean())
+    thesis = pl.DataFrame(
+        [
+            {"controller": k, "flows": n, "thesis_throughput_kbps": float(THESIS_THROUGHPUT_KBPS[k][i]), "thesis_drop_percent": THESIS_DROP_PERCENT[k][i]}
+            for k in CONTROLLERS
+            for i, n in enumerate(THESIS_FLOWS)
+        ]
+    )
+    return (
+        means.join(thesis, on=["controller", "flows"], how="inner")
+        .with_columns(
+            (pl.col("throughput_kbps") - pl.col("thesis_throughput_kbps")).alias("throughput_diff_kbps"),
+            (pl.col("drop_percent") - pl.col("thesis_drop_percent")).alias("drop_diff_points"),
+        )
+        .sort("controller", "flows")
+    )
+
+
+#: Seconds after the step over which the excess of the average above the band is measured.
+EXCESS_WINDOW_S = 10.0
+
+
+def excess_after_step(series: pl.DataFrame, band: tuple[float, float] = TARGET_BAND, after_s: float = STEP_AT_S) -> float:
+    """Mean of (average queue - top of the band), where positive, over the
+    :data:`EXCESS_WINDOW_S` after the load step: how far, and how long, the
+    controller lets the average stay above its target."""
+    w = series.filter((pl.col("t_s") >= after_s) & (pl.col("t_s") < after_s + EXCESS_WINDOW_S))
+    return float((w["avg"] - band[1]).clip(lower_bound=0).mean())
+
+
+#: Window of the moving mean used to judge whether the average queue is in the band (s).
+SETTLE_SMOOTHING_S = 1.0
+
+
+def settle_time(series: pl.DataFrame, band: tuple[float, float] = TARGET_BAND, after_s: float = STEP_AT_S) -> float | None:
+    """Seconds after the load step from which the average queue stays in the band.
+
+    RED's average itself wobbles with every burst, so the judgement uses its
+    moving mean over :data:`SETTLE_SMOOTHING_S`: the settle time is when that
+    mean was last outside the band (0 if it never left after the step); None if
+    it is still outside at the end of the run.
+    """
+    low, high = band
+    dt = float(series["t_s"][1] - series["t_s"][0])
+    window = max(1, round(SETTLE_SMOOTHING_S / dt))
+    s = series.with_columns(pl.col("avg").rolling_mean(window, min_samples=window).alias("smooth")).filter(pl.col("t_s") >= after_s)
+    outside = s.filter((pl.col("smooth") < low) | (pl.col("smooth") > high))
+    if outside.is_empty():
+        return 0.0
+    last = float(outside["t_s"][-1])
+    return None if last >= float(s["t_s"][-1]) else last - after_s
+
+
+def _run_step(args: tuple[str, int]) -> tuple[str, pl.DataFrame]:
+    kind, seed = args
+    return kind, bottleneck_series(run(sharp_increase_scenario(kind, seed)))
+
+
+def run_sharp_increase(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, jobs: int | None = None) -> dict[str, pl.DataFrame]:
+    """The bottleneck's queue series under S3-4, per controller."""
+    return dict(parallel_map(_run_step, [(k, seed) for k in controllers], jobs))
+
+
+def plot_versus_flows(comparison: pl.DataFrame, path) -> None:
+    """Throughput and drop rate against the number of flows, ours (lines) and the thesis's (dashed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (ax_t, ax_d) = plt.subplots(1, 2, figsize=(11, 4))
+    for i, kind in enumerate(CONTROLLERS):
+        part = comparison.filter(pl.col("controller") == kind).sort("flows")
+        if part.is_empty():
+            continue
+        for ax, ours, theirs in ((ax_t, "throughput_kbps", "thesis_throughput_kbps"), (ax_d, "drop_percent", "thesis_drop_percent")):
+            ax.plot(part["flows"], part[ours], marker="o", color=f"C{i}", label=f"{LABELS[kind]} (pertlab)")
+            ax.plot(part["flows"], part[theirs], ls="--", color=f"C{i}", alpha=0.6, label=f"{LABELS[kind]} (thesis)")
+    ax_t.set(xlabel="FTP flows", ylabel="bottleneck throughput (kbit/s)", title="Tables 3.3, 3.5, 3.8")
+    ax_d.set(xlabel="FTP flows", ylabel="drop rate (%)", title="Tables 3.4, 3.6, 3.9")
+    ax_d.legend(fontsize="x-small", ncol=2)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_average_queue(series: dict[str, pl.DataFrame], path, title: str, band: tuple[float, float] = TARGET_BAND) -> None:
+    """Average queue (EWMA) over time per controller, with the target band shaded."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(len(series), 1, figsize=(9, 2.2 * len(series)), sharex=True, squeeze=False)
+    for ax, (kind, s) in zip(axes[:, 0], series.items()):
+        ax.plot(s["t_s"], s["len_pkts"], lw=0.4, color="0.7", label="queue")
+        ax.plot(s["t_s"], s["avg"], lw=1.0, color="C0", label="average")
+        ax.axhspan(*band, color="C2", alpha=0.2, label=f"target {band[0]:g}..{band[1]:g}")
+        ax.set(ylabel="packets", title=f"{LABELS.get(kind, kind)}: {title}")
+        ax.legend(loc="upper right", fontsize="x-small")
+    axes[-1, 0].set_xlabel("time (s)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_max_p(series: dict[str, pl.DataFrame], path, title: str) -> None:
+    """max_p over time per controller (Figs. 3.26-3.28)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9, 3.2))
+    for i, (kind, s) in enumerate(series.items()):
+        ax.plot(s["t_s"], s["max_p"], lw=0.9, color=f"C{i}", label=LABELS.get(kind, kind))
+    ax.set(xlabel="time (s)", ylabel="max_p", title=title)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

@@ -1,0 +1,107 @@
+"""Figures of a run, or of several runs side by side (matplotlib, PNG).
+
+- queue length of the bottleneck over time, with its buffer limit;
+- congestion window of the sampled flows over time;
+- goodput of every flow over the measurement window, coloured by controller.
+
+The time-series figures need the run to have recorded series
+(``monitor.sample_interval``); without them the panel says so.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import polars as pl  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+
+from .results import Results  # noqa: E402
+
+__all__ = ["plot_queue", "plot_cwnd", "plot_throughput", "write_figures"]
+
+
+def _no_data(ax: Axes, what: str) -> None:
+    ax.text(0.5, 0.5, f"no {what} recorded", ha="center", va="center", transform=ax.transAxes, color="0.4")
+
+
+def plot_queue(ax: Axes, results: Results, title: str = "") -> None:
+    """Bottleneck queue length (packets) against time; the buffer as a dashed line."""
+    b = results.bottleneck
+    series = results.queue_series
+    if b is not None:
+        series = series.filter((pl.col("link") == b["link"]) & (pl.col("from") == b["from"]))
+    if b is None or series.is_empty():
+        _no_data(ax, "queue series")
+    else:
+        ax.plot(series["t_s"], series["len_pkts"], lw=0.6, color="C0")
+        if b.get("limit_pkts"):
+            ax.axhline(b["limit_pkts"], color="0.3", ls="--", lw=0.8, label="buffer")
+            ax.legend(loc="upper right", fontsize="small")
+        _shade_window(ax, results)
+    ax.set(xlabel="time (s)", ylabel="queue (packets)", title=title)
+
+
+def plot_cwnd(ax: Axes, results: Results, title: str = "") -> None:
+    """Congestion window (segments) of every sampled flow against time."""
+    series = results.flow_series
+    if series.is_empty():
+        _no_data(ax, "flow series")
+    else:
+        for (flow,), part in series.sort("flow", "t_s").group_by("flow", maintain_order=True):
+            cc = part["cc"][0]
+            ax.plot(part["t_s"], part["cwnd"], lw=0.6, label=f"flow {flow} ({cc})")
+        ax.legend(loc="upper right", fontsize="x-small")
+        _shade_window(ax, results)
+    ax.set(xlabel="time (s)", ylabel="cwnd (segments)", title=title)
+
+
+def plot_throughput(ax: Axes, results: Results, title: str = "") -> None:
+    """Goodput of each TCP flow over the measurement window (bars, one colour per controller)."""
+    flows = results.flows
+    if flows.is_empty():
+        _no_data(ax, "TCP flows")
+    else:
+        for i, (cc,) in enumerate(flows.select("cc").unique(maintain_order=True).iter_rows()):
+            part = flows.filter(pl.col("cc") == cc)
+            ax.bar(part["id"], part["goodput_mbps"], color=f"C{i}", label=cc, width=0.8)
+        fair = flows["goodput_mbps"].mean()
+        ax.axhline(fair, color="0.3", ls="--", lw=0.8, label=f"mean {fair:.2f}")
+        ax.legend(loc="upper right", fontsize="small")
+    ax.set(xlabel="flow", ylabel="goodput (Mbit/s)", title=title)
+
+
+def _shade_window(ax: Axes, results: Results) -> None:
+    """Grey out the time outside the measurement window."""
+    start, end = results.data.get("window_start_s", 0.0), results.data.get("window_end_s")
+    if start > 0:
+        ax.axvspan(0, start, color="0.92", zorder=0)
+    if end is not None and end < results.data.get("sim_seconds", end):
+        ax.axvspan(end, results.data["sim_seconds"], color="0.92", zorder=0)
+
+
+_FIGURES = {"queue.png": plot_queue, "cwnd.png": plot_cwnd, "throughput.png": plot_throughput}
+
+
+def write_figures(runs: dict[str, Results], out_dir: str | Path) -> list[Path]:
+    """One PNG per kind of figure, with a panel per run (labelled by its key)."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    cols = min(len(runs), 2)
+    rows = -(-len(runs) // cols)
+    written = []
+    for name, draw in _FIGURES.items():
+        fig, axes = plt.subplots(rows, cols, figsize=(6.4 * cols, 3.6 * rows), squeeze=False, layout="constrained")
+        for ax, (label, results) in zip(axes.flat, runs.items()):
+            draw(ax, results, title=label)
+        for ax in axes.flat[len(runs) :]:
+            ax.set_visible(False)
+        # Fixed metadata keeps the PNG bytes a function of the data alone.
+        fig.savefig(out / name, dpi=110, metadata={"Software": None})
+        plt.close(fig)
+        written.append(out / name)
+    return written

@@ -1,0 +1,205 @@
+"""Results of a run: the core's JSON as polars tables, and their files.
+
+The core reports summaries over the measurement window (one row per queue,
+per TCP flow, per UDP source) and optional time series in columns. Metric
+definitions are the core's (``crates/pertlab-sim/src/stats/mod.rs``):
+time-weighted average queue, drop rate = drops / arrivals, utilization = bits
+sent / (capacity x window), goodput excludes retransmissions, Jain's index over
+TCP goodputs.
+
+:meth:`Results.write` saves
+
+- ``summary.json``: every scalar and per-row summary (no time series), without
+  the wall-clock time, so that two runs of one scenario give identical bytes;
+- ``flows.parquet``, ``queues.parquet``, ``udp.parquet``,
+  ``queue_series.parquet``, ``flow_series.parquet``;
+- ``scenario.json``: the scenario in the core's wire format (loads back with
+  :meth:`pertlab.Scenario.load`);
+- ``run_info.json``: what differs between identical runs (wall-clock seconds,
+  versions).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from .scenario import Scenario
+
+__all__ = ["Results"]
+
+# Known column types; columns the core adds later are inferred.
+FLOW_SCHEMA = {
+    "id": pl.UInt32, "cc": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
+    "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64,
+    "retransmits": pl.UInt64, "drops": pl.UInt64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
+    "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "base_rtt_ms": pl.Float64,
+    "rtt_samples": pl.UInt64, "rtt_mean_ms": pl.Float64, "rtt_min_ms": pl.Float64, "rtt_max_ms": pl.Float64,
+}  # fmt: skip
+QUEUE_SCHEMA = {
+    "link": pl.String, "from": pl.String, "to": pl.String, "discipline": pl.String, "rate_bps": pl.UInt64,
+    "limit_pkts": pl.UInt32, "limit_bytes": pl.UInt64, "avg_queue_pkts": pl.Float64,
+    "avg_queue_bytes": pl.Float64, "avg_queue_norm": pl.Float64, "arrivals": pl.UInt64,
+    "departures": pl.UInt64, "drops": pl.UInt64, "marks": pl.UInt64, "drop_rate": pl.Float64,
+    "mark_rate": pl.Float64, "utilization": pl.Float64, "link_losses": pl.UInt64,
+}  # fmt: skip
+UDP_SCHEMA = {
+    "id": pl.UInt32, "src": pl.String, "dst": pl.String, "sent": pl.UInt64, "received": pl.UInt64,
+    "dropped": pl.UInt64, "throughput_mbps": pl.Float64,
+}  # fmt: skip
+QUEUE_SERIES_SCHEMA = {
+    "t_s": pl.Float64, "queue": pl.UInt32, "len_pkts": pl.UInt32, "len_bytes": pl.UInt64, "probability": pl.Float64,
+    "avg": pl.Float64, "max_p": pl.Float64,
+}  # fmt: skip
+FLOW_SERIES_SCHEMA = {
+    "t_s": pl.Float64, "flow": pl.UInt32, "cwnd": pl.UInt32, "ssthresh": pl.UInt32, "srtt_ms": pl.Float64,
+    "delivered_bytes": pl.UInt64,
+}  # fmt: skip
+
+SERIES = ("queue_series", "flow_series")
+TABLES = ("flows", "queues", "udp", "queue_series", "flow_series")
+# Fields of the core's results that change between identical runs.
+RUN_INFO = ("wall_seconds",)
+
+
+def _rows(rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
+    if not rows:
+        return pl.DataFrame(schema=schema)
+    return pl.DataFrame(rows, schema_overrides=schema, infer_schema_length=None)
+
+
+def _columns(cols: dict[str, list[Any]], schema: dict[str, Any]) -> pl.DataFrame:
+    known = {k: pl.Series(k, cols.get(k, []), dtype=t) for k, t in schema.items()}
+    extra = {k: pl.Series(k, v) for k, v in cols.items() if k not in schema}
+    return pl.DataFrame({**known, **extra})
+
+
+class Results:
+    """What a run produced. Tables are polars DataFrames, built on first use."""
+
+    def __init__(self, data: dict[str, Any], scenario: Scenario | None = None):
+        self.data = data
+        self.scenario = scenario
+        self._frames: dict[str, pl.DataFrame] = {}
+
+    def __repr__(self) -> str:
+        d = self.data
+        state = ", interrupted" if self.interrupted else ""
+        return (
+            f"Results({len(d['flows'])} flows, {len(d['queues'])} queues, {len(d['udp'])} udp, "
+            f"window {d['window_start_s']:g}..{d['window_end_s']:g} s, seed {d['seed']}{state})"
+        )
+
+    @classmethod
+    def from_json(cls, text: str, scenario: Scenario | None = None) -> Results:
+        return cls(json.loads(text), scenario)
+
+    # -- scalars --
+
+    @property
+    def summary(self) -> dict[str, Any]:
+        """Everything but the time series: bottleneck, queues, flows, udp, jain,
+        events, wall_seconds, interrupted, conservation, window and seed."""
+        return {k: v for k, v in self.data.items() if k not in SERIES}
+
+    @property
+    def bottleneck(self) -> dict[str, Any] | None:
+        return self.data.get("bottleneck")
+
+    @property
+    def jain(self) -> float:
+        return self.data["jain"]
+
+    @property
+    def interrupted(self) -> bool:
+        return bool(self.data.get("interrupted"))
+
+    @property
+    def conservation(self) -> dict[str, Any]:
+        return self.data["conservation"]
+
+    # -- tables --
+
+    @property
+    def flows(self) -> pl.DataFrame:
+        """One row per TCP flow: goodput, drops, RTT statistics over the window."""
+        return self._frame("flows", lambda: _rows(self.data["flows"], FLOW_SCHEMA))
+
+    @property
+    def queues(self) -> pl.DataFrame:
+        """One row per queue (each direction of each link), named by ``link``, ``from``, ``to``."""
+        return self._frame("queues", lambda: _rows(self.data["queues"], QUEUE_SCHEMA))
+
+    @property
+    def udp(self) -> pl.DataFrame:
+        """One row per UDP source."""
+        return self._frame("udp", lambda: _rows(self.data["udp"], UDP_SCHEMA))
+
+    @property
+    def queue_series(self) -> pl.DataFrame:
+        """Queue length samples; ``queue`` indexes :attr:`queues`, whose link and
+        direction are joined in as ``link``, ``from``, ``to``."""
+
+        def build() -> pl.DataFrame:
+            series = _columns(self.data["queue_series"], QUEUE_SERIES_SCHEMA)
+            names = self.queues.select(
+                pl.int_range(pl.len(), dtype=pl.UInt32).alias("queue"), "link", "from", "to"
+            )
+            return series.join(names, on="queue", how="left", maintain_order="left")
+
+        return self._frame("queue_series", build)
+
+    @property
+    def flow_series(self) -> pl.DataFrame:
+        """cwnd, ssthresh, srtt and delivered bytes of the sampled flows; ``cc`` joined in."""
+
+        def build() -> pl.DataFrame:
+            series = _columns(self.data["flow_series"], FLOW_SERIES_SCHEMA)
+            ccs = self.flows.select(pl.col("id").alias("flow"), "cc")
+            return series.join(ccs, on="flow", how="left", maintain_order="left")
+
+        return self._frame("flow_series", build)
+
+    def _frame(self, name: str, build) -> pl.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = build()
+        return self._frames[name]
+
+    # -- files --
+
+    def write(self, out_dir: str | Path) -> Path:
+        """Write the result files (see the module doc) into ``out_dir``; returns it."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in TABLES:
+            getattr(self, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=True)
+        summary = {k: v for k, v in self.summary.items() if k not in RUN_INFO}
+        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        if self.scenario is not None:
+            (out / "scenario.json").write_text(self.scenario.to_wire_json(indent=2) + "\n")
+        (out / "run_info.json").write_text(json.dumps(self._run_info(), indent=2) + "\n")
+        return out
+
+    def _run_info(self) -> dict[str, Any]:
+        from . import __version__, _core
+
+        info = {k: self.data.get(k) for k in RUN_INFO}
+        return {**info, "pertlab": __version__, "core": _core.version()}
+
+    @classmethod
+    def read(cls, out_dir: str | Path) -> Results:
+        """Load what :meth:`write` saved (time series from Parquet)."""
+        out = Path(out_dir)
+        data = json.loads((out / "summary.json").read_text())
+        info = json.loads((out / "run_info.json").read_text())
+        data.update({k: info[k] for k in RUN_INFO})
+        for name in SERIES:
+            frame = pl.read_parquet(out / f"{name}.parquet")
+            schema = QUEUE_SERIES_SCHEMA if name == "queue_series" else FLOW_SERIES_SCHEMA
+            data[name] = {k: frame[k].to_list() for k in schema}
+        scenario_file = out / "scenario.json"
+        scenario = Scenario.load(scenario_file) if scenario_file.exists() else None
+        return cls(data, scenario)

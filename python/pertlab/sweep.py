@@ -1,0 +1,286 @@
+"""Sweeps: one base scenario, some of its fields varied, several seeds.
+
+``pertlab sweep scenario.toml --vary bottleneck.rate=1Mbps,10Mbps --vary cc=pert,sack --seeds 5``
+runs the cross product of the varied values, each with seeds 1..5.
+
+- **Where runs execute.** On Dask distributed: a ``LocalCluster`` of worker
+  processes by default (``jobs`` of them), or the scheduler at ``cluster``
+  (``tcp://host:8786``) whose workers have pertlab installed. Workers only
+  compute; the client stores every result as soon as it arrives.
+- **Nothing finished is lost.** Each run is stored under ``OUT/runs/KEY/``,
+  KEY a hash of the run's scenario in the core's wire format (seed included),
+  written to a temporary folder and renamed when complete. A sweep started again
+  with the same arguments (after Ctrl-C, a crash or a lost worker) skips every
+  KEY already stored.
+- **Statistics.** ``OUT/runs.parquet`` has one row per run (varied values,
+  seed, summary metrics); ``OUT/aggregate.parquet`` the mean and the half-width
+  of the 95 % confidence interval (Student t over seeds) per varied point.
+
+Paths given to ``--vary`` name fields of the scenario as written in files,
+with two conveniences: ``bottleneck.X`` is the dumbbell's ``bottleneck_X`` (or
+field X of the link named "bottleneck"), and ``cc`` sets every flow's
+controller by the names the dumbbell builder knows (``sack``, ``newreno``,
+``reno``, ``vegas``, ``pert``).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import itertools
+import json
+import math
+import os
+import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import polars as pl
+
+from .builders import CC_NAMES
+from .results import Results
+from .scenario import Scenario, ScenarioError
+
+__all__ = ["Point", "parse_vary", "expand", "run_key", "run_sweep", "aggregate", "METRICS"]
+
+#: Summary metrics collected per run (bottleneck queue and flows).
+METRICS = ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization", "jain", "goodput_mbps")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a sweep: the varied values, the seed and the full scenario."""
+
+    values: tuple[tuple[str, str], ...]
+    seed: int
+    scenario: Scenario
+
+    @property
+    def key(self) -> str:
+        return run_key(self.scenario)
+
+
+def run_key(scenario: Scenario) -> str:
+    """Stable name of a run: a hash of its scenario in the wire format (seed included)."""
+    wire = json.dumps(scenario.to_wire(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(wire.encode()).hexdigest()[:20]
+
+
+def parse_vary(items: list[str]) -> dict[str, list[str]]:
+    """``["a.b=1,2", "cc=pert,sack"]`` -> ``{"a.b": ["1", "2"], "cc": ["pert", "sack"]}``."""
+    vary: dict[str, list[str]] = {}
+    for item in items:
+        path, sep, values = item.partition("=")
+        path = path.strip()
+        if not sep or not path or not values.strip():
+            raise ScenarioError([("--vary", f"write PATH=V1,V2,..., got {item!r}")])
+        if path in vary:
+            raise ScenarioError([("--vary", f"{path!r} is varied twice")])
+        vary[path] = [v.strip() for v in values.split(",") if v.strip()]
+    return vary
+
+
+def _value(text: str) -> Any:
+    """A command-line value: a number or boolean when it reads as one, else the text (units, names)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def _set_cc(wire: dict[str, Any], name: str) -> None:
+    if name not in CC_NAMES:
+        raise ScenarioError([("cc", f"unknown controller {name!r}; allowed: {', '.join(CC_NAMES)}")])
+    kind, sack = CC_NAMES[name]
+    if not wire.get("flows"):
+        raise ScenarioError([("cc", "the scenario has no flows to set a controller on")])
+    for flow in wire["flows"]:
+        flow["cc"] = {"kind": kind}
+        flow.setdefault("tcp", {})["sack"] = sack
+
+
+def _set_path(wire: dict[str, Any], path: str, text: str) -> None:
+    """Set the field at dotted ``path`` of the wire-format dict to a value as written by people."""
+    parts = path.split(".")
+    if parts[0] == "bottleneck" and len(parts) == 2:
+        if wire.get("dumbbell"):
+            parts = ["dumbbell", f"bottleneck_{parts[1]}"]
+        else:
+            names = [link.get("name") for link in wire.get("links", [])]
+            if "bottleneck" not in names:
+                raise ScenarioError([(path, "the scenario has no dumbbell and no link named 'bottleneck'")])
+            parts = ["links", str(names.index("bottleneck")), parts[1]]
+    node: Any = wire
+    for i, part in enumerate(parts[:-1]):
+        where = ".".join(parts[: i + 1])
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise ScenarioError([(path, f"{where}: not an index below {len(node)}")])
+            node = node[int(part)]
+        elif isinstance(node, dict) and isinstance(node.get(part), (dict, list)):
+            node = node[part]
+        else:
+            raise ScenarioError([(path, f"{where}: no such section in the scenario")])
+    last = parts[-1]
+    if isinstance(node, list):
+        raise ScenarioError([(path, "cannot replace a whole list entry; name a field inside it")])
+    # Fields with units are held as `<name>_bps` / `<name>_ns`: replace them by the
+    # human-readable name, which the scenario parser reads with units.
+    for suffix in ("_bps", "_ns"):
+        node.pop(last + suffix, None)
+    node[last] = _value(text)
+
+
+def expand(base: Scenario, vary: dict[str, list[str]], seeds: int) -> list[Point]:
+    """Every combination of the varied values, each with seeds 1..``seeds``."""
+    if seeds < 1:
+        raise ScenarioError([("--seeds", f"must be at least 1, got {seeds}")])
+    points = []
+    paths = list(vary)
+    for combo in itertools.product(*(vary[p] for p in paths)):
+        for seed in range(1, seeds + 1):
+            wire = copy.deepcopy(base.to_wire())
+            for path, text in zip(paths, combo):
+                if path == "cc":
+                    _set_cc(wire, text)
+                else:
+                    _set_path(wire, path, text)
+            wire["seed"] = seed
+            try:
+                scenario = Scenario.parse(wire)
+            except ScenarioError as e:
+                where = ", ".join(f"{p}={v}" for p, v in zip(paths, combo))
+                raise ScenarioError([(f, f"{m} (with {where})") for f, m in e.errors]) from None
+            points.append(Point(tuple(zip(paths, combo)), seed, scenario))
+    return points
+
+
+def _simulate(wire_json: str) -> str:
+    """Run one scenario in the core (on a Dask worker); returns the results JSON."""
+    import time
+
+    from . import _core
+
+    started = time.perf_counter()
+    data = json.loads(_core.run_json(wire_json, None))
+    data["wall_seconds"] = time.perf_counter() - started
+    return json.dumps(data)
+
+
+def _store(out: Path, point: Point, results_json: str) -> None:
+    """Write a finished run under ``out/runs/KEY`` atomically (temporary folder, then rename)."""
+    final = out / "runs" / point.key
+    tmp = out / "runs" / f".{point.key}.tmp-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    Results(json.loads(results_json), point.scenario).write(tmp)
+    (tmp / "point.json").write_text(json.dumps({"values": dict(point.values), "seed": point.seed}, indent=2) + "\n")
+    tmp.rename(final)
+
+
+def _row(point: Point, results: Results) -> dict[str, Any]:
+    b = results.bottleneck or {}
+    row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
+    for m in ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization"):
+        row[m] = b.get(m)
+    row["jain"] = results.jain
+    row["goodput_mbps"] = float(results.flows["goodput_mbps"].sum()) if results.flows.height else 0.0
+    return row
+
+
+def aggregate(runs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """Mean and 95 % confidence half-width (Student t over seeds) of every metric per point."""
+    from scipy import stats
+
+    present = [m for m in METRICS if m in runs.columns]
+    groups = runs.group_by(by, maintain_order=True) if by else [((), runs)]
+    rows = []
+    for keys, part in groups:
+        row: dict[str, Any] = dict(zip(by, keys if isinstance(keys, tuple) else (keys,)))
+        n = part.height
+        row["seeds"] = n
+        for m in present:
+            x = part[m].cast(pl.Float64)
+            mean = float(x.mean())
+            half = float(stats.t.ppf(0.975, n - 1) * x.std() / math.sqrt(n)) if n > 1 else float("nan")
+            row[m] = mean
+            row[f"{m}_ci95"] = half
+        rows.append(row)
+    return pl.DataFrame(rows)
+
+
+def run_sweep(
+    base: Scenario,
+    vary: dict[str, list[str]],
+    seeds: int,
+    out: str | Path,
+    *,
+    jobs: int | None = None,
+    cluster: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Run every point not yet stored under ``out``; return (runs, aggregate) tables.
+
+    ``on_progress(done, total)`` is called as runs finish (stored ones count as done).
+    """
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    out = Path(out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    points = expand(base, vary, seeds)
+    (out / "sweep.json").write_text(
+        json.dumps({"base": base.to_wire(), "vary": vary, "seeds": seeds}, indent=2, sort_keys=True) + "\n"
+    )
+    todo = [p for p in points if not (out / "runs" / p.key).is_dir()]
+    done = len(points) - len(todo)
+    if on_progress:
+        on_progress(done, len(points))
+    if todo:
+        local = None
+        if cluster is None:
+            workers = jobs or min(len(todo), os.cpu_count() or 1)
+            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(local or cluster)
+        try:
+            futures = {client.submit(_simulate, p.scenario.to_wire_json(), key=f"pertlab-run-{p.key}", pure=False): p for p in todo}
+            for future in as_completed(futures):
+                _store(out, futures[future], future.result())
+                done += 1
+                if on_progress:
+                    on_progress(done, len(points))
+        finally:
+            client.close()
+            if local is not None:
+                local.close()
+    runs = pl.DataFrame([_row(p, Results.read(out / "runs" / p.key)) for p in points])
+    table = aggregate(runs, list(vary))
+    runs.write_parquet(out / "runs.parquet")
+    table.write_parquet(out / "aggregate.parquet")
+    return runs, table
+
+
+def progress_printer() -> tuple[Callable[[int, int], None], Callable[[], None]]:
+    """A rich progress bar on stderr (runs done / total, time left) and its closer."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+
+    bar = Progress(
+        TextColumn("[bold]sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("runs"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(file=sys.stderr),
+    )
+    task = None
+
+    def update(done: int, total: int) -> None:
+        nonlocal task
+        if task is None:
+            bar.start()
+            task = bar.add_task("sweep", total=total)
+        bar.update(task, completed=done)
+
+    return update, bar.stop

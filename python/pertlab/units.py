@@ -1,0 +1,113 @@
+"""Quantities written the way people write them: "150Mbps", "60ms", "1500B".
+
+The simulator core takes integers in base units (bit/s, nanoseconds, bytes);
+these parsers turn human text into those integers and say clearly what they
+accept when they cannot.
+
+- Rates: ``150Mbps``, ``150 Mbit/s``, ``1Gbps``, ``10kbps``, ``12.5MB/s``,
+  ``12.5MBps``. A lower-case ``b`` (``bps``, ``bit/s``) counts bits, an upper-case
+  ``B`` (``Bps``, ``B/s``) counts bytes. Prefixes are decimal (k = 1e3,
+  M = 1e6, G = 1e9, T = 1e12). A plain number (``1.5e6``) is bits per second.
+- Times: ``60ms``, ``2s``, ``500us`` (or ``500µs``), ``10ns``, ``1min``. A plain
+  number is seconds.
+- Sizes: ``1500B``, ``64KB``, ``1MB`` (decimal), ``64KiB``, ``1MiB`` (binary).
+  A plain number is bytes.
+
+Every parser takes an optional ``field``: when given, the error message starts
+with it (``--bw: cannot read ...``), the convention of every pertlab error.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = ["parse_rate", "parse_time", "parse_size", "format_rate", "format_time"]
+
+_NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
+_QUANTITY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\d\s][^\s]*)?\s*$")
+
+_DECIMAL = {"": 1, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+_BINARY = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
+
+_RATE_UNITS: dict[str, float] = {}
+for _p, _m in _DECIMAL.items():
+    for _suffix in ("bps", "bit/s", "b/s"):
+        _RATE_UNITS[_p + _suffix] = _m
+    for _suffix in ("Bps", "B/s"):
+        _RATE_UNITS[_p + _suffix] = 8 * _m
+
+_TIME_UNITS = {"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "sec": 1e9, "min": 60e9, "h": 3600e9}
+
+_SIZE_UNITS: dict[str, float] = {"": 1, "B": 1}
+for _p, _m in _DECIMAL.items():
+    if _p:
+        _SIZE_UNITS[_p + "B"] = _m
+for _p, _m in _BINARY.items():
+    _SIZE_UNITS[_p + "B"] = _m
+
+RATE_FORMS = "a number with a unit such as 150Mbps, 1Gbps, 10kbps, 100Mbit/s, 12.5MB/s, or a plain number of bit/s"
+TIME_FORMS = "a number with a unit such as 60ms, 2s, 500us, 10ns, 1min, or a plain number of seconds"
+SIZE_FORMS = "a number with a unit such as 1500B, 64KB, 64KiB, 1MB, or a plain number of bytes"
+
+
+def _fail(field: str | None, message: str) -> ValueError:
+    return ValueError(f"{field}: {message}" if field else message)
+
+
+def _parse(value: object, units: dict[str, float], default: float, kind: str, forms: str, field: str | None) -> float:
+    """Split ``value`` into number and unit and return number x unit factor."""
+    if isinstance(value, bool):
+        raise _fail(field, f"cannot read {value!r} as a {kind}; write {forms}")
+    if isinstance(value, (int, float)):
+        number, factor = float(value), default
+    elif isinstance(value, str):
+        m = _QUANTITY.match(value)
+        unit = m.group("unit") if m else None
+        if m is None or (unit is not None and unit not in units):
+            hint = f" (unknown unit {unit!r})" if m is not None else ""
+            raise _fail(field, f"cannot read {value!r} as a {kind}{hint}; write {forms}")
+        number = float(m.group("num"))
+        factor = default if unit is None else units[unit]
+    else:
+        raise _fail(field, f"cannot read {value!r} as a {kind}; write {forms}")
+    if not math.isfinite(number):
+        raise _fail(field, f"a {kind} must be finite, got {value!r}; write {forms}")
+    return number * factor
+
+
+def _to_int(x: float) -> int:
+    # Round half away from zero on the base unit; inputs such as "0.1s" are
+    # exact in nanoseconds once rounded.
+    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+
+
+def parse_rate(value: object, field: str | None = None) -> int:
+    """A rate in bit/s (integer). ``parse_rate("150Mbps") == 150_000_000``."""
+    return _to_int(_parse(value, _RATE_UNITS, 1.0, "rate", RATE_FORMS, field))
+
+
+def parse_time(value: object, field: str | None = None) -> int:
+    """A time or duration in integer nanoseconds. ``parse_time("60ms") == 60_000_000``."""
+    return _to_int(_parse(value, _TIME_UNITS, 1e9, "time", TIME_FORMS, field))
+
+
+def parse_size(value: object, field: str | None = None) -> int:
+    """A size in bytes (integer). ``parse_size("64KiB") == 65536``."""
+    return _to_int(_parse(value, _SIZE_UNITS, 1.0, "size", SIZE_FORMS, field))
+
+
+def format_rate(bps: float) -> str:
+    """Shortest readable form of a rate: ``150Mbps``, ``1.5Gbps``, ``64kbps``."""
+    for prefix, factor in (("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(bps) >= factor:
+            return f"{bps / factor:g}{prefix}bps"
+    return f"{bps:g}bps"
+
+
+def format_time(ns: float) -> str:
+    """Shortest readable form of a time given in ns: ``60ms``, ``2s``, ``500us``."""
+    for unit, factor in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= factor:
+            return f"{ns / factor:g}{unit}"
+    return f"{ns:g}ns"

@@ -1,0 +1,120 @@
+"""The command line: --json output, files, and errors without tracebacks."""
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from pertlab.cli import app
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+runner = CliRunner()
+
+SMALL = ["--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--duration", "6s", "--start-window", "1s", "--warmup", "2s"]
+QUEUE_KEYS = {"avg_queue_pkts", "avg_queue_norm", "drop_rate", "mark_rate", "utilization"}
+FLOW_KEYS = {"id", "cc", "goodput_mbps", "drops", "base_rtt_ms"}
+
+
+def invoke(*args: str):
+    return runner.invoke(app, list(args), catch_exceptions=False)
+
+
+def test_dumbbell_json_has_the_documented_keys():
+    result = invoke("dumbbell", *SMALL, "--cc", "pert:2,sack:2", "--json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert {"bottleneck", "queues", "flows", "jain", "events", "wall_seconds"} <= out.keys()
+    assert QUEUE_KEYS <= out["bottleneck"].keys() and out["bottleneck"]["link"] == "bottleneck"
+    assert all(QUEUE_KEYS | {"link"} <= q.keys() for q in out["queues"])
+    assert len(out["queues"]) == 2 * (2 * 4 + 1)  # access links and the bottleneck, both directions
+    assert [f["cc"] for f in out["flows"]] == ["pert", "pert", "reno", "reno"]
+    assert all(FLOW_KEYS <= f.keys() for f in out["flows"])
+    assert out["events"] > 0 and out["conservation"]["ok"]
+
+
+def test_dumbbell_ared_ecn_marks():
+    result = invoke("dumbbell", *SMALL, "--queue", "ared", "--ecn", "--json")
+    assert result.exit_code == 0, result.output
+    b = json.loads(result.stdout)["bottleneck"]
+    assert b["discipline"] == "ared" and b["marks"] > 0
+
+
+def test_dumbbell_table_output():
+    result = invoke("dumbbell", *SMALL, "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "avg/buffer" in result.stdout and "Jain index" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["dumbbell", "--bw", "150Mpbs"], "error: --bw: cannot read '150Mpbs' as a rate"),
+        (["dumbbell", "--cc", "cubic"], "error: --cc: unknown controller 'cubic'; allowed: sack, newreno, reno, vegas, pert"),
+        (["dumbbell", "--queue", "fifo"], "error: --queue: unknown queue 'fifo'; allowed: droptail, red, ared"),
+        (["dumbbell", "--warmup", "200s"], "error: --warmup: must lie in [0, duration)"),
+        (["dumbbell", "--buffer", "0"], "error: dumbbell.bottleneck_queue.limit_pkts: "),
+        (["run", "no-such-file.toml"], "error: no-such-file.toml: no such file"),
+    ],
+)
+def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stderr.startswith(message), result.stderr
+    assert "Traceback" not in result.output
+    assert isinstance(result.exception, SystemExit)  # a clean exit, not an escaped error
+
+
+def test_run_bad_scenario_file(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text((EXAMPLES / "graph.toml").read_text().replace('rate = "20Mbps"', 'rate = "-20Mbps"'))
+    result = runner.invoke(app, ["run", str(bad)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: links[2].rate: must be a positive rate, got '-20Mbps'")
+
+
+def test_run_writes_parquet_and_summary(tmp_path):
+    result = invoke("run", str(EXAMPLES / "graph.toml"), "--out", str(tmp_path), "--json", "--no-progress")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.stdout)
+    assert [f["cc"] for f in out["flows"]] == ["pert", "reno"] and out["udp"][0]["received"] > 0
+    for name in ("flows", "queues", "udp", "queue_series", "flow_series"):
+        assert (tmp_path / f"{name}.parquet").stat().st_size > 0
+    assert json.loads((tmp_path / "summary.json").read_text())["flows"] == out["flows"]
+    # The scenario as run reads back and runs to the same bytes.
+    again = invoke("run", str(tmp_path / "scenario.json"), "--out", str(tmp_path / "again"), "--no-progress")
+    assert again.exit_code == 0, again.output
+    assert (tmp_path / "again" / "summary.json").read_bytes() == (tmp_path / "summary.json").read_bytes()
+    assert invoke("plot", str(tmp_path)).exit_code == 0
+    assert (tmp_path / "queue.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_schema_is_json():
+    result = invoke("schema")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["title"] == "Scenario"
+
+
+def test_console_script_is_installed():
+    exe = Path(sys.executable).parent / "pertlab"
+    assert exe.is_file()
+    proc = subprocess.run([exe, "dumbbell", "--rtt", "1 fortnight"], capture_output=True, text=True)
+    assert proc.returncode == 2 and proc.stderr.startswith("error: --rtt: ") and "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_keeps_partial_results(tmp_path):
+    exe = Path(sys.executable).parent / "pertlab"
+    args = [str(exe), "dumbbell", "--duration", "5000s", "--warmup", "1s", "--json", "--out", str(tmp_path)]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # past start-up, well before the end of the run (about half a minute)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    out = json.loads(stdout)
+    assert out["interrupted"] and 1 < out["sim_seconds"] < 5000
+    assert out["conservation"]["ok"] and sum(f["goodput_mbps"] for f in out["flows"]) > 100
+    assert json.loads((tmp_path / "summary.json").read_text())["interrupted"]

@@ -1,0 +1,83 @@
+"""Reproductions in quick mode: the registry, the report folder, and the thesis's claims."""
+
+import json
+
+import polars as pl
+from typer.testing import CliRunner
+
+from pertlab.cli import app
+from pertlab.experiments import tahiliani_ch3 as ch3
+
+runner = CliRunner()
+
+
+def test_list_names_every_reproduction():
+    res = runner.invoke(app, ["reproduce", "--list", "--json"])
+    assert res.exit_code == 0, res.output
+    assert {"tahiliani-ch3-flows", "tahiliani-ch3-sharp-increase"} <= set(json.loads(res.stdout))
+
+
+def test_unknown_reproduction_is_an_error_naming_the_known_ones():
+    res = runner.invoke(app, ["reproduce", "sigcomm07-fig99"])
+    assert res.exit_code == 2 and "tahiliani-ch3-flows" in res.output
+
+
+def test_chapter3_flows_report_with_the_thesis_numbers_beside_ours(tmp_path):
+    res = runner.invoke(app, ["reproduce", "tahiliani-ch3-flows", "--quick", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    for name in ("index.html", "versus_flows.png", "comparison.parquet", "runs.parquet", "scenarios.json"):
+        assert (tmp_path / name).is_file(), name
+    cmp = pl.read_parquet(tmp_path / "comparison.parquet")
+    assert cmp.height == 4 * len(ch3.THESIS_FLOWS)
+    row = cmp.filter((pl.col("controller") == "ared") & (pl.col("flows") == 30)).row(0, named=True)
+    assert row["thesis_drop_percent"] == 3.50 and row["thesis_throughput_kbps"] == 9175
+    assert row["drop_diff_points"] == row["drop_percent"] - 3.50
+    runs = pl.read_parquet(tmp_path / "runs.parquet")
+    assert runs["conservation_ok"].all()
+    # RED keeps the bottleneck busy at every load (the thesis: above 91 %).
+    assert (runs["throughput_kbps"] > 9100).all()
+    claims = {c["text"][:40]: c for c in json.loads(res.stdout)["claims"]}
+    growth = next(c for t, c in claims.items() if t.startswith("The drop rate of every controller grows"))
+    assert growth["holds"], growth["evidence"]
+    html = (tmp_path / "index.html").read_text()
+    assert "thesis_drop_percent" in html and "<img src='versus_flows.png'" in html
+
+
+def test_chapter3_sharp_increase_fared_fails_to_return(tmp_path):
+    res = runner.invoke(app, ["reproduce", "tahiliani-ch3-sharp-increase", "--quick", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    report = json.loads(res.stdout)
+    fared = next(c for c in report["claims"] if c["text"].startswith("FARED"))
+    assert fared["holds"], fared["evidence"]
+    means = pl.read_parquet(tmp_path / "mean_excess.parquet")
+    excess = dict(zip(means["controller"], means["excess_pkts"]))
+    assert excess["fared"] > max(excess["ared"], excess["reared"], excess["cared"])
+    assert (tmp_path / "average_queue.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_chapter3_sharp_decrease_report(tmp_path):
+    res = runner.invoke(app, ["reproduce", "tahiliani-ch3-sharp-decrease", "--quick", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    runs = pl.read_parquet(tmp_path / "runs.parquet")
+    assert runs.height == 4 * 3
+    # Two flows left on a 10 Mbps / 80 ms path regrow their windows by one segment
+    # per RTT: over the 10 s after the drop they cannot fill the link under any AQM,
+    # and the queue is empty a good part of the time.
+    assert (runs["utilization"] < 0.8).all() and (runs["utilization"] > 0.3).all()
+    assert (runs["empty_fraction"] > 0.2).all()
+    claims = json.loads(res.stdout)["claims"]
+    assert len(claims) == 2 and all(isinstance(c["holds"], bool) for c in claims)
+
+
+def test_chapter3_fixed_flows_oscillations(tmp_path):
+    res = runner.invoke(app, ["reproduce", "tahiliani-ch3-fixed-flows", "--quick", "--out", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    stats = {r["controller"]: r for r in pl.read_parquet(tmp_path / "statistics.parquet").iter_rows(named=True)}
+    # Thesis, Scenario 2: Re-ARED's narrower band gives smaller oscillations than ARED's,
+    # and every controller keeps the average between the thresholds (20, 80).
+    assert stats["reared"]["avg_std_pkts"] < stats["ared"]["avg_std_pkts"]
+    assert all(20 < s["avg_mean_pkts"] < 80 for s in stats.values())
+    # max_p stays within ARED's bounds [0.01, 0.5] for the whole family.
+    assert all(0.01 <= s["max_p_mean"] <= 0.5 for s in stats.values())
+    for name in ("average_queue.png", "max_p.png", "index.html"):
+        assert (tmp_path / name).is_file()

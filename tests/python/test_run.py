@@ -1,0 +1,110 @@
+"""Running scenarios: results as tables and files, determinism, interrupts."""
+
+import json
+
+import polars as pl
+import pyarrow.parquet as pq
+import pytest
+
+import pertlab
+from pertlab import _core
+from pertlab.results import TABLES, Results
+
+from conftest import small_dumbbell, udp_graph
+
+DETERMINISTIC_FILES = [f"{t}.parquet" for t in TABLES] + ["summary.json", "scenario.json"]
+
+
+def test_udp_run_tables():
+    r = pertlab.run(udp_graph(), progress=True)
+    assert isinstance(r.queues, pl.DataFrame) and r.queues.height == 4  # two links, two directions
+    b = r.bottleneck
+    assert b["link"] == "bottleneck" and (b["from"], b["to"]) == ("r", "b")
+    assert 0.8 < b["utilization"] < 1.0  # 9 Mbps offered on 10 Mbps
+    assert r.udp["throughput_mbps"][0] == pytest.approx(9.0, rel=0.1)
+    assert r.conservation["ok"]
+    qs = r.queue_series.filter(pl.col("link") == "bottleneck")
+    assert qs.height == 2 * 51  # both directions, samples at 0, 0.1, .., 5 s
+    assert qs["len_pkts"].max() <= 30
+
+
+def test_dumbbell_tables(dumbbell_scenario):
+    r = pertlab.run(dumbbell_scenario)
+    assert r.flows.height == 4 and set(r.flows["cc"]) == {"reno"}
+    assert r.conservation["ok"], r.conservation["violations"]
+    assert r.bottleneck["utilization"] > 0.5
+    assert r.flows["goodput_mbps"].sum() == pytest.approx(10 * r.bottleneck["utilization"], rel=0.1)
+    assert r.flows["base_rtt_ms"].to_list() == pytest.approx([40.0] * 4, abs=0.5)
+    fs = r.flow_series
+    assert set(fs["flow"].unique()) == {0, 1, 2, 3} and (fs["cwnd"] > 0).any()
+    assert 0 < r.jain <= 1
+
+
+def test_parquet_round_trip(tmp_path):
+    r = pertlab.run(udp_graph())
+    r.write(tmp_path)
+    for name in TABLES:
+        # Read back by an independent Parquet reader.
+        table = pq.read_table(tmp_path / f"{name}.parquet")
+        assert pl.from_arrow(table).equals(getattr(r, name))
+    again = Results.read(tmp_path)
+    assert again.queue_series.equals(r.queue_series)
+    assert again.summary == r.summary
+    assert again.scenario == r.scenario
+    assert "wall_seconds" not in json.loads((tmp_path / "summary.json").read_text())
+    assert json.loads((tmp_path / "run_info.json").read_text())["wall_seconds"] == r.data["wall_seconds"]
+
+
+@pytest.mark.parametrize("scenario", [pytest.param(udp_graph, id="udp"), pytest.param(small_dumbbell, id="tcp")])
+def test_same_seed_gives_identical_files(tmp_path, scenario):
+    s = pertlab.Scenario.parse(scenario()) if scenario is udp_graph else scenario(sample_interval="100ms")
+    pertlab.run(s).write(tmp_path / "a")
+    pertlab.run(s).write(tmp_path / "b")
+    for name in DETERMINISTIC_FILES:
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes(), name
+
+
+def test_other_seed_gives_other_start_times():
+    a = pertlab.run(small_dumbbell(seed=1)).flows["start_s"].to_list()
+    b = pertlab.run(small_dumbbell(seed=2)).flows["start_s"].to_list()
+    assert a != b
+    assert all(0 <= t <= 1 for t in a + b)  # drawn in [0, start_window]
+
+
+def test_stopping_early_keeps_partial_results():
+    wire = pertlab.Scenario.parse(udp_graph()).to_wire_json()
+    seen = []
+
+    def stop_after_two_seconds(t):
+        seen.append(t)
+        return t < 2
+
+    r = json.loads(_core.run_json(wire, stop_after_two_seconds))
+    assert r["interrupted"] and 1 < r["sim_seconds"] < 5
+    assert r["udp"][0]["sent"] > 0
+    assert seen == sorted(seen)
+
+
+def test_keyboard_interrupt_keeps_partial_results():
+    def interrupt(t):
+        if t >= 1:
+            raise KeyboardInterrupt
+
+    r = Results.from_json(_core.run_json(pertlab.Scenario.parse(udp_graph()).to_wire_json(), interrupt))
+    assert r.interrupted and r.data["sim_seconds"] < 5 and r.udp["sent"][0] > 0
+
+
+def test_python_defaults_are_the_cores():
+    """The models spell out the core's defaults; a run with every default
+    written out equals a run where the core fills them in."""
+    s = small_dumbbell(cc="pert:2,vegas:1,sack:1", queue="ared", duration="4s", warmup="1s")
+    explicit = json.loads(s.to_wire_json())
+    implicit = json.loads(s.to_wire_json())
+    for f in implicit["flows"]:
+        f["tcp"] = {k: f["tcp"][k] for k in ("sack", "ecn")}
+        f["cc"] = {"kind": f["cc"]["kind"]}
+    implicit["dumbbell"]["bottleneck_queue"]["red"] = {}
+    a, b = (json.loads(_core.run_json(json.dumps(w))) for w in (explicit, implicit))
+    for r in (a, b):
+        del r["wall_seconds"]
+    assert a == b

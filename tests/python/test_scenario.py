@@ -1,0 +1,153 @@
+"""Scenario models: human units in, the core's wire format out, and errors
+that name the field and what is allowed."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import pertlab
+from pertlab import Scenario, ScenarioError
+
+from conftest import udp_graph
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def error_of(data: dict) -> str:
+    with pytest.raises(ScenarioError) as e:
+        Scenario.parse(data)
+    return str(e.value)
+
+
+def core_error_of(data: dict) -> str:
+    with pytest.raises(ScenarioError) as e:
+        Scenario.parse(data).check()
+    return str(e.value)
+
+
+def test_human_units_become_wire_units():
+    wire = Scenario.parse(udp_graph()).to_wire()
+    assert wire["duration_ns"] == 5_000_000_000
+    assert wire["links"][1]["rate_bps"] == 10_000_000
+    assert wire["links"][1]["delay_ns"] == 5_000_000
+    assert wire["udp"][0]["rate_bps"] == 9_000_000 and wire["udp"][0]["packet_size"] == 1000
+    assert wire["monitor"]["sample_interval_ns"] == 100_000_000
+    assert "rate" not in wire["links"][1] and "measure" not in wire  # None fields are left to the core
+
+
+def test_wire_format_reads_back_with_plain_numbers_in_wire_units():
+    s = pertlab.dumbbell(bw="150Mbps", rtt="60ms", flows=3, cc="pert", duration="10s", warmup="2s")
+    again = Scenario.from_json(s.to_wire_json())
+    assert again == s
+    assert again.dumbbell.bottleneck_delay == 28_000_000  # "bottleneck_delay_ns": 28000000 is ns, not seconds
+
+
+def test_examples_load():
+    graph = Scenario.from_toml(EXAMPLES / "graph.toml")
+    assert [f.cc.kind for f in graph.flows] == ["pert", "reno"]
+    assert graph.links[2].queue.kind == "red" and graph.udp[0].rate == 4_000_000
+    dumbbell = Scenario.from_toml(EXAMPLES / "dumbbell.toml")
+    assert dumbbell.dumbbell.pairs == len(dumbbell.flows) == 10
+    assert dumbbell.dumbbell.sender_access_delay == [1_000_000]
+
+
+def test_unknown_field_is_named_with_the_allowed_ones():
+    msg = error_of(udp_graph(colour="blue"))
+    assert msg.startswith("scenario: unknown field `colour`; allowed: seed, duration,")
+    bad = udp_graph()
+    bad["links"][1]["queue"]["size"] = 3
+    assert error_of(bad).startswith("links[1].queue: unknown field `size`; allowed: kind, limit_pkts, limit_bytes, red")
+
+
+def test_negative_rate():
+    bad = udp_graph()
+    bad["links"][0]["rate"] = "-5Mbps"
+    msg = error_of(bad)
+    assert msg.startswith("links[0].rate: must be a positive rate, got '-5Mbps'") and "150Mbps" in msg
+
+
+def test_zero_buffer():
+    bad = udp_graph()
+    bad["links"][1]["queue"]["limit_pkts"] = 0
+    assert error_of(bad).startswith("links[1].queue.limit_pkts: ") and "greater than or equal to 1" in error_of(bad)
+
+
+def test_unknown_queue_and_controller_list_the_allowed_values():
+    bad = udp_graph()
+    bad["links"][1]["queue"]["kind"] = "fifo"
+    assert error_of(bad) == (
+        "links[1].queue.kind: got 'fifo'; allowed: 'droptail', 'red', 'ared', 'reared', 'fared', 'cared', "
+        "'feng', 'nlred', 'pi', 'pie' or 'codel'"
+    )
+    flows = {"flows": [{"src": "a", "dst": "b", "cc": "cubic"}]}
+    assert error_of(udp_graph(**flows)) == "flows[0].cc: unknown kind 'cubic'; allowed: 'reno', 'vegas', 'pert'"
+
+
+def test_cross_field_errors_name_the_field():
+    assert error_of(udp_graph(measure={"start": "4s", "end": "9s"})).startswith("measure: need start < end <= duration (5s)")
+    flows = {"flows": [{"src": "a", "dst": "b", "start": "1s", "start_window": ["0s", "2s"]}]}
+    assert error_of(udp_graph(**flows)) == "flows[0].start_window: give start or start_window, not both"
+    flows = {"flows": [{"src": "a", "dst": "b", "tcp": {"min_rto": "1s", "max_rto": "100ms"}}]}
+    assert error_of(udp_graph(**flows)) == "flows[0].tcp.max_rto: must be at least min_rto (1s), got 100ms"
+    dumbbell = {"pairs": 1, "bottleneck_rate": "1Mbps", "bottleneck_delay": "1ms", "access_rate": "1Gbps",
+                "sender_access_delay": "1ms", "receiver_access_delay": ["1ms", "2ms"]}  # fmt: skip
+    assert error_of(udp_graph(dumbbell=dumbbell)).startswith(
+        "dumbbell.receiver_access_delay: give one delay for all hosts or one per pair (1), got 2"
+    )
+    dumbbell["receiver_access_delay"] = "1ms"
+    assert error_of(udp_graph(dumbbell=dumbbell)) == "dumbbell: give either `dumbbell` or `nodes`/`links`, not both"
+
+
+def test_every_error_is_reported():
+    bad = udp_graph(duration="-1s")
+    bad["udp"][0]["arrivals"] = "bursty"
+    lines = error_of(bad).splitlines()
+    assert [line.split(":")[0] for line in lines] == ["duration", "udp[0].arrivals"]
+
+
+def test_core_names_the_flow_between_unconnected_nodes():
+    data = {
+        "duration": "1s",
+        "nodes": ["a", "b", "c", "d"],
+        "links": [{"a": "a", "b": "b", "rate": "1Mbps", "delay": "1ms"}, {"a": "c", "b": "d", "rate": "1Mbps", "delay": 0}],
+        "flows": [{"src": "a", "dst": "d"}],
+    }
+    msg = core_error_of(data)
+    assert msg.startswith("flows[0]: ") and "not connected" in msg
+    data["flows"][0]["dst"] = "x"
+    assert core_error_of(data).startswith("flows[0].dst: unknown node `x`; nodes are: a, b, c, d")
+
+
+def test_run_raises_the_same_errors():
+    with pytest.raises(ScenarioError, match=r"^udp\[0\]\.dst: unknown node `z`"):
+        pertlab.run(udp_graph(udp=[{"src": "a", "dst": "z", "rate": "1Mbps", "packet_size": 100}]))
+
+
+def test_json_schema_describes_human_fields():
+    schema = Scenario.json_schema()
+    assert schema["additionalProperties"] is False
+    assert set(schema["required"]) == {"duration"}
+    link = schema["$defs"]["LinkSpec"]["properties"]
+    assert "rate" in link and "150Mbps" in link["rate"]["description"]
+    json.dumps(schema)  # serialisable
+
+
+def test_controller_and_red_parameters_are_checked():
+    def flow(cc):
+        return udp_graph(flows=[{"src": "a", "dst": "b", "cc": cc}])
+
+    assert error_of(flow({"kind": "pert", "p_max": 2})) == "flows[0].cc.p_max: Input should be less than or equal to 1, got 2"
+    assert error_of(flow({"kind": "pert", "t_max": "4ms"})) == "flows[0].cc.t_max: must be greater than t_min (5ms), got 4ms"
+    assert error_of(flow({"kind": "vegas", "alpha": 4})) == "flows[0].cc.beta: must be at least alpha (4), got 3"
+    assert error_of(flow({"kind": "vegas", "alhpa": 4})).startswith("flows[0].cc: unknown field `alhpa`; allowed: kind, alpha,")
+    red = udp_graph()
+    red["links"][1]["queue"] = {"kind": "ared", "red": {"bottom": 0.7}}
+    assert error_of(red) == "links[1].queue.red.bottom: must lie in [0, top (0.5)], got 0.7"
+    red["links"][1]["queue"]["red"] = {"q_w": -1}
+    assert core_error_of(red).startswith("links[1].queue.red.q_w: must lie in (0, 1]")  # the core knows the codes
+    ok = Scenario.parse(flow({"kind": "pert", "t_min": "2ms", "t_max": "4ms", "thresholds": "literal"}))
+    assert ok.to_wire()["flows"][0]["cc"] == {
+        "kind": "pert", "t_min_ns": 2_000_000, "t_max_ns": 4_000_000, "p_max": 0.05, "decrease": 0.35,
+        "srtt_weight": 0.99, "thresholds": "literal", "respond_in_slow_start": True,
+    }  # fmt: skip

@@ -1,0 +1,88 @@
+"""Sweeps on a real Dask LocalCluster: expansion, storage by key, resume, statistics."""
+
+import json
+
+import polars as pl
+import pytest
+
+import pertlab
+from pertlab.scenario import ScenarioError
+from pertlab.sweep import aggregate, expand, parse_vary, run_key, run_sweep
+
+
+def base() -> pertlab.Scenario:
+    return pertlab.dumbbell(bw="5Mbps", rtt="40ms", flows=3, cc="sack", duration="6s", start_window="1s", warmup="2s")
+
+
+def test_vary_parsing_and_its_errors():
+    assert parse_vary(["bottleneck.rate=1Mbps, 10Mbps", "cc=pert,sack"]) == {"bottleneck.rate": ["1Mbps", "10Mbps"], "cc": ["pert", "sack"]}
+    with pytest.raises(ScenarioError, match="--vary: write PATH=V1,V2"):
+        parse_vary(["bottleneck.rate"])
+    with pytest.raises(ScenarioError, match="varied twice"):
+        parse_vary(["cc=pert", "cc=sack"])
+
+
+def test_expansion_sets_the_named_fields_and_the_seeds():
+    points = expand(base(), {"bottleneck.rate": ["1Mbps", "10Mbps"], "cc": ["pert", "newreno"]}, seeds=3)
+    assert len(points) == 12
+    assert len({p.key for p in points}) == 12
+    p = points[-1]
+    assert dict(p.values) == {"bottleneck.rate": "10Mbps", "cc": "newreno"} and p.seed == 3
+    wire = p.scenario.to_wire()
+    assert wire["dumbbell"]["bottleneck_rate_bps"] == 10_000_000
+    assert all(f["cc"]["kind"] == "reno" and f["tcp"]["sack"] is False for f in wire["flows"])
+    assert points[0].scenario.to_wire()["flows"][0]["cc"]["kind"] == "pert"
+    # The key depends on the scenario only.
+    assert run_key(p.scenario) == expand(base(), {"bottleneck.rate": ["10Mbps"], "cc": ["newreno"]}, seeds=3)[-1].key
+
+
+def test_expansion_errors_name_the_path():
+    with pytest.raises(ScenarioError, match=r"dumbbell.nothing: no such section"):
+        expand(base(), {"dumbbell.nothing.x": ["1"]}, seeds=1)
+    with pytest.raises(ScenarioError, match=r"cc: unknown controller 'cubic'"):
+        expand(base(), {"cc": ["cubic"]}, seeds=1)
+    with pytest.raises(ScenarioError, match=r"bottleneck_rate.*with bottleneck.rate=-1Mbps"):
+        expand(base(), {"bottleneck.rate": ["-1Mbps"]}, seeds=1)
+
+
+def test_confidence_interval_is_student_t_over_seeds():
+    runs = pl.DataFrame({"cc": ["a", "a", "a", "b"], "utilization": [1.0, 2.0, 3.0, 5.0]})
+    table = aggregate(runs, ["cc"]).sort("cc")
+    a = table.row(0, named=True)
+    # t(0.975, 2) = 4.302653; std = 1; half-width = 4.302653 / sqrt(3).
+    assert a["utilization"] == pytest.approx(2.0)
+    assert a["utilization_ci95"] == pytest.approx(4.302653 / 3**0.5, rel=1e-6)
+    assert a["seeds"] == 3
+    b = table.row(1, named=True)
+    assert b["seeds"] == 1 and b["utilization_ci95"] != b["utilization_ci95"]  # NaN with one seed
+
+
+def test_sweep_on_dask_stores_every_run_and_resumes_after_a_loss(tmp_path):
+    vary = {"cc": ["pert", "sack"]}
+    calls = []
+    runs, table = run_sweep(base(), vary, 2, tmp_path, jobs=2, on_progress=lambda d, t: calls.append((d, t)))
+    assert calls[0] == (0, 4) and calls[-1] == (4, 4)
+    keys = sorted(p.name for p in (tmp_path / "runs").iterdir())
+    assert len(keys) == 4 and sorted(runs["key"].to_list()) == keys
+    for k in keys:
+        point = json.loads((tmp_path / "runs" / k / "point.json").read_text())
+        assert set(point) == {"values", "seed"}
+        assert (tmp_path / "runs" / k / "flows.parquet").is_file()
+    assert table.height == 2 and set(table["seeds"]) == {2}
+    # PERT keeps the queue below SACK's on the same seeds.
+    by = {r["cc"]: r for r in table.iter_rows(named=True)}
+    assert by["pert"]["avg_queue_norm"] < by["sack"]["avg_queue_norm"]
+
+    # Lose one stored run (as if its worker had crashed before it was written):
+    # the same sweep again computes that one only and gives the same table.
+    kept = {k: (tmp_path / "runs" / k / "summary.json").stat().st_mtime_ns for k in keys[1:]}
+    summary_lost = (tmp_path / "runs" / keys[0] / "summary.json").read_bytes()
+    for f in (tmp_path / "runs" / keys[0]).iterdir():
+        f.unlink()
+    (tmp_path / "runs" / keys[0]).rmdir()
+    calls.clear()
+    runs2, table2 = run_sweep(base(), vary, 2, tmp_path, jobs=1, on_progress=lambda d, t: calls.append((d, t)))
+    assert calls[0] == (3, 4) and calls[-1] == (4, 4)
+    assert {k: (tmp_path / "runs" / k / "summary.json").stat().st_mtime_ns for k in keys[1:]} == kept
+    assert (tmp_path / "runs" / keys[0] / "summary.json").read_bytes() == summary_lost
+    assert table2.equals(table)
