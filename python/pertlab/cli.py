@@ -35,6 +35,11 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
+# Fluid models and stability theorems: `pertlab fluid ...`, `pertlab stability ...` (docs/fluid.md).
+from .fluid.cli import register as _register_fluid  # noqa: E402
+
+_register_fluid(app)
+
 # Builder argument names as the CLI spells them, for error messages.
 _FLAGS = {
     "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",

@@ -250,9 +250,6 @@ def stability_pert_pi(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``fluid``, ``stability`` and ``reproduce`` to the main app."""
-    from ..reproduce.cli import reproduce
-
+    """Add ``fluid`` and ``stability`` to the main app."""
     app.add_typer(fluid_app, name="fluid")
     app.add_typer(stability_app, name="stability")
-    app.command("reproduce")(reproduce)

@@ -62,22 +62,17 @@ class Equilibrium:
 
 
 def bisect(f: Callable[[float], float], lo: float, hi: float, tol: float = 1e-13) -> float:
-    """Root of a continuous ``f`` with a sign change on ``[lo, hi]`` (bisection)."""
-    flo = f(lo)
+    """Root of a continuous ``f`` with a sign change on ``[lo, hi]`` (scipy's brentq)."""
+    from scipy.optimize import brentq
+
+    flo, fhi = f(lo), f(hi)
     if flo == 0:
         return lo
-    if (flo > 0) == (f(hi) > 0):
+    if fhi == 0:
+        return hi
+    if (flo > 0) == (fhi > 0):
         raise ValueError("no sign change on the bracket")
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        fm = f(mid)
-        if fm == 0 or hi - lo < tol * max(1.0, abs(mid)):
-            return mid
-        if (fm > 0) == (flo > 0):
-            lo, flo = mid, fm
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    return float(brentq(f, lo, hi, xtol=tol * max(1.0, abs(lo), abs(hi)), rtol=1e-15, maxiter=500))
 
 
 # --------------------------------------------------------------------------
