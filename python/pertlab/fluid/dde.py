@@ -130,11 +130,16 @@ def integrate(
     rec_t = np.empty(n_rec)
     rec_x = np.empty((n_rec, len(x)))
     rec_t[0], rec_x[0] = t0, x
-    r = 1
     pending = sorted(events, key=lambda e: e[0])
-    ev = 0
     lo, hi = h * (1 - 1e-9), max_delay * (1 + 1e-9)
 
+    with np.errstate(over="ignore", invalid="ignore"):
+        return _loop(rhs, x, hist, steps, t0, h, lo, hi, max_delay, pending, project, record_every, rec_t, rec_x, names)
+
+
+def _loop(rhs, x, hist, steps, t0, h, lo, hi, max_delay, pending, project, record_every, rec_t, rec_x, names):  # type: ignore[no-untyped-def]
+    """The stepping loop of :func:`integrate`."""
+    r, ev = 1, 0
     for i in range(steps):
         t = t0 + i * h
         while ev < len(pending) and pending[ev][0] <= t + 1e-9 * h:
