@@ -1,0 +1,49 @@
+"""The DDE integrator: history interpolation, delay checks, and the step
+justified by halving it (the final state changes by far less than 1 %)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pertlab.fluid import History, PertPi, PertRed, TcpRed, integrate
+
+
+def test_history_interpolates_and_holds_initial_state():
+    h = History(0.0, 0.1, np.array([1.0]), capacity=5)
+    for k in range(1, 8):
+        h.push(np.array([1.0 + k]))  # x(t) = 1 + 10 t on the grid
+    assert h.at(0.55)[0] == pytest.approx(6.5)
+    assert h.at(0.7)[0] == pytest.approx(8.0)
+    with pytest.raises(ValueError, match="older than the buffer"):
+        h.at(0.05)
+    h0 = History(0.0, 0.1, np.array([3.0]), capacity=5)
+    assert h0.at(-1.0)[0] == 3.0
+
+
+def test_delay_differential_equation_exact_solution():
+    # x'(t) = -x(t - 1), x = 1 on [-1, 0]: x(t) = 1 - t on [0, 1], 1 - t + (t-1)^2/2 on [1, 2].
+    tr = integrate(lambda t, x, past: -past(1.0), [1.0], 2.0, 1e-3, 1.0)
+    assert tr.x[-1, 0] == pytest.approx(1 - 2 + 0.5, abs=1e-6)
+
+
+def test_delay_shorter_than_step_is_an_error():
+    with pytest.raises(ValueError, match="^step: "):
+        integrate(lambda t, x, past: -past(1e-4), [1.0], 1.0, 1e-3, 1e-4)
+
+
+@pytest.mark.parametrize(
+    "model, duration",
+    [
+        (lambda: PertRed(capacity=100, rtt=0.16, flows=5), 40.0),  # decaying oscillation
+        (lambda: PertRed(capacity=100, rtt=0.171, flows=5), 20.0),  # limit cycle: compare mid-oscillation
+        (lambda: PertPi(capacity=1000, prop_delay=0.1, flows=5, target=0.01), 30.0),
+        (lambda: TcpRed.homogeneous(1250, 40, 0.2), 30.0),
+    ],
+)
+def test_halving_the_step_changes_the_final_state_by_under_one_percent(model, duration):
+    m = model()
+    a = m.simulate(duration, step=m.default_step).trajectory.x[-1]
+    b = m.simulate(duration, step=m.default_step / 2).trajectory.x[-1]
+    scale = np.maximum(np.abs(b), 1e-3)
+    assert np.max(np.abs(a - b) / scale) < 0.01
