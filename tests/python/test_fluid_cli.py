@@ -1,0 +1,81 @@
+"""`pertlab fluid`, `pertlab stability` and the fluid reproductions from the CLI."""
+
+from __future__ import annotations
+
+import json
+
+import polars as pl
+from typer.testing import CliRunner
+
+from pertlab.cli import app
+
+runner = CliRunner()
+ARGS = ["--capacity", "100pkt/s", "--rtt", "160ms", "--flows", "5", "--pmax", "0.1", "--tmin", "50ms",
+        "--tmax", "100ms", "--alpha", "0.99", "--delta", "0.1ms"]  # fmt: skip
+
+
+def test_stability_pert_red_json_keys():
+    r = runner.invoke(app, ["stability", "pert-red", *ARGS, "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    for key in ("stable", "margin", "w_star", "p_star", "tq_star_s", "min_delta_s"):
+        assert key in d
+    assert d["stable"] is True
+    assert abs(d["margin"] - 0.18081) < 1e-4 and abs(d["w_star"] - 3.2) < 1e-12
+
+
+def test_stability_pert_red_text_and_unit_forms():
+    r = runner.invoke(app, ["stability", "pert-red", "--capacity", "1Mbps", "--packet-size", "1250B", "--rtt", "0.175s"])
+    assert r.exit_code == 0, r.output
+    assert "does NOT hold" in r.stdout
+
+
+def test_stability_pert_pi_json():
+    r = runner.invoke(app, ["stability", "pert-pi", "--capacity", "100pkt/s", "--rtt", "160ms", "--flows", "5", "--json"])
+    d = json.loads(r.stdout)
+    assert abs(d["m"] - 3.90625) < 1e-9 and abs(d["k"] - 11.2462) < 1e-3
+
+
+def test_errors_name_the_flag():
+    r = runner.invoke(app, ["stability", "pert-red", "--flows", "0"])
+    assert r.exit_code == 2 and "--flows:" in r.stderr
+    r = runner.invoke(app, ["fluid", "pert-red", "--tmin", "100ms", "--tmax", "50ms"])
+    assert r.exit_code == 2 and "--tmin:" in r.stderr
+    r = runner.invoke(app, ["stability", "pert-red", "--delta=-0.1ms"])
+    assert r.exit_code == 2 and "--delta:" in r.stderr
+
+
+def test_fluid_pert_red_writes_parquet_png_json(tmp_path):
+    r = runner.invoke(app, ["fluid", "pert-red", *ARGS, "--duration", "5s", "--out", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    df = pl.read_parquet(tmp_path / "pert-red.parquet")
+    assert {"t_s", "window_pkts", "queueing_delay_s", "filtered_rtt_s"} <= set(df.columns)
+    assert df["t_s"][-1] == 5.0 and (tmp_path / "pert-red.png").stat().st_size > 1000
+    assert json.loads((tmp_path / "pert-red.json").read_text())["parameters"]["rtt"] == 0.16
+    assert d["equilibrium"]["w_star"] == 3.2
+
+
+def test_fluid_other_models_run(tmp_path):
+    for cmd in (["pert-pi", "--duration", "2s"], ["tcp-red", "--duration", "2s"], ["surathkal-tcp-red", "--duration", "2s"]):
+        r = runner.invoke(app, ["fluid", *cmd, "--out", str(tmp_path), "--json"])
+        assert r.exit_code == 0, r.output
+    assert len(list(tmp_path.glob("*.parquet"))) == 3
+
+
+def test_reproduce_list_has_the_fluid_entries():
+    r = runner.invoke(app, ["reproduce", "--list", "--json"])
+    names = json.loads(r.stdout)
+    assert "sigcomm07-fig13" in names and "tahiliani-ch5-fluid" in names
+
+
+def test_quick_fig13_reproduction(tmp_path):
+    r = runner.invoke(app, ["reproduce", "sigcomm07-fig13", "--quick", "--out", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.stdout)
+    assert (tmp_path / "index.html").exists() and (tmp_path / "scenarios.json").exists()
+    assert len(list(tmp_path.glob("*.png"))) == 3 and len(list(tmp_path.glob("*.parquet"))) >= 3
+    holds = {c["text"][:40]: c["holds"] for c in d["claims"]}
+    assert all(holds.values()), holds
+    b = pl.read_parquet(tmp_path / "boundaries.parquet")
+    assert abs(b["ours_ms"][0] - 171.0) < 0.05 and abs(b["difference_ms"][0]) < 0.05
