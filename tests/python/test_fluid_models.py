@@ -33,7 +33,7 @@ def test_pert_pi_converges_to_target_and_closed_form():
     R = 0.11
     assert eq.w_star == pytest.approx(R * 1000 / 5)
     assert eq.p_star == pytest.approx(2 * 25 / (R * 1000) ** 2)
-    f = m.simulate(100).final()
+    f = m.simulate(60).final()
     assert rel(f["window_pkts"], eq.w_star) < 0.01
     assert rel(f["p"], eq.p_star) < 0.01
     assert rel(f["queueing_delay_s"], 0.01) < 0.01

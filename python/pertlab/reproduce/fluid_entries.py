@@ -36,7 +36,7 @@ PAPER_REGIME = {0.100: "monotone", 0.160: "decaying oscillation", 0.171: "persis
 
 def _fig13(quick: bool, out: Path, jobs: int | None) -> Report:
     out.mkdir(parents=True, exist_ok=True)
-    duration = 40.0 if quick else 60.0
+    duration = 30.0 if quick else 60.0
     claims: list[Claim] = []
 
     # (a) minimum delta against N-
