@@ -35,6 +35,12 @@ app = typer.Typer(
 out = Console()
 err = Console(stderr=True)
 
+# Real Linux hosts: the eBPF congestion control and the namespace testbed.
+from .linux.cli import linux_app, testbed_app  # noqa: E402
+
+app.add_typer(linux_app, name="linux")
+app.add_typer(testbed_app, name="testbed")
+
 # Builder argument names as the CLI spells them, for error messages.
 _FLAGS = {
     "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",
