@@ -106,3 +106,12 @@ def build_bpf() -> tuple[Path, Path]:
     if _stale(loader, [skel, src / "pert_loader.c"]):
         _run(["cc", "-O2", "-Wall", "-I", str(out), "-o", str(loader), str(src / "pert_loader.c"), "-lbpf"])
     return obj, loader
+
+
+def build_delayline() -> Path:
+    """``native/delayline.c`` (the testbed's user-space delay line)."""
+    src = repo_root() / "native" / "delayline.c"
+    out = build_dir() / "delayline"
+    if _stale(out, [src]):
+        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out), str(src)])
+    return out
