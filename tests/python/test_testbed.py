@@ -75,3 +75,25 @@ def test_interrupted_run_removes_everything(tmp_path: Path) -> None:
             p.wait()
     assert not [n for n in testbed.list_namespaces() if n.startswith(prefix)]
     assert not loader.is_registered()
+
+
+def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    short = tmp_path / "short.toml"
+    short.write_text(SMOKE.read_text().replace('duration = "4s"', 'duration = "2s"').replace('warmup = "1s"', 'warmup = "0.5s"'))
+    r = CliRunner().invoke(app, ["testbed", "compare", str(short), "--out", str(tmp_path / "cmp")])
+    assert r.exit_code == 0, r.output
+    report = (tmp_path / "cmp" / "report.md").read_text()
+    assert "| metric | testbed (Linux) | simulator |" in report and "pert: goodput total" in report
+    for side in ("sim", "testbed"):
+        assert (tmp_path / "cmp" / side / "flows.parquet").is_file()
+    assert not _ours() or all(not ns.startswith(f"{testbed.PREFIX}{os.getpid()}-") for ns in _ours())
+
+
+def test_compare_refuses_controllers_the_simulator_lacks() -> None:
+    sc = testbed.TestbedScenario(flows=[testbed.FlowGroup("cubic", 1)])
+    with pytest.raises(ValueError, match="no cubic"):
+        testbed.sim_scenario(sc)

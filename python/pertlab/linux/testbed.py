@@ -408,11 +408,14 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
             fid += 1
     # Sample the bottleneck; look at ss in the middle of the run.
     qseries, ss_cc, ping_load = [], {}, []
+    q_warm: dict | None = None  # tc counters at the start of the measurement window
     end = t0 + duration
     nxt = t0
     while (now := time.monotonic()) < end:
         if now >= t0:
             st = tb.qdisc_stats()
+            if q_warm is None and now - t0 >= sc.warmup_ns / 1e9:
+                q_warm = st
             qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
             if not ss_cc and now - t0 >= duration / 2:
                 ss_cc = tb.ss()
@@ -466,19 +469,22 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
     kind, limit = sc.queue()
     in_window = [q for q in qseries if sc.warmup_ns / 1e9 <= q["t_s"]]
     sent_bits = sum(r["goodput_bytes"] for r in flow_rows) * 8 * (1448 + HEADER_BYTES) / 1448
-    arrivals = q_end["packets"] + q_end["drops"]
+    # Counters over the measurement window, as the simulator reports them.
+    q0 = q_warm or {"packets": 0, "drops": 0}
+    departures, drops = q_end["packets"] - q0["packets"], q_end["drops"] - q0["drops"]
+    arrivals = departures + drops
     queue_row = {
         "link": "bottleneck", "from": "rtr", "to": "rcv", "discipline": kind, "rate_bps": sc.rate_bps,
         "limit_pkts": limit if kind == "pfifo" else None, "limit_bytes": limit if kind == "bfifo" else None,
         "avg_queue_pkts": statistics.fmean(q["len_pkts"] for q in in_window) if in_window else 0.0,
         "avg_queue_bytes": statistics.fmean(q["len_bytes"] for q in in_window) if in_window else 0.0,
-        "arrivals": arrivals, "departures": q_end["packets"], "drops": q_end["drops"], "marks": 0,
-        "drop_rate": q_end["drops"] / arrivals if arrivals else 0.0, "mark_rate": 0.0,
+        "arrivals": arrivals, "departures": departures, "drops": drops, "marks": 0,
+        "drop_rate": drops / arrivals if arrivals else 0.0, "mark_rate": 0.0,
         "utilization": sent_bits / (sc.rate_bps * (t_e - t_w)), "link_losses": tb.delayline_stats.get("lost", 0),
     }  # fmt: skip
     extra: dict = {
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load), "delayline": tb.delayline_stats,
-        "namespaces": [tb.snd, tb.rtr, tb.rcv],
+        "namespaces": [tb.snd, tb.rtr, tb.rcv], "drops_whole_run": q_end["drops"],
     }  # fmt: skip
     if counters_after is not None:
         extra["pert_counters"] = {k: v - (counters_before or {}).get(k, 0) for k, v in counters_after.items()}
@@ -492,5 +498,88 @@ def _stats(xs: list[float]) -> dict:
     return {"n": len(xs), "min": min(xs), "median": statistics.median(xs), "mean": statistics.fmean(xs), "max": max(xs)}
 
 
+# Testbed congestion control -> simulator controller.
+SIM_CC = {"pert": "pert", "reno": "sack"}
+
+
+def sim_scenario(sc: TestbedScenario):
+    """The same experiment for the simulator: a dumbbell with the bottleneck's
+    rate, round-trip delay and buffer (bfifo bytes -> 1514-byte frames),
+    all flows starting at 0, the testbed's PERT parameters. Kernel cubic and
+    bbr have no simulator counterpart; random loss is not carried over."""
+    from ..builders import dumbbell
+
+    missing = [f.cc for f in sc.flows if f.cc not in SIM_CC]
+    if missing:
+        raise ValueError(f"the simulator has no {', '.join(sorted(set(missing)))}; compare supports {', '.join(SIM_CC)}")
+    kind, limit = sc.queue()
+    pkts = limit if kind == "pfifo" else max(2, round(limit / 1514))
+    p = sc.pert
+    pert_cfg = {
+        "t_min_ns": round(p.t_min_ms * 1e6), "t_max_ns": round(p.t_max_ms * 1e6), "p_max": p.p_max,
+        "decrease": p.decrease, "srtt_weight": p.srtt_weight, "thresholds": "literal" if p.literal else "queueing_delay",
+        "respond_in_slow_start": p.respond_in_slow_start,
+    }  # fmt: skip
+    if p.t_end_ms is not None:
+        pert_cfg["t_curve_end_ns"] = round(p.t_end_ms * 1e6)
+    return dumbbell(
+        bw=sc.rate_bps, rtt=f"{sc.delay_ns}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
+        duration=f"{sc.duration_ns}ns", warmup=f"{sc.warmup_ns}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
+        sample_interval=f"{sc.sample_interval_ns}ns", cc_params={"pert": pert_cfg},
+    )  # fmt: skip
+
+
+def compare(sc: TestbedScenario, out: Path) -> str:
+    """Run `sc` in the simulator and in the testbed; write both result sets
+    and report.md under `out`; return the report."""
+    from ..run import run as sim_run
+
+    sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
+    sim = sim_run(sim_sc)
+    real = run(sc)
+    out.mkdir(parents=True, exist_ok=True)
+    sim.write(out / "sim")
+    real.write(out / "testbed")
+    sq = sim.queues.sort("utilization", descending=True).to_dicts()[0]
+    rq = real.queues.to_dicts()[0]
+    rows = []
+
+    def row(name: str, a, b, fmt: str = "{:.3f}") -> None:
+        f = lambda v: "-" if v is None else fmt.format(v)  # noqa: E731
+        rows.append(f"| {name} | {f(a)} | {f(b)} |")
+
+    for cc in dict.fromkeys(f.cc for f in sc.flows):
+        rf = real.flows.filter(pl.col("cc") == cc)
+        sf = sim.flows.filter(pl.col("cc") == SIM_CC[cc])
+        row(f"{cc}: flows", len(rf), len(sf), "{}")
+        row(f"{cc}: goodput per flow, Mbit/s (mean)", rf["goodput_mbps"].mean(), sf["goodput_mbps"].mean())
+        row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), sf["goodput_mbps"].sum())
+        row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), sf["rtt_mean_ms"].mean(), "{:.2f}")
+        row(f"{cc}: retransmissions", rf["retransmits"].sum(), sf["retransmits"].sum(), "{}")
+        if cc == "pert" and "early_responses" in sf.columns:
+            row("pert: early responses (testbed: all pert sockets)", real.extra.get("pert_counters", {}).get("early_responses"), sf["early_responses"].sum(), "{}")
+    row("bottleneck utilization", rq["utilization"], sq["utilization"])
+    row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")
+    row("bottleneck drops", rq["drops"], sq["drops"], "{}")
+    row("bottleneck drop rate", rq["drop_rate"], sq["drop_rate"], "{:.5f}")
+    report = "\n".join([
+        f"# {sc.name}: testbed vs simulator",
+        "",
+        f"{sc.rate_bps / 1e6:g} Mbit/s bottleneck, {sc.delay_ns / 1e6:g} ms round-trip delay, {sc.queue()[0]} {sc.queue()[1]}, "
+        f"{sc.duration_ns / 1e9:g} s, metrics over [{sc.warmup_ns / 1e9:g} s, end]."
+        + (" Random loss is not modelled in the simulator run." if sc.loss else ""),
+        "",
+        "| metric | testbed (Linux) | simulator |",
+        "|---|---|---|",
+        *rows,
+        "",
+        f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
+        "Result tables: testbed/ and sim/ (same schemas).",
+        "",
+    ])  # fmt: skip
+    (out / "report.md").write_text(report)
+    return report
+
+
 def compare_file(path: Path | str, out: Path) -> str:
-    raise NotImplementedError
+    return compare(load_scenario(path), out)
