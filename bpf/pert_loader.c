@@ -8,8 +8,8 @@
  *       end of standard input. The link is owned by this process only: if it
  *       dies in any way, the kernel drops the link and unregisters `pert`.
  *   pert_loader pin DIR [name=value ...]
- *       Register and pin the link (DIR/link) and the counters (DIR/bss) and
- *       parameters (DIR/rodata) maps in bpffs, then exit. Until the pins are
+ *       Register and pin the link (DIR/link) and the counters (DIR/bss,
+ *       DIR/flows) and parameters (DIR/rodata) maps in bpffs, then exit. Until the pins are
  *       made, the state is the one of `hold`: a loader that dies leaves
  *       nothing registered. Removing DIR/link unregisters `pert`.
  *
@@ -64,6 +64,17 @@ static int set_param(struct tcp_pert_bpf *skel, const char *arg)
 	P(have_t_end) P(literal) P(respond_in_slow_start)
 #undef P
 	return -1;
+}
+
+static __u32 map_id(const struct bpf_map *map)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(map), &info, &len))
+		return 0;
+	return info.id;
 }
 
 static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -139,6 +150,11 @@ int main(int argc, char **argv)
 			fprintf(stderr, "pin %s: %s\n", path, strerror(errno));
 			return 1;
 		}
+		snprintf(path, sizeof(path), "%s/flows", dir);
+		if (bpf_obj_pin(bpf_map__fd(skel->maps.flows), path)) {
+			fprintf(stderr, "pin %s: %s\n", path, strerror(errno));
+			return 1;
+		}
 		snprintf(path, sizeof(path), "%s/link", dir);
 		if (bpf_obj_pin(link_fd, path)) {
 			fprintf(stderr, "pin %s: %s\n", path, strerror(errno));
@@ -149,15 +165,7 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	{
-		struct bpf_map_info info;
-		__u32 len = sizeof(info);
-
-		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(bpf_map__fd(skel->maps.bss), &info, &len))
-			info.id = 0;
-		printf("ready bss_map_id=%u\n", info.id);
-	}
+	printf("ready bss_map_id=%u flows_map_id=%u\n", map_id(skel->maps.bss), map_id(skel->maps.flows));
 	fflush(stdout);
 	{
 		char buf[64];

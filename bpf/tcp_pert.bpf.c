@@ -9,7 +9,8 @@
  * Parameters are `const volatile` rodata, set by the loader
  * (bpf/pert_loader.c) before the object is loaded, in the fixed point of
  * pert_algo.h. Counters live in .bss (a BPF array map the loader pins next
- * to the link, read by `pertlab linux status`).
+ * to the link, read by `pertlab linux status`), per connection in the
+ * `flows` LRU hash (draws and early responses; the testbed's flow table).
  *
  * Hooks (Linux calls them as for any module):
  *   init        zero the per-socket state (CA private area, 24 bytes)
@@ -50,6 +51,54 @@ __u64 cnt_rtt_samples = 0;
 __u64 cnt_draws = 0;
 __u64 cnt_early_responses = 0;
 __u64 cnt_loss_events = 0;
+
+/* Per-connection counters, keyed by addresses (IPv4; 0 for IPv6) and ports
+ * in host order; the entry is reset when a connection starts using pert. */
+struct pert_flow_key {
+	__u32 saddr;
+	__u32 daddr;
+	__u16 sport;
+	__u16 dport;
+};
+
+struct pert_flow_val {
+	__u64 early_responses;
+	__u64 draws;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct pert_flow_key);
+	__type(value, struct pert_flow_val);
+} flows SEC(".maps");
+
+static __always_inline void flow_key(const struct sock *sk, struct pert_flow_key *k)
+{
+	k->saddr = sk->__sk_common.skc_rcv_saddr;
+	k->daddr = sk->__sk_common.skc_daddr;
+	k->sport = sk->__sk_common.skc_num;
+	k->dport = __builtin_bswap16(sk->__sk_common.skc_dport);
+}
+
+/* Count a draw, and a response if there was one, for this connection. */
+static __always_inline void flow_count(const struct sock *sk, int responded)
+{
+	struct pert_flow_key k;
+	struct pert_flow_val *v, zero = {};
+
+	flow_key(sk, &k);
+	v = bpf_map_lookup_elem(&flows, &k);
+	if (!v) {
+		bpf_map_update_elem(&flows, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&flows, &k);
+		if (!v)
+			return;
+	}
+	__sync_fetch_and_add(&v->draws, 1);
+	if (responded)
+		__sync_fetch_and_add(&v->early_responses, 1);
+}
 
 static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
 {
@@ -94,6 +143,12 @@ void BPF_PROG(bpf_pert_init, struct sock *sk)
 	st->flags = 0;
 	st->early_responses = 0;
 	__sync_fetch_and_add(&cnt_sockets, 1);
+	{
+		struct pert_flow_key k;
+
+		flow_key(sk, &k);
+		bpf_map_delete_elem(&flows, &k);
+	}
 }
 
 SEC("struct_ops/bpf_pert_pkts_acked")
@@ -118,6 +173,7 @@ void BPF_PROG(bpf_pert_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct pert_tp t;
 	__u32 before = st->early_responses;
 	int grow = is_cwnd_limited(tp);
+	int drawn;
 
 	load_params(&pp);
 	t.snd_cwnd = tp->snd_cwnd;
@@ -126,9 +182,12 @@ void BPF_PROG(bpf_pert_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	t.snd_cwnd_clamp = tp->snd_cwnd_clamp;
 	t.snd_una = tp->snd_una;
 	t.snd_nxt = tp->snd_nxt;
-	if (pert_may_respond(&pp, st, &t) && pert_probability(&pp, st) > 0)
-		__sync_fetch_and_add(&cnt_draws, 1);
+	drawn = pert_may_respond(&pp, st, &t) && pert_probability(&pp, st) > 0;
 	pert_cong_avoid(&pp, st, &t, acked, grow);
+	if (drawn) {
+		__sync_fetch_and_add(&cnt_draws, 1);
+		flow_count(sk, st->early_responses != before);
+	}
 	if (st->early_responses != before)
 		__sync_fetch_and_add(&cnt_early_responses, 1);
 	tp->snd_cwnd = t.snd_cwnd;

@@ -65,6 +65,8 @@ def status(as_json: Annotated[bool, typer.Option("--json", help="One JSON object
     typer.echo(f"pert: {'registered' if st['registered'] else 'not registered'}" + (f", pinned at {st['pin_dir']}" if st["pinned"] else ""))
     for k, v in st.get("counters", {}).items():
         typer.echo(f"  {k}: {v}")
+    for f in st.get("flows", []):
+        typer.echo(f"  flow {f['saddr']}:{f['sport']} -> {f['daddr']}:{f['dport']}: early_responses {f['early_responses']}, draws {f['draws']}")
     if "params_fixed" in st:
         typer.echo("  parameters (fixed point): " + ", ".join(f"{k}={v}" for k, v in st["params_fixed"].items()))
     if "note" in st:

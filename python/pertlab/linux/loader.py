@@ -187,7 +187,7 @@ def load(name: str = NAME, params: PertParams | None = None) -> Path:
 
 
 def _remove_pins() -> None:
-    for f in ("link", "bss", "rodata"):
+    for f in ("link", "bss", "rodata", "flows"):
         with contextlib.suppress(FileNotFoundError):
             (PIN_DIR / f).unlink()
     for d in (PIN_DIR, PIN_DIR.parent):
@@ -226,11 +226,30 @@ def counters(bss_map_id: int | None = None) -> dict:
     return {k.removeprefix("cnt_"): v for k, v in _dump(args).items()}
 
 
+def flow_counters(flows_map_id: int | None = None) -> list[dict]:
+    """Per-connection counters: saddr, daddr (dotted quads), sport, dport,
+    draws, early_responses; from the pinned map or a map id."""
+    import ipaddress
+
+    args = ["id", str(flows_map_id)] if flows_map_id is not None else ["pinned", str(PIN_DIR / "flows")]
+    r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"bpftool map dump {' '.join(args)}: {r.stderr.strip()}")
+    rows = []
+    for entry in json.loads(r.stdout):
+        f = entry.get("formatted", entry)
+        k, v = f["key"], f["value"]
+        addr = lambda x: str(ipaddress.IPv4Address(int(x).to_bytes(4, "little")))  # noqa: E731  (network order in a u32)
+        rows.append({"saddr": addr(k["saddr"]), "daddr": addr(k["daddr"]), "sport": k["sport"], "dport": k["dport"], "draws": v["draws"], "early_responses": v["early_responses"]})
+    return rows
+
+
 def status() -> dict:
     """What is registered and loaded, with counters and parameters when pinned."""
     st: dict = {"available": available(), "registered": is_registered(), "pinned": (PIN_DIR / "link").exists(), "pin_dir": str(PIN_DIR)}
     if st["pinned"] and shutil.which("bpftool"):
         st["counters"] = counters()
+        st["flows"] = flow_counters()
         st["params_fixed"] = {k.removeprefix("pert_"): v for k, v in _dump(["pinned", str(PIN_DIR / "rodata")]).items()}
     elif st["registered"]:
         st["note"] = "registered by another process (pertlab linux hold, a test or the testbed)"
@@ -241,13 +260,17 @@ def status() -> dict:
 class Holder:
     process: subprocess.Popen
     bss_map_id: int
+    flows_map_id: int
     params: PertParams
 
     def counters(self) -> dict:
         return counters(self.bss_map_id)
 
+    def flow_counters(self) -> list[dict]:
+        return flow_counters(self.flows_map_id)
+
     def as_dict(self) -> dict:
-        return {"pid": self.process.pid, "bss_map_id": self.bss_map_id, "params": asdict(self.params)}
+        return {"pid": self.process.pid, "bss_map_id": self.bss_map_id, "flows_map_id": self.flows_map_id, "params": asdict(self.params)}
 
 
 @contextlib.contextmanager
@@ -269,10 +292,10 @@ def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]
         if not line.startswith("ready"):
             proc.wait(timeout=5)
             raise RuntimeError(f"pert_loader failed: {proc.stderr.read().strip() if proc.stderr else ''}")
-        map_id = int(line.split("bss_map_id=")[1])
+        ids = dict(kv.split("=") for kv in line.split()[1:])
         if not _wait_for(lambda: is_registered(name)):
             raise RuntimeError(f"{name} not in {AVAILABLE} after loading")
-        yield Holder(proc, map_id, params)
+        yield Holder(proc, int(ids["bss_map_id"]), int(ids["flows_map_id"]), params)
     finally:
         if proc.poll() is None:
             with contextlib.suppress(Exception):

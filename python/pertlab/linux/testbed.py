@@ -20,7 +20,8 @@ control, ``count`` connections each, TCP_CONGESTION set per socket) and one
 receiver. Sampled every interval: TCP_INFO of each sender socket (cwnd,
 ssthresh, srtt, bytes acked), the receiver's byte counts, the bottleneck's
 ``tc -s`` backlog and drops; ``ss -tin`` once in the middle of the run
-records which congestion control each flow really uses.
+records which congestion control each flow really uses; PERT's early
+responses per flow come from the BPF program's ``flows`` map.
 
 Everything is removed at the end, also on exceptions, SIGINT and SIGTERM:
 processes are stopped, namespaces deleted (which deletes the veths); the TUN
@@ -334,9 +335,10 @@ class TestbedResults:
 
     def report(self) -> str:
         lines = [f"testbed {self.scenario.name}: {self.scenario.rate_bps / 1e6:g} Mbit/s, {self.scenario.delay_ns / 1e6:g} ms, {self.scenario.duration_ns / 1e9:g} s"]
-        lines.append(f"{'flow':>4} {'cc':>6} {'ss cc':>6} {'goodput Mbit/s':>15} {'rtt mean ms':>12} {'retrans':>8}")
+        lines.append(f"{'flow':>4} {'cc':>6} {'ss cc':>6} {'goodput Mbit/s':>15} {'rtt mean ms':>12} {'retrans':>8} {'early':>8}")
         for f in self.flows.to_dicts():
-            lines.append(f"{f['id']:>4} {f['cc']:>6} {f['ss_cc'] or '-':>6} {f['goodput_mbps']:>15.3f} {f['rtt_mean_ms'] or 0:>12.2f} {f['retransmits']:>8}")
+            er = "-" if f["early_responses"] is None else f["early_responses"]
+            lines.append(f"{f['id']:>4} {f['cc']:>6} {f['ss_cc'] or '-':>6} {f['goodput_mbps']:>15.3f} {f['rtt_mean_ms'] or 0:>12.2f} {f['retransmits']:>8} {er:>8}")
         q = self.queues.to_dicts()[0]
         lines.append(f"bottleneck: {q['discipline']} avg {q['avg_queue_pkts']:.1f} pkts, drops {q['drops']} ({q['drop_rate']:.4f}), utilization {q['utilization']:.3f}")
         lines.append(f"idle ping: median {self.extra['ping_idle_ms']['median']:.3f} ms; delay line late mean {self.extra['delayline'].get('late_mean_us', 0):.1f} us")
@@ -429,7 +431,10 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
         send_out.append(json.loads(out.strip().splitlines()[-1]))
     recv_out, _ = recv.communicate(input="", timeout=30)
     recv_series = json.loads(recv_out.strip().splitlines()[-1])["series"]
-    counters_after = holder.counters() if holder else (loader.counters() if (loader.PIN_DIR / "bss").exists() else None)
+    pinned = (loader.PIN_DIR / "bss").exists()
+    counters_after = holder.counters() if holder else (loader.counters() if pinned else None)
+    per_flow = holder.flow_counters() if holder else (loader.flow_counters() if pinned else [])
+    early = {f["sport"]: f["early_responses"] for f in per_flow if f["daddr"] == RCV_IP and f["dport"] == PORT}
     tb.close()
 
     # Goodput over [warmup, duration] from the receiver's byte counts.
@@ -457,6 +462,7 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
             "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": 0.0,
             "goodput_mbps": gbytes * 8 / (t_e - t_w) / 1e6, "goodput_bytes": int(gbytes),
             "retransmits": fin.get("total_retrans", 0),
+            "early_responses": early.get(port, 0) if cc == "pert" else None,
             "base_rtt_ms": sc.delay_ns / 1e6, "rtt_samples": len(rtts),
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
@@ -556,8 +562,8 @@ def compare(sc: TestbedScenario, out: Path) -> str:
         row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), sf["goodput_mbps"].sum())
         row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), sf["rtt_mean_ms"].mean(), "{:.2f}")
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), sf["retransmits"].sum(), "{}")
-        if cc == "pert" and "early_responses" in sf.columns:
-            row("pert: early responses (testbed: all pert sockets)", real.extra.get("pert_counters", {}).get("early_responses"), sf["early_responses"].sum(), "{}")
+        if cc == "pert":
+            row("pert: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
     row("bottleneck utilization", rq["utilization"], sq["utilization"])
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")
     row("bottleneck drops", rq["drops"], sq["drops"], "{}")
