@@ -60,7 +60,7 @@ def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck() -> None:
 
 def test_interrupted_run_removes_everything(tmp_path: Path) -> None:
     long = tmp_path / "long.toml"
-    long.write_text(SMOKE.read_text().replace('duration = "4s"', 'duration = "60s"'))
+    long.write_text(SMOKE.read_text().replace('duration = "5s"', 'duration = "60s"'))
     p = subprocess.Popen([str(Path(sys.executable).parent / "pertlab"), "testbed", "run", str(long)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         prefix = f"{testbed.PREFIX}{p.pid}-"
@@ -85,7 +85,7 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     from pertlab.cli import app
 
     short = tmp_path / "short.toml"
-    short.write_text(SMOKE.read_text().replace('duration = "4s"', 'duration = "2s"').replace('warmup = "1s"', 'warmup = "0.5s"'))
+    short.write_text(SMOKE.read_text().replace('duration = "5s"', 'duration = "2s"').replace('warmup = "1s"', 'warmup = "0.5s"'))
     r = CliRunner().invoke(app, ["testbed", "compare", str(short), "--out", str(tmp_path / "cmp")])
     assert r.exit_code == 0, r.output
     report = (tmp_path / "cmp" / "report.md").read_text()

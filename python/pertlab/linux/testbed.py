@@ -80,6 +80,9 @@ class TestbedScenario:
     flows: list[FlowGroup] = field(default_factory=lambda: [FlowGroup("pert", 1)])
     pert: loader.PertParams = field(default_factory=loader.PertParams)
     seed: int = 1
+    #: Receiver delays ACKs (Linux default). Off by default, as in the
+    #: simulator: the receiver's route has `quickack 1`, one ACK per segment.
+    delayed_ack: bool = False
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TestbedScenario":
@@ -101,6 +104,7 @@ class TestbedScenario:
             if key in d:
                 setattr(sc, attr, parse_time(d.pop(key), key))
         sc.seed = int(d.pop("seed", 1))
+        sc.delayed_ack = bool(d.pop("delayed_ack", False))
         if "flows" in d:
             sc.flows = [FlowGroup(str(f["cc"]), int(f.get("count", 1))) for f in d.pop("flows")]
         if "pert" in d:
@@ -242,7 +246,8 @@ class Testbed:
             self.ns(ns, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off", check=False)
             self.ns(ns, "ip", "link", "set", dev, "up")
         self.ns(self.snd, "ip", "route", "add", "default", "via", RTR_SND_IP)
-        self.ns(self.rcv, "ip", "route", "add", "default", "via", RTR_RCV_IP)
+        quick = [] if self.sc.delayed_ack else ["quickack", "1"]
+        self.ns(self.rcv, "ip", "route", "add", "default", "via", RTR_RCV_IP, *quick)
         for key in ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0"):
             self.ns(self.rtr, "sysctl", "-qw", key)
         # Delay line: half the round trip each way.
