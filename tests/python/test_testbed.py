@@ -51,7 +51,8 @@ def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck() -> None:
     assert abs(res.extra["ping_idle_ms"]["median"] - 20.0) < 1.0, res.extra["ping_idle_ms"]
     assert res.extra["pert_counters"]["rtt_samples"] > 100
     # Per-flow early responses come from the BPF program's per-connection map.
-    assert flow["early_responses"] == res.extra["pert_counters"]["early_responses"]
+    # (the flow's over the measurement window, the global counter over the run)
+    assert 0 <= flow["early_responses"] <= res.extra["pert_counters"]["early_responses"]
     assert res.queues["drops"][0] >= 0 and len(res.flow_series) > 10 and len(res.queue_series) > 10
     # Everything is gone afterwards.
     assert not [ns for ns in testbed.list_namespaces() if ns in res.extra["namespaces"]]

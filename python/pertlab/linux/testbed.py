@@ -416,6 +416,7 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
     # Sample the bottleneck; look at ss in the middle of the run.
     qseries, ss_cc, ping_load = [], {}, []
     q_warm: dict | None = None  # tc counters at the start of the measurement window
+    early_warm: dict[int, int] = {}  # per-flow early responses then
     end = t0 + duration
     nxt = t0
     while (now := time.monotonic()) < end:
@@ -423,6 +424,7 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
             st = tb.qdisc_stats()
             if q_warm is None and now - t0 >= sc.warmup_ns / 1e9:
                 q_warm = st
+                early_warm = _early_by_port(holder)
             qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
             if not ss_cc and now - t0 >= duration / 2:
                 ss_cc = tb.ss()
@@ -438,8 +440,9 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
     recv_series = json.loads(recv_out.strip().splitlines()[-1])["series"]
     pinned = (loader.PIN_DIR / "bss").exists()
     counters_after = holder.counters() if holder else (loader.counters() if pinned else None)
-    per_flow = holder.flow_counters() if holder else (loader.flow_counters() if pinned else [])
-    early = {f["sport"]: f["early_responses"] for f in per_flow if f["daddr"] == RCV_IP and f["dport"] == PORT}
+    early_end = _early_by_port(holder)
+    # Over the measurement window, as the simulator counts them.
+    early = {port: n - early_warm.get(port, 0) for port, n in early_end.items()}
     tb.close()
 
     # Goodput over [warmup, duration] from the receiver's byte counts.
@@ -501,6 +504,17 @@ def _run(sc: TestbedScenario, tb: Testbed, holder) -> TestbedResults:
         extra["pert_counters"] = {k: v - (counters_before or {}).get(k, 0) for k, v in counters_after.items()}
     flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32}
     return TestbedResults(sc, _rows(flow_rows, flow_schema), _rows([queue_row], QUEUE_SCHEMA), _rows(series_rows, FLOW_SERIES_SCHEMA), _rows(qseries, QUEUE_SERIES_SCHEMA), extra)
+
+
+def _early_by_port(holder) -> dict[int, int]:
+    """Early responses so far per sender port, from the BPF per-connection map."""
+    if holder is not None:
+        rows = holder.flow_counters()
+    elif (loader.PIN_DIR / "flows").exists():
+        rows = loader.flow_counters()
+    else:
+        return {}
+    return {f["sport"]: f["early_responses"] for f in rows if f["daddr"] == RCV_IP and f["dport"] == PORT}
 
 
 def _stats(xs: list[float]) -> dict:
