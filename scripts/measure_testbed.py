@@ -2,7 +2,7 @@
 """Measure the testbed's delay line and the bottleneck rates it sustains
 (docs/linux.md). Run as root from the venv:
 
-    .venv/bin/python scripts/measure_testbed.py [--rates 10,100,200,500,1000] [--cc cubic]
+    .venv/bin/python scripts/measure_testbed.py [--rates 10,100,200,500,1000] [--cc cubic] [--delayed-ack]
 
 For each rate: one run of `duration` seconds with `flows` bulk flows, 20 ms
 of round-trip delay and a one-BDP bfifo; prints a markdown table of the
@@ -24,13 +24,14 @@ def main() -> None:
     ap.add_argument("--flows", type=int, default=2)
     ap.add_argument("--delay-ms", type=float, default=20)
     ap.add_argument("--duration", type=float, default=8)
+    ap.add_argument("--delayed-ack", action="store_true", help="Linux delayed ACKs (half the ACKs through the delay line)")
     args = ap.parse_args()
     print("| rate Mbit/s | cc x flows | utilization | goodput Mbit/s | idle ping median (min-max) ms | loaded ping median (max) ms | delay line late mean / max us | releases > 100 us late | ring drops |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in [float(x) for x in args.rates.split(",")]:
         sc = TestbedScenario(
             name=f"rate{r:g}", rate_bps=int(r * 1e6), delay_ns=int(args.delay_ms * 1e6), duration_ns=int(args.duration * 1e9),
-            warmup_ns=int(2e9), flows=[FlowGroup(args.cc, args.flows)],
+            warmup_ns=int(2e9), flows=[FlowGroup(args.cc, args.flows)], delayed_ack=args.delayed_ack,
         )
         res = testbed.run(sc)
         q = res.queues.to_dicts()[0]
