@@ -74,8 +74,8 @@ def test_load_use_and_unload_pinned() -> None:
     assert all(f["dport"] > 0 for f in st["flows"])
     assert loader.unload()
     assert "pert" not in loader.available()
-    with pytest.raises(OSError):
-        socket.socket().setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"pert")
+    with socket.socket() as s, pytest.raises(OSError):
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"pert")
 
 
 def test_parameters_are_set_at_load_time() -> None:
