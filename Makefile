@@ -3,6 +3,9 @@
 #   make demo    virtual environment + release build + the PERT paper's
 #                single-bottleneck comparison (table on stdout, files in demo-out/)
 #   make test    the whole test suite: cargo test (release) and pytest
+#   make sysdeps Debian packages for the eBPF congestion control and the
+#                testbed (clang, libbpf, bpftool, ...); installs only what is
+#                missing, and only as root (CI runs it before make test)
 #
 # Needs only python3 (>= 3.10) and cargo on the PATH; everything else is
 # installed into .venv from requirements.lock.
@@ -18,7 +21,21 @@ STAMP_VENV  := $(VENV)/.installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 STAMP_BUILD := $(VENV)/.built
 
-.PHONY: venv build demo test test-rust test-python bench clean
+.PHONY: venv build demo test test-rust test-python bench clean sysdeps
+
+# Debian packages the eBPF congestion control (bpf/) and the namespace
+# testbed need; without them (or without root) those tests skip and say why.
+SYSDEPS := gcc clang llvm libbpf-dev bpftool iproute2 iputils-ping ethtool iperf3
+
+sysdeps:
+	@missing=""; for p in $(SYSDEPS); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "sysdeps: all present"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "sysdeps: installing$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else echo "sysdeps: missing$$missing (as root: apt-get install$$missing); the eBPF and testbed tests will skip"; fi
 
 venv: $(STAMP_VENV)
 

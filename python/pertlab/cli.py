@@ -40,6 +40,12 @@ from .fluid.cli import register as _register_fluid  # noqa: E402
 
 _register_fluid(app)
 
+# Real Linux hosts: the eBPF congestion control and the namespace testbed.
+from .linux.cli import linux_app, testbed_app  # noqa: E402
+
+app.add_typer(linux_app, name="linux")
+app.add_typer(testbed_app, name="testbed")
+
 # Builder argument names as the CLI spells them, for error messages.
 _FLAGS = {
     "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",

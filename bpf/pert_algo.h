@@ -1,0 +1,312 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * PERT/RED (Bhandarkar, Reddy, Zhang, Loguinov, "Emulating AQM from End
+ * Hosts", SIGCOMM 2007, Section 3): the algorithm in plain C with no BPF or
+ * kernel dependencies.
+ *
+ * One source, two builds: bpf/tcp_pert.bpf.c includes this header for the
+ * kernel (eBPF struct_ops), and bpf/pert_vectors.c includes it for the
+ * user-space test harness that replays tests/vectors/pert.json, the vectors the
+ * Rust reference (crates/pertlab-sim/src/tcp/cc/pert.rs) generates. Every
+ * rule and every rounding here follows that file; read its module
+ * documentation for what is STATED in the paper and what is a CHOICE.
+ *
+ * The includer defines, before including this header:
+ *   - the types __u8, __u32, __s32, __u64 (linux/types.h or vmlinux.h);
+ *   - PERT_RANDOM_U32(): one uniform 32-bit random number
+ *     (bpf_get_prandom_u32() in the kernel, a recorded draw in the harness).
+ *
+ * Fixed point (precision):
+ *   - RTT samples in whole microseconds (Linux ack_sample.rtt_us, s32).
+ *   - srtt in microseconds << PERT_SRTT_SHIFT (1/1024 us), updated as
+ *       srtt = (srtt * w + (rtt_us << 10) * (10^6 - w)) / 10^6,
+ *     truncated, w = 990000 (0.99 exactly). Error: under one unit (< 0.001
+ *     us) per update; against a constant sample srtt settles within 99 units
+ *     (0.1 us) below it. All terms stay below 2^62 (rtt_us < 2^31).
+ *   - Probabilities in units of 2^-32 (PERT_PROB_ONE = 1), p_max rounded
+ *     (0.05 -> 214748365); each linear piece of the gentle-RED curve is
+ *     lo + (hi - lo) * num / den with the exact product truncated once
+ *     (pert_mul_div: 64-bit fast path, exact shift-subtract otherwise).
+ *   - The response keeps cwnd * keep / 10^6 segments, keep = 650000
+ *     (35 % decrease), truncated, at least 2.
+ * Everything is unsigned (the BPF back end has no signed division); the only
+ * signed operation is the wrap-safe sequence comparison.
+ */
+#ifndef PERT_ALGO_H
+#define PERT_ALGO_H
+
+#define PERT_SRTT_SHIFT 10
+#define PERT_PPM 1000000ULL
+#define PERT_PROB_ONE (1ULL << 32)
+#define PERT_MAX_RTT_US 0x7fffffffULL
+#define PERT_MIN_CWND 2U
+
+/* pert_state.flags */
+#define PERT_HAVE_RTT 1U   /* srtt and min_rtt_us hold a sample */
+#define PERT_HAVE_GUARD 2U /* guard holds snd_nxt at the last response */
+
+/* Parameters, all in the fixed point above. */
+struct pert_params {
+	__u64 t_min;      /* queueing delay where p starts to rise, us << 10 */
+	__u64 t_max;      /* queueing delay where p = p_max, us << 10 */
+	__u64 t_end;      /* end of the gentle region, us << 10 (if have_t_end) */
+	__u64 p_max;      /* units of 2^-32 */
+	__u64 weight_ppm; /* srtt history weight, millionths */
+	__u64 keep_ppm;   /* share of cwnd an early response keeps, millionths */
+	__u32 have_t_end; /* 0: the paper's 2 T_max in the form `literal` says */
+	__u32 literal;    /* thresholds on srtt as printed (2 (P + t_max)) */
+	__u32 respond_in_slow_start;
+	__u32 pad;
+};
+
+/* Per-socket state: 24 bytes, fits the congestion-control private area. */
+struct pert_state {
+	__u64 srtt;       /* us << 10 */
+	__u32 min_rtt_us; /* P */
+	__u32 guard;      /* no response until snd_una is after this */
+	__u32 flags;
+	__u32 early_responses;
+};
+
+/* The parts of struct tcp_sock the algorithm reads and writes. */
+struct pert_tp {
+	__u32 snd_cwnd;
+	__u32 snd_cwnd_cnt;
+	__u32 snd_ssthresh;
+	__u32 snd_cwnd_clamp;
+	__u32 snd_una;
+	__u32 snd_nxt;
+};
+
+static inline __u64 pert_min_u64(__u64 a, __u64 b) { return a < b ? a : b; }
+
+static inline __u64 pert_sat_add(__u64 a, __u64 b)
+{
+	__u64 s = a + b;
+	return s < a ? ~0ULL : s;
+}
+
+/* Linux after(): a is after b in sequence space. */
+static inline int pert_seq_after(__u32 a, __u32 b) { return (__s32)(a - b) > 0; }
+
+/*
+ * floor(a * b / c) for a <= 2^32 and b < c (so the result is below a): the
+ * 64-bit product when both are below 2^32 (queueing delays up to 4.19 s),
+ * else restoring division of the 96-bit product, one bit per step.
+ */
+static inline __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
+{
+	__u64 hi, lo, rem = 0, q = 0, b_lo, b_hi, mid;
+	int i;
+
+	if (c == 0)
+		return a;
+	/* Both below 2^32: the product fits. (Written without a division-based
+	 * overflow test, which clang turns into a 128-bit multiply BPF lacks.) */
+	if (((a | b) >> 32) == 0)
+		return a * b / c;
+	/* 128-bit product hi:lo of a (< 2^33) and b, by 32-bit limbs. */
+	b_lo = b & 0xffffffffULL;
+	b_hi = b >> 32;
+	lo = a * b_lo;
+	mid = a * b_hi; /* < 2^65 would overflow only if a >= 2^32 and b_hi >= 2^32 */
+	hi = mid >> 32;
+	mid <<= 32;
+	lo += mid;
+	if (lo < mid)
+		hi++;
+	/* Long division; the quotient fits 64 bits since b < c. */
+	for (i = 127; i >= 0; i--) {
+		__u64 bit = i >= 64 ? (hi >> (i - 64)) & 1 : (lo >> i) & 1;
+		int carry = rem >> 63;
+
+		rem = (rem << 1) | bit;
+		q <<= 1;
+		if (carry || rem >= c) {
+			rem -= c;
+			q |= 1;
+		}
+	}
+	return q;
+}
+
+/* lo + (hi - lo) * num / den, truncated; hi when the span is empty. */
+static inline __u64 pert_interpolate(__u64 lo, __u64 hi, __u64 num, __u64 den)
+{
+	__u64 step;
+
+	if (den == 0)
+		return hi;
+	step = pert_mul_div(hi - lo, num, den);
+	return lo + pert_min_u64(step, hi - lo);
+}
+
+/* Queueing delay srtt - P (us << 10); 0 before the first sample. */
+static inline __u64 pert_qdelay(const struct pert_state *st)
+{
+	__u64 p;
+
+	if (!(st->flags & PERT_HAVE_RTT))
+		return 0;
+	p = (__u64)st->min_rtt_us << PERT_SRTT_SHIFT;
+	return st->srtt > p ? st->srtt - p : 0;
+}
+
+/* End of the gentle region as a queueing delay. */
+static inline __u64 pert_curve_end(const struct pert_params *pp, const struct pert_state *st)
+{
+	__u64 two_t_max = pert_sat_add(pp->t_max, pp->t_max);
+	__u64 p = 0;
+
+	if (pp->have_t_end)
+		return pp->t_end;
+	if (!pp->literal)
+		return two_t_max;
+	if (st->flags & PERT_HAVE_RTT)
+		p = (__u64)st->min_rtt_us << PERT_SRTT_SHIFT;
+	return pert_sat_add(two_t_max, p); /* 2 (P + t_max) - P */
+}
+
+/* Gentle-RED response probability (units of 2^-32) at the current srtt. */
+static inline __u64 pert_probability(const struct pert_params *pp, const struct pert_state *st)
+{
+	__u64 q = pert_qdelay(st);
+	__u64 end = pert_curve_end(pp, st);
+
+	if (q < pp->t_min)
+		return 0;
+	if (q < pp->t_max)
+		return pert_interpolate(0, pp->p_max, q - pp->t_min, pp->t_max - pp->t_min);
+	if (q < end)
+		return pert_interpolate(pp->p_max, PERT_PROB_ONE, q - pp->t_max, end - pp->t_max);
+	return PERT_PROB_ONE;
+}
+
+/* pkts_acked with an RTT sample: srtt_0.99 and P. */
+static inline void pert_update_rtt(const struct pert_params *pp, struct pert_state *st, __u64 rtt_us)
+{
+	__u64 sample;
+
+	if (rtt_us > PERT_MAX_RTT_US)
+		rtt_us = PERT_MAX_RTT_US;
+	sample = rtt_us << PERT_SRTT_SHIFT;
+	if (!(st->flags & PERT_HAVE_RTT)) {
+		st->srtt = sample;
+		st->min_rtt_us = (__u32)rtt_us;
+		st->flags |= PERT_HAVE_RTT;
+		return;
+	}
+	st->srtt = (st->srtt * pp->weight_ppm + sample * (PERT_PPM - pp->weight_ppm)) / PERT_PPM;
+	if (rtt_us < st->min_rtt_us)
+		st->min_rtt_us = (__u32)rtt_us;
+}
+
+static inline int pert_in_slow_start(const struct pert_tp *tp)
+{
+	return tp->snd_cwnd < tp->snd_ssthresh;
+}
+
+/* Once per RTT, and in slow start only if allowed. */
+static inline int pert_may_respond(const struct pert_params *pp, const struct pert_state *st,
+				   const struct pert_tp *tp)
+{
+	if ((st->flags & PERT_HAVE_GUARD) && !pert_seq_after(tp->snd_una, st->guard))
+		return 0;
+	return pp->respond_in_slow_start || !pert_in_slow_start(tp);
+}
+
+/* Early response: cwnd = ssthresh = cwnd * keep (>= 2). */
+static inline void pert_respond(const struct pert_params *pp, struct pert_state *st, struct pert_tp *tp)
+{
+	__u64 kept = (__u64)tp->snd_cwnd * pp->keep_ppm / PERT_PPM;
+	__u32 cwnd = kept > 0xffffffffULL ? 0xffffffffU : (__u32)kept;
+
+	if (cwnd < PERT_MIN_CWND)
+		cwnd = PERT_MIN_CWND;
+	if (cwnd > tp->snd_cwnd)
+		cwnd = tp->snd_cwnd;
+	tp->snd_cwnd = cwnd;
+	tp->snd_ssthresh = cwnd < PERT_MIN_CWND ? PERT_MIN_CWND : cwnd;
+	tp->snd_cwnd_cnt = 0;
+	st->guard = tp->snd_nxt;
+	st->flags |= PERT_HAVE_GUARD;
+	st->early_responses++;
+}
+
+/* Linux tcp_slow_start: returns the ACKed segments left for avoidance. */
+static inline __u32 pert_slow_start(struct pert_tp *tp, __u32 acked)
+{
+	__u32 cwnd = tp->snd_cwnd + acked;
+	__u32 grown;
+
+	if (cwnd > tp->snd_ssthresh)
+		cwnd = tp->snd_ssthresh;
+	grown = cwnd - tp->snd_cwnd;
+	acked -= grown < acked ? grown : acked;
+	tp->snd_cwnd = cwnd < tp->snd_cwnd_clamp ? cwnd : tp->snd_cwnd_clamp;
+	return acked;
+}
+
+/* Linux tcp_cong_avoid_ai: one segment per w ACKed segments. */
+static inline void pert_cong_avoid_ai(struct pert_tp *tp, __u32 w, __u32 acked)
+{
+	if (w == 0)
+		w = 1;
+	if (tp->snd_cwnd_cnt >= w) {
+		tp->snd_cwnd_cnt = 0;
+		tp->snd_cwnd++;
+	}
+	tp->snd_cwnd_cnt += acked;
+	if (tp->snd_cwnd_cnt >= w) {
+		__u32 delta = tp->snd_cwnd_cnt / w;
+
+		tp->snd_cwnd_cnt -= delta * w;
+		tp->snd_cwnd += delta;
+	}
+	if (tp->snd_cwnd > tp->snd_cwnd_clamp)
+		tp->snd_cwnd = tp->snd_cwnd_clamp;
+}
+
+/* Linux tcp_reno_cong_avoid after its cwnd-limited check. */
+static inline void pert_reno_grow(struct pert_tp *tp, __u32 acked)
+{
+	if (pert_in_slow_start(tp)) {
+		acked = pert_slow_start(tp, acked);
+		if (!acked)
+			return;
+	}
+	pert_cong_avoid_ai(tp, tp->snd_cwnd, acked);
+}
+
+/*
+ * cong_avoid: on an eligible ACK with p > 0, exactly one PERT_RANDOM_U32()
+ * draw; respond iff draw < p. An ACK that responds does not also grow the
+ * window. Returns 1 on an early response. `grow` is 0 when the kernel's
+ * tcp_is_cwnd_limited() says the window must not grow (the Rust reference
+ * always grows; its vectors use grow = 1).
+ */
+static inline int pert_cong_avoid(const struct pert_params *pp, struct pert_state *st,
+				  struct pert_tp *tp, __u32 acked, int grow)
+{
+	if (pert_may_respond(pp, st, tp)) {
+		__u64 p = pert_probability(pp, st);
+
+		if (p > 0 && (__u64)PERT_RANDOM_U32() < p) {
+			pert_respond(pp, st, tp);
+			return 1;
+		}
+	}
+	if (grow)
+		pert_reno_grow(tp, acked);
+	return 0;
+}
+
+/* Loss: standard TCP, Reno's max(cwnd / 2, 2). */
+static inline __u32 pert_ssthresh(const struct pert_tp *tp)
+{
+	__u32 half = tp->snd_cwnd >> 1;
+
+	return half > 2 ? half : 2;
+}
+
+#endif /* PERT_ALGO_H */

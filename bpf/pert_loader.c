@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pert_loader: load bpf/tcp_pert.bpf.o (through its bpftool skeleton), set
+ * its parameters, and register `pert` through a BPF link.
+ *
+ *   pert_loader hold [name=value ...]
+ *       Register, print "ready" and keep the link until SIGINT/SIGTERM or
+ *       end of standard input. The link is owned by this process only: if it
+ *       dies in any way, the kernel drops the link and unregisters `pert`.
+ *   pert_loader pin DIR [name=value ...]
+ *       Register and pin the link (DIR/link) and the counters (DIR/bss,
+ *       DIR/flows) and parameters (DIR/rodata) maps in bpffs, then exit. Until the pins are
+ *       made, the state is the one of `hold`: a loader that dies leaves
+ *       nothing registered. Removing DIR/link unregisters `pert`.
+ *
+ * Parameters, fixed point of pert_algo.h: t_min, t_max, t_end (us << 10),
+ * p_max (units of 2^-32), weight_ppm, keep_ppm, have_t_end, literal,
+ * respond_in_slow_start.
+ *
+ * Link-based registration: libbpf 1.1 (Debian 12) predates
+ * SEC(".struct_ops.link"), so the loader sets BPF_F_LINK on the struct_ops
+ * map itself and creates the link with BPF_LINK_CREATE (attach type
+ * BPF_STRUCT_OPS); kernels from 6.4 support this.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <bpf/libbpf.h>
+#include <bpf/bpf.h>
+#include "tcp_pert.skel.h"
+
+#ifndef BPF_F_LINK
+#define BPF_F_LINK (1U << 13)
+#endif
+#define ATTACH_STRUCT_OPS 44 /* enum bpf_attach_type BPF_STRUCT_OPS, 6.4+ */
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig) { (void)sig; stop = 1; }
+
+static int set_param(struct tcp_pert_bpf *skel, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *end;
+	unsigned long long v;
+	size_t n;
+
+	if (!eq)
+		return -1;
+	n = (size_t)(eq - arg);
+	errno = 0;
+	v = strtoull(eq + 1, &end, 0);
+	if (errno || *end || end == eq + 1)
+		return -1;
+#define P(field)                                                         \
+	if (n == strlen(#field) && !strncmp(arg, #field, n)) {           \
+		skel->rodata->pert_##field = v;                          \
+		return 0;                                                \
+	}
+	P(t_min) P(t_max) P(t_end) P(p_max) P(weight_ppm) P(keep_ppm)
+	P(have_t_end) P(literal) P(respond_in_slow_start)
+#undef P
+	return -1;
+}
+
+static __u32 map_id(const struct bpf_map *map)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(map), &info, &len))
+		return 0;
+	return info.id;
+}
+
+static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !getenv("PERT_LOADER_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	struct tcp_pert_bpf *skel;
+	struct bpf_link *legacy;
+	const char *dir = NULL;
+	int first = 2, link_fd, i, err;
+	char path[4096];
+
+	if (argc < 2 || (strcmp(argv[1], "hold") && strcmp(argv[1], "pin"))) {
+		fprintf(stderr, "usage: %s hold|pin DIR [name=value ...]\n", argv[0]);
+		return 2;
+	}
+	if (!strcmp(argv[1], "pin")) {
+		if (argc < 3) {
+			fprintf(stderr, "pin needs a bpffs directory\n");
+			return 2;
+		}
+		dir = argv[2];
+		first = 3;
+	}
+	libbpf_set_print(libbpf_quiet);
+	skel = tcp_pert_bpf__open();
+	if (!skel) {
+		fprintf(stderr, "open tcp_pert.bpf.o: %s\n", strerror(errno));
+		return 1;
+	}
+	for (i = first; i < argc; i++) {
+		if (set_param(skel, argv[i])) {
+			fprintf(stderr, "bad parameter '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	err = bpf_map__set_map_flags(skel->maps.pert, bpf_map__map_flags(skel->maps.pert) | BPF_F_LINK);
+	if (err) {
+		fprintf(stderr, "set BPF_F_LINK: %s\n", strerror(-err));
+		return 1;
+	}
+	err = tcp_pert_bpf__load(skel);
+	if (err) {
+		fprintf(stderr, "load: %s\n", strerror(-err));
+		return 1;
+	}
+	/* With BPF_F_LINK this only fills the map; nothing is registered yet. */
+	legacy = bpf_map__attach_struct_ops(skel->maps.pert);
+	if (!legacy) {
+		fprintf(stderr, "initialise struct_ops map: %s\n", strerror(errno));
+		return 1;
+	}
+	bpf_link__disconnect(legacy);
+	bpf_link__destroy(legacy);
+	link_fd = bpf_link_create(bpf_map__fd(skel->maps.pert), 0, ATTACH_STRUCT_OPS, NULL);
+	if (link_fd < 0) {
+		fprintf(stderr, "register (BPF_LINK_CREATE struct_ops): %s\n", strerror(errno));
+		return 1;
+	}
+	if (dir) {
+		snprintf(path, sizeof(path), "%s/bss", dir);
+		if (bpf_obj_pin(bpf_map__fd(skel->maps.bss), path)) {
+			fprintf(stderr, "pin %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		snprintf(path, sizeof(path), "%s/rodata", dir);
+		if (bpf_obj_pin(bpf_map__fd(skel->maps.rodata), path)) {
+			fprintf(stderr, "pin %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		snprintf(path, sizeof(path), "%s/flows", dir);
+		if (bpf_obj_pin(bpf_map__fd(skel->maps.flows), path)) {
+			fprintf(stderr, "pin %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		snprintf(path, sizeof(path), "%s/link", dir);
+		if (bpf_obj_pin(link_fd, path)) {
+			fprintf(stderr, "pin %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+		printf("pinned %s\n", dir);
+		return 0;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	printf("ready bss_map_id=%u flows_map_id=%u\n", map_id(skel->maps.bss), map_id(skel->maps.flows));
+	fflush(stdout);
+	{
+		char buf[64];
+
+		while (!stop) {
+			ssize_t r = read(0, buf, sizeof(buf));
+
+			if (r == 0 || (r < 0 && errno != EINTR))
+				break;
+		}
+	}
+	close(link_fd);
+	tcp_pert_bpf__destroy(skel);
+	return 0;
+}

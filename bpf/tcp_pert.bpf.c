@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * PERT/RED as a TCP congestion control in eBPF (struct_ops).
+ *
+ * The algorithm is bpf/pert_algo.h, shared with the user-space harness that
+ * replays the Rust reference's test vectors (tests/vectors/pert.json); this
+ * file only moves the fields of struct tcp_sock in and out of it.
+ *
+ * Parameters are `const volatile` rodata, set by the loader
+ * (bpf/pert_loader.c) before the object is loaded, in the fixed point of
+ * pert_algo.h. Counters live in .bss (a BPF array map the loader pins next
+ * to the link, read by `pertlab linux status`), per connection in the
+ * `flows` LRU hash (draws and early responses; the testbed's flow table).
+ *
+ * Hooks (Linux calls them as for any module):
+ *   init        zero the per-socket state (CA private area, 24 bytes)
+ *   pkts_acked  RTT sample of each ACK (ack_sample.rtt_us; < 0: none)
+ *   cong_avoid  one random draw per eligible ACK with p > 0, early response
+ *               or Reno growth (only when tcp_is_cwnd_limited(), as
+ *               tcp_reno_cong_avoid does)
+ *   ssthresh    loss: Reno's max(cwnd / 2, 2)
+ *   undo_cwnd   Reno's max(cwnd, prior_cwnd)
+ *   set_state   nothing to do (the reference keeps srtt, P and the
+ *               once-per-RTT guard across recovery); counts losses seen
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#define PERT_RANDOM_U32() bpf_get_prandom_u32()
+#include "pert_algo.h"
+
+char _license[] SEC("license") = "GPL";
+
+/* Defaults: the paper's (5 ms, 10 ms, 2 T_max on the queueing delay,
+ * p_max 0.05, 35 % decrease, weight 0.99). */
+const volatile __u64 pert_t_min = 5000ULL << PERT_SRTT_SHIFT;
+const volatile __u64 pert_t_max = 10000ULL << PERT_SRTT_SHIFT;
+const volatile __u64 pert_t_end = 0;
+const volatile __u64 pert_p_max = 214748365ULL;
+const volatile __u64 pert_weight_ppm = 990000;
+const volatile __u64 pert_keep_ppm = 650000;
+const volatile __u32 pert_have_t_end = 0;
+const volatile __u32 pert_literal = 0;
+const volatile __u32 pert_respond_in_slow_start = 1;
+
+/* Counters for `pertlab linux status` (all sockets together). */
+__u64 cnt_sockets = 0;
+__u64 cnt_rtt_samples = 0;
+__u64 cnt_draws = 0;
+__u64 cnt_early_responses = 0;
+__u64 cnt_loss_events = 0;
+
+/* Per-connection counters, keyed by addresses (IPv4; 0 for IPv6) and ports
+ * in host order; the entry is reset when a connection starts using pert. */
+struct pert_flow_key {
+	__u32 saddr;
+	__u32 daddr;
+	__u16 sport;
+	__u16 dport;
+};
+
+struct pert_flow_val {
+	__u64 early_responses;
+	__u64 draws;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct pert_flow_key);
+	__type(value, struct pert_flow_val);
+} flows SEC(".maps");
+
+static __always_inline void flow_key(const struct sock *sk, struct pert_flow_key *k)
+{
+	k->saddr = sk->__sk_common.skc_rcv_saddr;
+	k->daddr = sk->__sk_common.skc_daddr;
+	k->sport = sk->__sk_common.skc_num;
+	k->dport = __builtin_bswap16(sk->__sk_common.skc_dport);
+}
+
+/* Count a draw, and a response if there was one, for this connection. */
+static __always_inline void flow_count(const struct sock *sk, int responded)
+{
+	struct pert_flow_key k;
+	struct pert_flow_val *v, zero = {};
+
+	flow_key(sk, &k);
+	v = bpf_map_lookup_elem(&flows, &k);
+	if (!v) {
+		bpf_map_update_elem(&flows, &k, &zero, BPF_NOEXIST);
+		v = bpf_map_lookup_elem(&flows, &k);
+		if (!v)
+			return;
+	}
+	__sync_fetch_and_add(&v->draws, 1);
+	if (responded)
+		__sync_fetch_and_add(&v->early_responses, 1);
+}
+
+static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
+{
+	return (struct tcp_sock *)sk;
+}
+
+static __always_inline struct pert_state *pert_st(const struct sock *sk)
+{
+	return (struct pert_state *)((struct inet_connection_sock *)sk)->icsk_ca_priv;
+}
+
+static __always_inline void load_params(struct pert_params *pp)
+{
+	pp->t_min = pert_t_min;
+	pp->t_max = pert_t_max;
+	pp->t_end = pert_t_end;
+	pp->p_max = pert_p_max;
+	pp->weight_ppm = pert_weight_ppm;
+	pp->keep_ppm = pert_keep_ppm;
+	pp->have_t_end = pert_have_t_end;
+	pp->literal = pert_literal;
+	pp->respond_in_slow_start = pert_respond_in_slow_start;
+	pp->pad = 0;
+}
+
+/* Linux tcp_is_cwnd_limited(). */
+static __always_inline int is_cwnd_limited(struct tcp_sock *tp)
+{
+	if (tp->snd_cwnd < tp->snd_ssthresh)
+		return tp->snd_cwnd < 2 * tp->max_packets_out;
+	return BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
+}
+
+SEC("struct_ops/bpf_pert_init")
+void BPF_PROG(bpf_pert_init, struct sock *sk)
+{
+	struct pert_state *st = pert_st(sk);
+
+	st->srtt = 0;
+	st->min_rtt_us = 0;
+	st->guard = 0;
+	st->flags = 0;
+	st->early_responses = 0;
+	__sync_fetch_and_add(&cnt_sockets, 1);
+	{
+		struct pert_flow_key k;
+
+		flow_key(sk, &k);
+		bpf_map_delete_elem(&flows, &k);
+	}
+}
+
+SEC("struct_ops/bpf_pert_pkts_acked")
+void BPF_PROG(bpf_pert_pkts_acked, struct sock *sk, const struct ack_sample *sample)
+{
+	struct pert_params pp;
+	__s32 rtt_us = sample->rtt_us;
+
+	if (rtt_us < 0)
+		return;
+	load_params(&pp);
+	pert_update_rtt(&pp, pert_st(sk), (__u64)(__u32)rtt_us);
+	__sync_fetch_and_add(&cnt_rtt_samples, 1);
+}
+
+SEC("struct_ops/bpf_pert_cong_avoid")
+void BPF_PROG(bpf_pert_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct pert_state *st = pert_st(sk);
+	struct pert_params pp;
+	struct pert_tp t;
+	__u32 before = st->early_responses;
+	int grow = is_cwnd_limited(tp);
+	int drawn;
+
+	load_params(&pp);
+	t.snd_cwnd = tp->snd_cwnd;
+	t.snd_cwnd_cnt = tp->snd_cwnd_cnt;
+	t.snd_ssthresh = tp->snd_ssthresh;
+	t.snd_cwnd_clamp = tp->snd_cwnd_clamp;
+	t.snd_una = tp->snd_una;
+	t.snd_nxt = tp->snd_nxt;
+	drawn = pert_may_respond(&pp, st, &t) && pert_probability(&pp, st) > 0;
+	pert_cong_avoid(&pp, st, &t, acked, grow);
+	if (drawn) {
+		__sync_fetch_and_add(&cnt_draws, 1);
+		flow_count(sk, st->early_responses != before);
+	}
+	if (st->early_responses != before)
+		__sync_fetch_and_add(&cnt_early_responses, 1);
+	tp->snd_cwnd = t.snd_cwnd;
+	tp->snd_cwnd_cnt = t.snd_cwnd_cnt;
+	tp->snd_ssthresh = t.snd_ssthresh;
+}
+
+SEC("struct_ops/bpf_pert_ssthresh")
+__u32 BPF_PROG(bpf_pert_ssthresh, struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct pert_tp t = { .snd_cwnd = tp->snd_cwnd };
+
+	return pert_ssthresh(&t);
+}
+
+SEC("struct_ops/bpf_pert_undo_cwnd")
+__u32 BPF_PROG(bpf_pert_undo_cwnd, struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
+}
+
+SEC("struct_ops/bpf_pert_set_state")
+void BPF_PROG(bpf_pert_set_state, struct sock *sk, __u8 new_state)
+{
+	if (new_state == TCP_CA_Recovery || new_state == TCP_CA_Loss)
+		__sync_fetch_and_add(&cnt_loss_events, 1);
+}
+
+/* Registered through a BPF link (the loader creates the map with BPF_F_LINK),
+ * so the congestion control disappears with the last reference to the link. */
+SEC(".struct_ops")
+struct tcp_congestion_ops pert = {
+	.init = (void *)bpf_pert_init,
+	.pkts_acked = (void *)bpf_pert_pkts_acked,
+	.cong_avoid = (void *)bpf_pert_cong_avoid,
+	.ssthresh = (void *)bpf_pert_ssthresh,
+	.undo_cwnd = (void *)bpf_pert_undo_cwnd,
+	.set_state = (void *)bpf_pert_set_state,
+	.name = "pert",
+};

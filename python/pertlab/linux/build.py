@@ -1,0 +1,117 @@
+"""Build the C sources in ``bpf/``: the eBPF object, its loader, and the
+user-space harness that replays the shared PERT vectors.
+
+Outputs go to ``build/bpf/`` in the repository (or ``$PERTLAB_BUILD_DIR``) and
+are rebuilt when a source is newer than the output.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+VMLINUX_BTF = Path("/sys/kernel/btf/vmlinux")
+
+
+def repo_root() -> Path:
+    """The checkout this package runs from (holds ``bpf/pert_algo.h``)."""
+    env = os.environ.get("PERTLAB_ROOT")
+    if env:
+        return Path(env)
+    here = Path(__file__).resolve()
+    for parent in here.parents:
+        if (parent / "bpf" / "pert_algo.h").is_file():
+            return parent
+    raise FileNotFoundError("bpf/pert_algo.h not found above " + str(here) + " (set PERTLAB_ROOT)")
+
+
+def bpf_dir() -> Path:
+    return repo_root() / "bpf"
+
+
+def build_dir() -> Path:
+    d = Path(os.environ.get("PERTLAB_BUILD_DIR") or repo_root() / "build" / "bpf")
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def missing_build_tools(bpf: bool = True) -> list[str]:
+    """What is missing to build (empty when everything is there)."""
+    missing = []
+    if not shutil.which("cc"):
+        missing.append("a C compiler `cc` (Debian package gcc)")
+    if bpf:
+        if not shutil.which("clang"):
+            missing.append("`clang` (Debian package clang)")
+        if not shutil.which("bpftool"):
+            missing.append("`bpftool` (Debian package bpftool)")
+        if not Path("/usr/include/bpf/libbpf.h").is_file():
+            missing.append("libbpf headers /usr/include/bpf/libbpf.h (Debian package libbpf-dev)")
+        if not VMLINUX_BTF.is_file():
+            missing.append(f"kernel BTF {VMLINUX_BTF} (kernel built with CONFIG_DEBUG_INFO_BTF)")
+    return missing
+
+
+def _stale(out: Path, sources: list[Path]) -> bool:
+    if not out.exists():
+        return True
+    t = out.stat().st_mtime
+    return any(s.stat().st_mtime > t for s in sources)
+
+
+def _run(cmd: list[str], **kw) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
+
+
+def build_vector_harness() -> Path:
+    """``bpf/pert_vectors.c`` with the system C compiler."""
+    src = bpf_dir()
+    out = build_dir() / "pert_vectors"
+    sources = [src / "pert_vectors.c", src / "pert_algo.h"]
+    if _stale(out, sources):
+        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(src), "-o", str(out), str(src / "pert_vectors.c")])
+    return out
+
+
+def build_bpf() -> tuple[Path, Path]:
+    """The BPF object (clang -target bpf against vmlinux.h) and its loader.
+
+    Returns (object, loader)."""
+    missing = missing_build_tools()
+    if missing:
+        raise RuntimeError("cannot build the eBPF congestion control; missing: " + "; ".join(missing))
+    src = bpf_dir()
+    out = build_dir()
+    vmlinux = out / "vmlinux.h"
+    if not vmlinux.exists() or vmlinux.stat().st_mtime < VMLINUX_BTF.stat().st_mtime:
+        r = subprocess.run(["bpftool", "btf", "dump", "file", str(VMLINUX_BTF), "format", "c"], capture_output=True, text=True, check=True)
+        tmp = vmlinux.with_suffix(".tmp")
+        tmp.write_text(r.stdout)
+        tmp.replace(vmlinux)
+    obj = out / "tcp_pert.bpf.o"
+    algo = [src / "tcp_pert.bpf.c", src / "pert_algo.h", vmlinux]
+    if _stale(obj, algo):
+        _run(["clang", "-target", "bpf", "-O2", "-g", "-D__TARGET_ARCH_x86", "-I", str(out), "-I", str(src), "-c", str(src / "tcp_pert.bpf.c"), "-o", str(obj)])
+    skel = out / "tcp_pert.skel.h"
+    if _stale(skel, [obj]):
+        r = subprocess.run(["bpftool", "gen", "skeleton", str(obj), "name", "tcp_pert_bpf"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("bpftool gen skeleton failed:\n" + r.stderr)
+        skel.write_text(r.stdout)
+    loader = out / "pert_loader"
+    if _stale(loader, [skel, src / "pert_loader.c"]):
+        _run(["cc", "-O2", "-Wall", "-I", str(out), "-o", str(loader), str(src / "pert_loader.c"), "-lbpf"])
+    return obj, loader
+
+
+def build_delayline() -> Path:
+    """``native/delayline.c`` (the testbed's user-space delay line)."""
+    src = repo_root() / "native" / "delayline.c"
+    out = build_dir() / "delayline"
+    if _stale(out, [src]):
+        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out), str(src)])
+    return out

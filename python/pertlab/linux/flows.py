@@ -1,0 +1,181 @@
+"""Bulk TCP flows for the testbed, run inside a namespace with
+``ip netns exec NS python -m pertlab.linux.flows send|recv ...``.
+
+- ``recv``: accepts connections, counts bytes per connection and records the
+  cumulative count every sample interval (on CLOCK_MONOTONIC, which all
+  namespaces share); prints one JSON object when its standard input closes.
+- ``send``: opens ``count`` connections with ``setsockopt(TCP_CONGESTION)``,
+  sends as fast as the window allows until ``t0 + duration``, and samples
+  TCP_INFO of each socket (cwnd, ssthresh, srtt, bytes acked, retransmits)
+  every interval; prints one JSON object at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+
+# struct tcp_info offsets (include/uapi/linux/tcp.h), stable since 2.6 / 4.x.
+_TCPI_LEN = 232
+_OFF_CA_STATE = 1
+_OFF_RTT = 68
+_OFF_SSTHRESH = 76
+_OFF_CWND = 80
+_OFF_TOTAL_RETRANS = 100
+_OFF_BYTES_ACKED = 120
+_OFF_MIN_RTT = 148
+
+
+def tcp_info(sock: socket.socket) -> dict:
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCPI_LEN)
+    u32 = lambda off: struct.unpack_from("I", raw, off)[0]  # noqa: E731
+    return {
+        "ca_state": raw[_OFF_CA_STATE],
+        "srtt_us": u32(_OFF_RTT),
+        "ssthresh": u32(_OFF_SSTHRESH),
+        "cwnd": u32(_OFF_CWND),
+        "total_retrans": u32(_OFF_TOTAL_RETRANS),
+        "bytes_acked": struct.unpack_from("Q", raw, _OFF_BYTES_ACKED)[0],
+        "min_rtt_us": u32(_OFF_MIN_RTT),
+    }
+
+
+def _wait_stdin_eof() -> None:
+    while sys.stdin.buffer.read(4096):
+        pass
+
+
+def recv(args: argparse.Namespace) -> None:
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind((args.bind, args.port))
+    srv.listen(256)
+    counts: dict[int, list[int]] = {}  # peer port -> [bytes]
+    series: list[tuple[float, dict[int, int]]] = []
+    lock = threading.Lock()
+
+    def conn_loop(conn: socket.socket, port: int) -> None:
+        cell = [0]
+        with lock:
+            counts[port] = cell
+        buf = bytearray(1 << 18)
+        view = memoryview(buf)
+        while True:
+            try:
+                n = conn.recv_into(view)
+            except OSError:
+                break
+            if n <= 0:
+                break
+            cell[0] += n
+        conn.close()
+
+    def accept_loop() -> None:
+        while True:
+            try:
+                conn, peer = srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=conn_loop, args=(conn, peer[1]), daemon=True).start()
+
+    def sampler() -> None:
+        nxt = time.monotonic()
+        while True:
+            nxt += args.interval
+            time.sleep(max(0.0, nxt - time.monotonic()))
+            with lock:
+                series.append((time.monotonic(), {p: c[0] for p, c in counts.items()}))
+
+    threading.Thread(target=accept_loop, daemon=True).start()
+    threading.Thread(target=sampler, daemon=True).start()
+    print("ready", flush=True)
+    _wait_stdin_eof()
+    with lock:
+        series.append((time.monotonic(), {p: c[0] for p, c in counts.items()}))
+        out = {"series": [{"t": t, "bytes": {str(p): b for p, b in c.items()}} for t, c in series]}
+    print(json.dumps(out), flush=True)
+
+
+def send(args: argparse.Namespace) -> None:
+    socks = []
+    for _ in range(args.count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
+        s.connect((args.dst, args.port))
+        socks.append(s)
+    ports = [s.getsockname()[1] for s in socks]
+    print(json.dumps({"ready": ports}), flush=True)
+    # Start together at t0 (CLOCK_MONOTONIC, shared by all namespaces).
+    time.sleep(max(0.0, args.t0 - time.monotonic()))
+    end = args.t0 + args.duration
+    chunk = b"\0" * (1 << 16)
+
+    def pump(s: socket.socket) -> None:
+        s.settimeout(0.2)
+        while time.monotonic() < end:
+            try:
+                s.send(chunk)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+
+    threads = [threading.Thread(target=pump, args=(s,), daemon=True) for s in socks]
+    for t in threads:
+        t.start()
+    samples = []
+    nxt = time.monotonic()
+    while True:
+        now = time.monotonic()
+        if now >= end:
+            break
+        for i, s in enumerate(socks):
+            try:
+                info = tcp_info(s)
+            except OSError:
+                continue
+            info["t"] = now
+            info["port"] = ports[i]
+            samples.append(info)
+        nxt += args.interval
+        time.sleep(max(0.0, min(nxt, end) - time.monotonic()))
+    for t in threads:
+        t.join(2)
+    final = []
+    for i, s in enumerate(socks):
+        try:
+            info = tcp_info(s)
+        except OSError:
+            info = {}
+        info["port"] = ports[i]
+        final.append(info)
+        s.close()
+    print(json.dumps({"ports": ports, "samples": samples, "final": final}), flush=True)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m pertlab.linux.flows")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("recv")
+    r.add_argument("--bind", default="0.0.0.0")
+    r.add_argument("--port", type=int, required=True)
+    r.add_argument("--interval", type=float, default=0.1)
+    s = sub.add_parser("send")
+    s.add_argument("--dst", required=True)
+    s.add_argument("--port", type=int, required=True)
+    s.add_argument("--cc", required=True)
+    s.add_argument("--count", type=int, default=1)
+    s.add_argument("--t0", type=float, required=True)
+    s.add_argument("--duration", type=float, required=True)
+    s.add_argument("--interval", type=float, default=0.1)
+    args = ap.parse_args(argv)
+    (recv if args.cmd == "recv" else send)(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,308 @@
+"""Register the eBPF PERT congestion control with the kernel, remove it, and
+read its counters.
+
+Two ways to hold the registration, both through a BPF link (the loader sets
+BPF_F_LINK on the struct_ops map and creates the link itself, see
+bpf/pert_loader.c):
+
+- :func:`load` pins the link and the counter / parameter maps under
+  ``/sys/fs/bpf/pertlab/pert`` and returns; ``pert`` stays registered until
+  :func:`unload` removes the pins. If the loader dies before it has pinned the
+  link, the kernel drops the link with the process and nothing stays
+  registered.
+- :func:`hold` (a context manager; used by the tests and the testbed) keeps the
+  link in a loader process that owns the only reference: when the context
+  ends, or the loader or its parent dies (its standard input closes), ``pert``
+  is unregistered.
+
+Sockets that already use ``pert`` keep it until they close; new sockets can no
+longer select it once it is unregistered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterator
+
+from . import build
+
+NAME = "pert"
+BPFFS = Path("/sys/fs/bpf")
+PIN_DIR = BPFFS / "pertlab" / NAME
+AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
+SRTT_SHIFT = 10
+PPM = 1_000_000
+PROB_ONE = 1 << 32
+
+
+def _round(x: float) -> int:
+    """Rust's f64::round for non-negative values (half away from zero)."""
+    return int(math.floor(x + 0.5))
+
+
+@dataclass
+class PertParams:
+    """PERT/RED parameters in the paper's units (Section 3); defaults are the paper's."""
+
+    t_min_ms: float = 5.0
+    t_max_ms: float = 10.0
+    #: End of the gentle region (queueing delay); None: 2 T_max in the form `literal` selects.
+    t_end_ms: float | None = None
+    p_max: float = 0.05
+    decrease: float = 0.35
+    srtt_weight: float = 0.99
+    literal: bool = False
+    respond_in_slow_start: bool = True
+
+    def validate(self) -> None:
+        if not 0 <= self.t_min_ms < self.t_max_ms:
+            raise ValueError(f"need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}")
+        if self.t_end_ms is not None and self.t_end_ms <= self.t_max_ms:
+            raise ValueError(f"t_end_ms must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}")
+        if not 0 < self.p_max <= 1:
+            raise ValueError(f"p_max must lie in (0, 1], got {self.p_max}")
+        for name in ("decrease", "srtt_weight"):
+            v = getattr(self, name)
+            if not 0 < v < 1:
+                raise ValueError(f"{name} must lie strictly between 0 and 1, got {v}")
+
+    @classmethod
+    def from_sim_config(cls, cfg: dict) -> "PertParams":
+        """From the simulator's PertConfig (JSON / TOML form, times in ns)."""
+        d = PertParams()
+        end = cfg.get("t_curve_end_ns")
+        return cls(
+            t_min_ms=cfg.get("t_min_ns", d.t_min_ms * 1e6) / 1e6,
+            t_max_ms=cfg.get("t_max_ns", d.t_max_ms * 1e6) / 1e6,
+            t_end_ms=None if end is None else end / 1e6,
+            p_max=cfg.get("p_max", d.p_max),
+            decrease=cfg.get("decrease", d.decrease),
+            srtt_weight=cfg.get("srtt_weight", d.srtt_weight),
+            literal=cfg.get("thresholds", "queueing_delay") == "literal",
+            respond_in_slow_start=cfg.get("respond_in_slow_start", True),
+        )
+
+    def fixed(self) -> dict:
+        """The fixed point of bpf/pert_algo.h, derived as the Rust reference does
+        (times truncated to microseconds then << 10; fractions rounded)."""
+
+        def scaled(ms: float) -> int:
+            ns = _round(ms * 1e6)
+            return (ns // 1000) << SRTT_SHIFT
+
+        def ppm(x: float) -> int:
+            return _round(min(max(x, 0.0), 1.0) * PPM)
+
+        return {
+            "t_min": scaled(self.t_min_ms),
+            "t_max": scaled(self.t_max_ms),
+            "t_end": 0 if self.t_end_ms is None else scaled(self.t_end_ms),
+            "have_t_end": int(self.t_end_ms is not None),
+            "p_max": _round(min(max(self.p_max, 0.0), 1.0) * PROB_ONE),
+            "weight_ppm": ppm(self.srtt_weight),
+            "keep_ppm": PPM - ppm(self.decrease),
+            "literal": int(self.literal),
+            "respond_in_slow_start": int(self.respond_in_slow_start),
+        }
+
+    def loader_args(self) -> list[str]:
+        return [f"{k}={v}" for k, v in self.fixed().items()]
+
+
+def available() -> list[str]:
+    return AVAILABLE.read_text().split()
+
+
+def is_registered(name: str = NAME) -> bool:
+    return name in available()
+
+
+def support_problem() -> str | None:
+    """None when this machine can load the eBPF congestion control; else what is missing."""
+    if os.geteuid() != 0:
+        return "not running as root (loading a BPF struct_ops congestion control needs CAP_BPF and CAP_NET_ADMIN)"
+    missing = build.missing_build_tools()
+    if missing:
+        return "missing: " + "; ".join(missing)
+    if not AVAILABLE.exists():
+        return f"{AVAILABLE} does not exist (no IPv4 TCP?)"
+    try:
+        with open(build.VMLINUX_BTF, "rb") as f:
+            if b"bpf_struct_ops_tcp_congestion_ops" not in f.read():
+                return "the kernel has no BPF struct_ops for TCP congestion control (bpf_struct_ops_tcp_congestion_ops not in BTF)"
+    except OSError as e:
+        return f"cannot read kernel BTF: {e}"
+    return None
+
+
+def ensure_bpffs() -> None:
+    """Mount bpffs at /sys/fs/bpf if it is not mounted (pins live there)."""
+    for line in Path("/proc/mounts").read_text().splitlines():
+        parts = line.split()
+        if len(parts) > 2 and parts[1] == str(BPFFS) and parts[2] == "bpf":
+            return
+    subprocess.run(["mount", "-t", "bpf", "bpf", str(BPFFS)], check=True, capture_output=True)
+
+
+def _wait_for(cond, timeout: float = 5.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.02)
+    return cond()
+
+
+def load(name: str = NAME, params: PertParams | None = None) -> Path:
+    """Build if needed, register ``pert`` and pin it; returns the pin directory."""
+    if name != NAME:
+        raise ValueError(f"only '{NAME}' can be loaded, not {name!r}")
+    params = params or PertParams()
+    params.validate()
+    problem = support_problem()
+    if problem:
+        raise RuntimeError(problem)
+    if is_registered(name):
+        raise RuntimeError(f"{name} is already registered (pertlab linux unload {name} first)")
+    _, loader = build.build_bpf()
+    ensure_bpffs()
+    if PIN_DIR.exists():
+        _remove_pins()
+    PIN_DIR.mkdir(parents=True)
+    r = subprocess.run([str(loader), "pin", str(PIN_DIR), *params.loader_args()], capture_output=True, text=True)
+    if r.returncode != 0:
+        _remove_pins()
+        raise RuntimeError(f"pert_loader failed: {r.stderr.strip()}")
+    if not _wait_for(lambda: is_registered(name)):
+        raise RuntimeError(f"{name} not in {AVAILABLE} after loading")
+    return PIN_DIR
+
+
+def _remove_pins() -> None:
+    for f in ("link", "bss", "rodata", "flows"):
+        with contextlib.suppress(FileNotFoundError):
+            (PIN_DIR / f).unlink()
+    for d in (PIN_DIR, PIN_DIR.parent):
+        with contextlib.suppress(OSError):
+            d.rmdir()
+
+
+def unload(name: str = NAME) -> bool:
+    """Remove the pinned registration; True if there was one."""
+    if name != NAME:
+        raise ValueError(f"only '{NAME}' is managed here, not {name!r}")
+    had = (PIN_DIR / "link").exists()
+    _remove_pins()
+    if had and not _wait_for(lambda: not is_registered(name)):
+        raise RuntimeError(f"{name} is still registered after removing its link (held by another loader?)")
+    return had
+
+
+def _dump(args: list[str]) -> dict:
+    """A .bss / .rodata map's variables, by name, from bpftool's BTF-typed JSON."""
+    r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"bpftool map dump {' '.join(args)}: {r.stderr.strip()}")
+    out: dict = {}
+    for entry in json.loads(r.stdout):
+        formatted = entry.get("formatted", entry)
+        for section in formatted.get("value", {}).values():
+            for var in section:
+                out.update(var)
+    return out
+
+
+def counters(bss_map_id: int | None = None) -> dict:
+    """The program's counters (cnt_*), from the pinned map or a map id."""
+    args = ["id", str(bss_map_id)] if bss_map_id is not None else ["pinned", str(PIN_DIR / "bss")]
+    return {k.removeprefix("cnt_"): v for k, v in _dump(args).items()}
+
+
+def flow_counters(flows_map_id: int | None = None) -> list[dict]:
+    """Per-connection counters: saddr, daddr (dotted quads), sport, dport,
+    draws, early_responses; from the pinned map or a map id."""
+    import ipaddress
+
+    args = ["id", str(flows_map_id)] if flows_map_id is not None else ["pinned", str(PIN_DIR / "flows")]
+    r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"bpftool map dump {' '.join(args)}: {r.stderr.strip()}")
+    rows = []
+    for entry in json.loads(r.stdout):
+        f = entry.get("formatted", entry)
+        k, v = f["key"], f["value"]
+        addr = lambda x: str(ipaddress.IPv4Address(int(x).to_bytes(4, "little")))  # noqa: E731  (network order in a u32)
+        rows.append({"saddr": addr(k["saddr"]), "daddr": addr(k["daddr"]), "sport": k["sport"], "dport": k["dport"], "draws": v["draws"], "early_responses": v["early_responses"]})
+    return rows
+
+
+def status() -> dict:
+    """What is registered and loaded, with counters and parameters when pinned."""
+    st: dict = {"available": available(), "registered": is_registered(), "pinned": (PIN_DIR / "link").exists(), "pin_dir": str(PIN_DIR)}
+    if st["pinned"] and shutil.which("bpftool"):
+        st["counters"] = counters()
+        st["flows"] = flow_counters()
+        st["params_fixed"] = {k.removeprefix("pert_"): v for k, v in _dump(["pinned", str(PIN_DIR / "rodata")]).items()}
+    elif st["registered"]:
+        st["note"] = "registered by another process (pertlab linux hold, a test or the testbed)"
+    return st
+
+
+@dataclass
+class Holder:
+    process: subprocess.Popen
+    bss_map_id: int
+    flows_map_id: int
+    params: PertParams
+
+    def counters(self) -> dict:
+        return counters(self.bss_map_id)
+
+    def flow_counters(self) -> list[dict]:
+        return flow_counters(self.flows_map_id)
+
+    def as_dict(self) -> dict:
+        return {"pid": self.process.pid, "bss_map_id": self.bss_map_id, "flows_map_id": self.flows_map_id, "params": asdict(self.params)}
+
+
+@contextlib.contextmanager
+def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]:
+    """Register ``pert`` for the duration of the context (see module doc)."""
+    if name != NAME:
+        raise ValueError(f"only '{NAME}' can be loaded, not {name!r}")
+    params = params or PertParams()
+    params.validate()
+    problem = support_problem()
+    if problem:
+        raise RuntimeError(problem)
+    if is_registered(name):
+        raise RuntimeError(f"{name} is already registered")
+    _, loader = build.build_bpf()
+    proc = subprocess.Popen([str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline() if proc.stdout else ""
+        if not line.startswith("ready"):
+            proc.wait(timeout=5)
+            raise RuntimeError(f"pert_loader failed: {proc.stderr.read().strip() if proc.stderr else ''}")
+        ids = dict(kv.split("=") for kv in line.split()[1:])
+        if not _wait_for(lambda: is_registered(name)):
+            raise RuntimeError(f"{name} not in {AVAILABLE} after loading")
+        yield Holder(proc, int(ids["bss_map_id"]), int(ids["flows_map_id"]), params)
+    finally:
+        if proc.poll() is None:
+            with contextlib.suppress(Exception):
+                proc.stdin.close()  # type: ignore[union-attr]
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        _wait_for(lambda: not is_registered(name), timeout=5)
