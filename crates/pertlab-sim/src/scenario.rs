@@ -18,6 +18,7 @@ use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
 use crate::tcp::cc::pert::PertConfig;
+use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::vegas::VegasConfig;
 use crate::tcp::TcpConfig;
 use crate::time::SimTime;
@@ -181,10 +182,13 @@ pub enum CcSpec {
     Reno,
     Vegas(VegasConfig),
     Pert(PertConfig),
+    /// PERT emulating PI (SIGCOMM 2007 Section 6).
+    #[serde(rename = "pert-pi")]
+    PertPi(PertPiConfig),
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 3] = ["reno", "vegas", "pert"];
+    pub const KINDS: [&'static str; 4] = ["reno", "vegas", "pert", "pert-pi"];
 }
 
 impl Default for CcSpec {
@@ -463,6 +467,7 @@ impl FlowSpec {
             CcSpec::Reno => {}
             CcSpec::Vegas(c) => c.validate(&format!("{path}.cc"))?,
             CcSpec::Pert(c) => c.validate(&format!("{path}.cc"))?,
+            CcSpec::PertPi(c) => c.validate(&format!("{path}.cc"))?,
         }
         self.tcp.validate(&format!("{path}.tcp"))
     }

@@ -19,6 +19,7 @@ use crate::scenario::{CcSpec, QueueSpec, Scenario};
 use crate::stats::report::{self, Snapshot};
 use crate::stats::{FlowSeries, QueueSeries, Results};
 use crate::tcp::cc::pert::Pert;
+use crate::tcp::cc::pert_pi::pert_pi;
 use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::vegas::Vegas;
 use crate::tcp::cc::CongestionControl;
@@ -105,6 +106,7 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Reno => Box::new(Reno),
         CcSpec::Vegas(c) => Box::new(Vegas::new(c.clone())),
         CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
+        CcSpec::PertPi(c) => Box::new(pert_pi(c)),
     }
 }
 

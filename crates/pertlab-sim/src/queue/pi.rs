@@ -81,33 +81,59 @@ impl PiConfig {
 /// The controller's state between sampling instants.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct State {
-    /// Drop probability (ns-2 `v_prob`).
+    /// Probability (ns-2 `v_prob`).
     p: f64,
-    /// Queue at the previous instant, packets (ns-2 `qold`).
-    q_old: f64,
+    /// Input at the previous instant (ns-2 `qold`).
+    x_old: f64,
+}
+
+/// The PI difference equation `p = a (x - x_ref) - b (x_old - x_ref) + p_old`,
+/// clamped to [0, 1], run at the instants `k / w`. One law serves router PI
+/// (input: the queue in packets) and PERT/PI (input: the queueing delay in
+/// seconds, [`crate::tcp::cc::pert_pi`]). The input must be constant between
+/// calls to [`PiLaw::advance`], which is true of both.
+#[derive(Clone, Debug)]
+pub struct PiLaw {
+    a: f64,
+    b: f64,
+    x_ref: f64,
+    ticks: Periodic,
+    state: State,
+}
+
+impl PiLaw {
+    /// `w_hz` > 0; the period is `1/w` rounded to the nanosecond.
+    pub fn new(a: f64, b: f64, x_ref: f64, w_hz: f64) -> PiLaw {
+        let period = (NS_PER_SEC as f64 / w_hz).round() as SimTime;
+        PiLaw { a, b, x_ref, ticks: Periodic::new(period), state: State { p: 0.0, x_old: 0.0 } }
+    }
+
+    /// Run the sampling instants up to `now`, the input having been `x` since the last call.
+    pub fn advance(&mut self, x: f64, now: SimTime) {
+        let (a, b, x_ref) = (self.a, self.b, self.x_ref);
+        let n = self.ticks.due(now);
+        catch_up(&mut self.state, n, |s| {
+            s.p = (a * (x - x_ref) - b * (s.x_old - x_ref) + s.p).clamp(0.0, 1.0);
+            s.x_old = x;
+        });
+    }
+
+    /// The probability after the last instant run.
+    pub fn probability(&self) -> f64 {
+        self.state.p
+    }
 }
 
 /// The PI queue discipline.
 pub struct Pi {
     cfg: PiConfig,
-    ticks: Periodic,
-    state: State,
+    law: PiLaw,
 }
 
 impl Pi {
     pub fn new(cfg: PiConfig) -> Pi {
-        let period = (NS_PER_SEC as f64 / cfg.w_hz).round() as SimTime;
-        Pi { cfg, ticks: Periodic::new(period), state: State { p: 0.0, q_old: 0.0 } }
-    }
-
-    /// Run the sampling instants up to `now`, the queue having held `q` packets since the last event.
-    fn catch_up(&mut self, q: u32, now: SimTime) {
-        let (a, b, qref, q) = (self.cfg.a, self.cfg.b, self.cfg.qref, q as f64);
-        let n = self.ticks.due(now);
-        catch_up(&mut self.state, n, |s| {
-            s.p = (a * (q - qref) - b * (s.q_old - qref) + s.p).clamp(0.0, 1.0);
-            s.q_old = q;
-        });
+        let law = PiLaw::new(cfg.a, cfg.b, cfg.qref, cfg.w_hz);
+        Pi { cfg, law }
     }
 }
 
@@ -117,8 +143,8 @@ impl QueueDiscipline for Pi {
     }
 
     fn on_arrival(&mut self, view: &QueueView, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict {
-        self.catch_up(view.len_pkts, now);
-        if draw(rng, self.state.p) {
+        self.law.advance(view.len_pkts as f64, now);
+        if draw(rng, self.law.probability()) {
             signal(pkt, self.cfg.use_ecn)
         } else {
             Verdict::Pass
@@ -127,12 +153,12 @@ impl QueueDiscipline for Pi {
 
     fn on_departure(&mut self, view: &QueueView, _pkt: &mut Packet, now: SimTime) -> Verdict {
         // `view` is after the removal: the queue held one packet more until now.
-        self.catch_up(view.len_pkts + 1, now);
+        self.law.advance((view.len_pkts + 1) as f64, now);
         Verdict::Pass
     }
 
     fn probability(&self) -> f64 {
-        self.state.p
+        self.law.probability()
     }
 }
 

@@ -12,6 +12,7 @@
 //! (`tcp_cong_avoid_ai`), which is what ns-2's `cwnd_ += 1/cwnd_` approximates.
 
 pub mod pert;
+pub mod pert_pi;
 pub mod reno;
 pub mod vegas;
 

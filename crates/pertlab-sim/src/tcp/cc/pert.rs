@@ -65,8 +65,12 @@
 //! - The early response keeps `cwnd * (10^6 - d) / 10^6` segments, truncated, with
 //!   `d` the decrease in millionths (0.35 -> 350 000), at least 2 (Linux's floor).
 //!
-//! Left out: PERT/PI (Section 6), the adaptive variants of the theses (Kotla's
-//! alpha/beta modes), one-way delay signals (Section 7).
+//! What is emulated is behind [`Emulation`]: gentle RED ([`GentleRed`], this
+//! file) or PI ([`super::pert_pi`], Section 6); the signal, the draw, the
+//! once-per-RTT guard and the response are the same for both.
+//!
+//! Left out: the adaptive variants of the theses (Kotla's alpha/beta modes),
+//! one-way delay signals (Section 7).
 
 use super::reno::reno_cong_avoid;
 use super::{AckSample, CcCounters, CcState, CongestionControl};
@@ -177,9 +181,88 @@ impl PertConfig {
     }
 }
 
-/// PERT/RED sender state.
+/// What PERT emulates: the map from the queueing-delay signal to the
+/// probability of an early response.
+pub trait Emulation: Clone + std::fmt::Debug + Send {
+    /// Controller name in scenarios and results.
+    const NAME: &'static str;
+    /// The signal is about to change at `now`; it held the queueing delay `q`
+    /// (us << SRTT_SHIFT) since the previous call. For emulations whose state
+    /// runs on a clock (PI's sampling instants); gentle RED has none.
+    fn advance(&mut self, _q: u64, _now: SimTime) {}
+    /// Response probability in units of 2^-32 at queueing delay `q`, with the
+    /// propagation-delay estimate `P` (microseconds).
+    fn probability(&self, q: u64, min_rtt_us: u64) -> u64;
+}
+
+/// The gentle-RED response curve of PERT/RED (Section 3, Figure 5).
 #[derive(Clone, Debug)]
-pub struct Pert {
+pub struct GentleRed {
+    /// `p_max` in units of 2^-32.
+    p_max: u64,
+    /// `t_min`, `t_max` as queueing delays, microseconds << SRTT_SHIFT.
+    t_min: u64,
+    t_max: u64,
+    /// Explicit end of the gentle region, same units.
+    t_end: Option<u64>,
+    thresholds: PertThresholds,
+}
+
+impl GentleRed {
+    fn new(cfg: &PertConfig) -> GentleRed {
+        GentleRed {
+            p_max: to_prob(cfg.p_max),
+            t_min: ns_to_scaled(cfg.t_min_ns),
+            t_max: ns_to_scaled(cfg.t_max_ns),
+            t_end: cfg.t_curve_end_ns.map(ns_to_scaled),
+            thresholds: cfg.thresholds,
+        }
+    }
+
+    /// End of the gentle region as a queueing delay (fixed point).
+    fn curve_end(&self, min_rtt_us: u64) -> u64 {
+        let two_t_max = self.t_max.saturating_mul(2);
+        match (self.t_end, self.thresholds) {
+            (Some(end), _) => end,
+            (None, PertThresholds::QueueingDelay) => two_t_max,
+            // 2 (P + t_max) - P
+            (None, PertThresholds::Literal) => two_t_max.saturating_add(min_rtt_us << SRTT_SHIFT),
+        }
+    }
+}
+
+impl Emulation for GentleRed {
+    const NAME: &'static str = "pert";
+
+    fn probability(&self, q: u64, min_rtt_us: u64) -> u64 {
+        let end = self.curve_end(min_rtt_us);
+        if q < self.t_min {
+            0
+        } else if q < self.t_max {
+            interpolate(0, self.p_max, q - self.t_min, self.t_max - self.t_min)
+        } else if q < end {
+            interpolate(self.p_max, PROB_ONE, q - self.t_max, end - self.t_max)
+        } else {
+            PROB_ONE
+        }
+    }
+}
+
+/// The sender side shared by every emulation: the `srtt_0.99` signal, the
+/// draw, the once-per-RTT guard and the multiplicative decrease.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Response {
+    /// History weight of the smoothed RTT (`srtt_0.99`), used to a millionth.
+    pub srtt_weight: f64,
+    /// Fraction of the window removed by an early response.
+    pub decrease: f64,
+    /// Allow early responses in slow start.
+    pub respond_in_slow_start: bool,
+}
+
+/// PERT sender state, generic over what it emulates (gentle RED by default).
+#[derive(Clone, Debug)]
+pub struct Pert<E: Emulation = GentleRed> {
     /// Smoothed RTT, microseconds << SRTT_SHIFT; none before the first sample.
     srtt: Option<u64>,
     /// Minimum RTT sample, microseconds: the propagation-delay estimate `P`.
@@ -193,33 +276,36 @@ pub struct Pert {
     weight_ppm: u64,
     /// Share of the window an early response keeps, millionths.
     keep_ppm: u64,
-    /// `p_max` in units of 2^-32.
-    p_max: u64,
-    /// `t_min`, `t_max` as queueing delays, microseconds << SRTT_SHIFT.
-    t_min: u64,
-    t_max: u64,
-    /// Explicit end of the gentle region, same units.
-    t_end: Option<u64>,
-    thresholds: PertThresholds,
     respond_in_slow_start: bool,
+    emulation: E,
 }
 
-impl Pert {
-    pub fn new(cfg: PertConfig) -> Pert {
+impl Pert<GentleRed> {
+    /// PERT/RED (Section 3).
+    pub fn new(cfg: PertConfig) -> Pert<GentleRed> {
+        let response = Response { srtt_weight: cfg.srtt_weight, decrease: cfg.decrease, respond_in_slow_start: cfg.respond_in_slow_start };
+        Pert::emulating(GentleRed::new(&cfg), response)
+    }
+}
+
+impl<E: Emulation> Pert<E> {
+    /// PERT emulating `emulation`.
+    pub fn emulating(emulation: E, response: Response) -> Pert<E> {
         Pert {
             srtt: None,
             min_rtt_us: None,
             guard: None,
             early_responses: 0,
-            weight_ppm: to_ppm(cfg.srtt_weight),
-            keep_ppm: PPM - to_ppm(cfg.decrease),
-            p_max: to_prob(cfg.p_max),
-            t_min: ns_to_scaled(cfg.t_min_ns),
-            t_max: ns_to_scaled(cfg.t_max_ns),
-            t_end: cfg.t_curve_end_ns.map(ns_to_scaled),
-            thresholds: cfg.thresholds,
-            respond_in_slow_start: cfg.respond_in_slow_start,
+            weight_ppm: to_ppm(response.srtt_weight),
+            keep_ppm: PPM - to_ppm(response.decrease),
+            respond_in_slow_start: response.respond_in_slow_start,
+            emulation,
         }
+    }
+
+    /// What is emulated, with its state.
+    pub fn emulation(&self) -> &E {
+        &self.emulation
     }
 
     /// Smoothed RTT (`srtt_0.99`), if a sample has been seen.
@@ -244,7 +330,7 @@ impl Pert {
 
     /// Current response probability, in units of 2^-32 ([`PROB_ONE`] = 1).
     pub fn probability_fixed(&self) -> u64 {
-        self.probability_at(self.qdelay())
+        self.emulation.probability(self.qdelay(), self.min_rtt_us.unwrap_or(0))
     }
 
     /// Current response probability.
@@ -256,31 +342,6 @@ impl Pert {
         match (self.srtt, self.min_rtt_us) {
             (Some(srtt), Some(p)) => srtt.saturating_sub(p << SRTT_SHIFT),
             _ => 0,
-        }
-    }
-
-    /// End of the gentle region as a queueing delay (fixed point).
-    fn curve_end(&self) -> u64 {
-        let two_t_max = self.t_max.saturating_mul(2);
-        match (self.t_end, self.thresholds) {
-            (Some(end), _) => end,
-            (None, PertThresholds::QueueingDelay) => two_t_max,
-            // 2 (P + t_max) - P
-            (None, PertThresholds::Literal) => two_t_max.saturating_add(self.min_rtt_us.unwrap_or(0) << SRTT_SHIFT),
-        }
-    }
-
-    /// The gentle-RED response curve at queueing delay `q` (fixed point).
-    fn probability_at(&self, q: u64) -> u64 {
-        let end = self.curve_end();
-        if q < self.t_min {
-            0
-        } else if q < self.t_max {
-            interpolate(0, self.p_max, q - self.t_min, self.t_max - self.t_min)
-        } else if q < end {
-            interpolate(self.p_max, PROB_ONE, q - self.t_max, end - self.t_max)
-        } else {
-            PROB_ONE
         }
     }
 
@@ -328,11 +389,11 @@ fn interpolate(lo: u64, hi: u64, num: u64, den: u64) -> u64 {
 }
 
 /// Nanoseconds to microseconds << SRTT_SHIFT (sub-microsecond part dropped).
-fn ns_to_scaled(ns: u64) -> u64 {
+pub(super) fn ns_to_scaled(ns: u64) -> u64 {
     (ns / NS_PER_US).saturating_mul(1 << SRTT_SHIFT)
 }
 
-fn scaled_to_ns(v: u64) -> SimTime {
+pub(super) fn scaled_to_ns(v: u64) -> SimTime {
     let ns = (u128::from(v) * u128::from(NS_PER_US)) >> SRTT_SHIFT;
     u64::try_from(ns).unwrap_or(u64::MAX)
 }
@@ -343,7 +404,7 @@ fn to_ppm(x: f64) -> u64 {
 }
 
 /// A probability in [0, 1] to units of 2^-32, rounded.
-fn to_prob(x: f64) -> u64 {
+pub(super) fn to_prob(x: f64) -> u64 {
     (x.clamp(0.0, 1.0) * PROB_ONE as f64).round() as u64
 }
 
@@ -352,9 +413,9 @@ fn seq_after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
 }
 
-impl CongestionControl for Pert {
+impl<E: Emulation> CongestionControl for Pert<E> {
     fn name(&self) -> &'static str {
-        "pert"
+        E::NAME
     }
 
     /// Loss: standard TCP (Section 3), Reno's `max(cwnd / 2, 2)`.
@@ -370,8 +431,9 @@ impl CongestionControl for Pert {
         }
     }
 
-    fn pkts_acked(&mut self, _tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
+    fn pkts_acked(&mut self, tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
         if let Some(rtt) = sample.rtt {
+            self.emulation.advance(self.qdelay(), tp.now);
             self.update_rtt(rtt);
         }
     }
@@ -645,8 +707,8 @@ mod tests {
         assert_eq!(c.thresholds, PertThresholds::QueueingDelay);
         assert!(c.validate("cc").is_ok());
         let cc = Pert::new(c);
-        assert_eq!((cc.weight_ppm, cc.keep_ppm, cc.p_max), (990_000, 650_000, P_MAX_FIXED));
-        assert_eq!((cc.t_min, cc.t_max, cc.curve_end()), (5_120_000, 10_240_000, 20_480_000));
+        assert_eq!((cc.weight_ppm, cc.keep_ppm, cc.emulation.p_max), (990_000, 650_000, P_MAX_FIXED));
+        assert_eq!((cc.emulation.t_min, cc.emulation.t_max, cc.emulation.curve_end(0)), (5_120_000, 10_240_000, 20_480_000));
     }
 
     #[test]
