@@ -22,6 +22,13 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   the PERT paper's SACK/RED-ECN).
 - **Starts** are drawn uniformly in ``[0, start_window]`` from the seed;
   metrics cover ``[warmup, duration]``.
+- **Different RTTs.** ``rtt`` may be a list (or "12ms,24ms,..."), one RTT per
+  flow (PERT paper Table 1). The bottleneck delay is the split of the smallest
+  RTT; each pair's two access links make up the rest of its RTT. The buffer's
+  BDP uses the mean RTT (the paper does not say which RTT it used).
+- **Reverse traffic.** ``reverse_flows`` adds that many pairs whose flow runs
+  from the receiver side to the sender side (the first controller of ``cc``),
+  so data and ACKs of both directions share the bottleneck's two queues.
 """
 
 from __future__ import annotations
@@ -42,6 +49,7 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "reno": ("reno", True),
     "vegas": ("vegas", True),
     "pert": ("pert", True),
+    "pert-pi": ("pert-pi", True),
 }
 QUEUE_NAMES = QUEUE_KINDS
 #: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
@@ -94,7 +102,7 @@ def buffer_packets(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: flo
 
 def dumbbell(
     bw: str | int = "150Mbps",
-    rtt: str | int = "60ms",
+    rtt: str | int | list[str | int] = "60ms",
     flows: int | None = 50,
     cc: str = "sack",
     queue: str = "droptail",
@@ -113,6 +121,7 @@ def dumbbell(
     monitor_flows: list[int] | None = None,
     cc_params: dict[str, dict[str, Any]] | None = None,
     aqm: dict[str, Any] | None = None,
+    reverse_flows: int = 0,
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -127,7 +136,8 @@ def dumbbell(
     Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
     rate = _positive(parse_rate, bw, "bw")
-    rtt_ns = _positive(parse_time, rtt, "rtt")
+    rtt_list = [x.strip() for x in rtt.split(",")] if isinstance(rtt, str) else rtt if isinstance(rtt, (list, tuple)) else [rtt]
+    rtts_ns = [_positive(parse_time, x, "rtt") for x in rtt_list]
     duration_ns = _positive(parse_time, duration, "duration")
     window_ns = parse_time(start_window, "start_window")
     warmup_ns = parse_time(warmup, "warmup")
@@ -135,6 +145,10 @@ def dumbbell(
     size = parse_size(packet_size, "packet_size")
     groups = parse_cc_mix(cc, flows)
     n = sum(k for _, k in groups)
+    if len(rtts_ns) not in (1, n):
+        raise ScenarioError([("rtt", f"give one RTT or one per flow ({n}), got {len(rtts_ns)}")])
+    if reverse_flows < 0:
+        raise ScenarioError([("reverse_flows", f"must be zero or positive, got {reverse_flows}")])
     if queue not in QUEUE_NAMES:
         raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
     if not 0 < end_ns <= duration_ns:
@@ -146,8 +160,10 @@ def dumbbell(
     if buffer_bdp < 0:
         raise ScenarioError([("buffer_bdp", f"must be zero or positive, got {buffer_bdp}")])
 
-    access_ns, bottleneck_ns = split_rtt(rtt_ns)
-    limit = buffer_pkts if buffer_pkts is not None else buffer_packets(rate, rtt_ns, size, buffer_bdp, n)
+    _, bottleneck_ns = split_rtt(min(rtts_ns))
+    access_ns = [(r // 2 - bottleneck_ns) // 2 for r in rtts_ns]
+    mean_rtt_ns = round(sum(rtts_ns) / len(rtts_ns))
+    limit = buffer_pkts if buffer_pkts is not None else buffer_packets(rate, mean_rtt_ns, size, buffer_bdp, n + reverse_flows)
     bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         section = dict(aqm or {})
@@ -158,7 +174,7 @@ def dumbbell(
     flows_wire = []
     for name, count in groups:
         kind, sack = CC_NAMES[name]
-        cc_spec = {"kind": kind, **(cc_params or {}).get(kind, {})}
+        cc_spec = {"kind": kind, **_derived_cc_params(kind, rate, size), **(cc_params or {}).get(kind, {})}
         for _ in range(count):
             i = len(flows_wire)
             flows_wire.append(
@@ -170,6 +186,11 @@ def dumbbell(
                     "tcp": {"packet_size": size, "sack": sack, "ecn": ecn},
                 }
             )
+    for _ in range(reverse_flows):
+        i = len(flows_wire)
+        flows_wire.append({**flows_wire[0], "src": f"d{i}", "dst": f"s{i}"})
+    if reverse_flows and len(access_ns) > 1:
+        access_ns += [access_ns[0]] * reverse_flows
 
     return Scenario.parse(
         {
@@ -177,13 +198,13 @@ def dumbbell(
             "duration_ns": duration_ns,
             "measure": {"start_ns": warmup_ns, "end_ns": end_ns},
             "dumbbell": {
-                "pairs": n,
+                "pairs": n + reverse_flows,
                 "bottleneck_rate_bps": rate,
                 "bottleneck_delay_ns": bottleneck_ns,
                 "bottleneck_queue": bottleneck_queue,
                 "access_rate_bps": parse_rate(access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9),
-                "sender_access_delay_ns": [access_ns],
-                "receiver_access_delay_ns": [access_ns],
+                "sender_access_delay_ns": access_ns,
+                "receiver_access_delay_ns": access_ns,
             },
             "flows": flows_wire,
             "monitor": {
@@ -195,6 +216,12 @@ def dumbbell(
             else {},
         }
     )
+
+
+def _derived_cc_params(kind: str, rate_bps: int, packet_size: int) -> dict[str, Any]:
+    """Parameters a controller takes from the bottleneck: PERT/PI scales router
+    PI's a, b by the capacity in packets/s (SIGCOMM 2007 Section 6.1)."""
+    return {"capacity_pps": rate_bps / (8 * packet_size)} if kind == "pert-pi" else {}
 
 
 def _positive(parse, value: Any, field: str) -> int:

@@ -203,6 +203,9 @@ def reproduce(
     list_: Annotated[bool, typer.Option("--list", help="Name every reproducible table and figure.")] = False,
     quick: Annotated[bool, typer.Option("--quick", help="Scaled-down version (about a minute).")] = False,
     jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
+    cluster: Annotated[
+        Optional[str], typer.Option(help="Run on this Dask scheduler (tcp://host:8786) instead of local processes.")
+    ] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/NAME].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
 ) -> None:
@@ -224,7 +227,9 @@ def reproduce(
         entry = get(name)
     except ValueError as e:
         _fail(e)
-    report = entry.run(quick, out_dir or Path("reports") / name, jobs)
+    from .parallel import Workers
+
+    report = entry.run(quick, out_dir or Path("reports") / name, Workers(jobs, cluster))
     index = report.write()
     if as_json:
         sys.stdout.write(json.dumps(report.summary()) + "\n")

@@ -402,8 +402,25 @@ class Pert(_Model):
         return v
 
 
-CcSpec = Annotated[Union[Reno, Vegas, Pert], Field(discriminator="kind")]
-CC_KINDS = ("reno", "vegas", "pert")
+class PertPi(_Model):
+    """PERT/PI (SIGCOMM 2007, Section 6): PERT's signal and response with the PI
+    law on the queueing delay; router PI's a, b scaled by the capacity."""
+
+    kind: Literal["pert-pi"] = "pert-pi"
+    target_delay: Time = _unit("target_delay", "target_delay_ns", "3ms", "target queueing delay T_q* (Section 6.1)")
+    a: Annotated[float, Field(ge=0.0)] = Field(1.822e-5, description="router PI's a (per packet of queue), ns-2 default")
+    b: Annotated[float, Field(ge=0.0)] = Field(1.816e-5, description="router PI's b (per packet of queue), ns-2 default")
+    capacity_pps: Annotated[float, Field(gt=0.0)] = Field(
+        description="bottleneck capacity in packets/s that scales a and b (Section 6.1); builders set it"
+    )
+    w_hz: Annotated[float, Field(gt=0.0, le=1e9)] = Field(170.0, description="sampling frequency of the law, Hz (router PI's)")
+    decrease: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.35, description="fraction of the window an early response removes")
+    srtt_weight: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.99, description="history weight of the smoothed RTT")
+    respond_in_slow_start: bool = True
+
+
+CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi], Field(discriminator="kind")]
+CC_KINDS = ("reno", "vegas", "pert", "pert-pi")
 
 
 class TcpConfig(_Model):
@@ -450,7 +467,7 @@ class FlowSpec(_Model):
     src: str
     dst: str
     cc: Annotated[
-        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert"], CcSpec])
+        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi"], CcSpec])
     ] = Field(default_factory=Reno, description='a controller: "pert", or a table such as {kind = "pert", p_max = 0.1}')
     start: Time | None = _unit("start", "start_ns", None, "fixed start time (exclusive with start_window)")
     start_window: tuple[Time, Time] | None = _unit(

@@ -41,9 +41,10 @@ import polars as pl
 
 from .builders import CC_NAMES
 from .results import Results
-from .scenario import Scenario, ScenarioError
+from .scenario import Scenario, ScenarioError, TcpConfig
+from .units import parse_rate
 
-__all__ = ["Point", "parse_vary", "expand", "run_key", "run_sweep", "aggregate", "METRICS"]
+__all__ = ["Point", "parse_vary", "expand", "run_key", "run_points", "stored_results", "run_sweep", "aggregate", "METRICS"]
 
 #: Summary metrics collected per run (bottleneck queue and flows).
 METRICS = ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization", "jain", "goodput_mbps")
@@ -99,6 +100,19 @@ def _set_cc(wire: dict[str, Any], name: str) -> None:
     for flow in wire["flows"]:
         flow["cc"] = {"kind": kind}
         flow.setdefault("tcp", {})["sack"] = sack
+        if kind == "pert-pi":
+            flow["cc"]["capacity_pps"] = _bottleneck_pps(wire, flow)
+
+
+def _bottleneck_pps(wire: dict[str, Any], flow: dict[str, Any]) -> float:
+    """The dumbbell bottleneck in packets/s of the flow's size (PERT/PI's capacity)."""
+    d = wire.get("dumbbell")
+    rate = (d or {}).get("bottleneck_rate_bps", (d or {}).get("bottleneck_rate"))
+    if rate is None:
+        raise ScenarioError([("cc", "pert-pi needs the bottleneck capacity: only dumbbell scenarios derive it; "
+                             "set flows[i].cc.capacity_pps in the scenario file instead")])
+    size = TcpConfig.model_validate(flow.get("tcp", {})).packet_size
+    return parse_rate(rate, "bottleneck.rate") / (8 * size)
 
 
 def _set_path(wire: dict[str, Any], path: str, text: str) -> None:
@@ -186,6 +200,7 @@ def _row(point: Point, results: Results) -> dict[str, Any]:
         row[m] = b.get(m)
     row["jain"] = results.jain
     row["goodput_mbps"] = float(results.flows["goodput_mbps"].sum()) if results.flows.height else 0.0
+    row["wall_seconds"] = results.data.get("wall_seconds")
     return row
 
 
@@ -210,6 +225,55 @@ def aggregate(runs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
+def run_points(
+    points: list[Point],
+    out: str | Path,
+    *,
+    jobs: int | None = None,
+    cluster: str | None = None,
+    on_progress: Callable[[int, int], None] | None = None,
+) -> pl.DataFrame:
+    """Run every point not yet stored under ``out/runs`` on Dask and return one
+    row of summary metrics per point (:data:`METRICS`, plus the varied values).
+
+    Workers are a ``LocalCluster`` of ``jobs`` processes, or the scheduler at
+    ``cluster``. ``on_progress(done, total)`` is called as runs finish (stored
+    ones count as done). Used by sweeps and by reproductions alike.
+    """
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    out = Path(out)
+    (out / "runs").mkdir(parents=True, exist_ok=True)
+    todo = list({p.key: p for p in points if not (out / "runs" / p.key).is_dir()}.values())
+    total = len({p.key for p in points})
+    done = total - len(todo)
+    if on_progress:
+        on_progress(done, total)
+    if todo:
+        local = None
+        if cluster is None:
+            workers = jobs or min(len(todo), os.cpu_count() or 1)
+            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
+        client = Client(local or cluster)
+        try:
+            futures = {client.submit(_simulate, p.scenario.to_wire_json(), key=f"pertlab-run-{p.key}", pure=False): p for p in todo}
+            for future in as_completed(futures):
+                _store(out, futures[future], future.result())
+                done += 1
+                if on_progress:
+                    on_progress(done, total)
+        finally:
+            client.close()
+            if local is not None:
+                local.close()
+    return pl.DataFrame([_row(p, Results.read(out / "runs" / p.key)) for p in points])
+
+
+def stored_results(point: Point, out: str | Path) -> Results:
+    """The stored results of a point that :func:`run_points` has run."""
+    return Results.read(Path(out) / "runs" / point.key)
+
+
 def run_sweep(
     base: Scenario,
     vary: dict[str, list[str]],
@@ -224,36 +288,13 @@ def run_sweep(
 
     ``on_progress(done, total)`` is called as runs finish (stored ones count as done).
     """
-    from dask.distributed import Client, LocalCluster, as_completed
-
     out = Path(out)
-    (out / "runs").mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     points = expand(base, vary, seeds)
     (out / "sweep.json").write_text(
         json.dumps({"base": base.to_wire(), "vary": vary, "seeds": seeds}, indent=2, sort_keys=True) + "\n"
     )
-    todo = [p for p in points if not (out / "runs" / p.key).is_dir()]
-    done = len(points) - len(todo)
-    if on_progress:
-        on_progress(done, len(points))
-    if todo:
-        local = None
-        if cluster is None:
-            workers = jobs or min(len(todo), os.cpu_count() or 1)
-            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(local or cluster)
-        try:
-            futures = {client.submit(_simulate, p.scenario.to_wire_json(), key=f"pertlab-run-{p.key}", pure=False): p for p in todo}
-            for future in as_completed(futures):
-                _store(out, futures[future], future.result())
-                done += 1
-                if on_progress:
-                    on_progress(done, len(points))
-        finally:
-            client.close()
-            if local is not None:
-                local.close()
-    runs = pl.DataFrame([_row(p, Results.read(out / "runs" / p.key)) for p in points])
+    runs = run_points(points, out, jobs=jobs, cluster=cluster, on_progress=on_progress)
     table = aggregate(runs, list(vary))
     runs.write_parquet(out / "runs.parquet")
     table.write_parquet(out / "aggregate.parquet")

@@ -1,5 +1,6 @@
 """The dumbbell builder's documented choices (docs/cli.md)."""
 
+import polars as pl
 import pytest
 
 import pertlab
@@ -72,3 +73,37 @@ def test_ecn_with_ared_marks():
 def test_mix_without_flow_count_needs_counts():
     with pytest.raises(ScenarioError, match="^flows: give the number of flows"):
         pertlab.dumbbell(flows=None, cc="sack")
+
+
+def test_one_rtt_per_flow_sets_each_pairs_access_delays():
+    from pertlab.builders import dumbbell
+
+    s = dumbbell(bw="150Mbps", rtt=",".join(f"{12 * i}ms" for i in range(1, 11)), flows=10, duration="10s", warmup="1s")
+    d = s.to_wire()["dumbbell"]
+    # 12 ms: 1 + 4 + 1 ms one way; 120 ms: 28 + 4 + 28 ms.
+    assert d["bottleneck_delay_ns"] == 4_000_000
+    assert [2 * (2 * a + d["bottleneck_delay_ns"]) for a in d["sender_access_delay_ns"]] == [12_000_000 * i for i in range(1, 11)]
+    # Buffer: BDP at the mean RTT (66 ms) in 1500-byte packets.
+    assert d["bottleneck_queue"]["limit_pkts"] == round(150e6 * 0.066 / 12000)
+    r = pertlab.run(s)
+    assert r.flows["base_rtt_ms"].to_list() == [12.0 * i for i in range(1, 11)]
+
+
+def test_rtt_list_of_the_wrong_length_and_negative_reverse_flows_are_errors():
+    from pertlab.builders import dumbbell
+
+    with pytest.raises(pertlab.ScenarioError, match="rtt: give one RTT or one per flow"):
+        dumbbell(rtt="10ms,20ms", flows=3)
+    with pytest.raises(pertlab.ScenarioError, match="reverse_flows"):
+        dumbbell(reverse_flows=-1)
+
+
+def test_reverse_flows_send_from_the_receiver_side():
+    from pertlab.builders import dumbbell
+
+    r = pertlab.run(dumbbell(bw="10Mbps", rtt="40ms", flows=2, reverse_flows=2, duration="10s", warmup="2s", start_window="1s"))
+    rev = r.flows.filter(pl.col("src").str.starts_with("d"))
+    assert rev.height == 2 and (rev["goodput_mbps"] > 1).all()
+    # Both directions are loaded: each direction's bottleneck queue carries data.
+    busy = r.queues.filter((pl.col("link") == "bottleneck") & (pl.col("utilization") > 0.5))
+    assert sorted(zip(busy["from"], busy["to"])) == [("r0", "r1"), ("r1", "r0")]

@@ -81,7 +81,7 @@ def test_unknown_queue_and_controller_list_the_allowed_values():
         "'feng', 'nlred', 'pi', 'pie' or 'codel'"
     )
     flows = {"flows": [{"src": "a", "dst": "b", "cc": "cubic"}]}
-    assert error_of(udp_graph(**flows)) == "flows[0].cc: unknown kind 'cubic'; allowed: 'reno', 'vegas', 'pert'"
+    assert error_of(udp_graph(**flows)) == "flows[0].cc: unknown kind 'cubic'; allowed: 'reno', 'vegas', 'pert', 'pert-pi'"
 
 
 def test_cross_field_errors_name_the_field():

@@ -69,6 +69,12 @@ fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> 
     serde_json::to_string(&results).map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
+/// Jain's fairness index of `xs`, the core's one definition (also used for testbed runs).
+#[pyfunction]
+fn jain_index(xs: Vec<f64>) -> f64 {
+    pertlab_sim::stats::jain_index(&xs)
+}
+
 /// Version of the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -78,6 +84,7 @@ fn version() -> &'static str {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
+    m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())

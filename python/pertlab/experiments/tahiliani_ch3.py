@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 import polars as pl
 
-from ..parallel import parallel_map
+from ..parallel import Workers
 from ..results import Results
 from ..run import run
 from ..scenario import Scenario
@@ -169,10 +169,10 @@ def _run_decrease(args: tuple[str, int]) -> dict[str, Any]:
     }
 
 
-def run_sharp_decrease(controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), jobs: int | None = None) -> pl.DataFrame:
+def run_sharp_decrease(controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), workers: Workers = Workers()) -> pl.DataFrame:
     """S3-5 per controller and seed: bottleneck utilization, lowest average queue and the
     fraction of samples with an empty queue, over the 10 s after the load drops."""
-    return pl.DataFrame(parallel_map(_run_decrease, [(k, s) for k in controllers for s in seeds], jobs))
+    return pl.DataFrame(workers.map(_run_decrease, [(k, s) for k in controllers for s in seeds]))
 
 
 #: S3-2 (thesis Section 3.3, Scenario 2, after Floyd et al. 2001): 15 Mbps, 250 ms RTT,
@@ -207,9 +207,9 @@ def _run_fixed(args: tuple[str, int, str]) -> tuple[str, pl.DataFrame]:
     return kind, bottleneck_series(run(fixed_flows_scenario(kind, seed, duration)))
 
 
-def run_fixed_flows(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, duration: str = "100s", jobs: int | None = None) -> dict[str, pl.DataFrame]:
+def run_fixed_flows(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, duration: str = "100s", workers: Workers = Workers()) -> dict[str, pl.DataFrame]:
     """The bottleneck's queue series (with avg and max_p) under S3-2, per controller."""
-    return dict(parallel_map(_run_fixed, [(k, seed, duration) for k in controllers], jobs))
+    return dict(workers.map(_run_fixed, [(k, seed, duration) for k in controllers]))
 
 
 def bottleneck_series(r: Results) -> pl.DataFrame:
@@ -234,10 +234,10 @@ def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
     }
 
 
-def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, jobs: int | None = None) -> pl.DataFrame:
+def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, workers: Workers = Workers()) -> pl.DataFrame:
     """Every (controller, flow count, seed) point of S3-A, one row each."""
     points = [(k, n, mode, s) for k in controllers for n in mode.flows for s in mode.seeds]
-    return pl.DataFrame(parallel_map(_run_point, points, jobs))
+    return pl.DataFrame(workers.map(_run_point, points))
 
 
 def compare_with_thesis(measured: pl.DataFrame) -> pl.DataFrame:
@@ -300,9 +300,9 @@ def _run_step(args: tuple[str, int]) -> tuple[str, pl.DataFrame]:
     return kind, bottleneck_series(run(sharp_increase_scenario(kind, seed)))
 
 
-def run_sharp_increase(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, jobs: int | None = None) -> dict[str, pl.DataFrame]:
+def run_sharp_increase(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, workers: Workers = Workers()) -> dict[str, pl.DataFrame]:
     """The bottleneck's queue series under S3-4, per controller."""
-    return dict(parallel_map(_run_step, [(k, seed) for k in controllers], jobs))
+    return dict(workers.map(_run_step, [(k, seed) for k in controllers]))
 
 
 def plot_versus_flows(comparison: pl.DataFrame, path) -> None:

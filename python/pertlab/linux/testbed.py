@@ -47,6 +47,7 @@ from typing import Any, Iterator
 
 import polars as pl
 
+from .._core import jain_index
 from ..results import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, _rows
 from ..units import parse_rate, parse_size, parse_time
 from . import build, loader
@@ -583,6 +584,7 @@ def compare(sc: TestbedScenario, out: Path) -> str:
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), sf["retransmits"].sum(), "{}")
         if cc == "pert":
             row("pert: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
+    row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), sim.jain)
     row("bottleneck utilization", rq["utilization"], sq["utilization"])
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")
     row("bottleneck drops", rq["drops"], sq["drops"], "{}")
@@ -599,11 +601,37 @@ def compare(sc: TestbedScenario, out: Path) -> str:
         *rows,
         "",
         f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
-        "Result tables: testbed/ and sim/ (same schemas).",
+        "Result tables: testbed/ and sim/ (same schemas). Figure: cwnd.png (congestion windows and bottleneck queue, side by side).",
         "",
     ])  # fmt: skip
     (out / "report.md").write_text(report)
+    plot_side_by_side(real, sim, out / "cwnd.png", f"{sc.name}: {sc.rate_bps / 1e6:g} Mbit/s, {sc.delay_ns / 1e6:g} ms")
     return report
+
+
+def plot_side_by_side(real: TestbedResults, sim, path: Path, title: str) -> None:
+    """Congestion windows (top) and bottleneck queue (bottom), testbed left, simulator right."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(2, 2, figsize=(12, 6.5), sharex=True, sharey="row")
+    sim_queue = sim.queue_series.filter(pl.col("queue") == sim.queue_series["queue"][0]) if sim.queue_series.height else sim.queue_series
+    for col, (label, fs, qs) in enumerate((("testbed (Linux)", real.flow_series, real.queue_series), ("simulator", sim.flow_series, sim_queue))):
+        for flow in fs["flow"].unique().sort().to_list():
+            f = fs.filter(pl.col("flow") == flow)
+            axes[0, col].plot(f["t_s"], f["cwnd"], lw=0.7)
+        axes[0, col].set_title(label)
+        if qs.height:
+            axes[1, col].plot(qs["t_s"], qs["len_pkts"], lw=0.7, color="k")
+        axes[1, col].set_xlabel("time (s)")
+    axes[0, 0].set_ylabel("cwnd (segments)")
+    axes[1, 0].set_ylabel("bottleneck queue (packets)")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def compare_file(path: Path | str, out: Path) -> str:

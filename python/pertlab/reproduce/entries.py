@@ -9,14 +9,15 @@ from pathlib import Path
 import polars as pl
 
 from ..experiments import tahiliani_ch3 as ch3
+from ..parallel import Workers
 from .registry import Claim, Entry, Report, register
 
 THESIS = "Tahiliani, PhD thesis, NITK 2013, Chapter 3"
 
 
-def _ch3_flows(quick: bool, out: Path, jobs: int | None) -> Report:
+def _ch3_flows(quick: bool, out: Path, workers: Workers) -> Report:
     mode = ch3.QUICK if quick else ch3.FULL
-    runs = ch3.run_s3a(mode, jobs=jobs)
+    runs = ch3.run_s3a(mode, workers=workers)
     comparison = ch3.compare_with_thesis(runs)
     report = Report(
         name="tahiliani-ch3-flows",
@@ -67,11 +68,11 @@ def _ch3_flow_claims(comparison: pl.DataFrame) -> list[Claim]:
     ]
 
 
-def _ch3_sharp_increase(quick: bool, out: Path, jobs: int | None) -> Report:
+def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
     seeds = (1, 2, 3) if quick else (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
     rows, first = [], None
     for seed in seeds:
-        series = ch3.run_sharp_increase(seed=seed, jobs=jobs)
+        series = ch3.run_sharp_increase(seed=seed, workers=workers)
         first = first or series
         for kind, s in series.items():
             rows.append({"controller": kind, "seed": seed, "excess_pkts": ch3.excess_after_step(s), "settle_s": ch3.settle_time(s)})
@@ -107,9 +108,9 @@ def _ch3_sharp_increase(quick: bool, out: Path, jobs: int | None) -> Report:
     return report
 
 
-def _ch3_sharp_decrease(quick: bool, out: Path, jobs: int | None) -> Report:
+def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
     seeds = (1, 2, 3) if quick else tuple(range(1, 11))
-    runs = ch3.run_sharp_decrease(seeds=seeds, jobs=jobs)
+    runs = ch3.run_sharp_decrease(seeds=seeds, workers=workers)
     means = runs.group_by("controller", maintain_order=True).agg(pl.all().exclude("seed").mean())
     m = {r["controller"]: r for r in means.iter_rows(named=True)}
     report = Report(
@@ -142,9 +143,9 @@ def _ch3_sharp_decrease(quick: bool, out: Path, jobs: int | None) -> Report:
     return report
 
 
-def _ch3_fixed_flows(quick: bool, out: Path, jobs: int | None) -> Report:
+def _ch3_fixed_flows(quick: bool, out: Path, workers: Workers) -> Report:
     duration, settle = ("40s", 15.0) if quick else ("100s", 20.0)
-    series = ch3.run_fixed_flows(duration=duration, jobs=jobs)
+    series = ch3.run_fixed_flows(duration=duration, workers=workers)
     band = (ch3.S32_MIN_TH + 0.4 * (ch3.S32_MAX_TH - ch3.S32_MIN_TH), ch3.S32_MIN_TH + 0.6 * (ch3.S32_MAX_TH - ch3.S32_MIN_TH))
     rows = []
     for kind, s in series.items():

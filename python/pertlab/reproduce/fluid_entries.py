@@ -21,6 +21,7 @@ from ..fluid.models import FlowGroup, PertRed, SurathkalTcpRed, TcpRed, TcpRedPa
 from ..fluid.output import frame, jsonable, plot_runs
 from ..fluid.regimes import classify, settling_time
 from ..fluid.stability import boundary_rtt, min_delta, theorem1
+from ..parallel import Workers
 from .registry import Claim, Entry, Report, register
 
 PAPER = "Bhandarkar, Reddy, Zhang, Loguinov, SIGCOMM 2007"
@@ -34,7 +35,7 @@ FIG13A = dict(capacity=1000.0, rtt_max=0.2, pmax=0.1, tmin=0.05, tmax=0.1, alpha
 PAPER_REGIME = {0.100: "monotone", 0.160: "decaying oscillation", 0.171: "persistent oscillation"}
 
 
-def _fig13(quick: bool, out: Path, jobs: int | None) -> Report:
+def _fig13(quick: bool, out: Path, workers: Workers) -> Report:
     out.mkdir(parents=True, exist_ok=True)
     duration = 30.0 if quick else 60.0
     claims: list[Claim] = []
@@ -156,7 +157,7 @@ def _fig13(quick: bool, out: Path, jobs: int | None) -> Report:
 CH5 = dict(capacity=5e6 / (8 * 500), min_th=150.0, max_th=200.0, max_p=0.1, w_q=1e-4, gentle=True)
 
 
-def _ch5(quick: bool, out: Path, jobs: int | None) -> Report:
+def _ch5(quick: bool, out: Path, workers: Workers) -> Report:
     out.mkdir(parents=True, exist_ok=True)
     step = 2e-3 if quick else 1e-3
     d1 = 40.0 if quick else 70.0

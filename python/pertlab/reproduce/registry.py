@@ -102,12 +102,13 @@ def _html_table(table: pl.DataFrame, max_rows: int = 200) -> str:
 
 @dataclass(frozen=True)
 class Entry:
-    """A named reproduction: ``run(quick, out_dir, jobs)`` returns its report (not yet written)."""
+    """A named reproduction: ``run(quick, out_dir, workers)`` returns its report (not yet written);
+    ``workers`` (:class:`pertlab.parallel.Workers`) says where its runs execute."""
 
     name: str
     title: str
     source: str
-    run: Callable[[bool, Path, int | None], Report]
+    run: Callable[[bool, Path, Any], Report]
 
 
 REGISTRY: dict[str, Entry] = {}

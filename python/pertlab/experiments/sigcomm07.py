@@ -1,0 +1,283 @@
+"""Bhandarkar, Reddy, Zhang, Loguinov, "Emulating AQM from End Hosts" (SIGCOMM
+2007), Section 4 and Section 6.1: the packet-level evaluation of PERT.
+
+Common setup (Section 4, STATED): 400 s runs, metrics over 100..300 s, buffer
+= BDP and at least 2 x flows, flow starts uniform in (0, 50) s; schemes
+PERT (DropTail), SACK/DropTail, SACK/RED-ECN (adaptive RED) and Vegas
+(DropTail). Every scenario is built with :func:`pertlab.builders.dumbbell`
+(delay split, access links and buffer rule documented there) except the
+multiple-bottleneck topology of Figure 10 (:func:`parking_lot`).
+
+Choices where the paper is silent (docs/reproductions.md):
+
+- **Packet size** 1500 bytes on the wire (ns-2's TCP default is 1000 bytes of
+  payload; the paper does not say; it changes the buffer in packets only).
+- **Figure 6**: "the number of flows is varied such that the link is
+  efficiently utilized": N = max(2, bandwidth / 5 Mbit/s), i.e. 2 flows up to
+  10 Mbit/s and 200 at 1 Gbit/s.
+- **Figure 12**: the bandwidth and RTT are not stated; Section 4's 150 Mbit/s
+  and 60 ms are used. Groups leave in the order they arrived (the first 25
+  flows at 400 s). Throughput per group from the flows' delivered bytes,
+  sampled every second.
+- **Figure 14**: "parameters of router PI multiplied by the link capacity"
+  (see :mod:`pertlab` core ``tcp/cc/pert_pi.rs``); router PI with ECN uses the
+  ns-2 defaults, qref = 50 packets.
+
+Quick modes shorten the runs (60 s, metrics over 20..60 s, starts in (0, 10) s)
+and take fewer points; full modes are the paper's setup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import polars as pl
+
+from ..builders import dumbbell
+from ..parallel import Workers
+from ..scenario import Scenario
+from ..sweep import Point, aggregate, run_points, stored_results
+
+__all__ = ["Scheme", "SCHEMES", "PI_SCHEMES", "Mode", "FULL", "QUICK", "Figure", "FIGURES", "run_figure", "plot_figure"]
+
+
+@dataclass(frozen=True)
+class Scheme:
+    """A transport over a queue discipline, as the paper names it."""
+
+    label: str
+    slug: str
+    cc: str
+    queue: str
+    ecn: bool = False
+
+
+#: The four schemes of Section 4.
+SCHEMES = (
+    Scheme("PERT", "pert", "pert", "droptail"),
+    Scheme("SACK/DropTail", "sack-droptail", "sack", "droptail"),
+    Scheme("SACK/RED-ECN", "sack-red-ecn", "sack", "ared", ecn=True),
+    Scheme("Vegas", "vegas", "vegas", "droptail"),
+)
+#: Section 6.1: PERT emulating PI against router PI with ECN.
+PI_SCHEMES = (
+    Scheme("PERT/PI", "pert-pi", "pert-pi", "droptail"),
+    Scheme("SACK/PI-ECN", "sack-pi-ecn", "sack", "pi", ecn=True),
+)
+LABELS = {s.slug: s.label for s in SCHEMES + PI_SCHEMES}
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Run length, start window, measurement window and seeds."""
+
+    name: str
+    duration: str
+    start_window: str
+    warmup: str
+    measure_end: str
+    seeds: tuple[int, ...]
+
+
+#: Section 4: 400 s, starts in (0, 50) s, metrics over 100..300 s; three seeds for confidence intervals.
+FULL = Mode("full", "400s", "50s", "100s", "300s", (1, 2, 3))
+QUICK = Mode("quick", "60s", "10s", "20s", "60s", (1,))
+
+
+def _dumbbell(scheme: Scheme, mode: Mode, seed: int, **kw: Any) -> Scenario:
+    return dumbbell(
+        cc=scheme.cc, queue=scheme.queue, ecn=scheme.ecn, duration=mode.duration, start_window=mode.start_window,
+        warmup=mode.warmup, measure_end=mode.measure_end, seed=seed, buffer_bdp=1.0, **kw,
+    )  # fmt: skip
+
+
+def fig6_flows(bw_mbps: float) -> int:
+    """Figure 6's flow count (CHOICE): one flow per 5 Mbit/s, at least 2."""
+    return max(2, round(bw_mbps / 5))
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure of metrics against one varied quantity."""
+
+    name: str
+    title: str
+    x: str
+    x_label: str
+    full: tuple[float, ...]
+    quick: tuple[float, ...]
+    make: Callable[[Scheme, float, Mode, int], Scenario]
+    schemes: tuple[Scheme, ...] = SCHEMES
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+FIGURES = {
+    "fig6": Figure(
+        "fig6", "Impact of bottleneck bandwidth (Figure 6)", "bw_mbps", "bottleneck bandwidth (Mbit/s)",
+        (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000), (1, 10, 100),
+        lambda s, x, m, seed: _dumbbell(s, m, seed, bw=f"{x}Mbps", rtt="60ms", flows=fig6_flows(x)),
+        notes=("RTT 60 ms; N = max(2, bandwidth / 5 Mbit/s) flows (the paper only says the flows are scaled so the link is used).",),
+    ),
+    "fig7": Figure(
+        "fig7", "Impact of end-to-end RTT (Figure 7)", "rtt_ms", "round-trip propagation delay (ms)",
+        (10, 20, 50, 100, 200, 500, 1000), (10, 60, 200),
+        lambda s, x, m, seed: _dumbbell(s, m, seed, bw="150Mbps", rtt=f"{x}ms", flows=50),
+        notes=("150 Mbit/s, 50 flows.",),
+    ),
+    "fig8": Figure(
+        "fig8", "Impact of the number of long-lived flows (Figure 8)", "flows", "long-lived flows",
+        (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000), (1, 10, 100),
+        lambda s, x, m, seed: _dumbbell(s, m, seed, bw="500Mbps", rtt="60ms", flows=int(x)),
+        notes=("500 Mbit/s, 60 ms.",),
+    ),
+    "fig14": Figure(
+        "fig14", "PERT/PI against router PI with ECN (Figure 14)", "rtt_ms", "round-trip propagation delay (ms)",
+        (10, 20, 50, 100, 200, 500, 1000), (10, 60, 200),
+        lambda s, x, m, seed: _dumbbell(s, m, seed, bw="150Mbps", rtt=f"{x}ms", flows=50),
+        schemes=PI_SCHEMES,
+        notes=("Figure 7's scenario (150 Mbit/s, 50 flows); PERT/PI target delay 3 ms, a and b = router PI's x capacity; router PI qref 50 packets, ECN.",),
+    ),
+}
+
+
+def figure_points(fig: Figure, mode: Mode) -> list[Point]:
+    xs = fig.quick if mode is QUICK else fig.full
+    return [
+        Point((("scheme", s.slug), (fig.x, str(x))), seed, fig.make(s, x, mode, seed))
+        for s in fig.schemes
+        for x in xs
+        for seed in mode.seeds
+    ]
+
+
+def run_figure(fig: Figure, mode: Mode, out: Path, workers: Workers = Workers(), on_progress=None) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Run (or reuse from ``out/runs``) every point; return (runs, mean and 95 % CI per scheme and x)."""
+    runs = run_points(figure_points(fig, mode), out, jobs=workers.jobs, cluster=workers.cluster, on_progress=on_progress)
+    runs = runs.with_columns(pl.col(fig.x).cast(pl.Float64))
+    return runs, aggregate(runs, ["scheme", fig.x]).sort("scheme", fig.x)
+
+
+#: The four panels of Figures 6-9, 11 and 14.
+PANELS = (("avg_queue_norm", "average queue / buffer"), ("drop_rate", "drop rate"), ("utilization", "utilization"), ("jain", "Jain index"))
+
+
+def plot_figure(table: pl.DataFrame, x: str, x_label: str, title: str, path: Path, log_x: bool = True) -> None:
+    """Four panels against ``x``, one line per scheme, 95 % CI as error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
+    for ax, (metric, label) in zip(axes, PANELS):
+        for slug in table["scheme"].unique(maintain_order=True).to_list():
+            t = table.filter(pl.col("scheme") == slug).sort(x)
+            err = t[f"{metric}_ci95"].fill_nan(0).to_list() if f"{metric}_ci95" in t.columns else None
+            ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=err, marker="o", ms=3, capsize=2, label=LABELS.get(slug, slug))
+        if log_x:
+            ax.set_xscale("log")
+        ax.set_xlabel(x_label)
+        ax.set_title(label)
+    axes[0].legend(fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ Figure 12
+
+
+@dataclass(frozen=True)
+class DynamicSetup:
+    """Figure 12: groups of flows join every ``step`` and leave every ``step`` after all joined."""
+
+    bw: str
+    group: int
+    groups: int
+    step_s: float
+
+
+FIG12_FULL = DynamicSetup("150Mbps", 25, 4, 100.0)
+#: Quick: the same pattern at a fifth of the time scale and bandwidth.
+FIG12_QUICK = DynamicSetup("30Mbps", 10, 4, 20.0)
+
+
+def fig12_scenario(scheme: Scheme, setup: DynamicSetup, seed: int = 1) -> Scenario:
+    """Group g (0-based) starts at g x step and stops at (groups + g) x step,
+    except the last group, which runs to the end; the run lasts (2 groups - 1) x step + step."""
+    n = setup.group * setup.groups
+    duration_s = 2 * setup.groups * setup.step_s - setup.step_s
+    base = dumbbell(
+        bw=setup.bw, rtt="60ms", flows=n, cc=scheme.cc, queue=scheme.queue, ecn=scheme.ecn, duration=f"{duration_s}s",
+        start_window=0, warmup=0, seed=seed, sample_interval="1s", buffer_bdp=1.0,
+    )  # fmt: skip
+    wire = base.to_wire()
+    for i, flow in enumerate(wire["flows"]):
+        g = i // setup.group
+        flow.pop("start_window_ns", None)
+        flow["start_ns"] = int(g * setup.step_s * 1e9)
+        if g < setup.groups - 1:
+            flow["stop_ns"] = int((setup.groups + g) * setup.step_s * 1e9)
+    return Scenario.parse(wire)
+
+
+def fig12_points(setup: DynamicSetup, schemes=SCHEMES) -> list[Point]:
+    return [Point((("scheme", s.slug),), 1, fig12_scenario(s, setup)) for s in schemes]
+
+
+def group_throughput(results, setup: DynamicSetup) -> pl.DataFrame:
+    """Aggregate throughput (Mbit/s) of each group per sampling interval."""
+    fs = results.flow_series.sort("flow", "t_s")
+    rate = fs.with_columns(
+        (pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow") * 8 / pl.col("t_s").diff().over("flow") / 1e6).alias("mbps"),
+        (pl.col("flow") // setup.group).alias("group"),
+    ).drop_nulls("mbps")
+    return rate.group_by("t_s", "group").agg(pl.col("mbps").sum()).sort("group", "t_s")
+
+
+def run_fig12(setup: DynamicSetup, out: Path, workers: Workers = Workers(), schemes=SCHEMES) -> dict[str, pl.DataFrame]:
+    points = fig12_points(setup, schemes)
+    run_points(points, out, jobs=workers.jobs, cluster=workers.cluster)
+    return {p.values[0][1]: group_throughput(stored_results(p, out), setup) for p in points}
+
+
+def phase_jain(series: pl.DataFrame, setup: DynamicSetup) -> pl.DataFrame:
+    """Jain index of the groups' throughputs over the second half of each phase
+    with more than one group active (joins, then departures)."""
+    from .. import _core
+
+    rows = []
+    phases = 2 * setup.groups - 1
+    for k in range(phases):
+        active = list(range(k + 1)) if k < setup.groups else list(range(k - setup.groups + 1, setup.groups))
+        if len(active) < 2:
+            continue
+        lo, hi = (k + 0.5) * setup.step_s, (k + 1) * setup.step_s
+        w = series.filter((pl.col("t_s") > lo) & (pl.col("t_s") <= hi) & pl.col("group").is_in(active))
+        means = w.group_by("group").agg(pl.col("mbps").mean()).sort("group")["mbps"].to_list()
+        rows.append({"phase": k, "from_s": lo, "to_s": hi, "groups": len(active), "jain": _core.jain_index(means)})
+    return pl.DataFrame(rows)
+
+
+def plot_fig12(series: dict[str, pl.DataFrame], setup: DynamicSetup, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(series), figsize=(4.3 * len(series), 3.6), sharey=True)
+    for ax, (slug, s) in zip(axes, series.items()):
+        for g in range(setup.groups):
+            t = s.filter(pl.col("group") == g)
+            ax.plot(t["t_s"], t["mbps"], lw=0.8, label=f"group {g + 1}")
+        ax.set_title(LABELS[slug])
+        ax.set_xlabel("time (s)")
+    axes[0].set_ylabel("aggregate throughput (Mbit/s)")
+    axes[0].legend(fontsize=8)
+    fig.suptitle(f"Flows joining and leaving (Figure 12): {setup.group} flows per group, {setup.bw}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
