@@ -38,7 +38,7 @@ from typing import Any
 from .scenario import QUEUE_KINDS, Scenario, ScenarioError
 from .units import parse_rate, parse_size, parse_time
 
-__all__ = ["CC_NAMES", "QUEUE_NAMES", "dumbbell", "parse_cc_mix", "split_rtt", "buffer_packets"]
+__all__ = ["CC_NAMES", "QUEUE_NAMES", "dumbbell", "parking_lot", "parse_cc_mix", "split_rtt", "buffer_packets"]
 
 NS_PER_MS = 1_000_000
 
@@ -214,6 +214,84 @@ def dumbbell(
             }
             if sample_interval is not None
             else {},
+        }
+    )
+
+
+def parking_lot(
+    routers: int = 6,
+    hosts: int = 20,
+    cc: str = "sack",
+    queue: str = "droptail",
+    duration: str | int = "100s",
+    *,
+    core_rate: str | int = "150Mbps",
+    core_delay: str | int = "5ms",
+    access_rate: str | int = "1Gbps",
+    access_delay: str | int = "5ms",
+    buffer_bdp: float = 1.0,
+    start_window: str | int = "10s",
+    warmup: str | int = "20s",
+    measure_end: str | int | None = None,
+    seed: int = 1,
+    ecn: bool = False,
+    packet_size: str | int = 1500,
+    aqm: dict[str, Any] | None = None,
+) -> Scenario:
+    """Routers ``R1..Rn`` in a chain, a cloud of ``hosts`` hosts on each
+    (PERT paper Figure 10: six routers, 150 Mbit/s / 5 ms between routers, 20
+    hosts per router on 1 Gbit/s / 5 ms). Host j of cloud i sends to host j of
+    cloud i+1, and host j of cloud 1 also sends to host j of cloud n (the long
+    flows, which cross every router link). Flow ``k * hosts + j`` is host j's
+    flow from cloud k+1; the long flows come last.
+
+    Router links are named ``Ri-Ri+1`` and carry the scheme's ``queue``; the
+    buffer is ``buffer_bdp`` x the BDP of the longest path (the long flows'
+    RTT; CHOICE: the paper says "BDP" without saying which RTT) and at least 2 x
+    the flows crossing a link. Access links get DropTail buffers of 1000 packets.
+    """
+    if routers < 2:
+        raise ScenarioError([("routers", f"need at least 2 routers, got {routers}")])
+    if hosts < 1:
+        raise ScenarioError([("hosts", f"need at least 1 host per router, got {hosts}")])
+    if queue not in QUEUE_NAMES:
+        raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
+    if cc not in CC_NAMES:
+        raise ScenarioError([("cc", f"unknown controller {cc!r}; allowed: {', '.join(CC_NAMES)}")])
+    rate = _positive(parse_rate, core_rate, "core_rate")
+    core_ns = parse_time(core_delay, "core_delay")
+    acc_rate = _positive(parse_rate, access_rate, "access_rate")
+    acc_ns = parse_time(access_delay, "access_delay")
+    duration_ns = _positive(parse_time, duration, "duration")
+    size = parse_size(packet_size, "packet_size")
+    long_rtt_ns = 2 * (2 * acc_ns + (routers - 1) * core_ns)
+    limit = buffer_packets(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts)
+    router_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
+    if queue in AQM_SECTION:
+        router_queue[AQM_SECTION[queue]] = {**(aqm or {}), **({"use_ecn": True} if ecn else {})}
+    names = [f"R{i + 1}" for i in range(routers)]
+    host = lambda i, j: f"h{i + 1}_{j}"  # noqa: E731
+    links = [
+        {"name": f"{a}-{b}", "a": a, "b": b, "rate_bps": rate, "delay_ns": core_ns, "queue": router_queue}
+        for a, b in zip(names, names[1:])
+    ] + [{"a": host(i, j), "b": names[i], "rate_bps": acc_rate, "delay_ns": acc_ns} for i in range(routers) for j in range(hosts)]
+    kind, sack = CC_NAMES[cc]
+    cc_spec = {"kind": kind, **_derived_cc_params(kind, rate, size)}
+    window_ns = parse_time(start_window, "start_window")
+    pairs = [(host(i, j), host(i + 1, j)) for i in range(routers - 1) for j in range(hosts)]
+    pairs += [(host(0, j), host(routers - 1, j)) for j in range(hosts)]
+    end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
+    return Scenario.parse(
+        {
+            "seed": seed,
+            "duration_ns": duration_ns,
+            "measure": {"start_ns": parse_time(warmup, "warmup"), "end_ns": end_ns},
+            "nodes": names + [host(i, j) for i in range(routers) for j in range(hosts)],
+            "links": links,
+            "flows": [
+                {"src": a, "dst": b, "cc": cc_spec, "start_window_ns": [0, window_ns], "tcp": {"packet_size": size, "sack": sack, "ecn": ecn}}
+                for a, b in pairs
+            ],
         }
     )
 

@@ -35,7 +35,7 @@ from typing import Any, Callable
 
 import polars as pl
 
-from ..builders import dumbbell
+from ..builders import dumbbell, parking_lot
 from ..parallel import Workers
 from ..scenario import Scenario
 from ..sweep import Point, aggregate, run_points, stored_results
@@ -278,6 +278,65 @@ def plot_fig12(series: dict[str, pl.DataFrame], setup: DynamicSetup, path: Path)
     axes[0].set_ylabel("aggregate throughput (Mbit/s)")
     axes[0].legend(fontsize=8)
     fig.suptitle(f"Flows joining and leaving (Figure 12): {setup.group} flows per group, {setup.bw}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ------------------------------------------------------------------ Figure 11
+
+
+def fig11_scenario(scheme: Scheme, mode: Mode, seed: int = 1, hosts: int = 20) -> Scenario:
+    """Figure 10's six-router chain (see :func:`pertlab.builders.parking_lot`)."""
+    return parking_lot(
+        routers=6, hosts=hosts, cc=scheme.cc, queue=scheme.queue, ecn=scheme.ecn, duration=mode.duration,
+        start_window=mode.start_window, warmup=mode.warmup, measure_end=mode.measure_end, seed=seed,
+    )  # fmt: skip
+
+
+def fig11_points(mode: Mode) -> list[Point]:
+    return [Point((("scheme", s.slug),), seed, fig11_scenario(s, mode, seed)) for s in SCHEMES for seed in mode.seeds]
+
+
+def fig11_links(results, slug: str, seed: int, hosts: int = 20) -> pl.DataFrame:
+    """Per router link (direction R_i -> R_i+1): queue, drops, utilization, and the
+    Jain index of the flows between that pair of routers (cloud i to cloud i+1)."""
+    from .. import _core
+
+    q = results.queues.filter(pl.col("link").str.starts_with("R") & (pl.col("from") < pl.col("to"))).sort("from")
+    goodput = results.flows.sort("id")["goodput_mbps"].to_list()
+    rows = []
+    for i, link in enumerate(q.iter_rows(named=True)):
+        rows.append({
+            "scheme": slug, "seed": seed, "link": link["link"], "avg_queue_norm": link["avg_queue_norm"],
+            "drop_rate": link["drop_rate"], "mark_rate": link["mark_rate"], "utilization": link["utilization"],
+            "jain": _core.jain_index(goodput[i * hosts:(i + 1) * hosts]),
+        })  # fmt: skip
+    return pl.DataFrame(rows)
+
+
+def run_fig11(mode: Mode, out: Path, workers: Workers = Workers()) -> pl.DataFrame:
+    points = fig11_points(mode)
+    run_points(points, out, jobs=workers.jobs, cluster=workers.cluster)
+    per_run = pl.concat([fig11_links(stored_results(p, out), p.values[0][1], p.seed) for p in points])
+    return per_run
+
+
+def plot_fig11(table: pl.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
+    for ax, (metric, label) in zip(axes, PANELS):
+        for slug in table["scheme"].unique(maintain_order=True).to_list():
+            t = table.filter(pl.col("scheme") == slug).sort("link")
+            ax.plot(t["link"].to_list(), t[metric].to_list(), marker="o", ms=3, label=LABELS[slug])
+        ax.set_title(label)
+        ax.tick_params(axis="x", labelrotation=45)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("Multiple bottlenecks (Figure 11): router links R1-R2 .. R5-R6")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -558,6 +558,7 @@ def sim_scenario(sc: TestbedScenario):
 def compare(sc: TestbedScenario, out: Path) -> str:
     """Run `sc` in the simulator and in the testbed; write both result sets
     and report.md under `out`; return the report."""
+    from ..builders import CC_NAMES
     from ..run import run as sim_run
 
     sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
@@ -576,7 +577,7 @@ def compare(sc: TestbedScenario, out: Path) -> str:
 
     for cc in dict.fromkeys(f.cc for f in sc.flows):
         rf = real.flows.filter(pl.col("cc") == cc)
-        sf = sim.flows.filter(pl.col("cc") == SIM_CC[cc])
+        sf = sim.flows.filter(pl.col("cc") == CC_NAMES[SIM_CC[cc]][0])
         row(f"{cc}: flows", len(rf), len(sf), "{}")
         row(f"{cc}: goodput per flow, Mbit/s (mean)", rf["goodput_mbps"].mean(), sf["goodput_mbps"].mean())
         row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), sf["goodput_mbps"].sum())

@@ -173,3 +173,47 @@ def _fig12(quick: bool, out: Path, workers: Workers) -> Report:
 
 
 register(Entry("sigcomm07-fig12", "Figure 12: flows joining and leaving", f"{PAPER}, Section 4.7", _fig12))
+
+
+def _fig11(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = sc.QUICK if quick else sc.FULL
+    per_run = sc.run_fig11(mode, out, workers)
+    metrics = ["avg_queue_norm", "drop_rate", "mark_rate", "utilization", "jain"]
+    table = per_run.group_by("scheme", "link", maintain_order=True).agg(pl.col(m).mean() for m in metrics).sort("scheme", "link")
+
+    def col(slug: str, m: str) -> list[float]:
+        return table.filter(pl.col("scheme") == slug).sort("link")[m].to_list()
+
+    pu, ru = col("pert", "utilization"), col("sack-red-ecn", "utilization")
+    report = Report(
+        name="sigcomm07-fig11",
+        title="Multiple bottlenecks (Figures 10, 11)",
+        source=f"{PAPER}, Section 4.6",
+        mode=mode.name,
+        out_dir=out,
+        tables={"per_run": per_run, "links": table},
+        scenarios={p.key: p.scenario.to_wire() for p in sc.fig11_points(mode)},
+        notes=[
+            "Six routers, 150 Mbit/s / 5 ms between routers, 20 hosts per router on 1 Gbit/s / 5 ms; host j of each cloud "
+            "sends to host j of the next cloud, and cloud R1's hosts also to cloud R6's (120 flows). Router buffers: one BDP "
+            "of the longest path (70 ms). Per link: the direction R_i -> R_i+1; Jain index over the 20 flows between that "
+            f"pair of routers. {mode.duration} runs, metrics over [{mode.warmup}, {mode.measure_end}], seeds {', '.join(map(str, mode.seeds))}.",
+        ],
+    )
+    report.claims = [
+        Claim("PERT keeps zero drops on every router link.", max(col("pert", "drop_rate")) == 0.0, f"PERT drop rates: {_fmt(col('pert', 'drop_rate'))}"),
+        Claim(
+            "PERT keeps the queues low on every link (below SACK/DropTail's, within 0.1 of the buffer of SACK/RED-ECN's or below).",
+            all(a < b and (a <= c or a - c <= 0.1) for a, b, c in zip(col("pert", "avg_queue_norm"), col("sack-droptail", "avg_queue_norm"), col("sack-red-ecn", "avg_queue_norm"))),
+            f"normalized queue: PERT {_fmt(col('pert', 'avg_queue_norm'))}; SACK/DropTail {_fmt(col('sack-droptail', 'avg_queue_norm'))}; SACK/RED-ECN {_fmt(col('sack-red-ecn', 'avg_queue_norm'))}",
+        ),
+        Claim("PERT's utilization is similar to SACK/RED-ECN's (within 5 points) on every link.", all(abs(a - b) <= 0.05 for a, b in zip(pu, ru)), f"PERT {_fmt(pu)}; SACK/RED-ECN {_fmt(ru)}"),
+        Claim("Fairness among PERT flows between each pair of routers is maintained (Jain at least 0.9).", min(col("pert", "jain")) >= 0.9, f"PERT Jain per link: {_fmt(col('pert', 'jain'))}"),
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "fig11.png")
+    sc.plot_fig11(table, report.figures[-1])
+    return report
+
+
+register(Entry("sigcomm07-fig11", "Figure 11: multiple bottlenecks (six-router chain)", f"{PAPER}, Section 4.6", _fig11))
