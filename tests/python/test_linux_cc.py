@@ -106,3 +106,33 @@ def test_cli_load_status_unload() -> None:
     assert "pert: registered" in r.output and "early_responses: 0" in r.output and "p_max=858993459" in r.output
     r = CliRunner().invoke(app, ["linux", "unload", "pert"])
     assert r.exit_code == 0 and "unregistered" in r.output
+
+
+def test_a_second_load_is_a_name_clash_with_a_clear_message() -> None:
+    loader.load()
+    with pytest.raises(RuntimeError, match=r"pert is already registered \(pertlab linux unload pert first\)"):
+        loader.load()
+
+
+def test_missing_clang_is_named_with_its_debian_package(monkeypatch) -> None:
+    # A PATH without clang (the real lookup, on a directory that lacks it).
+    from pertlab.linux import build
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert "`clang` (Debian package clang)" in build.missing_build_tools()
+    problem = loader.support_problem()
+    assert problem is not None and problem.startswith("missing:") and "clang" in problem
+    with pytest.raises(RuntimeError, match="clang"):
+        loader.load()
+
+
+def test_a_kernel_without_bpf_congestion_control_is_reported(monkeypatch, tmp_path) -> None:
+    # A BTF file that lacks the tcp_congestion_ops struct_ops type, as an older kernel's would.
+    from pertlab.linux import build
+
+    fake_btf = tmp_path / "vmlinux"
+    fake_btf.write_bytes(b"\x9f\xeb\x01\x00 no struct_ops here")
+    monkeypatch.setattr(build, "VMLINUX_BTF", fake_btf)
+    assert loader.support_problem() == "the kernel has no BPF struct_ops for TCP congestion control (bpf_struct_ops_tcp_congestion_ops not in BTF)"
+    with pytest.raises(RuntimeError, match="no BPF struct_ops for TCP congestion control"):
+        loader.load()
