@@ -122,6 +122,7 @@ def dumbbell(
     cc_params: dict[str, dict[str, Any]] | None = None,
     aqm: dict[str, Any] | None = None,
     reverse_flows: int = 0,
+    tcp: dict[str, Any] | None = None,
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -132,7 +133,8 @@ def dumbbell(
     turns on time series of the bottleneck queue and of ``monitor_flows``
     (default: all flows). ``cc_params`` maps a core controller ("pert",
     "vegas") to its parameters; ``aqm`` holds the parameters of the bottleneck's
-    discipline (its ``red``, ``pi``, ``pie`` or ``codel`` section).
+    discipline (its ``red``, ``pi``, ``pie`` or ``codel`` section); ``tcp``
+    holds further TCP options of every flow (e.g. ``{"initial_rto": "3s"}``).
     Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
     rate = _positive(parse_rate, bw, "bw")
@@ -183,7 +185,7 @@ def dumbbell(
                     "dst": f"d{i}",
                     "cc": cc_spec,
                     "start_window_ns": [0, window_ns],
-                    "tcp": {"packet_size": size, "sack": sack, "ecn": ecn},
+                    "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **(tcp or {})},
                 }
             )
     for _ in range(reverse_flows):
@@ -237,6 +239,7 @@ def parking_lot(
     ecn: bool = False,
     packet_size: str | int = 1500,
     aqm: dict[str, Any] | None = None,
+    tcp: dict[str, Any] | None = None,
 ) -> Scenario:
     """Routers ``R1..Rn`` in a chain, a cloud of ``hosts`` hosts on each
     (PERT paper Figure 10: six routers, 150 Mbit/s / 5 ms between routers, 20
@@ -289,7 +292,7 @@ def parking_lot(
             "nodes": names + [host(i, j) for i in range(routers) for j in range(hosts)],
             "links": links,
             "flows": [
-                {"src": a, "dst": b, "cc": cc_spec, "start_window_ns": [0, window_ns], "tcp": {"packet_size": size, "sack": sack, "ecn": ecn}}
+                {"src": a, "dst": b, "cc": cc_spec, "start_window_ns": [0, window_ns], "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **(tcp or {})}}
                 for a, b in pairs
             ],
         }

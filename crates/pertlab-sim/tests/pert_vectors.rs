@@ -198,7 +198,15 @@ fn generate() -> Value {
     let cases = vec![
         generate_case("default", d(), 1, path(), 1000, 1000, &[]),
         generate_case("sequence_wrap_and_losses", d(), 2, Model { bdp: 8, buffer: 6, per_pkt_us: 300, ..path() }, u32::MAX - 300, 900, &[]),
-        generate_case("literal_thresholds", PertConfig { thresholds: PertThresholds::Literal, ..d() }, 3, Model { base_us: 5_000, buffer: 60, ..path() }, 0, 700, &[]),
+        generate_case(
+            "literal_thresholds",
+            PertConfig { thresholds: PertThresholds::Literal, ..d() },
+            3,
+            Model { base_us: 5_000, buffer: 60, ..path() },
+            0,
+            700,
+            &[],
+        ),
         generate_case("curve_end_30ms", PertConfig { t_curve_end_ns: Some(30 * MS), ..d() }, 4, Model { buffer: 60, ..path() }, 7, 600, &[]),
         generate_case("no_slow_start_response", PertConfig { respond_in_slow_start: false, ..d() }, 5, Model { buffer: 200, ..path() }, 0, 700, &[]),
         generate_case(

@@ -89,6 +89,9 @@ fn a_flow_that_stops_delivers_what_it_sent_and_leaves_the_link_to_the_others() {
     assert!(r.flows[1].goodput_mbps > 0.95 * 10.0 * 1460.0 / 1500.0, "{}", r.flows[1].goodput_mbps);
     // Everything flow 0 sent before stopping was delivered: its receiver's
     // cumulative count stops growing, at the last segment sent.
-    let delivered: Vec<u64> = (0..r.flow_series.t_s.len()).filter(|&i| r.flow_series.flow[i] == 0 && r.flow_series.t_s[i] >= 12.0).map(|i| r.flow_series.delivered_bytes[i]).collect();
+    let delivered: Vec<u64> = (0..r.flow_series.t_s.len())
+        .filter(|&i| r.flow_series.flow[i] == 0 && r.flow_series.t_s[i] >= 12.0)
+        .map(|i| r.flow_series.delivered_bytes[i])
+        .collect();
     assert!(delivered.windows(2).all(|w| w[0] == w[1]) && delivered[0] > 0);
 }

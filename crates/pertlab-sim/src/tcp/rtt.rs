@@ -3,8 +3,18 @@
 //! Models: the smoothed RTT and RTT variance of RFC 6298 section 2 (alpha 1/8,
 //! beta 1/4, K = 4, clock granularity G), the lower and upper bounds on the RTO
 //! (2.4, 2.5) and exponential back-off (5.5). Arithmetic is in integer
-//! nanoseconds; the divisions by 8 and 4 truncate, an error of at most a
-//! nanosecond per sample, far below any clock granularity a scenario uses.
+//! nanoseconds; the divisions truncate, an error of at most a nanosecond per
+//! sample, far below any clock granularity a scenario uses.
+//!
+//! Per-ACK samples (RFC 7323 Appendix G): the sender takes a timestamp sample on
+//! every ACK, many per RTT, where RFC 6298's gains assume about one. With the
+//! gains unchanged RTTVAR decays to zero within an RTT of steady samples, the
+//! RTO collapses onto SRTT, and any queue growth fires spurious timeouts (a
+//! flow at a 200 ms RTT behind a one-BDP DropTail buffer then times out every
+//! few seconds and starves). As Appendix G recommends, each sample uses
+//! `alpha / n` and `beta / n`, `n` the number of samples expected per RTT (the
+//! caller passes it: the ACKs per flight), so the estimates move per RTT as RFC
+//! 6298 intends; `n = 1` is plain RFC 6298.
 //!
 //! Leaves out: which samples to feed (the sender decides, see `sender`), and the
 //! timer itself (the sender keeps the deadline).
@@ -46,16 +56,19 @@ impl RttEstimator {
         RttEstimator { srtt: 0, rttvar: 0, base_rto: initial_rto.clamp(min_rto, max_rto), backoff: 0, has_sample: false, granularity, min_rto, max_rto }
     }
 
-    /// Fold in one RTT measurement `r` (RFC 6298 2.2 for the first, 2.3 after).
-    pub fn sample(&mut self, r: SimTime) {
+    /// Fold in one RTT measurement `r` (RFC 6298 2.2 for the first, 2.3 after),
+    /// one of `expected_samples` per RTT (RFC 7323 Appendix G; at least 1).
+    pub fn sample(&mut self, r: SimTime, expected_samples: u32) {
         if self.has_sample {
-            // 2.3: RTTVAR is updated with the old SRTT, then SRTT.
+            // 2.3: RTTVAR is updated with the old SRTT, then SRTT, with gains
+            // beta / n = 1 / (4 n) and alpha / n = 1 / (8 n).
             // Rounding once, at the end, lets RTTVAR decay to zero for a constant RTT.
+            let n = SimTime::from(expected_samples.max(1));
             let err = self.srtt.abs_diff(r);
-            let keep_var = (1 << BETA_SHIFT) - 1;
-            self.rttvar = self.rttvar.saturating_mul(keep_var).saturating_add(err) >> BETA_SHIFT;
-            let keep_avg = (1 << ALPHA_SHIFT) - 1;
-            self.srtt = self.srtt.saturating_mul(keep_avg).saturating_add(r) >> ALPHA_SHIFT;
+            let var_den = n << BETA_SHIFT;
+            self.rttvar = self.rttvar.saturating_mul(var_den - 1).saturating_add(err) / var_den;
+            let avg_den = n << ALPHA_SHIFT;
+            self.srtt = self.srtt.saturating_mul(avg_den - 1).saturating_add(r) / avg_den;
         } else {
             self.srtt = r;
             self.rttvar = r / 2;
@@ -115,17 +128,17 @@ mod tests {
     fn known_sample_sequence() {
         let mut e = est();
         // R = 100 ms: SRTT = 100, RTTVAR = 50, RTO = 100 + 4 * 50 = 300 ms.
-        e.sample(100 * NS_PER_MS);
+        e.sample(100 * NS_PER_MS, 1);
         assert_eq!((e.srtt(), e.rttvar(), e.rto()), (100 * NS_PER_MS, 50 * NS_PER_MS, 300 * NS_PER_MS));
         // R = 200 ms: RTTVAR = 3/4 * 50 + 1/4 * 100 = 62.5; SRTT = 7/8 * 100 + 1/8 * 200 = 112.5;
         // RTO = 112.5 + 250 = 362.5 ms.
-        e.sample(200 * NS_PER_MS);
+        e.sample(200 * NS_PER_MS, 1);
         assert_eq!(e.rttvar(), 62_500 * NS_PER_US);
         assert_eq!(e.srtt(), 112_500 * NS_PER_US);
         assert_eq!(e.rto(), 362_500 * NS_PER_US);
         // R = 100 ms: RTTVAR = 3/4 * 62.5 + 1/4 * 12.5 = 50; SRTT = 7/8 * 112.5 + 12.5 = 110.9375;
         // RTO = 110.9375 + 200 = 310.9375 ms.
-        e.sample(100 * NS_PER_MS);
+        e.sample(100 * NS_PER_MS, 1);
         assert_eq!(e.rttvar(), 50 * NS_PER_MS);
         assert_eq!(e.srtt(), 110_937_500);
         assert_eq!(e.rto(), 310_937_500);
@@ -135,15 +148,34 @@ mod tests {
     fn lower_bound_and_granularity() {
         let mut e = est();
         // 10 ms: 10 + 4 * 5 = 30 ms, raised to the 200 ms minimum.
-        e.sample(10 * NS_PER_MS);
+        e.sample(10 * NS_PER_MS, 1);
         assert_eq!(e.rto(), 200 * NS_PER_MS);
         // With no minimum, a constant RTT drives RTTVAR to zero and G takes over.
         let mut e = RttEstimator::new(NS_PER_SEC, 0, 60 * NS_PER_SEC, NS_PER_MS);
         for _ in 0..200 {
-            e.sample(10 * NS_PER_MS);
+            e.sample(10 * NS_PER_MS, 1);
         }
         assert_eq!(e.rttvar(), 0);
         assert_eq!(e.rto(), 11 * NS_PER_MS);
+    }
+
+    #[test]
+    fn per_ack_samples_move_the_estimates_per_rtt() {
+        // RFC 7323 Appendix G: with n = 10 samples per RTT each sample has a tenth of the gain.
+        let mut e = est();
+        e.sample(100 * NS_PER_MS, 10);
+        // R = 200 ms: RTTVAR = 39/40 * 50 + 1/40 * 100 = 51.25 ms; SRTT = 79/80 * 100 + 1/80 * 200 = 101.25 ms.
+        e.sample(200 * NS_PER_MS, 10);
+        assert_eq!((e.rttvar(), e.srtt()), (51_250 * NS_PER_US, 101_250 * NS_PER_US));
+        // Ten steady samples (one RTT) decay RTTVAR by about (39/40)^10 = 0.78, as one RFC 6298
+        // sample does (3/4), instead of by (3/4)^10 = 0.06.
+        let mut e = est();
+        e.sample(100 * NS_PER_MS, 10);
+        for _ in 0..10 {
+            e.sample(100 * NS_PER_MS, 10);
+        }
+        let ratio = e.rttvar() as f64 / (50 * NS_PER_MS) as f64;
+        assert!((ratio - (39.0f64 / 40.0).powi(10)).abs() < 1e-6, "{ratio}");
     }
 
     #[test]

@@ -314,7 +314,11 @@ impl TcpSender {
             return None;
         }
         let r = now - ack.ts;
-        self.rtt.sample(r);
+        // Samples expected per RTT (RFC 7323 Appendix G): one per ACK of the
+        // flight the sample belongs to (still outstanding + just acknowledged).
+        let flight = self.sb.outstanding().saturating_add(acked.segments);
+        let per_ack = if self.cfg.delayed_ack { 2 } else { 1 };
+        self.rtt.sample(r, flight.div_ceil(per_ack));
         if !acked.first_was_retransmitted {
             self.rtt.reset_backoff();
         }
@@ -710,10 +714,13 @@ mod tests {
         let c = b.snd.counters();
         assert_eq!((c.rtt_samples, c.rtt_min_ns, c.rtt_max_ns), (3, 101 * MS, 102 * MS));
         assert_eq!(c.rtt_sum_ns, 304 * MS as u128);
-        // RTTVAR = 3/4 * 50.5 + 0 = 37.875; then 3/4 * 37.875 + 1/4 * 1 = 28.65625 ms.
-        // SRTT = 101; then 7/8 * 101 + 102 / 8 = 101.125 ms.
-        assert_eq!((b.snd.tp.srtt, b.snd.rttvar()), (101_125_000, 28_656_250));
-        assert_eq!(b.snd.rto(), 101_125_000 + 4 * 28_656_250);
+        // Gains divided by the samples expected per RTT (RFC 7323 Appendix G), the ACKs of
+        // the flight: segment 1's ACK finds segments 1..2 in flight (n = 2), segment 2's
+        // finds 2..4 (segments 3 and 4 left on segment 1's ACK; n = 3).
+        // RTTVAR = 7/8 * 50.5 + 0 = 44.1875; then (11 * 44.1875 + 1) / 12 = 40.588541.. ms.
+        // SRTT = 101; then (23 * 101 + 102) / 24 = 101.041666.. ms (nanoseconds truncated).
+        assert_eq!((b.snd.tp.srtt, b.snd.rttvar()), (101_041_666, 40_588_541));
+        assert_eq!(b.snd.rto(), 101_041_666 + 4 * 40_588_541);
     }
 
     #[test]
