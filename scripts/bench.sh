@@ -23,6 +23,25 @@ PY
 )"$'\n'
 done
 
+# Cost per event with each AQM at the bottleneck, relative to DropTail (issue 6: an
+# AQM must not slow the core by more than 10 %). Best of three runs each.
+aqm_rows=""
+for kind in droptail red ared reared cared pi pie codel; do
+  best=""
+  for _ in 1 2 3; do
+    line=$($bin 50 100 "$kind")
+    best=$(python3 - "$line" "$best" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+ns = r["wall_seconds"] * 1e9 / r["events"]
+prev = sys.argv[2]
+print(min(ns, float(prev)) if prev else ns)
+PY
+)
+  done
+  aqm_rows+="$kind $best"$'\n'
+done
+
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
 cores=$(nproc)
 mem=$(free -g | awk '/Mem:/ {print $2}')
@@ -30,9 +49,16 @@ rustc_v=$(rustc --version)
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 today=$(date -u +%Y-%m-%d)
 
-python3 - "$crit" "$rows" "$cpu" "$cores" "$mem" "$rustc_v" "$commit" "$today" <<'PY'
+aqm_crit=$(grep -A1 '^aqm/' target/criterion-output.txt | grep -o '^aqm/[a-z]*\|time: *\[[^]]*\]' | paste - - || true)
+
+python3 - "$crit" "$rows" "$cpu" "$cores" "$mem" "$rustc_v" "$commit" "$today" "$aqm_rows" "$aqm_crit" <<'PY'
 import sys, re, pathlib
-crit, rows, cpu, cores, mem, rustc, commit, today = sys.argv[1:]
+crit, rows, cpu, cores, mem, rustc, commit, today, aqm_rows, aqm_crit = sys.argv[1:]
+costs = dict((k, float(v)) for k, v in (line.split() for line in aqm_rows.strip().splitlines()))
+crits = dict(line.split("\t", 1) for line in aqm_crit.strip().splitlines() if "\t" in line)
+aqm_table = "\n".join(
+    f"| {k} | {v:.1f} | {100 * (v / costs['droptail'] - 1):+.1f} % | {crits.get('aqm/' + k, 'n/a')} |" for k, v in costs.items()
+)
 path = pathlib.Path("BENCHMARKS.md")
 text = path.read_text() if path.exists() else ""
 marker_start, marker_end = "<!-- bench:start -->", "<!-- bench:end -->"
@@ -46,6 +72,14 @@ Measured {today} at commit `{commit}` on {cpu} ({cores} cores, {mem} GiB), {rust
 | flows | wall s | events | events/s | packet-hops | packet-hops/s | peak RSS MiB | bottleneck utilization |
 |---|---|---|---|---|---|---|---|
 {rows.rstrip()}
+
+**AQMs at the bottleneck** (the same run with each discipline and its defaults; the dynamics
+differ, so the comparison is the wall time per simulated event, best of three runs of the
+`canonical` example, against DropTail's; criterion's wall time of the whole run beside it):
+
+| queue | ns per event | vs DropTail | criterion (whole run) |
+|---|---|---|---|
+{aqm_table}
 {marker_end}"""
 if marker_start in text and marker_end in text:
     text = re.sub(re.escape(marker_start) + ".*?" + re.escape(marker_end), lambda _: block, text, flags=re.S)

@@ -435,6 +435,9 @@ class TcpConfig(_Model):
     limited_transmit: bool = True
     initial_rto: Duration = _unit("initial_rto", "initial_rto_ns", 1_000_000_000)
     min_rto: Duration = _unit("min_rto", "min_rto_ns", 200_000_000)
+    rto_min_on: Literal["variance", "rto"] = Field(
+        "variance", description="min_rto bounds SRTT's margin (Linux: RTO >= SRTT + min_rto) or the whole RTO (RFC 6298, ns-2)"
+    )
     max_rto: Duration = _unit("max_rto", "max_rto_ns", "60s")
     clock_granularity: Time = _unit("clock_granularity", "clock_granularity_ns", 1_000_000)
     delayed_ack: bool = False

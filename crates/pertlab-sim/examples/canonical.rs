@@ -1,8 +1,8 @@
 //! Run the canonical dumbbell once and print wall time, events/s, packet-hops/s
 //! and peak memory as one JSON line (used by scripts/bench.sh).
-//! Usage: canonical [FLOWS] [SECONDS]
+//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND]
 
-use pertlab_sim::presets::canonical_dumbbell;
+use pertlab_sim::presets::canonical_dumbbell_with_queue;
 
 /// Peak resident set size of this process in KiB (Linux VmHWM).
 fn peak_rss_kib() -> Option<u64> {
@@ -15,13 +15,14 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let flows: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
     let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
-    let scenario = canonical_dumbbell(flows, seconds);
+    let kind = args.next().unwrap_or_else(|| "droptail".to_string());
+    let scenario = canonical_dumbbell_with_queue(flows, seconds, &kind);
     let started = std::time::Instant::now();
     let r = pertlab_sim::run(&scenario).expect("the canonical scenario is valid");
     let wall = started.elapsed().as_secs_f64();
     let hops: u64 = r.queues.iter().map(|q| q.departures).sum();
     println!(
-        "{{\"flows\": {flows}, \"sim_seconds\": {seconds}, \"wall_seconds\": {wall:.4}, \"events\": {}, \"events_per_second\": {:.0}, \"packet_hops\": {hops}, \"packet_hops_per_second\": {:.0}, \"peak_rss_kib\": {}, \"utilization\": {:.4}, \"conservation_ok\": {}}}",
+        "{{\"flows\": {flows}, \"queue\": \"{kind}\", \"sim_seconds\": {seconds}, \"wall_seconds\": {wall:.4}, \"events\": {}, \"events_per_second\": {:.0}, \"packet_hops\": {hops}, \"packet_hops_per_second\": {:.0}, \"peak_rss_kib\": {}, \"utilization\": {:.4}, \"conservation_ok\": {}}}",
         r.events,
         r.events as f64 / wall,
         hops as f64 / wall,

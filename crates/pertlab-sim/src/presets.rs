@@ -9,6 +9,12 @@ use crate::time::{NS_PER_MS, NS_PER_SEC};
 /// packets of 1500 bytes), `flows` SACK flows starting uniformly in [0, 10] s,
 /// `duration_s` simulated seconds; metrics over the whole run.
 pub fn canonical_dumbbell(flows: u32, duration_s: u64) -> Scenario {
+    canonical_dumbbell_with_queue(flows, duration_s, "droptail")
+}
+
+/// The canonical dumbbell with the bottleneck discipline `kind` (one of
+/// [`QueueSpec::KINDS`], its defaults) in place of DropTail: the AQM benchmark.
+pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) -> Scenario {
     let rate = 150_000_000u64;
     let bdp_pkts = (rate as f64 * 0.060 / (1500.0 * 8.0)) as u32;
     Scenario {
@@ -21,7 +27,7 @@ pub fn canonical_dumbbell(flows: u32, duration_s: u64) -> Scenario {
             pairs: flows,
             bottleneck_rate_bps: rate,
             bottleneck_delay_ns: 28 * NS_PER_MS,
-            bottleneck_queue: QueueSpec { limit_pkts: Some(bdp_pkts), ..QueueSpec::default() },
+            bottleneck_queue: QueueSpec { kind: kind.to_string(), limit_pkts: Some(bdp_pkts), ..QueueSpec::default() },
             bottleneck_queue_reverse: None,
             bottleneck_loss: 0.0,
             access_rate_bps: 10 * rate,

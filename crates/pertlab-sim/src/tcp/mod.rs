@@ -20,6 +20,7 @@ pub mod sender;
 mod testbench;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
+pub use rtt::RtoMinOn;
 use serde::{Deserialize, Serialize};
 
 /// Options of a TCP connection (sender and receiver). Defaults follow ns-2's
@@ -47,6 +48,9 @@ pub struct TcpConfig {
     pub initial_rto_ns: SimTime,
     /// Lower bound of the RTO (RFC 6298 2.4 says 1 s; ns-2 `minrto_` 0.2 s as Linux; default 200 ms).
     pub min_rto_ns: SimTime,
+    /// What `min_rto` bounds: the variance term (Linux, default: RTO >= SRTT +
+    /// min_rto) or the whole RTO (RFC 6298 2.4, ns-2). See `rtt`.
+    pub rto_min_on: RtoMinOn,
     /// Upper bound of the RTO after back-off (RFC 6298 2.5: at least 60 s).
     pub max_rto_ns: SimTime,
     /// Clock granularity G of RFC 6298 (the RTO is at least srtt + max(G, 4 rttvar)).
@@ -71,6 +75,7 @@ impl Default for TcpConfig {
             limited_transmit: true,
             initial_rto_ns: NS_PER_SEC,
             min_rto_ns: 200 * NS_PER_MS,
+            rto_min_on: RtoMinOn::Variance,
             max_rto_ns: 60 * NS_PER_SEC,
             clock_granularity_ns: NS_PER_MS,
             delayed_ack: false,

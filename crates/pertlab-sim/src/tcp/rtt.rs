@@ -16,8 +16,20 @@
 //! caller passes it: the ACKs per flight), so the estimates move per RTT as RFC
 //! 6298 intends; `n = 1` is plain RFC 6298.
 //!
+//! Where the lower bound `min_rto` applies ([`RtoMinOn`]): RFC 6298 2.4 (and
+//! ns-2) bound the whole RTO; Linux bounds the variance term
+//! (`rttvar = max(mdev_max, tcp_rto_min)`, RTO = SRTT + rttvar), so the RTO
+//! keeps a margin of at least `min_rto` above SRTT. With RTTs above `min_rto`
+//! the RFC form leaves no margin once RTTVAR is small: a flow whose window
+//! leaves in a burst waits about an RTT between ACK trains, and any queue
+//! growth in that RTT fires a spurious timeout. Measured on the PERT paper's
+//! Figure 7 at 200 ms (PERT, seed 3): 929 spurious timeouts, no drop at all, and
+//! a utilization of 0.51 with the RFC form. Default: Linux's.
+//!
 //! Leaves out: which samples to feed (the sender decides, see `sender`), and the
 //! timer itself (the sender keeps the deadline).
+
+use serde::{Deserialize, Serialize};
 
 use crate::time::SimTime;
 
@@ -29,6 +41,17 @@ const BETA_SHIFT: u32 = 2;
 const K: SimTime = 4;
 /// Largest back-off exponent kept; 2^16 times any RTO is beyond every max RTO.
 const MAX_BACKOFF: u32 = 16;
+
+/// What the lower bound `min_rto` applies to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoMinOn {
+    /// Linux: RTO = SRTT + max(G, K RTTVAR, min_rto). Default.
+    #[default]
+    Variance,
+    /// RFC 6298 2.4 and ns-2: RTO = max(SRTT + max(G, K RTTVAR), min_rto).
+    Rto,
+}
 
 /// RFC 6298 estimator state with its parameters.
 #[derive(Clone, Debug)]
@@ -47,13 +70,14 @@ pub struct RttEstimator {
     granularity: SimTime,
     min_rto: SimTime,
     max_rto: SimTime,
+    min_on: RtoMinOn,
 }
 
 impl RttEstimator {
     /// An estimator before any sample (RFC 6298 2.1: RTO = `initial_rto`).
-    pub fn new(initial_rto: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime) -> RttEstimator {
+    pub fn new(initial_rto: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime, min_on: RtoMinOn) -> RttEstimator {
         let max_rto = max_rto.max(min_rto);
-        RttEstimator { srtt: 0, rttvar: 0, base_rto: initial_rto.clamp(min_rto, max_rto), backoff: 0, has_sample: false, granularity, min_rto, max_rto }
+        RttEstimator { srtt: 0, rttvar: 0, base_rto: initial_rto.clamp(min_rto, max_rto), backoff: 0, has_sample: false, granularity, min_rto, max_rto, min_on }
     }
 
     /// Fold in one RTT measurement `r` (RFC 6298 2.2 for the first, 2.3 after),
@@ -74,9 +98,12 @@ impl RttEstimator {
             self.rttvar = r / 2;
             self.has_sample = true;
         }
-        let rto = self.srtt.saturating_add(self.granularity.max(K.saturating_mul(self.rttvar)));
-        // 2.4 (lower bound, configurable as ns-2 and Linux do) and 2.5 (upper bound).
-        self.base_rto = rto.clamp(self.min_rto, self.max_rto);
+        let mut margin = self.granularity.max(K.saturating_mul(self.rttvar));
+        if self.min_on == RtoMinOn::Variance {
+            margin = margin.max(self.min_rto);
+        }
+        // 2.4 (lower bound) and 2.5 (upper bound).
+        self.base_rto = self.srtt.saturating_add(margin).clamp(self.min_rto, self.max_rto);
     }
 
     /// RFC 6298 5.5: double the RTO after the timer expires.
@@ -115,7 +142,7 @@ mod tests {
     use crate::time::{NS_PER_MS, NS_PER_SEC, NS_PER_US};
 
     fn est() -> RttEstimator {
-        RttEstimator::new(NS_PER_SEC, 200 * NS_PER_MS, 60 * NS_PER_SEC, NS_PER_MS)
+        RttEstimator::new(NS_PER_SEC, 200 * NS_PER_MS, 60 * NS_PER_SEC, NS_PER_MS, RtoMinOn::Rto)
     }
 
     #[test]
@@ -151,12 +178,30 @@ mod tests {
         e.sample(10 * NS_PER_MS, 1);
         assert_eq!(e.rto(), 200 * NS_PER_MS);
         // With no minimum, a constant RTT drives RTTVAR to zero and G takes over.
-        let mut e = RttEstimator::new(NS_PER_SEC, 0, 60 * NS_PER_SEC, NS_PER_MS);
+        let mut e = RttEstimator::new(NS_PER_SEC, 0, 60 * NS_PER_SEC, NS_PER_MS, RtoMinOn::Rto);
         for _ in 0..200 {
             e.sample(10 * NS_PER_MS, 1);
         }
         assert_eq!(e.rttvar(), 0);
         assert_eq!(e.rto(), 11 * NS_PER_MS);
+    }
+
+    #[test]
+    fn linux_bound_keeps_min_rto_above_srtt() {
+        let mut linux = RttEstimator::new(NS_PER_SEC, 200 * NS_PER_MS, 60 * NS_PER_SEC, NS_PER_MS, RtoMinOn::Variance);
+        let mut rfc = est();
+        for e in [&mut linux, &mut rfc] {
+            for _ in 0..200 {
+                e.sample(300 * NS_PER_MS, 1);
+            }
+        }
+        // Steady 300 ms: RTTVAR has decayed to 0; the RFC form leaves G = 1 ms of margin,
+        // Linux's 200 ms.
+        assert_eq!(rfc.rto(), 301 * NS_PER_MS);
+        assert_eq!(linux.rto(), 500 * NS_PER_MS);
+        // A large variance term wins over the bound in both.
+        linux.sample(700 * NS_PER_MS, 1);
+        assert_eq!(linux.rto(), linux.srtt() + 4 * linux.rttvar());
     }
 
     #[test]

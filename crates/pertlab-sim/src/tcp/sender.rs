@@ -134,7 +134,7 @@ impl TcpSender {
     /// A sender for flow `flow` from node `src` to node `dst`.
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> TcpSender {
         let tp = CcState::new(cfg.init_cwnd, cfg.max_cwnd, cfg.packet_size);
-        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns);
+        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns, cfg.rto_min_on);
         TcpSender {
             tp,
             cc,
@@ -720,7 +720,8 @@ mod tests {
         // RTTVAR = 7/8 * 50.5 + 0 = 44.1875; then (11 * 44.1875 + 1) / 12 = 40.588541.. ms.
         // SRTT = 101; then (23 * 101 + 102) / 24 = 101.041666.. ms (nanoseconds truncated).
         assert_eq!((b.snd.tp.srtt, b.snd.rttvar()), (101_041_666, 40_588_541));
-        assert_eq!(b.snd.rto(), 101_041_666 + 4 * 40_588_541);
+        // RTO = SRTT + max(4 RTTVAR = 162.35 ms, min_rto = 200 ms) (Linux's bound, the default).
+        assert_eq!(b.snd.rto(), 101_041_666 + 200 * MS);
     }
 
     #[test]
