@@ -38,7 +38,7 @@ from typing import Any
 from .scenario import QUEUE_KINDS, Scenario, ScenarioError
 from .units import parse_rate, parse_size, parse_time
 
-__all__ = ["CC_NAMES", "QUEUE_NAMES", "dumbbell", "parking_lot", "parse_cc_mix", "split_rtt", "buffer_packets"]
+__all__ = ["CC_NAMES", "QUEUE_NAMES", "NS2_TCP", "dumbbell", "parking_lot", "parse_cc_mix", "split_rtt", "buffer_packets"]
 
 NS_PER_MS = 1_000_000
 
@@ -52,6 +52,11 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "pert-pi": ("pert-pi", True),
 }
 QUEUE_NAMES = QUEUE_KINDS
+#: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of
+#: papers simulated in ns-2: initial RTO 3 s (``rtxcur_init_``, changed from 6 s on 2006-01-21),
+#: ``minrto_`` 200 ms bounding the whole RTO (RFC 6298 2.4 form), clock tick 10 ms (``tcpTick_``),
+#: which is also ns-2's least margin of the RTO above SRTT.
+NS2_TCP: dict[str, Any] = {"initial_rto": "3s", "min_rto": "200ms", "rto_min_on": "rto", "clock_granularity": "10ms"}
 #: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
 AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred")} | {k: k for k in ("pi", "pie", "codel")}
 

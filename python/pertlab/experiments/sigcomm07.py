@@ -19,10 +19,11 @@ Choices where the paper is silent (docs/reproductions.md):
   and 60 ms are used. Groups leave in the order they arrived (the first 25
   flows at 400 s). Throughput per group from the flows' delivered bytes,
   sampled every second.
-- **Initial RTO 3 s**, ns-2's default since 2006 (``rtxcur_init_``; the core's
-  default is RFC 6298's 1 s). At a 1 s RTT a 1 s initial RTO fires before the
-  first ACK can return, and the spurious timeout leaves every flow in
-  congestion avoidance from a window of 2 (Figure 7's last point).
+- **ns-2's TCP timers** (:data:`pertlab.builders.NS2_TCP`): initial RTO 3 s,
+  ``minrto_`` 200 ms on the whole RTO, 10 ms tick. The core's defaults are
+  RFC 6298's 1 s initial RTO and Linux's bound; with a 1 s initial RTO at a
+  1 s RTT the first timeout fires before the first ACK can return and leaves
+  every flow in congestion avoidance from a window of 2 (Figure 7's last point).
 - **Figure 14**: "parameters of router PI multiplied by the link capacity"
   (see :mod:`pertlab` core ``tcp/cc/pert_pi.rs``); router PI with ECN uses the
   ns-2 defaults, qref = 50 packets.
@@ -39,7 +40,7 @@ from typing import Any, Callable
 
 import polars as pl
 
-from ..builders import dumbbell, parking_lot
+from ..builders import NS2_TCP, dumbbell, parking_lot
 from ..parallel import Workers
 from ..scenario import Scenario
 from ..sweep import Point, aggregate, run_points, stored_results
@@ -91,10 +92,6 @@ FULL = Mode("full", "400s", "50s", "100s", "300s", (1, 2, 3))
 #: window and one seed. Compressing the starts instead would measure the start transient
 #: (with PERT/PI at 200 ms, a burst of spurious timeouts while flows join; docs/reproductions.md).
 QUICK = Mode("quick", "150s", "50s", "100s", "150s", (1,))
-
-
-#: TCP options of every flow: ns-2's initial RTO (``Agent/TCP rtxcur_init_`` = 3 s since 2006).
-NS2_TCP = {"initial_rto": "3s"}
 
 
 def _dumbbell(scheme: Scheme, mode: Mode, seed: int, **kw: Any) -> Scenario:

@@ -16,7 +16,8 @@ Choices where the thesis is silent (documented in docs/reproductions.md):
 the 80 ms is split as in :func:`pertlab.builders.split_rtt` (1 ms access links,
 38 ms bottleneck one way); access links 100 Mbps; the bottleneck buffer is 50
 packets (the thesis's router queue size in Chapter 4, "unless stated
-otherwise"); TCP is Reno window rules with SACK recovery, ECN off (the tables
+otherwise"); TCP is Reno window rules with SACK recovery and ns-2's timers
+(:data:`pertlab.builders.NS2_TCP`), ECN off (the tables
 report drops); runs last 100 s with metrics over the whole run; "throughput"
 is the bottleneck's throughput in kbit/s counting headers (utilization x
 capacity), which is what ns-2 link monitors report.
@@ -29,6 +30,7 @@ from typing import Any, Iterable
 
 import polars as pl
 
+from ..builders import NS2_TCP
 from ..parallel import Workers
 from ..results import Results
 from ..run import run
@@ -97,7 +99,7 @@ def _topology(pairs: int, kind: str) -> dict[str, Any]:
 
 
 def _flow(src: str, dst: str, start: str) -> dict[str, Any]:
-    return {"src": src, "dst": dst, "cc": "reno", "start": start, "tcp": {"packet_size": WIRE_BYTES}}
+    return {"src": src, "dst": dst, "cc": "reno", "start": start, "tcp": {"packet_size": WIRE_BYTES, **NS2_TCP}}
 
 
 def s3a_scenario(kind: str, flows: int, mode: Mode = FULL, seed: int = 1) -> Scenario:
