@@ -119,6 +119,7 @@ def _fig14_claims(table: pl.DataFrame, x: str) -> list[Claim]:
     pp, rp = (_values(table, s, x, "drop_rate") for s in ("pert-pi", "sack-pi-ecn"))
     pu, ru = (_values(table, s, x, "utilization") for s in ("pert-pi", "sack-pi-ecn"))
     pq, rq = (_values(table, s, x, "avg_queue_norm") for s in ("pert-pi", "sack-pi-ecn"))
+    pj, rj = (_values(table, s, x, "jain") for s in ("pert-pi", "sack-pi-ecn"))
     return [
         Claim("PERT/PI avoids packet drops (drop rate below 1e-4 at every RTT).", max(pp) < 1e-4, f"PERT/PI {_fmt(pp)}; router PI-ECN {_fmt(rp)}"),
         Claim(
@@ -130,6 +131,11 @@ def _fig14_claims(table: pl.DataFrame, x: str) -> list[Claim]:
             "PERT/PI's average queue is similar to router PI-ECN's (within 0.1 of the buffer).",
             all(abs(a - b) <= 0.1 for a, b in zip(pq, rq)),
             f"normalized queue: PERT/PI {_fmt(pq)}; router PI-ECN {_fmt(rq)}",
+        ),
+        Claim(
+            "PERT/PI's Jain index is slightly worse than router PI's at the lowest RTT and slightly better at the highest.",
+            pj[0] <= rj[0] and pj[-1] >= rj[-1],
+            f"PERT/PI {_fmt(pj)}; router PI-ECN {_fmt(rj)}",
         ),
     ]
 
