@@ -24,22 +24,19 @@ PY
 done
 
 # Cost per event with each AQM at the bottleneck, relative to DropTail (issue 6: an
-# AQM must not slow the core by more than 10 %). Best of three runs each.
-aqm_rows=""
-for kind in droptail red ared reared cared pi pie codel; do
-  best=""
-  for _ in 1 2 3; do
-    line=$($bin 50 100 "$kind")
-    best=$(python3 - "$line" "$best" <<'PY'
-import json, sys
-r = json.loads(sys.argv[1])
-ns = r["wall_seconds"] * 1e9 / r["events"]
-prev = sys.argv[2]
-print(min(ns, float(prev)) if prev else ns)
-PY
-)
+# AQM must not slow the core by more than 10 %). Best of three rounds; each round runs
+# every kind once, so a warm-up or a busy moment does not fall on one kind only.
+declare -A best
+kinds="droptail red ared reared cared pi pie codel"
+for _ in 1 2 3; do
+  for kind in $kinds; do
+    ns=$(python3 -c 'import json,sys; r=json.loads(sys.argv[1]); print(r["wall_seconds"]*1e9/r["events"])' "$($bin 50 100 "$kind")")
+    best[$kind]=$(python3 -c 'import sys; a=sys.argv[1]; print(min(float(a), float(sys.argv[2])) if a else sys.argv[2])' "${best[$kind]:-}" "$ns")
   done
-  aqm_rows+="$kind $best"$'\n'
+done
+aqm_rows=""
+for kind in $kinds; do
+  aqm_rows+="$kind ${best[$kind]}"$'\n'
 done
 
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
@@ -74,7 +71,7 @@ Measured {today} at commit `{commit}` on {cpu} ({cores} cores, {mem} GiB), {rust
 {rows.rstrip()}
 
 **AQMs at the bottleneck** (the same run with each discipline and its defaults; the dynamics
-differ, so the comparison is the wall time per simulated event, best of three runs of the
+differ, so the comparison is the wall time per simulated event, best of three rounds of the
 `canonical` example, against DropTail's; criterion's wall time of the whole run beside it):
 
 | queue | ns per event | vs DropTail | criterion (whole run) |
