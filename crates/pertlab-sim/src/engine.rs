@@ -31,6 +31,10 @@ pub enum Event {
     FlowStop(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
+    /// A web session requests its next page.
+    WebPage(u32),
+    /// A web session requests the next object of its page.
+    WebObject(u32),
     /// Record the time series.
     Sample,
     /// Snapshot counters at the start / end of the measurement window.

@@ -47,6 +47,7 @@ pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) ->
             })
             .collect(),
         udp: vec![],
+        web: vec![],
         monitor: Default::default(),
     }
 }

@@ -23,6 +23,10 @@ pub enum StreamKind {
     CongestionControl = 4,
     /// A UDP source's inter-arrival times and sizes.
     Udp = 5,
+    /// A web session's start time, think times, servers and object sizes.
+    WebSession = 6,
+    /// The congestion controller of one web object's connection.
+    WebConnection = 7,
 }
 
 /// The stream for component `index` of kind `kind` in a run seeded with `seed`.

@@ -22,6 +22,7 @@ use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::vegas::VegasConfig;
 use crate::tcp::TcpConfig;
 use crate::time::SimTime;
+use crate::traffic::web::WebSpec;
 
 fn default_seed() -> u64 {
     1
@@ -53,6 +54,9 @@ pub struct Scenario {
     /// UDP sources.
     #[serde(default)]
     pub udp: Vec<UdpSpec>,
+    /// Web sessions (ns-2 WebTraf style, see [`crate::traffic::web`]).
+    #[serde(default)]
+    pub web: Vec<WebSpec>,
     /// Optional time series.
     #[serde(default)]
     pub monitor: MonitorSpec,
@@ -189,6 +193,17 @@ pub enum CcSpec {
 
 impl CcSpec {
     pub const KINDS: [&'static str; 4] = ["reno", "vegas", "pert", "pert-pi"];
+
+    /// Validate the parameters of the `cc` field of the flow or web group at `path`.
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        let path = format!("{path}.cc");
+        match self {
+            CcSpec::Reno => Ok(()),
+            CcSpec::Vegas(c) => c.validate(&path),
+            CcSpec::Pert(c) => c.validate(&path),
+            CcSpec::PertPi(c) => c.validate(&path),
+        }
+    }
 }
 
 impl Default for CcSpec {
@@ -337,6 +352,9 @@ impl Scenario {
         for (i, u) in self.udp.iter().enumerate() {
             u.validate(&format!("udp[{i}]"))?;
         }
+        for (i, w) in self.web.iter().enumerate() {
+            w.validate(&format!("web[{i}]"))?;
+        }
         if let Some(dt) = self.monitor.sample_interval_ns {
             check::positive("monitor.sample_interval_ns", dt as f64)?;
         }
@@ -463,12 +481,7 @@ impl FlowSpec {
                 return Err(ConfigError::new(format!("{path}.stop_ns"), format!("must not be before the (latest) start {latest_start}, got {stop}")));
             }
         }
-        match &self.cc {
-            CcSpec::Reno => {}
-            CcSpec::Vegas(c) => c.validate(&format!("{path}.cc"))?,
-            CcSpec::Pert(c) => c.validate(&format!("{path}.cc"))?,
-            CcSpec::PertPi(c) => c.validate(&format!("{path}.cc"))?,
-        }
+        self.cc.validate(path)?;
         self.tcp.validate(&format!("{path}.tcp"))
     }
 }

@@ -1,13 +1,15 @@
 //! The world: a scenario built into channels, queues, endpoints and sources,
 //! and the dispatch of every event. Results are assembled in `stats::report`.
 
+use std::collections::BTreeMap;
+
 use rand::Rng;
 
 use crate::engine::{Event, EventQueue, TimerSlot};
 use crate::error::ConfigError;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
-use crate::packet::{Packet, PacketKind};
+use crate::packet::{Packet, PacketKind, TCP_IP_HEADER_BYTES};
 use crate::queue::codel::Codel;
 use crate::queue::droptail::DropTail;
 use crate::queue::pi::Pi;
@@ -27,6 +29,7 @@ use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::time::{tx_time, SimTime, NS_PER_SEC};
 use crate::traffic::udp::UdpSource;
+use crate::traffic::web::{Completion, Next, Session};
 
 /// A TCP flow: its two endpoints, timers and random stream.
 pub struct Flow {
@@ -42,6 +45,37 @@ pub struct Flow {
     rng: SimRng,
     /// Data packets of this flow lost anywhere (queues, departures, wire).
     pub data_drops: u64,
+}
+
+/// Web sessions and the connections of their objects in transfer.
+#[derive(Default)]
+pub struct WebState {
+    pub sessions: Vec<Session>,
+    /// Server nodes of each web group.
+    servers: Vec<Vec<u32>>,
+    /// Open object transfers by connection id; ids start after the long flows'
+    /// indexes and are never reused, so a packet of a finished transfer still in
+    /// the network finds no connection and is discarded.
+    conns: BTreeMap<u32, WebConn>,
+    next_id: u32,
+    /// Objects requested so far.
+    pub started: u64,
+    /// Every completed object, in completion order.
+    pub completions: Vec<Completion>,
+}
+
+struct WebConn {
+    flow: Flow,
+    session: u32,
+    started: SimTime,
+    segments: u32,
+}
+
+impl WebState {
+    /// Connections open now.
+    pub fn open(&self) -> usize {
+        self.conns.len()
+    }
 }
 
 /// Totals over every packet, for the conservation check.
@@ -61,6 +95,7 @@ pub struct World {
     pub routes: Routes,
     pub flows: Vec<Flow>,
     pub udp: Vec<UdpSource>,
+    pub web: WebState,
     pub totals: PacketTotals,
     pub duration: SimTime,
     pub window: (SimTime, SimTime),
@@ -165,6 +200,20 @@ impl World {
         for (i, u) in scenario.udp.iter().enumerate() {
             endpoints.push((node_index(&u.src, format!("udp[{i}].src"))?, node_index(&u.dst, format!("udp[{i}].dst"))?, format!("udp[{i}]")));
         }
+        // Web groups: (client, server) pairs, for routes and the connectivity check.
+        let mut web_clients: Vec<Vec<u32>> = Vec::new();
+        let mut web_servers: Vec<Vec<u32>> = Vec::new();
+        for (g, w) in scenario.web.iter().enumerate() {
+            let clients = w.clients.iter().enumerate().map(|(j, n)| node_index(n, format!("web[{g}].clients[{j}]"))).collect::<Result<Vec<_>, _>>()?;
+            let servers = w.servers.iter().enumerate().map(|(j, n)| node_index(n, format!("web[{g}].servers[{j}]"))).collect::<Result<Vec<_>, _>>()?;
+            for &c in &clients {
+                for &sv in &servers {
+                    endpoints.push((sv, c, format!("web[{g}]")));
+                }
+            }
+            web_clients.push(clients);
+            web_servers.push(servers);
+        }
         let destinations: Vec<u32> = endpoints.iter().flat_map(|&(s, d, _)| [s, d]).collect();
         let routes = Routes::compute(&adjacency, destinations);
         for (s, d, field) in &endpoints {
@@ -203,6 +252,14 @@ impl World {
             });
         }
         let nflows = scenario.flows.len();
+        let mut web = WebState { next_id: nflows as u32, servers: web_servers, ..WebState::default() };
+        for (g, w) in scenario.web.iter().enumerate() {
+            for i in 0..w.sessions {
+                let index = web.sessions.len() as u64;
+                let client = web_clients[g][i as usize % web_clients[g].len()];
+                web.sessions.push(Session::new(g as u32, client, w, stream(seed, StreamKind::WebSession, index)));
+            }
+        }
         let udp = scenario
             .udp
             .iter()
@@ -249,6 +306,7 @@ impl World {
             routes,
             flows,
             udp,
+            web,
             totals: PacketTotals::default(),
             duration: scenario.duration_ns,
             window: (window.start_ns, window.end_ns),
@@ -275,6 +333,11 @@ impl World {
         }
         for (i, u) in scenario.udp.iter().enumerate() {
             world.queue.push(u.start_ns, Event::UdpSend(i as u32));
+        }
+        for s in 0..world.web.sessions.len() {
+            let session = &mut world.web.sessions[s];
+            let at = session.start_time(&scenario.web[session.group as usize]);
+            world.queue.push(at, Event::WebPage(s as u32));
         }
         if world.sample_interval.is_some() {
             world.queue.push(0, Event::Sample);
@@ -315,19 +378,21 @@ impl World {
             Event::TxDone(c) => self.tx_done(c),
             Event::Arrive(c) => self.arrive(c),
             Event::Rto(f) => {
-                let flow = &mut self.flows[f as usize];
-                if flow.rto.on_pop(self.now, flow.sender.rto_deadline(), &mut self.queue, ev) {
+                let (now, queue) = (self.now, &mut self.queue);
+                let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) else { return };
+                if flow.rto.on_pop(now, flow.sender.rto_deadline(), queue, ev) {
                     let mut out = std::mem::take(&mut self.out);
-                    flow.sender.on_rto(self.now, &mut flow.rng, &mut out);
+                    flow.sender.on_rto(now, &mut flow.rng, &mut out);
                     self.emit_from_sender(f, &mut out);
                     self.out = out;
                 }
             }
             Event::DelAck(f) => {
-                let flow = &mut self.flows[f as usize];
-                if flow.delack.on_pop(self.now, flow.receiver.delack_deadline(), &mut self.queue, ev) {
+                let (now, queue) = (self.now, &mut self.queue);
+                let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) else { return };
+                if flow.delack.on_pop(now, flow.receiver.delack_deadline(), queue, ev) {
                     let mut out = std::mem::take(&mut self.out);
-                    flow.receiver.on_delack_timer(self.now, &mut out);
+                    flow.receiver.on_delack_timer(now, &mut out);
                     self.emit_from_receiver(f, &mut out);
                     self.out = out;
                 }
@@ -342,6 +407,12 @@ impl World {
             }
             Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
             Event::UdpSend(u) => self.udp_send(u),
+            Event::WebPage(s) => {
+                let session = &mut self.web.sessions[s as usize];
+                let next = session.start_page(&self.scenario.web[session.group as usize], self.now);
+                self.schedule_web(s, next);
+            }
+            Event::WebObject(s) => self.web_object(s),
             Event::Sample => self.sample(),
             Event::MeasureStart => self.snap_start = Some(Snapshot::take(self)),
             Event::MeasureEnd => self.snap_end = Some(Snapshot::take(self)),
@@ -353,16 +424,71 @@ impl World {
         for pkt in out.drain(..) {
             self.inject(pkt);
         }
-        let flow = &mut self.flows[f as usize];
-        flow.rto.arm(flow.sender.rto_deadline(), &mut self.queue, Event::Rto(f));
+        if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+            flow.rto.arm(flow.sender.rto_deadline(), &mut self.queue, Event::Rto(f));
+        }
     }
 
     fn emit_from_receiver(&mut self, f: u32, out: &mut Vec<Packet>) {
         for pkt in out.drain(..) {
             self.inject(pkt);
         }
-        let flow = &mut self.flows[f as usize];
-        flow.delack.arm(flow.receiver.delack_deadline(), &mut self.queue, Event::DelAck(f));
+        if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+            flow.delack.arm(flow.receiver.delack_deadline(), &mut self.queue, Event::DelAck(f));
+        }
+    }
+
+    /// Schedule what a web session does next.
+    fn schedule_web(&mut self, s: u32, next: Next) {
+        match next {
+            Next::Object(at) => self.queue.push(at, Event::WebObject(s)),
+            Next::Page(at) => self.queue.push(at, Event::WebPage(s)),
+            Next::Wait => {}
+        }
+    }
+
+    /// A session requests an object: a new connection from a server to the
+    /// session's client transfers it.
+    fn web_object(&mut self, s: u32) {
+        let web = &mut self.web;
+        let session = &mut web.sessions[s as usize];
+        let spec = &self.scenario.web[session.group as usize];
+        let (server, segments, next) = session.request(spec, self.now);
+        let client = session.client;
+        let Some(id) = web.next_id.checked_add(1).map(|n| std::mem::replace(&mut web.next_id, n)) else { return };
+        let server_node = web.servers[session.group as usize][server];
+        let flow = Flow {
+            src: server_node,
+            dst: client,
+            sender: TcpSender::new(id, server_node, client, spec.tcp.clone(), build_cc(&spec.cc)).with_data(segments),
+            receiver: TcpReceiver::new(id, client, server_node, spec.tcp.clone()),
+            start: self.now,
+            started: true,
+            rto: TimerSlot::default(),
+            delack: TimerSlot::default(),
+            rng: stream(self.seed, StreamKind::WebConnection, id as u64),
+            data_drops: 0,
+        };
+        web.conns.insert(id, WebConn { flow, session: s, started: self.now, segments });
+        web.started += 1;
+        self.schedule_web(s, next);
+        let mut out = std::mem::take(&mut self.out);
+        if let Some(conn) = self.web.conns.get_mut(&id) {
+            conn.flow.sender.start(self.now, &mut conn.flow.rng, &mut out);
+        }
+        self.emit_from_sender(id, &mut out);
+        self.out = out;
+    }
+
+    /// A web object is completely acknowledged: record it, close its connection,
+    /// and let the session go on.
+    fn web_complete(&mut self, id: u32) {
+        let Some(conn) = self.web.conns.remove(&id) else { return };
+        let payload = conn.flow.sender.tp.mss.saturating_sub(TCP_IP_HEADER_BYTES) as u64;
+        self.web.completions.push(Completion { at: self.now, response: self.now - conn.started, bytes: conn.segments as u64 * payload });
+        let session = &mut self.web.sessions[conn.session as usize];
+        let next = session.complete(&self.scenario.web[session.group as usize], self.now);
+        self.schedule_web(conn.session, next);
     }
 
     /// A packet enters the network at its source node.
@@ -439,14 +565,22 @@ impl World {
         let f = pkt.flow;
         let mut out = std::mem::take(&mut self.out);
         match pkt.kind {
+            // A packet of a web transfer already complete finds no connection and is discarded.
             PacketKind::Data => {
-                self.flows[f as usize].receiver.on_data(self.now, &pkt, &mut out);
-                self.emit_from_receiver(f, &mut out);
+                if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+                    flow.receiver.on_data(self.now, &pkt, &mut out);
+                    self.emit_from_receiver(f, &mut out);
+                }
             }
             PacketKind::Ack => {
-                let flow = &mut self.flows[f as usize];
-                flow.sender.on_ack(self.now, &pkt, &mut flow.rng, &mut out);
-                self.emit_from_sender(f, &mut out);
+                if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+                    flow.sender.on_ack(self.now, &pkt, &mut flow.rng, &mut out);
+                    let finished = flow.sender.finished();
+                    self.emit_from_sender(f, &mut out);
+                    if finished {
+                        self.web_complete(f);
+                    }
+                }
             }
             PacketKind::Udp => {
                 let u = &mut self.udp[f as usize].counters;
@@ -460,7 +594,11 @@ impl World {
     fn count_drop(&mut self, pkt: &Packet) {
         self.totals.dropped += 1;
         match pkt.kind {
-            PacketKind::Data => self.flows[pkt.flow as usize].data_drops += 1,
+            PacketKind::Data => {
+                if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, pkt.flow) {
+                    flow.data_drops += 1;
+                }
+            }
             PacketKind::Udp => self.udp[pkt.flow as usize].counters.dropped += 1,
             PacketKind::Ack => {}
         }
@@ -515,6 +653,15 @@ impl World {
 
     pub fn results(&self) -> Results {
         report::assemble(self)
+    }
+}
+
+/// The TCP flow with packet id `id`: a long-lived flow, or an open web transfer
+/// (a free function so that the caller can keep borrowing the world's other fields).
+fn tcp_flow<'a>(flows: &'a mut [Flow], web: &'a mut WebState, id: u32) -> Option<&'a mut Flow> {
+    match flows.get_mut(id as usize) {
+        Some(flow) => Some(flow),
+        None => web.conns.get_mut(&id).map(|c| &mut c.flow),
     }
 }
 

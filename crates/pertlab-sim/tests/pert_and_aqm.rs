@@ -103,6 +103,7 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
             start_ns: 0,
             stop_ns: None,
         }],
+        web: vec![],
         monitor: MonitorSpec { sample_interval_ns: Some(ms(10)), flows: None, links: Some(vec!["bottleneck".into()]) },
     };
     let r = pertlab_sim::run(&s).unwrap();

@@ -39,6 +39,7 @@ fn mm1_number_in_system(rho: f64, duration_s: u64) -> (f64, pertlab_sim::Results
             start_ns: 0,
             stop_ns: None,
         }],
+        web: vec![],
         monitor: Default::default(),
     };
     let r = pertlab_sim::run(&scenario).unwrap();

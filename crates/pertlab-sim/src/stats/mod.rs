@@ -10,7 +10,10 @@
 //!   straddles an edge of the window counted for its part inside;
 //! - goodput = bytes of payload delivered in order to the receiver, each segment
 //!   once (retransmissions excluded), / window;
-//! - Jain's fairness index over the goodputs of the TCP flows.
+//! - Jain's fairness index over the goodputs of the long-lived TCP flows (web
+//!   transfers are summarised apart, in `web`);
+//! - web response time: from the start of an object's connection to the ACK of
+//!   its last segment, for the objects completed inside the window.
 //!
 //! Window metrics are differences of two snapshots of cumulative counters taken
 //! at the window's start and end, so no metric needs its own bookkeeping.
@@ -28,6 +31,8 @@ pub struct Results {
     pub queues: Vec<QueueResult>,
     pub flows: Vec<FlowResult>,
     pub udp: Vec<UdpResult>,
+    /// Web traffic over the window, when the scenario has web sessions.
+    pub web: Option<WebResult>,
     /// Jain's fairness index over TCP flow goodputs (1 = perfectly fair).
     pub jain: f64,
     /// Events processed by the engine.
@@ -46,6 +51,25 @@ pub struct Results {
     pub conservation: Conservation,
     pub queue_series: QueueSeries,
     pub flow_series: FlowSeries,
+}
+
+/// Web objects completed inside the measurement window.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct WebResult {
+    pub sessions: u32,
+    /// Objects requested over the whole run, and completed inside the window.
+    pub objects_requested: u64,
+    pub objects_completed: u64,
+    /// Payload bytes of the objects completed inside the window, and that as a rate.
+    pub bytes_completed: u64,
+    pub throughput_mbps: f64,
+    /// Response times of those objects, milliseconds (0 when none completed).
+    pub response_ms_mean: f64,
+    pub response_ms_p50: f64,
+    pub response_ms_p95: f64,
+    pub response_ms_p99: f64,
+    /// Object transfers still open when the run ended.
+    pub open_at_end: u64,
 }
 
 /// One direction of a link: its output queue and the link it feeds.

@@ -9,9 +9,10 @@ use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
 use crate::traffic::udp::UdpCounters;
+use crate::traffic::web::Completion;
 use crate::world::{Flow, World};
 
-use super::{jain_index, Conservation, FlowResult, QueueResult, Results, UdpResult};
+use super::{jain_index, Conservation, FlowResult, QueueResult, Results, UdpResult, WebResult};
 
 /// Every cumulative counter of the world at one instant.
 #[derive(Clone, Debug)]
@@ -165,6 +166,7 @@ pub fn assemble(world: &World) -> Results {
         jain: jain_index(&goodputs),
         flows,
         udp,
+        web: web_result(world, a.time, b.time),
         events: world.events_processed,
         wall_seconds: 0.0,
         interrupted: world.interrupted,
@@ -176,6 +178,32 @@ pub fn assemble(world: &World) -> Results {
         queue_series: world.queue_series.clone(),
         flow_series: world.flow_series.clone(),
     }
+}
+
+/// The web objects completed in `(start, end]`.
+fn web_result(world: &World, start: SimTime, end: SimTime) -> Option<WebResult> {
+    if world.scenario.web.is_empty() {
+        return None;
+    }
+    let done: Vec<&Completion> = world.web.completions.iter().filter(|c| c.at > start && c.at <= end).collect();
+    let mut ms: Vec<f64> = done.iter().map(|c| c.response as f64 / 1e6).collect();
+    ms.sort_by(f64::total_cmp);
+    // Nearest-rank percentile.
+    let pct = |p: f64| if ms.is_empty() { 0.0 } else { ms[((p * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1] };
+    let bytes: u64 = done.iter().map(|c| c.bytes).sum();
+    let span_s = to_secs(end.saturating_sub(start));
+    Some(WebResult {
+        sessions: world.web.sessions.len() as u32,
+        objects_requested: world.web.started,
+        objects_completed: done.len() as u64,
+        bytes_completed: bytes,
+        throughput_mbps: if span_s > 0.0 { bytes as f64 * 8.0 / span_s / 1e6 } else { 0.0 },
+        response_ms_mean: if ms.is_empty() { 0.0 } else { ms.iter().sum::<f64>() / ms.len() as f64 },
+        response_ms_p50: pct(0.50),
+        response_ms_p95: pct(0.95),
+        response_ms_p99: pct(0.99),
+        open_at_end: world.web.open() as u64,
+    })
 }
 
 /// Two-way propagation delay of flow `i`'s path (data direction and ACK direction).
@@ -196,7 +224,10 @@ fn conservation(world: &World) -> Conservation {
     let mut data_in_network = vec![0u64; world.flows.len()];
     for p in world.packets_in_network() {
         if p.kind == PacketKind::Data {
-            data_in_network[p.flow as usize] += 1;
+            // Web transfers have ids past the long flows'; only the long flows are checked one by one.
+            if let Some(n) = data_in_network.get_mut(p.flow as usize) {
+                *n += 1;
+            }
         }
     }
     for (i, f) in world.flows.iter().enumerate() {

@@ -121,6 +121,8 @@ pub struct TcpSender {
     started: bool,
     /// The application stopped: no new data (see [`TcpSender::stop`]).
     app_stopped: bool,
+    /// Segments the application has to send; `u32::MAX` for a bulk (FTP) source.
+    data_segments: u32,
 }
 
 /// What `NextSeg` chose to send.
@@ -152,7 +154,19 @@ impl TcpSender {
             cwr_pending: false,
             started: false,
             app_stopped: false,
+            data_segments: u32::MAX,
         }
+    }
+
+    /// A sender with `segments` segments to send, then nothing (a web object).
+    pub fn with_data(mut self, segments: u32) -> TcpSender {
+        self.data_segments = segments;
+        self
+    }
+
+    /// Every segment of a finite transfer is acknowledged.
+    pub fn finished(&self) -> bool {
+        self.data_segments != u32::MAX && self.sb.snd_una() >= self.data_segments
     }
 
     /// Start sending at `now`: append the first window of segments to `out`.
@@ -490,9 +504,9 @@ impl TcpSender {
     }
 
     /// The receiver window (`cfg.max_cwnd` segments beyond `snd_una`) has room
-    /// and the sequence space is not exhausted.
+    /// and the application has data (the sequence space bounds a bulk source).
     fn new_data_allowed(&self) -> bool {
-        !self.app_stopped && self.sb.outstanding() < self.cfg.max_cwnd.max(1) && self.sb.snd_nxt() < u32::MAX
+        !self.app_stopped && self.sb.outstanding() < self.cfg.max_cwnd.max(1) && self.sb.snd_nxt() < self.data_segments
     }
 
     /// The application stops handing data to TCP (ns-2's `$ftp stop`): no new

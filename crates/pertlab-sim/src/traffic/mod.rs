@@ -1,3 +1,4 @@
 //! Traffic sources other than TCP's bulk data (which lives in the TCP sender).
 
 pub mod udp;
+pub mod web;

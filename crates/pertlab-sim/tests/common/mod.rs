@@ -67,6 +67,7 @@ pub fn scenario(dumbbell: DumbbellSpec, flows: Vec<FlowSpec>, duration_s: u64, w
         dumbbell: Some(dumbbell),
         flows,
         udp: vec![],
+        web: vec![],
         monitor: Default::default(),
     }
 }
