@@ -26,6 +26,12 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   flow (PERT paper Table 1). The bottleneck delay is the split of the smallest
   RTT; each pair's two access links make up the rest of its RTT. The buffer's
   BDP uses the mean RTT (the paper does not say which RTT it used).
+- **Web traffic.** ``web_sessions`` adds one more host pair: a web server on
+  the sender side and a client on the receiver side, so object data crosses
+  the bottleneck like the long flows' data. The transfers use the first
+  controller of ``cc`` and the flows' TCP options (the PERT paper does not say
+  which transport its web sessions used); the pair's RTT is the mean RTT.
+  Session starts are uniform in ``[0, start_window]``.
 - **Reverse traffic.** ``reverse_flows`` adds that many pairs whose flow runs
   from the receiver side to the sender side (the first controller of ``cc``),
   so data and ACKs of both directions share the bottleneck's two queues.
@@ -128,6 +134,8 @@ def dumbbell(
     aqm: dict[str, Any] | None = None,
     reverse_flows: int = 0,
     tcp: dict[str, Any] | None = None,
+    web_sessions: int = 0,
+    web: dict[str, Any] | None = None,
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -140,6 +148,8 @@ def dumbbell(
     "vegas") to its parameters; ``aqm`` holds the parameters of the bottleneck's
     discipline (its ``red``, ``pi``, ``pie`` or ``codel`` section); ``tcp``
     holds further TCP options of every flow (e.g. ``{"initial_rto": "3s"}``).
+    ``web_sessions`` adds a server/client pair whose web sessions send through
+    the bottleneck like the long flows (``web`` overrides the web parameters).
     Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
     rate = _positive(parse_rate, bw, "bw")
@@ -156,6 +166,8 @@ def dumbbell(
         raise ScenarioError([("rtt", f"give one RTT or one per flow ({n}), got {len(rtts_ns)}")])
     if reverse_flows < 0:
         raise ScenarioError([("reverse_flows", f"must be zero or positive, got {reverse_flows}")])
+    if web_sessions < 0:
+        raise ScenarioError([("web_sessions", f"must be zero or positive, got {web_sessions}")])
     if queue not in QUEUE_NAMES:
         raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
     if not 0 < end_ns <= duration_ns:
@@ -198,6 +210,16 @@ def dumbbell(
         flows_wire.append({**flows_wire[0], "src": f"d{i}", "dst": f"s{i}"})
     if reverse_flows and len(access_ns) > 1:
         access_ns += [access_ns[0]] * reverse_flows
+    web_wire = []
+    if web_sessions:
+        i = len(flows_wire)
+        first = flows_wire[0]
+        web_wire.append({
+            "clients": [f"d{i}"], "servers": [f"s{i}"], "sessions": web_sessions, "start_window_ns": [0, window_ns],
+            "cc": first["cc"], "tcp": first["tcp"], **(web or {}),
+        })  # fmt: skip
+        if len(access_ns) > 1:
+            access_ns.append((mean_rtt_ns // 2 - bottleneck_ns) // 2)
 
     return Scenario.parse(
         {
@@ -205,7 +227,7 @@ def dumbbell(
             "duration_ns": duration_ns,
             "measure": {"start_ns": warmup_ns, "end_ns": end_ns},
             "dumbbell": {
-                "pairs": n + reverse_flows,
+                "pairs": n + reverse_flows + (1 if web_sessions else 0),
                 "bottleneck_rate_bps": rate,
                 "bottleneck_delay_ns": bottleneck_ns,
                 "bottleneck_queue": bottleneck_queue,
@@ -214,6 +236,7 @@ def dumbbell(
                 "receiver_access_delay_ns": access_ns,
             },
             "flows": flows_wire,
+            "web": web_wire,
             "monitor": {
                 "sample_interval": sample_interval,
                 "flows": monitor_flows,

@@ -51,7 +51,7 @@ _FLAGS = {
     "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",
     "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window", "warmup": "--warmup",
     "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
-    "sample_interval": "--sample-interval",
+    "sample_interval": "--sample-interval", "web_sessions": "--web-sessions",
 }  # fmt: skip
 
 
@@ -100,6 +100,7 @@ def dumbbell(
     sample_interval: Annotated[
         Optional[str], typer.Option(help="Record time series of the bottleneck and the flows at this interval.")
     ] = None,
+    web_sessions: Annotated[int, typer.Option(help="Web sessions beside the long flows (ns-2 WebTraf defaults).")] = 0,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
@@ -111,7 +112,7 @@ def dumbbell(
         scenario = build_dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
-            access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval,
+            access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)
@@ -345,6 +346,16 @@ def _print_summary(results: Results, title: str) -> None:
             t.add_column(col, justify="right")
         for r in udp.iter_rows(named=True):
             t.add_row(str(r["id"]), f"{r['src']} -> {r['dst']}", str(r["sent"]), str(r["received"]), str(r["dropped"]), f"{r['throughput_mbps']:.2f}")
+        out.print(t)
+    w = results.web
+    if w is not None:
+        t = Table(title=f"web: {w['sessions']} sessions, objects completed in the window")
+        for col in ("objects", "Mbit/s", "response mean ms", "p50", "p95", "p99"):
+            t.add_column(col, justify="right")
+        t.add_row(
+            str(w["objects_completed"]), f"{w['throughput_mbps']:.2f}", f"{w['response_ms_mean']:.1f}",
+            f"{w['response_ms_p50']:.1f}", f"{w['response_ms_p95']:.1f}", f"{w['response_ms_p99']:.1f}",
+        )  # fmt: skip
         out.print(t)
     d = results.data
     out.print(

@@ -110,6 +110,11 @@ class Results:
         return self.data.get("bottleneck")
 
     @property
+    def web(self) -> dict[str, Any] | None:
+        """Web objects completed in the window (response times in ms), or None without web sessions."""
+        return self.data.get("web")
+
+    @property
     def jain(self) -> float:
         return self.data["jain"]
 

@@ -520,6 +520,34 @@ class UdpSpec(_Model):
         return v
 
 
+class WebSpec(_Model):
+    """Web sessions (ns-2 WebTraf): pages of objects, each object over its own TCP
+    connection from a server to the session's client; defaults from ns-2's
+    ``tcl/ex/web-traffic.tcl`` (docs/model.md, Web traffic)."""
+
+    clients: Annotated[list[str], Field(min_length=1)] = Field(description="client nodes; session i runs on clients[i % len]")
+    servers: Annotated[list[str], Field(min_length=1)] = Field(description="server nodes; each object's server is drawn uniformly")
+    sessions: U32
+    start_window: tuple[Time, Time] = _unit("start_window", "start_window_ns", (0, 0), "session starts uniform in [lo, hi]")
+    pages_per_session: U32 | None = Field(None, description="default: browse until the end")
+    think_time: Duration = _unit("think_time", "think_time_ns", 1_000_000_000, "mean think time between pages (exponential)")
+    objects_per_page: Annotated[int, Field(ge=1, le=2**32 - 1)] = 1
+    inter_object: Duration = _unit("inter_object", "inter_object_ns", 10_000_000, "mean time between a page's requests")
+    object_mean_segments: Annotated[float, Field(gt=0.0)] = Field(10.0, description="mean object size in segments (Pareto II)")
+    object_shape: Annotated[float, Field(gt=1.0)] = Field(1.2, description="Pareto II shape of the object size")
+    cc: Annotated[
+        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi"], CcSpec])
+    ] = Field(default_factory=Reno, description="controller of the object transfers")
+    tcp: TcpConfig = Field(default_factory=TcpConfig)
+
+    @field_validator("start_window")
+    @classmethod
+    def _ordered(cls, v: tuple[int, int]) -> tuple[int, int]:
+        if v[0] > v[1]:
+            raise ValueError(f"need lo <= hi, got [{format_time(v[0])}, {format_time(v[1])}]")
+        return v
+
+
 class MonitorSpec(_Model):
     """Time series to record (none unless ``sample_interval`` is given)."""
 
@@ -549,6 +577,7 @@ class Scenario(_Model):
     dumbbell: DumbbellSpec | None = None
     flows: list[FlowSpec] = Field(default_factory=list)
     udp: list[UdpSpec] = Field(default_factory=list)
+    web: list[WebSpec] = Field(default_factory=list)
     monitor: MonitorSpec = Field(default_factory=MonitorSpec)
 
     @field_validator("measure")

@@ -44,7 +44,7 @@ def _check_claims(name: str, report: dict) -> None:
         assert c["holds"] != known, f"{name}: {c['text']} -> {c['evidence']}"
 
 
-@pytest.mark.parametrize("name", ["sigcomm07-fig6", "sigcomm07-fig7", "sigcomm07-fig8", "sigcomm07-fig14"])
+@pytest.mark.parametrize("name", ["sigcomm07-fig6", "sigcomm07-fig7", "sigcomm07-fig8", "sigcomm07-fig9", "sigcomm07-fig14"])
 def test_metric_figures_quick(name, tmp_path):
     report = _report(name, tmp_path)
     _check_claims(name, report)
@@ -117,3 +117,26 @@ def test_workers_map_on_a_cluster_matches_local():
 def test_unknown_figure_name_is_a_clear_error():
     with pytest.raises(ValueError, match="sigcomm07-fig7"):
         get("sigcomm07-fig70")
+
+
+def test_table1_quick_has_the_papers_numbers_beside_ours(tmp_path):
+    report = _report("sigcomm07-table1", tmp_path)
+    _check_claims("sigcomm07-table1", report)
+    t = {r["slug"]: r for r in pl.read_parquet(tmp_path / "table1.parquet").iter_rows(named=True)}
+    assert set(t) == {"pert", "sack-droptail", "sack-red-ecn", "vegas"}
+    assert (t["pert"]["Q_paper"], t["pert"]["p_paper"], t["pert"]["U_paper"], t["pert"]["F_paper"]) == (0.28, 3.98e-06, 93.81, 0.86)
+    for r in t.values():
+        assert r["Q_diff"] == pytest.approx(r["Q"] - r["Q_paper"])
+        assert r["U_diff"] == pytest.approx(r["U"] - r["U_paper"])
+    runs = pl.read_parquet(tmp_path / "runs.parquet")
+    assert runs.height == 4
+    html = (tmp_path / "index.html").read_text()
+    assert "F_paper" in html and "Q_diff" in html
+
+
+def test_web_sessions_load_the_bottleneck_in_fig9(tmp_path):
+    # More web sessions, more of the link taken by web transfers: the long flows' goodput falls.
+    _report("sigcomm07-fig9", tmp_path)
+    runs = pl.read_parquet(tmp_path / "runs.parquet").filter(pl.col("scheme") == "sack-droptail").sort("web_sessions")
+    goodput = runs["goodput_mbps"].to_list()
+    assert goodput[0] > goodput[-1], goodput

@@ -24,6 +24,10 @@ Choices where the paper is silent (docs/reproductions.md):
   RFC 6298's 1 s initial RTO and Linux's bound; with a 1 s initial RTO at a
   1 s RTT the first timeout fires before the first ACK can return and leaves
   every flow in congestion avoidance from a window of 2 (Figure 7's last point).
+- **Web sessions** (Figure 9, Table 1): ns-2's WebTraf model with the defaults
+  of ns-2's ``tcl/ex/web-traffic.tcl`` (the paper cites Feldmann et al.'s
+  guidelines without numbers); transfers use the scheme's transport.
+- **Table 1**: the buffer is one BDP at the mean RTT (66 ms).
 - **Figure 14**: "parameters of router PI multiplied by the link capacity"
   (see :mod:`pertlab` core ``tcp/cc/pert_pi.rs``); router PI with ECN uses the
   ns-2 defaults, qref = 50 packets.
@@ -139,6 +143,13 @@ FIGURES = {
         (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000), (1, 10, 100),
         lambda s, x, m, seed: _dumbbell(s, m, seed, bw="500Mbps", rtt="60ms", flows=int(x)),
         notes=("500 Mbit/s, 60 ms.",),
+    ),
+    "fig9": Figure(
+        "fig9", "Impact of web traffic (Figure 9)", "web_sessions", "web sessions",
+        (10, 20, 50, 100, 200, 500, 1000), (10, 100, 1000),
+        lambda s, x, m, seed: _dumbbell(s, m, seed, bw="150Mbps", rtt="60ms", flows=50, web_sessions=int(x)),
+        notes=("150 Mbit/s, 60 ms, 50 long-lived flows; web sessions as pertlab.builders.dumbbell adds them (ns-2 web-traffic.tcl defaults, "
+               "transfers with the scheme's transport); the Jain index is over the 50 long-lived flows.",),
     ),
     "fig14": Figure(
         "fig14", "PERT/PI against router PI with ECN (Figure 14)", "rtt_ms", "round-trip propagation delay (ms)",
@@ -348,3 +359,41 @@ def plot_fig11(table: pl.DataFrame, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+# ------------------------------------------------------------------ Table 1
+
+#: Table 1 of the paper: Q (normalized average queue), p (drop rate), U (utilization, %), F (Jain).
+TABLE1_PAPER = {
+    "pert": (0.28, 3.98e-06, 93.81, 0.86),
+    "sack-droptail": (0.42, 7.18e-04, 93.77, 0.44),
+    "sack-red-ecn": (0.41, 4.95e-04, 93.90, 0.51),
+    "vegas": (0.07, 0.0, 99.99, 0.98),
+}
+TABLE1_RTTS = tuple(f"{12 * i}ms" for i in range(1, 11))
+
+
+def table1_scenario(scheme: Scheme, mode: Mode, seed: int = 1) -> Scenario:
+    """Section 4.5: 150 Mbit/s, 10 flows with RTTs 12, 24, ..., 120 ms, 100 web sessions."""
+    return _dumbbell(scheme, mode, seed, bw="150Mbps", rtt=list(TABLE1_RTTS), flows=10, web_sessions=100)
+
+
+def table1_points(mode: Mode) -> list[Point]:
+    return [Point((("scheme", s.slug),), seed, table1_scenario(s, mode, seed)) for s in SCHEMES for seed in mode.seeds]
+
+
+def run_table1(mode: Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """(runs, table): the table has our mean and 95 % CI beside the paper's value for Q, p, U, F."""
+    runs = run_points(table1_points(mode), out, jobs=workers.jobs, cluster=workers.cluster, on_progress=None)
+    agg = aggregate(runs, ["scheme"])
+    rows = []
+    for r in agg.iter_rows(named=True):
+        q, p, u, f = TABLE1_PAPER[r["scheme"]]
+        rows.append({
+            "scheme": LABELS[r["scheme"]], "slug": r["scheme"],
+            "Q": r["avg_queue_norm"], "Q_ci95": r["avg_queue_norm_ci95"], "Q_paper": q, "Q_diff": r["avg_queue_norm"] - q,
+            "p": r["drop_rate"], "p_ci95": r["drop_rate_ci95"], "p_paper": p, "p_diff": r["drop_rate"] - p,
+            "U": 100 * r["utilization"], "U_ci95": 100 * r["utilization_ci95"], "U_paper": u, "U_diff": 100 * r["utilization"] - u,
+            "F": r["jain"], "F_ci95": r["jain_ci95"], "F_paper": f, "F_diff": r["jain"] - f,
+        })  # fmt: skip
+    return runs, pl.DataFrame(rows)

@@ -140,9 +140,25 @@ def _fig14_claims(table: pl.DataFrame, x: str) -> list[Claim]:
     ]
 
 
+def _fig9_claims(table: pl.DataFrame, x: str) -> list[Claim]:
+    pp = _values(table, "pert", x, "drop_rate")
+    pu, ru = _values(table, "pert", x, "utilization"), _values(table, "sack-red-ecn", x, "utilization")
+    pj = _values(table, "pert", x, "jain")
+    return common_claims(table, x) + [
+        Claim("No packet losses are observed for PERT as the web load grows (drop rate below 1e-4).", max(pp) < 1e-4, f"PERT drop rate: {_fmt(pp)}"),
+        Claim(
+            "PERT's utilization is slightly lower than SACK/RED-ECN's (within 5 points).",
+            all(b - a <= 0.05 for a, b in zip(pu, ru)),
+            f"PERT {_fmt(pu)}; SACK/RED-ECN {_fmt(ru)}",
+        ),
+        Claim("The Jain index of the long-term PERT flows remains high (at least 0.9).", min(pj) >= 0.9, f"PERT Jain: {_fmt(pj)}"),
+    ]
+
+
 _figure_entry("fig6", _fig6_claims)
 _figure_entry("fig7", _fig7_claims)
 _figure_entry("fig8", _fig8_claims)
+_figure_entry("fig9", _fig9_claims)
 _figure_entry("fig14", _fig14_claims)
 
 
@@ -229,3 +245,47 @@ def _fig11(quick: bool, out: Path, workers: Workers) -> Report:
 
 
 register(Entry("sigcomm07-fig11", "Figure 11: multiple bottlenecks (six-router chain)", f"{PAPER}, Section 4.6", _fig11))
+
+
+def _table1(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = sc.QUICK if quick else sc.FULL
+    runs, table = sc.run_table1(mode, out, workers)
+    t = {r["slug"]: r for r in table.iter_rows(named=True)}
+    report = Report(
+        name="sigcomm07-table1",
+        title="Flows with different RTTs (Table 1)",
+        source=f"{PAPER}, Section 4.5",
+        mode=mode.name,
+        out_dir=out,
+        tables={"table1": table, "runs": runs},
+        scenarios={p.key: p.scenario.to_wire() for p in sc.table1_points(mode)},
+        notes=[
+            "150 Mbit/s, 10 long-lived flows with round-trip propagation delays 12, 24, ..., 120 ms, 100 web sessions "
+            "(ns-2 WebTraf defaults, transfers with the scheme's transport, RTT 66 ms), buffer one BDP at the mean RTT. "
+            f"{mode.duration} runs, starts uniform in (0, {mode.start_window}), metrics over [{mode.warmup}, {mode.measure_end}], "
+            f"seeds {', '.join(map(str, mode.seeds))}. Q: normalized average queue, p: drop rate, U: utilization (%), "
+            "F: Jain index of the 10 long flows; *_paper: Table 1 of the paper, *_diff: ours minus the paper's. "
+            f"Wall time of the simulations: {runs['wall_seconds'].sum():.1f} s in total.",
+        ],
+    )
+    report.claims = [
+        Claim(
+            "PERT and Vegas reduce the RTT unfairness inherent to TCP (higher F than SACK/DropTail and SACK/RED-ECN).",
+            min(t["pert"]["F"], t["vegas"]["F"]) > max(t["sack-droptail"]["F"], t["sack-red-ecn"]["F"]),
+            "F: " + ", ".join(f"{r['scheme']} {r['F']:.2f} (paper {r['F_paper']:.2f})" for r in t.values()),
+        ),
+        Claim(
+            "PERT's utilization is similar to SACK's with DropTail and RED-ECN (within 3 points).",
+            abs(t["pert"]["U"] - t["sack-droptail"]["U"]) <= 3 and abs(t["pert"]["U"] - t["sack-red-ecn"]["U"]) <= 3,
+            "U: " + ", ".join(f"{r['scheme']} {r['U']:.2f} (paper {r['U_paper']:.2f})" for r in t.values()),
+        ),
+        Claim(
+            "PERT's average queue and drop rate are lower than SACK's with DropTail and RED-ECN.",
+            t["pert"]["Q"] < min(t["sack-droptail"]["Q"], t["sack-red-ecn"]["Q"]) and t["pert"]["p"] < min(t["sack-droptail"]["p"], t["sack-red-ecn"]["p"]),
+            "Q / p: " + ", ".join(f"{r['scheme']} {r['Q']:.2f} / {r['p']:.2e}" for r in t.values()),
+        ),
+    ]
+    return report
+
+
+register(Entry("sigcomm07-table1", "Table 1: ten flows with RTTs 12..120 ms and 100 web sessions", f"{PAPER}, Section 4.5", _table1))
