@@ -20,6 +20,11 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
 - **ECN.** ``ecn=True`` makes every flow ECN-capable and an AQM bottleneck
   (any kind but droptail) mark instead of drop (``queue="ared", ecn=True`` is
   the PERT paper's SACK/RED-ECN).
+- **RED's packet size.** A RED-family bottleneck counts in packets of the
+  flows' size (``mean_pkt_size`` = ``packet_size``): its automatic thresholds
+  (target delay x capacity) are then in the packets that actually queue. With
+  ns-2's 500-byte default and 1500-byte packets they are three times too high
+  (at 150 Mbit/s max_th = 281 packets, above a 150-packet buffer: RED never acts).
 - **Starts** are drawn uniformly in ``[0, start_window]`` from the seed;
   metrics cover ``[warmup, duration]``.
 - **Different RTTs.** ``rtt`` may be a list (or "12ms,24ms,..."), one RTT per
@@ -185,10 +190,7 @@ def dumbbell(
     limit = buffer_pkts if buffer_pkts is not None else buffer_packets(rate, mean_rtt_ns, size, buffer_bdp, n + reverse_flows)
     bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
-        section = dict(aqm or {})
-        if ecn:
-            section.setdefault("use_ecn", True)
-        bottleneck_queue[AQM_SECTION[queue]] = section
+        bottleneck_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
 
     flows_wire = []
     for name, count in groups:
@@ -299,7 +301,7 @@ def parking_lot(
     limit = buffer_packets(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts)
     router_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
-        router_queue[AQM_SECTION[queue]] = {**(aqm or {}), **({"use_ecn": True} if ecn else {})}
+        router_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
     names = [f"R{i + 1}" for i in range(routers)]
     host = lambda i, j: f"h{i + 1}_{j}"  # noqa: E731
     links = [
@@ -325,6 +327,18 @@ def parking_lot(
             ],
         }
     )
+
+
+def _aqm_section(queue: str, aqm: dict[str, Any] | None, ecn: bool, packet_size: int) -> dict[str, Any]:
+    """The discipline's parameters: ``aqm`` as given, marking when the flows use ECN, and for
+    the RED family the flows' packet size as the mean packet size, so that the automatic
+    thresholds (ns-2 ``mean_pktsize_``, default 500 bytes) count the flows' packets."""
+    section = dict(aqm or {})
+    if ecn:
+        section.setdefault("use_ecn", True)
+    if AQM_SECTION[queue] == "red":
+        section.setdefault("mean_pkt_size", packet_size)
+    return section
 
 
 def _derived_cc_params(kind: str, rate_bps: int, packet_size: int) -> dict[str, Any]:

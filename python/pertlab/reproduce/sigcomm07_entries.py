@@ -248,7 +248,7 @@ register(Entry("sigcomm07-fig11", "Figure 11: multiple bottlenecks (six-router c
 
 
 def _table1(quick: bool, out: Path, workers: Workers) -> Report:
-    mode = sc.QUICK if quick else sc.FULL
+    mode = sc.QUICK if quick else sc.TABLE1_FULL
     runs, table = sc.run_table1(mode, out, workers)
     t = {r["slug"]: r for r in table.iter_rows(named=True)}
     report = Report(
@@ -261,7 +261,8 @@ def _table1(quick: bool, out: Path, workers: Workers) -> Report:
         scenarios={p.key: p.scenario.to_wire() for p in sc.table1_points(mode)},
         notes=[
             "150 Mbit/s, 10 long-lived flows with round-trip propagation delays 12, 24, ..., 120 ms, 100 web sessions "
-            "(ns-2 WebTraf defaults, transfers with the scheme's transport, RTT 66 ms), buffer one BDP at the mean RTT. "
+            "(ns-2 WebTraf defaults, transfers with the scheme's transport, RTT 66 ms), buffer one BDP at the shortest RTT "
+            "(150 packets; the paper does not say which RTT, docs/reproductions.md compares with the mean RTT's 825). "
             f"{mode.duration} runs, starts uniform in (0, {mode.start_window}), metrics over [{mode.warmup}, {mode.measure_end}], "
             f"seeds {', '.join(map(str, mode.seeds))}. Q: normalized average queue, p: drop rate, U: utilization (%), "
             "F: Jain index of the 10 long flows; *_paper: Table 1 of the paper, *_diff: ours minus the paper's. "
