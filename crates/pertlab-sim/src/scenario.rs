@@ -298,6 +298,14 @@ pub struct MonitorSpec {
     /// Link names whose queues (both directions) are sampled; default all.
     #[serde(default)]
     pub links: Option<Vec<String>>,
+    /// Per-packet trace of some flows: every RTT sample their senders take and
+    /// every loss of their data packets (the PERT paper's predictor study, Section 2).
+    #[serde(default)]
+    pub trace_flows: Vec<u32>,
+    /// With `trace_flows`: a link on the first traced flow's data path whose queue
+    /// length is recorded at each RTT sample and whose drops (of any flow) are traced.
+    #[serde(default)]
+    pub trace_link: Option<String>,
 }
 
 impl Scenario {

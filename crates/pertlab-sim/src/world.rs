@@ -19,7 +19,7 @@ use crate::queue::{Enqueued, OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, QueueSpec, Scenario};
 use crate::stats::report::{self, Snapshot};
-use crate::stats::{FlowSeries, QueueSeries, Results};
+use crate::stats::{FlowSeries, QueueSeries, Results, Trace};
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_pi::pert_pi;
 use crate::tcp::cc::reno::Reno;
@@ -106,6 +106,10 @@ pub struct World {
     sampled_flows: Vec<u32>,
     pub queue_series: QueueSeries,
     pub flow_series: FlowSeries,
+    /// Per-packet trace: which flows (a flag per long flow), which channel.
+    traced: Vec<bool>,
+    trace_channel: Option<u32>,
+    pub trace: Trace,
     pub snap_start: Option<Snapshot>,
     pub snap_end: Option<Snapshot>,
     pub interrupted: bool,
@@ -296,6 +300,30 @@ impl World {
             }
         };
 
+        let mut traced = vec![false; flows.len()];
+        for (i, &id) in scenario.monitor.trace_flows.iter().enumerate() {
+            match traced.get_mut(id as usize) {
+                Some(t) => *t = true,
+                None => return Err(ConfigError::new(format!("monitor.trace_flows[{i}]"), format!("flow index must be below {}, got {id}", flows.len()))),
+            }
+        }
+        let trace_channel = match (&scenario.monitor.trace_link, scenario.monitor.trace_flows.first()) {
+            (None, _) => None,
+            (Some(_), None) => return Err(ConfigError::new("monitor.trace_link", "needs at least one flow in monitor.trace_flows")),
+            (Some(name), Some(&f)) => {
+                let (src, dst) = (flows[f as usize].src, flows[f as usize].dst);
+                let path = routes.path(src, dst, |c| channels[c as usize].to).unwrap_or_default();
+                match path.into_iter().find(|&c| &channels[c as usize].link_name == name) {
+                    Some(c) => Some(c),
+                    None => return Err(ConfigError::new("monitor.trace_link", format!("no link named `{name}` on the data path of flow {f}"))),
+                }
+            }
+        };
+        let queue_limit_pkts = trace_channel.map_or(0, |c| match channels[c as usize].queue.limit {
+            QueueLimit::Packets(n) => n,
+            QueueLimit::Bytes(_) => 0,
+        });
+        let trace = Trace { queue_limit_pkts, ..Trace::default() };
         let window = scenario.window();
         let mut world = World {
             now: 0,
@@ -317,6 +345,9 @@ impl World {
             sampled_flows,
             queue_series: QueueSeries::default(),
             flow_series: FlowSeries::default(),
+            traced,
+            trace_channel,
+            trace,
             snap_start: None,
             snap_end: None,
             interrupted: false,
@@ -503,7 +534,7 @@ impl World {
         // Routes exist for every endpoint pair (checked at build), so NO_ROUTE
         // cannot occur; a packet is counted as dropped rather than panicking.
         if c == NO_ROUTE {
-            self.count_drop(&pkt);
+            self.count_drop(&pkt, None);
             return;
         }
         let ch = &mut self.channels[c as usize];
@@ -513,7 +544,7 @@ impl World {
                     self.start_tx(c);
                 }
             }
-            Enqueued::Dropped(_) => self.count_drop(&pkt),
+            Enqueued::Dropped(_) => self.count_drop(&pkt, Some(c)),
         }
     }
 
@@ -526,7 +557,7 @@ impl World {
             self.queue.push_after(self.now, tx_time(pkt.size, ch.rate_bps), Event::TxDone(c));
         }
         for pkt in dropped.drain(..) {
-            self.count_drop(&pkt);
+            self.count_drop(&pkt, Some(c));
         }
         self.dropped = dropped;
     }
@@ -538,7 +569,7 @@ impl World {
         let lost = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
         if lost {
             ch.counters.losses += 1;
-            self.count_drop(&pkt);
+            self.count_drop(&pkt, None);
         } else {
             // Constant delay: this event pops after those of the packets ahead on
             // the wire, so the head of the pipe is always the packet arriving.
@@ -576,6 +607,16 @@ impl World {
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
                     flow.sender.on_ack(self.now, &pkt, &mut flow.rng, &mut out);
                     let finished = flow.sender.finished();
+                    if let (Some(r), true) = (flow.sender.last_rtt_sample, self.traced.get(f as usize).copied().unwrap_or(false)) {
+                        let cwnd = flow.sender.tp.snd_cwnd;
+                        let q = self.trace_channel.map_or(0, |c| self.channels[c as usize].queue.len_pkts());
+                        let t = &mut self.trace;
+                        t.rtt_t_s.push(self.now as f64 / NS_PER_SEC as f64);
+                        t.rtt_flow.push(f);
+                        t.rtt_ms.push(r as f64 / 1e6);
+                        t.rtt_cwnd.push(cwnd);
+                        t.rtt_queue_pkts.push(q);
+                    }
                     self.emit_from_sender(f, &mut out);
                     if finished {
                         self.web_complete(f);
@@ -591,10 +632,20 @@ impl World {
         self.out = out;
     }
 
-    fn count_drop(&mut self, pkt: &Packet) {
+    /// A packet is lost; `at_queue` is the channel whose queue dropped it, if a queue did.
+    fn count_drop(&mut self, pkt: &Packet, at_queue: Option<u32>) {
         self.totals.dropped += 1;
+        let t_s = self.now as f64 / NS_PER_SEC as f64;
+        if at_queue.is_some() && at_queue == self.trace_channel {
+            self.trace.drop_t_s.push(t_s);
+            self.trace.drop_flow.push(pkt.flow);
+        }
         match pkt.kind {
             PacketKind::Data => {
+                if self.traced.get(pkt.flow as usize).copied().unwrap_or(false) {
+                    self.trace.loss_t_s.push(t_s);
+                    self.trace.loss_flow.push(pkt.flow);
+                }
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, pkt.flow) {
                     flow.data_drops += 1;
                 }

@@ -17,7 +17,7 @@ fn one_reno_flow_fills_a_bdp_buffer_with_a_sawtooth_between_half_w_and_w() {
     let (bw, rtt) = (10, 60);
     let bdp = bdp_pkts(bw, rtt); // 50 packets
     let mut s = scenario(dumbbell(1, bw, rtt, droptail(bdp)), bulk_flows(1, CcSpec::Reno, TcpConfig::default(), 0), 200, 20);
-    s.monitor = MonitorSpec { sample_interval_ns: Some(10 * NS_PER_MS), flows: None, links: Some(vec!["bottleneck".into()]) };
+    s.monitor = MonitorSpec { sample_interval_ns: Some(10 * NS_PER_MS), flows: None, links: Some(vec!["bottleneck".into()]), ..Default::default() };
     let r = pertlab_sim::run(&s).unwrap();
     let b = r.bottleneck.as_ref().unwrap();
     assert!(b.utilization > 0.99, "utilization {}", b.utilization);
@@ -79,7 +79,7 @@ fn a_flow_that_stops_delivers_what_it_sent_and_leaves_the_link_to_the_others() {
     let mut flows = bulk_flows(2, CcSpec::Reno, TcpConfig::default(), 0);
     flows[0].stop_ns = Some(secs(10));
     let mut s = scenario(dumbbell(2, 10, 40, droptail(50)), flows, 30, 15);
-    s.monitor = MonitorSpec { sample_interval_ns: Some(100 * NS_PER_MS), flows: None, links: Some(vec![]) };
+    s.monitor = MonitorSpec { sample_interval_ns: Some(100 * NS_PER_MS), flows: None, links: Some(vec![]), ..Default::default() };
     let r = pertlab_sim::run(&s).unwrap();
     assert!(r.conservation.ok, "{:?}", r.conservation.violations);
     // Within the window (15..30 s) the stopped flow delivers nothing new and the

@@ -142,3 +142,45 @@ fn web_errors_name_the_field() {
     w.object_shape = 0.9;
     assert_eq!(pertlab_sim::run(&path(vec![w], 30, 1)).unwrap_err().field, "web[0].object_shape");
 }
+
+#[test]
+fn trace_records_every_rtt_sample_and_every_loss() {
+    // 4 SACK flows and web traffic on a 10 Mbit/s, 40 ms dumbbell with a 30-packet buffer:
+    // flow 0 traced, drops at the bottleneck traced.
+    let mut d = dumbbell(5, 10, 40, droptail(30));
+    d.access_rate_bps = 100 * MBPS;
+    let mut s = scenario(d, bulk_flows(4, CcSpec::Reno, TcpConfig::default(), secs(2)), 30, 0);
+    let mut w = web(30, 1.2);
+    w.clients = vec!["d4".into()];
+    w.servers = vec!["s4".into()];
+    s.web = vec![w];
+    s.monitor.trace_flows = vec![0];
+    s.monitor.trace_link = Some("bottleneck".into());
+    let r = pertlab_sim::run(&s).unwrap();
+    let t = &r.trace;
+    let f0 = &r.flows[0];
+    // The whole run is the window here: one trace row per RTT sample the sender counted,
+    // one loss row per data drop of flow 0, one drop row per drop at the bottleneck queue.
+    assert_eq!(t.rtt_ms.len() as u64, f0.rtt_samples);
+    assert_eq!(t.loss_t_s.len() as u64, f0.drops);
+    let q = r.queues.iter().find(|q| q.link == "bottleneck" && q.from == "r0").unwrap();
+    assert_eq!(t.drop_t_s.len() as u64, q.drops);
+    assert!(q.drops > 0 && f0.drops > 0);
+    assert_eq!(t.queue_limit_pkts, 30);
+    assert!(t.rtt_queue_pkts.iter().all(|&n| n <= 30));
+    // Every sample is at least the propagation RTT, and the times are ordered.
+    assert!(t.rtt_ms.iter().all(|&r| r >= 40.0));
+    assert!(t.rtt_t_s.windows(2).all(|w| w[0] <= w[1]));
+    // Web transfers' drops are among the queue's (ids past the long flows').
+    assert!(t.drop_flow.iter().any(|&f| f >= 4));
+}
+
+#[test]
+fn trace_errors_name_the_field() {
+    let mut s = scenario(dumbbell(2, 10, 40, droptail(30)), bulk_flows(2, CcSpec::Reno, TcpConfig::default(), 0), 10, 0);
+    s.monitor.trace_flows = vec![5];
+    assert_eq!(pertlab_sim::run(&s).unwrap_err().field, "monitor.trace_flows[0]");
+    s.monitor.trace_flows = vec![0];
+    s.monitor.trace_link = Some("nowhere".into());
+    assert_eq!(pertlab_sim::run(&s).unwrap_err().field, "monitor.trace_link");
+}

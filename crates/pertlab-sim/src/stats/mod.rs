@@ -51,6 +51,28 @@ pub struct Results {
     pub conservation: Conservation,
     pub queue_series: QueueSeries,
     pub flow_series: FlowSeries,
+    /// Per-packet trace (monitor.trace_flows), over the whole run.
+    pub trace: Trace,
+}
+
+/// Per-packet trace of the traced flows and link, columnar, over the whole run.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct Trace {
+    /// Every RTT sample a traced sender took: time, flow, sample, window, and the
+    /// traced link's queue length (packets waiting) at that moment.
+    pub rtt_t_s: Vec<f64>,
+    pub rtt_flow: Vec<u32>,
+    pub rtt_ms: Vec<f64>,
+    pub rtt_cwnd: Vec<u32>,
+    pub rtt_queue_pkts: Vec<u32>,
+    /// Losses of the traced flows' data packets, anywhere.
+    pub loss_t_s: Vec<f64>,
+    pub loss_flow: Vec<u32>,
+    /// Drops at the traced link's queue (any flow; web transfers have ids past the long flows').
+    pub drop_t_s: Vec<f64>,
+    pub drop_flow: Vec<u32>,
+    /// Buffer of the traced link's queue, packets (0 without a traced link).
+    pub queue_limit_pkts: u32,
 }
 
 /// Web objects completed inside the measurement window.

@@ -177,6 +177,7 @@ pub fn assemble(world: &World) -> Results {
         conservation: conservation(world),
         queue_series: world.queue_series.clone(),
         flow_series: world.flow_series.clone(),
+        trace: world.trace.clone(),
     }
 }
 

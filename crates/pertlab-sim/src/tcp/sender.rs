@@ -123,6 +123,8 @@ pub struct TcpSender {
     app_stopped: bool,
     /// Segments the application has to send; `u32::MAX` for a bulk (FTP) source.
     data_segments: u32,
+    /// The RTT sample the last ACK gave, if any (for per-packet traces).
+    pub last_rtt_sample: Option<SimTime>,
 }
 
 /// What `NextSeg` chose to send.
@@ -155,6 +157,7 @@ impl TcpSender {
             started: false,
             app_stopped: false,
             data_segments: u32::MAX,
+            last_rtt_sample: None,
         }
     }
 
@@ -187,6 +190,7 @@ impl TcpSender {
     /// ACKs below `snd_una` (reordered, old) and ACKs of data never sent are
     /// ignored, as RFC 9293 3.10.7.4 prescribes; so are non-ACK packets.
     pub fn on_ack(&mut self, now: SimTime, ack: &Packet, rng: &mut SimRng, out: &mut Vec<Packet>) {
+        self.last_rtt_sample = None;
         self.counters.acks_received += 1;
         self.tp.now = now;
         if !self.started || ack.kind != PacketKind::Ack || ack.seq < self.sb.snd_una() || ack.seq > self.sb.snd_nxt() {
@@ -337,6 +341,7 @@ impl TcpSender {
             self.rtt.reset_backoff();
         }
         self.counters.record_rtt(r);
+        self.last_rtt_sample = Some(r);
         Some(r)
     }
 
