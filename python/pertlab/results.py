@@ -59,7 +59,13 @@ FLOW_SERIES_SCHEMA = {
     "delivered_bytes": pl.UInt64,
 }  # fmt: skip
 
-SERIES = ("queue_series", "flow_series")
+SERIES = ("queue_series", "flow_series", "trace")
+#: The per-packet trace (monitor.trace_flows): table name -> (column prefix in the core's output, schema).
+TRACE_TABLES = {
+    "trace_rtt": ("rtt_", {"t_s": pl.Float64, "flow": pl.UInt32, "ms": pl.Float64, "cwnd": pl.UInt32, "queue_pkts": pl.UInt32}),
+    "trace_losses": ("loss_", {"t_s": pl.Float64, "flow": pl.UInt32}),
+    "trace_drops": ("drop_", {"t_s": pl.Float64, "flow": pl.UInt32}),
+}
 TABLES = ("flows", "queues", "udp", "queue_series", "flow_series")
 # Fields of the core's results that change between identical runs.
 RUN_INFO = ("wall_seconds",)
@@ -168,6 +174,31 @@ class Results:
 
         return self._frame("flow_series", build)
 
+    def _trace(self, name: str) -> pl.DataFrame:
+        prefix, schema = TRACE_TABLES[name]
+        trace = self.data.get("trace") or {}
+        return self._frame(name, lambda: _columns({k: trace.get(prefix + k, []) for k in schema}, schema))
+
+    @property
+    def trace_rtt(self) -> pl.DataFrame:
+        """Every RTT sample of the traced flows (``ms``), their window and the traced queue's length."""
+        return self._trace("trace_rtt")
+
+    @property
+    def trace_losses(self) -> pl.DataFrame:
+        """Losses of the traced flows' data packets, anywhere."""
+        return self._trace("trace_losses")
+
+    @property
+    def trace_drops(self) -> pl.DataFrame:
+        """Drops at the traced link's queue, of any flow."""
+        return self._trace("trace_drops")
+
+    @property
+    def trace_queue_limit(self) -> int:
+        """Buffer of the traced queue, packets."""
+        return int((self.data.get("trace") or {}).get("queue_limit_pkts", 0))
+
     def _frame(self, name: str, build) -> pl.DataFrame:
         if name not in self._frames:
             self._frames[name] = build()
@@ -181,6 +212,10 @@ class Results:
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
             getattr(self, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=True)
+        if self.trace_rtt.height or self.trace_drops.height:
+            for name in TRACE_TABLES:
+                getattr(self, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=True)
+            (out / "trace.json").write_text(json.dumps({"queue_limit_pkts": self.trace_queue_limit}) + "\n")
         summary = {k: v for k, v in self.summary.items() if k not in RUN_INFO}
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if self.scenario is not None:
@@ -201,10 +236,15 @@ class Results:
         data = json.loads((out / "summary.json").read_text())
         info = json.loads((out / "run_info.json").read_text())
         data.update({k: info[k] for k in RUN_INFO})
-        for name in SERIES:
+        for name in ("queue_series", "flow_series"):
             frame = pl.read_parquet(out / f"{name}.parquet")
             schema = QUEUE_SERIES_SCHEMA if name == "queue_series" else FLOW_SERIES_SCHEMA
             data[name] = {k: frame[k].to_list() for k in schema}
+        if (out / "trace.json").exists():
+            data["trace"] = json.loads((out / "trace.json").read_text())
+            for name, (prefix, schema) in TRACE_TABLES.items():
+                frame = pl.read_parquet(out / f"{name}.parquet")
+                data["trace"].update({prefix + k: frame[k].to_list() for k in schema})
         scenario_file = out / "scenario.json"
         scenario = Scenario.load(scenario_file) if scenario_file.exists() else None
         return cls(data, scenario)

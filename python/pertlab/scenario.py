@@ -554,6 +554,10 @@ class MonitorSpec(_Model):
     sample_interval: Duration | None = _unit("sample_interval", "sample_interval_ns", None)
     flows: list[Annotated[int, Field(ge=0)]] | None = Field(None, description="flow indices to sample; default all")
     links: list[str] | None = Field(None, description="link names whose queues are sampled; default all")
+    trace_flows: list[Annotated[int, Field(ge=0)]] = Field(
+        default_factory=list, description="flows whose every RTT sample and loss is traced (predictor study)"
+    )
+    trace_link: str | None = Field(None, description="link on the first traced flow's path: its queue length and drops are traced")
 
 
 class MeasureWindow(_Model):

@@ -15,3 +15,4 @@ __all__ = ["REGISTRY", "Entry", "Report", "Claim", "get", "register"]
 from . import entries  # noqa: E402,F401
 from . import fluid_entries  # noqa: E402,F401  (fluid models: sigcomm07-fig13, tahiliani-ch5-fluid)
 from . import sigcomm07_entries  # noqa: E402,F401  (PERT paper Section 4 and 6.1: Figures 6, 7, 8, 12, 14)
+from . import predictor_entries  # noqa: E402,F401  (PERT paper Section 2: Figures 2, 3, 4)

@@ -1,0 +1,160 @@
+"""The congestion-predictor study of the PERT paper (SIGCOMM 2007, Section 2,
+Figures 2 to 4), on per-packet traces from the simulator.
+
+Setup (Section 2.2, STATED): two routers joined by 100 Mbit/s / 20 ms; hosts on
+500 Mbit/s links of varying delay; router buffers of 750 packets; loads case1
+to case6 = {50, 100} long-lived flows in both directions x {100, 500, 1000} web
+sessions; one tagged long-lived flow with a 60 ms end-to-end delay whose every
+RTT sample is recorded; "high RTT" above 65 ms.
+
+Choices (docs/predictors.md): "in both directions" is read as N flows each way;
+the forward flows' round-trip propagation delays are 60 ms for the tagged flow
+and spread evenly over 44..140 ms for the others (44 ms is the path with 1 ms
+access links, the bottleneck's 20 ms one way); reverse flows and web sessions
+as `pertlab.builders.dumbbell` adds them; all TCP is SACK with ns-2's timers;
+flows start in (0, 10) s and the first 20 s of the trace are left out. Full:
+1000 s per case, as the paper; quick: 150 s, cases 1 and 3.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ..builders import NS2_TCP, dumbbell
+from ..parallel import Workers
+from ..predictors import PREDICTORS, false_positive_queue, predict, score
+from ..scenario import Scenario
+from ..sweep import Point, run_points, stored_results
+
+__all__ = ["CASES", "Mode", "FULL", "QUICK", "case_scenario", "run_study"]
+
+#: case -> (long-lived flows each way, web sessions) (Section 2.2).
+CASES = {f"case{i + 1}": (n, w) for i, (n, w) in enumerate((n, w) for n in (50, 100) for w in (100, 500, 1000))}
+#: The tagged flow's round-trip propagation delay and the "high RTT" threshold (Section 2.2).
+TAGGED_RTT_MS = 60
+THRESHOLD_MS = 65.0
+#: Router buffers, packets (Section 2.2).
+BUFFER_PKTS = 750
+#: Trace samples before this are left out (flows start in the first 10 s).
+SKIP_S = 20.0
+
+
+@dataclass(frozen=True)
+class Mode:
+    name: str
+    duration_s: int
+    cases: tuple[str, ...]
+
+
+FULL = Mode("full", 1000, tuple(CASES))
+QUICK = Mode("quick", 150, ("case1", "case3"))
+
+
+def case_scenario(case: str, mode: Mode, seed: int = 1) -> Scenario:
+    n, web = CASES[case]
+    others = np.linspace(44, 140, n - 1)
+    rtts = [f"{TAGGED_RTT_MS}ms"] + [f"{x:.3f}ms" for x in others]
+    s = dumbbell(
+        bw="100Mbps", rtt=rtts, flows=n, cc="sack", duration=f"{mode.duration_s}s", start_window="10s", warmup="0s",
+        seed=seed, buffer_pkts=BUFFER_PKTS, access_rate="500Mbps", reverse_flows=n, web_sessions=web, tcp=NS2_TCP,
+    )  # fmt: skip
+    wire = s.to_wire()
+    wire["monitor"] = {"trace_flows": [0], "trace_link": "bottleneck"}
+    return Scenario.parse(wire)
+
+
+def _points(mode: Mode) -> list[Point]:
+    return [Point((("case", c),), 1, case_scenario(c, mode)) for c in mode.cases]
+
+
+def run_study(mode: Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    """(fig2, fig3, fig4) tables: efficiency with losses in the flow vs at the queue for the
+    65 ms threshold; efficiency, false positives and false negatives of every predictor
+    (queue losses); the normalized queue at each false positive of the RTT-based predictors."""
+    points = _points(mode)
+    run_points(points, out, jobs=workers.jobs, cluster=workers.cluster)
+    fig2, fig3, fig4 = [], [], []
+    for p in points:
+        case = p.values[0][1]
+        r = stored_results(p, out)
+        trace = r.trace_rtt.filter((pl.col("flow") == 0) & (pl.col("t_s") >= SKIP_S)).sort("t_s")
+        t = trace["t_s"].to_numpy()
+        flow_losses = np.sort(r.trace_losses.filter(pl.col("t_s") >= SKIP_S)["t_s"].to_numpy())
+        queue_losses = np.sort(r.trace_drops.filter(pl.col("t_s") >= SKIP_S)["t_s"].to_numpy())
+        high = {name: predict(trace, name, THRESHOLD_MS) for name in PREDICTORS}
+        for where, losses in (("flow", flow_losses), ("queue", queue_losses)):
+            sc = score(t, high["rtt"], losses)
+            fig2.append({"case": case, "losses": where, "loss_events": len(losses), "efficiency": sc.efficiency, "transitions_2": sc.predicted, "transitions_5": sc.false_alarms})
+        for name in PREDICTORS:
+            sc = score(t, high[name], queue_losses)
+            fig3.append({
+                "case": case, "predictor": name, "efficiency": sc.efficiency, "false_positives": sc.false_positives,
+                "false_negatives": sc.false_negatives, "transitions_2": sc.predicted, "transitions_4": sc.missed, "transitions_5": sc.false_alarms,
+            })  # fmt: skip
+        for name in ("rtt", "ma750", "ewma_7_8", "srtt_0.99"):
+            for q in false_positive_queue(trace, high[name], queue_losses, r.trace_queue_limit):
+                fig4.append({"case": case, "predictor": name, "queue_norm": float(q)})
+    schema4 = {"case": pl.String, "predictor": pl.String, "queue_norm": pl.Float64}
+    return pl.DataFrame(fig2), pl.DataFrame(fig3), pl.DataFrame(fig4, schema=schema4)
+
+
+def plot_fig2(fig2: pl.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cases = fig2["case"].unique(maintain_order=True).to_list()
+    x = np.arange(len(cases))
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for i, where in enumerate(("flow", "queue")):
+        v = [fig2.filter((pl.col("case") == c) & (pl.col("losses") == where))["efficiency"][0] for c in cases]
+        ax.bar(x + (i - 0.5) * 0.4, v, 0.4, label=f"losses {'within the flow' if where == 'flow' else 'at the bottleneck queue'}")
+    ax.set_xticks(x, cases)
+    ax.set_ylabel("high RTT -> loss / all exits from high RTT")
+    ax.legend(fontsize=8)
+    ax.set_title("Figure 2: RTT > 65 ms followed by a loss")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_fig3(fig3: pl.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    mean = fig3.group_by("predictor", maintain_order=True).agg(pl.col("efficiency", "false_positives", "false_negatives").mean())
+    x = np.arange(mean.height)
+    fig, ax = plt.subplots(figsize=(9, 3.8))
+    for i, m in enumerate(("efficiency", "false_positives", "false_negatives")):
+        ax.bar(x + (i - 1) * 0.27, mean[m].to_list(), 0.27, label=m.replace("_", " "))
+    ax.set_xticks(x, mean["predictor"].to_list(), rotation=30)
+    ax.legend(fontsize=8)
+    ax.set_title("Figure 3: predictors (mean over the cases; losses at the bottleneck queue)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def plot_fig4(fig4: pl.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 3.5))
+    for name in fig4["predictor"].unique(maintain_order=True).to_list():
+        q = fig4.filter(pl.col("predictor") == name)["queue_norm"].to_numpy()
+        ax.hist(q, bins=20, range=(0, 1), histtype="step", density=True, label=f"{name} ({len(q)})")
+    ax.set_xlabel("bottleneck queue / buffer at a false positive")
+    ax.legend(fontsize=8)
+    ax.set_title("Figure 4: queue at false positives")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
