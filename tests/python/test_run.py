@@ -103,7 +103,8 @@ def test_python_defaults_are_the_cores():
     for f in implicit["flows"]:
         f["tcp"] = {k: f["tcp"][k] for k in ("sack", "ecn")}
         f["cc"] = {"kind": f["cc"]["kind"]}
-    implicit["dumbbell"]["bottleneck_queue"]["red"] = {}
+    # The builder's one non-default RED value: the flows' packet size.
+    implicit["dumbbell"]["bottleneck_queue"]["red"] = {"mean_pkt_size": 1500}
     a, b = (json.loads(_core.run_json(json.dumps(w))) for w in (explicit, implicit))
     for r in (a, b):
         del r["wall_seconds"]
