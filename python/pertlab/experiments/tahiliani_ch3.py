@@ -187,10 +187,17 @@ S32_MIN_TH, S32_MAX_TH = 20.0, 80.0
 S32_BUFFER_PKTS = 200
 
 
-def fixed_flows_scenario(kind: str, seed: int = 1, duration: str = "100s") -> Scenario:
+#: S3-3's background: web sessions and one long reverse flow (thesis Sec. 3.3, Scenario 3).
+S33_WEB_SESSIONS = 20
+
+
+def fixed_flows_scenario(kind: str, seed: int = 1, duration: str = "100s", background: bool = False) -> Scenario:
     """S3-2: 100 FTP flows starting uniformly in the first second (the thesis: "fixed" long
-    flows), no reverse traffic; the time series of RED's average and max_p are recorded."""
-    topo = _topology(S32_FLOWS, kind)
+    flows), no reverse traffic; the time series of RED's average and max_p are recorded.
+    With ``background`` it is S3-3: plus 20 web sessions (ns-2 WebTraf defaults, server
+    on the sender side) and one long flow in the reverse direction."""
+    pairs = S32_FLOWS + (2 if background else 0)
+    topo = _topology(pairs, kind)
     topo.update(
         bottleneck_rate=S32_RATE,
         bottleneck_delay=f"{S32_RTT_MS // 2 - 2}ms",
@@ -199,19 +206,28 @@ def fixed_flows_scenario(kind: str, seed: int = 1, duration: str = "100s") -> Sc
     flows = [{**_flow(f"s{i}", f"d{i}", "0s"), "start": None, "start_window": ["0s", "1s"]} for i in range(S32_FLOWS)]
     for f in flows:
         del f["start"]
+    web = []
+    if background:
+        web_pair, reverse_pair = S32_FLOWS, S32_FLOWS + 1
+        flows.append(_flow(f"d{reverse_pair}", f"s{reverse_pair}", "0s"))
+        web.append({"clients": [f"d{web_pair}"], "servers": [f"s{web_pair}"], "sessions": S33_WEB_SESSIONS, "start_window": ["0s", "1s"],
+                    "tcp": {"packet_size": WIRE_BYTES, **NS2_TCP}})  # fmt: skip
     return Scenario.parse(
-        {"seed": seed, "duration": duration, "dumbbell": topo, "flows": flows, "monitor": {"sample_interval": "50ms", "flows": [], "links": ["bottleneck"]}}
-    )
+        {"seed": seed, "duration": duration, "dumbbell": topo, "flows": flows, "web": web,
+         "monitor": {"sample_interval": "50ms", "flows": [], "links": ["bottleneck"]}}
+    )  # fmt: skip
 
 
-def _run_fixed(args: tuple[str, int, str]) -> tuple[str, pl.DataFrame]:
-    kind, seed, duration = args
-    return kind, bottleneck_series(run(fixed_flows_scenario(kind, seed, duration)))
+def _run_fixed(args: tuple[str, int, str, bool]) -> tuple[str, pl.DataFrame]:
+    kind, seed, duration, background = args
+    return kind, bottleneck_series(run(fixed_flows_scenario(kind, seed, duration, background)))
 
 
-def run_fixed_flows(controllers: Iterable[str] = CONTROLLERS, seed: int = 1, duration: str = "100s", workers: Workers = Workers()) -> dict[str, pl.DataFrame]:
-    """The bottleneck's queue series (with avg and max_p) under S3-2, per controller."""
-    return dict(workers.map(_run_fixed, [(k, seed, duration) for k in controllers]))
+def run_fixed_flows(
+    controllers: Iterable[str] = CONTROLLERS, seed: int = 1, duration: str = "100s", workers: Workers = Workers(), background: bool = False
+) -> dict[str, pl.DataFrame]:
+    """The bottleneck's queue series (with avg and max_p) under S3-2 (S3-3 with ``background``), per controller."""
+    return dict(workers.map(_run_fixed, [(k, seed, duration, background) for k in controllers]))
 
 
 def bottleneck_series(r: Results) -> pl.DataFrame:
