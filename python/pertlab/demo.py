@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
 from .builders import dumbbell
+from .experiments.sigcomm07 import Scheme
 from .parallel import process_pool
 from .plots import write_figures
 from .results import Results
@@ -43,15 +43,7 @@ from .run import run
 __all__ = ["SCHEMES", "PAPER_CLAIMS", "scenario_for", "run_demo"]
 
 
-@dataclass(frozen=True)
-class Scheme:
-    label: str
-    slug: str
-    cc: str
-    queue: str
-    ecn: bool = False
-
-
+#: Section 4's four schemes, labelled with their queue as the demo's table shows them.
 SCHEMES = (
     Scheme("PERT/DropTail", "pert-droptail", "pert", "droptail"),
     Scheme("SACK/DropTail", "sack-droptail", "sack", "droptail"),
