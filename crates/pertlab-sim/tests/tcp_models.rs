@@ -65,9 +65,9 @@ fn sack_throughput_follows_padhye_at_p_1e_2() {
     let p = 1e-2;
     let (x, rtt, timeouts) = throughput_under_random_loss(p, 1000);
     // Padhye, Firoiu, Towsley, Kurose 1998, eq. (31) with b = 1 (an ACK per
-    // segment) and T0 = the RTO, which the 200 ms minimum dominates at 60 ms RTT.
+    // segment) and T0 = the RTO: SRTT + 200 ms, Linux's floor on the margin (tcp/rtt.rs).
     let b = 1.0;
-    let t0 = 0.2_f64.max(rtt + 4.0 * 0.005);
+    let t0 = rtt + 0.2_f64.max(4.0 * 0.005);
     let padhye = 1.0 / (rtt * (2.0 * b * p / 3.0).sqrt() + t0 * (3.0 * (3.0 * b * p / 8.0).sqrt()).min(1.0) * p * (1.0 + 32.0 * p * p));
     let err = (x - padhye).abs() / padhye;
     eprintln!("p = {p}: {x:.1} seg/s, Padhye {padhye:.1}, RTT {rtt:.4} s, {timeouts} timeouts");
