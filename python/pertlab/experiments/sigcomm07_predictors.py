@@ -153,7 +153,10 @@ def plot_fig4(fig4: pl.DataFrame, path: Path) -> None:
         q = fig4.filter(pl.col("predictor") == name)["queue_norm"].to_numpy()
         ax.hist(q, bins=20, range=(0, 1), histtype="step", density=True, label=f"{name} ({len(q)})")
     ax.set_xlabel("bottleneck queue / buffer at a false positive")
-    ax.legend(fontsize=8)
+    if fig4.height:
+        ax.legend(fontsize=8)
+    else:
+        ax.text(0.5, 0.5, "no false positive of the RTT-based predictors\n(docs/predictors.md)", ha="center", va="center", transform=ax.transAxes)
     ax.set_title("Figure 4: queue at false positives")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
