@@ -10,7 +10,9 @@ The time-series figures need the run to have recorded series
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import matplotlib
 
@@ -22,7 +24,22 @@ from matplotlib.axes import Axes  # noqa: E402
 
 from .results import Results  # noqa: E402
 
-__all__ = ["plot_queue", "plot_cwnd", "plot_throughput", "write_figures"]
+__all__ = ["plot_queue", "plot_cwnd", "plot_throughput", "write_figures", "saved_figure"]
+
+
+@contextmanager
+def saved_figure(path: Path, nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float], title: str | None = None, **kw) -> Iterator:
+    """``plt.subplots(nrows, ncols)`` whose figure is titled, laid out, saved to ``path``
+    (PNG, 110 dpi) and closed when the block ends; yields (figure, axes)."""
+    fig, axes = plt.subplots(nrows, ncols, figsize=figsize, **kw)
+    try:
+        yield fig, axes
+        if title:
+            fig.suptitle(title)
+        fig.tight_layout()
+        fig.savefig(path, dpi=110)
+    finally:
+        plt.close(fig)
 
 
 def _no_data(ax: Axes, what: str) -> None:

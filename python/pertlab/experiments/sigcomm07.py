@@ -187,26 +187,19 @@ PANELS = (("avg_queue_norm", "average queue / buffer"), ("drop_rate", "drop rate
 
 def plot_figure(table: pl.DataFrame, x: str, x_label: str, title: str, path: Path, log_x: bool = True) -> None:
     """Four panels against ``x``, one line per scheme, 95 % CI as error bars."""
-    import matplotlib
+    from ..plots import saved_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
-    for ax, (metric, label) in zip(axes, PANELS):
-        for slug in table["scheme"].unique(maintain_order=True).to_list():
-            t = table.filter(pl.col("scheme") == slug).sort(x)
-            err = t[f"{metric}_ci95"].fill_nan(0).to_list() if f"{metric}_ci95" in t.columns else None
-            ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=err, marker="o", ms=3, capsize=2, label=LABELS.get(slug, slug))
-        if log_x:
-            ax.set_xscale("log")
-        ax.set_xlabel(x_label)
-        ax.set_title(label)
-    axes[0].legend(fontsize=8)
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with saved_figure(path, 1, 4, figsize=(17, 3.8), title=title) as (_, axes):
+        for ax, (metric, label) in zip(axes, PANELS):
+            for slug in table["scheme"].unique(maintain_order=True).to_list():
+                t = table.filter(pl.col("scheme") == slug).sort(x)
+                err = t[f"{metric}_ci95"].fill_nan(0).to_list() if f"{metric}_ci95" in t.columns else None
+                ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=err, marker="o", ms=3, capsize=2, label=LABELS.get(slug, slug))
+            if log_x:
+                ax.set_xscale("log")
+            ax.set_xlabel(x_label)
+            ax.set_title(label)
+        axes[0].legend(fontsize=8)
 
 
 # ------------------------------------------------------------------ Figure 12
@@ -285,24 +278,18 @@ def phase_jain(series: pl.DataFrame, setup: DynamicSetup) -> pl.DataFrame:
 
 
 def plot_fig12(series: dict[str, pl.DataFrame], setup: DynamicSetup, path: Path) -> None:
-    import matplotlib
+    from ..plots import saved_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(series), figsize=(4.3 * len(series), 3.6), sharey=True)
-    for ax, (slug, s) in zip(axes, series.items()):
-        for g in range(setup.groups):
-            t = s.filter(pl.col("group") == g)
-            ax.plot(t["t_s"], t["mbps"], lw=0.8, label=f"group {g + 1}")
-        ax.set_title(LABELS[slug])
-        ax.set_xlabel("time (s)")
-    axes[0].set_ylabel("aggregate throughput (Mbit/s)")
-    axes[0].legend(fontsize=8)
-    fig.suptitle(f"Flows joining and leaving (Figure 12): {setup.group} flows per group, {setup.bw}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    title = f"Flows joining and leaving (Figure 12): {setup.group} flows per group, {setup.bw}"
+    with saved_figure(path, 1, len(series), figsize=(4.3 * len(series), 3.6), title=title, sharey=True) as (_, axes):
+        for ax, (slug, s) in zip(axes, series.items()):
+            for g in range(setup.groups):
+                t = s.filter(pl.col("group") == g)
+                ax.plot(t["t_s"], t["mbps"], lw=0.8, label=f"group {g + 1}")
+            ax.set_title(LABELS[slug])
+            ax.set_xlabel("time (s)")
+        axes[0].set_ylabel("aggregate throughput (Mbit/s)")
+        axes[0].legend(fontsize=8)
 
 
 # ------------------------------------------------------------------ Figure 11
@@ -345,23 +332,16 @@ def run_fig11(mode: Mode, out: Path, workers: Workers = Workers()) -> pl.DataFra
 
 
 def plot_fig11(table: pl.DataFrame, path: Path) -> None:
-    import matplotlib
+    from ..plots import saved_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 4, figsize=(17, 3.8))
-    for ax, (metric, label) in zip(axes, PANELS):
-        for slug in table["scheme"].unique(maintain_order=True).to_list():
-            t = table.filter(pl.col("scheme") == slug).sort("link")
-            ax.plot(t["link"].to_list(), t[metric].to_list(), marker="o", ms=3, label=LABELS[slug])
-        ax.set_title(label)
-        ax.tick_params(axis="x", labelrotation=45)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Multiple bottlenecks (Figure 11): router links R1-R2 .. R5-R6")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with saved_figure(path, 1, 4, figsize=(17, 3.8), title="Multiple bottlenecks (Figure 11): router links R1-R2 .. R5-R6") as (_, axes):
+        for ax, (metric, label) in zip(axes, PANELS):
+            for slug in table["scheme"].unique(maintain_order=True).to_list():
+                t = table.filter(pl.col("scheme") == slug).sort("link")
+                ax.plot(t["link"].to_list(), t[metric].to_list(), marker="o", ms=3, label=LABELS[slug])
+            ax.set_title(label)
+            ax.tick_params(axis="x", labelrotation=45)
+        axes[0].legend(fontsize=8)
 
 
 # ------------------------------------------------------------------ Table 1

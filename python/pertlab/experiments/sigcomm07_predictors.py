@@ -103,61 +103,40 @@ def run_study(mode: Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.D
 
 
 def plot_fig2(fig2: pl.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import saved_figure
 
     cases = fig2["case"].unique(maintain_order=True).to_list()
     x = np.arange(len(cases))
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    for i, where in enumerate(("flow", "queue")):
-        v = [fig2.filter((pl.col("case") == c) & (pl.col("losses") == where))["efficiency"][0] for c in cases]
-        ax.bar(x + (i - 0.5) * 0.4, v, 0.4, label=f"losses {'within the flow' if where == 'flow' else 'at the bottleneck queue'}")
-    ax.set_xticks(x, cases)
-    ax.set_ylabel("high RTT -> loss / all exits from high RTT")
-    ax.legend(fontsize=8)
-    ax.set_title("Figure 2: RTT > 65 ms followed by a loss")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with saved_figure(path, figsize=(7, 3.5), title="Figure 2: RTT > 65 ms followed by a loss") as (_, ax):
+        for i, where in enumerate(("flow", "queue")):
+            v = [fig2.filter((pl.col("case") == c) & (pl.col("losses") == where))["efficiency"][0] for c in cases]
+            ax.bar(x + (i - 0.5) * 0.4, v, 0.4, label=f"losses {'within the flow' if where == 'flow' else 'at the bottleneck queue'}")
+        ax.set_xticks(x, cases)
+        ax.set_ylabel("high RTT -> loss / all exits from high RTT")
+        ax.legend(fontsize=8)
 
 
 def plot_fig3(fig3: pl.DataFrame, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..plots import saved_figure
 
     mean = fig3.group_by("predictor", maintain_order=True).agg(pl.col("efficiency", "false_positives", "false_negatives").mean())
     x = np.arange(mean.height)
-    fig, ax = plt.subplots(figsize=(9, 3.8))
-    for i, m in enumerate(("efficiency", "false_positives", "false_negatives")):
-        ax.bar(x + (i - 1) * 0.27, mean[m].to_list(), 0.27, label=m.replace("_", " "))
-    ax.set_xticks(x, mean["predictor"].to_list(), rotation=30)
-    ax.legend(fontsize=8)
-    ax.set_title("Figure 3: predictors (mean over the cases; losses at the bottleneck queue)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with saved_figure(path, figsize=(9, 3.8), title="Figure 3: predictors (mean over the cases; losses at the bottleneck queue)") as (_, ax):
+        for i, m in enumerate(("efficiency", "false_positives", "false_negatives")):
+            ax.bar(x + (i - 1) * 0.27, mean[m].to_list(), 0.27, label=m.replace("_", " "))
+        ax.set_xticks(x, mean["predictor"].to_list(), rotation=30)
+        ax.legend(fontsize=8)
 
 
 def plot_fig4(fig4: pl.DataFrame, path: Path) -> None:
-    import matplotlib
+    from ..plots import saved_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    for name in fig4["predictor"].unique(maintain_order=True).to_list():
-        q = fig4.filter(pl.col("predictor") == name)["queue_norm"].to_numpy()
-        ax.hist(q, bins=20, range=(0, 1), histtype="step", density=True, label=f"{name} ({len(q)})")
-    ax.set_xlabel("bottleneck queue / buffer at a false positive")
-    if fig4.height:
-        ax.legend(fontsize=8)
-    else:
-        ax.text(0.5, 0.5, "no false positive of the RTT-based predictors\n(docs/predictors.md)", ha="center", va="center", transform=ax.transAxes)
-    ax.set_title("Figure 4: queue at false positives")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with saved_figure(path, figsize=(7, 3.5), title="Figure 4: queue at false positives") as (_, ax):
+        for name in fig4["predictor"].unique(maintain_order=True).to_list():
+            q = fig4.filter(pl.col("predictor") == name)["queue_norm"].to_numpy()
+            ax.hist(q, bins=20, range=(0, 1), histtype="step", density=True, label=f"{name} ({len(q)})")
+        ax.set_xlabel("bottleneck queue / buffer at a false positive")
+        if fig4.height:
+            ax.legend(fontsize=8)
+        else:
+            ax.text(0.5, 0.5, "no false positive of the RTT-based predictors\n(docs/predictors.md)", ha="center", va="center", transform=ax.transAxes)

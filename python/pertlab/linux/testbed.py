@@ -612,27 +612,20 @@ def compare(sc: TestbedScenario, out: Path) -> str:
 
 def plot_side_by_side(real: TestbedResults, sim, path: Path, title: str) -> None:
     """Congestion windows (top) and bottleneck queue (bottom), testbed left, simulator right."""
-    import matplotlib
+    from ..plots import saved_figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(2, 2, figsize=(12, 6.5), sharex=True, sharey="row")
     sim_queue = sim.queue_series.filter(pl.col("queue") == sim.queue_series["queue"][0]) if sim.queue_series.height else sim.queue_series
-    for col, (label, fs, qs) in enumerate((("testbed (Linux)", real.flow_series, real.queue_series), ("simulator", sim.flow_series, sim_queue))):
-        for flow in fs["flow"].unique().sort().to_list():
-            f = fs.filter(pl.col("flow") == flow)
-            axes[0, col].plot(f["t_s"], f["cwnd"], lw=0.7)
-        axes[0, col].set_title(label)
-        if qs.height:
-            axes[1, col].plot(qs["t_s"], qs["len_pkts"], lw=0.7, color="k")
-        axes[1, col].set_xlabel("time (s)")
-    axes[0, 0].set_ylabel("cwnd (segments)")
-    axes[1, 0].set_ylabel("bottleneck queue (packets)")
-    fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    with saved_figure(path, 2, 2, figsize=(12, 6.5), title=title, sharex=True, sharey="row") as (_, axes):
+        for col, (label, fs, qs) in enumerate((("testbed (Linux)", real.flow_series, real.queue_series), ("simulator", sim.flow_series, sim_queue))):
+            for flow in fs["flow"].unique().sort().to_list():
+                f = fs.filter(pl.col("flow") == flow)
+                axes[0, col].plot(f["t_s"], f["cwnd"], lw=0.7)
+            axes[0, col].set_title(label)
+            if qs.height:
+                axes[1, col].plot(qs["t_s"], qs["len_pkts"], lw=0.7, color="k")
+            axes[1, col].set_xlabel("time (s)")
+        axes[0, 0].set_ylabel("cwnd (segments)")
+        axes[1, 0].set_ylabel("bottleneck queue (packets)")
 
 
 def compare_file(path: Path | str, out: Path) -> str:
