@@ -161,8 +161,8 @@ def _wait_for(cond, timeout: float = 5.0) -> bool:
     return cond()
 
 
-def load(name: str = NAME, params: PertParams | None = None) -> Path:
-    """Build if needed, register ``pert`` and pin it; returns the pin directory."""
+def _prepare(name: str, params: PertParams | None) -> tuple[PertParams, Path]:
+    """What loading and holding both check first; builds the BPF object and its loader."""
     if name != NAME:
         raise ValueError(f"only '{NAME}' can be loaded, not {name!r}")
     params = params or PertParams()
@@ -173,6 +173,12 @@ def load(name: str = NAME, params: PertParams | None = None) -> Path:
     if is_registered(name):
         raise RuntimeError(f"{name} is already registered (pertlab linux unload {name} first)")
     _, loader = build.build_bpf()
+    return params, loader
+
+
+def load(name: str = NAME, params: PertParams | None = None) -> Path:
+    """Build if needed, register ``pert`` and pin it; returns the pin directory."""
+    params, loader = _prepare(name, params)
     ensure_bpffs()
     if PIN_DIR.exists():
         _remove_pins()
@@ -276,16 +282,7 @@ class Holder:
 @contextlib.contextmanager
 def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]:
     """Register ``pert`` for the duration of the context (see module doc)."""
-    if name != NAME:
-        raise ValueError(f"only '{NAME}' can be loaded, not {name!r}")
-    params = params or PertParams()
-    params.validate()
-    problem = support_problem()
-    if problem:
-        raise RuntimeError(problem)
-    if is_registered(name):
-        raise RuntimeError(f"{name} is already registered")
-    _, loader = build.build_bpf()
+    params, loader = _prepare(name, params)
     proc = subprocess.Popen([str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stdout.readline() if proc.stdout else ""
