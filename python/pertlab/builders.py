@@ -61,6 +61,7 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "vegas": ("vegas", True),
     "pert": ("pert", True),
     "pert-pi": ("pert-pi", True),
+    "pert-adaptive": ("pert-adaptive", True),
 }
 QUEUE_NAMES = QUEUE_KINDS
 #: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of

@@ -36,7 +36,8 @@ FLOW_SCHEMA = {
     "id": pl.UInt32, "cc": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
     "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64,
     "retransmits": pl.UInt64, "drops": pl.UInt64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
-    "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "base_rtt_ms": pl.Float64,
+    "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
+    "compete_s": pl.Float64, "base_rtt_ms": pl.Float64,
     "rtt_samples": pl.UInt64, "rtt_mean_ms": pl.Float64, "rtt_min_ms": pl.Float64, "rtt_max_ms": pl.Float64,
 }  # fmt: skip
 QUEUE_SCHEMA = {
@@ -56,7 +57,8 @@ QUEUE_SERIES_SCHEMA = {
 }  # fmt: skip
 FLOW_SERIES_SCHEMA = {
     "t_s": pl.Float64, "flow": pl.UInt32, "cwnd": pl.UInt32, "ssthresh": pl.UInt32, "srtt_ms": pl.Float64,
-    "delivered_bytes": pl.UInt64,
+    "delivered_bytes": pl.UInt64, "mode": pl.String, "alpha": pl.Float64, "beta": pl.Float64, "p": pl.Float64,
+    "p_early": pl.Float64, "qdelay_ms": pl.Float64, "q_max_ms": pl.Float64,
 }  # fmt: skip
 
 SERIES = ("queue_series", "flow_series", "trace")
@@ -165,7 +167,9 @@ class Results:
 
     @property
     def flow_series(self) -> pl.DataFrame:
-        """cwnd, ssthresh, srtt and delivered bytes of the sampled flows; ``cc`` joined in."""
+        """cwnd, ssthresh, srtt and delivered bytes of the sampled flows; ``cc`` joined in.
+        Adaptive PERT flows also have ``mode``, ``alpha``, ``beta``, ``p``, ``p_early``,
+        ``qdelay_ms`` and ``q_max_ms`` (null for other controllers)."""
 
         def build() -> pl.DataFrame:
             series = _columns(self.data["flow_series"], FLOW_SERIES_SCHEMA)

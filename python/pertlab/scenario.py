@@ -60,6 +60,7 @@ __all__ = [
     "Reno",
     "Vegas",
     "Pert",
+    "PertAdaptive",
     "CcSpec",
     "TcpConfig",
     "FlowSpec",
@@ -419,8 +420,62 @@ class PertPi(_Model):
     respond_in_slow_start: bool = True
 
 
-CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi], Field(discriminator="kind")]
-CC_KINDS = ("reno", "vegas", "pert", "pert-pi")
+class PertAdaptive(_Model):
+    """Adaptive PERT (Kotla 2008, Chapters III-IV): PERT/RED's signal with
+    beta = q / (q + q_max), alpha adapted every 5 RTTs across the high-speed,
+    safe and compete modes, and loss / early-response rates from 8-interval
+    estimators. Defaults are the thesis's; see docs/model.md for the choices."""
+
+    kind: Literal["pert-adaptive"] = "pert-adaptive"
+    t_min: Time = _unit("t_min", "t_min_ns", 5_000_000, "T1: the curve starts to rise; high-speed mode below it")
+    t_max: Time = _unit("t_max", "t_max_ns", "10ms", "T2: the probability reaches p_max")
+    p_max: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.05, description="response probability at t_max")
+    srtt_weight: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.99, description="history weight of the smoothed RTT")
+    alpha_max: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = Field(32.0, description="cap of alpha (at least 1)")
+    compete_frac: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.5, description="compete mode above this fraction of q_max")
+    t3_frac: Annotated[float, Field(gt=0.0, le=1.0)] = Field(
+        0.65, description="the curve reaches 1 at this fraction of q_max", validate_default=True
+    )
+    t3_floor: bool = Field(True, description="floor the third threshold at 2 t_max")
+    q_max_init: Duration = _unit("q_max_init", "q_max_init_ns", "10ms", "initial maximum queueing delay")
+    q_max_source: Literal["sample", "srtt"] = Field("sample", description="q_max from raw RTT samples or from srtt")
+    loss_beta: Literal["adaptive", "half"] = Field("adaptive", description="decrease on a loss: q / (q + q_max) or 0.5")
+    alpha_period_rtts: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = Field(5.0, description="alpha is adapted every this many RTTs")
+    high_speed_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.5, description="alpha step per period, high-speed mode")
+    compete_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.1, description="alpha step per period, compete mode")
+    safe_decay: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.9, description="alpha factor per period, safe mode")
+    interval_weights: list[Annotated[float, Field(ge=0.0, allow_inf_nan=False)]] = Field(
+        default_factory=lambda: [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2],
+        description="weights of the loss-interval estimators, most recent first",
+    )
+    respond_in_slow_start: bool = True
+
+    @field_validator("t_max")
+    @classmethod
+    def _t_max_above_t_min(cls, v: int, info: ValidationInfo) -> int:
+        lo = info.data.get("t_min")
+        if lo is not None and v <= lo:
+            raise ValueError(f"must be greater than t_min ({format_time(lo)}), got {format_time(v)}")
+        return v
+
+    @field_validator("t3_frac")
+    @classmethod
+    def _t3_above_compete(cls, v: float, info: ValidationInfo) -> float:
+        lo = info.data.get("compete_frac")
+        if lo is not None and v < lo:
+            raise ValueError(f"must be at least compete_frac ({lo}), got {v}")
+        return v
+
+    @field_validator("interval_weights")
+    @classmethod
+    def _weights_positive_sum(cls, v: list[float]) -> list[float]:
+        if not v or sum(v) <= 0:
+            raise ValueError(f"must sum to a positive number, got {v}")
+        return v
+
+
+CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive], Field(discriminator="kind")]
+CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive")
 
 
 class TcpConfig(_Model):
@@ -470,7 +525,7 @@ class FlowSpec(_Model):
     src: str
     dst: str
     cc: Annotated[
-        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi"], CcSpec])
+        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi", "pert-adaptive"], CcSpec])
     ] = Field(default_factory=Reno, description='a controller: "pert", or a table such as {kind = "pert", p_max = 0.1}')
     start: Time | None = _unit("start", "start_ns", None, "fixed start time (exclusive with start_window)")
     start_window: tuple[Time, Time] | None = _unit(
@@ -536,7 +591,7 @@ class WebSpec(_Model):
     object_mean_segments: Annotated[float, Field(gt=0.0)] = Field(10.0, description="mean object size in segments (Pareto II)")
     object_shape: Annotated[float, Field(gt=1.0)] = Field(1.2, description="Pareto II shape of the object size")
     cc: Annotated[
-        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi"], CcSpec])
+        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi", "pert-adaptive"], CcSpec])
     ] = Field(default_factory=Reno, description="controller of the object transfers")
     tcp: TcpConfig = Field(default_factory=TcpConfig)
 

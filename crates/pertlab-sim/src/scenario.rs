@@ -18,6 +18,7 @@ use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
 use crate::tcp::cc::pert::PertConfig;
+use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::vegas::VegasConfig;
 use crate::tcp::TcpConfig;
@@ -189,10 +190,13 @@ pub enum CcSpec {
     /// PERT emulating PI (SIGCOMM 2007 Section 6).
     #[serde(rename = "pert-pi")]
     PertPi(PertPiConfig),
+    /// Adaptive PERT (Kotla 2008): alpha/beta adaptation, three modes.
+    #[serde(rename = "pert-adaptive")]
+    PertAdaptive(PertAdaptiveConfig),
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 4] = ["reno", "vegas", "pert", "pert-pi"];
+    pub const KINDS: [&'static str; 5] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive"];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
@@ -202,6 +206,7 @@ impl CcSpec {
             CcSpec::Vegas(c) => c.validate(&path),
             CcSpec::Pert(c) => c.validate(&path),
             CcSpec::PertPi(c) => c.validate(&path),
+            CcSpec::PertAdaptive(c) => c.validate(&path),
         }
     }
 }

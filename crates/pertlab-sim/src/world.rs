@@ -21,6 +21,7 @@ use crate::scenario::{CcSpec, QueueSpec, Scenario};
 use crate::stats::report::{self, Snapshot};
 use crate::stats::{FlowSeries, QueueSeries, Results, Trace};
 use crate::tcp::cc::pert::Pert;
+use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::pert_pi;
 use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::vegas::Vegas;
@@ -146,6 +147,7 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Vegas(c) => Box::new(Vegas::new(c.clone())),
         CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
         CcSpec::PertPi(c) => Box::new(pert_pi(c)),
+        CcSpec::PertAdaptive(c) => Box::new(PertAdaptive::new(c.clone())),
     }
 }
 
@@ -691,6 +693,14 @@ impl World {
             s.ssthresh.push(flow.sender.tp.snd_ssthresh);
             s.srtt_ms.push(flow.sender.tp.srtt as f64 / 1e6);
             s.delivered_bytes.push(report::payload_bytes(flow, flow.receiver.counters().segments_delivered));
+            let tm = flow.sender.cc_telemetry();
+            s.mode.push(tm.map(|x| x.mode.name()));
+            s.alpha.push(tm.map(|x| x.alpha));
+            s.beta.push(tm.map(|x| x.beta));
+            s.p.push(tm.map(|x| x.p));
+            s.p_early.push(tm.map(|x| x.p_early));
+            s.qdelay_ms.push(tm.map(|x| x.qdelay_ms));
+            s.q_max_ms.push(tm.map(|x| x.q_max_ms));
         }
         if let Some(dt) = self.sample_interval {
             self.queue.push(self.now + dt, Event::Sample);

@@ -142,6 +142,12 @@ pub struct FlowResult {
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     pub early_responses: u64,
+    /// Seconds within the window the controller spent in each adaptive-PERT
+    /// mode (zero for other controllers); each alpha period (5 RTTs) counts
+    /// in the mode decided at its end, so the edges are exact to a period.
+    pub high_speed_s: f64,
+    pub safe_s: f64,
+    pub compete_s: f64,
     /// Two-way propagation delay of the path (data path + ACK path), ms.
     pub base_rtt_ms: f64,
     /// RTT samples over the window.
@@ -201,6 +207,18 @@ pub struct FlowSeries {
     pub srtt_ms: Vec<f64>,
     /// Cumulative payload bytes delivered in order at the receiver.
     pub delivered_bytes: Vec<u64>,
+    /// Adaptation state of controllers that have one (adaptive PERT), else
+    /// none: the mode decided at the last alpha period ("high_speed", "safe",
+    /// "compete"), alpha, the beta a response would apply now, the estimated
+    /// loss-event rate p and early-response rate p', the queueing delay q and
+    /// its observed maximum q_max.
+    pub mode: Vec<Option<&'static str>>,
+    pub alpha: Vec<Option<f64>>,
+    pub beta: Vec<Option<f64>>,
+    pub p: Vec<Option<f64>>,
+    pub p_early: Vec<Option<f64>>,
+    pub qdelay_ms: Vec<Option<f64>>,
+    pub q_max_ms: Vec<Option<f64>>,
 }
 
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.

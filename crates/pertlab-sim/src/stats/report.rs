@@ -4,7 +4,7 @@
 use crate::net::ChannelCounters;
 use crate::packet::{PacketKind, TCP_IP_HEADER_BYTES};
 use crate::queue::{QueueCounters, QueueLimit};
-use crate::tcp::cc::CcCounters;
+use crate::tcp::cc::{CcCounters, Mode};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
@@ -130,6 +130,9 @@ pub fn assemble(world: &World) -> Results {
                 fast_recoveries: sb.fast_recoveries - sa.fast_recoveries,
                 ecn_reductions: sb.ecn_reductions - sa.ecn_reductions,
                 early_responses: b.cc[i].early_responses - a.cc[i].early_responses,
+                high_speed_s: mode_seconds(a, b, i, Mode::HighSpeed),
+                safe_s: mode_seconds(a, b, i, Mode::Safe),
+                compete_s: mode_seconds(a, b, i, Mode::Compete),
                 base_rtt_ms: base_rtt_ms(world, i),
                 rtt_samples,
                 rtt_mean_ms: if rtt_samples == 0 { 0.0 } else { (sb.rtt_sum_ns - sa.rtt_sum_ns) as f64 / rtt_samples as f64 / 1e6 },
@@ -179,6 +182,12 @@ pub fn assemble(world: &World) -> Results {
         flow_series: world.flow_series.clone(),
         trace: world.trace.clone(),
     }
+}
+
+/// Seconds flow `i` spent in `mode` between the two snapshots.
+fn mode_seconds(a: &Snapshot, b: &Snapshot, i: usize, mode: Mode) -> f64 {
+    let m = mode as usize;
+    to_secs(b.cc[i].mode_time_ns[m].saturating_sub(a.cc[i].mode_time_ns[m]))
 }
 
 /// The web objects completed in `(start, end]`.

@@ -53,7 +53,7 @@
 //! idle restart (a bulk source is never idle); the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 
-use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
+use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
 use super::TcpConfig;
@@ -274,6 +274,10 @@ impl TcpSender {
 
     pub fn cc_counters(&self) -> CcCounters {
         self.cc.counters()
+    }
+
+    pub fn cc_telemetry(&self) -> Option<CcTelemetry> {
+        self.cc.telemetry()
     }
 
     pub fn cc_name(&self) -> &'static str {

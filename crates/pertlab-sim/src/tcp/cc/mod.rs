@@ -12,7 +12,9 @@
 //! (`tcp_cong_avoid_ai`), which is what ns-2's `cwnd_ += 1/cwnd_` approximates.
 
 pub mod pert;
+pub mod pert_adaptive;
 pub mod pert_pi;
+pub mod pert_signal;
 pub mod reno;
 pub mod vegas;
 
@@ -140,6 +142,45 @@ pub struct CcCounters {
     /// Window reductions the controller made on its own signal (PERT early
     /// responses, Vegas decreases); loss and ECN responses are counted by the sender.
     pub early_responses: u64,
+    /// Time spent in each [`Mode`] (adaptive PERT), indexed by `Mode as usize`;
+    /// zero for controllers without modes.
+    pub mode_time_ns: [u64; 3],
+}
+
+/// Operating mode of adaptive PERT (Kotla 2008 Ch. III.B).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Queueing delay persistently below T1: alpha rises toward alpha_max.
+    HighSpeed = 0,
+    /// Between T1 and the compete threshold: alpha decays toward 1.
+    Safe = 1,
+    /// Above the compete threshold: alpha rises toward 1 + p'/p.
+    Compete = 2,
+}
+
+impl Mode {
+    /// Names in results, by `Mode as usize`.
+    pub const NAMES: [&'static str; 3] = ["high_speed", "safe", "compete"];
+
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+}
+
+/// The adaptation state a controller exposes to time series (adaptive PERT).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CcTelemetry {
+    pub mode: Mode,
+    /// Additive increase per RTT.
+    pub alpha: f64,
+    /// Decrease a response now would apply.
+    pub beta: f64,
+    /// Estimated loss-event rate and early-response rate.
+    pub p: f64,
+    pub p_early: f64,
+    /// Estimated queueing delay and its observed maximum.
+    pub qdelay_ms: f64,
+    pub q_max_ms: f64,
 }
 
 /// A congestion controller. The hooks and the points where the sender calls them
@@ -182,6 +223,11 @@ pub trait CongestionControl: Send {
     /// Self-reported counters.
     fn counters(&self) -> CcCounters {
         CcCounters::default()
+    }
+
+    /// Adaptation state for time series; none for controllers without one.
+    fn telemetry(&self) -> Option<CcTelemetry> {
+        None
     }
 }
 

@@ -72,13 +72,16 @@
 //! Left out: the adaptive variants of the theses (Kotla's alpha/beta modes),
 //! one-way delay signals (Section 7).
 
+use super::pert_signal::{draw, gentle_red, ns_to_scaled, scaled_to_ns, to_ppm, to_prob, DelaySignal, OncePerRtt};
+pub use super::pert_signal::{PPM, PROB_ONE};
 use super::reno::reno_cong_avoid;
 use super::{AckSample, CcCounters, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::{SimTime, NS_PER_MS, NS_PER_US};
-use rand::RngCore;
 use serde::{Deserialize, Serialize};
+
+pub use super::pert_signal::SRTT_SHIFT;
 
 /// `T_min - P` (Section 3): no early response below 5 ms of queueing delay.
 pub const DEFAULT_T_MIN_NS: u64 = 5 * NS_PER_MS;
@@ -90,18 +93,6 @@ pub const DEFAULT_P_MAX: f64 = 0.05;
 pub const DEFAULT_DECREASE: f64 = 0.35;
 /// History weight of `srtt_0.99` (Sections 2.4 and 3).
 pub const DEFAULT_SRTT_WEIGHT: f64 = 0.99;
-
-/// `srtt` is kept in microseconds times 2^SRTT_SHIFT (1/1024 us resolution).
-pub const SRTT_SHIFT: u32 = 10;
-/// Weights and decrease factors are fixed point in millionths (six decimals,
-/// the precision of Kotla's kernel PERT).
-pub const PPM: u64 = 1_000_000;
-/// Probability 1 in fixed point: probabilities are fractions of 2^32.
-pub const PROB_ONE: u64 = 1 << 32;
-/// Largest RTT sample used, in microseconds (Linux `ack_sample.rtt_us` is s32).
-const MAX_RTT_US: u64 = i32::MAX as u64;
-/// Smallest window an early response leaves (Linux's ssthresh floor).
-const MIN_CWND: u32 = 2;
 
 /// How the paper's thresholds `T_min = P + 5 ms`, `T_max = P + 10 ms` and the
 /// end of the gentle region, "2 T_max", are read (spec pert-sigcomm07 §2, CHOICE).
@@ -235,16 +226,7 @@ impl Emulation for GentleRed {
     const NAME: &'static str = "pert";
 
     fn probability(&self, q: u64, min_rtt_us: u64) -> u64 {
-        let end = self.curve_end(min_rtt_us);
-        if q < self.t_min {
-            0
-        } else if q < self.t_max {
-            interpolate(0, self.p_max, q - self.t_min, self.t_max - self.t_min)
-        } else if q < end {
-            interpolate(self.p_max, PROB_ONE, q - self.t_max, end - self.t_max)
-        } else {
-            PROB_ONE
-        }
+        gentle_red(q, self.t_min, self.t_max, self.curve_end(min_rtt_us), self.p_max)
     }
 }
 
@@ -263,17 +245,12 @@ pub struct Response {
 /// PERT sender state, generic over what it emulates (gentle RED by default).
 #[derive(Clone, Debug)]
 pub struct Pert<E: Emulation = GentleRed> {
-    /// Smoothed RTT, microseconds << SRTT_SHIFT; none before the first sample.
-    srtt: Option<u64>,
-    /// Minimum RTT sample, microseconds: the propagation-delay estimate `P`.
-    min_rtt_us: Option<u64>,
-    /// No early response until `snd_una` is after this (set to `snd_nxt` at
-    /// the last response); none before the first response.
-    guard: Option<u32>,
+    /// `srtt_0.99` and the propagation-delay estimate `P`.
+    signal: DelaySignal,
+    /// At most one early response per RTT.
+    guard: OncePerRtt,
     /// Early responses so far.
     early_responses: u64,
-    /// History weight of srtt, millionths.
-    weight_ppm: u64,
     /// Share of the window an early response keeps, millionths.
     keep_ppm: u64,
     respond_in_slow_start: bool,
@@ -292,11 +269,9 @@ impl<E: Emulation> Pert<E> {
     /// PERT emulating `emulation`.
     pub fn emulating(emulation: E, response: Response) -> Pert<E> {
         Pert {
-            srtt: None,
-            min_rtt_us: None,
-            guard: None,
+            signal: DelaySignal::new(response.srtt_weight),
+            guard: OncePerRtt::default(),
             early_responses: 0,
-            weight_ppm: to_ppm(response.srtt_weight),
             keep_ppm: PPM - to_ppm(response.decrease),
             respond_in_slow_start: response.respond_in_slow_start,
             emulation,
@@ -310,27 +285,27 @@ impl<E: Emulation> Pert<E> {
 
     /// Smoothed RTT (`srtt_0.99`), if a sample has been seen.
     pub fn srtt_ns(&self) -> Option<SimTime> {
-        self.srtt.map(scaled_to_ns)
+        self.signal.srtt.map(scaled_to_ns)
     }
 
     /// Smoothed RTT in the fixed point kept internally (us << SRTT_SHIFT).
     pub fn srtt_fixed(&self) -> Option<u64> {
-        self.srtt
+        self.signal.srtt
     }
 
     /// Minimum RTT seen: the propagation-delay estimate `P`.
     pub fn min_rtt_ns(&self) -> Option<SimTime> {
-        self.min_rtt_us.map(|us| us * NS_PER_US)
+        self.signal.min_rtt_us.map(|us| us * NS_PER_US)
     }
 
     /// Estimated queueing delay `srtt - P`; zero before the first sample.
     pub fn qdelay_ns(&self) -> SimTime {
-        scaled_to_ns(self.qdelay())
+        scaled_to_ns(self.signal.qdelay())
     }
 
     /// Current response probability, in units of 2^-32 ([`PROB_ONE`] = 1).
     pub fn probability_fixed(&self) -> u64 {
-        self.emulation.probability(self.qdelay(), self.min_rtt_us.unwrap_or(0))
+        self.emulation.probability(self.signal.qdelay(), self.signal.min_rtt_us.unwrap_or(0))
     }
 
     /// Current response probability.
@@ -338,79 +313,10 @@ impl<E: Emulation> Pert<E> {
         self.probability_fixed() as f64 / PROB_ONE as f64
     }
 
-    fn qdelay(&self) -> u64 {
-        match (self.srtt, self.min_rtt_us) {
-            (Some(srtt), Some(p)) => srtt.saturating_sub(p << SRTT_SHIFT),
-            _ => 0,
-        }
-    }
-
     /// `srtt_0.99` and `P` from one RTT sample.
     fn update_rtt(&mut self, rtt: SimTime) {
-        let rtt_us = (rtt / NS_PER_US).min(MAX_RTT_US);
-        let sample = rtt_us << SRTT_SHIFT;
-        self.srtt = Some(match self.srtt {
-            None => sample,
-            Some(srtt) => (srtt * self.weight_ppm + sample * (PPM - self.weight_ppm)) / PPM,
-        });
-        self.min_rtt_us = Some(self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us)));
+        self.signal.update(rtt);
     }
-
-    fn may_respond(&self, tp: &CcState) -> bool {
-        let guard_open = self.guard.is_none_or(|x| seq_after(tp.snd_una, x));
-        guard_open && (self.respond_in_slow_start || !tp.in_slow_start())
-    }
-
-    /// One Bernoulli draw with the current probability (none when it is 0).
-    fn draw(&self, rng: &mut SimRng) -> bool {
-        let p = self.probability_fixed();
-        p > 0 && u64::from(rng.next_u32()) < p
-    }
-
-    /// Multiplicative decrease; growth resumes in congestion avoidance.
-    fn respond(&mut self, tp: &mut CcState) {
-        let kept = u64::from(tp.snd_cwnd) * self.keep_ppm / PPM;
-        let cwnd = u32::try_from(kept).unwrap_or(u32::MAX).max(MIN_CWND).min(tp.snd_cwnd);
-        tp.snd_cwnd = cwnd;
-        tp.snd_ssthresh = cwnd.max(MIN_CWND);
-        tp.snd_cwnd_cnt = 0;
-        self.guard = Some(tp.snd_nxt);
-        self.early_responses += 1;
-    }
-}
-
-/// `lo + (hi - lo) * num / den`, truncated; `hi` when the span is empty.
-fn interpolate(lo: u64, hi: u64, num: u64, den: u64) -> u64 {
-    if den == 0 {
-        return hi;
-    }
-    let step = u128::from(hi - lo) * u128::from(num) / u128::from(den);
-    lo + u64::try_from(step).unwrap_or(hi - lo)
-}
-
-/// Nanoseconds to microseconds << SRTT_SHIFT (sub-microsecond part dropped).
-pub(super) fn ns_to_scaled(ns: u64) -> u64 {
-    (ns / NS_PER_US).saturating_mul(1 << SRTT_SHIFT)
-}
-
-pub(super) fn scaled_to_ns(v: u64) -> SimTime {
-    let ns = (u128::from(v) * u128::from(NS_PER_US)) >> SRTT_SHIFT;
-    u64::try_from(ns).unwrap_or(u64::MAX)
-}
-
-/// A fraction in [0, 1] to millionths, rounded.
-fn to_ppm(x: f64) -> u64 {
-    (x.clamp(0.0, 1.0) * PPM as f64).round() as u64
-}
-
-/// A probability in [0, 1] to units of 2^-32, rounded.
-pub(super) fn to_prob(x: f64) -> u64 {
-    (x.clamp(0.0, 1.0) * PROB_ONE as f64).round() as u64
-}
-
-/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
-fn seq_after(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
 }
 
 impl<E: Emulation> CongestionControl for Pert<E> {
@@ -424,8 +330,9 @@ impl<E: Emulation> CongestionControl for Pert<E> {
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng) {
-        if self.may_respond(tp) && self.draw(rng) {
-            self.respond(tp);
+        if self.guard.may_respond(tp, self.respond_in_slow_start) && draw(self.probability_fixed(), rng) {
+            self.guard.respond(tp, self.keep_ppm);
+            self.early_responses += 1;
         } else {
             reno_cong_avoid(tp, acked);
         }
@@ -433,13 +340,13 @@ impl<E: Emulation> CongestionControl for Pert<E> {
 
     fn pkts_acked(&mut self, tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
         if let Some(rtt) = sample.rtt {
-            self.emulation.advance(self.qdelay(), tp.now);
+            self.emulation.advance(self.signal.qdelay(), tp.now);
             self.update_rtt(rtt);
         }
     }
 
     fn counters(&self) -> CcCounters {
-        CcCounters { early_responses: self.early_responses }
+        CcCounters { early_responses: self.early_responses, ..CcCounters::default() }
     }
 }
 
@@ -447,6 +354,7 @@ impl<E: Emulation> CongestionControl for Pert<E> {
 mod tests {
     use super::*;
     use crate::rng::from_seed;
+    use rand::RngCore;
 
     const MS: SimTime = NS_PER_MS;
     const US: SimTime = NS_PER_US;
@@ -459,7 +367,7 @@ mod tests {
     fn with_qdelay(cfg: PertConfig, p_ms: u64, q_us: u64) -> Pert {
         let mut cc = Pert::new(cfg);
         cc.update_rtt(p_ms * MS);
-        cc.srtt = Some((p_ms * 1000 + q_us) << SRTT_SHIFT);
+        cc.signal.srtt = Some((p_ms * 1000 + q_us) << SRTT_SHIFT);
         cc
     }
 
@@ -593,7 +501,7 @@ mod tests {
         let mut rng = from_seed(7);
         ack(&mut cc, &mut tp, &mut rng, None);
         assert_eq!((tp.snd_cwnd, tp.snd_ssthresh), (65, 65));
-        assert_eq!(cc.guard, Some(100));
+        assert_eq!(cc.guard.after, Some(100));
         // ACKs 2..=100 acknowledge data sent before the cut: no response, and
         // Reno growth at w = 65 (one segment after 65 ACKs).
         for _ in 2..=100 {
@@ -645,7 +553,7 @@ mod tests {
         let n = 20_000;
         for _ in 0..n {
             let mut tp = ca_state(100);
-            cc.guard = None;
+            cc.guard = OncePerRtt::default();
             cc.cong_avoid(&mut tp, 1, &mut rng);
         }
         let share = cc.counters().early_responses as f64 / n as f64;
@@ -707,7 +615,7 @@ mod tests {
         assert_eq!(c.thresholds, PertThresholds::QueueingDelay);
         assert!(c.validate("cc").is_ok());
         let cc = Pert::new(c);
-        assert_eq!((cc.weight_ppm, cc.keep_ppm, cc.emulation.p_max), (990_000, 650_000, P_MAX_FIXED));
+        assert_eq!((cc.signal.weight_ppm, cc.keep_ppm, cc.emulation.p_max), (990_000, 650_000, P_MAX_FIXED));
         assert_eq!((cc.emulation.t_min, cc.emulation.t_max, cc.emulation.curve_end(0)), (5_120_000, 10_240_000, 20_480_000));
     }
 

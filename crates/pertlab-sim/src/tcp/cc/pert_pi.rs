@@ -31,7 +31,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::pert::{scaled_to_ns, to_prob, Emulation, Pert, Response, DEFAULT_DECREASE, DEFAULT_SRTT_WEIGHT};
+use super::pert::{Emulation, Pert, Response, DEFAULT_DECREASE, DEFAULT_SRTT_WEIGHT};
+use super::pert_signal::{scaled_to_ns, to_prob};
 use crate::error::{check, ConfigError};
 use crate::queue::pi::{PiLaw, DEFAULT_A, DEFAULT_B, DEFAULT_W_HZ};
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};

@@ -1,0 +1,539 @@
+//! Adaptive PERT: PERT/RED made to compete with loss-based TCP and to fill
+//! high-BDP links (Kotla, "Adapting a Delay-based Protocol to Heterogeneous
+//! Environments", MS thesis, Texas A&M 2008, Chapters III and IV; spec
+//! pert-theses-kotla-qian Part A.2 to A.4 and Part C).
+//!
+//! What is modelled (STATED in the thesis unless marked CHOICE):
+//! - The signal of PERT/RED ([`super::pert_signal`]): `srtt_0.99`, `P` = the
+//!   smallest RTT sample, `q = srtt - P`; gentle-RED response curve with
+//!   `T1 = 5 ms`, `T2 = 10 ms`, `p_max = 0.05`, one Bernoulli draw per ACK, at
+//!   most one early response per RTT.
+//! - `q_max`, the maximum observed queueing delay, initialised to `T2` = 10 ms
+//!   (Ch. IV); grown from raw samples `rtt - P` by default (spec C5 CHOICE;
+//!   `q_max_source = "srtt"` grows it from `q` instead).
+//! - The curve's third threshold (probability 1) is `0.65 q_max` instead of
+//!   `2 T2`; CHOICE (spec C2): floored at `2 T2`, so at start-up (`q_max` =
+//!   10 ms gives 6.5 ms) the curve is the original one (`t3_floor`).
+//! - Decrease `beta = q / (q + q_max)` (Ch. III.A.2): 0.5 when `q = q_max`,
+//!   on an early response and, by default, on a loss too (Ch. VI.I; spec C6
+//!   CHOICE, `loss_beta = "half"` for Reno's fixed 0.5). An early response sets
+//!   `cwnd = ssthresh = (1 - beta) cwnd`; a loss sets ssthresh so and the
+//!   sender runs its recovery. Floors of two segments, as Linux.
+//! - Increase `cwnd += alpha / cwnd` per ACKed segment in congestion avoidance
+//!   (Ch. III.A.1), with a fractional credit so that any real `alpha` is exact.
+//!   Slow start is standard (spec A.2.5).
+//! - Three modes, decided every `alpha_period_rtts` = 5 RTTs (Ch. III.B) from
+//!   where `q` was: high speed (`q < T1`), compete (`q > 0.5 q_max`), safe
+//!   (between). CHOICE: the period's mode is the region in which most ACKed
+//!   segments of the period saw `q` ("persistently", Ch. III.B); the RTT is
+//!   `srtt_0.99` at the period's start.
+//! - alpha steps per period (spec C8 CHOICE, the third-party port's values):
+//!   high speed `alpha + 0.5` up to `alpha_max` = 32; safe `0.9 alpha` down to
+//!   1; compete `min(alpha + 0.1, target)`, target `min(alpha_max, 1 + p'/p)`
+//!   (Ch. III.A.1, `alpha_max` when no loss has been seen). The target is
+//!   "smoothly varied" between regions (Fig. 2, shape not given): CHOICE, a
+//!   linear ramp from 1 at `0.5 q_max` to `1 + p'/p` at `0.65 q_max`.
+//! - `p` and `p'`: the TFRC-style estimator over the last 8 intervals between
+//!   losses (resp. early responses), weights 1,1,1,1,.8,.6,.4,.2, with ageing
+//!   (Ch. IV; [`LossIntervals`]). Intervals count ACKed segments (spec C12
+//!   CHOICE). A loss event is one entry into Recovery, Loss (RTO) or CWR (ECN),
+//!   i.e. one call of `ssthresh`.
+//! - Early responses are allowed in slow start (CHOICE, as PERT/RED here: the
+//!   thesis's single flow fills a 2.4 Gbps link "with zero losses", which a slow
+//!   start overshooting a BDP buffer would not give; `respond_in_slow_start`).
+//!
+//! Arithmetic: the signal and the draw are PERT/RED's fixed point; alpha, beta,
+//! `p`, `p'` are `f64` (Kotla's kernel code used six decimals; this variant has
+//! no eBPF twin yet).
+//!
+//! Left out: a windowed minimum RTT for route changes (spec C4), Kotla's
+//! suggestion of an `alpha_max` that depends on drop rate and delay.
+
+use serde::{Deserialize, Serialize};
+
+use super::pert::{DEFAULT_P_MAX, DEFAULT_SRTT_WEIGHT, DEFAULT_T_MAX_NS, DEFAULT_T_MIN_NS};
+use super::pert_signal::{draw, gentle_red, ns_to_scaled, scaled_to_ns, to_prob, DelaySignal, OncePerRtt, MIN_CWND, PPM};
+use super::{AckSample, CcCounters, CcState, CcTelemetry, CongestionControl, Mode};
+use crate::error::{check, ConfigError};
+use crate::rng::SimRng;
+use crate::time::SimTime;
+
+/// Cap on alpha (Ch. III.B: "we chose alpha_max to equal 32").
+pub const DEFAULT_ALPHA_MAX: f64 = 32.0;
+/// Compete mode above this fraction of `q_max` (Ch. III.B: "half the maximum
+/// observed queue length"; Qian 2011 writes 0.65, spec C1).
+pub const DEFAULT_COMPETE_FRAC: f64 = 0.5;
+/// Third threshold of the response curve as a fraction of `q_max` (Ch. III.B).
+pub const DEFAULT_T3_FRAC: f64 = 0.65;
+/// alpha is adapted every this many RTTs (Ch. III.B: "we used 5 * RTT").
+pub const DEFAULT_ALPHA_PERIOD_RTTS: f64 = 5.0;
+/// Per-period alpha step in high-speed mode (spec C8 CHOICE).
+pub const DEFAULT_HIGH_SPEED_STEP: f64 = 0.5;
+/// Per-period alpha step in compete mode (spec C8 CHOICE).
+pub const DEFAULT_COMPETE_STEP: f64 = 0.1;
+/// Per-period alpha factor in safe mode (spec C8 CHOICE).
+pub const DEFAULT_SAFE_DECAY: f64 = 0.9;
+/// Weights of the loss-interval estimator, most recent first (Ch. IV, TFRC).
+pub const DEFAULT_INTERVAL_WEIGHTS: [f64; 8] = [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2];
+
+/// Where `q_max` comes from (spec C5).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QmaxSource {
+    /// `max(rtt_sample - P)`: the largest queueing delay any sample saw. Default.
+    #[default]
+    Sample,
+    /// `max(srtt_0.99 - P)`: the largest smoothed queueing delay.
+    Srtt,
+}
+
+/// Decrease on a loss (spec C6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LossBeta {
+    /// `q / (q + q_max)`, as the early response (Ch. VI.I). Default.
+    #[default]
+    Adaptive,
+    /// Reno's 0.5.
+    Half,
+}
+
+/// Adaptive PERT parameters (Kotla 2008). Times in nanoseconds.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PertAdaptiveConfig {
+    /// `min_thresh` T1: the curve starts to rise, and high-speed mode is below
+    /// it (Ch. II, III.B). Default 5 ms.
+    pub t_min_ns: u64,
+    /// `max_thresh` T2: the probability reaches `p_max` (Ch. II). Default 10 ms.
+    pub t_max_ns: u64,
+    /// Response probability at T2 (Ch. II). Default 0.05.
+    pub p_max: f64,
+    /// History weight of `srtt_0.99` (Ch. II; spec C3). Default 0.99.
+    pub srtt_weight: f64,
+    /// Cap of alpha, at least 1 (Ch. III.B). Default 32.
+    pub alpha_max: f64,
+    /// Compete mode above `compete_frac * q_max` (Ch. III.B). Default 0.5.
+    pub compete_frac: f64,
+    /// The curve reaches 1 at `t3_frac * q_max` (Ch. III.B). Default 0.65.
+    pub t3_frac: f64,
+    /// Floor the third threshold at `2 T2` (spec C2 CHOICE). Default true.
+    pub t3_floor: bool,
+    /// Initial `q_max` (Ch. IV: "maximum queuing delay threshold"). Default 10 ms.
+    pub q_max_init_ns: u64,
+    /// Where `q_max` comes from (spec C5). Default: raw samples.
+    pub q_max_source: QmaxSource,
+    /// Decrease on a loss (spec C6). Default adaptive.
+    pub loss_beta: LossBeta,
+    /// alpha is adapted every this many RTTs (Ch. III.B). Default 5.
+    pub alpha_period_rtts: f64,
+    /// alpha step per period in high-speed mode (spec C8). Default 0.5.
+    pub high_speed_step: f64,
+    /// alpha step per period in compete mode (spec C8). Default 0.1.
+    pub compete_step: f64,
+    /// alpha factor per period in safe mode, in (0, 1] (spec C8). Default 0.9.
+    pub safe_decay: f64,
+    /// Weights of the loss-interval estimators, most recent first (Ch. IV).
+    /// Default 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2 (sum 6).
+    pub interval_weights: Vec<f64>,
+    /// Allow early responses in slow start (CHOICE, see the module doc). Default true.
+    pub respond_in_slow_start: bool,
+}
+
+impl Default for PertAdaptiveConfig {
+    fn default() -> Self {
+        PertAdaptiveConfig {
+            t_min_ns: DEFAULT_T_MIN_NS,
+            t_max_ns: DEFAULT_T_MAX_NS,
+            p_max: DEFAULT_P_MAX,
+            srtt_weight: DEFAULT_SRTT_WEIGHT,
+            alpha_max: DEFAULT_ALPHA_MAX,
+            compete_frac: DEFAULT_COMPETE_FRAC,
+            t3_frac: DEFAULT_T3_FRAC,
+            t3_floor: true,
+            q_max_init_ns: DEFAULT_T_MAX_NS,
+            q_max_source: QmaxSource::Sample,
+            loss_beta: LossBeta::Adaptive,
+            alpha_period_rtts: DEFAULT_ALPHA_PERIOD_RTTS,
+            high_speed_step: DEFAULT_HIGH_SPEED_STEP,
+            compete_step: DEFAULT_COMPETE_STEP,
+            safe_decay: DEFAULT_SAFE_DECAY,
+            interval_weights: DEFAULT_INTERVAL_WEIGHTS.to_vec(),
+            respond_in_slow_start: true,
+        }
+    }
+}
+
+impl PertAdaptiveConfig {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        let field = |name: &str| format!("{path}.{name}");
+        if self.t_min_ns >= self.t_max_ns {
+            return Err(ConfigError::new(field("t_min_ns"), format!("must be less than t_max_ns ({}), got {}", self.t_max_ns, self.t_min_ns)));
+        }
+        if !(self.p_max.is_finite() && self.p_max > 0.0 && self.p_max <= 1.0) {
+            return Err(ConfigError::new(field("p_max"), format!("must lie in (0, 1], got {}", self.p_max)));
+        }
+        check::open_unit(&field("srtt_weight"), self.srtt_weight)?;
+        if !(self.alpha_max.is_finite() && self.alpha_max >= 1.0) {
+            return Err(ConfigError::new(field("alpha_max"), format!("must be at least 1 (alpha starts at 1), got {}", self.alpha_max)));
+        }
+        for (name, v) in [("compete_frac", self.compete_frac), ("t3_frac", self.t3_frac)] {
+            if !(v.is_finite() && v > 0.0 && v <= 1.0) {
+                return Err(ConfigError::new(field(name), format!("must lie in (0, 1] (a fraction of q_max), got {v}")));
+            }
+        }
+        if self.t3_frac < self.compete_frac {
+            return Err(ConfigError::new(field("t3_frac"), format!("must be at least compete_frac ({}), got {}", self.compete_frac, self.t3_frac)));
+        }
+        if self.q_max_init_ns == 0 {
+            return Err(ConfigError::new(field("q_max_init_ns"), "must be positive (beta = q / (q + q_max) needs q_max > 0), got 0"));
+        }
+        if !(self.alpha_period_rtts.is_finite() && self.alpha_period_rtts > 0.0) {
+            return Err(ConfigError::new(field("alpha_period_rtts"), format!("must be > 0, got {}", self.alpha_period_rtts)));
+        }
+        check::non_negative(&field("high_speed_step"), self.high_speed_step)?;
+        check::non_negative(&field("compete_step"), self.compete_step)?;
+        if !(self.safe_decay.is_finite() && self.safe_decay > 0.0 && self.safe_decay <= 1.0) {
+            return Err(ConfigError::new(field("safe_decay"), format!("must lie in (0, 1], got {}", self.safe_decay)));
+        }
+        LossIntervals::check_weights(&field("interval_weights"), &self.interval_weights)
+    }
+}
+
+/// The TFRC-style average-loss-interval estimator of Kotla Ch. IV (RFC 5348
+/// Section 5.4 in spirit): the rate of an event (loss, or early response) is
+/// `sum(w) / sum(w_i n_i)` over the last `k` closed intervals `n_1` (most
+/// recent) .. `n_k`, each the number of ACKed segments between two events;
+/// with the 8 default weights that is `6 / (n1+n2+n3+n4 + .8 n5 + .6 n6 + .4 n7
+/// + .2 n8)`. Fewer than `k` intervals use the leading weights.
+///
+/// Ageing (Ch. IV): when the count since the last event exceeds the mean
+/// interval, the history moves right once (the oldest entry is flushed) and the
+/// open count becomes `n_1`, updated as it grows; at the next event it stays as
+/// `n_1` (no second shift: spec A.3 CHOICE).
+#[derive(Clone, Debug)]
+pub struct LossIntervals {
+    weights: Vec<f64>,
+    /// Intervals, most recent first; at most `weights.len()`.
+    history: Vec<u64>,
+    /// ACKed segments since the last event.
+    open: u64,
+    /// The open interval has already been moved into `history[0]` by ageing.
+    aged: bool,
+}
+
+impl LossIntervals {
+    pub fn new(weights: Vec<f64>) -> LossIntervals {
+        LossIntervals { history: Vec::with_capacity(weights.len()), weights, open: 0, aged: false }
+    }
+
+    /// Weights must be finite, non-negative, not all zero.
+    pub fn check_weights(path: &str, weights: &[f64]) -> Result<(), ConfigError> {
+        if weights.is_empty() {
+            return Err(ConfigError::new(path, "needs at least one weight"));
+        }
+        if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(ConfigError::new(format!("{path}[{i}]"), format!("must be a finite number >= 0, got {}", weights[i])));
+        }
+        let sum: f64 = weights.iter().sum();
+        if sum <= 0.0 {
+            return Err(ConfigError::new(path, format!("must sum to a positive number, got {sum}")));
+        }
+        Ok(())
+    }
+
+    /// `n` more segments were ACKed.
+    pub fn on_acked(&mut self, n: u64) {
+        self.open += n;
+        if self.aged {
+            self.history[0] = self.open;
+        } else if self.mean_interval().is_some_and(|mean| self.open as f64 > mean) {
+            self.shift_in(self.open);
+            self.aged = true;
+        }
+    }
+
+    /// An event: the open interval closes.
+    pub fn on_event(&mut self) {
+        if self.aged {
+            self.history[0] = self.open;
+        } else {
+            self.shift_in(self.open);
+        }
+        self.open = 0;
+        self.aged = false;
+    }
+
+    fn shift_in(&mut self, n: u64) {
+        self.history.insert(0, n);
+        self.history.truncate(self.weights.len());
+    }
+
+    /// The weighted mean interval, segments; none before the first event.
+    pub fn mean_interval(&self) -> Option<f64> {
+        if self.history.is_empty() {
+            return None;
+        }
+        let (num, den) = self.history.iter().zip(&self.weights).fold((0.0, 0.0), |(n, d), (&x, &w)| (n + w * x as f64, d + w));
+        (den > 0.0).then(|| num / den)
+    }
+
+    /// Event rate per ACKed segment, in [0, 1]; 0 before the first event.
+    pub fn rate(&self) -> f64 {
+        match self.mean_interval() {
+            None => 0.0,
+            Some(mean) if mean <= 1.0 => 1.0,
+            Some(mean) => 1.0 / mean,
+        }
+    }
+
+    /// The intervals, most recent first (for tests and inspection).
+    pub fn history(&self) -> &[u64] {
+        &self.history
+    }
+}
+
+/// Adaptive PERT sender state.
+#[derive(Clone, Debug)]
+pub struct PertAdaptive {
+    cfg: PertAdaptiveConfig,
+    /// `srtt_0.99`, `P`, `q`.
+    signal: DelaySignal,
+    /// At most one early response per RTT.
+    guard: OncePerRtt,
+    /// T1, T2 in the signal's units (microseconds << SRTT_SHIFT).
+    t_min: u64,
+    t_max: u64,
+    /// `p_max` in units of 2^-32.
+    p_max: u64,
+    /// Maximum observed queueing delay, signal's units.
+    q_max: u64,
+    /// Additive increase per RTT.
+    alpha: f64,
+    /// Fractional segments of additive increase not yet added to cwnd.
+    ai_credit: f64,
+    /// The mode decided at the last period's end.
+    mode: Mode,
+    /// ACKed segments whose RTT sample put `q` in each region, this period.
+    region_acks: [u64; 3],
+    /// Start and end of the current alpha period; none before the first sample.
+    period: Option<(SimTime, SimTime)>,
+    /// Time spent in each mode, summed at period ends (each period in the
+    /// mode decided at its end).
+    mode_time_ns: [u64; 3],
+    /// Loss-event and early-response intervals (`p` and `p'`).
+    losses: LossIntervals,
+    early: LossIntervals,
+    early_responses: u64,
+}
+
+impl PertAdaptive {
+    pub fn new(cfg: PertAdaptiveConfig) -> PertAdaptive {
+        PertAdaptive {
+            signal: DelaySignal::new(cfg.srtt_weight),
+            guard: OncePerRtt::default(),
+            t_min: ns_to_scaled(cfg.t_min_ns),
+            t_max: ns_to_scaled(cfg.t_max_ns),
+            p_max: to_prob(cfg.p_max),
+            q_max: ns_to_scaled(cfg.q_max_init_ns).max(1),
+            alpha: 1.0,
+            ai_credit: 0.0,
+            mode: Mode::Safe,
+            region_acks: [0; 3],
+            period: None,
+            mode_time_ns: [0; 3],
+            losses: LossIntervals::new(cfg.interval_weights.clone()),
+            early: LossIntervals::new(cfg.interval_weights.clone()),
+            early_responses: 0,
+            cfg,
+        }
+    }
+
+    /// Additive increase per RTT.
+    pub fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    /// The mode decided at the last alpha period's end.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Estimated queueing delay `q`, ns.
+    pub fn qdelay_ns(&self) -> SimTime {
+        scaled_to_ns(self.signal.qdelay())
+    }
+
+    /// Maximum observed queueing delay `q_max`, ns.
+    pub fn q_max_ns(&self) -> SimTime {
+        scaled_to_ns(self.q_max)
+    }
+
+    /// `beta = q / (q + q_max)`: what a response now would remove.
+    pub fn beta(&self) -> f64 {
+        let q = self.signal.qdelay() as f64;
+        q / (q + self.q_max as f64)
+    }
+
+    /// Loss-event rate `p` and early-response rate `p'`.
+    pub fn loss_rate(&self) -> f64 {
+        self.losses.rate()
+    }
+    pub fn early_response_rate(&self) -> f64 {
+        self.early.rate()
+    }
+
+    /// The compete-mode target `min(alpha_max, 1 + p'/p)` (`alpha_max` before
+    /// any loss), reached at `t3_frac q_max` and ramped linearly from 1 at
+    /// `compete_frac q_max` (Fig. 2, shape CHOICE).
+    pub fn compete_target(&self) -> f64 {
+        let (p, pe) = (self.losses.rate(), self.early.rate());
+        let full = if p > 0.0 { (1.0 + pe / p).min(self.cfg.alpha_max) } else { self.cfg.alpha_max };
+        let q = self.signal.qdelay() as f64;
+        let (lo, hi) = (self.cfg.compete_frac * self.q_max as f64, self.cfg.t3_frac * self.q_max as f64);
+        if q >= hi || hi <= lo {
+            full
+        } else if q <= lo {
+            1.0
+        } else {
+            1.0 + (full - 1.0) * (q - lo) / (hi - lo)
+        }
+    }
+
+    /// Response probability in units of 2^-32: gentle RED from T1 to T2, then to
+    /// 1 at the third threshold `t3_frac q_max` (floored at `2 T2`).
+    pub fn probability_fixed(&self) -> u64 {
+        let t3 = (self.cfg.t3_frac * self.q_max as f64) as u64;
+        let t3 = if self.cfg.t3_floor { t3.max(2 * self.t_max) } else { t3 };
+        gentle_red(self.signal.qdelay(), self.t_min, self.t_max, t3, self.p_max)
+    }
+
+    /// The region `q` is in now.
+    fn region(&self) -> Mode {
+        let q = self.signal.qdelay();
+        if q < self.t_min {
+            Mode::HighSpeed
+        } else if q as f64 > self.cfg.compete_frac * self.q_max as f64 {
+            Mode::Compete
+        } else {
+            Mode::Safe
+        }
+    }
+
+    /// Kept share of the window after a decrease by `beta`, millionths.
+    fn keep_ppm(beta: f64) -> u64 {
+        PPM - (beta.clamp(0.0, 1.0) * PPM as f64).round() as u64
+    }
+
+    /// End of an alpha period: decide the mode from where the period's ACKs
+    /// saw `q`, step alpha, start the next period.
+    fn end_period(&mut self, now: SimTime) {
+        let most = *self.region_acks.iter().max().unwrap_or(&0);
+        if most > 0 {
+            self.mode = [Mode::HighSpeed, Mode::Safe, Mode::Compete][self.region_acks.iter().position(|&n| n == most).unwrap_or(1)];
+        }
+        // The period is counted in the mode it was found to be in.
+        if let Some((start, _)) = self.period {
+            self.mode_time_ns[self.mode as usize] += now.saturating_sub(start);
+        }
+        self.alpha = match self.mode {
+            Mode::HighSpeed => (self.alpha + self.cfg.high_speed_step).min(self.cfg.alpha_max),
+            Mode::Safe => (self.alpha * self.cfg.safe_decay).max(1.0),
+            Mode::Compete => (self.alpha + self.cfg.compete_step).min(self.compete_target()),
+        }
+        .max(1.0);
+        self.start_period(now);
+    }
+
+    /// A period of `alpha_period_rtts` times `srtt_0.99` starts at `now`.
+    fn start_period(&mut self, now: SimTime) {
+        self.region_acks = [0; 3];
+        let rtt = self.signal.srtt.map_or(0, scaled_to_ns);
+        let length = ((rtt as f64) * self.cfg.alpha_period_rtts).max(1.0) as SimTime;
+        self.period = Some((now, now.saturating_add(length)));
+    }
+
+    /// `cwnd += alpha / cwnd` per ACKed segment.
+    fn additive_increase(&mut self, tp: &mut CcState, acked: u32) {
+        self.ai_credit += self.alpha * f64::from(acked);
+        while self.ai_credit >= f64::from(tp.snd_cwnd.max(1)) && tp.snd_cwnd < tp.snd_cwnd_clamp {
+            self.ai_credit -= f64::from(tp.snd_cwnd.max(1));
+            tp.snd_cwnd += 1;
+        }
+    }
+}
+
+impl CongestionControl for PertAdaptive {
+    fn name(&self) -> &'static str {
+        "pert-adaptive"
+    }
+
+    /// A loss event (Recovery, RTO or ECN): `p`'s interval closes; ssthresh
+    /// keeps `1 - beta` of the window (adaptive or 0.5).
+    fn ssthresh(&mut self, tp: &CcState) -> u32 {
+        self.losses.on_event();
+        self.ai_credit = 0.0;
+        let beta = match self.cfg.loss_beta {
+            LossBeta::Adaptive => self.beta(),
+            LossBeta::Half => 0.5,
+        };
+        let kept = u64::from(tp.snd_cwnd) * Self::keep_ppm(beta) / PPM;
+        u32::try_from(kept).unwrap_or(u32::MAX).max(MIN_CWND)
+    }
+
+    fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng) {
+        if self.guard.may_respond(tp, self.cfg.respond_in_slow_start) && draw(self.probability_fixed(), rng) {
+            self.guard.respond(tp, Self::keep_ppm(self.beta()));
+            self.early.on_event();
+            self.early_responses += 1;
+            self.ai_credit = 0.0;
+            return;
+        }
+        let mut acked = acked;
+        if tp.in_slow_start() {
+            acked = tp.slow_start(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.additive_increase(tp, acked);
+    }
+
+    fn pkts_acked(&mut self, tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
+        let n = u64::from(sample.pkts_acked);
+        self.losses.on_acked(n);
+        self.early.on_acked(n);
+        let Some(rtt) = sample.rtt else { return };
+        let raw = self.signal.update(rtt);
+        let seen = match self.cfg.q_max_source {
+            QmaxSource::Sample => raw.saturating_sub(self.signal.min_rtt_scaled()),
+            QmaxSource::Srtt => self.signal.qdelay(),
+        };
+        self.q_max = self.q_max.max(seen);
+        self.region_acks[self.region() as usize] += n.max(1);
+        match self.period {
+            None => self.start_period(tp.now),
+            Some((_, end)) if tp.now >= end => self.end_period(tp.now),
+            Some(_) => {}
+        }
+    }
+
+    fn counters(&self) -> CcCounters {
+        CcCounters { early_responses: self.early_responses, mode_time_ns: self.mode_time_ns }
+    }
+
+    fn telemetry(&self) -> Option<CcTelemetry> {
+        Some(CcTelemetry {
+            mode: self.mode,
+            alpha: self.alpha,
+            beta: self.beta(),
+            p: self.losses.rate(),
+            p_early: self.early.rate(),
+            qdelay_ms: self.qdelay_ns() as f64 / 1e6,
+            q_max_ms: self.q_max_ns() as f64 / 1e6,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests;
