@@ -442,13 +442,13 @@ class PertAdaptive(_Model):
     loss_beta: Literal["adaptive", "half"] = Field("adaptive", description="decrease on a loss: q / (q + q_max) or 0.5")
     alpha_period_rtts: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = Field(5.0, description="alpha is adapted every this many RTTs")
     high_speed_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.5, description="alpha step per period, high-speed mode")
-    compete_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.1, description="alpha step per period, compete mode")
+    compete_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.5, description="alpha step per period, compete mode")
     safe_decay: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.9, description="alpha factor per period, safe mode")
     interval_weights: list[Annotated[float, Field(ge=0.0, allow_inf_nan=False)]] = Field(
         default_factory=lambda: [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2],
         description="weights of the loss-interval estimators, most recent first",
     )
-    respond_in_slow_start: bool = True
+    respond_in_slow_start: bool = Field(False, description="early responses in slow start too (thesis: congestion avoidance only)")
 
     @field_validator("t_max")
     @classmethod

@@ -27,9 +27,11 @@
 //!   (between). CHOICE: the period's mode is the region in which most ACKed
 //!   segments of the period saw `q` ("persistently", Ch. III.B); the RTT is
 //!   `srtt_0.99` at the period's start.
-//! - alpha steps per period (spec C8 CHOICE, the third-party port's values):
-//!   high speed `alpha + 0.5` up to `alpha_max` = 32; safe `0.9 alpha` down to
-//!   1; compete `min(alpha + 0.1, target)`, target `min(alpha_max, 1 + p'/p)`
+//! - alpha steps per period (spec C8 CHOICE, the third-party port's values but
+//!   for compete mode): high speed `alpha + 0.5` up to `alpha_max` = 32; safe
+//!   `0.9 alpha` down to 1; compete `min(alpha + 0.5, target)` (the port's 0.1
+//!   is too slow to reach the target within the thesis's warm-up; the thesis
+//!   gives no rate), target `min(alpha_max, 1 + p'/p)`
 //!   (Ch. III.A.1, `alpha_max` when no loss has been seen). The target is
 //!   "smoothly varied" between regions (Fig. 2, shape not given): CHOICE, a
 //!   linear ramp from 1 at `0.5 q_max` to `1 + p'/p` at `0.65 q_max`.
@@ -38,9 +40,10 @@
 //!   (Ch. IV; [`LossIntervals`]). Intervals count ACKed segments (spec C12
 //!   CHOICE). A loss event is one entry into Recovery, Loss (RTO) or CWR (ECN),
 //!   i.e. one call of `ssthresh`.
-//! - Early responses are allowed in slow start (CHOICE, as PERT/RED here: the
-//!   thesis's single flow fills a 2.4 Gbps link "with zero losses", which a slow
-//!   start overshooting a BDP buffer would not give; `respond_in_slow_start`).
+//! - Early responses only in congestion avoidance (spec A.2.5, implied by the
+//!   thesis; `respond_in_slow_start` turns them on in slow start too, as
+//!   PERT/RED does here). In a 50-50 mix with SACK, responding in slow start
+//!   after timeouts keeps PERT windows at a few segments (docs/model.md).
 //!
 //! Arithmetic: the signal and the draw are PERT/RED's fixed point; alpha, beta,
 //! `p`, `p'` are `f64` (Kotla's kernel code used six decimals; this variant has
@@ -69,8 +72,11 @@ pub const DEFAULT_T3_FRAC: f64 = 0.65;
 pub const DEFAULT_ALPHA_PERIOD_RTTS: f64 = 5.0;
 /// Per-period alpha step in high-speed mode (spec C8 CHOICE).
 pub const DEFAULT_HIGH_SPEED_STEP: f64 = 0.5;
-/// Per-period alpha step in compete mode (spec C8 CHOICE).
-pub const DEFAULT_COMPETE_STEP: f64 = 0.1;
+/// Per-period alpha step in compete mode (CHOICE: the thesis says only that
+/// alpha "increments" toward its target, as in high-speed mode; the third-party
+/// port's 0.1 leaves alpha far below its target at the end of the thesis's
+/// 100 s warm-up in its own 150 Mbps / 60 ms mix, docs/model.md).
+pub const DEFAULT_COMPETE_STEP: f64 = 0.5;
 /// Per-period alpha factor in safe mode (spec C8 CHOICE).
 pub const DEFAULT_SAFE_DECAY: f64 = 0.9;
 /// Weights of the loss-interval estimator, most recent first (Ch. IV, TFRC).
@@ -129,14 +135,15 @@ pub struct PertAdaptiveConfig {
     pub alpha_period_rtts: f64,
     /// alpha step per period in high-speed mode (spec C8). Default 0.5.
     pub high_speed_step: f64,
-    /// alpha step per period in compete mode (spec C8). Default 0.1.
+    /// alpha step per period in compete mode (CHOICE, see the constant). Default 0.5.
     pub compete_step: f64,
     /// alpha factor per period in safe mode, in (0, 1] (spec C8). Default 0.9.
     pub safe_decay: f64,
     /// Weights of the loss-interval estimators, most recent first (Ch. IV).
     /// Default 1, 1, 1, 1, 0.8, 0.6, 0.4, 0.2 (sum 6).
     pub interval_weights: Vec<f64>,
-    /// Allow early responses in slow start (CHOICE, see the module doc). Default true.
+    /// Allow early responses in slow start (spec A.2.5: only in congestion
+    /// avoidance, implied by the thesis). Default false.
     pub respond_in_slow_start: bool,
 }
 
@@ -159,7 +166,7 @@ impl Default for PertAdaptiveConfig {
             compete_step: DEFAULT_COMPETE_STEP,
             safe_decay: DEFAULT_SAFE_DECAY,
             interval_weights: DEFAULT_INTERVAL_WEIGHTS.to_vec(),
-            respond_in_slow_start: true,
+            respond_in_slow_start: false,
         }
     }
 }
