@@ -218,8 +218,8 @@ fn compete_target_is_one_plus_p_early_over_p_capped_at_alpha_max() {
 }
 
 #[test]
-fn alpha_rises_by_a_tenth_per_period_in_compete_mode() {
-    let mut cc = PertAdaptive::new(PertAdaptiveConfig::default());
+fn alpha_rises_by_the_compete_step_per_period_in_compete_mode() {
+    let mut cc = PertAdaptive::new(PertAdaptiveConfig { compete_step: 0.1, ..PertAdaptiveConfig::default() });
     let mut tp = ca_state(100);
     run(&mut cc, &mut tp, 0, 1, 100);
     // 30 ms of queueing, q_max grows to 30 ms: q > 0.65 q_max once srtt catches up.
@@ -229,6 +229,8 @@ fn alpha_rises_by_a_tenth_per_period_in_compete_mode() {
     assert!(a > 1.5 && a < 32.0, "{a}");
     run(&mut cc, &mut tp, 10_000, 10_650, 130);
     assert!((cc.alpha() - (a + 0.1)).abs() < 1e-9, "{} after {a}", cc.alpha());
+    // The default step is 0.5.
+    assert_eq!(PertAdaptiveConfig::default().compete_step, 0.5);
 }
 
 #[test]
