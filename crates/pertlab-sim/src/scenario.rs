@@ -237,7 +237,7 @@ pub struct FlowSpec {
     /// with start < end, none before the (latest) start of the flow, each ending
     /// before `stop_ns`. Default: none.
     #[serde(default)]
-    pub off: Vec<[SimTime; 2]>,
+    pub off_ns: Vec<[SimTime; 2]>,
     /// Name of the flow's group in results (`FlowResult::label`, the rows of
     /// `Results::controllers` and of `Results::queue_positions`); default the
     /// controller's name ("reno", "pert", ...).
@@ -521,18 +521,18 @@ impl FlowSpec {
     /// before the latest start, each ending before `stop_ns`.
     fn validate_off(&self, path: &str) -> Result<(), ConfigError> {
         let latest_start = self.start_window_ns.map_or(self.start_ns.unwrap_or(0), |[_, hi]| hi);
-        for (j, &[lo, hi]) in self.off.iter().enumerate() {
-            let field = format!("{path}.off[{j}]");
+        for (j, &[lo, hi]) in self.off_ns.iter().enumerate() {
+            let field = format!("{path}.off_ns[{j}]");
             if lo >= hi {
                 return Err(ConfigError::new(field, format!("need start < end, got [{lo}, {hi}]")));
             }
             if lo < latest_start {
                 return Err(ConfigError::new(field, format!("must not start before the flow's (latest) start {latest_start}, got {lo}")));
             }
-            if j > 0 && lo <= self.off[j - 1][1] {
+            if j > 0 && lo <= self.off_ns[j - 1][1] {
                 return Err(ConfigError::new(
                     field,
-                    format!("must start after {path}.off[{}] ends ({}): intervals are sorted and disjoint, got {lo}", j - 1, self.off[j - 1][1]),
+                    format!("must start after {path}.off_ns[{}] ends ({}): intervals are sorted and disjoint, got {lo}", j - 1, self.off_ns[j - 1][1]),
                 ));
             }
             if let Some(stop) = self.stop_ns {

@@ -423,7 +423,7 @@ impl World {
             if let Some(stop) = scenario.flows[i].stop_ns {
                 world.queue.push(stop, Event::FlowStop(i as u32));
             }
-            for &[leave, rejoin] in &scenario.flows[i].off {
+            for &[leave, rejoin] in &scenario.flows[i].off_ns {
                 world.queue.push(leave, Event::FlowStop(i as u32));
                 world.queue.push(rejoin, Event::FlowResume(i as u32));
             }

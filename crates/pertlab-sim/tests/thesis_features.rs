@@ -80,7 +80,7 @@ fn leaving(measure: [u64; 2]) -> Scenario {
     let mut flows = bulk_flows(1, CcSpec::Reno, TcpConfig::default(), 0);
     flows[0].start_window_ns = None;
     flows[0].start_ns = Some(0);
-    flows[0].off = vec![[secs(5), secs(10)]];
+    flows[0].off_ns = vec![[secs(5), secs(10)]];
     let mut s = scenario(dumbbell(1, 10, 40, droptail(50)), flows, 15, 0);
     s.measure = Some(MeasureWindow { start_ns: secs(measure[0]), end_ns: secs(measure[1]) });
     s.monitor.sample_interval_ns = Some(ms(100));
@@ -115,20 +115,20 @@ fn off_intervals_are_validated_and_name_the_interval() {
     let with_off = |off: Vec<[u64; 2]>, stop: Option<u64>| {
         let mut s = leaving([1, 15]);
         s.flows[0].start_ns = Some(secs(1));
-        s.flows[0].off = off;
+        s.flows[0].off_ns = off;
         s.flows[0].stop_ns = stop;
         s
     };
     let e = build_error(&with_off(vec![[secs(3), secs(3)]], None));
-    assert!(e.starts_with("flows[0].off[0]: need start < end"), "{e}");
+    assert!(e.starts_with("flows[0].off_ns[0]: need start < end"), "{e}");
     let e = build_error(&with_off(vec![[secs(2), secs(4)], [secs(4), secs(6)]], None));
-    assert!(e.starts_with("flows[0].off[1]: must start after flows[0].off[0] ends"), "{e}");
+    assert!(e.starts_with("flows[0].off_ns[1]: must start after flows[0].off_ns[0] ends"), "{e}");
     let e = build_error(&with_off(vec![[secs(2), secs(4)], [secs(5), secs(6)], [secs(1) - 1, secs(7)]], None));
-    assert!(e.starts_with("flows[0].off[2]"), "{e}");
+    assert!(e.starts_with("flows[0].off_ns[2]"), "{e}");
     let e = build_error(&with_off(vec![[0, secs(2)]], None));
-    assert!(e.starts_with("flows[0].off[0]: must not start before the flow's (latest) start"), "{e}");
+    assert!(e.starts_with("flows[0].off_ns[0]: must not start before the flow's (latest) start"), "{e}");
     let e = build_error(&with_off(vec![[secs(2), secs(8)]], Some(secs(8))));
-    assert!(e.starts_with("flows[0].off[0]: must end before stop_ns"), "{e}");
+    assert!(e.starts_with("flows[0].off_ns[0]: must end before stop_ns"), "{e}");
     World::build(&with_off(vec![[secs(1), secs(2)], [secs(3), secs(4)]], Some(secs(5)))).expect("valid intervals");
 }
 
