@@ -16,7 +16,7 @@ DataFrames and Parquet files (:mod:`pertlab.results`).
 from importlib.metadata import PackageNotFoundError, version
 
 from .builders import dumbbell
-from .results import Results
+from .results import Results, drop_ratio
 from .run import run
 from .scenario import (
     DumbbellSpec,
@@ -44,6 +44,7 @@ __all__ = [
     "run",
     "dumbbell",
     "Results",
+    "drop_ratio",
     "Scenario",
     "ScenarioError",
     "DumbbellSpec",

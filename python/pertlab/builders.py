@@ -16,7 +16,11 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   ``newreno`` the same without SACK (RFC 6582 recovery), ``reno`` an alias of
   ``sack`` (Reno window rules with the default SACK recovery); ``vegas`` and
   ``pert`` run over SACK recovery, as in the PERT paper. A mix is written
-  ``"pert:25,sack:25"``: flows take the controllers in that order.
+  ``"pert:25,sack:25"``: flows take the controllers in that order. With
+  ``flows`` given, a mix may be written in percentages, ``"pert:50%,sack:50%"``
+  (they must sum to 100; see :func:`parse_cc_mix` for the rounding). Each flow's
+  ``label`` is the name written (``sack``, ``newreno``, ``pert``, ...), so that
+  ``results.controllers`` has one row per name.
 - **ECN.** ``ecn=True`` makes every flow ECN-capable and an AQM bottleneck
   (any kind but droptail) mark instead of drop (``queue="ared", ecn=True`` is
   the PERT paper's SACK/RED-ECN).
@@ -44,6 +48,7 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 from .scenario import QUEUE_KINDS, Scenario, ScenarioError
@@ -74,10 +79,18 @@ AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "fe
 
 
 def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
-    """``"sack"`` -> ``[("sack", flows)]``; ``"pert:25,sack:25"`` -> two groups.
+    """``"sack"`` -> ``[("sack", flows)]``; ``"pert:25,sack:25"`` -> two groups;
+    ``"pert:50%,sack:50%"`` with ``flows`` -> two groups of those shares.
 
-    With a mix, ``flows`` may be None (the counts decide) or must equal their sum.
+    With counts, ``flows`` may be None (the counts decide) or must equal their sum.
+    Percentages need ``flows``, must sum to 100 and cannot be mixed with counts;
+    a 0% entry gives no flows. Rounding: largest remainder (Hamilton): each group
+    gets the whole part of its share of ``flows``, and the flows left over go one
+    each to the groups with the largest fractional parts, ties to the earlier
+    group, so the counts sum to ``flows``.
     """
+    if "%" in cc:
+        return _parse_percent_mix(cc, flows, field)
     allowed = ", ".join(CC_NAMES)
     groups: list[tuple[str, int]] = []
     for part in cc.split(","):
@@ -103,6 +116,37 @@ def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[st
     if flows is not None and total != flows:
         raise ScenarioError([(field, f"the mix has {total} flows but flows is {flows}")])
     return groups
+
+
+def _parse_percent_mix(cc: str, flows: int | None, field: str) -> list[tuple[str, int]]:
+    allowed = ", ".join(CC_NAMES)
+    shares: list[tuple[str, Fraction]] = []
+    for part in cc.split(","):
+        name, sep, value = part.strip().partition(":")
+        name = name.strip().lower()
+        value = value.strip()
+        if name not in CC_NAMES:
+            raise ScenarioError([(field, f"unknown controller {name!r}; allowed: {allowed} (or a mix such as pert:50%,sack:50%)")])
+        if not sep or not value.endswith("%"):
+            raise ScenarioError([(field, f"a mix gives every controller a count (pert:25,sack:25) or every one a percentage (pert:50%,sack:50%), not both; got {cc!r}")])
+        try:
+            pct = Fraction(value[:-1].strip())
+        except (ValueError, ZeroDivisionError):
+            pct = Fraction(-1)
+        if pct < 0:
+            raise ScenarioError([(field, f"percentage of {name!r} must be a number >= 0 followed by %, got {value!r}")])
+        shares.append((name, pct))
+    total = sum(p for _, p in shares)
+    if total != 100:
+        raise ScenarioError([(field, f"the percentages sum to {float(total):g}, they must sum to 100")])
+    if flows is None:
+        raise ScenarioError([("flows", "give the number of flows: a mix in percentages shares out that number")])
+    exact = [p * flows / 100 for _, p in shares]
+    counts = [int(x) for x in exact]
+    by_remainder = sorted(range(len(shares)), key=lambda i: -(exact[i] - counts[i]))
+    for i in by_remainder[: flows - sum(counts)]:
+        counts[i] += 1
+    return [(name, n) for (name, _), n in zip(shares, counts)]
 
 
 def split_rtt(rtt_ns: int) -> tuple[int, int]:
@@ -166,7 +210,7 @@ def dumbbell(
     warmup_ns = parse_time(warmup, "warmup")
     end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
     size = parse_size(packet_size, "packet_size")
-    groups = parse_cc_mix(cc, flows)
+    groups = [(name, k) for name, k in parse_cc_mix(cc, flows) if k > 0]
     n = sum(k for _, k in groups)
     if len(rtts_ns) not in (1, n):
         raise ScenarioError([("rtt", f"give one RTT or one per flow ({n}), got {len(rtts_ns)}")])
@@ -205,6 +249,7 @@ def dumbbell(
                     "dst": f"d{i}",
                     "cc": cc_spec,
                     "start_window_ns": [0, window_ns],
+                    "label": name,
                     "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **(tcp or {})},
                 }
             )

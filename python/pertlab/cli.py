@@ -325,19 +325,20 @@ def _print_summary(results: Results, title: str) -> None:
         out.print(t)
     flows = results.flows
     if not flows.is_empty():
-        by_cc = flows.group_by("cc", maintain_order=True).agg(
-            pl.len().alias("flows"),
-            pl.col("goodput_mbps").sum().alias("total"),
+        spread = flows.group_by("label", maintain_order=True).agg(
             pl.col("goodput_mbps").min().alias("min"),
             pl.col("goodput_mbps").max().alias("max"),
-            pl.col("drops").sum(),
             pl.col("timeouts").sum(),
         )
+        by_label = results.controllers.join(spread, on="label", how="left", maintain_order="left")
         t = Table(title=f"TCP flows (Jain index {results.jain:.3f})")
-        for col in ("cc", "flows", "goodput Mbit/s", "min", "max", "drops", "timeouts"):
-            t.add_column(col, justify="left" if col == "cc" else "right")
-        for r in by_cc.iter_rows(named=True):
-            t.add_row(r["cc"], str(r["flows"]), f"{r['total']:.2f}", f"{r['min']:.2f}", f"{r['max']:.2f}", str(r["drops"]), str(r["timeouts"]))
+        for col in ("label", "flows", "goodput Mbit/s", "share", "min", "max", "drops", "drop rate", "timeouts"):
+            t.add_column(col, justify="left" if col == "label" else "right")
+        for r in by_label.iter_rows(named=True):
+            t.add_row(
+                r["label"], str(r["flows"]), f"{r['goodput_mbps']:.2f}", f"{r['share']:.3f}", f"{r['min']:.2f}",
+                f"{r['max']:.2f}", str(r["drops"]), f"{r['drop_rate']:.2e}", str(r["timeouts"]),
+            )  # fmt: skip
         out.print(t)
     udp = results.udp
     if not udp.is_empty():

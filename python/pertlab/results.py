@@ -5,13 +5,17 @@ per TCP flow, per UDP source) and optional time series in columns. Metric
 definitions are the core's (``crates/pertlab-sim/src/stats/mod.rs``):
 time-weighted average queue, drop rate = drops / arrivals, utilization = bits
 sent / (capacity x window), goodput excludes retransmissions, Jain's index over
-TCP goodputs.
+TCP goodputs. ``controllers`` sums the flows of each label (share of the long
+flows' goodput, drop rate = data packets lost / segments sent); the thesis's
+"drop ratio" of one label to another is :func:`drop_ratio`, and nothing else
+computes it.
 
 :meth:`Results.write` saves
 
 - ``summary.json``: every scalar and per-row summary (no time series), without
   the wall-clock time, so that two runs of one scenario give identical bytes;
 - ``flows.parquet``, ``queues.parquet``, ``udp.parquet``,
+  ``controllers.parquet``, ``queue_positions.parquet``,
   ``queue_series.parquet``, ``flow_series.parquet``;
 - ``scenario.json``: the scenario in the core's wire format (loads back with
   :meth:`pertlab.Scenario.load`);
@@ -29,11 +33,11 @@ import polars as pl
 
 from .scenario import Scenario
 
-__all__ = ["Results"]
+__all__ = ["Results", "drop_ratio"]
 
 # Known column types; columns the core adds later are inferred.
 FLOW_SCHEMA = {
-    "id": pl.UInt32, "cc": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
+    "id": pl.UInt32, "cc": pl.String, "label": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
     "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64,
     "retransmits": pl.UInt64, "drops": pl.UInt64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
     "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
@@ -47,6 +51,11 @@ QUEUE_SCHEMA = {
     "departures": pl.UInt64, "drops": pl.UInt64, "marks": pl.UInt64, "drop_rate": pl.Float64,
     "mark_rate": pl.Float64, "utilization": pl.Float64, "link_losses": pl.UInt64,
 }  # fmt: skip
+CONTROLLER_SCHEMA = {
+    "label": pl.String, "flows": pl.UInt32, "goodput_mbps": pl.Float64, "share": pl.Float64,
+    "segments_sent": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64,
+}  # fmt: skip
+QUEUE_POSITION_SCHEMA = {"label": pl.String, "position": pl.UInt32, "count": pl.UInt64}
 UDP_SCHEMA = {
     "id": pl.UInt32, "src": pl.String, "dst": pl.String, "sent": pl.UInt64, "received": pl.UInt64,
     "dropped": pl.UInt64, "throughput_mbps": pl.Float64,
@@ -68,7 +77,7 @@ TRACE_TABLES = {
     "trace_losses": ("loss_", {"t_s": pl.Float64, "flow": pl.UInt32}),
     "trace_drops": ("drop_", {"t_s": pl.Float64, "flow": pl.UInt32}),
 }
-TABLES = ("flows", "queues", "udp", "queue_series", "flow_series")
+TABLES = ("flows", "queues", "udp", "controllers", "queue_positions", "queue_series", "flow_series")
 # Fields of the core's results that change between identical runs.
 RUN_INFO = ("wall_seconds",)
 
@@ -145,6 +154,21 @@ class Results:
     def queues(self) -> pl.DataFrame:
         """One row per queue (each direction of each link), named by ``link``, ``from``, ``to``."""
         return self._frame("queues", lambda: _rows(self.data["queues"], QUEUE_SCHEMA))
+
+    @property
+    def controllers(self) -> pl.DataFrame:
+        """One row per flow label (default the controller's name; the dumbbell
+        builder's names such as ``sack``, ``pert``): flows, goodput_mbps (sum),
+        share of all long flows' goodput, segments_sent, drops, drop_rate."""
+        return self._frame("controllers", lambda: _rows(self.data.get("controllers", []), CONTROLLER_SCHEMA))
+
+    @property
+    def queue_positions(self) -> pl.DataFrame:
+        """Positions (packets waiting + 1) of the data packets the queue named by
+        ``monitor.queue_positions`` accepted in the window: label, position,
+        count, non-zero rows only (empty when not configured)."""
+        cols = self.data.get("queue_positions") or {}
+        return self._frame("queue_positions", lambda: _columns({k: cols.get(k, []) for k in QUEUE_POSITION_SCHEMA}, QUEUE_POSITION_SCHEMA))
 
     @property
     def udp(self) -> pl.DataFrame:
@@ -252,3 +276,15 @@ class Results:
         scenario_file = out / "scenario.json"
         scenario = Scenario.load(scenario_file) if scenario_file.exists() else None
         return cls(data, scenario)
+
+
+def drop_ratio(results: Results, of: str, to: str) -> float:
+    """Drop rate of the flows labelled ``of`` over that of the flows labelled
+    ``to`` (Kotla's "drop ratio", e.g. ``drop_ratio(r, "pert", "sack")``);
+    NaN when ``to`` has a zero drop rate. A label not in the run is an error
+    listing the labels."""
+    rates = dict(results.controllers.select("label", "drop_rate").iter_rows())
+    for name in (of, to):
+        if name not in rates:
+            raise ValueError(f"no flows labelled {name!r}; labels: {', '.join(rates) or 'none'}")
+    return rates[of] / rates[to] if rates[to] > 0 else float("nan")

@@ -81,7 +81,7 @@ class ScenarioError(ValueError):
 
     @classmethod
     def from_pydantic(cls, exc: ValidationError) -> ScenarioError:
-        return cls([(_path(e["loc"]), _message(e)) for e in exc.errors()])
+        return cls([(_path(e["loc"]) + _item(e), _message(e)) for e in exc.errors()])
 
     @classmethod
     def from_core(cls, exc: ValueError) -> ScenarioError:
@@ -498,6 +498,9 @@ class TcpConfig(_Model):
     delayed_ack: bool = False
     delayed_ack_timeout: Duration = _unit("delayed_ack_timeout", "delayed_ack_timeout_ns", 100_000_000)
     ack_size: Count = 40
+    rtt_noise: Time = _unit(
+        "rtt_noise", "rtt_noise_ns", 0, "mean of the uniform noise U(0, 2 x mean) added to each RTT sample; 0: none"
+    )
 
     @field_validator("packet_size")
     @classmethod
@@ -532,6 +535,10 @@ class FlowSpec(_Model):
         "start_window", "start_window_ns", None, "start drawn uniformly in [lo, hi] from the run's seed"
     )
     stop: Time | None = _unit("stop", "stop_ns", None, "the application stops: no new data afterwards")
+    off: list[tuple[Time, Time]] = _unit(
+        "off", "off_ns", [], "[start, end) intervals without new data: the flow leaves, then rejoins (restart after idle)"
+    )
+    label: Annotated[str, Field(min_length=1)] | None = Field(None, description="group name in results; default the controller's name")
     tcp: TcpConfig = Field(default_factory=TcpConfig)
 
     @field_validator("start_window")
@@ -550,6 +557,26 @@ class FlowSpec(_Model):
         latest = window[1] if window else (info.data.get("start") or 0)
         if v is not None and v < latest:
             raise ValueError(f"must not be before the (latest) start {format_time(latest)}, got {format_time(v)}")
+        return v
+
+    @field_validator("off")
+    @classmethod
+    def _off_intervals(cls, v: list[tuple[int, int]], info: ValidationInfo) -> list[tuple[int, int]]:
+        window = info.data.get("start_window")
+        latest = window[1] if window else (info.data.get("start") or 0)
+        stop = info.data.get("stop")
+        for j, (lo, hi) in enumerate(v):
+            if lo >= hi:
+                message = f"need start < end, got [{format_time(lo)}, {format_time(hi)}]"
+            elif lo < latest:
+                message = f"must not start before the flow's (latest) start {format_time(latest)}, got {format_time(lo)}"
+            elif j > 0 and lo <= v[j - 1][1]:
+                message = f"must start after off[{j - 1}] ends ({format_time(v[j - 1][1])}): intervals are sorted and disjoint"
+            elif stop is not None and hi >= stop:
+                message = f"must end before stop ({format_time(stop)}), got {format_time(hi)}"
+            else:
+                continue
+            raise PydanticCustomError("item_error", "{message}", {"index": j, "message": message})
         return v
 
 
@@ -613,6 +640,10 @@ class MonitorSpec(_Model):
         default_factory=list, description="flows whose every RTT sample and loss is traced (predictor study)"
     )
     trace_link: str | None = Field(None, description="link on the first traced flow's path: its queue length and drops are traced")
+    queue_positions: str | None = Field(
+        None,
+        description="link whose a -> b queue (dumbbell bottleneck: r0 -> r1) counts the position of each data packet it accepts in the window, per flow label",
+    )
 
 
 class MeasureWindow(_Model):
@@ -733,6 +764,11 @@ def _path(loc: tuple[Any, ...]) -> str:
         else:
             parts.append(("." if parts else "") + item)
     return "".join(parts) or "scenario"
+
+
+def _item(err: dict[str, Any]) -> str:
+    """The index of the list item a validator of the whole list names (``off[1]``)."""
+    return f"[{err['ctx']['index']}]" if err["type"] == "item_error" else ""
 
 
 def _message(err: dict[str, Any]) -> str:

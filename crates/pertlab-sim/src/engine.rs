@@ -29,6 +29,8 @@ pub enum Event {
     FlowStart(u32),
     /// A TCP flow's application stops (no new data after this).
     FlowStop(u32),
+    /// A TCP flow's application has data again after a `FlowStop` (rejoins).
+    FlowResume(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
     /// A web session requests its next page.

@@ -43,6 +43,8 @@ pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) ->
                 start_ns: None,
                 start_window_ns: Some([0, 10 * NS_PER_SEC]),
                 stop_ns: None,
+                off_ns: vec![],
+                label: None,
                 tcp: TcpConfig::default(),
             })
             .collect(),

@@ -27,6 +27,9 @@ pub enum StreamKind {
     WebSession = 6,
     /// The congestion controller of one web object's connection.
     WebConnection = 7,
+    /// The noise added to a TCP sender's RTT samples (`TcpConfig::rtt_noise_ns`),
+    /// one stream per connection id; a sender without noise has none.
+    RttNoise = 8,
 }
 
 /// The stream for component `index` of kind `kind` in a run seeded with `seed`.

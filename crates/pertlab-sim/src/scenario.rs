@@ -235,6 +235,19 @@ pub struct FlowSpec {
     /// data is still delivered). Default: never. Must not be before the start.
     #[serde(default)]
     pub stop_ns: Option<SimTime>,
+    /// Intervals `[start, end)` during which the application gives no new data:
+    /// the flow leaves at `start` (outstanding data is still delivered and
+    /// repaired) and rejoins at `end` (with the restart after idle of
+    /// [`crate::tcp::sender::TcpSender::resume`]). Sorted, non-overlapping, each
+    /// with start < end, none before the (latest) start of the flow, each ending
+    /// before `stop_ns`. Default: none.
+    #[serde(default)]
+    pub off_ns: Vec<[SimTime; 2]>,
+    /// Name of the flow's group in results (`FlowResult::label`, the rows of
+    /// `Results::controllers` and of `Results::queue_positions`); default the
+    /// controller's name ("reno", "pert", ...).
+    #[serde(default)]
+    pub label: Option<String>,
     #[serde(default)]
     pub tcp: TcpConfig,
 }
@@ -311,6 +324,13 @@ pub struct MonitorSpec {
     /// length is recorded at each RTT sample and whose drops (of any flow) are traced.
     #[serde(default)]
     pub trace_link: Option<String>,
+    /// A link whose a -> b queue (for the dumbbell's "bottleneck": r0 -> r1, the
+    /// data direction) records, for each data packet it accepts inside the
+    /// measurement window, the packet's position: packets already waiting + 1
+    /// (the packet being transmitted is not counted, so a packet that finds the
+    /// buffer empty has position 1). Counted per flow label (`Results::queue_positions`).
+    #[serde(default)]
+    pub queue_positions: Option<String>,
 }
 
 impl Scenario {
@@ -494,8 +514,39 @@ impl FlowSpec {
                 return Err(ConfigError::new(format!("{path}.stop_ns"), format!("must not be before the (latest) start {latest_start}, got {stop}")));
             }
         }
+        self.validate_off(path)?;
+        if self.label.as_deref() == Some("") {
+            return Err(ConfigError::new(format!("{path}.label"), "must not be empty"));
+        }
         self.cc.validate(path)?;
         self.tcp.validate(&format!("{path}.tcp"))
+    }
+
+    /// The leave/rejoin intervals: each start < end, sorted and disjoint, none
+    /// before the latest start, each ending before `stop_ns`.
+    fn validate_off(&self, path: &str) -> Result<(), ConfigError> {
+        let latest_start = self.start_window_ns.map_or(self.start_ns.unwrap_or(0), |[_, hi]| hi);
+        for (j, &[lo, hi]) in self.off_ns.iter().enumerate() {
+            let field = format!("{path}.off_ns[{j}]");
+            if lo >= hi {
+                return Err(ConfigError::new(field, format!("need start < end, got [{lo}, {hi}]")));
+            }
+            if lo < latest_start {
+                return Err(ConfigError::new(field, format!("must not start before the flow's (latest) start {latest_start}, got {lo}")));
+            }
+            if j > 0 && lo <= self.off_ns[j - 1][1] {
+                return Err(ConfigError::new(
+                    field,
+                    format!("must start after {path}.off_ns[{}] ends ({}): intervals are sorted and disjoint, got {lo}", j - 1, self.off_ns[j - 1][1]),
+                ));
+            }
+            if let Some(stop) = self.stop_ns {
+                if hi >= stop {
+                    return Err(ConfigError::new(field, format!("must end before stop_ns ({stop}), got {hi}")));
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -529,6 +580,9 @@ impl TcpConfig {
             return Err(ConfigError::new(format!("{path}.max_rto_ns"), format!("must be at least min_rto_ns ({}), got {}", self.min_rto_ns, self.max_rto_ns)));
         }
         check::positive(&format!("{path}.ack_size"), self.ack_size as f64)?;
+        if self.rtt_noise_ns > SimTime::MAX / 4 {
+            return Err(ConfigError::new(format!("{path}.rtt_noise_ns"), format!("must be at most {} ns, got {}", SimTime::MAX / 4, self.rtt_noise_ns)));
+        }
         check::positive(&format!("{path}.delayed_ack_timeout_ns"), self.delayed_ack_timeout_ns as f64)
     }
 }

@@ -79,6 +79,27 @@ impl WebState {
     }
 }
 
+/// Positions of the data packets one queue accepts inside the measurement
+/// window: `counts[label][position - 1]`, position = packets waiting + 1.
+pub struct QueuePositionCounts {
+    /// The channel (link direction a -> b) observed.
+    pub channel: u32,
+    /// Label index of web transfers (ids past the long flows').
+    web_label: u32,
+    pub counts: Vec<Vec<u64>>,
+}
+
+impl QueuePositionCounts {
+    fn record(&mut self, label: u32, position: u32) {
+        let Some(row) = self.counts.get_mut(label as usize) else { return };
+        let i = position.max(1) as usize - 1;
+        if row.len() <= i {
+            row.resize(i + 1, 0);
+        }
+        row[i] += 1;
+    }
+}
+
 /// Totals over every packet, for the conservation check.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PacketTotals {
@@ -111,6 +132,13 @@ pub struct World {
     traced: Vec<bool>,
     trace_channel: Option<u32>,
     pub trace: Trace,
+    /// Label of each long flow's group (`FlowSpec::label`, default the
+    /// controller's name), as an index into `labels`; labels in order of first
+    /// appearance, then "web" when web transfers cross the queue-position link.
+    pub labels: Vec<String>,
+    pub flow_label: Vec<u32>,
+    /// Queue-position counts (`monitor.queue_positions`), when configured.
+    pub queue_positions: Option<QueuePositionCounts>,
     pub snap_start: Option<Snapshot>,
     pub snap_end: Option<Snapshot>,
     pub interrupted: bool,
@@ -247,7 +275,7 @@ impl World {
             flows.push(Flow {
                 src,
                 dst,
-                sender: TcpSender::new(id, src, dst, f.tcp.clone(), build_cc(&f.cc)),
+                sender: TcpSender::new(id, src, dst, f.tcp.clone(), build_cc(&f.cc)).with_rtt_noise(stream(seed, StreamKind::RttNoise, i as u64)),
                 receiver: TcpReceiver::new(id, dst, src, f.tcp.clone()),
                 start,
                 started: false,
@@ -326,6 +354,37 @@ impl World {
             QueueLimit::Bytes(_) => 0,
         });
         let trace = Trace { queue_limit_pkts, ..Trace::default() };
+        let mut labels: Vec<String> = Vec::new();
+        let mut flow_label = Vec::with_capacity(flows.len());
+        for (f, spec) in flows.iter().zip(&scenario.flows) {
+            let label = spec.label.clone().unwrap_or_else(|| f.sender.cc_name().to_string());
+            let index = labels.iter().position(|l| *l == label).unwrap_or_else(|| {
+                labels.push(label);
+                labels.len() - 1
+            });
+            flow_label.push(index as u32);
+        }
+        let queue_positions = match &scenario.monitor.queue_positions {
+            None => None,
+            Some(name) => {
+                let Some(c) = links.iter().position(|l| &l.display_name() == name) else {
+                    return Err(ConfigError::new("monitor.queue_positions", format!("no link named `{name}`")));
+                };
+                let web_label = if scenario.web.is_empty() {
+                    labels.len() as u32
+                } else {
+                    match labels.iter().position(|l| l == "web") {
+                        Some(i) => i as u32,
+                        None => {
+                            labels.push("web".into());
+                            labels.len() as u32 - 1
+                        }
+                    }
+                };
+                // Channels are pushed a -> b then b -> a for each link.
+                Some(QueuePositionCounts { channel: 2 * c as u32, web_label, counts: vec![Vec::new(); labels.len()] })
+            }
+        };
         let window = scenario.window();
         let mut world = World {
             now: 0,
@@ -350,6 +409,9 @@ impl World {
             traced,
             trace_channel,
             trace,
+            labels,
+            flow_label,
+            queue_positions,
             snap_start: None,
             snap_end: None,
             interrupted: false,
@@ -362,6 +424,10 @@ impl World {
             world.queue.push(f.start, Event::FlowStart(i as u32));
             if let Some(stop) = scenario.flows[i].stop_ns {
                 world.queue.push(stop, Event::FlowStop(i as u32));
+            }
+            for &[leave, rejoin] in &scenario.flows[i].off_ns {
+                world.queue.push(leave, Event::FlowStop(i as u32));
+                world.queue.push(rejoin, Event::FlowResume(i as u32));
             }
         }
         for (i, u) in scenario.udp.iter().enumerate() {
@@ -439,6 +505,12 @@ impl World {
                 self.out = out;
             }
             Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
+            Event::FlowResume(f) => {
+                let mut out = std::mem::take(&mut self.out);
+                self.flows[f as usize].sender.resume(self.now, &mut out);
+                self.emit_from_sender(f, &mut out);
+                self.out = out;
+            }
             Event::UdpSend(u) => self.udp_send(u),
             Event::WebPage(s) => {
                 let session = &mut self.web.sessions[s as usize];
@@ -490,10 +562,11 @@ impl World {
         let client = session.client;
         let Some(id) = web.next_id.checked_add(1).map(|n| std::mem::replace(&mut web.next_id, n)) else { return };
         let server_node = web.servers[session.group as usize][server];
+        let noise = stream(self.seed, StreamKind::RttNoise, id as u64);
         let flow = Flow {
             src: server_node,
             dst: client,
-            sender: TcpSender::new(id, server_node, client, spec.tcp.clone(), build_cc(&spec.cc)).with_data(segments),
+            sender: TcpSender::new(id, server_node, client, spec.tcp.clone(), build_cc(&spec.cc)).with_data(segments).with_rtt_noise(noise),
             receiver: TcpReceiver::new(id, client, server_node, spec.tcp.clone()),
             start: self.now,
             started: true,
@@ -542,6 +615,12 @@ impl World {
         let ch = &mut self.channels[c as usize];
         match ch.queue.enqueue(pkt, self.now) {
             Enqueued::Queued => {
+                if let Some(qp) = &mut self.queue_positions {
+                    if qp.channel == c && pkt.kind == PacketKind::Data && self.snap_start.is_some() && self.snap_end.is_none() {
+                        let label = self.flow_label.get(pkt.flow as usize).copied().unwrap_or(qp.web_label);
+                        qp.record(label, ch.queue.len_pkts());
+                    }
+                }
                 if ch.in_tx.is_none() {
                     self.start_tx(c);
                 }

@@ -12,6 +12,12 @@
 //!   once (retransmissions excluded), / window;
 //! - Jain's fairness index over the goodputs of the long-lived TCP flows (web
 //!   transfers are summarised apart, in `web`);
+//! - per label (`FlowSpec::label`, default the controller's name), in
+//!   `controllers`: sums of the label's flows' window numbers (goodput,
+//!   segments sent, data packets dropped anywhere), share = its goodput / all
+//!   long flows' goodput, drop rate = its drops / its segments sent;
+//! - queue positions (`monitor.queue_positions`): for each data packet the
+//!   observed queue accepts inside the window, packets already waiting + 1;
 //! - web response time: from the start of an object's connection to the ACK of
 //!   its last segment, for the objects completed inside the window.
 //!
@@ -30,6 +36,10 @@ pub struct Results {
     pub bottleneck: Option<QueueResult>,
     pub queues: Vec<QueueResult>,
     pub flows: Vec<FlowResult>,
+    /// One row per flow label, in order of first appearance among the flows.
+    pub controllers: Vec<ControllerResult>,
+    /// Distribution of queue positions per label (empty unless `monitor.queue_positions`).
+    pub queue_positions: QueuePositions,
     pub udp: Vec<UdpResult>,
     /// Web traffic over the window, when the scenario has web sessions.
     pub web: Option<WebResult>,
@@ -125,6 +135,8 @@ pub struct QueueResult {
 pub struct FlowResult {
     pub id: u32,
     pub cc: String,
+    /// The flow's group: `FlowSpec::label`, default the controller's name.
+    pub label: String,
     pub src: String,
     pub dst: String,
     pub start_s: f64,
@@ -155,6 +167,35 @@ pub struct FlowResult {
     pub rtt_mean_ms: f64,
     pub rtt_min_ms: f64,
     pub rtt_max_ms: f64,
+}
+
+/// The long TCP flows of one label, over the measurement window; sums of
+/// their [`FlowResult`] numbers.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ControllerResult {
+    pub label: String,
+    pub flows: u32,
+    pub goodput_mbps: f64,
+    /// This label's goodput / the goodput of all long TCP flows (0 when that is 0).
+    pub share: f64,
+    pub segments_sent: u64,
+    /// Data packets of these flows lost anywhere (queues and wire).
+    pub drops: u64,
+    /// drops / segments_sent (0 when nothing was sent).
+    pub drop_rate: f64,
+}
+
+/// Columnar counts of queue positions: one row per (label, position) with a
+/// non-zero count, ordered by label (first appearance) then position.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct QueuePositions {
+    /// The link observed (its a -> b direction); empty when not configured.
+    pub link: String,
+    pub label: Vec<String>,
+    /// Packets waiting when the packet was accepted, + 1 (the packet being
+    /// transmitted not counted).
+    pub position: Vec<u32>,
+    pub count: Vec<u64>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]

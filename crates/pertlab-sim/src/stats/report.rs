@@ -12,7 +12,7 @@ use crate::traffic::udp::UdpCounters;
 use crate::traffic::web::Completion;
 use crate::world::{Flow, World};
 
-use super::{jain_index, Conservation, FlowResult, QueueResult, Results, UdpResult, WebResult};
+use super::{jain_index, Conservation, ControllerResult, FlowResult, QueuePositions, QueueResult, Results, UdpResult, WebResult};
 
 /// Every cumulative counter of the world at one instant.
 #[derive(Clone, Debug)]
@@ -118,6 +118,7 @@ pub fn assemble(world: &World) -> Results {
             FlowResult {
                 id: i as u32,
                 cc: f.sender.cc_name().to_string(),
+                label: world.labels[world.flow_label[i] as usize].clone(),
                 src: spec.src.clone(),
                 dst: spec.dst.clone(),
                 start_s: to_secs(f.start),
@@ -167,6 +168,8 @@ pub fn assemble(world: &World) -> Results {
         bottleneck,
         queues,
         jain: jain_index(&goodputs),
+        controllers: controllers(&flows),
+        queue_positions: queue_positions(world),
         flows,
         udp,
         web: web_result(world, a.time, b.time),
@@ -188,6 +191,45 @@ pub fn assemble(world: &World) -> Results {
 fn mode_seconds(a: &Snapshot, b: &Snapshot, i: usize, mode: Mode) -> f64 {
     let m = mode as usize;
     to_secs(b.cc[i].mode_time_ns[m].saturating_sub(a.cc[i].mode_time_ns[m]))
+}
+
+/// One row per label, in order of first appearance, from the flows' own numbers.
+fn controllers(flows: &[FlowResult]) -> Vec<ControllerResult> {
+    let total: f64 = flows.iter().map(|f| f.goodput_mbps).sum();
+    let mut rows: Vec<ControllerResult> = Vec::new();
+    for f in flows {
+        let i = match rows.iter().position(|r| r.label == f.label) {
+            Some(i) => i,
+            None => {
+                rows.push(ControllerResult { label: f.label.clone(), ..ControllerResult::default() });
+                rows.len() - 1
+            }
+        };
+        let r = &mut rows[i];
+        r.flows += 1;
+        r.goodput_mbps += f.goodput_mbps;
+        r.segments_sent += f.segments_sent;
+        r.drops += f.drops;
+    }
+    for r in &mut rows {
+        r.share = if total > 0.0 { r.goodput_mbps / total } else { 0.0 };
+        r.drop_rate = ratio(r.drops, r.segments_sent);
+    }
+    rows
+}
+
+/// The non-zero queue-position counts, by label then position.
+fn queue_positions(world: &World) -> QueuePositions {
+    let Some(qp) = &world.queue_positions else { return QueuePositions::default() };
+    let mut out = QueuePositions { link: world.channels[qp.channel as usize].link_name.clone(), ..QueuePositions::default() };
+    for (label, row) in qp.counts.iter().enumerate() {
+        for (i, &n) in row.iter().enumerate().filter(|(_, &n)| n > 0) {
+            out.label.push(world.labels[label].clone());
+            out.position.push(i as u32 + 1);
+            out.count.push(n);
+        }
+    }
+    out
 }
 
 /// The web objects completed in `(start, end]`.

@@ -61,6 +61,12 @@ pub struct TcpConfig {
     pub delayed_ack_timeout_ns: SimTime,
     /// Size of an ACK on the wire in bytes (ns-2: 40).
     pub ack_size: u32,
+    /// Mean of the noise added to each RTT sample the sender takes, uniform in
+    /// [0, 2 x mean] ns, before the sample is used anywhere (RTO estimator,
+    /// the controller's `AckSample`, the RTT statistics and traces); models an
+    /// imprecise RTT measurement (Kotla's thesis). 0 (default): no noise, and no
+    /// draws. Draws come from the flow's own `StreamKind::RttNoise` stream.
+    pub rtt_noise_ns: SimTime,
 }
 
 impl Default for TcpConfig {
@@ -81,6 +87,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             delayed_ack_timeout_ns: 100 * NS_PER_MS,
             ack_size: 40,
+            rtt_noise_ns: 0,
         }
     }
 }

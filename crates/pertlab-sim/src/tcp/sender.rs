@@ -45,12 +45,20 @@
 //! - ECN: a loss entered while in CWR does not reduce the window again (one
 //!   reduction per window, RFC 3168 6.1.2). `cwnd_event(EcnEce)` is reported when
 //!   the sender reacts to an ECE, i.e. at most once per window.
+//! - Restart after idle (RFC 5681 4.1, Linux `tcp_cwnd_restart`): a bulk source
+//!   is idle only while its application is off (`stop`, then `resume`). On
+//!   resume, when nothing is outstanding and no data segment has been sent for
+//!   longer than the RTO, the controller gets `cwnd_event(CwndRestart)` and
+//!   cwnd becomes min(cwnd, init_cwnd); ssthresh is kept. Linux halves cwnd once
+//!   per RTO idle down to that floor; RFC 5681's single step is used here.
+//! - RTT measurement noise (`TcpConfig::rtt_noise_ns`): each sample gets
+//!   uniform noise in [0, 2 x mean] added before anything uses it.
 //!
 //! # Left out
 //! NextSeg rules 3 and 4 (retransmitting un-lost data when the receiver window
 //! blocks new data, and the rescue retransmission); detection of lost
 //! retransmissions (left to the RTO); D-SACK, undo (Eifel, F-RTO); PRR; pacing;
-//! idle restart (a bulk source is never idle); the RFC 3168 rule of delaying a
+//! the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 
 use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
@@ -58,6 +66,8 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind};
+use rand::Rng;
+
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -125,6 +135,10 @@ pub struct TcpSender {
     data_segments: u32,
     /// The RTT sample the last ACK gave, if any (for per-packet traces).
     pub last_rtt_sample: Option<SimTime>,
+    /// Stream of the RTT measurement noise; `None` when `cfg.rtt_noise_ns` is 0.
+    rtt_noise: Option<SimRng>,
+    /// When the last data segment (new or retransmitted) was sent.
+    last_send: SimTime,
 }
 
 /// What `NextSeg` chose to send.
@@ -158,7 +172,16 @@ impl TcpSender {
             app_stopped: false,
             data_segments: u32::MAX,
             last_rtt_sample: None,
+            rtt_noise: None,
+            last_send: 0,
         }
+    }
+
+    /// Give the sender the stream its RTT noise is drawn from; kept only when
+    /// `cfg.rtt_noise_ns > 0`, so that a sender without noise never draws.
+    pub fn with_rtt_noise(mut self, rng: SimRng) -> TcpSender {
+        self.rtt_noise = (self.cfg.rtt_noise_ns > 0).then_some(rng);
+        self
     }
 
     /// A sender with `segments` segments to send, then nothing (a web object).
@@ -335,7 +358,11 @@ impl TcpSender {
         if ack.ts > now {
             return None;
         }
-        let r = now - ack.ts;
+        let noise = match &mut self.rtt_noise {
+            Some(rng) => rng.gen_range(0..=2 * self.cfg.rtt_noise_ns),
+            None => 0,
+        };
+        let r = now - ack.ts + noise;
         // Samples expected per RTT (RFC 7323 Appendix G): one per ACK of the
         // flight the sample belongs to (still outstanding + just acknowledged).
         let flight = self.sb.outstanding().saturating_add(acked.segments);
@@ -525,6 +552,26 @@ impl TcpSender {
         self.app_stopped = true;
     }
 
+    /// The application has data again after [`TcpSender::stop`] (a flow
+    /// rejoining): restart after idle (see the module doc), then send what the
+    /// window allows, appended to `out`. Does nothing unless stopped.
+    pub fn resume(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        if !self.app_stopped {
+            return;
+        }
+        self.app_stopped = false;
+        self.tp.now = now;
+        if self.started && self.sb.outstanding() == 0 && now.saturating_sub(self.last_send) > self.rtt.rto() {
+            self.sync_tp();
+            self.cc.cwnd_event(&mut self.tp, CaEvent::CwndRestart);
+            self.tp.snd_cwnd = self.tp.snd_cwnd.min(self.cfg.init_cwnd).max(1);
+            self.tp.snd_cwnd_cnt = 0;
+        }
+        if self.started {
+            self.transmit(now, out);
+        }
+    }
+
     /// Fast retransmit of `snd_una`, just declared lost (RFC 5681 3.2 step 2,
     /// RFC 6582 3.2 step 5, RFC 6675 step 4.3), whatever pipe says.
     fn retransmit_head(&mut self, now: SimTime, out: &mut Vec<Packet>) {
@@ -579,6 +626,7 @@ impl TcpSender {
 
     fn emit(&mut self, pkt: Packet, now: SimTime, out: &mut Vec<Packet>) {
         self.counters.segments_sent += 1;
+        self.last_send = now;
         // RFC 6298 5.1: start the timer if it is not running.
         if self.rto_at.is_none() {
             self.rto_at = Some(now.saturating_add(self.rtt.rto()));
@@ -614,6 +662,55 @@ mod tests {
 
     fn states(b: &Bench) -> Vec<CaState> {
         b.transitions.iter().map(|t| t.state).collect()
+    }
+
+    /// Slow start for 1 s (no loss), then the application stops; returns the
+    /// bench at 2 s, every segment acknowledged, and the window then.
+    fn stopped_after_one_second() -> (Bench, u32) {
+        let mut b = Bench::new(TcpConfig::default());
+        b.start();
+        b.run_until(SEC);
+        b.snd.stop();
+        b.run_until(2 * SEC);
+        assert_eq!(b.snd.sb.outstanding(), 0);
+        let cwnd = b.snd.tp.snd_cwnd;
+        (b, cwnd)
+    }
+
+    #[test]
+    fn resume_after_idle_longer_than_the_rto_restarts_from_the_initial_window() {
+        let (mut b, cwnd) = stopped_after_one_second();
+        assert!(cwnd > 20, "slow start for 1 s reaches a large window, got {cwnd}");
+        let sent = b.snd.counters().segments_sent;
+        assert!(b.log.iter().all(|s| s.at <= SEC), "nothing sent while stopped");
+        // Idle for 2 s - last send, far above the RTO (about 0.3 s).
+        assert!(2 * SEC - b.snd.last_send > b.snd.rto());
+        b.resume();
+        assert_eq!(b.snd.tp.snd_cwnd, 2, "cwnd = min(cwnd, init_cwnd)");
+        assert_eq!(b.snd.counters().segments_sent - sent, 2, "the restart window goes out at once");
+        let ssthresh = b.snd.tp.snd_ssthresh;
+        b.run_until(3 * SEC);
+        assert_eq!(b.snd.tp.snd_ssthresh, ssthresh);
+        assert!(b.snd.tp.snd_cwnd > 20, "slow start again after the restart");
+    }
+
+    #[test]
+    fn resume_within_the_rto_of_the_last_send_keeps_the_window() {
+        let mut b = Bench::new(TcpConfig::default());
+        b.start();
+        b.run_until(SEC);
+        b.snd.stop();
+        // Run until the flight is acknowledged, then rejoin right away: idle < RTO.
+        while b.snd.sb.outstanding() > 0 {
+            let t = b.now + MS;
+            b.run_until(t);
+        }
+        assert!(b.now - b.snd.last_send <= b.snd.rto());
+        let cwnd = b.snd.tp.snd_cwnd;
+        let sent = b.snd.counters().segments_sent;
+        b.resume();
+        assert_eq!(b.snd.tp.snd_cwnd, cwnd);
+        assert_eq!(b.snd.counters().segments_sent - sent, cwnd as u64, "a whole window goes out");
     }
 
     #[test]

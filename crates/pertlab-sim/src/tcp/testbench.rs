@@ -118,6 +118,14 @@ impl Bench {
         self.buf = buf;
     }
 
+    /// The application rejoins at the bench's current time (`TcpSender::resume`).
+    pub fn resume(&mut self) {
+        let mut buf = std::mem::take(&mut self.buf);
+        self.snd.resume(self.now, &mut buf);
+        self.after_sender(&mut buf);
+        self.buf = buf;
+    }
+
     /// Process every event up to and including `t_end`.
     pub fn run_until(&mut self, t_end: SimTime) {
         while let Some((at, ev)) = self.next_event() {

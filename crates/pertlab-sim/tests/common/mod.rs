@@ -52,6 +52,8 @@ pub fn bulk_flows(pairs: u32, cc: CcSpec, tcp: TcpConfig, start_window_ns: u64) 
             start_ns: None,
             start_window_ns: Some([0, start_window_ns]),
             stop_ns: None,
+            off_ns: vec![],
+            label: None,
             tcp: tcp.clone(),
         })
         .collect()
