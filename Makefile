@@ -64,8 +64,9 @@ test-rust:
 test-python: build
 	$(BIN)/python -m pytest -q tests/python
 
-# scripts/bench.sh runs the criterion benchmark and writes BENCHMARKS.md.
-bench:
+# scripts/bench.sh runs the criterion benchmark and the thesis runs (through the
+# Python front, hence the build) and writes BENCHMARKS.md.
+bench: build
 	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; \
 	else $(CARGO) bench -p pertlab-sim --bench dumbbell; fi
 

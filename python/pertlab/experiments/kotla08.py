@@ -1,0 +1,413 @@
+"""Kotla, "Adapting a Delay-based Protocol to Heterogeneous Environments" (MS
+thesis, Texas A&M 2008): adaptive PERT against TCP-SACK and alone.
+
+Common setup (Section V.A, STATED): ns-2 dumbbell, drop-tail bottleneck of
+150 Mbit/s, 60 ms RTT, buffer = 1 BDP and at least 2 x flows, 400 s runs with
+metrics over 100..300 s, starts uniform in (0, 10) s. Scenarios are extracted in
+shared/spec/pert-theses-kotla-qian.md (Part A.6, K1..K27).
+
+Choices where the thesis is silent (docs/reproductions.md, "Kotla 2008"):
+
+- **Packets** of 1000 bytes of payload, 1040 on the wire with ns-2's 40-byte
+  header: the thesis's BDP of 1123 packets at 150 Mbit/s x 60 ms is about
+  1125 packets of 1000 bytes (DERIVED). The buffer is ``k`` x this BDP
+  (payload packets, as the thesis counts it), at least 2 x flows.
+- **TCP**: SACK is Reno window rules with SACK recovery; ns-2's timers
+  (:data:`pertlab.builders.NS2_TCP`). PERT is ``pert-adaptive`` with its
+  defaults (docs/model.md); "original PERT" is ``pert`` (PERT/RED).
+- **Delay split, access links**: :func:`pertlab.builders.dumbbell`'s.
+- **Drop ratio** = PERT's drop rate / SACK's (:func:`pertlab.results.drop_ratio`);
+  **share** = a label's goodput / all long flows' goodput.
+
+Quick modes keep the thesis's start phase and a shorter run; full modes are the
+thesis's setup (one seed: the thesis states none).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import polars as pl
+
+from .._core import jain_index
+from ..builders import NS2_TCP, dumbbell, parking_lot
+from ..parallel import Workers
+from ..results import Results, drop_ratio
+from ..scenario import Scenario
+from ..sweep import Point, run_points, stored_results
+
+PERT = "pert-adaptive"
+SACK = "sack"
+#: Column prefixes of the labels in result tables.
+SHORT = {PERT: "pert", SACK: "sack", "pert": "pert_orig", "illinois": "illinois", "cubic": "cubic", "hstcp": "hstcp", "compound": "compound"}
+#: Payload and wire size of a packet (see the module doc).
+PAYLOAD_BYTES = 1000
+WIRE_BYTES = PAYLOAD_BYTES + 40
+
+
+@dataclass(frozen=True)
+class Mode:
+    """Run length, measurement window and seeds."""
+
+    name: str
+    duration: str
+    warmup: str
+    measure_end: str
+    seeds: tuple[int, ...]
+
+
+#: Section V.A: 400 s, metrics over 100..300 s.
+FULL = Mode("full", "400s", "100s", "300s", (1,))
+#: Quick: the same start phase; metrics over 100..150 s (alpha has reached its target by 100 s).
+QUICK = Mode("quick", "150s", "100s", "150s", (1,))
+
+
+def bdp_packets(bw_bps: float, rtt_s: float) -> float:
+    """BDP in packets of :data:`PAYLOAD_BYTES` (the thesis's 1123 at 150 Mbit/s, 60 ms)."""
+    return bw_bps * rtt_s / (8 * PAYLOAD_BYTES)
+
+
+def mix(pert: int, sack: int, pert_cc: str = PERT, other: str = SACK) -> str:
+    """The builder's mix string for ``pert`` flows of ``pert_cc`` and ``sack`` of ``other``."""
+    return ",".join(f"{name}:{n}" for name, n in ((pert_cc, pert), (other, sack)) if n > 0)
+
+
+def kotla_dumbbell(cc: str, mode: Mode, seed: int, *, bw: float = 150e6, rtt_ms: float = 60.0, buffer_bdp: float = 1.0, **kw: Any) -> Scenario:
+    """A dumbbell of Section V.A: ``cc`` a builder mix ("pert-adaptive:50,sack:50")."""
+    flows = sum(int(part.split(":")[1]) for part in cc.split(","))
+    limit = max(round(buffer_bdp * bdp_packets(bw, rtt_ms / 1e3)), 2 * flows, 1)
+    return dumbbell(
+        bw=int(bw), rtt=f"{rtt_ms}ms", flows=None, cc=cc, duration=mode.duration, warmup=mode.warmup,
+        measure_end=mode.measure_end, start_window="10s", seed=seed, packet_size=WIRE_BYTES, buffer_pkts=limit,
+        tcp={**NS2_TCP, **kw.pop("tcp", {})}, **kw,
+    )  # fmt: skip
+
+
+def run_row(point: Point, results: Results) -> dict[str, Any]:
+    """One row of a result table: the point's values, bottleneck metrics, Jain
+    index, and per label its share, drop rate and adaptive-PERT compete-mode
+    residency; ``drop_ratio`` of PERT to SACK when both are present."""
+    b = results.bottleneck or {}
+    row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
+    for m in ("avg_queue_norm", "drop_rate", "utilization"):
+        row[m] = b.get(m)
+    row["jain"] = results.jain
+    span = results.data["window_end_s"] - results.data["window_start_s"]
+    for c in results.controllers.iter_rows(named=True):
+        short = SHORT.get(c["label"], c["label"].replace("-", "_"))
+        row[f"{short}_share"] = c["share"]
+        row[f"{short}_drop_rate"] = c["drop_rate"]
+        row[f"{short}_goodput_mbps"] = c["goodput_mbps"]
+    pert_flows = results.flows.filter(pl.col("cc") == PERT)
+    if pert_flows.height and span > 0:
+        row["pert_compete_frac"] = float(pert_flows["compete_s"].mean()) / span
+        row["pert_high_speed_frac"] = float(pert_flows["high_speed_s"].mean()) / span
+    labels = set(results.controllers["label"].to_list())
+    if {PERT, SACK} <= labels:
+        row["drop_ratio"] = drop_ratio(results, PERT, SACK)
+    row["wall_seconds"] = results.data.get("wall_seconds")
+    return row
+
+
+def run_table(points: list[Point], out: Path, workers: Workers = Workers(), row: Callable[[Point, Results], dict[str, Any]] = run_row) -> pl.DataFrame:
+    """Run (or reuse from ``out/runs``) every point; one row per point."""
+    run_points(points, out, jobs=workers.jobs, cluster=workers.cluster)
+    return pl.DataFrame([row(p, stored_results(p, out)) for p in points], infer_schema_length=None)
+
+
+def points(make: Callable[[Any, int], Scenario], xs: list[Any], x: str, mode: Mode, extra: tuple[tuple[str, str], ...] = ()) -> list[Point]:
+    return [Point(((x, str(v)), *extra), seed, make(v, seed)) for v in xs for seed in mode.seeds]
+
+
+# ------------------------------------------------------------ K1/K2: the mix
+
+
+MIX_FULL = list(range(0, 101, 5))
+MIX_QUICK = [0, 50, 100]
+
+
+def mix_points(mode: Mode) -> list[Point]:
+    """Figures 4 and 5: 100 long flows, PERT's percentage 0..100 (the rest SACK)."""
+    xs = MIX_QUICK if mode is QUICK else MIX_FULL
+    return points(lambda pct, seed: kotla_dumbbell(mix(pct, 100 - pct), mode, seed), xs, "pert_percent", mode)
+
+
+# ----------------------------------------------------- K4: number of flows
+
+
+FLOWS_FULL = [20, 50, 100, 200, 400, 600, 800, 1000]
+FLOWS_QUICK = [20, 100]
+
+
+def flows_points(mode: Mode) -> list[Point]:
+    """Figure 8: a 50-50 mix of 20..1000 flows."""
+    xs = FLOWS_QUICK if mode is QUICK else FLOWS_FULL
+    return points(lambda n, seed: kotla_dumbbell(mix(n // 2, n - n // 2), mode, seed), xs, "flows", mode)
+
+
+# ------------------------------------------------------- K5: buffer size
+
+
+BUFFER_FULL = [0.25, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0]
+BUFFER_QUICK = [0.25, 1.0, 4.0]
+
+
+def buffer_points(mode: Mode) -> list[Point]:
+    """Figure 9: 40 PERT + 40 SACK flows, buffer 0.25..4 BDP."""
+    xs = BUFFER_QUICK if mode is QUICK else BUFFER_FULL
+    return points(lambda k, seed: kotla_dumbbell(mix(40, 40), mode, seed, buffer_bdp=k), xs, "buffer_bdp", mode)
+
+
+# ------------------------------------------------ K17: one flow, 2.4 Gbps
+
+
+@dataclass(frozen=True)
+class HighSpeed:
+    """Figure 23: one flow on a high-BDP path (70 ms RTT), end-host link rates."""
+
+    bottleneck_bps: float
+    access_bps: tuple[float, ...]
+    duration: str
+    warmup: str
+
+
+HIGHSPEED_FULL = HighSpeed(2.4e9, (10e6, 100e6, 622e6, 1e9, 2.4e9), "200s", "50s")
+#: Quick: 1 Gbit/s / 70 ms (a BDP of 8750 packets), 60 s.
+HIGHSPEED_QUICK = HighSpeed(1e9, (1e9,), "60s", "20s")
+HIGHSPEED_SCHEMES = ("pert-adaptive", "pert", "sack")
+
+
+def highspeed_points(setup: HighSpeed) -> list[Point]:
+    """One flow of each scheme; the end-host links at ``access`` (both sides)."""
+    out = []
+    for cc in HIGHSPEED_SCHEMES:
+        for acc in setup.access_bps:
+            s = dumbbell(
+                bw=int(setup.bottleneck_bps), rtt="70ms", flows=1, cc=cc, duration=setup.duration, warmup=setup.warmup,
+                start_window="0s", packet_size=WIRE_BYTES, tcp=NS2_TCP, access_rate=int(acc),
+                buffer_pkts=max(round(bdp_packets(min(acc, setup.bottleneck_bps), 0.070)), 2),
+            )  # fmt: skip
+            out.append(Point((("scheme", cc), ("access_mbps", f"{acc / 1e6:g}")), 1, s))
+    return out
+
+
+def highspeed_row(point: Point, results: Results) -> dict[str, Any]:
+    """Utilization of the slower of the end-host link and the bottleneck; losses in the window."""
+    row = run_row(point, results)
+    acc = float(dict(point.values)["access_mbps"]) * 1e6
+    b = results.bottleneck or {}
+    row["utilization"] = b["utilization"] * b["rate_bps"] / min(acc, b["rate_bps"])
+    row["flow_drops"] = int(results.flows["drops"].sum())
+    return row
+
+
+# ------------------------------------------- K13: PERT only, 1..1000 flows
+
+
+PERT_ONLY_FULL = [1, 10, 100, 250, 500, 1000]
+PERT_ONLY_QUICK = [10, 100]
+
+
+def pert_only_points(mode: Mode) -> list[Point]:
+    """Figure 19: adaptive PERT alone on 500 Mbit/s (60 ms; the RTT is unstated)."""
+    xs = PERT_ONLY_QUICK if mode is QUICK else PERT_ONLY_FULL
+    return points(lambda n, seed: kotla_dumbbell(f"{PERT}:{n}", mode, seed, bw=500e6), xs, "flows", mode)
+
+
+# ----------------------------------------- K20/K21: random channel losses
+
+
+CHANNEL_FULL = [0.0, 1e-6, 1e-5, 1e-4, 1e-3]
+CHANNEL_QUICK = [1e-5, 1e-3]
+
+
+def lossy_dumbbell(cc: str, loss: float, mode: Mode) -> Scenario:
+    """Figure 26a: one flow on 1 Gbit/s / 60 ms with Bernoulli loss on the bottleneck (data direction)."""
+    s = kotla_dumbbell(f"{cc}:1", mode, 1, bw=1e9).to_wire()
+    s["dumbbell"]["bottleneck_loss"] = loss
+    return Scenario.parse(s)
+
+
+def wireless(cc: str, loss: float, mode: Mode) -> Scenario:
+    """Figure 26b: source link 100 Mbit/s / 5 ms, wireless end-host link 55 Mbit/s / 20 ms
+    with Bernoulli loss (data direction); buffer 1 BDP of the 50 ms path at 55 Mbit/s."""
+    limit = max(round(bdp_packets(55e6, 0.050)), 2)
+    tcp = {"packet_size": WIRE_BYTES, "sack": True, **NS2_TCP}
+    return Scenario.parse({
+        "seed": 1, "duration": mode.duration, "measure": {"start": mode.warmup, "end": mode.measure_end},
+        "nodes": ["src", "ap", "dst"],
+        "links": [
+            {"a": "src", "b": "ap", "rate": "100Mbps", "delay": "5ms", "queue": {"limit_pkts": 1000}},
+            {"name": "bottleneck", "a": "ap", "b": "dst", "rate": "55Mbps", "delay": "20ms", "loss": loss,
+             "queue": {"limit_pkts": limit}},
+        ],
+        "flows": [{"src": "src", "dst": "dst", "cc": cc.replace("sack", "reno"), "label": cc, "start_window": ["0s", "10s"], "tcp": tcp}],
+    })  # fmt: skip
+
+
+def channel_points(mode: Mode) -> list[Point]:
+    xs = CHANNEL_QUICK if mode is QUICK else CHANNEL_FULL
+    out = []
+    for cc in (PERT, SACK):
+        for loss in xs:
+            out.append(Point((("path", "1gbps"), ("scheme", cc), ("loss", f"{loss:g}")), 1, lossy_dumbbell(cc, loss, mode)))
+            out.append(Point((("path", "wireless"), ("scheme", cc), ("loss", f"{loss:g}")), 1, wireless(cc, loss, mode)))
+    return out
+
+
+# ------------------------------------------------------ K19: RTT noise
+
+
+NOISE_FULL = [0, 10, 20, 30, 40, 50, 60, 70, 80, 90, 100]
+NOISE_QUICK = [0, 50, 100]
+
+
+def noise_scenario(cc: str, noise_ms: float, noisy: str, mode: Mode) -> Scenario:
+    """Figure 25: two flows on 1 Mbit/s / 60 ms; uniform noise of mean ``noise_ms``
+    added to the RTT samples of both flows (``noisy="both"``) or of the first."""
+    s = kotla_dumbbell(f"{cc}:2", mode, 1, bw=1e6).to_wire()
+    for i, f in enumerate(s["flows"]):
+        if noisy == "both" or i == 0:
+            f["tcp"]["rtt_noise_ns"] = int(noise_ms * 1e6)
+    return Scenario.parse(s)
+
+
+def noise_points(mode: Mode) -> list[Point]:
+    xs = NOISE_QUICK if mode is QUICK else NOISE_FULL
+    return [
+        Point((("scheme", cc), ("noisy", noisy), ("noise_ms", str(ms))), 1, noise_scenario(cc, ms, noisy, mode))
+        for cc in (PERT, SACK)
+        for noisy in ("both", "one")
+        for ms in xs
+    ]
+
+
+# --------------------------------------------- K15: six routers (Table I)
+
+
+#: Table I (K15, modified PERT): per router link, drop rate, normalized queue, utilization (%), JFI.
+TABLE1 = {
+    "R1-R2": (0.0, 0.172138, 95.2394, 0.999875),
+    "R2-R3": (0.0, 0.168135, 95.238, 0.999872),
+    "R3-R4": (0.0, 0.17454, 95.2374, 0.969581),
+    "R4-R5": (0.0, 0.172938, 95.2385, 0.999889),
+    "R5-R6": (0.0, 0.164932, 95.2385, 0.99986),
+}
+#: Section VI.D: Jain index of the R1 -> R6 flows.
+TABLE1_LONG_JFI = 0.92
+
+
+def six_router_scenario(mode: Mode) -> Scenario:
+    """Figure 21: routers R1..R6 (150 Mbit/s, 5 ms), 20 hosts each on 1 Gbit/s / 5 ms;
+    each cloud sends to the next, R1's cloud also to R6's (buffer: 1 BDP of the long path)."""
+    return parking_lot(
+        routers=6, hosts=20, cc=PERT, duration=mode.duration, warmup=mode.warmup, measure_end=mode.measure_end,
+        start_window="10s", packet_size=WIRE_BYTES, tcp=NS2_TCP,
+    )  # fmt: skip
+
+
+def six_router_table(results: Results, hosts: int = 20) -> pl.DataFrame:
+    """Per router link: drop rate, normalized queue, utilization (%) and the Jain index
+    of the flows that cross it (the thesis's JFI column; our reading), thesis's beside."""
+    flows = results.flows
+    rows = []
+    for i, link in enumerate(TABLE1):
+        q = results.queues.filter((pl.col("link") == link) & (pl.col("from") == f"R{i + 1}")).row(0, named=True)
+        crossing = list(range(i * hosts, (i + 1) * hosts)) + list(range(5 * hosts, 6 * hosts))
+        goodputs = flows.filter(pl.col("id").is_in(crossing))["goodput_mbps"].to_list()
+        d, nq, u, j = TABLE1[link]
+        rows.append({
+            "link": link, "drop_rate": q["drop_rate"], "thesis_drop_rate": d, "avg_queue_norm": q["avg_queue_norm"],
+            "thesis_avg_queue_norm": nq, "utilization_pct": 100 * q["utilization"], "thesis_utilization_pct": u,
+            "jain": jain_index(goodputs), "thesis_jain": j,
+        })  # fmt: skip
+    long = flows.filter(pl.col("id") >= 5 * hosts)["goodput_mbps"].to_list()
+    rows.append({"link": "R1->R6 flows", "jain": jain_index(long), "thesis_jain": TABLE1_LONG_JFI})
+    return pl.DataFrame(rows, infer_schema_length=None)
+
+
+# ---------------------------------------- K23: three protocols (Table II)
+
+
+#: Table II: bandwidth share (%) and drop rate, 33 flows each of SACK, Illinois and PERT.
+TABLE2 = {"sack": (34.5888, 0.00275), "illinois": (21.3449, 0.00311), PERT: (44.0663, 0.00228)}
+
+
+def table2_scenario(mode: Mode, seed: int = 1) -> Scenario:
+    return kotla_dumbbell(f"{PERT}:33,illinois:33,{SACK}:33", mode, seed)
+
+
+# ------------------------------------------------ K25: AQM (Table IV)
+
+
+#: Table IV: normalized queue and drop rate, 20 flows on 100 Mbit/s / 60 ms, buffer = BDP.
+TABLE4 = {("pert", "red"): (0.0214, 0.028), ("pert", "droptail"): (0.083, 0.0), ("sack", "red"): (0.016, 0.012), ("sack", "droptail"): (0.576, 0.0004)}
+
+
+def table4_points(mode: Mode) -> list[Point]:
+    """Each of PERT and SACK alone (20 flows) over RED (ns-2 defaults, gentle) or DropTail."""
+    return [
+        Point((("cc", cc), ("queue", queue)), seed, kotla_dumbbell(f"{PERT if cc == 'pert' else SACK}:20", mode, seed, bw=100e6, queue=queue))
+        for cc in ("pert", "sack")
+        for queue in ("red", "droptail")
+        for seed in mode.seeds
+    ]
+
+
+# -------------------------------------------- K26: hysteresis (Table V)
+
+
+#: Table V: normalized queue and drop rate at 100, 200 and 300 s.
+TABLE5 = {100: (0.113, 0.0), 200: (0.760, 0.0196), 300: (0.753, 0.0190)}
+
+
+def table5_scenario(window: tuple[int, int], seed: int = 1) -> Scenario:
+    """80 PERT flows from 0 to 300 s, 80 SACK flows from 100 to 200 s on 150 Mbit/s / 60 ms;
+    metrics over ``window`` (s). CHOICE: "at t" is read as the 50 s before t (the state at t,
+    past the flows' start-up before 100 s)."""
+    mode = Mode("t5", "300s", f"{window[0]}s", f"{window[1]}s", (seed,))
+    s = kotla_dumbbell(mix(80, 80), mode, seed).to_wire()
+    for f in s["flows"][80:]:
+        f.pop("start_window_ns", None)
+        f["start_ns"], f["stop_ns"] = 100 * 10**9, 200 * 10**9
+    return Scenario.parse(s)
+
+
+def table5_points(seed: int = 1) -> list[Point]:
+    return [Point((("time_s", str(t)),), seed, table5_scenario((t - 50, t), seed)) for t in TABLE5]
+
+
+# ------------------------------------------- K22: queue positions (Figs 27, 28)
+
+
+QUEUE_POSITION_MIXES = {"sack": f"{SACK}:80", "pert": f"{PERT}:80", "pert-sack": mix(40, 40)}
+
+
+def queue_position_points(mode: Mode) -> list[Point]:
+    """80 flows, one protocol or a 50-50 mix; the bottleneck counts the queue
+    position of every accepted data packet per label."""
+    out = []
+    for name, cc in QUEUE_POSITION_MIXES.items():
+        s = kotla_dumbbell(cc, mode, 1).to_wire()
+        s["monitor"] = {**s.get("monitor", {}), "queue_positions": "bottleneck"}
+        out.append(Point((("mix", name),), 1, Scenario.parse(s)))
+    return out
+
+
+def position_deciles(results: Results, limit: int) -> pl.DataFrame:
+    """Share of each label's accepted packets in each tenth of the buffer (1 = head)."""
+    qp = results.queue_positions
+    if qp.height == 0:
+        return pl.DataFrame(schema={"label": pl.String, "decile": pl.Int64, "share": pl.Float64})
+    qp = qp.with_columns(((pl.col("position").cast(pl.Float64) - 1) * 10 / limit).floor().clip(0, 9).cast(pl.Int64).alias("decile") + 1)
+    agg = qp.group_by("label", "decile").agg(pl.col("count").sum())
+    return agg.with_columns((pl.col("count") / pl.col("count").sum().over("label")).alias("share")).sort("label", "decile")
+
+
+def mean_position(results: Results) -> dict[str, float]:
+    """Count-weighted mean queue position per label."""
+    qp = results.queue_positions
+    g = qp.group_by("label").agg(((pl.col("position").cast(pl.Float64) * pl.col("count")).sum() / pl.col("count").sum()).alias("mean"))
+    return dict(g.iter_rows())

@@ -1,0 +1,438 @@
+"""Registry entries of Kotla's 2008 thesis (adaptive PERT): the mix, flow-count
+and buffer sweeps (Figures 4, 5, 8, 9), PERT alone up to 1000 flows (Figure 19),
+one flow on a high-BDP path (Figure 23), channel errors (Figure 26), RTT noise
+(Figure 25), queue positions (Figures 27, 28) and Tables I, II, IV and V. Each
+report states the thesis's claims and whether our data bears them out; the
+tables carry the thesis's numbers beside ours."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Callable
+
+import polars as pl
+
+from ..experiments import kotla08 as k
+from ..parallel import Workers
+from ..sweep import Point, stored_results
+from .registry import Claim, Entry, Report, register
+
+THESIS = "Kotla, MS thesis, Texas A&M 2008"
+
+
+def _fmt(xs: list[Any]) -> str:
+    return ", ".join("nan" if isinstance(v, float) and math.isnan(v) else f"{v:.3g}" if isinstance(v, float) else str(v) for v in xs)
+
+
+def _col(table: pl.DataFrame, x: str, col: str, **where: str) -> tuple[list[float], list[float]]:
+    t = table
+    for key, val in where.items():
+        t = t.filter(pl.col(key) == val)
+    t = t.with_columns(pl.col(x).cast(pl.Float64)).sort(x)
+    return t[x].to_list(), (t[col].to_list() if col in t.columns else [math.nan] * t.height)
+
+
+def _plot(table: pl.DataFrame, x: str, panels: list[tuple[str, str]], path: Path, title: str, *, by: str | None = None, log_x: bool = False) -> None:
+    """One panel per metric against ``x``; one line per value of ``by`` (or one line)."""
+    from ..plots import saved_figure
+
+    groups = table[by].unique(maintain_order=True).to_list() if by else [None]
+    with saved_figure(path, 1, len(panels), figsize=(4.2 * len(panels), 3.6), title=title) as (_, axes):
+        axes = axes if len(panels) > 1 else [axes]
+        for ax, (metric, label) in zip(axes, panels):
+            for g in groups:
+                t = table if g is None else table.filter(pl.col(by) == g)
+                if metric not in t.columns:
+                    continue
+                t = t.with_columns(pl.col(x).cast(pl.Float64)).sort(x)
+                ax.plot(t[x].to_list(), t[metric].to_list(), marker="o", ms=3, label=str(g) if g is not None else None)
+            if log_x:
+                ax.set_xscale("symlog", linthresh=1e-6) if table[x].cast(pl.Float64).min() == 0 else ax.set_xscale("log")
+            ax.set_xlabel(x)
+            ax.set_title(label)
+        if by:
+            axes[0].legend(fontsize=8)
+
+
+def _report(name: str, title: str, section: str, quick: bool, out: Path, points: list[Point], notes: list[str]) -> Report:
+    mode = "quick" if quick else "full"
+    return Report(
+        name=name, title=title, source=f"{THESIS}, {section}", mode=mode, out_dir=out, notes=notes,
+        scenarios={p.key: p.scenario.to_wire() for p in points},
+    )  # fmt: skip
+
+
+def _mode_note(mode: k.Mode) -> str:
+    return (
+        f"{mode.duration} runs, starts uniform in (0, 10) s, metrics over [{mode.warmup}, {mode.measure_end}], "
+        f"seeds {', '.join(map(str, mode.seeds))}. Runs are stored under runs/ by scenario hash and reused."
+    )
+
+
+def _sweep_entry(name: str, title: str, section: str, make_points: Callable[[k.Mode], list[Point]], x: str, claims: Callable[[pl.DataFrame], list[Claim]], *, log_x: bool = False) -> None:
+    def run(quick: bool, out: Path, workers: Workers) -> Report:
+        mode = k.QUICK if quick else k.FULL
+        pts = make_points(mode)
+        table = k.run_table(pts, out, workers)
+        report = _report(name, title, section, quick, out, pts, [_mode_note(mode)])
+        report.tables["runs"] = table
+        report.claims = claims(table)
+        out.mkdir(parents=True, exist_ok=True)
+        report.figures.append(out / f"{name}.png")
+        panels = [("pert_share", "PERT bandwidth share"), ("drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
+        _plot(table, x, panels, report.figures[-1], title, log_x=log_x)
+        return report
+
+    register(Entry(name, title, f"{THESIS}, {section}", run))
+
+
+# ------------------------------------------------------------------ mix
+
+
+def _mix_claims(t: pl.DataFrame) -> list[Claim]:
+    xs, share = _col(t, "pert_percent", "pert_share")
+    _, ratio = _col(t, "pert_percent", "drop_ratio")
+    _, drop = _col(t, "pert_percent", "drop_rate")
+    _, queue = _col(t, "pert_percent", "avg_queue_norm")
+    at = dict(zip(xs, range(len(xs))))
+    half = at.get(50.0)
+    mixed = [i for i, v in enumerate(xs) if 0 < v < 100]
+    claims = []
+    if half is not None:
+        claims.append(Claim("In a 50-50 mix PERT's bandwidth share is between 35 % and 65 %.", 0.35 <= share[half] <= 0.65, f"PERT share at 50 %: {share[half]:.3f}"))
+        claims.append(Claim("In a 50-50 mix PERT's drop rate is below SACK's (drop ratio < 1).", ratio[half] < 1, f"drop ratio at 50 %: {ratio[half]:.3f}"))
+    claims.append(Claim("The PERT/SACK drop ratio is below 1 in every mix (Fig. 5).", all(ratio[i] < 1 for i in mixed), f"at {_fmt([xs[i] for i in mixed])} % PERT: {_fmt([ratio[i] for i in mixed])}"))
+    if 100.0 in at:
+        claims.append(Claim("A homogeneous PERT population has near-zero drops (drop rate below 1e-4; Fig. 4: zero at 100 %).", drop[at[100.0]] < 1e-4, f"drop rate at 100 % PERT: {drop[at[100.0]]:.3g}"))
+    if 0.0 in at:
+        claims.append(Claim("Mixed deployments drop less than 100 % SACK (Fig. 4).", all(drop[i] < drop[at[0.0]] for i in mixed), f"drop rate: {_fmt(drop)} at {_fmt(xs)} % PERT"))
+    if 100.0 in at:
+        claims.append(Claim("The queue is much lower at 100 % PERT than in any mix (Fig. 4).", all(queue[at[100.0]] < 0.5 * queue[i] for i in mixed), f"avg queue / buffer: {_fmt(queue)}"))
+    near = [i for i in mixed if abs(share[i] - xs[i] / 100) <= 0.15]
+    claims.append(Claim("PERT's share is close to its fair share, the PERT percentage (within 0.15; Fig. 5).", len(near) == len(mixed), f"share {_fmt([share[i] for i in mixed])} at {_fmt([xs[i] for i in mixed])} %"))
+    return claims
+
+
+_sweep_entry("kotla08-mix", "Figures 4-5: 100 flows, PERT share 0..100 % (rest SACK), 150 Mbit/s, 60 ms", "Section V.A.1", k.mix_points, "pert_percent", _mix_claims)
+
+
+# ---------------------------------------------------------------- flows
+
+
+def _flows_claims(t: pl.DataFrame) -> list[Claim]:
+    xs, share = _col(t, "flows", "pert_share")
+    _, ratio = _col(t, "flows", "drop_ratio")
+    _, drop = _col(t, "flows", "drop_rate")
+    return [
+        Claim("PERT's share is lower with few flows than with many (Fig. 8).", share[0] < share[-1], f"share {_fmt(share)} at {_fmt(xs)} flows"),
+        Claim("PERT's share stabilises near 50 % with many flows (between 35 % and 65 % at the largest count).", 0.35 <= share[-1] <= 0.65, f"{share[-1]:.3f} at {xs[-1]:g} flows"),
+        Claim("The drop rate grows with the number of flows (Fig. 8).", drop[-1] > drop[0], f"drop rate {_fmt(drop)}"),
+        Claim("PERT's drop rate is below SACK's at every flow count (drop ratio < 1).", all(r < 1 for r in ratio), f"drop ratio {_fmt(ratio)}"),
+    ]
+
+
+_sweep_entry("kotla08-flows", "Figure 8: 50-50 mix of 20..1000 flows, 150 Mbit/s, 60 ms", "Section V.A.2", k.flows_points, "flows", _flows_claims, log_x=True)
+
+
+# --------------------------------------------------------------- buffer
+
+
+def _buffer_claims(t: pl.DataFrame) -> list[Claim]:
+    xs, share = _col(t, "buffer_bdp", "pert_share")
+    _, ratio = _col(t, "buffer_bdp", "drop_ratio")
+    fair = [(x, s) for x, s in zip(xs, share) if 0.5 <= x <= 3.0]
+    large = [(x, s) for x, s in zip(xs, share) if x >= 3.5]
+    claims = [
+        Claim("PERT's share is highest at the smallest buffer (compete mode early; Fig. 9).", share[0] == max(share), f"share {_fmt(share)} at {_fmt(xs)} BDP"),
+        Claim("PERT/SACK drop ratio below 1 at every buffer size (Fig. 9).", all(r < 1 for r in ratio), f"drop ratio {_fmt(ratio)}"),
+    ]
+    if fair:
+        claims.append(Claim("PERT is fair to SACK (share 35..65 %) from 0.5 to 3 BDP.", all(0.35 <= s <= 0.65 for _, s in fair), f"{_fmt([s for _, s in fair])} at {_fmt([x for x, _ in fair])} BDP"))
+    if large:
+        claims.append(Claim("PERT loses to SACK (share below 35 %) at 3.5 BDP and more (safe mode).", all(s < 0.35 for _, s in large), f"{_fmt([s for _, s in large])} at {_fmt([x for x, _ in large])} BDP"))
+    return claims
+
+
+_sweep_entry("kotla08-buffer", "Figure 9: 40 PERT + 40 SACK, buffer 0.25..4 BDP", "Section V.A.3", k.buffer_points, "buffer_bdp", _buffer_claims)
+
+
+# ------------------------------------------------------------- PERT only
+
+
+def _pert_only_claims(t: pl.DataFrame) -> list[Claim]:
+    xs, drop = _col(t, "flows", "drop_rate")
+    _, queue = _col(t, "flows", "avg_queue_norm")
+    _, util = _col(t, "flows", "utilization")
+    return [
+        Claim("The drop rate stays zero for 1..1000 PERT flows (Fig. 19).", all(d == 0 for d in drop), f"drop rate {_fmt(drop)} at {_fmt(xs)} flows"),
+        Claim("The normalized queue stays at most 0.35 (Section VI.B).", max(queue) <= 0.35, f"avg queue / buffer {_fmt(queue)}"),
+        Claim("The link is fully used (utilization at least 0.95).", min(util) >= 0.95, f"utilization {_fmt(util)}"),
+    ]
+
+
+_sweep_entry("kotla08-pert-only", "Figure 19: adaptive PERT alone, 1..1000 flows, 500 Mbit/s", "Section VI.B", k.pert_only_points, "flows", _pert_only_claims, log_x=True)
+
+
+# ------------------------------------------------------------ high speed
+
+
+def _highspeed(quick: bool, out: Path, workers: Workers) -> Report:
+    setup = k.HIGHSPEED_QUICK if quick else k.HIGHSPEED_FULL
+    pts = k.highspeed_points(setup)
+    table = k.run_table(pts, out, workers, row=k.highspeed_row)
+    report = _report(
+        "kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", "Section VI.F", quick, out, pts,
+        [f"Bottleneck {setup.bottleneck_bps / 1e9:g} Gbit/s, 70 ms RTT, buffer 1 BDP of the slower link, {setup.duration} runs, "
+         f"metrics from {setup.warmup}. Utilization is that of the slower of the end-host link and the bottleneck. "
+         "Quick mode: 1 Gbit/s (8750-packet BDP) instead of 2.4 Gbit/s."],
+    )  # fmt: skip
+    report.tables["runs"] = table
+    top = table.filter(pl.col("access_mbps").cast(pl.Float64) == max(float(a) / 1e6 for a in setup.access_bps))
+    u = dict(zip(top["scheme"].to_list(), top["utilization"].to_list()))
+    d = dict(zip(top["scheme"].to_list(), top["flow_drops"].to_list()))
+    report.claims = [
+        Claim("A single adaptive PERT flow fills the high-BDP link far better than the original PERT (utilization at least 1.5 x).",
+              u["pert-adaptive"] >= 1.5 * u["pert"], f"utilization: adaptive {u['pert-adaptive']:.3f}, original {u['pert']:.3f}, SACK {u['sack']:.3f}"),
+        Claim("It nearly fills the link (utilization at least 0.8 over the window).", u["pert-adaptive"] >= 0.8, f"{u['pert-adaptive']:.3f}"),
+        Claim("With zero packet losses (within the window).", d["pert-adaptive"] == 0, f"losses in the window: {d['pert-adaptive']}"),
+    ]  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "kotla08-highspeed.png")
+    _plot(table, "access_mbps", [("utilization", "utilization"), ("flow_drops", "losses in window")], report.figures[-1], report.title, by="scheme", log_x=True)
+    return report
+
+
+register(Entry("kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", f"{THESIS}, Section VI.F", _highspeed))
+
+
+# -------------------------------------------------------- channel errors
+
+
+def _channel(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = k.QUICK if quick else k.FULL
+    pts = k.channel_points(mode)
+    table = k.run_table(pts, out, workers)
+    report = _report(
+        "kotla08-channel-errors", "Figure 26: one flow with random channel losses", "Section VI.I", quick, out, pts,
+        [_mode_note(mode), "(a) 1 Gbit/s / 60 ms dumbbell, Bernoulli loss on the bottleneck's data direction; "
+         "(b) 100 Mbit/s / 5 ms source link and a 55 Mbit/s / 20 ms lossy end-host link."],
+    )  # fmt: skip
+    report.tables["runs"] = table
+
+    def util(path: str, cc: str) -> tuple[list[float], list[float]]:
+        return _col(table, "loss", "utilization", path=path, scheme=cc)
+
+    claims = []
+    for path in ("1gbps", "wireless"):
+        xs, pu = util(path, k.PERT)
+        _, su = util(path, k.SACK)
+        claims.append(Claim(f"({path}) PERT's utilization is at least SACK's at every loss rate.", all(a >= b for a, b in zip(pu, su)), f"loss {_fmt(xs)}: PERT {_fmt(pu)}; SACK {_fmt(su)}"))
+    xs, pu = util("1gbps", k.PERT)
+    low = [u for x, u in zip(xs, pu) if x <= 1e-5]
+    if low:
+        claims.append(Claim("(1 Gbit/s) PERT stays high (utilization at least 0.9) up to a loss rate of 1e-5.", min(low) >= 0.9, f"{_fmt(low)}"))
+    xs, pu = util("wireless", k.PERT)
+    low = [u for x, u in zip(xs, pu) if x < 1e-3]
+    if low:
+        claims.append(Claim("(wireless) PERT deteriorates only at about 1e-3 (utilization at least 0.9 below it).", min(low) >= 0.9, f"{_fmt(low)}"))
+    report.claims = claims
+    out.mkdir(parents=True, exist_ok=True)
+    for path in ("1gbps", "wireless"):
+        report.figures.append(out / f"kotla08-channel-{path}.png")
+        _plot(table.filter(pl.col("path") == path), "loss", [("utilization", "utilization"), ("drop_rate", "loss rate seen")], report.figures[-1], f"{report.title} ({path})", by="scheme", log_x=True)
+    return report
+
+
+register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channel losses", f"{THESIS}, Section VI.I", _channel))
+
+
+# ----------------------------------------------------------------- noise
+
+
+def _noise(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = k.QUICK if quick else k.FULL
+    pts = k.noise_points(mode)
+    table = k.run_table(pts, out, workers)
+    report = _report(
+        "kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", "Section VI.H", quick, out, pts,
+        [_mode_note(mode), "Noise: U(0, 2 x mean) added to each RTT sample of the noisy flows (the thesis gives only the mean)."],
+    )  # fmt: skip
+    report.tables["runs"] = table
+    claims = []
+    for noisy in ("both", "one"):
+        xs, pd = _col(table, "noise_ms", "drop_rate", scheme=k.PERT, noisy=noisy)
+        _, pu = _col(table, "noise_ms", "utilization", scheme=k.PERT, noisy=noisy)
+        _, sd = _col(table, "noise_ms", "drop_rate", scheme=k.SACK, noisy=noisy)
+        claims.append(Claim(f"({noisy} noisy) PERT's drop rate stays zero at every noise level.", all(d == 0 for d in pd), f"noise {_fmt(xs)} ms: {_fmt(pd)}"))
+        claims.append(Claim(f"({noisy} noisy) PERT almost fills the link (utilization at least 0.9).", min(pu) >= 0.9, f"{_fmt(pu)}"))
+        claims.append(Claim(f"({noisy} noisy) PERT is more robust than SACK: its drop rate is not above SACK's.", all(a <= b for a, b in zip(pd, sd)), f"PERT {_fmt(pd)}; SACK {_fmt(sd)}"))
+    report.claims = claims
+    out.mkdir(parents=True, exist_ok=True)
+    for noisy in ("both", "one"):
+        report.figures.append(out / f"kotla08-noise-{noisy}.png")
+        _plot(table.filter(pl.col("noisy") == noisy), "noise_ms", [("utilization", "utilization"), ("drop_rate", "drop rate"), ("avg_queue_norm", "avg queue / buffer")], report.figures[-1], f"{report.title} ({noisy} noisy)", by="scheme")
+    return report
+
+
+register(Entry("kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", f"{THESIS}, Section VI.H", _noise))
+
+
+# --------------------------------------------------------- queue positions
+
+
+def _positions(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = k.QUICK if quick else k.FULL
+    pts = k.queue_position_points(mode)
+    k.run_table(pts, out, workers)
+    report = _report(
+        "kotla08-queue-positions", "Figures 27-28: where in the queue each protocol's packets are enqueued (80 flows)", "Section VII.A", quick, out, pts,
+        [_mode_note(mode), "Position = packets waiting + 1 when a data packet is accepted at the bottleneck (1 = head); shares per tenth of the buffer."],
+    )  # fmt: skip
+    frames, means = [], {}
+    for p in pts:
+        r = stored_results(p, out)
+        limit = r.bottleneck["limit_pkts"]
+        name = dict(p.values)["mix"]
+        frames.append(k.position_deciles(r, limit).with_columns(pl.lit(name).alias("mix")))
+        means[name] = {lbl: m / limit for lbl, m in k.mean_position(r).items()}
+    deciles = pl.concat(frames)
+    report.tables["deciles"] = deciles
+    report.tables["mean_position"] = pl.DataFrame([{"mix": m, "label": l, "mean_position_over_buffer": v} for m, d in means.items() for l, v in d.items()])
+    s, p, mx = means["sack"].get(k.SACK, math.nan), means["pert"].get(k.PERT, math.nan), means["pert-sack"]
+    report.claims = [
+        Claim("Alone, SACK's packets sit mostly toward the end of the queue and PERT's toward the beginning (Fig. 27).", p < s,
+              f"mean position / buffer: SACK alone {s:.3f}, PERT alone {p:.3f}"),
+        Claim("In the 50-50 mix, PERT's packets sit nearer the head than SACK's (Fig. 28).", mx.get(k.PERT, math.nan) < mx.get(k.SACK, math.nan),
+              f"mean position / buffer in the mix: PERT {mx.get(k.PERT, math.nan):.3f}, SACK {mx.get(k.SACK, math.nan):.3f}"),
+    ]  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "kotla08-queue-positions.png")
+    from ..plots import saved_figure
+
+    with saved_figure(report.figures[-1], 1, 3, figsize=(14, 3.6), title=report.title) as (_, axes):
+        for ax, name in zip(axes, k.QUEUE_POSITION_MIXES):
+            t = deciles.filter(pl.col("mix") == name)
+            for lbl in t["label"].unique(maintain_order=True).to_list():
+                u = t.filter(pl.col("label") == lbl)
+                ax.plot(u["decile"].to_list(), u["share"].to_list(), marker="o", ms=3, label=lbl)
+            ax.set_xlabel("tenth of the buffer (1 = head)")
+            ax.set_title(name)
+            ax.legend(fontsize=8)
+    return report
+
+
+register(Entry("kotla08-queue-positions", "Figures 27-28: queue positions per protocol", f"{THESIS}, Section VII.A", _positions))
+
+
+# ------------------------------------------------------------- Table I
+
+
+def _table1(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = k.QUICK if quick else k.FULL
+    pt = Point((("topology", "six-routers"),), 1, k.six_router_scenario(mode))
+    k.run_table([pt], out, workers)
+    table = k.six_router_table(stored_results(pt, out))
+    report = _report(
+        "kotla08-table1", "Table I: six routers, adaptive PERT on every link", "Section VI.D", quick, out, [pt],
+        [_mode_note(mode), "Thesis's utilization column is labelled Mbps but is a percentage (95.24 on 150 Mbit/s links). "
+         "JFI per link: over the flows crossing that link (our reading)."],
+    )  # fmt: skip
+    report.tables["table1"] = table
+    links = table.filter(pl.col("link") != "R1->R6 flows")
+    report.claims = [
+        Claim("The drop rate is zero on every router link.", links["drop_rate"].max() == 0, f"drop rates {_fmt(links['drop_rate'].to_list())}"),
+        Claim("Utilization is about 95 % on every link (at least 90 %).", links["utilization_pct"].min() >= 90, f"{_fmt(links['utilization_pct'].to_list())} %"),
+        Claim("The normalized queue is about 0.17 (between 0.1 and 0.25).", all(0.1 <= q <= 0.25 for q in links["avg_queue_norm"].to_list()), f"{_fmt(links['avg_queue_norm'].to_list())}"),
+        Claim("The R1 -> R6 flows share fairly (JFI at least 0.9; thesis 0.92).", table.filter(pl.col("link") == "R1->R6 flows")["jain"][0] >= 0.9, f"JFI {table.filter(pl.col('link') == 'R1->R6 flows')['jain'][0]:.3f}"),
+    ]  # fmt: skip
+    return report
+
+
+register(Entry("kotla08-table1", "Table I: six routers, adaptive PERT on every link", f"{THESIS}, Section VI.D", _table1))
+
+
+# ------------------------------------------------------------ Table II
+
+
+def _table2(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = k.QUICK if quick else k.FULL
+    pt = Point((("table", "II"),), 1, k.table2_scenario(mode))
+    k.run_table([pt], out, workers)
+    r = stored_results(pt, out)
+    c = {row["label"]: row for row in r.controllers.iter_rows(named=True)}
+    rows = [{"protocol": lbl, "share_pct": 100 * c[lbl]["share"], "thesis_share_pct": t[0], "drop_rate": c[lbl]["drop_rate"], "thesis_drop_rate": t[1]} for lbl, t in k.TABLE2.items()]
+    table = pl.DataFrame(rows)
+    report = _report("kotla08-table2", "Table II: 33 SACK, 33 Illinois, 33 PERT flows, 150 Mbit/s / 60 ms", "Section VII.B", quick, out, [pt], [_mode_note(mode)])
+    report.tables["table2"] = table
+    share = {r_["protocol"]: r_["share_pct"] for r_ in rows}
+    drop = {r_["protocol"]: r_["drop_rate"] for r_ in rows}
+    report.claims = [
+        Claim("PERT gets the largest share, Illinois the smallest.", share[k.PERT] > share["sack"] > share["illinois"], f"shares % {_fmt([share[p] for p in k.TABLE2])} (SACK, Illinois, PERT)"),
+        Claim("PERT has the lowest drop rate, Illinois the highest.", drop[k.PERT] < drop["sack"] < drop["illinois"], f"drop rates {_fmt([drop[p] for p in k.TABLE2])}"),
+    ]
+    return report
+
+
+register(Entry("kotla08-table2", "Table II: 33 SACK, 33 Illinois, 33 PERT flows", f"{THESIS}, Section VII.B", _table2))
+
+
+# ------------------------------------------------------------ Table IV
+
+
+def _table4(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = k.QUICK if quick else k.FULL
+    pts = k.table4_points(mode)
+    runs = k.run_table(pts, out, workers)
+    rows = []
+    for r_ in runs.iter_rows(named=True):
+        tq, td = k.TABLE4[(r_["cc"], r_["queue"])]
+        rows.append({"scheme": f"{r_['cc'].upper()}-{r_['queue']}", "avg_queue_norm": r_["avg_queue_norm"], "thesis_avg_queue_norm": tq, "drop_rate": r_["drop_rate"], "thesis_drop_rate": td})
+    table = pl.DataFrame(rows)
+    report = _report(
+        "kotla08-table4", "Table IV: PERT and SACK over RED and DropTail (20 flows, 100 Mbit/s / 60 ms)", "Section VII.C", quick, out, pts,
+        [_mode_note(mode), "RED: the core's RED with the flows' packet size and its automatic thresholds (the thesis gives no RED parameters)."],
+    )  # fmt: skip
+    report.tables["table4"] = table
+    v = {r_["scheme"]: r_ for r_ in rows}
+    report.claims = [
+        Claim("PERT over DropTail drops nothing and keeps the queue far below SACK's over DropTail.", v["PERT-droptail"]["drop_rate"] == 0 and v["PERT-droptail"]["avg_queue_norm"] < 0.5 * v["SACK-droptail"]["avg_queue_norm"],
+              f"PERT-DropTail queue {v['PERT-droptail']['avg_queue_norm']:.3f}, drops {v['PERT-droptail']['drop_rate']:.3g}; SACK-DropTail queue {v['SACK-droptail']['avg_queue_norm']:.3f}"),
+        Claim("Over RED, PERT drops more than SACK (it stays in high-speed mode with a short queue).", v["PERT-red"]["drop_rate"] > v["SACK-red"]["drop_rate"],
+              f"PERT-RED {v['PERT-red']['drop_rate']:.3g}; SACK-RED {v['SACK-red']['drop_rate']:.3g}"),
+    ]  # fmt: skip
+    return report
+
+
+register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail", f"{THESIS}, Section VII.C", _table4))
+
+
+# ------------------------------------------------------------- Table V
+
+
+def _table5(quick: bool, out: Path, workers: Workers) -> Report:
+    pts = k.table5_points()
+    runs = k.run_table(pts, out, workers)
+    rows = []
+    for r_ in runs.iter_rows(named=True):
+        t = int(r_["time_s"])
+        tq, td = k.TABLE5[t]
+        rows.append({"time_s": t, "avg_queue_norm": r_["avg_queue_norm"], "thesis_avg_queue_norm": tq, "drop_rate": r_["drop_rate"], "thesis_drop_rate": td, "pert_compete_frac": r_.get("pert_compete_frac")})
+    table = pl.DataFrame(rows).sort("time_s")
+    report = _report(
+        "kotla08-table5", "Table V: 80 PERT flows, 80 SACK flows from 100 to 200 s (hysteresis)", "Section VII.D", quick, out, pts,
+        ["One 300 s run (the same in quick and full mode), read over three windows: (50, 100), (150, 200), (250, 300) s; "
+         "the thesis's 'at 100/200/300 s' is read as the 50 s before each time. pert_compete_frac: mean share of the window PERT flows spent in compete mode."],
+    )  # fmt: skip
+    report.tables["table5"] = table
+    v = {r_["time_s"]: r_ for r_ in rows}
+    report.claims = [
+        Claim("Before SACK arrives, the queue is low and nothing is dropped.", v[100]["drop_rate"] == 0 and v[100]["avg_queue_norm"] < 0.3, f"at 100 s: queue {v[100]['avg_queue_norm']:.3f}, drops {v[100]['drop_rate']:.3g}"),
+        Claim("With SACK present the queue and the drop rate rise.", v[200]["avg_queue_norm"] > 2 * v[100]["avg_queue_norm"] and v[200]["drop_rate"] > 0, f"at 200 s: queue {v[200]['avg_queue_norm']:.3f}, drops {v[200]['drop_rate']:.3g}"),
+        Claim("After SACK leaves, PERT stays in compete mode: queue and drops remain high (hysteresis).", v[300]["avg_queue_norm"] > 0.5 * v[200]["avg_queue_norm"] and v[300]["drop_rate"] > 0,
+              f"at 300 s: queue {v[300]['avg_queue_norm']:.3f}, drops {v[300]['drop_rate']:.3g}, compete share {v[300]['pert_compete_frac']:.2f}"),
+    ]  # fmt: skip
+    return report
+
+
+register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f"{THESIS}, Section VII.D", _table5))
