@@ -20,6 +20,10 @@ use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, QueueSpec, Scenario};
 use crate::stats::report::{self, Snapshot};
 use crate::stats::{FlowSeries, QueueSeries, Results, Trace};
+use crate::tcp::cc::compound::Compound;
+use crate::tcp::cc::cubic::Cubic;
+use crate::tcp::cc::hstcp::Hstcp;
+use crate::tcp::cc::illinois::Illinois;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_pi::pert_pi;
 use crate::tcp::cc::reno::Reno;
@@ -146,6 +150,10 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Vegas(c) => Box::new(Vegas::new(c.clone())),
         CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
         CcSpec::PertPi(c) => Box::new(pert_pi(c)),
+        CcSpec::Hstcp(c) => Box::new(Hstcp::new(c.clone())),
+        CcSpec::Cubic(c) => Box::new(Cubic::new(c.clone())),
+        CcSpec::Compound(c) => Box::new(Compound::new(c.clone())),
+        CcSpec::Illinois(c) => Box::new(Illinois::new(c.clone())),
     }
 }
 
