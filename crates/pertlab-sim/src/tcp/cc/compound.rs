@@ -29,7 +29,7 @@
 //! `dwnd` stays zero (draft-sridharan-tcpm-ctcp), the gamma auto-tuning of
 //! later work (TUBE), and any undo of reductions.
 
-use super::{AckSample, CaState, CcState, CongestionControl};
+use super::{AckSample, CaEvent, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -216,9 +216,10 @@ impl CongestionControl for Compound {
         self.rtt_cnt = self.rtt_cnt.saturating_add(1);
     }
 
-    /// A timeout restarts from one segment in slow start: no delay component.
-    fn set_state(&mut self, tp: &mut CcState, new_state: CaState) {
-        if new_state == CaState::Loss {
+    /// Every timeout (also a repeated one) restarts from one segment in slow
+    /// start: no delay component.
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: CaEvent) {
+        if ev == CaEvent::Loss {
             self.dwnd = 0.0;
             self.cwnd = f64::from(tp.snd_cwnd);
             self.exported = tp.snd_cwnd;
@@ -322,7 +323,7 @@ mod tests {
         assert_eq!((cc.cwnd(), cc.dwnd()), (30.0, 20.0));
         // A timeout clears dwnd.
         tp.snd_cwnd = 1;
-        cc.set_state(&mut tp, CaState::Loss);
+        cc.cwnd_event(&mut tp, CaEvent::Loss);
         assert_eq!((cc.cwnd(), cc.dwnd()), (1.0, 0.0));
     }
 }

@@ -22,6 +22,8 @@
 //!   epoch ends and the next starts on the first congestion-avoidance ACK.
 //! - Fast convergence (4.7): `W_max = cwnd (1 + beta) / 2` if the window is
 //!   below the previous `W_max`, else `W_max = cwnd`.
+//! - A retransmission timeout ends the stage too (also a repeated one, for
+//!   which the sender keeps ssthresh); the next starts in congestion avoidance.
 //! - A stage that begins above `W_max` (slow start ended without loss, or
 //!   `W_max` not yet set) starts on the convex side: `W_max = cwnd_epoch`, `K = 0`.
 //!
@@ -184,9 +186,11 @@ impl CongestionControl for Cubic {
         self.avoid_congestion(tp, acked);
     }
 
-    /// After idle the curve's clock is stale: start a new stage.
+    /// After idle, and after every timeout (also a repeated one, for which the
+    /// sender keeps ssthresh and does not call [`Self::ssthresh`]), the curve's
+    /// clock and `W_est` are stale: start a new stage.
     fn cwnd_event(&mut self, _tp: &mut CcState, ev: CaEvent) {
-        if matches!(ev, CaEvent::CwndRestart | CaEvent::TxStart) {
+        if matches!(ev, CaEvent::CwndRestart | CaEvent::TxStart | CaEvent::Loss) {
             self.epoch_start = None;
         }
     }
@@ -309,6 +313,22 @@ mod tests {
         f.tp.snd_cwnd = 90;
         assert_eq!(f.cc.ssthresh(&f.tp), 63);
         assert_eq!(f.cc.w_max(), 90.0);
+    }
+
+    #[test]
+    fn a_repeated_timeout_starts_a_new_stage() {
+        // At t = 7 s W_est is 113 (see above). A second timeout keeps ssthresh
+        // (no ssthresh call); slow start back to 70 must not jump to W_est.
+        let mut f = Flow::after_loss(CubicConfig::default(), 100, 100 * NS_PER_MS);
+        f.run_until(7.0);
+        assert!(f.tp.snd_cwnd >= 112);
+        f.cc.cwnd_event(&mut f.tp, CaEvent::Loss);
+        f.tp.snd_cwnd = 70;
+        f.tp.snd_ssthresh = 70;
+        f.ack();
+        assert_eq!(f.tp.snd_cwnd, 70);
+        // The new stage starts at 70 below W_max = 100 (kept): K = 4.217 s again.
+        assert!((f.cc.k() - 4.217_163).abs() < 1e-6);
     }
 
     #[test]
