@@ -15,7 +15,9 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
 - **Controllers.** ``sack`` is Reno window rules with SACK recovery (RFC 6675),
   ``newreno`` the same without SACK (RFC 6582 recovery), ``reno`` an alias of
   ``sack`` (Reno window rules with the default SACK recovery); ``vegas`` and
-  ``pert`` run over SACK recovery, as in the PERT paper. A mix is written
+  ``pert`` run over SACK recovery, as in the PERT paper, and so do the
+  baselines ``hstcp``, ``cubic``, ``compound`` and ``illinois`` (docs/model.md).
+  A mix is written
   ``"pert:25,sack:25"``: flows take the controllers in that order.
 - **ECN.** ``ecn=True`` makes every flow ECN-capable and an AQM bottleneck
   (any kind but droptail) mark instead of drop (``queue="ared", ecn=True`` is
@@ -61,6 +63,10 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "vegas": ("vegas", True),
     "pert": ("pert", True),
     "pert-pi": ("pert-pi", True),
+    "hstcp": ("hstcp", True),
+    "cubic": ("cubic", True),
+    "compound": ("compound", True),
+    "illinois": ("illinois", True),
 }
 QUEUE_NAMES = QUEUE_KINDS
 #: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of
