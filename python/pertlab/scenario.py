@@ -60,7 +60,12 @@ __all__ = [
     "Reno",
     "Vegas",
     "Pert",
+    "PertPi",
     "PertAdaptive",
+    "Hstcp",
+    "Cubic",
+    "Compound",
+    "Illinois",
     "CcSpec",
     "TcpConfig",
     "FlowSpec",
@@ -474,8 +479,100 @@ class PertAdaptive(_Model):
         return v
 
 
-CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive], Field(discriminator="kind")]
-CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive")
+_Positive = Annotated[float, Field(gt=0.0, allow_inf_nan=False)]
+_OpenUnit = Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
+class Hstcp(_Model):
+    """HighSpeed TCP (RFC 3649): a(w), b(w) from the response function through
+    (low_window, low_p) and (high_window, high_p); Standard TCP at or below low_window."""
+
+    kind: Literal["hstcp"] = "hstcp"
+    low_window: _Positive = Field(38.0, description="Standard TCP at or below this window, segments (Low_Window)")
+    high_window: _Positive = Field(83_000.0, description="upper anchor of the response function, segments (High_Window)", validate_default=True)
+    low_p: _OpenUnit = Field(1e-3, description="loss rate at low_window (Low_P)")
+    high_p: _OpenUnit = Field(1e-7, description="loss rate at high_window (High_P)", validate_default=True)
+    high_decrease: Annotated[float, Field(gt=0.0, le=0.5)] = Field(0.1, description="decrease factor b at high_window (High_Decrease)")
+
+    @field_validator("high_window")
+    @classmethod
+    def _above_low_window(cls, v: float, info: ValidationInfo) -> float:
+        lo = info.data.get("low_window")
+        if lo is not None and v <= lo:
+            raise ValueError(f"must be greater than low_window ({lo}), got {v}")
+        return v
+
+    @field_validator("high_p")
+    @classmethod
+    def _below_low_p(cls, v: float, info: ValidationInfo) -> float:
+        lo = info.data.get("low_p")
+        if lo is not None and v >= lo:
+            raise ValueError(f"must be less than low_p ({lo}), got {v}")
+        return v
+
+
+class Cubic(_Model):
+    """CUBIC (RFC 9438): W_cubic(t) = C (t - K)^3 + W_max, Reno-friendly region, fast convergence."""
+
+    kind: Literal["cubic"] = "cubic"
+    c: _Positive = Field(0.4, description="aggressiveness C of the cubic curve, segments/s^3")
+    beta: _OpenUnit = Field(0.7, description="multiplicative decrease beta_cubic")
+    fast_convergence: bool = Field(True, description="lower W_max after a smaller peak (Section 4.7)")
+    reno_friendly: bool = Field(True, description="grow at least as fast as the Reno estimate W_est (Section 4.3)")
+
+
+class Compound(_Model):
+    """Compound TCP (Tan et al., INFOCOM 2006): win = cwnd + dwnd, dwnd from the packets queued once per RTT."""
+
+    kind: Literal["compound"] = "compound"
+    alpha: _Positive = Field(0.125, description="scale of the delay component's increase alpha win^k")
+    beta: _OpenUnit = Field(0.5, description="decrease of the whole window on loss")
+    k: Annotated[float, Field(ge=0.0, le=1.0)] = Field(0.75, description="exponent of the increase")
+    gamma: _Positive = Field(30.0, description="packets queued at which the delay component backs off")
+    zeta: _Positive = Field(1.0, description="back-off of dwnd per packet queued above gamma")
+
+
+class Illinois(_Model):
+    """TCP-Illinois (Liu, Basar, Srikant 2006; Linux defaults): alpha, beta from the queueing delay per RTT."""
+
+    kind: Literal["illinois"] = "illinois"
+    alpha_min: _Positive = Field(0.3, description="increase at large queueing delay, segments per RTT")
+    alpha_max: _Positive = Field(10.0, description="increase at small queueing delay, segments per RTT", validate_default=True)
+    beta_min: _OpenUnit = Field(0.125, description="decrease at small queueing delay")
+    beta_max: _OpenUnit = Field(0.5, description="decrease at large queueing delay", validate_default=True)
+    win_thresh: U32 = Field(15, description="below this window alpha, beta are Reno's, segments")
+    theta: U32 = Field(5, description="low-delay RTTs before alpha returns to alpha_max")
+    d1_frac: _OpenUnit = Field(0.01, description="d1 as a fraction of the maximum queueing delay")
+    d2_frac: _OpenUnit = Field(0.1, description="d2 as a fraction of the maximum queueing delay")
+    d3_frac: _OpenUnit = Field(0.8, description="d3 as a fraction of the maximum queueing delay", validate_default=True)
+
+    @field_validator("alpha_max")
+    @classmethod
+    def _above_alpha_min(cls, v: float, info: ValidationInfo) -> float:
+        lo = info.data.get("alpha_min")
+        if lo is not None and v <= lo:
+            raise ValueError(f"must be greater than alpha_min ({lo}), got {v}")
+        return v
+
+    @field_validator("beta_max")
+    @classmethod
+    def _at_least_beta_min(cls, v: float, info: ValidationInfo) -> float:
+        lo = info.data.get("beta_min")
+        if lo is not None and v < lo:
+            raise ValueError(f"must be at least beta_min ({lo}), got {v}")
+        return v
+
+    @field_validator("d3_frac")
+    @classmethod
+    def _above_d2(cls, v: float, info: ValidationInfo) -> float:
+        lo = info.data.get("d2_frac")
+        if lo is not None and v <= lo:
+            raise ValueError(f"must be greater than d2_frac ({lo}), got {v}")
+        return v
+
+
+CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois], Field(discriminator="kind")]
+CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois")
 
 
 class TcpConfig(_Model):
@@ -527,9 +624,9 @@ class FlowSpec(_Model):
 
     src: str
     dst: str
-    cc: Annotated[
-        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi", "pert-adaptive"], CcSpec])
-    ] = Field(default_factory=Reno, description='a controller: "pert", or a table such as {kind = "pert", p_max = 0.1}')
+    cc: Annotated[CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal[CC_KINDS], CcSpec])] = Field(  # type: ignore[valid-type]
+        default_factory=Reno, description='a controller: "pert", or a table such as {kind = "pert", p_max = 0.1}'
+    )
     start: Time | None = _unit("start", "start_ns", None, "fixed start time (exclusive with start_window)")
     start_window: tuple[Time, Time] | None = _unit(
         "start_window", "start_window_ns", None, "start drawn uniformly in [lo, hi] from the run's seed"
@@ -617,9 +714,9 @@ class WebSpec(_Model):
     inter_object: Duration = _unit("inter_object", "inter_object_ns", 10_000_000, "mean time between a page's requests")
     object_mean_segments: Annotated[float, Field(gt=0.0)] = Field(10.0, description="mean object size in segments (Pareto II)")
     object_shape: Annotated[float, Field(gt=1.0)] = Field(1.2, description="Pareto II shape of the object size")
-    cc: Annotated[
-        CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal["reno", "vegas", "pert", "pert-pi", "pert-adaptive"], CcSpec])
-    ] = Field(default_factory=Reno, description="controller of the object transfers")
+    cc: Annotated[CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal[CC_KINDS], CcSpec])] = Field(  # type: ignore[valid-type]
+        default_factory=Reno, description="controller of the object transfers"
+    )
     tcp: TcpConfig = Field(default_factory=TcpConfig)
 
     @field_validator("start_window")

@@ -20,7 +20,8 @@ Paths given to ``--vary`` name fields of the scenario as written in files,
 with two conveniences: ``bottleneck.X`` is the dumbbell's ``bottleneck_X`` (or
 field X of the link named "bottleneck"), and ``cc`` sets every flow's
 controller by the names the dumbbell builder knows (``sack``, ``newreno``,
-``reno``, ``vegas``, ``pert``).
+``reno``, ``vegas``, ``pert``, ``pert-pi``, ``hstcp``, ``cubic``, ``compound``,
+``illinois``).
 """
 
 from __future__ import annotations

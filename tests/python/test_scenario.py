@@ -80,8 +80,10 @@ def test_unknown_queue_and_controller_list_the_allowed_values():
         "links[1].queue.kind: got 'fifo'; allowed: 'droptail', 'red', 'ared', 'reared', 'fared', 'cared', "
         "'feng', 'nlred', 'pi', 'pie' or 'codel'"
     )
-    flows = {"flows": [{"src": "a", "dst": "b", "cc": "cubic"}]}
-    assert error_of(udp_graph(**flows)) == "flows[0].cc: unknown kind 'cubic'; allowed: 'reno', 'vegas', 'pert', 'pert-pi'"
+    flows = {"flows": [{"src": "a", "dst": "b", "cc": "bbr"}]}
+    assert error_of(udp_graph(**flows)) == (
+        "flows[0].cc: unknown kind 'bbr'; allowed: 'reno', 'vegas', 'pert', 'pert-pi', 'hstcp', 'cubic', 'compound', 'illinois'"
+    )
 
 
 def test_cross_field_errors_name_the_field():

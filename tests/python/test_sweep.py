@@ -39,8 +39,8 @@ def test_expansion_sets_the_named_fields_and_the_seeds():
 def test_expansion_errors_name_the_path():
     with pytest.raises(ScenarioError, match=r"dumbbell.nothing: no such section"):
         expand(base(), {"dumbbell.nothing.x": ["1"]}, seeds=1)
-    with pytest.raises(ScenarioError, match=r"cc: unknown controller 'cubic'"):
-        expand(base(), {"cc": ["cubic"]}, seeds=1)
+    with pytest.raises(ScenarioError, match=r"cc: unknown controller 'bbr'"):
+        expand(base(), {"cc": ["bbr"]}, seeds=1)
     with pytest.raises(ScenarioError, match=r"bottleneck_rate.*with bottleneck.rate=-1Mbps"):
         expand(base(), {"bottleneck.rate": ["-1Mbps"]}, seeds=1)
 

@@ -34,7 +34,7 @@ def test_web_spec_reads_units_and_has_ns2_defaults():
         ({"object_shape": 1.0}, "web[0].object_shape"),
         ({"clients": []}, "web[0].clients"),
         ({"start_window": ["3s", "1s"]}, "web[0].start_window"),
-        ({"cc": "cubic"}, "web[0].cc"),
+        ({"cc": "bbr"}, "web[0].cc"),
     ],
 )
 def test_bad_web_fields_are_named(web, field):

@@ -17,6 +17,10 @@ use crate::queue::codel::CodelConfig;
 use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
+use crate::tcp::cc::compound::CompoundConfig;
+use crate::tcp::cc::cubic::CubicConfig;
+use crate::tcp::cc::hstcp::HstcpConfig;
+use crate::tcp::cc::illinois::IllinoisConfig;
 use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
@@ -193,10 +197,18 @@ pub enum CcSpec {
     /// Adaptive PERT (Kotla 2008): alpha/beta adaptation, three modes.
     #[serde(rename = "pert-adaptive")]
     PertAdaptive(PertAdaptiveConfig),
+    /// HighSpeed TCP (RFC 3649).
+    Hstcp(HstcpConfig),
+    /// CUBIC (RFC 9438).
+    Cubic(CubicConfig),
+    /// Compound TCP (Tan et al., INFOCOM 2006).
+    Compound(CompoundConfig),
+    /// TCP-Illinois (Liu, Basar, Srikant 2006; Linux defaults).
+    Illinois(IllinoisConfig),
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 5] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive"];
+    pub const KINDS: [&'static str; 9] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois"];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
@@ -207,6 +219,10 @@ impl CcSpec {
             CcSpec::Pert(c) => c.validate(&path),
             CcSpec::PertPi(c) => c.validate(&path),
             CcSpec::PertAdaptive(c) => c.validate(&path),
+            CcSpec::Hstcp(c) => c.validate(&path),
+            CcSpec::Cubic(c) => c.validate(&path),
+            CcSpec::Compound(c) => c.validate(&path),
+            CcSpec::Illinois(c) => c.validate(&path),
         }
     }
 }

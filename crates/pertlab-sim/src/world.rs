@@ -20,6 +20,10 @@ use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, QueueSpec, Scenario};
 use crate::stats::report::{self, Snapshot};
 use crate::stats::{FlowSeries, QueueSeries, Results, Trace};
+use crate::tcp::cc::compound::Compound;
+use crate::tcp::cc::cubic::Cubic;
+use crate::tcp::cc::hstcp::Hstcp;
+use crate::tcp::cc::illinois::Illinois;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::pert_pi;
@@ -176,6 +180,10 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
         CcSpec::PertPi(c) => Box::new(pert_pi(c)),
         CcSpec::PertAdaptive(c) => Box::new(PertAdaptive::new(c.clone())),
+        CcSpec::Hstcp(c) => Box::new(Hstcp::new(c.clone())),
+        CcSpec::Cubic(c) => Box::new(Cubic::new(c.clone())),
+        CcSpec::Compound(c) => Box::new(Compound::new(c.clone())),
+        CcSpec::Illinois(c) => Box::new(Illinois::new(c.clone())),
     }
 }
 

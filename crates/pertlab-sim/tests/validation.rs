@@ -49,8 +49,10 @@ fn bad_input_errors_name_the_field_and_what_is_allowed() {
     assert!(e.starts_with("flows[0]") && e.contains("not connected"), "{e}");
     let e = error_of(r#"{"duration_ns": 1000, "nodes": ["a","b"], "links": [{"a": "a", "b": "b", "rate_bps": 5, "delay_ns": 0, "queue": {"limit_pkts": 0}}]}"#);
     assert!(e.starts_with("links[0].queue.limit_pkts") && e.contains("at least 1"), "{e}");
-    let e = error_of(&format!(r#"{{"duration_ns": 1000, {GRAPH}, "flows": [{{"src": "a", "dst": "b", "cc": {{"kind": "cubic"}}}}]}}"#));
-    assert!(e.starts_with("flows[0].cc") && e.contains("reno"), "{e}");
+    let e = error_of(&format!(r#"{{"duration_ns": 1000, {GRAPH}, "flows": [{{"src": "a", "dst": "b", "cc": {{"kind": "bbr"}}}}]}}"#));
+    assert!(e.starts_with("flows[0].cc") && e.contains("reno") && e.contains("illinois"), "{e}");
+    let e = error_of(&format!(r#"{{"duration_ns": 1000, {GRAPH}, "flows": [{{"src": "a", "dst": "b", "cc": {{"kind": "cubic", "beta": 1.5}}}}]}}"#));
+    assert_eq!(e, "flows[0].cc.beta: must lie strictly between 0 and 1, got 1.5");
     let e = error_of(r#"{"duration_ns": 1000, "nodes": ["a","b"], "links": [{"a": "a", "b": "b", "rate_bps": 5, "delay_ns": 0, "queue": {"kind": "fifo"}}]}"#);
     assert!(e.starts_with("links[0].queue.kind") && e.contains("droptail, red, ared"), "{e}");
     let e = error_of(&format!(r#"{{"duration_ns": 1000, {GRAPH}, "flows": [{{"src": "a", "dst": "x"}}]}}"#));
@@ -58,7 +60,15 @@ fn bad_input_errors_name_the_field_and_what_is_allowed() {
 }
 
 fn cc_strategy() -> impl Strategy<Value = CcSpec> {
-    prop_oneof![Just(CcSpec::Reno), Just(CcSpec::Vegas(VegasConfig::default())), Just(CcSpec::Pert(PertConfig::default()))]
+    prop_oneof![
+        Just(CcSpec::Reno),
+        Just(CcSpec::Vegas(VegasConfig::default())),
+        Just(CcSpec::Pert(PertConfig::default())),
+        Just(CcSpec::Hstcp(Default::default())),
+        Just(CcSpec::Cubic(Default::default())),
+        Just(CcSpec::Compound(Default::default())),
+        Just(CcSpec::Illinois(Default::default())),
+    ]
 }
 
 fn queue_strategy() -> impl Strategy<Value = QueueSpec> {

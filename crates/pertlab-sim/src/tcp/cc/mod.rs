@@ -11,6 +11,10 @@
 //! congestion avoidance counts ACKed segments in `snd_cwnd_cnt`
 //! (`tcp_cong_avoid_ai`), which is what ns-2's `cwnd_ += 1/cwnd_` approximates.
 
+pub mod compound;
+pub mod cubic;
+pub mod hstcp;
+pub mod illinois;
 pub mod pert;
 pub mod pert_adaptive;
 pub mod pert_pi;
@@ -124,6 +128,20 @@ impl CcState {
             self.snd_cwnd += delta;
         }
         self.snd_cwnd = self.snd_cwnd.min(self.snd_cwnd_clamp);
+    }
+
+    /// Grow by `per_rtt` segments per window of ACKed segments (`per_rtt / cwnd`
+    /// per segment), for controllers whose increase is a real number: through
+    /// [`CcState::cong_avoid_ai`] with `w = cwnd / per_rtt` rounded to the
+    /// nearest integer (at least 1), the way Linux HighSpeed and CUBIC turn their
+    /// increase into a count of ACKs per segment. No growth if `per_rtt <= 0`.
+    pub fn cong_avoid_by(&mut self, per_rtt: f64, acked: u32) {
+        if per_rtt.is_nan() || per_rtt <= 0.0 {
+            return;
+        }
+        let w = (f64::from(self.snd_cwnd) / per_rtt).round().clamp(1.0, f64::from(u32::MAX));
+        // In range by the clamp above.
+        self.cong_avoid_ai(w as u32, acked);
     }
 }
 
@@ -252,5 +270,20 @@ mod tests {
         }
         assert_eq!(tp.snd_cwnd, 11);
         assert_eq!(tp.snd_cwnd_cnt, 0);
+    }
+
+    #[test]
+    fn real_valued_increase_counts_acks_per_segment() {
+        // 2.5 segments per RTT at cwnd 100: one segment per 40 ACKed segments.
+        let mut tp = CcState::new(100, 1000, 1500);
+        tp.snd_ssthresh = 5;
+        for _ in 0..100 {
+            tp.cong_avoid_by(2.5, 1);
+        }
+        assert_eq!(tp.snd_cwnd, 102);
+        assert_eq!(tp.snd_cwnd_cnt, 20);
+        tp.cong_avoid_by(0.0, 1);
+        tp.cong_avoid_by(f64::NAN, 1);
+        assert_eq!((tp.snd_cwnd, tp.snd_cwnd_cnt), (102, 20));
     }
 }

@@ -1,0 +1,344 @@
+//! CUBIC (Xu, Ha, Rhee, Goel, Eggert, RFC 9438, August 2023).
+//!
+//! What is modelled (RFC 9438 Section 4):
+//! - Window growth in congestion avoidance follows
+//!   `W_cubic(t) = C (t - K)^3 + W_max` (4.2, eq. 1) with
+//!   `K = cbrt((W_max - cwnd_epoch) / C)` (eq. 2), `t` the time since the
+//!   current congestion-avoidance stage began and `cwnd_epoch` the window then.
+//!   Each ACKed segment adds `(target - cwnd) / cwnd`, with
+//!   `target = W_cubic(t + RTT)` bounded to `[cwnd, 1.5 cwnd]` (4.2); the
+//!   real-valued increase is turned into ACKs per segment by
+//!   [`CcState::cong_avoid_by`]. `RTT` is the sender's smoothed RTT (RFC 6298
+//!   SRTT, `tp.srtt`); Linux uses its minimum RTT instead. Both the concave
+//!   (below `W_max`) and convex (above) regions use the same curve (4.4, 4.5).
+//! - Reno-friendly region (4.3): `W_est` starts at `cwnd_epoch` and grows by
+//!   `alpha_cubic * acked / cwnd`, `alpha_cubic = 3 (1 - beta) / (1 + beta)`,
+//!   and by 1 per window once `W_est >= cwnd_prior` (the window when ssthresh
+//!   was last set). When `W_cubic(t) < W_est`, the window is set to `W_est`.
+//! - Loss or ECN (4.6): `ssthresh = max(beta * cwnd, 2)`, rounded to the
+//!   nearest segment, with `cwnd` the
+//!   window at detection (RFC: `flight_size`; equal for a window-limited bulk
+//!   flow); the sender then sets the window as its recovery prescribes. The
+//!   epoch ends and the next starts on the first congestion-avoidance ACK.
+//! - Fast convergence (4.7): `W_max = cwnd (1 + beta) / 2` if the window is
+//!   below the previous `W_max`, else `W_max = cwnd`.
+//! - A retransmission timeout ends the stage too (also a repeated one, for
+//!   which the sender keeps ssthresh); the next starts in congestion avoidance.
+//! - A stage that begins above `W_max` (slow start ended without loss, or
+//!   `W_max` not yet set) starts on the convex side: `W_max = cwnd_epoch`, `K = 0`.
+//!
+//! Left out: HyStart++ (RFC 9406; slow start here is standard), the spurious
+//! congestion-event undo (4.9; this sender never undoes reductions), Linux's
+//! `tcp_friendliness` details, pacing, and the application-limited adjustments.
+
+use super::{CaEvent, CcState, CongestionControl};
+use crate::error::{check, ConfigError};
+use crate::rng::SimRng;
+use crate::time::{SimTime, NS_PER_SEC};
+use serde::{Deserialize, Serialize};
+
+/// `C` (RFC 9438 Section 5, "C SHOULD be set to 0.4"), segments / s^3.
+pub const DEFAULT_C: f64 = 0.4;
+/// `beta_cubic` (RFC 9438 Section 4.6, "SHOULD be set to 0.7").
+pub const DEFAULT_BETA: f64 = 0.7;
+/// `W_cubic(t + RTT)` may exceed the window by at most this factor (RFC 9438 4.2).
+const MAX_TARGET_RATIO: f64 = 1.5;
+/// Linux's floor on ssthresh (`bictcp_recalc_ssthresh`, `tcp_reno_ssthresh`).
+const MIN_SSTHRESH: u32 = 2;
+/// Reno's increase per RTT, the Reno-friendly slope once `W_est >= cwnd_prior`
+/// (RFC 9438 Section 4.3).
+const RENO_ALPHA: f64 = 1.0;
+
+/// CUBIC parameters (RFC 9438).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct CubicConfig {
+    /// Aggressiveness `C` of the cubic curve, segments / s^3 (Section 5).
+    /// Default 0.4.
+    pub c: f64,
+    /// Multiplicative decrease `beta_cubic` (Section 4.6). Default 0.7.
+    pub beta: f64,
+    /// Fast convergence (Section 4.7). Default on.
+    pub fast_convergence: bool,
+    /// Reno-friendly region (Section 4.3). Default on.
+    pub reno_friendly: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true }
+    }
+}
+
+impl CubicConfig {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        check::positive(&format!("{path}.c"), self.c)?;
+        check::open_unit(&format!("{path}.beta"), self.beta)?;
+        Ok(())
+    }
+
+    /// `alpha_cubic = 3 (1 - beta) / (1 + beta)` (Section 4.3).
+    pub fn alpha_cubic(&self) -> f64 {
+        3.0 * (1.0 - self.beta) / (1.0 + self.beta)
+    }
+}
+
+/// CUBIC state (RFC 9438 Section 4.1 variables).
+#[derive(Clone, Debug)]
+pub struct Cubic {
+    cfg: CubicConfig,
+    /// `W_max`: window just before the last reduction (after fast convergence), segments.
+    w_max: f64,
+    /// `cwnd_prior`: window when ssthresh was last set, segments.
+    cwnd_prior: f64,
+    /// Start of the current congestion-avoidance stage; `None` until its first ACK.
+    epoch_start: Option<SimTime>,
+    /// `K`: time from the stage's start to reach `W_max`, seconds.
+    k: f64,
+    /// `W_est`: the Reno-friendly window estimate, segments.
+    w_est: f64,
+}
+
+impl Cubic {
+    pub fn new(cfg: CubicConfig) -> Cubic {
+        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, epoch_start: None, k: 0.0, w_est: 0.0 }
+    }
+
+    /// `W_cubic(t)`, `t` in seconds since the stage began (eq. 1).
+    pub fn w_cubic(&self, t: f64) -> f64 {
+        self.cfg.c * (t - self.k).powi(3) + self.w_max
+    }
+
+    /// `W_max`, segments.
+    pub fn w_max(&self) -> f64 {
+        self.w_max
+    }
+
+    /// `K`, seconds.
+    pub fn k(&self) -> f64 {
+        self.k
+    }
+
+    /// Begin a congestion-avoidance stage at `now` with window `cwnd` (4.2, 4.3).
+    fn start_epoch(&mut self, now: SimTime, cwnd: f64) {
+        self.epoch_start = Some(now);
+        if cwnd < self.w_max {
+            self.k = ((self.w_max - cwnd) / self.cfg.c).cbrt();
+        } else {
+            self.w_max = cwnd;
+            self.k = 0.0;
+        }
+        self.w_est = cwnd;
+    }
+
+    fn avoid_congestion(&mut self, tp: &mut CcState, acked: u32) {
+        let cwnd = f64::from(tp.snd_cwnd);
+        let start = match self.epoch_start {
+            Some(start) => start,
+            None => {
+                self.start_epoch(tp.now, cwnd);
+                tp.now
+            }
+        };
+        let t = secs(tp.now.saturating_sub(start));
+        if self.cfg.reno_friendly {
+            let alpha = if self.w_est >= self.cwnd_prior { RENO_ALPHA } else { self.cfg.alpha_cubic() };
+            self.w_est += alpha * f64::from(acked) / cwnd;
+            if self.w_cubic(t) < self.w_est {
+                let w_est = self.w_est.floor().min(f64::from(tp.snd_cwnd_clamp));
+                // Bounded by the clamp, so in u32 range.
+                tp.snd_cwnd = tp.snd_cwnd.max(w_est as u32);
+                return;
+            }
+        }
+        let target = self.w_cubic(t + secs(tp.srtt)).clamp(cwnd, MAX_TARGET_RATIO * cwnd);
+        tp.cong_avoid_by(target - cwnd, acked);
+    }
+}
+
+fn secs(ns: SimTime) -> f64 {
+    ns as f64 / NS_PER_SEC as f64
+}
+
+impl CongestionControl for Cubic {
+    fn name(&self) -> &'static str {
+        "cubic"
+    }
+
+    fn ssthresh(&mut self, tp: &CcState) -> u32 {
+        let cwnd = f64::from(tp.snd_cwnd);
+        self.w_max = if self.cfg.fast_convergence && cwnd < self.w_max { cwnd * (1.0 + self.cfg.beta) / 2.0 } else { cwnd };
+        self.cwnd_prior = cwnd;
+        self.epoch_start = None;
+        // Rounded to the nearest segment (0.7 * 90 is 62.999... in floating
+        // point); at most cwnd (beta < 1), so in u32 range.
+        ((cwnd * self.cfg.beta).round() as u32).max(MIN_SSTHRESH)
+    }
+
+    fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
+        let mut acked = acked;
+        if tp.in_slow_start() {
+            acked = tp.slow_start(acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        self.avoid_congestion(tp, acked);
+    }
+
+    /// After idle, and after every timeout (also a repeated one, for which the
+    /// sender keeps ssthresh and does not call [`Self::ssthresh`]), the curve's
+    /// clock and `W_est` are stale: start a new stage.
+    fn cwnd_event(&mut self, _tp: &mut CcState, ev: CaEvent) {
+        if matches!(ev, CaEvent::CwndRestart | CaEvent::TxStart | CaEvent::Loss) {
+            self.epoch_start = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::from_seed;
+    use crate::time::NS_PER_MS;
+
+    /// An ACK-clocked flow in congestion avoidance: one ACK per segment, a
+    /// window of ACKs per RTT.
+    struct Flow {
+        cc: Cubic,
+        tp: CcState,
+        rng: SimRng,
+    }
+
+    impl Flow {
+        /// A flow that has just lost at window `w_max` and recovered to ssthresh.
+        fn after_loss(cfg: CubicConfig, w_max: u32, rtt: SimTime) -> Flow {
+            let mut cc = Cubic::new(cfg);
+            let mut tp = CcState::new(w_max, 100_000, 1500);
+            tp.srtt = rtt;
+            tp.snd_ssthresh = cc.ssthresh(&tp);
+            tp.snd_cwnd = tp.snd_ssthresh;
+            Flow { cc, tp, rng: from_seed(1) }
+        }
+
+        fn ack(&mut self) {
+            self.cc.cong_avoid(&mut self.tp, 1, &mut self.rng);
+            self.tp.now += self.tp.srtt / u64::from(self.tp.snd_cwnd);
+        }
+
+        /// ACK until `t` seconds after the first ACK (the stage's start).
+        fn run_until(&mut self, t: f64) {
+            while (self.tp.now as f64) < t * NS_PER_SEC as f64 {
+                self.ack();
+            }
+        }
+    }
+
+    #[test]
+    fn defaults_are_rfc_9438s() {
+        let c = CubicConfig::default();
+        assert_eq!((c.c, c.beta, c.fast_convergence, c.reno_friendly), (0.4, 0.7, true, true));
+        // 3 (1 - 0.7) / 1.7
+        assert!((c.alpha_cubic() - 0.529_411_76).abs() < 1e-8);
+        assert!(c.validate("flows[0].cc").is_ok());
+    }
+
+    #[test]
+    fn beta_outside_the_unit_interval_is_rejected_by_name() {
+        let e = CubicConfig { beta: 1.2, ..CubicConfig::default() }.validate("flows[2].cc").unwrap_err();
+        assert_eq!(e.field, "flows[2].cc.beta");
+        let e = CubicConfig { c: 0.0, ..CubicConfig::default() }.validate("flows[2].cc").unwrap_err();
+        assert_eq!(e.field, "flows[2].cc.c");
+    }
+
+    /// W_cubic for W_max = 100 at t = 1, 2, K, 6, 7 s: K = cbrt(100 * 0.3 / 0.4).
+    const CURVE: [(f64, f64); 5] = [(1.0, 86.68), (2.0, 95.64), (4.217, 100.0), (6.0, 102.27), (7.0, 108.62)];
+
+    #[test]
+    fn after_a_loss_the_window_follows_the_cubic_curve() {
+        // W_max = 100: ssthresh 70, K = 4.217 s. RTT 100 ms.
+        let cfg = CubicConfig { reno_friendly: false, ..CubicConfig::default() };
+        let mut f = Flow::after_loss(cfg, 100, 100 * NS_PER_MS);
+        assert_eq!(f.tp.snd_cwnd, 70);
+        f.ack();
+        assert_eq!(f.cc.w_max(), 100.0);
+        assert!((f.cc.k() - 4.217_163).abs() < 1e-6, "K = {}", f.cc.k());
+        for (t, w) in CURVE {
+            f.run_until(t);
+            assert!((f.cc.w_cubic(t) - w).abs() < 0.01, "W_cubic({t}) = {}", f.cc.w_cubic(t));
+            let cwnd = f64::from(f.tp.snd_cwnd);
+            assert!((cwnd - w).abs() <= 1.0, "t = {t}: cwnd {cwnd} vs W_cubic {w}");
+        }
+    }
+
+    #[test]
+    fn the_reno_friendly_estimate_takes_over_in_the_convex_region() {
+        // W_est = 70 + 0.529 per RTT stays below the curve up to K; it reaches
+        // cwnd_prior = 100 after 30 / 0.529 = 56.7 RTTs and then grows by 1 per
+        // RTT: 113.3 at t = 7 s, above W_cubic(7) = 108.6.
+        let mut f = Flow::after_loss(CubicConfig::default(), 100, 100 * NS_PER_MS);
+        for (t, w) in &CURVE[..3] {
+            f.run_until(*t);
+            assert!((f64::from(f.tp.snd_cwnd) - w).abs() <= 1.0, "t = {t}: cwnd {}", f.tp.snd_cwnd);
+        }
+        f.run_until(7.0);
+        assert!((f64::from(f.tp.snd_cwnd) - 113.3).abs() <= 1.0, "cwnd {}", f.tp.snd_cwnd);
+    }
+
+    #[test]
+    fn short_rtts_run_in_the_reno_friendly_region() {
+        // RTT 10 ms: after 30 RTTs W_est = 70 + 30 * 0.529 = 85.9 while
+        // W_cubic(0.3) = 75.96; the window is W_est.
+        let mut f = Flow::after_loss(CubicConfig::default(), 100, 10 * NS_PER_MS);
+        f.run_until(0.3);
+        let cwnd = f64::from(f.tp.snd_cwnd);
+        assert!(f.cc.w_cubic(0.3) < 76.0);
+        assert!((cwnd - 85.9).abs() <= 1.0, "cwnd {cwnd}");
+        // Without the Reno-friendly region the window is the curve's.
+        let cfg = CubicConfig { reno_friendly: false, ..CubicConfig::default() };
+        let mut f = Flow::after_loss(cfg, 100, 10 * NS_PER_MS);
+        f.run_until(0.3);
+        assert!((f64::from(f.tp.snd_cwnd) - 76.0).abs() <= 1.0, "cwnd {}", f.tp.snd_cwnd);
+    }
+
+    #[test]
+    fn fast_convergence_lowers_w_max_after_a_smaller_peak() {
+        let mut f = Flow::after_loss(CubicConfig::default(), 100, 100 * NS_PER_MS);
+        f.tp.snd_cwnd = 90;
+        // 90 < W_max = 100: W_max = 90 * 1.7 / 2 = 76.5; ssthresh 63.
+        assert_eq!(f.cc.ssthresh(&f.tp), 63);
+        assert!((f.cc.w_max() - 76.5).abs() < 1e-12);
+        let cfg = CubicConfig { fast_convergence: false, ..CubicConfig::default() };
+        let mut f = Flow::after_loss(cfg, 100, 100 * NS_PER_MS);
+        f.tp.snd_cwnd = 90;
+        assert_eq!(f.cc.ssthresh(&f.tp), 63);
+        assert_eq!(f.cc.w_max(), 90.0);
+    }
+
+    #[test]
+    fn a_repeated_timeout_starts_a_new_stage() {
+        // At t = 7 s W_est is 113 (see above). A second timeout keeps ssthresh
+        // (no ssthresh call); slow start back to 70 must not jump to W_est.
+        let mut f = Flow::after_loss(CubicConfig::default(), 100, 100 * NS_PER_MS);
+        f.run_until(7.0);
+        assert!(f.tp.snd_cwnd >= 112);
+        f.cc.cwnd_event(&mut f.tp, CaEvent::Loss);
+        f.tp.snd_cwnd = 70;
+        f.tp.snd_ssthresh = 70;
+        f.ack();
+        assert_eq!(f.tp.snd_cwnd, 70);
+        // The new stage starts at 70 below W_max = 100 (kept): K = 4.217 s again.
+        assert!((f.cc.k() - 4.217_163).abs() < 1e-6);
+    }
+
+    #[test]
+    fn a_stage_above_w_max_starts_on_the_convex_side() {
+        // Slow start ended at ssthresh 50 without a loss: W_max = 50, K = 0.
+        let mut cc = Cubic::new(CubicConfig::default());
+        let mut tp = CcState::new(50, 100_000, 1500);
+        tp.snd_ssthresh = 50;
+        tp.srtt = 100 * NS_PER_MS;
+        cc.cong_avoid(&mut tp, 1, &mut from_seed(1));
+        assert_eq!((cc.w_max(), cc.k()), (50.0, 0.0));
+    }
+}
