@@ -64,6 +64,7 @@ fn cc_strategy() -> impl Strategy<Value = CcSpec> {
         Just(CcSpec::Reno),
         Just(CcSpec::Vegas(VegasConfig::default())),
         Just(CcSpec::Pert(PertConfig::default())),
+        Just(CcSpec::PertAdaptive(Default::default())),
         Just(CcSpec::Hstcp(Default::default())),
         Just(CcSpec::Cubic(Default::default())),
         Just(CcSpec::Compound(Default::default())),
