@@ -98,6 +98,10 @@ KNOWN_DIFFERENCES = {
     ("kotla08-mix", "Mixed deployments drop less than 100 % SACK"),
     ("kotla08-flows", "PERT's drop rate is below SACK's at every flow count"),
     ("kotla08-buffer", "PERT/SACK drop ratio below 1 at every buffer size"),
+    # Table II: the same burst losses put PERT's drop rate above SACK's and Illinois' (0.012
+    # against 0.0033 and 0.0079), and its share below SACK's (28 % against 48 %; Illinois 23 %).
+    ("kotla08-table2", "PERT gets the largest share"),
+    ("kotla08-table2", "PERT has the lowest drop rate"),
     # At 0.25 BDP PERT competes but loses more than SACK (73 timeouts against 25); at 4 BDP SACK
     # keeps the queue at 0.94 of the buffer, above half of q_max, so PERT competes there too.
     ("kotla08-buffer", "PERT's share is highest at the smallest buffer"),
@@ -114,6 +118,7 @@ KNOWN_DIFFERENCES = {
     # When SACK leaves, PERT's queue falls below half of q_max (q_max is the full buffer SACK
     # built) and the flows return to safe mode within seconds: no hysteresis here.
     ("kotla08-table5", "After SACK leaves, PERT stays in compete mode"),
+    ("kotla08-table5", "PERT returns to safe mode only when most PERT flows have left"),
 }
 
 
@@ -128,7 +133,7 @@ def _check_claims(name: str, report: dict) -> None:
     "name",
     [
         "kotla08-mix", "kotla08-flows", "kotla08-buffer", "kotla08-pert-only", "kotla08-highspeed", "kotla08-channel-errors",
-        "kotla08-noise", "kotla08-queue-positions", "kotla08-table1", "kotla08-table2", "kotla08-table4", "kotla08-table5",
+        "kotla08-noise", "kotla08-queue-positions", "kotla08-table1", "kotla08-table2", "kotla08-table4", "kotla08-table5", "kotla08-cbr", "kotla08-join-leave",
     ],
 )  # fmt: skip
 def test_kotla08_reproductions_quick(name, tmp_path):

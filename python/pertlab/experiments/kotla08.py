@@ -74,13 +74,15 @@ def mix(pert: int, sack: int, pert_cc: str = PERT, other: str = SACK) -> str:
     return ",".join(f"{name}:{n}" for name, n in ((pert_cc, pert), (other, sack)) if n > 0)
 
 
-def kotla_dumbbell(cc: str, mode: Mode, seed: int, *, bw: float = 150e6, rtt_ms: float = 60.0, buffer_bdp: float = 1.0, **kw: Any) -> Scenario:
+def kotla_dumbbell(
+    cc: str, mode: Mode, seed: int, *, bw: float = 150e6, rtt_ms: float = 60.0, buffer_bdp: float = 1.0, start_window: str = "10s", **kw: Any
+) -> Scenario:
     """A dumbbell of Section V.A: ``cc`` a builder mix ("pert-adaptive:50,sack:50")."""
     flows = sum(int(part.split(":")[1]) for part in cc.split(","))
     limit = max(round(buffer_bdp * bdp_packets(bw, rtt_ms / 1e3)), 2 * flows, 1)
     return dumbbell(
         bw=int(bw), rtt=f"{rtt_ms}ms", flows=None, cc=cc, duration=mode.duration, warmup=mode.warmup,
-        measure_end=mode.measure_end, start_window="10s", seed=seed, packet_size=WIRE_BYTES, buffer_pkts=limit,
+        measure_end=mode.measure_end, start_window=start_window, seed=seed, packet_size=WIRE_BYTES, buffer_pkts=limit,
         tcp={**NS2_TCP, **kw.pop("tcp", {})}, **kw,
     )  # fmt: skip
 
@@ -377,6 +379,181 @@ def table5_scenario(window: tuple[int, int], seed: int = 1) -> Scenario:
 
 def table5_points(seed: int = 1) -> list[Point]:
     return [Point((("time_s", str(t)),), seed, table5_scenario((t - 50, t), seed)) for t in TABLE5]
+
+
+#: Section VII.D's follow-ups: PERT returns to safe mode after about 65 of its 80 flows exit,
+#: and enters compete mode after about 9 SACK flows join.
+THESIS_EXITS_TO_SAFE = 65
+THESIS_JOINS_TO_COMPETE = 9
+
+
+@dataclass(frozen=True)
+class FollowUp:
+    """One flow leaves (or joins) every ``step_s`` seconds."""
+
+    step_s: float
+
+
+FOLLOW_FULL = FollowUp(10.0)
+#: Quick: a flow every 3 s (alpha moves every 5 RTTs, about 0.6 s).
+FOLLOW_QUICK = FollowUp(3.0)
+
+
+def exits_scenario(setup: FollowUp, seed: int = 1) -> Scenario:
+    """80 PERT flows from 0 s, 80 SACK flows from 100 to 200 s, then PERT flow j leaves at
+    200 + (j + 1) step; flow series every second."""
+    end = 200 + 81 * setup.step_s
+    mode = Mode("exits", f"{end}s", "100s", f"{end}s", (seed,))
+    s = kotla_dumbbell(mix(80, 80), mode, seed, sample_interval="1s").to_wire()
+    for j, f in enumerate(s["flows"][:80]):
+        f["stop_ns"] = int((200 + (j + 1) * setup.step_s) * 1e9)
+    for f in s["flows"][80:]:
+        f.pop("start_window_ns", None)
+        f["start_ns"], f["stop_ns"] = 100 * 10**9, 200 * 10**9
+    return Scenario.parse(s)
+
+
+def joins_scenario(setup: FollowUp, seed: int = 1, joins: int = 30) -> Scenario:
+    """80 PERT flows from 0 s; SACK flow k joins at 100 + k step (k = 0..joins-1)."""
+    end = 100 + (joins + 5) * setup.step_s
+    mode = Mode("joins", f"{end}s", "50s", f"{end}s", (seed,))
+    s = kotla_dumbbell(mix(80, joins), mode, seed, sample_interval="1s").to_wire()
+    for k_, f in enumerate(s["flows"][80:]):
+        f.pop("start_window_ns", None)
+        f["start_ns"] = int((100 + k_ * setup.step_s) * 1e9)
+    return Scenario.parse(s)
+
+
+def compete_share(results: Results, active: Callable[[pl.DataFrame], pl.Expr] | None = None) -> pl.DataFrame:
+    """Per sample time: the share of the (active) adaptive PERT flows whose mode is compete."""
+    fs = results.flow_series.filter(pl.col("cc") == PERT)
+    if active is not None:
+        fs = fs.filter(active(fs))
+    return fs.group_by("t_s").agg((pl.col("mode") == "compete").mean().alias("compete"), pl.len().alias("flows")).sort("t_s")
+
+
+def exits_to_safe(results: Results, setup: FollowUp) -> float:
+    """PERT flows gone when fewer than half of those left compete (sustained for the rest of
+    the run), counting from 200 s; NaN if that never happens."""
+    stop = {i: 200 + (i + 1) * setup.step_s for i in range(80)}
+    share = compete_share(results, lambda fs: pl.col("t_s") < pl.col("flow").replace_strict(stop, default=1e18))
+    after = share.filter(pl.col("t_s") >= 200)
+    high = after.filter(pl.col("compete") >= 0.5)
+    t = (high["t_s"].max() + 1.0) if high.height else 200.0
+    return float(min(80, max(0, (t - 200) // setup.step_s))) if t <= after["t_s"].max() else float("nan")
+
+
+def joins_to_compete(results: Results, setup: FollowUp) -> float:
+    """SACK flows present when half the PERT flows first compete (after 100 s); NaN if never."""
+    share = compete_share(results).filter(pl.col("t_s") >= 100)
+    hit = share.filter(pl.col("compete") >= 0.5)
+    if hit.height == 0:
+        return float("nan")
+    return float((hit["t_s"].min() - 100) // setup.step_s + 1)
+
+
+# --------------------------------------- K8: intermittent CBR (Figure 12)
+
+
+@dataclass(frozen=True)
+class Cbr:
+    """One PERT flow on ``bw`` / 60 ms; a CBR UDP flow of ``cbr_bps`` in every other phase."""
+
+    bw: float
+    cbr_bps: float
+    phase_s: float
+    phases: int
+
+
+#: Section V.D: 1 Gbit/s, about 900 s, UDP for 150 s in every 300 s (its rate is not stated: half the link).
+CBR_FULL = Cbr(1e9, 500e6, 150.0, 6)
+CBR_QUICK = Cbr(1e9, 500e6, 30.0, 5)
+
+
+def cbr_scenario(setup: Cbr) -> Scenario:
+    end = setup.phase_s * setup.phases
+    mode = Mode("cbr", f"{end}s", "0s", f"{end}s", (1,))
+    s = kotla_dumbbell(f"{PERT}:1", mode, 1, bw=setup.bw, start_window="0s", sample_interval="1s").to_wire()
+    s["udp"] = [
+        {"src": "s0", "dst": "d0", "rate_bps": int(setup.cbr_bps), "packet_size": WIRE_BYTES, "arrivals": "cbr",
+         "start_ns": int(i * setup.phase_s * 1e9), "stop_ns": int((i + 1) * setup.phase_s * 1e9)}
+        for i in range(1, setup.phases, 2)
+    ]  # fmt: skip
+    return Scenario.parse(s)
+
+
+def phase_throughput(results: Results, setup: Cbr) -> pl.DataFrame:
+    """Per phase: whether UDP was on, PERT's mean throughput over the phase's second half
+    (Mbit/s, payload), and the seconds PERT took after the phase began to reach 90 % of
+    what was left to it (the link, or the link less the CBR rate)."""
+    thr = flow_throughput(results)
+    rows = []
+    for i in range(setup.phases):
+        lo, hi = i * setup.phase_s, (i + 1) * setup.phase_s
+        udp = i % 2 == 1
+        left = (setup.bw - (setup.cbr_bps if udp else 0)) * PAYLOAD_BYTES / WIRE_BYTES / 1e6
+        ph = thr.filter((pl.col("t_s") > lo) & (pl.col("t_s") <= hi))
+        late = ph.filter(pl.col("t_s") > (lo + hi) / 2)["mbps"]
+        reached = ph.filter(pl.col("mbps") >= 0.9 * left)["t_s"]
+        rows.append({
+            "phase": i, "udp": udp, "available_mbps": left, "pert_mbps": float(late.mean()),
+            "seconds_to_90pct": float(reached.min() - lo) if reached.len() else float("nan"),
+        })  # fmt: skip
+    return pl.DataFrame(rows)
+
+
+def flow_throughput(results: Results) -> pl.DataFrame:
+    """Each long flow's goodput between consecutive flow samples (Mbit/s), by flow and time."""
+    fs = results.flow_series.sort("flow", "t_s")
+    return fs.with_columns(
+        (pl.col("delivered_bytes").diff().over("flow") * 8 / pl.col("t_s").diff().over("flow") / 1e6).alias("mbps")
+    ).drop_nulls("mbps")
+
+
+# ------------------------------------- K18: flows join and leave (Figure 24)
+
+
+@dataclass(frozen=True)
+class JoinLeave:
+    """Flow i starts at ``i * step_s`` and lasts ``lifetimes_s[i]``."""
+
+    bw: float
+    step_s: float
+    lifetimes_s: tuple[float, ...]
+
+
+#: Section VI.G: a flow every 300 s, lasting 2100, 1500, 900 and 300 s (bottleneck unstated: 150 Mbit/s, 60 ms).
+JOIN_LEAVE_FULL = JoinLeave(150e6, 300.0, (2100.0, 1500.0, 900.0, 300.0))
+#: Quick: the same pattern at a fifth of the time scale.
+JOIN_LEAVE_QUICK = JoinLeave(150e6, 60.0, (420.0, 300.0, 180.0, 60.0))
+
+
+def join_leave_scenario(setup: JoinLeave) -> Scenario:
+    n = len(setup.lifetimes_s)
+    end = max(i * setup.step_s + life for i, life in enumerate(setup.lifetimes_s))
+    mode = Mode("join-leave", f"{end}s", "0s", f"{end}s", (1,))
+    s = kotla_dumbbell(f"{PERT}:{n}", mode, 1, bw=setup.bw, sample_interval="1s").to_wire()
+    for i, (f, life) in enumerate(zip(s["flows"], setup.lifetimes_s)):
+        f.pop("start_window_ns", None)
+        f["start_ns"], f["stop_ns"] = int(i * setup.step_s * 1e9), int((i * setup.step_s + life) * 1e9)
+    return Scenario.parse(s)
+
+
+def join_leave_phases(results: Results, setup: JoinLeave) -> pl.DataFrame:
+    """Per phase between arrivals and departures: active flows, link utilization (payload
+    goodput / payload capacity) and Jain index over the active flows, both over the phase's
+    second half."""
+    spans = [(i * setup.step_s, i * setup.step_s + life) for i, life in enumerate(setup.lifetimes_s)]
+    edges = sorted({t for span in spans for t in span})
+    thr = flow_throughput(results)
+    capacity = setup.bw * PAYLOAD_BYTES / WIRE_BYTES / 1e6
+    rows = []
+    for lo, hi in zip(edges, edges[1:]):
+        active = [i for i, (a, b) in enumerate(spans) if a <= lo and b >= hi]
+        late = thr.filter((pl.col("t_s") > (lo + hi) / 2) & (pl.col("t_s") <= hi) & pl.col("flow").is_in(active))
+        per_flow = late.group_by("flow").agg(pl.col("mbps").mean()).sort("flow")["mbps"].to_list()
+        rows.append({"from_s": lo, "to_s": hi, "flows": len(active), "utilization": sum(per_flow) / capacity, "jain": jain_index(per_flow)})
+    return pl.DataFrame(rows)
 
 
 # ------------------------------------------- K22: queue positions (Figs 27, 28)

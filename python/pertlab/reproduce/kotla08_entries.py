@@ -412,27 +412,132 @@ register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail"
 
 def _table5(quick: bool, out: Path, workers: Workers) -> Report:
     pts = k.table5_points()
-    runs = k.run_table(pts, out, workers)
+    follow = k.FOLLOW_QUICK if quick else k.FOLLOW_FULL
+    exits = Point((("follow_up", "exits"),), 1, k.exits_scenario(follow))
+    joins = Point((("follow_up", "joins"),), 1, k.joins_scenario(follow))
+    runs = k.run_table(pts + [exits, joins], out, workers)
     rows = []
-    for r_ in runs.iter_rows(named=True):
+    for r_ in runs.filter(pl.col("time_s").is_not_null()).iter_rows(named=True):
         t = int(r_["time_s"])
         tq, td = k.TABLE5[t]
         rows.append({"time_s": t, "avg_queue_norm": r_["avg_queue_norm"], "thesis_avg_queue_norm": tq, "drop_rate": r_["drop_rate"], "thesis_drop_rate": td, "pert_compete_frac": r_.get("pert_compete_frac")})
     table = pl.DataFrame(rows).sort("time_s")
+    n_exits = k.exits_to_safe(stored_results(exits, out), follow)
+    n_joins = k.joins_to_compete(stored_results(joins, out), follow)
     report = _report(
-        "kotla08-table5", "Table V: 80 PERT flows, 80 SACK flows from 100 to 200 s (hysteresis)", "Section VII.D", quick, out, pts,
+        "kotla08-table5", "Table V: 80 PERT flows, 80 SACK flows from 100 to 200 s (hysteresis), and its follow-ups", "Section VII.D", quick, out, pts + [exits, joins],
         ["One 300 s run (the same in quick and full mode), read over three windows: (50, 100), (150, 200), (250, 300) s; "
-         "the thesis's 'at 100/200/300 s' is read as the 50 s before each time. pert_compete_frac: mean share of the window PERT flows spent in compete mode."],
+         "the thesis's 'at 100/200/300 s' is read as the 50 s before each time. pert_compete_frac: mean share of the window PERT flows spent in compete mode.",
+         f"Follow-ups, one flow every {follow.step_s:g} s (the thesis: 10 s): (i) after SACK leaves at 200 s, PERT flows leave one by one; "
+         "counted: PERT flows gone when fewer than half of those left compete from then on. (ii) 80 PERT flows alone, then SACK flows join from 100 s; "
+         "counted: SACK flows present when half of the PERT flows first compete."],
     )  # fmt: skip
     report.tables["table5"] = table
+    report.tables["follow_ups"] = pl.DataFrame([
+        {"follow_up": "PERT flows gone when PERT returns to safe mode", "ours": n_exits, "thesis": float(k.THESIS_EXITS_TO_SAFE)},
+        {"follow_up": "SACK flows present when PERT enters compete mode", "ours": n_joins, "thesis": float(k.THESIS_JOINS_TO_COMPETE)},
+    ])  # fmt: skip
     v = {r_["time_s"]: r_ for r_ in rows}
     report.claims = [
         Claim("Before SACK arrives, the queue is low and nothing is dropped.", v[100]["drop_rate"] == 0 and v[100]["avg_queue_norm"] < 0.3, f"at 100 s: queue {v[100]['avg_queue_norm']:.3f}, drops {v[100]['drop_rate']:.3g}"),
         Claim("With SACK present the queue and the drop rate rise.", v[200]["avg_queue_norm"] > 2 * v[100]["avg_queue_norm"] and v[200]["drop_rate"] > 0, f"at 200 s: queue {v[200]['avg_queue_norm']:.3f}, drops {v[200]['drop_rate']:.3g}"),
         Claim("After SACK leaves, PERT stays in compete mode: queue and drops remain high (hysteresis).", v[300]["avg_queue_norm"] > 0.5 * v[200]["avg_queue_norm"] and v[300]["drop_rate"] > 0,
               f"at 300 s: queue {v[300]['avg_queue_norm']:.3f}, drops {v[300]['drop_rate']:.3g}, compete share {v[300]['pert_compete_frac']:.2f}"),
+        Claim("PERT returns to safe mode only when most PERT flows have left (the thesis: about 65 of 80; here at least 40).", n_exits >= 40, f"{n_exits:g} PERT flows gone"),
+        Claim("PERT tolerates a few SACK flows: it enters compete mode only after 5 to 15 of them join (the thesis: about 9).", 5 <= n_joins <= 15, f"{n_joins:g} SACK flows"),
     ]  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "kotla08-table5-follow-ups.png")
+    from ..plots import saved_figure
+
+    with saved_figure(report.figures[-1], 1, 2, figsize=(11, 3.6), title="share of PERT flows in compete mode") as (_, axes):
+        for ax, (pt, label) in zip(axes, ((exits, "SACK 100-200 s, then PERT flows leave"), (joins, "SACK flows join from 100 s"))):
+            share = k.compete_share(stored_results(pt, out))
+            ax.plot(share["t_s"].to_list(), share["compete"].to_list())
+            ax.set_xlabel("time (s)")
+            ax.set_title(label)
     return report
 
 
 register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f"{THESIS}, Section VII.D", _table5))
+
+
+# ------------------------------------------------------------ CBR (Fig. 12)
+
+
+def _cbr(quick: bool, out: Path, workers: Workers) -> Report:
+    setup = k.CBR_QUICK if quick else k.CBR_FULL
+    pt = Point((("setup", "cbr"),), 1, k.cbr_scenario(setup))
+    k.run_table([pt], out, workers)
+    r = stored_results(pt, out)
+    table = k.phase_throughput(r, setup)
+    report = _report(
+        "kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic, 1 Gbit/s / 60 ms", "Section V.D", quick, out, [pt],
+        [f"Phases of {setup.phase_s:g} s; CBR UDP at {setup.cbr_bps / 1e6:g} Mbit/s (the thesis does not state its rate) in every other phase. "
+         "pert_mbps: PERT's goodput over the second half of each phase; available_mbps: payload capacity left to it; "
+         "seconds_to_90pct: from the phase's start until PERT's goodput is at 90 % of that (in CBR phases: after the dip the CBR's arrival causes)."],
+    )  # fmt: skip
+    report.tables["phases"] = table
+    later = table.filter(pl.col("phase") > 0)
+    ok = [row["pert_mbps"] >= 0.9 * row["available_mbps"] for row in later.iter_rows(named=True)]
+    up = table.filter(~pl.col("udp") & (pl.col("phase") > 0))
+    report.claims = [
+        Claim("PERT uses what the CBR flow leaves, and the whole link again when it stops (at least 90 % of what is available, second half of every phase).", all(ok),
+              f"PERT {_fmt(later['pert_mbps'].to_list())} Mbit/s of {_fmt(later['available_mbps'].to_list())}"),
+        Claim("PERT ramps up quickly after the CBR flow leaves (90 % of the link within a fifth of a phase).", all(x <= setup.phase_s / 5 for x in up["seconds_to_90pct"].to_list()),
+              f"seconds: {_fmt(up['seconds_to_90pct'].to_list())}"),
+    ]  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "kotla08-cbr.png")
+    thr = k.flow_throughput(r)
+    from ..plots import saved_figure
+
+    with saved_figure(report.figures[-1], 1, 1, figsize=(9, 3.6), title=report.title) as (_, ax):
+        ax.plot(thr["t_s"].to_list(), thr["mbps"].to_list(), label="PERT")
+        for u in r.scenario.udp:
+            ax.axvspan(u.start / 1e9, u.stop / 1e9, color="0.9")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("goodput (Mbit/s)")
+    return report
+
+
+register(Entry("kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic", f"{THESIS}, Section V.D", _cbr))
+
+
+# ------------------------------------------------------ join/leave (Fig. 24)
+
+
+def _join_leave(quick: bool, out: Path, workers: Workers) -> Report:
+    setup = k.JOIN_LEAVE_QUICK if quick else k.JOIN_LEAVE_FULL
+    pt = Point((("setup", "join-leave"),), 1, k.join_leave_scenario(setup))
+    k.run_table([pt], out, workers)
+    r = stored_results(pt, out)
+    table = k.join_leave_phases(r, setup)
+    report = _report(
+        "kotla08-join-leave", "Figure 24: four PERT flows joining and leaving, 150 Mbit/s / 60 ms", "Section VI.G", quick, out, [pt],
+        [f"Flow i starts at i x {setup.step_s:g} s and lasts {', '.join(f'{x:g}' for x in setup.lifetimes_s)} s (the bottleneck is not stated: "
+         "150 Mbit/s, 60 ms). Utilization and Jain index over the second half of each phase."],
+    )  # fmt: skip
+    report.tables["phases"] = table
+    many = table.filter(pl.col("flows") >= 2)
+    report.claims = [
+        Claim("The link stays fully used as flows come and go (utilization at least 0.9 in every phase).", table["utilization"].min() >= 0.9, f"{_fmt(table['utilization'].to_list())}"),
+        Claim("The flows converge to their fair share (Jain index at least 0.9 in every phase with two or more flows).", many["jain"].min() >= 0.9, f"{_fmt(many['jain'].to_list())}"),
+    ]  # fmt: skip
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "kotla08-join-leave.png")
+    thr = k.flow_throughput(r)
+    from ..plots import saved_figure
+
+    with saved_figure(report.figures[-1], 1, 1, figsize=(9, 3.6), title=report.title) as (_, ax):
+        for f in thr["flow"].unique(maintain_order=True).to_list():
+            t = thr.filter(pl.col("flow") == f)
+            ax.plot(t["t_s"].to_list(), t["mbps"].to_list(), label=f"flow {f}")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("goodput (Mbit/s)")
+        ax.legend(fontsize=8)
+    return report
+
+
+register(Entry("kotla08-join-leave", "Figure 24: PERT flows joining and leaving", f"{THESIS}, Section VI.G", _join_leave))
+
