@@ -11,10 +11,11 @@ import json
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import polars as pl
 import typer
+from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 from rich.table import Table
 
@@ -22,7 +23,8 @@ from .builders import CC_NAMES, QUEUE_NAMES
 from .builders import dumbbell as build_dumbbell
 from .results import Results
 from .run import as_scenario, run
-from .scenario import Scenario
+from .scenario import CC_KINDS, CcSpec, Scenario, ScenarioError
+from .sweep import parse_value
 from .units import format_rate
 
 app = typer.Typer(
@@ -53,6 +55,31 @@ _FLAGS = {
     "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions",
 }  # fmt: skip
+
+
+def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
+    """``["pert-adaptive.alpha_max=16"]`` -> ``{"pert-adaptive": {"alpha_max": 16}}``."""
+    params: dict[str, dict[str, Any]] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        kind, dot, name = key.strip().partition(".")
+        if not (eq and dot and kind and name):
+            raise ScenarioError([("--cc-param", f"write KIND.FIELD=VALUE, as in pert-adaptive.alpha_max=16; got {item!r}")])
+        if kind not in CC_KINDS:
+            raise ScenarioError([("--cc-param", f"unknown controller kind {kind!r}; allowed: {', '.join(CC_KINDS)}")])
+        params.setdefault(kind, {})[name] = parse_value(value.strip())
+    errors = []
+    for kind, fields in params.items():
+        try:
+            TypeAdapter(CcSpec).validate_python({"kind": kind, **fields})
+        except ValidationError as e:
+            # Fields the builder derives (pert-pi's capacity) are missing here, not wrong.
+            for x in e.errors():
+                if x["type"] != "missing":
+                    errors.append((".".join([f"--cc-param {kind}", *map(str, x["loc"][1:])]), x["msg"]))
+    if errors:
+        raise ScenarioError(errors)
+    return params
 
 
 def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
@@ -101,6 +128,10 @@ def dumbbell(
         Optional[str], typer.Option(help="Record time series of the bottleneck and the flows at this interval.")
     ] = None,
     web_sessions: Annotated[int, typer.Option(help="Web sessions beside the long flows (ns-2 WebTraf defaults).")] = 0,
+    cc_param: Annotated[
+        Optional[list[str]],
+        typer.Option(help="A controller parameter, KIND.FIELD=VALUE, e.g. pert-adaptive.alpha_max=16 (repeatable).", metavar="KIND.FIELD=VALUE"),
+    ] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
@@ -109,10 +140,12 @@ def dumbbell(
     if flows is None and ":" not in cc:
         flows = 50
     try:
+        params = _cc_params(cc_param or [])
         scenario = build_dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
+            cc_params=params,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)

@@ -84,7 +84,7 @@ def parse_vary(items: list[str]) -> dict[str, list[str]]:
     return vary
 
 
-def _value(text: str) -> Any:
+def parse_value(text: str) -> Any:
     """A command-line value: a number or boolean when it reads as one, else the text (units, names)."""
     try:
         return json.loads(text)
@@ -145,7 +145,7 @@ def _set_path(wire: dict[str, Any], path: str, text: str) -> None:
     # human-readable name, which the scenario parser reads with units.
     for suffix in ("_bps", "_ns"):
         node.pop(last + suffix, None)
-    node[last] = _value(text)
+    node[last] = parse_value(text)
 
 
 def expand(base: Scenario, vary: dict[str, list[str]], seeds: int) -> list[Point]:

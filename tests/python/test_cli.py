@@ -59,6 +59,10 @@ def test_dumbbell_table_output():
         (["dumbbell", "--warmup", "200s"], "error: --warmup: must lie in [0, duration)"),
         (["dumbbell", "--buffer", "0"], "error: dumbbell.bottleneck_queue.limit_pkts: "),
         (["run", "no-such-file.toml"], "error: no-such-file.toml: no such file"),
+        (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "alpha_max=3"], "error: --cc-param: write KIND.FIELD=VALUE"),
+        (["dumbbell", "--cc-param", "bbr.x=1"], "error: --cc-param: unknown controller kind 'bbr'; allowed: reno, vegas, pert"),
+        (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.alpha_max=0.5"], "error: --cc-param pert-adaptive.alpha_max: Input should be greater than or equal to 1\n"),
+        (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.bogus=1"], "error: --cc-param pert-adaptive: unknown field `bogus`"),
     ],
 )
 def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
@@ -67,6 +71,15 @@ def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
     assert result.stderr.startswith(message), result.stderr
     assert "Traceback" not in result.output
     assert isinstance(result.exception, SystemExit)  # a clean exit, not an escaped error
+
+
+def test_cc_param_reaches_the_flows_of_that_kind():
+    """pert-adaptive.alpha_max=1 pins alpha at 1: in a 50-50 mix PERT then has no drop and a small share."""
+    args = ["dumbbell", "--bw", "20Mbps", "--flows", "10", "--cc", "pert-adaptive:50%,sack:50%", "--duration", "60s", "--json", "--no-progress"]
+    pinned = json.loads(runner.invoke(app, args + ["--cc-param", "pert-adaptive.alpha_max=1"]).stdout)
+    free = json.loads(runner.invoke(app, args).stdout)
+    share = lambda r: {c["label"]: c["share"] for c in r["controllers"]}["pert-adaptive"]  # noqa: E731
+    assert share(pinned) < 0.5 * share(free), (share(pinned), share(free))
 
 
 def test_run_bad_scenario_file(tmp_path):
