@@ -1,6 +1,8 @@
 //! FAST TCP (Jin, Wei, Low, "FAST TCP: motivation, architecture, algorithms,
-//! performance", IEEE INFOCOM 2004, Section 3; Wei, Jin, Low, Hegde, same
-//! title, IEEE/ACM ToN 14(6), 2006, Section III-B).
+//! performance", IEEE INFOCOM 2004; Wei, Jin, Low, Hegde, same title,
+//! IEEE/ACM ToN 14(6), 2006; both in their architecture-and-algorithms
+//! section). Section numbers are not given below: they were not re-checked
+//! against the papers' text for this module.
 //!
 //! What is modelled:
 //! - The window is a real number `w` kept here; the sender uses
@@ -18,7 +20,7 @@
 //!   an increase over the ACKs of the next RTT, "fast_pace").
 //! - `baseRTT` is the smallest RTT sample ever. `avgRTT` is an exponentially
 //!   weighted average of every RTT sample with weight `min(3 / cwnd,
-//!   rtt_weight_max)` (ToN 2006 Section III-B: the average covers about the
+//!   rtt_weight_max)` (ToN 2006, estimation component: the average covers about the
 //!   last `cwnd / 3` samples, and the weight is capped for small windows).
 //!   The update uses the current window in `baseRTT / avgRTT * w` (the ns-2
 //!   module uses the window in force when the ACKed segment was sent).
@@ -32,7 +34,7 @@
 //!   `2 w` cap.) After every FAST update `ssthresh` is kept at most the window,
 //!   so a decrease does not restart slow start.
 //! - Loss (and ECN echo): Reno's response, `ssthresh = max(cwnd / 2, 2)`, as
-//!   FAST falls back to Reno's loss response (INFOCOM 2004 Section 3.3); the
+//!   FAST falls back to Reno's loss response (both papers); the
 //!   sender's SACK recovery does the rest, and a timeout restarts slow start
 //!   up to that `ssthresh`.
 //!
@@ -50,18 +52,18 @@ use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
 /// `alpha`, packets each flow keeps queued: 200, the value of the papers'
-/// experiments (INFOCOM 2004 Section 4, ToN 2006 Section V). The ns-2 module
+/// experiments (INFOCOM 2004, ToN 2006, at Gbit/s). The ns-2 module
 /// has no usable default (its constructor sets `alpha_ = 0`; its test scripts
 /// set 800 to 10 000).
 pub const DEFAULT_ALPHA: f64 = 200.0;
-/// `gamma`, the step toward the target window: 0.5 (INFOCOM 2004 Section 3.2;
-/// the ns-2 module's constructor default `gamma_ = 0.5`).
+/// `gamma`, the step toward the target window: 0.5 (the papers' value; the
+/// ns-2 module's constructor default `gamma_ = 0.5`, tcp-fast.cc v1.1.3).
 pub const DEFAULT_GAMMA: f64 = 0.5;
-/// Largest weight of one RTT sample in `avgRTT`: 1/4 (ToN 2006 Section III-B,
+/// Largest weight of one RTT sample in `avgRTT`: 1/4 (ToN 2006, estimation,
 /// `eta = min(3 / w, 1/4)`). The ns-2 module uses `min(3 / w, 1/256)`.
 pub const DEFAULT_RTT_WEIGHT_MAX: f64 = 0.25;
 /// The weight of an RTT sample is this many segments over the window, so
-/// `avgRTT` averages about the last `cwnd / 3` samples (ToN 2006 Section III-B;
+/// `avgRTT` averages about the last `cwnd / 3` samples (ToN 2006, estimation;
 /// the ns-2 module's `avg_cwnd_last_RTT_ / 3`).
 const RTT_WEIGHT_SEGMENTS: f64 = 3.0;
 /// The window at most doubles per update (the `min(2 w, ...)` of the equation).
@@ -77,13 +79,13 @@ const MIN_SSTHRESH: u32 = 2;
 #[serde(deny_unknown_fields, default)]
 pub struct FastConfig {
     /// Packets each flow aims to keep queued in the network, `alpha`
-    /// (INFOCOM 2004 Section 3.2). Default 200 (the papers' experiments).
+    /// (the window-control equation). Default 200 (the papers' experiments).
     pub alpha: f64,
     /// Step toward the target window per update, `gamma` in (0, 1]
-    /// (INFOCOM 2004 Section 3.2). Default 0.5.
+    /// (the window-control equation). Default 0.5.
     pub gamma: f64,
     /// Largest weight of one RTT sample in `avgRTT`, in (0, 1]; the weight is
-    /// `min(3 / cwnd, rtt_weight_max)`. Default 1/4 (ToN 2006 Section III-B);
+    /// `min(3 / cwnd, rtt_weight_max)`. Default 1/4 (ToN 2006, estimation);
     /// the ns-2 module's is 1/256.
     pub rtt_weight_max: f64,
 }
