@@ -16,8 +16,8 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   ``newreno`` the same without SACK (RFC 6582 recovery), ``reno`` an alias of
   ``sack`` (Reno window rules with the default SACK recovery); ``vegas`` and
   ``pert`` run over SACK recovery, as in the PERT paper, and so do ``pert-adaptive``
-  (Kotla 2008) and the baselines ``hstcp``, ``cubic``, ``compound`` and ``illinois``
-  (docs/model.md). A mix is written
+  (Kotla 2008) and the baselines ``hstcp``, ``cubic``, ``compound``, ``illinois``
+  and ``fast`` (docs/model.md). A mix is written
   ``"pert:25,sack:25"``: flows take the controllers in that order. With
   ``flows`` given, a mix may be written in percentages, ``"pert:50%,sack:50%"``
   (they must sum to 100; see :func:`parse_cc_mix` for the rounding). Each flow's
@@ -73,6 +73,7 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "cubic": ("cubic", True),
     "compound": ("compound", True),
     "illinois": ("illinois", True),
+    "fast": ("fast", True),
 }
 QUEUE_NAMES = QUEUE_KINDS
 #: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of

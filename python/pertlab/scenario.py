@@ -66,6 +66,7 @@ __all__ = [
     "Cubic",
     "Compound",
     "Illinois",
+    "Fast",
     "CcSpec",
     "TcpConfig",
     "FlowSpec",
@@ -571,8 +572,21 @@ class Illinois(_Model):
         return v
 
 
-CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois], Field(discriminator="kind")]
-CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois")
+_UnitInterval = Annotated[float, Field(gt=0.0, le=1.0)]
+
+
+class Fast(_Model):
+    """FAST TCP (Jin, Wei, Low, INFOCOM 2004): once per RTT
+    w <- min(2w, (1 - gamma) w + gamma (baseRTT / avgRTT w + alpha)); Reno's halving on loss."""
+
+    kind: Literal["fast"] = "fast"
+    alpha: _Positive = Field(200.0, description="packets each flow keeps queued in the network (the papers' experiments: 200)")
+    gamma: _UnitInterval = Field(0.5, description="step toward the target window per update, in (0, 1]")
+    rtt_weight_max: _UnitInterval = Field(0.25, description="largest weight of one RTT sample in avgRTT; the weight is min(3 / cwnd, this)")
+
+
+CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast], Field(discriminator="kind")]
+CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast")
 
 
 class TcpConfig(_Model):

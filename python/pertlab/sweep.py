@@ -21,7 +21,7 @@ with two conveniences: ``bottleneck.X`` is the dumbbell's ``bottleneck_X`` (or
 field X of the link named "bottleneck"), and ``cc`` sets every flow's
 controller by the names the dumbbell builder knows (``sack``, ``newreno``,
 ``reno``, ``vegas``, ``pert``, ``pert-pi``, ``hstcp``, ``cubic``, ``compound``,
-``illinois``).
+``illinois``, ``fast``).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def test_controller_mix():
 @pytest.mark.parametrize(
     ("kwargs", "start"),
     [
-        (dict(cc="bbr"), "cc: unknown controller 'bbr'; allowed: sack, newreno, reno, vegas, pert, pert-pi, pert-adaptive, hstcp, cubic, compound, illinois"),
+        (dict(cc="bbr"), "cc: unknown controller 'bbr'; allowed: sack, newreno, reno, vegas, pert, pert-pi, pert-adaptive, hstcp, cubic, compound, illinois, fast"),
         (dict(cc="pert:25,sack:20", flows=50), "cc: the mix has 45 flows but flows is 50"),
         (dict(cc="pert:x"), "cc: flow count of 'pert' must be a positive integer"),
         (dict(cc="pert,sack:3"), "cc: in a mix every controller needs a flow count"),

@@ -54,7 +54,7 @@ def test_dumbbell_table_output():
     ("args", "message"),
     [
         (["dumbbell", "--bw", "150Mpbs"], "error: --bw: cannot read '150Mpbs' as a rate"),
-        (["dumbbell", "--cc", "bbr"], "error: --cc: unknown controller 'bbr'; allowed: sack, newreno, reno, vegas, pert, pert-pi, pert-adaptive, hstcp, cubic, compound, illinois"),
+        (["dumbbell", "--cc", "bbr"], "error: --cc: unknown controller 'bbr'; allowed: sack, newreno, reno, vegas, pert, pert-pi, pert-adaptive, hstcp, cubic, compound, illinois, fast"),
         (["dumbbell", "--queue", "fifo"], "error: --queue: unknown queue 'fifo'; allowed: droptail, red, ared"),
         (["dumbbell", "--warmup", "200s"], "error: --warmup: must lie in [0, duration)"),
         (["dumbbell", "--buffer", "0"], "error: dumbbell.bottleneck_queue.limit_pkts: "),

@@ -19,6 +19,7 @@ use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
 use crate::tcp::cc::compound::CompoundConfig;
 use crate::tcp::cc::cubic::CubicConfig;
+use crate::tcp::cc::fast::FastConfig;
 use crate::tcp::cc::hstcp::HstcpConfig;
 use crate::tcp::cc::illinois::IllinoisConfig;
 use crate::tcp::cc::pert::PertConfig;
@@ -205,10 +206,12 @@ pub enum CcSpec {
     Compound(CompoundConfig),
     /// TCP-Illinois (Liu, Basar, Srikant 2006; Linux defaults).
     Illinois(IllinoisConfig),
+    /// FAST TCP (Jin, Wei, Low, INFOCOM 2004).
+    Fast(FastConfig),
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 9] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois"];
+    pub const KINDS: [&'static str; 10] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast"];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
@@ -223,6 +226,7 @@ impl CcSpec {
             CcSpec::Cubic(c) => c.validate(&path),
             CcSpec::Compound(c) => c.validate(&path),
             CcSpec::Illinois(c) => c.validate(&path),
+            CcSpec::Fast(c) => c.validate(&path),
         }
     }
 }

@@ -22,6 +22,7 @@ use crate::stats::report::{self, Snapshot};
 use crate::stats::{FlowSeries, QueueSeries, Results, Trace};
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
+use crate::tcp::cc::fast::Fast;
 use crate::tcp::cc::hstcp::Hstcp;
 use crate::tcp::cc::illinois::Illinois;
 use crate::tcp::cc::pert::Pert;
@@ -184,6 +185,7 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Cubic(c) => Box::new(Cubic::new(c.clone())),
         CcSpec::Compound(c) => Box::new(Compound::new(c.clone())),
         CcSpec::Illinois(c) => Box::new(Illinois::new(c.clone())),
+        CcSpec::Fast(c) => Box::new(Fast::new(c.clone())),
     }
 }
 

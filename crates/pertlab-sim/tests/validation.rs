@@ -69,6 +69,7 @@ fn cc_strategy() -> impl Strategy<Value = CcSpec> {
         Just(CcSpec::Cubic(Default::default())),
         Just(CcSpec::Compound(Default::default())),
         Just(CcSpec::Illinois(Default::default())),
+        Just(CcSpec::Fast(Default::default())),
     ]
 }
 

@@ -13,6 +13,7 @@
 
 pub mod compound;
 pub mod cubic;
+pub mod fast;
 pub mod hstcp;
 pub mod illinois;
 pub mod pert;
