@@ -102,6 +102,14 @@ KNOWN_DIFFERENCES = {
     # against 0.0033 and 0.0079), and its share below SACK's (28 % against 48 %; Illinois 23 %).
     ("kotla08-table2", "PERT gets the largest share"),
     ("kotla08-table2", "PERT has the lowest drop rate"),
+    # FAST (its published alpha = 200 packets per flow; the thesis gives none) wants 25 x 200
+    # packets queued in an 1123-packet buffer, and applies each per-RTT window change at once
+    # (no pacing of the increase): it runs on losses, 17 % in Table III, 9-16 % in the mixes
+    # even with alpha = 10. Its queue stays full, so the queue does not fall with FAST's share.
+    ("kotla08-table3", "PERT gets the smallest share"),
+    ("kotla08-table3", "FAST has the lowest drop rate"),
+    ("kotla08-fast-mix", "The queue falls as FAST's percentage rises"),
+    ("kotla08-fast-mix", "FAST's drop rate is below SACK's"),
     # At 0.25 BDP PERT competes but loses more than SACK (73 timeouts against 25); at 4 BDP SACK
     # keeps the queue at 0.94 of the buffer, above half of q_max, so PERT competes there too.
     ("kotla08-buffer", "PERT's share is highest at the smallest buffer"),
@@ -133,7 +141,7 @@ def _check_claims(name: str, report: dict) -> None:
     "name",
     [
         "kotla08-mix", "kotla08-flows", "kotla08-buffer", "kotla08-pert-only", "kotla08-highspeed", "kotla08-channel-errors",
-        "kotla08-noise", "kotla08-queue-positions", "kotla08-table1", "kotla08-table2", "kotla08-table4", "kotla08-table5", "kotla08-cbr", "kotla08-join-leave",
+        "kotla08-noise", "kotla08-queue-positions", "kotla08-table1", "kotla08-table2", "kotla08-table3", "kotla08-fast-mix", "kotla08-table4", "kotla08-table5", "kotla08-cbr", "kotla08-join-leave",
     ],
 )  # fmt: skip
 def test_kotla08_reproductions_quick(name, tmp_path):

@@ -41,7 +41,7 @@ from ..sweep import Point, run_points, stored_results
 PERT = "pert-adaptive"
 SACK = "sack"
 #: Column prefixes of the labels in result tables.
-SHORT = {PERT: "pert", SACK: "sack", "pert": "pert_orig", "illinois": "illinois", "cubic": "cubic", "hstcp": "hstcp", "compound": "compound"}
+SHORT = {PERT: "pert", SACK: "sack", "pert": "pert_orig"}
 #: Payload and wire size of a packet (see the module doc).
 PAYLOAD_BYTES = 1000
 WIRE_BYTES = PAYLOAD_BYTES + 40
@@ -89,26 +89,28 @@ def kotla_dumbbell(
 
 def run_row(point: Point, results: Results) -> dict[str, Any]:
     """One row of a result table: the point's values, bottleneck metrics, Jain
-    index, and per label its share, drop rate and adaptive-PERT compete-mode
-    residency; ``drop_ratio`` of PERT to SACK when both are present."""
+    index, per label (``pert`` for adaptive PERT, ``pert_orig`` for PERT/RED,
+    else the label) its share, drop rate and drop ratio to SACK
+    (``pert_drop_ratio``, ...) when SACK is present, and adaptive PERT's
+    compete and high-speed residency."""
     b = results.bottleneck or {}
     row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
     for m in ("avg_queue_norm", "drop_rate", "utilization"):
         row[m] = b.get(m)
     row["jain"] = results.jain
     span = results.data["window_end_s"] - results.data["window_start_s"]
+    labels = results.controllers["label"].to_list()
     for c in results.controllers.iter_rows(named=True):
         short = SHORT.get(c["label"], c["label"].replace("-", "_"))
         row[f"{short}_share"] = c["share"]
         row[f"{short}_drop_rate"] = c["drop_rate"]
         row[f"{short}_goodput_mbps"] = c["goodput_mbps"]
+        if c["label"] != SACK and SACK in labels:
+            row[f"{short}_drop_ratio"] = drop_ratio(results, c["label"], SACK)
     pert_flows = results.flows.filter(pl.col("cc") == PERT)
     if pert_flows.height and span > 0:
         row["pert_compete_frac"] = float(pert_flows["compete_s"].mean()) / span
         row["pert_high_speed_frac"] = float(pert_flows["high_speed_s"].mean()) / span
-    labels = set(results.controllers["label"].to_list())
-    if {PERT, SACK} <= labels:
-        row["drop_ratio"] = drop_ratio(results, PERT, SACK)
     row["wall_seconds"] = results.data.get("wall_seconds")
     return row
 
@@ -134,6 +136,12 @@ def mix_points(mode: Mode) -> list[Point]:
     """Figures 4 and 5: 100 long flows, PERT's percentage 0..100 (the rest SACK)."""
     xs = MIX_QUICK if mode is QUICK else MIX_FULL
     return points(lambda pct, seed: kotla_dumbbell(mix(pct, 100 - pct), mode, seed), xs, "pert_percent", mode)
+
+
+def fast_mix_points(mode: Mode) -> list[Point]:
+    """Figure 7: 100 long flows, FAST's percentage 0..100 (the rest SACK); FAST with its defaults."""
+    xs = MIX_QUICK if mode is QUICK else MIX_FULL
+    return points(lambda pct, seed: kotla_dumbbell(mix(pct, 100 - pct, pert_cc="fast"), mode, seed), xs, "fast_percent", mode)
 
 
 # ----------------------------------------------------- K4: number of flows
@@ -339,6 +347,14 @@ TABLE2 = {"sack": (34.5888, 0.00275), "illinois": (21.3449, 0.00311), PERT: (44.
 
 def table2_scenario(mode: Mode, seed: int = 1) -> Scenario:
     return kotla_dumbbell(f"{PERT}:33,illinois:33,{SACK}:33", mode, seed)
+
+
+#: Table III: bandwidth share (%) and drop rate, 25 flows each of FAST, SACK, Illinois and PERT.
+TABLE3 = {"fast": (82.5992, 0.00326), "sack": (6.8721, 0.0242), "illinois": (6.5698, 0.02499), PERT: (3.9588, 0.03598)}
+
+
+def table3_scenario(mode: Mode, seed: int = 1) -> Scenario:
+    return kotla_dumbbell(f"fast:25,{SACK}:25,illinois:25,{PERT}:25", mode, seed)
 
 
 # ------------------------------------------------ K25: AQM (Table IV)

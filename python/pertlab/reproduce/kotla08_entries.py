@@ -70,7 +70,13 @@ def _mode_note(mode: k.Mode) -> str:
     )
 
 
-def _sweep_entry(name: str, title: str, section: str, make_points: Callable[[k.Mode], list[Point]], x: str, claims: Callable[[pl.DataFrame], list[Claim]], *, log_x: bool = False) -> None:
+PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
+
+
+def _sweep_entry(
+    name: str, title: str, section: str, make_points: Callable[[k.Mode], list[Point]], x: str, claims: Callable[[pl.DataFrame], list[Claim]],
+    *, log_x: bool = False, panels: list[tuple[str, str]] = PERT_PANELS,
+) -> None:
     def run(quick: bool, out: Path, workers: Workers) -> Report:
         mode = k.QUICK if quick else k.FULL
         pts = make_points(mode)
@@ -80,7 +86,6 @@ def _sweep_entry(name: str, title: str, section: str, make_points: Callable[[k.M
         report.claims = claims(table)
         out.mkdir(parents=True, exist_ok=True)
         report.figures.append(out / f"{name}.png")
-        panels = [("pert_share", "PERT bandwidth share"), ("drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
         _plot(table, x, panels, report.figures[-1], title, log_x=log_x)
         return report
 
@@ -92,7 +97,7 @@ def _sweep_entry(name: str, title: str, section: str, make_points: Callable[[k.M
 
 def _mix_claims(t: pl.DataFrame) -> list[Claim]:
     xs, share = _col(t, "pert_percent", "pert_share")
-    _, ratio = _col(t, "pert_percent", "drop_ratio")
+    _, ratio = _col(t, "pert_percent", "pert_drop_ratio")
     _, drop = _col(t, "pert_percent", "drop_rate")
     _, queue = _col(t, "pert_percent", "avg_queue_norm")
     at = dict(zip(xs, range(len(xs))))
@@ -117,12 +122,32 @@ def _mix_claims(t: pl.DataFrame) -> list[Claim]:
 _sweep_entry("kotla08-mix", "Figures 4-5: 100 flows, PERT share 0..100 % (rest SACK), 150 Mbit/s, 60 ms", "Section V.A.1", k.mix_points, "pert_percent", _mix_claims)
 
 
+def _fast_mix_claims(t: pl.DataFrame) -> list[Claim]:
+    xs, share = _col(t, "fast_percent", "fast_share")
+    _, ratio = _col(t, "fast_percent", "fast_drop_ratio")
+    _, drop = _col(t, "fast_percent", "drop_rate")
+    _, queue = _col(t, "fast_percent", "avg_queue_norm")
+    mixed = [i for i, v in enumerate(xs) if 0 < v < 100]
+    return [
+        Claim("The queue falls as FAST's percentage rises (Fig. 7).", queue[-1] < queue[0], f"avg queue / buffer {_fmt(queue)} at {_fmt(xs)} % FAST"),
+        Claim("FAST's drop rate is below SACK's in the mixes.", all(ratio[i] < 1 for i in mixed), f"FAST/SACK drop ratio {_fmt([ratio[i] for i in mixed])}"),
+        Claim("The overall drop rate is higher at 100 % FAST than at 100 % SACK.", drop[-1] > drop[0], f"drop rate {_fmt(drop)}"),
+        Claim("FAST takes much more than its fair share (share above its percentage + 0.1 in every mix).", all(share[i] > xs[i] / 100 + 0.1 for i in mixed), f"share {_fmt([share[i] for i in mixed])}"),
+    ]
+
+
+_sweep_entry(
+    "kotla08-fast-mix", "Figure 7: 100 flows, FAST share 0..100 % (rest SACK), 150 Mbit/s, 60 ms", "Section V.A.1", k.fast_mix_points, "fast_percent",
+    _fast_mix_claims, panels=[("fast_share", "FAST bandwidth share"), ("fast_drop_ratio", "FAST/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")],
+)  # fmt: skip
+
+
 # ---------------------------------------------------------------- flows
 
 
 def _flows_claims(t: pl.DataFrame) -> list[Claim]:
     xs, share = _col(t, "flows", "pert_share")
-    _, ratio = _col(t, "flows", "drop_ratio")
+    _, ratio = _col(t, "flows", "pert_drop_ratio")
     _, drop = _col(t, "flows", "drop_rate")
     return [
         Claim("PERT's share is lower with few flows than with many (Fig. 8).", share[0] < share[-1], f"share {_fmt(share)} at {_fmt(xs)} flows"),
@@ -140,7 +165,7 @@ _sweep_entry("kotla08-flows", "Figure 8: 50-50 mix of 20..1000 flows, 150 Mbit/s
 
 def _buffer_claims(t: pl.DataFrame) -> list[Claim]:
     xs, share = _col(t, "buffer_bdp", "pert_share")
-    _, ratio = _col(t, "buffer_bdp", "drop_ratio")
+    _, ratio = _col(t, "buffer_bdp", "pert_drop_ratio")
     fair = [(x, s) for x, s in zip(xs, share) if 0.5 <= x <= 3.0]
     large = [(x, s) for x, s in zip(xs, share) if x >= 3.5]
     claims = [
@@ -355,26 +380,38 @@ register(Entry("kotla08-table1", "Table I: six routers, adaptive PERT on every l
 # ------------------------------------------------------------ Table II
 
 
-def _table2(quick: bool, out: Path, workers: Workers) -> Report:
-    mode = k.QUICK if quick else k.FULL
-    pt = Point((("table", "II"),), 1, k.table2_scenario(mode))
-    k.run_table([pt], out, workers)
-    r = stored_results(pt, out)
-    c = {row["label"]: row for row in r.controllers.iter_rows(named=True)}
-    rows = [{"protocol": lbl, "share_pct": 100 * c[lbl]["share"], "thesis_share_pct": t[0], "drop_rate": c[lbl]["drop_rate"], "thesis_drop_rate": t[1]} for lbl, t in k.TABLE2.items()]
-    table = pl.DataFrame(rows)
-    report = _report("kotla08-table2", "Table II: 33 SACK, 33 Illinois, 33 PERT flows, 150 Mbit/s / 60 ms", "Section VII.B", quick, out, [pt], [_mode_note(mode)])
-    report.tables["table2"] = table
-    share = {r_["protocol"]: r_["share_pct"] for r_ in rows}
-    drop = {r_["protocol"]: r_["drop_rate"] for r_ in rows}
-    report.claims = [
+def _share_table(name: str, title: str, scenario: Callable[[k.Mode], Any], thesis: dict[str, tuple[float, float]], claims: Callable[[dict, dict], list[Claim]]) -> None:
+    """A table of bandwidth share (%) and drop rate per protocol in one mixed run, the thesis's beside."""
+
+    def run(quick: bool, out: Path, workers: Workers) -> Report:
+        mode = k.QUICK if quick else k.FULL
+        pt = Point((("table", name),), 1, scenario(mode))
+        k.run_table([pt], out, workers)
+        c = {row["label"]: row for row in stored_results(pt, out).controllers.iter_rows(named=True)}
+        rows = [{"protocol": lbl, "share_pct": 100 * c[lbl]["share"], "thesis_share_pct": t[0], "drop_rate": c[lbl]["drop_rate"], "thesis_drop_rate": t[1]} for lbl, t in thesis.items()]
+        report = _report(name, title, "Section VII.B", quick, out, [pt], [_mode_note(mode)])
+        report.tables[name.split("-")[-1]] = pl.DataFrame(rows)
+        report.claims = claims({r_["protocol"]: r_["share_pct"] for r_ in rows}, {r_["protocol"]: r_["drop_rate"] for r_ in rows})
+        return report
+
+    register(Entry(name, title, f"{THESIS}, Section VII.B", run))
+
+
+_share_table(
+    "kotla08-table2", "Table II: 33 SACK, 33 Illinois, 33 PERT flows, 150 Mbit/s / 60 ms", k.table2_scenario, k.TABLE2,
+    lambda share, drop: [
         Claim("PERT gets the largest share, Illinois the smallest.", share[k.PERT] > share["sack"] > share["illinois"], f"shares % {_fmt([share[p] for p in k.TABLE2])} (SACK, Illinois, PERT)"),
         Claim("PERT has the lowest drop rate, Illinois the highest.", drop[k.PERT] < drop["sack"] < drop["illinois"], f"drop rates {_fmt([drop[p] for p in k.TABLE2])}"),
-    ]
-    return report
-
-
-register(Entry("kotla08-table2", "Table II: 33 SACK, 33 Illinois, 33 PERT flows", f"{THESIS}, Section VII.B", _table2))
+    ],
+)  # fmt: skip
+_share_table(
+    "kotla08-table3", "Table III: 25 each of FAST, SACK, Illinois and PERT, 150 Mbit/s / 60 ms", k.table3_scenario, k.TABLE3,
+    lambda share, drop: [
+        Claim("FAST takes most of the link (share above 50 %).", share["fast"] > 50, f"shares % {_fmt([share[p] for p in k.TABLE3])} (FAST, SACK, Illinois, PERT)"),
+        Claim("PERT gets the smallest share.", share[k.PERT] == min(share.values()), f"shares % {_fmt([share[p] for p in k.TABLE3])}"),
+        Claim("FAST has the lowest drop rate and PERT the highest.", drop["fast"] == min(drop.values()) and drop[k.PERT] == max(drop.values()), f"drop rates {_fmt([drop[p] for p in k.TABLE3])}"),
+    ],
+)  # fmt: skip
 
 
 # ------------------------------------------------------------ Table IV
