@@ -127,6 +127,11 @@ KNOWN_DIFFERENCES = {
     # built) and the flows return to safe mode within seconds: no hysteresis here.
     ("kotla08-table5", "After SACK leaves, PERT stays in compete mode"),
     ("kotla08-table5", "PERT returns to safe mode only when most PERT flows have left"),
+    # Two SACK flows joining 80 PERT flows (one every 10 s, as the thesis) push PERT into
+    # compete mode (thesis: about 9): the first one's slow start fills the buffer (every PERT
+    # flow's q_max becomes the full 62 ms), and PERT's early responses leave the queue to the
+    # SACK flows, which hold it above half of that by 120 s.
+    ("kotla08-table5", "PERT tolerates a few SACK flows"),
 }
 
 

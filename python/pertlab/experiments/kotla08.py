@@ -190,16 +190,20 @@ HIGHSPEED_SCHEMES = ("pert-adaptive", "pert", "sack")
 
 
 def highspeed_points(setup: HighSpeed) -> list[Point]:
-    """One flow of each scheme; the end-host links at ``access`` (both sides)."""
+    """One flow of each scheme; the end-host links at ``access`` (both sides). Every link's
+    buffer is one BDP of the slower of the end-host link and the bottleneck (where the queue
+    forms when the end-host link is not faster)."""
     out = []
     for cc in HIGHSPEED_SCHEMES:
         for acc in setup.access_bps:
+            limit = max(round(bdp_packets(min(acc, setup.bottleneck_bps), 0.070)), 2)
             s = dumbbell(
                 bw=int(setup.bottleneck_bps), rtt="70ms", flows=1, cc=cc, duration=setup.duration, warmup=setup.warmup,
-                start_window="0s", packet_size=WIRE_BYTES, tcp=NS2_TCP, access_rate=int(acc),
-                buffer_pkts=max(round(bdp_packets(min(acc, setup.bottleneck_bps), 0.070)), 2),
-            )  # fmt: skip
-            out.append(Point((("scheme", cc), ("access_mbps", f"{acc / 1e6:g}")), 1, s))
+                start_window="0s", packet_size=WIRE_BYTES, tcp=NS2_TCP, access_rate=int(acc), buffer_pkts=limit,
+            ).to_wire()  # fmt: skip
+            # The end-host link is the bottleneck when it is not faster: it gets the same buffer.
+            s["dumbbell"]["access_queue"] = {"limit_pkts": limit}
+            out.append(Point((("scheme", cc), ("access_mbps", f"{acc / 1e6:g}")), 1, Scenario.parse(s)))
     return out
 
 
@@ -405,38 +409,43 @@ THESIS_JOINS_TO_COMPETE = 9
 
 @dataclass(frozen=True)
 class FollowUp:
-    """One flow leaves (or joins) every ``step_s`` seconds."""
+    """One PERT flow leaves every ``exit_step_s`` seconds; one SACK flow joins every
+    ``join_step_s`` seconds, ``joins`` of them."""
 
-    step_s: float
+    exit_step_s: float
+    join_step_s: float
+    joins: int
 
 
-FOLLOW_FULL = FollowUp(10.0)
-#: Quick: a flow every 3 s (alpha moves every 5 RTTs, about 0.6 s).
-FOLLOW_QUICK = FollowUp(3.0)
+FOLLOW_FULL = FollowUp(10.0, 10.0, 30)
+#: Quick: PERT flows leave every 3 s (alpha moves every 5 RTTs, about 0.6 s); SACK flows join
+#: at the thesis's pace (a faster pace counts more joins before PERT reacts) but fewer of them.
+FOLLOW_QUICK = FollowUp(3.0, 10.0, 12)
 
 
 def exits_scenario(setup: FollowUp, seed: int = 1) -> Scenario:
     """80 PERT flows from 0 s, 80 SACK flows from 100 to 200 s, then PERT flow j leaves at
     200 + (j + 1) step; flow series every second."""
-    end = 200 + 81 * setup.step_s
+    end = 200 + 81 * setup.exit_step_s
     mode = Mode("exits", f"{end}s", "100s", f"{end}s", (seed,))
     s = kotla_dumbbell(mix(80, 80), mode, seed, sample_interval="1s").to_wire()
     for j, f in enumerate(s["flows"][:80]):
-        f["stop_ns"] = int((200 + (j + 1) * setup.step_s) * 1e9)
+        f["stop_ns"] = int((200 + (j + 1) * setup.exit_step_s) * 1e9)
     for f in s["flows"][80:]:
         f.pop("start_window_ns", None)
         f["start_ns"], f["stop_ns"] = 100 * 10**9, 200 * 10**9
     return Scenario.parse(s)
 
 
-def joins_scenario(setup: FollowUp, seed: int = 1, joins: int = 30) -> Scenario:
+def joins_scenario(setup: FollowUp, seed: int = 1) -> Scenario:
     """80 PERT flows from 0 s; SACK flow k joins at 100 + k step (k = 0..joins-1)."""
-    end = 100 + (joins + 5) * setup.step_s
+    joins = setup.joins
+    end = 100 + (joins + 5) * setup.join_step_s
     mode = Mode("joins", f"{end}s", "50s", f"{end}s", (seed,))
     s = kotla_dumbbell(mix(80, joins), mode, seed, sample_interval="1s").to_wire()
     for k_, f in enumerate(s["flows"][80:]):
         f.pop("start_window_ns", None)
-        f["start_ns"] = int((100 + k_ * setup.step_s) * 1e9)
+        f["start_ns"] = int((100 + k_ * setup.join_step_s) * 1e9)
     return Scenario.parse(s)
 
 
@@ -451,12 +460,12 @@ def compete_share(results: Results, active: Callable[[pl.DataFrame], pl.Expr] | 
 def exits_to_safe(results: Results, setup: FollowUp) -> float:
     """PERT flows gone when fewer than half of those left compete (sustained for the rest of
     the run), counting from 200 s; NaN if that never happens."""
-    stop = {i: 200 + (i + 1) * setup.step_s for i in range(80)}
+    stop = {i: 200 + (i + 1) * setup.exit_step_s for i in range(80)}
     share = compete_share(results, lambda fs: pl.col("t_s") < pl.col("flow").replace_strict(stop, default=1e18))
     after = share.filter(pl.col("t_s") >= 200)
     high = after.filter(pl.col("compete") >= 0.5)
     t = (high["t_s"].max() + 1.0) if high.height else 200.0
-    return float(min(80, max(0, (t - 200) // setup.step_s))) if t <= after["t_s"].max() else float("nan")
+    return float(min(80, max(0, (t - 200) // setup.exit_step_s))) if t <= after["t_s"].max() else float("nan")
 
 
 def joins_to_compete(results: Results, setup: FollowUp) -> float:
@@ -465,7 +474,7 @@ def joins_to_compete(results: Results, setup: FollowUp) -> float:
     hit = share.filter(pl.col("compete") >= 0.5)
     if hit.height == 0:
         return float("nan")
-    return float((hit["t_s"].min() - 100) // setup.step_s + 1)
+    return float((hit["t_s"].min() - 100) // setup.join_step_s + 1)
 
 
 # --------------------------------------- K8: intermittent CBR (Figure 12)
