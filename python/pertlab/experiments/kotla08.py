@@ -107,12 +107,25 @@ def run_row(point: Point, results: Results) -> dict[str, Any]:
         row[f"{short}_goodput_mbps"] = c["goodput_mbps"]
         if c["label"] != SACK and SACK in labels:
             row[f"{short}_drop_ratio"] = drop_ratio(results, c["label"], SACK)
+    if results.flow_series.height:
+        for label, dispersion in bandwidth_dispersion(results).items():
+            row[f"{SHORT.get(label, label.replace('-', '_'))}_var_over_mean"] = dispersion
     pert_flows = results.flows.filter(pl.col("cc") == PERT)
     if pert_flows.height and span > 0:
         row["pert_compete_frac"] = float(pert_flows["compete_s"].mean()) / span
         row["pert_high_speed_frac"] = float(pert_flows["high_speed_s"].mean()) / span
     row["wall_seconds"] = results.data.get("wall_seconds")
     return row
+
+
+def bandwidth_dispersion(results: Results) -> dict[str, float]:
+    """Figure 6: per label, the mean over its flows of variance / mean of the flow's goodput
+    (Mbit/s) measured once per sample interval inside the measurement window."""
+    lo, hi = results.data["window_start_s"], results.data["window_end_s"]
+    thr = flow_throughput(results).filter((pl.col("t_s") > lo) & (pl.col("t_s") <= hi))
+    labels = results.flows.select(pl.col("id").alias("flow"), "label")
+    per_flow = thr.join(labels, on="flow").group_by("label", "flow").agg((pl.col("mbps").var() / pl.col("mbps").mean()).alias("d"))
+    return dict(per_flow.group_by("label").agg(pl.col("d").mean()).iter_rows())
 
 
 def run_table(points: list[Point], out: Path, workers: Workers = Workers(), row: Callable[[Point, Results], dict[str, Any]] = run_row) -> pl.DataFrame:
@@ -133,9 +146,10 @@ MIX_QUICK = [0, 50, 100]
 
 
 def mix_points(mode: Mode) -> list[Point]:
-    """Figures 4 and 5: 100 long flows, PERT's percentage 0..100 (the rest SACK)."""
+    """Figures 4 to 6: 100 long flows, PERT's percentage 0..100 (the rest SACK); flow samples
+    every second for Figure 6's variance / mean of each flow's bandwidth."""
     xs = MIX_QUICK if mode is QUICK else MIX_FULL
-    return points(lambda pct, seed: kotla_dumbbell(mix(pct, 100 - pct), mode, seed), xs, "pert_percent", mode)
+    return points(lambda pct, seed: kotla_dumbbell(mix(pct, 100 - pct), mode, seed, sample_interval="1s"), xs, "pert_percent", mode)
 
 
 def fast_mix_points(mode: Mode) -> list[Point]:
