@@ -120,7 +120,11 @@ def _mix_claims(t: pl.DataFrame) -> list[Claim]:
                         f"PERT {_fmt([pd[i] for i in mixed])}; SACK {_fmt([sd[i] for i in mixed])}"))  # fmt: skip
     pure = [i for i, v in enumerate(xs) if v > 0 and not math.isnan(pd[i])]
     if len(pure) >= 2:
-        claims.append(Claim("PERT's variance / mean falls as PERT's percentage rises (Fig. 6).", pd[pure[-1]] < pd[pure[0]], f"{_fmt([pd[i] for i in pure])} at {_fmt([xs[i] for i in pure])} %"))
+        from scipy.stats import spearmanr
+
+        rho = float(spearmanr([xs[i] for i in pure], [pd[i] for i in pure]).statistic) if len(pure) > 2 else (-1.0 if pd[pure[-1]] < pd[pure[0]] else 1.0)
+        claims.append(Claim("PERT's variance / mean keeps falling as PERT's percentage rises (Fig. 6; rank correlation below 0).", rho < 0,
+                            f"Spearman {rho:.2f}; {_fmt([pd[i] for i in pure])} at {_fmt([xs[i] for i in pure])} %"))  # fmt: skip
     near = [i for i in mixed if abs(share[i] - xs[i] / 100) <= 0.15]
     claims.append(Claim("PERT's share is close to its fair share, the PERT percentage (within 0.15; Fig. 5).", len(near) == len(mixed), f"share {_fmt([share[i] for i in mixed])} at {_fmt([xs[i] for i in mixed])} %"))
     return claims
