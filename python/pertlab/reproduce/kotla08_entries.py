@@ -55,6 +55,31 @@ def _plot(table: pl.DataFrame, x: str, panels: list[tuple[str, str]], path: Path
             axes[0].legend(fontsize=8)
 
 
+def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> Path:
+    """Each long flow's goodput over time (from the flow samples), intervals shaded."""
+    from ..plots import saved_figure
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    thr = k.flow_throughput(results)
+    with saved_figure(path, 1, 1, figsize=(9, 3.6), title=title) as (_, ax):
+        for f in thr["flow"].unique(maintain_order=True).to_list():
+            t = thr.filter(pl.col("flow") == f)
+            ax.plot(t["t_s"].to_list(), t["mbps"].to_list(), label=f"flow {f}")
+        for lo, hi in shade:
+            ax.axvspan(lo, hi, color="0.9")
+        ax.set_xlabel("time (s)")
+        ax.set_ylabel("goodput (Mbit/s)")
+        ax.legend(fontsize=8)
+    return path
+
+
+def _run_one(key: str, scenario: Any, out: Path, workers: Workers) -> tuple[Point, Any]:
+    """Run (or reuse) one scenario under ``out/runs``; its point and results."""
+    pt = Point((("run", key),), 1, scenario)
+    k.run_table([pt], out, workers)
+    return pt, stored_results(pt, out)
+
+
 def _report(name: str, title: str, section: str, quick: bool, out: Path, points: list[Point], notes: list[str]) -> Report:
     mode = "quick" if quick else "full"
     return Report(
@@ -367,9 +392,8 @@ register(Entry("kotla08-queue-positions", "Figures 27-28: queue positions per pr
 
 def _table1(quick: bool, out: Path, workers: Workers) -> Report:
     mode = k.QUICK if quick else k.FULL
-    pt = Point((("topology", "six-routers"),), 1, k.six_router_scenario(mode))
-    k.run_table([pt], out, workers)
-    table = k.six_router_table(stored_results(pt, out))
+    pt, r = _run_one("six-routers", k.six_router_scenario(mode), out, workers)
+    table = k.six_router_table(r)
     report = _report(
         "kotla08-table1", "Table I: six routers, adaptive PERT on every link", "Section VI.D", quick, out, [pt],
         [_mode_note(mode), "Thesis's utilization column is labelled Mbps but is a percentage (95.24 on 150 Mbit/s links). "
@@ -397,9 +421,8 @@ def _share_table(name: str, title: str, scenario: Callable[[k.Mode], Any], thesi
 
     def run(quick: bool, out: Path, workers: Workers) -> Report:
         mode = k.QUICK if quick else k.FULL
-        pt = Point((("table", name),), 1, scenario(mode))
-        k.run_table([pt], out, workers)
-        c = {row["label"]: row for row in stored_results(pt, out).controllers.iter_rows(named=True)}
+        pt, r = _run_one(name, scenario(mode), out, workers)
+        c = {row["label"]: row for row in r.controllers.iter_rows(named=True)}
         rows = [{"protocol": lbl, "share_pct": 100 * c[lbl]["share"], "thesis_share_pct": t[0], "drop_rate": c[lbl]["drop_rate"], "thesis_drop_rate": t[1]} for lbl, t in thesis.items()]
         report = _report(name, title, "Section VII.B", quick, out, [pt], [_mode_note(mode)])
         report.tables[name.split("-")[-1]] = pl.DataFrame(rows)
@@ -516,9 +539,7 @@ register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f
 
 def _cbr(quick: bool, out: Path, workers: Workers) -> Report:
     setup = k.CBR_QUICK if quick else k.CBR_FULL
-    pt = Point((("setup", "cbr"),), 1, k.cbr_scenario(setup))
-    k.run_table([pt], out, workers)
-    r = stored_results(pt, out)
+    pt, r = _run_one("cbr", k.cbr_scenario(setup), out, workers)
     table = k.phase_throughput(r, setup)
     report = _report(
         "kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic, 1 Gbit/s / 60 ms", "Section V.D", quick, out, [pt],
@@ -536,17 +557,7 @@ def _cbr(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("PERT ramps up quickly after the CBR flow leaves (90 % of the link within a fifth of a phase).", all(x <= setup.phase_s / 5 for x in up["seconds_to_90pct"].to_list()),
               f"seconds: {_fmt(up['seconds_to_90pct'].to_list())}"),
     ]  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "kotla08-cbr.png")
-    thr = k.flow_throughput(r)
-    from ..plots import saved_figure
-
-    with saved_figure(report.figures[-1], 1, 1, figsize=(9, 3.6), title=report.title) as (_, ax):
-        ax.plot(thr["t_s"].to_list(), thr["mbps"].to_list(), label="PERT")
-        for u in r.scenario.udp:
-            ax.axvspan(u.start / 1e9, u.stop / 1e9, color="0.9")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("goodput (Mbit/s)")
+    report.figures.append(_plot_goodput(out / "kotla08-cbr.png", report.title, r, shade=[(u.start / 1e9, u.stop / 1e9) for u in r.scenario.udp]))
     return report
 
 
@@ -558,9 +569,7 @@ register(Entry("kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR tr
 
 def _join_leave(quick: bool, out: Path, workers: Workers) -> Report:
     setup = k.JOIN_LEAVE_QUICK if quick else k.JOIN_LEAVE_FULL
-    pt = Point((("setup", "join-leave"),), 1, k.join_leave_scenario(setup))
-    k.run_table([pt], out, workers)
-    r = stored_results(pt, out)
+    pt, r = _run_one("join-leave", k.join_leave_scenario(setup), out, workers)
     table = k.join_leave_phases(r, setup)
     report = _report(
         "kotla08-join-leave", "Figure 24: four PERT flows joining and leaving, 150 Mbit/s / 60 ms", "Section VI.G", quick, out, [pt],
@@ -573,18 +582,7 @@ def _join_leave(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("The link stays fully used as flows come and go (utilization at least 0.9 in every phase).", table["utilization"].min() >= 0.9, f"{_fmt(table['utilization'].to_list())}"),
         Claim("The flows converge to their fair share (Jain index at least 0.9 in every phase with two or more flows).", many["jain"].min() >= 0.9, f"{_fmt(many['jain'].to_list())}"),
     ]  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "kotla08-join-leave.png")
-    thr = k.flow_throughput(r)
-    from ..plots import saved_figure
-
-    with saved_figure(report.figures[-1], 1, 1, figsize=(9, 3.6), title=report.title) as (_, ax):
-        for f in thr["flow"].unique(maintain_order=True).to_list():
-            t = thr.filter(pl.col("flow") == f)
-            ax.plot(t["t_s"].to_list(), t["mbps"].to_list(), label=f"flow {f}")
-        ax.set_xlabel("time (s)")
-        ax.set_ylabel("goodput (Mbit/s)")
-        ax.legend(fontsize=8)
+    report.figures.append(_plot_goodput(out / "kotla08-join-leave.png", report.title, r))
     return report
 
 

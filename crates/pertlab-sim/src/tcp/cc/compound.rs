@@ -29,7 +29,7 @@
 //! `dwnd` stays zero (draft-sridharan-tcpm-ctcp), the gamma auto-tuning of
 //! later work (TUBE), and any undo of reductions.
 
-use super::{AckSample, CaEvent, CcState, CongestionControl};
+use super::{seq_after, AckSample, CaEvent, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -158,11 +158,6 @@ impl Compound {
         self.rtt_sum = 0;
         self.rtt_cnt = 0;
     }
-}
-
-/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
-fn seq_after(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
 }
 
 impl CongestionControl for Compound {

@@ -45,7 +45,7 @@
 //! Counters: each FAST update that lowers `snd_cwnd` counts as one
 //! `early_responses`, as [`CcCounters`] defines them.
 
-use super::{AckSample, CcCounters, CcState, CongestionControl};
+use super::{seq_after, AckSample, CcCounters, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -204,11 +204,6 @@ impl Fast {
             self.counters.early_responses += 1;
         }
     }
-}
-
-/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
-fn seq_after(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
 }
 
 impl CongestionControl for Fast {

@@ -24,7 +24,7 @@
 //! Left out: Linux's fixed-point arithmetic (floats here) and its cap on RTT
 //! samples; the paper's fluid-model analysis.
 
-use super::{AckSample, CaState, CcState, CongestionControl};
+use super::{seq_after, AckSample, CaState, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -206,11 +206,6 @@ impl Illinois {
         self.rtt_sum = 0;
         self.rtt_cnt = 0;
     }
-}
-
-/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
-fn seq_after(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
 }
 
 impl CongestionControl for Illinois {

@@ -146,6 +146,11 @@ impl CcState {
     }
 }
 
+/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
+pub fn seq_after(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) > 0
+}
+
 /// One ACK's worth of information for `pkts_acked` (Linux `struct ack_sample`).
 #[derive(Clone, Copy, Debug)]
 pub struct AckSample {

@@ -11,7 +11,7 @@
 
 use rand::RngCore;
 
-use super::CcState;
+use super::{seq_after, CcState};
 use crate::rng::SimRng;
 use crate::time::{SimTime, NS_PER_US};
 
@@ -154,9 +154,4 @@ pub fn to_ppm(x: f64) -> u64 {
 /// A probability in [0, 1] to units of 2^-32, rounded.
 pub fn to_prob(x: f64) -> u64 {
     (x.clamp(0.0, 1.0) * PROB_ONE as f64).round() as u64
-}
-
-/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
-fn seq_after(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
 }

@@ -45,7 +45,7 @@
 //! counts as one `early_responses`, as [`CcCounters`] defines them.
 
 use super::reno::reno_cong_avoid;
-use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
+use super::{seq_after, AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
 use crate::error::ConfigError;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -229,11 +229,6 @@ fn queued_packets(cwnd: u32, rtt: SimTime, base: SimTime) -> u32 {
     let extra = u128::from(rtt.saturating_sub(base));
     let diff = u128::from(cwnd) * extra / u128::from(base.max(1));
     u32::try_from(diff).unwrap_or(u32::MAX)
-}
-
-/// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
-fn seq_after(a: u32, b: u32) -> bool {
-    (a.wrapping_sub(b) as i32) > 0
 }
 
 impl CongestionControl for Vegas {
