@@ -619,6 +619,8 @@ def position_deciles(results: Results, limit: int) -> pl.DataFrame:
         return pl.DataFrame(schema={"label": pl.String, "decile": pl.Int64, "share": pl.Float64})
     qp = qp.with_columns(((pl.col("position").cast(pl.Float64) - 1) * 10 / limit).floor().clip(0, 9).cast(pl.Int64).alias("decile") + 1)
     agg = qp.group_by("label", "decile").agg(pl.col("count").sum())
+    every = qp.select("label").unique().join(pl.DataFrame({"decile": list(range(1, 11))}), how="cross")
+    agg = every.join(agg, on=["label", "decile"], how="left").with_columns(pl.col("count").fill_null(0))
     return agg.with_columns((pl.col("count") / pl.col("count").sum().over("label")).alias("share")).sort("label", "decile")
 
 

@@ -379,6 +379,9 @@ def _positions(quick: bool, out: Path, workers: Workers) -> Report:
                 u = t.filter(pl.col("label") == lbl)
                 ax.plot(u["decile"].to_list(), u["share"].to_list(), marker="o", ms=3, label=lbl)
             ax.set_xlabel("tenth of the buffer (1 = head)")
+            ax.set_xticks(range(1, 11))
+            ax.set_ylim(0, 1)
+            ax.set_ylabel("share of its accepted packets")
             ax.set_title(name)
             ax.legend(fontsize=8)
     return report
