@@ -29,7 +29,8 @@
 //! `dwnd` stays zero (draft-sridharan-tcpm-ctcp), the gamma auto-tuning of
 //! later work (TUBE), and any undo of reductions.
 
-use super::{seq_after, AckSample, CaEvent, CcState, CongestionControl};
+use super::rtt_round::RttRound;
+use super::{AckSample, CaEvent, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -105,18 +106,15 @@ pub struct Compound {
     dwnd: f64,
     /// `snd_cwnd` as this controller last set it; anything else was the sender's doing.
     exported: u32,
-    /// `snd_nxt` when the current RTT began; the RTT ends when it is ACKed.
-    beg_snd_nxt: u32,
-    /// Sum and count of the RTT samples of the current RTT.
-    rtt_sum: u128,
-    rtt_cnt: u32,
+    /// The current RTT and its samples.
+    round: RttRound,
     /// Smallest RTT sample ever (`baseRTT`); `None` before the first.
     base_rtt: Option<SimTime>,
 }
 
 impl Compound {
     pub fn new(cfg: CompoundConfig) -> Compound {
-        Compound { cfg, cwnd: 0.0, dwnd: 0.0, exported: 0, beg_snd_nxt: 0, rtt_sum: 0, rtt_cnt: 0, base_rtt: None }
+        Compound { cfg, cwnd: 0.0, dwnd: 0.0, exported: 0, round: RttRound::default(), base_rtt: None }
     }
 
     /// The delay-based component, packets.
@@ -148,15 +146,12 @@ impl Compound {
 
     /// The once-per-RTT update of `dwnd`.
     fn end_of_round(&mut self, tp: &CcState) {
-        self.beg_snd_nxt = tp.snd_nxt;
-        if let (Some(base), true) = (self.base_rtt, self.rtt_cnt > 0) {
-            let rtt = self.rtt_sum as f64 / f64::from(self.rtt_cnt);
+        if let (Some(base), Some(rtt)) = (self.base_rtt, self.round.mean()) {
             let win = self.cwnd + self.dwnd;
             let diff = win * (1.0 - base as f64 / rtt);
             self.dwnd = self.cfg.next_dwnd(self.dwnd, win, diff);
         }
-        self.rtt_sum = 0;
-        self.rtt_cnt = 0;
+        self.round.begin(tp.snd_nxt);
     }
 }
 
@@ -169,7 +164,7 @@ impl CongestionControl for Compound {
         self.cwnd = f64::from(tp.snd_cwnd);
         self.dwnd = 0.0;
         self.exported = tp.snd_cwnd;
-        self.beg_snd_nxt = tp.snd_nxt;
+        self.round.begin(tp.snd_nxt);
     }
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
@@ -197,7 +192,7 @@ impl CongestionControl for Compound {
         }
         let win = self.cwnd + self.dwnd;
         self.cwnd += f64::from(acked) / win.max(1.0);
-        if seq_after(tp.snd_una, self.beg_snd_nxt) {
+        if self.round.is_over(tp.snd_una) {
             self.end_of_round(tp);
         }
         self.export(tp);
@@ -207,8 +202,7 @@ impl CongestionControl for Compound {
         let Some(rtt) = sample.rtt else { return };
         let rtt = rtt.max(1);
         self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
-        self.rtt_sum += u128::from(rtt);
-        self.rtt_cnt = self.rtt_cnt.saturating_add(1);
+        self.round.add(rtt);
     }
 
     /// Every timeout (also a repeated one) restarts from one segment in slow

@@ -45,7 +45,8 @@
 //! Counters: each FAST update that lowers `snd_cwnd` counts as one
 //! `early_responses`, as [`CcCounters`] defines them.
 
-use super::{seq_after, AckSample, CcCounters, CcState, CongestionControl};
+use super::rtt_round::RttRound;
+use super::{AckSample, CcCounters, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -135,10 +136,8 @@ pub struct Fast {
     w: f64,
     /// `snd_cwnd` as this controller last set it; anything else was the sender's doing.
     exported: u32,
-    /// `snd_nxt` when the current RTT began; the RTT ends when it is ACKed.
-    beg_snd_nxt: u32,
-    /// RTT samples taken in the current RTT.
-    samples: u32,
+    /// The current RTT and its samples.
+    round: RttRound,
     /// Smallest RTT sample ever (`baseRTT`), ns.
     base_rtt: Option<SimTime>,
     /// Weighted average of the RTT samples (`avgRTT`), ns.
@@ -148,7 +147,7 @@ pub struct Fast {
 
 impl Fast {
     pub fn new(cfg: FastConfig) -> Fast {
-        Fast { cfg, w: 0.0, exported: 0, beg_snd_nxt: 0, samples: 0, base_rtt: None, avg_rtt: None, counters: CcCounters::default() }
+        Fast { cfg, w: 0.0, exported: 0, round: RttRound::default(), base_rtt: None, avg_rtt: None, counters: CcCounters::default() }
     }
 
     /// The window, segments, as a real number.
@@ -182,11 +181,10 @@ impl Fast {
         self.exported = tp.snd_cwnd;
     }
 
-    /// The once-per-RTT decision, on the first ACK beyond `beg_snd_nxt`.
+    /// The once-per-RTT decision, on the first ACK beyond the round's start.
     fn end_of_round(&mut self, tp: &mut CcState) {
-        self.beg_snd_nxt = tp.snd_nxt;
-        let sampled = self.samples > 0;
-        self.samples = 0;
+        let sampled = self.round.samples() > 0;
+        self.round.begin(tp.snd_nxt);
         let (Some(base), Some(avg), true) = (self.base_rtt, self.avg_rtt, sampled) else { return };
         let (base, avg) = (base as f64, avg.max(1.0));
         if tp.in_slow_start() {
@@ -214,7 +212,7 @@ impl CongestionControl for Fast {
     fn init(&mut self, tp: &mut CcState) {
         self.w = f64::from(tp.snd_cwnd);
         self.exported = tp.snd_cwnd;
-        self.beg_snd_nxt = tp.snd_nxt;
+        self.round.begin(tp.snd_nxt);
     }
 
     /// Reno's: FAST halves its window on loss.
@@ -229,7 +227,7 @@ impl CongestionControl for Fast {
             self.w = f64::from(tp.snd_cwnd);
             self.exported = tp.snd_cwnd;
         }
-        if seq_after(tp.snd_una, self.beg_snd_nxt) {
+        if self.round.is_over(tp.snd_una) {
             self.end_of_round(tp);
         }
     }
@@ -240,7 +238,7 @@ impl CongestionControl for Fast {
         self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
         let eta = self.cfg.rtt_weight(tp.snd_cwnd);
         self.avg_rtt = Some(self.avg_rtt.map_or(rtt as f64, |a| (1.0 - eta) * a + eta * rtt as f64));
-        self.samples = self.samples.saturating_add(1);
+        self.round.add(rtt);
     }
 
     fn counters(&self) -> CcCounters {

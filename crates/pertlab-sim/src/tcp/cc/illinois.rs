@@ -24,7 +24,8 @@
 //! Left out: Linux's fixed-point arithmetic (floats here) and its cap on RTT
 //! samples; the paper's fluid-model analysis.
 
-use super::{seq_after, AckSample, CaState, CcState, CongestionControl};
+use super::rtt_round::RttRound;
+use super::{AckSample, CaState, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -146,14 +147,11 @@ pub struct Illinois {
     alpha: f64,
     /// Current decrease factor.
     beta: f64,
-    /// `snd_nxt` when the current RTT began; the RTT ends when it is ACKed.
-    beg_snd_nxt: u32,
+    /// The current RTT and its samples.
+    round: RttRound,
     /// Smallest and largest RTT samples of the connection.
     base_rtt: Option<SimTime>,
     max_rtt: SimTime,
-    /// Sum and count of the RTT samples of the current RTT.
-    rtt_sum: u128,
-    rtt_cnt: u32,
     /// Successive RTTs with `d_a <= d1` since the delay was last above it.
     rtt_low: u32,
     /// The delay has been above `d1` since alpha was last `alpha_max`.
@@ -163,7 +161,7 @@ pub struct Illinois {
 impl Illinois {
     pub fn new(cfg: IllinoisConfig) -> Illinois {
         let alpha = cfg.alpha_max;
-        Illinois { cfg, alpha, beta: RENO_BETA, beg_snd_nxt: 0, base_rtt: None, max_rtt: 0, rtt_sum: 0, rtt_cnt: 0, rtt_low: 0, rtt_above: false }
+        Illinois { cfg, alpha, beta: RENO_BETA, round: RttRound::default(), base_rtt: None, max_rtt: 0, rtt_low: 0, rtt_above: false }
     }
 
     /// Current `(alpha, beta)`.
@@ -192,19 +190,16 @@ impl Illinois {
 
     /// The once-per-RTT update of alpha and beta.
     fn end_of_round(&mut self, tp: &CcState) {
-        self.beg_snd_nxt = tp.snd_nxt;
         if tp.snd_cwnd < self.cfg.win_thresh {
             self.alpha = RENO_ALPHA;
             self.beta = RENO_BETA;
-        } else if let (Some(base), true) = (self.base_rtt, self.rtt_cnt > 0) {
-            let avg = self.rtt_sum as f64 / f64::from(self.rtt_cnt);
+        } else if let (Some(base), Some(avg)) = (self.base_rtt, self.round.mean()) {
             let da = (avg - base as f64).max(0.0);
             let dm = self.max_rtt.saturating_sub(base) as f64;
             self.alpha = self.next_alpha(da, dm);
             self.beta = self.cfg.beta(da, dm);
         }
-        self.rtt_sum = 0;
-        self.rtt_cnt = 0;
+        self.round.begin(tp.snd_nxt);
     }
 }
 
@@ -214,7 +209,7 @@ impl CongestionControl for Illinois {
     }
 
     fn init(&mut self, tp: &mut CcState) {
-        self.beg_snd_nxt = tp.snd_nxt;
+        self.round.begin(tp.snd_nxt);
     }
 
     /// `cwnd - beta cwnd`, at least 2.
@@ -225,7 +220,7 @@ impl CongestionControl for Illinois {
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
-        if seq_after(tp.snd_una, self.beg_snd_nxt) {
+        if self.round.is_over(tp.snd_una) {
             self.end_of_round(tp);
         }
         let mut acked = acked;
@@ -242,8 +237,7 @@ impl CongestionControl for Illinois {
         let Some(rtt) = sample.rtt else { return };
         self.base_rtt = Some(self.base_rtt.map_or(rtt, |b| b.min(rtt)));
         self.max_rtt = self.max_rtt.max(rtt);
-        self.rtt_sum += u128::from(rtt);
-        self.rtt_cnt = self.rtt_cnt.saturating_add(1);
+        self.round.add(rtt);
     }
 
     /// A timeout: back to Reno's alpha and beta, forget the hysteresis and the round.
@@ -253,9 +247,7 @@ impl CongestionControl for Illinois {
             self.beta = RENO_BETA;
             self.rtt_low = 0;
             self.rtt_above = false;
-            self.rtt_sum = 0;
-            self.rtt_cnt = 0;
-            self.beg_snd_nxt = tp.snd_nxt;
+            self.round.begin(tp.snd_nxt);
         }
     }
 }

@@ -21,6 +21,7 @@ pub mod pert_adaptive;
 pub mod pert_pi;
 pub mod pert_signal;
 pub mod reno;
+pub mod rtt_round;
 pub mod vegas;
 
 use crate::rng::SimRng;

@@ -45,7 +45,8 @@
 //! counts as one `early_responses`, as [`CcCounters`] defines them.
 
 use super::reno::reno_cong_avoid;
-use super::{seq_after, AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
+use super::rtt_round::RttRound;
+use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
 use crate::error::ConfigError;
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -105,12 +106,8 @@ pub struct Vegas {
     cfg: VegasConfig,
     /// Vegas adjusts the window this RTT (off outside `Open`, as in Linux).
     doing_vegas_now: bool,
-    /// `snd_nxt` when the current RTT began; the RTT ends when it is ACKed.
-    beg_snd_nxt: u32,
-    /// RTT samples taken in the current RTT.
-    cnt_rtt: u32,
-    /// Smallest RTT sample in the current RTT.
-    min_rtt: SimTime,
+    /// The current RTT and its samples.
+    round: RttRound,
     /// Smallest RTT sample ever: the propagation-delay estimate.
     base_rtt: SimTime,
     /// In every-other-RTT slow start: the window is held during this RTT.
@@ -122,17 +119,7 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Vegas {
-        Vegas {
-            cfg,
-            doing_vegas_now: true,
-            beg_snd_nxt: 0,
-            cnt_rtt: 0,
-            min_rtt: NO_RTT,
-            base_rtt: NO_RTT,
-            ss_hold: false,
-            last_diff: None,
-            counters: CcCounters::default(),
-        }
+        Vegas { cfg, doing_vegas_now: true, round: RttRound::default(), base_rtt: NO_RTT, ss_hold: false, last_diff: None, counters: CcCounters::default() }
     }
 
     /// Minimum RTT ever seen (the propagation-delay estimate), if any.
@@ -148,9 +135,7 @@ impl Vegas {
     /// Linux `vegas_enable`: start a fresh round at the next RTT boundary.
     fn enable(&mut self, tp: &CcState) {
         self.doing_vegas_now = true;
-        self.beg_snd_nxt = tp.snd_nxt;
-        self.cnt_rtt = 0;
-        self.min_rtt = NO_RTT;
+        self.round.begin(tp.snd_nxt);
         self.ss_hold = false;
     }
 
@@ -160,10 +145,9 @@ impl Vegas {
         self.enable(tp);
     }
 
-    /// The once-per-RTT decision, on the first ACK beyond `beg_snd_nxt`.
+    /// The once-per-RTT decision, on the first ACK beyond the round's start.
     fn end_of_round(&mut self, tp: &mut CcState, acked: u32) {
-        self.beg_snd_nxt = tp.snd_nxt;
-        if self.cnt_rtt <= MIN_SAMPLES_EXCLUSIVE {
+        if self.round.samples() <= MIN_SAMPLES_EXCLUSIVE {
             // Not enough samples: this round is Reno's, and the next one grows.
             self.ss_hold = false;
             reno_cong_avoid(tp, acked);
@@ -178,7 +162,7 @@ impl Vegas {
                 self.ss_hold = false;
                 true
             };
-            let rtt = self.min_rtt;
+            let rtt = self.round.min().unwrap_or(NO_RTT);
             let diff = queued_packets(tp.snd_cwnd, rtt, self.base_rtt);
             self.last_diff = Some(diff);
             let before = tp.snd_cwnd;
@@ -199,8 +183,7 @@ impl Vegas {
                 self.counters.early_responses += 1;
             }
         }
-        self.cnt_rtt = 0;
-        self.min_rtt = NO_RTT;
+        self.round.begin(tp.snd_nxt);
     }
 
     /// Too many packets queued in slow start: set the window to the rate the
@@ -248,7 +231,7 @@ impl CongestionControl for Vegas {
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
         if !self.doing_vegas_now {
             reno_cong_avoid(tp, acked);
-        } else if seq_after(tp.snd_una, self.beg_snd_nxt) {
+        } else if self.round.is_over(tp.snd_una) {
             self.end_of_round(tp, acked);
         } else if tp.in_slow_start() && !self.ss_hold {
             tp.slow_start(acked);
@@ -260,8 +243,7 @@ impl CongestionControl for Vegas {
         // Never a zero RTT: base RTT is a divisor.
         let rtt = rtt.max(1);
         self.base_rtt = self.base_rtt.min(rtt);
-        self.min_rtt = self.min_rtt.min(rtt);
-        self.cnt_rtt = self.cnt_rtt.saturating_add(1);
+        self.round.add(rtt);
     }
 
     fn set_state(&mut self, tp: &mut CcState, new_state: CaState) {
@@ -466,7 +448,7 @@ mod tests {
         f.round(Some(300 * MS));
         assert_eq!(f.tp.snd_cwnd, 11);
         f.cc.set_state(&mut f.tp, CaState::Open);
-        assert_eq!(f.cc.beg_snd_nxt, f.tp.snd_nxt);
+        assert_eq!(f.cc.round.beg_snd_nxt(), f.tp.snd_nxt);
         assert_eq!(f.cc.base_rtt_ns(), Some(100 * MS));
     }
 
