@@ -55,7 +55,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pert::{DEFAULT_P_MAX, DEFAULT_SRTT_WEIGHT, DEFAULT_T_MAX_NS, DEFAULT_T_MIN_NS};
-use super::pert_signal::{draw, gentle_red, ns_to_scaled, scaled_to_ns, to_prob, DelaySignal, OncePerRtt, MIN_CWND, PPM};
+use super::pert_signal::{draw, gentle_red, ns_to_scaled, scale_window, scaled_to_ns, to_ppm, to_prob, DelaySignal, OncePerRtt, PPM};
 use super::{AckSample, CcCounters, CcState, CcTelemetry, CongestionControl, Mode};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
@@ -227,11 +227,15 @@ pub struct LossIntervals {
     open: u64,
     /// The open interval has already been moved into `history[0]` by ageing.
     aged: bool,
+    /// The mean interval at the last event: the open count ages past it. The
+    /// history changes only at events until then, so it is computed there,
+    /// not on every ACK.
+    age_after: Option<f64>,
 }
 
 impl LossIntervals {
     pub fn new(weights: Vec<f64>) -> LossIntervals {
-        LossIntervals { history: Vec::with_capacity(weights.len()), weights, open: 0, aged: false }
+        LossIntervals { history: Vec::with_capacity(weights.len()), weights, open: 0, aged: false, age_after: None }
     }
 
     /// Weights must be finite, non-negative, not all zero.
@@ -254,7 +258,7 @@ impl LossIntervals {
         self.open += n;
         if self.aged {
             self.history[0] = self.open;
-        } else if self.mean_interval().is_some_and(|mean| self.open as f64 > mean) {
+        } else if self.age_after.is_some_and(|mean| self.open as f64 > mean) {
             self.shift_in(self.open);
             self.aged = true;
         }
@@ -269,6 +273,7 @@ impl LossIntervals {
         }
         self.open = 0;
         self.aged = false;
+        self.age_after = self.mean_interval();
     }
 
     fn shift_in(&mut self, n: u64) {
@@ -429,7 +434,7 @@ impl PertAdaptive {
 
     /// Kept share of the window after a decrease by `beta`, millionths.
     fn keep_ppm(beta: f64) -> u64 {
-        PPM - (beta.clamp(0.0, 1.0) * PPM as f64).round() as u64
+        PPM - to_ppm(beta)
     }
 
     /// End of an alpha period: decide the mode from where the period's ACKs
@@ -484,8 +489,7 @@ impl CongestionControl for PertAdaptive {
             LossBeta::Adaptive => self.beta(),
             LossBeta::Half => 0.5,
         };
-        let kept = u64::from(tp.snd_cwnd) * Self::keep_ppm(beta) / PPM;
-        u32::try_from(kept).unwrap_or(u32::MAX).max(MIN_CWND)
+        scale_window(tp.snd_cwnd, Self::keep_ppm(beta))
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng) {

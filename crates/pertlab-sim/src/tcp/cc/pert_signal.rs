@@ -96,13 +96,18 @@ impl OncePerRtt {
     /// least [`MIN_CWND`]); growth resumes in congestion avoidance
     /// (`ssthresh <- cwnd`), the guard closes until the next RTT.
     pub fn respond(&mut self, tp: &mut CcState, keep_ppm: u64) {
-        let kept = u64::from(tp.snd_cwnd) * keep_ppm / PPM;
-        let cwnd = u32::try_from(kept).unwrap_or(u32::MAX).max(MIN_CWND).min(tp.snd_cwnd);
+        let cwnd = scale_window(tp.snd_cwnd, keep_ppm).min(tp.snd_cwnd);
         tp.snd_cwnd = cwnd;
         tp.snd_ssthresh = cwnd.max(MIN_CWND);
         tp.snd_cwnd_cnt = 0;
         self.after = Some(tp.snd_nxt);
     }
+}
+
+/// `keep_ppm` millionths of `cwnd`, truncated, at least [`MIN_CWND`].
+pub fn scale_window(cwnd: u32, keep_ppm: u64) -> u32 {
+    let kept = u64::from(cwnd) * keep_ppm / PPM;
+    u32::try_from(kept).unwrap_or(u32::MAX).max(MIN_CWND)
 }
 
 /// One Bernoulli draw with probability `p` (units of 2^-32): exactly one
