@@ -24,9 +24,10 @@ the core when the world is built: :meth:`Scenario.check`.
 from __future__ import annotations
 
 import json
+import operator
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Callable, Literal, Union
 
 from pydantic import (
     AliasChoices,
@@ -153,6 +154,30 @@ def _unit(name: str, wire: str, default: Any = ..., description: str | None = No
 
 
 # --- base model -------------------------------------------------------------
+
+
+
+#: ``_compared_to`` relations: the words of the message and the test.
+_ORDER: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {
+    ">": ("greater than", operator.gt),
+    ">=": ("at least", operator.ge),
+    "<": ("less than", operator.lt),
+}
+
+
+def _compared_to(other: str, relation: str, show: Callable[[Any], str] = str) -> Callable[..., Any]:
+    """A field validator: the field (when set) must be ``relation`` the field
+    ``other``, declared before it (when set). The message reads ``must be
+    greater than t_min (5ms), got 4ms``, values written with ``show``."""
+    words, holds = _ORDER[relation]
+
+    def check(cls: Any, v: Any, info: ValidationInfo) -> Any:
+        ref = info.data.get(other)
+        if v is not None and ref is not None and not holds(v, ref):
+            raise ValueError(f"must be {words} {other} ({show(ref)}), got {show(v)}")
+        return v
+
+    return check
 
 
 class _Model(BaseModel):
@@ -367,13 +392,7 @@ class Vegas(_Model):
     gamma: U32 = Field(1, description="slow start ends above this many queued packets")
     slow_start_every_other_rtt: bool = Field(True, description="grow in slow start every other RTT (Brakmo et al.)")
 
-    @field_validator("beta")
-    @classmethod
-    def _beta_at_least_alpha(cls, v: int, info: ValidationInfo) -> int:
-        alpha = info.data.get("alpha")
-        if alpha is not None and v < alpha:
-            raise ValueError(f"must be at least alpha ({alpha}), got {v}")
-        return v
+    _beta_at_least_alpha = field_validator("beta")(_compared_to("alpha", ">="))
 
 
 class Pert(_Model):
@@ -392,21 +411,9 @@ class Pert(_Model):
     )
     respond_in_slow_start: bool = True
 
-    @field_validator("t_max")
-    @classmethod
-    def _t_max_above_t_min(cls, v: int, info: ValidationInfo) -> int:
-        lo = info.data.get("t_min")
-        if lo is not None and v <= lo:
-            raise ValueError(f"must be greater than t_min ({format_time(lo)}), got {format_time(v)}")
-        return v
+    _t_max_above_t_min = field_validator("t_max")(_compared_to("t_min", ">", format_time))
 
-    @field_validator("t_curve_end")
-    @classmethod
-    def _end_above_t_max(cls, v: int | None, info: ValidationInfo) -> int | None:
-        hi = info.data.get("t_max")
-        if v is not None and hi is not None and v <= hi:
-            raise ValueError(f"must be greater than t_max ({format_time(hi)}), got {format_time(v)}")
-        return v
+    _end_above_t_max = field_validator("t_curve_end")(_compared_to("t_max", ">", format_time))
 
 
 class PertPi(_Model):
@@ -456,21 +463,9 @@ class PertAdaptive(_Model):
     )
     respond_in_slow_start: bool = Field(False, description="early responses in slow start too (thesis: congestion avoidance only)")
 
-    @field_validator("t_max")
-    @classmethod
-    def _t_max_above_t_min(cls, v: int, info: ValidationInfo) -> int:
-        lo = info.data.get("t_min")
-        if lo is not None and v <= lo:
-            raise ValueError(f"must be greater than t_min ({format_time(lo)}), got {format_time(v)}")
-        return v
+    _t_max_above_t_min = field_validator("t_max")(_compared_to("t_min", ">", format_time))
 
-    @field_validator("t3_frac")
-    @classmethod
-    def _t3_above_compete(cls, v: float, info: ValidationInfo) -> float:
-        lo = info.data.get("compete_frac")
-        if lo is not None and v < lo:
-            raise ValueError(f"must be at least compete_frac ({lo}), got {v}")
-        return v
+    _t3_above_compete = field_validator("t3_frac")(_compared_to("compete_frac", ">="))
 
     @field_validator("interval_weights")
     @classmethod
@@ -495,21 +490,9 @@ class Hstcp(_Model):
     high_p: _OpenUnit = Field(1e-7, description="loss rate at high_window (High_P)", validate_default=True)
     high_decrease: Annotated[float, Field(gt=0.0, le=0.5)] = Field(0.1, description="decrease factor b at high_window (High_Decrease)")
 
-    @field_validator("high_window")
-    @classmethod
-    def _above_low_window(cls, v: float, info: ValidationInfo) -> float:
-        lo = info.data.get("low_window")
-        if lo is not None and v <= lo:
-            raise ValueError(f"must be greater than low_window ({lo}), got {v}")
-        return v
+    _above_low_window = field_validator("high_window")(_compared_to("low_window", ">"))
 
-    @field_validator("high_p")
-    @classmethod
-    def _below_low_p(cls, v: float, info: ValidationInfo) -> float:
-        lo = info.data.get("low_p")
-        if lo is not None and v >= lo:
-            raise ValueError(f"must be less than low_p ({lo}), got {v}")
-        return v
+    _below_low_p = field_validator("high_p")(_compared_to("low_p", "<"))
 
 
 class Cubic(_Model):
@@ -547,29 +530,11 @@ class Illinois(_Model):
     d2_frac: _OpenUnit = Field(0.1, description="d2 as a fraction of the maximum queueing delay")
     d3_frac: _OpenUnit = Field(0.8, description="d3 as a fraction of the maximum queueing delay", validate_default=True)
 
-    @field_validator("alpha_max")
-    @classmethod
-    def _above_alpha_min(cls, v: float, info: ValidationInfo) -> float:
-        lo = info.data.get("alpha_min")
-        if lo is not None and v <= lo:
-            raise ValueError(f"must be greater than alpha_min ({lo}), got {v}")
-        return v
+    _above_alpha_min = field_validator("alpha_max")(_compared_to("alpha_min", ">"))
 
-    @field_validator("beta_max")
-    @classmethod
-    def _at_least_beta_min(cls, v: float, info: ValidationInfo) -> float:
-        lo = info.data.get("beta_min")
-        if lo is not None and v < lo:
-            raise ValueError(f"must be at least beta_min ({lo}), got {v}")
-        return v
+    _at_least_beta_min = field_validator("beta_max")(_compared_to("beta_min", ">="))
 
-    @field_validator("d3_frac")
-    @classmethod
-    def _above_d2(cls, v: float, info: ValidationInfo) -> float:
-        lo = info.data.get("d2_frac")
-        if lo is not None and v <= lo:
-            raise ValueError(f"must be greater than d2_frac ({lo}), got {v}")
-        return v
+    _above_d2 = field_validator("d3_frac")(_compared_to("d2_frac", ">"))
 
 
 _UnitInterval = Annotated[float, Field(gt=0.0, le=1.0)]
@@ -620,13 +585,7 @@ class TcpConfig(_Model):
             raise ValueError(f"must exceed the 40-byte TCP/IP header, got {v}")
         return v
 
-    @field_validator("max_rto")
-    @classmethod
-    def _rto_bounds(cls, v: int, info: ValidationInfo) -> int:
-        lo = info.data.get("min_rto")
-        if lo is not None and v < lo:
-            raise ValueError(f"must be at least min_rto ({format_time(lo)}), got {format_time(v)}")
-        return v
+    _rto_bounds = field_validator("max_rto")(_compared_to("min_rto", ">=", format_time))
 
 
 def _cc_shorthand(value: Any) -> Any:
