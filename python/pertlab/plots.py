@@ -122,3 +122,33 @@ def write_figures(runs: dict[str, Results], out_dir: str | Path) -> list[Path]:
         plt.close(fig)
         written.append(out / name)
     return written
+
+
+def metric_panels(
+    table: pl.DataFrame, x: str, panels: list[tuple[str, str]], path: Path, title: str, *,
+    by: str | None = None, labels: dict[str, str] | None = None, x_label: str | None = None, log_x: bool = False,
+) -> None:
+    """One panel per ``(metric, panel title)`` against ``x``, one line per value of
+    ``by`` (named through ``labels``), 95 % CI error bars where ``{metric}_ci95``
+    exists. A log x axis becomes symlog when ``x`` has a zero."""
+    groups = table[by].unique(maintain_order=True).to_list() if by else [None]
+    with saved_figure(path, 1, len(panels), figsize=(4.25 * len(panels), 3.8), title=title) as (_, axes):
+        axes = axes if len(panels) > 1 else [axes]
+        for ax, (metric, panel_title) in zip(axes, panels):
+            for g in groups:
+                t = (table if g is None else table.filter(pl.col(by) == g)).with_columns(pl.col(x).cast(pl.Float64)).sort(x)
+                if metric not in t.columns:
+                    continue
+                err = t[f"{metric}_ci95"].fill_nan(0).to_list() if f"{metric}_ci95" in t.columns else None
+                name = None if g is None else (labels or {}).get(g, str(g))
+                ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=err, marker="o", ms=3, capsize=2, label=name)
+            if log_x:
+                if table[x].cast(pl.Float64).min() == 0:
+                    ax.set_xscale("symlog", linthresh=1e-6)
+                else:
+                    ax.set_xscale("log")
+            ax.set_xlabel(x_label or x)
+            ax.set_title(panel_title)
+        if by:
+            axes[0].legend(fontsize=8)
+

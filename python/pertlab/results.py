@@ -202,6 +202,14 @@ class Results:
 
         return self._frame("flow_series", build)
 
+    def flow_goodput(self) -> pl.DataFrame:
+        """Each sampled flow's goodput between consecutive flow samples, ``mbps``
+        (Mbit/s of payload delivered in order), at the sample ending the interval."""
+        fs = self.flow_series.sort("flow", "t_s")
+        return fs.with_columns(
+            (pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow") * 8 / pl.col("t_s").diff().over("flow") / 1e6).alias("mbps")
+        ).drop_nulls("mbps")
+
     def _trace(self, name: str) -> pl.DataFrame:
         prefix, schema = TRACE_TABLES[name]
         trace = self.data.get("trace") or {}

@@ -45,7 +45,7 @@ from .results import Results
 from .scenario import Scenario, ScenarioError, TcpConfig
 from .units import parse_rate
 
-__all__ = ["Point", "parse_vary", "expand", "run_key", "run_points", "stored_results", "run_sweep", "aggregate", "METRICS"]
+__all__ = ["Point", "parse_vary", "expand", "run_key", "run_points", "stored_results", "summary_row", "run_sweep", "aggregate", "METRICS"]
 
 #: Summary metrics collected per run (bottleneck queue and flows).
 METRICS = ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization", "jain", "goodput_mbps")
@@ -194,7 +194,9 @@ def _store(out: Path, point: Point, results_json: str) -> None:
     tmp.rename(final)
 
 
-def _row(point: Point, results: Results) -> dict[str, Any]:
+def summary_row(point: Point, results: Results) -> dict[str, Any]:
+    """The point's key, values and seed, the bottleneck's metrics (:data:`METRICS`), the
+    Jain index, the long flows' total goodput and the wall time: one row of a sweep."""
     b = results.bottleneck or {}
     row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
     for m in ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization"):
@@ -267,7 +269,7 @@ def run_points(
             client.close()
             if local is not None:
                 local.close()
-    return pl.DataFrame([_row(p, Results.read(out / "runs" / p.key)) for p in points])
+    return pl.DataFrame([summary_row(p, Results.read(out / "runs" / p.key)) for p in points])
 
 
 def stored_results(point: Point, out: str | Path) -> Results:

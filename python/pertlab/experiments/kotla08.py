@@ -32,11 +32,11 @@ from typing import Any, Callable
 import polars as pl
 
 from .._core import jain_index
-from ..builders import NS2_TCP, dumbbell, parking_lot
+from ..builders import CC_NAMES, NS2_TCP, buffer_packets, dumbbell, parking_lot, parse_cc_mix
 from ..parallel import Workers
 from ..results import Results, drop_ratio
 from ..scenario import Scenario
-from ..sweep import Point, run_points, stored_results
+from ..sweep import Point, run_points, stored_results, summary_row
 
 PERT = "pert-adaptive"
 SACK = "sack"
@@ -64,11 +64,6 @@ FULL = Mode("full", "400s", "100s", "300s", (1,))
 QUICK = Mode("quick", "150s", "100s", "150s", (1,))
 
 
-def bdp_packets(bw_bps: float, rtt_s: float) -> float:
-    """BDP in packets of :data:`PAYLOAD_BYTES` (the thesis's 1123 at 150 Mbit/s, 60 ms)."""
-    return bw_bps * rtt_s / (8 * PAYLOAD_BYTES)
-
-
 def mix(pert: int, sack: int, pert_cc: str = PERT, other: str = SACK) -> str:
     """The builder's mix string for ``pert`` flows of ``pert_cc`` and ``sack`` of ``other``."""
     return ",".join(f"{name}:{n}" for name, n in ((pert_cc, pert), (other, sack)) if n > 0)
@@ -78,13 +73,19 @@ def kotla_dumbbell(
     cc: str, mode: Mode, seed: int, *, bw: float = 150e6, rtt_ms: float = 60.0, buffer_bdp: float = 1.0, start_window: str = "10s", **kw: Any
 ) -> Scenario:
     """A dumbbell of Section V.A: ``cc`` a builder mix ("pert-adaptive:50,sack:50")."""
-    flows = sum(int(part.split(":")[1]) for part in cc.split(","))
-    limit = max(round(buffer_bdp * bdp_packets(bw, rtt_ms / 1e3)), 2 * flows, 1)
+    flows = sum(n for _, n in parse_cc_mix(cc, None))
+    # The thesis counts its BDP (1123 packets at 150 Mbit/s, 60 ms) in 1000-byte payloads.
+    limit = buffer_packets(int(bw), int(rtt_ms * 1e6), PAYLOAD_BYTES, buffer_bdp, flows)
     return dumbbell(
         bw=int(bw), rtt=f"{rtt_ms}ms", flows=None, cc=cc, duration=mode.duration, warmup=mode.warmup,
         measure_end=mode.measure_end, start_window=start_window, seed=seed, packet_size=WIRE_BYTES, buffer_pkts=limit,
         tcp={**NS2_TCP, **kw.pop("tcp", {})}, **kw,
     )  # fmt: skip
+
+
+def short_name(label: str) -> str:
+    """Column prefix of a flow label in result tables (:data:`SHORT`, else the label)."""
+    return SHORT.get(label, label.replace("-", "_"))
 
 
 def run_row(point: Point, results: Results) -> dict[str, Any]:
@@ -93,15 +94,11 @@ def run_row(point: Point, results: Results) -> dict[str, Any]:
     else the label) its share, drop rate and drop ratio to SACK
     (``pert_drop_ratio``, ...) when SACK is present, and adaptive PERT's
     compete and high-speed residency."""
-    b = results.bottleneck or {}
-    row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
-    for m in ("avg_queue_norm", "drop_rate", "utilization"):
-        row[m] = b.get(m)
-    row["jain"] = results.jain
+    row = summary_row(point, results)
     span = results.data["window_end_s"] - results.data["window_start_s"]
     labels = results.controllers["label"].to_list()
     for c in results.controllers.iter_rows(named=True):
-        short = SHORT.get(c["label"], c["label"].replace("-", "_"))
+        short = short_name(c["label"])
         row[f"{short}_share"] = c["share"]
         row[f"{short}_drop_rate"] = c["drop_rate"]
         row[f"{short}_goodput_mbps"] = c["goodput_mbps"]
@@ -109,12 +106,11 @@ def run_row(point: Point, results: Results) -> dict[str, Any]:
             row[f"{short}_drop_ratio"] = drop_ratio(results, c["label"], SACK)
     if results.flow_series.height:
         for label, dispersion in bandwidth_dispersion(results).items():
-            row[f"{SHORT.get(label, label.replace('-', '_'))}_var_over_mean"] = dispersion
+            row[f"{short_name(label)}_var_over_mean"] = dispersion
     pert_flows = results.flows.filter(pl.col("cc") == PERT)
     if pert_flows.height and span > 0:
         row["pert_compete_frac"] = float(pert_flows["compete_s"].mean()) / span
         row["pert_high_speed_frac"] = float(pert_flows["high_speed_s"].mean()) / span
-    row["wall_seconds"] = results.data.get("wall_seconds")
     return row
 
 
@@ -122,7 +118,7 @@ def bandwidth_dispersion(results: Results) -> dict[str, float]:
     """Figure 6: per label, the mean over its flows of variance / mean of the flow's goodput
     (Mbit/s) measured once per sample interval inside the measurement window."""
     lo, hi = results.data["window_start_s"], results.data["window_end_s"]
-    thr = flow_throughput(results).filter((pl.col("t_s") > lo) & (pl.col("t_s") <= hi))
+    thr = results.flow_goodput().filter((pl.col("t_s") > lo) & (pl.col("t_s") <= hi))
     labels = results.flows.select(pl.col("id").alias("flow"), "label")
     per_flow = thr.join(labels, on="flow").group_by("label", "flow").agg((pl.col("mbps").var() / pl.col("mbps").mean()).alias("d"))
     return dict(per_flow.group_by("label").agg(pl.col("d").mean()).iter_rows())
@@ -210,7 +206,7 @@ def highspeed_points(setup: HighSpeed) -> list[Point]:
     out = []
     for cc in HIGHSPEED_SCHEMES:
         for acc in setup.access_bps:
-            limit = max(round(bdp_packets(min(acc, setup.bottleneck_bps), 0.070)), 2)
+            limit = buffer_packets(int(min(acc, setup.bottleneck_bps)), 70_000_000, PAYLOAD_BYTES, 1.0, 1)
             s = dumbbell(
                 bw=int(setup.bottleneck_bps), rtt="70ms", flows=1, cc=cc, duration=setup.duration, warmup=setup.warmup,
                 start_window="0s", packet_size=WIRE_BYTES, tcp=NS2_TCP, access_rate=int(acc), buffer_pkts=limit,
@@ -261,8 +257,9 @@ def lossy_dumbbell(cc: str, loss: float, mode: Mode) -> Scenario:
 def wireless(cc: str, loss: float, mode: Mode) -> Scenario:
     """Figure 26b: source link 100 Mbit/s / 5 ms, wireless end-host link 55 Mbit/s / 20 ms
     with Bernoulli loss (data direction); buffer 1 BDP of the 50 ms path at 55 Mbit/s."""
-    limit = max(round(bdp_packets(55e6, 0.050)), 2)
-    tcp = {"packet_size": WIRE_BYTES, "sack": True, **NS2_TCP}
+    limit = buffer_packets(55_000_000, 50_000_000, PAYLOAD_BYTES, 1.0, 1)
+    kind, sack = CC_NAMES[cc]
+    tcp = {"packet_size": WIRE_BYTES, "sack": sack, **NS2_TCP}
     return Scenario.parse({
         "seed": 1, "duration": mode.duration, "measure": {"start": mode.warmup, "end": mode.measure_end},
         "nodes": ["src", "ap", "dst"],
@@ -271,7 +268,7 @@ def wireless(cc: str, loss: float, mode: Mode) -> Scenario:
             {"name": "bottleneck", "a": "ap", "b": "dst", "rate": "55Mbps", "delay": "20ms", "loss": loss,
              "queue": {"limit_pkts": limit}},
         ],
-        "flows": [{"src": "src", "dst": "dst", "cc": cc.replace("sack", "reno"), "label": cc, "start_window": ["0s", "10s"], "tcp": tcp}],
+        "flows": [{"src": "src", "dst": "dst", "cc": kind, "label": cc, "start_window": ["0s", "10s"], "tcp": tcp}],
     })  # fmt: skip
 
 
@@ -525,7 +522,7 @@ def phase_throughput(results: Results, setup: Cbr) -> pl.DataFrame:
     """Per phase: whether UDP was on, PERT's mean throughput over the phase's second half
     (Mbit/s, payload), and the seconds PERT took after the phase began to reach 90 % of
     what was left to it (the link, or the link less the CBR rate)."""
-    thr = flow_throughput(results)
+    thr = results.flow_goodput()
     rows = []
     for i in range(setup.phases):
         lo, hi = i * setup.phase_s, (i + 1) * setup.phase_s
@@ -539,14 +536,6 @@ def phase_throughput(results: Results, setup: Cbr) -> pl.DataFrame:
             "seconds_to_90pct": float(reached.min() - lo) if reached.len() else float("nan"),
         })  # fmt: skip
     return pl.DataFrame(rows)
-
-
-def flow_throughput(results: Results) -> pl.DataFrame:
-    """Each long flow's goodput between consecutive flow samples (Mbit/s), by flow and time."""
-    fs = results.flow_series.sort("flow", "t_s")
-    return fs.with_columns(
-        (pl.col("delivered_bytes").diff().over("flow") * 8 / pl.col("t_s").diff().over("flow") / 1e6).alias("mbps")
-    ).drop_nulls("mbps")
 
 
 # ------------------------------------- K18: flows join and leave (Figure 24)
@@ -584,7 +573,7 @@ def join_leave_phases(results: Results, setup: JoinLeave) -> pl.DataFrame:
     second half."""
     spans = [(i * setup.step_s, i * setup.step_s + life) for i, life in enumerate(setup.lifetimes_s)]
     edges = sorted({t for span in spans for t in span})
-    thr = flow_throughput(results)
+    thr = results.flow_goodput()
     capacity = setup.bw * PAYLOAD_BYTES / WIRE_BYTES / 1e6
     rows = []
     for lo, hi in zip(edges, edges[1:]):

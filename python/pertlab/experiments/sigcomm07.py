@@ -187,19 +187,9 @@ PANELS = (("avg_queue_norm", "average queue / buffer"), ("drop_rate", "drop rate
 
 def plot_figure(table: pl.DataFrame, x: str, x_label: str, title: str, path: Path, log_x: bool = True) -> None:
     """Four panels against ``x``, one line per scheme, 95 % CI as error bars."""
-    from ..plots import saved_figure
+    from ..plots import metric_panels
 
-    with saved_figure(path, 1, 4, figsize=(17, 3.8), title=title) as (_, axes):
-        for ax, (metric, label) in zip(axes, PANELS):
-            for slug in table["scheme"].unique(maintain_order=True).to_list():
-                t = table.filter(pl.col("scheme") == slug).sort(x)
-                err = t[f"{metric}_ci95"].fill_nan(0).to_list() if f"{metric}_ci95" in t.columns else None
-                ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=err, marker="o", ms=3, capsize=2, label=LABELS.get(slug, slug))
-            if log_x:
-                ax.set_xscale("log")
-            ax.set_xlabel(x_label)
-            ax.set_title(label)
-        axes[0].legend(fontsize=8)
+    metric_panels(table, x, list(PANELS), path, title, by="scheme", labels=LABELS, x_label=x_label, log_x=log_x)
 
 
 # ------------------------------------------------------------------ Figure 12
@@ -245,11 +235,7 @@ def fig12_points(setup: DynamicSetup, schemes=SCHEMES) -> list[Point]:
 
 def group_throughput(results, setup: DynamicSetup) -> pl.DataFrame:
     """Aggregate throughput (Mbit/s) of each group per sampling interval."""
-    fs = results.flow_series.sort("flow", "t_s")
-    rate = fs.with_columns(
-        (pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow") * 8 / pl.col("t_s").diff().over("flow") / 1e6).alias("mbps"),
-        (pl.col("flow") // setup.group).alias("group"),
-    ).drop_nulls("mbps")
+    rate = results.flow_goodput().with_columns((pl.col("flow") // setup.group).alias("group"))
     return rate.group_by("t_s", "group").agg(pl.col("mbps").sum()).sort("group", "t_s")
 
 

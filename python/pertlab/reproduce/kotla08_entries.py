@@ -15,14 +15,11 @@ import polars as pl
 
 from ..experiments import kotla08 as k
 from ..parallel import Workers
+from ..plots import metric_panels
 from ..sweep import Point, stored_results
-from .registry import Claim, Entry, Report, register
+from .registry import Claim, Entry, Report, fmt_values, register
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
-
-
-def _fmt(xs: list[Any]) -> str:
-    return ", ".join("nan" if isinstance(v, float) and math.isnan(v) else f"{v:.3g}" if isinstance(v, float) else str(v) for v in xs)
 
 
 def _col(table: pl.DataFrame, x: str, col: str, **where: str) -> tuple[list[float], list[float]]:
@@ -33,34 +30,12 @@ def _col(table: pl.DataFrame, x: str, col: str, **where: str) -> tuple[list[floa
     return t[x].to_list(), (t[col].to_list() if col in t.columns else [math.nan] * t.height)
 
 
-def _plot(table: pl.DataFrame, x: str, panels: list[tuple[str, str]], path: Path, title: str, *, by: str | None = None, log_x: bool = False) -> None:
-    """One panel per metric against ``x``; one line per value of ``by`` (or one line)."""
-    from ..plots import saved_figure
-
-    groups = table[by].unique(maintain_order=True).to_list() if by else [None]
-    with saved_figure(path, 1, len(panels), figsize=(4.2 * len(panels), 3.6), title=title) as (_, axes):
-        axes = axes if len(panels) > 1 else [axes]
-        for ax, (metric, label) in zip(axes, panels):
-            for g in groups:
-                t = table if g is None else table.filter(pl.col(by) == g)
-                if metric not in t.columns:
-                    continue
-                t = t.with_columns(pl.col(x).cast(pl.Float64)).sort(x)
-                ax.plot(t[x].to_list(), t[metric].to_list(), marker="o", ms=3, label=str(g) if g is not None else None)
-            if log_x:
-                ax.set_xscale("symlog", linthresh=1e-6) if table[x].cast(pl.Float64).min() == 0 else ax.set_xscale("log")
-            ax.set_xlabel(x)
-            ax.set_title(label)
-        if by:
-            axes[0].legend(fontsize=8)
-
-
 def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> Path:
     """Each long flow's goodput over time (from the flow samples), intervals shaded."""
     from ..plots import saved_figure
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    thr = k.flow_throughput(results)
+    thr = results.flow_goodput()
     with saved_figure(path, 1, 1, figsize=(9, 3.6), title=title) as (_, ax):
         for f in thr["flow"].unique(maintain_order=True).to_list():
             t = thr.filter(pl.col("flow") == f)
@@ -111,7 +86,7 @@ def _sweep_entry(
         report.claims = claims(table)
         out.mkdir(parents=True, exist_ok=True)
         report.figures.append(out / f"{name}.png")
-        _plot(table, x, panels, report.figures[-1], title, log_x=log_x)
+        metric_panels(table, x, panels, report.figures[-1], title, log_x=log_x)
         return report
 
     register(Entry(name, title, f"{THESIS}, {section}", run))
@@ -132,26 +107,26 @@ def _mix_claims(t: pl.DataFrame) -> list[Claim]:
     if half is not None:
         claims.append(Claim("In a 50-50 mix PERT's bandwidth share is between 35 % and 65 %.", 0.35 <= share[half] <= 0.65, f"PERT share at 50 %: {share[half]:.3f}"))
         claims.append(Claim("In a 50-50 mix PERT's drop rate is below SACK's (drop ratio < 1).", ratio[half] < 1, f"drop ratio at 50 %: {ratio[half]:.3f}"))
-    claims.append(Claim("The PERT/SACK drop ratio is below 1 in every mix (Fig. 5).", all(ratio[i] < 1 for i in mixed), f"at {_fmt([xs[i] for i in mixed])} % PERT: {_fmt([ratio[i] for i in mixed])}"))
+    claims.append(Claim("The PERT/SACK drop ratio is below 1 in every mix (Fig. 5).", all(ratio[i] < 1 for i in mixed), f"at {fmt_values([xs[i] for i in mixed])} % PERT: {fmt_values([ratio[i] for i in mixed])}"))
     if 100.0 in at:
         claims.append(Claim("A homogeneous PERT population has near-zero drops (drop rate below 1e-4; Fig. 4: zero at 100 %).", drop[at[100.0]] < 1e-4, f"drop rate at 100 % PERT: {drop[at[100.0]]:.3g}"))
     if 0.0 in at:
-        claims.append(Claim("Mixed deployments drop less than 100 % SACK (Fig. 4).", all(drop[i] < drop[at[0.0]] for i in mixed), f"drop rate: {_fmt(drop)} at {_fmt(xs)} % PERT"))
+        claims.append(Claim("Mixed deployments drop less than 100 % SACK (Fig. 4).", all(drop[i] < drop[at[0.0]] for i in mixed), f"drop rate: {fmt_values(drop)} at {fmt_values(xs)} % PERT"))
     if 100.0 in at:
-        claims.append(Claim("The queue is much lower at 100 % PERT than in any mix (Fig. 4).", all(queue[at[100.0]] < 0.5 * queue[i] for i in mixed), f"avg queue / buffer: {_fmt(queue)}"))
+        claims.append(Claim("The queue is much lower at 100 % PERT than in any mix (Fig. 4).", all(queue[at[100.0]] < 0.5 * queue[i] for i in mixed), f"avg queue / buffer: {fmt_values(queue)}"))
     _, pd = _col(t, "pert_percent", "pert_var_over_mean")
     _, sd = _col(t, "pert_percent", "sack_var_over_mean")
     claims.append(Claim("PERT's bandwidth varies less than SACK's: variance / mean of 1-s samples lower in every mix (Fig. 6).", all(pd[i] < sd[i] for i in mixed),
-                        f"PERT {_fmt([pd[i] for i in mixed])}; SACK {_fmt([sd[i] for i in mixed])}"))  # fmt: skip
+                        f"PERT {fmt_values([pd[i] for i in mixed])}; SACK {fmt_values([sd[i] for i in mixed])}"))  # fmt: skip
     pure = [i for i, v in enumerate(xs) if v > 0 and not math.isnan(pd[i])]
     if len(pure) >= 2:
         from scipy.stats import spearmanr
 
         rho = float(spearmanr([xs[i] for i in pure], [pd[i] for i in pure]).statistic) if len(pure) > 2 else (-1.0 if pd[pure[-1]] < pd[pure[0]] else 1.0)
         claims.append(Claim("PERT's variance / mean keeps falling as PERT's percentage rises (Fig. 6; rank correlation below 0).", rho < 0,
-                            f"Spearman {rho:.2f}; {_fmt([pd[i] for i in pure])} at {_fmt([xs[i] for i in pure])} %"))  # fmt: skip
+                            f"Spearman {rho:.2f}; {fmt_values([pd[i] for i in pure])} at {fmt_values([xs[i] for i in pure])} %"))  # fmt: skip
     near = [i for i in mixed if abs(share[i] - xs[i] / 100) <= 0.15]
-    claims.append(Claim("PERT's share is close to its fair share, the PERT percentage (within 0.15; Fig. 5).", len(near) == len(mixed), f"share {_fmt([share[i] for i in mixed])} at {_fmt([xs[i] for i in mixed])} %"))
+    claims.append(Claim("PERT's share is close to its fair share, the PERT percentage (within 0.15; Fig. 5).", len(near) == len(mixed), f"share {fmt_values([share[i] for i in mixed])} at {fmt_values([xs[i] for i in mixed])} %"))
     return claims
 
 
@@ -165,10 +140,10 @@ def _fast_mix_claims(t: pl.DataFrame) -> list[Claim]:
     _, queue = _col(t, "fast_percent", "avg_queue_norm")
     mixed = [i for i, v in enumerate(xs) if 0 < v < 100]
     return [
-        Claim("The queue falls as FAST's percentage rises (Fig. 7).", queue[-1] < queue[0], f"avg queue / buffer {_fmt(queue)} at {_fmt(xs)} % FAST"),
-        Claim("FAST's drop rate is below SACK's in the mixes.", all(ratio[i] < 1 for i in mixed), f"FAST/SACK drop ratio {_fmt([ratio[i] for i in mixed])}"),
-        Claim("The overall drop rate is higher at 100 % FAST than at 100 % SACK.", drop[-1] > drop[0], f"drop rate {_fmt(drop)}"),
-        Claim("FAST takes a larger share than SACK: per flow, FAST gets more than SACK in every mix.", all(share[i] > xs[i] / 100 for i in mixed), f"FAST share {_fmt([share[i] for i in mixed])} at {_fmt([xs[i] for i in mixed])} % FAST"),
+        Claim("The queue falls as FAST's percentage rises (Fig. 7).", queue[-1] < queue[0], f"avg queue / buffer {fmt_values(queue)} at {fmt_values(xs)} % FAST"),
+        Claim("FAST's drop rate is below SACK's in the mixes.", all(ratio[i] < 1 for i in mixed), f"FAST/SACK drop ratio {fmt_values([ratio[i] for i in mixed])}"),
+        Claim("The overall drop rate is higher at 100 % FAST than at 100 % SACK.", drop[-1] > drop[0], f"drop rate {fmt_values(drop)}"),
+        Claim("FAST takes a larger share than SACK: per flow, FAST gets more than SACK in every mix.", all(share[i] > xs[i] / 100 for i in mixed), f"FAST share {fmt_values([share[i] for i in mixed])} at {fmt_values([xs[i] for i in mixed])} % FAST"),
     ]
 
 
@@ -186,10 +161,10 @@ def _flows_claims(t: pl.DataFrame) -> list[Claim]:
     _, ratio = _col(t, "flows", "pert_drop_ratio")
     _, drop = _col(t, "flows", "drop_rate")
     return [
-        Claim("PERT's share is lower with few flows than with many (Fig. 8).", share[0] < share[-1], f"share {_fmt(share)} at {_fmt(xs)} flows"),
+        Claim("PERT's share is lower with few flows than with many (Fig. 8).", share[0] < share[-1], f"share {fmt_values(share)} at {fmt_values(xs)} flows"),
         Claim("PERT's share stabilises near 50 % with many flows (between 35 % and 65 % at the largest count).", 0.35 <= share[-1] <= 0.65, f"{share[-1]:.3f} at {xs[-1]:g} flows"),
-        Claim("The drop rate grows with the number of flows (Fig. 8).", drop[-1] > drop[0], f"drop rate {_fmt(drop)}"),
-        Claim("PERT's drop rate is below SACK's at every flow count (drop ratio < 1).", all(r < 1 for r in ratio), f"drop ratio {_fmt(ratio)}"),
+        Claim("The drop rate grows with the number of flows (Fig. 8).", drop[-1] > drop[0], f"drop rate {fmt_values(drop)}"),
+        Claim("PERT's drop rate is below SACK's at every flow count (drop ratio < 1).", all(r < 1 for r in ratio), f"drop ratio {fmt_values(ratio)}"),
     ]
 
 
@@ -205,13 +180,13 @@ def _buffer_claims(t: pl.DataFrame) -> list[Claim]:
     fair = [(x, s) for x, s in zip(xs, share) if 0.5 <= x <= 3.0]
     large = [(x, s) for x, s in zip(xs, share) if x >= 3.5]
     claims = [
-        Claim("PERT's share is highest at the smallest buffer (compete mode early; Fig. 9).", share[0] == max(share), f"share {_fmt(share)} at {_fmt(xs)} BDP"),
-        Claim("PERT/SACK drop ratio below 1 at every buffer size (Fig. 9).", all(r < 1 for r in ratio), f"drop ratio {_fmt(ratio)}"),
+        Claim("PERT's share is highest at the smallest buffer (compete mode early; Fig. 9).", share[0] == max(share), f"share {fmt_values(share)} at {fmt_values(xs)} BDP"),
+        Claim("PERT/SACK drop ratio below 1 at every buffer size (Fig. 9).", all(r < 1 for r in ratio), f"drop ratio {fmt_values(ratio)}"),
     ]
     if fair:
-        claims.append(Claim("PERT is fair to SACK (share 35..65 %) from 0.5 to 3 BDP.", all(0.35 <= s <= 0.65 for _, s in fair), f"{_fmt([s for _, s in fair])} at {_fmt([x for x, _ in fair])} BDP"))
+        claims.append(Claim("PERT is fair to SACK (share 35..65 %) from 0.5 to 3 BDP.", all(0.35 <= s <= 0.65 for _, s in fair), f"{fmt_values([s for _, s in fair])} at {fmt_values([x for x, _ in fair])} BDP"))
     if large:
-        claims.append(Claim("PERT loses to SACK (share below 35 %) at 3.5 BDP and more (safe mode).", all(s < 0.35 for _, s in large), f"{_fmt([s for _, s in large])} at {_fmt([x for x, _ in large])} BDP"))
+        claims.append(Claim("PERT loses to SACK (share below 35 %) at 3.5 BDP and more (safe mode).", all(s < 0.35 for _, s in large), f"{fmt_values([s for _, s in large])} at {fmt_values([x for x, _ in large])} BDP"))
     return claims
 
 
@@ -226,9 +201,9 @@ def _pert_only_claims(t: pl.DataFrame) -> list[Claim]:
     _, queue = _col(t, "flows", "avg_queue_norm")
     _, util = _col(t, "flows", "utilization")
     return [
-        Claim("The drop rate stays zero for 1..1000 PERT flows (Fig. 19).", all(d == 0 for d in drop), f"drop rate {_fmt(drop)} at {_fmt(xs)} flows"),
-        Claim("The normalized queue stays at most 0.35 (Section VI.B).", max(queue) <= 0.35, f"avg queue / buffer {_fmt(queue)}"),
-        Claim("The link is fully used (utilization at least 0.95).", min(util) >= 0.95, f"utilization {_fmt(util)}"),
+        Claim("The drop rate stays zero for 1..1000 PERT flows (Fig. 19).", all(d == 0 for d in drop), f"drop rate {fmt_values(drop)} at {fmt_values(xs)} flows"),
+        Claim("The normalized queue stays at most 0.35 (Section VI.B).", max(queue) <= 0.35, f"avg queue / buffer {fmt_values(queue)}"),
+        Claim("The link is fully used (utilization at least 0.95).", min(util) >= 0.95, f"utilization {fmt_values(util)}"),
     ]
 
 
@@ -260,7 +235,7 @@ def _highspeed(quick: bool, out: Path, workers: Workers) -> Report:
     ]  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
     report.figures.append(out / "kotla08-highspeed.png")
-    _plot(table, "access_mbps", [("utilization", "utilization"), ("flow_drops", "losses in window")], report.figures[-1], report.title, by="scheme", log_x=True)
+    metric_panels(table, "access_mbps", [("utilization", "utilization"), ("flow_drops", "losses in window")], report.figures[-1], report.title, by="scheme", log_x=True)
     return report
 
 
@@ -289,20 +264,20 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
         xs, pu = util(path, k.PERT)
         _, su = util(path, k.SACK)
         lossy = [(a, b) for x, a, b in zip(xs, pu, su) if x > 0]
-        claims.append(Claim(f"({path}) PERT's utilization is at least SACK's at every non-zero loss rate.", all(a >= b for a, b in lossy), f"loss {_fmt(xs)}: PERT {_fmt(pu)}; SACK {_fmt(su)}"))
+        claims.append(Claim(f"({path}) PERT's utilization is at least SACK's at every non-zero loss rate.", all(a >= b for a, b in lossy), f"loss {fmt_values(xs)}: PERT {fmt_values(pu)}; SACK {fmt_values(su)}"))
     xs, pu = util("1gbps", k.PERT)
     low = [u for x, u in zip(xs, pu) if x <= 1e-5]
     if low:
-        claims.append(Claim("(1 Gbit/s) PERT stays high (utilization at least 0.9) up to a loss rate of 1e-5.", min(low) >= 0.9, f"{_fmt(low)}"))
+        claims.append(Claim("(1 Gbit/s) PERT stays high (utilization at least 0.9) up to a loss rate of 1e-5.", min(low) >= 0.9, f"{fmt_values(low)}"))
     xs, pu = util("wireless", k.PERT)
     low = [u for x, u in zip(xs, pu) if x < 1e-3]
     if low:
-        claims.append(Claim("(wireless) PERT deteriorates only at about 1e-3 (utilization at least 0.9 below it).", min(low) >= 0.9, f"{_fmt(low)}"))
+        claims.append(Claim("(wireless) PERT deteriorates only at about 1e-3 (utilization at least 0.9 below it).", min(low) >= 0.9, f"{fmt_values(low)}"))
     report.claims = claims
     out.mkdir(parents=True, exist_ok=True)
     for path in ("1gbps", "wireless"):
         report.figures.append(out / f"kotla08-channel-{path}.png")
-        _plot(table.filter(pl.col("path") == path), "loss", [("utilization", "utilization"), ("drop_rate", "loss rate seen")], report.figures[-1], f"{report.title} ({path})", by="scheme", log_x=True)
+        metric_panels(table.filter(pl.col("path") == path), "loss", [("utilization", "utilization"), ("drop_rate", "loss rate seen")], report.figures[-1], f"{report.title} ({path})", by="scheme", log_x=True)
     return report
 
 
@@ -326,14 +301,14 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
         xs, pd = _col(table, "noise_ms", "drop_rate", scheme=k.PERT, noisy=noisy)
         _, pu = _col(table, "noise_ms", "utilization", scheme=k.PERT, noisy=noisy)
         _, sd = _col(table, "noise_ms", "drop_rate", scheme=k.SACK, noisy=noisy)
-        claims.append(Claim(f"({noisy} noisy) PERT's drop rate stays zero at every noise level.", all(d == 0 for d in pd), f"noise {_fmt(xs)} ms: {_fmt(pd)}"))
-        claims.append(Claim(f"({noisy} noisy) PERT almost fills the link (utilization at least 0.9).", min(pu) >= 0.9, f"{_fmt(pu)}"))
-        claims.append(Claim(f"({noisy} noisy) PERT is more robust than SACK: its drop rate is not above SACK's.", all(a <= b for a, b in zip(pd, sd)), f"PERT {_fmt(pd)}; SACK {_fmt(sd)}"))
+        claims.append(Claim(f"({noisy} noisy) PERT's drop rate stays zero at every noise level.", all(d == 0 for d in pd), f"noise {fmt_values(xs)} ms: {fmt_values(pd)}"))
+        claims.append(Claim(f"({noisy} noisy) PERT almost fills the link (utilization at least 0.9).", min(pu) >= 0.9, f"{fmt_values(pu)}"))
+        claims.append(Claim(f"({noisy} noisy) PERT is more robust than SACK: its drop rate is not above SACK's.", all(a <= b for a, b in zip(pd, sd)), f"PERT {fmt_values(pd)}; SACK {fmt_values(sd)}"))
     report.claims = claims
     out.mkdir(parents=True, exist_ok=True)
     for noisy in ("both", "one"):
         report.figures.append(out / f"kotla08-noise-{noisy}.png")
-        _plot(table.filter(pl.col("noisy") == noisy), "noise_ms", [("utilization", "utilization"), ("drop_rate", "drop rate"), ("avg_queue_norm", "avg queue / buffer")], report.figures[-1], f"{report.title} ({noisy} noisy)", by="scheme")
+        metric_panels(table.filter(pl.col("noisy") == noisy), "noise_ms", [("utilization", "utilization"), ("drop_rate", "drop rate"), ("avg_queue_norm", "avg queue / buffer")], report.figures[-1], f"{report.title} ({noisy} noisy)", by="scheme")
     return report
 
 
@@ -405,9 +380,9 @@ def _table1(quick: bool, out: Path, workers: Workers) -> Report:
     report.tables["table1"] = table
     links = table.filter(pl.col("link") != "R1->R6 flows")
     report.claims = [
-        Claim("The drop rate is zero on every router link.", links["drop_rate"].max() == 0, f"drop rates {_fmt(links['drop_rate'].to_list())}"),
-        Claim("Utilization is about 95 % on every link (at least 90 %).", links["utilization_pct"].min() >= 90, f"{_fmt(links['utilization_pct'].to_list())} %"),
-        Claim("The normalized queue is about 0.17 (between 0.1 and 0.25).", all(0.1 <= q <= 0.25 for q in links["avg_queue_norm"].to_list()), f"{_fmt(links['avg_queue_norm'].to_list())}"),
+        Claim("The drop rate is zero on every router link.", links["drop_rate"].max() == 0, f"drop rates {fmt_values(links['drop_rate'].to_list())}"),
+        Claim("Utilization is about 95 % on every link (at least 90 %).", links["utilization_pct"].min() >= 90, f"{fmt_values(links['utilization_pct'].to_list())} %"),
+        Claim("The normalized queue is about 0.17 (between 0.1 and 0.25).", all(0.1 <= q <= 0.25 for q in links["avg_queue_norm"].to_list()), f"{fmt_values(links['avg_queue_norm'].to_list())}"),
         Claim("The R1 -> R6 flows share fairly (JFI at least 0.9; thesis 0.92).", table.filter(pl.col("link") == "R1->R6 flows")["jain"][0] >= 0.9, f"JFI {table.filter(pl.col('link') == 'R1->R6 flows')['jain'][0]:.3f}"),
     ]  # fmt: skip
     return report
@@ -438,16 +413,16 @@ def _share_table(name: str, title: str, scenario: Callable[[k.Mode], Any], thesi
 _share_table(
     "kotla08-table2", "Table II: 33 SACK, 33 Illinois, 33 PERT flows, 150 Mbit/s / 60 ms", k.table2_scenario, k.TABLE2,
     lambda share, drop: [
-        Claim("PERT gets the largest share, Illinois the smallest.", share[k.PERT] > share["sack"] > share["illinois"], f"shares % {_fmt([share[p] for p in k.TABLE2])} (SACK, Illinois, PERT)"),
-        Claim("PERT has the lowest drop rate, Illinois the highest.", drop[k.PERT] < drop["sack"] < drop["illinois"], f"drop rates {_fmt([drop[p] for p in k.TABLE2])}"),
+        Claim("PERT gets the largest share, Illinois the smallest.", share[k.PERT] > share["sack"] > share["illinois"], f"shares % {fmt_values([share[p] for p in k.TABLE2])} (SACK, Illinois, PERT)"),
+        Claim("PERT has the lowest drop rate, Illinois the highest.", drop[k.PERT] < drop["sack"] < drop["illinois"], f"drop rates {fmt_values([drop[p] for p in k.TABLE2])}"),
     ],
 )  # fmt: skip
 _share_table(
     "kotla08-table3", "Table III: 25 each of FAST, SACK, Illinois and PERT, 150 Mbit/s / 60 ms", k.table3_scenario, k.TABLE3,
     lambda share, drop: [
-        Claim("FAST takes most of the link (share above 50 %).", share["fast"] > 50, f"shares % {_fmt([share[p] for p in k.TABLE3])} (FAST, SACK, Illinois, PERT)"),
-        Claim("PERT gets the smallest share.", share[k.PERT] == min(share.values()), f"shares % {_fmt([share[p] for p in k.TABLE3])}"),
-        Claim("FAST has the lowest drop rate and PERT the highest.", drop["fast"] == min(drop.values()) and drop[k.PERT] == max(drop.values()), f"drop rates {_fmt([drop[p] for p in k.TABLE3])}"),
+        Claim("FAST takes most of the link (share above 50 %).", share["fast"] > 50, f"shares % {fmt_values([share[p] for p in k.TABLE3])} (FAST, SACK, Illinois, PERT)"),
+        Claim("PERT gets the smallest share.", share[k.PERT] == min(share.values()), f"shares % {fmt_values([share[p] for p in k.TABLE3])}"),
+        Claim("FAST has the lowest drop rate and PERT the highest.", drop["fast"] == min(drop.values()) and drop[k.PERT] == max(drop.values()), f"drop rates {fmt_values([drop[p] for p in k.TABLE3])}"),
     ],
 )  # fmt: skip
 
@@ -556,9 +531,9 @@ def _cbr(quick: bool, out: Path, workers: Workers) -> Report:
     up = table.filter(~pl.col("udp") & (pl.col("phase") > 0))
     report.claims = [
         Claim("PERT uses what the CBR flow leaves, and the whole link again when it stops (at least 90 % of what is available, second half of every phase).", all(ok),
-              f"PERT {_fmt(later['pert_mbps'].to_list())} Mbit/s of {_fmt(later['available_mbps'].to_list())}"),
+              f"PERT {fmt_values(later['pert_mbps'].to_list())} Mbit/s of {fmt_values(later['available_mbps'].to_list())}"),
         Claim("PERT ramps up quickly after the CBR flow leaves (90 % of the link within a fifth of a phase).", all(x <= setup.phase_s / 5 for x in up["seconds_to_90pct"].to_list()),
-              f"seconds: {_fmt(up['seconds_to_90pct'].to_list())}"),
+              f"seconds: {fmt_values(up['seconds_to_90pct'].to_list())}"),
     ]  # fmt: skip
     report.figures.append(_plot_goodput(out / "kotla08-cbr.png", report.title, r, shade=[(u.start / 1e9, u.stop / 1e9) for u in r.scenario.udp]))
     return report
@@ -582,8 +557,8 @@ def _join_leave(quick: bool, out: Path, workers: Workers) -> Report:
     report.tables["phases"] = table
     many = table.filter(pl.col("flows") >= 2)
     report.claims = [
-        Claim("The link stays fully used as flows come and go (utilization at least 0.9 in every phase).", table["utilization"].min() >= 0.9, f"{_fmt(table['utilization'].to_list())}"),
-        Claim("The flows converge to their fair share (Jain index at least 0.9 in every phase with two or more flows).", many["jain"].min() >= 0.9, f"{_fmt(many['jain'].to_list())}"),
+        Claim("The link stays fully used as flows come and go (utilization at least 0.9 in every phase).", table["utilization"].min() >= 0.9, f"{fmt_values(table['utilization'].to_list())}"),
+        Claim("The flows converge to their fair share (Jain index at least 0.9 in every phase with two or more flows).", many["jain"].min() >= 0.9, f"{fmt_values(many['jain'].to_list())}"),
     ]  # fmt: skip
     report.figures.append(_plot_goodput(out / "kotla08-join-leave.png", report.title, r))
     return report

@@ -10,7 +10,12 @@ from typing import Any, Callable
 
 import polars as pl
 
-__all__ = ["Claim", "Report", "Entry", "REGISTRY", "register", "get"]
+__all__ = ["Claim", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values"]
+
+
+def fmt_values(xs: list[Any]) -> str:
+    """Values for a claim's evidence: numbers to three significant digits."""
+    return ", ".join(f"{v:.3g}" if isinstance(v, (int, float)) else str(v) for v in xs)
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,13 @@ import polars as pl
 
 from ..experiments import sigcomm07 as sc
 from ..parallel import Workers
-from .registry import Claim, Entry, Report, register
+from .registry import Claim, Entry, Report, fmt_values, register
 
 PAPER = "Bhandarkar et al., SIGCOMM 2007"
 
 
 def _values(table: pl.DataFrame, slug: str, x: str, metric: str) -> list[float]:
     return table.filter(pl.col("scheme") == slug).sort(x)[metric].to_list()
-
-
-def _fmt(xs: list[float]) -> str:
-    return ", ".join(f"{v:.3g}" for v in xs)
 
 
 def common_claims(table: pl.DataFrame, x: str) -> list[Claim]:
@@ -37,17 +33,17 @@ def common_claims(table: pl.DataFrame, x: str) -> list[Claim]:
         Claim(
             "PERT's drop rate is not above SACK/DropTail's.",
             len(drop_ok) == len(xs),
-            f"at {x} = {_fmt(xs)}: PERT {_fmt(p['pert'])}; SACK/DropTail {_fmt(p['sack-droptail'])}",
+            f"at {x} = {fmt_values(xs)}: PERT {fmt_values(p['pert'])}; SACK/DropTail {fmt_values(p['sack-droptail'])}",
         ),
         Claim(
             "PERT's average queue is below SACK/DropTail's, which \"remains high for most experiments\" (at most points).",
             2 * len(queue_ok) > len(xs),
-            f"normalized queue: PERT {_fmt(q['pert'])}; SACK/DropTail {_fmt(q['sack-droptail'])}",
+            f"normalized queue: PERT {fmt_values(q['pert'])}; SACK/DropTail {fmt_values(q['sack-droptail'])}",
         ),
         Claim(
             "PERT's average queue is similar to (or below) SACK/RED-ECN's (within 0.1 of the buffer).",
             len(near) == len(xs),
-            f"normalized queue: PERT {_fmt(q['pert'])}; SACK/RED-ECN {_fmt(q['sack-red-ecn'])}; holds at {x} = {_fmt(near) or 'none'}",
+            f"normalized queue: PERT {fmt_values(q['pert'])}; SACK/RED-ECN {fmt_values(q['sack-red-ecn'])}; holds at {x} = {fmt_values(near) or 'none'}",
         ),
     ]
 
@@ -91,11 +87,11 @@ def _fig7_claims(table: pl.DataFrame, x: str) -> list[Claim]:
     jain = _values(table, "pert", x, "jain")
     pu, ru = _values(table, "pert", x, "utilization"), _values(table, "sack-red-ecn", x, "utilization")
     return common_claims(table, x) + [
-        Claim("The Jain index of PERT remains high (at least 0.9) across RTTs.", min(jain) >= 0.9, f"PERT Jain: {_fmt(jain)}"),
+        Claim("The Jain index of PERT remains high (at least 0.9) across RTTs.", min(jain) >= 0.9, f"PERT Jain: {fmt_values(jain)}"),
         Claim(
             "SACK/RED-ECN's utilization is only slightly better than PERT's (within 5 points).",
             all(b - a <= 0.05 for a, b in zip(pu, ru)),
-            f"PERT {_fmt(pu)}; SACK/RED-ECN {_fmt(ru)}",
+            f"PERT {fmt_values(pu)}; SACK/RED-ECN {fmt_values(ru)}",
         ),
     ]
 
@@ -108,10 +104,10 @@ def _fig8_claims(table: pl.DataFrame, x: str) -> list[Claim]:
         Claim(
             "Vegas is unfair as flows grow: its Jain index is below PERT's from 10 flows up.",
             all(vj[i] < pj[i] for i in many),
-            f"flows {_fmt([xs[i] for i in many])}: Vegas {_fmt([vj[i] for i in many])}; PERT {_fmt([pj[i] for i in many])}",
+            f"flows {fmt_values([xs[i] for i in many])}: Vegas {fmt_values([vj[i] for i in many])}; PERT {fmt_values([pj[i] for i in many])}",
         ),
-        Claim("Vegas' average queue grows with the number of flows.", vq == sorted(vq), f"Vegas normalized queue: {_fmt(vq)}"),
-        Claim("PERT's Jain index remains high (at least 0.9).", min(pj) >= 0.9, f"PERT Jain: {_fmt(pj)}"),
+        Claim("Vegas' average queue grows with the number of flows.", vq == sorted(vq), f"Vegas normalized queue: {fmt_values(vq)}"),
+        Claim("PERT's Jain index remains high (at least 0.9).", min(pj) >= 0.9, f"PERT Jain: {fmt_values(pj)}"),
     ]
 
 
@@ -121,21 +117,21 @@ def _fig14_claims(table: pl.DataFrame, x: str) -> list[Claim]:
     pq, rq = (_values(table, s, x, "avg_queue_norm") for s in ("pert-pi", "sack-pi-ecn"))
     pj, rj = (_values(table, s, x, "jain") for s in ("pert-pi", "sack-pi-ecn"))
     return [
-        Claim("PERT/PI avoids packet drops (drop rate below 1e-4 at every RTT).", max(pp) < 1e-4, f"PERT/PI {_fmt(pp)}; router PI-ECN {_fmt(rp)}"),
+        Claim("PERT/PI avoids packet drops (drop rate below 1e-4 at every RTT).", max(pp) < 1e-4, f"PERT/PI {fmt_values(pp)}; router PI-ECN {fmt_values(rp)}"),
         Claim(
             "PERT/PI's link utilization is similar to router PI-ECN's (within 5 points).",
             all(abs(a - b) <= 0.05 for a, b in zip(pu, ru)),
-            f"PERT/PI {_fmt(pu)}; router PI-ECN {_fmt(ru)}",
+            f"PERT/PI {fmt_values(pu)}; router PI-ECN {fmt_values(ru)}",
         ),
         Claim(
             "PERT/PI's average queue is similar to router PI-ECN's (within 0.1 of the buffer).",
             all(abs(a - b) <= 0.1 for a, b in zip(pq, rq)),
-            f"normalized queue: PERT/PI {_fmt(pq)}; router PI-ECN {_fmt(rq)}",
+            f"normalized queue: PERT/PI {fmt_values(pq)}; router PI-ECN {fmt_values(rq)}",
         ),
         Claim(
             "PERT/PI's Jain index is slightly worse than router PI's at the lowest RTT and slightly better at the highest.",
             pj[0] <= rj[0] and pj[-1] >= rj[-1],
-            f"PERT/PI {_fmt(pj)}; router PI-ECN {_fmt(rj)}",
+            f"PERT/PI {fmt_values(pj)}; router PI-ECN {fmt_values(rj)}",
         ),
     ]
 
@@ -145,13 +141,13 @@ def _fig9_claims(table: pl.DataFrame, x: str) -> list[Claim]:
     pu, ru = _values(table, "pert", x, "utilization"), _values(table, "sack-red-ecn", x, "utilization")
     pj = _values(table, "pert", x, "jain")
     return common_claims(table, x) + [
-        Claim("No packet losses are observed for PERT as the web load grows (drop rate below 1e-4).", max(pp) < 1e-4, f"PERT drop rate: {_fmt(pp)}"),
+        Claim("No packet losses are observed for PERT as the web load grows (drop rate below 1e-4).", max(pp) < 1e-4, f"PERT drop rate: {fmt_values(pp)}"),
         Claim(
             "PERT's utilization is slightly lower than SACK/RED-ECN's (within 5 points).",
             all(b - a <= 0.05 for a, b in zip(pu, ru)),
-            f"PERT {_fmt(pu)}; SACK/RED-ECN {_fmt(ru)}",
+            f"PERT {fmt_values(pu)}; SACK/RED-ECN {fmt_values(ru)}",
         ),
-        Claim("The Jain index of the long-term PERT flows remains high (at least 0.9).", min(pj) >= 0.9, f"PERT Jain: {_fmt(pj)}"),
+        Claim("The Jain index of the long-term PERT flows remains high (at least 0.9).", min(pj) >= 0.9, f"PERT Jain: {fmt_values(pj)}"),
     ]
 
 
@@ -229,14 +225,14 @@ def _fig11(quick: bool, out: Path, workers: Workers) -> Report:
         ],
     )
     report.claims = [
-        Claim("PERT keeps zero drops on every router link.", max(col("pert", "drop_rate")) == 0.0, f"PERT drop rates: {_fmt(col('pert', 'drop_rate'))}"),
+        Claim("PERT keeps zero drops on every router link.", max(col("pert", "drop_rate")) == 0.0, f"PERT drop rates: {fmt_values(col('pert', 'drop_rate'))}"),
         Claim(
             "PERT keeps the queues low on every link (below SACK/DropTail's, within 0.1 of the buffer of SACK/RED-ECN's or below).",
             all(a < b and (a <= c or a - c <= 0.1) for a, b, c in zip(col("pert", "avg_queue_norm"), col("sack-droptail", "avg_queue_norm"), col("sack-red-ecn", "avg_queue_norm"))),
-            f"normalized queue: PERT {_fmt(col('pert', 'avg_queue_norm'))}; SACK/DropTail {_fmt(col('sack-droptail', 'avg_queue_norm'))}; SACK/RED-ECN {_fmt(col('sack-red-ecn', 'avg_queue_norm'))}",
+            f"normalized queue: PERT {fmt_values(col('pert', 'avg_queue_norm'))}; SACK/DropTail {fmt_values(col('sack-droptail', 'avg_queue_norm'))}; SACK/RED-ECN {fmt_values(col('sack-red-ecn', 'avg_queue_norm'))}",
         ),
-        Claim("PERT's utilization is similar to SACK/RED-ECN's (within 5 points) on every link.", all(abs(a - b) <= 0.05 for a, b in zip(pu, ru)), f"PERT {_fmt(pu)}; SACK/RED-ECN {_fmt(ru)}"),
-        Claim("Fairness among PERT flows between each pair of routers is maintained (Jain at least 0.9).", min(col("pert", "jain")) >= 0.9, f"PERT Jain per link: {_fmt(col('pert', 'jain'))}"),
+        Claim("PERT's utilization is similar to SACK/RED-ECN's (within 5 points) on every link.", all(abs(a - b) <= 0.05 for a, b in zip(pu, ru)), f"PERT {fmt_values(pu)}; SACK/RED-ECN {fmt_values(ru)}"),
+        Claim("Fairness among PERT flows between each pair of routers is maintained (Jain at least 0.9).", min(col("pert", "jain")) >= 0.9, f"PERT Jain per link: {fmt_values(col('pert', 'jain'))}"),
     ]
     out.mkdir(parents=True, exist_ok=True)
     report.figures.append(out / "fig11.png")
