@@ -30,7 +30,7 @@
 //! later work (TUBE), and any undo of reductions.
 
 use super::rtt_round::RttRound;
-use super::{AckSample, CaEvent, CcState, CongestionControl};
+use super::{AckSample, CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -47,8 +47,6 @@ pub const DEFAULT_K: f64 = 0.75;
 pub const DEFAULT_GAMMA: f64 = 30.0;
 /// `zeta` (Section 3.2): how fast `dwnd` shrinks per packet of `diff` above gamma.
 pub const DEFAULT_ZETA: f64 = 1.0;
-/// Linux's floor on ssthresh (`tcp_reno_ssthresh`).
-const MIN_SSTHRESH: u32 = 2;
 /// The loss-based component halves on loss, as Reno's (Section 3.1).
 const RENO_DECREASE: f64 = 0.5;
 

@@ -31,7 +31,7 @@
 //! congestion-event undo (4.9; this sender never undoes reductions), Linux's
 //! `tcp_friendliness` details, pacing, and the application-limited adjustments.
 
-use super::{CaEvent, CcState, CongestionControl};
+use super::{CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::{SimTime, NS_PER_SEC};
@@ -43,8 +43,6 @@ pub const DEFAULT_C: f64 = 0.4;
 pub const DEFAULT_BETA: f64 = 0.7;
 /// `W_cubic(t + RTT)` may exceed the window by at most this factor (RFC 9438 4.2).
 const MAX_TARGET_RATIO: f64 = 1.5;
-/// Linux's floor on ssthresh (`bictcp_recalc_ssthresh`, `tcp_reno_ssthresh`).
-const MIN_SSTHRESH: u32 = 2;
 /// Reno's increase per RTT, the Reno-friendly slope once `W_est >= cwnd_prior`
 /// (RFC 9438 Section 4.3).
 const RENO_ALPHA: f64 = 1.0;

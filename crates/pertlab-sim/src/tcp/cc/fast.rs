@@ -45,6 +45,7 @@
 //! Counters: each FAST update that lowers `snd_cwnd` counts as one
 //! `early_responses`, as [`CcCounters`] defines them.
 
+use super::reno::reno_ssthresh;
 use super::rtt_round::RttRound;
 use super::{AckSample, CcCounters, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
@@ -72,8 +73,6 @@ const MAX_GROWTH: f64 = 2.0;
 /// The update never sets a window below 2 segments (ns-2 module
 /// `fast_calc_cwnd`; Linux Vegas's floor as well).
 const MIN_CWND: f64 = 2.0;
-/// Linux's floor on ssthresh (`tcp_reno_ssthresh`).
-const MIN_SSTHRESH: u32 = 2;
 
 /// FAST TCP parameters.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -217,7 +216,7 @@ impl CongestionControl for Fast {
 
     /// Reno's: FAST halves its window on loss.
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        (tp.snd_cwnd >> 1).max(MIN_SSTHRESH)
+        reno_ssthresh(tp)
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {

@@ -27,7 +27,7 @@
 //! not require; slow start is standard. Loss recovery belongs to the sender.
 
 use super::reno::reno_cong_avoid;
-use super::{CcState, CongestionControl};
+use super::{CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use serde::{Deserialize, Serialize};
@@ -44,8 +44,6 @@ pub const DEFAULT_LOW_P: f64 = 1e-3;
 pub const DEFAULT_HIGH_DECREASE: f64 = 0.1;
 /// Standard TCP's decrease factor, `b(Low_Window)` (RFC 3649 Section 6).
 const LOW_DECREASE: f64 = 0.5;
-/// Linux's floor on ssthresh (`tcp_reno_ssthresh`, `hstcp_ssthresh`).
-const MIN_SSTHRESH: u32 = 2;
 
 /// HighSpeed TCP parameters (RFC 3649). Windows in segments.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -25,7 +25,7 @@
 //! samples; the paper's fluid-model analysis.
 
 use super::rtt_round::RttRound;
-use super::{AckSample, CaState, CcState, CongestionControl};
+use super::{AckSample, CaState, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
@@ -53,8 +53,6 @@ pub const DEFAULT_D3_FRAC: f64 = 0.8;
 const RENO_ALPHA: f64 = 1.0;
 /// Reno's decrease (Linux `BETA_BASE`), used below `win_thresh`, after a timeout and at start.
 const RENO_BETA: f64 = 0.5;
-/// Linux's floor on ssthresh (`tcp_illinois_ssthresh`).
-const MIN_SSTHRESH: u32 = 2;
 
 /// TCP-Illinois parameters (Linux `tcp_illinois.c` defaults).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

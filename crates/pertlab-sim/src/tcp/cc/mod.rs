@@ -27,6 +27,10 @@ pub mod vegas;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
+/// Linux's floor on ssthresh after a reduction (`tcp_reno_ssthresh` and the
+/// other modules' ssthresh hooks): two segments.
+pub const MIN_SSTHRESH: u32 = 2;
+
 /// Linux's `TCP_INFINITE_SSTHRESH`.
 pub const INFINITE_SSTHRESH: u32 = 0x7fff_ffff;
 

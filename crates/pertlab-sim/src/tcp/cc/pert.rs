@@ -74,7 +74,7 @@
 
 use super::pert_signal::{draw, gentle_red, ns_to_scaled, scaled_to_ns, to_ppm, to_prob, DelaySignal, OncePerRtt};
 pub use super::pert_signal::{PPM, PROB_ONE};
-use super::reno::reno_cong_avoid;
+use super::reno::{reno_cong_avoid, reno_ssthresh};
 use super::{AckSample, CcCounters, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
@@ -326,7 +326,7 @@ impl<E: Emulation> CongestionControl for Pert<E> {
 
     /// Loss: standard TCP (Section 3), Reno's `max(cwnd / 2, 2)`.
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        (tp.snd_cwnd >> 1).max(2)
+        reno_ssthresh(tp)
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng) {

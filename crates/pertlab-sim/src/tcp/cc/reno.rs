@@ -6,7 +6,7 @@
 //! ssthresh after a loss is max(cwnd / 2, 2) as in Linux `tcp_reno_ssthresh`
 //! (RFC 5681 eq. 4 uses FlightSize / 2; for a window-limited bulk flow the two agree).
 
-use super::{CcState, CongestionControl};
+use super::{CcState, CongestionControl, MIN_SSTHRESH};
 use crate::rng::SimRng;
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -18,12 +18,18 @@ impl CongestionControl for Reno {
     }
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        (tp.snd_cwnd >> 1).max(2)
+        reno_ssthresh(tp)
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
         reno_cong_avoid(tp, acked);
     }
+}
+
+/// Linux `tcp_reno_ssthresh`: half the window, at least [`MIN_SSTHRESH`];
+/// shared by controllers that halve on loss.
+pub fn reno_ssthresh(tp: &CcState) -> u32 {
+    (tp.snd_cwnd >> 1).max(MIN_SSTHRESH)
 }
 
 /// Linux `tcp_reno_cong_avoid`, shared by controllers that fall back to Reno growth.

@@ -44,7 +44,7 @@
 //! decrease, or leaving slow start with a window cut to the measured rate)
 //! counts as one `early_responses`, as [`CcCounters`] defines them.
 
-use super::reno::reno_cong_avoid;
+use super::reno::{reno_cong_avoid, reno_ssthresh};
 use super::rtt_round::RttRound;
 use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
 use crate::error::ConfigError;
@@ -225,7 +225,7 @@ impl CongestionControl for Vegas {
 
     /// Reno's, as Linux `tcp_vegas` uses `tcp_reno_ssthresh`.
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        (tp.snd_cwnd >> 1).max(2)
+        reno_ssthresh(tp)
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
