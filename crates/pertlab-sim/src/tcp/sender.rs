@@ -66,10 +66,9 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind};
-use rand::Rng;
-
 use crate::rng::SimRng;
 use crate::time::SimTime;
+use rand::Rng;
 
 /// Counters of one sender, cumulative since the start of the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
