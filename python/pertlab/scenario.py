@@ -577,6 +577,12 @@ class TcpConfig(_Model):
     rtt_noise: Time = _unit(
         "rtt_noise", "rtt_noise_ns", 0, "mean of the uniform noise U(0, 2 x mean) added to each RTT sample; 0: none"
     )
+    overhead: Time = _unit(
+        "overhead",
+        "overhead_ns",
+        0,
+        "ns-2's overhead_: a sender with segments to send waits U(0, overhead), then sends them; breaks drop-tail phase effects; 0: none",
+    )
 
     @field_validator("packet_size")
     @classmethod

@@ -25,6 +25,8 @@ pub enum Event {
     Rto(u32),
     /// Delayed-ACK timer of a TCP flow's receiver.
     DelAck(u32),
+    /// A TCP flow's delayed send (random send overhead) is due.
+    SendRelease(u32),
     /// A TCP flow starts sending.
     FlowStart(u32),
     /// A TCP flow's application stops (no new data after this).

@@ -30,6 +30,9 @@ pub enum StreamKind {
     /// The noise added to a TCP sender's RTT samples (`TcpConfig::rtt_noise_ns`),
     /// one stream per connection id; a sender without noise has none.
     RttNoise = 8,
+    /// A TCP sender's random send overhead (`TcpConfig::overhead_ns`), one
+    /// stream per connection id; a sender without overhead has none.
+    SendOverhead = 9,
 }
 
 /// The stream for component `index` of kind `kind` in a run seeded with `seed`.

@@ -600,8 +600,10 @@ impl TcpConfig {
             return Err(ConfigError::new(format!("{path}.max_rto_ns"), format!("must be at least min_rto_ns ({}), got {}", self.min_rto_ns, self.max_rto_ns)));
         }
         check::positive(&format!("{path}.ack_size"), self.ack_size as f64)?;
-        if self.rtt_noise_ns > SimTime::MAX / 4 {
-            return Err(ConfigError::new(format!("{path}.rtt_noise_ns"), format!("must be at most {} ns, got {}", SimTime::MAX / 4, self.rtt_noise_ns)));
+        for (field, value) in [("rtt_noise_ns", self.rtt_noise_ns), ("overhead_ns", self.overhead_ns)] {
+            if value > SimTime::MAX / 4 {
+                return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {value}", SimTime::MAX / 4)));
+            }
         }
         check::positive(&format!("{path}.delayed_ack_timeout_ns"), self.delayed_ack_timeout_ns as f64)
     }

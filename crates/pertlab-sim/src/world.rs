@@ -32,6 +32,7 @@ use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::vegas::Vegas;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::send_overhead::SendOverhead;
 use crate::tcp::sender::TcpSender;
 use crate::time::{tx_time, SimTime, NS_PER_SEC};
 use crate::traffic::udp::UdpSource;
@@ -49,6 +50,8 @@ pub struct Flow {
     rto: TimerSlot,
     delack: TimerSlot,
     rng: SimRng,
+    /// The sender's random send overhead; `None` when `TcpConfig::overhead_ns` is 0.
+    overhead: Option<SendOverhead>,
     /// Data packets of this flow lost anywhere (queues, departures, wire).
     pub data_drops: u64,
 }
@@ -292,6 +295,7 @@ impl World {
                 rto: TimerSlot::default(),
                 delack: TimerSlot::default(),
                 rng: stream(seed, StreamKind::CongestionControl, i as u64),
+                overhead: SendOverhead::new(f.tcp.overhead_ns, stream(seed, StreamKind::SendOverhead, i as u64)),
                 data_drops: 0,
             });
         }
@@ -506,6 +510,7 @@ impl World {
                     self.out = out;
                 }
             }
+            Event::SendRelease(f) => self.send_release(f),
             Event::FlowStart(f) => {
                 let mut out = std::mem::take(&mut self.out);
                 let flow = &mut self.flows[f as usize];
@@ -534,14 +539,33 @@ impl World {
         }
     }
 
-    /// Inject the packets a sender produced, then re-arm its timer.
+    /// Inject the packets a sender produced (or hold them for its delayed send),
+    /// then re-arm its timer.
     fn emit_from_sender(&mut self, f: u32, out: &mut Vec<Packet>) {
+        let (now, queue) = (self.now, &mut self.queue);
+        if let Some(hold) = tcp_flow(&mut self.flows, &mut self.web, f).and_then(|flow| flow.overhead.as_mut()) {
+            if let Some(at) = hold.hold(now, out) {
+                queue.push(at, Event::SendRelease(f));
+            }
+        }
         for pkt in out.drain(..) {
             self.inject(pkt);
         }
         if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
             flow.rto.arm(flow.sender.rto_deadline(), &mut self.queue, Event::Rto(f));
         }
+    }
+
+    /// A sender's delayed send: its held packets enter the network.
+    fn send_release(&mut self, f: u32) {
+        let mut out = std::mem::take(&mut self.out);
+        if let Some(hold) = tcp_flow(&mut self.flows, &mut self.web, f).and_then(|flow| flow.overhead.as_mut()) {
+            hold.release(self.now, &mut out);
+        }
+        for pkt in out.drain(..) {
+            self.inject(pkt);
+        }
+        self.out = out;
     }
 
     fn emit_from_receiver(&mut self, f: u32, out: &mut Vec<Packet>) {
@@ -583,6 +607,7 @@ impl World {
             rto: TimerSlot::default(),
             delack: TimerSlot::default(),
             rng: stream(self.seed, StreamKind::WebConnection, id as u64),
+            overhead: SendOverhead::new(spec.tcp.overhead_ns, stream(self.seed, StreamKind::SendOverhead, id as u64)),
             data_drops: 0,
         };
         web.conns.insert(id, WebConn { flow, session: s, started: self.now, segments });

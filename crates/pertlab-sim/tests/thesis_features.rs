@@ -1,5 +1,6 @@
 //! Scenario features for Kotla's thesis (adaptive PERT vs SACK): RTT
-//! measurement noise, flows leaving and rejoining, labels with per-controller
+//! measurement noise, the random send overhead that breaks phase effects,
+//! flows leaving and rejoining, labels with per-controller
 //! metrics, and the queue-position distribution.
 
 use pertlab_sim::scenario::{CcSpec, MeasureWindow, Scenario};
@@ -73,6 +74,40 @@ fn rtt_noise_is_a_function_of_the_seed() {
     assert_ne!(a.flows[0].rtt_mean_ms, c.flows[0].rtt_mean_ms);
     // Each flow draws from its own stream.
     assert_ne!(a.flows[0].rtt_mean_ms, a.flows[1].rtt_mean_ms);
+}
+
+/// `uncongested` with a random send overhead of `overhead_ms` on both flows.
+fn with_overhead(overhead_ms: u64, seed: u64) -> Scenario {
+    let mut s = uncongested([0, 0], seed);
+    for f in &mut s.flows {
+        f.tcp.overhead_ns = ms(overhead_ms);
+    }
+    s
+}
+
+#[test]
+fn send_overhead_delays_the_sends_but_not_the_rtt_samples() {
+    let quiet = run(&uncongested([0, 0], 1));
+    let late = run(&with_overhead(4, 1));
+    for (q, l) in quiet.flows.iter().zip(&late.flows) {
+        // Segments are stamped when they leave, so the samples keep the path's RTT.
+        assert_eq!(l.base_rtt_ms, q.base_rtt_ms);
+        assert!(l.rtt_mean_ms >= q.rtt_min_ms && l.rtt_mean_ms < q.rtt_mean_ms + 0.5, "mean {} vs {}", l.rtt_mean_ms, q.rtt_mean_ms);
+        // A window-limited flow sends one window per (RTT + the wait of the
+        // window's first segment): each round lasts 40 ms + U(0, 4 ms), so it
+        // sends about 40 / 42 of the segments; 10 of the 500 rounds' worth is the
+        // allowance for the rounds' own spread.
+        let ratio = l.segments_sent as f64 / q.segments_sent as f64;
+        assert!((ratio - 40.0 / 42.0).abs() < 0.02, "sent {} of {} ({ratio})", l.segments_sent, q.segments_sent);
+    }
+}
+
+#[test]
+fn send_overhead_is_a_function_of_the_seed_and_zero_draws_nothing() {
+    assert_eq!(run(&with_overhead(4, 3)), run(&with_overhead(4, 3)));
+    assert_ne!(run(&with_overhead(4, 3)), run(&with_overhead(4, 4)));
+    // Overhead 0 is the plain sender, whatever the seed's overhead streams would give.
+    assert_eq!(run(&with_overhead(0, 3)), run(&uncongested([0, 0], 3)));
 }
 
 /// One Reno flow, 10 Mbit/s, 40 ms, buffer 50, off during [5 s, 10 s).

@@ -6,6 +6,8 @@
 //!   (RFC 3042), ECN (RFC 3168). Window decisions are delegated to a
 //!   [`cc::CongestionControl`].
 //! - `receiver`: cumulative ACK with SACK blocks, optional delayed ACK.
+//! - `send_overhead`: ns-2's random send overhead (`overhead_`), which breaks
+//!   drop-tail phase effects.
 //!
 //! Both are plain state machines: the engine hands them packets and the current
 //! time, they append packets to send to an output buffer and expose the deadline
@@ -15,6 +17,7 @@ pub mod cc;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
+pub mod send_overhead;
 pub mod sender;
 #[cfg(test)]
 mod testbench;
@@ -67,6 +70,12 @@ pub struct TcpConfig {
     /// imprecise RTT measurement (Kotla's thesis). 0 (default): no noise, and no
     /// draws. Draws come from the flow's own `StreamKind::RttNoise` stream.
     pub rtt_noise_ns: SimTime,
+    /// Random send overhead (ns-2 `Agent/TCP overhead_`, default 0): a sender
+    /// with segments to send waits U(0, overhead) and then sends them all (see
+    /// `send_overhead`). Floyd and Jacobson (1992) use it to break drop-tail
+    /// phase effects. 0 (default): segments leave at once, and no draws. Draws
+    /// come from the flow's own `StreamKind::SendOverhead` stream.
+    pub overhead_ns: SimTime,
 }
 
 impl Default for TcpConfig {
@@ -88,6 +97,7 @@ impl Default for TcpConfig {
             delayed_ack_timeout_ns: 100 * NS_PER_MS,
             ack_size: 40,
             rtt_noise_ns: 0,
+            overhead_ns: 0,
         }
     }
 }
