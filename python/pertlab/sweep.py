@@ -207,11 +207,12 @@ def summary_row(point: Point, results: Results) -> dict[str, Any]:
     return row
 
 
-def aggregate(runs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
-    """Mean and 95 % confidence half-width (Student t over seeds) of every metric per point."""
+def aggregate(runs: pl.DataFrame, by: list[str], metrics: tuple[str, ...] = METRICS) -> pl.DataFrame:
+    """Mean and 95 % confidence half-width (Student t over seeds) of every metric
+    (:data:`METRICS` unless given) per point."""
     from scipy import stats
 
-    present = [m for m in METRICS if m in runs.columns]
+    present = [m for m in metrics if m in runs.columns]
     groups = runs.group_by(by, maintain_order=True) if by else [((), runs)]
     rows = []
     for keys, part in groups:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import polars as pl
 
 from .._core import jain_index
@@ -70,14 +71,21 @@ def mix(pert: int, sack: int, pert_cc: str = PERT, other: str = SACK) -> str:
 
 
 def kotla_dumbbell(
-    cc: str, mode: Mode, seed: int, *, bw: float = 150e6, rtt_ms: float = 60.0, buffer_bdp: float = 1.0, start_window: str = "10s", **kw: Any
+    cc: str, mode: Mode, seed: int, *, bw: float = 150e6, rtt_ms: float = 60.0, rtt_spread_ms: float = 0.0, buffer_bdp: float = 1.0,
+    start_window: str = "10s", **kw: Any,
 ) -> Scenario:
-    """A dumbbell of Section V.A: ``cc`` a builder mix ("pert-adaptive:50,sack:50")."""
-    flows = sum(n for _, n in parse_cc_mix(cc, None))
+    """A dumbbell of Section V.A: ``cc`` a builder mix ("pert-adaptive:50,sack:50").
+    ``rtt_spread_ms`` > 0 spreads each controller's flows evenly over
+    ``rtt_ms`` +- ``rtt_spread_ms`` (every controller gets the same RTTs)."""
+    counts = [n for _, n in parse_cc_mix(cc, None)]
+    flows = sum(counts)
+    rtt: str | list[str] = f"{rtt_ms}ms"
+    if rtt_spread_ms > 0:
+        rtt = [f"{r:.6f}ms" for n in counts for r in np.linspace(rtt_ms - rtt_spread_ms, rtt_ms + rtt_spread_ms, n)]
     # The thesis counts its BDP (1123 packets at 150 Mbit/s, 60 ms) in 1000-byte payloads.
     limit = buffer_packets(int(bw), int(rtt_ms * 1e6), PAYLOAD_BYTES, buffer_bdp, flows)
     return dumbbell(
-        bw=int(bw), rtt=f"{rtt_ms}ms", flows=None, cc=cc, duration=mode.duration, warmup=mode.warmup,
+        bw=int(bw), rtt=rtt, flows=None, cc=cc, duration=mode.duration, warmup=mode.warmup,
         measure_end=mode.measure_end, start_window=start_window, seed=seed, packet_size=WIRE_BYTES, buffer_pkts=limit,
         tcp={**NS2_TCP, **kw.pop("tcp", {})}, **kw,
     )  # fmt: skip
@@ -152,6 +160,36 @@ def fast_mix_points(mode: Mode) -> list[Point]:
     """Figure 7: 100 long flows, FAST's percentage 0..100 (the rest SACK); FAST with its defaults."""
     xs = MIX_QUICK if mode is QUICK else MIX_FULL
     return points(lambda pct, seed: kotla_dumbbell(mix(pct, 100 - pct, pert_cc="fast"), mode, seed), xs, "fast_percent", mode)
+
+
+# ------------------------------------- K2: phase effects in the 50-50 mix
+
+
+@dataclass(frozen=True)
+class Phase:
+    """The 50-50 mix of Figure 5 under what the thesis leaves open: the access-link
+    rate (both ends; the thesis gives none, the builder's default is 10 x the
+    bottleneck, 1.5 Gbit/s) and whether the equal-RTT phase lock is broken."""
+
+    access_bps: tuple[float, ...]
+    seeds: tuple[int, ...]
+
+
+PHASE_FULL = Phase((140e6, 1e9, 1.5e9, 10e9), (1, 2, 3))
+PHASE_QUICK = Phase((140e6, 1.5e9, 10e9), (1,))
+#: How the phase lock of equal RTTs on deterministic links is broken: not at all (the
+#: thesis's setup as stated); ns-2's random send overhead (``overhead_``, Floyd and
+#: Jacobson's remedy) of up to 1 ms; or RTTs spread over 58..62 ms, the same for both
+#: controllers.
+PHASE_BREAKS: dict[str, dict[str, Any]] = {"none": {}, "overhead": {"tcp": {"overhead": "1ms"}}, "rtt_spread": {"rtt_spread_ms": 2.0}}
+
+
+def phase_points(setup: Phase, mode: Mode) -> list[Point]:
+    """50 adaptive PERT + 50 SACK flows for every phase breaker, access rate and seed."""
+    return [
+        Point((("breaker", b), ("access_mbps", f"{a / 1e6:g}")), seed, kotla_dumbbell(mix(50, 50), mode, seed, access_rate=int(a), **kw))
+        for b, kw in PHASE_BREAKS.items() for a in setup.access_bps for seed in setup.seeds
+    ]  # fmt: skip
 
 
 # ----------------------------------------------------- K4: number of flows

@@ -16,7 +16,7 @@ import polars as pl
 from ..experiments import kotla08 as k
 from ..parallel import Workers
 from ..plots import metric_panels
-from ..sweep import Point, stored_results
+from ..sweep import Point, aggregate, stored_results
 from .registry import Claim, Entry, Report, fmt_values, register
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
@@ -282,6 +282,49 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
 
 
 register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channel losses", f"{THESIS}, Section VI.I", _channel))
+
+
+# ---------------------------------------------------------- phase effects
+
+
+PHASE_TITLE = "Figure 5 under phase effects: the 50-50 mix by access-link rate, with and without the phase lock broken"
+PHASE_METRICS = ("pert_drop_ratio", "pert_share", "pert_drop_rate", "sack_drop_rate")
+
+
+def _phase(quick: bool, out: Path, workers: Workers) -> Report:
+    mode, setup = (k.QUICK, k.PHASE_QUICK) if quick else (k.FULL, k.PHASE_FULL)
+    pts = k.phase_points(setup, mode)
+    runs = k.run_table(pts, out, workers)
+    table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS)
+    report = _report(
+        "kotla08-phase", PHASE_TITLE, "Section V.A.1", quick, out, pts,
+        [
+            _mode_note(mode).replace(f"seeds {', '.join(map(str, mode.seeds))}", f"seeds {', '.join(map(str, setup.seeds))} (mean, 95 % CI)"),
+            "100 flows (50 adaptive PERT, 50 SACK), 150 Mbit/s, 60 ms, 1 BDP drop-tail buffer (Figure 5's 50 % point). "
+            "Breakers: none (equal RTTs, deterministic links: the thesis's setup as stated); 'overhead' (ns-2's random "
+            "send overhead, U(0, 1 ms) before each send); 'rtt_spread' (RTTs evenly over 58..62 ms, the same for both controllers).",
+        ],
+    )  # fmt: skip
+    report.tables["runs"] = runs
+    report.tables["mean"] = table
+    claims = []
+    for breaker, what in (("none", "with equal RTTs as stated"), ("overhead", "with ns-2's send overhead"), ("rtt_spread", "with RTTs spread over 58..62 ms")):
+        ratio, share = (runs.filter(pl.col("breaker") == breaker)[c] for c in ("pert_drop_ratio", "pert_share"))
+        mean = table.filter(pl.col("breaker") == breaker)
+        at = f"at {', '.join(mean['access_mbps'])} Mbit/s"
+        claims.append(Claim(f"PERT's drop rate is below SACK's in the 50-50 mix {what}, at every access-link rate (Fig. 5).", ratio.max() < 1,
+                            f"drop ratio {fmt_values(mean['pert_drop_ratio'].to_list())} {at} (runs {ratio.min():.2f}..{ratio.max():.2f})"))  # fmt: skip
+        claims.append(Claim(f"PERT's share is between 35 % and 65 % {what}, at every access-link rate (Fig. 5).", share.min() >= 0.35 and share.max() <= 0.65,
+                            f"share {fmt_values(mean['pert_share'].to_list())} {at} (runs {share.min():.2f}..{share.max():.2f})"))  # fmt: skip
+    report.claims = claims
+    out.mkdir(parents=True, exist_ok=True)
+    report.figures.append(out / "kotla08-phase.png")
+    metric_panels(table, "access_mbps", [("pert_drop_ratio", "PERT/SACK drop ratio"), ("pert_share", "PERT bandwidth share")], report.figures[-1], PHASE_TITLE,
+                  by="breaker", x_label="access-link rate (Mbit/s)", log_x=True)  # fmt: skip
+    return report
+
+
+register(Entry("kotla08-phase", PHASE_TITLE, f"{THESIS}, Section V.A.1", _phase))
 
 
 # ----------------------------------------------------------------- noise
