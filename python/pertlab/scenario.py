@@ -450,12 +450,15 @@ class PertAdaptive(_Model):
         0.65, description="the curve reaches 1 at this fraction of q_max", validate_default=True
     )
     t3_floor: bool = Field(True, description="floor the third threshold at 2 t_max")
+    ramp_pole_frac: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = Field(
+        0.01, description="the compete target's hyperbolic ramp has its pole this fraction of q_max below compete_frac q_max"
+    )
     q_max_init: Duration = _unit("q_max_init", "q_max_init_ns", "10ms", "initial maximum queueing delay")
     q_max_source: Literal["sample", "srtt"] = Field("sample", description="q_max from raw RTT samples or from srtt")
     loss_beta: Literal["adaptive", "half"] = Field("adaptive", description="decrease on a loss: q / (q + q_max) or 0.5")
     alpha_period_rtts: Annotated[float, Field(gt=0.0, allow_inf_nan=False)] = Field(5.0, description="alpha is adapted every this many RTTs")
     high_speed_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.5, description="alpha step per period, high-speed mode")
-    compete_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.5, description="alpha step per period, compete mode")
+    compete_step: Annotated[float, Field(ge=0.0, allow_inf_nan=False)] = Field(0.1, description="alpha step per period, compete mode")
     safe_decay: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.9, description="alpha factor per period, safe mode")
     interval_weights: list[Annotated[float, Field(ge=0.0, allow_inf_nan=False)]] = Field(
         default_factory=lambda: [1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2],

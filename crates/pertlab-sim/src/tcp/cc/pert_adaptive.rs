@@ -27,14 +27,15 @@
 //!   (between). CHOICE: the period's mode is the region in which most ACKed
 //!   segments of the period saw `q` ("persistently", Ch. III.B); the RTT is
 //!   `srtt_0.99` at the period's start.
-//! - alpha steps per period (spec C8 CHOICE, the third-party port's values but
-//!   for compete mode): high speed `alpha + 0.5` up to `alpha_max` = 32; safe
-//!   `0.9 alpha` down to 1; compete `min(alpha + 0.5, target)` (the port's 0.1
-//!   is too slow to reach the target within the thesis's warm-up; the thesis
-//!   gives no rate), target `min(alpha_max, 1 + p'/p)`
+//! - alpha steps per period (spec C8 CHOICE, the third-party port's values; the
+//!   thesis gives no rate): high speed `alpha + 0.5` up to `alpha_max` = 32;
+//!   safe `0.9 alpha` down to 1; compete `min(alpha + 0.1, target)`, target
+//!   `min(alpha_max, 1 + p'/p)`
 //!   (Ch. III.A.1, `alpha_max` when no loss has been seen). The target is
-//!   "smoothly varied" between regions (Fig. 2, shape not given): CHOICE, a
-//!   linear ramp from 1 at `0.5 q_max` to `1 + p'/p` at `0.65 q_max`.
+//!   "smoothly varied" between regions (Fig. 2, shape not given): the spec's
+//!   reconstruction (Appendix X, the third-party port), a hyperbola rising
+//!   from 1 at `0.5 q_max` to `1 + p'/p` at `0.65 q_max`, with its pole at
+//!   `0.49 q_max` (`ramp_pole_frac`): 89 % of the way up at `0.55 q_max`.
 //! - `p` and `p'`: the TFRC-style estimator over the last 8 intervals between
 //!   losses (resp. early responses), weights 1,1,1,1,.8,.6,.4,.2, with ageing
 //!   (Ch. IV; [`LossIntervals`]). Intervals count ACKed segments (spec C12
@@ -68,15 +69,18 @@ pub const DEFAULT_ALPHA_MAX: f64 = 32.0;
 pub const DEFAULT_COMPETE_FRAC: f64 = 0.5;
 /// Third threshold of the response curve as a fraction of `q_max` (Ch. III.B).
 pub const DEFAULT_T3_FRAC: f64 = 0.65;
+/// The compete target's hyperbola has its pole this fraction of `q_max` below
+/// `compete_frac q_max` (spec Appendix X: the third-party port's `0.49 q_max`).
+pub const DEFAULT_RAMP_POLE_FRAC: f64 = 0.01;
 /// alpha is adapted every this many RTTs (Ch. III.B: "we used 5 * RTT").
 pub const DEFAULT_ALPHA_PERIOD_RTTS: f64 = 5.0;
 /// Per-period alpha step in high-speed mode (spec C8 CHOICE).
 pub const DEFAULT_HIGH_SPEED_STEP: f64 = 0.5;
-/// Per-period alpha step in compete mode (CHOICE: the thesis says only that
-/// alpha "increments" toward its target, as in high-speed mode; the third-party
-/// port's 0.1 leaves alpha far below its target at the end of the thesis's
-/// 100 s warm-up in its own 150 Mbps / 60 ms mix, docs/model.md).
-pub const DEFAULT_COMPETE_STEP: f64 = 0.5;
+/// Per-period alpha step in compete mode (spec C8 CHOICE, the third-party
+/// port's value: the thesis says only that alpha "increments" toward its
+/// target). With the phase lock of equal RTTs broken, 0.1 and 0.5 give PERT
+/// the same share in the thesis's 50-50 mix (docs/model.md).
+pub const DEFAULT_COMPETE_STEP: f64 = 0.1;
 /// Per-period alpha factor in safe mode (spec C8 CHOICE).
 pub const DEFAULT_SAFE_DECAY: f64 = 0.9;
 /// Weights of the loss-interval estimator, most recent first (Ch. IV, TFRC).
@@ -125,6 +129,9 @@ pub struct PertAdaptiveConfig {
     pub t3_frac: f64,
     /// Floor the third threshold at `2 T2` (spec C2 CHOICE). Default true.
     pub t3_floor: bool,
+    /// Pole of the compete target's ramp, as a fraction of `q_max` below
+    /// `compete_frac q_max` (spec Appendix X). Default 0.01.
+    pub ramp_pole_frac: f64,
     /// Initial `q_max` (Ch. IV: "maximum queuing delay threshold"). Default 10 ms.
     pub q_max_init_ns: u64,
     /// Where `q_max` comes from (spec C5). Default: raw samples.
@@ -135,7 +142,7 @@ pub struct PertAdaptiveConfig {
     pub alpha_period_rtts: f64,
     /// alpha step per period in high-speed mode (spec C8). Default 0.5.
     pub high_speed_step: f64,
-    /// alpha step per period in compete mode (CHOICE, see the constant). Default 0.5.
+    /// alpha step per period in compete mode (spec C8, see the constant). Default 0.1.
     pub compete_step: f64,
     /// alpha factor per period in safe mode, in (0, 1] (spec C8). Default 0.9.
     pub safe_decay: f64,
@@ -158,6 +165,7 @@ impl Default for PertAdaptiveConfig {
             compete_frac: DEFAULT_COMPETE_FRAC,
             t3_frac: DEFAULT_T3_FRAC,
             t3_floor: true,
+            ramp_pole_frac: DEFAULT_RAMP_POLE_FRAC,
             q_max_init_ns: DEFAULT_T_MAX_NS,
             q_max_source: QmaxSource::Sample,
             loss_beta: LossBeta::Adaptive,
@@ -188,6 +196,12 @@ impl PertAdaptiveConfig {
             if !(v.is_finite() && v > 0.0 && v <= 1.0) {
                 return Err(ConfigError::new(field(name), format!("must lie in (0, 1] (a fraction of q_max), got {v}")));
             }
+        }
+        if !(self.ramp_pole_frac.is_finite() && self.ramp_pole_frac > 0.0) {
+            return Err(ConfigError::new(
+                field("ramp_pole_frac"),
+                format!("must be > 0 (the pole lies below compete_frac q_max), got {}", self.ramp_pole_frac),
+            ));
         }
         if self.t3_frac < self.compete_frac {
             return Err(ConfigError::new(field("t3_frac"), format!("must be at least compete_frac ({}), got {}", self.compete_frac, self.t3_frac)));
@@ -396,19 +410,23 @@ impl PertAdaptive {
     }
 
     /// The compete-mode target `min(alpha_max, 1 + p'/p)` (`alpha_max` before
-    /// any loss), reached at `t3_frac q_max` and ramped linearly from 1 at
-    /// `compete_frac q_max` (Fig. 2, shape CHOICE).
+    /// any loss), reached at `t3_frac q_max` and ramped from 1 at
+    /// `compete_frac q_max` along the hyperbola `(q - lo)(w + d) / ((q - lo + d) w)`
+    /// of the way up, `w = hi - lo`, `d = ramp_pole_frac q_max` (Fig. 2; the
+    /// shape is spec Appendix X's reconstruction).
     pub fn compete_target(&self) -> f64 {
         let (p, pe) = (self.losses.rate(), self.early.rate());
         let full = if p > 0.0 { (1.0 + pe / p).min(self.cfg.alpha_max) } else { self.cfg.alpha_max };
         let q = self.signal.qdelay() as f64;
-        let (lo, hi) = (self.cfg.compete_frac * self.q_max as f64, self.cfg.t3_frac * self.q_max as f64);
+        let q_max = self.q_max as f64;
+        let (lo, hi) = (self.cfg.compete_frac * q_max, self.cfg.t3_frac * q_max);
         if q >= hi || hi <= lo {
             full
         } else if q <= lo {
             1.0
         } else {
-            1.0 + (full - 1.0) * (q - lo) / (hi - lo)
+            let (w, d) = (hi - lo, self.cfg.ramp_pole_frac * q_max);
+            1.0 + (full - 1.0) * (q - lo) * (w + d) / ((q - lo + d) * w)
         }
     }
 

@@ -209,9 +209,16 @@ fn compete_target_is_one_plus_p_early_over_p_capped_at_alpha_max() {
     }
     cc.early.on_event();
     assert!((cc.compete_target() - 11.0).abs() < 1e-9);
-    // Halfway between 0.5 q_max (5 ms) and 0.65 q_max (6.5 ms): 1 + 10 / 2.
+    // Halfway between 0.5 q_max (5 ms) and 0.65 q_max (6.5 ms), on the hyperbola
+    // with its pole at 0.49 q_max (4.9 ms): the port's k2 - k1 / (q - 0.49 q_max)
+    // with k1 = 10 x 10 ms x 16 / 1500, k2 = 1 + 10 x 16 / 15 = 11.667 - 1.255 = 10.412.
     cc.signal.srtt = Some((60_000 + 5_750) << SRTT_SHIFT);
-    assert!((cc.compete_target() - 6.0).abs() < 1e-9);
+    let k1 = 10.0 * 10.0 * 16.0 / 1500.0;
+    let k2 = 1.0 + 10.0 * 16.0 / 15.0;
+    assert!((cc.compete_target() - (k2 - k1 / (5.75 - 4.9))).abs() < 1e-9, "{}", cc.compete_target());
+    // Just above 0.5 q_max the hyperbola rises steeply: at 5.1 ms it is 53 % of the way up.
+    cc.signal.srtt = Some((60_000 + 5_100) << SRTT_SHIFT);
+    assert!((cc.compete_target() - (k2 - k1 / (5.1 - 4.9))).abs() < 1e-9, "{}", cc.compete_target());
     // At or below 0.5 q_max: 1.
     cc.signal.srtt = Some((60_000 + 5_000) << SRTT_SHIFT);
     assert_eq!(cc.compete_target(), 1.0);
@@ -219,7 +226,7 @@ fn compete_target_is_one_plus_p_early_over_p_capped_at_alpha_max() {
 
 #[test]
 fn alpha_rises_by_the_compete_step_per_period_in_compete_mode() {
-    let mut cc = PertAdaptive::new(PertAdaptiveConfig { compete_step: 0.1, ..PertAdaptiveConfig::default() });
+    let mut cc = PertAdaptive::new(PertAdaptiveConfig { compete_step: 0.25, ..PertAdaptiveConfig::default() });
     let mut tp = ca_state(100);
     run(&mut cc, &mut tp, 0, 1, 100);
     // 30 ms of queueing, q_max grows to 30 ms: q > 0.65 q_max once srtt catches up.
@@ -228,9 +235,9 @@ fn alpha_rises_by_the_compete_step_per_period_in_compete_mode() {
     let a = cc.alpha();
     assert!(a > 1.5 && a < 32.0, "{a}");
     run(&mut cc, &mut tp, 10_000, 10_650, 130);
-    assert!((cc.alpha() - (a + 0.1)).abs() < 1e-9, "{} after {a}", cc.alpha());
-    // The default step is 0.5.
-    assert_eq!(PertAdaptiveConfig::default().compete_step, 0.5);
+    assert!((cc.alpha() - (a + 0.25)).abs() < 1e-9, "{} after {a}", cc.alpha());
+    // The default step is spec C8's 0.1.
+    assert_eq!(PertAdaptiveConfig::default().compete_step, 0.1);
 }
 
 #[test]
