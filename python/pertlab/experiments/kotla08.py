@@ -115,19 +115,20 @@ def short_name(label: str) -> str:
 def run_row(point: Point, results: Results) -> dict[str, Any]:
     """One row of a result table: the point's values, bottleneck metrics, Jain
     index, per label (``pert`` for adaptive PERT, ``pert_orig`` for PERT/RED,
-    else the label) its share, drop rate and drop ratio to SACK
-    (``pert_drop_ratio``, ...) when SACK is present, and adaptive PERT's
-    compete and high-speed residency."""
+    else the label) its share, drop rate and drop ratio (``pert_drop_ratio``,
+    ...) to SACK when SACK is present, else to adaptive PERT (Figures 10 and 11:
+    Illinois / PERT), and adaptive PERT's compete and high-speed residency."""
     row = summary_row(point, results)
     span = results.data["window_end_s"] - results.data["window_start_s"]
     labels = results.controllers["label"].to_list()
+    reference = SACK if SACK in labels else PERT if PERT in labels else None
     for c in results.controllers.iter_rows(named=True):
         short = short_name(c["label"])
         row[f"{short}_share"] = c["share"]
         row[f"{short}_drop_rate"] = c["drop_rate"]
         row[f"{short}_goodput_mbps"] = c["goodput_mbps"]
-        if c["label"] != SACK and SACK in labels:
-            row[f"{short}_drop_ratio"] = drop_ratio(results, c["label"], SACK)
+        if reference is not None and c["label"] != reference:
+            row[f"{short}_drop_ratio"] = drop_ratio(results, c["label"], reference)
     if results.flow_series.height:
         for label, dispersion in bandwidth_dispersion(results).items():
             row[f"{short_name(label)}_var_over_mean"] = dispersion
@@ -231,6 +232,22 @@ def buffer_points(mode: Mode) -> list[Point]:
     """Figure 9: 40 PERT + 40 SACK flows, buffer 0.25..4 BDP."""
     xs = BUFFER_QUICK if mode is QUICK else BUFFER_FULL
     return points(lambda k, seed: kotla_dumbbell(mix(40, 40), mode, seed, buffer_bdp=k), xs, "buffer_bdp", mode)
+
+
+# ------------------------------------------- K6/K7: PERT against Illinois
+
+
+def illinois_mix_points(mode: Mode) -> list[Point]:
+    """Figure 10: 100 long flows, TCP-Illinois' percentage 0..100 (the rest adaptive PERT)."""
+    xs = MIX_QUICK if mode is QUICK else MIX_FULL
+    return points(lambda pct, seed: kotla_dumbbell(mix(100 - pct, pct, other="illinois"), mode, seed), xs, "illinois_percent", mode)
+
+
+def illinois_flows_points(mode: Mode) -> list[Point]:
+    """Figure 11: a 50-50 mix of adaptive PERT and TCP-Illinois, 20..1000 flows (the thesis
+    gives no range; Figure 8's)."""
+    xs = FLOWS_QUICK if mode is QUICK else FLOWS_FULL
+    return points(lambda n, seed: kotla_dumbbell(mix(n // 2, n - n // 2, other="illinois"), mode, seed), xs, "flows", mode)
 
 
 # ------------------------------------------------ K17: one flow, 2.4 Gbps

@@ -1,7 +1,9 @@
 """Registry entries of Kotla's 2008 thesis (adaptive PERT): the mix, flow-count
-and buffer sweeps (Figures 4, 5, 8, 9), PERT alone up to 1000 flows (Figure 19),
+and buffer sweeps (Figures 4, 5, 8, 9) with the mix under phase effects, the
+sweeps against TCP-Illinois (Figures 10, 11), PERT alone up to 1000 flows (Figure 19),
 one flow on a high-BDP path (Figure 23), channel errors (Figure 26), RTT noise
-(Figure 25), queue positions (Figures 27, 28) and Tables I, II, IV and V. Each
+(Figure 25), intermittent CBR (Figure 12), flows joining and leaving (Figure 24),
+queue positions (Figures 27, 28) and Tables I to V. Each
 report states the thesis's claims and whether our data bears them out; the
 tables carry the thesis's numbers beside ours."""
 
@@ -191,6 +193,59 @@ def _buffer_claims(t: pl.DataFrame) -> list[Claim]:
 
 
 _sweep_entry("kotla08-buffer", "Figure 9: 40 PERT + 40 SACK, buffer 0.25..4 BDP", "Section V.A.3", k.buffer_points, "buffer_bdp", _buffer_claims)
+
+
+# ------------------------------------------------------------- Illinois
+
+
+ILLINOIS_PANELS = [("illinois_share", "Illinois bandwidth share"), ("illinois_drop_ratio", "Illinois/PERT drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
+
+
+def _rank(xs: list[float], ys: list[float]) -> float:
+    """Spearman rank correlation of ``ys`` with ``xs`` (NaN with fewer than 3 points)."""
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(xs, ys).statistic) if len(xs) > 2 else float("nan")
+
+
+def _illinois_mix_claims(t: pl.DataFrame) -> list[Claim]:
+    xs, share = _col(t, "illinois_percent", "illinois_share")
+    _, ratio = _col(t, "illinois_percent", "illinois_drop_ratio")
+    _, drop = _col(t, "illinois_percent", "drop_rate")
+    _, queue = _col(t, "illinois_percent", "avg_queue_norm")
+    mixed = [i for i, v in enumerate(xs) if 0 < v < 100]
+    rho_queue = _rank(xs, queue)
+    above = [ratio[i] for i in mixed if ratio[i] > 1]
+    claims = []
+    if len(mixed) > 2:  # a trend among the mixes (the full sweep; quick has one mix)
+        rho_drop = _rank([xs[i] for i in mixed], [drop[i] for i in mixed])
+        claims.append(Claim("The overall drop rate falls as Illinois' percentage rises among the mixes (Fig. 10; rank correlation below 0).", rho_drop < 0,
+                            f"Spearman {rho_drop:.2f}; drop rate {fmt_values(drop)} at {fmt_values(xs)} % Illinois"))  # fmt: skip
+    return claims + [
+        Claim("The drop rate at 100 % PERT is far less than at 100 % Illinois (below half).", drop[0] < 0.5 * drop[-1], f"{drop[0]:.3g} at 0 %, {drop[-1]:.3g} at 100 %"),
+        Claim("The queue grows with Illinois' percentage (rank correlation above 0).", rho_queue > 0, f"Spearman {rho_queue:.2f}; avg queue / buffer {fmt_values(queue)}"),
+        Claim("The Illinois/PERT drop ratio is above 1 in most mixes.", 2 * len(above) > len(mixed), f"{len(above)} of {len(mixed)}: {fmt_values([ratio[i] for i in mixed])}"),
+        Claim("Illinois gets less than its fair share (its percentage) in most mixes.", 2 * sum(share[i] < xs[i] / 100 for i in mixed) > len(mixed),
+              f"share {fmt_values([share[i] for i in mixed])} at {fmt_values([xs[i] for i in mixed])} %"),
+    ]  # fmt: skip
+
+
+def _illinois_flows_claims(t: pl.DataFrame) -> list[Claim]:
+    xs, share = _col(t, "flows", "pert_share")
+    _, ratio = _col(t, "flows", "illinois_drop_ratio")
+    _, drop = _col(t, "flows", "drop_rate")
+    _, queue = _col(t, "flows", "avg_queue_norm")
+    return [
+        Claim("PERT drops less than Illinois at every flow count (Illinois/PERT drop ratio above 1; Fig. 11).", all(r > 1 for r in ratio), f"Illinois/PERT {fmt_values(ratio)} at {fmt_values(xs)} flows"),
+        Claim("PERT's share is always more than Illinois' (above 50 %).", all(x > 0.5 for x in share), f"PERT share {fmt_values(share)}"),
+        Claim("The queue and the drop rate grow with the number of flows.", queue[-1] > queue[0] and drop[-1] > drop[0], f"queue {fmt_values(queue)}; drop rate {fmt_values(drop)}"),
+        Claim("The queue is very high (above 0.8 of the buffer) at every flow count.", min(queue) > 0.8, f"avg queue / buffer {fmt_values(queue)}"),
+    ]  # fmt: skip
+
+
+_sweep_entry("kotla08-illinois-mix", "Figure 10: 100 flows, Illinois share 0..100 % (rest PERT), 150 Mbit/s, 60 ms", "Section V.B", k.illinois_mix_points, "illinois_percent", _illinois_mix_claims, panels=ILLINOIS_PANELS)
+_sweep_entry("kotla08-illinois-flows", "Figure 11: 50-50 mix of PERT and Illinois, 20..1000 flows", "Section V.C", k.illinois_flows_points, "flows", _illinois_flows_claims, log_x=True,
+             panels=[("pert_share", "PERT bandwidth share"), ("illinois_drop_ratio", "Illinois/PERT drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")])  # fmt: skip
 
 
 # ------------------------------------------------------------- PERT only
