@@ -525,14 +525,16 @@ def _stats(xs: list[float]) -> dict:
 
 
 # Testbed congestion control -> simulator controller.
-SIM_CC = {"pert": "pert", "reno": "sack"}
+#: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
+#: CUBIC (RFC 9438; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
+SIM_CC = {"pert": "pert", "reno": "sack", "cubic": "cubic"}
 
 
 def sim_scenario(sc: TestbedScenario):
     """The same experiment for the simulator: a dumbbell with the bottleneck's
     rate, round-trip delay and buffer (bfifo bytes -> 1514-byte frames),
-    all flows starting at 0, the testbed's PERT parameters. Kernel cubic and
-    bbr have no simulator counterpart; random loss is not carried over."""
+    all flows starting at 0, the testbed's PERT parameters. Kernel bbr has no
+    simulator counterpart (:data:`SIM_CC`); random loss is not carried over."""
     from ..builders import dumbbell
 
     missing = [f.cc for f in sc.flows if f.cc not in SIM_CC]
