@@ -23,7 +23,7 @@ from .builders import CC_NAMES, QUEUE_NAMES
 from .builders import dumbbell as build_dumbbell
 from .results import Results
 from .run import as_scenario, run
-from .scenario import CC_KINDS, CcSpec, Scenario, ScenarioError
+from .scenario import CC_KINDS, CcSpec, Scenario, ScenarioError, Time
 from .sweep import parse_value
 from .units import format_rate
 
@@ -82,6 +82,14 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     return params
 
 
+def _send_overhead(value: str) -> int:
+    """``--send-overhead`` in ns, or a ScenarioError naming the flag."""
+    try:
+        return TypeAdapter(Time).validate_python(value)
+    except ValidationError as e:
+        raise ScenarioError([("--send-overhead", x["msg"].removeprefix("Value error, ")) for x in e.errors()]) from None
+
+
 def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
     """Print ``error: field: message`` lines and exit 2."""
     for line in str(exc).splitlines():
@@ -128,6 +136,10 @@ def dumbbell(
         Optional[str], typer.Option(help="Record time series of the bottleneck and the flows at this interval.")
     ] = None,
     web_sessions: Annotated[int, typer.Option(help="Web sessions beside the long flows (ns-2 WebTraf defaults).")] = 0,
+    send_overhead: Annotated[
+        str,
+        typer.Option(help="ns-2's random send overhead of every sender, e.g. 1ms: breaks the phase lock of equal RTTs (docs/model.md)."),
+    ] = "0s",
     cc_param: Annotated[
         Optional[list[str]],
         typer.Option(help="A controller parameter, KIND.FIELD=VALUE, e.g. pert-adaptive.alpha_max=16 (repeatable).", metavar="KIND.FIELD=VALUE"),
@@ -141,11 +153,12 @@ def dumbbell(
         flows = 50
     try:
         params = _cc_params(cc_param or [])
+        overhead_ns = _send_overhead(send_overhead)
         scenario = build_dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params,
+            cc_params=params, tcp={"overhead": overhead_ns},
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)

@@ -63,6 +63,7 @@ def test_dumbbell_table_output():
         (["dumbbell", "--cc-param", "bbr.x=1"], "error: --cc-param: unknown controller kind 'bbr'; allowed: reno, vegas, pert"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.alpha_max=0.5"], "error: --cc-param pert-adaptive.alpha_max: Input should be greater than or equal to 1\n"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.bogus=1"], "error: --cc-param pert-adaptive: unknown field `bogus`"),
+        (["dumbbell", "--send-overhead", "-1ms"], "error: --send-overhead: must be zero or a positive time, got '-1ms'"),
     ],
 )
 def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
@@ -80,6 +81,18 @@ def test_cc_param_reaches_the_flows_of_that_kind():
     free = json.loads(runner.invoke(app, args).stdout)
     share = lambda r: {c["label"]: c["share"] for c in r["controllers"]}["pert-adaptive"]  # noqa: E731
     assert share(pinned) < 0.5 * share(free), (share(pinned), share(free))
+
+
+def test_send_overhead_reaches_every_sender():
+    """--send-overhead 1ms changes the run (the senders wait before sending) and stays a function
+    of the seed; 0s is the default."""
+    args = ["dumbbell", "--bw", "20Mbps", "--flows", "10", "--duration", "30s", "--warmup", "10s", "--json", "--no-progress"]
+    metrics = lambda extra: {k: v for k, v in json.loads(runner.invoke(app, args + extra).stdout)["bottleneck"].items() if k != "wall_seconds"}  # noqa: E731
+    plain, zero = metrics([]), metrics(["--send-overhead", "0s"])
+    late, again = metrics(["--send-overhead", "1ms"]), metrics(["--send-overhead", "1ms"])
+    assert plain == zero
+    assert late == again
+    assert late != plain
 
 
 def test_run_bad_scenario_file(tmp_path):
