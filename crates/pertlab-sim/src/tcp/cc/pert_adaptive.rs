@@ -79,7 +79,7 @@ pub const DEFAULT_HIGH_SPEED_STEP: f64 = 0.5;
 /// Per-period alpha step in compete mode (spec C8 CHOICE, the third-party
 /// port's value: the thesis says only that alpha "increments" toward its
 /// target). With the phase lock of equal RTTs broken, 0.1 and 0.5 give PERT
-/// the same share in the thesis's 50-50 mix (docs/model.md).
+/// about the same share in the thesis's 50-50 mix, 0.55 and 0.58 (docs/model.md).
 pub const DEFAULT_COMPETE_STEP: f64 = 0.1;
 /// Per-period alpha factor in safe mode (spec C8 CHOICE).
 pub const DEFAULT_SAFE_DECAY: f64 = 0.9;
