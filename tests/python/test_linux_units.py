@@ -66,8 +66,12 @@ def test_simulator_scenario_mirrors_the_testbed() -> None:
     sim = testbed.sim_scenario(sc).model_dump(mode="json")
     text = str(sim)
     assert "'pert'" in text and "10000000" in text
-    with pytest.raises(ValueError, match="no cubic"):
-        testbed.sim_scenario(testbed.TestbedScenario(flows=[testbed.FlowGroup("cubic", 1)]))
+    with pytest.raises(ValueError, match="no bbr"):
+        testbed.sim_scenario(testbed.TestbedScenario(flows=[testbed.FlowGroup("bbr", 1)]))
+    # Kernel cubic is the simulator's CUBIC, kernel reno its Reno with SACK.
+    both = testbed.sim_scenario(testbed.TestbedScenario(flows=[testbed.FlowGroup("cubic", 2), testbed.FlowGroup("reno", 1)]))
+    assert [f.cc.kind for f in both.flows] == ["cubic", "cubic", "reno"]
+    assert all(f.tcp.sack for f in both.flows)
 
 
 def test_cli_lists_the_linux_and_testbed_commands() -> None:

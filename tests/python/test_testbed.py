@@ -95,15 +95,3 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
         assert (tmp_path / "cmp" / side / "flows.parquet").is_file()
     assert not _ours() or all(not ns.startswith(f"{testbed.PREFIX}{os.getpid()}-") for ns in _ours())
 
-
-def test_compare_refuses_controllers_the_simulator_lacks() -> None:
-    sc = testbed.TestbedScenario(flows=[testbed.FlowGroup("bbr", 1)])
-    with pytest.raises(ValueError, match="no bbr"):
-        testbed.sim_scenario(sc)
-
-
-def test_compare_maps_kernel_cubic_to_the_simulators_cubic() -> None:
-    sc = testbed.TestbedScenario(flows=[testbed.FlowGroup("cubic", 2), testbed.FlowGroup("reno", 1)])
-    sim = testbed.sim_scenario(sc)
-    assert [f.cc.kind for f in sim.flows] == ["cubic", "cubic", "reno"]
-    assert [f.tcp.sack for f in sim.flows] == [True, True, True]
