@@ -217,40 +217,13 @@ impl CongestionControl for Compound {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::from_seed;
+    use crate::tcp::cc::ack_clock::AckClock;
     use crate::time::NS_PER_MS;
 
     const MS: SimTime = NS_PER_MS;
 
-    struct Flow {
-        cc: Compound,
-        tp: CcState,
-        rng: SimRng,
-    }
-
-    impl Flow {
-        fn new(cwnd: u32) -> Flow {
-            let mut tp = CcState::new(cwnd, 10_000, 1500);
-            tp.snd_ssthresh = 5;
-            tp.snd_nxt = cwnd;
-            let mut cc = Compound::new(CompoundConfig::default());
-            cc.init(&mut tp);
-            Flow { cc, tp, rng: from_seed(1) }
-        }
-
-        fn ack(&mut self, rtt: SimTime) {
-            self.tp.snd_una += 1;
-            self.cc.pkts_acked(&mut self.tp, &AckSample { pkts_acked: 1, rtt: Some(rtt) }, &mut self.rng);
-            self.cc.cong_avoid(&mut self.tp, 1, &mut self.rng);
-            self.tp.snd_nxt = self.tp.snd_nxt.max(self.tp.snd_una + self.tp.snd_cwnd);
-        }
-
-        fn round(&mut self, rtt: SimTime) {
-            let end = self.tp.snd_nxt;
-            while self.tp.snd_una < end {
-                self.ack(rtt);
-            }
-        }
+    fn flow(cwnd: u32) -> AckClock<Compound> {
+        AckClock::new(Compound::new(CompoundConfig::default()), cwnd, 5)
     }
 
     #[test]
@@ -282,7 +255,7 @@ mod tests {
         // round yet; cwnd grows by 1/win per ACK, i.e. by 1 per round. The round
         // ends on the first ACK of round 2, after its own 1/win: win = 51.01,
         // dwnd = 1/8 * 51.01^0.75 - 1 = 1.3859.
-        let mut f = Flow::new(50);
+        let mut f = flow(50);
         f.round(100 * MS);
         assert_eq!(f.tp.snd_cwnd, 50);
         assert!((f.cc.cwnd() - 51.0).abs() < 0.02, "cwnd {}", f.cc.cwnd());

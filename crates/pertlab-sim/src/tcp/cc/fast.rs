@@ -248,46 +248,11 @@ impl CongestionControl for Fast {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::from_seed;
+    use crate::tcp::cc::ack_clock::AckClock;
     use crate::tcp::cc::INFINITE_SSTHRESH;
     use crate::time::NS_PER_MS;
 
     const MS: SimTime = NS_PER_MS;
-
-    /// An ACK-clocked bulk flow: one ACK per segment, each with an RTT sample
-    /// given by `rtt(snd_cwnd)`; after every ACK the sender fills the window.
-    struct Flow {
-        cc: Fast,
-        tp: CcState,
-        rng: SimRng,
-    }
-
-    impl Flow {
-        fn new(cfg: FastConfig, cwnd: u32, ssthresh: u32) -> Flow {
-            let mut tp = CcState::new(cwnd, 10_000, 1500);
-            tp.snd_ssthresh = ssthresh;
-            tp.snd_nxt = cwnd;
-            let mut cc = Fast::new(cfg);
-            cc.init(&mut tp);
-            Flow { cc, tp, rng: from_seed(1) }
-        }
-
-        fn ack(&mut self, rtt: SimTime) {
-            self.tp.snd_una += 1;
-            self.cc.pkts_acked(&mut self.tp, &AckSample { pkts_acked: 1, rtt: Some(rtt) }, &mut self.rng);
-            self.cc.cong_avoid(&mut self.tp, 1, &mut self.rng);
-            self.tp.snd_nxt = self.tp.snd_nxt.max(self.tp.snd_una + self.tp.snd_cwnd);
-        }
-
-        /// ACKs everything outstanding now: one round trip.
-        fn round(&mut self, rtt: impl Fn(u32) -> SimTime) {
-            let end = self.tp.snd_nxt;
-            while self.tp.snd_una < end {
-                let r = rtt(self.tp.snd_cwnd);
-                self.ack(r);
-            }
-        }
-    }
 
     fn cfg(alpha: f64) -> FastConfig {
         FastConfig { alpha, ..FastConfig::default() }
@@ -344,7 +309,7 @@ mod tests {
         assert_eq!(c.rtt_weight(100), 0.03);
         assert_eq!(c.rtt_weight(8), 0.25);
         assert_eq!(c.rtt_weight(0), 0.25);
-        let mut f = Flow::new(c, 100, 5);
+        let mut f = AckClock::new(Fast::new(c), 100, 5);
         f.ack(100 * MS);
         assert_eq!(f.cc.avg_rtt_ns(), Some(100e6));
         // 0.97 * 100 + 0.03 * 120 = 100.6 ms.
@@ -357,8 +322,8 @@ mod tests {
     fn one_round_in_congestion_avoidance_applies_the_update() {
         // cwnd 100, every sample 100 ms: the first round ends on the first ACK
         // of the second; no queueing, alpha 20: 50 + (100 + 20) / 2 = 110.
-        let mut f = Flow::new(cfg(20.0), 100, 5);
-        f.round(|_| 100 * MS);
+        let mut f = AckClock::new(Fast::new(cfg(20.0)), 100, 5);
+        f.round(100 * MS);
         assert_eq!(f.tp.snd_cwnd, 100);
         f.ack(100 * MS);
         assert_eq!(f.tp.snd_cwnd, 110);
@@ -372,9 +337,9 @@ mod tests {
         // RTT is 100 ms * w / 50. From slow start the flow must settle where
         // alpha = 20 packets are queued: w = 70.
         let rtt = |w: u32| 100 * MS * u64::from(w.max(50)) / 50;
-        let mut f = Flow::new(cfg(20.0), 2, INFINITE_SSTHRESH);
+        let mut f = AckClock::new(Fast::new(cfg(20.0)), 2, INFINITE_SSTHRESH);
         for _ in 0..60 {
-            f.round(rtt);
+            f.round_by(|w| Some(rtt(w)));
         }
         assert_ne!(f.tp.snd_ssthresh, INFINITE_SSTHRESH, "left slow start");
         assert!((f.cc.window() - 70.0).abs() < 1.0, "window {}", f.cc.window());
@@ -386,8 +351,8 @@ mod tests {
 
     #[test]
     fn loss_halves_the_window_and_the_update_resumes_from_there() {
-        let mut f = Flow::new(cfg(20.0), 100, 5);
-        f.round(|_| 100 * MS);
+        let mut f = AckClock::new(Fast::new(cfg(20.0)), 100, 5);
+        f.round(100 * MS);
         f.tp.snd_cwnd = 41;
         assert_eq!(f.cc.ssthresh(&f.tp), 20);
         f.tp.snd_cwnd = 3;

@@ -253,37 +253,13 @@ impl CongestionControl for Illinois {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::from_seed;
+    use crate::tcp::cc::ack_clock::AckClock;
     use crate::time::NS_PER_MS;
 
     const MS: SimTime = NS_PER_MS;
 
-    struct Flow {
-        cc: Illinois,
-        tp: CcState,
-        rng: SimRng,
-    }
-
-    impl Flow {
-        fn new(cwnd: u32) -> Flow {
-            let mut tp = CcState::new(cwnd, 10_000, 1500);
-            tp.snd_ssthresh = 5;
-            tp.snd_nxt = cwnd;
-            let mut cc = Illinois::new(IllinoisConfig::default());
-            cc.init(&mut tp);
-            Flow { cc, tp, rng: from_seed(1) }
-        }
-
-        /// One RTT of ACKs, each with RTT sample `rtt`.
-        fn round(&mut self, rtt: SimTime) {
-            let end = self.tp.snd_nxt;
-            while self.tp.snd_una < end {
-                self.tp.snd_una += 1;
-                self.cc.pkts_acked(&mut self.tp, &AckSample { pkts_acked: 1, rtt: Some(rtt) }, &mut self.rng);
-                self.cc.cong_avoid(&mut self.tp, 1, &mut self.rng);
-                self.tp.snd_nxt = self.tp.snd_nxt.max(self.tp.snd_una + self.tp.snd_cwnd);
-            }
-        }
+    fn flow(cwnd: u32) -> AckClock<Illinois> {
+        AckClock::new(Illinois::new(IllinoisConfig::default()), cwnd, 5)
     }
 
     #[test]
@@ -316,7 +292,7 @@ mod tests {
     fn per_rtt_updates_follow_the_queueing_delay() {
         // A round's update happens on the first ACK of the next driver round,
         // whose sample it includes; so each delay is held for two rounds.
-        let mut f = Flow::new(20);
+        let mut f = flow(20);
         f.round(100 * MS);
         f.round(100 * MS);
         // No queueing seen yet (d_m = 0): alpha_max, beta_min.
@@ -350,13 +326,13 @@ mod tests {
     fn small_windows_and_timeouts_are_renos() {
         // Starting at alpha_max (as Linux), 5 ACKs take cwnd from 5 to 10;
         // the update then finds cwnd 10 < win_thresh: Reno's.
-        let mut f = Flow::new(5);
+        let mut f = flow(5);
         f.round(100 * MS);
         assert_eq!(f.tp.snd_cwnd, 10);
         f.round(300 * MS);
         assert_eq!(f.cc.alpha_beta(), (1.0, 0.5));
         assert!(f.tp.snd_cwnd < 15);
-        let mut f = Flow::new(40);
+        let mut f = flow(40);
         f.round(100 * MS);
         f.round(100 * MS);
         assert_eq!(f.cc.alpha_beta(), (10.0, 0.125));

@@ -11,6 +11,8 @@
 //! congestion avoidance counts ACKed segments in `snd_cwnd_cnt`
 //! (`tcp_cong_avoid_ai`), which is what ns-2's `cwnd_ += 1/cwnd_` approximates.
 
+#[cfg(test)]
+mod ack_clock;
 pub mod compound;
 pub mod cubic;
 pub mod fast;

@@ -269,48 +269,11 @@ impl CongestionControl for Vegas {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rng::from_seed;
+    use crate::tcp::cc::ack_clock::AckClock;
     use crate::tcp::cc::INFINITE_SSTHRESH;
     use crate::time::NS_PER_MS;
 
     const MS: SimTime = NS_PER_MS;
-
-    /// An ACK-clocked bulk flow: one ACK per segment, each carrying an RTT
-    /// sample; after every ACK the sender fills the window.
-    struct Flow {
-        cc: Vegas,
-        tp: CcState,
-        rng: SimRng,
-    }
-
-    impl Flow {
-        fn new(cfg: VegasConfig, cwnd: u32, ssthresh: u32) -> Flow {
-            let mut tp = CcState::new(cwnd, 10_000, 1500);
-            tp.snd_ssthresh = ssthresh;
-            tp.snd_nxt = cwnd;
-            let mut cc = Vegas::new(cfg);
-            cc.init(&mut tp);
-            Flow { cc, tp, rng: from_seed(1) }
-        }
-
-        fn ack(&mut self, rtt: Option<SimTime>) {
-            self.tp.snd_una += 1;
-            let gap = rtt.unwrap_or(100 * MS) / u64::from(self.tp.snd_cwnd);
-            self.tp.now = self.tp.now.saturating_add(gap);
-            let sample = AckSample { pkts_acked: 1, rtt };
-            self.cc.pkts_acked(&mut self.tp, &sample, &mut self.rng);
-            self.cc.cong_avoid(&mut self.tp, 1, &mut self.rng);
-            self.tp.snd_nxt = self.tp.snd_nxt.max(self.tp.snd_una + self.tp.snd_cwnd);
-        }
-
-        /// ACKs everything outstanding now: one round trip.
-        fn round(&mut self, rtt: Option<SimTime>) {
-            let end = self.tp.snd_nxt;
-            while self.tp.snd_una < end {
-                self.ack(rtt);
-            }
-        }
-    }
 
     #[test]
     fn defaults_are_ns2s() {
@@ -339,7 +302,7 @@ mod tests {
     fn no_queueing_grows_one_segment_per_rtt_in_congestion_avoidance() {
         // base RTT = RTT = 100 ms: diff = 0 < alpha. The first round ends on the
         // first ACK of the second driver round; each later round adds one.
-        let mut f = Flow::new(VegasConfig::default(), 10, 5);
+        let mut f = AckClock::new(Vegas::new(VegasConfig::default()), 10, 5);
         f.round(Some(100 * MS));
         assert_eq!(f.tp.snd_cwnd, 10);
         for k in 1..=10 {
@@ -355,7 +318,7 @@ mod tests {
 
     #[test]
     fn diff_above_beta_removes_one_segment_per_rtt() {
-        let mut f = Flow::new(VegasConfig::default(), 20, 5);
+        let mut f = AckClock::new(Vegas::new(VegasConfig::default()), 20, 5);
         f.round(Some(100 * MS));
         // The round that ends here still saw the 100 ms samples: +1.
         f.round(Some(200 * MS));
@@ -373,7 +336,7 @@ mod tests {
 
     #[test]
     fn diff_between_alpha_and_beta_holds_the_window() {
-        let mut f = Flow::new(VegasConfig::default(), 20, 5);
+        let mut f = AckClock::new(Vegas::new(VegasConfig::default()), 20, 5);
         f.round(Some(100 * MS));
         f.round(Some(110 * MS));
         assert_eq!(f.tp.snd_cwnd, 21);
@@ -391,7 +354,7 @@ mod tests {
         // Rounds: 1 grow 2->4; 2 hold; 3 test diff = 4*20/100 = 0, grow 4->8;
         // 4 hold; 5 test diff = 1, grow 8->16; 6 hold; 7 test diff = 3 > 1:
         // cwnd = min(16, 16*100/120 + 1) = 14 = ssthresh.
-        let mut f = Flow::new(VegasConfig::default(), 2, INFINITE_SSTHRESH);
+        let mut f = AckClock::new(Vegas::new(VegasConfig::default()), 2, INFINITE_SSTHRESH);
         f.round(Some(100 * MS));
         let expect = [4, 4, 8, 8, 16, 16];
         for (i, w) in expect.iter().enumerate().skip(1) {
@@ -409,7 +372,7 @@ mod tests {
         // Rounds: 1 grow 2->4; 2 test diff 0 (min still 100 ms), grow 4->8;
         // 3 test diff = 8*20/100 = 1, grow 8->16; 4 test diff = 3 > 1: 14.
         let cfg = VegasConfig { slow_start_every_other_rtt: false, ..VegasConfig::default() };
-        let mut f = Flow::new(cfg, 2, INFINITE_SSTHRESH);
+        let mut f = AckClock::new(Vegas::new(cfg), 2, INFINITE_SSTHRESH);
         f.round(Some(100 * MS));
         assert_eq!(f.tp.snd_cwnd, 4);
         f.round(Some(120 * MS));
@@ -422,7 +385,7 @@ mod tests {
 
     #[test]
     fn without_rtt_samples_slow_start_is_renos() {
-        let mut f = Flow::new(VegasConfig::default(), 2, INFINITE_SSTHRESH);
+        let mut f = AckClock::new(Vegas::new(VegasConfig::default()), 2, INFINITE_SSTHRESH);
         for w in [4, 8, 16, 32] {
             f.round(None);
             assert_eq!(f.tp.snd_cwnd, w);
@@ -441,7 +404,7 @@ mod tests {
 
     #[test]
     fn outside_open_state_growth_is_renos_and_vegas_restarts_on_open() {
-        let mut f = Flow::new(VegasConfig::default(), 10, 5);
+        let mut f = AckClock::new(Vegas::new(VegasConfig::default()), 10, 5);
         f.round(Some(100 * MS));
         f.cc.set_state(&mut f.tp, CaState::Disorder);
         // Reno congestion avoidance: one segment per window of ACKs.
@@ -454,7 +417,7 @@ mod tests {
 
     #[test]
     fn zero_and_huge_rtts_do_not_panic() {
-        let mut f = Flow::new(VegasConfig::default(), 10, 5);
+        let mut f = AckClock::new(Vegas::new(VegasConfig::default()), 10, 5);
         f.round(Some(0));
         f.round(Some(u64::MAX));
         f.round(Some(u64::MAX));
