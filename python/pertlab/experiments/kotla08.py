@@ -33,7 +33,7 @@ thesis's setup (one seed: the thesis states none).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -81,8 +81,6 @@ def mix(pert: int, sack: int, pert_cc: str = PERT, other: str = SACK) -> str:
 #: ns-2's random send overhead (``Agent/TCP overhead_``) of the scenarios of many flows
 #: (module doc): about 18 packet times of the 150 Mbit/s bottleneck, under 2 % of the RTT.
 SEND_OVERHEAD = "1ms"
-#: TCP options of the scenarios of many flows: ns-2's timers and the send overhead.
-KOTLA_TCP = {**NS2_TCP, "overhead": SEND_OVERHEAD}
 
 
 def kotla_dumbbell(
@@ -186,25 +184,26 @@ def fast_mix_points(mode: Mode) -> list[Point]:
 class Phase:
     """The 50-50 mix of Figure 5 under what the thesis leaves open: the access-link
     rate (both ends; the thesis gives none, the builder's default is 10 x the
-    bottleneck, 1.5 Gbit/s) and whether the equal-RTT phase lock is broken."""
+    bottleneck, 1.5 Gbit/s) and whether the equal-RTT phase lock is broken; ``mode``
+    gives the run length and the seeds."""
 
     access_bps: tuple[float, ...]
-    seeds: tuple[int, ...]
+    mode: Mode
 
 
-PHASE_FULL = Phase((140e6, 1e9, 1.5e9, 10e9), (1, 2, 3))
-PHASE_QUICK = Phase((140e6, 1.5e9, 10e9), (1,))
+PHASE_FULL = Phase((140e6, 1e9, 1.5e9, 10e9), replace(FULL, seeds=(1, 2, 3)))
+PHASE_QUICK = Phase((140e6, 1.5e9, 10e9), QUICK)
 #: How the phase lock of equal RTTs on deterministic links is broken: not at all (the
 #: thesis's setup as stated); ns-2's random send overhead (:data:`SEND_OVERHEAD`, the
 #: other entries' setting); or RTTs spread over 58..62 ms, the same for both controllers.
 PHASE_BREAKS: dict[str, dict[str, Any]] = {"none": {"send_overhead": "0s"}, "overhead": {}, "rtt_spread": {"send_overhead": "0s", "rtt_spread_ms": 2.0}}
 
 
-def phase_points(setup: Phase, mode: Mode) -> list[Point]:
+def phase_points(setup: Phase) -> list[Point]:
     """50 adaptive PERT + 50 SACK flows for every phase breaker, access rate and seed."""
     return [
-        Point((("breaker", b), ("access_mbps", f"{a / 1e6:g}")), seed, kotla_dumbbell(mix(50, 50), mode, seed, access_rate=int(a), **kw))
-        for b, kw in PHASE_BREAKS.items() for a in setup.access_bps for seed in setup.seeds
+        Point((("breaker", b), ("access_mbps", f"{a / 1e6:g}")), seed, kotla_dumbbell(mix(50, 50), setup.mode, seed, access_rate=int(a), **kw))
+        for b, kw in PHASE_BREAKS.items() for a in setup.access_bps for seed in setup.mode.seeds
     ]  # fmt: skip
 
 
@@ -399,7 +398,7 @@ def six_router_scenario(mode: Mode) -> Scenario:
     each cloud sends to the next, R1's cloud also to R6's (buffer: 1 BDP of the long path)."""
     return parking_lot(
         routers=6, hosts=20, cc=PERT, duration=mode.duration, warmup=mode.warmup, measure_end=mode.measure_end,
-        start_window="10s", packet_size=WIRE_BYTES, tcp=KOTLA_TCP,
+        start_window="10s", packet_size=WIRE_BYTES, tcp={**NS2_TCP, "overhead": SEND_OVERHEAD},
     )  # fmt: skip
 
 

@@ -347,15 +347,15 @@ PHASE_METRICS = ("pert_drop_ratio", "pert_share", "pert_drop_rate", "sack_drop_r
 
 
 def _phase(quick: bool, out: Path, workers: Workers) -> Report:
-    mode, setup = (k.QUICK, k.PHASE_QUICK) if quick else (k.FULL, k.PHASE_FULL)
-    pts = k.phase_points(setup, mode)
+    setup = k.PHASE_QUICK if quick else k.PHASE_FULL
+    pts = k.phase_points(setup)
     runs = k.run_table(pts, out, workers)
     table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS)
     report = _report(
         "kotla08-phase", PHASE_TITLE, "Section V.A.1", quick, out, pts,
         [
-            _mode_note(mode).replace(f"seeds {', '.join(map(str, mode.seeds))}", f"seeds {', '.join(map(str, setup.seeds))} (mean, 95 % CI)"),
-            "100 flows (50 adaptive PERT, 50 SACK), 150 Mbit/s, 60 ms, 1 BDP drop-tail buffer (Figure 5's 50 % point). "
+            _mode_note(setup.mode),
+            "100 flows (50 adaptive PERT, 50 SACK), 150 Mbit/s, 60 ms, 1 BDP drop-tail buffer (Figure 5's 50 % point); means and 95 % CIs over the seeds. "
             "Breakers: none (equal RTTs, deterministic links: the thesis's setup as stated); 'overhead' (ns-2's random "
             "send overhead, U(0, 1 ms) before each send); 'rtt_spread' (RTTs evenly over 58..62 ms, the same for both controllers).",
         ],
