@@ -258,6 +258,7 @@ def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
     r = run(s3a_scenario(kind, flows, mode, seed))
     b = r.bottleneck
     series = bottleneck_series(r)
+    back_s = return_time(series, after_s=0.0)
     return {
         "controller": kind,
         "flows": flows,
@@ -267,8 +268,8 @@ def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
         "drop_percent": 100 * b["drop_rate"],
         "avg_queue_pkts": b["avg_queue_pkts"],
         # Scenario 1 (Figs. 3.2, 3.3, 3.18-3.21): the flows' common start is a sharp increase in load.
-        "return_s": return_time(series, after_s=0.0),
-        "reared_step_advantage": reared_step_advantage(series, after_s=0.0),
+        "return_s": back_s,
+        "reared_step_advantage": reared_step_advantage(series, back_s, after_s=0.0),
         "conservation_ok": r.conservation["ok"],
     }
 
@@ -361,9 +362,9 @@ def return_time(series: pl.DataFrame, band: tuple[float, float] = TARGET_BAND, a
     return None if back.is_empty() else float(back["t_s"][0]) - after_s
 
 
-def reared_step_advantage(series: pl.DataFrame, after_s: float = STEP_AT_S) -> float | None:
-    """Fraction of the climb back (samples from the step until :func:`return_time`
-    with the average above the band) at which Re-ARED's increase of max_p is larger
+def reared_step_advantage(series: pl.DataFrame, back_s: float | None, after_s: float = STEP_AT_S) -> float | None:
+    """Fraction of the climb back (samples from the step until ``back_s``, the run's
+    :func:`return_time`, with the average above the band) at which Re-ARED's increase of max_p is larger
     than ARED's would be from the same (avg, max_p):
 
         Re-ARED  0.25 max_p (avg - T)/T   (thesis Algorithm 2, T = REARED_TARGET_UP)
@@ -374,8 +375,7 @@ def reared_step_advantage(series: pl.DataFrame, after_s: float = STEP_AT_S) -> f
     while Re-ARED's keeps growing. None if the average never rose above the band.
     """
     defaults = RedConfig()
-    back = return_time(series, after_s=after_s)
-    end = after_s + back if back is not None else float("inf")
+    end = after_s + back_s if back_s is not None else float("inf")
     w = series.filter((pl.col("t_s") >= after_s) & (pl.col("t_s") < end) & (pl.col("avg") > TARGET_BAND[1]))
     if w.is_empty():
         return None

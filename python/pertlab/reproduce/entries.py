@@ -11,7 +11,7 @@ import polars as pl
 from ..experiments import tahiliani_ch3 as ch3
 from .. import units
 from ..parallel import Workers
-from .registry import Claim, Entry, Report, register
+from .registry import Claim, Entry, Report, rank_correlation, register
 
 THESIS = "Tahiliani, PhD thesis, NITK 2013, Chapter 3"
 
@@ -50,9 +50,7 @@ def _ch3_flow_claims(runs: pl.DataFrame, comparison: pl.DataFrame, mode: ch3.Mod
     flows = comparison.filter(pl.col("controller") == "ared").sort("flows")["flows"].to_list()
     # "Grows": rank correlation with the number of flows of at least 0.9 (the
     # thesis's columns are strictly increasing; ours may dip by noise at high loads).
-    from scipy.stats import spearmanr
-
-    rho = {k: float(spearmanr(flows, v).statistic) for k, v in drops.items()}
+    rho = {k: rank_correlation(flows, v) for k, v in drops.items()}
     seeds = len(mode.seeds)
     return [
         Claim(
@@ -100,9 +98,7 @@ def _scenario1_claims(runs: pl.DataFrame, flows: list[int], run_s: float) -> lis
     ret = ch3.mean_return_times(runs, run_s)
     t = {k: ret.filter(pl.col("controller") == k).sort("flows")["return_s"].to_list() for k in ch3.CONTROLLERS}
     evidence = "; ".join(f"{ch3.LABELS[k]}: " + ", ".join(f"{x:.1f}" for x in v) for k, v in t.items()) + f" s at {flows} flows"
-    from scipy.stats import spearmanr
-
-    rho = float(spearmanr(flows, t["ared"]).statistic)
+    rho = rank_correlation(flows, t["ared"])
     reared = runs.filter(pl.col("controller") == "reared")
     adv = reared.group_by("flows").agg(pl.col("reared_step_advantage").mean()).sort("flows")["reared_step_advantage"].to_list()
     # "Many flows": the upper half of the thesis's flow counts ("even when the number of FTP flows is large").
@@ -140,9 +136,10 @@ def _sharp_increase_runs(seeds: tuple[int, ...], joining: int, controllers, work
         series = ch3.run_sharp_increase(controllers, seed=seed, workers=workers, joining=joining)
         first = first or series
         for kind, s in series.items():
+            back_s = ch3.return_time(s)
             rows.append(
-                {"controller": kind, "joining": joining, "seed": seed, "return_s": ch3.return_time(s),
-                 "excess_pkts": ch3.excess_after_step(s), "reared_step_advantage": ch3.reared_step_advantage(s)}
+                {"controller": kind, "joining": joining, "seed": seed, "return_s": back_s,
+                 "excess_pkts": ch3.excess_after_step(s), "reared_step_advantage": ch3.reared_step_advantage(s, back_s)}
             )  # fmt: skip
     runs = pl.DataFrame(rows, schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
     means = ch3.mean_return_times(runs, ch3.STEP_RUN_S - ch3.STEP_AT_S, by=("controller",)).join(

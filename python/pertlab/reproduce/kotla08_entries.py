@@ -19,17 +19,19 @@ from ..experiments import kotla08 as k
 from ..parallel import Workers
 from ..plots import metric_panels
 from ..sweep import Point, aggregate, stored_results
-from .registry import Claim, Entry, Report, fmt_values, register
+from .registry import Claim, Entry, Report, fmt_values, rank_correlation, register
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
 
 
-def _col(table: pl.DataFrame, x: str, col: str, **where: str) -> tuple[list[float], list[float]]:
+def _col(table: pl.DataFrame, x: str, *cols: str, **where: str) -> tuple[list[float], ...]:
+    """``x`` and each of ``cols`` (NaN where a column is missing) as lists sorted by ``x``,
+    over the rows matching ``where``."""
     t = table
     for key, val in where.items():
         t = t.filter(pl.col(key) == val)
     t = t.with_columns(pl.col(x).cast(pl.Float64)).sort(x)
-    return t[x].to_list(), (t[col].to_list() if col in t.columns else [math.nan] * t.height)
+    return t[x].to_list(), *(t[c].to_list() if c in t.columns else [math.nan] * t.height for c in cols)
 
 
 def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> Path:
@@ -98,10 +100,9 @@ def _sweep_entry(
 
 
 def _mix_claims(t: pl.DataFrame) -> list[Claim]:
-    xs, share = _col(t, "pert_percent", "pert_share")
-    _, ratio = _col(t, "pert_percent", "pert_drop_ratio")
-    _, drop = _col(t, "pert_percent", "drop_rate")
-    _, queue = _col(t, "pert_percent", "avg_queue_norm")
+    xs, share, ratio, drop, queue, pd, sd = _col(
+        t, "pert_percent", "pert_share", "pert_drop_ratio", "drop_rate", "avg_queue_norm", "pert_var_over_mean", "sack_var_over_mean"
+    )
     at = dict(zip(xs, range(len(xs))))
     half = at.get(50.0)
     mixed = [i for i, v in enumerate(xs) if 0 < v < 100]
@@ -116,15 +117,11 @@ def _mix_claims(t: pl.DataFrame) -> list[Claim]:
         claims.append(Claim("Mixed deployments drop less than 100 % SACK (Fig. 4).", all(drop[i] < drop[at[0.0]] for i in mixed), f"drop rate: {fmt_values(drop)} at {fmt_values(xs)} % PERT"))
     if 100.0 in at:
         claims.append(Claim("The queue is much lower at 100 % PERT than in any mix (Fig. 4).", all(queue[at[100.0]] < 0.5 * queue[i] for i in mixed), f"avg queue / buffer: {fmt_values(queue)}"))
-    _, pd = _col(t, "pert_percent", "pert_var_over_mean")
-    _, sd = _col(t, "pert_percent", "sack_var_over_mean")
     claims.append(Claim("PERT's bandwidth varies less than SACK's: variance / mean of 1-s samples lower in every mix (Fig. 6).", all(pd[i] < sd[i] for i in mixed),
                         f"PERT {fmt_values([pd[i] for i in mixed])}; SACK {fmt_values([sd[i] for i in mixed])}"))  # fmt: skip
     pure = [i for i, v in enumerate(xs) if v > 0 and not math.isnan(pd[i])]
     if len(pure) >= 2:
-        from scipy.stats import spearmanr
-
-        rho = float(spearmanr([xs[i] for i in pure], [pd[i] for i in pure]).statistic) if len(pure) > 2 else (-1.0 if pd[pure[-1]] < pd[pure[0]] else 1.0)
+        rho = rank_correlation([xs[i] for i in pure], [pd[i] for i in pure]) if len(pure) > 2 else (-1.0 if pd[pure[-1]] < pd[pure[0]] else 1.0)
         claims.append(Claim("PERT's variance / mean keeps falling as PERT's percentage rises (Fig. 6; rank correlation below 0).", rho < 0,
                             f"Spearman {rho:.2f}; {fmt_values([pd[i] for i in pure])} at {fmt_values([xs[i] for i in pure])} %"))  # fmt: skip
     near = [i for i in mixed if abs(share[i] - xs[i] / 100) <= 0.15]
@@ -136,10 +133,7 @@ _sweep_entry("kotla08-mix", "Figures 4-6: 100 flows, PERT share 0..100 % (rest S
 
 
 def _fast_mix_claims(t: pl.DataFrame) -> list[Claim]:
-    xs, share = _col(t, "fast_percent", "fast_share")
-    _, ratio = _col(t, "fast_percent", "fast_drop_ratio")
-    _, drop = _col(t, "fast_percent", "drop_rate")
-    _, queue = _col(t, "fast_percent", "avg_queue_norm")
+    xs, share, ratio, drop, queue = _col(t, "fast_percent", "fast_share", "fast_drop_ratio", "drop_rate", "avg_queue_norm")
     mixed = [i for i, v in enumerate(xs) if 0 < v < 100]
     return [
         Claim("The queue falls as FAST's percentage rises (Fig. 7).", queue[-1] < queue[0], f"avg queue / buffer {fmt_values(queue)} at {fmt_values(xs)} % FAST"),
@@ -159,9 +153,7 @@ _sweep_entry(
 
 
 def _flows_claims(t: pl.DataFrame) -> list[Claim]:
-    xs, share = _col(t, "flows", "pert_share")
-    _, ratio = _col(t, "flows", "pert_drop_ratio")
-    _, drop = _col(t, "flows", "drop_rate")
+    xs, share, ratio, drop = _col(t, "flows", "pert_share", "pert_drop_ratio", "drop_rate")
     return [
         Claim("PERT's share is lower with few flows than with many (Fig. 8).", share[0] < share[-1], f"share {fmt_values(share)} at {fmt_values(xs)} flows"),
         Claim("PERT's share stabilises near 50 % with many flows (between 35 % and 65 % at the largest count).", 0.35 <= share[-1] <= 0.65, f"{share[-1]:.3f} at {xs[-1]:g} flows"),
@@ -177,8 +169,7 @@ _sweep_entry("kotla08-flows", "Figure 8: 50-50 mix of 20..1000 flows, 150 Mbit/s
 
 
 def _buffer_claims(t: pl.DataFrame) -> list[Claim]:
-    xs, share = _col(t, "buffer_bdp", "pert_share")
-    _, ratio = _col(t, "buffer_bdp", "pert_drop_ratio")
+    xs, share, ratio = _col(t, "buffer_bdp", "pert_share", "pert_drop_ratio")
     fair = [(x, s) for x, s in zip(xs, share) if 0.5 <= x <= 3.0]
     large = [(x, s) for x, s in zip(xs, share) if x >= 3.5]
     claims = [
@@ -201,24 +192,14 @@ _sweep_entry("kotla08-buffer", "Figure 9: 40 PERT + 40 SACK, buffer 0.25..4 BDP"
 ILLINOIS_PANELS = [("illinois_share", "Illinois bandwidth share"), ("illinois_drop_ratio", "Illinois/PERT drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
 
 
-def _rank(xs: list[float], ys: list[float]) -> float:
-    """Spearman rank correlation of ``ys`` with ``xs`` (NaN with fewer than 3 points)."""
-    from scipy.stats import spearmanr
-
-    return float(spearmanr(xs, ys).statistic) if len(xs) > 2 else float("nan")
-
-
 def _illinois_mix_claims(t: pl.DataFrame) -> list[Claim]:
-    xs, share = _col(t, "illinois_percent", "illinois_share")
-    _, ratio = _col(t, "illinois_percent", "illinois_drop_ratio")
-    _, drop = _col(t, "illinois_percent", "drop_rate")
-    _, queue = _col(t, "illinois_percent", "avg_queue_norm")
+    xs, share, ratio, drop, queue = _col(t, "illinois_percent", "illinois_share", "illinois_drop_ratio", "drop_rate", "avg_queue_norm")
     mixed = [i for i, v in enumerate(xs) if 0 < v < 100]
-    rho_queue = _rank(xs, queue)
+    rho_queue = rank_correlation(xs, queue)
     above = [ratio[i] for i in mixed if ratio[i] > 1]
     claims = []
     if len(mixed) > 2:  # a trend among the mixes (the full sweep; quick has one mix)
-        rho_drop = _rank([xs[i] for i in mixed], [drop[i] for i in mixed])
+        rho_drop = rank_correlation([xs[i] for i in mixed], [drop[i] for i in mixed])
         claims.append(Claim("The overall drop rate falls as Illinois' percentage rises among the mixes (Fig. 10; rank correlation below 0).", rho_drop < 0,
                             f"Spearman {rho_drop:.2f}; drop rate {fmt_values(drop)} at {fmt_values(xs)} % Illinois"))  # fmt: skip
     return claims + [
@@ -231,10 +212,7 @@ def _illinois_mix_claims(t: pl.DataFrame) -> list[Claim]:
 
 
 def _illinois_flows_claims(t: pl.DataFrame) -> list[Claim]:
-    xs, share = _col(t, "flows", "pert_share")
-    _, ratio = _col(t, "flows", "illinois_drop_ratio")
-    _, drop = _col(t, "flows", "drop_rate")
-    _, queue = _col(t, "flows", "avg_queue_norm")
+    xs, share, ratio, drop, queue = _col(t, "flows", "pert_share", "illinois_drop_ratio", "drop_rate", "avg_queue_norm")
     return [
         Claim("PERT drops less than Illinois at every flow count (Illinois/PERT drop ratio above 1; Fig. 11).", all(r > 1 for r in ratio), f"Illinois/PERT {fmt_values(ratio)} at {fmt_values(xs)} flows"),
         Claim("PERT's share is always more than Illinois' (above 50 %).", all(x > 0.5 for x in share), f"PERT share {fmt_values(share)}"),
@@ -252,9 +230,7 @@ _sweep_entry("kotla08-illinois-flows", "Figure 11: 50-50 mix of PERT and Illinoi
 
 
 def _pert_only_claims(t: pl.DataFrame) -> list[Claim]:
-    xs, drop = _col(t, "flows", "drop_rate")
-    _, queue = _col(t, "flows", "avg_queue_norm")
-    _, util = _col(t, "flows", "utilization")
+    xs, drop, queue, util = _col(t, "flows", "drop_rate", "avg_queue_norm", "utilization")
     return [
         Claim("The drop rate stays zero for 1..1000 PERT flows (Fig. 19).", all(d == 0 for d in drop), f"drop rate {fmt_values(drop)} at {fmt_values(xs)} flows"),
         Claim("The normalized queue stays at most 0.35 (Section VI.B).", max(queue) <= 0.35, f"avg queue / buffer {fmt_values(queue)}"),
@@ -396,8 +372,7 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
     report.tables["runs"] = table
     claims = []
     for noisy in ("both", "one"):
-        xs, pd = _col(table, "noise_ms", "drop_rate", scheme=k.PERT, noisy=noisy)
-        _, pu = _col(table, "noise_ms", "utilization", scheme=k.PERT, noisy=noisy)
+        xs, pd, pu = _col(table, "noise_ms", "drop_rate", "utilization", scheme=k.PERT, noisy=noisy)
         _, sd = _col(table, "noise_ms", "drop_rate", scheme=k.SACK, noisy=noisy)
         claims.append(Claim(f"({noisy} noisy) PERT's drop rate stays zero at every noise level.", all(d == 0 for d in pd), f"noise {fmt_values(xs)} ms: {fmt_values(pd)}"))
         claims.append(Claim(f"({noisy} noisy) PERT almost fills the link (utilization at least 0.9).", min(pu) >= 0.9, f"{fmt_values(pu)}"))

@@ -10,12 +10,20 @@ from typing import Any, Callable
 
 import polars as pl
 
-__all__ = ["Claim", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values"]
+__all__ = ["Claim", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "rank_correlation"]
 
 
 def fmt_values(xs: list[Any]) -> str:
     """Values for a claim's evidence: numbers to three significant digits."""
     return ", ".join(f"{v:.3g}" if isinstance(v, (int, float)) else str(v) for v in xs)
+
+
+def rank_correlation(xs: list[float], ys: list[float]) -> float:
+    """Spearman rank correlation of ``ys`` with ``xs`` (NaN with fewer than 3 points),
+    how the claims judge "grows" and "falls" along a sweep."""
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(xs, ys).statistic) if len(xs) > 2 else float("nan")
 
 
 @dataclass(frozen=True)
