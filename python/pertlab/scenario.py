@@ -156,7 +156,6 @@ def _unit(name: str, wire: str, default: Any = ..., description: str | None = No
 # --- base model -------------------------------------------------------------
 
 
-
 #: ``_compared_to`` relations: the words of the message and the test.
 _ORDER: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {
     ">": ("greater than", operator.gt),
