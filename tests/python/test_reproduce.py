@@ -3,6 +3,7 @@
 import json
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from pertlab.cli import app
@@ -61,6 +62,20 @@ def test_chapter3_flows_report_with_the_thesis_numbers_beside_ours(tmp_path):
     assert "thesis_drop_percent" in html and "<img src='versus_flows.png'" in html
 
 
+def test_return_time_on_a_hand_made_average():
+    # 10 samples per second, so the 1-s moving mean covers 10 samples: with k samples at 20
+    # (or 0) among 10s it is 10 + k (or 10 - k), outside [9, 11] from k = 2 and back at k = 1.
+    t = [i / 10 for i in range(100)]
+    up = pl.DataFrame({"t_s": t, "avg": [20.0 if 2.0 <= x < 6.0 else 10.0 for x in t]})
+    down = up.with_columns((20.0 - pl.col("avg")).alias("avg"))
+    # The last 20 is at t = 5.9; from t = 6.8 the window holds only that one.
+    assert ch3.return_time(up, after_s=0.0) == pytest.approx(6.8)
+    assert ch3.return_time(down, after_s=0.0, side="below") == pytest.approx(6.8)
+    # Leaving the band on the other side does not count; never coming back is None.
+    assert ch3.return_time(up, after_s=0.0, side="below") == 0.0
+    assert ch3.return_time(up.filter(pl.col("t_s") < 5.0), after_s=0.0) is None
+
+
 def test_chapter3_sharp_increase_order_and_its_mechanism(tmp_path):
     res = runner.invoke(app, ["reproduce", "tahiliani-ch3-sharp-increase", "--quick", "--out", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
@@ -68,16 +83,25 @@ def test_chapter3_sharp_increase_order_and_its_mechanism(tmp_path):
     def claim(start: str) -> dict:
         return next(c for c in report["claims"] if c["text"].startswith(start))
 
-    assert claim("FARED fails to bring")["holds"], claim("FARED fails to bring")["evidence"]
-    # Scenario 4's order is not the thesis's: ARED is back first, because Re-ARED's step is
-    # the smaller one for most of its climb (docs/reproductions.md) ...
-    assert not claim("Re-ARED brings the average back")["holds"] and not claim("CARED is faster than ARED")["holds"]
-    assert claim("Re-ARED's increase of max_p")["holds"], claim("Re-ARED's increase of max_p")["evidence"]
-    # ... and that explanation predicts the thesis's order for a larger step, where it appears.
-    assert claim("With 60 joining flows")["holds"], claim("With 60 joining flows")["evidence"]
+    # On Floyd et al.'s network, which the thesis cites for this scenario, its order holds:
+    # Re-ARED back first, CARED next, ARED last, FARED not at all; the thesis's one-run gap of
+    # 5 s is a typical one of ours. (The mean gap, 6.5 +- 1.2 s on these 30 seeds and
+    # 5.6 +- 1.0 s on 100, is a lower bound; docs/reproductions.md.)
+    for start in (
+        "FARED fails to bring",
+        "Re-ARED brings the average back faster",
+        "ARED takes 5 s longer than Re-ARED in the thesis's one run",
+        "CARED is faster than ARED and slower",
+        "Re-ARED's increase of max_p is the larger",  # the mechanism of the order ...
+        "On S3-A's 10 Mbps",  # ... which also predicts the reversed order on S3-A's network
+    ):
+        assert claim(start)["holds"], (start, claim(start)["evidence"])
     means = pl.read_parquet(tmp_path / "means.parquet")
     back = dict(zip(means["controller"], means["return_s"]))
-    assert back["ared"] < back["reared"] and back["fared"] > max(back["ared"], back["reared"], back["cared"])
+    assert back["reared"] < back["cared"] < back["ared"] < back["fared"]
+    s3a = pl.read_parquet(tmp_path / "means_s3a_network.parquet")
+    back_s3a = dict(zip(s3a["controller"], s3a["return_s"]))
+    assert back_s3a["ared"] < back_s3a["cared"] < back_s3a["reared"]
     assert (tmp_path / "average_queue.png").read_bytes()[:4] == b"\x89PNG"
 
 
@@ -85,14 +109,19 @@ def test_chapter3_sharp_decrease_report(tmp_path):
     res = runner.invoke(app, ["reproduce", "tahiliani-ch3-sharp-decrease", "--quick", "--out", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
     runs = pl.read_parquet(tmp_path / "runs.parquet")
-    assert runs.height == 4 * 3
-    # Two flows left on a 10 Mbps / 80 ms path regrow their windows by one segment
-    # per RTT: over the 10 s after the drop they cannot fill the link under any AQM,
-    # and the queue is empty a good part of the time.
-    assert (runs["utilization"] < 0.8).all() and (runs["utilization"] > 0.3).all()
-    assert (runs["empty_fraction"] > 0.2).all()
-    claims = json.loads(res.stdout)["claims"]
-    assert len(claims) == 2 and all(isinstance(c["holds"], bool) for c in claims)
+    assert runs.height == 4 * 10
+    # The two flows left have windows of up to 15 segments on a path that holds about 9
+    # packets: they can refill the queue, and every run's average is back up in the band.
+    assert runs["return_s"].is_not_null().all()
+    claims = {c["text"]: c for c in json.loads(res.stdout)["claims"]}
+
+    def claim(start: str) -> dict:
+        return next(c for t, c in claims.items() if t.startswith(start))
+
+    # What does not hold here (docs/reproductions.md): Re-ARED keeps the link busier than ARED,
+    # whose max_p stays high longest; CARED is not back before ARED; FARED is back first.
+    for start in ("With Re-ARED the queue empties", "CARED brings the average back", "FARED does not bring"):
+        assert not claim(start)["holds"], (start, claim(start)["evidence"])
 
 
 def test_chapter3_fixed_flows_oscillations(tmp_path):

@@ -13,7 +13,10 @@ they move max_p every 0.5 s (see ``docs/aqm.md``). Scenarios (thesis Section
   increase in load (Figs. 3.2, 3.3, 3.18-3.21): :func:`return_time` measures
   how long each controller leaves the average above the band.
 - **S3-4, sharp increase in congestion**: 2 long forward flows and 1 reverse
-  flow; at 25 s, 20 new flows start one every 0.1 s; 50 s run.
+  flow; at 25 s, 20 new flows start one every 0.1 s; 50 s run. S3-5 is its
+  mirror (20 of 22 flows stop). The thesis gives no link for either, only that
+  the scenario is Floyd et al.'s (2001); :data:`FLOYD_NETWORK` is that
+  scenario's 1.5 Mbps link as Floyd scripted it in ns-2.
 
 The controllers' differences are smaller than one controller's seed-to-seed
 spread, so S3-A runs many seeds and is compared on paired differences
@@ -34,7 +37,7 @@ capacity), which is what ns-2 link monitors report.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any, Iterable, Literal
 
 import polars as pl
 
@@ -95,25 +98,56 @@ FULL = Mode(flows=THESIS_FLOWS, duration="100s", sample_interval="50ms", seeds=t
 QUICK = Mode(flows=THESIS_FLOWS, duration="100s", sample_interval="100ms", seeds=tuple(range(1, 31)))
 
 
-def _queue(kind: str) -> dict[str, Any]:
-    # Automatic thresholds and weight for 1000-byte packets: the thesis's [9, 11] band.
-    return {"kind": kind, "limit_pkts": BUFFER_PKTS, "red": {"mean_pkt_size": PAYLOAD_BYTES}}
+def _queue(kind: str, buffer_pkts: int = BUFFER_PKTS) -> dict[str, Any]:
+    # Automatic thresholds and weight for 1000-byte packets: the thesis's [9, 11] band (also at
+    # 1.5 Mbps, where the 5-packet floor of min_th decides).
+    return {"kind": kind, "limit_pkts": buffer_pkts, "red": {"mean_pkt_size": PAYLOAD_BYTES}}
 
 
-def _topology(pairs: int, kind: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Network:
+    """Links, buffer and window caps of a Chapter 3 dumbbell."""
+
+    name: str
+    rate: str
+    bottleneck_delay: str
+    buffer_pkts: int
+    access_rate: str
+    sender_access_delay: str
+    receiver_access_delay: str
+    #: Largest window (segments) of the flows present from the start and of the joining
+    #: flows; None: no cap.
+    long_window: int | None = None
+    joining_window: int | None = None
+
+
+#: S3-A's network (thesis Sec. 3.3.1: 10 Mbps, 80 ms RTT; the rest as chosen above).
+S3A_NETWORK = Network("S3-A", f"{CAPACITY_KBPS}kbps", "38ms", BUFFER_PKTS, "100Mbps", "1ms", "1ms")
+#: S3-4 and S3-5's network. The thesis states no link for them, only that the scenario is
+#: "analogous to the one used in (Floyd et al. 2001)"; this is that scenario as Floyd scripted
+#: it in ns-2 (tcl/test/test-suite-adaptive-red.tcl, Test/red2Adapt on topology net2): a
+#: 1.5 Mbps, 20 ms bottleneck with 25 packets of buffer, 10 Mbps access links (2 ms on the
+#: sender side, 4 ms on the receiver side: ns-2's s1-r1 and r2-s3), windows capped at 15
+#: segments for the long flows and 20 for the joining ones. docs/reproductions.md shows the
+#: same scenario on S3-A's network, where the order of the controllers reverses.
+FLOYD_NETWORK = Network("Floyd et al. 2001", "1.5Mbps", "20ms", 25, "10Mbps", "2ms", "4ms", long_window=15, joining_window=20)
+
+
+def _topology(pairs: int, kind: str, net: Network = S3A_NETWORK) -> dict[str, Any]:
     return {
         "pairs": pairs,
-        "bottleneck_rate": f"{CAPACITY_KBPS}kbps",
-        "bottleneck_delay": "38ms",
-        "bottleneck_queue": _queue(kind),
-        "access_rate": "100Mbps",
-        "sender_access_delay": "1ms",
-        "receiver_access_delay": "1ms",
+        "bottleneck_rate": net.rate,
+        "bottleneck_delay": net.bottleneck_delay,
+        "bottleneck_queue": _queue(kind, net.buffer_pkts),
+        "access_rate": net.access_rate,
+        "sender_access_delay": net.sender_access_delay,
+        "receiver_access_delay": net.receiver_access_delay,
     }
 
 
-def _flow(src: str, dst: str, start: str) -> dict[str, Any]:
-    return {"src": src, "dst": dst, "cc": "reno", "start": start, "tcp": {"packet_size": WIRE_BYTES, **NS2_TCP}}
+def _flow(src: str, dst: str, start: str, window: int | None = None) -> dict[str, Any]:
+    cap = {} if window is None else {"max_cwnd": window}
+    return {"src": src, "dst": dst, "cc": "reno", "start": start, "tcp": {"packet_size": WIRE_BYTES, **NS2_TCP, **cap}}
 
 
 def s3a_scenario(kind: str, flows: int, mode: Mode = FULL, seed: int = 1) -> Scenario:
@@ -137,61 +171,71 @@ STEP_SPACING_S = 0.1
 STEP_RUN_S = 50.0
 
 
-def sharp_increase_scenario(kind: str, seed: int = 1, duration: str = f"{STEP_RUN_S:g}s", joining: int = STEP_FLOWS) -> Scenario:
+def sharp_increase_scenario(
+    kind: str, seed: int = 1, duration: str = f"{STEP_RUN_S:g}s", joining: int = STEP_FLOWS, net: Network = FLOYD_NETWORK
+) -> Scenario:
     """S3-4: 2 long forward flows and 1 reverse flow, then ``joining`` flows (the thesis: 20)
     from 25 s, one every 0.1 s."""
     pairs = 2 + joining + 1
-    flows = [_flow("s0", "d0", "0s"), _flow("s1", "d1", "0s"), _flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s")]
-    flows += [_flow(f"s{2 + i}", f"d{2 + i}", f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s") for i in range(joining)]
+    long = net.long_window
+    flows = [_flow("s0", "d0", "0s", long), _flow("s1", "d1", "0s", long), _flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s", long)]
+    flows += [_flow(f"s{2 + i}", f"d{2 + i}", f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s", net.joining_window) for i in range(joining)]
     return Scenario.parse(
         {
             "seed": seed,
             "duration": duration,
-            "dumbbell": _topology(pairs, kind),
+            "dumbbell": _topology(pairs, kind, net),
             "flows": flows,
             "monitor": {"sample_interval": "10ms", "flows": [], "links": ["bottleneck"]},
         }
     )
 
 
-def sharp_decrease_scenario(kind: str, seed: int = 1, duration: str = f"{STEP_RUN_S:g}s") -> Scenario:
+def sharp_decrease_scenario(kind: str, seed: int = 1, duration: str = f"{STEP_RUN_S:g}s", net: Network = FLOYD_NETWORK) -> Scenario:
     """S3-5, the mirror of S3-4 (the thesis only says "we repeat the above experiment"): 22 long
     forward flows and 1 reverse flow from 0 s; from 25 s, 20 of them stop one every 0.1 s.
-    Metrics cover the 10 s after the first stop."""
+    The 20 that stop have the joining flows' window cap of S3-4. Metrics cover the 10 s after
+    the first stop."""
     pairs = 2 + STEP_FLOWS + 1
-    flows = [_flow(f"s{i}", f"d{i}", "0s") for i in range(2 + STEP_FLOWS)]
+    flows = [_flow(f"s{i}", f"d{i}", "0s", net.long_window if i < 2 else net.joining_window) for i in range(2 + STEP_FLOWS)]
     for i in range(STEP_FLOWS):
         flows[2 + i]["stop"] = f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s"
-    flows.append(_flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s"))
+    flows.append(_flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s", net.long_window))
     return Scenario.parse(
         {
             "seed": seed,
             "duration": duration,
             "measure": {"start": f"{STEP_AT_S:g}s", "end": f"{STEP_AT_S + EXCESS_WINDOW_S:g}s"},
-            "dumbbell": _topology(pairs, kind),
+            "dumbbell": _topology(pairs, kind, net),
             "flows": flows,
             "monitor": {"sample_interval": "10ms", "flows": [], "links": ["bottleneck"]},
         }
     )
 
 
-def _run_decrease(args: tuple[str, int]) -> dict[str, Any]:
-    kind, seed = args
-    r = run(sharp_decrease_scenario(kind, seed))
-    s = bottleneck_series(r).filter((pl.col("t_s") >= STEP_AT_S) & (pl.col("t_s") < STEP_AT_S + EXCESS_WINDOW_S))
+def _run_decrease(args: tuple[str, int, Network]) -> dict[str, Any]:
+    kind, seed, net = args
+    r = run(sharp_decrease_scenario(kind, seed, net=net))
+    series = bottleneck_series(r)
+    s = series.filter((pl.col("t_s") >= STEP_AT_S) & (pl.col("t_s") < STEP_AT_S + EXCESS_WINDOW_S))
     return {
         "controller": kind,
         "seed": seed,
         "utilization": r.bottleneck["utilization"],
         "min_avg_pkts": float(s["avg"].min()),
         "empty_fraction": float((s["len_pkts"] == 0).mean()),
+        "return_s": return_time(series, side="below"),
     }
 
 
-def run_sharp_decrease(controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), workers: Workers = Workers()) -> pl.DataFrame:
+def run_sharp_decrease(
+    controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), workers: Workers = Workers(), net: Network = FLOYD_NETWORK
+) -> pl.DataFrame:
     """S3-5 per controller and seed: bottleneck utilization, lowest average queue and the
-    fraction of samples with an empty queue, over the 10 s after the load drops."""
-    return pl.DataFrame(workers.map(_run_decrease, [(k, s) for k in controllers for s in seeds]))
+    fraction of samples with an empty queue, over the 10 s after the load drops, and the
+    :func:`return_time` from below the band (``return_s``)."""
+    rows = workers.map(_run_decrease, [(k, s, net) for k in controllers for s in seeds])
+    return pl.DataFrame(rows, schema_overrides={"return_s": pl.Float64})
 
 
 #: S3-2 (thesis Section 3.3, Scenario 2, after Floyd et al. 2001): 15 Mbps, 250 ms RTT,
@@ -280,17 +324,17 @@ def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, workers
     return pl.DataFrame(workers.map(_run_point, points), schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
 
 
-def paired_differences(runs: pl.DataFrame, metric: str, kind: str, others: Iterable[str]) -> pl.DataFrame:
-    """Per flow count, ``kind``'s ``metric`` minus each other controller's on the same
-    seed: mean and 95 % confidence half-width over seeds (columns ``{kind}_minus_{other}``
-    and ``..._ci95``), as :func:`pertlab.sweep.aggregate` gives them."""
+def paired_differences(runs: pl.DataFrame, metric: str, kind: str, others: Iterable[str], by: tuple[str, ...] = ("flows",)) -> pl.DataFrame:
+    """Per group (``by``, e.g. the flow count), ``kind``'s ``metric`` minus each other
+    controller's on the same seed: mean and 95 % confidence half-width over seeds (columns
+    ``{kind}_minus_{other}`` and ``..._ci95``), as :func:`pertlab.sweep.aggregate` gives them."""
     from ..sweep import aggregate
 
     others = tuple(others)
-    wide = runs.pivot(on="controller", index=["flows", "seed"], values=metric)
+    wide = runs.pivot(on="controller", index=[*by, "seed"], values=metric)
     names = tuple(f"{kind}_minus_{o}" for o in others)
-    diffs = wide.select("flows", *[(pl.col(kind) - pl.col(o)).alias(n) for o, n in zip(others, names)])
-    return aggregate(diffs.sort("flows"), by=["flows"], metrics=names)
+    diffs = wide.select(*by, *[(pl.col(kind) - pl.col(o)).alias(n) for o, n in zip(others, names)])
+    return aggregate(diffs.sort(*by), by=list(by), metrics=names)
 
 
 def mean_return_times(runs: pl.DataFrame, after_step_s: float, by: tuple[str, ...] = ("controller", "flows")) -> pl.DataFrame:
@@ -341,24 +385,28 @@ def excess_after_step(series: pl.DataFrame, band: tuple[float, float] = TARGET_B
 SMOOTHING_S = 1.0
 
 
-def return_time(series: pl.DataFrame, band: tuple[float, float] = TARGET_BAND, after_s: float = STEP_AT_S) -> float | None:
-    """Seconds after the load step until the average queue, having risen above
-    the band, is back at or below the band's top: how long the controller takes
-    to "bring the average back into the target range" (thesis Sec. 3.3,
-    Scenarios 1 and 4).
+def return_time(
+    series: pl.DataFrame, band: tuple[float, float] = TARGET_BAND, after_s: float = STEP_AT_S, side: Literal["above", "below"] = "above"
+) -> float | None:
+    """Seconds after the load step until the average queue, having left the band
+    on ``side`` (above: a sharp increase; below: a sharp decrease), is back at or
+    inside the band's edge on that side: how long the controller takes to "bring
+    the average back into the target range" (thesis Sec. 3.3, Scenarios 1, 4, 5).
 
     Judged on the moving mean of the average over :data:`SMOOTHING_S`. 0 if
-    that mean never rises above the band after the step; None if it is still
-    above at the end of the run.
+    that mean never leaves the band on ``side`` after the step; None if it is
+    still outside at the end of the run.
     """
-    high = band[1]
     dt = float(series["t_s"][1] - series["t_s"][0])
     window = max(1, round(SMOOTHING_S / dt))
-    s = series.with_columns(pl.col("avg").rolling_mean(window, min_samples=window).alias("smooth")).filter(pl.col("t_s") >= after_s)
-    above = s.filter(pl.col("smooth") > high)
-    if above.is_empty():
+    smooth = pl.col("avg").rolling_mean(window, min_samples=window)
+    # Distance outside the band's edge on ``side`` (positive: outside).
+    out = smooth - band[1] if side == "above" else band[0] - smooth
+    s = series.with_columns(out.alias("out")).filter(pl.col("t_s") >= after_s)
+    left = s.filter(pl.col("out") > 0)
+    if left.is_empty():
         return 0.0
-    back = s.filter((pl.col("t_s") > above["t_s"][0]) & (pl.col("smooth") <= high))
+    back = s.filter((pl.col("t_s") > left["t_s"][0]) & (pl.col("out") <= 0))
     return None if back.is_empty() else float(back["t_s"][0]) - after_s
 
 
@@ -385,16 +433,39 @@ def reared_step_advantage(series: pl.DataFrame, back_s: float | None, after_s: f
     return float(w.select((reared > ared).mean()).item())
 
 
-def _run_step(args: tuple[str, int, int]) -> tuple[str, pl.DataFrame]:
-    kind, seed, joining = args
-    return kind, bottleneck_series(run(sharp_increase_scenario(kind, seed, joining=joining)))
+def _step_series(kind: str, seed: int, joining: int, net: Network) -> pl.DataFrame:
+    return bottleneck_series(run(sharp_increase_scenario(kind, seed, joining=joining, net=net)))
+
+
+def _run_step(args: tuple[str, int, int, Network]) -> tuple[str, pl.DataFrame]:
+    kind, seed, joining, net = args
+    return kind, _step_series(kind, seed, joining, net)
 
 
 def run_sharp_increase(
-    controllers: Iterable[str] = CONTROLLERS, seed: int = 1, workers: Workers = Workers(), joining: int = STEP_FLOWS
+    controllers: Iterable[str] = CONTROLLERS, seed: int = 1, workers: Workers = Workers(), joining: int = STEP_FLOWS, net: Network = FLOYD_NETWORK
 ) -> dict[str, pl.DataFrame]:
-    """The bottleneck's queue series under S3-4 (``joining`` flows join), per controller."""
-    return dict(workers.map(_run_step, [(k, seed, joining) for k in controllers]))
+    """The bottleneck's queue series under S3-4 (``joining`` flows join over ``net``), per controller."""
+    return dict(workers.map(_run_step, [(k, seed, joining, net) for k in controllers]))
+
+
+def _run_step_summary(args: tuple[str, int, int, Network]) -> dict[str, Any]:
+    kind, seed, joining, net = args
+    s = _step_series(kind, seed, joining, net)
+    back_s = return_time(s)
+    return {
+        "controller": kind, "network": net.name, "joining": joining, "seed": seed, "return_s": back_s,
+        "excess_pkts": excess_after_step(s), "reared_step_advantage": reared_step_advantage(s, back_s),
+    }  # fmt: skip
+
+
+def run_sharp_increase_summaries(
+    controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), workers: Workers = Workers(), joining: int = STEP_FLOWS, net: Network = FLOYD_NETWORK
+) -> pl.DataFrame:
+    """S3-4 per controller and seed, one row each: :func:`return_time` (``return_s``),
+    :func:`excess_after_step` (``excess_pkts``) and :func:`reared_step_advantage`."""
+    rows = workers.map(_run_step_summary, [(k, s, joining, net) for k in controllers for s in seeds])
+    return pl.DataFrame(rows, schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
 
 
 def plot_versus_flows(comparison: pl.DataFrame, path) -> None:

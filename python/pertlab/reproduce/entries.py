@@ -77,12 +77,17 @@ def _cared_drop_claims(runs: pl.DataFrame, flows: list[int], seeds: int) -> list
         + ", ".join(f"{x:.2f}" for x in spread["drop_percent"])
         + " (the thesis's largest difference is 0.51)"
     )
+    thesis = ch3.THESIS_DROP_PERCENT
+    thesis_above = {
+        ch3.LABELS[o]: [n for n, c, x in zip(ch3.THESIS_FLOWS, thesis["cared"], thesis[o]) if c > x] for o in ("ared", "reared")
+    }
     return [
         Claim(
             f"CARED's drop rate is not above ARED's and Re-ARED's (Table 3.9, Section 3.5.3): at no flow count is it "
             f"significantly higher (paired 95 % interval over {seeds} seeds).",
             not above,
-            f"significantly higher at {above or 'no'} flow counts; {evidence}",
+            f"significantly higher at {above or 'no'} flow counts; {evidence}. The thesis's own Table 3.9 has CARED above "
+            + " and ".join(f"{o} at {n} flows" for o, n in thesis_above.items() if n),
         ),
         Claim(
             "CARED \"consistently minimizes the packet drop rate\" (Section 3.5.3): significantly below both at every flow count.",
@@ -125,91 +130,107 @@ def _scenario1_claims(runs: pl.DataFrame, flows: list[int], run_s: float) -> lis
     ]
 
 
-#: A larger load step than the thesis's, to test the explanation of its order (docs/reproductions.md).
-LARGER_STEP_FLOWS = 60
+#: The thesis's own gap between ARED and Re-ARED under S3-4 ("ARED takes 5 seconds more than
+#: Re-ARED to stabilize the avg within the target range", Section 3.3, Scenario 4).
+THESIS_STEP_GAP_S = 5.0
 
 
-def _sharp_increase_runs(seeds: tuple[int, ...], joining: int, controllers, workers: Workers) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
-    """Per-run rows, per-controller means and seed 1's series of S3-4 with ``joining`` flows."""
-    rows, first = [], None
-    for seed in seeds:
-        series = ch3.run_sharp_increase(controllers, seed=seed, workers=workers, joining=joining)
-        first = first or series
-        for kind, s in series.items():
-            back_s = ch3.return_time(s)
-            rows.append(
-                {"controller": kind, "joining": joining, "seed": seed, "return_s": back_s,
-                 "excess_pkts": ch3.excess_after_step(s), "reared_step_advantage": ch3.reared_step_advantage(s, back_s)}
-            )  # fmt: skip
-    runs = pl.DataFrame(rows, schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
+def _sharp_increase_runs(seeds: tuple[int, ...], net: ch3.Network, controllers, workers: Workers) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Per-run rows and per-controller means of S3-4 over ``net``."""
+    runs = ch3.run_sharp_increase_summaries(controllers, seeds, workers, net=net)
     means = ch3.mean_return_times(runs, ch3.STEP_RUN_S - ch3.STEP_AT_S, by=("controller",)).join(
         runs.group_by("controller").agg(pl.col("excess_pkts", "reared_step_advantage").mean()), on="controller"
     ).sort("controller")
-    return runs, means, first
+    return runs, means
 
 
 def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
-    seeds = tuple(range(1, 11 if quick else 31))
-    runs, means, first = _sharp_increase_runs(seeds, ch3.STEP_FLOWS, ch3.CONTROLLERS, workers)
-    larger_runs, larger, _ = _sharp_increase_runs(seeds, LARGER_STEP_FLOWS, ("ared", "reared", "cared"), workers)
+    seeds = tuple(range(1, 31 if quick else 101))
+    runs, means = _sharp_increase_runs(seeds, ch3.FLOYD_NETWORK, ch3.CONTROLLERS, workers)
+    s3a_runs, s3a = _sharp_increase_runs(seeds, ch3.S3A_NETWORK, ("ared", "reared", "cared"), workers)
     ret = dict(zip(means["controller"], means["return_s"]))
     never = dict(zip(means["controller"], means["never"]))
     adv = float(means.filter(pl.col("controller") == "reared")["reared_step_advantage"].item())
-    ret_larger = dict(zip(larger["controller"], larger["return_s"]))
-    adv_larger = float(larger.filter(pl.col("controller") == "reared")["reared_step_advantage"].item())
+    ret_s3a = dict(zip(s3a["controller"], s3a["return_s"]))
+    adv_s3a = float(s3a.filter(pl.col("controller") == "reared")["reared_step_advantage"].item())
+    censored = runs.with_columns(pl.col("return_s").fill_null(ch3.STEP_RUN_S - ch3.STEP_AT_S))
+    gap = ch3.paired_differences(censored, "return_s", "ared", ("reared",), by=("network",)).row(0, named=True)
+    gap_mean, gap_half = gap["ared_minus_reared"], gap["ared_minus_reared_ci95"]
+    wide = censored.pivot(on="controller", index="seed", values="return_s")
+    per_seed = wide["ared"] - wide["reared"]
+    spread = (float(per_seed.quantile(0.025, "linear")), float(per_seed.quantile(0.975, "linear")))
     report = Report(
         name="tahiliani-ch3-sharp-increase",
         title="Sharp increase in congestion: 20 flows join at 25 s (Figs. 3.8, 3.9, 3.15, 3.24)",
         source=f"{THESIS}, Section 3.3 Scenario 4",
         mode="quick" if quick else "full",
         out_dir=out,
-        tables={"runs": pl.concat([runs, larger_runs]), "means": means, f"means_{LARGER_STEP_FLOWS}_joining": larger},
+        tables={"runs": pl.concat([runs, s3a_runs]), "means": means, "means_s3a_network": s3a},
         scenarios={
             **{k: ch3.sharp_increase_scenario(k).to_wire() for k in ch3.CONTROLLERS},
-            **{f"{k}-{LARGER_STEP_FLOWS}-joining": ch3.sharp_increase_scenario(k, joining=LARGER_STEP_FLOWS).to_wire() for k in larger["controller"]},
+            **{f"{k}-s3a-network": ch3.sharp_increase_scenario(k, net=ch3.S3A_NETWORK).to_wire() for k in s3a["controller"]},
         },
         notes=[
-            f"return_s: seconds after the step until the 1-s moving mean of RED's average, having risen above "
-            f"{ch3.TARGET_BAND[1]:g} packets, is back at or below it (empty if it never is; the means count such a run "
-            f"as the {ch3.STEP_RUN_S - ch3.STEP_AT_S:g} s it had); excess_pkts: mean of (average - {ch3.TARGET_BAND[1]:g}) where positive, "
-            f"over the {ch3.EXCESS_WINDOW_S:g} s after the step. Seeds: "
-            + ", ".join(map(str, seeds))
-            + ". The thesis states neither the bandwidth nor the RTT of this scenario; S3-A's 10 Mbps / 80 ms is used. "
-            f"means_{LARGER_STEP_FLOWS}_joining: the same with {LARGER_STEP_FLOWS} joining flows instead of {ch3.STEP_FLOWS}, "
-            "a test of the explanation of the order (not in the thesis).",
+            f"The thesis states no link for this scenario, only that it is Floyd et al.'s (2001); it runs on that "
+            f"scenario's network as Floyd scripted it in ns-2 (1.5 Mbps, 20 ms, 25-packet buffer, windows 15 and 20; "
+            f"pertlab.experiments.tahiliani_ch3.FLOYD_NETWORK). means_s3a_network: the same on S3-A's 10 Mbps / 80 ms "
+            f"network, where the order reverses (docs/reproductions.md). return_s: seconds after the step until the "
+            f"1-s moving mean of RED's average, having risen above {ch3.TARGET_BAND[1]:g} packets, is back at or below it "
+            f"(empty if it never is; means and differences count such a run as the {ch3.STEP_RUN_S - ch3.STEP_AT_S:g} s it "
+            f"had); excess_pkts: mean of (average - {ch3.TARGET_BAND[1]:g}) where positive, over the "
+            f"{ch3.EXCESS_WINDOW_S:g} s after the step. Seeds 1..{seeds[-1]}.",
         ],
     )
     evidence = f"mean return time by controller: {_fmt(ret)} s; runs that never return: {_fmt(never)}"
     report.claims = [
         Claim("FARED fails to bring the average back to the target (Fig. 3.15).", max(ret, key=ret.get) == "fared", evidence),
-        Claim("Re-ARED brings the average back faster than ARED (ARED takes 5 s longer; Figs. 3.8, 3.9).", ret["reared"] < ret["ared"], evidence),
+        Claim("Re-ARED brings the average back faster than ARED (Figs. 3.8, 3.9).", ret["reared"] < ret["ared"], evidence),
+        Claim(
+            f"ARED takes {THESIS_STEP_GAP_S:g} s longer than Re-ARED in the thesis's one run: {THESIS_STEP_GAP_S:g} s lies within "
+            f"the middle 95 % of one run's gap (ARED's return time minus Re-ARED's on the same seed) over {len(seeds)} seeds.",
+            spread[0] <= THESIS_STEP_GAP_S <= spread[1],
+            f"per-seed gap from {spread[0]:.1f} to {spread[1]:.1f} s (2.5 and 97.5 percentiles), median {float(per_seed.median()):.1f} s",
+        ),
+        Claim(
+            f"The mean gap is the thesis's {THESIS_STEP_GAP_S:g} s: it lies within the 95 % interval of our mean gap "
+            "(pertlab's stricter check: the thesis reports one run).",
+            abs(gap_mean - THESIS_STEP_GAP_S) <= gap_half,
+            f"ARED - Re-ARED: {gap_mean:.1f} ± {gap_half:.1f} s (runs that never return counted as "
+            f"{ch3.STEP_RUN_S - ch3.STEP_AT_S:g} s, so the mean is a lower bound when some of ARED's never do)",
+        ),
         Claim("CARED is faster than ARED and slower than Re-ARED (Fig. 3.24).", ret["reared"] < ret["cared"] < ret["ared"], evidence),
         Claim(
-            "Re-ARED's increase of max_p is the smaller of the two rules' for most of its climb back, which is why it is "
-            "the slower one here (pertlab's explanation; docs/reproductions.md).",
-            adv < 0.5,
+            "Re-ARED's increase of max_p is the larger of the two rules' for most of its climb back, which is why it is "
+            "the faster one here (pertlab's explanation; docs/reproductions.md).",
+            adv > 0.5,
             f"share of Re-ARED's climb with the larger step: {adv:.2f}",
         ),
         Claim(
-            f"With {LARGER_STEP_FLOWS} joining flows instead of {ch3.STEP_FLOWS}, Re-ARED's step is the larger one for most of "
-            "its climb and the thesis's order appears: Re-ARED back first, CARED next, ARED last (pertlab's test of "
-            "the explanation).",
-            adv_larger > 0.5 and ret_larger["reared"] < ret_larger["cared"] < ret_larger["ared"],
-            f"mean return time: {_fmt(ret_larger)} s; share of Re-ARED's climb with the larger step: {adv_larger:.2f}",
+            "On S3-A's 10 Mbps / 80 ms network (a reading the thesis does not rule out), max_p need not climb as high, "
+            "Re-ARED's step is the smaller one for most of its climb, and the order reverses: ARED is back before "
+            "Re-ARED (pertlab's test of the explanation).",
+            adv_s3a < 0.5 and ret_s3a["ared"] < ret_s3a["reared"],
+            f"mean return time: {_fmt(ret_s3a)} s; share of Re-ARED's climb with the larger step: {adv_s3a:.2f}",
         ),
     ]
     path = out / "average_queue.png"
     out.mkdir(parents=True, exist_ok=True)
-    ch3.plot_average_queue(first, path, f"20 flows join at {ch3.STEP_AT_S:g} s (seed 1)")
+    ch3.plot_average_queue(ch3.run_sharp_increase(workers=workers), path, f"20 flows join at {ch3.STEP_AT_S:g} s (seed 1)")
     report.figures.append(path)
     return report
 
 
 def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
-    seeds = (1, 2, 3) if quick else tuple(range(1, 11))
+    seeds = tuple(range(1, 11 if quick else 31))
     runs = ch3.run_sharp_decrease(seeds=seeds, workers=workers)
-    means = runs.group_by("controller", maintain_order=True).agg(pl.all().exclude("seed").mean())
+    after_s = ch3.STEP_RUN_S - ch3.STEP_AT_S
+    means = (
+        runs.group_by("controller", maintain_order=True)
+        .agg(pl.all().exclude("seed", "return_s").mean(), (pl.col("min_avg_pkts") < AVERAGE_AT_ZERO_PKTS).sum().alias("runs_avg_at_zero"))
+        .join(ch3.mean_return_times(runs, after_s, by=("controller",)), on="controller")
+    )
     m = {r["controller"]: r for r in means.iter_rows(named=True)}
+    ret = {k: m[k]["return_s"] for k in m}
     report = Report(
         name="tahiliani-ch3-sharp-decrease",
         title="Sharp decrease in congestion: 20 of 22 flows stop from 25 s (Figs. 3.10, 3.11, 3.16, 3.25)",
@@ -220,11 +241,16 @@ def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
         scenarios={k: ch3.sharp_decrease_scenario(k).to_wire() for k in ch3.CONTROLLERS},
         notes=[
             "The thesis only says the experiment of Scenario 4 is repeated with congestion decreasing sharply; "
-            "this is its mirror image (22 long flows, 20 stop one every 0.1 s from 25 s), at 10 Mbps / 80 ms. "
+            "this is its mirror image (22 long flows, 20 stop one every 0.1 s from 25 s), on Scenario 4's network "
+            "(Floyd et al. 2001: 1.5 Mbps, 20 ms, 25-packet buffer). "
             "Metrics over the 10 s after the first stop: bottleneck utilization, lowest RED average, fraction of "
-            "samples (every 10 ms) with an empty queue. Seeds: " + ", ".join(map(str, seeds)) + ".",
+            f"samples (every 10 ms) with an empty queue; runs_avg_at_zero: runs whose average fell below "
+            f"{AVERAGE_AT_ZERO_PKTS:g} packet. return_s: seconds after the first stop until the 1-s moving mean of the "
+            f"average, having fallen below {ch3.TARGET_BAND[0]:g} packets, is back at or above it (a run that never is "
+            f"counts as the {after_s:g} s it had). Seeds 1..{seeds[-1]}.",
         ],
     )
+    back = f"mean time back up into the band: {_fmt(ret)} s; runs never back: " + ", ".join(f"{ch3.LABELS[k]} {m[k]['never']}" for k in m)
     report.claims = [
         Claim(
             "With Re-ARED the queue empties and the link is under-used for a few seconds, while ARED keeps the queue utilised (Figs. 3.10, 3.11).",
@@ -233,11 +259,19 @@ def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
         ),
         Claim(
             "CARED does not let the average queue fall to 0 (Fig. 3.25).",
-            m["cared"]["min_avg_pkts"] > 0.5,
-            "lowest average: " + ", ".join(f"{ch3.LABELS[k]} {m[k]['min_avg_pkts']:.2f}" for k in ch3.CONTROLLERS),
+            m["cared"]["runs_avg_at_zero"] == 0,
+            f"runs (of {len(seeds)}) whose average fell below {AVERAGE_AT_ZERO_PKTS:g} packet: "
+            + ", ".join(f"{ch3.LABELS[k]} {m[k]['runs_avg_at_zero']}" for k in ch3.CONTROLLERS)
+            + "; mean lowest average: " + ", ".join(f"{ch3.LABELS[k]} {m[k]['min_avg_pkts']:.2f}" for k in ch3.CONTROLLERS),
         ),
+        Claim("CARED brings the average back into the target faster than ARED (Section 3.5, Fig. 3.25).", ret["cared"] < ret["ared"], back),
+        Claim("FARED does not bring the average back into the target: the slowest of the four (Fig. 3.16).", max(ret, key=ret.get) == "fared", back),
     ]
     return report
+
+
+#: An average below this many packets counts as "dropped to 0" (thesis Figs. 3.11, 3.25).
+AVERAGE_AT_ZERO_PKTS = 0.5
 
 
 #: Settling time and run length of Scenarios 2 and 3. Quick mode runs the full length too: the
