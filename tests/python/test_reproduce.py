@@ -122,6 +122,7 @@ def test_chapter3_sharp_decrease_report(tmp_path):
     # whose max_p stays high longest; CARED is not back before ARED; FARED is back first.
     for start in ("With Re-ARED the queue empties", "CARED brings the average back", "FARED does not bring"):
         assert not claim(start)["holds"], (start, claim(start)["evidence"])
+    assert (tmp_path / "average_queue.png").read_bytes()[:4] == b"\x89PNG"
 
 
 def test_chapter3_fixed_flows_oscillations(tmp_path):

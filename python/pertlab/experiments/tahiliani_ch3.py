@@ -238,6 +238,18 @@ def run_sharp_decrease(
     return pl.DataFrame(rows, schema_overrides={"return_s": pl.Float64})
 
 
+def _run_decrease_series(args: tuple[str, int, Network]) -> tuple[str, pl.DataFrame]:
+    kind, seed, net = args
+    return kind, bottleneck_series(run(sharp_decrease_scenario(kind, seed, net=net)))
+
+
+def run_sharp_decrease_series(
+    controllers: Iterable[str] = CONTROLLERS, seed: int = 1, workers: Workers = Workers(), net: Network = FLOYD_NETWORK
+) -> dict[str, pl.DataFrame]:
+    """The bottleneck's queue series under S3-5, per controller (Figs. 3.10, 3.11, 3.16, 3.25)."""
+    return dict(workers.map(_run_decrease_series, [(k, seed, net) for k in controllers]))
+
+
 #: S3-2 (thesis Section 3.3, Scenario 2, after Floyd et al. 2001): 15 Mbps, 250 ms RTT,
 #: 100 one-way FTP flows, min_th = 20 and max_th = 80 packets (thesis footnotes).
 S32_RATE = "15Mbps"

@@ -267,6 +267,10 @@ def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("CARED brings the average back into the target faster than ARED (Section 3.5, Fig. 3.25).", ret["cared"] < ret["ared"], back),
         Claim("FARED does not bring the average back into the target: the slowest of the four (Fig. 3.16).", max(ret, key=ret.get) == "fared", back),
     ]
+    path = out / "average_queue.png"
+    out.mkdir(parents=True, exist_ok=True)
+    ch3.plot_average_queue(ch3.run_sharp_decrease_series(workers=workers), path, f"20 of 22 flows stop from {ch3.STEP_AT_S:g} s (seed 1)")
+    report.figures.append(path)
     return report
 
 
