@@ -169,17 +169,16 @@ STEP_FLOWS = 20
 STEP_SPACING_S = 0.1
 #: S3-4 and S3-5 run length (s): "The total simulation time is 50 seconds" (thesis Sec. 3.3).
 STEP_RUN_S = 50.0
+#: Seconds a step run has after the step: a run not back in the band by then counts as this.
+STEP_AFTER_S = STEP_RUN_S - STEP_AT_S
 
 
-def sharp_increase_scenario(
-    kind: str, seed: int = 1, duration: str = f"{STEP_RUN_S:g}s", joining: int = STEP_FLOWS, net: Network = FLOYD_NETWORK
-) -> Scenario:
-    """S3-4: 2 long forward flows and 1 reverse flow, then ``joining`` flows (the thesis: 20)
-    from 25 s, one every 0.1 s."""
-    pairs = 2 + joining + 1
+def sharp_increase_scenario(kind: str, seed: int = 1, duration: str = f"{STEP_RUN_S:g}s", net: Network = FLOYD_NETWORK) -> Scenario:
+    """S3-4: 2 long forward flows and 1 reverse flow, then 20 flows from 25 s, one every 0.1 s."""
+    pairs = 2 + STEP_FLOWS + 1
     long = net.long_window
     flows = [_flow("s0", "d0", "0s", long), _flow("s1", "d1", "0s", long), _flow(f"d{pairs - 1}", f"s{pairs - 1}", "0s", long)]
-    flows += [_flow(f"s{2 + i}", f"d{2 + i}", f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s", net.joining_window) for i in range(joining)]
+    flows += [_flow(f"s{2 + i}", f"d{2 + i}", f"{STEP_AT_S + STEP_SPACING_S * i:.1f}s", net.joining_window) for i in range(STEP_FLOWS)]
     return Scenario.parse(
         {
             "seed": seed,
@@ -213,12 +212,12 @@ def sharp_decrease_scenario(kind: str, seed: int = 1, duration: str = f"{STEP_RU
     )
 
 
-def _run_decrease(args: tuple[str, int, Network]) -> dict[str, Any]:
-    kind, seed, net = args
+def _run_decrease(args: tuple[str, int, Network, bool]) -> tuple[dict[str, Any], pl.DataFrame | None]:
+    kind, seed, net, keep = args
     r = run(sharp_decrease_scenario(kind, seed, net=net))
     series = bottleneck_series(r)
     s = series.filter((pl.col("t_s") >= STEP_AT_S) & (pl.col("t_s") < STEP_AT_S + EXCESS_WINDOW_S))
-    return {
+    row = {
         "controller": kind,
         "seed": seed,
         "utilization": r.bottleneck["utilization"],
@@ -226,28 +225,26 @@ def _run_decrease(args: tuple[str, int, Network]) -> dict[str, Any]:
         "empty_fraction": float((s["len_pkts"] == 0).mean()),
         "return_s": return_time(series, side="below"),
     }
+    return row, series if keep else None
 
 
 def run_sharp_decrease(
     controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), workers: Workers = Workers(), net: Network = FLOYD_NETWORK
-) -> pl.DataFrame:
+) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
     """S3-5 per controller and seed: bottleneck utilization, lowest average queue and the
     fraction of samples with an empty queue, over the 10 s after the load drops, and the
-    :func:`return_time` from below the band (``return_s``)."""
-    rows = workers.map(_run_decrease, [(k, s, net) for k in controllers for s in seeds])
-    return pl.DataFrame(rows, schema_overrides={"return_s": pl.Float64})
+    :func:`return_time` from below the band (``return_s``); with the first seed's queue
+    series per controller (Figs. 3.10, 3.11, 3.16, 3.25)."""
+    return _rows_and_first_series(_run_decrease, controllers, seeds, workers, net)
 
 
-def _run_decrease_series(args: tuple[str, int, Network]) -> tuple[str, pl.DataFrame]:
-    kind, seed, net = args
-    return kind, bottleneck_series(run(sharp_decrease_scenario(kind, seed, net=net)))
-
-
-def run_sharp_decrease_series(
-    controllers: Iterable[str] = CONTROLLERS, seed: int = 1, workers: Workers = Workers(), net: Network = FLOYD_NETWORK
-) -> dict[str, pl.DataFrame]:
-    """The bottleneck's queue series under S3-5, per controller (Figs. 3.10, 3.11, 3.16, 3.25)."""
-    return dict(workers.map(_run_decrease_series, [(k, seed, net) for k in controllers]))
+def _rows_and_first_series(worker, controllers: Iterable[str], seeds: Iterable[int], workers: Workers, net: Network):
+    """Run ``worker`` on every (controller, seed): its rows as one table, and the queue series
+    it keeps for the first seed, per controller."""
+    seeds = tuple(seeds)
+    out = workers.map(worker, [(k, s, net, s == seeds[0]) for k in controllers for s in seeds])
+    rows = pl.DataFrame([row for row, _ in out], schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
+    return rows, {row["controller"]: series for row, series in out if series is not None}
 
 
 #: S3-2 (thesis Section 3.3, Scenario 2, after Floyd et al. 2001): 15 Mbps, 250 ms RTT,
@@ -336,17 +333,17 @@ def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, workers
     return pl.DataFrame(workers.map(_run_point, points), schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
 
 
-def paired_differences(runs: pl.DataFrame, metric: str, kind: str, others: Iterable[str], by: tuple[str, ...] = ("flows",)) -> pl.DataFrame:
-    """Per group (``by``, e.g. the flow count), ``kind``'s ``metric`` minus each other
-    controller's on the same seed: mean and 95 % confidence half-width over seeds (columns
-    ``{kind}_minus_{other}`` and ``..._ci95``), as :func:`pertlab.sweep.aggregate` gives them."""
+def paired_differences(runs: pl.DataFrame, metric: str, kind: str, others: Iterable[str]) -> pl.DataFrame:
+    """Per flow count, ``kind``'s ``metric`` minus each other controller's on the same
+    seed: mean and 95 % confidence half-width over seeds (columns ``{kind}_minus_{other}``
+    and ``..._ci95``), as :func:`pertlab.sweep.aggregate` gives them."""
     from ..sweep import aggregate
 
     others = tuple(others)
-    wide = runs.pivot(on="controller", index=[*by, "seed"], values=metric)
+    wide = runs.pivot(on="controller", index=["flows", "seed"], values=metric)
     names = tuple(f"{kind}_minus_{o}" for o in others)
-    diffs = wide.select(*by, *[(pl.col(kind) - pl.col(o)).alias(n) for o, n in zip(others, names)])
-    return aggregate(diffs.sort(*by), by=list(by), metrics=names)
+    diffs = wide.select("flows", *[(pl.col(kind) - pl.col(o)).alias(n) for o, n in zip(others, names)])
+    return aggregate(diffs.sort("flows"), by=["flows"], metrics=names)
 
 
 def mean_return_times(runs: pl.DataFrame, after_step_s: float, by: tuple[str, ...] = ("controller", "flows")) -> pl.DataFrame:
@@ -445,39 +442,24 @@ def reared_step_advantage(series: pl.DataFrame, back_s: float | None, after_s: f
     return float(w.select((reared > ared).mean()).item())
 
 
-def _step_series(kind: str, seed: int, joining: int, net: Network) -> pl.DataFrame:
-    return bottleneck_series(run(sharp_increase_scenario(kind, seed, joining=joining, net=net)))
-
-
-def _run_step(args: tuple[str, int, int, Network]) -> tuple[str, pl.DataFrame]:
-    kind, seed, joining, net = args
-    return kind, _step_series(kind, seed, joining, net)
+def _run_step(args: tuple[str, int, Network, bool]) -> tuple[dict[str, Any], pl.DataFrame | None]:
+    kind, seed, net, keep = args
+    series = bottleneck_series(run(sharp_increase_scenario(kind, seed, net=net)))
+    back_s = return_time(series)
+    row = {
+        "controller": kind, "network": net.name, "seed": seed, "return_s": back_s,
+        "excess_pkts": excess_after_step(series), "reared_step_advantage": reared_step_advantage(series, back_s),
+    }  # fmt: skip
+    return row, series if keep else None
 
 
 def run_sharp_increase(
-    controllers: Iterable[str] = CONTROLLERS, seed: int = 1, workers: Workers = Workers(), joining: int = STEP_FLOWS, net: Network = FLOYD_NETWORK
-) -> dict[str, pl.DataFrame]:
-    """The bottleneck's queue series under S3-4 (``joining`` flows join over ``net``), per controller."""
-    return dict(workers.map(_run_step, [(k, seed, joining, net) for k in controllers]))
-
-
-def _run_step_summary(args: tuple[str, int, int, Network]) -> dict[str, Any]:
-    kind, seed, joining, net = args
-    s = _step_series(kind, seed, joining, net)
-    back_s = return_time(s)
-    return {
-        "controller": kind, "network": net.name, "joining": joining, "seed": seed, "return_s": back_s,
-        "excess_pkts": excess_after_step(s), "reared_step_advantage": reared_step_advantage(s, back_s),
-    }  # fmt: skip
-
-
-def run_sharp_increase_summaries(
-    controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), workers: Workers = Workers(), joining: int = STEP_FLOWS, net: Network = FLOYD_NETWORK
-) -> pl.DataFrame:
+    controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), workers: Workers = Workers(), net: Network = FLOYD_NETWORK
+) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:
     """S3-4 per controller and seed, one row each: :func:`return_time` (``return_s``),
-    :func:`excess_after_step` (``excess_pkts``) and :func:`reared_step_advantage`."""
-    rows = workers.map(_run_step_summary, [(k, s, joining, net) for k in controllers for s in seeds])
-    return pl.DataFrame(rows, schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
+    :func:`excess_after_step` (``excess_pkts``) and :func:`reared_step_advantage`; with the
+    first seed's queue series per controller (Figs. 3.8, 3.9, 3.15, 3.24)."""
+    return _rows_and_first_series(_run_step, controllers, seeds, workers, net)
 
 
 def plot_versus_flows(comparison: pl.DataFrame, path) -> None:

@@ -11,6 +11,7 @@ import polars as pl
 from ..experiments import tahiliani_ch3 as ch3
 from .. import units
 from ..parallel import Workers
+from ..sweep import aggregate
 from .registry import Claim, Entry, Report, rank_correlation, register
 
 THESIS = "Tahiliani, PhD thesis, NITK 2013, Chapter 3"
@@ -135,29 +136,29 @@ def _scenario1_claims(runs: pl.DataFrame, flows: list[int], run_s: float) -> lis
 THESIS_STEP_GAP_S = 5.0
 
 
-def _sharp_increase_runs(seeds: tuple[int, ...], net: ch3.Network, controllers, workers: Workers) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Per-run rows and per-controller means of S3-4 over ``net``."""
-    runs = ch3.run_sharp_increase_summaries(controllers, seeds, workers, net=net)
-    means = ch3.mean_return_times(runs, ch3.STEP_RUN_S - ch3.STEP_AT_S, by=("controller",)).join(
+def _sharp_increase_runs(seeds: tuple[int, ...], net: ch3.Network, controllers, workers: Workers) -> tuple[pl.DataFrame, pl.DataFrame, dict]:
+    """Per-run rows, per-controller means and the first seed's series of S3-4 over ``net``."""
+    runs, first = ch3.run_sharp_increase(controllers, seeds, workers, net=net)
+    means = ch3.mean_return_times(runs, ch3.STEP_AFTER_S, by=("controller",)).join(
         runs.group_by("controller").agg(pl.col("excess_pkts", "reared_step_advantage").mean()), on="controller"
     ).sort("controller")
-    return runs, means
+    return runs, means, first
 
 
 def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
     seeds = tuple(range(1, 31 if quick else 101))
-    runs, means = _sharp_increase_runs(seeds, ch3.FLOYD_NETWORK, ch3.CONTROLLERS, workers)
-    s3a_runs, s3a = _sharp_increase_runs(seeds, ch3.S3A_NETWORK, ("ared", "reared", "cared"), workers)
+    runs, means, first = _sharp_increase_runs(seeds, ch3.FLOYD_NETWORK, ch3.CONTROLLERS, workers)
+    s3a_runs, s3a, _ = _sharp_increase_runs(seeds, ch3.S3A_NETWORK, ("ared", "reared", "cared"), workers)
     ret = dict(zip(means["controller"], means["return_s"]))
     never = dict(zip(means["controller"], means["never"]))
     adv = float(means.filter(pl.col("controller") == "reared")["reared_step_advantage"].item())
     ret_s3a = dict(zip(s3a["controller"], s3a["return_s"]))
     adv_s3a = float(s3a.filter(pl.col("controller") == "reared")["reared_step_advantage"].item())
-    censored = runs.with_columns(pl.col("return_s").fill_null(ch3.STEP_RUN_S - ch3.STEP_AT_S))
-    gap = ch3.paired_differences(censored, "return_s", "ared", ("reared",), by=("network",)).row(0, named=True)
-    gap_mean, gap_half = gap["ared_minus_reared"], gap["ared_minus_reared_ci95"]
-    wide = censored.pivot(on="controller", index="seed", values="return_s")
-    per_seed = wide["ared"] - wide["reared"]
+    # ARED's return time minus Re-ARED's on the same seed, never-back runs counted as STEP_AFTER_S.
+    wide = runs.with_columns(pl.col("return_s").fill_null(ch3.STEP_AFTER_S)).pivot(on="controller", index="seed", values="return_s")
+    per_seed = (wide["ared"] - wide["reared"]).alias("gap")
+    gap = aggregate(per_seed.to_frame(), by=[], metrics=("gap",)).row(0, named=True)
+    gap_mean, gap_half = gap["gap"], gap["gap_ci95"]
     spread = (float(per_seed.quantile(0.025, "linear")), float(per_seed.quantile(0.975, "linear")))
     report = Report(
         name="tahiliani-ch3-sharp-increase",
@@ -176,7 +177,7 @@ def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
             f"pertlab.experiments.tahiliani_ch3.FLOYD_NETWORK). means_s3a_network: the same on S3-A's 10 Mbps / 80 ms "
             f"network, where the order reverses (docs/reproductions.md). return_s: seconds after the step until the "
             f"1-s moving mean of RED's average, having risen above {ch3.TARGET_BAND[1]:g} packets, is back at or below it "
-            f"(empty if it never is; means and differences count such a run as the {ch3.STEP_RUN_S - ch3.STEP_AT_S:g} s it "
+            f"(empty if it never is; means and differences count such a run as the {ch3.STEP_AFTER_S:g} s it "
             f"had); excess_pkts: mean of (average - {ch3.TARGET_BAND[1]:g}) where positive, over the "
             f"{ch3.EXCESS_WINDOW_S:g} s after the step. Seeds 1..{seeds[-1]}.",
         ],
@@ -196,7 +197,7 @@ def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
             "(pertlab's stricter check: the thesis reports one run).",
             abs(gap_mean - THESIS_STEP_GAP_S) <= gap_half,
             f"ARED - Re-ARED: {gap_mean:.1f} ± {gap_half:.1f} s (runs that never return counted as "
-            f"{ch3.STEP_RUN_S - ch3.STEP_AT_S:g} s, so the mean is a lower bound when some of ARED's never do)",
+            f"{ch3.STEP_AFTER_S:g} s, so the mean is a lower bound when some of ARED's never do)",
         ),
         Claim("CARED is faster than ARED and slower than Re-ARED (Fig. 3.24).", ret["reared"] < ret["cared"] < ret["ared"], evidence),
         Claim(
@@ -215,15 +216,19 @@ def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
     ]
     path = out / "average_queue.png"
     out.mkdir(parents=True, exist_ok=True)
-    ch3.plot_average_queue(ch3.run_sharp_increase(workers=workers), path, f"20 flows join at {ch3.STEP_AT_S:g} s (seed 1)")
+    ch3.plot_average_queue(first, path, f"20 flows join at {ch3.STEP_AT_S:g} s (seed 1)")
     report.figures.append(path)
     return report
 
 
+#: An average below this many packets counts as "dropped to 0" (thesis Figs. 3.11, 3.25).
+AVERAGE_AT_ZERO_PKTS = 0.5
+
+
 def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
     seeds = tuple(range(1, 11 if quick else 31))
-    runs = ch3.run_sharp_decrease(seeds=seeds, workers=workers)
-    after_s = ch3.STEP_RUN_S - ch3.STEP_AT_S
+    runs, first = ch3.run_sharp_decrease(seeds=seeds, workers=workers)
+    after_s = ch3.STEP_AFTER_S
     means = (
         runs.group_by("controller", maintain_order=True)
         .agg(pl.all().exclude("seed", "return_s").mean(), (pl.col("min_avg_pkts") < AVERAGE_AT_ZERO_PKTS).sum().alias("runs_avg_at_zero"))
@@ -269,13 +274,9 @@ def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
     ]
     path = out / "average_queue.png"
     out.mkdir(parents=True, exist_ok=True)
-    ch3.plot_average_queue(ch3.run_sharp_decrease_series(workers=workers), path, f"20 of 22 flows stop from {ch3.STEP_AT_S:g} s (seed 1)")
+    ch3.plot_average_queue(first, path, f"20 of 22 flows stop from {ch3.STEP_AT_S:g} s (seed 1)")
     report.figures.append(path)
     return report
-
-
-#: An average below this many packets counts as "dropped to 0" (thesis Figs. 3.11, 3.25).
-AVERAGE_AT_ZERO_PKTS = 0.5
 
 
 #: Settling time and run length of Scenarios 2 and 3. Quick mode runs the full length too: the
