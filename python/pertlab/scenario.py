@@ -76,6 +76,7 @@ __all__ = [
 ]
 
 U64_MAX = 2**64 - 1
+U32_MAX = 2**32 - 1
 
 
 class ScenarioError(ValueError):
@@ -133,9 +134,14 @@ Duration = Annotated[int, BeforeValidator(_positive(parse_time, "duration", TIME
 #: A size > 0, held in bytes; accepts "1500B", "64KB", or a number of bytes.
 Size = Annotated[int, BeforeValidator(_positive(parse_size, "size", SIZE_FORMS)), _schema(f"a size: {SIZE_FORMS}")]
 
+#: The largest packet: IPv4's 16-bit total length (RFC 791); the core holds packet sizes in u32.
+MAX_PACKET_BYTES = 65_535
+#: A packet size in bytes, 1..MAX_PACKET_BYTES.
+PacketSize = Annotated[Size, Field(le=MAX_PACKET_BYTES)]
+
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
-Count = Annotated[int, Field(ge=1, le=2**32 - 1)]
-U32 = Annotated[int, Field(ge=0, le=2**32 - 1)]
+Count = Annotated[int, Field(ge=1, le=U32_MAX)]
+U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 
 
@@ -187,7 +193,7 @@ class _Model(BaseModel):
     under the human name (``delay``) it would be seconds.
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
@@ -237,8 +243,8 @@ class RedConfig(_Model):
     wait: bool = Field(True, description="space drops out evenly")
     use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them early")
     use_hard_drop: bool = Field(True, description="forced drops stay drops for ECN-capable packets")
-    mean_pkt_size: Size = Field(500, description="bytes per packet for C and for byte mode")
-    idle_pkt_size: Annotated[int, Field(ge=0)] = Field(0, description="bytes per packet for the idle decay; 0: mean_pkt_size")
+    mean_pkt_size: PacketSize = Field(500, description="bytes per packet for C and for byte mode")
+    idle_pkt_size: Annotated[int, Field(ge=0, le=MAX_PACKET_BYTES)] = Field(0, description="bytes per packet for the idle decay; 0: mean_pkt_size")
     target_delay: Duration = _unit("target_delay", "target_delay_ns", 5_000_000, "ARED: target average queueing delay")
     interval: Duration = _unit("interval", "interval_ns", 500_000_000, "ARED: least time between changes of max_p")
     top: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.5, description="ARED: largest max_p")
@@ -285,7 +291,7 @@ class PieConfig(_Model):
     max_burst: Time = _unit("max_burst", "max_burst_ns", 150_000_000, "MAX_BURST; 0 disables the burst allowance")
     alpha: NonNegative = Field(0.125, description="alpha, Hz")
     beta: NonNegative = Field(1.25, description="beta, Hz")
-    mean_pkt_size: Size = Field(1000, description="MEAN_PKTSIZE of the safeguard, bytes")
+    mean_pkt_size: PacketSize = Field(1000, description="MEAN_PKTSIZE of the safeguard, bytes")
     use_ecn: bool = Field(False, description="mark ECN-capable packets while drop_prob is low")
     mark_ecn_threshold: Probability = Field(0.1, description="marking stops at this drop probability")
     cap_drop_adjustment: bool = Field(True, description="cap an update at +0.02 once drop_prob >= 0.1")
@@ -297,7 +303,7 @@ class CodelConfig(_Model):
 
     target: Duration = _unit("target", "target_ns", 5_000_000, "TARGET")
     interval: Duration = _unit("interval", "interval_ns", 100_000_000, "INTERVAL")
-    max_packet_bytes: Size = Field(1500, description="MAXPACKET, bytes")
+    max_packet_bytes: PacketSize = Field(1500, description="MAXPACKET, bytes")
     use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them")
 
 
@@ -559,7 +565,7 @@ CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic
 class TcpConfig(_Model):
     """Options of a TCP connection; defaults are the core's (ns-2 / RFC values)."""
 
-    packet_size: Size = Field(1500, description="segment size on the wire, headers included, bytes")
+    packet_size: PacketSize = Field(1500, description="segment size on the wire, headers included, bytes")
     sack: bool = Field(True, description="SACK loss recovery (RFC 6675); false: NewReno (RFC 6582)")
     ecn: bool = Field(False, description="ECN-capable flow (RFC 3168)")
     init_cwnd: Count = Field(2, description="initial window, segments")
@@ -664,7 +670,7 @@ class UdpSpec(_Model):
     src: str
     dst: str
     rate: Rate = _unit("rate", "rate_bps", description="mean offered load")
-    packet_size: Size = Field(..., description="size, or mean size, in bytes")
+    packet_size: PacketSize = Field(..., description="size, or mean size, in bytes")
     arrivals: Literal["cbr", "poisson"] = "poisson"
     sizes: Literal["fixed", "exponential"] = "fixed"
     ecn: bool = False
@@ -691,7 +697,7 @@ class WebSpec(_Model):
     start_window: tuple[Time, Time] = _unit("start_window", "start_window_ns", (0, 0), "session starts uniform in [lo, hi]")
     pages_per_session: U32 | None = Field(None, description="default: browse until the end")
     think_time: Duration = _unit("think_time", "think_time_ns", 1_000_000_000, "mean think time between pages (exponential)")
-    objects_per_page: Annotated[int, Field(ge=1, le=2**32 - 1)] = 1
+    objects_per_page: Count = 1
     inter_object: Duration = _unit("inter_object", "inter_object_ns", 10_000_000, "mean time between a page's requests")
     object_mean_segments: Annotated[float, Field(gt=0.0)] = Field(10.0, description="mean object size in segments (Pareto II)")
     object_shape: Annotated[float, Field(gt=1.0)] = Field(1.2, description="Pareto II shape of the object size")
@@ -712,9 +718,9 @@ class MonitorSpec(_Model):
     """Time series to record (none unless ``sample_interval`` is given)."""
 
     sample_interval: Duration | None = _unit("sample_interval", "sample_interval_ns", None)
-    flows: list[Annotated[int, Field(ge=0)]] | None = Field(None, description="flow indices to sample; default all")
+    flows: list[U32] | None = Field(None, description="flow indices to sample; default all")
     links: list[str] | None = Field(None, description="link names whose queues are sampled; default all")
-    trace_flows: list[Annotated[int, Field(ge=0)]] = Field(
+    trace_flows: list[U32] = Field(
         default_factory=list, description="flows whose every RTT sample and loss is traced (predictor study)"
     )
     trace_link: str | None = Field(None, description="link on the first traced flow's path: its queue length and drops are traced")

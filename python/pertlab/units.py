@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 
 __all__ = ["parse_rate", "parse_time", "parse_size", "format_rate", "format_time"]
 
@@ -46,55 +47,70 @@ for _p, _m in _DECIMAL.items():
 for _p, _m in _BINARY.items():
     _SIZE_UNITS[_p + "B"] = _m
 
+_BASE = {"rate": "bit/s", "time": "ns", "size": "bytes"}
+
 RATE_FORMS = "a number with a unit such as 150Mbps, 1Gbps, 10kbps, 100Mbit/s, 12.5MB/s, or a plain number of bit/s"
 TIME_FORMS = "a number with a unit such as 60ms, 2s, 500us, 10ns, 1min, or a plain number of seconds"
 SIZE_FORMS = "a number with a unit such as 1500B, 64KB, 64KiB, 1MB, or a plain number of bytes"
+
+
+#: The largest quantity the core holds (its integers are u64: bit/s, ns, bytes).
+U64_MAX = 2**64 - 1
 
 
 def _fail(field: str | None, message: str) -> ValueError:
     return ValueError(f"{field}: {message}" if field else message)
 
 
-def _parse(value: object, units: dict[str, float], default: float, kind: str, forms: str, field: str | None) -> float:
-    """Split ``value`` into number and unit and return number x unit factor."""
+def _parse(value: object, units: dict[str, float], default: float, kind: str, forms: str, field: str | None) -> int:
+    """Split ``value`` into number and unit and return number x unit factor, rounded
+    to an integer of the base unit (half away from zero).
+
+    The arithmetic is exact (:class:`~fractions.Fraction` of the number as written),
+    so ``"0.1s"`` is 100000000 ns and ``"18446744073709551615ns"`` is that many ns,
+    where a float would round both."""
     if isinstance(value, bool):
         raise _fail(field, f"cannot read {value!r} as a {kind}; write {forms}")
     if isinstance(value, (int, float)):
-        number, factor = float(value), default
+        if not math.isfinite(value):
+            raise _fail(field, f"a {kind} must be finite, got {value!r}; write {forms}")
+        # repr() of a float is the shortest text that reads back as it: 0.06 is 6/100.
+        number, factor = Fraction(repr(value)) if isinstance(value, float) else Fraction(value), default
     elif isinstance(value, str):
         m = _QUANTITY.match(value)
         unit = m.group("unit") if m else None
         if m is None or (unit is not None and unit not in units):
             hint = f" (unknown unit {unit!r})" if m is not None else ""
             raise _fail(field, f"cannot read {value!r} as a {kind}{hint}; write {forms}")
-        number = float(m.group("num"))
         factor = default if unit is None else units[unit]
+        rough = float(m.group("num")) * factor
+        if not abs(rough) < 2 * U64_MAX:  # also inf: "1e400", whose Fraction would be a huge integer
+            raise _fail(field, f"{value!r} is too large: a {kind} is at most {U64_MAX} {_BASE[kind]}; write {forms}")
+        if abs(rough) < 0.25:  # rounds to 0; "1e-999999" would make a huge Fraction
+            return 0
+        number = Fraction(m.group("num"))
     else:
         raise _fail(field, f"cannot read {value!r} as a {kind}; write {forms}")
-    if not math.isfinite(number):
-        raise _fail(field, f"a {kind} must be finite, got {value!r}; write {forms}")
-    return number * factor
-
-
-def _to_int(x: float) -> int:
-    # Round half away from zero on the base unit; inputs such as "0.1s" are
-    # exact in nanoseconds once rounded.
-    return int(math.floor(x + 0.5)) if x >= 0 else -int(math.floor(-x + 0.5))
+    x = number * Fraction(factor)
+    n = math.floor(abs(x) + Fraction(1, 2)) * (1 if x >= 0 else -1)
+    if abs(n) > U64_MAX:
+        raise _fail(field, f"{value!r} is too large: a {kind} is at most {U64_MAX} {_BASE[kind]}; write {forms}")
+    return n
 
 
 def parse_rate(value: object, field: str | None = None) -> int:
     """A rate in bit/s (integer). ``parse_rate("150Mbps") == 150_000_000``."""
-    return _to_int(_parse(value, _RATE_UNITS, 1.0, "rate", RATE_FORMS, field))
+    return _parse(value, _RATE_UNITS, 1.0, "rate", RATE_FORMS, field)
 
 
 def parse_time(value: object, field: str | None = None) -> int:
     """A time or duration in integer nanoseconds. ``parse_time("60ms") == 60_000_000``."""
-    return _to_int(_parse(value, _TIME_UNITS, 1e9, "time", TIME_FORMS, field))
+    return _parse(value, _TIME_UNITS, 1e9, "time", TIME_FORMS, field)
 
 
 def parse_size(value: object, field: str | None = None) -> int:
     """A size in bytes (integer). ``parse_size("64KiB") == 65536``."""
-    return _to_int(_parse(value, _SIZE_UNITS, 1.0, "size", SIZE_FORMS, field))
+    return _parse(value, _SIZE_UNITS, 1.0, "size", SIZE_FORMS, field)
 
 
 def format_rate(bps: float) -> str:

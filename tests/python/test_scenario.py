@@ -153,3 +153,42 @@ def test_controller_and_red_parameters_are_checked():
         "kind": "pert", "t_min_ns": 2_000_000, "t_max_ns": 4_000_000, "p_max": 0.05, "decrease": 0.35,
         "srtt_weight": 0.99, "thresholds": "literal", "respond_in_slow_start": True,
     }  # fmt: skip
+
+
+def _two_nodes(**flow_tcp) -> dict:
+    return {
+        "duration": "1s", "nodes": ["a", "b"],
+        "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "5ms", "queue": {"kind": "red", "red": {"q_w": 0.002}}}],
+        "flows": [{"src": "a", "dst": "b", "tcp": flow_tcp}],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        (("links", 0, "queue", "red", "q_w"), float("nan"), "links[0].queue.red.q_w: Input should be a finite number"),
+        (("links", 0, "queue", "red", "l_interm"), float("inf"), "links[0].queue.red.l_interm: Input should be a finite number"),
+        (("flows", 0, "tcp", "packet_size"), 70_000, "flows[0].tcp.packet_size: Input should be less than or equal to 65535"),
+        (("flows", 0, "tcp", "init_cwnd"), 2**32, "flows[0].tcp.init_cwnd: Input should be less than or equal to 4294967295"),
+        (("seed",), 2**64, "seed: Input should be less than or equal to 18446744073709551615"),
+        (("duration",), "1e300s", "duration: '1e300s' is too large"),
+    ],
+)
+def test_values_the_core_cannot_hold_are_field_errors(path, value, message):
+    """Issue 25: NaN, infinities and integers beyond the core's types reached its JSON parser and
+    came back worded by it ('expected value at line 1 column 223')."""
+    data = _two_nodes()
+    target = data
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    with pytest.raises(pertlab.ScenarioError) as e:
+        pertlab.Scenario.parse(data)
+    assert str(e.value).startswith(message), str(e.value)
+
+
+def test_largest_values_the_model_accepts_reach_the_core_as_numbers():
+    s = pertlab.Scenario.parse({**_two_nodes(packet_size=65_535), "seed": 2**64 - 1})
+    wire = json.loads(s.to_wire_json())
+    assert wire["seed"] == 2**64 - 1 and wire["flows"][0]["tcp"]["packet_size"] == 65_535
+    s.check()

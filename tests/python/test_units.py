@@ -73,3 +73,19 @@ def test_formatting_reads_back():
         assert parse_rate(format_rate(bps)) == bps
     for ns in (60_000_000, 2_000_000_000, 500_000, 7):
         assert parse_time(format_time(ns)) == ns
+
+
+def test_integers_are_exact_up_to_the_cores_largest():
+    """Issue 25: times were parsed through a float, so u64 nanoseconds near 2^64 were rounded
+    (and then refused); the arithmetic is exact now."""
+    assert parse_time("18446744073709551615ns") == 2**64 - 1
+    assert parse_time(0.1) == 100_000_000
+    assert parse_rate("12.3456789012345678Gbps") == 12_345_678_901
+    assert parse_time("1e-999999s") == 0  # rounds to 0 without building a huge fraction
+
+
+@pytest.mark.parametrize("value", ["18446744073709551616ns", "1e300s", 1e300, "1e400", 2**70, "600 years"])
+def test_too_large_or_unreadable_values_are_errors_naming_the_field(value):
+    with pytest.raises(ValueError, match=r"^duration: ") as e:
+        parse_time(value, "duration")
+    assert "Traceback" not in str(e.value) and "60ms" in str(e.value)
