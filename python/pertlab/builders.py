@@ -32,7 +32,9 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   ns-2's 500-byte default and 1500-byte packets they are three times too high
   (at 150 Mbit/s max_th = 281 packets, above a 150-packet buffer: RED never acts).
 - **Starts** are drawn uniformly in ``[0, start_window]`` from the seed;
-  metrics cover ``[warmup, duration]``.
+  metrics cover ``[warmup, duration]``. Unset, they fit any run: the start
+  window is 10 s and the warm-up 20 s (the PERT paper's runs), or a tenth and a
+  fifth of the measured span when it is shorter than 100 s (:func:`window_defaults`).
 - **Different RTTs.** ``rtt`` may be a list (or "12ms,24ms,..."), one RTT per
   flow (PERT paper Table 1). The bottleneck delay is the split of the smallest
   RTT; each pair's two access links make up the rest of its RTT. The buffer's
@@ -50,13 +52,18 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
 
 from __future__ import annotations
 
+import math
+import re
 from fractions import Fraction
 from typing import Any
 
-from .scenario import QUEUE_KINDS, Scenario, ScenarioError
+from .scenario import MAX_PACKET_BYTES, QUEUE_KINDS, U32_MAX, Scenario, ScenarioError
 from .units import parse_rate, parse_size, parse_time
 
-__all__ = ["CC_NAMES", "QUEUE_NAMES", "NS2_TCP", "dumbbell", "parking_lot", "parse_cc_mix", "split_rtt", "buffer_packets"]
+__all__ = [
+    "CC_NAMES", "QUEUE_NAMES", "NS2_TCP", "dumbbell", "parking_lot", "parse_cc_mix", "split_rtt", "buffer_packets",
+    "window_defaults",
+]  # fmt: skip
 
 NS_PER_MS = 1_000_000
 
@@ -168,6 +175,19 @@ def buffer_packets(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: flo
     return max(round(buffer_bdp * bdp), 2 * flows, 1)
 
 
+#: Start window and warm-up of runs of 100 s or more (the PERT paper's Section 4 runs start
+#: their flows in the first seconds and measure after a warm-up).
+START_WINDOW_NS = 10 * 10**9
+WARMUP_NS = 20 * 10**9
+
+
+def window_defaults(end_ns: int) -> tuple[int, int]:
+    """(start window, warm-up) in ns when the caller gives none, for metrics ending at ``end_ns``:
+    10 s and 20 s, or a tenth and a fifth of ``end_ns`` when that is shorter than 100 s
+    (ns-3 users' 20 % warm-up), so that both fit every run."""
+    return min(START_WINDOW_NS, end_ns // 10), min(WARMUP_NS, end_ns // 5)
+
+
 def dumbbell(
     bw: str | int = "150Mbps",
     rtt: str | int | list[str | int] = "60ms",
@@ -178,8 +198,8 @@ def dumbbell(
     *,
     buffer_bdp: float = 1.0,
     buffer_pkts: int | None = None,
-    start_window: str | int = "10s",
-    warmup: str | int = "20s",
+    start_window: str | int | None = None,
+    warmup: str | int | None = None,
     measure_end: str | int | None = None,
     seed: int = 1,
     ecn: bool = False,
@@ -198,7 +218,8 @@ def dumbbell(
 
     Quantities take human units ("150Mbps", "60ms") or numbers in base units
     (bit/s; seconds for times). Metrics cover ``[warmup, measure_end]``
-    (default: to the end of the run). ``cc`` is one controller name or a mix with
+    (default: to the end of the run); unset ``start_window`` and ``warmup``
+    follow :func:`window_defaults`. ``cc`` is one controller name or a mix with
     counts ("pert:25,sack:25", then ``flows`` may be None). ``sample_interval``
     turns on time series of the bottleneck queue and of ``monitor_flows``
     (default: all flows). ``cc_params`` maps a core controller ("pert",
@@ -213,10 +234,15 @@ def dumbbell(
     rtt_list = [x.strip() for x in rtt.split(",")] if isinstance(rtt, str) else rtt if isinstance(rtt, (list, tuple)) else [rtt]
     rtts_ns = [_positive(parse_time, x, "rtt") for x in rtt_list]
     duration_ns = _positive(parse_time, duration, "duration")
-    window_ns = parse_time(start_window, "start_window")
-    warmup_ns = parse_time(warmup, "warmup")
     end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
-    size = parse_size(packet_size, "packet_size")
+    if not 0 < end_ns <= duration_ns:
+        raise ScenarioError([("measure_end", f"must lie in (0, duration], got {measure_end!r} with duration {duration!r}")])
+    auto_window_ns, auto_warmup_ns = window_defaults(end_ns)
+    window_ns = auto_window_ns if start_window is None else parse_time(start_window, "start_window")
+    warmup_ns = auto_warmup_ns if warmup is None else parse_time(warmup, "warmup")
+    size = _packet_size(packet_size)
+    if flows is not None and flows < 1:
+        raise ScenarioError([("flows", f"must be at least 1, got {flows}")])
     groups = [(name, k) for name, k in parse_cc_mix(cc, flows) if k > 0]
     n = sum(k for _, k in groups)
     if len(rtts_ns) not in (1, n):
@@ -227,19 +253,17 @@ def dumbbell(
         raise ScenarioError([("web_sessions", f"must be zero or positive, got {web_sessions}")])
     if queue not in QUEUE_NAMES:
         raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
-    if not 0 < end_ns <= duration_ns:
-        raise ScenarioError([("measure_end", f"must lie in (0, duration], got {measure_end!r} with duration {duration!r}")])
     if not 0 <= warmup_ns < end_ns:
         raise ScenarioError([("warmup", f"must lie in [0, {'measure_end' if measure_end is not None else 'duration'}), got {warmup!r}")])
     if window_ns < 0:
         raise ScenarioError([("start_window", f"must be zero or positive, got {start_window!r}")])
-    if buffer_bdp < 0:
-        raise ScenarioError([("buffer_bdp", f"must be zero or positive, got {buffer_bdp}")])
+    if not (math.isfinite(buffer_bdp) and buffer_bdp >= 0):
+        raise ScenarioError([("buffer_bdp", f"must be a finite number, zero or positive, got {buffer_bdp}")])
 
     _, bottleneck_ns = split_rtt(min(rtts_ns))
     access_ns = [(r // 2 - bottleneck_ns) // 2 for r in rtts_ns]
     mean_rtt_ns = round(sum(rtts_ns) / len(rtts_ns))
-    limit = buffer_pkts if buffer_pkts is not None else buffer_packets(rate, mean_rtt_ns, size, buffer_bdp, n + reverse_flows)
+    limit = buffer_pkts if buffer_pkts is not None else _bdp_buffer(rate, mean_rtt_ns, size, buffer_bdp, n + reverse_flows)
     bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         bottleneck_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
@@ -276,7 +300,7 @@ def dumbbell(
         if len(access_ns) > 1:
             access_ns.append((mean_rtt_ns // 2 - bottleneck_ns) // 2)
 
-    return Scenario.parse(
+    return _parse(
         {
             "seed": seed,
             "duration_ns": duration_ns,
@@ -315,8 +339,8 @@ def parking_lot(
     access_rate: str | int = "1Gbps",
     access_delay: str | int = "5ms",
     buffer_bdp: float = 1.0,
-    start_window: str | int = "10s",
-    warmup: str | int = "20s",
+    start_window: str | int | None = None,
+    warmup: str | int | None = None,
     measure_end: str | int | None = None,
     seed: int = 1,
     ecn: bool = False,
@@ -349,9 +373,15 @@ def parking_lot(
     acc_rate = _positive(parse_rate, access_rate, "access_rate")
     acc_ns = parse_time(access_delay, "access_delay")
     duration_ns = _positive(parse_time, duration, "duration")
-    size = parse_size(packet_size, "packet_size")
+    end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
+    auto_window_ns, auto_warmup_ns = window_defaults(end_ns)
+    window_ns = auto_window_ns if start_window is None else parse_time(start_window, "start_window")
+    warmup_ns = auto_warmup_ns if warmup is None else parse_time(warmup, "warmup")
+    size = _packet_size(packet_size)
+    if not (math.isfinite(buffer_bdp) and buffer_bdp >= 0):
+        raise ScenarioError([("buffer_bdp", f"must be a finite number, zero or positive, got {buffer_bdp}")])
     long_rtt_ns = 2 * (2 * acc_ns + (routers - 1) * core_ns)
-    limit = buffer_packets(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts)
+    limit = _bdp_buffer(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts)
     router_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         router_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
@@ -363,15 +393,13 @@ def parking_lot(
     ] + [{"a": host(i, j), "b": names[i], "rate_bps": acc_rate, "delay_ns": acc_ns} for i in range(routers) for j in range(hosts)]
     kind, sack = CC_NAMES[cc]
     cc_spec = {"kind": kind, **_derived_cc_params(kind, rate, size)}
-    window_ns = parse_time(start_window, "start_window")
     pairs = [(host(i, j), host(i + 1, j)) for i in range(routers - 1) for j in range(hosts)]
     pairs += [(host(0, j), host(routers - 1, j)) for j in range(hosts)]
-    end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
-    return Scenario.parse(
+    return _parse(
         {
             "seed": seed,
             "duration_ns": duration_ns,
-            "measure": {"start_ns": parse_time(warmup, "warmup"), "end_ns": end_ns},
+            "measure": {"start_ns": warmup_ns, "end_ns": end_ns},
             "nodes": names + [host(i, j) for i in range(routers) for j in range(hosts)],
             "links": links,
             "flows": [
@@ -405,3 +433,56 @@ def _positive(parse, value: Any, field: str) -> int:
     if n <= 0:
         raise ScenarioError([(field, f"must be positive, got {value!r}")])
     return n
+
+
+def _bdp_buffer(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: float, flows: int) -> int:
+    """:func:`buffer_packets`, or an error naming ``buffer_bdp`` when a queue cannot hold that many."""
+    limit = buffer_packets(rate_bps, rtt_ns, packet_size, buffer_bdp, flows)
+    if limit > U32_MAX:
+        raise ScenarioError([("buffer_bdp", f"gives a buffer of {limit} packets; a queue holds at most {U32_MAX}")])
+    return limit
+
+
+def _packet_size(value: Any) -> int:
+    """The flows' packet size: above the 40-byte TCP/IP header, at most :data:`MAX_PACKET_BYTES`."""
+    size = parse_size(value, "packet_size")
+    if not 40 < size <= MAX_PACKET_BYTES:
+        raise ScenarioError([("packet_size", f"must exceed the 40-byte TCP/IP header and be at most {MAX_PACKET_BYTES} bytes, got {value!r}")])
+    return size
+
+
+#: Scenario fields the builders fill, as the builder argument that sets them (first match wins),
+#: so that an error found by the scenario model names what the caller wrote.
+_ARGUMENT_OF_FIELD = [
+    (r"dumbbell\.pairs", "flows"),
+    (r"dumbbell\.bottleneck_rate", "bw"),
+    (r"dumbbell\.bottleneck_queue\.limit_pkts|links\[\d+\]\.queue\.limit_pkts", "buffer"),
+    (r"dumbbell\.bottleneck_queue\.(red|pi|pie|codel)(?=\.)|links\[\d+\]\.queue\.(red|pi|pie|codel)(?=\.)", "aqm"),
+    (r"dumbbell\.access_rate", "access_rate"),
+    (r"(flows|web)\[\d+\]\.tcp\.packet_size", "packet_size"),
+    (r"(flows|web)\[\d+\]\.tcp(?=\.)", "tcp"),
+    (r"(flows|web)\[\d+\]\.cc(?=\.)", "cc_params"),
+    (r"web\[\d+\]\.sessions", "web_sessions"),
+    (r"web\[\d+\](?=\.)", "web"),
+    (r"measure\.start", "warmup"),
+    (r"measure\.end", "measure_end"),
+    (r"monitor\.sample_interval", "sample_interval"),
+    (r"monitor\.flows", "monitor_flows"),
+]
+
+
+def _parse(wire: dict[str, Any]) -> Scenario:
+    """:meth:`Scenario.parse`, with the fields of its errors renamed to the builder's arguments."""
+    try:
+        return Scenario.parse(wire)
+    except ScenarioError as e:
+        # One line per argument and message: a bad tcp option is wrong in every flow alike.
+        raise ScenarioError(list(dict.fromkeys((_argument(path), message) for path, message in e.errors))) from None
+
+
+def _argument(path: str) -> str:
+    for pattern, argument in _ARGUMENT_OF_FIELD:
+        m = re.match(pattern, path)
+        if m:
+            return argument + path[m.end():]
+    return path

@@ -2,28 +2,31 @@
 
 Every command that computes something prints a rich table, or with ``--json``
 one JSON object on stdout. Bad input prints ``error: field: message`` on
-stderr and exits with status 2; no traceback.
+stderr and exits with status 2; no traceback. Ctrl-C, SIGTERM or SIGHUP stop a
+command, once or more, keeping what it finished (:mod:`pertlab.interrupt`); it
+then exits with status 130.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
 
+import click
 import polars as pl
 import typer
 from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from . import interrupt
 from .builders import CC_NAMES, QUEUE_NAMES
 from .builders import dumbbell as build_dumbbell
 from .results import Results
 from .run import as_scenario, run
-from .scenario import CC_KINDS, CcSpec, Scenario, ScenarioError, Time
+from .scenario import CC_KINDS, CcSpec, Scenario, ScenarioError
 from .sweep import parse_value
 from .units import format_rate
 
@@ -48,12 +51,12 @@ from .linux.cli import linux_app, testbed_app  # noqa: E402
 app.add_typer(linux_app, name="linux")
 app.add_typer(testbed_app, name="testbed")
 
-# Builder argument names as the CLI spells them, for error messages.
+# Builder argument names (and the scenario fields behind a flag) as the CLI spells them, for error messages.
 _FLAGS = {
     "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",
-    "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window", "warmup": "--warmup",
-    "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
-    "sample_interval": "--sample-interval", "web_sessions": "--web-sessions",
+    "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "buffer": "--buffer", "start_window": "--start-window",
+    "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
+    "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
 }  # fmt: skip
 
 
@@ -82,21 +85,24 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     return params
 
 
-def _send_overhead(value: str) -> int:
-    """``--send-overhead`` in ns, or a ScenarioError naming the flag."""
-    try:
-        return TypeAdapter(Time).validate_python(value)
-    except ValidationError as e:
-        raise ScenarioError([("--send-overhead", x["msg"].removeprefix("Value error, ")) for x in e.errors()]) from None
-
-
 def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
-    """Print ``error: field: message`` lines and exit 2."""
+    """Print ``error: field: message`` lines and exit 2; ``flags`` renames fields to the flags that set them."""
     for line in str(exc).splitlines():
-        if flags:
-            line = re.sub(r"^(\w+)(?=:)", lambda m: flags.get(m.group(1), m.group(1)), line)
+        field, sep, message = line.partition(": ")
+        if flags and sep and field in flags:
+            line = f"{flags[field]}: {message}"
         err.print(f"[bold red]error:[/] {line}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(2)
+
+
+def _run_and_report(scenario: Scenario, progress: bool, out_dir: Path | None, as_json: bool, title: str) -> None:
+    """Run, write the result files into ``out_dir`` (if given) and print; a stop signal ends the
+    run where it is, and the results so far are still written and printed (exit status 130)."""
+    with interrupt.deferred():
+        results = _run(scenario, progress)
+        if out_dir is not None:
+            err.print(f"results in {results.write(out_dir)}/", highlight=False)
+        _emit(results, as_json, title)
 
 
 def _emit(results: Results, as_json: bool, title: str) -> None:
@@ -107,6 +113,24 @@ def _emit(results: Results, as_json: bool, title: str) -> None:
         _print_summary(results, title)
     if results.interrupted:
         raise typer.Exit(130)
+
+
+def main() -> None:
+    """The ``pertlab`` command: :data:`app`, with stop signals ending it in status 130, no traceback."""
+    interrupt.install()
+    command = typer.main.get_command(app)
+    try:
+        code = command.main(standalone_mode=False)
+    except click.ClickException as e:
+        e.show()
+        code = e.exit_code
+    except (click.Abort, KeyboardInterrupt):
+        interrupt.ignore()
+        err.print("interrupted: finished work is kept; run the same command again to resume where it can", highlight=False)
+        code = 130
+    # The command is over: a stop signal now would only turn a clean exit into a killed process.
+    interrupt.ignore()
+    sys.exit(code if isinstance(code, int) else 0)
 
 
 # --- commands ---------------------------------------------------------------
@@ -127,8 +151,13 @@ def dumbbell(
     duration: Annotated[str, typer.Option(help="Simulated time.")] = "100s",
     buffer_bdp: Annotated[float, typer.Option(help="Bottleneck buffer in bandwidth-delay products (at least 2 x flows packets).")] = 1.0,
     buffer: Annotated[Optional[int], typer.Option(help="Bottleneck buffer in packets (overrides --buffer-bdp).")] = None,
-    start_window: Annotated[str, typer.Option(help="Flows start uniformly at random in [0, start-window].")] = "10s",
-    warmup: Annotated[str, typer.Option(help="Metrics cover [warmup, duration].")] = "20s",
+    start_window: Annotated[
+        Optional[str],
+        typer.Option(help="Flows start uniformly at random in [0, start-window] [default: 10s, or a tenth of --duration below 100s]."),
+    ] = None,
+    warmup: Annotated[
+        Optional[str], typer.Option(help="Metrics cover [warmup, duration] [default: 20s, or a fifth of --duration below 100s].")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seed of every random draw.")] = 1,
     access_rate: Annotated[Optional[str], typer.Option(help="Access link rate [default: max(10 x bw, 1Gbps)].")] = None,
     packet_size: Annotated[str, typer.Option(help="TCP segment size on the wire.")] = "1500B",
@@ -153,12 +182,11 @@ def dumbbell(
         flows = 50
     try:
         params = _cc_params(cc_param or [])
-        overhead_ns = _send_overhead(send_overhead)
         scenario = build_dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": overhead_ns},
+            cc_params=params, tcp={"overhead": send_overhead},
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)
@@ -167,10 +195,7 @@ def dumbbell(
         f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
         f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
     )
-    results = _run(scenario, progress and not as_json)
-    if out_dir is not None:
-        results.write(out_dir)
-    _emit(results, as_json, title)
+    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title)
 
 
 @app.command("run")
@@ -190,10 +215,8 @@ def run_file(
             scenario = scenario.model_copy(update={"seed": seed})
     except ValueError as e:
         _fail(e)
-    results = _run(scenario, progress)
-    target = results.write(out_dir if out_dir is not None else Path("out") / scenario_file.stem)
-    err.print(f"results in {target}/", highlight=False)
-    _emit(results, as_json, f"{scenario_file.name}, seed {scenario.seed}")
+    target = out_dir if out_dir is not None else Path("out") / scenario_file.stem
+    _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}")
 
 
 @app.command()
@@ -264,7 +287,8 @@ def reproduce(
             sys.stdout.write(json.dumps({n: {"title": e.title, "source": e.source} for n, e in sorted(REGISTRY.items())}) + "\n")
             return
         t = Table(title="reproducible tables and figures")
-        for col in ("name", "what", "source"):
+        t.add_column("name", no_wrap=True)  # names are copied into commands whole
+        for col in ("what", "source"):
             t.add_column(col)
         for n, e in sorted(REGISTRY.items()):
             t.add_row(n, e.title, e.source)
@@ -276,7 +300,12 @@ def reproduce(
         _fail(e)
     from .parallel import Workers
 
-    report = entry.run(quick, out_dir or Path("reports") / name, Workers(jobs, cluster))
+    out_dir = out_dir or Path("reports") / name
+    try:
+        report = entry.run(quick, out_dir, Workers(jobs, cluster, store=out_dir / "tasks"))
+    except KeyboardInterrupt:
+        err.print(f"interrupted: finished runs are kept in {out_dir}; run the same command to resume", highlight=False)
+        raise typer.Exit(130)
     index = report.write()
     if as_json:
         sys.stdout.write(json.dumps(report.summary()) + "\n")
@@ -351,6 +380,8 @@ def _run(scenario: Scenario, progress: bool) -> Results:
         _fail(e)
     if results.interrupted:
         err.print(f"[yellow]interrupted at {results.data['sim_seconds']:.1f} s simulated; results so far follow")
+    for warning in results.warnings:
+        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
     return results
 
 

@@ -57,7 +57,7 @@ def test_dumbbell_table_output():
         (["dumbbell", "--cc", "bbr"], "error: --cc: unknown controller 'bbr'; allowed: sack, newreno, reno, vegas, pert, pert-pi, pert-adaptive, hstcp, cubic, compound, illinois, fast"),
         (["dumbbell", "--queue", "fifo"], "error: --queue: unknown queue 'fifo'; allowed: droptail, red, ared"),
         (["dumbbell", "--warmup", "200s"], "error: --warmup: must lie in [0, duration)"),
-        (["dumbbell", "--buffer", "0"], "error: dumbbell.bottleneck_queue.limit_pkts: "),
+        (["dumbbell", "--buffer", "0"], "error: --buffer: "),
         (["run", "no-such-file.toml"], "error: no-such-file.toml: no such file"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "alpha_max=3"], "error: --cc-param: write KIND.FIELD=VALUE"),
         (["dumbbell", "--cc-param", "bbr.x=1"], "error: --cc-param: unknown controller kind 'bbr'; allowed: reno, vegas, pert"),
