@@ -33,7 +33,7 @@ import polars as pl
 
 from .scenario import Scenario
 
-__all__ = ["Results", "drop_ratio"]
+__all__ = ["Results", "drop_ratio", "empty_run_warnings"]
 
 # Known column types; columns the core adds later are inferred.
 FLOW_SCHEMA = {
@@ -101,6 +101,7 @@ class Results:
         self.data = data
         self.scenario = scenario
         self._frames: dict[str, pl.DataFrame] = {}
+        data.setdefault("warnings", empty_run_warnings(data))
 
     def __repr__(self) -> str:
         d = self.data
@@ -119,7 +120,7 @@ class Results:
     @property
     def summary(self) -> dict[str, Any]:
         """Everything but the time series: bottleneck, queues, flows, udp, jain,
-        events, wall_seconds, interrupted, conservation, window and seed."""
+        events, wall_seconds, interrupted, conservation, warnings, window and seed."""
         return {k: v for k, v in self.data.items() if k not in SERIES}
 
     @property
@@ -138,6 +139,11 @@ class Results:
     @property
     def interrupted(self) -> bool:
         return bool(self.data.get("interrupted"))
+
+    @property
+    def warnings(self) -> list[str]:
+        """What makes the run's numbers meaningless (:func:`empty_run_warnings`); empty when nothing does."""
+        return self.data["warnings"]
 
     @property
     def conservation(self) -> dict[str, Any]:
@@ -284,6 +290,24 @@ class Results:
         scenario_file = out / "scenario.json"
         scenario = Scenario.load(scenario_file) if scenario_file.exists() else None
         return cls(data, scenario)
+
+
+def empty_run_warnings(data: dict[str, Any]) -> list[str]:
+    """Warnings of a run nobody wants, from the core's summary: the bottleneck (the
+    link named ``bottleneck``, else the busiest queue) sent no packet in the
+    measurement window, or a TCP flow had no RTT sample (no round trip completed)
+    by the end of the window (the core reports ``rtt_min_ms`` 0 then)."""
+    out = []
+    window = f"[{data['window_start_s']:g}, {data['window_end_s']:g}] s"
+    b = data.get("bottleneck")
+    if b is not None and b["departures"] == 0:
+        out.append(f"the bottleneck ({b['link']}: {b['from']} -> {b['to']}) carried no packet in the measurement window {window}")
+    silent = [f for f in data["flows"] if f["rtt_min_ms"] == 0]
+    if silent:
+        ids = ", ".join(f"{f['id']} ({f['label']}, starts at {f['start_s']:g} s)" for f in silent[:5])
+        more = f" and {len(silent) - 5} more" if len(silent) > 5 else ""
+        out.append(f"{len(silent)} of {len(data['flows'])} TCP flows completed no round trip by the end of the window {window}: {ids}{more}")
+    return out
 
 
 def drop_ratio(results: Results, of: str, to: str) -> float:

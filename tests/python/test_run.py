@@ -109,3 +109,38 @@ def test_python_defaults_are_the_cores():
     for r in (a, b):
         del r["wall_seconds"]
     assert a == b
+
+
+def test_a_run_that_carries_nothing_says_so(tmp_path):
+    """Issue 20: the flows start after the end of the run: the bottleneck sends nothing in the
+    window and no flow completes a round trip; the results say so, and the CLI on stderr."""
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    wire = small_dumbbell(duration="5s").to_wire()
+    wire.pop("measure")
+    for f in wire["flows"]:
+        f.pop("start_window_ns")
+        f["start_ns"] = 6 * 10**9
+    silent = pertlab.run(wire)
+    assert silent.bottleneck["departures"] == 0
+    assert silent.warnings == [
+        "the bottleneck (bottleneck: r0 -> r1) carried no packet in the measurement window [0, 5] s",
+        "4 of 4 TCP flows completed no round trip by the end of the window [0, 5] s: 0 (sack, starts at 6 s), "
+        "1 (sack, starts at 6 s), 2 (sack, starts at 6 s), 3 (sack, starts at 6 s)",
+    ]
+    assert pertlab.run(small_dumbbell()).warnings == []
+    # A flow whose ACKs are all lost completes no round trip, though the bottleneck is busy.
+    data = udp_graph(flows=[{"src": "a", "dst": "b"}])
+    data["links"][1]["loss_ba"] = 1.0
+    lossy = pertlab.run(data)
+    assert lossy.bottleneck["departures"] > 0 and len(lossy.warnings) == 1
+    assert lossy.warnings[0].startswith("1 of 1 TCP flows completed no round trip")
+    path = tmp_path / "silent.json"
+    path.write_text(json.dumps(wire))
+    result = CliRunner().invoke(app, ["run", str(path), "--out", str(tmp_path / "out"), "--json", "--no-progress"])
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["warnings"] == silent.warnings
+    assert "warning: the bottleneck (bottleneck: r0 -> r1) carried no packet" in result.stderr
+    assert json.loads((tmp_path / "out" / "summary.json").read_text())["warnings"] == silent.warnings
