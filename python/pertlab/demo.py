@@ -35,7 +35,7 @@ import polars as pl
 
 from .builders import dumbbell
 from .experiments.sigcomm07 import Scheme
-from .parallel import process_pool
+from .parallel import run_tasks
 from .plots import write_figures
 from .results import Results
 from .run import run
@@ -85,7 +85,8 @@ def scenario_for(scheme: Scheme, quick: bool = False, seed: int = 1):
     )
 
 
-def _run_one(scheme: Scheme, quick: bool, seed: int, out: Path) -> tuple[str, float]:
+def _run_one(task: tuple[Scheme, bool, int, Path]) -> tuple[str, float]:
+    scheme, quick, seed, out = task
     started = time.perf_counter()
     run(scenario_for(scheme, quick, seed)).write(out / scheme.slug)
     return scheme.label, time.perf_counter() - started
@@ -96,11 +97,11 @@ def run_demo(out_dir: str | Path = "demo-out", *, quick: bool = False, seed: int
     file, and return the comparison table."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with process_pool(jobs, len(SCHEMES)) as pool:
-        futures = [pool.submit(_run_one, s, quick, seed, out) for s in SCHEMES]
-        for f in futures:
-            label, seconds = f.result()
-            print(f"{label}: simulated in {seconds:.1f} s", file=sys.stderr)
+
+    def report(_i: int, done: tuple[str, float]) -> None:
+        print(f"{done[0]}: simulated in {done[1]:.1f} s", file=sys.stderr)
+
+    run_tasks(_run_one, [(s, quick, seed, out) for s in SCHEMES], report, jobs=jobs)
 
     runs = {s.label: Results.read(out / s.slug) for s in SCHEMES}
     table = comparison_table(runs)

@@ -1,54 +1,176 @@
-"""Where independent simulations run: local process pools, or a Dask cluster.
+"""Where independent simulations run: Dask workers, local or on a cluster.
 
-Local workers are spawned, not forked: forking a process whose polars thread
-pool is running can deadlock the child. :class:`Workers` is what reproductions
-take: ``jobs`` local processes, or the scheduler of a Dask distributed cluster
-(``pertlab reproduce --cluster tcp://host:8786``) whose workers have pertlab.
+:func:`run_tasks` is the one loop every parallel command uses (sweeps, reproductions,
+the demo): tasks go to a Dask ``LocalCluster`` of spawned worker processes (not
+forked: forking a process whose polars thread pool is running can deadlock the
+child), or to the scheduler of a Dask distributed cluster whose workers have
+pertlab; each result is handed back in this process as soon as it arrives, so
+that the caller can store it. A stop signal (Ctrl-C, SIGTERM; see
+:mod:`pertlab.interrupt`) cancels what has not finished, closes the workers and
+then raises :class:`KeyboardInterrupt`: nothing handed back before is lost.
+
+:class:`Workers` is what reproductions take: ``jobs`` local processes or a
+cluster, and optionally a store where each task's result is kept by a key of
+the task and of the code, so that an interrupted reproduction resumes.
 """
 
 from __future__ import annotations
 
-import multiprocessing
+import contextlib
+import hashlib
+import multiprocessing.spawn as mp_spawn
 import os
-from concurrent.futures import ProcessPoolExecutor
+import pickle
+import shlex
+import signal
+import sys
+import tempfile
+import time
 from dataclasses import dataclass
-from typing import Callable, Iterable, TypeVar
+from functools import cache
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, TypeVar
+
+from . import interrupt
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["process_pool", "parallel_map", "Workers"]
+__all__ = ["run_tasks", "Workers", "code_fingerprint"]
+
+#: How often the gathering loop looks for finished tasks and stop signals, seconds.
+POLL_S = 0.05
 
 
-def process_pool(jobs: int | None = None, tasks: int | None = None) -> ProcessPoolExecutor:
-    """A pool of ``jobs`` spawned workers (default: one per core, at most ``tasks``)."""
-    workers = jobs or os.cpu_count() or 1
-    if tasks is not None:
-        workers = max(1, min(workers, tasks))
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+def run_tasks(
+    fn: Callable[[T], R],
+    items: Iterable[T],
+    on_result: Callable[[int, R], None],
+    *,
+    jobs: int | None = None,
+    cluster: str | None = None,
+) -> None:
+    """Call ``fn(item)`` for every item on Dask workers, and ``on_result(index, result)``
+    here as each one finishes (in completion order).
 
-
-def parallel_map(fn: Callable[[T], R], items: Iterable[T], jobs: int | None = None) -> list[R]:
-    """``[fn(x) for x in items]`` over spawned worker processes, in order."""
+    Workers are a ``LocalCluster`` of ``jobs`` processes (default one per core, at most one
+    per item) or the scheduler at ``cluster``; a line on stderr says which. A worker's
+    exception is raised here.
+    """
     items = list(items)
-    with process_pool(jobs, len(items)) as pool:
-        return list(pool.map(fn, items))
+    if not items:
+        return
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    with interrupt.deferred() as stop:
+        local = client = None
+        try:
+            if cluster is None:
+                workers = max(1, min(jobs or os.cpu_count() or 1, len(items)))
+                with _workers_ignore_stop_signals():
+                    local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+            if not stop:
+                client = Client(local or cluster)
+                where = f"{workers} local worker process{'es' if workers > 1 else ''}" if local else f"the Dask cluster at {cluster}"
+                print(f"{len(items)} task{'s' if len(items) > 1 else ''} on {where}", file=sys.stderr)
+                futures = {client.submit(fn, x, pure=False): i for i, x in enumerate(items)}
+                finished = as_completed(futures)
+                while not finished.is_empty() and not stop:
+                    batch = finished.next_batch(block=False)
+                    for future in batch:
+                        on_result(futures[future], future.result())
+                    if not batch:
+                        time.sleep(POLL_S)
+                if stop:
+                    client.cancel(list(futures))
+        finally:
+            if client is not None:
+                client.close()
+            if local is not None:
+                local.close()
+    stop.check()
+
+
+@contextlib.contextmanager
+def _workers_ignore_stop_signals() -> Iterator[None]:
+    """Processes spawned inside start with the stop signals ignored, and so do theirs.
+
+    A Ctrl-C at the terminal goes to the whole process group, and a batch scheduler's
+    SIGTERM to every process of the job: worker processes would die mid-task, each
+    printing a traceback. They ignore them instead (a disposition kept across exec,
+    which Python keeps at start-up), and this process stops them in order. Python's
+    spawn runs :func:`multiprocessing.spawn.get_executable`; inside, that is a
+    shell script that ignores the signals and then runs this interpreter."""
+    previous = mp_spawn.get_executable()
+    mp_spawn.set_executable(str(_python_ignoring_stop_signals()))
+    try:
+        yield
+    finally:
+        mp_spawn.set_executable(previous)
+
+
+@cache
+def _python_ignoring_stop_signals() -> Path:
+    names = " ".join(signal.Signals(s).name.removeprefix("SIG") for s in interrupt.SIGNALS)
+    text = f'#!/bin/sh\ntrap "" {names}\nexec {shlex.quote(sys.executable)} "$@"\n'
+    path = Path(tempfile.gettempdir()) / f"pertlab-{os.getuid()}" / f"python-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
+    if not path.is_file():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        _write_atomically(path, text.encode(), mode=0o755)
+    return path
+
+
+@cache
+def code_fingerprint() -> str:
+    """A hash of pertlab's Python sources and of the compiled core: stored results of
+    another build of the code are not reused."""
+    package = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")) + sorted(package.glob("_core*.so")):
+        h.update(path.relative_to(package).as_posix().encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
 class Workers:
-    """``jobs`` local worker processes (default one per core), or the Dask
-    scheduler at ``cluster`` when given."""
+    """``jobs`` local worker processes (default one per core), or the Dask scheduler
+    at ``cluster`` when given; with ``store``, results are kept there and reused."""
 
     jobs: int | None = None
     cluster: str | None = None
+    store: Path | None = None
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
-        """``[fn(x) for x in items]`` on these workers, in order."""
+        """``[fn(x) for x in items]`` on these workers, in order. With a store, each
+        result is written there as it arrives (a pickle named by a hash of ``fn``, the
+        item and :func:`code_fingerprint`) and results already stored are not computed again."""
         items = list(items)
-        if self.cluster is None:
-            return parallel_map(fn, items, self.jobs)
-        from dask.distributed import Client
+        paths = [self._path(fn, x) for x in items] if self.store is not None else [None] * len(items)
+        results: dict[int, R] = {}
+        for i, path in enumerate(paths):
+            if path is not None and path.is_file():
+                results[i] = pickle.loads(path.read_bytes())
+        todo = [i for i in range(len(items)) if i not in results]
 
-        with Client(self.cluster) as client:
-            return client.gather(client.map(fn, items, pure=False))
+        def keep(j: int, result: R) -> None:
+            i = todo[j]
+            results[i] = result
+            if paths[i] is not None:
+                _write_atomically(paths[i], pickle.dumps(result))
+
+        run_tasks(fn, [items[i] for i in todo], keep, jobs=self.jobs, cluster=self.cluster)
+        return [results[i] for i in range(len(items))]
+
+    def _path(self, fn: Callable, item: object) -> Path:
+        assert self.store is not None
+        key = hashlib.sha256(pickle.dumps((fn.__module__, fn.__qualname__, item, code_fingerprint()), protocol=4)).hexdigest()[:20]
+        return self.store / f"{key}.pickle"
+
+
+def _write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_bytes(data)
+    tmp.chmod(mode)
+    tmp.replace(path)

@@ -4,6 +4,8 @@
 in :class:`~pertlab.results.Results`. The core calls back about once per
 simulated second; that drives the progress bar (on stderr) and lets Ctrl-C stop
 a long run: the results computed so far come back with ``interrupted`` set.
+Inside :func:`pertlab.interrupt.deferred` (the ``pertlab`` commands) a stop
+signal does the same without raising.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import _core
+from .interrupt import requested
 from .results import Results
 from .scenario import Scenario, ScenarioError
 
@@ -41,8 +44,8 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = Fa
     scenario = as_scenario(scenario)
     wire = scenario.to_wire_json()
     if not progress:
-        # A callback that only continues: the core checks for Ctrl-C when it calls it.
-        return _run(wire, scenario, lambda _t: True)
+        # The core checks for Ctrl-C when it calls back; a deferred stop signal ends the run too.
+        return _run(wire, scenario, lambda _t: not requested())
     total = scenario.duration / 1e9
     bar = Progress(
         TextColumn("[bold]simulating"),
@@ -55,7 +58,7 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = Fa
     )
     with bar:
         task = bar.add_task("run", total=total)
-        return _run(wire, scenario, lambda t: bar.update(task, completed=t) or True)
+        return _run(wire, scenario, lambda t: bar.update(task, completed=t) or not requested())
 
 
 def _run(wire: str, scenario: Scenario, callback) -> Results:

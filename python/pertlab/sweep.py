@@ -41,6 +41,7 @@ from typing import Any, Callable
 import polars as pl
 
 from .builders import CC_NAMES
+from .parallel import run_tasks
 from .results import Results
 from .scenario import Scenario, ScenarioError, TcpConfig
 from .units import parse_rate
@@ -241,11 +242,11 @@ def run_points(
     row of summary metrics per point (:data:`METRICS`, plus the varied values).
 
     Workers are a ``LocalCluster`` of ``jobs`` processes, or the scheduler at
-    ``cluster``. ``on_progress(done, total)`` is called as runs finish (stored
-    ones count as done). Used by sweeps and by reproductions alike.
+    ``cluster`` (:func:`pertlab.parallel.run_tasks`). ``on_progress(done, total)``
+    is called as runs finish (stored ones count as done). A stop signal keeps the
+    runs stored so far and raises :class:`KeyboardInterrupt`. Used by sweeps and
+    by reproductions alike.
     """
-    from dask.distributed import Client, LocalCluster, as_completed
-
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
     todo = list({p.key: p for p in points if not (out / "runs" / p.key).is_dir()}.values())
@@ -253,23 +254,15 @@ def run_points(
     done = total - len(todo)
     if on_progress:
         on_progress(done, total)
-    if todo:
-        local = None
-        if cluster is None:
-            workers = jobs or min(len(todo), os.cpu_count() or 1)
-            local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
-        client = Client(local or cluster)
-        try:
-            futures = {client.submit(_simulate, p.scenario.to_wire_json(), key=f"pertlab-run-{p.key}", pure=False): p for p in todo}
-            for future in as_completed(futures):
-                _store(out, futures[future], future.result())
-                done += 1
-                if on_progress:
-                    on_progress(done, total)
-        finally:
-            client.close()
-            if local is not None:
-                local.close()
+
+    def keep(i: int, results_json: str) -> None:
+        nonlocal done
+        _store(out, todo[i], results_json)
+        done += 1
+        if on_progress:
+            on_progress(done, total)
+
+    run_tasks(_simulate, [p.scenario.to_wire_json() for p in todo], keep, jobs=jobs, cluster=cluster)
     return pl.DataFrame([summary_row(p, Results.read(out / "runs" / p.key)) for p in points])
 
 

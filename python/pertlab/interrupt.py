@@ -1,0 +1,104 @@
+"""Stopping a long command without losing what it computed.
+
+A run, a sweep or a reproduction can be stopped by Ctrl-C (SIGINT), by SIGTERM
+(what batch schedulers such as Slurm send before the kill at a time limit) or
+by SIGHUP (a closed terminal), once or several times, at any moment:
+
+- :func:`install` makes SIGTERM and SIGHUP raise :class:`KeyboardInterrupt` like
+  Ctrl-C does, so that every command handles the three alike; the ``pertlab``
+  command installs it at start-up.
+- :func:`deferred` is a section in which these signals raise nothing: the first
+  one is recorded (the section's :class:`Stop` turns true, and so does
+  :func:`requested`, which the loops of pertlab poll: the core's progress
+  callback, the loop that gathers a sweep's runs) and a line on stderr says
+  that finished work is kept; later ones only say that the stop is under way.
+  Code inside finishes its step (stores a run, writes result files, closes
+  worker processes); after the section, ``stop.check()`` raises
+  :class:`KeyboardInterrupt` if a signal came.
+
+Left out: no number of signals forces an exit; SIGKILL cannot be caught, and
+what it loses is bounded by the stores (each run is stored as it finishes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+import sys
+import threading
+from typing import Iterator
+
+__all__ = ["SIGNALS", "Stop", "install", "ignore", "deferred", "requested"]
+
+#: The signals that stop a command.
+SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+class Stop:
+    """The stop signals received inside one :func:`deferred` section."""
+
+    def __init__(self) -> None:
+        self.signals: list[int] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.signals)
+
+    def check(self) -> None:
+        """Raise :class:`KeyboardInterrupt` if a stop signal came."""
+        if self.signals:
+            raise KeyboardInterrupt(signal.Signals(self.signals[0]).name)
+
+    def _record(self, signum: int, _frame: object) -> None:
+        self.signals.append(signum)
+        name = signal.Signals(signum).name
+        said = "stopping; finished work is kept" if len(self.signals) == 1 else "already stopping: finishing the current step so that nothing is lost"
+        sys.stderr.write(f"\n{name}: {said}\n")
+        sys.stderr.flush()
+
+
+# The innermost open section's record.
+_current: Stop | None = None
+
+
+def install() -> None:
+    """SIGTERM and SIGHUP raise :class:`KeyboardInterrupt`, as SIGINT does (main thread only)."""
+    if threading.current_thread() is threading.main_thread():
+        for s in SIGNALS[1:]:
+            signal.signal(s, signal.default_int_handler)
+
+
+def ignore() -> None:
+    """Ignore the stop signals from now on (a command that is exiting; main thread only)."""
+    if threading.current_thread() is threading.main_thread():
+        for s in SIGNALS:
+            signal.signal(s, signal.SIG_IGN)
+
+
+def requested() -> bool:
+    """A stop signal arrived inside the open :func:`deferred` section."""
+    return bool(_current)
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[Stop]:
+    """Record stop signals instead of raising while inside (see the module doc).
+
+    A section opened inside another shares its record. Outside the main thread,
+    where Python cannot install handlers, signals are left as they are.
+    """
+    global _current
+    if _current is not None:
+        yield _current
+        return
+    stop = Stop()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+    previous = {s: signal.signal(s, stop._record) for s in SIGNALS}
+    _current = stop
+    try:
+        yield stop
+    finally:
+        _current = None
+        for s, handler in previous.items():
+            signal.signal(s, handler)

@@ -1,0 +1,432 @@
+"""Every option of every command, run once with a valid value, changes the run as documented.
+
+Each test names the (command, option) pairs it exercises in :data:`COVERED`;
+``test_every_option_is_exercised`` walks the command tree and fails on an option
+no test runs, so a new flag needs its test. Commands that need root and BPF
+(``linux``, ``testbed``) are exercised in test_linux_cc.py and test_testbed.py,
+which name their options there.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import polars as pl
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from pertlab.cli import app
+
+runner = CliRunner()
+COVERED: set[tuple[str, str]] = set()
+
+
+def covers(command: str, *options: str):
+    """Record that the decorated test (or parametrized case) runs these options of ``command``."""
+    COVERED.update((command, o) for o in options)
+    return lambda fn: fn
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):
+    result = runner.invoke(app, list(args), catch_exceptions=False, env=env)
+    assert result.exit_code == 0, result.output
+    return result
+
+
+def all_options() -> set[tuple[str, str]]:
+    """(command path, option or ARGUMENT) of every command; (path, path) for a command without any."""
+    found: set[tuple[str, str]] = set()
+
+    def walk(cmd, path: str) -> None:
+        if hasattr(cmd, "list_commands"):  # a group (typer vendors its own click classes)
+            ctx = cmd.make_context(path or "pertlab", [], resilient_parsing=True)
+            for name in cmd.list_commands(ctx):
+                walk(cmd.get_command(ctx, name), f"{path} {name}".strip())
+            return
+        params = [p for p in cmd.params if p.name != "help"]
+        if not params:
+            found.add((path, path))
+        for p in params:
+            found.add((path, p.opts[0] if p.param_type_name == "option" else p.metavar or p.name.upper()))
+
+    walk(typer.main.get_command(app), "")
+    return found
+
+
+# --- dumbbell ---------------------------------------------------------------------------
+
+SMALL = ["--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--duration", "6s", "--no-progress"]
+
+
+def dumbbell(tmp_path: Path, *extra: str) -> tuple[dict, Path]:
+    """Run the small dumbbell with ``extra`` flags (later flags override SMALL's); the JSON
+    summary and the result directory."""
+    out = tmp_path / "out"
+    result = invoke("dumbbell", *SMALL, *extra, "--json", "--out", str(out))
+    return json.loads(result.stdout), out
+
+
+def scenario(out: Path) -> dict:
+    return json.loads((out / "scenario.json").read_text())
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory) -> tuple[dict, Path]:
+    return dumbbell(tmp_path_factory.mktemp("base"))
+
+
+def access_queues(summary: dict) -> list[dict]:
+    return [q for q in summary["queues"] if q["link"] != "bottleneck"]
+
+
+DUMBBELL_CASES = {
+    "--bw": (["--bw", "20Mbps"], lambda s, out, b: s["bottleneck"]["rate_bps"] == 20_000_000 != b["bottleneck"]["rate_bps"]),
+    "--rtt": (["--rtt", "80ms"], lambda s, out, b: {f["base_rtt_ms"] for f in s["flows"]} == {80.0}),
+    "--flows": (["--flows", "6"], lambda s, out, b: len(s["flows"]) == 6 and len(b["flows"]) == 4),
+    "--cc": (["--cc", "pert:2,vegas:2"], lambda s, out, b: [f["cc"] for f in s["flows"]] == ["pert", "pert", "vegas", "vegas"]),
+    "--queue": (["--queue", "pie"], lambda s, out, b: s["bottleneck"]["discipline"] == "pie"),
+    "--ecn": (
+        ["--queue", "red", "--ecn"],
+        lambda s, out, b: s["bottleneck"]["marks"] > 0 and all(f["tcp"]["ecn"] for f in scenario(out)["flows"]),
+    ),
+    "--duration": (["--duration", "8s"], lambda s, out, b: s["sim_seconds"] == 8 and s["window_end_s"] == 8),
+    # 10 Mbit/s x 40 ms / 1500 B = 33.3 packets; 3 BDP = 100.
+    "--buffer-bdp": (["--buffer-bdp", "3"], lambda s, out, b: s["bottleneck"]["limit_pkts"] == 100 and b["bottleneck"]["limit_pkts"] == 33),
+    "--buffer": (["--buffer", "17"], lambda s, out, b: s["bottleneck"]["limit_pkts"] == 17),
+    "--start-window": (
+        ["--start-window", "0s"],
+        lambda s, out, b: {f["start_s"] for f in s["flows"]} == {0.0} and len({f["start_s"] for f in b["flows"]}) == 4,
+    ),
+    "--warmup": (["--warmup", "3s"], lambda s, out, b: s["window_start_s"] == 3 and b["window_start_s"] == 1.2),
+    "--seed": (
+        ["--seed", "7"],
+        lambda s, out, b: s["seed"] == 7 and [f["start_s"] for f in s["flows"]] != [f["start_s"] for f in b["flows"]],
+    ),
+    "--access-rate": (["--access-rate", "100Mbps"], lambda s, out, b: {q["rate_bps"] for q in access_queues(s)} == {100_000_000}),
+    # The buffer rule counts the BDP in packets of this size: 10 Mbit/s x 40 ms / 1000 B = 50.
+    "--packet-size": (
+        ["--packet-size", "1000B"],
+        lambda s, out, b: s["bottleneck"]["limit_pkts"] == 50 and scenario(out)["flows"][0]["tcp"]["packet_size"] == 1000,
+    ),
+    "--sample-interval": (
+        ["--sample-interval", "500ms"],
+        lambda s, out, b: pl.read_parquet(out / "queue_series.parquet")["t_s"].unique().sort().diff().drop_nulls().round(9).unique().to_list() == [0.5],
+    ),
+    "--web-sessions": (["--web-sessions", "3"], lambda s, out, b: s["web"]["sessions"] == 3 and b["web"] is None),
+    # Issue 20: the overhead is a time (1 ms), not a million seconds: the senders keep sending.
+    "--send-overhead": (
+        ["--send-overhead", "1ms"],
+        lambda s, out, b: scenario(out)["flows"][0]["tcp"]["overhead_ns"] == 1_000_000
+        and s["bottleneck"]["utilization"] > 0.8
+        and s["events"] != b["events"],
+    ),
+    "--cc-param": (["--cc", "pert", "--cc-param", "pert.p_max=0.2"], lambda s, out, b: scenario(out)["flows"][0]["cc"]["p_max"] == 0.2),
+}
+
+
+@pytest.mark.parametrize("flag", list(DUMBBELL_CASES))
+def test_dumbbell_flag(flag, tmp_path, base):
+    args, holds = DUMBBELL_CASES[flag]
+    summary, out = dumbbell(tmp_path, *args)
+    assert holds(summary, out, base[0]), (flag, summary["bottleneck"])
+    assert summary["warnings"] == [], summary["warnings"]
+
+
+covers("dumbbell", *DUMBBELL_CASES)
+
+
+@covers("dumbbell", "--out", "--json")
+def test_dumbbell_out_and_json(base):
+    summary, out = base
+    assert {"bottleneck", "flows", "queues", "warnings"} <= summary.keys()
+    assert json.loads((out / "summary.json").read_text())["flows"] == summary["flows"]
+    assert {p.name for p in out.iterdir()} >= {"summary.json", "scenario.json", "flows.parquet", "queues.parquet", "run_info.json"}
+
+
+@covers("dumbbell", "--progress")
+def test_progress_bar_on_stderr_unless_turned_off():
+    args = ["dumbbell", "--bw", "10Mbps", "--flows", "4", "--duration", "4s"]
+    shown = invoke(*args, env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"})
+    hidden = invoke(*args, "--no-progress", env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"})
+    assert "4/4 s simulated" in shown.stderr and "simulated" not in hidden.stderr
+
+
+def test_short_runs_get_a_warmup_and_start_window_that_fit():
+    """Issue 20: a 5 s run with no --warmup was refused ('must lie in [0, duration)')."""
+    s = json.loads(invoke("dumbbell", "--bw", "10Mbps", "--flows", "4", "--duration", "5s", "--json").stdout)
+    assert (s["window_start_s"], s["window_end_s"]) == (1.0, 5.0)
+    assert max(f["start_s"] for f in s["flows"]) <= 0.5
+    assert s["warnings"] == [] and s["bottleneck"]["utilization"] > 0.5
+    # From 100 s on, the fixed defaults: starts in [0, 10] s, metrics from 20 s.
+    s = json.loads(invoke("dumbbell", "--bw", "1Mbps", "--flows", "2", "--duration", "150s", "--json").stdout)
+    assert s["window_start_s"] == 20.0 and 1 < max(f["start_s"] for f in s["flows"]) <= 10
+
+
+@pytest.mark.parametrize(
+    ("args", "first_line"),
+    [
+        (["--flows", "0"], "error: --flows: must be at least 1, got 0"),
+        (["--buffer", "0"], "error: --buffer: "),
+        (["--packet-size", "0"], "error: --packet-size: must exceed the 40-byte TCP/IP header"),
+        (["--buffer-bdp", "nan"], "error: --buffer-bdp: must be a finite number"),
+        (["--buffer-bdp", "inf"], "error: --buffer-bdp: must be a finite number"),
+        (["--buffer-bdp", "1e12"], "error: --buffer-bdp: gives a buffer of"),
+        (["--bw", "1e300Gbps"], "error: --bw: '1e300Gbps' is too large"),
+        (["--duration", "1e300"], "error: --duration: '1e300' is too large"),
+        (["--send-overhead", "1e300"], "error: --send-overhead: '1e300' is too large"),
+        (["--rtt", "1e300"], "error: --rtt: '1e300' is too large"),
+        (["--web-sessions", "5000000000"], "error: --web-sessions: "),
+    ],
+)
+def test_bad_values_name_the_flag_the_user_wrote(args, first_line):
+    """Issue 20 / 25: errors name the flag, not the scenario field or a Python exception."""
+    result = runner.invoke(app, ["dumbbell", *args])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(first_line), result.stderr
+    assert "Traceback" not in result.output
+
+
+# --- run, plot, schema ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def scenario_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("scenario") / "tiny.toml"
+    path.write_text(
+        'duration = "3s"\nnodes = ["a", "b"]\n'
+        '[[links]]\na = "a"\nb = "b"\nrate = "10Mbps"\ndelay = "5ms"\n'
+        '[[flows]]\nsrc = "a"\ndst = "b"\nstart_window = ["0s", "1s"]\n'
+        '[monitor]\nsample_interval = "100ms"\n'
+    )
+    return path
+
+
+@covers("run", "SCENARIO", "--out", "--seed", "--json", "--progress")
+def test_run_flags(scenario_file, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    default = json.loads(invoke("run", str(scenario_file), "--json", "--no-progress").stdout)
+    assert default["seed"] == 1 and (tmp_path / "out" / "tiny" / "summary.json").is_file()  # default out/<name>
+    seeded = json.loads(invoke("run", str(scenario_file), "--seed", "5", "--out", "elsewhere", "--json", "--no-progress").stdout)
+    assert seeded["seed"] == 5 and seeded["flows"][0]["start_s"] != default["flows"][0]["start_s"]
+    assert json.loads((tmp_path / "elsewhere" / "summary.json").read_text())["seed"] == 5
+    table = invoke("run", str(scenario_file), "--progress", env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"})
+    assert "Jain index" in table.stdout and "3/3 s simulated" in table.stderr
+
+
+@covers("plot", "RESULTS_DIR")
+def test_plot_writes_the_figures(scenario_file, tmp_path):
+    invoke("run", str(scenario_file), "--out", str(tmp_path), "--no-progress")
+    written = invoke("plot", str(tmp_path)).stdout.split()
+    assert {Path(p).name for p in written} == {"queue.png", "cwnd.png", "throughput.png"}
+    assert all(Path(p).read_bytes()[:4] == b"\x89PNG" for p in written)
+
+
+@covers("schema", "schema")
+def test_schema_names_every_top_level_field():
+    schema = json.loads(invoke("schema").stdout)
+    assert set(schema["properties"]) == {"seed", "duration", "measure", "nodes", "links", "dumbbell", "flows", "udp", "web", "monitor"}
+
+
+# --- sweep, reproduce, demo: local workers or a real Dask cluster ------------------------
+
+
+@pytest.fixture(scope="module")
+def dask_cluster():
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0") as cluster:
+        yield cluster.scheduler_address
+
+
+@covers("sweep", "SCENARIO", "--vary", "--seeds", "--out", "--jobs", "--json")
+def test_sweep_flags(scenario_file, tmp_path):
+    result = invoke("sweep", str(scenario_file), "--vary", "links.0.rate=5Mbps,10Mbps", "--seeds", "2", "--out", str(tmp_path), "--jobs", "1", "--json")
+    assert "4 tasks on 1 local worker process\n" in result.stderr
+    out = json.loads(result.stdout)
+    assert [p["links.0.rate"] for p in out["points"]] == ["5Mbps", "10Mbps"] and {p["seeds"] for p in out["points"]} == {2}
+    runs = pl.read_parquet(tmp_path / "runs.parquet")
+    assert runs.height == 4 and sorted(runs["seed"].to_list()) == [1, 1, 2, 2]
+    assert len(list((tmp_path / "runs").iterdir())) == 4
+    # The 5 Mbit/s link is the busier one.
+    u = dict(zip(runs["links.0.rate"], runs["utilization"]))
+    assert u["5Mbps"] > 0.5 and out["points"][0]["goodput_mbps"] < out["points"][1]["goodput_mbps"]
+
+
+@covers("sweep", "--cluster")
+def test_sweep_on_a_dask_cluster(scenario_file, tmp_path, dask_cluster):
+    result = invoke("sweep", str(scenario_file), "--seeds", "2", "--out", str(tmp_path), "--cluster", dask_cluster)
+    assert f"2 tasks on the Dask cluster at {dask_cluster}" in result.stderr
+    assert pl.read_parquet(tmp_path / "runs.parquet").height == 2
+
+
+QUICK_REPRODUCTION = "tahiliani-ch3-sharp-decrease"
+
+
+@covers("reproduce", "NAME", "--quick", "--jobs", "--out", "--json")
+def test_reproduce_flags(tmp_path):
+    result = invoke("reproduce", QUICK_REPRODUCTION, "--quick", "--jobs", "1", "--out", str(tmp_path), "--json")
+    assert "on 1 local worker process\n" in result.stderr
+    report = json.loads(result.stdout)
+    assert report["mode"] == "quick" and report["name"] == QUICK_REPRODUCTION
+    assert (tmp_path / "index.html").is_file() and json.loads((tmp_path / "report.json").read_text())["claims"] == report["claims"]
+
+
+@covers("reproduce", "--cluster")
+def test_reproduce_on_a_dask_cluster(tmp_path, dask_cluster):
+    result = invoke("reproduce", QUICK_REPRODUCTION, "--quick", "--cluster", dask_cluster, "--out", str(tmp_path), "--json")
+    assert f"on the Dask cluster at {dask_cluster}" in result.stderr
+    assert json.loads(result.stdout)["mode"] == "quick"
+
+
+@covers("reproduce", "--list")
+def test_reproduce_list():
+    table = invoke("reproduce", "--list").stdout
+    names = json.loads(invoke("reproduce", "--list", "--json").stdout)
+    assert QUICK_REPRODUCTION in names and all(n in table for n in names)
+
+
+@covers("demo", "--out", "--quick", "--seed", "--jobs", "--json")
+def test_demo_flags(tmp_path):
+    result = invoke("demo", "--out", str(tmp_path), "--quick", "--seed", "2", "--jobs", "2", "--json")
+    assert "4 tasks on 2 local worker processes" in result.stderr
+    rows = json.loads(result.stdout)["schemes"]
+    assert [r["scheme"] for r in rows] == ["PERT/DropTail", "SACK/DropTail", "SACK/RED-ECN", "Vegas/DropTail"]
+    summaries = [json.loads((tmp_path / slug / "summary.json").read_text()) for slug in ("pert-droptail", "sack-droptail", "sack-red-ecn", "vegas-droptail")]
+    assert {s["seed"] for s in summaries} == {2} and {(s["window_start_s"], s["window_end_s"]) for s in summaries} == {(10.0, 30.0)}
+    assert (tmp_path / "table.csv").is_file() and (tmp_path / "queue.png").is_file()
+
+
+# --- fluid and stability --------------------------------------------------------------------
+
+# For every model option: (options of both runs, the change). The changed run must record other
+# parameters and end elsewhere. RED's options matter once a queue builds, and its gentle region
+# and buffer only above max_th: thresholds of a few packets and a fast average reach both within
+# the first seconds.
+LOW_RED = ["--min-th", "2", "--max-th", "5", "--wq", "0.1", "--duration", "3s"]
+FLUID_CASES: dict[str, tuple[list[str], list[str]]] = {
+    "--capacity": ([], ["--capacity", "200pkt/s"]),
+    "--rtt": ([], ["--rtt", "100ms"]),
+    "--flows": ([], ["--flows", "7"]),
+    "--pmax": ([], ["--pmax", "0.2"]),
+    "--tmin": ([], ["--tmin", "40ms"]),
+    "--tmax": ([], ["--tmax", "120ms"]),
+    "--alpha": ([], ["--alpha", "0.9"]),
+    "--delta": ([], ["--delta", "1ms"]),
+    "--beta": ([], ["--beta", "0.3"]),
+    "--decrease": ([], ["--decrease", "current"]),
+    "--target": ([], ["--target", "10ms"]),
+    "--m": ([], ["--m", "2.0"]),
+    "--k": ([], ["--k", "5.0"]),
+    "--min-th": (LOW_RED, ["--min-th", "1"]),
+    "--max-th": (LOW_RED, ["--max-th", "8"]),
+    "--max-p": (LOW_RED, ["--max-p", "0.3"]),
+    "--wq": (LOW_RED, ["--wq", "0.01"]),
+    "--gentle": (LOW_RED, ["--no-gentle"]),
+    "--buffer": (LOW_RED, ["--buffer", "8"]),
+}
+FLUID_COMMANDS = ("pert-red", "pert-pi", "tcp-red", "surathkal-tcp-red")
+
+
+def fluid_options(command: str) -> list[str]:
+    return sorted(o for c, o in all_options() if c == f"fluid {command}" and o.startswith("--"))
+
+
+def fluid(command: str, out: Path, *extra: str) -> dict:
+    result = invoke("fluid", command, "--duration", "1s", *extra, "--out", str(out), "--json")
+    return {**json.loads(result.stdout), "parameters": json.loads((out / f"{command}.json").read_text())["parameters"]}
+
+
+MODEL_FLAGS = [(c, o) for c in FLUID_COMMANDS for o in fluid_options(c) if o in FLUID_CASES]
+
+
+@pytest.fixture(scope="module")
+def fluid_before(tmp_path_factory):
+    """The run without the change, once per model and context."""
+    runs: dict[tuple[str, tuple[str, ...]], dict] = {}
+
+    def get(command: str, context: list[str]) -> dict:
+        key = (command, tuple(context))
+        if key not in runs:
+            runs[key] = fluid(command, tmp_path_factory.mktemp(command), *context)
+        return runs[key]
+
+    return get
+
+
+@pytest.mark.parametrize(("command", "flag"), MODEL_FLAGS)
+def test_fluid_model_flag(command, flag, tmp_path, fluid_before):
+    context, change = FLUID_CASES[flag]
+    before = fluid_before(command, context)
+    after = fluid(command, tmp_path, *context, *change)
+    assert after["parameters"] != before["parameters"]
+    assert after["final"] != before["final"], (command, flag)
+
+
+@pytest.mark.parametrize("command", FLUID_COMMANDS)
+def test_fluid_run_flags(command, tmp_path):
+    """--duration, --step, --packet-size, --out, --json of every model."""
+    run = fluid(command, tmp_path, "--duration", "2s", "--step", "2ms", "--capacity", "1Mbps", "--packet-size", "500B")
+    trajectory = pl.read_parquet(tmp_path / f"{command}.parquet")
+    assert trajectory["t_s"][-1] == 2.0 and math.isclose(trajectory["t_s"][1] - trajectory["t_s"][0], 0.002)
+    assert run["parameters"]["capacity"] == 250.0  # 1 Mbit/s of 500-byte packets
+    assert (tmp_path / f"{command}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+for _c, _o in MODEL_FLAGS:
+    covers(f"fluid {_c}", _o)
+for _c in FLUID_COMMANDS:
+    covers(f"fluid {_c}", "--duration", "--step", "--packet-size", "--out", "--json")
+
+# For every theorem option: the change, and what it must do to the result beside the default's.
+STABILITY_CASES = {
+    ("pert-red", "--capacity"): (["--capacity", "200pkt/s"], lambda r, d: r["capacity_pps"] == 200.0),
+    ("pert-red", "--rtt"): (["--rtt", "100ms"], lambda r, d: r["rtt_max_s"] == 0.1),
+    ("pert-red", "--flows"): (["--flows", "7"], lambda r, d: r["flows_min"] == 7),
+    # L_pert = p_max / (t_max - t_min): 0.1 / 50 ms = 2 by default.
+    ("pert-red", "--pmax"): (["--pmax", "0.2"], lambda r, d: r["l_pert"] == pytest.approx(4.0)),
+    ("pert-red", "--tmin"): (["--tmin", "40ms"], lambda r, d: r["l_pert"] == pytest.approx(0.1 / 0.06)),
+    ("pert-red", "--tmax"): (["--tmax", "120ms"], lambda r, d: r["l_pert"] == pytest.approx(0.1 / 0.07)),
+    ("pert-red", "--alpha"): (["--alpha", "0.9"], lambda r, d: r["k"] != d["k"]),
+    ("pert-red", "--delta"): (["--delta", "1ms"], lambda r, d: r["delta_s"] == 0.001 and r["k"] != d["k"]),
+    ("pert-red", "--packet-size"): (["--capacity", "1Mbps", "--packet-size", "500B"], lambda r, d: r["capacity_pps"] == 250.0),
+    ("pert-pi", "--capacity"): (["--capacity", "200pkt/s"], lambda r, d: r["capacity_pps"] == 200.0 and r["k"] != d["k"]),
+    ("pert-pi", "--rtt"): (["--rtt", "100ms"], lambda r, d: r["rtt_max_s"] == 0.1 and r["m"] != d["m"]),
+    ("pert-pi", "--flows"): (["--flows", "7"], lambda r, d: r["flows_min"] == 7 and r["k"] != d["k"]),
+    ("pert-pi", "--r-star"): (["--r-star", "120ms"], lambda r, d: r["r_star_s"] == 0.12 and r["k"] != d["k"]),
+    ("pert-pi", "--delta"): (["--delta", "1ms"], lambda r, d: r["delta_s"] == 0.001 and r["gamma"] is not None and d["gamma"] is None),
+    ("pert-pi", "--packet-size"): (["--capacity", "1Mbps", "--packet-size", "500B"], lambda r, d: r["capacity_pps"] == 250.0),
+}
+
+
+@pytest.mark.parametrize(("command", "flag"), list(STABILITY_CASES))
+def test_stability_flag(command, flag):
+    args, holds = STABILITY_CASES[(command, flag)]
+    default = json.loads(invoke("stability", command, "--json").stdout)
+    changed = json.loads(invoke("stability", command, *args, "--json").stdout)
+    assert holds(changed, default), changed
+
+
+for _c, _o in STABILITY_CASES:
+    covers(f"stability {_c}", _o)
+
+
+@covers("stability pert-red", "--json")
+@covers("stability pert-pi", "--json")
+def test_stability_json_and_text():
+    for command in ("pert-red", "pert-pi"):
+        assert json.loads(invoke("stability", command, "--json").stdout)
+        assert invoke("stability", command).stdout.startswith("Theorem")
+
+
+# --- every option is exercised -----------------------------------------------------------
+
+#: Commands whose options are exercised where root and BPF are: test_linux_cc.py, test_testbed.py.
+ROOT_COMMANDS = ("linux", "testbed")
+
+
+def test_every_option_is_exercised():
+    missing = {(c, o) for c, o in all_options() if c.split()[0] not in ROOT_COMMANDS and (c, o) not in COVERED}
+    assert not missing, sorted(missing)

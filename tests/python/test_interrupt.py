@@ -1,0 +1,111 @@
+"""Stop signals as terminals and batch schedulers send them: Ctrl-C goes to the whole process
+group, Slurm's SIGTERM to every process of the job, and users press Ctrl-C twice. Every long
+command then keeps what it finished, prints no traceback and exits with status 130; sweeps and
+reproductions resume from what they stored (issue 25, item 7)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+EXE = str(Path(sys.executable).parent / "pertlab")
+
+
+def start(*args: str) -> subprocess.Popen:
+    """The command in a session of its own, so that a signal can go to its whole process group."""
+    return subprocess.Popen([EXE, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+
+
+def wait_for(condition, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached"
+        time.sleep(0.05)
+
+
+def stop(proc: subprocess.Popen, sig: int, times: int = 1, gap: float = 0.02) -> tuple[str, str]:
+    """Send ``sig`` to the process group ``times`` times; wait for the command and for every
+    process it started (the group must be empty: no worker left behind)."""
+    for i in range(times):
+        if i:
+            time.sleep(gap)
+        os.killpg(proc.pid, sig)
+    out, err = proc.communicate(timeout=120)
+
+    def group_gone() -> bool:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    wait_for(group_gone, timeout=30)
+    return out, err
+
+
+def test_sigterm_twice_keeps_the_partial_run(tmp_path):
+    proc = start("dumbbell", "--duration", "5000s", "--warmup", "1s", "--json", "--out", str(tmp_path))
+    time.sleep(4)  # past start-up, long before the end (about a minute)
+    out, err = stop(proc, signal.SIGTERM, times=2)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "SIGTERM: stopping" in err
+    summary = json.loads(out)
+    assert summary["interrupted"] and 1 < summary["sim_seconds"] < 5000 and summary["conservation"]["ok"]
+    assert json.loads((tmp_path / "summary.json").read_text()) == {k: v for k, v in summary.items() if k != "wall_seconds"}
+
+
+@pytest.mark.parametrize("when", ["start-up", "running"])
+def test_ctrl_c_twice_in_a_sweep(tmp_path, when):
+    """At start-up (workers being spawned) or once a run is stored: no traceback, no worker
+    left, the stored run kept; the same command later runs only what is missing."""
+    base = tmp_path / "base.toml"
+    base.write_text(
+        'duration = "400s"\n[dumbbell]\npairs = 10\nbottleneck_rate = "1Mbps"\nbottleneck_delay = "28ms"\n'
+        'access_rate = "10Gbps"\nsender_access_delay = "1ms"\nreceiver_access_delay = "1ms"\n'
+        + "".join(f'[[flows]]\nsrc = "s{i}"\ndst = "d{i}"\n' for i in range(10))
+    )
+    # The 1 Mbit/s run takes a fraction of a second, the 1 Gbit/s one tens of seconds.
+    args = ["sweep", str(base), "--vary", "bottleneck.rate=1Mbps,1Gbps", "--out", str(tmp_path / "sweep"), "--jobs", "2"]
+    tmp_path = tmp_path / "sweep"
+    proc = start(*args)
+    runs = tmp_path / "runs"
+    if when == "start-up":
+        time.sleep(1.5)
+    else:
+        wait_for(lambda: runs.is_dir() and any(not p.name.startswith(".") for p in runs.iterdir()))
+    out, err = stop(proc, signal.SIGINT, times=2)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted: finished runs are kept" in err
+    stored = [p for p in runs.iterdir() if not p.name.startswith(".")] if runs.is_dir() else []
+    assert len(stored) == (1 if when == "running" else 0)
+    assert all((p / "summary.json").is_file() for p in stored)
+    assert not (tmp_path / "runs.parquet").exists()
+    if when == "running":
+        # The 1 s run is stored: asked again for it alone, the sweep runs nothing.
+        again = subprocess.run([EXE, "sweep", str(base), "--vary", "bottleneck.rate=1Mbps", "--out", str(tmp_path), "--json"], capture_output=True, text=True)
+        assert again.returncode == 0, again.stderr
+        assert "task" not in again.stderr and len(json.loads(again.stdout)["points"]) == 1
+
+
+def test_interrupted_reproduction_resumes_from_its_stored_tasks(tmp_path):
+    args = ["reproduce", "tahiliani-ch3-sharp-decrease", "--quick", "--jobs", "2", "--out", str(tmp_path), "--json"]
+    tasks = tmp_path / "tasks"
+    proc = start(*args)
+    wait_for(lambda: tasks.is_dir() and len(list(tasks.glob("*.pickle"))) >= 1)
+    out, err = stop(proc, signal.SIGTERM)
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "interrupted: finished runs are kept" in err
+    kept = len(list(tasks.glob("*.pickle")))
+    total = int(err.split(" task")[0].rsplit("\n", 1)[-1])
+    assert 1 <= kept < total
+    again = subprocess.run([EXE, *args], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert f"{total - kept} task" in again.stderr and json.loads(again.stdout)["mode"] == "quick"
+    assert len(list(tasks.glob("*.pickle"))) == total
