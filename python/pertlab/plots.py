@@ -6,6 +6,10 @@
 
 The time-series figures need the run to have recorded series
 (``monitor.sample_interval``); without them the panel says so.
+
+For reproductions: metrics against a swept value (:func:`metric_panels`) with
+the intervals :func:`pertlab.sweep.aggregate` makes, and ours against the
+published values (:func:`comparison_panels`).
 """
 
 from __future__ import annotations
@@ -24,20 +28,21 @@ from matplotlib.axes import Axes  # noqa: E402
 
 from .results import Results  # noqa: E402
 
-__all__ = ["plot_queue", "plot_cwnd", "plot_throughput", "write_figures", "saved_figure"]
+__all__ = ["plot_queue", "plot_cwnd", "plot_throughput", "write_figures", "saved_figure", "metric_panels", "comparison_panels", "interval_note"]
 
 
 @contextmanager
 def saved_figure(path: Path, nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float], title: str | None = None, **kw) -> Iterator:
     """``plt.subplots(nrows, ncols)`` whose figure is titled, laid out, saved to ``path``
-    (PNG, 110 dpi) and closed when the block ends; yields (figure, axes)."""
+    (PNG, 110 dpi, no metadata: the bytes are a function of the data) and closed when
+    the block ends; yields (figure, axes)."""
     fig, axes = plt.subplots(nrows, ncols, figsize=figsize, **kw)
     try:
         yield fig, axes
         if title:
             fig.suptitle(title)
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, metadata={"Software": None})
     finally:
         plt.close(fig)
 
@@ -124,13 +129,34 @@ def write_figures(runs: dict[str, Results], out_dir: str | Path) -> list[Path]:
     return written
 
 
+def _interval(t: pl.DataFrame, metric: str) -> list[list[float]] | None:
+    """Error-bar lengths below and above each mean: the interval ``{metric}_lo95`` ..
+    ``{metric}_hi95`` of :func:`pertlab.sweep.aggregate` (none where it is NaN)."""
+    if f"{metric}_lo95" not in t.columns:
+        return None
+    below = (t[metric] - t[f"{metric}_lo95"]).fill_nan(0).fill_null(0)
+    above = (t[f"{metric}_hi95"] - t[metric]).fill_nan(0).fill_null(0)
+    return [below.to_list(), above.to_list()]
+
+
+def interval_note(table: pl.DataFrame, panels: list[tuple[str, str]], bounds: dict | None = None) -> str:
+    """The caption's sentence on the error bars of the ``panels`` whose metric has an
+    interval in ``table`` ('' if none has): how they are made and each panel's range."""
+    from .sweep import BOUNDS, INTERVAL, Range
+
+    bounds = BOUNDS if bounds is None else bounds
+    ranged = [f"{title} {bounds.get(m, Range())}" for m, title in panels if f"{m}_lo95" in table.columns]
+    return f"Error bars: {INTERVAL} ({'; '.join(ranged)})." if ranged else ""
+
+
 def metric_panels(
     table: pl.DataFrame, x: str, panels: list[tuple[str, str]], path: Path, title: str, *,
     by: str | None = None, labels: dict[str, str] | None = None, x_label: str | None = None, log_x: bool = False,
 ) -> None:
     """One panel per ``(metric, panel title)`` against ``x``, one line per value of
-    ``by`` (named through ``labels``), 95 % CI error bars where ``{metric}_ci95``
-    exists. A log x axis becomes symlog when ``x`` has a zero."""
+    ``by`` (named through ``labels``), error bars where the table has the metric's
+    interval (``{metric}_lo95``, ``{metric}_hi95``: :func:`pertlab.sweep.aggregate`).
+    A log x axis becomes symlog when ``x`` has a zero."""
     groups = table[by].unique(maintain_order=True).to_list() if by else [None]
     with saved_figure(path, 1, len(panels), figsize=(4.25 * len(panels), 3.8), title=title) as (_, axes):
         axes = axes if len(panels) > 1 else [axes]
@@ -139,9 +165,8 @@ def metric_panels(
                 t = (table if g is None else table.filter(pl.col(by) == g)).with_columns(pl.col(x).cast(pl.Float64)).sort(x)
                 if metric not in t.columns:
                     continue
-                err = t[f"{metric}_ci95"].fill_nan(0).to_list() if f"{metric}_ci95" in t.columns else None
                 name = None if g is None else (labels or {}).get(g, str(g))
-                ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=err, marker="o", ms=3, capsize=2, label=name)
+                ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=_interval(t, metric), marker="o", ms=3, capsize=2, label=name)
             if log_x:
                 if table[x].cast(pl.Float64).min() == 0:
                     ax.set_xscale("symlog", linthresh=1e-6)
@@ -151,4 +176,3 @@ def metric_panels(
             ax.set_title(panel_title)
         if by:
             axes[0].legend(fontsize=8)
-

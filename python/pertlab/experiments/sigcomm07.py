@@ -178,7 +178,12 @@ def run_figure(fig: Figure, mode: Mode, out: Path, workers: Workers = Workers(),
     """Run (or reuse from ``out/runs``) every point; return (runs, mean and 95 % CI per scheme and x)."""
     runs = run_points(figure_points(fig, mode), out, jobs=workers.jobs, cluster=workers.cluster, on_progress=on_progress)
     runs = runs.with_columns(pl.col(fig.x).cast(pl.Float64))
-    return runs, aggregate(runs, ["scheme", fig.x]).sort("scheme", fig.x)
+    return runs, figure_table(runs, fig.x)
+
+
+def figure_table(runs: pl.DataFrame, x: str) -> pl.DataFrame:
+    """Mean and intervals (:func:`pertlab.sweep.aggregate`) per scheme and ``x``: what the figure plots."""
+    return aggregate(runs, ["scheme", x]).sort("scheme", x)
 
 
 #: The four panels of Figures 6-9, 11 and 14.

@@ -18,7 +18,7 @@ import polars as pl
 from ..experiments import kotla08 as k
 from ..parallel import Workers
 from ..plots import metric_panels
-from ..sweep import Point, aggregate, stored_results
+from ..sweep import BOUNDS, FRACTION, NON_NEGATIVE, Point, aggregate, stored_results
 from .registry import Claim, Entry, Report, fmt_values, rank_correlation, register
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
@@ -320,13 +320,14 @@ register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channe
 
 PHASE_TITLE = "Figure 5 under phase effects: the 50-50 mix by access-link rate, with and without the phase lock broken"
 PHASE_METRICS = ("pert_drop_ratio", "pert_share", "pert_drop_rate", "sack_drop_rate")
+PHASE_BOUNDS = {**BOUNDS, "pert_drop_ratio": NON_NEGATIVE, "pert_share": FRACTION, "pert_drop_rate": FRACTION, "sack_drop_rate": FRACTION}
 
 
 def _phase(quick: bool, out: Path, workers: Workers) -> Report:
     setup = k.PHASE_QUICK if quick else k.PHASE_FULL
     pts = k.phase_points(setup)
     runs = k.run_table(pts, out, workers)
-    table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS)
+    table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS, PHASE_BOUNDS)
     report = _report(
         "kotla08-phase", PHASE_TITLE, "Section V.A.1", quick, out, pts,
         [
