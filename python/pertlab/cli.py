@@ -255,6 +255,9 @@ def reproduce(
     ] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/NAME].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+    render_only: Annotated[
+        bool, typer.Option("--render-only", help="Redraw the figures and index.html of the report already in --out from its stored tables; runs nothing.")
+    ] = False,
 ) -> None:
     """Reproduce a table or figure of the source documents; writes an HTML report with data and plots."""
     from .reproduce import REGISTRY, get
@@ -276,8 +279,15 @@ def reproduce(
         _fail(e)
     from .parallel import Workers
 
-    report = entry.run(quick, out_dir or Path("reports") / name, Workers(jobs, cluster))
-    index = report.write()
+    folder = out_dir or Path("reports") / name
+    if render_only:
+        try:
+            report = entry.render(folder)
+        except ValueError as e:
+            _fail(e)
+    else:
+        report = entry.report(quick, folder, Workers(jobs, cluster))
+    index = folder / "index.html"
     if as_json:
         sys.stdout.write(json.dumps(report.summary()) + "\n")
         return

@@ -14,6 +14,7 @@ published values (:func:`comparison_panels`).
 
 from __future__ import annotations
 
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -45,6 +46,15 @@ def saved_figure(path: Path, nrows: int = 1, ncols: int = 1, *, figsize: tuple[f
         fig.savefig(path, dpi=110, metadata={"Software": None})
     finally:
         plt.close(fig)
+
+
+@contextmanager
+def _panels(path: Path, n: int, size: tuple[float, float], title: str) -> Iterator[list[Axes]]:
+    """:func:`saved_figure` with ``n`` panels of ``size`` inches in a row, or two by two when
+    there are four (readable at a page's width); yields their axes in order."""
+    rows, cols = (2, 2) if n == 4 else (1, n)
+    with saved_figure(path, rows, cols, figsize=(size[0] * cols, size[1] * rows), title=title, squeeze=False) as (_, axes):
+        yield list(axes.flat)
 
 
 def _no_data(ax: Axes, what: str) -> None:
@@ -158,8 +168,7 @@ def metric_panels(
     interval (``{metric}_lo95``, ``{metric}_hi95``: :func:`pertlab.sweep.aggregate`).
     A log x axis becomes symlog when ``x`` has a zero."""
     groups = table[by].unique(maintain_order=True).to_list() if by else [None]
-    with saved_figure(path, 1, len(panels), figsize=(4.25 * len(panels), 3.8), title=title) as (_, axes):
-        axes = axes if len(panels) > 1 else [axes]
+    with _panels(path, len(panels), (4.25, 3.6), title) as axes:
         for ax, (metric, panel_title) in zip(axes, panels):
             for g in groups:
                 t = (table if g is None else table.filter(pl.col(by) == g)).with_columns(pl.col(x).cast(pl.Float64)).sort(x)
@@ -176,3 +185,28 @@ def metric_panels(
             ax.set_title(panel_title)
         if by:
             axes[0].legend(fontsize=8)
+
+
+def comparison_panels(
+    table: pl.DataFrame, label: str, pairs: list[tuple[str, str, str]], path: Path, title: str, *, published: str = "paper",
+) -> None:
+    """One panel per ``(ours, published column, panel title)``: our value for each row of
+    ``table`` (named by its ``label`` column) as a bar, with its interval where the table
+    has one (``{ours}_lo95``, ``{ours}_hi95``), and the document's value as a black diamond."""
+    x = list(range(table.height))
+    width = max(3.4, 0.6 * table.height + 1.8)
+    # About 7 characters of tick label fit in an inch: labels are wrapped to their slot,
+    # or rotated when a slot is too narrow for a word.
+    slot = int(7 * width / max(table.height, 1))
+    rotate = slot < 8
+    names = [textwrap.fill(str(v), 16 if rotate else slot) for v in table[label].to_list()]
+    with _panels(path, len(pairs), (width, 3.8), title) as axes:
+        for ax, (ours, theirs, panel_title) in zip(axes, pairs):
+            # A row without a value (the document's table has a blank) draws nothing.
+            ours_v, theirs_v = (table[c].cast(pl.Float64).fill_null(float("nan")).to_list() for c in (ours, theirs))
+            ax.bar(x, ours_v, 0.6, color="C0", yerr=_interval(table, ours), capsize=3, label="pertlab")
+            ax.scatter(x, theirs_v, marker="D", s=28, color="black", zorder=3, label=published)
+            ax.set_xticks(x, names, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+            ax.set(title=panel_title, xlabel=label)
+            ax.set_ylim(top=1.3 * ax.get_ylim()[1])  # room for the legend above the bars
+        axes[0].legend(loc="best", fontsize=8, scatterpoints=1)
