@@ -204,9 +204,14 @@ def comparison_panels(
         for ax, (ours, theirs, panel_title) in zip(axes, pairs):
             # A row without a value (the document's table has a blank) draws nothing.
             ours_v, theirs_v = (table[c].cast(pl.Float64).fill_null(float("nan")).to_list() for c in (ours, theirs))
-            ax.bar(x, ours_v, 0.6, color="C0", yerr=_interval(table, ours), capsize=3, label="pertlab")
+            err = _interval(table, ours)
+            ax.bar(x, ours_v, 0.6, color="C0", yerr=err, capsize=3, label="pertlab")
             ax.scatter(x, theirs_v, marker="D", s=28, color="black", zorder=3, label=published)
             ax.set_xticks(x, names, rotation=30 if rotate else 0, ha="right" if rotate else "center")
             ax.set(title=panel_title, xlabel=label)
-            ax.set_ylim(top=1.3 * ax.get_ylim()[1])  # room for the legend above the bars
+            # From 0 (or the lowest value), with room for the legend above the bars.
+            tops = [v + e for v, e in zip(ours_v, err[1])] if err else ours_v
+            drawn = [v for v in ours_v + theirs_v + tops if v == v]
+            top = max(drawn, default=0.0)
+            ax.set_ylim(min(0.0, *drawn), 1.3 * top if top > 0 else 1.0)
         axes[0].legend(loc="best", fontsize=8, scatterpoints=1)

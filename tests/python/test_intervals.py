@@ -52,7 +52,7 @@ def test_figure7_error_bars_stay_inside_each_quantitys_range(monkeypatch):
     table = aggregate(runs, ["scheme", "rtt_ms"]).sort("scheme", "rtt_ms")
     ranges = {"avg_queue_norm": (0.0, 1.0), "drop_rate": (0.0, 1.0), "utilization": (0.0, 1.0), "jain": (1 / FIG7_FLOWS, 1.0)}
     # The data has what pushes a plain t-interval out: Vegas' Jain index at 1 s, 0.18 with a
-    # half-width of 0.31 over three seeds, and its queue near the buffer with a wide spread.
+    # half-width of 0.32 over three seeds, and its queue near the buffer with a wide spread.
     raw = table.select(
         (pl.col("jain") - pl.col("jain_ci95")).min().alias("jain_low"),
         (pl.col("avg_queue_norm") + pl.col("avg_queue_norm_ci95")).max().alias("queue_high"),

@@ -42,7 +42,7 @@ ol.claims li{display:flex;gap:.9rem;padding:.65rem 0;border-bottom:1px solid #ee
 figure{margin:1rem 0 2rem}
 figure img{display:block;max-width:100%;height:auto;border:1px solid #e4e4e4}
 figcaption{max-width:50rem;margin-top:.5rem;font-size:.92rem;color:#333}
-.scroll{max-width:100%;overflow-x:auto;margin:.3rem 0 1.2rem;border:1px solid #e4e4e4}
+.scroll{width:fit-content;max-width:100%;overflow-x:auto;margin:.3rem 0 1.2rem;border:1px solid #e4e4e4}
 table{border-collapse:collapse;font-size:.85rem;font-variant-numeric:tabular-nums}
 th,td{padding:.2rem .6rem;border-bottom:1px solid #eee;text-align:right;white-space:nowrap}
 th{background:#f4f4f4}
@@ -114,11 +114,13 @@ def _details(name: str, table: pl.DataFrame) -> str:
 
 
 def _caption(name: str, table: pl.DataFrame) -> str:
+    """Where the whole table is, and how much of it the page shows."""
     shown = f"the first {MAX_ROWS} of {table.height} rows; " if table.height > MAX_ROWS else ""
     return f"<p class='small'>{shown}all of it in <a href='{escape(name)}.parquet'>{escape(name)}.parquet</a></p>"
 
 
 def _cell(v: Any) -> str:
+    """A number to four significant digits, a missing one as a dash."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return "–"
     if isinstance(v, float):
@@ -127,10 +129,10 @@ def _cell(v: Any) -> str:
 
 
 def _html_table(table: pl.DataFrame) -> str:
-    text = [not dt.is_numeric() for dt in table.dtypes]
-    cls = ["text" if t else "" for t in text]
-    head = "".join(f"<th class='{c}'>{escape(name)}</th>" for c, name in zip(cls, table.columns))
+    """Numbers right-aligned, text left-aligned; the first :data:`MAX_ROWS` rows."""
+    attr = ["" if dt.is_numeric() else " class='text'" for dt in table.dtypes]
+    head = "".join(f"<th{a}>{escape(name)}</th>" for a, name in zip(attr, table.columns))
     rows = "".join(
-        "<tr>" + "".join(f"<td class='{c}'>{_cell(v)}</td>" for c, v in zip(cls, row)) + "</tr>" for row in table.head(MAX_ROWS).iter_rows()
+        "<tr>" + "".join(f"<td{a}>{_cell(v)}</td>" for a, v in zip(attr, row)) + "</tr>" for row in table.head(MAX_ROWS).iter_rows()
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
