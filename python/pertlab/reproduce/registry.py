@@ -1,4 +1,5 @@
-"""The registry of reproductions and the report every one of them writes."""
+"""The registry of reproductions, the report every one of them writes and the figures
+it lists; :mod:`pertlab.reproduce.page` lays the report out as HTML."""
 
 from __future__ import annotations
 
