@@ -3,9 +3,12 @@
 #   make demo    virtual environment + release build + the PERT paper's
 #                single-bottleneck comparison (table on stdout, files in demo-out/)
 #   make test    the whole test suite: cargo test (release) and pytest
-#   make sysdeps Debian packages for the eBPF congestion control and the
-#                testbed (clang, libbpf, bpftool, ...); installs only what is
-#                missing, and only as root (CI runs it before make test)
+#   make sysdeps Debian packages for the eBPF congestion control, the
+#                testbed (clang, libbpf, bpftool, ...) and the report-page test
+#                (chromium); installs only what is missing, and only as root
+#                (CI runs it before make test)
+#   make reports redraw the committed reports in docs/reproductions/ from their
+#                stored data (figures and index.html; no simulation runs)
 #
 # Needs only python3 (>= 3.10) and cargo on the PATH; everything else is
 # installed into .venv from requirements.lock.
@@ -21,11 +24,12 @@ STAMP_VENV  := $(VENV)/.installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 STAMP_BUILD := $(VENV)/.built
 
-.PHONY: venv build demo test test-rust test-python bench clean sysdeps
+.PHONY: venv build demo test test-rust test-python bench clean sysdeps reports
 
-# Debian packages the eBPF congestion control (bpf/) and the namespace
-# testbed need; without them (or without root) those tests skip and say why.
-SYSDEPS := gcc clang llvm libbpf-dev bpftool iproute2 iputils-ping ethtool iperf3
+# Debian packages the eBPF congestion control (bpf/), the namespace testbed and
+# the report-page test (headless chromium) need; without them (or without root)
+# those tests skip and say why.
+SYSDEPS := gcc clang llvm libbpf-dev bpftool iproute2 iputils-ping ethtool iperf3 chromium
 
 sysdeps:
 	@missing=""; for p in $(SYSDEPS); do \
@@ -35,7 +39,7 @@ sysdeps:
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 		echo "sysdeps: installing$$missing"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
-	else echo "sysdeps: missing$$missing (as root: apt-get install$$missing); the eBPF and testbed tests will skip"; fi
+	else echo "sysdeps: missing$$missing (as root: apt-get install$$missing); the eBPF, testbed and report-page tests will skip"; fi
 
 venv: $(STAMP_VENV)
 
@@ -63,6 +67,11 @@ test-rust:
 
 test-python: build
 	$(BIN)/python -m pytest -q tests/python
+
+reports: build
+	@for d in docs/reproductions/*/; do \
+		$(BIN)/pertlab reproduce $$(basename $$d) --render-only --out $$d >/dev/null || exit 1; echo "rendered $$d"; \
+	done
 
 # scripts/bench.sh runs the criterion benchmark and the thesis runs (through the
 # Python front, hence the build) and writes BENCHMARKS.md.

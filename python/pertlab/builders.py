@@ -310,7 +310,7 @@ def dumbbell(
                 "bottleneck_rate_bps": rate,
                 "bottleneck_delay_ns": bottleneck_ns,
                 "bottleneck_queue": bottleneck_queue,
-                "access_rate_bps": parse_rate(access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9),
+                "access_rate_bps": _positive(parse_rate, access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9),
                 "sender_access_delay_ns": access_ns,
                 "receiver_access_delay_ns": access_ns,
             },
@@ -455,18 +455,18 @@ def _packet_size(value: Any) -> int:
 #: so that an error found by the scenario model names what the caller wrote.
 _ARGUMENT_OF_FIELD = [
     (r"dumbbell\.pairs", "flows"),
-    (r"dumbbell\.bottleneck_rate", "bw"),
+    (r"dumbbell\.bottleneck_rate(?:_bps)?", "bw"),
     (r"dumbbell\.bottleneck_queue\.limit_pkts|links\[\d+\]\.queue\.limit_pkts", "buffer"),
-    (r"dumbbell\.bottleneck_queue\.(red|pi|pie|codel)(?=\.)|links\[\d+\]\.queue\.(red|pi|pie|codel)(?=\.)", "aqm"),
-    (r"dumbbell\.access_rate", "access_rate"),
-    (r"(flows|web)\[\d+\]\.tcp\.packet_size", "packet_size"),
-    (r"(flows|web)\[\d+\]\.tcp(?=\.)", "tcp"),
-    (r"(flows|web)\[\d+\]\.cc(?=\.)", "cc_params"),
+    (r"dumbbell\.bottleneck_queue\.(?:red|pi|pie|codel)|links\[\d+\]\.queue\.(?:red|pi|pie|codel)", "aqm"),
+    (r"dumbbell\.access_rate(?:_bps)?", "access_rate"),
+    (r"(?:flows|web)\[\d+\]\.tcp\.packet_size", "packet_size"),
+    (r"(?:flows|web)\[\d+\]\.tcp", "tcp"),
+    (r"(?:flows|web)\[\d+\]\.cc", "cc_params"),
     (r"web\[\d+\]\.sessions", "web_sessions"),
-    (r"web\[\d+\](?=\.)", "web"),
-    (r"measure\.start", "warmup"),
-    (r"measure\.end", "measure_end"),
-    (r"monitor\.sample_interval", "sample_interval"),
+    (r"web\[\d+\]", "web"),
+    (r"measure\.start(?:_ns)?", "warmup"),
+    (r"measure\.end(?:_ns)?", "measure_end"),
+    (r"monitor\.sample_interval(?:_ns)?", "sample_interval"),
     (r"monitor\.flows", "monitor_flows"),
 ]
 
@@ -482,7 +482,7 @@ def _parse(wire: dict[str, Any]) -> Scenario:
 
 def _argument(path: str) -> str:
     for pattern, argument in _ARGUMENT_OF_FIELD:
-        m = re.match(pattern, path)
+        m = re.match(rf"(?:{pattern})(?=$|[.\[])", path)
         if m:
             return argument + path[m.end():]
     return path

@@ -278,6 +278,9 @@ def reproduce(
     ] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/NAME].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as one JSON object.")] = False,
+    render_only: Annotated[
+        bool, typer.Option("--render-only", help="Redraw the figures and index.html of the report already in --out from its stored tables; runs nothing.")
+    ] = False,
 ) -> None:
     """Reproduce a table or figure of the source documents; writes an HTML report with data and plots."""
     from .reproduce import REGISTRY, get
@@ -300,13 +303,19 @@ def reproduce(
         _fail(e)
     from .parallel import Workers
 
-    out_dir = out_dir or Path("reports") / name
-    try:
-        report = entry.run(quick, out_dir, Workers(jobs, cluster, store=out_dir / "tasks"))
-    except KeyboardInterrupt:
-        err.print(f"interrupted: finished runs are kept in {out_dir}; run the same command to resume", highlight=False)
-        raise typer.Exit(130)
-    index = report.write()
+    folder = out_dir or Path("reports") / name
+    if render_only:
+        try:
+            report = entry.render(folder)
+        except ValueError as e:
+            _fail(e)
+    else:
+        try:
+            report = entry.report(quick, folder, Workers(jobs, cluster, store=folder / "tasks"))
+        except KeyboardInterrupt:
+            err.print(f"interrupted: finished runs are kept in {folder}; run the same command to resume", highlight=False)
+            raise typer.Exit(130)
+    index = folder / "index.html"
     if as_json:
         sys.stdout.write(json.dumps(report.summary()) + "\n")
         return

@@ -6,10 +6,15 @@
 
 The time-series figures need the run to have recorded series
 (``monitor.sample_interval``); without them the panel says so.
+
+For reproductions: metrics against a swept value (:func:`metric_panels`) with
+the intervals :func:`pertlab.sweep.aggregate` makes, and ours against the
+published values (:func:`comparison_panels`).
 """
 
 from __future__ import annotations
 
+import textwrap
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
@@ -24,22 +29,32 @@ from matplotlib.axes import Axes  # noqa: E402
 
 from .results import Results  # noqa: E402
 
-__all__ = ["plot_queue", "plot_cwnd", "plot_throughput", "write_figures", "saved_figure"]
+__all__ = ["plot_queue", "plot_cwnd", "plot_throughput", "write_figures", "saved_figure", "metric_panels", "comparison_panels", "interval_note"]
 
 
 @contextmanager
 def saved_figure(path: Path, nrows: int = 1, ncols: int = 1, *, figsize: tuple[float, float], title: str | None = None, **kw) -> Iterator:
     """``plt.subplots(nrows, ncols)`` whose figure is titled, laid out, saved to ``path``
-    (PNG, 110 dpi) and closed when the block ends; yields (figure, axes)."""
+    (PNG, 110 dpi, no metadata: the bytes are a function of the data) and closed when
+    the block ends; yields (figure, axes)."""
     fig, axes = plt.subplots(nrows, ncols, figsize=figsize, **kw)
     try:
         yield fig, axes
         if title:
             fig.suptitle(title)
         fig.tight_layout()
-        fig.savefig(path, dpi=110)
+        fig.savefig(path, dpi=110, metadata={"Software": None})
     finally:
         plt.close(fig)
+
+
+@contextmanager
+def _panels(path: Path, n: int, size: tuple[float, float], title: str) -> Iterator[list[Axes]]:
+    """:func:`saved_figure` with ``n`` panels of ``size`` inches in a row, or two by two when
+    there are four (readable at a page's width); yields their axes in order."""
+    rows, cols = (2, 2) if n == 4 else (1, n)
+    with saved_figure(path, rows, cols, figsize=(size[0] * cols, size[1] * rows), title=title, squeeze=False) as (_, axes):
+        yield list(axes.flat)
 
 
 def _no_data(ax: Axes, what: str) -> None:
@@ -124,24 +139,43 @@ def write_figures(runs: dict[str, Results], out_dir: str | Path) -> list[Path]:
     return written
 
 
+def _interval(t: pl.DataFrame, metric: str) -> list[list[float]] | None:
+    """Error-bar lengths below and above each mean: the interval ``{metric}_lo95`` ..
+    ``{metric}_hi95`` of :func:`pertlab.sweep.aggregate` (none where it is NaN)."""
+    if f"{metric}_lo95" not in t.columns:
+        return None
+    below = (t[metric] - t[f"{metric}_lo95"]).fill_nan(0).fill_null(0)
+    above = (t[f"{metric}_hi95"] - t[metric]).fill_nan(0).fill_null(0)
+    return [below.to_list(), above.to_list()]
+
+
+def interval_note(table: pl.DataFrame, panels: list[tuple[str, str]], bounds: dict | None = None) -> str:
+    """The caption's sentence on the error bars of the ``panels`` whose metric has an
+    interval in ``table`` ('' if none has): how they are made and each panel's range."""
+    from .sweep import BOUNDS, INTERVAL, Range
+
+    bounds = BOUNDS if bounds is None else bounds
+    ranged = [f"{title} {bounds.get(m, Range())}" for m, title in panels if f"{m}_lo95" in table.columns]
+    return f"Error bars: {INTERVAL} ({'; '.join(ranged)})." if ranged else ""
+
+
 def metric_panels(
     table: pl.DataFrame, x: str, panels: list[tuple[str, str]], path: Path, title: str, *,
     by: str | None = None, labels: dict[str, str] | None = None, x_label: str | None = None, log_x: bool = False,
 ) -> None:
     """One panel per ``(metric, panel title)`` against ``x``, one line per value of
-    ``by`` (named through ``labels``), 95 % CI error bars where ``{metric}_ci95``
-    exists. A log x axis becomes symlog when ``x`` has a zero."""
+    ``by`` (named through ``labels``), error bars where the table has the metric's
+    interval (``{metric}_lo95``, ``{metric}_hi95``: :func:`pertlab.sweep.aggregate`).
+    A log x axis becomes symlog when ``x`` has a zero."""
     groups = table[by].unique(maintain_order=True).to_list() if by else [None]
-    with saved_figure(path, 1, len(panels), figsize=(4.25 * len(panels), 3.8), title=title) as (_, axes):
-        axes = axes if len(panels) > 1 else [axes]
+    with _panels(path, len(panels), (4.25, 3.6), title) as axes:
         for ax, (metric, panel_title) in zip(axes, panels):
             for g in groups:
                 t = (table if g is None else table.filter(pl.col(by) == g)).with_columns(pl.col(x).cast(pl.Float64)).sort(x)
                 if metric not in t.columns:
                     continue
-                err = t[f"{metric}_ci95"].fill_nan(0).to_list() if f"{metric}_ci95" in t.columns else None
                 name = None if g is None else (labels or {}).get(g, str(g))
-                ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=err, marker="o", ms=3, capsize=2, label=name)
+                ax.errorbar(t[x].to_list(), t[metric].to_list(), yerr=_interval(t, metric), marker="o", ms=3, capsize=2, label=name)
             if log_x:
                 if table[x].cast(pl.Float64).min() == 0:
                     ax.set_xscale("symlog", linthresh=1e-6)
@@ -152,3 +186,32 @@ def metric_panels(
         if by:
             axes[0].legend(fontsize=8)
 
+
+def comparison_panels(
+    table: pl.DataFrame, label: str, pairs: list[tuple[str, str, str]], path: Path, title: str, *, published: str = "paper",
+) -> None:
+    """One panel per ``(ours, published column, panel title)``: our value for each row of
+    ``table`` (named by its ``label`` column) as a bar, with its interval where the table
+    has one (``{ours}_lo95``, ``{ours}_hi95``), and the document's value as a black diamond."""
+    x = list(range(table.height))
+    width = max(3.4, 0.6 * table.height + 1.8)
+    # About 7 characters of tick label fit in an inch: labels are wrapped to their slot,
+    # or rotated when a slot is too narrow for a word.
+    slot = int(7 * width / max(table.height, 1))
+    rotate = slot < 8
+    names = [textwrap.fill(str(v), 16 if rotate else slot) for v in table[label].to_list()]
+    with _panels(path, len(pairs), (width, 3.8), title) as axes:
+        for ax, (ours, theirs, panel_title) in zip(axes, pairs):
+            # A row without a value (the document's table has a blank) draws nothing.
+            ours_v, theirs_v = (table[c].cast(pl.Float64).fill_null(float("nan")).to_list() for c in (ours, theirs))
+            err = _interval(table, ours)
+            ax.bar(x, ours_v, 0.6, color="C0", yerr=err, capsize=3, label="pertlab")
+            ax.scatter(x, theirs_v, marker="D", s=28, color="black", zorder=3, label=published)
+            ax.set_xticks(x, names, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+            ax.set(title=panel_title, xlabel=label)
+            # From 0 (or the lowest value), with room for the legend above the bars.
+            tops = [v + e for v, e in zip(ours_v, err[1])] if err else ours_v
+            drawn = [v for v in ours_v + theirs_v + tops if v == v]
+            top = max(drawn, default=0.0)
+            ax.set_ylim(min(0.0, *drawn), 1.3 * top if top > 0 else 1.0)
+        axes[0].legend(loc="best", fontsize=8, scatterpoints=1)

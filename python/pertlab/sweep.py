@@ -13,8 +13,10 @@ runs the cross product of the varied values, each with seeds 1..5.
   with the same arguments (after Ctrl-C, a crash or a lost worker) skips every
   KEY already stored.
 - **Statistics.** ``OUT/runs.parquet`` has one row per run (varied values,
-  seed, summary metrics); ``OUT/aggregate.parquet`` the mean and the half-width
-  of the 95 % confidence interval (Student t over seeds) per varied point.
+  seed, summary metrics); ``OUT/aggregate.parquet`` per varied point the mean,
+  the half-width of the 95 % confidence interval (Student t over seeds) and that
+  interval cut to the range the metric cannot leave (:data:`BOUNDS`), which is
+  what figures draw.
 
 Paths given to ``--vary`` name fields of the scenario as written in files,
 with two conveniences: ``bottleneck.X`` is the dumbbell's ``bottleneck_X`` (or
@@ -46,10 +48,57 @@ from .results import Results
 from .scenario import Scenario, ScenarioError, TcpConfig
 from .units import parse_rate
 
-__all__ = ["Point", "parse_vary", "expand", "run_key", "run_points", "stored_results", "summary_row", "run_sweep", "aggregate", "METRICS"]
+__all__ = [
+    "Point", "parse_vary", "expand", "run_key", "run_points", "stored_results", "summary_row", "run_sweep", "aggregate",
+    "METRICS", "Range", "BOUNDS", "INTERVAL", "clipped_interval",
+]  # fmt: skip
 
 #: Summary metrics collected per run (bottleneck queue and flows).
 METRICS = ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization", "jain", "goodput_mbps")
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a metric cannot leave by its nature. ``per_flow_floor``: the lower
+    bound is 1/n for a run over n TCP flows (column ``tcp_flows``), as for the Jain index."""
+
+    lower: float = -math.inf
+    upper: float = math.inf
+    per_flow_floor: bool = False
+
+    def lower_of(self, runs: pl.DataFrame) -> float:
+        """The lower bound over ``runs`` (the loosest of theirs)."""
+        return float((1 / runs["tcp_flows"].cast(pl.Float64)).min()) if self.per_flow_floor else self.lower
+
+    def __str__(self) -> str:
+        def end(v: float) -> str:
+            return "∞" if math.isinf(v) else f"{v:g}"
+
+        return f"[{'1/n' if self.per_flow_floor else end(self.lower)}, {end(self.upper)}]"
+
+
+FRACTION = Range(0.0, 1.0)
+NON_NEGATIVE = Range(0.0)
+
+#: The range of every metric :func:`aggregate` cuts its intervals to; metrics not named
+#: here (differences) are unbounded. Reproductions add their own (``{**BOUNDS, ...}``).
+BOUNDS: dict[str, Range] = {
+    "avg_queue_norm": FRACTION, "avg_queue_pkts": NON_NEGATIVE, "drop_rate": FRACTION, "mark_rate": FRACTION,
+    "utilization": FRACTION, "jain": Range(upper=1.0, per_flow_floor=True), "goodput_mbps": NON_NEGATIVE,
+}  # fmt: skip
+
+#: How the intervals of aggregated metrics are made, for captions and docs.
+INTERVAL = "95 % Student-t confidence interval of the mean over seeds, cut to the range the quantity cannot leave"
+
+
+def clipped_interval(mean: float, half: float, lower: float, upper: float) -> tuple[float, float]:
+    """``mean`` +- ``half`` cut to [``lower``, ``upper``], but never past the mean itself
+    (a measured mean can sit a hair outside its range, utilization above 1 from the
+    window's edges). The true mean lies in the range, so the cut interval covers it
+    exactly as often as the whole one. NaN without a half-width (one seed)."""
+    if math.isnan(half):
+        return math.nan, math.nan
+    return min(mean, max(mean - half, lower)), max(mean, min(mean + half, upper))
 
 
 @dataclass(frozen=True)
@@ -197,20 +246,24 @@ def _store(out: Path, point: Point, results_json: str) -> None:
 
 def summary_row(point: Point, results: Results) -> dict[str, Any]:
     """The point's key, values and seed, the bottleneck's metrics (:data:`METRICS`), the
-    Jain index, the long flows' total goodput and the wall time: one row of a sweep."""
+    Jain index and the number of TCP flows it is over (``tcp_flows``), the long flows'
+    total goodput and the wall time: one row of a sweep."""
     b = results.bottleneck or {}
     row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
     for m in ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization"):
         row[m] = b.get(m)
     row["jain"] = results.jain
+    row["tcp_flows"] = results.flows.height
     row["goodput_mbps"] = float(results.flows["goodput_mbps"].sum()) if results.flows.height else 0.0
     row["wall_seconds"] = results.data.get("wall_seconds")
     return row
 
 
-def aggregate(runs: pl.DataFrame, by: list[str], metrics: tuple[str, ...] = METRICS) -> pl.DataFrame:
-    """Mean and 95 % confidence half-width (Student t over seeds) of every metric
-    (:data:`METRICS` unless given) per point."""
+def aggregate(runs: pl.DataFrame, by: list[str], metrics: tuple[str, ...] = METRICS, bounds: dict[str, Range] = BOUNDS) -> pl.DataFrame:
+    """Per point, of every metric (:data:`METRICS` unless given): the mean, the half-width
+    of its 95 % confidence interval (Student t over seeds, ``{m}_ci95``) and that interval
+    cut to the metric's range in ``bounds`` (``{m}_lo95``, ``{m}_hi95``; see
+    :func:`clipped_interval`)."""
     from scipy import stats
 
     present = [m for m in metrics if m in runs.columns]
@@ -226,6 +279,8 @@ def aggregate(runs: pl.DataFrame, by: list[str], metrics: tuple[str, ...] = METR
             half = float(stats.t.ppf(0.975, n - 1) * x.std() / math.sqrt(n)) if n > 1 else float("nan")
             row[m] = mean
             row[f"{m}_ci95"] = half
+            r = bounds.get(m, Range())
+            row[f"{m}_lo95"], row[f"{m}_hi95"] = clipped_interval(mean, half, r.lower_of(part), r.upper)
         rows.append(row)
     return pl.DataFrame(rows)
 

@@ -281,6 +281,19 @@ def test_reproduce_on_a_dask_cluster(tmp_path, dask_cluster):
     assert json.loads(result.stdout)["mode"] == "quick"
 
 
+@covers("reproduce", "--render-only")
+def test_reproduce_render_only_redraws_without_running(tmp_path):
+    import shutil
+
+    committed = Path(__file__).resolve().parents[2] / "docs" / "reproductions" / "sigcomm07-table1"
+    shutil.copytree(committed, tmp_path / "r")
+    (tmp_path / "r" / "index.html").unlink()
+    result = invoke("reproduce", "sigcomm07-table1", "--render-only", "--out", str(tmp_path / "r"))
+    assert "task" not in result.stderr  # nothing ran
+    assert "Claims" in (tmp_path / "r" / "index.html").read_text()
+    assert (tmp_path / "r" / "report.json").read_bytes() == (committed / "report.json").read_bytes()
+
+
 @covers("reproduce", "--list")
 def test_reproduce_list():
     table = invoke("reproduce", "--list").stdout

@@ -50,7 +50,7 @@ import polars as pl
 from ..builders import NS2_TCP, buffer_packets, dumbbell, parking_lot
 from ..parallel import Workers
 from ..scenario import Scenario
-from ..sweep import Point, aggregate, run_points, stored_results
+from ..sweep import BOUNDS, Point, Range, aggregate, run_points, stored_results
 
 __all__ = ["Scheme", "SCHEMES", "PI_SCHEMES", "Mode", "FULL", "QUICK", "Figure", "FIGURES", "run_figure", "plot_figure"]
 
@@ -178,7 +178,12 @@ def run_figure(fig: Figure, mode: Mode, out: Path, workers: Workers = Workers(),
     """Run (or reuse from ``out/runs``) every point; return (runs, mean and 95 % CI per scheme and x)."""
     runs = run_points(figure_points(fig, mode), out, jobs=workers.jobs, cluster=workers.cluster, on_progress=on_progress)
     runs = runs.with_columns(pl.col(fig.x).cast(pl.Float64))
-    return runs, aggregate(runs, ["scheme", fig.x]).sort("scheme", fig.x)
+    return runs, figure_table(runs, fig.x)
+
+
+def figure_table(runs: pl.DataFrame, x: str) -> pl.DataFrame:
+    """Mean and intervals (:func:`pertlab.sweep.aggregate`) per scheme and ``x``: what the figure plots."""
+    return aggregate(runs, ["scheme", x]).sort("scheme", x)
 
 
 #: The four panels of Figures 6-9, 11 and 14.
@@ -361,15 +366,25 @@ def table1_points(mode: Mode) -> list[Point]:
 def run_table1(mode: Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(runs, table): the table has our mean and 95 % CI beside the paper's value for Q, p, U, F."""
     runs = run_points(table1_points(mode), out, jobs=workers.jobs, cluster=workers.cluster, on_progress=None)
-    agg = aggregate(runs, ["scheme"])
+    return runs, table1_table(runs)
+
+
+#: Table 1's columns: the paper's name, our metric and its scale (U is in %).
+TABLE1_COLUMNS = {"Q": ("avg_queue_norm", 1), "p": ("drop_rate", 1), "U": ("utilization", 100), "F": ("jain", 1)}
+#: The range of each column (:data:`pertlab.sweep.BOUNDS`, scaled).
+TABLE1_RANGES = {name: Range(BOUNDS[m].lower * k, BOUNDS[m].upper * k, BOUNDS[m].per_flow_floor) for name, (m, k) in TABLE1_COLUMNS.items()}
+
+
+def table1_table(runs: pl.DataFrame) -> pl.DataFrame:
+    """Per scheme and column of Table 1: our mean over seeds, its 95 % half-width, the paper's
+    value, ours minus the paper's, and our interval cut to the column's range
+    (:func:`pertlab.sweep.aggregate`)."""
     rows = []
-    for r in agg.iter_rows(named=True):
-        q, p, u, f = TABLE1_PAPER[r["scheme"]]
-        rows.append({
-            "scheme": LABELS[r["scheme"]], "slug": r["scheme"],
-            "Q": r["avg_queue_norm"], "Q_ci95": r["avg_queue_norm_ci95"], "Q_paper": q, "Q_diff": r["avg_queue_norm"] - q,
-            "p": r["drop_rate"], "p_ci95": r["drop_rate_ci95"], "p_paper": p, "p_diff": r["drop_rate"] - p,
-            "U": 100 * r["utilization"], "U_ci95": 100 * r["utilization_ci95"], "U_paper": u, "U_diff": 100 * r["utilization"] - u,
-            "F": r["jain"], "F_ci95": r["jain_ci95"], "F_paper": f, "F_diff": r["jain"] - f,
-        })  # fmt: skip
-    return runs, pl.DataFrame(rows)
+    for r in aggregate(runs, ["scheme"]).iter_rows(named=True):
+        row: dict[str, Any] = {"scheme": LABELS[r["scheme"]], "slug": r["scheme"]}
+        for (name, (m, k)), paper in zip(TABLE1_COLUMNS.items(), TABLE1_PAPER[r["scheme"]]):
+            row |= {name: k * r[m], f"{name}_ci95": k * r[f"{m}_ci95"], f"{name}_paper": paper, f"{name}_diff": k * r[m] - paper}
+        for name, (m, k) in TABLE1_COLUMNS.items():
+            row |= {f"{name}_lo95": k * r[f"{m}_lo95"], f"{name}_hi95": k * r[f"{m}_hi95"]}
+        rows.append(row)
+    return pl.DataFrame(rows)

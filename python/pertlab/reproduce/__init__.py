@@ -5,11 +5,12 @@ runs one and writes a report folder (``index.html`` with the figures, the data
 as Parquet, the exact scenarios as JSON, and the published numbers beside ours
 with the difference). Each entry has a full mode (the document's setup) and a
 quick mode (scaled down, about a minute) that the test suite runs.
+``--render-only`` draws a written report's figures and page again from its data.
 """
 
-from .registry import REGISTRY, Entry, Report, Claim, get, register
+from .registry import REGISTRY, Claim, Entry, Figure, Report, get, register
 
-__all__ = ["REGISTRY", "Entry", "Report", "Claim", "get", "register"]
+__all__ = ["REGISTRY", "Entry", "Report", "Claim", "Figure", "get", "register"]
 
 # Entries register themselves on import.
 from . import entries  # noqa: E402,F401

@@ -17,11 +17,20 @@ import polars as pl
 
 from ..experiments import kotla08 as k
 from ..parallel import Workers
-from ..plots import metric_panels
-from ..sweep import Point, aggregate, stored_results
-from .registry import Claim, Entry, Report, fmt_values, rank_correlation, register
+from ..plots import comparison_panels, interval_note, metric_panels, saved_figure
+from ..sweep import BOUNDS, FRACTION, NON_NEGATIVE, Point, aggregate, stored_results
+from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
+PLOT_ONLY = "The thesis prints this figure as a plot only: there are no published values to mark; its claims are checked above."
+#: Said of a figure the run draws from a run's time series, which the report does not keep.
+DRAWN_BY_RUN = "Drawn by the run from the run's samples, which the report does not keep."
+
+
+def _per_point(runs: pl.DataFrame) -> str:
+    """How many runs each point of a sweep is (no error bars with one)."""
+    seeds = runs["seed"].unique().sort().to_list()
+    return f"one run per point (seed {seeds[0]}), so no error bars" if len(seeds) == 1 else f"{len(seeds)} runs per point (seeds {fmt_values(seeds)})"
 
 
 def _col(table: pl.DataFrame, x: str, *cols: str, **where: str) -> tuple[list[float], ...]:
@@ -34,10 +43,8 @@ def _col(table: pl.DataFrame, x: str, *cols: str, **where: str) -> tuple[list[fl
     return t[x].to_list(), *(t[c].to_list() if c in t.columns else [math.nan] * t.height for c in cols)
 
 
-def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> Path:
+def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> None:
     """Each long flow's goodput over time (from the flow samples), intervals shaded."""
-    from ..plots import saved_figure
-
     path.parent.mkdir(parents=True, exist_ok=True)
     thr = results.flow_goodput()
     with saved_figure(path, 1, 1, figsize=(9, 3.6), title=title) as (_, ax):
@@ -49,7 +56,6 @@ def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float,
         ax.set_xlabel("time (s)")
         ax.set_ylabel("goodput (Mbit/s)")
         ax.legend(fontsize=8)
-    return path
 
 
 def _run_one(key: str, scenario: Any, out: Path, workers: Workers) -> tuple[Point, Any]:
@@ -77,6 +83,12 @@ def _mode_note(mode: k.Mode) -> str:
 PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
 
 
+def _sweep_figure(file: str, runs: pl.DataFrame, x: str, panels: list[tuple[str, str]], title: str, *, by: str | None = None, log_x: bool = False) -> Figure:
+    """A sweep's metrics against ``x`` (:func:`pertlab.plots.metric_panels`), from its runs table."""
+    caption = f"{', '.join(t for _, t in panels)} against {x}{f', one line per {by}' if by else ''}: {_per_point(runs)}. {PLOT_ONLY}"
+    return Figure(file, caption, lambda path: metric_panels(runs, x, panels, path, title, by=by, log_x=log_x))
+
+
 def _sweep_entry(
     name: str, title: str, section: str, make_points: Callable[[k.Mode], list[Point]], x: str, claims: Callable[[pl.DataFrame], list[Claim]],
     *, log_x: bool = False, panels: list[tuple[str, str]] = PERT_PANELS,
@@ -88,12 +100,13 @@ def _sweep_entry(
         report = _report(name, title, section, quick, out, pts, [_mode_note(mode)])
         report.tables["runs"] = table
         report.claims = claims(table)
-        out.mkdir(parents=True, exist_ok=True)
-        report.figures.append(out / f"{name}.png")
-        metric_panels(table, x, panels, report.figures[-1], title, log_x=log_x)
         return report
 
-    register(Entry(name, title, f"{THESIS}, {section}", run))
+    def figures(report: Report) -> list[Figure]:
+        return [_sweep_figure(f"{name}.png", report.tables["runs"], x, panels, title, log_x=log_x)]
+
+    # One run per point: the runs table is the summary.
+    register(Entry(name, title, f"{THESIS}, {section}", run, figures, details=()))
 
 
 # ------------------------------------------------------------------ mix
@@ -264,13 +277,15 @@ def _highspeed(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("It nearly fills the link (utilization at least 0.8 over the window).", u["pert-adaptive"] >= 0.8, f"{u['pert-adaptive']:.3f}"),
         Claim("With zero packet losses (within the window).", d["pert-adaptive"] == 0, f"losses in the window: {d['pert-adaptive']}"),
     ]  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "kotla08-highspeed.png")
-    metric_panels(table, "access_mbps", [("utilization", "utilization"), ("flow_drops", "losses in window")], report.figures[-1], report.title, by="scheme", log_x=True)
     return report
 
 
-register(Entry("kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", f"{THESIS}, Section VI.F", _highspeed))
+def _highspeed_figures(report: Report) -> list[Figure]:
+    panels = [("utilization", "utilization"), ("flow_drops", "losses in window")]
+    return [_sweep_figure("kotla08-highspeed.png", report.tables["runs"], "access_mbps", panels, report.title, by="scheme", log_x=True)]
+
+
+register(Entry("kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", f"{THESIS}, Section VI.F", _highspeed, _highspeed_figures, details=()))
 
 
 # -------------------------------------------------------- channel errors
@@ -305,14 +320,18 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
     if low:
         claims.append(Claim("(wireless) PERT deteriorates only at about 1e-3 (utilization at least 0.9 below it).", min(low) >= 0.9, f"{fmt_values(low)}"))
     report.claims = claims
-    out.mkdir(parents=True, exist_ok=True)
-    for path in ("1gbps", "wireless"):
-        report.figures.append(out / f"kotla08-channel-{path}.png")
-        metric_panels(table.filter(pl.col("path") == path), "loss", [("utilization", "utilization"), ("drop_rate", "loss rate seen")], report.figures[-1], f"{report.title} ({path})", by="scheme", log_x=True)
     return report
 
 
-register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channel losses", f"{THESIS}, Section VI.I", _channel))
+def _channel_figures(report: Report) -> list[Figure]:
+    runs, panels = report.tables["runs"], [("utilization", "utilization"), ("drop_rate", "loss rate seen")]
+    return [
+        _sweep_figure(f"kotla08-channel-{path}.png", runs.filter(pl.col("path") == path), "loss", panels, f"{report.title} ({path})", by="scheme", log_x=True)
+        for path in ("1gbps", "wireless")
+    ]
+
+
+register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channel losses", f"{THESIS}, Section VI.I", _channel, _channel_figures, details=()))
 
 
 # ---------------------------------------------------------- phase effects
@@ -320,13 +339,14 @@ register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channe
 
 PHASE_TITLE = "Figure 5 under phase effects: the 50-50 mix by access-link rate, with and without the phase lock broken"
 PHASE_METRICS = ("pert_drop_ratio", "pert_share", "pert_drop_rate", "sack_drop_rate")
+PHASE_BOUNDS = {**BOUNDS, "pert_drop_ratio": NON_NEGATIVE, "pert_share": FRACTION, "pert_drop_rate": FRACTION, "sack_drop_rate": FRACTION}
 
 
 def _phase(quick: bool, out: Path, workers: Workers) -> Report:
     setup = k.PHASE_QUICK if quick else k.PHASE_FULL
     pts = k.phase_points(setup)
     runs = k.run_table(pts, out, workers)
-    table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS)
+    table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS, PHASE_BOUNDS)
     report = _report(
         "kotla08-phase", PHASE_TITLE, "Section V.A.1", quick, out, pts,
         [
@@ -348,14 +368,22 @@ def _phase(quick: bool, out: Path, workers: Workers) -> Report:
         claims.append(Claim(f"PERT's share is between 35 % and 65 % {what}, at every access-link rate (Fig. 5).", share.min() >= 0.35 and share.max() <= 0.65,
                             f"share {fmt_values(mean['pert_share'].to_list())} {at} (runs {share.min():.2f}..{share.max():.2f})"))  # fmt: skip
     report.claims = claims
-    out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "kotla08-phase.png")
-    metric_panels(table, "access_mbps", [("pert_drop_ratio", "PERT/SACK drop ratio"), ("pert_share", "PERT bandwidth share")], report.figures[-1], PHASE_TITLE,
-                  by="breaker", x_label="access-link rate (Mbit/s)", log_x=True)  # fmt: skip
     return report
 
 
-register(Entry("kotla08-phase", PHASE_TITLE, f"{THESIS}, Section V.A.1", _phase))
+def _phase_figures(report: Report) -> list[Figure]:
+    runs = report.tables["runs"]
+    table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS, PHASE_BOUNDS)
+    panels = [("pert_drop_ratio", "PERT/SACK drop ratio"), ("pert_share", "PERT bandwidth share")]
+    caption = (
+        f"The 50-50 mix of Figure 5 against the access-link rate, one line per phase-lock breaker: the mean over {runs['seed'].n_unique()} seeds. "
+        f"{interval_note(table, panels, PHASE_BOUNDS)} {PLOT_ONLY}"
+    )
+    return [Figure("kotla08-phase.png", caption, lambda path: metric_panels(table, "access_mbps", panels, path, PHASE_TITLE, by="breaker",
+                                                                          x_label="access-link rate (Mbit/s)", log_x=True))]  # fmt: skip
+
+
+register(Entry("kotla08-phase", PHASE_TITLE, f"{THESIS}, Section V.A.1", _phase, _phase_figures))
 
 
 # ----------------------------------------------------------------- noise
@@ -378,14 +406,18 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
         claims.append(Claim(f"({noisy} noisy) PERT almost fills the link (utilization at least 0.9).", min(pu) >= 0.9, f"{fmt_values(pu)}"))
         claims.append(Claim(f"({noisy} noisy) PERT is more robust than SACK: its drop rate is not above SACK's.", all(a <= b for a, b in zip(pd, sd)), f"PERT {fmt_values(pd)}; SACK {fmt_values(sd)}"))
     report.claims = claims
-    out.mkdir(parents=True, exist_ok=True)
-    for noisy in ("both", "one"):
-        report.figures.append(out / f"kotla08-noise-{noisy}.png")
-        metric_panels(table.filter(pl.col("noisy") == noisy), "noise_ms", [("utilization", "utilization"), ("drop_rate", "drop rate"), ("avg_queue_norm", "avg queue / buffer")], report.figures[-1], f"{report.title} ({noisy} noisy)", by="scheme")
     return report
 
 
-register(Entry("kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", f"{THESIS}, Section VI.H", _noise))
+def _noise_figures(report: Report) -> list[Figure]:
+    runs, panels = report.tables["runs"], [("utilization", "utilization"), ("drop_rate", "drop rate"), ("avg_queue_norm", "avg queue / buffer")]
+    return [
+        _sweep_figure(f"kotla08-noise-{noisy}.png", runs.filter(pl.col("noisy") == noisy), "noise_ms", panels, f"{report.title} ({noisy} noisy)", by="scheme")
+        for noisy in ("both", "one")
+    ]
+
+
+register(Entry("kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", f"{THESIS}, Section VI.H", _noise, _noise_figures, details=()))
 
 
 # --------------------------------------------------------- queue positions
@@ -416,11 +448,18 @@ def _positions(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("In the 50-50 mix, PERT's packets sit nearer the head than SACK's (Fig. 28).", mx.get(k.PERT, math.nan) < mx.get(k.SACK, math.nan),
               f"mean position / buffer in the mix: PERT {mx.get(k.PERT, math.nan):.3f}, SACK {mx.get(k.SACK, math.nan):.3f}"),
     ]  # fmt: skip
-    out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "kotla08-queue-positions.png")
-    from ..plots import saved_figure
+    return report
 
-    with saved_figure(report.figures[-1], 1, 3, figsize=(14, 3.6), title=report.title) as (_, axes):
+
+def _positions_figures(report: Report) -> list[Figure]:
+    deciles = report.tables["deciles"]
+    caption = ("Where each protocol's accepted packets sit in the bottleneck queue: the share per tenth of the buffer (1 = head), "
+               f"alone and in the 50-50 mix. {PLOT_ONLY}")  # fmt: skip
+    return [Figure("kotla08-queue-positions.png", caption, lambda path: _plot_positions(deciles, path, report.title))]
+
+
+def _plot_positions(deciles: pl.DataFrame, path: Path, title: str) -> None:
+    with saved_figure(path, 1, 3, figsize=(14, 3.6), title=title) as (_, axes):
         for ax, name in zip(axes, k.QUEUE_POSITION_MIXES):
             t = deciles.filter(pl.col("mix") == name)
             for lbl in t["label"].unique(maintain_order=True).to_list():
@@ -432,10 +471,9 @@ def _positions(quick: bool, out: Path, workers: Workers) -> Report:
             ax.set_ylabel("share of its accepted packets")
             ax.set_title(name)
             ax.legend(fontsize=8)
-    return report
 
 
-register(Entry("kotla08-queue-positions", "Figures 27-28: queue positions per protocol", f"{THESIS}, Section VII.A", _positions))
+register(Entry("kotla08-queue-positions", "Figures 27-28: queue positions per protocol", f"{THESIS}, Section VII.A", _positions, _positions_figures, details=()))
 
 
 # ------------------------------------------------------------- Table I
@@ -461,7 +499,24 @@ def _table1(quick: bool, out: Path, workers: Workers) -> Report:
     return report
 
 
-register(Entry("kotla08-table1", "Table I: six routers, adaptive PERT on every link", f"{THESIS}, Section VI.D", _table1))
+def _thesis_figure(file: str, name: str, label: str, pairs: list[tuple[str, str]]) -> Callable[[Report], Figure]:
+    """A comparison figure of table ``name``: per row (named by ``label``), our value (bar) of
+    each ``(column, panel title)`` and the thesis's (``thesis_{column}``, black diamond)."""
+
+    def figure(report: Report) -> Figure:
+        table = report.tables[name]
+        what = report.title.split(":")[0]
+        caption = f"{what}: ours from one run (bars) and the thesis's published values (black diamonds), per {label}."
+        full = [(c, f"thesis_{c}", t) for c, t in pairs]
+        return Figure(file, caption, lambda path: comparison_panels(table, label, full, path, report.title, published="thesis"))
+
+    return figure
+
+
+_TABLE1_FIGURE = _thesis_figure("kotla08-table1.png", "table1", "link", [("drop_rate", "drop rate"), ("avg_queue_norm", "avg queue / buffer"),
+                                ("utilization_pct", "utilization (%)"), ("jain", "Jain index")])  # fmt: skip
+register(Entry("kotla08-table1", "Table I: six routers, adaptive PERT on every link", f"{THESIS}, Section VI.D", _table1,
+               lambda report: [_TABLE1_FIGURE(report)], details=()))  # fmt: skip
 
 
 # ------------------------------------------------------------ Table II
@@ -469,6 +524,7 @@ register(Entry("kotla08-table1", "Table I: six routers, adaptive PERT on every l
 
 def _share_table(name: str, title: str, scenario: Callable[[k.Mode], Any], thesis: dict[str, tuple[float, float]], claims: Callable[[dict, dict], list[Claim]]) -> None:
     """A table of bandwidth share (%) and drop rate per protocol in one mixed run, the thesis's beside."""
+    short = name.split("-")[-1]
 
     def run(quick: bool, out: Path, workers: Workers) -> Report:
         mode = k.QUICK if quick else k.FULL
@@ -476,11 +532,12 @@ def _share_table(name: str, title: str, scenario: Callable[[k.Mode], Any], thesi
         c = {row["label"]: row for row in r.controllers.iter_rows(named=True)}
         rows = [{"protocol": lbl, "share_pct": 100 * c[lbl]["share"], "thesis_share_pct": t[0], "drop_rate": c[lbl]["drop_rate"], "thesis_drop_rate": t[1]} for lbl, t in thesis.items()]
         report = _report(name, title, "Section VII.B", quick, out, [pt], [_mode_note(mode)])
-        report.tables[name.split("-")[-1]] = pl.DataFrame(rows)
+        report.tables[short] = pl.DataFrame(rows)
         report.claims = claims({r_["protocol"]: r_["share_pct"] for r_ in rows}, {r_["protocol"]: r_["drop_rate"] for r_ in rows})
         return report
 
-    register(Entry(name, title, f"{THESIS}, Section VII.B", run))
+    figure = _thesis_figure(f"{name}.png", short, "protocol", [("share_pct", "bandwidth share (%)"), ("drop_rate", "drop rate")])
+    register(Entry(name, title, f"{THESIS}, Section VII.B", run, lambda report: [figure(report)], details=()))
 
 
 _share_table(
@@ -527,7 +584,8 @@ def _table4(quick: bool, out: Path, workers: Workers) -> Report:
     return report
 
 
-register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail", f"{THESIS}, Section VII.C", _table4))
+_TABLE4_FIGURE = _thesis_figure("kotla08-table4.png", "table4", "scheme", [("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate")])
+register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail", f"{THESIS}, Section VII.C", _table4, lambda report: [_TABLE4_FIGURE(report)], details=()))
 
 
 # ------------------------------------------------------------- Table V
@@ -570,10 +628,7 @@ def _table5(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("PERT tolerates a few SACK flows: it enters compete mode only after 5 to 15 of them join (the thesis: about 9).", 5 <= n_joins <= 15, f"{n_joins:g} SACK flows"),
     ]  # fmt: skip
     out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "kotla08-table5-follow-ups.png")
-    from ..plots import saved_figure
-
-    with saved_figure(report.figures[-1], 1, 2, figsize=(11, 3.6), title="share of PERT flows in compete mode") as (_, axes):
+    with saved_figure(out / FOLLOW_UPS_PNG, 1, 2, figsize=(11, 3.6), title="share of PERT flows in compete mode") as (_, axes):
         for ax, (pt, label) in zip(axes, ((exits, "SACK 100-200 s, then PERT flows leave"), (joins, "SACK flows join from 100 s"))):
             share = k.compete_share(stored_results(pt, out))
             ax.plot(share["t_s"].to_list(), share["compete"].to_list())
@@ -582,7 +637,22 @@ def _table5(quick: bool, out: Path, workers: Workers) -> Report:
     return report
 
 
-register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f"{THESIS}, Section VII.D", _table5))
+FOLLOW_UPS_PNG = "kotla08-table5-follow-ups.png"
+_TABLE5_FIGURE = _thesis_figure("kotla08-table5.png", "table5", "time_s", [("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate")])
+
+
+def _table5_figures(report: Report) -> list[Figure]:
+    follow_ups = report.tables["follow_ups"]
+    counts = Figure(
+        "kotla08-table5-follow-up-counts.png",
+        "The follow-ups' counts: ours from one run (bars) and the thesis's (black diamonds).",
+        lambda path: comparison_panels(follow_ups, "follow_up", [("ours", "thesis", "flows")], path, "Table V follow-ups", published="thesis"),
+    )
+    series = Figure(FOLLOW_UPS_PNG, f"Share of the PERT flows in compete mode over time in the two follow-up runs. {DRAWN_BY_RUN}")
+    return [_TABLE5_FIGURE(report), counts, series]
+
+
+register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f"{THESIS}, Section VII.D", _table5, _table5_figures, details=()))
 
 
 # ------------------------------------------------------------ CBR (Fig. 12)
@@ -608,11 +678,15 @@ def _cbr(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("PERT ramps up quickly after the CBR flow leaves (90 % of the link within a fifth of a phase).", all(x <= setup.phase_s / 5 for x in up["seconds_to_90pct"].to_list()),
               f"seconds: {fmt_values(up['seconds_to_90pct'].to_list())}"),
     ]  # fmt: skip
-    report.figures.append(_plot_goodput(out / "kotla08-cbr.png", report.title, r, shade=[(u.start / 1e9, u.stop / 1e9) for u in r.scenario.udp]))
+    _plot_goodput(out / "kotla08-cbr.png", report.title, r, shade=[(u.start / 1e9, u.stop / 1e9) for u in r.scenario.udp])
     return report
 
 
-register(Entry("kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic", f"{THESIS}, Section V.D", _cbr))
+def _cbr_figures(report: Report) -> list[Figure]:
+    return [Figure("kotla08-cbr.png", f"PERT's goodput over time; shaded: the phases with the CBR flow on. {PLOT_ONLY} {DRAWN_BY_RUN}")]
+
+
+register(Entry("kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic", f"{THESIS}, Section V.D", _cbr, _cbr_figures, details=()))
 
 
 # ------------------------------------------------------ join/leave (Fig. 24)
@@ -633,9 +707,13 @@ def _join_leave(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("The link stays fully used as flows come and go (utilization at least 0.9 in every phase).", table["utilization"].min() >= 0.9, f"{fmt_values(table['utilization'].to_list())}"),
         Claim("The flows converge to their fair share (Jain index at least 0.9 in every phase with two or more flows).", many["jain"].min() >= 0.9, f"{fmt_values(many['jain'].to_list())}"),
     ]  # fmt: skip
-    report.figures.append(_plot_goodput(out / "kotla08-join-leave.png", report.title, r))
+    _plot_goodput(out / "kotla08-join-leave.png", report.title, r)
     return report
 
 
-register(Entry("kotla08-join-leave", "Figure 24: PERT flows joining and leaving", f"{THESIS}, Section VI.G", _join_leave))
+def _join_leave_figures(report: Report) -> list[Figure]:
+    return [Figure("kotla08-join-leave.png", f"Each flow's goodput over time as the four flows join and leave. {PLOT_ONLY} {DRAWN_BY_RUN}")]
+
+
+register(Entry("kotla08-join-leave", "Figure 24: PERT flows joining and leaving", f"{THESIS}, Section VI.G", _join_leave, _join_leave_figures, details=()))
 

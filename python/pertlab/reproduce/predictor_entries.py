@@ -10,7 +10,7 @@ import polars as pl
 
 from ..experiments import sigcomm07_predictors as sp
 from ..parallel import Workers
-from .registry import Claim, Entry, Report, register
+from .registry import Claim, Entry, Figure, Report, register
 
 PAPER = "Bhandarkar et al., SIGCOMM 2007, Section 2"
 EXISTING = ("vegas", "card", "tris", "dual", "cim")
@@ -58,9 +58,14 @@ def _fig2(quick: bool, out: Path, workers: Workers) -> Report:
             "; ".join(f"{c}: flow {eff[(c, 'flow')]:.3f}, queue {eff[(c, 'queue')]:.3f}" for c in cases),
         ),
     ]
-    report.figures.append(out / "fig2.png")
-    sp.plot_fig2(fig2, report.figures[-1])
     return report
+
+
+def _fig2_figures(report: Report) -> list[Figure]:
+    fig2 = report.tables["fig2"]
+    caption = ("Per case, the fraction of exits from a high-RTT period that end in a loss, counting the tagged flow's own losses "
+               "or every loss at the bottleneck queue. The paper prints this figure as a plot only.")  # fmt: skip
+    return [Figure("fig2.png", caption, lambda path: sp.plot_fig2(fig2, path))]
 
 
 def _fig3(quick: bool, out: Path, workers: Workers) -> Report:
@@ -79,9 +84,14 @@ def _fig3(quick: bool, out: Path, workers: Workers) -> Report:
             f"efficiency {eff['srtt_0.99']:.3f}, false positives {fp['srtt_0.99']:.4f}",
         ),
     ]
-    report.figures.append(out / "fig3.png")
-    sp.plot_fig3(fig3, report.figures[-1])
     return report
+
+
+def _fig3_figures(report: Report) -> list[Figure]:
+    fig3 = report.tables["fig3"]
+    caption = ("Prediction efficiency, false positives and false negatives of each predictor, the mean over the cases (losses at "
+               "the bottleneck queue). The paper prints this figure as a plot only.")  # fmt: skip
+    return [Figure("fig3.png", caption, lambda path: sp.plot_fig3(fig3, path))]
 
 
 def _fig4(quick: bool, out: Path, workers: Workers) -> Report:
@@ -96,11 +106,16 @@ def _fig4(quick: bool, out: Path, workers: Workers) -> Report:
             ("fraction below half: " + _fmt(below)) if below else "no false positive of the RTT-based predictors to look at",
         ),
     ]
-    report.figures.append(out / "fig4.png")
-    sp.plot_fig4(fig4, report.figures[-1])
     return report
 
 
-register(Entry("sigcomm07-fig2", "Figure 2: loss after high RTT, flow vs queue", PAPER, _fig2))
-register(Entry("sigcomm07-fig3", "Figure 3: congestion predictors compared", PAPER, _fig3))
-register(Entry("sigcomm07-fig4", "Figure 4: queue at false positives", PAPER, _fig4))
+def _fig4_figures(report: Report) -> list[Figure]:
+    fig4 = report.tables["fig4"]
+    caption = ("Distribution of the bottleneck queue (fraction of the buffer) at the false positives of the RTT-based predictors; "
+               "the legend gives how many each had. The paper prints this figure as a plot only.")  # fmt: skip
+    return [Figure("fig4.png", caption, lambda path: sp.plot_fig4(fig4, path))]
+
+
+register(Entry("sigcomm07-fig2", "Figure 2: loss after high RTT, flow vs queue", PAPER, _fig2, _fig2_figures))
+register(Entry("sigcomm07-fig3", "Figure 3: congestion predictors compared", PAPER, _fig3, _fig3_figures))
+register(Entry("sigcomm07-fig4", "Figure 4: queue at false positives", PAPER, _fig4, _fig4_figures, details=("fig4",)))

@@ -1,8 +1,8 @@
-"""The registry of reproductions and the report every one of them writes."""
+"""The registry of reproductions, the report every one of them writes and the figures
+it lists; :mod:`pertlab.reproduce.page` lays the report out as HTML."""
 
 from __future__ import annotations
 
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,7 +10,7 @@ from typing import Any, Callable
 
 import polars as pl
 
-__all__ = ["Claim", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "rank_correlation"]
+__all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "rank_correlation"]
 
 
 def fmt_values(xs: list[Any]) -> str:
@@ -35,9 +35,25 @@ class Claim:
     evidence: str
 
 
+@dataclass(frozen=True)
+class Figure:
+    """A PNG of a report and its caption. ``draw(path)`` makes it from the report's tables;
+    None for a figure the run draws from data the report does not keep (time series of a
+    run), which re-rendering leaves as it is."""
+
+    file: str
+    caption: str
+    draw: Callable[[Path], None] | None = None
+
+
+#: Tables of one row per run, shown folded under the summary unless an entry says otherwise.
+RUN_TABLES = ("runs", "per_run")
+
+
 @dataclass
 class Report:
-    """What a reproduction produced; :meth:`write` makes the report folder."""
+    """What a reproduction produced; :meth:`write` makes the report folder, :meth:`read`
+    reads one back (the page alone is rewritten by :meth:`write_page`)."""
 
     name: str
     title: str
@@ -48,10 +64,12 @@ class Report:
     claims: list[Claim] = field(default_factory=list)
     #: Tables saved as Parquet and shown in the page (comparisons carry the published columns).
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)
-    #: PNG files inside ``out_dir``.
-    figures: list[Path] = field(default_factory=list)
+    #: PNG files inside ``out_dir``, with their captions.
+    figures: list[Figure] = field(default_factory=list)
     #: Scenarios run, by name, in the core's wire format.
     scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: Names of the tables of per-run (or per-sample) rows: folded away in the page.
+    details: tuple[str, ...] = RUN_TABLES
 
     def write(self) -> Path:
         out = self.out_dir
@@ -60,8 +78,26 @@ class Report:
             table.write_parquet(out / f"{name}.parquet")
         (out / "scenarios.json").write_text(json.dumps(self.scenarios, indent=1, sort_keys=True) + "\n")
         (out / "report.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
-        (out / "index.html").write_text(self._html())
-        return out / "index.html"
+        return self.write_page()
+
+    def write_page(self) -> Path:
+        """``index.html`` alone (see :mod:`pertlab.reproduce.page`)."""
+        from .page import html_page
+
+        (self.out_dir / "index.html").write_text(html_page(self))
+        return self.out_dir / "index.html"
+
+    @classmethod
+    def read(cls, folder: Path) -> Report:
+        """The report a folder holds: ``report.json``, its tables' Parquet files and
+        ``scenarios.json`` (figures are the entry's to list: :meth:`Entry.render`)."""
+        data = json.loads((folder / "report.json").read_text())
+        return cls(
+            name=data["name"], title=data["title"], source=data["source"], mode=data["mode"], out_dir=folder, notes=data["notes"],
+            claims=[Claim(**c) for c in data["claims"]],
+            tables={name: pl.read_parquet(folder / f"{name}.parquet") for name in data["tables"]},
+            scenarios=json.loads((folder / "scenarios.json").read_text()),
+        )  # fmt: skip
 
     def summary(self) -> dict[str, Any]:
         """The report as one JSON object (the ``--json`` output)."""
@@ -73,55 +109,55 @@ class Report:
             "out": str(self.out_dir),
             "claims": [{"text": c.text, "holds": c.holds, "evidence": c.evidence} for c in self.claims],
             "tables": {k: v.to_dicts() for k, v in self.tables.items()},
-            "figures": [p.name for p in self.figures],
+            "figures": [f.file for f in self.figures],
             "notes": self.notes,
         }
-
-    def _html(self) -> str:
-        e = html.escape
-        parts = [
-            "<!doctype html><meta charset='utf-8'>",
-            f"<title>{e(self.title)}</title>",
-            "<style>body{font-family:sans-serif;max-width:70em;margin:2em auto}table{border-collapse:collapse;margin:1em 0}"
-            "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}.no{color:#b00}.yes{color:#070}</style>",
-            f"<h1>{e(self.title)}</h1>",
-            f"<p>Source: {e(self.source)}. Mode: <b>{e(self.mode)}</b>. Scenarios: <a href='scenarios.json'>scenarios.json</a>.</p>",
-        ]
-        if self.claims:
-            parts.append("<h2>Claims of the document</h2><table><tr><th>claim</th><th>holds here</th><th>evidence</th></tr>")
-            for c in self.claims:
-                cls, word = ("yes", "yes") if c.holds else ("no", "no")
-                parts.append(f"<tr><td style='text-align:left'>{e(c.text)}</td><td class='{cls}'>{word}</td><td style='text-align:left'>{e(c.evidence)}</td></tr>")
-            parts.append("</table>")
-        for note in self.notes:
-            parts.append(f"<p>{e(note)}</p>")
-        for name, table in self.tables.items():
-            parts.append(f"<h2>{e(name)}</h2><p><a href='{e(name)}.parquet'>{e(name)}.parquet</a></p>{_html_table(table)}")
-        for fig in self.figures:
-            parts.append(f"<p><img src='{e(fig.name)}' style='max-width:100%'></p>")
-        return "\n".join(parts) + "\n"
-
-
-def _html_table(table: pl.DataFrame, max_rows: int = 200) -> str:
-    def cell(v: Any) -> str:
-        if isinstance(v, float):
-            return f"{v:.4g}"
-        return html.escape(str(v))
-
-    head = "".join(f"<th>{html.escape(c)}</th>" for c in table.columns)
-    rows = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in row) + "</tr>" for row in table.head(max_rows).iter_rows())
-    return f"<table><tr>{head}</tr>{rows}</table>"
 
 
 @dataclass(frozen=True)
 class Entry:
-    """A named reproduction: ``run(quick, out_dir, workers)`` returns its report (not yet written);
-    ``workers`` (:class:`pertlab.parallel.Workers`) says where its runs execute."""
+    """A named reproduction: ``run(quick, out_dir, workers)`` returns its report (not yet
+    written, without figures); ``workers`` (:class:`pertlab.parallel.Workers`) says where its
+    runs execute. ``figures(report)`` lists its figures, drawn from the report's tables, so
+    that a written report can be rendered again without running anything; ``details`` names
+    its tables of per-run rows."""
 
     name: str
     title: str
     source: str
     run: Callable[[bool, Path, Any], Report]
+    figures: Callable[[Report], list[Figure]]
+    details: tuple[str, ...] = RUN_TABLES
+
+    def report(self, quick: bool, out: Path, workers: Any) -> Report:
+        """Run the reproduction and write its report folder."""
+        report = self.run(quick, out, workers)
+        self._present(report)
+        report.write()
+        return report
+
+    def render(self, folder: Path) -> Report:
+        """Draw the figures of the report written in ``folder`` again from its tables and
+        rewrite its page; the data files stay as they are."""
+        if not (folder / "report.json").is_file():
+            raise ValueError(f"{folder}: no report.json here; give a folder written by `pertlab reproduce {self.name}`")
+        report = Report.read(folder)
+        if report.name != self.name:
+            raise ValueError(f"{folder} holds the report of {report.name!r}, not {self.name!r}")
+        self._present(report)
+        report.write_page()
+        return report
+
+    def _present(self, report: Report) -> None:
+        report.details = self.details
+        report.figures = self.figures(report)
+        report.out_dir.mkdir(parents=True, exist_ok=True)
+        for f in report.figures:
+            path = report.out_dir / f.file
+            if f.draw is not None:
+                f.draw(path)
+            elif not path.is_file():
+                raise ValueError(f"{path}: {self.name}'s run draws this figure from data the report does not keep; run the reproduction")
 
 
 REGISTRY: dict[str, Entry] = {}

@@ -11,9 +11,26 @@ import polars as pl
 
 from ..experiments import sigcomm07 as sc
 from ..parallel import Workers
-from .registry import Claim, Entry, Report, fmt_values, register
+from ..plots import comparison_panels, interval_note
+from .registry import Claim, Entry, Figure, Report, fmt_values, register
 
 PAPER = "Bhandarkar et al., SIGCOMM 2007"
+PLOT_ONLY = "The paper prints this figure as a plot only: there are no published values to mark."
+
+
+def _runs(report: Report) -> pl.DataFrame:
+    """The report's runs with ``tcp_flows`` (the Jain index's floor is 1/n), which runs tables
+    written before it was a column get from each run's scenario."""
+    runs = report.tables["runs"]
+    if "tcp_flows" in runs.columns:
+        return runs
+    flows = pl.DataFrame({"key": list(report.scenarios), "tcp_flows": [len(w["flows"]) for w in report.scenarios.values()]})
+    return runs.join(flows, on="key", how="left")
+
+
+def _seeds(runs: pl.DataFrame) -> str:
+    n = runs["seed"].n_unique()
+    return f"{n} seed{'s' if n > 1 else ''}"
 
 
 def _values(table: pl.DataFrame, slug: str, x: str, metric: str) -> list[float]:
@@ -71,12 +88,15 @@ def _figure_entry(key: str, specific) -> None:
             ],
         )
         report.claims = specific(table, fig.x)
-        out.mkdir(parents=True, exist_ok=True)
-        report.figures.append(out / f"{key}.png")
-        sc.plot_figure(table, fig.x, fig.x_label, fig.title, report.figures[-1])
         return report
 
-    register(Entry(f"sigcomm07-{key}", fig.title, f"{PAPER}, {'Section 6.1' if key == 'fig14' else 'Section 4'}", run))
+    def figures(report: Report) -> list[Figure]:
+        runs = _runs(report)
+        table = sc.figure_table(runs, fig.x)
+        caption = " ".join(c for c in (f"{fig.title}: per {fig.x_label} and scheme, the mean over {_seeds(runs)}.", interval_note(table, list(sc.PANELS)), PLOT_ONLY) if c)
+        return [Figure(f"{key}.png", caption, lambda path: sc.plot_figure(table, fig.x, fig.x_label, fig.title, path))]
+
+    register(Entry(f"sigcomm07-{key}", fig.title, f"{PAPER}, {'Section 6.1' if key == 'fig14' else 'Section 4'}", run, figures))
 
 
 def _fig6_claims(table: pl.DataFrame, x: str) -> list[Claim]:
@@ -190,13 +210,21 @@ def _fig12(quick: bool, out: Path, workers: Workers) -> Report:
             f"SACK/DropTail {worst['sack-droptail']:.3f}, SACK/RED-ECN {worst['sack-red-ecn']:.3f}",
         ),
     ]
-    out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "fig12.png")
-    sc.plot_fig12(series, setup, report.figures[-1])
     return report
 
 
-register(Entry("sigcomm07-fig12", "Figure 12: flows joining and leaving", f"{PAPER}, Section 4.7", _fig12))
+def _fig12_figures(report: Report) -> list[Figure]:
+    setup = sc.FIG12_QUICK if report.mode == "quick" else sc.FIG12_FULL
+    t = report.tables["group_throughput"]
+    series = {slug: t.filter(pl.col("scheme") == slug).drop("scheme") for slug in t["scheme"].unique(maintain_order=True).to_list()}
+    caption = (
+        f"Aggregate throughput of each group of {setup.group} flows per second, one panel per scheme ({setup.bw}, 60 ms): a group "
+        f"joins every {setup.step_s:g} s, then the groups leave in arrival order. {PLOT_ONLY}"
+    )
+    return [Figure("fig12.png", caption, lambda path: sc.plot_fig12(series, setup, path))]
+
+
+register(Entry("sigcomm07-fig12", "Figure 12: flows joining and leaving", f"{PAPER}, Section 4.7", _fig12, _fig12_figures, details=("group_throughput",)))
 
 
 def _fig11(quick: bool, out: Path, workers: Workers) -> Report:
@@ -234,13 +262,19 @@ def _fig11(quick: bool, out: Path, workers: Workers) -> Report:
         Claim("PERT's utilization is similar to SACK/RED-ECN's (within 5 points) on every link.", all(abs(a - b) <= 0.05 for a, b in zip(pu, ru)), f"PERT {fmt_values(pu)}; SACK/RED-ECN {fmt_values(ru)}"),
         Claim("Fairness among PERT flows between each pair of routers is maintained (Jain at least 0.9).", min(col("pert", "jain")) >= 0.9, f"PERT Jain per link: {fmt_values(col('pert', 'jain'))}"),
     ]
-    out.mkdir(parents=True, exist_ok=True)
-    report.figures.append(out / "fig11.png")
-    sc.plot_fig11(table, report.figures[-1])
     return report
 
 
-register(Entry("sigcomm07-fig11", "Figure 11: multiple bottlenecks (six-router chain)", f"{PAPER}, Section 4.6", _fig11))
+def _fig11_figures(report: Report) -> list[Figure]:
+    links = report.tables["links"]
+    caption = (
+        f"Per router link R_i -> R_i+1 and scheme, the mean over {_seeds(report.tables['per_run'])} of the normalized queue, the drop "
+        f"rate, the utilization and the Jain index of the flows between that pair of routers. {PLOT_ONLY}"
+    )
+    return [Figure("fig11.png", caption, lambda path: sc.plot_fig11(links, path))]
+
+
+register(Entry("sigcomm07-fig11", "Figure 11: multiple bottlenecks (six-router chain)", f"{PAPER}, Section 4.6", _fig11, _fig11_figures))
 
 
 def _table1(quick: bool, out: Path, workers: Workers) -> Report:
@@ -285,4 +319,18 @@ def _table1(quick: bool, out: Path, workers: Workers) -> Report:
     return report
 
 
-register(Entry("sigcomm07-table1", "Table 1: ten flows with RTTs 12..120 ms and 100 web sessions", f"{PAPER}, Section 4.5", _table1))
+TABLE1_PANELS = [("Q", "Q: average queue / buffer"), ("p", "p: drop rate"), ("U", "U: utilization (%)"), ("F", "F: Jain index of the 10 long flows")]
+
+
+def _table1_figures(report: Report) -> list[Figure]:
+    runs = _runs(report)
+    table = sc.table1_table(runs)
+    caption = (
+        f"Table 1 per scheme: our mean over {_seeds(runs)} (bars) and the paper's value (black diamonds). "
+        + interval_note(table, TABLE1_PANELS, sc.TABLE1_RANGES)
+    )
+    pairs = [(name, f"{name}_paper", title) for name, title in TABLE1_PANELS]
+    return [Figure("table1.png", caption, lambda path: comparison_panels(table, "scheme", pairs, path, report.title, published="paper (Table 1)"))]
+
+
+register(Entry("sigcomm07-table1", "Table 1: ten flows with RTTs 12..120 ms and 100 web sessions", f"{PAPER}, Section 4.5", _table1, _table1_figures))

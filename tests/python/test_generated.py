@@ -1,0 +1,228 @@
+"""Generated scenarios, mutated scenarios and command lines: what the schema accepts runs to the
+end or is refused up front with field errors; nothing panics, aborts or prints a traceback, and
+every result is a possible one (issue 25).
+
+Invariants on every run: packets conserved per flow and in total; every rate and fraction in
+[0, 1]; every number finite; wall time bounded by the work done (events). Outcomes are counted
+per kind; the counts are printed at the end and written to ``$PERTLAB_FUZZ_COUNTS`` when set.
+
+Profiles (``PERTLAB_FUZZ_PROFILE``): ``bounded`` (default, in ``make test``: fixed seed, a few
+hundred cases, about two minutes) and ``campaign`` (``make fuzz``: many cases, a wider budget,
+resuming from and growing hypothesis's example database in ``.hypothesis/``).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import re
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import strategies as st
+from hypothesis.database import DirectoryBasedExampleDatabase
+from typer.testing import CliRunner
+
+import pertlab
+from pertlab.cli import app
+
+import scenario_strategies as gen
+
+PROFILE = os.environ.get("PERTLAB_FUZZ_PROFILE", "bounded")
+BUDGET = gen.CAMPAIGN if PROFILE == "campaign" else gen.BOUNDED
+#: Memory the generated runs may take; larger estimates are refused up front (and counted).
+MEMORY_LIMIT = 256 * 2**20
+SETTINGS = {
+    "bounded": dict(max_examples=150, derandomize=True, database=None),
+    "campaign": dict(max_examples=int(os.environ.get("PERTLAB_FUZZ_EXAMPLES", "5000")), database=DirectoryBasedExampleDatabase(".hypothesis/pertlab-fuzz")),
+}[PROFILE]
+COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much], print_blob=True)
+OUTCOMES: Counter[tuple[str, str]] = Counter()
+
+#: A line of a field error: ``links[0].queue.red.top: message``.
+FIELD_ERROR = re.compile(r"^(?:[A-Za-z_][\w-]*|\[\d+\])(?:\.[A-Za-z_][\w-]*|\[\d+\])*: \S")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def report_counts():
+    yield
+    counts = {f"{kind} {outcome}": n for (kind, outcome), n in sorted(OUTCOMES.items())}
+    print("\ngenerated cases:", json.dumps(counts, indent=1))
+    if path := os.environ.get("PERTLAB_FUZZ_COUNTS"):
+        with open(path, "w") as f:
+            json.dump({"profile": PROFILE, "counts": counts}, f, indent=1)
+
+
+def field_errors(e: pertlab.ScenarioError) -> list[str]:
+    lines = str(e).splitlines()
+    assert lines and all(FIELD_ERROR.match(line) for line in lines), lines
+    return lines
+
+
+def finite_everywhere(x: Any, path: str = "") -> None:
+    if isinstance(x, float):
+        assert math.isfinite(x), f"{path} = {x}"
+    elif isinstance(x, dict):
+        for k, v in x.items():
+            finite_everywhere(v, f"{path}.{k}")
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            finite_everywhere(v, f"{path}[{i}]")
+
+
+def in_unit_interval(value: float, what: str) -> None:
+    assert 0.0 <= value <= 1.0, f"{what} = {value}"
+
+
+def check_results(r: pertlab.Results) -> None:
+    """The invariants of every run."""
+    summary = r.summary
+    assert r.conservation["ok"], r.conservation["violations"]
+    finite_everywhere(summary)
+    for q in summary["queues"]:
+        for m in ("drop_rate", "mark_rate", "utilization", "avg_queue_norm"):
+            in_unit_interval(q[m], f"queues[{q['link']} {q['from']}->{q['to']}].{m}")
+        assert q["drops"] <= q["arrivals"] + q["departures"] and q["marks"] <= q["arrivals"]
+    for c in summary["controllers"]:
+        in_unit_interval(c["share"], f"controllers[{c['label']}].share")
+        in_unit_interval(c["drop_rate"], f"controllers[{c['label']}].drop_rate")
+    in_unit_interval(summary["jain"], "jain")
+    # Wall time bounded by the work done: 10 us per event is 150 times the usual cost.
+    assert summary["wall_seconds"] <= 1.0 + 1e-5 * summary["events"], (summary["wall_seconds"], summary["events"])
+
+
+def run_or_refuse(scenario: pertlab.Scenario, kind: str) -> None:
+    try:
+        results = pertlab.run(scenario)
+    except pertlab.ScenarioError as e:
+        note(f"refused: {e}")
+        field_errors(e)
+        OUTCOMES[(kind, "refused by the core")] += 1
+        return
+    check_results(results)
+    OUTCOMES[(kind, "ran" if not results.warnings else "ran, with warnings")] += 1
+
+
+@settings(**SETTINGS, **COMMON)
+@given(gen.scenario(BUDGET))
+def test_valid_scenarios_run_or_are_refused_with_field_errors(data):
+    repaired = gen.repair(data)
+    assume(repaired is not None)
+    data, scenario = repaired
+    note(json.dumps(data, default=str))
+    run_or_refuse(scenario, "valid")
+
+
+# --- mutations of valid scenarios --------------------------------------------------------
+
+BAD_VALUES = [None, "", "x", "-1", "nan", "1e400", -1, -1.5, 0, 2**64, 2**70, float("nan"), float("inf"), [], {}, [1, 2], {"x": 1}, True]
+
+
+def leaves(x: Any, path: tuple = ()) -> list[tuple]:
+    """Paths of every value in a nested mapping (dicts and lists), containers included."""
+    out = [path] if path else []
+    if isinstance(x, dict):
+        for k, v in x.items():
+            out += leaves(v, (*path, k))
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            out += leaves(v, (*path, i))
+    return out
+
+
+@st.composite
+def mutated(draw) -> tuple[dict[str, Any], str]:
+    data, _ = draw(gen.scenario(BUDGET).map(gen.repair).filter(lambda r: r is not None))
+    data = copy.deepcopy(data)
+    paths = leaves(data)
+    path = draw(st.sampled_from(paths))
+    parent = data
+    for k in path[:-1]:
+        parent = parent[k]
+    how = draw(st.sampled_from(["replace", "delete", "unknown field"]))
+    if how == "replace":
+        parent[path[-1]] = draw(st.sampled_from(BAD_VALUES))
+    elif how == "delete":
+        del parent[path[-1]]
+    else:
+        target = parent[path[-1]] if isinstance(parent[path[-1]], dict) else parent if isinstance(parent, dict) else data
+        target["bogus_field"] = 1
+    return data, f"{how} {'.'.join(map(str, path))}"
+
+
+@settings(**SETTINGS, **COMMON)
+@given(mutated())
+def test_mutated_scenarios_are_refused_with_field_errors_or_run(case):
+    data, how = case
+    note(how)
+    try:
+        scenario = pertlab.Scenario.parse(data)
+    except pertlab.ScenarioError as e:
+        field_errors(e)
+        OUTCOMES[("mutated", "refused by the model")] += 1
+        return
+    run_or_refuse(scenario, "mutated")
+
+
+# --- the command line --------------------------------------------------------------------
+
+QUANTITY = st.one_of(
+    st.sampled_from(["0", "-1", "nan", "inf", "1e400", "abc", "", "1e300", "10 parsecs", "5", "0.001"]),
+    st.integers(1, 2000).map(lambda n: f"{n}ms"),
+    st.integers(1, 100).map(lambda n: f"{n}Mbps"),
+    st.integers(41, 9000).map(lambda n: f"{n}B"),
+)
+NUMBER = st.one_of(st.integers(-3, 6).map(str), st.sampled_from(["nan", "inf", "-inf", "1e12", "4294967296", "0.5", "x"]))
+CLI_FLAGS = {
+    "--bw": QUANTITY, "--rtt": QUANTITY, "--flows": NUMBER, "--cc": st.sampled_from(["sack", "pert", "pert:1,sack:1", "bbr", "pert:50%,sack:50%", "pert:"]),
+    "--queue": st.sampled_from(["droptail", "red", "ared", "codel", "pie", "pi", "fifo"]), "--duration": QUANTITY,
+    "--buffer-bdp": NUMBER, "--buffer": NUMBER, "--start-window": QUANTITY, "--warmup": QUANTITY, "--seed": NUMBER,
+    "--access-rate": QUANTITY, "--packet-size": QUANTITY, "--sample-interval": QUANTITY, "--web-sessions": NUMBER,
+    "--send-overhead": QUANTITY, "--cc-param": st.sampled_from(["pert.p_max=0.2", "pert.p_max=2", "reno.x=1", "vegas.alpha=3"]),
+}  # fmt: skip
+
+
+@st.composite
+def command_lines(draw) -> list[str]:
+    args = ["dumbbell", "--bw", "10Mbps", "--duration", "2s", "--flows", "3"]
+    for flag in draw(st.lists(st.sampled_from(sorted(CLI_FLAGS)), max_size=4, unique=True)):
+        args += [flag, draw(CLI_FLAGS[flag])]
+    return args + ["--json", "--no-progress"]
+
+
+def _cheap(args: list[str]) -> bool:
+    """A command line whose run stays small: at most 2 s simulated, 100 Mbit/s, 6 flows."""
+    values = dict(zip(args[1::2], args[2::2]))
+    try:
+        seconds = pertlab.units.parse_time(values["--duration"]) / 1e9
+        bw = pertlab.units.parse_rate(values["--bw"])
+        flows = int(values["--flows"])
+    except (ValueError, KeyError):
+        return True  # refused before anything runs
+    return seconds <= 2 and bw <= 100e6 and flows <= 6 and "--web-sessions" not in values
+
+
+@settings(**SETTINGS, **COMMON)
+@given(command_lines())
+def test_command_lines_run_or_name_the_flag(args):
+    assume(_cheap(args))
+    note(" ".join(args))
+    result = CliRunner().invoke(app, args)
+    assert "Traceback" not in result.output
+    assert result.exit_code in (0, 2), (result.exit_code, result.output, result.exception)
+    if result.exit_code == 2:
+        given_flags = set(args[1::2])
+        for line in result.stderr.splitlines():
+            if line.startswith("error: "):
+                assert line.split(":")[1].strip().split(" ")[0] in given_flags, line
+        assert "error: " in result.stderr or "Invalid value for '--" in result.stderr, result.stderr
+        OUTCOMES[("command line", "refused")] += 1
+        return
+    summary = json.loads(result.stdout)
+    assert summary["conservation"]["ok"], summary["conservation"]
+    finite_everywhere(summary)
+    OUTCOMES[("command line", "ran")] += 1

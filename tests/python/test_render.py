@@ -1,0 +1,43 @@
+"""`pertlab reproduce NAME --render-only`: a committed report drawn again from its data,
+the data left as it was, the same bytes every time."""
+
+import html
+import json
+import shutil
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from pertlab.cli import app
+
+runner = CliRunner()
+COMMITTED = Path(__file__).parents[2] / "docs" / "reproductions"
+
+
+def _render(name: str, folder: Path):
+    return runner.invoke(app, ["reproduce", name, "--render-only", "--out", str(folder)])
+
+
+def test_render_only_redraws_the_page_and_figures_and_keeps_the_data(tmp_path):
+    folder = tmp_path / "sigcomm07-table1"
+    shutil.copytree(COMMITTED / "sigcomm07-table1", folder)
+    data = {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix in (".json", ".parquet")}
+    res = _render("sigcomm07-table1", folder)
+    assert res.exit_code == 0, res.output
+    assert {p.name: p.read_bytes() for p in folder.iterdir() if p.suffix in (".json", ".parquet")} == data
+    page = (folder / "index.html").read_text()
+    report = json.loads(data["report.json"])
+    # The claims as committed, in order, before the figure, before the table.
+    at = [page.index(html.escape(c["evidence"])) for c in report["claims"]]
+    assert at == sorted(at) and at[-1] < page.index("<img src='table1.png'") < page.index("<table>")
+    first = {name: (folder / name).read_bytes() for name in ("index.html", "table1.png")}
+    assert _render("sigcomm07-table1", folder).exit_code == 0
+    assert {name: (folder / name).read_bytes() for name in first} == first
+
+
+def test_render_only_needs_a_report_of_that_entry(tmp_path):
+    res = _render("sigcomm07-table1", tmp_path)
+    assert res.exit_code == 2 and "no report.json here" in res.output
+    shutil.copytree(COMMITTED / "kotla08-table2", tmp_path / "t2")
+    res = _render("sigcomm07-table1", tmp_path / "t2")
+    assert res.exit_code == 2 and "holds the report of 'kotla08-table2'" in res.output
