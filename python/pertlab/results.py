@@ -31,6 +31,7 @@ from typing import Any
 
 import polars as pl
 
+from .lockstep import lockstep_warnings
 from .scenario import Scenario
 
 __all__ = ["Results", "drop_ratio", "empty_run_warnings"]
@@ -101,7 +102,7 @@ class Results:
         self.data = data
         self.scenario = scenario
         self._frames: dict[str, pl.DataFrame] = {}
-        data.setdefault("warnings", empty_run_warnings(data))
+        data.setdefault("warnings", empty_run_warnings(data) + lockstep_warnings(data, scenario))
 
     def __repr__(self) -> str:
         d = self.data
