@@ -10,7 +10,7 @@ import pytest
 
 import pertlab
 from pertlab.validate.cases import FULL, QUICK, Case, Explained
-from pertlab.validate.ns3 import CaseResult, verdicts
+from pertlab.validate.compare import CaseResult, verdicts
 from pertlab.validate.tolerance import METRICS, TOLERANCES
 from pertlab.validate.translate import NotInNs3, ns3_arguments
 
@@ -31,12 +31,13 @@ def test_matrix_covers_what_issue_19_asks():
     assert {"10ms", "200ms"} <= {dict(c.args)["rtt"] for c in FULL}
     assert any(dict(dict(c.args).get("tcp", ())).get("delayed_ack") for c in FULL)
     assert {c.name for c in QUICK} <= {c.name for c in FULL} and len(QUICK) <= 6
+    assert next(c for c in FULL if c.name == "pie-ns3-newreno").ns3_tcp == "ns3::TcpNewReno"
 
 
 def test_translation_writes_the_scenario_out():
     s = _case("pie-ecn").scenario()
     args = dict(a[2:].split("=", 1) for a in ns3_arguments(s, [0.5] * 30))
-    assert args["rate"] == "10000000" and args["queueDisc"] == "ns3::PieQueueDisc" and args["tcp"] == "ns3::TcpNewReno"
+    assert args["rate"] == "10000000" and args["queueDisc"] == "ns3::PieQueueDisc" and args["tcp"] == "ns3::TcpLinuxReno"
     assert "UseEcn=true" in args["queueAttrs"].split("|") and f"MaxSize={s.dumbbell.bottleneck_queue.limit_pkts}p" in args["queueAttrs"]
     defaults = dict(x.split("=", 1) for x in args["defaults"].split("|"))
     assert defaults["ns3::TcpSocketBase::UseEcn"] == "On" and defaults["ns3::TcpSocketBase::MinRto"] == "200000000ns"

@@ -38,6 +38,8 @@ class Case:
     what: str
     args: tuple[tuple[str, Any], ...]
     explained: tuple[Explained, ...] = field(default=())
+    #: An ns-3 controller other than the counterpart of pertlab's (``translate.NS3_CC``).
+    ns3_tcp: str | None = None
 
     def scenario(self) -> Scenario:
         """The pertlab scenario (the source of both runs). A ``loss`` argument is the
@@ -49,10 +51,10 @@ class Case:
         return s.model_copy(update={"dumbbell": s.dumbbell.model_copy(update={"bottleneck_loss": loss})}) if loss else s
 
 
-def case(name: str, what: str, explained: tuple[Explained, ...] = (), **kw: Any) -> Case:
+def case(name: str, what: str, explained: tuple[Explained, ...] = (), ns3_tcp: str | None = None, **kw: Any) -> Case:
     if isinstance(kw.get("tcp"), dict):
         kw["tcp"] = tuple(sorted(kw["tcp"].items()))
-    return Case(name, what, tuple(sorted(kw.items())), explained)
+    return Case(name, what, tuple(sorted(kw.items())), explained, ns3_tcp)
 
 
 #: The network of issue 19's PIE report: 10 Mbit/s, 80 ms, 30 SACK flows, a BDP buffer.
@@ -74,6 +76,9 @@ FULL: tuple[Case, ...] = (
     case("codel-ecn", "CoDel, ECN", **BASE, queue="codel", ecn=True),
     case("pie", "PIE", **BASE, queue="pie"),
     case("pie-ecn", "PIE, ECN", **BASE, queue="pie", ecn=True),
+    # Issue 19's report: the same PIE network against ns-3's TcpNewReno, which is not pertlab's Reno.
+    case("pie-ns3-newreno", "PIE against ns-3's TcpNewReno", **BASE, queue="pie", ns3_tcp="ns3::TcpNewReno"),
+    case("pie-ecn-ns3-newreno", "PIE, ECN, against ns-3's TcpNewReno", **BASE, queue="pie", ecn=True, ns3_tcp="ns3::TcpNewReno"),
     # Senders.
     case("newreno", "NewReno (no SACK)", **CC_BASE, cc="newreno"),
     case("sack-10", "SACK, 10 flows", **CC_BASE, cc="sack"),
@@ -87,7 +92,7 @@ FULL: tuple[Case, ...] = (
     case("one-flow", "1 flow", **{**CC_BASE, "flows": 1}, cc="sack"),
     case("100-flows", "100 flows", **{**BASE, "flows": 100}, queue="droptail"),
     case("100mbps", "100 Mbit/s, 20 ms, 10 flows", bw="100Mbps", rtt="20ms", flows=10, cc="sack", queue="red", duration="40s"),
-    case("1gbps", "1 Gbit/s, 20 ms, 10 CUBIC flows", bw="1Gbps", rtt="20ms", flows=10, cc="cubic", queue="droptail", duration="15s"),
+    case("1gbps", "1 Gbit/s, 20 ms, 10 CUBIC flows", bw="1Gbps", rtt="20ms", flows=10, cc="cubic", queue="droptail", duration="6s"),
     case("rtt-10ms", "10 ms RTT, 5 flows", bw="10Mbps", rtt="10ms", flows=5, cc="sack", queue="droptail", duration="60s"),
     case("rtt-200ms", "200 ms RTT, 5 flows", bw="10Mbps", rtt="200ms", flows=5, cc="sack", queue="droptail", duration="200s"),
     # Delayed ACKs.
@@ -101,7 +106,7 @@ FULL: tuple[Case, ...] = (
 
 #: A handful of short scenarios for the test suite.
 QUICK: tuple[Case, ...] = tuple(
-    case(c.name, c.what, c.explained, **{**dict(c.args), "duration": "40s"})
+    case(c.name, c.what, c.explained, c.ns3_tcp, **{**dict(c.args), "duration": "40s"})
     for c in FULL
-    if c.name in ("droptail", "pie", "pie-ecn", "red", "cubic", "pert")
+    if c.name in ("droptail", "pie", "pie-ns3-newreno", "delack", "cubic", "pert")
 )

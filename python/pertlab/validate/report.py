@@ -1,9 +1,9 @@
 """The report of ``pertlab validate``: ``report.md``, ``report.html``, ``rows.json`` and one
 figure per case of flow 0's congestion window in both tools (``cwnd-CASE.png``).
 
-Each case is one table row per metric: pertlab's value, ns-3's, their ratio, the
-tolerance and the verdict (:func:`pertlab.validate.ns3.verdicts`); a case ns-3 cannot run
-says "not in ns-3" and why.
+Each case is one table row per metric: pertlab's value, the reference tool's (ns-3, Linux),
+their ratio, the tolerance and the verdict (:func:`pertlab.validate.compare.verdicts`); a
+case the reference cannot run says so and why.
 """
 
 from __future__ import annotations
@@ -16,12 +16,14 @@ from typing import Any
 
 from ..plots import saved_figure
 from ..reproduce.page import CSS
-from .ns3 import CaseResult, rows
+from .compare import CaseResult, rows
 from .tolerance import TOLERANCES
 
 __all__ = ["write_report"]
 
-HEADER = ("case", "metric", "pertlab", "ns-3", "ratio", "tolerance", "verdict", "why")
+
+def _header(tool: str) -> tuple[str, ...]:
+    return ("case", "metric", "pertlab", tool, "ratio", "tolerance", "verdict", "why")
 
 
 def _num(v: float | None) -> str:
@@ -38,33 +40,34 @@ def _tolerance(metric: str) -> str:
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
-    return [row["case"], row["metric"], _num(row["pertlab"]), _num(row["ns3"]), _num(row["ratio"]), _tolerance(row["metric"]),
+    return [row["case"], row["metric"], _num(row["pertlab"]), _num(row["reference"]), _num(row["ratio"]), _tolerance(row["metric"]),
             row["verdict"], row["reason"]]  # fmt: skip
 
 
-def _cwnd_figure(r: CaseResult, path: Path) -> None:
+def _cwnd_figure(r: CaseResult, path: Path, tool: str) -> None:
     with saved_figure(path, figsize=(8, 3), title=f"{r.case.name}: {r.case.what}, flow 0") as (_, ax):
-        for tool, series in r.cwnd.items():
+        for name, series in r.cwnd.items():
             if series:
                 t, w = zip(*series)
-                ax.plot(t, w, lw=0.8, label="pertlab" if tool == "pertlab" else "ns-3")
+                ax.plot(t, w, lw=0.8, label=name if name == "pertlab" else tool)
         ax.set_xlabel("time (s)")
         ax.set_ylabel("cwnd (segments)")
         ax.legend(loc="upper right")
 
 
-def write_report(results: list[CaseResult], out: Path, title: str) -> dict[str, int]:
-    """Write the report into ``out``; returns the count of each verdict."""
+def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "ns-3", missing: str = "not in ns-3") -> dict[str, int]:
+    """Write the report of pertlab beside ``tool`` into ``out``; returns the count of each verdict."""
     out.mkdir(parents=True, exist_ok=True)
-    table = rows(results)
+    table = rows(results, missing)
+    header = _header(tool)
     (out / "rows.json").write_text(json.dumps(table, indent=1) + "\n")
     for r in results:
-        _cwnd_figure(r, out / f"cwnd-{r.case.name}.png")
+        _cwnd_figure(r, out / f"cwnd-{r.case.name}.png", tool)
     counts: dict[str, int] = {}
     for row in table:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
     summary = ", ".join(f"{n} {v}" for v, n in sorted(counts.items()))
-    md = [f"# {title}", "", f"Metrics: {summary}.", "", "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
+    md = [f"# {title}", "", f"Metrics: {summary}.", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     md += ["| " + " | ".join(_cells(row)) + " |" for row in table]
     md += ["", "Congestion windows of flow 0: " + ", ".join(f"[{r.case.name}](cwnd-{r.case.name}.png)" for r in results), ""]
     (out / "report.md").write_text("\n".join(md))
@@ -84,7 +87,7 @@ def write_report(results: list[CaseResult], out: Path, title: str) -> dict[str, 
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}'
         ".differs td{background:#fce6e6}.explained-difference-not-seen td{background:#fff1d6}</style></head>"
         f"<body><main><h1>{escape(title)}</h1><p class=meta>Metrics: {escape(summary)}.</p>"
-        f'<div class="scroll"><table><thead><tr>{"".join(f"<th>{h}</th>" for h in HEADER)}</tr></thead>'
+        f'<div class="scroll"><table><thead><tr>{"".join(f"<th>{escape(h)}</th>" for h in header)}</tr></thead>'
         f"<tbody>{body}</tbody></table></div><h2>Congestion windows</h2>{figures}</main></body></html>\n"
     )
     (out / "report.html").write_text(html)

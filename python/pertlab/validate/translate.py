@@ -13,8 +13,11 @@ The mapping, pertlab -> ns-3 3.44:
   uses in snake case; ``feng``, ``nlred`` -> ``RedQueueDisc`` with ``FengAdaptive`` or
   ``NLRED``; ``codel`` -> ``CoDelQueueDisc``; ``pie`` -> ``PieQueueDisc``. The buffer is
   ``MaxSize`` in packets. ``pi``, ``reared``, ``fared`` and ``cared`` are not in ns-3.
-- Controllers: ``reno`` -> ``TcpNewReno`` (ns-3's name for the Reno window rules; SACK
-  or NewReno recovery is the ``Sack`` attribute), ``cubic`` -> ``TcpCubic`` (HyStart
+- Controllers: ``reno`` -> ``TcpLinuxReno`` (Linux's ``tcp_reno_*``, as pertlab's: ssthresh
+  = cwnd / 2, one segment per window of ACKed segments; SACK or NewReno recovery is the
+  ``Sack`` attribute). ns-3's ``TcpNewReno`` is another algorithm (ssthresh = bytes in
+  flight / 2, one MSS^2 / cwnd per ACK whatever it acknowledges) that a case may ask for
+  with ``ns3_tcp`` (docs/validation.md, "PIE"). ``cubic`` -> ``TcpCubic`` (HyStart
   off: pertlab's slow start is standard), ``vegas`` -> ``TcpVegas``, ``hstcp`` ->
   ``TcpHighSpeed`` (RFC 3649's table; pertlab's default response function only),
   ``illinois`` -> ``TcpIllinois``. PERT, Compound and FAST are not in ns-3.
@@ -41,7 +44,7 @@ from ..scenario import Scenario
 __all__ = ["NotInNs3", "ns3_arguments", "NS3_CC", "NS3_QUEUE"]
 
 #: pertlab controller -> ns-3 TypeId.
-NS3_CC = {"reno": "ns3::TcpNewReno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas", "hstcp": "ns3::TcpHighSpeed", "illinois": "ns3::TcpIllinois"}
+NS3_CC = {"reno": "ns3::TcpLinuxReno", "cubic": "ns3::TcpCubic", "vegas": "ns3::TcpVegas", "hstcp": "ns3::TcpHighSpeed", "illinois": "ns3::TcpIllinois"}
 #: pertlab queue kind -> ns-3 queue disc TypeId.
 NS3_QUEUE = {
     "droptail": "ns3::FifoQueueDisc", "red": "ns3::RedQueueDisc", "ared": "ns3::RedQueueDisc", "feng": "ns3::RedQueueDisc",
@@ -61,9 +64,10 @@ class NotInNs3(ValueError):
     """The scenario uses something ns-3 does not have (the message says what)."""
 
 
-def ns3_arguments(scenario: Scenario, starts_s: list[float], sample_interval_s: float = 0.0) -> list[str]:
+def ns3_arguments(scenario: Scenario, starts_s: list[float], sample_interval_s: float = 0.0, ns3_tcp: str | None = None) -> list[str]:
     """The ns-3 program's arguments for ``scenario`` (a dumbbell of long-lived TCP flows), its
-    flows starting at ``starts_s``; raises :class:`NotInNs3` for what ns-3 cannot express."""
+    flows starting at ``starts_s``; raises :class:`NotInNs3` for what ns-3 cannot express.
+    ``ns3_tcp`` replaces the controller's ns-3 counterpart by another ns-3 TypeId."""
     d = scenario.dumbbell
     if d is None or scenario.links or scenario.udp or scenario.web:
         raise NotInNs3("only dumbbells of long-lived TCP flows are translated")
@@ -96,7 +100,7 @@ def ns3_arguments(scenario: Scenario, starts_s: list[float], sample_interval_s: 
         f"--packetSize={tcp.packet_size}",
         f"--queueDisc={_queue_type(q.kind)}",
         "--queueAttrs=" + "|".join(f"{k}={v}" for k, v in _queue_attributes(q, d).items()),
-        f"--tcp={_cc_type(flows[0].cc.kind)}",
+        f"--tcp={ns3_tcp or _cc_type(flows[0].cc.kind)}",
         "--defaults=" + "|".join(f"{k}={v}" for k, v in {**_tcp_defaults(tcp, buffer_bytes), **_cc_defaults(flows[0].cc)}.items()),
         f"--lossRate={d.bottleneck_loss!r}",
         f"--sampleInterval={sample_interval_s!r}",
