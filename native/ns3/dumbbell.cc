@@ -27,7 +27,7 @@
  * enqueue or after dequeue) and marked by the bottleneck's queue disc, the
  * IP bytes the bottleneck starts sending, each flow's bytes delivered to its
  * sink, and flow `cwndFlow`'s congestion window (segments) every
- * `sampleInterval` seconds.
+ * `sampleInterval` seconds from its start.
  *
  * Left out: reverse traffic, web traffic, different RTTs per direction.
  */
@@ -166,10 +166,12 @@ SampleCwnd(double interval)
     Simulator::Schedule(Seconds(interval), &SampleCwnd, interval);
 }
 
+/// From the flow's start on: follow its window and sample it every `interval` seconds.
 void
-ConnectCwnd(Ptr<BulkSendApplication> app)
+ConnectCwnd(Ptr<BulkSendApplication> app, double interval)
 {
     app->GetSocket()->TraceConnectWithoutContext("CongestionWindow", MakeCallback(&OnCwnd));
+    SampleCwnd(interval);
 }
 
 /// "a|b|c" split at `sep`, empty items dropped.
@@ -335,7 +337,7 @@ main(int argc, char* argv[])
         sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, i));
         if (sampleInterval > 0 && i == cwndFlow)
         {
-            Simulator::Schedule(Seconds(start) + NanoSeconds(1), &ConnectCwnd, DynamicCast<BulkSendApplication>(app.Get(0)));
+            Simulator::Schedule(Seconds(start) + NanoSeconds(1), &ConnectCwnd, DynamicCast<BulkSendApplication>(app.Get(0)), sampleInterval);
         }
     }
 
@@ -348,10 +350,6 @@ main(int argc, char* argv[])
     Ptr<PointToPointNetDevice> device = DynamicCast<PointToPointNetDevice>(core.Get(0));
     device->GetQueue()->TraceConnectWithoutContext("PacketsInQueue", MakeCallback(&OnDeviceLength));
     device->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&OnPhyTxBegin));
-    if (sampleInterval > 0)
-    {
-        Simulator::Schedule(Seconds(sampleInterval), &SampleCwnd, sampleInterval);
-    }
 
     Simulator::Stop(Seconds(duration));
     Simulator::Run();
