@@ -22,6 +22,10 @@ from .tolerance import TOLERANCES
 __all__ = ["write_report"]
 
 
+#: Columns of words, aligned left (the numbers align right).
+TEXT_COLUMNS = (0, 1, 6, 7)
+
+
 def _header(tool: str) -> tuple[str, ...]:
     return ("case", "metric", "pertlab", tool, "ratio", "tolerance", "verdict", "why")
 
@@ -40,8 +44,9 @@ def _tolerance(metric: str) -> str:
 
 
 def _cells(row: dict[str, Any]) -> list[str]:
+    why = f"docs/validation.md#{row['reason']}" if row["verdict"].startswith("explained") else row["reason"]
     return [row["case"], row["metric"], _num(row["pertlab"]), _num(row["reference"]), _num(row["ratio"]), _tolerance(row["metric"]),
-            row["verdict"], row["reason"]]  # fmt: skip
+            row["verdict"], why]  # fmt: skip
 
 
 def _cwnd_figure(r: CaseResult, path: Path, tool: str) -> None:
@@ -73,10 +78,11 @@ def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "
     (out / "report.md").write_text("\n".join(md))
     body = "".join(
         f'<tr class="{escape(row["verdict"].replace(" ", "-"))}">' + "".join(
-            f'<td class="text">{escape(c)}</td>' if i in (0, 1, 6, 7) else f"<td>{escape(c)}</td>" for i, c in enumerate(_cells(row))
+            f'<td class="text">{escape(c)}</td>' if i in TEXT_COLUMNS else f"<td>{escape(c)}</td>" for i, c in enumerate(_cells(row))
         ) + "</tr>"
         for row in table
     )  # fmt: skip
+    head = "".join(f"<th{' class=text' if i in TEXT_COLUMNS else ''}>{escape(h)}</th>" for i, h in enumerate(header))
     figures = "".join(
         f'<figure><img src="cwnd-{escape(r.case.name)}.png" alt="cwnd of flow 0, {escape(r.case.what)}">'
         f"<figcaption>{escape(r.case.what)}: flow 0's congestion window in both tools.</figcaption></figure>"
@@ -87,7 +93,7 @@ def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "
         f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{CSS}'
         ".differs td{background:#fce6e6}.explained-difference-not-seen td{background:#fff1d6}</style></head>"
         f"<body><main><h1>{escape(title)}</h1><p class=meta>Metrics: {escape(summary)}.</p>"
-        f'<div class="scroll"><table><thead><tr>{"".join(f"<th>{escape(h)}</th>" for h in header)}</tr></thead>'
+        f'<div class="scroll"><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{body}</tbody></table></div><h2>Congestion windows</h2>{figures}</main></body></html>\n"
     )
     (out / "report.html").write_text(html)
