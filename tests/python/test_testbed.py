@@ -57,6 +57,12 @@ def _pert_struct_ops() -> set[int]:
     return {m["id"] for m in json.loads(out or "[]") if m.get("name") == "pert"}
 
 
+@pytest.fixture
+def foreign_struct_ops() -> set[int]:
+    """pert struct_ops loaded before the test (another checkout's run on a shared machine)."""
+    return _pert_struct_ops()
+
+
 def _alive(pid: int) -> bool:
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
@@ -139,7 +145,7 @@ def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck() -> None:
     assert not loader.is_registered()
 
 
-def test_no_controller_left_loaded_after_a_run(tmp_path: Path) -> None:
+def test_no_controller_left_loaded_after_a_run(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
     """Issue 25, 8 (c): the sender sockets kept the pert struct_ops loaded for about 2 minutes.
 
     Ten flows through 40 ms: their send buffers still hold data when the run ends."""
@@ -148,7 +154,7 @@ def test_no_controller_left_loaded_after_a_run(tmp_path: Path) -> None:
     before = _namespaces()
     with _driver("run", str(ten)) as p:
         _flows_running(before, p, after_s=0.5)
-        ours = _pert_struct_ops()
+        ours = _pert_struct_ops() - foreign_struct_ops
         assert ours, "pert is not loaded while the flows run"
         out, err = p.communicate(timeout=60)
     assert p.returncode == 0, err
@@ -175,7 +181,7 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("gap_s", [0.01, 0.02, 0.03])
-def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_s: float) -> None:
+def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_s: float, foreign_struct_ops: set[int]) -> None:
     """Issue 25, 8 (a): a second Ctrl-C during cleanup left the namespaces, veths and qdiscs."""
     before = _namespaces()
     with _driver("run", str(_scenario(tmp_path, "60s"))) as p:
@@ -185,7 +191,7 @@ def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_
         os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=60)
     assert not _namespaces() & new, err
-    assert _wait(lambda: not _pert_struct_ops(), 5) and not loader.is_registered()
+    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
     assert p.returncode == 130, err
     assert "SIGINT noted" in err and "Traceback" not in err, err
     # The flows' results up to the Ctrl-C are printed.
@@ -194,7 +200,7 @@ def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_
     assert runs.cleanup() == []  # nothing was left for a cleanup
 
 
-def test_sigterm_keeps_what_was_measured(tmp_path: Path) -> None:
+def test_sigterm_keeps_what_was_measured(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
     before = _namespaces()
     out_dir = tmp_path / "out"
     with _driver("run", str(_scenario(tmp_path, "60s")), "--out", str(out_dir), "--json") as p:
@@ -210,10 +216,10 @@ def test_sigterm_keeps_what_was_measured(tmp_path: Path) -> None:
     assert 5.0 < flow["goodput_mbps"] < 10.0 and summary["queues"][0]["utilization"] > 0.5, summary
     assert (out_dir / "flow_series.parquet").is_file()
     assert not _namespaces() & new
-    assert _wait(lambda: not _pert_struct_ops(), 5)
+    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5)
 
 
-def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path: Path) -> None:
+def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
     """Issue 25, 8 (b): the delay line never exited on its own; `pertlab testbed cleanup` did not exist."""
     before = _namespaces()
     with _driver("run", str(_scenario(tmp_path, "60s"))) as p:
@@ -225,7 +231,7 @@ def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path
     # The delay line, the receiver and the sender see their standard input close and end.
     assert _wait(lambda: not any(_alive(pid) for pid in helpers), 10), {pid: c for pid, c in helpers.items() if _alive(pid)}
     # With them the sockets, and with the loader the registration: pert is unloaded.
-    assert _wait(lambda: not _pert_struct_ops(), 5) and not loader.is_registered()
+    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
     # The namespaces stay until a cleanup.
     assert new <= _namespaces()
     r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
@@ -284,16 +290,20 @@ def test_sigkill_then_pid_reuse_next_run_and_cleanup_remove_leftovers(tmp_path: 
         impostor.wait()
 
 
-def test_cleanup_leaves_a_live_run_alone(tmp_path: Path) -> None:
+def test_cleanup_leaves_a_live_run_alone_and_ctrl_c_before_the_window(tmp_path: Path) -> None:
     before = _namespaces()
-    with _driver("run", str(_scenario(tmp_path, "60s"))) as p:
+    with _driver("run", str(_scenario(tmp_path, "60s", warmup="30s")), "--json") as p:
         new = _flows_running(before, p, after_s=0.2)
         r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
         assert new <= _namespaces() and p.poll() is None
         assert f"left alone: run {next(iter(new)).split('-')[1]} in progress (pid {p.pid}" in r.stdout, r.stdout
         p.send_signal(signal.SIGINT)
-        p.communicate(timeout=60)
-    assert p.returncode == 130 and not _namespaces() & new
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and not _namespaces() & new, err
+    # Stopped before the 30 s warm-up ended: an empty window, no window metrics; the series are kept.
+    summary = json.loads(out)
+    assert summary["interrupted"] and summary["window_start_s"] == summary["window_end_s"] < 30.0
+    assert summary["flows"][0]["goodput_mbps"] is None and summary["queues"][0]["utilization"] is None
 
 
 def test_cleanup_goes_by_the_lock_not_the_pid() -> None:

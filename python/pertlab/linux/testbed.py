@@ -222,8 +222,10 @@ class TestbedResults:
     def report(self) -> str:
         sc, x = self.scenario, self.extra
         lines = [f"testbed {sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms, {sc.duration / 1e9:g} s"]
-        if self.interrupted:
+        if self.interrupted and x["window_end_s"] > x["window_start_s"]:
             lines.append(f"interrupted at {x['stopped_at_s']:.1f} s; metrics over [{x['window_start_s']:.1f} s, {x['window_end_s']:.1f} s]")
+        elif self.interrupted:
+            lines.append(f"interrupted at {x['stopped_at_s']:.1f} s, before the warm-up ({sc.warmup / 1e9:g} s) ended: no window metrics")
         lines.append(f"{'flow':>4} {'cc':>6} {'ss cc':>6} {'goodput Mbit/s':>15} {'rtt mean ms':>12} {'retrans':>8} {'early':>8}")
         for f in self.flows.to_dicts():
             lines.append(
@@ -404,6 +406,8 @@ def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_
         "link": "bottleneck", "from": "rtr", "to": "rcv", "discipline": kind, "rate_bps": sc.bottleneck.rate,
         "limit_pkts": limit if kind == "pfifo" else None, "limit_bytes": limit if kind == "bfifo" else None,
         "marks": 0, "mark_rate": 0.0, "link_losses": delayline.get("lost", 0),
+        "avg_queue_pkts": None, "avg_queue_bytes": None, "arrivals": None, "departures": None, "drops": None,
+        "drop_rate": None, "utilization": None,
     }  # fmt: skip
     if q_warm is None or span <= 0:
         return row
