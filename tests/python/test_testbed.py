@@ -196,8 +196,7 @@ def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_
     assert "SIGINT noted" in err and "Traceback" not in err, err
     # The flows' results up to the Ctrl-C are printed.
     assert "interrupted at" in out and "   0   pert" in out, out
-    assert not runs.live_runs() or all(r["pid"] != p.pid for r in runs.live_runs())
-    assert runs.cleanup() == []  # nothing was left for a cleanup
+    assert not (runs.RUN_ROOT / next(iter(new)).split("-")[1]).exists()  # nothing left for a cleanup
 
 
 def test_sigterm_keeps_what_was_measured(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
@@ -210,7 +209,7 @@ def test_sigterm_keeps_what_was_measured(tmp_path: Path, foreign_struct_ops: set
     assert p.returncode == 130, err
     summary = json.loads(out)
     assert summary == json.loads((out_dir / "summary.json").read_text())
-    assert summary["interrupted"] and summary["window_start_s"] == 1.0 and 2.0 < summary["window_end_s"] < 10.0, summary
+    assert summary["interrupted"] and summary["window_start_s"] == 1.0 and 1.5 < summary["window_end_s"] < 10.0, summary
     flow = summary["flows"][0]
     # Measured over [1 s, the SIGTERM]: the 10 Mbit/s bottleneck was used.
     assert 5.0 < flow["goodput_mbps"] < 10.0 and summary["queues"][0]["utilization"] > 0.5, summary

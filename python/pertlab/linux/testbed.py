@@ -337,9 +337,9 @@ def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, gua
     except KeyboardInterrupt:
         interrupted = True
     # From here on signals are only noted: the flows stop (their standard input
-    # closes) and what they measured is collected.
-    # The measurement window [warmup, duration] (from t0), cut at the stop; empty if it stopped before the warm-up ended.
-    w_end = min(max(0.0, time.monotonic() - t0), duration)
+    # closes) and what they measured is collected. The measurement window is
+    # [warmup, duration] from t0, cut at the stop; empty if it stopped before the warm-up ended.
+    w_end = min(max(0.0, time.monotonic() - t0), duration) if interrupted else duration
     w_start = min(warmup, w_end)
     q_end = tb.qdisc_stats()
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
