@@ -283,7 +283,10 @@ class Holder:
 def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]:
     """Register ``pert`` for the duration of the context (see module doc)."""
     params, loader = _prepare(name, params)
-    proc = subprocess.Popen([str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Its own session: a Ctrl-C at the terminal reaches the caller, which ends the hold in order.
+    proc = subprocess.Popen(
+        [str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         if not line.startswith("ready"):
