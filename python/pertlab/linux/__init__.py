@@ -12,7 +12,6 @@
   the namespaces.
 - :mod:`pertlab.linux.runs`: run directories and their locks; removing what
   runs whose driver died left behind.
-- :mod:`pertlab.linux.interrupts`: Ctrl-C / SIGTERM while the testbed exists.
 - :mod:`pertlab.linux.compare`: a testbed scenario in the simulator, side by side.
 
 See docs/linux.md.

@@ -133,12 +133,12 @@ def testbed_cleanup() -> None:
     flows), namespaces (with their links and qdiscs) and run directories. Runs in
     progress are left alone."""
     from . import runs, testbed
-    from .interrupts import SignalGuard
+    from .. import interrupt
 
     problem = testbed.support_problem(needs_pert=False)
     if problem:
         _die(problem)
-    with SignalGuard(interruptible=False):
+    with interrupt.deferred():
         removed = runs.cleanup()
     for r in removed:
         typer.echo(f"removed {r.what}: namespaces {', '.join(r.namespaces) or '(none left)'}; {r.processes} processes killed")

@@ -41,6 +41,9 @@ AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 SRTT_SHIFT = 10
 PPM = 1_000_000
 PROB_ONE = 1 << 32
+#: Largest threshold, ms: 10^6 ms is 2^40 in pert_algo.h's units (us << 10), well inside the
+#: 2^50 its division assumes (with P added, every divisor stays below 2^63).
+MAX_TIME_MS = 1e6
 
 
 def _round(x: float) -> int:
@@ -63,6 +66,10 @@ class PertParams:
     respond_in_slow_start: bool = True
 
     def validate(self) -> None:
+        for name in ("t_min_ms", "t_max_ms", "t_end_ms"):
+            v = getattr(self, name)
+            if v is not None and not v <= MAX_TIME_MS:
+                raise ValueError(f"{name} must be at most {MAX_TIME_MS:g} ms, got {v}")
         if not 0 <= self.t_min_ms < self.t_max_ms:
             raise ValueError(f"need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}")
         if self.t_end_ms is not None and self.t_end_ms <= self.t_max_ms:

@@ -26,7 +26,7 @@ responses per flow come from the BPF program's ``flows`` map.
 What a run owns is recorded in its run directory (:mod:`.runs`), whose lock
 the driver holds; runs left behind by a driver that died are removed before
 every run and by ``pertlab testbed cleanup``. Ctrl-C, SIGTERM and SIGHUP stop
-the flows and keep what was measured (:mod:`.interrupts`); the removal
+the flows and keep what was measured (:mod:`pertlab.interrupt`); the removal
 (processes stopped, namespaces deleted with their veths and qdiscs, the TUN
 device gone with the delay line, the directory and its lock last) is not
 interrupted by further signals. Helper processes run in their own sessions
@@ -48,9 +48,9 @@ from pathlib import Path
 
 import polars as pl
 
+from .. import interrupt
 from ..results import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, _rows
 from . import build, loader, runs
-from .interrupts import SignalGuard
 from .scenario import FRAME_BYTES, TestbedScenario
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
@@ -254,7 +254,7 @@ def run(sc: TestbedScenario) -> TestbedResults:
     problem = support_problem(sc.needs_pert)
     if problem:
         raise RuntimeError(problem)
-    with SignalGuard() as guard:
+    with interrupt.deferred(interruptible=True) as guard:
         stale = [r.what for r in runs.cleanup()]
         run_dir = runs.begin()
         stack = contextlib.ExitStack()
@@ -269,7 +269,7 @@ def run(sc: TestbedScenario) -> TestbedResults:
             res.extra.update(run_id=run_dir.id, stale_runs_removed=stale)
             return res
         finally:
-            # Signals from here on are only noted (SignalGuard).
+            # Signals from here on are only noted (pertlab.interrupt).
             guard.interruptible = False
             stack.close()
             runs.finish(run_dir)
@@ -289,7 +289,7 @@ def _finish(p: subprocess.Popen, what: str, timeout: float = 15.0) -> dict:
     return json.loads(lines[-1])
 
 
-def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, guard: SignalGuard) -> TestbedResults:
+def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, guard: interrupt.Stop) -> TestbedResults:
     py = sys.executable
     interval = sc.sample_interval / 1e9
     duration = sc.duration / 1e9
