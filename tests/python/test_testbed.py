@@ -25,6 +25,8 @@ import pytest
 from pertlab.linux import build, loader, runs, testbed
 from pertlab.linux.scenario import load_scenario
 
+from test_cli_flags import covers
+
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "examples" / "testbed" / "smoke.toml"
 PERTLAB = str(Path(sys.executable).parent / "pertlab")
@@ -162,6 +164,7 @@ def test_no_controller_left_loaded_after_a_run(tmp_path: Path, foreign_struct_op
     assert "pert" not in loader.available()
 
 
+@covers("testbed compare", "SCENARIO", "--out")
 def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -199,6 +202,7 @@ def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_
     assert not (runs.RUN_ROOT / next(iter(new)).split("-")[1]).exists()  # nothing left for a cleanup
 
 
+@covers("testbed run", "SCENARIO", "--out", "--json")
 def test_sigterm_keeps_what_was_measured(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
     before = _namespaces()
     out_dir = tmp_path / "out"
@@ -218,6 +222,7 @@ def test_sigterm_keeps_what_was_measured(tmp_path: Path, foreign_struct_ops: set
     assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5)
 
 
+@covers("testbed cleanup", "testbed cleanup")
 def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
     """Issue 25, 8 (b): the delay line never exited on its own; `pertlab testbed cleanup` did not exist."""
     before = _namespaces()
