@@ -41,6 +41,24 @@ def test_parameter_validation_names_the_field(kwargs: dict, message: str) -> Non
         loader.PertParams(**kwargs).validate()
 
 
+@pytest.mark.parametrize(
+    ("args", "first_line"),
+    [
+        (["--p-max", "2"], "error: --p-max: must lie in (0, 1], got 2.0"),
+        (["--t-min-ms", "20", "--t-max-ms", "10"], "error: --t-min-ms: need 0 <= t_min_ms < t_max_ms"),
+        (["--t-end-ms", "1e9"], "error: --t-end-ms: must be at most 1e+06 ms"),
+    ],
+)
+def test_load_errors_name_the_flag_and_exit_2(args: list[str], first_line: str) -> None:
+    """Checked before anything is compiled or loaded, so it needs neither root nor BPF."""
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    r = CliRunner().invoke(app, ["linux", "load", "pert", *args])
+    assert r.exit_code == 2 and r.stderr.startswith(first_line), r.output
+
+
 def test_smoke_scenario_parses() -> None:
     sc = load_scenario(ROOT / "examples" / "testbed" / "smoke.toml")
     b = sc.bottleneck

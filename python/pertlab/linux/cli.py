@@ -40,6 +40,12 @@ def load(
 
     params = PertParams(t_min_ms, t_max_ms, t_end_ms, p_max, decrease, srtt_weight, literal, not no_slow_start_response)
     try:
+        params.validate()
+    except ValueError as e:
+        # Bad input: the message names the flag the user wrote (t_min_ms -> --t-min-ms), exit 2.
+        field, _, message = str(e).partition(": ")
+        _die(f"--{field.replace('_', '-')}: {message}", 2)
+    try:
         pin = do_load(name, params)
     except (RuntimeError, ValueError) as e:
         _die(str(e))
