@@ -36,7 +36,18 @@ impl World {
                     self.out = out;
                 }
             }
-            Event::SendRelease(f) => self.send_release(f),
+            Event::SendRelease(f) => {
+                let (now, queue) = (self.now, &mut self.queue);
+                let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) else { return };
+                if flow.release.on_pop(now, flow.sender.release_deadline(), queue, ev) {
+                    let mut out = std::mem::take(&mut self.out);
+                    flow.sender.on_release(now, &mut out);
+                    for pkt in out.drain(..) {
+                        self.inject(pkt);
+                    }
+                    self.out = out;
+                }
+            }
             Event::FlowStart(f) => {
                 let mut out = std::mem::take(&mut self.out);
                 let flow = &mut self.flows[f as usize];
@@ -70,14 +81,11 @@ impl World {
         }
     }
 
-    /// Inject the packets a sender produced (or hold them for its delayed send),
-    /// then re-arm its timer.
+    /// Inject the packets a sender sent (those its send overhead holds wait for
+    /// their release), then re-arm its timer.
     fn emit_from_sender(&mut self, f: u32, out: &mut Vec<Packet>) {
-        let (now, queue) = (self.now, &mut self.queue);
-        if let Some(hold) = tcp_flow(&mut self.flows, &mut self.web, f).and_then(|flow| flow.overhead.as_mut()) {
-            if let Some(at) = hold.hold(now, out) {
-                queue.push(at, Event::SendRelease(f));
-            }
+        if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+            flow.release.arm(flow.sender.release_deadline(), &mut self.queue, Event::SendRelease(f));
         }
         for pkt in out.drain(..) {
             self.inject(pkt);
@@ -85,18 +93,6 @@ impl World {
         if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
             flow.rto.arm(flow.sender.rto_deadline(), &mut self.queue, Event::Rto(f));
         }
-    }
-
-    /// A sender's delayed send: its held packets enter the network.
-    fn send_release(&mut self, f: u32) {
-        let mut out = std::mem::take(&mut self.out);
-        if let Some(hold) = tcp_flow(&mut self.flows, &mut self.web, f).and_then(|flow| flow.overhead.as_mut()) {
-            hold.release(self.now, &mut out);
-        }
-        for pkt in out.drain(..) {
-            self.inject(pkt);
-        }
-        self.out = out;
     }
 
     fn emit_from_receiver(&mut self, f: u32, out: &mut Vec<Packet>) {

@@ -19,7 +19,6 @@ use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::vegas::Vegas;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::TcpReceiver;
-use crate::tcp::send_overhead::SendOverhead;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::TcpConfig;
 use crate::time::SimTime;
@@ -35,9 +34,9 @@ pub struct Flow {
     pub started: bool,
     pub(super) rto: TimerSlot,
     pub(super) delack: TimerSlot,
+    /// The release of the segments the sender's send overhead holds.
+    pub(super) release: TimerSlot,
     pub(super) rng: SimRng,
-    /// The sender's random send overhead; `None` when `TcpConfig::overhead_ns` is 0.
-    pub(super) overhead: Option<SendOverhead>,
     /// Data packets of this flow lost anywhere (queues, departures, wire).
     pub data_drops: u64,
 }
@@ -51,14 +50,16 @@ impl Flow {
         Flow {
             src,
             dst,
-            sender: TcpSender::new(id, src, dst, tcp.clone(), build_cc(cc)).with_rtt_noise(stream(seed, StreamKind::RttNoise, index)),
+            sender: TcpSender::new(id, src, dst, tcp.clone(), build_cc(cc))
+                .with_rtt_noise(stream(seed, StreamKind::RttNoise, index))
+                .with_send_overhead(stream(seed, StreamKind::SendOverhead, index)),
             receiver: TcpReceiver::new(id, dst, src, tcp.clone()),
             start: 0,
             started: false,
             rto: TimerSlot::default(),
             delack: TimerSlot::default(),
+            release: TimerSlot::default(),
             rng: stream(seed, cc_stream, index),
-            overhead: SendOverhead::new(tcp.overhead_ns, stream(seed, StreamKind::SendOverhead, index)),
             data_drops: 0,
         }
     }
