@@ -43,3 +43,14 @@ fn conservation_holds_per_flow_with_a_send_overhead() {
     assert!(r.conservation.ok, "{:?}", r.conservation.violations);
     assert!(r.flows.iter().all(|f| f.drops > 0), "the buffer of 20 packets overflows: {:?}", r.flows);
 }
+
+#[test]
+fn adaptive_red_with_top_below_the_automatic_bottom_runs() {
+    // Issue 25 item 1: `top < 0.01` with `bottom = 0` (automatic) panicked with
+    // "min > max" in the world's build (and so in Scenario.check()).
+    for kind in ["ared", "reared", "fared", "cared"] {
+        let queue = format!(r#"{{"kind": "{kind}", "red": {{"top": 0.001, "bottom": 0}}}}"#);
+        let r = run(&two_nodes(1_000_000_000, &queue, "{}"));
+        assert!(r.conservation.ok && r.flows[0].segments_sent > 100, "{kind}: {r:?}");
+    }
+}

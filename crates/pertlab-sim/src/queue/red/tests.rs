@@ -123,6 +123,12 @@ fn automatic_bottom_follows_ns3() {
     assert!(close(p.bottom, 1.0 / 3750.0, 1e-15), "{}", p.bottom);
     // At 1 Mbps: C = 250, W = 25, 1/W = 0.04 -> capped at 0.01.
     assert_eq!(band_params(&cfg, 1_000_000).bottom, 0.01);
+    // And never above top (issue 25 item 1: the range [0.01, 0.001] made the clamp panic).
+    let cfg = RedConfig { bottom: 0.0, top: 0.001, ..RedConfig::default() };
+    assert_eq!(band_params(&cfg, 1_000_000).bottom, 0.001);
+    for variant in [RedVariant::Ared, RedVariant::ReAred, RedVariant::Fared, RedVariant::Cared] {
+        assert_eq!(Red::new(cfg.clone(), variant, 50, RATE_10M).max_p(), 0.001, "{variant:?}");
+    }
 }
 
 // ---------------------------------------------------------------- average
