@@ -54,3 +54,60 @@ fn adaptive_red_with_top_below_the_automatic_bottom_runs() {
         assert!(r.conservation.ok && r.flows[0].segments_sent > 100, "{kind}: {r:?}");
     }
 }
+
+#[test]
+fn rates_stay_within_zero_and_one_when_the_window_starts_late() {
+    // Issue 25 item 3: drops in the window over sends (or arrivals) in the window
+    // exceeded 1 (906.0, 47.7) when the window starts after packets were sent and
+    // CoDel drops them as they leave. Here a 1 Mbit/s CoDel queue takes 4 flows'
+    // initial windows of 250 segments at once (12 s of backlog); the window opens
+    // at 2 s, when the flows are waiting for ACKs and CoDel is dropping the backlog.
+    let flow = r#"{"src": "a", "dst": "b", "tcp": {"init_cwnd": 250, "min_rto_ns": 30000000000, "initial_rto_ns": 30000000000, "max_rto_ns": 60000000000}}"#;
+    let json = format!(
+        r#"{{"duration_ns": 6000000000, "measure": {{"start_ns": 2000000000, "end_ns": 6000000000}}, "nodes": ["a", "b"],
+            "links": [{{"a": "a", "b": "b", "rate_bps": 1000000, "delay_ns": 5000000, "queue": {{"kind": "codel", "limit_pkts": 1000}}}}],
+            "flows": [{flow}, {flow}, {flow}, {flow}]}}"#
+    );
+    let r = run(&json);
+    let q = &r.queues[0];
+    // Drops at departure of packets that arrived before the window: more drops than arrivals.
+    assert!(q.drops > q.arrivals, "{q:?}");
+    assert!((0.0..=1.0).contains(&q.drop_rate) && q.drop_rate == q.drops as f64 / (q.drops + q.departures) as f64, "{q:?}");
+    let c = &r.controllers[0];
+    assert!(c.drops > c.segments_sent, "{c:?}");
+    assert!((0.0..=1.0).contains(&c.drop_rate) && c.drop_rate == c.drops as f64 / (c.drops + c.segments_received) as f64, "{c:?}");
+    for f in &r.flows {
+        assert!((0.0..=1.0).contains(&f.drop_rate), "{f:?}");
+    }
+}
+
+#[test]
+fn adaptive_pert_mode_time_fits_in_the_window() {
+    // Issue 25 item 3: kotla08's pert_compete_frac reached 1.0012 because a mode's
+    // time was added at the end of each alpha period, whole, so the period that
+    // straddles the window's start counted from before the window.
+    let flow = |i: u32| format!(r#"{{"src": "s{i}", "dst": "d{i}", "cc": {{"kind": "pert-adaptive"}}, "start_window_ns": [0, 2000000000]}}"#);
+    let flows = (0..3).map(flow).collect::<Vec<_>>().join(", ");
+    let mut modes = [0.0; 3];
+    for start_ms in [3_000u64, 3_217, 4_444] {
+        let json = format!(
+            r#"{{"duration_ns": 30000000000, "measure": {{"start_ns": {}, "end_ns": 30000000000}},
+                "dumbbell": {{"pairs": 3, "bottleneck_rate_bps": 10000000, "bottleneck_delay_ns": 10000000,
+                             "bottleneck_queue": {{"limit_pkts": 150}}, "access_rate_bps": 100000000,
+                             "sender_access_delay_ns": [1000000, 10000000, 30000000], "receiver_access_delay_ns": [1000000]}},
+                "flows": [{flows}]}}"#,
+            start_ms * 1_000_000
+        );
+        let r = run(&json);
+        let span = r.window_end_s - r.window_start_s;
+        for f in &r.flows {
+            let total = f.high_speed_s + f.safe_s + f.compete_s;
+            // Every flow samples RTTs throughout the window, so the modes cover it exactly.
+            assert!((total - span).abs() < 1e-9, "window from {start_ms} ms: {total} s in modes, window {span} s: {f:?}");
+            for (m, t) in modes.iter_mut().zip([f.high_speed_s, f.safe_s, f.compete_s]) {
+                *m += t;
+            }
+        }
+    }
+    assert!(modes.iter().all(|&t| t > 1.0), "the flows go through every mode: {modes:?}");
+}

@@ -114,6 +114,8 @@ pub struct ReportInput<'a> {
     pub trace: &'a Trace,
 }
 
+/// `num / den`, 0 when `den` is 0; callers pass a part of a population and the
+/// population, so the ratio lies in [0, 1].
 fn ratio(num: u64, den: u64) -> f64 {
     if den == 0 {
         0.0
@@ -139,9 +141,10 @@ pub fn assemble(input: ReportInput) -> Results {
                 QueueLimit::Packets(p) => (Some(p), None, avg_pkts / p as f64),
                 QueueLimit::Bytes(by) => (None, Some(by), avg_bytes / by as f64),
             };
-            let arrivals = qb.arrivals - qa.arrivals;
+            let departures = qb.departures - qa.departures;
             let drops = qb.drops() - qa.drops();
             let marks = qb.marks - qa.marks;
+            let decided = departures + drops;
             let busy_ns = b.channels[i].busy_ns - a.channels[i].busy_ns;
             QueueResult {
                 link: ch.link.clone(),
@@ -154,12 +157,12 @@ pub fn assemble(input: ReportInput) -> Results {
                 avg_queue_pkts: avg_pkts,
                 avg_queue_bytes: avg_bytes,
                 avg_queue_norm: norm,
-                arrivals,
-                departures: qb.departures - qa.departures,
+                arrivals: qb.arrivals - qa.arrivals,
+                departures,
                 drops,
                 marks,
-                drop_rate: ratio(drops, arrivals),
-                mark_rate: ratio(marks, arrivals),
+                drop_rate: ratio(drops, decided),
+                mark_rate: ratio(marks, decided),
                 utilization: if span_ns > 0 { busy_ns as f64 / span_ns as f64 } else { 0.0 },
                 link_losses: b.channels[i].losses - a.channels[i].losses,
             }
@@ -175,6 +178,8 @@ pub fn assemble(input: ReportInput) -> Results {
             let delivered = b.receivers[i].segments_delivered - a.receivers[i].segments_delivered;
             let goodput_bytes = delivered * f.payload_bytes as u64;
             let rtt_samples = sb.rtt_samples - sa.rtt_samples;
+            let received = b.receivers[i].data_received - a.receivers[i].data_received;
+            let drops = b.data_drops[i] - a.data_drops[i];
             FlowResult {
                 id: i as u32,
                 cc: f.cc.to_string(),
@@ -185,8 +190,10 @@ pub fn assemble(input: ReportInput) -> Results {
                 goodput_mbps: if span_s > 0.0 { goodput_bytes as f64 * 8.0 / span_s / 1e6 } else { 0.0 },
                 goodput_bytes,
                 segments_sent: sb.segments_sent - sa.segments_sent,
+                segments_received: received,
                 retransmits: sb.retransmits - sa.retransmits,
-                drops: b.data_drops[i] - a.data_drops[i],
+                drops,
+                drop_rate: ratio(drops, received + drops),
                 timeouts: sb.timeouts - sa.timeouts,
                 fast_recoveries: sb.fast_recoveries - sa.fast_recoveries,
                 ecn_reductions: sb.ecn_reductions - sa.ecn_reductions,
@@ -269,11 +276,12 @@ fn controllers(flows: &[FlowResult]) -> Vec<ControllerResult> {
         r.flows += 1;
         r.goodput_mbps += f.goodput_mbps;
         r.segments_sent += f.segments_sent;
+        r.segments_received += f.segments_received;
         r.drops += f.drops;
     }
     for r in &mut rows {
         r.share = if total > 0.0 { r.goodput_mbps / total } else { 0.0 };
-        r.drop_rate = ratio(r.drops, r.segments_sent);
+        r.drop_rate = ratio(r.drops, r.segments_received + r.drops);
     }
     rows
 }

@@ -328,8 +328,9 @@ impl TcpSender {
         &self.counters
     }
 
-    pub fn cc_counters(&self) -> CcCounters {
-        self.cc.counters()
+    /// The controller's counters as of `now`.
+    pub fn cc_counters(&self, now: SimTime) -> CcCounters {
+        self.cc.counters(now)
     }
 
     pub fn cc_telemetry(&self) -> Option<CcTelemetry> {

@@ -104,7 +104,7 @@ impl World {
             channels: self.channels.iter().map(|c| c.counters_at(now)).collect(),
             senders: self.flows.iter().map(|f| *f.sender.counters()).collect(),
             receivers: self.flows.iter().map(|f| *f.receiver.counters()).collect(),
-            cc: self.flows.iter().map(|f| f.sender.cc_counters()).collect(),
+            cc: self.flows.iter().map(|f| f.sender.cc_counters(now)).collect(),
             data_drops: self.flows.iter().map(|f| f.data_drops).collect(),
             udp: self.udp.iter().map(|u| u.counters).collect(),
         }

@@ -702,8 +702,15 @@ fn through_an_output_queue_marks_and_forced_drops_are_counted() {
     // 4, 4: avg >= max_th without gentle: forced drops, ECN or not.
     let dropped = Enqueued::Dropped(DropKind::Forced);
     assert_eq!(outcomes, [Enqueued::Queued, Enqueued::Queued, Enqueued::Queued, Enqueued::Queued, dropped, dropped]);
-    assert_eq!(q.counters.marks, 1);
     assert_eq!(q.counters.drops_forced, 2);
     assert_eq!(q.counters.drops_early, 0);
     assert_eq!(q.packets().filter(|p| p.ecn == Ecn::Ce).count(), 1);
+    // A mark counts when the marked packet leaves (the fourth to leave).
+    let mut left = Vec::new();
+    for _ in 0..4 {
+        assert_eq!(q.counters.marks, left.iter().filter(|p: &&Packet| p.ecn == Ecn::Ce).count() as u64);
+        left.push(q.dequeue(0, &mut Vec::new()).unwrap());
+    }
+    assert_eq!(q.counters.marks, 1);
+    assert!(left[3].ecn == Ecn::Ce && !left[3].marked);
 }
