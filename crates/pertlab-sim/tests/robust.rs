@@ -111,3 +111,78 @@ fn adaptive_pert_mode_time_fits_in_the_window() {
     }
     assert!(modes.iter().all(|&t| t > 1.0), "the flows go through every mode: {modes:?}");
 }
+
+fn refusal(json: &str) -> String {
+    let s = Scenario::from_json(json).expect("parses");
+    match World::build(&s) {
+        Ok(_) => panic!("accepted: {json}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A 1 kbit/s link for 3 s with TCP options `tcp`.
+fn slow_link(tcp: &str) -> String {
+    format!(
+        r#"{{"duration_ns": 3000000000, "nodes": ["a", "b"],
+            "links": [{{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 5000000}}],
+            "flows": [{{"src": "a", "dst": "b", "tcp": {tcp}}}]}}"#
+    )
+}
+
+#[test]
+fn timers_below_their_floors_are_refused() {
+    // Issue 25 item 4: 1 ns / 2 ns RTO bounds on a 1 kbit/s link took 78 s of wall
+    // time for 3 simulated seconds (a timeout every 2 ns).
+    assert_eq!(
+        refusal(&slow_link(r#"{"min_rto_ns": 1, "max_rto_ns": 2}"#)),
+        "flows[0].tcp.min_rto_ns: must be at least 1000 ns (1 us, the least Linux's tcp_rto_min_us allows), got 1"
+    );
+    assert_eq!(
+        refusal(&slow_link(r#"{"min_rto_ns": 1000, "max_rto_ns": 2000}"#)),
+        "flows[0].tcp.max_rto_ns: must be at least min_rto_ns (1000) and 1000000000 ns (1 s, the least Linux's tcp_rto_max_ms allows), got 2000"
+    );
+    let e = refusal(&slow_link(r#"{"delayed_ack": true, "delayed_ack_timeout_ns": 600000000}"#));
+    assert!(e.starts_with("flows[0].tcp.delayed_ack_timeout_ns: must lie in [1, 500000000] ns"), "{e}");
+    let queue = |q: &str| {
+        format!(r#"{{"duration_ns": 1000000, "nodes": ["a", "b"], "links": [{{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 0, "queue": {q}}}]}}"#)
+    };
+    assert!(refusal(&queue(r#"{"kind": "pie", "pie": {"t_update_ns": 1}}"#)).starts_with("links[0].queue.pie.t_update_ns: must be at least 1000000 ns"));
+    assert!(refusal(&queue(r#"{"kind": "pi", "pi": {"w_hz": 1e6}}"#)).starts_with("links[0].queue.pi.w_hz: must lie in"));
+    let udp = r#"{"duration_ns": 1000000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 0}],
+        "udp": [{"src": "a", "dst": "b", "rate_bps": 9000000000, "packet_size": 1}]}"#;
+    assert!(refusal(udp).starts_with("udp[0].rate_bps: must be at most 8000000000 bit/s"), "{}", refusal(udp));
+}
+
+#[test]
+fn timers_at_their_floors_back_off_instead_of_storming() {
+    // The least RTO bounds on the issue's link: a timer that backs off from 1 us to
+    // 1 s, 20 doublings, then fires once a second: 21 timeouts in 3 s (60 when the
+    // back-off stopped at 2^16 times the base).
+    let r = run(&slow_link(r#"{"min_rto_ns": 1000, "max_rto_ns": 1000000000, "initial_rto_ns": 1000}"#));
+    let f = &r.flows[0];
+    assert!(f.timeouts > 15 && f.timeouts < 25, "{f:?}");
+    assert!(r.events < 200, "{} events", r.events);
+}
+
+#[test]
+fn progress_is_reported_every_so_many_events_within_a_simulated_second() {
+    // 900 simulated ms at 1 Gbit/s: a few hundred thousand events before the first
+    // simulated second ends. The callback (how Ctrl-C reaches the core) still runs.
+    let json = r#"{"duration_ns": 900000000, "nodes": ["a", "b"],
+        "links": [{"a": "a", "b": "b", "rate_bps": 1000000000, "delay_ns": 1000000}],
+        "flows": [{"src": "a", "dst": "b"}]}"#;
+    let mut w = World::build(&Scenario::from_json(json).unwrap()).unwrap();
+    let mut calls = 0u64;
+    w.run(&mut |_| {
+        calls += 1;
+        true
+    });
+    let events = w.results().events;
+    assert!(events > 4 * pertlab_sim::world::PROGRESS_EVENTS as u64, "{events}");
+    assert_eq!(calls, events / pertlab_sim::world::PROGRESS_EVENTS as u64);
+    // And returning false stops the run there.
+    let mut w = World::build(&Scenario::from_json(json).unwrap()).unwrap();
+    w.run(&mut |_| false);
+    let r = w.results();
+    assert!(r.interrupted && r.events == pertlab_sim::world::PROGRESS_EVENTS as u64, "{}", r.events);
+}

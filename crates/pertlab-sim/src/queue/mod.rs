@@ -252,10 +252,10 @@ impl OutputQueue {
             let was_ce = pkt.ecn == Ecn::Ce;
             match self.discipline.on_departure(&view, &mut pkt, now) {
                 Verdict::Pass => {
+                    // `marked` is set afresh when the packet enters its next queue.
                     if pkt.marked || (!was_ce && pkt.ecn == Ecn::Ce) {
                         self.counters.marks += 1;
                     }
-                    pkt.marked = false;
                     self.counters.departures += 1;
                     self.counters.departure_bytes += pkt.size as u64;
                     return Some(pkt);

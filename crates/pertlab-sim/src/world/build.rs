@@ -73,7 +73,7 @@ impl World {
             let at = session.start_time(&self.scenario.web[session.group as usize]);
             q.push(at, Event::WebPage(s as u32));
         }
-        if self.monitor.sample_interval.is_some() {
+        if self.monitor.sampling().is_some() {
             q.push(0, Event::Sample);
         }
     }

@@ -72,8 +72,8 @@ impl World {
             Event::WebObject(s) => self.web_object(s),
             Event::Sample => {
                 self.monitor.sample(self.now, &self.channels, &self.flows);
-                if let Some(dt) = self.monitor.sample_interval {
-                    self.queue.push(self.now + dt, Event::Sample);
+                if let Some(dt) = self.monitor.sampling() {
+                    self.queue.push(self.now.saturating_add(dt), Event::Sample);
                 }
             }
             Event::MeasureStart => self.snap_start = Some(self.snapshot()),
@@ -282,7 +282,7 @@ impl World {
         }
         let pkt = src.next_packet();
         let gap = src.next_gap();
-        self.queue.push(self.now + gap, Event::UdpSend(u));
+        self.queue.push(self.now.saturating_add(gap), Event::UdpSend(u));
         self.inject(pkt);
     }
 }

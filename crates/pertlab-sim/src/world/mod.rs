@@ -31,6 +31,10 @@ pub use flows::{Flow, Labels};
 use monitor::Monitors;
 pub use traffic::WebState;
 
+/// Most events between two calls of the progress callback of [`World::run`]:
+/// about 4 ms of wall time at the canonical run's 17 M events/s.
+pub const PROGRESS_EVENTS: u32 = 1 << 16;
+
 /// Totals over every packet, for the conservation check.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PacketTotals {
@@ -64,18 +68,22 @@ pub struct World {
 }
 
 impl World {
-    /// Run until `duration` or until `progress` (called about once per simulated
-    /// second with the current time) returns false.
+    /// Run until `duration` or until `progress` returns false. `progress` is
+    /// called with the current simulated time once per simulated second and
+    /// at least every [`PROGRESS_EVENTS`] events, so a caller can stop a run
+    /// that crawls through simulated time (Ctrl-C, an event budget).
     pub fn run(&mut self, progress: &mut dyn FnMut(SimTime) -> bool) {
         let mut next_progress = NS_PER_SEC;
+        let mut next_count = u64::from(PROGRESS_EVENTS);
         while let Some((t, ev)) = self.queue.pop_until(self.duration) {
-            if t >= next_progress {
+            if t >= next_progress || self.events_processed == next_count {
                 // The event is not processed: the world stays as it was before `t`.
                 if !progress(t) {
                     self.interrupted = true;
                     break;
                 }
-                next_progress = (t / NS_PER_SEC + 1) * NS_PER_SEC;
+                next_progress = next_progress.max((t / NS_PER_SEC).saturating_add(1).saturating_mul(NS_PER_SEC));
+                next_count = self.events_processed + u64::from(PROGRESS_EVENTS);
             }
             self.now = t;
             self.events_processed += 1;

@@ -37,7 +37,7 @@ impl QueuePositionCounts {
 
 /// The monitors of a run and what they recorded.
 pub(super) struct Monitors {
-    pub sample_interval: Option<SimTime>,
+    sample_interval: Option<SimTime>,
     sampled_channels: Vec<u32>,
     sampled_flows: Vec<u32>,
     /// Per-packet trace: which flows (a flag per long flow), which channel.
@@ -107,6 +107,11 @@ impl Monitors {
             queue_series: QueueSeries::default(),
             flow_series: FlowSeries::default(),
         })
+    }
+
+    /// The interval of the time series, when there is something to sample.
+    pub fn sampling(&self) -> Option<SimTime> {
+        self.sample_interval.filter(|_| !self.sampled_channels.is_empty() || !self.sampled_flows.is_empty())
     }
 
     /// Whether long flow `f` is traced.

@@ -712,5 +712,5 @@ fn through_an_output_queue_marks_and_forced_drops_are_counted() {
         left.push(q.dequeue(0, &mut Vec::new()).unwrap());
     }
     assert_eq!(q.counters.marks, 1);
-    assert!(left[3].ecn == Ecn::Ce && !left[3].marked);
+    assert!(left[3].ecn == Ecn::Ce && left[3].marked);
 }
