@@ -851,8 +851,13 @@ def _path(loc: tuple[Any, ...]) -> str:
 
 
 def _item(err: dict[str, Any]) -> str:
-    """The index of the list item a validator of the whole list names (``off[1]``)."""
-    return f"[{err['ctx']['index']}]" if err["type"] == "item_error" else ""
+    """The part of the field a validator of the whole field names: a list item (``off[1]``,
+    error type ``item_error``) or a sub-field (``pert.t_max``, error type ``field_error``)."""
+    if err["type"] == "item_error":
+        return f"[{err['ctx']['index']}]"
+    if err["type"] == "field_error":
+        return f".{err['ctx']['field']}"
+    return ""
 
 
 def _message(err: dict[str, Any]) -> str:

@@ -107,6 +107,15 @@ def test_scenario_errors_name_the_field(data: dict, error: str) -> None:
     assert error in str(e.value)
 
 
+def test_pert_thresholds_beyond_the_kernel_codes_bound_are_field_errors() -> None:
+    """Found by the generated testbed scenarios: the model took a [pert] t_max of an hour, which
+    the eBPF loader then refused with a message naming no field."""
+    with pytest.raises(ScenarioError) as e:
+        TestbedScenario.parse({"pert": {"t_max": "1h"}})
+    assert str(e.value) == "pert.t_max: must be at most 1e+06 ms, got 3600000.0"
+    assert TestbedScenario.parse({"pert": {"t_max": "1000s"}}).pert_params().t_max_ms == 1e6
+
+
 def test_two_bad_fields_two_lines() -> None:
     with pytest.raises(ScenarioError) as e:
         TestbedScenario.parse({"bottleneck": {"rate": "0Mbps", "delay": "-5ms"}})

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from ..scenario import U64_MAX, Count, Duration, Pert, Rate, ScenarioError, Size, Time, _compared_to, _Model
 from ..units import format_time
@@ -78,6 +79,17 @@ class TestbedScenario(_Model):
     pert: Pert = Field(default_factory=Pert, description="PERT's parameters: the simulator's `pert` controller fields")
 
     _warmup_below_duration = field_validator("warmup")(_compared_to("duration", "<", format_time))
+
+    @field_validator("pert")
+    @classmethod
+    def _fits_the_kernel_code(cls, v: Pert) -> Pert:
+        """The eBPF program's fixed point takes thresholds up to the loader's bound (10^6 ms)."""
+        try:
+            PertParams.from_sim_config(v.model_dump(by_alias=True)).validate()
+        except ValueError as e:
+            field, _, message = str(e).partition(": ")
+            raise PydanticCustomError("field_error", "{message}", {"field": field.removesuffix("_ms"), "message": message}) from None
+        return v
 
     @classmethod
     def parse(cls, data: dict) -> TestbedScenario:
