@@ -22,7 +22,8 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from ..scenario import U64_MAX, Count, Duration, Pert, Rate, ScenarioError, Size, Time, _compared_to, _Model
+from ..scenario import U64_MAX, Count, Duration, Pert, Rate, ScenarioError, Size, Time
+from ..scenario.base import _compared_to, _Model
 from ..units import format_time
 from .loader import PertParams
 
