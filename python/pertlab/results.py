@@ -103,7 +103,6 @@ class Results:
         self.data = data
         self.scenario = scenario
         self._frames: dict[str, pl.DataFrame] = {}
-        data.setdefault("warnings", empty_run_warnings(data))
 
     def __repr__(self) -> str:
         d = self.data
@@ -123,6 +122,7 @@ class Results:
     def summary(self) -> dict[str, Any]:
         """Everything but the time series: bottleneck, queues, flows, udp, jain,
         events, wall_seconds, interrupted, conservation, warnings, window and seed."""
+        self.warnings  # noqa: B018 - computed into the data on first use
         return {k: v for k, v in self.data.items() if k not in SERIES}
 
     @property
@@ -145,6 +145,8 @@ class Results:
     @property
     def warnings(self) -> list[str]:
         """What makes the run's numbers meaningless (:func:`empty_run_warnings`); empty when nothing does."""
+        if "warnings" not in self.data:
+            self.data["warnings"] = empty_run_warnings(self.data)
         return self.data["warnings"]
 
     @property
