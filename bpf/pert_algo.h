@@ -89,10 +89,26 @@ static inline __u64 pert_sat_add(__u64 a, __u64 b)
 /* Linux after(): a is after b in sequence space. */
 static inline int pert_seq_after(__u32 a, __u32 b) { return (__s32)(a - b) > 0; }
 
+/* One step of the restoring division of pert_mul_div: bring down `bit`. With
+ * the divisor below 2^63 the remainder stays below 2^63 and its top bit after
+ * the subtraction says whether it was below the divisor, so the step has no
+ * branch: the verifier walks the 128 steps once each (with a branch per step
+ * it explored their combinations and passed its million-instruction budget
+ * as soon as the curve's end was a runtime value, as with `literal`). */
+static inline void pert_div_step(__u64 *rem, __u64 *q, __u64 c, __u64 bit)
+{
+	__u64 r = (*rem << 1) | bit;
+	__u64 ge = ((r - c) >> 63) ^ 1; /* r >= c */
+
+	*rem = r - (c & (0 - ge));
+	*q = (*q << 1) | ge;
+}
+
 /*
- * floor(a * b / c) for a <= 2^32 and b < c (so the result is below a): the
- * 64-bit product when both are below 2^32 (queueing delays up to 4.19 s),
- * else restoring division of the 96-bit product, one bit per step.
+ * floor(a * b / c) for a <= 2^32, b < c and c < 2^63 (so the result is below
+ * a; the loader keeps every time below 2^50 in these units): the 64-bit
+ * product when both are below 2^32 (queueing delays up to 4.19 s), else
+ * restoring division of the 96-bit product, one bit per step.
  */
 static inline __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
 {
@@ -116,17 +132,10 @@ static inline __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
 	if (lo < mid)
 		hi++;
 	/* Long division; the quotient fits 64 bits since b < c. */
-	for (i = 127; i >= 0; i--) {
-		__u64 bit = i >= 64 ? (hi >> (i - 64)) & 1 : (lo >> i) & 1;
-		int carry = rem >> 63;
-
-		rem = (rem << 1) | bit;
-		q <<= 1;
-		if (carry || rem >= c) {
-			rem -= c;
-			q |= 1;
-		}
-	}
+	for (i = 63; i >= 0; i--)
+		pert_div_step(&rem, &q, c, (hi >> i) & 1);
+	for (i = 63; i >= 0; i--)
+		pert_div_step(&rem, &q, c, (lo >> i) & 1);
 	return q;
 }
 

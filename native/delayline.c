@@ -14,9 +14,13 @@
  * nanosecond timeouts (timer slack set to 1 us). LOSS_PPM: each packet is
  * dropped with this probability in millionths (xorshift64*, SEED).
  *
- * Prints "ready" once the device exists; on SIGINT / SIGTERM prints one JSON
- * line of statistics (packets, drops, and the lateness of releases: how much
- * later than due a packet was written, the jitter this delay line adds).
+ * Prints "ready" once the device exists; on SIGINT / SIGTERM, or when its
+ * standard input reaches end of file (the testbed holds the other end of a
+ * pipe, so this happens when the testbed closes it or dies, even by SIGKILL),
+ * prints one JSON line of statistics (packets, drops, and the lateness of
+ * releases: how much later than due a packet was written, the jitter this
+ * delay line adds) and exits; the TUN device goes with it. Bytes read from
+ * standard input are ignored.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -115,7 +119,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	while (!stop) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN }, { .fd = STDIN_FILENO, .events = POLLIN } };
 		struct timespec to, *top = NULL;
 		uint64_t t = now_ns();
 		int r;
@@ -127,12 +131,19 @@ int main(int argc, char **argv)
 			to.tv_nsec = (long)(d % 1000000000ULL);
 			top = &to;
 		}
-		r = ppoll(&pfd, 1, top, NULL);
+		r = ppoll(pfd, 2, top, NULL);
 		if (r < 0 && errno != EINTR) {
 			perror("ppoll");
 			return 1;
 		}
-		if (r > 0 && (pfd.revents & POLLIN)) {
+		if (r > 0 && pfd[1].revents) {
+			/* End of file (or a closed / invalid descriptor): the parent is gone. */
+			ssize_t n = read(STDIN_FILENO, scratch, SLOT_BYTES);
+
+			if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN))
+				stop = 1;
+		}
+		if (r > 0 && (pfd[0].revents & POLLIN)) {
 			for (;;) {
 				unsigned i = tail % SLOTS;
 				ssize_t n;

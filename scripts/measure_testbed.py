@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from pertlab.linux import testbed
-from pertlab.linux.testbed import FlowGroup, TestbedScenario
+from pertlab.linux.scenario import TestbedScenario
 
 
 def main() -> None:
@@ -29,10 +29,10 @@ def main() -> None:
     print("| rate Mbit/s | cc x flows | utilization | goodput Mbit/s | idle ping median (min-max) ms | loaded ping median (max) ms | delay line late mean / max us | releases > 100 us late | ring drops |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in [float(x) for x in args.rates.split(",")]:
-        sc = TestbedScenario(
-            name=f"rate{r:g}", rate_bps=int(r * 1e6), delay_ns=int(args.delay_ms * 1e6), duration_ns=int(args.duration * 1e9),
-            warmup_ns=int(2e9), flows=[FlowGroup(args.cc, args.flows)], delayed_ack=args.delayed_ack,
-        )
+        sc = TestbedScenario.parse({
+            "name": f"rate{r:g}", "bottleneck": {"rate": f"{r:g}Mbps", "delay": f"{args.delay_ms:g}ms"}, "duration": args.duration,
+            "warmup": "2s", "flows": [{"cc": args.cc, "count": args.flows}], "delayed_ack": args.delayed_ack,
+        })  # fmt: skip
         res = testbed.run(sc)
         q = res.queues.to_dicts()[0]
         gp = sum(res.flows["goodput_mbps"])

@@ -15,6 +15,11 @@ by SIGHUP (a closed terminal), once or several times, at any moment:
   Code inside finishes its step (stores a run, writes result files, closes
   worker processes); after the section, ``stop.check()`` raises
   :class:`KeyboardInterrupt` if a signal came.
+- ``deferred(interruptible=True)`` is for code that waits (the testbed's
+  measurement): the first signal raises :class:`KeyboardInterrupt` there, as
+  long as ``stop.interruptible`` is true; once the code sets it false (it is
+  collecting results, removing namespaces), signals are only recorded, so a
+  second Ctrl-C cannot cut that short.
 
 Left out: no number of signals forces an exit; SIGKILL cannot be caught, and
 what it loses is bounded by the stores (each run is stored as it finishes).
@@ -35,10 +40,12 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 class Stop:
-    """The stop signals received inside one :func:`deferred` section."""
+    """The stop signals received inside one :func:`deferred` section; while ``interruptible``,
+    the first one raises :class:`KeyboardInterrupt`."""
 
-    def __init__(self) -> None:
+    def __init__(self, interruptible: bool = False) -> None:
         self.signals: list[int] = []
+        self.interruptible = interruptible
 
     def __bool__(self) -> bool:
         return bool(self.signals)
@@ -51,6 +58,8 @@ class Stop:
     def _record(self, signum: int, _frame: object) -> None:
         self.signals.append(signum)
         name = signal.Signals(signum).name
+        if self.interruptible and len(self.signals) == 1:
+            raise KeyboardInterrupt(name)
         said = "stopping; finished work is kept" if len(self.signals) == 1 else "already stopping: finishing the current step so that nothing is lost"
         sys.stderr.write(f"\n{name}: {said}\n")
         sys.stderr.flush()
@@ -80,7 +89,7 @@ def requested() -> bool:
 
 
 @contextlib.contextmanager
-def deferred() -> Iterator[Stop]:
+def deferred(interruptible: bool = False) -> Iterator[Stop]:
     """Record stop signals instead of raising while inside (see the module doc).
 
     A section opened inside another shares its record. Outside the main thread,
@@ -90,7 +99,7 @@ def deferred() -> Iterator[Stop]:
     if _current is not None:
         yield _current
         return
-    stop = Stop()
+    stop = Stop(interruptible)
     if threading.current_thread() is not threading.main_thread():
         yield stop
         return

@@ -2,13 +2,15 @@
 
 The core reports summaries over the measurement window (one row per queue,
 per TCP flow, per UDP source) and optional time series in columns. Metric
-definitions are the core's (``crates/pertlab-sim/src/stats/mod.rs``):
-time-weighted average queue, drop rate = drops / arrivals, utilization = bits
-sent / (capacity x window), goodput excludes retransmissions, Jain's index over
-TCP goodputs. ``controllers`` sums the flows of each label (share of the long
-flows' goodput, drop rate = data packets lost / segments sent); the thesis's
-"drop ratio" of one label to another is :func:`drop_ratio`, and nothing else
-computes it.
+definitions are the core's (``crates/pertlab-sim/src/stats/mod.rs``,
+docs/model.md "Metrics"): time-weighted average queue; every rate a ratio of
+counts of one population over the window, in [0, 1] (a queue's drop rate =
+drops / (departures + drops), the packets whose fate it decided; a flow's =
+data packets lost / (data packets received + lost)); utilization = bits sent /
+(capacity x window); goodput excludes retransmissions; Jain's index over TCP
+goodputs. ``controllers`` sums the flows of each label (share of the long
+flows' goodput, drop rate as a flow's); the thesis's "drop ratio" of one label
+to another is :func:`drop_ratio`, and nothing else computes it.
 
 :meth:`Results.write` saves
 
@@ -39,8 +41,8 @@ __all__ = ["Results", "drop_ratio", "empty_run_warnings"]
 # Known column types; columns the core adds later are inferred.
 FLOW_SCHEMA = {
     "id": pl.UInt32, "cc": pl.String, "label": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
-    "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64,
-    "retransmits": pl.UInt64, "drops": pl.UInt64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
+    "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64, "segments_received": pl.UInt64,
+    "retransmits": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
     "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
     "compete_s": pl.Float64, "base_rtt_ms": pl.Float64,
     "rtt_samples": pl.UInt64, "rtt_mean_ms": pl.Float64, "rtt_min_ms": pl.Float64, "rtt_max_ms": pl.Float64,
@@ -54,7 +56,7 @@ QUEUE_SCHEMA = {
 }  # fmt: skip
 CONTROLLER_SCHEMA = {
     "label": pl.String, "flows": pl.UInt32, "goodput_mbps": pl.Float64, "share": pl.Float64,
-    "segments_sent": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64,
+    "segments_sent": pl.UInt64, "segments_received": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64,
 }  # fmt: skip
 QUEUE_POSITION_SCHEMA = {"label": pl.String, "position": pl.UInt32, "count": pl.UInt64}
 UDP_SCHEMA = {
@@ -102,7 +104,6 @@ class Results:
         self.data = data
         self.scenario = scenario
         self._frames: dict[str, pl.DataFrame] = {}
-        data.setdefault("warnings", empty_run_warnings(data) + lockstep_warnings(data, scenario))
 
     def __repr__(self) -> str:
         d = self.data
@@ -122,6 +123,7 @@ class Results:
     def summary(self) -> dict[str, Any]:
         """Everything but the time series: bottleneck, queues, flows, udp, jain,
         events, wall_seconds, interrupted, conservation, warnings, window and seed."""
+        self.warnings  # noqa: B018 - computed into the data on first use
         return {k: v for k, v in self.data.items() if k not in SERIES}
 
     @property
@@ -143,7 +145,10 @@ class Results:
 
     @property
     def warnings(self) -> list[str]:
-        """What makes the run's numbers meaningless (:func:`empty_run_warnings`); empty when nothing does."""
+        """What makes the run's numbers meaningless (:func:`empty_run_warnings`) or unlike real hosts'
+        (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
+        if "warnings" not in self.data:
+            self.data["warnings"] = empty_run_warnings(self.data) + lockstep_warnings(self.data, self.scenario)
         return self.data["warnings"]
 
     @property
@@ -166,7 +171,8 @@ class Results:
     def controllers(self) -> pl.DataFrame:
         """One row per flow label (default the controller's name; the dumbbell
         builder's names such as ``sack``, ``pert``): flows, goodput_mbps (sum),
-        share of all long flows' goodput, segments_sent, drops, drop_rate."""
+        share of all long flows' goodput, segments_sent, segments_received, drops,
+        drop_rate = drops / (segments_received + drops)."""
         return self._frame("controllers", lambda: _rows(self.data.get("controllers", []), CONTROLLER_SCHEMA))
 
     @property

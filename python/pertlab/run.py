@@ -1,9 +1,10 @@
 """Running a scenario in the Rust core.
 
 :func:`run` hands the scenario to the core as JSON and wraps what comes back
-in :class:`~pertlab.results.Results`. The core calls back about once per
-simulated second; that drives the progress bar (on stderr) and lets Ctrl-C stop
-a long run: the results computed so far come back with ``interrupted`` set.
+in :class:`~pertlab.results.Results`. The core calls back once per simulated
+second and at least every 65 536 events; that drives the progress bar (on
+stderr) and lets Ctrl-C stop a long run, even one that crawls through simulated
+time: the results computed so far come back with ``interrupted`` set.
 Inside :func:`pertlab.interrupt.deferred` (the ``pertlab`` commands) a stop
 signal does the same without raising.
 """

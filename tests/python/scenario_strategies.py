@@ -108,14 +108,15 @@ def _quantity_value(kind: str, positive: bool, metadata: list[Any], budget: Budg
     _, _, hi, _ = _bounds(metadata)
     lo = 1 if positive else 0
     if kind == "rate":
-        typical = st.integers(1_000, budget.rate_bps).map(lambda b: f"{b}bps")
+        # Log-uniform from 1 Mbit/s: small integers are what hypothesis draws most.
+        typical = st.floats(6.0, math.log10(budget.rate_bps)).map(lambda e: f"{round(10**e)}bps")
         extremes = [f"{lo}bps", f"{U64}bps"]
     elif kind == "time":
-        # Delays and timers mostly below 100 ms, so that round trips fit in the run.
-        typical = st.one_of(
-            st.integers(lo, 1_000).map(lambda n: f"{n}us"),
-            st.integers(max(lo, 1), 100).map(lambda n: f"{n}ms"),
-            st.integers(max(lo, 1), int(budget.duration_s * 1000)).map(lambda n: f"{n}ms"),
+        # Delays and timers mostly below 50 ms, so that round trips fit in the run.
+        typical = _extreme_or(
+            st.one_of(st.integers(lo, 1_000).map(lambda n: f"{n}us"), st.integers(max(lo, 1), 50).map(lambda n: f"{n}ms")),
+            [f"{int(budget.duration_s * 1000) // k}ms" for k in (1, 2, 4)],
+            budget,
         )
         extremes = [f"{lo}ns", f"{U64}ns", "1ns", "1h"]
     else:
@@ -171,7 +172,9 @@ def model(cls: type[BaseModel], budget: Budget = BOUNDED, **given: st.SearchStra
         if info.is_required() or name in given:
             fields[name] = strategy
         else:
-            fields[name] = st.one_of(st.just(_DEFAULT), strategy)
+            # Each optional field set one time in four: with dozens of fields, most runs
+            # still carry traffic, and every field is drawn in every few cases.
+            fields[name] = st.integers(0, 3).flatmap(lambda r, s=strategy: s if r == 0 else st.just(_DEFAULT))
     return st.fixed_dictionaries(fields).map(lambda d: {k: v for k, v in d.items() if v is not _DEFAULT})
 
 
@@ -184,7 +187,7 @@ _DEFAULT = object()
 @st.composite
 def scenario(draw, budget: Budget = BOUNDED) -> dict[str, Any]:
     """A scenario the model accepts, of every topology kind, with references that resolve."""
-    duration_ms = draw(st.integers(1, int(budget.duration_s * 1000)))
+    duration_ms = draw(_extreme_or(st.integers(100, int(budget.duration_s * 1000)), [1, 2, 10], budget))
     data: dict[str, Any] = {"seed": draw(st.integers(0, U64)), "duration": f"{duration_ms}ms"}
     if draw(st.booleans()):
         pairs = draw(_extreme_or(st.integers(1, budget.count), [sc.U32_MAX], budget))
@@ -204,7 +207,7 @@ def scenario(draw, budget: Budget = BOUNDED) -> dict[str, Any]:
         hosts = [(a, b) for a in nodes for b in nodes if a != b]
         links = [l.get("name") or f"{l['a']}-{l['b']}" for l in data["links"]]
     pair = st.sampled_from(hosts)
-    nflows = draw(st.integers(0, budget.count))
+    nflows = draw(_extreme_or(st.integers(1, budget.count), [0], budget))
     flows = []
     for _ in range(nflows):
         src, dst = draw(pair)
@@ -235,7 +238,7 @@ def scenario(draw, budget: Budget = BOUNDED) -> dict[str, Any]:
 def _flow_times(draw, duration_ms: int) -> dict[str, st.SearchStrategy]:
     """A fixed start or a start window, a stop, and leave/rejoin intervals between them, as the
     model's cross-field rules want them (times in ms, within the run or a little beyond)."""
-    latest = draw(st.integers(0, duration_ms + 10))
+    latest = draw(st.integers(0, max(duration_ms // 2, 1)) | st.sampled_from([duration_ms, duration_ms + 10]))
     fixed = draw(st.booleans())
     stop = draw(st.none() | st.integers(latest, duration_ms + 20))
     end = duration_ms + 20 if stop is None else stop
@@ -249,16 +252,16 @@ def _flow_times(draw, duration_ms: int) -> dict[str, st.SearchStrategy]:
     }
 
 
-def repair(data: dict[str, Any], rounds: int = 20) -> tuple[dict[str, Any], sc.Scenario] | None:
-    """The scenario with every field the model refuses left to its default instead, until the
-    model accepts it (fields drawn independently break cross-field rules such as top >= bottom);
-    None when that does not converge."""
+def repair(data: dict[str, Any], parse=sc.Scenario.parse, rounds: int = 20) -> tuple[dict[str, Any], Any] | None:
+    """The scenario with every field the model (``parse``) refuses left to its default instead,
+    until the model accepts it (fields drawn independently break cross-field rules such as
+    top >= bottom); None when that does not converge."""
     import copy
 
     data = copy.deepcopy(data)
     for _ in range(rounds):
         try:
-            return data, sc.Scenario.parse(data)
+            return data, parse(data)
         except sc.ScenarioError as e:
             for path, _message in e.errors:
                 if not _drop(data, path):

@@ -29,6 +29,7 @@ from typer.testing import CliRunner
 
 import pertlab
 from pertlab.cli import app
+from pertlab.linux.scenario import TestbedScenario
 
 import scenario_strategies as gen
 
@@ -170,19 +171,26 @@ def test_mutated_scenarios_are_refused_with_field_errors_or_run(case):
 
 # --- the command line --------------------------------------------------------------------
 
-QUANTITY = st.one_of(
-    st.sampled_from(["0", "-1", "nan", "inf", "1e400", "abc", "", "1e300", "10 parsecs", "5", "0.001"]),
-    st.integers(1, 2000).map(lambda n: f"{n}ms"),
-    st.integers(1, 100).map(lambda n: f"{n}Mbps"),
-    st.integers(41, 9000).map(lambda n: f"{n}B"),
-)
-NUMBER = st.one_of(st.integers(-3, 6).map(str), st.sampled_from(["nan", "inf", "-inf", "1e12", "4294967296", "0.5", "x"]))
+GARBAGE = st.sampled_from(["0", "-1", "nan", "inf", "-inf", "1e400", "abc", "", "1e300", "10 parsecs", "4294967296", "0.5", "x"])
+
+
+def mostly(valid: st.SearchStrategy) -> st.SearchStrategy:
+    """A valid value four times in five, else garbage."""
+    return st.integers(0, 4).flatmap(lambda r: GARBAGE if r == 0 else valid)
+
+
+RATE = st.integers(1, 100).map(lambda n: f"{n}Mbps")
+TIME = st.one_of(st.integers(0, 500).map(lambda n: f"{n}ms"), st.integers(1, 2).map(lambda n: f"{n}s"))
 CLI_FLAGS = {
-    "--bw": QUANTITY, "--rtt": QUANTITY, "--flows": NUMBER, "--cc": st.sampled_from(["sack", "pert", "pert:1,sack:1", "bbr", "pert:50%,sack:50%", "pert:"]),
-    "--queue": st.sampled_from(["droptail", "red", "ared", "codel", "pie", "pi", "fifo"]), "--duration": QUANTITY,
-    "--buffer-bdp": NUMBER, "--buffer": NUMBER, "--start-window": QUANTITY, "--warmup": QUANTITY, "--seed": NUMBER,
-    "--access-rate": QUANTITY, "--packet-size": QUANTITY, "--sample-interval": QUANTITY, "--web-sessions": NUMBER,
-    "--send-overhead": QUANTITY, "--cc-param": st.sampled_from(["pert.p_max=0.2", "pert.p_max=2", "reno.x=1", "vegas.alpha=3"]),
+    "--bw": mostly(RATE), "--rtt": mostly(st.integers(1, 300).map(lambda n: f"{n}ms")), "--flows": mostly(st.integers(1, 6).map(str)),
+    "--cc": mostly(st.sampled_from(["sack", "newreno", "pert", "pert-adaptive", "vegas", "cubic", "fast", "pert:1,sack:1", "pert:50%,sack:50%"])),
+    "--queue": mostly(st.sampled_from(["droptail", "red", "ared", "reared", "cared", "codel", "pie", "pi"])),
+    "--duration": mostly(st.integers(100, 2000).map(lambda n: f"{n}ms")), "--buffer-bdp": mostly(st.sampled_from(["0", "0.5", "1", "4"])),
+    "--buffer": mostly(st.integers(1, 500).map(str)), "--start-window": mostly(TIME), "--warmup": mostly(TIME), "--seed": mostly(st.integers(0, 2**64 - 1).map(str)),
+    "--access-rate": mostly(RATE), "--packet-size": mostly(st.integers(41, 9000).map(lambda n: f"{n}B")),
+    "--sample-interval": mostly(st.integers(1, 500).map(lambda n: f"{n}ms")), "--web-sessions": mostly(st.integers(0, 5).map(str)),
+    "--send-overhead": mostly(st.integers(0, 20).map(lambda n: f"{n}ms")),
+    "--cc-param": mostly(st.sampled_from(["pert.p_max=0.2", "pert.p_max=2", "reno.x=1", "vegas.alpha=3", "pert-adaptive.alpha_max=8"])),
 }  # fmt: skip
 
 
@@ -226,3 +234,25 @@ def test_command_lines_run_or_name_the_flag(args):
     assert summary["conservation"]["ok"], summary["conservation"]
     finite_everywhere(summary)
     OUTCOMES[("command line", "ran")] += 1
+
+
+# --- testbed scenario files ---------------------------------------------------------------
+
+
+@settings(**SETTINGS, **COMMON)
+@given(gen.model(TestbedScenario, BUDGET), st.booleans())
+def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(data, mutate):
+    """What the testbed's model accepts, the kernel side can run: the ``[pert]`` table fits the
+    eBPF program's fixed point (its loader's checks), the bottleneck's queue is a valid qdiscs'."""
+    if mutate:
+        data = {**data, "bottleneck": {**data.get("bottleneck", {}), "rate": "0Mbps"}, "flows": [{"cc": "bbr", "cnt": 4}]}
+    try:
+        scenario = TestbedScenario.parse(data)
+    except pertlab.ScenarioError as e:
+        field_errors(e)
+        OUTCOMES[("testbed scenario", "refused by the model")] += 1
+        return
+    scenario.pert_params().validate()
+    kind, limit = scenario.queue()
+    assert kind in ("bfifo", "pfifo") and limit >= 1
+    OUTCOMES[("testbed scenario", "accepted")] += 1

@@ -4,6 +4,7 @@ root, the build tools, or struct_ops TCP congestion control in the kernel."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import threading
@@ -11,6 +12,8 @@ import threading
 import pytest
 
 from pertlab.linux import loader
+
+from test_cli_flags import covers
 
 PROBLEM = loader.support_problem()
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"eBPF congestion control: {PROBLEM}")
@@ -93,6 +96,38 @@ def test_held_registration_ends_with_the_loader() -> None:
         h.process.wait()
         assert loader._wait_for(lambda: not loader.is_registered())
     assert not loader.is_registered()
+
+
+#: Every option of `pertlab linux load`: the PertParams field it sets and a value other than the default.
+LOAD_FLAGS = {
+    "--t-min-ms": (["--t-min-ms", "3"], "t_min_ms", 3.0),
+    "--t-max-ms": (["--t-max-ms", "12"], "t_max_ms", 12.0),
+    "--t-end-ms": (["--t-end-ms", "30"], "t_end_ms", 30.0),
+    "--p-max": (["--p-max", "0.2"], "p_max", 0.2),
+    "--decrease": (["--decrease", "0.5"], "decrease", 0.5),
+    "--srtt-weight": (["--srtt-weight", "0.9"], "srtt_weight", 0.9),
+    "--literal": (["--literal"], "literal", True),
+    "--no-slow-start-response": (["--no-slow-start-response"], "respond_in_slow_start", False),
+}
+covers("linux load", "NAME", *LOAD_FLAGS)
+covers("linux unload", "NAME")
+covers("linux status", "--json")
+
+
+@pytest.mark.parametrize("flag", list(LOAD_FLAGS))
+def test_every_load_option_reaches_the_kernel(flag) -> None:
+    """The fixed-point parameters pinned in the kernel are those of the flag's value, and differ
+    from the defaults'."""
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    args, field, value = LOAD_FLAGS[flag]
+    r = CliRunner().invoke(app, ["linux", "load", "pert", *args])
+    assert r.exit_code == 0, r.output
+    status = json.loads(CliRunner().invoke(app, ["linux", "status", "--json"]).stdout)
+    expected, default = loader.PertParams(**{field: value}).fixed(), loader.PertParams().fixed()
+    assert status["registered"] and status["params_fixed"] == expected and expected != default
 
 
 def test_cli_load_status_unload() -> None:

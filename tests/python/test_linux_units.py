@@ -9,7 +9,10 @@ import pytest
 from typer.testing import CliRunner
 
 from pertlab.cli import app
-from pertlab.linux import loader, testbed
+from pertlab.linux import loader
+from pertlab.linux.compare import sim_scenario
+from pertlab.linux.scenario import TestbedScenario, load_scenario
+from pertlab.scenario import ScenarioError
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -38,38 +41,129 @@ def test_parameter_validation_names_the_field(kwargs: dict, message: str) -> Non
         loader.PertParams(**kwargs).validate()
 
 
+@pytest.mark.parametrize(
+    ("args", "first_line"),
+    [
+        (["--p-max", "2"], "error: --p-max: must lie in (0, 1], got 2.0"),
+        (["--t-min-ms", "20", "--t-max-ms", "10"], "error: --t-min-ms: need 0 <= t_min_ms < t_max_ms"),
+        (["--t-end-ms", "1e9"], "error: --t-end-ms: must be at most 1e+06 ms"),
+    ],
+)
+def test_load_errors_name_the_flag_and_exit_2(args: list[str], first_line: str) -> None:
+    """Checked before anything is compiled or loaded, so it needs neither root nor BPF."""
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    r = CliRunner().invoke(app, ["linux", "load", "pert", *args])
+    assert r.exit_code == 2 and r.stderr.startswith(first_line), r.output
+
+
 def test_smoke_scenario_parses() -> None:
-    sc = testbed.load_scenario(ROOT / "examples" / "testbed" / "smoke.toml")
-    assert (sc.rate_bps, sc.delay_ns, sc.buffer_bytes, sc.duration_ns, sc.warmup_ns) == (10_000_000, 20_000_000, 50_000, 5 * 10**9, 10**9)
+    sc = load_scenario(ROOT / "examples" / "testbed" / "smoke.toml")
+    b = sc.bottleneck
+    assert (b.rate, b.delay, b.buffer, sc.duration, sc.warmup) == (10_000_000, 20_000_000, 50_000, 5 * 10**9, 10**9)
     assert [(f.cc, f.count) for f in sc.flows] == [("pert", 1)]
     assert sc.queue() == ("bfifo", 50_000) and not sc.delayed_ack
 
 
-def test_scenario_defaults_and_errors() -> None:
-    sc = testbed.TestbedScenario.from_dict({"bottleneck": {"rate": "100Mbps", "delay": "40ms"}, "pert": {"p_max": 0.1}})
+def test_every_example_scenario_parses() -> None:
+    for path in sorted((ROOT / "examples" / "testbed").glob("*.toml")):
+        assert load_scenario(path).flows, path
+
+
+def test_scenario_defaults_and_the_pert_table() -> None:
+    sc = TestbedScenario.parse({"bottleneck": {"rate": "100Mbps", "delay": "40ms"}, "pert": {"p_max": 0.1, "t_max": "20ms", "t_curve_end": "50ms"}})
     assert sc.queue() == ("bfifo", 500_000)  # one BDP
-    assert testbed.TestbedScenario.from_dict({"bottleneck": {"buffer_pkts": 30}}).queue() == ("pfifo", 30)
-    assert sc.pert.p_max == 0.1
-    for bad, msg in [
-        ({"flows": [{"cc": "vegas"}]}, "unknown congestion control"),
-        ({"bottleneck": {"rate": "1Mbps", "queue": "red"}}, "unknown bottleneck fields"),
-        ({"colour": 1}, "unknown scenario fields"),
-        ({"duration": "1s", "warmup": "2s"}, "warmup"),
-        ({"bottleneck": {"loss": 1.5}}, "loss"),
-    ]:
-        with pytest.raises(ValueError, match=msg):
-            testbed.TestbedScenario.from_dict(bad)
+    assert TestbedScenario.parse({"bottleneck": {"buffer_pkts": 30}}).queue() == ("pfifo", 30)
+    assert TestbedScenario.parse({"bottleneck": {"rate": "1Mbps", "delay": "1ms"}}).queue() == ("bfifo", 10 * 1514)  # at least 10 frames
+    # The [pert] table is the simulator's pert controller, handed to the loader in its units.
+    assert sc.pert_params() == loader.PertParams(t_max_ms=20.0, t_end_ms=50.0, p_max=0.1)
+    assert TestbedScenario.parse({}).pert_params() == loader.PertParams()
+
+
+@pytest.mark.parametrize(
+    "data, error",
+    [
+        # Issue 25 (d): each of these was ignored, a traceback, or a message naming no field.
+        ({"flows": [{"cc": "pert", "cnt": 4}]}, "flows[0]: unknown field `cnt`; allowed: cc, count"),
+        ({"flows": [{"count": 2}]}, "flows[0].cc: required field is missing"),
+        ({"pert": {"p_mx": 0.1}}, "pert: unknown field `p_mx`; allowed: kind, t_min, t_max, p_max, t_curve_end, decrease, srtt_weight, thresholds, respond_in_slow_start"),
+        ({"bottleneck": {"rate": "0Mbps"}}, "bottleneck.rate: must be a positive rate, got '0Mbps'"),
+        ({"bottleneck": {"delay": "-5ms"}}, "bottleneck.delay: must be zero or a positive time, got '-5ms'"),
+        ({"flows": [{"cc": "vegas"}]}, "flows[0].cc: got 'vegas'; allowed: 'reno', 'cubic', 'bbr' or 'pert'"),
+        ({"flows": [{"cc": "pert", "count": 0}]}, "flows[0].count: Input should be greater than or equal to 1, got 0"),
+        ({"bottleneck": {"rate": "1Mbps", "queue": "red"}}, "bottleneck: unknown field `queue`; allowed: rate, delay, buffer, buffer_pkts, loss"),
+        ({"bottleneck": {"buffer": "50KB", "buffer_pkts": 30}}, "bottleneck.buffer_pkts: give buffer (bytes) or buffer_pkts, not both"),
+        ({"colour": 1}, "unknown field `colour`"),
+        ({"duration": "1s", "warmup": "2s"}, "warmup: must be less than duration (1s), got 2s"),
+        ({"bottleneck": {"loss": 1.5}}, "bottleneck.loss: Input should be less than 1"),
+        ({"pert": {"t_min": "10ms", "t_max": "5ms"}}, "pert.t_max: must be greater than t_min (10ms), got 5ms"),
+    ],
+)
+def test_scenario_errors_name_the_field(data: dict, error: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        TestbedScenario.parse(data)
+    assert error in str(e.value)
+
+
+def test_pert_thresholds_beyond_the_kernel_codes_bound_are_field_errors() -> None:
+    """Found by the generated testbed scenarios: the model took a [pert] t_max of an hour, which
+    the eBPF loader then refused with a message naming no field."""
+    with pytest.raises(ScenarioError) as e:
+        TestbedScenario.parse({"pert": {"t_max": "1h"}})
+    assert str(e.value) == "pert.t_max: must be at most 1e+06 ms, got 3600000.0"
+    assert TestbedScenario.parse({"pert": {"t_max": "1000s"}}).pert_params().t_max_ms == 1e6
+
+
+def test_two_bad_fields_two_lines() -> None:
+    with pytest.raises(ScenarioError) as e:
+        TestbedScenario.parse({"bottleneck": {"rate": "0Mbps", "delay": "-5ms"}})
+    assert [path for path, _ in e.value.errors] == ["bottleneck.rate", "bottleneck.delay"]
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ('[[flows]]\ncc = "pert"\ncnt = 4\n', "error: flows[0]: unknown field `cnt`; allowed: cc, count"),
+        ("[[flows]]\ncount = 2\n", "error: flows[0].cc: required field is missing"),
+        ("[pert]\nt_min_ms = 4\n", "error: pert: unknown field `t_min_ms`; allowed: kind, t_min, "),
+        ('[bottleneck]\nrate = "0Mbps"\ndelay = "-5ms"\n', "error: bottleneck.rate: must be a positive rate, got '0Mbps'"),
+        ('[bottleneck]\nrate = "0Mbps"\ndelay = "-5ms"\n', "error: bottleneck.delay: must be zero or a positive time, got '-5ms'"),
+        ("duration = \n", "not valid TOML"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "compare"])
+def test_cli_scenario_errors_exit_2_without_a_traceback(tmp_path: Path, text: str, error: str, command: str) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    r = CliRunner().invoke(app, ["testbed", command, str(bad), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2, r.output
+    assert error in r.stderr and "Traceback" not in r.output, r.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_cli_missing_scenario_file_exits_2(tmp_path: Path) -> None:
+    r = CliRunner().invoke(app, ["testbed", "run", str(tmp_path / "nope.toml")])
+    assert r.exit_code == 2 and r.stderr == f"error: {tmp_path / 'nope.toml'}: no such file\n"
+
+
+def test_compare_refuses_bbr_naming_the_flow(tmp_path: Path) -> None:
+    f = tmp_path / "bbr.toml"
+    f.write_text('[[flows]]\ncc = "reno"\n\n[[flows]]\ncc = "bbr"\n')
+    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2, r.output
+    assert "error: flows[1].cc: the simulator has no bbr to compare with; allowed: pert, reno, cubic" in r.stderr
 
 
 def test_simulator_scenario_mirrors_the_testbed() -> None:
-    sc = testbed.TestbedScenario.from_dict({"bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "15140B"}, "flows": [{"cc": "pert", "count": 2}, {"cc": "reno"}]})
-    sim = testbed.sim_scenario(sc).model_dump(mode="json")
-    text = str(sim)
-    assert "'pert'" in text and "10000000" in text
-    with pytest.raises(ValueError, match="no bbr"):
-        testbed.sim_scenario(testbed.TestbedScenario(flows=[testbed.FlowGroup("bbr", 1)]))
+    sc = TestbedScenario.parse({"bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "15140B"}, "flows": [{"cc": "pert", "count": 2}, {"cc": "reno"}], "pert": {"p_max": 0.1, "t_curve_end": "30ms"}})
+    sim = sim_scenario(sc)
+    assert [f.cc.kind for f in sim.flows] == ["pert", "pert", "reno"]
+    assert (sim.flows[0].cc.p_max, sim.flows[0].cc.t_curve_end, sim.flows[0].cc.t_min) == (0.1, 30_000_000, 5_000_000)
+    assert (sim.dumbbell.bottleneck_rate, sim.dumbbell.bottleneck_queue.limit_pkts) == (10_000_000, 10)  # 15140 B = 10 frames
     # Kernel cubic is the simulator's CUBIC, kernel reno its Reno with SACK.
-    both = testbed.sim_scenario(testbed.TestbedScenario(flows=[testbed.FlowGroup("cubic", 2), testbed.FlowGroup("reno", 1)]))
+    both = sim_scenario(TestbedScenario.parse({"flows": [{"cc": "cubic", "count": 2}, {"cc": "reno"}]}))
     assert [f.cc.kind for f in both.flows] == ["cubic", "cubic", "reno"]
     assert all(f.tcp.sack for f in both.flows)
 
@@ -78,4 +172,4 @@ def test_cli_lists_the_linux_and_testbed_commands() -> None:
     r = CliRunner().invoke(app, ["linux", "--help"])
     assert r.exit_code == 0 and all(c in r.output for c in ("load", "unload", "status"))
     r = CliRunner().invoke(app, ["testbed", "--help"])
-    assert r.exit_code == 0 and "run" in r.output and "compare" in r.output
+    assert r.exit_code == 0 and all(c in r.output for c in ("run", "compare", "cleanup"))

@@ -1,28 +1,37 @@
-"""Testbed smoke run on this machine: namespaces, htb/bfifo bottleneck, the
-TUN delay line, one PERT flow through the eBPF congestion control. Skips,
-saying what is missing, without root or the tools."""
+"""The namespace testbed on this machine: namespaces, htb/bfifo bottleneck, the
+TUN delay line, PERT flows through the eBPF congestion control; and that no
+run leaves anything behind, however it ends (issue 25, item 8): a double
+Ctrl-C, SIGTERM, SIGKILL (then a reused PID), a normal end (no controller
+left loaded). Skips, saying what is missing, without root or the tools.
+
+The interruption tests drive ``pertlab testbed run`` as a shell would (its own
+process group; a terminal's Ctrl-C goes to the whole group) and look at the
+host itself: namespaces, processes, ``bpftool struct_ops list``."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
-from pertlab.linux import loader, testbed
+from pertlab.linux import build, loader, runs, testbed
+from pertlab.linux.scenario import load_scenario
+
+from test_cli_flags import covers
 
 ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "examples" / "testbed" / "smoke.toml"
+PERTLAB = str(Path(sys.executable).parent / "pertlab")
 PROBLEM = testbed.support_problem(needs_pert=True)
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
-
-
-def _ours() -> list[str]:
-    return [ns for ns in testbed.list_namespaces() if ns.startswith(testbed.PREFIX)]
 
 
 @pytest.fixture(autouse=True)
@@ -32,16 +41,92 @@ def nothing_left_behind():
     try:
         yield
     finally:
-        testbed.cleanup_stale()
-        for ns in _ours():
-            if ns.startswith(f"{testbed.PREFIX}{os.getpid()}-"):
-                subprocess.run(["ip", "netns", "del", ns], check=False)
+        runs.cleanup()
         loader.unload()
 
 
+# ---------------------------------------------------------------- what is on the host
+
+
+def _namespaces() -> set[str]:
+    """Every namespace a testbed run of any pertlab version makes."""
+    return {ns for ns in runs.list_namespaces() if ns.startswith("pltb")}
+
+
+def _pert_struct_ops() -> set[int]:
+    """Ids of the struct_ops maps named pert that are loaded (registered or kept by sockets)."""
+    out = subprocess.run(["bpftool", "-j", "struct_ops", "list"], capture_output=True, text=True, check=True).stdout
+    return {m["id"] for m in json.loads(out or "[]") if m.get("name") == "pert"}
+
+
+@pytest.fixture
+def foreign_struct_ops() -> set[int]:
+    """pert struct_ops loaded before the test (another checkout's run on a shared machine)."""
+    return _pert_struct_ops()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+def _ns_pids(ns: str) -> list[int]:
+    return [int(p) for p in subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()]
+
+
+def _wait(cond: Callable[[], bool], timeout: float) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
+
+
+def _scenario(tmp_path: Path, duration: str, warmup: str = "1s") -> Path:
+    f = tmp_path / f"smoke-{duration}.toml"
+    f.write_text(SMOKE.read_text().replace('duration = "5s"', f'duration = "{duration}"').replace('warmup = "1s"', f'warmup = "{warmup}"'))
+    return f
+
+
+@contextmanager
+def _driver(*args: str, own_group: bool = True) -> Iterator[subprocess.Popen]:
+    """`pertlab testbed ARGS`, in its own process group as a shell job (or in the test's);
+    killed if the test fails."""
+    p = subprocess.Popen([PERTLAB, "testbed", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=own_group)
+    try:
+        yield p
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+
+
+def _flows_running(before: set[str], p: subprocess.Popen, after_s: float = 1.0) -> set[str]:
+    """Wait until the run's three namespaces exist and its flows are established, then ``after_s`` more."""
+
+    def established() -> bool:
+        new = _namespaces() - before
+        snd = [ns for ns in new if ns.endswith("-snd")]
+        return (
+            len(new) == 3
+            and len(snd) == 1
+            and bool(subprocess.run(["ip", "netns", "exec", snd[0], "ss", "-tnH", "state", "established"], capture_output=True, text=True).stdout.strip())
+        )
+
+    if not _wait(lambda: established() or p.poll() is not None, 30) or p.poll() is not None:
+        pytest.fail(f"no flows after 30 s: new namespaces {_namespaces() - before}, driver " + (f"exited: {p.communicate()}" if p.poll() is not None else "running"))
+    time.sleep(after_s)
+    return _namespaces() - before
+
+
+# ---------------------------------------------------------------- runs
+
+
 def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck() -> None:
-    sc = testbed.load_scenario(SMOKE)
-    assert (sc.rate_bps, sc.delay_ns, sc.flows[0].cc) == (10_000_000, 20_000_000, "pert")
+    sc = load_scenario(SMOKE)
     res = testbed.run(sc)
     flow = res.flows.to_dicts()[0]
     # ss saw the flow using the eBPF congestion control.
@@ -54,44 +139,222 @@ def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck() -> None:
     # (the flow's over the measurement window, the global counter over the run)
     assert 0 <= flow["early_responses"] <= res.extra["pert_counters"]["early_responses"]
     assert res.queues["drops"][0] >= 0 and len(res.flow_series) > 10 and len(res.queue_series) > 10
-    # Everything is gone afterwards.
-    assert not [ns for ns in testbed.list_namespaces() if ns in res.extra["namespaces"]]
+    assert not res.interrupted and (res.extra["window_start_s"], res.extra["window_end_s"]) == (1.0, 5.0)
+    # Everything is gone afterwards: namespaces, run directory, registration.
+    assert set(res.extra["namespaces"]) == set(runs.namespaces(res.extra["run_id"]))
+    assert not set(res.extra["namespaces"]) & _namespaces()
+    assert not (runs.RUN_ROOT / res.extra["run_id"]).exists()
     assert not loader.is_registered()
 
 
-def test_interrupted_run_removes_everything(tmp_path: Path) -> None:
-    long = tmp_path / "long.toml"
-    long.write_text(SMOKE.read_text().replace('duration = "5s"', 'duration = "60s"'))
-    p = subprocess.Popen([str(Path(sys.executable).parent / "pertlab"), "testbed", "run", str(long)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        prefix = f"{testbed.PREFIX}{p.pid}-"
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not (loader.is_registered() and len([n for n in testbed.list_namespaces() if n.startswith(prefix)]) == 3):
-            time.sleep(0.1)
-        assert len([n for n in testbed.list_namespaces() if n.startswith(prefix)]) == 3
-        time.sleep(1.5)  # flows running
-        p.send_signal(signal.SIGINT)
-        p.wait(timeout=30)
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.wait()
-    assert not [n for n in testbed.list_namespaces() if n.startswith(prefix)]
-    assert not loader.is_registered()
+def test_no_controller_left_loaded_after_a_run(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
+    """Issue 25, 8 (c): the sender sockets kept the pert struct_ops loaded for about 2 minutes.
+
+    Ten flows through 40 ms: their send buffers still hold data when the run ends."""
+    ten = tmp_path / "ten.toml"
+    ten.write_text('duration = "3s"\nwarmup = "1s"\n[bottleneck]\nrate = "10Mbps"\ndelay = "40ms"\nbuffer = "50KB"\n[[flows]]\ncc = "pert"\ncount = 10\n')
+    before = _namespaces()
+    with _driver("run", str(ten)) as p:
+        _flows_running(before, p, after_s=0.5)
+        ours = _pert_struct_ops() - foreign_struct_ops
+        assert ours, "pert is not loaded while the flows run"
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 0, err
+    assert _wait(lambda: not ours & _pert_struct_ops(), 5), f"struct_ops {ours} still loaded: {_pert_struct_ops()}"
+    assert "pert" not in loader.available()
 
 
+@covers("testbed compare", "SCENARIO", "--out")
 def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from pertlab.cli import app
 
-    short = tmp_path / "short.toml"
-    short.write_text(SMOKE.read_text().replace('duration = "5s"', 'duration = "2s"').replace('warmup = "1s"', 'warmup = "0.5s"'))
-    r = CliRunner().invoke(app, ["testbed", "compare", str(short), "--out", str(tmp_path / "cmp")])
+    before = _namespaces()
+    r = CliRunner().invoke(app, ["testbed", "compare", str(_scenario(tmp_path, "2s", "0.5s")), "--out", str(tmp_path / "cmp")])
     assert r.exit_code == 0, r.output
     report = (tmp_path / "cmp" / "report.md").read_text()
     assert "| metric | testbed (Linux) | simulator |" in report and "pert: goodput total" in report
     for side in ("sim", "testbed"):
         assert (tmp_path / "cmp" / side / "flows.parquet").is_file()
-    assert not _ours() or all(not ns.startswith(f"{testbed.PREFIX}{os.getpid()}-") for ns in _ours())
+    assert _namespaces() == before
 
+
+# ---------------------------------------------------------------- interruptions
+
+
+@pytest.mark.parametrize("gap_s", [0.01, 0.02, 0.03])
+def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_s: float, foreign_struct_ops: set[int]) -> None:
+    """Issue 25, 8 (a): a second Ctrl-C during cleanup left the namespaces, veths and qdiscs."""
+    before = _namespaces()
+    with _driver("run", str(_scenario(tmp_path, "60s"))) as p:
+        new = _flows_running(before, p, after_s=1.5)
+        os.killpg(p.pid, signal.SIGINT)  # what a terminal does: the whole process group
+        time.sleep(gap_s)
+        os.killpg(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    assert not _namespaces() & new, err
+    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
+    assert p.returncode == 130, err
+    assert "SIGINT noted" in err and "Traceback" not in err, err
+    # The flows' results up to the Ctrl-C are printed.
+    assert "interrupted at" in out and "   0   pert" in out, out
+    assert not (runs.RUN_ROOT / next(iter(new)).split("-")[1]).exists()  # nothing left for a cleanup
+
+
+@covers("testbed run", "SCENARIO", "--out", "--json")
+def test_sigterm_keeps_what_was_measured(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
+    before = _namespaces()
+    out_dir = tmp_path / "out"
+    with _driver("run", str(_scenario(tmp_path, "60s")), "--out", str(out_dir), "--json") as p:
+        new = _flows_running(before, p, after_s=2.5)
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 130, err
+    summary = json.loads(out)
+    assert summary == json.loads((out_dir / "summary.json").read_text())
+    assert summary["interrupted"] and summary["window_start_s"] == 1.0 and 1.5 < summary["window_end_s"] < 10.0, summary
+    flow = summary["flows"][0]
+    # Measured over [1 s, the SIGTERM]: the 10 Mbit/s bottleneck was used.
+    assert 5.0 < flow["goodput_mbps"] < 10.0 and summary["queues"][0]["utilization"] > 0.5, summary
+    assert (out_dir / "flow_series.parquet").is_file()
+    assert not _namespaces() & new
+    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5)
+
+
+@covers("testbed cleanup", "testbed cleanup")
+def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path: Path, foreign_struct_ops: set[int]) -> None:
+    """Issue 25, 8 (b): the delay line never exited on its own; `pertlab testbed cleanup` did not exist."""
+    before = _namespaces()
+    with _driver("run", str(_scenario(tmp_path, "60s"))) as p:
+        new = _flows_running(before, p)
+        helpers = {pid: Path(f"/proc/{pid}/comm").read_text().strip() for ns in new for pid in _ns_pids(ns)}
+        assert "delayline" in helpers.values() and len(helpers) >= 3, helpers  # delay line, receiver, sender
+        p.kill()
+        p.communicate()
+    # The delay line, the receiver and the sender see their standard input close and end.
+    assert _wait(lambda: not any(_alive(pid) for pid in helpers), 10), {pid: c for pid, c in helpers.items() if _alive(pid)}
+    # With them the sockets, and with the loader the registration: pert is unloaded.
+    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
+    # The namespaces stay until a cleanup.
+    assert new <= _namespaces()
+    r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    run_id = next(iter(new)).split("-")[1]
+    assert f"removed run {run_id} (pid {p.pid}" in r.stdout and "its driver is gone" in r.stdout, r.stdout
+    assert not _namespaces() & new
+    assert not (runs.RUN_ROOT / run_id).exists()
+    r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
+    assert (r.returncode, r.stdout) == (0, "nothing to remove\n")
+
+
+def _process_with_pid(pid: int) -> subprocess.Popen:
+    """A process that gets ``pid`` (free now), as after PIDs wrap: /proc/sys/kernel/ns_last_pid."""
+    last = Path("/proc/sys/kernel/ns_last_pid")
+    if not os.access(last, os.W_OK):
+        pytest.skip(f"cannot choose a PID: {last} is not writable here")
+    for _ in range(100):
+        last.write_text(str(pid - 1))
+        p = subprocess.Popen(["sleep", "600"])
+        if p.pid == pid:
+            return p
+        p.kill()
+        p.wait()
+    pytest.fail(f"could not start a process with PID {pid} in 100 tries (other processes took it)")
+
+
+def test_sigkill_then_pid_reuse_next_run_and_cleanup_remove_leftovers(tmp_path: Path) -> None:
+    """Issue 25, 8 (b): leftovers were removed only while the killed driver's PID was free."""
+    before = _namespaces()
+    # Not a process group leader (a PGID in use cannot be reused as a PID).
+    with _driver("run", str(_scenario(tmp_path, "60s")), own_group=False) as p:
+        new = _flows_running(before, p, after_s=0.2)
+        p.kill()
+        p.communicate()
+    impostor = _process_with_pid(p.pid)
+    try:
+        assert _alive(p.pid) and new <= _namespaces()
+        # The next run removes them although a process with the dead driver's PID runs.
+        r = subprocess.run([PERTLAB, "testbed", "run", str(_scenario(tmp_path, "1s", "0s"))], capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert not _namespaces() & new
+        # And so does `pertlab testbed cleanup`: a run directory whose PID is alive (ours) but whose lock is free.
+        before = _namespaces()
+        with _driver("run", str(_scenario(tmp_path, "60s"))) as q:
+            new = _flows_running(before, q, after_s=0.2)
+            q.kill()
+            q.communicate()
+        run_json = runs.RUN_ROOT / next(iter(new)).split("-")[1] / "run.json"
+        run_json.write_text(json.dumps(json.loads(run_json.read_text()) | {"pid": impostor.pid}))
+        r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 0 and f"(pid {impostor.pid}" in r.stdout, r.stdout + r.stderr
+        assert not _namespaces() & new and not run_json.exists()
+    finally:
+        impostor.kill()
+        impostor.wait()
+
+
+def test_cleanup_leaves_a_live_run_alone_and_ctrl_c_before_the_window(tmp_path: Path) -> None:
+    before = _namespaces()
+    with _driver("run", str(_scenario(tmp_path, "60s", warmup="30s")), "--json") as p:
+        new = _flows_running(before, p, after_s=0.2)
+        r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
+        assert new <= _namespaces() and p.poll() is None
+        assert f"left alone: run {next(iter(new)).split('-')[1]} in progress (pid {p.pid}" in r.stdout, r.stdout
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    assert p.returncode == 130 and not _namespaces() & new, err
+    # Stopped before the 30 s warm-up ended: an empty window, no window metrics; the series are kept.
+    summary = json.loads(out)
+    assert summary["interrupted"] and summary["window_start_s"] == summary["window_end_s"] < 30.0
+    assert summary["flows"][0]["goodput_mbps"] is None and summary["queues"][0]["utilization"] is None
+
+
+def test_cleanup_goes_by_the_lock_not_the_pid() -> None:
+    """Run directories only (no namespaces): a free lock is a run that is over, whatever
+    process now has its PID; a held lock is a live run."""
+    made = {}
+    for run_id, info in (("0badc0de", {"pid": os.getpid(), "boot_id": runs.boot_id()}), ("01db0075", None), ("0e0e0e0e", {"pid": 1, "boot_id": "an-earlier-boot"})):
+        d = runs.RUN_ROOT / run_id
+        d.mkdir(parents=True)
+        (d / "lock").touch()
+        if info is not None:
+            (d / "run.json").write_text(json.dumps({"run_id": run_id, "started": "then", **info}))
+        made[run_id] = d
+    code = "import fcntl, sys, time\nf = open(sys.argv[1])\nfcntl.flock(f, fcntl.LOCK_EX)\nprint(flush=True)\ntime.sleep(600)\n"
+    holder = subprocess.Popen([sys.executable, "-c", code, str(made["0badc0de"] / "lock")], stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdout.readline()  # type: ignore[union-attr]
+        assert "0badc0de" in [r["run_id"] for r in runs.live_runs()]
+        removed = {r.what for r in runs.cleanup()}
+        assert removed == {"run 01db0075 (no run.json: its driver died while starting)", "run 0e0e0e0e (pid 1, started then; from an earlier boot)"}
+        assert made["0badc0de"].is_dir()  # held: left alone, although nothing of it runs
+    finally:
+        holder.kill()
+        holder.wait()
+    assert [r.what for r in runs.cleanup()] == [f"run 0badc0de (pid {os.getpid()}, started then; its driver is gone)"]
+    assert not any(d.exists() for d in made.values())
+
+
+def test_delay_line_exits_when_its_parent_dies() -> None:
+    """Issue 25, 8 (b): the delay line never exited on its own."""
+    dl = build.build_delayline()
+    # A parent in a network namespace of its own starts the delay line, reports its PID, waits.
+    code = (
+        "import subprocess, sys, time\n"
+        f"p = subprocess.Popen([{str(dl)!r}, 'dltest0', '10000'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)\n"
+        "assert p.stdout.readline().startswith('ready')\n"
+        "print(p.pid, flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    parent = subprocess.Popen(["unshare", "--net", sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(parent.stdout.readline())  # type: ignore[union-attr]
+        assert _alive(pid) and Path(f"/proc/{pid}/comm").read_text().strip() == "delayline"
+        parent.kill()
+        parent.wait()
+        assert _wait(lambda: not _alive(pid), 5), "the delay line outlived its parent"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()

@@ -132,13 +132,14 @@ def test_labels_are_the_names_written_and_controllers_sum_them(mixed):
     assert mixed.flows["cc"].to_list() == ["pert", "pert", "reno", "reno"]
     c = mixed.controllers
     assert c["label"].to_list() == ["pert", "sack"] and c["flows"].to_list() == [2, 2]
-    sums = mixed.flows.group_by("label", maintain_order=True).agg(pl.col("goodput_mbps", "segments_sent", "drops").sum())
+    sums = mixed.flows.group_by("label", maintain_order=True).agg(pl.col("goodput_mbps", "segments_sent", "segments_received", "drops").sum())
     assert c["segments_sent"].to_list() == sums["segments_sent"].to_list()
+    assert c["segments_received"].to_list() == sums["segments_received"].to_list()
     assert c["drops"].to_list() == sums["drops"].to_list()
     assert c["goodput_mbps"].to_list() == pytest.approx(sums["goodput_mbps"].to_list(), rel=1e-12)
     assert c["share"].sum() == pytest.approx(1.0, abs=1e-12)
     assert c["share"].to_list() == pytest.approx((sums["goodput_mbps"] / mixed.flows["goodput_mbps"].sum()).to_list())
-    assert c["drop_rate"].to_list() == pytest.approx((c["drops"] / c["segments_sent"]).to_list())
+    assert c["drop_rate"].to_list() == pytest.approx((c["drops"] / (c["segments_received"] + c["drops"])).to_list(), rel=1e-15)
     assert c.row(1, named=True)["drops"] > 0  # SACK overflows the buffer
 
 

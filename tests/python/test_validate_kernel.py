@@ -1,7 +1,7 @@
 """``pertlab validate kernel --quick``: pertlab beside the kernel in the namespace testbed.
 
 Needs root and TUN (the quick case runs kernel reno only, no BPF); skips saying why
-otherwise. test_cli_flags.py leaves ``validate kernel``'s options to this file.
+otherwise. Its options are registered in test_cli_flags.py's coverage here.
 """
 
 from __future__ import annotations
@@ -13,11 +13,13 @@ from typer.testing import CliRunner
 
 from pertlab.cli import app
 from pertlab.linux import testbed
+from test_cli_flags import covers
 
 PROBLEM = testbed.support_problem(needs_pert=False)
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
 
 
+@covers("validate kernel", "--quick", "--out", "--json")
 def test_validate_kernel_quick(tmp_path):
     """Ten identical reno flows on 5 Mbit/s: queue, utilization and fairness agree with the
     kernel's; the kernel drops more, as docs/validation.md ('End-host timing') explains."""

@@ -27,10 +27,11 @@ fn validate_json(scenario_json: &str) -> PyResult<()> {
 
 /// Run a scenario (JSON text) and return the results as JSON text.
 ///
-/// `progress`, if given, is called with the simulated time in seconds about every
-/// simulated second; if it returns False (or raises, e.g. KeyboardInterrupt) the
-/// run stops there and the results computed so far are returned with
-/// `"interrupted": true`.
+/// `progress`, if given, is called with the simulated time in seconds once per
+/// simulated second and at least every `PROGRESS_EVENTS` (65 536) events; if it
+/// returns False (or raises, e.g. KeyboardInterrupt) the run stops there and the
+/// results computed so far are returned with `"interrupted": true`. Ctrl-C is
+/// checked at the same points, with or without a callback.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, progress=None))]
 fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyResult<String> {
@@ -40,12 +41,12 @@ fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> 
     let mut pending_error: Option<PyErr> = None;
     py.allow_threads(|| {
         world.run(&mut |sim_ns| {
-            let Some(cb) = &progress else { return true };
             Python::with_gil(|py| {
                 if let Err(e) = py.check_signals() {
                     pending_error = Some(e);
                     return false;
                 }
+                let Some(cb) = &progress else { return true };
                 match cb.call1(py, (sim_ns as f64 / 1e9,)) {
                     Ok(v) => !matches!(v.extract::<bool>(py), Ok(false)),
                     Err(e) => {

@@ -82,8 +82,9 @@ impl EventQueue {
         self.next_seq += 1;
     }
 
-    /// Schedule `event` at `now + delay`, where `now` is the time of the event
-    /// being processed (never earlier than any previous `now`).
+    /// Schedule `event` at `now + delay` (at most `SimTime::MAX`: an event that
+    /// late never runs), where `now` is the time of the event being processed
+    /// (never earlier than any previous `now`).
     pub fn push_after(&mut self, now: SimTime, delay: SimTime, event: Event) {
         let lane = match self.lane_delays.iter().position(|&d| d == delay) {
             Some(i) => i,
@@ -97,10 +98,10 @@ impl EventQueue {
                     self.lane_delays[i] = delay;
                     i
                 }
-                None => return self.push(now + delay, event),
+                None => return self.push(now.saturating_add(delay), event),
             },
         };
-        self.lanes[lane].push_back(Entry { time: now + delay, seq: self.next_seq, event });
+        self.lanes[lane].push_back(Entry { time: now.saturating_add(delay), seq: self.next_seq, event });
         self.next_seq += 1;
     }
 

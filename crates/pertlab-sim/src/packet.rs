@@ -56,6 +56,8 @@ pub struct Packet {
     pub cwr: bool,
     /// Data: this segment is a retransmission.
     pub retx: bool,
+    /// The queue the packet is in set CE on it (counted as a mark when it leaves).
+    pub marked: bool,
     /// Number of valid entries in `sack`.
     pub n_sack: u8,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
@@ -80,6 +82,7 @@ impl Packet {
             ece: false,
             cwr: false,
             retx: false,
+            marked: false,
             n_sack: 0,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: 0,
@@ -89,5 +92,16 @@ impl Packet {
 
     pub fn sack_blocks(&self) -> &[SackBlock] {
         &self.sack[..self.n_sack as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_packet_stays_small() {
+        // Packets are copied between queues and wires on every hop (ARCHITECTURE.md).
+        assert_eq!(std::mem::size_of::<Packet>(), 72);
     }
 }

@@ -26,8 +26,8 @@ use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::TcpConfig;
-use crate::time::SimTime;
+use crate::tcp::{TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MIN_RTO_FLOOR_NS};
+use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::web::WebSpec;
 
 fn default_seed() -> u64 {
@@ -574,6 +574,14 @@ impl UdpSpec {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
         check::positive(&format!("{path}.packet_size"), self.packet_size as f64)?;
+        // Packets of a source are spaced by whole nanoseconds, the clock's resolution.
+        let most = u64::from(self.packet_size).saturating_mul(8 * NS_PER_SEC);
+        if self.rate_bps > most {
+            return Err(ConfigError::new(
+                format!("{path}.rate_bps"),
+                format!("must be at most {most} bit/s (one {}-byte packet per nanosecond, the clock's resolution), got {}", self.packet_size, self.rate_bps),
+            ));
+        }
         if let Some(stop) = self.stop_ns {
             if stop < self.start_ns {
                 return Err(ConfigError::new(format!("{path}.stop_ns"), format!("must not be before start_ns ({}), got {stop}", self.start_ns)));
@@ -595,9 +603,21 @@ impl TcpConfig {
         check::positive(&format!("{path}.max_cwnd"), self.max_cwnd as f64)?;
         check::positive(&format!("{path}.dupthresh"), self.dupthresh as f64)?;
         check::positive(&format!("{path}.initial_rto_ns"), self.initial_rto_ns as f64)?;
-        check::positive(&format!("{path}.min_rto_ns"), self.min_rto_ns as f64)?;
-        if self.max_rto_ns < self.min_rto_ns {
-            return Err(ConfigError::new(format!("{path}.max_rto_ns"), format!("must be at least min_rto_ns ({}), got {}", self.min_rto_ns, self.max_rto_ns)));
+        if self.min_rto_ns < MIN_RTO_FLOOR_NS {
+            return Err(ConfigError::new(
+                format!("{path}.min_rto_ns"),
+                format!("must be at least {MIN_RTO_FLOOR_NS} ns (1 us, the least Linux's tcp_rto_min_us allows), got {}", self.min_rto_ns),
+            ));
+        }
+        let least_max = self.min_rto_ns.max(MAX_RTO_FLOOR_NS);
+        if self.max_rto_ns < least_max {
+            return Err(ConfigError::new(
+                format!("{path}.max_rto_ns"),
+                format!(
+                    "must be at least min_rto_ns ({}) and {MAX_RTO_FLOOR_NS} ns (1 s, the least Linux's tcp_rto_max_ms allows), got {}",
+                    self.min_rto_ns, self.max_rto_ns
+                ),
+            ));
         }
         check::positive(&format!("{path}.ack_size"), self.ack_size as f64)?;
         for (field, value) in [("rtt_noise_ns", self.rtt_noise_ns), ("overhead_ns", self.overhead_ns)] {
@@ -605,6 +625,15 @@ impl TcpConfig {
                 return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {value}", SimTime::MAX / 4)));
             }
         }
-        check::positive(&format!("{path}.delayed_ack_timeout_ns"), self.delayed_ack_timeout_ns as f64)
+        if !(1..=MAX_DELAYED_ACK_TIMEOUT_NS).contains(&self.delayed_ack_timeout_ns) {
+            return Err(ConfigError::new(
+                format!("{path}.delayed_ack_timeout_ns"),
+                format!(
+                    "must lie in [1, {MAX_DELAYED_ACK_TIMEOUT_NS}] ns (RFC 1122 4.2.3.2: a delayed ACK is sent within 500 ms), got {}",
+                    self.delayed_ack_timeout_ns
+                ),
+            ));
+        }
+        Ok(())
     }
 }

@@ -21,11 +21,12 @@ pub fn to_secs(t: SimTime) -> f64 {
     t as f64 / NS_PER_SEC as f64
 }
 
-/// Time to serialise `bytes` onto a link of `rate_bps`, rounded up to whole nanoseconds
-/// so that a link never sends faster than its rate.
+/// Time to serialise `bytes` onto a link of `rate_bps` (> 0), rounded up to whole
+/// nanoseconds so that a link never sends faster than its rate; at most
+/// `SimTime::MAX` (4 GB at 1 bit/s would take longer).
 pub fn tx_time(bytes: u32, rate_bps: u64) -> SimTime {
     let bits = bytes as u128 * 8 * NS_PER_SEC as u128;
-    bits.div_ceil(rate_bps as u128) as SimTime
+    bits.div_ceil(rate_bps as u128).min(SimTime::MAX as u128) as SimTime
 }
 
 #[cfg(test)]
@@ -38,6 +39,8 @@ mod tests {
         assert_eq!(tx_time(1500, 150_000_000), 80_000);
         // 1 byte at 3 bit/s: 2.666.. s, rounded up.
         assert_eq!(tx_time(1, 3), 2_666_666_667);
+        // 2^32 - 1 bytes at 1 bit/s: 3.4e19 ns, more than a SimTime holds.
+        assert_eq!(tx_time(u32::MAX, 1), SimTime::MAX);
     }
 
     #[test]

@@ -79,7 +79,7 @@ fn expect(cc: &Pert, tp: &CcState, ssthresh_ret: Option<u32>) -> Value {
         "cwnd": tp.snd_cwnd,
         "ssthresh": tp.snd_ssthresh,
         "cwnd_cnt": tp.snd_cwnd_cnt,
-        "early_responses": cc.counters().early_responses,
+        "early_responses": cc.counters(0).early_responses,
         "srtt": cc.srtt_fixed(),
         "min_rtt_us": cc.min_rtt_ns().map(|ns| ns / 1000),
         "prob": cc.probability_fixed(),
@@ -301,7 +301,7 @@ fn replay_vectors_through_pert() {
             draws_total += draws.len();
             assert_eq!(expect(&cc, &tp, ret), ev["expect"], "{name} event {i}");
         }
-        responses += cc.counters().early_responses;
+        responses += cc.counters(0).early_responses;
     }
     // The vectors exercise what they are for.
     assert!(responses >= 20, "{responses} early responses");

@@ -187,10 +187,11 @@ fn controllers_sum_the_flows_of_each_label() {
     for c in &r.controllers {
         let mine: Vec<_> = r.flows.iter().filter(|f| f.label == c.label).collect();
         assert_eq!(c.segments_sent, mine.iter().map(|f| f.segments_sent).sum::<u64>());
+        assert_eq!(c.segments_received, mine.iter().map(|f| f.segments_received).sum::<u64>());
         assert_eq!(c.drops, mine.iter().map(|f| f.drops).sum::<u64>());
         assert!((c.goodput_mbps - mine.iter().map(|f| f.goodput_mbps).sum::<f64>()).abs() < 1e-9);
         assert!((c.share - c.goodput_mbps / total).abs() < 1e-12);
-        assert!((c.drop_rate - c.drops as f64 / c.segments_sent as f64).abs() < 1e-15);
+        assert_eq!(c.drop_rate, c.drops as f64 / (c.segments_received + c.drops) as f64);
     }
     assert!((r.controllers.iter().map(|c| c.share).sum::<f64>() - 1.0).abs() < 1e-12);
     // Reno fills the buffer and loses packets; PERT responds early and loses fewer.

@@ -4,16 +4,22 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
+
+if TYPE_CHECKING:
+    from .scenario import TestbedScenario
 
 linux_app = typer.Typer(help="The eBPF PERT congestion control on this host (needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 testbed_app = typer.Typer(help="Network-namespace testbed with a real bottleneck (needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
-def _die(msg: str, code: int = 1) -> None:
-    typer.echo(f"error: {msg}", err=True)
+def _die(msg: str, code: int = 1) -> NoReturn:
+    """``error: ...`` on stderr (one line per line of ``msg``), then exit with ``code``:
+    2 for bad input, 1 when the host cannot do it or it failed."""
+    for line in msg.splitlines():
+        typer.echo(f"error: {line}", err=True)
     raise typer.Exit(code)
 
 
@@ -33,6 +39,12 @@ def load(
     from .loader import PertParams, load as do_load
 
     params = PertParams(t_min_ms, t_max_ms, t_end_ms, p_max, decrease, srtt_weight, literal, not no_slow_start_response)
+    try:
+        params.validate()
+    except ValueError as e:
+        # Bad input: the message names the flag the user wrote (t_min_ms -> --t-min-ms), exit 2.
+        field, _, message = str(e).partition(": ")
+        _die(f"--{field.replace('_', '-')}: {message}", 2)
     try:
         pin = do_load(name, params)
     except (RuntimeError, ValueError) as e:
@@ -79,16 +91,23 @@ def testbed_run(
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Directory of the result files.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
 ) -> None:
-    """Build the namespaces, run the flows through the bottleneck, collect, remove everything."""
+    """Build the namespaces, run the flows through the bottleneck, collect, remove everything.
+
+    Ctrl-C or SIGTERM stops the flows and keeps what was measured (exit 130)."""
     from . import testbed
 
+    sc = _scenario(scenario_file)
     try:
-        res = testbed.run_file(scenario_file)
-    except (RuntimeError, ValueError) as e:
+        res = testbed.run(sc)
+    except RuntimeError as e:
         _die(str(e))
+    except KeyboardInterrupt:
+        _interrupted_early()
     if out_dir:
         res.write(out_dir)
     typer.echo(json.dumps(res.summary(), indent=2) if as_json else res.report())
+    if res.interrupted:
+        raise typer.Exit(130)
 
 
 @testbed_app.command("compare")
@@ -97,10 +116,55 @@ def testbed_compare(
     out_dir: Annotated[Path, typer.Option("--out", help="Directory of the report and both result sets.")] = Path("out/compare"),
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
-    from . import testbed
+    from ..scenario import ScenarioError
+    from .compare import compare
+
+    sc = _scenario(scenario_file)
+    try:
+        report, real = compare(sc, out_dir)
+    except ScenarioError as e:
+        _die(str(e), 2)
+    except RuntimeError as e:
+        _die(str(e))
+    except KeyboardInterrupt:
+        _interrupted_early()
+    typer.echo(report)
+    if real is None or real.interrupted:
+        raise typer.Exit(130)
+
+
+@testbed_app.command("cleanup")
+def testbed_cleanup() -> None:
+    """Remove what testbed runs whose driver died left: their processes (delay lines,
+    flows), namespaces (with their links and qdiscs) and run directories. Runs in
+    progress are left alone."""
+    from . import runs, testbed
+    from .. import interrupt
+
+    problem = testbed.support_problem(needs_pert=False)
+    if problem:
+        _die(problem)
+    with interrupt.deferred():
+        removed = runs.cleanup()
+    for r in removed:
+        typer.echo(f"removed {r.what}: namespaces {', '.join(r.namespaces) or '(none left)'}; {r.processes} processes killed")
+    if not removed:
+        typer.echo("nothing to remove")
+    for info in runs.live_runs():
+        typer.echo(f"left alone: run {info.get('run_id')} in progress (pid {info.get('pid')}, started {info.get('started')})")
+
+
+def _scenario(path: Path) -> TestbedScenario:
+    """The testbed scenario in ``path``, or exit 2 with ``error: field: message`` lines."""
+    from ..scenario import ScenarioError
+    from .scenario import load_scenario
 
     try:
-        report = testbed.compare_file(scenario_file, out_dir)
-    except (RuntimeError, ValueError) as e:
-        _die(str(e))
-    typer.echo(report)
+        return load_scenario(path)
+    except ScenarioError as e:
+        _die(str(e), 2)
+
+
+def _interrupted_early() -> NoReturn:
+    typer.echo("interrupted before the flows started: nothing was measured; the testbed was removed", err=True)
+    raise typer.Exit(130)

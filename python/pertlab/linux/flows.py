@@ -5,9 +5,13 @@
   cumulative count every sample interval (on CLOCK_MONOTONIC, which all
   namespaces share); prints one JSON object when its standard input closes.
 - ``send``: opens ``count`` connections with ``setsockopt(TCP_CONGESTION)``,
-  sends as fast as the window allows until ``t0 + duration``, and samples
+  sends as fast as the window allows until ``t0 + duration`` or until its
+  standard input closes (the driver stopped the run, or died), and samples
   TCP_INFO of each socket (cwnd, ssthresh, srtt, bytes acked, retransmits)
-  every interval; prints one JSON object at the end.
+  every interval; prints one JSON object at the end. Its sockets linger 0 s
+  (``SO_LINGER``): closing one, also when the process is killed, resets the
+  connection instead of leaving an orphan that keeps retransmitting its
+  unsent data (and keeps the eBPF ``pert`` loaded) for minutes.
 """
 
 from __future__ import annotations
@@ -105,19 +109,27 @@ def send(args: argparse.Namespace) -> None:
     socks = []
     for _ in range(args.count):
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
         s.connect((args.dst, args.port))
         socks.append(s)
     ports = [s.getsockname()[1] for s in socks]
+    stop = threading.Event()
+
+    def watch_stdin() -> None:
+        _wait_stdin_eof()
+        stop.set()
+
+    threading.Thread(target=watch_stdin, daemon=True).start()
     print(json.dumps({"ready": ports}), flush=True)
     # Start together at t0 (CLOCK_MONOTONIC, shared by all namespaces).
-    time.sleep(max(0.0, args.t0 - time.monotonic()))
+    stop.wait(max(0.0, args.t0 - time.monotonic()))
     end = args.t0 + args.duration
     chunk = b"\0" * (1 << 16)
 
     def pump(s: socket.socket) -> None:
         s.settimeout(0.2)
-        while time.monotonic() < end:
+        while time.monotonic() < end and not stop.is_set():
             try:
                 s.send(chunk)
             except socket.timeout:
@@ -130,7 +142,7 @@ def send(args: argparse.Namespace) -> None:
         t.start()
     samples = []
     nxt = time.monotonic()
-    while True:
+    while not stop.is_set():
         now = time.monotonic()
         if now >= end:
             break
@@ -143,7 +155,7 @@ def send(args: argparse.Namespace) -> None:
             info["port"] = ports[i]
             samples.append(info)
         nxt += args.interval
-        time.sleep(max(0.0, min(nxt, end) - time.monotonic()))
+        stop.wait(max(0.0, min(nxt, end) - time.monotonic()))
     for t in threads:
         t.join(2)
     final = []

@@ -41,6 +41,9 @@ AVAILABLE = Path("/proc/sys/net/ipv4/tcp_available_congestion_control")
 SRTT_SHIFT = 10
 PPM = 1_000_000
 PROB_ONE = 1 << 32
+#: Largest threshold, ms: 10^6 ms is 2^40 in pert_algo.h's units (us << 10), well inside the
+#: 2^50 its division assumes (with P added, every divisor stays below 2^63).
+MAX_TIME_MS = 1e6
 
 
 def _round(x: float) -> int:
@@ -63,16 +66,21 @@ class PertParams:
     respond_in_slow_start: bool = True
 
     def validate(self) -> None:
+        """Raise ValueError("field: message") for parameters the kernel code cannot take."""
+        for name in ("t_min_ms", "t_max_ms", "t_end_ms"):
+            v = getattr(self, name)
+            if v is not None and not v <= MAX_TIME_MS:
+                raise ValueError(f"{name}: must be at most {MAX_TIME_MS:g} ms, got {v}")
         if not 0 <= self.t_min_ms < self.t_max_ms:
-            raise ValueError(f"need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}")
+            raise ValueError(f"t_min_ms: need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}")
         if self.t_end_ms is not None and self.t_end_ms <= self.t_max_ms:
-            raise ValueError(f"t_end_ms must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}")
+            raise ValueError(f"t_end_ms: must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}")
         if not 0 < self.p_max <= 1:
-            raise ValueError(f"p_max must lie in (0, 1], got {self.p_max}")
+            raise ValueError(f"p_max: must lie in (0, 1], got {self.p_max}")
         for name in ("decrease", "srtt_weight"):
             v = getattr(self, name)
             if not 0 < v < 1:
-                raise ValueError(f"{name} must lie strictly between 0 and 1, got {v}")
+                raise ValueError(f"{name}: must lie strictly between 0 and 1, got {v}")
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertParams":
@@ -283,7 +291,10 @@ class Holder:
 def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]:
     """Register ``pert`` for the duration of the context (see module doc)."""
     params, loader = _prepare(name, params)
-    proc = subprocess.Popen([str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # Its own session: a Ctrl-C at the terminal reaches the caller, which ends the hold in order.
+    proc = subprocess.Popen(
+        [str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
     try:
         line = proc.stdout.readline() if proc.stdout else ""
         if not line.startswith("ready"):

@@ -112,7 +112,7 @@ impl Codel {
 
     /// RFC 8289 `control_law`: `t + INTERVAL / sqrt(count)`.
     fn control_law(&self, t: SimTime, count: u64) -> SimTime {
-        t + (self.cfg.interval_ns as f64 / (count.max(1) as f64).sqrt()).round() as SimTime
+        t.saturating_add((self.cfg.interval_ns as f64 / (count.max(1) as f64).sqrt()).round() as SimTime)
     }
 
     /// RFC 8289 `dodequeue`'s bookkeeping for a packet of sojourn time `sojourn`
@@ -124,7 +124,7 @@ impl Codel {
         }
         match self.first_above {
             None => {
-                self.first_above = Some(now + self.cfg.interval_ns);
+                self.first_above = Some(now.saturating_add(self.cfg.interval_ns));
                 false
             }
             Some(t) => now >= t,

@@ -142,6 +142,7 @@ pub struct QueueCounters {
     pub drops_early: u64,
     pub drops_forced: u64,
     pub drops_departure: u64,
+    /// Packets that left with a CE mark this queue set (at their arrival or departure).
     pub marks: u64,
     /// Integral of the length in packets over time, packet-nanoseconds.
     pub area_pkts: u128,
@@ -233,9 +234,7 @@ impl OutputQueue {
             self.count_drop(DropKind::Overflow);
             return Enqueued::Dropped(DropKind::Overflow);
         }
-        if !was_ce && pkt.ecn == Ecn::Ce {
-            self.counters.marks += 1;
-        }
+        pkt.marked = !was_ce && pkt.ecn == Ecn::Ce;
         self.integrate(now);
         pkt.enq_ts = now;
         self.len_bytes += pkt.size as u64;
@@ -245,6 +244,7 @@ impl OutputQueue {
 
     /// Take the next packet for transmission. Packets the discipline drops at
     /// departure are returned in `dropped` so the caller can account for them.
+    /// A packet this queue marked (at arrival or now) counts as a mark as it leaves.
     pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<Packet>) -> Option<Packet> {
         while let Some(mut pkt) = self.buf.pop_front() {
             self.integrate_removed(now, &pkt);
@@ -252,7 +252,8 @@ impl OutputQueue {
             let was_ce = pkt.ecn == Ecn::Ce;
             match self.discipline.on_departure(&view, &mut pkt, now) {
                 Verdict::Pass => {
-                    if !was_ce && pkt.ecn == Ecn::Ce {
+                    // `marked` is set afresh when the packet enters its next queue.
+                    if pkt.marked || (!was_ce && pkt.ecn == Ecn::Ce) {
                         self.counters.marks += 1;
                     }
                     self.counters.departures += 1;

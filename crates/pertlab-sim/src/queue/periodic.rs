@@ -12,7 +12,16 @@
 //! timer, except that `probability()` read between events (by a monitor) shows
 //! the value of the last event.
 
-use crate::time::SimTime;
+use crate::time::{SimTime, NS_PER_MS};
+
+/// Least period of a controller's timer: 1 ms, one jiffy at HZ = 1000, the
+/// finest kernel timer tick Linux offers (CONFIG_HZ_1000); Linux's `sch_pie`
+/// keeps `tupdate` in jiffies (`usecs_to_jiffies`). Between two packet events
+/// the missed instants are caught up one by one, so the period bounds the work
+/// per simulated second.
+pub const MIN_PERIOD_NS: SimTime = NS_PER_MS;
+/// Highest sampling frequency of a PI law, Hz: one sample per [`MIN_PERIOD_NS`].
+pub const MAX_SAMPLING_HZ: f64 = 1e9 / MIN_PERIOD_NS as f64;
 
 /// The instants `k * period`, `k >= 1`, and how many have been processed.
 #[derive(Clone, Debug)]

@@ -29,7 +29,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::periodic::{catch_up, Periodic};
+use super::periodic::{catch_up, Periodic, MAX_SAMPLING_HZ};
 use super::{draw, signal, QueueDiscipline, QueueView, Verdict};
 use crate::error::{check, ConfigError};
 use crate::packet::Packet;
@@ -49,11 +49,12 @@ pub const DEFAULT_QREF_PKTS: f64 = 50.0;
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PiConfig {
-    /// Coefficient of `q - qref`, >= 0 (ns-2 `a_`, 1.822e-5).
+    /// Coefficient of `q - qref`, in [0, 1] (ns-2 `a_`, 1.822e-5): 1 already moves
+    /// the probability across [0, 1] on one packet of error.
     pub a: f64,
-    /// Coefficient of `q_old - qref`, >= 0 (ns-2 `b_`, 1.816e-5); `a > b` for a stable integrator.
+    /// Coefficient of `q_old - qref`, in [0, 1] (ns-2 `b_`, 1.816e-5); `a > b` for a stable integrator.
     pub b: f64,
-    /// Sampling frequency in Hz, > 0 and at most 1e9 (ns-2 `w_`, 170).
+    /// Sampling frequency in Hz, > 0 and at most [`MAX_SAMPLING_HZ`] (ns-2 `w_`, 170).
     pub w_hz: f64,
     /// Target queue in packets, >= 0 (ns-2 `qref_`, 50).
     pub qref: f64,
@@ -70,9 +71,9 @@ impl Default for PiConfig {
 impl PiConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let field = |name: &str| format!("{path}.{name}");
-        check::non_negative(&field("a"), self.a)?;
-        check::non_negative(&field("b"), self.b)?;
-        check::in_range(&field("w_hz"), self.w_hz, f64::MIN_POSITIVE, NS_PER_SEC as f64)?;
+        check::in_range(&field("a"), self.a, 0.0, 1.0)?;
+        check::in_range(&field("b"), self.b, 0.0, 1.0)?;
+        check::in_range(&field("w_hz"), self.w_hz, f64::MIN_POSITIVE, MAX_SAMPLING_HZ)?;
         check::non_negative(&field("qref"), self.qref)?;
         Ok(())
     }
@@ -241,7 +242,9 @@ mod tests {
         assert_eq!(err(PiConfig { a: -1.0, ..d() }), "q.pi.a");
         assert_eq!(err(PiConfig { b: f64::NAN, ..d() }), "q.pi.b");
         assert_eq!(err(PiConfig { w_hz: 0.0, ..d() }), "q.pi.w_hz");
-        assert_eq!(err(PiConfig { w_hz: 2e9, ..d() }), "q.pi.w_hz");
+        assert_eq!(err(PiConfig { w_hz: 1001.0, ..d() }), "q.pi.w_hz");
+        assert!(PiConfig { w_hz: 1000.0, ..d() }.validate("q.pi").is_ok());
+        assert_eq!(err(PiConfig { a: 1.5, ..d() }), "q.pi.a");
         assert_eq!(err(PiConfig { qref: -5.0, ..d() }), "q.pi.qref");
         assert!(serde_json::from_str::<PiConfig>(r#"{"qref": 20, "w": 160}"#).is_err());
         let c: PiConfig = serde_json::from_str(r#"{"qref": 20, "use_ecn": true}"#).unwrap();

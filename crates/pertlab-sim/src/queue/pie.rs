@@ -39,7 +39,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::periodic::{catch_up, Periodic};
+use super::periodic::{catch_up, Periodic, MIN_PERIOD_NS};
 use super::{draw, ecn_capable, mark, DropKind, QueueDiscipline, QueueView, Verdict};
 use crate::error::{check, ConfigError};
 use crate::packet::Packet;
@@ -58,6 +58,10 @@ pub const DEFAULT_ALPHA: f64 = 0.125;
 pub const DEFAULT_BETA: f64 = 1.25;
 /// MEAN_PKTSIZE for the safeguard of §4.1, bytes (the RFC names no value; ns-3 `MeanPktSize` 1000).
 pub const DEFAULT_MEAN_PKT_SIZE: u32 = 1000;
+/// Largest `alpha` and `beta`, per second: a gain of 1e9/s moves the probability
+/// across [0, 1] on a delay error of one nanosecond (the clock's resolution), so
+/// larger gains behave the same; the bound keeps every step finite.
+pub const MAX_GAIN_PER_S: f64 = 1e9;
 /// Above this drop probability ECN-capable packets are dropped, not marked (RFC 8033 §5.1: 10 %).
 pub const DEFAULT_MARK_ECN_THRESHOLD: f64 = 0.1;
 
@@ -88,13 +92,13 @@ pub enum PieDelay {
 pub struct PieConfig {
     /// QDELAY_REF, ns (15 ms).
     pub target_delay_ns: SimTime,
-    /// T_UPDATE, ns (15 ms).
+    /// T_UPDATE, ns (15 ms), at least [`MIN_PERIOD_NS`].
     pub t_update_ns: SimTime,
     /// MAX_BURST, ns (150 ms); 0 disables the burst allowance.
     pub max_burst_ns: SimTime,
-    /// alpha, Hz, >= 0 (0.125).
+    /// alpha, Hz, in [0, [`MAX_GAIN_PER_S`]] (0.125).
     pub alpha: f64,
-    /// beta, Hz, >= 0 (1.25).
+    /// beta, Hz, in [0, [`MAX_GAIN_PER_S`]] (1.25).
     pub beta: f64,
     /// MEAN_PKTSIZE of the §4.1 safeguard, bytes (1000).
     pub mean_pkt_size: u32,
@@ -129,9 +133,14 @@ impl PieConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let field = |name: &str| format!("{path}.{name}");
         check::positive(&field("target_delay_ns"), self.target_delay_ns as f64)?;
-        check::positive(&field("t_update_ns"), self.t_update_ns as f64)?;
-        check::non_negative(&field("alpha"), self.alpha)?;
-        check::non_negative(&field("beta"), self.beta)?;
+        if self.t_update_ns < MIN_PERIOD_NS {
+            return Err(ConfigError::new(
+                field("t_update_ns"),
+                format!("must be at least {MIN_PERIOD_NS} ns (1 ms, one jiffy at Linux's HZ = 1000; sch_pie counts it in jiffies), got {}", self.t_update_ns),
+            ));
+        }
+        check::in_range(&field("alpha"), self.alpha, 0.0, MAX_GAIN_PER_S)?;
+        check::in_range(&field("beta"), self.beta, 0.0, MAX_GAIN_PER_S)?;
         check::positive(&field("mean_pkt_size"), self.mean_pkt_size as f64)?;
         check::in_range(&field("mark_ecn_threshold"), self.mark_ecn_threshold, 0.0, 1.0)?;
         Ok(())

@@ -159,7 +159,9 @@ pub const Q_W_FAST_CODE: f64 = -2.0;
 /// Packets per time constant of the fast weight (ns-2 `q_weight_ -2`).
 pub const FAST_Q_W_PACKETS: f64 = 10.0;
 /// Automatic `bottom` (`bottom = 0`) is `min(0.01, 1/W)` with W the bandwidth-delay
-/// product of a connection with this RTT (ns-2 100 ms; ns-3 `Rtt` default 0.1 s).
+/// product of a connection with this RTT (ns-2 100 ms; ns-3 `Rtt` default 0.1 s),
+/// and at most `top` (ns-2 and ns-3 do not bound it by `top`, so with `top`
+/// below it their range `[bottom, top]` is empty).
 pub const AUTO_BOTTOM_RTT_S: f64 = 0.1;
 
 /// How the queue is measured.
@@ -267,7 +269,7 @@ pub struct RedConfig {
     pub interval_ns: SimTime,
     /// ARED: largest max_p, in (0, 1] (ns-3 `Top`).
     pub top: f64,
-    /// ARED: smallest max_p, in [0, top]; 0 = automatic `min(0.01, 1/W)` (ns-3 `Bottom`).
+    /// ARED: smallest max_p, in [0, top]; 0 = automatic `min(0.01, 1/W, top)` (ns-3 `Bottom`).
     pub bottom: f64,
     /// ARED: cap of the additive increase `min(alpha, max_p/4)`, in (0, 1] (ns-3 `Alpha`);
     /// the paper recommends at most 0.01.
@@ -500,14 +502,15 @@ impl Params {
     }
 }
 
-/// The adaptive family's pacing and bounds, with an automatic `bottom` resolved.
+/// The adaptive family's pacing and bounds, with an automatic `bottom` resolved
+/// (validation keeps an explicit one within `[0, top]`).
 fn band_params(cfg: &RedConfig, link_rate_bps: u64) -> BandParams {
     let bottom = if cfg.bottom > 0.0 {
         cfg.bottom
     } else {
         // 1/W, W = C * RTT packets of mean size (ns-3; ns-2 fixes 1000-byte packets).
         let w = packet_rate(link_rate_bps, cfg.mean_pkt_size.max(1)) * AUTO_BOTTOM_RTT_S;
-        DEFAULT_BOTTOM.min(1.0 / w)
+        DEFAULT_BOTTOM.min(1.0 / w).min(cfg.top)
     };
     BandParams { interval: cfg.interval_ns, top: cfg.top, bottom, trend_reference: cfg.cared_trend }
 }

@@ -4,7 +4,19 @@
 //!
 //! - average queue: time-weighted mean length over the window (packets, bytes),
 //!   and normalized by the buffer limit;
-//! - drop rate = drops / arrivals at that queue; mark rate = marks / arrivals;
+//! - every **rate** is a ratio of two counts of one population of packets,
+//!   counted over the window, the numerator a part of the denominator, so it
+//!   lies in [0, 1] by construction (0 when the population is empty):
+//!   - a queue's drop rate = packets it dropped / packets whose fate it
+//!     decided in the window (departed + dropped); mark rate = packets that
+//!     departed with a CE mark it set / the same population. A packet's fate
+//!     is decided when it is dropped (at arrival, or at departure for CoDel)
+//!     or when it leaves, so a packet queued across an edge of the window
+//!     counts in the window it leaves;
+//!   - a flow's drop rate = its data packets lost anywhere (queues, wire) / its
+//!     data packets whose fate was decided in the window (arrived at the
+//!     receiver, duplicates included, + lost); per label (`controllers`) the
+//!     same over the label's flows;
 //! - utilization = fraction of the window the link the queue feeds was
 //!   transmitting, i.e. bits sent / (capacity x window), with a packet that
 //!   straddles an edge of the window counted for its part inside;
@@ -14,8 +26,10 @@
 //!   transfers are summarised apart, in `web`);
 //! - per label (`FlowSpec::label`, default the controller's name), in
 //!   `controllers`: sums of the label's flows' window numbers (goodput,
-//!   segments sent, data packets dropped anywhere), share = its goodput / all
-//!   long flows' goodput, drop rate = its drops / its segments sent;
+//!   segments sent and received, data packets dropped anywhere), share = its
+//!   goodput / all long flows' goodput, drop rate as above;
+//! - time in a mode (adaptive PERT): seconds of the window during which the
+//!   mode decided at the end of an alpha period was in force;
 //! - queue positions (`monitor.queue_positions`): for each data packet the
 //!   observed queue accepts inside the window, packets already waiting + 1;
 //! - web response time: from the start of an object's connection to the ACK of
@@ -120,11 +134,15 @@ pub struct QueueResult {
     pub avg_queue_bytes: f64,
     /// Average queue divided by the limit (packets by packets, bytes by bytes).
     pub avg_queue_norm: f64,
+    /// Packets that arrived, left, were dropped, and left with a CE mark this
+    /// queue set, within the window.
     pub arrivals: u64,
     pub departures: u64,
     pub drops: u64,
     pub marks: u64,
+    /// drops / (departures + drops): see the module doc.
     pub drop_rate: f64,
+    /// marks / (departures + drops).
     pub mark_rate: f64,
     pub utilization: f64,
     /// Packets lost on the wire (Bernoulli loss of the link).
@@ -144,19 +162,25 @@ pub struct FlowResult {
     pub goodput_mbps: f64,
     /// Payload bytes delivered in order within the window.
     pub goodput_bytes: u64,
-    /// Within the window: data segments sent (incl. retransmissions), retransmissions,
-    /// data packets of this flow dropped anywhere (queues and wire), timeouts,
-    /// fast recoveries, ECN reductions, controller-initiated reductions.
+    /// Within the window: data segments sent (incl. retransmissions), data
+    /// packets that arrived at the receiver (duplicates included),
+    /// retransmissions, data packets of this flow dropped anywhere (queues and
+    /// wire), timeouts, fast recoveries, ECN reductions, controller-initiated
+    /// reductions.
     pub segments_sent: u64,
+    pub segments_received: u64,
     pub retransmits: u64,
     pub drops: u64,
+    /// drops / (segments_received + drops): see the module doc.
+    pub drop_rate: f64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     pub early_responses: u64,
     /// Seconds within the window the controller spent in each adaptive-PERT
-    /// mode (zero for other controllers); each alpha period (5 RTTs) counts
-    /// in the mode decided at its end, so the edges are exact to a period.
+    /// mode (zero for other controllers): the mode decided at the end of an
+    /// alpha period (5 RTTs) is in force until the end of the next; none
+    /// before the first RTT sample. Their sum is at most the window.
     pub high_speed_s: f64,
     pub safe_s: f64,
     pub compete_s: f64,
@@ -179,9 +203,10 @@ pub struct ControllerResult {
     /// This label's goodput / the goodput of all long TCP flows (0 when that is 0).
     pub share: f64,
     pub segments_sent: u64,
+    pub segments_received: u64,
     /// Data packets of these flows lost anywhere (queues and wire).
     pub drops: u64,
-    /// drops / segments_sent (0 when nothing was sent).
+    /// drops / (segments_received + drops): see the module doc.
     pub drop_rate: f64,
 }
 

@@ -1,8 +1,10 @@
-//! Snapshots of cumulative counters and the assembly of [`Results`] from the
-//! snapshots taken at the start and end of the measurement window.
+//! The assembly of [`Results`] from what the world hands over at the end of a
+//! run ([`ReportInput`]): the snapshots of cumulative counters taken at the
+//! start and end of the measurement window, descriptors of the queues and
+//! flows, and the monitors' records. A plain input, so that `stats` does not
+//! depend on the world.
 
 use crate::net::ChannelCounters;
-use crate::packet::{PacketKind, TCP_IP_HEADER_BYTES};
 use crate::queue::{QueueCounters, QueueLimit};
 use crate::tcp::cc::{CcCounters, Mode};
 use crate::tcp::receiver::ReceiverCounters;
@@ -10,9 +12,10 @@ use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
 use crate::traffic::udp::UdpCounters;
 use crate::traffic::web::Completion;
-use crate::world::{Flow, World};
 
-use super::{jain_index, Conservation, ControllerResult, FlowResult, QueuePositions, QueueResult, Results, UdpResult, WebResult};
+use super::{
+    jain_index, Conservation, ControllerResult, FlowResult, FlowSeries, QueuePositions, QueueResult, QueueSeries, Results, Trace, UdpResult, WebResult,
+};
 
 /// Every cumulative counter of the world at one instant.
 #[derive(Clone, Debug)]
@@ -27,30 +30,92 @@ pub struct Snapshot {
     pub udp: Vec<UdpCounters>,
 }
 
-impl Snapshot {
-    pub fn take(world: &mut World) -> Snapshot {
-        let now = world.now;
-        for c in world.channels.iter_mut() {
-            c.queue.integrate(now);
-        }
-        Snapshot {
-            time: now,
-            queues: world.channels.iter().map(|c| c.queue.counters).collect(),
-            channels: world.channels.iter().map(|c| c.counters_at(now)).collect(),
-            senders: world.flows.iter().map(|f| *f.sender.counters()).collect(),
-            receivers: world.flows.iter().map(|f| *f.receiver.counters()).collect(),
-            cc: world.flows.iter().map(|f| f.sender.cc_counters()).collect(),
-            data_drops: world.flows.iter().map(|f| f.data_drops).collect(),
-            udp: world.udp.iter().map(|u| u.counters).collect(),
-        }
-    }
+/// One queue (a direction of a link), as the results name it.
+pub struct QueueInfo {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub discipline: &'static str,
+    pub rate_bps: u64,
+    pub limit: QueueLimit,
 }
 
-/// Payload bytes of `segments` segments of this flow.
-pub fn payload_bytes(flow: &Flow, segments: u64) -> u64 {
-    segments * (flow.sender.tp.mss.saturating_sub(TCP_IP_HEADER_BYTES)) as u64
+/// One long TCP flow, as the results describe it.
+pub struct FlowInfo {
+    pub cc: &'static str,
+    pub label: String,
+    pub src: String,
+    pub dst: String,
+    pub start: SimTime,
+    /// Payload bytes per segment.
+    pub payload_bytes: u32,
+    /// Two-way propagation delay of the path (data path + ACK path).
+    pub base_rtt: SimTime,
 }
 
+/// One UDP source's node names.
+pub struct UdpInfo {
+    pub src: String,
+    pub dst: String,
+}
+
+/// The web sessions' record over the whole run.
+pub struct WebInput<'a> {
+    pub sessions: u32,
+    /// Objects requested.
+    pub requested: u64,
+    pub completions: &'a [Completion],
+    /// Connections still open.
+    pub open: u64,
+}
+
+/// The data segments of one long flow at the end of the run.
+pub struct FlowBalance {
+    pub sent: u64,
+    pub received: u64,
+    pub dropped: u64,
+    pub in_network: u64,
+}
+
+/// Counts of the conservation check, at the end of the run.
+pub struct ConservationInput {
+    /// Packets of every kind.
+    pub injected: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_network: u64,
+    pub flows: Vec<FlowBalance>,
+}
+
+/// Everything the results are computed from.
+pub struct ReportInput<'a> {
+    /// Snapshots at the start and the end of the measurement window.
+    pub start: &'a Snapshot,
+    pub end: &'a Snapshot,
+    /// One per channel, in the order of the snapshots' `queues`.
+    pub queues: Vec<QueueInfo>,
+    /// One per long flow, in the order of the snapshots' `senders`.
+    pub flows: Vec<FlowInfo>,
+    pub udp: Vec<UdpInfo>,
+    /// `None` without web sessions.
+    pub web: Option<WebInput<'a>>,
+    /// Label names, indexes of the queue-position counts.
+    pub labels: &'a [String],
+    /// The queue-position link and its counts `[label][position - 1]`, when configured.
+    pub queue_positions: Option<(&'a str, &'a [Vec<u64>])>,
+    pub events: u64,
+    pub interrupted: bool,
+    /// Simulated time at the end of the run.
+    pub now: SimTime,
+    pub seed: u64,
+    pub conservation: ConservationInput,
+    pub queue_series: &'a QueueSeries,
+    pub flow_series: &'a FlowSeries,
+    pub trace: &'a Trace,
+}
+
+/// `num / den`, 0 when `den` is 0; callers pass a part of a population and the
+/// population, so the ratio lies in [0, 1].
 fn ratio(num: u64, den: u64) -> f64 {
     if den == 0 {
         0.0
@@ -59,74 +124,76 @@ fn ratio(num: u64, den: u64) -> f64 {
     }
 }
 
-pub fn assemble(world: &World) -> Results {
-    let (Some(a), Some(b)) = (&world.snap_start, &world.snap_end) else {
-        return Results::default();
-    };
+pub fn assemble(input: ReportInput) -> Results {
+    let (a, b) = (input.start, input.end);
     let span_ns = b.time.saturating_sub(a.time);
     let span_s = to_secs(span_ns);
 
-    let queues: Vec<QueueResult> = world
-        .channels
+    let queues: Vec<QueueResult> = input
+        .queues
         .iter()
         .enumerate()
         .map(|(i, ch)| {
             let (qa, qb) = (&a.queues[i], &b.queues[i]);
             let avg_pkts = if span_ns == 0 { 0.0 } else { (qb.area_pkts - qa.area_pkts) as f64 / span_ns as f64 };
             let avg_bytes = if span_ns == 0 { 0.0 } else { (qb.area_bytes - qa.area_bytes) as f64 / span_ns as f64 };
-            let (limit_pkts, limit_bytes, norm) = match ch.queue.limit {
+            let (limit_pkts, limit_bytes, norm) = match ch.limit {
                 QueueLimit::Packets(p) => (Some(p), None, avg_pkts / p as f64),
                 QueueLimit::Bytes(by) => (None, Some(by), avg_bytes / by as f64),
             };
-            let arrivals = qb.arrivals - qa.arrivals;
+            let departures = qb.departures - qa.departures;
             let drops = qb.drops() - qa.drops();
             let marks = qb.marks - qa.marks;
+            let decided = departures + drops;
             let busy_ns = b.channels[i].busy_ns - a.channels[i].busy_ns;
             QueueResult {
-                link: ch.link_name.clone(),
-                from: world.node_names[ch.from as usize].clone(),
-                to: world.node_names[ch.to as usize].clone(),
-                discipline: ch.queue.discipline.name().to_string(),
+                link: ch.link.clone(),
+                from: ch.from.clone(),
+                to: ch.to.clone(),
+                discipline: ch.discipline.to_string(),
                 rate_bps: ch.rate_bps,
                 limit_pkts,
                 limit_bytes,
                 avg_queue_pkts: avg_pkts,
                 avg_queue_bytes: avg_bytes,
                 avg_queue_norm: norm,
-                arrivals,
-                departures: qb.departures - qa.departures,
+                arrivals: qb.arrivals - qa.arrivals,
+                departures,
                 drops,
                 marks,
-                drop_rate: ratio(drops, arrivals),
-                mark_rate: ratio(marks, arrivals),
+                drop_rate: ratio(drops, decided),
+                mark_rate: ratio(marks, decided),
                 utilization: if span_ns > 0 { busy_ns as f64 / span_ns as f64 } else { 0.0 },
                 link_losses: b.channels[i].losses - a.channels[i].losses,
             }
         })
         .collect();
 
-    let flows: Vec<FlowResult> = world
+    let flows: Vec<FlowResult> = input
         .flows
         .iter()
         .enumerate()
         .map(|(i, f)| {
             let (sa, sb) = (&a.senders[i], &b.senders[i]);
             let delivered = b.receivers[i].segments_delivered - a.receivers[i].segments_delivered;
-            let goodput_bytes = payload_bytes(f, delivered);
+            let goodput_bytes = delivered * f.payload_bytes as u64;
             let rtt_samples = sb.rtt_samples - sa.rtt_samples;
-            let spec = &world.scenario.flows[i];
+            let received = b.receivers[i].data_received - a.receivers[i].data_received;
+            let drops = b.data_drops[i] - a.data_drops[i];
             FlowResult {
                 id: i as u32,
-                cc: f.sender.cc_name().to_string(),
-                label: world.labels[world.flow_label[i] as usize].clone(),
-                src: spec.src.clone(),
-                dst: spec.dst.clone(),
+                cc: f.cc.to_string(),
+                label: f.label.clone(),
+                src: f.src.clone(),
+                dst: f.dst.clone(),
                 start_s: to_secs(f.start),
                 goodput_mbps: if span_s > 0.0 { goodput_bytes as f64 * 8.0 / span_s / 1e6 } else { 0.0 },
                 goodput_bytes,
                 segments_sent: sb.segments_sent - sa.segments_sent,
+                segments_received: received,
                 retransmits: sb.retransmits - sa.retransmits,
-                drops: b.data_drops[i] - a.data_drops[i],
+                drops,
+                drop_rate: ratio(drops, received + drops),
                 timeouts: sb.timeouts - sa.timeouts,
                 fast_recoveries: sb.fast_recoveries - sa.fast_recoveries,
                 ecn_reductions: sb.ecn_reductions - sa.ecn_reductions,
@@ -134,7 +201,7 @@ pub fn assemble(world: &World) -> Results {
                 high_speed_s: mode_seconds(a, b, i, Mode::HighSpeed),
                 safe_s: mode_seconds(a, b, i, Mode::Safe),
                 compete_s: mode_seconds(a, b, i, Mode::Compete),
-                base_rtt_ms: base_rtt_ms(world, i),
+                base_rtt_ms: to_secs(f.base_rtt) * 1e3,
                 rtt_samples,
                 rtt_mean_ms: if rtt_samples == 0 { 0.0 } else { (sb.rtt_sum_ns - sa.rtt_sum_ns) as f64 / rtt_samples as f64 / 1e6 },
                 rtt_min_ms: if sb.rtt_samples == 0 { 0.0 } else { sb.rtt_min_ns as f64 / 1e6 },
@@ -143,16 +210,16 @@ pub fn assemble(world: &World) -> Results {
         })
         .collect();
 
-    let udp = world
+    let udp = input
         .udp
         .iter()
         .enumerate()
-        .map(|(i, _)| {
+        .map(|(i, u)| {
             let (ua, ub) = (&a.udp[i], &b.udp[i]);
             UdpResult {
                 id: i as u32,
-                src: world.scenario.udp[i].src.clone(),
-                dst: world.scenario.udp[i].dst.clone(),
+                src: u.src.clone(),
+                dst: u.dst.clone(),
                 sent: ub.sent - ua.sent,
                 received: ub.received - ua.received,
                 dropped: ub.dropped - ua.dropped,
@@ -169,21 +236,21 @@ pub fn assemble(world: &World) -> Results {
         queues,
         jain: jain_index(&goodputs),
         controllers: controllers(&flows),
-        queue_positions: queue_positions(world),
+        queue_positions: queue_positions(input.labels, input.queue_positions),
         flows,
         udp,
-        web: web_result(world, a.time, b.time),
-        events: world.events_processed,
+        web: input.web.map(|w| web_result(&w, a.time, b.time)),
+        events: input.events,
         wall_seconds: 0.0,
-        interrupted: world.interrupted,
-        sim_seconds: to_secs(world.now),
+        interrupted: input.interrupted,
+        sim_seconds: to_secs(input.now),
         window_start_s: to_secs(a.time),
         window_end_s: to_secs(b.time),
-        seed: world.seed,
-        conservation: conservation(world),
-        queue_series: world.queue_series.clone(),
-        flow_series: world.flow_series.clone(),
-        trace: world.trace.clone(),
+        seed: input.seed,
+        conservation: conservation(&input.conservation),
+        queue_series: input.queue_series.clone(),
+        flow_series: input.flow_series.clone(),
+        trace: input.trace.clone(),
     }
 }
 
@@ -209,22 +276,23 @@ fn controllers(flows: &[FlowResult]) -> Vec<ControllerResult> {
         r.flows += 1;
         r.goodput_mbps += f.goodput_mbps;
         r.segments_sent += f.segments_sent;
+        r.segments_received += f.segments_received;
         r.drops += f.drops;
     }
     for r in &mut rows {
         r.share = if total > 0.0 { r.goodput_mbps / total } else { 0.0 };
-        r.drop_rate = ratio(r.drops, r.segments_sent);
+        r.drop_rate = ratio(r.drops, r.segments_received + r.drops);
     }
     rows
 }
 
 /// The non-zero queue-position counts, by label then position.
-fn queue_positions(world: &World) -> QueuePositions {
-    let Some(qp) = &world.queue_positions else { return QueuePositions::default() };
-    let mut out = QueuePositions { link: world.channels[qp.channel as usize].link_name.clone(), ..QueuePositions::default() };
-    for (label, row) in qp.counts.iter().enumerate() {
+fn queue_positions(labels: &[String], counts: Option<(&str, &[Vec<u64>])>) -> QueuePositions {
+    let Some((link, counts)) = counts else { return QueuePositions::default() };
+    let mut out = QueuePositions { link: link.to_string(), ..QueuePositions::default() };
+    for (label, row) in counts.iter().enumerate() {
         for (i, &n) in row.iter().enumerate().filter(|(_, &n)| n > 0) {
-            out.label.push(world.labels[label].clone());
+            out.label.push(labels[label].clone());
             out.position.push(i as u32 + 1);
             out.count.push(n);
         }
@@ -233,20 +301,17 @@ fn queue_positions(world: &World) -> QueuePositions {
 }
 
 /// The web objects completed in `(start, end]`.
-fn web_result(world: &World, start: SimTime, end: SimTime) -> Option<WebResult> {
-    if world.scenario.web.is_empty() {
-        return None;
-    }
-    let done: Vec<&Completion> = world.web.completions.iter().filter(|c| c.at > start && c.at <= end).collect();
+fn web_result(web: &WebInput, start: SimTime, end: SimTime) -> WebResult {
+    let done: Vec<&Completion> = web.completions.iter().filter(|c| c.at > start && c.at <= end).collect();
     let mut ms: Vec<f64> = done.iter().map(|c| c.response as f64 / 1e6).collect();
     ms.sort_by(f64::total_cmp);
     // Nearest-rank percentile.
     let pct = |p: f64| if ms.is_empty() { 0.0 } else { ms[((p * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1] };
     let bytes: u64 = done.iter().map(|c| c.bytes).sum();
     let span_s = to_secs(end.saturating_sub(start));
-    Some(WebResult {
-        sessions: world.web.sessions.len() as u32,
-        objects_requested: world.web.started,
+    WebResult {
+        sessions: web.sessions,
+        objects_requested: web.requested,
         objects_completed: done.len() as u64,
         bytes_completed: bytes,
         throughput_mbps: if span_s > 0.0 { bytes as f64 * 8.0 / span_s / 1e6 } else { 0.0 },
@@ -254,43 +319,20 @@ fn web_result(world: &World, start: SimTime, end: SimTime) -> Option<WebResult> 
         response_ms_p50: pct(0.50),
         response_ms_p95: pct(0.95),
         response_ms_p99: pct(0.99),
-        open_at_end: world.web.open() as u64,
-    })
-}
-
-/// Two-way propagation delay of flow `i`'s path (data direction and ACK direction).
-fn base_rtt_ms(world: &World, i: usize) -> f64 {
-    let f = &world.flows[i];
-    let (src, dst) = (f.src, f.dst);
-    let one_way = |from: u32, to: u32| -> SimTime {
-        world.routes.path(from, to, |c| world.channels[c as usize].to).map_or(0, |p| p.iter().map(|&c| world.channels[c as usize].delay).sum())
-    };
-    to_secs(one_way(src, dst) + one_way(dst, src)) * 1e3
+        open_at_end: web.open,
+    }
 }
 
 /// Check sent = delivered + dropped + in flight, in total and per flow.
-fn conservation(world: &World) -> Conservation {
-    let in_network = world.packets_in_network().count() as u64;
-    let t = world.totals;
+fn conservation(c: &ConservationInput) -> Conservation {
     let mut violations = Vec::new();
-    let mut data_in_network = vec![0u64; world.flows.len()];
-    for p in world.packets_in_network() {
-        if p.kind == PacketKind::Data {
-            // Web transfers have ids past the long flows'; only the long flows are checked one by one.
-            if let Some(n) = data_in_network.get_mut(p.flow as usize) {
-                *n += 1;
-            }
+    for (i, f) in c.flows.iter().enumerate() {
+        if f.sent != f.received + f.dropped + f.in_network {
+            violations.push(format!("flow {i}: sent {} != received {} + dropped {} + in network {}", f.sent, f.received, f.dropped, f.in_network));
         }
     }
-    for (i, f) in world.flows.iter().enumerate() {
-        let sent = f.sender.counters().segments_sent;
-        let arrived = f.receiver.counters().data_received;
-        if sent != arrived + f.data_drops + data_in_network[i] {
-            violations.push(format!("flow {i}: sent {sent} != received {arrived} + dropped {} + in network {}", f.data_drops, data_in_network[i]));
-        }
+    if c.injected != c.delivered + c.dropped + c.in_network {
+        violations.push(format!("all packets: injected {} != delivered {} + dropped {} + in network {}", c.injected, c.delivered, c.dropped, c.in_network));
     }
-    if t.injected != t.delivered + t.dropped + in_network {
-        violations.push(format!("all packets: injected {} != delivered {} + dropped {} + in network {in_network}", t.injected, t.delivered, t.dropped));
-    }
-    Conservation { ok: violations.is_empty(), injected: t.injected, delivered: t.delivered, dropped: t.dropped, in_network, violations }
+    Conservation { ok: violations.is_empty(), injected: c.injected, delivered: c.delivered, dropped: c.dropped, in_network: c.in_network, violations }
 }

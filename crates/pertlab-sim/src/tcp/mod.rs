@@ -22,9 +22,23 @@ pub mod sender;
 #[cfg(test)]
 mod testbench;
 
-use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
+use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 pub use rtt::RtoMinOn;
 use serde::{Deserialize, Serialize};
+
+/// Least `min_rto`: 1 µs, the least value of Linux's `tcp_rto_min_us` sysctl
+/// (Documentation/networking/ip-sysctl.rst: "Possible Values: 1 - INT_MAX",
+/// microseconds).
+pub const MIN_RTO_FLOOR_NS: SimTime = NS_PER_US;
+/// Least `max_rto`: 1 s, the least value of Linux's `tcp_rto_max_ms` sysctl
+/// and `TCP_RTO_MAX_MS` socket option (ip-sysctl.rst: "Possible Values: 1000 -
+/// 120,000"). The timer backs off up to `max_rto`, so a flow whose
+/// retransmissions never get through times out at most log2(1 s / 1 µs) = 20
+/// times before its timer runs a second or more: no storm of timeouts.
+pub const MAX_RTO_FLOOR_NS: SimTime = NS_PER_SEC;
+/// Largest delayed-ACK timeout: 500 ms (RFC 1122 4.2.3.2, RFC 5681 4.2: an ACK
+/// MUST be generated within 500 ms of the first unacknowledged segment).
+pub const MAX_DELAYED_ACK_TIMEOUT_NS: SimTime = 500 * NS_PER_MS;
 
 /// Options of a TCP connection (sender and receiver). Defaults follow ns-2's
 /// `Agent/TCP` where the papers ran ns-2, RFCs elsewhere; each field says which.
@@ -49,18 +63,20 @@ pub struct TcpConfig {
     pub limited_transmit: bool,
     /// Initial retransmission timeout (RFC 6298 2.1: 1 s).
     pub initial_rto_ns: SimTime,
-    /// Lower bound of the RTO (RFC 6298 2.4 says 1 s; ns-2 `minrto_` 0.2 s as Linux; default 200 ms).
+    /// Lower bound of the RTO (RFC 6298 2.4 says 1 s; ns-2 `minrto_` 0.2 s as Linux; default 200 ms),
+    /// at least [`MIN_RTO_FLOOR_NS`].
     pub min_rto_ns: SimTime,
     /// What `min_rto` bounds: the variance term (Linux, default: RTO >= SRTT +
     /// min_rto) or the whole RTO (RFC 6298 2.4, ns-2). See `rtt`.
     pub rto_min_on: RtoMinOn,
-    /// Upper bound of the RTO after back-off (RFC 6298 2.5: at least 60 s).
+    /// Upper bound of the RTO after back-off (RFC 6298 2.5: at least 60 s; Linux 120 s),
+    /// at least [`MAX_RTO_FLOOR_NS`] and `min_rto_ns`.
     pub max_rto_ns: SimTime,
     /// Clock granularity G of RFC 6298 (the RTO is at least srtt + max(G, 4 rttvar)).
     pub clock_granularity_ns: SimTime,
     /// Receiver sends one ACK per two full segments (RFC 5681 4.2).
     pub delayed_ack: bool,
-    /// Delayed-ACK timeout (ns-2 `interval_` 100 ms; RFC 5681 at most 500 ms).
+    /// Delayed-ACK timeout (ns-2 `interval_` 100 ms), in (0, [`MAX_DELAYED_ACK_TIMEOUT_NS`]].
     pub delayed_ack_timeout_ns: SimTime,
     /// Size of an ACK on the wire in bytes (ns-2: 40).
     pub ack_size: u32,

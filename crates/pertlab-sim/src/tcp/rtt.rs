@@ -39,8 +39,6 @@ const ALPHA_SHIFT: u32 = 3;
 const BETA_SHIFT: u32 = 2;
 /// RFC 6298 2.2: K = 4.
 const K: SimTime = 4;
-/// Largest back-off exponent kept; 2^16 times any RTO is beyond every max RTO.
-const MAX_BACKOFF: u32 = 16;
 
 /// What the lower bound `min_rto` applies to.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -106,9 +104,12 @@ impl RttEstimator {
         self.base_rto = self.srtt.saturating_add(margin).clamp(self.min_rto, self.max_rto);
     }
 
-    /// RFC 6298 5.5: double the RTO after the timer expires.
+    /// RFC 6298 5.5: double the RTO after the timer expires, up to `max_rto`
+    /// (Linux: the back-off goes on until `TCP_RTO_MAX`, whatever the base RTO).
     pub fn back_off(&mut self) {
-        self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+        if self.rto() < self.max_rto {
+            self.backoff += 1;
+        }
     }
 
     /// Forget the back-off (Karn: once an RTT sample of a segment that was not
@@ -119,7 +120,8 @@ impl RttEstimator {
 
     /// The current timeout: the estimate-based RTO, backed off, at most `max_rto`.
     pub fn rto(&self) -> SimTime {
-        self.base_rto.saturating_mul(1 << self.backoff).min(self.max_rto)
+        // The back-off stops once the RTO reaches max_rto >= 1 ns, so backoff < 64.
+        self.base_rto.saturating_mul(1 << self.backoff.min(63)).min(self.max_rto)
     }
 
     /// SRTT, zero before the first sample.
@@ -221,6 +223,23 @@ mod tests {
         }
         let ratio = e.rttvar() as f64 / (50 * NS_PER_MS) as f64;
         assert!((ratio - (39.0f64 / 40.0).powi(10)).abs() < 1e-6, "{ratio}");
+    }
+
+    #[test]
+    fn back_off_goes_on_until_the_maximum_whatever_the_base() {
+        // A 1 us base doubles 20 times before it reaches 1 s (2^20 us = 1.05 s): a cap on the
+        // exponent (16 before) would leave the timer firing every 65 ms for ever.
+        let mut e = RttEstimator::new(NS_PER_US, NS_PER_US, NS_PER_SEC, 0, RtoMinOn::Rto);
+        for k in 1..20 {
+            e.back_off();
+            assert_eq!(e.rto(), NS_PER_US << k);
+        }
+        e.back_off();
+        assert_eq!(e.rto(), NS_PER_SEC);
+        for _ in 0..100 {
+            e.back_off();
+        }
+        assert_eq!((e.rto(), e.backoff()), (NS_PER_SEC, 20));
     }
 
     #[test]

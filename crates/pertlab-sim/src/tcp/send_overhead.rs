@@ -9,13 +9,17 @@
 //! deterministic links, which flow's packets arrive when the queue overflows is
 //! decided by timing, not by chance.
 //!
-//! The held segments are stamped with their release time, so RTT samples do
-//! not include the overhead (ns-2 stamps a segment when it is output).
+//! The sender owns it (`TcpSender`): a segment it holds has been produced by
+//! TCP but has not left the host, so it is neither sent (the sender counts a
+//! segment as sent when it is released) nor in the network. The held segments
+//! are stamped with their release time, so RTT samples do not include the
+//! overhead (ns-2 stamps a segment when it is output).
 //!
 //! Left out: ns-2 sends a fast retransmission at once (`output()`, not
 //! `send_much`); here every segment of the sender, retransmissions included,
-//! waits for the pending release. The window is decided when the segment is
-//! produced, not when it is released (ns-2 reads it at release).
+//! waits for the pending release. The window is decided, and the
+//! retransmission timer started, when the segment is produced, not when it is
+//! released (ns-2 does both at release).
 
 use rand::Rng;
 
@@ -30,33 +34,38 @@ pub struct SendOverhead {
     rng: SimRng,
     /// Segments produced since the delayed send was scheduled, in order.
     held: Vec<Packet>,
-    /// A release is scheduled.
-    pending: bool,
+    /// When the scheduled release is due, if one is.
+    pending: Option<SimTime>,
 }
 
 impl SendOverhead {
     /// `None` for an overhead of 0 (segments leave at once, and nothing is drawn).
     pub fn new(overhead_ns: SimTime, rng: SimRng) -> Option<SendOverhead> {
-        (overhead_ns > 0).then(|| SendOverhead { overhead_ns, rng, held: Vec::new(), pending: false })
+        (overhead_ns > 0).then(|| SendOverhead { overhead_ns, rng, held: Vec::new(), pending: None })
     }
 
-    /// Take the segments of `out` into the hold. Returns the release time when a
-    /// new delayed send must be scheduled (none was pending), else `None`.
-    pub fn hold(&mut self, now: SimTime, out: &mut Vec<Packet>) -> Option<SimTime> {
-        if out.is_empty() {
-            return None;
+    /// Hold a segment produced at `now`; the first one held after a release
+    /// schedules the next release, `U[0, overhead)` later.
+    pub fn hold(&mut self, now: SimTime, pkt: Packet) {
+        self.held.push(pkt);
+        if self.pending.is_none() {
+            self.pending = Some(now.saturating_add(self.rng.gen_range(0..self.overhead_ns)));
         }
-        self.held.append(out);
-        if self.pending {
-            return None;
-        }
-        self.pending = true;
-        Some(now + self.rng.gen_range(0..self.overhead_ns))
+    }
+
+    /// When the pending release is due, if one is.
+    pub fn due(&self) -> Option<SimTime> {
+        self.pending
+    }
+
+    /// Segments held now.
+    pub fn held(&self) -> usize {
+        self.held.len()
     }
 
     /// The delayed send: the held segments, stamped `now`, appended to `out`.
     pub fn release(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.pending = false;
+        self.pending = None;
         for mut pkt in self.held.drain(..) {
             pkt.ts = now;
             out.push(pkt);
@@ -85,21 +94,22 @@ mod tests {
     #[test]
     fn one_release_per_burst_within_the_overhead_and_in_order() {
         let mut o = SendOverhead::new(1_000, from_seed(3)).unwrap();
-        let mut out = vec![segment(0), segment(1)];
-        let at = o.hold(100, &mut out).expect("first hold schedules a release");
-        assert!(out.is_empty());
+        assert_eq!(o.due(), None);
+        o.hold(100, segment(0));
+        o.hold(100, segment(1));
+        let at = o.due().expect("the first hold schedules a release");
         assert!((100..1_100).contains(&at), "release at {at}");
-        // Segments produced before the release join it; no second release is scheduled.
-        let mut more = vec![segment(2)];
-        assert_eq!(o.hold(150, &mut more), None);
-        assert_eq!(o.hold(160, &mut Vec::new()), None);
+        // Segments produced before the release join it; the release stays where it was.
+        o.hold(150, segment(2));
+        assert_eq!((o.due(), o.held()), (Some(at), 3));
         let mut sent = Vec::new();
         o.release(at, &mut sent);
         assert_eq!(sent.iter().map(|p| p.seq).collect::<Vec<_>>(), vec![0, 1, 2]);
         assert!(sent.iter().all(|p| p.ts == at && p.kind == PacketKind::Data));
+        assert_eq!((o.due(), o.held()), (None, 0));
         // After the release the next segment schedules a new one.
-        let mut next = vec![segment(3)];
-        assert!(o.hold(at, &mut next).is_some());
+        o.hold(at, segment(3));
+        assert!(o.due().is_some());
     }
 
     #[test]
@@ -108,7 +118,8 @@ mod tests {
         let mut sum = 0u64;
         let n = 20_000;
         for i in 0..n {
-            let at = o.hold(0, &mut vec![segment(i)]).unwrap();
+            o.hold(0, segment(i));
+            let at = o.due().unwrap();
             o.release(at, &mut Vec::new());
             assert!(at < 1_000);
             sum += at;

@@ -64,6 +64,7 @@
 use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
+use super::send_overhead::SendOverhead;
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rng::SimRng;
@@ -73,7 +74,8 @@ use rand::Rng;
 /// Counters of one sender, cumulative since the start of the run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderCounters {
-    /// Data segments handed to the network, retransmissions included.
+    /// Data segments handed to the network, retransmissions included (with a
+    /// send overhead, when released from the hold, see [`SendOverhead`]).
     pub segments_sent: u64,
     /// Of those, retransmissions.
     pub retransmits: u64,
@@ -138,6 +140,8 @@ pub struct TcpSender {
     rtt_noise: Option<SimRng>,
     /// When the last data segment (new or retransmitted) was sent.
     last_send: SimTime,
+    /// The host's random send overhead; `None` when `cfg.overhead_ns` is 0.
+    overhead: Option<SendOverhead>,
 }
 
 /// What `NextSeg` chose to send.
@@ -173,6 +177,7 @@ impl TcpSender {
             last_rtt_sample: None,
             rtt_noise: None,
             last_send: 0,
+            overhead: None,
         }
     }
 
@@ -180,6 +185,13 @@ impl TcpSender {
     /// `cfg.rtt_noise_ns > 0`, so that a sender without noise never draws.
     pub fn with_rtt_noise(mut self, rng: SimRng) -> TcpSender {
         self.rtt_noise = (self.cfg.rtt_noise_ns > 0).then_some(rng);
+        self
+    }
+
+    /// Give the sender the stream its send overhead is drawn from; kept only
+    /// when `cfg.overhead_ns > 0`, so that a sender without overhead never draws.
+    pub fn with_send_overhead(mut self, rng: SimRng) -> TcpSender {
+        self.overhead = SendOverhead::new(self.cfg.overhead_ns, rng);
         self
     }
 
@@ -290,12 +302,35 @@ impl TcpSender {
         self.rto_at
     }
 
+    /// When the segments held by the send overhead are released, if any are held.
+    pub fn release_deadline(&self) -> Option<SimTime> {
+        self.overhead.as_ref().and_then(SendOverhead::due)
+    }
+
+    /// Data segments produced and held by the send overhead: neither sent nor in the network.
+    pub fn held(&self) -> usize {
+        self.overhead.as_ref().map_or(0, SendOverhead::held)
+    }
+
+    /// The send overhead's release is due at `now` (the engine calls this only
+    /// when `release_deadline() == Some(now)`; other calls are ignored): the held
+    /// segments leave the host, appended to `out`.
+    pub fn on_release(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let Some(overhead) = self.overhead.as_mut().filter(|o| o.due().is_some_and(|at| at <= now)) else { return };
+        let from = out.len();
+        overhead.release(now, out);
+        for pkt in &out[from..] {
+            count_sent(&mut self.counters, &mut self.last_send, pkt, now);
+        }
+    }
+
     pub fn counters(&self) -> &SenderCounters {
         &self.counters
     }
 
-    pub fn cc_counters(&self) -> CcCounters {
-        self.cc.counters()
+    /// The controller's counters as of `now`.
+    pub fn cc_counters(&self, now: SimTime) -> CcCounters {
+        self.cc.counters(now)
     }
 
     pub fn cc_telemetry(&self) -> Option<CcTelemetry> {
@@ -597,7 +632,6 @@ impl TcpSender {
         pkt.retx = true;
         // RFC 3168 6.1.5: retransmitted segments are not ECN-capable.
         pkt.ecn = Ecn::NotEct;
-        self.counters.retransmits += 1;
         if seq == self.sb.snd_una() {
             self.restart_timer_for_head(now);
         }
@@ -623,15 +657,27 @@ impl TcpSender {
         pkt
     }
 
+    /// TCP outputs a segment: it leaves at once, or waits in the send overhead's hold.
     fn emit(&mut self, pkt: Packet, now: SimTime, out: &mut Vec<Packet>) {
-        self.counters.segments_sent += 1;
-        self.last_send = now;
         // RFC 6298 5.1: start the timer if it is not running.
         if self.rto_at.is_none() {
             self.rto_at = Some(now.saturating_add(self.rtt.rto()));
         }
-        out.push(pkt);
+        match self.overhead.as_mut() {
+            Some(overhead) => overhead.hold(now, pkt),
+            None => {
+                count_sent(&mut self.counters, &mut self.last_send, &pkt, now);
+                out.push(pkt);
+            }
+        }
     }
+}
+
+/// A data segment leaves the host at `now`.
+fn count_sent(counters: &mut SenderCounters, last_send: &mut SimTime, pkt: &Packet, now: SimTime) {
+    counters.segments_sent += 1;
+    counters.retransmits += u64::from(pkt.retx);
+    *last_send = now;
 }
 
 /// States in which `cong_avoid` may grow the window (Linux: not in CWR or Recovery).

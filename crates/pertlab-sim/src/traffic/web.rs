@@ -188,7 +188,7 @@ impl Session {
         self.in_progress += 1;
         let server = self.rng.gen_range(0..spec.servers.len());
         let segments = lomax_segments(&mut self.rng, spec.scale(), spec.object_shape);
-        let next = if self.to_request > 0 { Next::Object(now + exp_ns(&mut self.rng, spec.inter_object_ns)) } else { Next::Wait };
+        let next = if self.to_request > 0 { Next::Object(now.saturating_add(exp_ns(&mut self.rng, spec.inter_object_ns))) } else { Next::Wait };
         (server, segments, next)
     }
 
@@ -196,7 +196,7 @@ impl Session {
     pub fn complete(&mut self, spec: &WebSpec, now: SimTime) -> Next {
         self.in_progress = self.in_progress.saturating_sub(1);
         if self.in_progress == 0 && self.to_request == 0 && self.pages_left != Some(0) {
-            Next::Page(now + exp_ns(&mut self.rng, spec.think_time_ns))
+            Next::Page(now.saturating_add(exp_ns(&mut self.rng, spec.think_time_ns)))
         } else {
             Next::Wait
         }

@@ -170,6 +170,9 @@ fn validation_names_the_field() {
     assert!(d().validate("q.pie").is_ok());
     assert_eq!(err(PieConfig { target_delay_ns: 0, ..d() }), "q.pie.target_delay_ns");
     assert_eq!(err(PieConfig { t_update_ns: 0, ..d() }), "q.pie.t_update_ns");
+    assert_eq!(err(PieConfig { t_update_ns: NS_PER_MS - 1, ..d() }), "q.pie.t_update_ns");
+    assert!(PieConfig { t_update_ns: NS_PER_MS, ..d() }.validate("q.pie").is_ok());
+    assert_eq!(err(PieConfig { alpha: 2e9, ..d() }), "q.pie.alpha");
     assert_eq!(err(PieConfig { alpha: -0.1, ..d() }), "q.pie.alpha");
     assert_eq!(err(PieConfig { beta: f64::NAN, ..d() }), "q.pie.beta");
     assert_eq!(err(PieConfig { mean_pkt_size: 0, ..d() }), "q.pie.mean_pkt_size");

@@ -123,6 +123,12 @@ fn automatic_bottom_follows_ns3() {
     assert!(close(p.bottom, 1.0 / 3750.0, 1e-15), "{}", p.bottom);
     // At 1 Mbps: C = 250, W = 25, 1/W = 0.04 -> capped at 0.01.
     assert_eq!(band_params(&cfg, 1_000_000).bottom, 0.01);
+    // And never above top (issue 25 item 1: the range [0.01, 0.001] made the clamp panic).
+    let cfg = RedConfig { bottom: 0.0, top: 0.001, ..RedConfig::default() };
+    assert_eq!(band_params(&cfg, 1_000_000).bottom, 0.001);
+    for variant in [RedVariant::Ared, RedVariant::ReAred, RedVariant::Fared, RedVariant::Cared] {
+        assert_eq!(Red::new(cfg.clone(), variant, 50, RATE_10M).max_p(), 0.001, "{variant:?}");
+    }
 }
 
 // ---------------------------------------------------------------- average
@@ -696,8 +702,15 @@ fn through_an_output_queue_marks_and_forced_drops_are_counted() {
     // 4, 4: avg >= max_th without gentle: forced drops, ECN or not.
     let dropped = Enqueued::Dropped(DropKind::Forced);
     assert_eq!(outcomes, [Enqueued::Queued, Enqueued::Queued, Enqueued::Queued, Enqueued::Queued, dropped, dropped]);
-    assert_eq!(q.counters.marks, 1);
     assert_eq!(q.counters.drops_forced, 2);
     assert_eq!(q.counters.drops_early, 0);
     assert_eq!(q.packets().filter(|p| p.ecn == Ecn::Ce).count(), 1);
+    // A mark counts when the marked packet leaves (the fourth to leave).
+    let mut left = Vec::new();
+    for _ in 0..4 {
+        assert_eq!(q.counters.marks, left.iter().filter(|p: &&Packet| p.ecn == Ecn::Ce).count() as u64);
+        left.push(q.dequeue(0, &mut Vec::new()).unwrap());
+    }
+    assert_eq!(q.counters.marks, 1);
+    assert!(left[3].ecn == Ecn::Ce && left[3].marked);
 }

@@ -173,8 +173,8 @@ pub struct CcCounters {
     /// Window reductions the controller made on its own signal (PERT early
     /// responses, Vegas decreases); loss and ECN responses are counted by the sender.
     pub early_responses: u64,
-    /// Time spent in each [`Mode`] (adaptive PERT), indexed by `Mode as usize`;
-    /// zero for controllers without modes.
+    /// Time each [`Mode`] (adaptive PERT) was in force, indexed by `Mode as
+    /// usize`; zero for controllers without modes.
     pub mode_time_ns: [u64; 3],
 }
 
@@ -251,8 +251,8 @@ pub trait CongestionControl: Send {
         tp.snd_cwnd
     }
 
-    /// Self-reported counters.
-    fn counters(&self) -> CcCounters {
+    /// Self-reported counters, as of `now` (at or after the last call of any hook).
+    fn counters(&self, _now: SimTime) -> CcCounters {
         CcCounters::default()
     }
 

@@ -344,9 +344,11 @@ pub struct PertAdaptive {
     region_acks: [u64; 3],
     /// Start and end of the current alpha period; none before the first sample.
     period: Option<(SimTime, SimTime)>,
-    /// Time spent in each mode, summed at period ends (each period in the
-    /// mode decided at its end).
+    /// Time each mode was in force until `mode_since`: a mode decided at a
+    /// period's end is in force until the next period's end.
     mode_time_ns: [u64; 3],
+    /// When the current mode came into force; none before the first sample.
+    mode_since: Option<SimTime>,
     /// Loss-event and early-response intervals (`p` and `p'`).
     losses: LossIntervals,
     early: LossIntervals,
@@ -368,6 +370,7 @@ impl PertAdaptive {
             region_acks: [0; 3],
             period: None,
             mode_time_ns: [0; 3],
+            mode_since: None,
             losses: LossIntervals::new(cfg.interval_weights.clone()),
             early: LossIntervals::new(cfg.interval_weights.clone()),
             early_responses: 0,
@@ -458,13 +461,11 @@ impl PertAdaptive {
     /// End of an alpha period: decide the mode from where the period's ACKs
     /// saw `q`, step alpha, start the next period.
     fn end_period(&mut self, now: SimTime) {
+        self.mode_time_ns = self.mode_time(now);
+        self.mode_since = Some(now);
         let most = *self.region_acks.iter().max().unwrap_or(&0);
         if most > 0 {
             self.mode = [Mode::HighSpeed, Mode::Safe, Mode::Compete][self.region_acks.iter().position(|&n| n == most).unwrap_or(1)];
-        }
-        // The period is counted in the mode it was found to be in.
-        if let Some((start, _)) = self.period {
-            self.mode_time_ns[self.mode as usize] += now.saturating_sub(start);
         }
         self.alpha = match self.mode {
             Mode::HighSpeed => (self.alpha + self.cfg.high_speed_step).min(self.cfg.alpha_max),
@@ -473,6 +474,15 @@ impl PertAdaptive {
         }
         .max(1.0);
         self.start_period(now);
+    }
+
+    /// Time each mode has been in force up to `now`.
+    fn mode_time(&self, now: SimTime) -> [u64; 3] {
+        let mut t = self.mode_time_ns;
+        if let Some(since) = self.mode_since {
+            t[self.mode as usize] += now.saturating_sub(since);
+        }
+        t
     }
 
     /// A period of `alpha_period_rtts` times `srtt_0.99` starts at `now`.
@@ -541,14 +551,17 @@ impl CongestionControl for PertAdaptive {
         self.q_max = self.q_max.max(seen);
         self.region_acks[self.region() as usize] += n.max(1);
         match self.period {
-            None => self.start_period(tp.now),
+            None => {
+                self.mode_since = Some(tp.now);
+                self.start_period(tp.now);
+            }
             Some((_, end)) if tp.now >= end => self.end_period(tp.now),
             Some(_) => {}
         }
     }
 
-    fn counters(&self) -> CcCounters {
-        CcCounters { early_responses: self.early_responses, mode_time_ns: self.mode_time_ns }
+    fn counters(&self, now: SimTime) -> CcCounters {
+        CcCounters { early_responses: self.early_responses, mode_time_ns: self.mode_time(now) }
     }
 
     fn telemetry(&self) -> Option<CcTelemetry> {

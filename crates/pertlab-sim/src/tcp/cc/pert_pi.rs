@@ -34,11 +34,16 @@ use serde::{Deserialize, Serialize};
 use super::pert::{Emulation, Pert, Response, DEFAULT_DECREASE, DEFAULT_SRTT_WEIGHT};
 use super::pert_signal::{scaled_to_ns, to_prob};
 use crate::error::{check, ConfigError};
+use crate::queue::periodic::MAX_SAMPLING_HZ;
 use crate::queue::pi::{PiLaw, DEFAULT_A, DEFAULT_B, DEFAULT_W_HZ};
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
 
 /// Target queueing delay `T_q*` (Section 6.1): 3 ms.
 pub const DEFAULT_TARGET_DELAY_NS: u64 = 3 * NS_PER_MS;
+
+/// Largest `capacity_pps`: a link of the simulator carries at most 2^64 - 1
+/// bit/s, i.e. this many 1-byte packets per second.
+pub const MAX_CAPACITY_PPS: f64 = u64::MAX as f64 / 8.0;
 
 /// PERT/PI parameters (Section 6). Times in nanoseconds.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -46,17 +51,17 @@ pub const DEFAULT_TARGET_DELAY_NS: u64 = 3 * NS_PER_MS;
 pub struct PertPiConfig {
     /// Target queueing delay `T_q*` (Section 6.1). Default 3 ms.
     pub target_delay_ns: u64,
-    /// Router PI's coefficient of the current queue error, per packet (ns-2
-    /// `a_`, 1.822e-5); the sender uses `a * capacity_pps` per second of delay.
+    /// Router PI's coefficient of the current queue error, per packet, in [0, 1]
+    /// (ns-2 `a_`, 1.822e-5); the sender uses `a * capacity_pps` per second of delay.
     pub a: f64,
-    /// Router PI's coefficient of the previous queue error, per packet (ns-2
-    /// `b_`, 1.816e-5); the sender uses `b * capacity_pps`.
+    /// Router PI's coefficient of the previous queue error, per packet, in [0, 1]
+    /// (ns-2 `b_`, 1.816e-5); the sender uses `b * capacity_pps`.
     pub b: f64,
     /// Capacity `C` of the bottleneck, packets/s, that scales `a` and `b`
-    /// (Section 6.1). Required (> 0); the Python builders set it from the
-    /// bottleneck rate and packet size.
+    /// (Section 6.1). Required, in (0, [`MAX_CAPACITY_PPS`]]; the Python
+    /// builders set it from the bottleneck rate and packet size.
     pub capacity_pps: f64,
-    /// Sampling frequency of the law, Hz (router PI's `w_`, 170; CHOICE).
+    /// Sampling frequency of the law, Hz, at most [`MAX_SAMPLING_HZ`] (router PI's `w_`, 170; CHOICE).
     pub w_hz: f64,
     /// Fraction of the window removed by an early response (Section 3). Default 0.35.
     pub decrease: f64,
@@ -84,15 +89,18 @@ impl Default for PertPiConfig {
 impl PertPiConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let field = |name: &str| format!("{path}.{name}");
-        check::non_negative(&field("a"), self.a)?;
-        check::non_negative(&field("b"), self.b)?;
-        if !(self.capacity_pps.is_finite() && self.capacity_pps > 0.0) {
+        check::in_range(&field("a"), self.a, 0.0, 1.0)?;
+        check::in_range(&field("b"), self.b, 0.0, 1.0)?;
+        if !(self.capacity_pps.is_finite() && self.capacity_pps > 0.0 && self.capacity_pps <= MAX_CAPACITY_PPS) {
             return Err(ConfigError::new(
                 field("capacity_pps"),
-                format!("must be > 0: the bottleneck capacity in packets/s that scales a and b (SIGCOMM 2007 Section 6.1), got {}", self.capacity_pps),
+                format!(
+                    "must lie in (0, {MAX_CAPACITY_PPS:e}]: the bottleneck capacity in packets/s that scales a and b (SIGCOMM 2007 Section 6.1), got {}",
+                    self.capacity_pps
+                ),
             ));
         }
-        check::in_range(&field("w_hz"), self.w_hz, f64::MIN_POSITIVE, NS_PER_SEC as f64)?;
+        check::in_range(&field("w_hz"), self.w_hz, f64::MIN_POSITIVE, MAX_SAMPLING_HZ)?;
         check::open_unit(&field("decrease"), self.decrease)?;
         check::open_unit(&field("srtt_weight"), self.srtt_weight)?;
         Ok(())

@@ -261,7 +261,7 @@ impl CongestionControl for Vegas {
         }
     }
 
-    fn counters(&self) -> CcCounters {
+    fn counters(&self, _now: SimTime) -> CcCounters {
         self.counters
     }
 }
@@ -311,7 +311,7 @@ mod tests {
         }
         assert_eq!(f.cc.last_diff(), Some(0));
         assert_eq!(f.cc.base_rtt_ns(), Some(100 * MS));
-        assert_eq!(f.cc.counters().early_responses, 0);
+        assert_eq!(f.cc.counters(0).early_responses, 0);
         // Linux keeps ssthresh at 3/4 of the window in Open state: 20/2 + 20/4.
         assert_eq!(f.tp.snd_ssthresh, 15);
     }
@@ -331,7 +331,7 @@ mod tests {
             assert_eq!(f.tp.snd_ssthresh, 15);
         }
         assert_eq!(f.cc.last_diff(), Some(17));
-        assert_eq!(f.cc.counters().early_responses, 5);
+        assert_eq!(f.cc.counters(0).early_responses, 5);
     }
 
     #[test]
@@ -364,7 +364,7 @@ mod tests {
         }
         f.round(Some(120 * MS));
         assert_eq!((f.tp.snd_cwnd, f.tp.snd_ssthresh), (14, 14));
-        assert_eq!(f.cc.counters().early_responses, 1);
+        assert_eq!(f.cc.counters(0).early_responses, 1);
     }
 
     #[test]

@@ -176,7 +176,12 @@ fn alpha_climbs_by_half_per_period_in_high_speed_mode_up_to_alpha_max() {
     assert_eq!(cc.alpha(), 3.0); // four periods: 1 + 4 * 0.5
     run(&mut cc, &mut tp, 2_001, 40_000, 100);
     assert_eq!(cc.alpha(), 32.0);
-    assert_eq!(cc.counters().mode_time_ns[Mode::HighSpeed as usize], 39_500 * MS);
+    // The initial mode (safe) is in force over the first period, high speed from its end
+    // (0.5 s) to now (the last ACK, at 39.999 s).
+    let t = cc.counters(39_999 * MS).mode_time_ns;
+    assert_eq!(t, [39_499 * MS, 500 * MS, 0]);
+    // Between events the mode in force keeps counting.
+    assert_eq!(cc.counters(45_000 * MS).mode_time_ns[Mode::HighSpeed as usize], 44_500 * MS);
 }
 
 #[test]

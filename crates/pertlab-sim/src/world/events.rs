@@ -1,0 +1,288 @@
+//! What each event of the engine does to the world: packets through queues,
+//! transmitters and wires; the endpoints' timers; sources; monitors.
+
+use rand::Rng;
+
+use super::{tcp_flow, World};
+use crate::engine::Event;
+use crate::net::routing::NO_ROUTE;
+use crate::packet::{Packet, PacketKind};
+use crate::queue::Enqueued;
+use crate::time::{tx_time, NS_PER_SEC};
+use crate::traffic::web::{Completion, Next};
+
+impl World {
+    pub(super) fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(c) => self.tx_done(c),
+            Event::Arrive(c) => self.arrive(c),
+            Event::Rto(f) => {
+                let (now, queue) = (self.now, &mut self.queue);
+                let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) else { return };
+                if flow.rto.on_pop(now, flow.sender.rto_deadline(), queue, ev) {
+                    let mut out = std::mem::take(&mut self.out);
+                    flow.sender.on_rto(now, &mut flow.rng, &mut out);
+                    self.emit_from_sender(f, &mut out);
+                    self.out = out;
+                }
+            }
+            Event::DelAck(f) => {
+                let (now, queue) = (self.now, &mut self.queue);
+                let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) else { return };
+                if flow.delack.on_pop(now, flow.receiver.delack_deadline(), queue, ev) {
+                    let mut out = std::mem::take(&mut self.out);
+                    flow.receiver.on_delack_timer(now, &mut out);
+                    self.emit_from_receiver(f, &mut out);
+                    self.out = out;
+                }
+            }
+            Event::SendRelease(f) => {
+                let (now, queue) = (self.now, &mut self.queue);
+                let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) else { return };
+                if flow.release.on_pop(now, flow.sender.release_deadline(), queue, ev) {
+                    let mut out = std::mem::take(&mut self.out);
+                    flow.sender.on_release(now, &mut out);
+                    for pkt in out.drain(..) {
+                        self.inject(pkt);
+                    }
+                    self.out = out;
+                }
+            }
+            Event::FlowStart(f) => {
+                let mut out = std::mem::take(&mut self.out);
+                let flow = &mut self.flows[f as usize];
+                flow.started = true;
+                flow.sender.start(self.now, &mut flow.rng, &mut out);
+                self.emit_from_sender(f, &mut out);
+                self.out = out;
+            }
+            Event::FlowStop(f) => self.flows[f as usize].sender.stop(),
+            Event::FlowResume(f) => {
+                let mut out = std::mem::take(&mut self.out);
+                self.flows[f as usize].sender.resume(self.now, &mut out);
+                self.emit_from_sender(f, &mut out);
+                self.out = out;
+            }
+            Event::UdpSend(u) => self.udp_send(u),
+            Event::WebPage(s) => {
+                let session = &mut self.web.sessions[s as usize];
+                let next = session.start_page(&self.scenario.web[session.group as usize], self.now);
+                self.schedule_web(s, next);
+            }
+            Event::WebObject(s) => self.web_object(s),
+            Event::Sample => {
+                self.monitor.sample(self.now, &self.channels, &self.flows);
+                if let Some(dt) = self.monitor.sampling() {
+                    self.queue.push(self.now.saturating_add(dt), Event::Sample);
+                }
+            }
+            Event::MeasureStart => self.snap_start = Some(self.snapshot()),
+            Event::MeasureEnd => self.snap_end = Some(self.snapshot()),
+        }
+    }
+
+    /// Inject the packets a sender sent (those its send overhead holds wait for
+    /// their release), then re-arm its timer.
+    fn emit_from_sender(&mut self, f: u32, out: &mut Vec<Packet>) {
+        if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+            flow.release.arm(flow.sender.release_deadline(), &mut self.queue, Event::SendRelease(f));
+        }
+        for pkt in out.drain(..) {
+            self.inject(pkt);
+        }
+        if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+            flow.rto.arm(flow.sender.rto_deadline(), &mut self.queue, Event::Rto(f));
+        }
+    }
+
+    fn emit_from_receiver(&mut self, f: u32, out: &mut Vec<Packet>) {
+        for pkt in out.drain(..) {
+            self.inject(pkt);
+        }
+        if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+            flow.delack.arm(flow.receiver.delack_deadline(), &mut self.queue, Event::DelAck(f));
+        }
+    }
+
+    /// Schedule what a web session does next.
+    fn schedule_web(&mut self, s: u32, next: Next) {
+        match next {
+            Next::Object(at) => self.queue.push(at, Event::WebObject(s)),
+            Next::Page(at) => self.queue.push(at, Event::WebPage(s)),
+            Next::Wait => {}
+        }
+    }
+
+    /// A session requests an object: a new connection from a server to the
+    /// session's client transfers it.
+    fn web_object(&mut self, s: u32) {
+        let session = &mut self.web.sessions[s as usize];
+        let spec = &self.scenario.web[session.group as usize];
+        let (server, segments, next) = session.request(spec, self.now);
+        let Some(id) = self.web.open_conn(s, spec, server, segments, self.now, self.seed) else { return };
+        self.schedule_web(s, next);
+        let mut out = std::mem::take(&mut self.out);
+        if let Some(flow) = self.web.conn_flow(id) {
+            flow.sender.start(self.now, &mut flow.rng, &mut out);
+        }
+        self.emit_from_sender(id, &mut out);
+        self.out = out;
+    }
+
+    /// A web object is completely acknowledged: record it, close its connection,
+    /// and let the session go on.
+    fn web_complete(&mut self, id: u32) {
+        let Some(conn) = self.web.close(id) else { return };
+        let payload = conn.flow.payload_bytes() as u64;
+        self.web.completions.push(Completion { at: self.now, response: self.now - conn.started, bytes: conn.segments as u64 * payload });
+        let session = &mut self.web.sessions[conn.session as usize];
+        let next = session.complete(&self.scenario.web[session.group as usize], self.now);
+        self.schedule_web(conn.session, next);
+    }
+
+    /// A packet enters the network at its source node.
+    fn inject(&mut self, pkt: Packet) {
+        self.totals.injected += 1;
+        self.forward(pkt.src, pkt);
+    }
+
+    /// Send `pkt` from `node` towards its destination.
+    fn forward(&mut self, node: u32, pkt: Packet) {
+        let c = self.routes.next(node, pkt.dst);
+        // Routes exist for every endpoint pair (checked at build), so NO_ROUTE
+        // cannot occur; a packet is counted as dropped rather than panicking.
+        if c == NO_ROUTE {
+            self.count_drop(&pkt, None);
+            return;
+        }
+        let ch = &mut self.channels[c as usize];
+        match ch.queue.enqueue(pkt, self.now) {
+            Enqueued::Queued => {
+                if let Some(qp) = &mut self.monitor.queue_positions {
+                    if qp.channel == c && pkt.kind == PacketKind::Data && self.snap_start.is_some() && self.snap_end.is_none() {
+                        qp.record(&self.labels, pkt.flow, ch.queue.len_pkts());
+                    }
+                }
+                if ch.in_tx.is_none() {
+                    self.start_tx(c);
+                }
+            }
+            Enqueued::Dropped(_) => self.count_drop(&pkt, Some(c)),
+        }
+    }
+
+    fn start_tx(&mut self, c: u32) {
+        let mut dropped = std::mem::take(&mut self.dropped);
+        let ch = &mut self.channels[c as usize];
+        if let Some(pkt) = ch.queue.dequeue(self.now, &mut dropped) {
+            ch.in_tx = Some(pkt);
+            ch.tx_started = self.now;
+            self.queue.push_after(self.now, tx_time(pkt.size, ch.rate_bps), Event::TxDone(c));
+        }
+        for pkt in dropped.drain(..) {
+            self.count_drop(&pkt, Some(c));
+        }
+        self.dropped = dropped;
+    }
+
+    fn tx_done(&mut self, c: u32) {
+        let ch = &mut self.channels[c as usize];
+        let Some(pkt) = ch.in_tx.take() else { return };
+        ch.counters.busy_ns += self.now - ch.tx_started;
+        let lost = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
+        if lost {
+            ch.counters.losses += 1;
+            self.count_drop(&pkt, None);
+        } else {
+            // Constant delay: this event pops after those of the packets ahead on
+            // the wire, so the head of the pipe is always the packet arriving.
+            self.queue.push_after(self.now, ch.delay, Event::Arrive(c));
+            ch.pipe.push_back(pkt);
+        }
+        self.start_tx(c);
+    }
+
+    fn arrive(&mut self, c: u32) {
+        let ch = &mut self.channels[c as usize];
+        let Some(pkt) = ch.pipe.pop_front() else { return };
+        let node = ch.to;
+        if pkt.dst == node {
+            self.deliver(pkt);
+        } else {
+            self.forward(node, pkt);
+        }
+    }
+
+    /// A packet reached its destination node.
+    fn deliver(&mut self, pkt: Packet) {
+        self.totals.delivered += 1;
+        let f = pkt.flow;
+        let mut out = std::mem::take(&mut self.out);
+        match pkt.kind {
+            // A packet of a web transfer already complete finds no connection and is discarded.
+            PacketKind::Data => {
+                if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+                    flow.receiver.on_data(self.now, &pkt, &mut out);
+                    self.emit_from_receiver(f, &mut out);
+                }
+            }
+            PacketKind::Ack => {
+                if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
+                    flow.sender.on_ack(self.now, &pkt, &mut flow.rng, &mut out);
+                    let finished = flow.sender.finished();
+                    if let (Some(r), true) = (flow.sender.last_rtt_sample, self.monitor.traced(f)) {
+                        let cwnd = flow.sender.tp.snd_cwnd;
+                        let q = self.monitor.trace_channel.map_or(0, |c| self.channels[c as usize].queue.len_pkts());
+                        self.monitor.record_rtt(self.now, f, r, cwnd, q);
+                    }
+                    self.emit_from_sender(f, &mut out);
+                    if finished {
+                        self.web_complete(f);
+                    }
+                }
+            }
+            PacketKind::Udp => {
+                let u = &mut self.udp[f as usize].counters;
+                u.received += 1;
+                u.received_bytes += pkt.size as u64;
+            }
+        }
+        self.out = out;
+    }
+
+    /// A packet is lost; `at_queue` is the channel whose queue dropped it, if a queue did.
+    fn count_drop(&mut self, pkt: &Packet, at_queue: Option<u32>) {
+        self.totals.dropped += 1;
+        let t_s = self.now as f64 / NS_PER_SEC as f64;
+        let trace = &mut self.monitor.trace;
+        if at_queue.is_some() && at_queue == self.monitor.trace_channel {
+            trace.drop_t_s.push(t_s);
+            trace.drop_flow.push(pkt.flow);
+        }
+        match pkt.kind {
+            PacketKind::Data => {
+                if self.monitor.traced(pkt.flow) {
+                    let trace = &mut self.monitor.trace;
+                    trace.loss_t_s.push(t_s);
+                    trace.loss_flow.push(pkt.flow);
+                }
+                if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, pkt.flow) {
+                    flow.data_drops += 1;
+                }
+            }
+            PacketKind::Udp => self.udp[pkt.flow as usize].counters.dropped += 1,
+            PacketKind::Ack => {}
+        }
+    }
+
+    fn udp_send(&mut self, u: u32) {
+        let src = &mut self.udp[u as usize];
+        if src.stop.is_some_and(|s| self.now >= s) {
+            return;
+        }
+        let pkt = src.next_packet();
+        let gap = src.next_gap();
+        self.queue.push(self.now.saturating_add(gap), Event::UdpSend(u));
+        self.inject(pkt);
+    }
+}

@@ -1,0 +1,133 @@
+//! TCP flows: the two endpoints of a connection with its timers and random
+//! streams, built for the scenario's long-lived flows (and, by
+//! `traffic`, for each web object), and the flow labels of the results.
+
+use rand::Rng;
+
+use crate::engine::TimerSlot;
+use crate::rng::{stream, SimRng, StreamKind};
+use crate::scenario::{CcSpec, Scenario};
+use crate::tcp::cc::compound::Compound;
+use crate::tcp::cc::cubic::Cubic;
+use crate::tcp::cc::fast::Fast;
+use crate::tcp::cc::hstcp::Hstcp;
+use crate::tcp::cc::illinois::Illinois;
+use crate::tcp::cc::pert::Pert;
+use crate::tcp::cc::pert_adaptive::PertAdaptive;
+use crate::tcp::cc::pert_pi::pert_pi;
+use crate::tcp::cc::reno::Reno;
+use crate::tcp::cc::vegas::Vegas;
+use crate::tcp::cc::CongestionControl;
+use crate::tcp::receiver::TcpReceiver;
+use crate::tcp::sender::TcpSender;
+use crate::tcp::TcpConfig;
+use crate::time::SimTime;
+
+/// A TCP flow: its two endpoints, timers and random stream.
+pub struct Flow {
+    /// Nodes of the sender and the receiver.
+    pub src: u32,
+    pub dst: u32,
+    pub sender: TcpSender,
+    pub receiver: TcpReceiver,
+    pub start: SimTime,
+    pub started: bool,
+    pub(super) rto: TimerSlot,
+    pub(super) delack: TimerSlot,
+    /// The release of the segments the sender's send overhead holds.
+    pub(super) release: TimerSlot,
+    pub(super) rng: SimRng,
+    /// Data packets of this flow lost anywhere (queues, departures, wire).
+    pub data_drops: u64,
+}
+
+impl Flow {
+    /// Connection `id` from node `src` to node `dst`, not started, with its
+    /// controller's stream of kind `cc_stream` (its RTT-noise and send-overhead
+    /// streams are the connection's own, by id).
+    pub(super) fn new(id: u32, src: u32, dst: u32, tcp: &TcpConfig, cc: &CcSpec, seed: u64, cc_stream: StreamKind) -> Flow {
+        let index = id as u64;
+        Flow {
+            src,
+            dst,
+            sender: TcpSender::new(id, src, dst, tcp.clone(), build_cc(cc))
+                .with_rtt_noise(stream(seed, StreamKind::RttNoise, index))
+                .with_send_overhead(stream(seed, StreamKind::SendOverhead, index)),
+            receiver: TcpReceiver::new(id, dst, src, tcp.clone()),
+            start: 0,
+            started: false,
+            rto: TimerSlot::default(),
+            delack: TimerSlot::default(),
+            release: TimerSlot::default(),
+            rng: stream(seed, cc_stream, index),
+            data_drops: 0,
+        }
+    }
+}
+
+/// The scenario's long-lived flows between the nodes `endpoints[i]`, with their
+/// start times (fixed, or drawn in their window from the run's seed).
+pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)]) -> Vec<Flow> {
+    let seed = scenario.seed;
+    let mut start_rng = stream(seed, StreamKind::StartTimes, 0);
+    scenario
+        .flows
+        .iter()
+        .zip(endpoints)
+        .enumerate()
+        .map(|(i, (f, &(src, dst)))| {
+            let start = match (f.start_ns, f.start_window_ns) {
+                (Some(t), _) => t,
+                (None, Some([lo, hi])) => start_rng.gen_range(lo..=hi),
+                (None, None) => 0,
+            };
+            Flow { start, ..Flow::new(i as u32, src, dst, &f.tcp, &f.cc, seed, StreamKind::CongestionControl) }
+        })
+        .collect()
+}
+
+fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
+    match spec {
+        CcSpec::Reno => Box::new(Reno),
+        CcSpec::Vegas(c) => Box::new(Vegas::new(c.clone())),
+        CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
+        CcSpec::PertPi(c) => Box::new(pert_pi(c)),
+        CcSpec::PertAdaptive(c) => Box::new(PertAdaptive::new(c.clone())),
+        CcSpec::Hstcp(c) => Box::new(Hstcp::new(c.clone())),
+        CcSpec::Cubic(c) => Box::new(Cubic::new(c.clone())),
+        CcSpec::Compound(c) => Box::new(Compound::new(c.clone())),
+        CcSpec::Illinois(c) => Box::new(Illinois::new(c.clone())),
+        CcSpec::Fast(c) => Box::new(Fast::new(c.clone())),
+    }
+}
+
+/// The groups of flows in results: each long flow's label (`FlowSpec::label`,
+/// default the controller's name) as an index into `names`; names in order of
+/// first appearance, then "web" when web transfers cross the queue-position link.
+pub struct Labels {
+    pub names: Vec<String>,
+    pub of_flow: Vec<u32>,
+}
+
+impl Labels {
+    pub(super) fn of(scenario: &Scenario, flows: &[Flow]) -> Labels {
+        let mut labels = Labels { names: Vec::new(), of_flow: Vec::with_capacity(flows.len()) };
+        for (f, spec) in flows.iter().zip(&scenario.flows) {
+            let label = spec.label.as_deref().unwrap_or(f.sender.cc_name());
+            let index = labels.index(label);
+            labels.of_flow.push(index);
+        }
+        labels
+    }
+
+    /// The index of `label`, added if new.
+    pub(super) fn index(&mut self, label: &str) -> u32 {
+        match self.names.iter().position(|l| l == label) {
+            Some(i) => i as u32,
+            None => {
+                self.names.push(label.to_string());
+                self.names.len() as u32 - 1
+            }
+        }
+    }
+}

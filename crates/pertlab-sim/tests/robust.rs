@@ -1,0 +1,188 @@
+//! Issue 25: scenarios the schema accepts run to the end or are refused up
+//! front with a field error; every number in the results is possible. One
+//! regression test per failure the issue lists.
+
+use pertlab_sim::world::World;
+use pertlab_sim::{Results, Scenario};
+
+/// The issue's two-node scenario: a 10 Mbit/s, 5 ms link from `a` to `b`
+/// (queue `queue`), one flow with TCP options `tcp`, `duration_ns` long.
+fn two_nodes(duration_ns: u64, queue: &str, tcp: &str) -> String {
+    format!(
+        r#"{{"duration_ns": {duration_ns}, "nodes": ["a", "b"],
+            "links": [{{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 5000000, "queue": {queue}}}],
+            "flows": [{{"src": "a", "dst": "b", "tcp": {tcp}}}]}}"#
+    )
+}
+
+fn run(json: &str) -> Results {
+    let s = Scenario::from_json(json).expect("parses");
+    let mut w = World::build(&s).unwrap_or_else(|e| panic!("refused: {e}"));
+    w.run(&mut |_| true);
+    w.results()
+}
+
+#[test]
+fn conservation_holds_per_flow_with_a_send_overhead() {
+    // Issue 25 item 2: `sent 1630 != received 815 + dropped 0 + in network 811`.
+    // Segments the send overhead holds at the end are neither sent nor in the network.
+    let r = run(&two_nodes(1_000_000_000, "{}", r#"{"overhead_ns": 10000000}"#));
+    assert!(r.conservation.ok, "{:?}", r.conservation.violations);
+    let f = &r.flows[0];
+    assert!(f.segments_sent > 1_000, "{f:?}");
+    // Several flows, delayed ACKs, a window that starts after the first sends.
+    let json = r#"{"duration_ns": 3000000000, "measure": {"start_ns": 1000000000, "end_ns": 3000000000},
+        "dumbbell": {"pairs": 4, "bottleneck_rate_bps": 5000000, "bottleneck_delay_ns": 10000000,
+                     "bottleneck_queue": {"limit_pkts": 20}, "access_rate_bps": 100000000,
+                     "sender_access_delay_ns": [1000000], "receiver_access_delay_ns": [1000000]},
+        "flows": [{"src": "s0", "dst": "d0", "tcp": {"overhead_ns": 3000000, "delayed_ack": true}},
+                  {"src": "s1", "dst": "d1", "tcp": {"overhead_ns": 1000000}},
+                  {"src": "s2", "dst": "d2", "tcp": {"overhead_ns": 7000000, "sack": false}},
+                  {"src": "s3", "dst": "d3"}]}"#;
+    let r = run(json);
+    assert!(r.conservation.ok, "{:?}", r.conservation.violations);
+    assert!(r.flows.iter().all(|f| f.drops > 0), "the buffer of 20 packets overflows: {:?}", r.flows);
+}
+
+#[test]
+fn adaptive_red_with_top_below_the_automatic_bottom_runs() {
+    // Issue 25 item 1: `top < 0.01` with `bottom = 0` (automatic) panicked with
+    // "min > max" in the world's build (and so in Scenario.check()).
+    for kind in ["ared", "reared", "fared", "cared"] {
+        let queue = format!(r#"{{"kind": "{kind}", "red": {{"top": 0.001, "bottom": 0}}}}"#);
+        let r = run(&two_nodes(1_000_000_000, &queue, "{}"));
+        assert!(r.conservation.ok && r.flows[0].segments_sent > 100, "{kind}: {r:?}");
+    }
+}
+
+#[test]
+fn rates_stay_within_zero_and_one_when_the_window_starts_late() {
+    // Issue 25 item 3: drops in the window over sends (or arrivals) in the window
+    // exceeded 1 (906.0, 47.7) when the window starts after packets were sent and
+    // CoDel drops them as they leave. Here a 1 Mbit/s CoDel queue takes 4 flows'
+    // initial windows of 250 segments at once (12 s of backlog); the window opens
+    // at 2 s, when the flows are waiting for ACKs and CoDel is dropping the backlog.
+    let flow = r#"{"src": "a", "dst": "b", "tcp": {"init_cwnd": 250, "min_rto_ns": 30000000000, "initial_rto_ns": 30000000000, "max_rto_ns": 60000000000}}"#;
+    let json = format!(
+        r#"{{"duration_ns": 6000000000, "measure": {{"start_ns": 2000000000, "end_ns": 6000000000}}, "nodes": ["a", "b"],
+            "links": [{{"a": "a", "b": "b", "rate_bps": 1000000, "delay_ns": 5000000, "queue": {{"kind": "codel", "limit_pkts": 1000}}}}],
+            "flows": [{flow}, {flow}, {flow}, {flow}]}}"#
+    );
+    let r = run(&json);
+    let q = &r.queues[0];
+    // Drops at departure of packets that arrived before the window: more drops than arrivals.
+    assert!(q.drops > q.arrivals, "{q:?}");
+    assert!((0.0..=1.0).contains(&q.drop_rate) && q.drop_rate == q.drops as f64 / (q.drops + q.departures) as f64, "{q:?}");
+    let c = &r.controllers[0];
+    assert!(c.drops > c.segments_sent, "{c:?}");
+    assert!((0.0..=1.0).contains(&c.drop_rate) && c.drop_rate == c.drops as f64 / (c.drops + c.segments_received) as f64, "{c:?}");
+    for f in &r.flows {
+        assert!((0.0..=1.0).contains(&f.drop_rate), "{f:?}");
+    }
+}
+
+#[test]
+fn adaptive_pert_mode_time_fits_in_the_window() {
+    // Issue 25 item 3: kotla08's pert_compete_frac reached 1.0012 because a mode's
+    // time was added at the end of each alpha period, whole, so the period that
+    // straddles the window's start counted from before the window.
+    let flow = |i: u32| format!(r#"{{"src": "s{i}", "dst": "d{i}", "cc": {{"kind": "pert-adaptive"}}, "start_window_ns": [0, 2000000000]}}"#);
+    let flows = (0..3).map(flow).collect::<Vec<_>>().join(", ");
+    let mut modes = [0.0; 3];
+    for start_ms in [3_000u64, 3_217, 4_444] {
+        let json = format!(
+            r#"{{"duration_ns": 30000000000, "measure": {{"start_ns": {}, "end_ns": 30000000000}},
+                "dumbbell": {{"pairs": 3, "bottleneck_rate_bps": 10000000, "bottleneck_delay_ns": 10000000,
+                             "bottleneck_queue": {{"limit_pkts": 150}}, "access_rate_bps": 100000000,
+                             "sender_access_delay_ns": [1000000, 10000000, 30000000], "receiver_access_delay_ns": [1000000]}},
+                "flows": [{flows}]}}"#,
+            start_ms * 1_000_000
+        );
+        let r = run(&json);
+        let span = r.window_end_s - r.window_start_s;
+        for f in &r.flows {
+            let total = f.high_speed_s + f.safe_s + f.compete_s;
+            // Every flow samples RTTs throughout the window, so the modes cover it exactly.
+            assert!((total - span).abs() < 1e-9, "window from {start_ms} ms: {total} s in modes, window {span} s: {f:?}");
+            for (m, t) in modes.iter_mut().zip([f.high_speed_s, f.safe_s, f.compete_s]) {
+                *m += t;
+            }
+        }
+    }
+    assert!(modes.iter().all(|&t| t > 1.0), "the flows go through every mode: {modes:?}");
+}
+
+fn refusal(json: &str) -> String {
+    let s = Scenario::from_json(json).expect("parses");
+    match World::build(&s) {
+        Ok(_) => panic!("accepted: {json}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A 1 kbit/s link for 3 s with TCP options `tcp`.
+fn slow_link(tcp: &str) -> String {
+    format!(
+        r#"{{"duration_ns": 3000000000, "nodes": ["a", "b"],
+            "links": [{{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 5000000}}],
+            "flows": [{{"src": "a", "dst": "b", "tcp": {tcp}}}]}}"#
+    )
+}
+
+#[test]
+fn timers_below_their_floors_are_refused() {
+    // Issue 25 item 4: 1 ns / 2 ns RTO bounds on a 1 kbit/s link took 78 s of wall
+    // time for 3 simulated seconds (a timeout every 2 ns).
+    assert_eq!(
+        refusal(&slow_link(r#"{"min_rto_ns": 1, "max_rto_ns": 2}"#)),
+        "flows[0].tcp.min_rto_ns: must be at least 1000 ns (1 us, the least Linux's tcp_rto_min_us allows), got 1"
+    );
+    assert_eq!(
+        refusal(&slow_link(r#"{"min_rto_ns": 1000, "max_rto_ns": 2000}"#)),
+        "flows[0].tcp.max_rto_ns: must be at least min_rto_ns (1000) and 1000000000 ns (1 s, the least Linux's tcp_rto_max_ms allows), got 2000"
+    );
+    let e = refusal(&slow_link(r#"{"delayed_ack": true, "delayed_ack_timeout_ns": 600000000}"#));
+    assert!(e.starts_with("flows[0].tcp.delayed_ack_timeout_ns: must lie in [1, 500000000] ns"), "{e}");
+    let queue = |q: &str| {
+        format!(r#"{{"duration_ns": 1000000, "nodes": ["a", "b"], "links": [{{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 0, "queue": {q}}}]}}"#)
+    };
+    assert!(refusal(&queue(r#"{"kind": "pie", "pie": {"t_update_ns": 1}}"#)).starts_with("links[0].queue.pie.t_update_ns: must be at least 1000000 ns"));
+    assert!(refusal(&queue(r#"{"kind": "pi", "pi": {"w_hz": 1e6}}"#)).starts_with("links[0].queue.pi.w_hz: must lie in"));
+    let udp = r#"{"duration_ns": 1000000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 0}],
+        "udp": [{"src": "a", "dst": "b", "rate_bps": 9000000000, "packet_size": 1}]}"#;
+    assert!(refusal(udp).starts_with("udp[0].rate_bps: must be at most 8000000000 bit/s"), "{}", refusal(udp));
+}
+
+#[test]
+fn timers_at_their_floors_back_off_instead_of_storming() {
+    // The least RTO bounds on the issue's link: a timer that backs off from 1 us to
+    // 1 s, 20 doublings, then fires once a second: 21 timeouts in 3 s (60 when the
+    // back-off stopped at 2^16 times the base).
+    let r = run(&slow_link(r#"{"min_rto_ns": 1000, "max_rto_ns": 1000000000, "initial_rto_ns": 1000}"#));
+    let f = &r.flows[0];
+    assert!(f.timeouts > 15 && f.timeouts < 25, "{f:?}");
+    assert!(r.events < 200, "{} events", r.events);
+}
+
+#[test]
+fn progress_is_reported_every_so_many_events_within_a_simulated_second() {
+    // 900 simulated ms at 1 Gbit/s: a few hundred thousand events before the first
+    // simulated second ends. The callback (how Ctrl-C reaches the core) still runs.
+    let json = r#"{"duration_ns": 900000000, "nodes": ["a", "b"],
+        "links": [{"a": "a", "b": "b", "rate_bps": 1000000000, "delay_ns": 1000000}],
+        "flows": [{"src": "a", "dst": "b"}]}"#;
+    let mut w = World::build(&Scenario::from_json(json).unwrap()).unwrap();
+    let mut calls = 0u64;
+    w.run(&mut |_| {
+        calls += 1;
+        true
+    });
+    let events = w.results().events;
+    assert!(events > 4 * pertlab_sim::world::PROGRESS_EVENTS as u64, "{events}");
+    assert_eq!(calls, events / pertlab_sim::world::PROGRESS_EVENTS as u64);
+    // And returning false stops the run there.
+    let mut w = World::build(&Scenario::from_json(json).unwrap()).unwrap();
+    w.run(&mut |_| false);
+    let r = w.results();
+    assert!(r.interrupted && r.events == pertlab_sim::world::PROGRESS_EVENTS as u64, "{}", r.events);
+}

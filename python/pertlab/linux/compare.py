@@ -1,0 +1,122 @@
+"""The same experiment in the simulator and in the testbed, side by side (docs/linux.md).
+
+:func:`sim_scenario` maps a testbed scenario to a simulator dumbbell: the
+bottleneck's rate, round-trip delay and buffer (bfifo bytes -> full-size
+frames), every flow starting at 0, the testbed's PERT parameters (the
+``[pert]`` table is the simulator's ``pert`` controller). Kernel reno maps
+to the simulator's Reno with SACK, kernel cubic to its CUBIC (RFC 9438,
+without HyStart); kernel bbr has no counterpart and is refused. Random loss
+is not carried over (the report says so).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from .._core import jain_index
+from ..scenario import Scenario, ScenarioError
+from .scenario import FRAME_BYTES, TestbedScenario
+from .testbed import TestbedResults, run
+
+#: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
+#: CUBIC (RFC 9438; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
+SIM_CC = {"pert": "pert", "reno": "sack", "cubic": "cubic"}
+
+
+def sim_scenario(sc: TestbedScenario) -> Scenario:
+    """The simulator's dumbbell for ``sc``; a :class:`ScenarioError` names a flow
+    whose congestion control the simulator lacks."""
+    from ..builders import dumbbell
+
+    missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
+    if missing:
+        raise ScenarioError(missing)
+    kind, limit = sc.queue()
+    pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
+    return dumbbell(
+        bw=sc.bottleneck.rate, rtt=f"{sc.bottleneck.delay}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
+        duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
+        sample_interval=f"{sc.sample_interval}ns", cc_params={"pert": sc.pert.model_dump(mode="json", by_alias=True, exclude_none=True)},
+    )  # fmt: skip
+
+
+def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]:
+    """Run ``sc`` in the simulator and in the testbed; write both result sets
+    and report.md under ``out``; return the report and the testbed's results
+    (None when a Ctrl-C stopped the simulation: the testbed is then not run)."""
+    from ..builders import CC_NAMES
+    from ..run import run as sim_run
+
+    sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
+    sim = sim_run(sim_sc)
+    out.mkdir(parents=True, exist_ok=True)
+    sim.write(out / "sim")
+    if sim.interrupted:
+        report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation at {sim.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: sim/.\n"
+        (out / "report.md").write_text(report)
+        return report, None
+    real = run(sc)
+    real.write(out / "testbed")
+    sq = sim.queues.sort("utilization", descending=True).to_dicts()[0]
+    rq = real.queues.to_dicts()[0]
+    rows = []
+
+    def row(name: str, a, b, fmt: str = "{:.3f}") -> None:
+        f = lambda v: "-" if v is None else fmt.format(v)  # noqa: E731
+        rows.append(f"| {name} | {f(a)} | {f(b)} |")
+
+    for cc in dict.fromkeys(f.cc for f in sc.flows):
+        rf = real.flows.filter(pl.col("cc") == cc)
+        sf = sim.flows.filter(pl.col("cc") == CC_NAMES[SIM_CC[cc]][0])
+        row(f"{cc}: flows", len(rf), len(sf), "{}")
+        row(f"{cc}: goodput per flow, Mbit/s (mean)", rf["goodput_mbps"].mean(), sf["goodput_mbps"].mean())
+        row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), sf["goodput_mbps"].sum())
+        row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), sf["rtt_mean_ms"].mean(), "{:.2f}")
+        row(f"{cc}: retransmissions", rf["retransmits"].sum(), sf["retransmits"].sum(), "{}")
+        if cc == "pert":
+            row("pert: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
+    row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), sim.jain)
+    row("bottleneck utilization", rq["utilization"], sq["utilization"])
+    row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")
+    row("bottleneck drops", rq["drops"], sq["drops"], "{}")
+    row("bottleneck drop rate", rq["drop_rate"], sq["drop_rate"], "{:.5f}")
+    report = "\n".join([
+        f"# {sc.name}: testbed vs simulator",
+        "",
+        f"{sc.bottleneck.rate / 1e6:g} Mbit/s bottleneck, {sc.bottleneck.delay / 1e6:g} ms round-trip delay, {sc.queue()[0]} {sc.queue()[1]}, "
+        f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
+        + (" Random loss is not modelled in the simulator run." if sc.bottleneck.loss else "")
+        + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
+           f" [{real.extra['window_start_s']:.1f} s, {real.extra['window_end_s']:.1f} s], the simulator's the whole window." if real.interrupted else ""),
+        "",
+        "| metric | testbed (Linux) | simulator |",
+        "|---|---|---|",
+        *rows,
+        "",
+        f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
+        "Result tables: testbed/ and sim/ (same schemas). Figure: cwnd.png (congestion windows and bottleneck queue, side by side).",
+        "",
+    ])  # fmt: skip
+    (out / "report.md").write_text(report)
+    plot_side_by_side(real, sim, out / "cwnd.png", f"{sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms")
+    return report, real
+
+
+def plot_side_by_side(real: TestbedResults, sim, path: Path, title: str) -> None:
+    """Congestion windows (top) and bottleneck queue (bottom), testbed left, simulator right."""
+    from ..plots import saved_figure
+
+    sim_queue = sim.queue_series.filter(pl.col("queue") == sim.queue_series["queue"][0]) if sim.queue_series.height else sim.queue_series
+    with saved_figure(path, 2, 2, figsize=(12, 6.5), title=title, sharex=True, sharey="row") as (_, axes):
+        for col, (label, fs, qs) in enumerate((("testbed (Linux)", real.flow_series, real.queue_series), ("simulator", sim.flow_series, sim_queue))):
+            for flow in fs["flow"].unique().sort().to_list():
+                f = fs.filter(pl.col("flow") == flow)
+                axes[0, col].plot(f["t_s"], f["cwnd"], lw=0.7)
+            axes[0, col].set_title(label)
+            if qs.height:
+                axes[1, col].plot(qs["t_s"], qs["len_pkts"], lw=0.7, color="k")
+            axes[1, col].set_xlabel("time (s)")
+        axes[0, 0].set_ylabel("cwnd (segments)")
+        axes[1, 0].set_ylabel("bottleneck queue (packets)")

@@ -1,0 +1,136 @@
+"""The testbed's scenario file (docs/linux.md), validated like the simulator's.
+
+The models share :mod:`pertlab.scenario`'s base (unknown fields are errors
+that list the allowed ones), its quantities (``Rate``, ``Time``,
+``Duration``, ``Size``: "10Mbps", "20ms", "50KB", held in bit/s, ns and
+bytes) and its PERT parameters (the ``[pert]`` table is the simulator's
+``Pert`` controller, the same fields and checks). Every error is a
+:class:`~pertlab.scenario.ScenarioError` whose lines read
+``field.path: message``; the command line prints them and exits with 2.
+
+What a scenario leaves out: one bottleneck (a dumbbell of one sender, one
+router and one receiver namespace), all flows starting together, one
+round-trip delay for every flow.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
+
+from ..scenario import U64_MAX, Count, Duration, Pert, Rate, ScenarioError, Size, Time
+from ..scenario.base import _compared_to, _Model
+from ..units import format_time
+from .loader import PertParams
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+__all__ = ["KERNEL_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedScenario", "load_scenario"]
+
+#: Congestion controls of the kernel the testbed selects by name, and the eBPF ``pert``.
+KERNEL_CCS = ("reno", "cubic", "bbr")
+CCS = (*KERNEL_CCS, "pert")
+FRAME_BYTES = 1514  # a full-size Ethernet frame, what htb and bfifo count
+
+
+class Bottleneck(_Model):
+    """The router's egress towards the receiver: htb at ``rate`` with a FIFO leaf."""
+
+    rate: Rate = Field(10_000_000, description="htb rate")
+    delay: Time = Field(20_000_000, description="round-trip propagation delay (the delay line holds each direction half of it)")
+    buffer: Size | None = Field(None, description="bfifo limit in bytes; default one BDP, at least 10 full-size frames")
+    buffer_pkts: Count | None = Field(None, description="pfifo limit in packets instead of a bfifo")
+    loss: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(0.0, description="random loss per packet, each direction")
+
+    @field_validator("buffer_pkts")
+    @classmethod
+    def _one_limit(cls, v: int | None, info: ValidationInfo) -> int | None:
+        if v is not None and info.data.get("buffer") is not None:
+            raise ValueError("give buffer (bytes) or buffer_pkts, not both")
+        return v
+
+
+class FlowGroup(_Model):
+    """``count`` bulk TCP connections with one congestion control, in one sender process."""
+
+    cc: Literal[CCS]  # type: ignore[valid-type]
+    count: Count = 1
+
+
+class TestbedScenario(_Model):
+    """A testbed run."""
+
+    __test__ = False  # not a pytest test class
+
+    name: str = "testbed"
+    duration: Duration = Field(10_000_000_000, description="how long the flows send")
+    warmup: Time = Field(2_000_000_000, description="metrics cover [warmup, duration]")
+    sample_interval: Duration = Field(100_000_000, description="TCP_INFO and queue sampling interval")
+    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = Field(1, description="seed of the delay line's random loss")
+    delayed_ack: bool = Field(False, description="Linux's delayed ACKs at the receiver; default one ACK per segment (quickack), as the simulator")
+    bottleneck: Bottleneck = Field(default_factory=Bottleneck)
+    flows: list[FlowGroup] = Field(default_factory=lambda: [FlowGroup(cc="pert")], min_length=1)
+    pert: Pert = Field(default_factory=Pert, description="PERT's parameters: the simulator's `pert` controller fields")
+
+    _warmup_below_duration = field_validator("warmup")(_compared_to("duration", "<", format_time))
+
+    @field_validator("pert")
+    @classmethod
+    def _fits_the_kernel_code(cls, v: Pert) -> Pert:
+        """The eBPF program's fixed point takes thresholds up to the loader's bound (10^6 ms)."""
+        try:
+            PertParams.from_sim_config(v.model_dump(by_alias=True)).validate()
+        except ValueError as e:
+            field, _, message = str(e).partition(": ")
+            raise PydanticCustomError("field_error", "{message}", {"field": field.removesuffix("_ms"), "message": message}) from None
+        return v
+
+    @classmethod
+    def parse(cls, data: dict) -> TestbedScenario:
+        """Validate a mapping (as read from TOML); raises :class:`ScenarioError`."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise ScenarioError.from_pydantic(e) from None
+
+    @property
+    def bdp_bytes(self) -> int:
+        return self.bottleneck.rate * self.bottleneck.delay // 8 // 1_000_000_000
+
+    def queue(self) -> tuple[str, int]:
+        """('pfifo', packets) or ('bfifo', bytes)."""
+        b = self.bottleneck
+        if b.buffer_pkts is not None:
+            return "pfifo", b.buffer_pkts
+        return "bfifo", b.buffer if b.buffer is not None else max(self.bdp_bytes, 10 * FRAME_BYTES)
+
+    def pert_params(self) -> PertParams:
+        """The ``[pert]`` table in the loader's units."""
+        return PertParams.from_sim_config(self.pert.model_dump(by_alias=True))
+
+    @property
+    def needs_pert(self) -> bool:
+        return any(f.cc == "pert" for f in self.flows)
+
+
+def load_scenario(path: Path | str) -> TestbedScenario:
+    """Read a testbed scenario file (TOML); raises :class:`ScenarioError`."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ScenarioError([(str(path), "no such file")]) from None
+    except OSError as e:
+        raise ScenarioError([(str(path), f"cannot read: {e.strerror}")]) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError([(str(path), f"not valid TOML: {e}")]) from None
+    return TestbedScenario.parse(data)

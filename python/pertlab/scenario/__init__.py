@@ -1,0 +1,42 @@
+"""The scenario: pydantic models of everything a run depends on.
+
+The models mirror the core's wire format (``crates/pertlab-sim/src/scenario.rs``)
+field for field, with one difference in spelling: quantities take human units
+and drop the unit suffix of the wire name. A TOML file writes
+
+    [[links]]
+    a = "r0"
+    b = "r1"
+    rate = "150Mbps"      # wire: rate_bps = 150000000
+    delay = "28ms"        # wire: delay_ns = 28000000
+
+The wire names are accepted too, so the ``scenario.json`` written next to the
+results loads back. Validated values are held in the core's units (a link's
+``rate`` is an ``int`` of bit/s, every time an ``int`` of nanoseconds), and
+:meth:`Scenario.to_wire_json` writes the JSON the core reads.
+
+Unknown fields are errors. Every error is a :class:`ScenarioError` whose lines
+read ``field.path: what is wrong and what is allowed``, like the core's.
+Topology references (a flow's nodes exist and are connected) are checked by
+the core when the world is built: :meth:`Scenario.check`.
+
+The models live by subject: :mod:`.base` (quantities, the base model),
+:mod:`.queues`, :mod:`.topology`, :mod:`.controllers`, :mod:`.traffic`
+(flows, UDP, web), :mod:`.model` (the whole scenario) and :mod:`.errors`.
+"""
+
+from .base import MAX_PACKET_BYTES, U32, U32_MAX, U64_MAX, Count, Duration, NonNegative, PacketSize, Probability, Rate, Size, Time
+from .controllers import CC_KINDS, CcSpec, Compound, Cubic, Fast, Hstcp, Illinois, Pert, PertAdaptive, PertPi, Reno, Vegas
+from .errors import ScenarioError
+from .model import MeasureWindow, MonitorSpec, Scenario
+from .queues import QUEUE_KINDS, CodelConfig, PieConfig, PiConfig, QueueSpec, RedConfig
+from .topology import DumbbellSpec, LinkSpec
+from .traffic import FlowSpec, TcpConfig, UdpSpec, WebSpec
+
+__all__ = [
+    "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
+    "CodelConfig", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi", "PertAdaptive", "Hstcp", "Cubic", "Compound",
+    "Illinois", "Fast", "CcSpec", "TcpConfig", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
+    "CC_KINDS", "Rate", "Time", "Duration", "Size", "PacketSize", "Probability", "Count", "U32", "NonNegative",
+    "MAX_PACKET_BYTES", "U32_MAX", "U64_MAX",
+]  # fmt: skip

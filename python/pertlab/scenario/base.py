@@ -1,0 +1,145 @@
+"""What every scenario model shares: quantities written with units and held in the core's
+units (``Rate``, ``Time``, ``Duration``, ``Size``, ``PacketSize``), bounded numbers
+(``Probability``, ``Count``, ``U32``), the base model (unknown fields are errors; wire
+names accepted) and the cross-field comparison validator."""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Callable
+
+from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, WithJsonSchema, model_validator
+from pydantic_core import PydanticCustomError
+
+from ..units import RATE_FORMS, SIZE_FORMS, TIME_FORMS, parse_rate, parse_size, parse_time
+
+U64_MAX = 2**64 - 1
+U32_MAX = 2**32 - 1
+
+
+# --- quantities -------------------------------------------------------------
+
+
+def _positive(parse, kind: str, forms: str):
+    def check(value: Any) -> int:
+        n = parse(value)
+        if n <= 0:
+            raise ValueError(f"must be a positive {kind}, got {value!r}; write {forms}")
+        return n
+
+    return check
+
+
+def _non_negative(parse, kind: str, forms: str):
+    def check(value: Any) -> int:
+        n = parse(value)
+        if n < 0:
+            raise ValueError(f"must be zero or a positive {kind}, got {value!r}; write {forms}")
+        return n
+
+    return check
+
+
+def _schema(description: str) -> WithJsonSchema:
+    return WithJsonSchema({"anyOf": [{"type": "number", "minimum": 0}, {"type": "string"}], "description": description})
+
+
+#: A rate > 0, held in bit/s; accepts "150Mbps", "1Gbps", or a number of bit/s.
+Rate = Annotated[int, BeforeValidator(_positive(parse_rate, "rate", RATE_FORMS)), _schema(f"a rate: {RATE_FORMS}")]
+#: A time >= 0, held in ns; accepts "60ms", "2s", or a number of seconds.
+Time = Annotated[int, BeforeValidator(_non_negative(parse_time, "time", TIME_FORMS)), _schema(f"a time: {TIME_FORMS}")]
+#: A duration > 0, held in ns.
+Duration = Annotated[int, BeforeValidator(_positive(parse_time, "duration", TIME_FORMS)), _schema(f"a time: {TIME_FORMS}")]
+#: A size > 0, held in bytes; accepts "1500B", "64KB", or a number of bytes.
+Size = Annotated[int, BeforeValidator(_positive(parse_size, "size", SIZE_FORMS)), _schema(f"a size: {SIZE_FORMS}")]
+
+#: The largest packet: IPv4's 16-bit total length (RFC 791); the core holds packet sizes in u32.
+MAX_PACKET_BYTES = 65_535
+#: A packet size in bytes, 1..MAX_PACKET_BYTES.
+PacketSize = Annotated[Size, Field(le=MAX_PACKET_BYTES)]
+
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+Count = Annotated[int, Field(ge=1, le=U32_MAX)]
+U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
+NonNegative = Annotated[float, Field(ge=0.0)]
+
+
+def _unit(name: str, wire: str, default: Any = ..., description: str | None = None) -> Any:
+    """A field spelled ``name`` by people and ``wire`` by the core; both are read.
+
+    A default written as text ("10ms") is parsed like input, so that checks
+    against other fields also see it."""
+    return Field(
+        default,
+        validation_alias=AliasChoices(name, wire),
+        serialization_alias=wire,
+        description=description,
+        validate_default=isinstance(default, str),
+    )
+
+
+# --- base model -------------------------------------------------------------
+
+
+#: ``_compared_to`` relations: the words of the message and the test.
+_ORDER: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {
+    ">": ("greater than", operator.gt),
+    ">=": ("at least", operator.ge),
+    "<": ("less than", operator.lt),
+}
+
+
+def _compared_to(other: str, relation: str, show: Callable[[Any], str] = str) -> Callable[..., Any]:
+    """A field validator: the field (when set) must be ``relation`` the field
+    ``other``, declared before it (when set). The message reads ``must be
+    greater than t_min (5ms), got 4ms``, values written with ``show``."""
+    words, holds = _ORDER[relation]
+
+    def check(cls: Any, v: Any, info: ValidationInfo) -> Any:
+        ref = info.data.get(other)
+        if v is not None and ref is not None and not holds(v, ref):
+            raise ValueError(f"must be {words} {other} ({show(ref)}), got {show(v)}")
+        return v
+
+    return check
+
+
+class _Model(BaseModel):
+    """Strict about names: an unknown field is an error listing the allowed ones.
+
+    A quantity may be written under its wire name (``delay_ns``), as in the
+    JSON the core reads; a plain number there is in the wire unit (ns), where
+    under the human name (``delay``) it would be seconds.
+    """
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _read_names(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        accepted = set(cls.model_fields)
+        wire_ns = set()
+        for f in cls.model_fields.values():
+            if isinstance(f.validation_alias, AliasChoices):
+                accepted.update(f.validation_alias.choices)
+                if f.serialization_alias.endswith("_ns"):
+                    wire_ns.add(f.serialization_alias)
+        unknown = [k for k in data if k not in accepted]
+        if unknown:
+            raise PydanticCustomError(
+                "unknown_field",
+                "unknown field `{field}`; allowed: {allowed}",
+                {"field": unknown[0], "allowed": ", ".join(cls.model_fields)},
+            )
+        return {k: _in_ns(v) if k in wire_ns else v for k, v in data.items()}
+
+
+def _in_ns(value: Any) -> Any:
+    """Mark plain numbers given under a ``*_ns`` name as nanoseconds."""
+    if isinstance(value, (list, tuple)):
+        return [_in_ns(v) for v in value]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value}ns"
+    return value

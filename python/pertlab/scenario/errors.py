@@ -1,0 +1,73 @@
+"""Scenario errors: :class:`ScenarioError`, whose lines read ``field.path: message``, and the
+text of pydantic's errors in that form (a list item or sub-field named, union tags left out)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import ValidationError
+
+from .controllers import CC_KINDS
+
+__all__ = ["ScenarioError"]
+
+
+class ScenarioError(ValueError):
+    """A scenario that cannot run. ``errors`` lists ``(field_path, message)``;
+    the text is one ``field.path: message`` line per error."""
+
+    def __init__(self, errors: list[tuple[str, str]]):
+        self.errors = errors
+        super().__init__("\n".join(f"{path}: {message}" for path, message in errors))
+
+    @classmethod
+    def from_pydantic(cls, exc: ValidationError) -> ScenarioError:
+        return cls([(_path(e["loc"]) + _item(e), _message(e)) for e in exc.errors()])
+
+    @classmethod
+    def from_core(cls, exc: ValueError) -> ScenarioError:
+        """The core raises ``ValueError("field.path: message")``."""
+        path, _, message = str(exc).partition(": ")
+        return cls([(path, message)] if message else [("scenario", str(exc))])
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    parts: list[str] = []
+    for i, item in enumerate(loc):
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        elif i > 0 and loc[i - 1] == "cc" and item in CC_KINDS:
+            continue  # pydantic names the union member; the path does not need it
+        elif item.startswith("function-") or item.startswith("tagged-union"):
+            continue
+        else:
+            parts.append(("." if parts else "") + item)
+    return "".join(parts) or "scenario"
+
+
+def _item(err: dict[str, Any]) -> str:
+    """The part of the field a validator of the whole field names: a list item (``off[1]``,
+    error type ``item_error``) or a sub-field (``pert.t_max``, error type ``field_error``)."""
+    if err["type"] == "item_error":
+        return f"[{err['ctx']['index']}]"
+    if err["type"] == "field_error":
+        return f".{err['ctx']['field']}"
+    return ""
+
+
+def _message(err: dict[str, Any]) -> str:
+    kind, ctx, value = err["type"], err.get("ctx", {}), err.get("input")
+    if kind == "missing":
+        return "required field is missing"
+    if kind == "literal_error":
+        return f"got {value!r}; allowed: {ctx['expected']}"
+    if kind == "union_tag_invalid":
+        return f"unknown {ctx['discriminator'].strip(chr(39))} {ctx['tag']!r}; allowed: {ctx['expected_tags']}"
+    if kind == "union_tag_not_found":
+        return f"needs a `{ctx['discriminator'].strip(chr(39))}`; allowed: {', '.join(CC_KINDS)}"
+    msg = err["msg"]
+    if kind == "value_error":
+        return msg.removeprefix("Value error, ")
+    if isinstance(value, (dict, list)):
+        return msg
+    return f"{msg}, got {value!r}"

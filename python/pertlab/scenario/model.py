@@ -1,0 +1,138 @@
+"""The whole scenario: topology, traffic, monitors and the measurement window; reading it from
+TOML or JSON, writing the core's wire format, and asking the core to check it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import Field, ValidationError, ValidationInfo, field_validator
+
+from ..units import format_time
+from .base import U32, U64_MAX, Duration, Time, _Model, _unit
+from .errors import ScenarioError
+from .topology import DumbbellSpec, LinkSpec
+from .traffic import FlowSpec, UdpSpec, WebSpec
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+
+class MonitorSpec(_Model):
+    """Time series to record (none unless ``sample_interval`` is given)."""
+
+    sample_interval: Duration | None = _unit("sample_interval", "sample_interval_ns", None)
+    flows: list[U32] | None = Field(None, description="flow indices to sample; default all")
+    links: list[str] | None = Field(None, description="link names whose queues are sampled; default all")
+    trace_flows: list[U32] = Field(
+        default_factory=list, description="flows whose every RTT sample and loss is traced (predictor study)"
+    )
+    trace_link: str | None = Field(None, description="link on the first traced flow's path: its queue length and drops are traced")
+    queue_positions: str | None = Field(
+        None,
+        description="link whose a -> b queue (dumbbell bottleneck: r0 -> r1) counts the position of each data packet it accepts in the window, per flow label",
+    )
+
+
+class MeasureWindow(_Model):
+    """Window over which summary metrics are computed."""
+
+    start: Time = _unit("start", "start_ns")
+    end: Duration = _unit("end", "end_ns")
+
+
+class Scenario(_Model):
+    """Everything a run depends on; a run is a pure function of it (``seed`` included)."""
+
+    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = 1
+    duration: Duration = _unit("duration", "duration_ns")
+    measure: MeasureWindow | None = Field(None, description="default: the whole run")
+    nodes: list[str] = Field(default_factory=list)
+    links: list[LinkSpec] = Field(default_factory=list)
+    dumbbell: DumbbellSpec | None = None
+    flows: list[FlowSpec] = Field(default_factory=list)
+    udp: list[UdpSpec] = Field(default_factory=list)
+    web: list[WebSpec] = Field(default_factory=list)
+    monitor: MonitorSpec = Field(default_factory=MonitorSpec)
+
+    @field_validator("measure")
+    @classmethod
+    def _within_run(cls, v: MeasureWindow | None, info: ValidationInfo) -> MeasureWindow | None:
+        duration = info.data.get("duration")
+        if v is not None and duration is not None and not (v.start < v.end <= duration):
+            raise ValueError(f"need start < end <= duration ({format_time(duration)}), got [{format_time(v.start)}, {format_time(v.end)}]")
+        return v
+
+    @field_validator("dumbbell")
+    @classmethod
+    def _one_topology(cls, v: DumbbellSpec | None, info: ValidationInfo) -> DumbbellSpec | None:
+        if v is not None and (info.data.get("nodes") or info.data.get("links")):
+            raise ValueError("give either `dumbbell` or `nodes`/`links`, not both")
+        return v
+
+    # -- construction --
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Scenario:
+        """Validate a mapping (as read from TOML or JSON); raises :class:`ScenarioError`."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as e:
+            raise ScenarioError.from_pydantic(e) from None
+
+    @classmethod
+    def from_toml(cls, path: str | Path) -> Scenario:
+        """Read a scenario file written in TOML with human units."""
+        path = Path(path)
+        try:
+            data = tomllib.loads(path.read_text())
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError([(str(path), f"not valid TOML: {e}")]) from None
+        return cls.parse(data)
+
+    @classmethod
+    def from_json(cls, text: str) -> Scenario:
+        """Read a scenario from JSON (human units or the wire format)."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise ScenarioError([("scenario", f"not valid JSON: {e}")]) from None
+        return cls.parse(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Scenario:
+        """Read a ``.toml`` or ``.json`` scenario file."""
+        path = Path(path)
+        if path.suffix == ".json":
+            return cls.from_json(path.read_text())
+        return cls.from_toml(path)
+
+    # -- output --
+
+    def to_wire(self) -> dict[str, Any]:
+        """The core's wire format as a dict: rates in bit/s, times in ns."""
+        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+    def to_wire_json(self, indent: int | None = None) -> str:
+        """The core's wire format as JSON text."""
+        return json.dumps(self.to_wire(), indent=indent)
+
+    def check(self) -> Scenario:
+        """Ask the core to build the world without running it (checks node names
+        and connectivity); raises :class:`ScenarioError`. Returns ``self``."""
+        from .. import _core
+
+        try:
+            _core.validate_json(self.to_wire_json())
+        except ValueError as e:
+            raise ScenarioError.from_core(e) from None
+        return self
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """JSON Schema of the scenario file format (human units)."""
+        return cls.model_json_schema(mode="validation")

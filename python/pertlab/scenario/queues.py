@@ -1,0 +1,112 @@
+"""Queue disciplines and their parameters: DropTail, the RED family (one ``red`` section),
+PI, PIE and CoDel, with the papers' and RFCs' defaults (the core's ``queue/``)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationInfo, field_validator
+
+from .base import _unit, Count, Duration, NonNegative, PacketSize, Probability, Size, Time, _Model, MAX_PACKET_BYTES
+
+
+
+class RedConfig(_Model):
+    """RED / Adaptive RED parameters (names and defaults of ns-3's RedQueueDisc).
+    Whether max_p adapts is chosen by the queue kind ("red" or "ared").
+    Unset thresholds and weight are automatic (see the core's ``queue/red.rs``)."""
+
+    mode: Literal["packets", "bytes"] = Field("packets", description="average and thresholds in packets or bytes")
+    min_th: NonNegative | None = Field(None, description="0 or unset: automatic (RED 5 packets, ARED max(5, target_delay C/2))")
+    max_th: NonNegative | None = Field(None, description="unset or 0: 3 x min_th; an explicit max_th needs min_th")
+    q_w: float | None = Field(None, description="EWMA weight in (0, 1]; 0: 1 - exp(-1/C); -2: 1 - exp(-10/C); unset: RED 0.002, ARED automatic")
+    l_interm: Annotated[float, Field(ge=1.0)] = Field(50.0, description="1 / initial max_p")
+    gentle: bool = Field(True, description="p rises from max_p to 1 between max_th and 2 max_th")
+    wait: bool = Field(True, description="space drops out evenly")
+    use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them early")
+    use_hard_drop: bool = Field(True, description="forced drops stay drops for ECN-capable packets")
+    mean_pkt_size: PacketSize = Field(500, description="bytes per packet for C and for byte mode")
+    idle_pkt_size: Annotated[int, Field(ge=0, le=MAX_PACKET_BYTES)] = Field(0, description="bytes per packet for the idle decay; 0: mean_pkt_size")
+    target_delay: Duration = _unit("target_delay", "target_delay_ns", 5_000_000, "ARED: target average queueing delay")
+    interval: Duration = _unit("interval", "interval_ns", 500_000_000, "ARED: least time between changes of max_p")
+    top: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.5, description="ARED: largest max_p")
+    bottom: Probability = Field(0.01, description="ARED: smallest max_p, at most top; 0: automatic", validate_default=True)
+    alpha: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.01, description="ARED: cap of the additive increase of max_p")
+    beta: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.9, description="ARED: multiplicative decrease of max_p")
+    target_band: tuple[Probability, Probability] | None = Field(
+        None, description="adaptive family: [low, high] fractions of max_th - min_th above min_th; unset: the paper's band"
+    )
+    reared_decrease_gain: Probability = Field(0.17, description="Re-ARED (and CARED) decrease gain (thesis Algorithm 2)")
+    reared_increase_gain: NonNegative = Field(0.25, description="Re-ARED (and CARED) increase gain (thesis Algorithm 2)")
+    fared_decrease_gain: Probability = Field(0.0385, description="FARED decrease gain (thesis Eq. 3.4.13)")
+    fared_increase_gain: NonNegative = Field(0.042, description="FARED increase gain (thesis Eq. 3.4.7)")
+    ratio_target: Literal["edges", "midpoint"] = Field("edges", description="Re-ARED/FARED: band edge or middle as T")
+    cared_trend: Literal["arrival", "update"] = Field("arrival", description="CARED: compare avg with the previous arrival's or update's")
+    feng_alpha: Annotated[float, Field(ge=1.0)] = Field(3.0, description="Feng: max_p divided by this below min_th")
+    feng_beta: Annotated[float, Field(ge=1.0)] = Field(2.0, description="Feng: max_p multiplied by this above max_th")
+    nlred_scale: Annotated[float, Field(gt=0.0)] = Field(1.5, description="NLRED: p_b = scale max_p x^2")
+
+    @field_validator("bottom")
+    @classmethod
+    def _bottom_below_top(cls, v: float, info: ValidationInfo) -> float:
+        top = info.data.get("top")
+        if top is not None and v > top:
+            raise ValueError(f"must lie in [0, top ({top})], got {v}")
+        return v
+
+
+class PiConfig(_Model):
+    """Router PI controller (Hollot, Misra, Towsley, Gong 2001; ns-2 ``Queue/PI`` defaults)."""
+
+    a: NonNegative = Field(1.822e-5, description="coefficient of q - qref")
+    b: NonNegative = Field(1.816e-5, description="coefficient of q_old - qref")
+    w_hz: Annotated[float, Field(gt=0.0, le=1e9)] = Field(170.0, description="sampling frequency, Hz")
+    qref: NonNegative = Field(50.0, description="target queue, packets")
+    use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them")
+
+
+class PieConfig(_Model):
+    """PIE (RFC 8033) parameters, with the RFC's defaults."""
+
+    target_delay: Duration = _unit("target_delay", "target_delay_ns", 15_000_000, "QDELAY_REF")
+    t_update: Duration = _unit("t_update", "t_update_ns", 15_000_000, "T_UPDATE")
+    max_burst: Time = _unit("max_burst", "max_burst_ns", 150_000_000, "MAX_BURST; 0 disables the burst allowance")
+    alpha: NonNegative = Field(0.125, description="alpha, Hz")
+    beta: NonNegative = Field(1.25, description="beta, Hz")
+    mean_pkt_size: PacketSize = Field(1000, description="MEAN_PKTSIZE of the safeguard, bytes")
+    use_ecn: bool = Field(False, description="mark ECN-capable packets while drop_prob is low")
+    mark_ecn_threshold: Probability = Field(0.1, description="marking stops at this drop probability")
+    cap_drop_adjustment: bool = Field(True, description="cap an update at +0.02 once drop_prob >= 0.1")
+    delay: Literal["sojourn", "queue_over_rate"] = Field("sojourn", description="how the queueing delay is measured")
+
+
+class CodelConfig(_Model):
+    """CoDel (RFC 8289) parameters, with the RFC's defaults."""
+
+    target: Duration = _unit("target", "target_ns", 5_000_000, "TARGET")
+    interval: Duration = _unit("interval", "interval_ns", 100_000_000, "INTERVAL")
+    max_packet_bytes: PacketSize = Field(1500, description="MAXPACKET, bytes")
+    use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them")
+
+
+#: Queue disciplines of the core (``QueueSpec::KINDS``).
+QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel")
+
+
+class QueueSpec(_Model):
+    """A queue discipline and its buffer (the core's default buffer is 1000 packets)."""
+
+    kind: Literal[QUEUE_KINDS] = "droptail"  # type: ignore[valid-type]
+    limit_pkts: Count | None = Field(None, description="buffer in packets (exclusive with limit_bytes)")
+    limit_bytes: Size | None = Field(None, description="buffer in bytes, e.g. '64KB'")
+    red: RedConfig = Field(default_factory=RedConfig, description="the RED family: red, ared, reared, fared, cared, feng, nlred")
+    pi: PiConfig = Field(default_factory=PiConfig)
+    pie: PieConfig = Field(default_factory=PieConfig)
+    codel: CodelConfig = Field(default_factory=CodelConfig)
+
+    @field_validator("limit_bytes")
+    @classmethod
+    def _one_limit(cls, v: int | None, info: ValidationInfo) -> int | None:
+        if v is not None and info.data.get("limit_pkts") is not None:
+            raise ValueError("give limit_pkts or limit_bytes, not both")
+        return v

@@ -1,0 +1,57 @@
+"""Topologies: explicit links between named nodes, or the dumbbell the core expands."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Union
+
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+
+from .base import Count, Probability, Rate, Time, _Model, _unit
+from .queues import QueueSpec
+
+
+
+class LinkSpec(_Model):
+    """A full-duplex point-to-point link between two named nodes."""
+
+    name: str | None = Field(None, description='name used in results; default "a-b"')
+    a: str
+    b: str
+    rate: Rate = _unit("rate", "rate_bps")
+    delay: Time = _unit("delay", "delay_ns", description="one-way propagation delay")
+    loss: Probability = Field(0.0, description="Bernoulli loss probability a -> b")
+    loss_ba: Probability = Field(0.0, description="Bernoulli loss probability b -> a")
+    queue: QueueSpec = Field(default_factory=QueueSpec, description="queue of the a -> b direction")
+    queue_ba: QueueSpec | None = Field(None, description="queue of the b -> a direction; default: as `queue`")
+
+
+def _one_or_many(value: Any) -> Any:
+    return value if isinstance(value, (list, tuple)) else [value]
+
+
+class DumbbellSpec(_Model):
+    """Senders s0.. on router r0, receivers d0.. on router r1, one bottleneck
+    link r0 - r1 named "bottleneck"; each host has its own access link."""
+
+    pairs: Count
+    bottleneck_rate: Rate = _unit("bottleneck_rate", "bottleneck_rate_bps")
+    bottleneck_delay: Time = _unit("bottleneck_delay", "bottleneck_delay_ns", description="one-way")
+    bottleneck_queue: QueueSpec = Field(default_factory=QueueSpec)
+    bottleneck_queue_reverse: QueueSpec | None = Field(None, description="ACK direction; default DropTail, same limit")
+    bottleneck_loss: Probability = 0.0
+    access_rate: Rate = _unit("access_rate", "access_rate_bps")
+    sender_access_delay: Annotated[list[Time], BeforeValidator(_one_or_many, json_schema_input_type=Union[Time, list[Time]])] = _unit(
+        "sender_access_delay", "sender_access_delay_ns", description="one value for all, or one per pair"
+    )
+    receiver_access_delay: Annotated[list[Time], BeforeValidator(_one_or_many, json_schema_input_type=Union[Time, list[Time]])] = _unit(
+        "receiver_access_delay", "receiver_access_delay_ns", description="one value for all, or one per pair"
+    )
+    access_queue: QueueSpec = Field(default_factory=QueueSpec)
+
+    @field_validator("sender_access_delay", "receiver_access_delay")
+    @classmethod
+    def _delays_per_pair(cls, v: list[int], info: ValidationInfo) -> list[int]:
+        pairs = info.data.get("pairs")
+        if pairs is not None and len(v) not in (1, pairs):
+            raise ValueError(f"give one delay for all hosts or one per pair ({pairs}), got {len(v)}")
+        return v

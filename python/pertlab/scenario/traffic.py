@@ -1,0 +1,164 @@
+"""What sends: long-lived TCP flows (with their TCP options), UDP sources and web sessions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
+
+from ..units import format_time
+from .base import U32, Count, Duration, PacketSize, Rate, Time, _compared_to, _Model, _unit
+from .controllers import CC_KINDS, CcSpec, Reno
+
+
+class TcpConfig(_Model):
+    """Options of a TCP connection; defaults are the core's (ns-2 / RFC values)."""
+
+    packet_size: PacketSize = Field(1500, description="segment size on the wire, headers included, bytes")
+    sack: bool = Field(True, description="SACK loss recovery (RFC 6675); false: NewReno (RFC 6582)")
+    ecn: bool = Field(False, description="ECN-capable flow (RFC 3168)")
+    init_cwnd: Count = Field(2, description="initial window, segments")
+    max_cwnd: Count = Field(100_000, description="receiver window, segments")
+    dupthresh: Count = 3
+    limited_transmit: bool = True
+    initial_rto: Duration = _unit("initial_rto", "initial_rto_ns", 1_000_000_000)
+    min_rto: Duration = _unit("min_rto", "min_rto_ns", 200_000_000)
+    rto_min_on: Literal["variance", "rto"] = Field(
+        "variance", description="min_rto bounds SRTT's margin (Linux: RTO >= SRTT + min_rto) or the whole RTO (RFC 6298, ns-2)"
+    )
+    max_rto: Duration = _unit("max_rto", "max_rto_ns", "60s")
+    clock_granularity: Time = _unit("clock_granularity", "clock_granularity_ns", 1_000_000)
+    delayed_ack: bool = False
+    delayed_ack_timeout: Duration = _unit("delayed_ack_timeout", "delayed_ack_timeout_ns", 100_000_000)
+    ack_size: Count = 40
+    rtt_noise: Time = _unit(
+        "rtt_noise", "rtt_noise_ns", 0, "mean of the uniform noise U(0, 2 x mean) added to each RTT sample; 0: none"
+    )
+    overhead: Time = _unit(
+        "overhead",
+        "overhead_ns",
+        0,
+        "ns-2's overhead_: a sender with segments to send waits U(0, overhead), then sends them; breaks drop-tail phase effects; 0: none",
+    )
+
+    @field_validator("packet_size")
+    @classmethod
+    def _above_header(cls, v: int) -> int:
+        if v <= 40:
+            raise ValueError(f"must exceed the 40-byte TCP/IP header, got {v}")
+        return v
+
+    _rto_bounds = field_validator("max_rto")(_compared_to("min_rto", ">=", format_time))
+
+
+def _cc_shorthand(value: Any) -> Any:
+    return {"kind": value} if isinstance(value, str) else value
+
+
+class FlowSpec(_Model):
+    """A long-lived bulk TCP flow from ``src`` to ``dst``."""
+
+    src: str
+    dst: str
+    cc: Annotated[CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal[CC_KINDS], CcSpec])] = Field(  # type: ignore[valid-type]
+        default_factory=Reno, description='a controller: "pert", or a table such as {kind = "pert", p_max = 0.1}'
+    )
+    start: Time | None = _unit("start", "start_ns", None, "fixed start time (exclusive with start_window)")
+    start_window: tuple[Time, Time] | None = _unit(
+        "start_window", "start_window_ns", None, "start drawn uniformly in [lo, hi] from the run's seed"
+    )
+    stop: Time | None = _unit("stop", "stop_ns", None, "the application stops: no new data afterwards")
+    off: list[tuple[Time, Time]] = _unit(
+        "off", "off_ns", [], "[start, end) intervals without new data: the flow leaves, then rejoins (restart after idle)"
+    )
+    label: Annotated[str, Field(min_length=1)] | None = Field(None, description="group name in results; default the controller's name")
+    tcp: TcpConfig = Field(default_factory=TcpConfig)
+
+    @field_validator("start_window")
+    @classmethod
+    def _start(cls, v: tuple[int, int] | None, info: ValidationInfo) -> tuple[int, int] | None:
+        if v is not None and info.data.get("start") is not None:
+            raise ValueError("give start or start_window, not both")
+        if v is not None and v[0] > v[1]:
+            raise ValueError(f"need lo <= hi, got [{format_time(v[0])}, {format_time(v[1])}]")
+        return v
+
+    @field_validator("stop")
+    @classmethod
+    def _stop_after_start(cls, v: int | None, info: ValidationInfo) -> int | None:
+        window = info.data.get("start_window")
+        latest = window[1] if window else (info.data.get("start") or 0)
+        if v is not None and v < latest:
+            raise ValueError(f"must not be before the (latest) start {format_time(latest)}, got {format_time(v)}")
+        return v
+
+    @field_validator("off")
+    @classmethod
+    def _off_intervals(cls, v: list[tuple[int, int]], info: ValidationInfo) -> list[tuple[int, int]]:
+        window = info.data.get("start_window")
+        latest = window[1] if window else (info.data.get("start") or 0)
+        stop = info.data.get("stop")
+        for j, (lo, hi) in enumerate(v):
+            if lo >= hi:
+                message = f"need start < end, got [{format_time(lo)}, {format_time(hi)}]"
+            elif lo < latest:
+                message = f"must not start before the flow's (latest) start {format_time(latest)}, got {format_time(lo)}"
+            elif j > 0 and lo <= v[j - 1][1]:
+                message = f"must start after off[{j - 1}] ends ({format_time(v[j - 1][1])}): intervals are sorted and disjoint"
+            elif stop is not None and hi >= stop:
+                message = f"must end before stop ({format_time(stop)}), got {format_time(hi)}"
+            else:
+                continue
+            raise PydanticCustomError("item_error", "{message}", {"index": j, "message": message})
+        return v
+
+
+class UdpSpec(_Model):
+    """An open-loop UDP source at a mean rate."""
+
+    src: str
+    dst: str
+    rate: Rate = _unit("rate", "rate_bps", description="mean offered load")
+    packet_size: PacketSize = Field(..., description="size, or mean size, in bytes")
+    arrivals: Literal["cbr", "poisson"] = "poisson"
+    sizes: Literal["fixed", "exponential"] = "fixed"
+    ecn: bool = False
+    start: Time = _unit("start", "start_ns", 0)
+    stop: Time | None = _unit("stop", "stop_ns", None)
+
+    @field_validator("stop")
+    @classmethod
+    def _stop_after_start(cls, v: int | None, info: ValidationInfo) -> int | None:
+        start = info.data.get("start")
+        if v is not None and start is not None and v < start:
+            raise ValueError(f"must not be before start ({format_time(start)}), got {format_time(v)}")
+        return v
+
+
+class WebSpec(_Model):
+    """Web sessions (ns-2 WebTraf): pages of objects, each object over its own TCP
+    connection from a server to the session's client; defaults from ns-2's
+    ``tcl/ex/web-traffic.tcl`` (docs/model.md, Web traffic)."""
+
+    clients: Annotated[list[str], Field(min_length=1)] = Field(description="client nodes; session i runs on clients[i % len]")
+    servers: Annotated[list[str], Field(min_length=1)] = Field(description="server nodes; each object's server is drawn uniformly")
+    sessions: U32
+    start_window: tuple[Time, Time] = _unit("start_window", "start_window_ns", (0, 0), "session starts uniform in [lo, hi]")
+    pages_per_session: U32 | None = Field(None, description="default: browse until the end")
+    think_time: Duration = _unit("think_time", "think_time_ns", 1_000_000_000, "mean think time between pages (exponential)")
+    objects_per_page: Count = 1
+    inter_object: Duration = _unit("inter_object", "inter_object_ns", 10_000_000, "mean time between a page's requests")
+    object_mean_segments: Annotated[float, Field(gt=0.0)] = Field(10.0, description="mean object size in segments (Pareto II)")
+    object_shape: Annotated[float, Field(gt=1.0)] = Field(1.2, description="Pareto II shape of the object size")
+    cc: Annotated[CcSpec, BeforeValidator(_cc_shorthand, json_schema_input_type=Union[Literal[CC_KINDS], CcSpec])] = Field(  # type: ignore[valid-type]
+        default_factory=Reno, description="controller of the object transfers"
+    )
+    tcp: TcpConfig = Field(default_factory=TcpConfig)
+
+    @field_validator("start_window")
+    @classmethod
+    def _ordered(cls, v: tuple[int, int]) -> tuple[int, int]:
+        if v[0] > v[1]:
+            raise ValueError(f"need lo <= hi, got [{format_time(v[0])}, {format_time(v[1])}]")
+        return v
