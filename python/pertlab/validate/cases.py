@@ -111,7 +111,7 @@ FULL: tuple[Case, ...] = (
     case("one-flow", "1 flow", **{**CC_BASE, "flows": 1}, cc="sack"),
     case("100-flows", "100 flows", **{**BASE, "flows": 100}, queue="droptail"),
     case("100mbps", "100 Mbit/s, 20 ms, 10 flows", bw="100Mbps", rtt="20ms", flows=10, cc="sack", queue="red", duration="40s"),
-    case("1gbps", "1 Gbit/s, 20 ms, 10 CUBIC flows", bw="1Gbps", rtt="20ms", flows=10, cc="cubic", queue="droptail", duration="6s"),
+    case("1gbps", "1 Gbit/s, 10 ms, 50 CUBIC flows, 3 s", bw="1Gbps", rtt="10ms", flows=50, cc="cubic", queue="droptail", duration="3s"),
     case("rtt-10ms", "10 ms RTT, 5 flows", bw="10Mbps", rtt="10ms", flows=5, cc="sack", queue="droptail", duration="60s"),
     case("rtt-200ms", "200 ms RTT, 5 flows", bw="10Mbps", rtt="200ms", flows=5, cc="sack", queue="droptail", duration="200s"),
     # Delayed ACKs.
