@@ -40,6 +40,8 @@
 
 pub mod report;
 
+use std::mem::size_of;
+
 use serde::Serialize;
 
 /// Everything a run produces.
@@ -263,6 +265,27 @@ pub struct QueueSeries {
     pub max_p: Vec<Option<f64>>,
 }
 
+impl QueueResult {
+    /// Columns (for the memory estimate).
+    pub const COLUMNS: u64 = 18;
+}
+
+impl FlowResult {
+    /// Columns (for the memory estimate).
+    pub const COLUMNS: u64 = 25;
+}
+
+impl ControllerResult {
+    /// Columns (for the memory estimate).
+    pub const COLUMNS: u64 = 8;
+}
+
+impl QueueSeries {
+    /// Columns, and bytes of one row (for the memory estimate).
+    pub const COLUMNS: u64 = 7;
+    pub const ROW_BYTES: usize = 2 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + 2 * size_of::<Option<f64>>();
+}
+
 /// Columnar time series of flows: one row per (sample time, flow).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowSeries {
@@ -287,6 +310,21 @@ pub struct FlowSeries {
     pub q_max_ms: Vec<Option<f64>>,
 }
 
+impl FlowSeries {
+    /// Columns, and bytes of one row (for the memory estimate).
+    pub const COLUMNS: u64 = 13;
+    pub const ROW_BYTES: usize =
+        3 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + size_of::<Option<&'static str>>() + 6 * size_of::<Option<f64>>();
+}
+
+impl Trace {
+    /// Columns and bytes of one RTT-sample row, and of one loss or drop row (for the memory estimate).
+    pub const RTT_COLUMNS: u64 = 5;
+    pub const EVENT_COLUMNS: u64 = 2;
+    pub const RTT_ROW_BYTES: usize = 2 * size_of::<f64>() + 3 * size_of::<u32>();
+    pub const EVENT_ROW_BYTES: usize = size_of::<f64>() + size_of::<u32>();
+}
+
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
 pub fn jain_index(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
@@ -302,6 +340,27 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The columns of a series, by name, as serialised.
+    fn columns(v: impl Serialize) -> Vec<String> {
+        let serde_json::Value::Object(m) = serde_json::to_value(v).unwrap() else { panic!("not a struct") };
+        m.keys().cloned().collect()
+    }
+
+    #[test]
+    fn row_sizes_count_every_column() {
+        // A column added to a series must be added to its ROW_BYTES too.
+        assert_eq!(columns(QueueResult::default()).len() as u64, QueueResult::COLUMNS);
+        assert_eq!(columns(FlowResult::default()).len() as u64, FlowResult::COLUMNS);
+        assert_eq!(columns(ControllerResult::default()).len() as u64, ControllerResult::COLUMNS);
+        assert_eq!(columns(QueueSeries::default()).len() as u64, QueueSeries::COLUMNS);
+        assert_eq!(QueueSeries::ROW_BYTES, 8 + 4 + 4 + 8 + 8 + 16 + 16);
+        assert_eq!(columns(FlowSeries::default()).len() as u64, FlowSeries::COLUMNS);
+        assert_eq!(FlowSeries::ROW_BYTES, 8 + 4 + 4 + 4 + 8 + 8 + 16 + 6 * 16);
+        let trace = columns(Trace::default());
+        assert_eq!(trace.iter().filter(|c| c.starts_with("rtt_")).count() as u64, Trace::RTT_COLUMNS);
+        assert_eq!(trace.iter().filter(|c| c.starts_with("loss_") || c.starts_with("drop_")).count() as u64, 2 * Trace::EVENT_COLUMNS);
+    }
 
     #[test]
     fn jain_index_of_equal_and_skewed_shares() {

@@ -13,6 +13,7 @@
 mod build;
 mod events;
 mod flows;
+pub mod memory;
 mod monitor;
 mod topology;
 mod traffic;
@@ -28,6 +29,7 @@ use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::udp::UdpSource;
 
 pub use flows::{Flow, Labels};
+pub use memory::{MemoryEstimate, MemoryLimit, MemoryPart};
 use monitor::Monitors;
 pub use traffic::WebState;
 
@@ -123,11 +125,15 @@ impl World {
         self.channels.iter().flat_map(|c| c.packets())
     }
 
-    /// The results over the measurement window (empty before [`World::run`]).
-    pub fn results(&self) -> Results {
+    /// The results over the measurement window (empty before [`World::run`]);
+    /// the time series and traces move into them.
+    pub fn into_results(mut self) -> Results {
         let (Some(start), Some(end)) = (&self.snap_start, &self.snap_end) else {
             return Results::default();
         };
+        let queue_series = std::mem::take(&mut self.monitor.queue_series);
+        let flow_series = std::mem::take(&mut self.monitor.flow_series);
+        let trace = std::mem::take(&mut self.monitor.trace);
         report::assemble(ReportInput {
             start,
             end,
@@ -147,9 +153,9 @@ impl World {
             now: self.now,
             seed: self.seed,
             conservation: self.conservation_input(),
-            queue_series: &self.monitor.queue_series,
-            flow_series: &self.monitor.flow_series,
-            trace: &self.monitor.trace,
+            queue_series,
+            flow_series,
+            trace,
         })
     }
 
