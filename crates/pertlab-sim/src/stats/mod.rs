@@ -326,6 +326,8 @@ impl Trace {
 }
 
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
+/// At most 1 (Cauchy-Schwarz); the floating-point sums can land an ulp above,
+/// which is cut off.
 pub fn jain_index(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
@@ -333,7 +335,7 @@ pub fn jain_index(xs: &[f64]) -> f64 {
     if sum_sq == 0.0 {
         1.0
     } else {
-        sum * sum / (n * sum_sq)
+        (sum * sum / (n * sum_sq)).min(1.0)
     }
 }
 
@@ -368,5 +370,9 @@ mod tests {
         // One flow takes everything: 1/n.
         assert!((jain_index(&[4.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
         assert!((jain_index(&[1.0, 2.0]) - 0.9).abs() < 1e-12);
+        // Equal shares whose sums round above 1 (found by the property test).
+        let xs = [2.7, 2.7, 2.7];
+        assert!(xs.iter().sum::<f64>().powi(2) / (3.0 * xs.iter().map(|x| x * x).sum::<f64>()) > 1.0);
+        assert_eq!(jain_index(&xs), 1.0);
     }
 }

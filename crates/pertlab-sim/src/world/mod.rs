@@ -180,13 +180,14 @@ impl World {
             dst: spec.dst.clone(),
             start: f.start,
             payload_bytes: f.payload_bytes(),
-            base_rtt: self.one_way_delay(f.src, f.dst) + self.one_way_delay(f.dst, f.src),
+            base_rtt: self.one_way_delay(f.src, f.dst).saturating_add(self.one_way_delay(f.dst, f.src)),
         }
     }
 
     /// Propagation delay of the path from `from` to `to`.
     fn one_way_delay(&self, from: u32, to: u32) -> SimTime {
-        self.routes.path(from, to, |c| self.channels[c as usize].to).map_or(0, |p| p.iter().map(|&c| self.channels[c as usize].delay).sum())
+        let path = self.routes.path(from, to, |c| self.channels[c as usize].to).unwrap_or_default();
+        path.iter().fold(0, |sum: SimTime, &c| sum.saturating_add(self.channels[c as usize].delay))
     }
 
     /// The counts of the conservation check, in total and per long flow.
