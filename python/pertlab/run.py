@@ -30,11 +30,12 @@ from . import _core
 from .interrupt import requested
 from .results import Results
 from .scenario import Scenario, ScenarioError
+from .scenario.errors import people_path
 
 __all__ = ["run", "as_scenario", "available_memory", "memory_estimate", "core_memory_limit"]
 
 #: What a refusal for memory adds when the limit was the default.
-_DEFAULT_LIMIT_NOTE = " (the memory available now; pass memory_limit=BYTES to raise it)"
+_DEFAULT_LIMIT_NOTE = " (the memory available now; raise it with memory_limit=BYTES, on the command line --memory-limit SIZE)"
 
 
 def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
@@ -89,9 +90,12 @@ def memory_estimate(scenario: Scenario | dict[str, Any] | str | Path, *, memory_
     wire = as_scenario(scenario).to_wire_json()
     limit = core_memory_limit(memory_limit)
     try:
-        return json.loads(_core.memory_estimate_json(wire, limit))
+        estimate = json.loads(_core.memory_estimate_json(wire, limit))
     except ValueError as e:
         raise ScenarioError.from_core(e) from None
+    for part in estimate["parts"]:
+        part["field"] = people_path(part["field"])
+    return estimate
 
 
 def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = False, memory_limit: float | None = None) -> Results:

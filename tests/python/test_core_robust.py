@@ -72,7 +72,7 @@ def test_timers_below_their_floors_are_refused_naming_the_field():
     # Item 4: 1 ns / 2 ns RTO bounds on a 1 kbit/s link took 78 s for 3 simulated seconds.
     s = two_nodes(tcp={"min_rto": "1ns", "max_rto": "2ns"})
     s["links"][0]["rate"] = "1kbps"
-    assert refusal(s) == "flows[0].tcp.min_rto_ns: must be at least 1000 ns (1 us, the least Linux's tcp_rto_min_us allows), got 1"
+    assert refusal(s) == "flows[0].tcp.min_rto: must be at least 1000 ns (1 us, the least Linux's tcp_rto_min_us allows), got 1"
 
 
 def test_progress_is_called_within_a_simulated_second():
@@ -88,7 +88,7 @@ def test_progress_is_called_within_a_simulated_second():
 @pytest.mark.parametrize(
     ("scenario", "field"),
     [
-        (two_nodes(monitor={"sample_interval": "1ns"}), "monitor.sample_interval_ns"),
+        (two_nodes(monitor={"sample_interval": "1ns"}), "monitor.sample_interval"),
         ({"duration": "1s", "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "5ms"}],
           "web": [{"clients": ["a"], "servers": ["b"], "sessions": 4294967295}]}, "web[0].sessions"),
         ({"duration": "1s", "dumbbell": {"pairs": 2**31, "bottleneck_rate": "10Mbps", "bottleneck_delay": "1ms", "access_rate": "100Mbps",
@@ -99,7 +99,7 @@ def test_runs_larger_than_the_memory_are_refused_up_front(scenario, field):
     # Item 5: each of these aborted the process (SIGABRT, memory allocation failed).
     message = refusal(scenario)
     assert message.startswith(f"{field}: ") and "more than the memory limit" in message, message
-    assert message.endswith("or raise the limit (the memory available now; pass memory_limit=BYTES to raise it)"), message
+    assert message.endswith("or raise the limit (the memory available now; raise it with memory_limit=BYTES, on the command line --memory-limit SIZE)"), message
     with pytest.raises(ScenarioError, match=f"^{re.escape(field)}: "):
         pertlab.Scenario.parse(scenario).check()
 
@@ -124,7 +124,7 @@ def test_memory_limit_is_a_number_of_bytes_or_inf():
 def test_the_estimate_names_its_parts_and_a_builder_can_refuse_by_the_flow():
     e = memory_estimate(two_nodes(monitor={"sample_interval": "1ms"}))
     assert e["complete"] and e["total"] == sum(p["bytes"] for p in e["parts"])
-    series = [p for p in e["parts"] if p["field"] == "monitor.sample_interval_ns"]
+    series = [p for p in e["parts"] if p["field"] == "monitor.sample_interval"]
     # 1001 samples of 2 queues (7 columns) and 1 flow (13 columns): 27,027 values.
     assert e["recorded_values"] >= 1001 * (2 * 7 + 13) and series
     # The least one flow costs: 100 million of them need more than this machine has.
