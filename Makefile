@@ -3,6 +3,9 @@
 #   make demo    virtual environment + release build + the PERT paper's
 #                single-bottleneck comparison (table on stdout, files in demo-out/)
 #   make test    the whole test suite: cargo test (release) and pytest
+#   make fuzz    a long property-based campaign (hypothesis and proptest) over every
+#                scenario a user can write; resumes from .hypothesis/, writes its counts
+#                to docs/reliability (FUZZ_EXAMPLES, PROPTEST_CASES set its size)
 #   make sysdeps Debian packages for the eBPF congestion control, the
 #                testbed (clang, libbpf, bpftool, ...) and the report-page test
 #                (chromium); installs only what is missing, and only as root
@@ -24,7 +27,7 @@ STAMP_VENV  := $(VENV)/.installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 STAMP_BUILD := $(VENV)/.built
 
-.PHONY: venv build demo test test-rust test-python bench clean sysdeps reports
+.PHONY: venv build demo test test-rust test-python bench fuzz clean sysdeps reports
 
 # Debian packages the eBPF congestion control (bpf/), the namespace testbed, the
 # ns-3 validation program (g++, against the ns3 wheel) and
@@ -79,6 +82,9 @@ reports: build
 bench: build
 	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; \
 	else $(CARGO) bench -p pertlab-sim --bench dumbbell; fi
+
+fuzz: build
+	scripts/fuzz.sh
 
 clean:
 	rm -rf $(VENV) demo-out .pytest_cache .hypothesis

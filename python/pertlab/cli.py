@@ -10,6 +10,7 @@ then exits with status 130.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -28,7 +29,7 @@ from .results import Results
 from .run import as_scenario, run
 from .scenario import CC_KINDS, CcSpec, Scenario, ScenarioError
 from .sweep import parse_value
-from .units import format_rate
+from .units import format_rate, parse_size
 
 app = typer.Typer(
     help="pertlab: congestion-control and AQM experiments on a packet-level simulator.",
@@ -62,6 +63,9 @@ _FLAGS = {
     "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "buffer": "--buffer", "start_window": "--start-window",
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
+    # Fields of the built scenario the core may refuse (the memory estimate), by the flag that sets them.
+    "dumbbell.pairs": "--flows", "monitor.sample_interval": "--sample-interval", "web[0].sessions": "--web-sessions",
+    "dumbbell.bottleneck_queue.limit_pkts": "--buffer",
 }  # fmt: skip
 
 
@@ -100,11 +104,30 @@ def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
     raise typer.Exit(2)
 
 
-def _run_and_report(scenario: Scenario, progress: bool, out_dir: Path | None, as_json: bool, title: str) -> None:
+def _memory_limit(value: str | None) -> float | None:
+    """``--memory-limit``: a size (``4GiB``), ``none`` for no limit, or unset for the memory available now."""
+    if value is None:
+        return None
+    if value.strip().lower() == "none":
+        return math.inf
+    try:
+        return parse_size(value, "--memory-limit")
+    except ValueError as e:
+        _fail(e)
+
+
+MEMORY_LIMIT_HELP = "Refuse a run whose memory estimate is larger: a size (8GiB), or none [default: the memory available now]."
+
+
+def _run_and_report(
+    scenario: Scenario, progress: bool, out_dir: Path | None, as_json: bool, title: str, memory_limit: str | None, flags: dict[str, str] | None = None
+) -> None:
     """Run, write the result files into ``out_dir`` (if given) and print; a stop signal ends the
-    run where it is, and the results so far are still written and printed (exit status 130)."""
+    run where it is, and the results so far are still written and printed (exit status 130).
+    ``flags`` names the flags behind the fields of a refusal."""
+    limit = _memory_limit(memory_limit)
     with interrupt.deferred():
-        results = _run(scenario, progress)
+        results = _run(scenario, progress, limit, flags)
         if out_dir is not None:
             err.print(f"results in {results.write(out_dir)}/", highlight=False)
         _emit(results, as_json, title)
@@ -181,6 +204,7 @@ def dumbbell(
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+    memory_limit: Annotated[Optional[str], typer.Option(help=MEMORY_LIMIT_HELP)] = None,
 ) -> None:
     """One bottleneck shared by long-lived TCP flows (see docs/cli.md for the defaults)."""
     if flows is None and ":" not in cc:
@@ -200,7 +224,7 @@ def dumbbell(
         f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
         f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
     )
-    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title)
+    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, memory_limit, _FLAGS)
 
 
 @app.command("run")
@@ -210,6 +234,7 @@ def run_file(
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+    memory_limit: Annotated[Optional[str], typer.Option(help=MEMORY_LIMIT_HELP)] = None,
 ) -> None:
     """Run a scenario file; save Parquet tables and the summary JSON."""
     if not scenario_file.is_file():
@@ -221,7 +246,7 @@ def run_file(
     except ValueError as e:
         _fail(e)
     target = out_dir if out_dir is not None else Path("out") / scenario_file.stem
-    _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}")
+    _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}", memory_limit)
 
 
 @app.command()
@@ -387,11 +412,11 @@ def demo(
 # --- helpers ----------------------------------------------------------------
 
 
-def _run(scenario: Scenario, progress: bool) -> Results:
+def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None) -> Results:
     try:
-        results = run(scenario, progress=progress)
+        results = run(scenario, progress=progress, memory_limit=memory_limit)
     except ValueError as e:
-        _fail(e)
+        _fail(e, flags)
     if results.interrupted:
         err.print(f"[yellow]interrupted at {results.data['sim_seconds']:.1f} s simulated; results so far follow")
     for warning in results.warnings:

@@ -26,6 +26,7 @@ import signal
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -73,7 +74,9 @@ def run_tasks(
                 client = Client(local or cluster)
                 where = f"{workers} local worker process{'es' if workers > 1 else ''}" if local else f"the Dask cluster at {cluster}"
                 print(f"{len(items)} task{'s' if len(items) > 1 else ''} on {where}", file=sys.stderr)
-                futures = {client.submit(fn, x, pure=False): i for i, x in enumerate(items)}
+                # Keys name the tasks on the scheduler (and its dashboard) as pertlab's runs.
+                run_id = uuid.uuid4().hex[:12]
+                futures = {client.submit(fn, x, key=f"pertlab-run-{run_id}-{i}", pure=False): i for i, x in enumerate(items)}
                 finished = as_completed(futures)
                 while not finished.is_empty() and not stop:
                     batch = finished.next_batch(block=False)

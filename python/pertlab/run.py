@@ -7,10 +7,18 @@ stderr) and lets Ctrl-C stop a long run, even one that crawls through simulated
 time: the results computed so far come back with ``interrupted`` set.
 Inside :func:`pertlab.interrupt.deferred` (the ``pertlab`` commands) a stop
 signal does the same without raising.
+
+Before anything is built the core estimates the memory the run needs (its
+nodes, links and routes, each flow's state and largest window, buffers, time
+series, web sessions; ``crates/pertlab-sim/src/world/memory.rs``) and refuses
+the run, naming the field responsible, when that exceeds ``memory_limit``:
+by default the memory available now (:func:`available_memory`).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,8 +30,12 @@ from . import _core
 from .interrupt import requested
 from .results import Results
 from .scenario import Scenario, ScenarioError
+from .scenario.errors import people_path
 
-__all__ = ["run", "as_scenario"]
+__all__ = ["run", "as_scenario", "available_memory", "memory_estimate", "core_memory_limit"]
+
+#: What a refusal for memory adds when the limit was the default.
+_DEFAULT_LIMIT_NOTE = " (the memory available now; raise it with memory_limit=BYTES, on the command line --memory-limit SIZE)"
 
 
 def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
@@ -35,18 +47,73 @@ def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
     return Scenario.load(scenario)
 
 
-def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = False) -> Results:
+def available_memory() -> int | None:
+    """Bytes of memory available for new work now: ``MemAvailable`` of
+    ``/proc/meminfo`` (Linux), else psutil's figure when psutil is installed,
+    else None (no limit)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return int(psutil.virtual_memory().available)
+
+
+def core_memory_limit(memory_limit: float | None) -> int | None:
+    """The limit handed to the core: ``memory_limit`` bytes, the available
+    memory when None, no limit for ``math.inf``. Anything else is an error
+    naming ``memory_limit``."""
+    if memory_limit is None:
+        return available_memory()
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float)) or math.isnan(memory_limit) or memory_limit <= 0:
+        raise ScenarioError([("memory_limit", f"must be a positive number of bytes, or math.inf for no limit, got {memory_limit!r}")])
+    return None if math.isinf(memory_limit) else int(memory_limit)
+
+
+def _from_core(e: ValueError, defaulted: bool) -> ScenarioError:
+    err = ScenarioError.from_core(e)
+    if defaulted and "more than the memory limit" in str(e):
+        err = ScenarioError([(path, message + _DEFAULT_LIMIT_NOTE) for path, message in err.errors])
+    return err
+
+
+def memory_estimate(scenario: Scenario | dict[str, Any] | str | Path, *, memory_limit: float | None = None) -> dict[str, Any]:
+    """The core's estimate of the memory a run needs: ``{"total": bytes,
+    "complete": bool, "parts": [{"field", "what", "bytes", "advice"}, ...]}``.
+    Parts that need the network built (windows, buffers) are there only when
+    the rest fits within ``memory_limit`` (``complete``)."""
+    wire = as_scenario(scenario).to_wire_json()
+    limit = core_memory_limit(memory_limit)
+    try:
+        estimate = json.loads(_core.memory_estimate_json(wire, limit))
+    except ValueError as e:
+        raise ScenarioError.from_core(e) from None
+    for part in estimate["parts"]:
+        part["field"] = people_path(part["field"])
+    return estimate
+
+
+def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = False, memory_limit: float | None = None) -> Results:
     """Run a scenario and return its results.
 
-    ``progress=True`` shows simulated time on stderr. Bad input raises
+    ``progress=True`` shows simulated time on stderr. ``memory_limit`` (bytes;
+    default the memory available now, ``math.inf`` for none): a run whose
+    memory estimate is larger is refused before it starts. Bad input raises
     :class:`~pertlab.scenario.ScenarioError` (``field.path: message``); the
     core never panics on a validated scenario.
     """
     scenario = as_scenario(scenario)
     wire = scenario.to_wire_json()
+    limit = core_memory_limit(memory_limit)
+    defaulted = memory_limit is None
     if not progress:
         # The core checks for Ctrl-C when it calls back; a deferred stop signal ends the run too.
-        return _run(wire, scenario, lambda _t: not requested())
+        return _run(wire, scenario, lambda _t: not requested(), limit, defaulted)
     total = scenario.duration / 1e9
     bar = Progress(
         TextColumn("[bold]simulating"),
@@ -59,12 +126,12 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = Fa
     )
     with bar:
         task = bar.add_task("run", total=total)
-        return _run(wire, scenario, lambda t: bar.update(task, completed=t) or not requested())
+        return _run(wire, scenario, lambda t: bar.update(task, completed=t) or not requested(), limit, defaulted)
 
 
-def _run(wire: str, scenario: Scenario, callback) -> Results:
+def _run(wire: str, scenario: Scenario, callback, limit: int | None, defaulted: bool) -> Results:
     try:
-        text = _core.run_json(wire, callback)
+        text = _core.run_json(wire, callback, limit)
     except ValueError as e:
-        raise ScenarioError.from_core(e) from None
+        raise _from_core(e, defaulted) from None
     return Results.from_json(text, scenario)

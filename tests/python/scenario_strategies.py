@@ -40,7 +40,7 @@ class Budget:
     extreme: float = 0.02
 
 
-BOUNDED = Budget(extreme=float(__import__("os").environ.get("X_EXTREME", "0.02")))
+BOUNDED = Budget()
 CAMPAIGN = Budget(duration_s=5.0, rate_bps=1_000_000_000, count=8, extreme=0.05)
 
 U64 = 2**64 - 1

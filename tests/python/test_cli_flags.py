@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import re
 import math
 from pathlib import Path
 
@@ -181,6 +182,9 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--send-overhead", "1e300"], "error: --send-overhead: '1e300' is too large"),
         (["--rtt", "1e300"], "error: --rtt: '1e300' is too large"),
         (["--web-sessions", "5000000000"], "error: --web-sessions: "),
+        # Issue 25: refused at once, before a minute of building the description of 10^8 flows.
+        (["--flows", "100000000"], "error: --flows: 100,000,000 flows need at least"),
+        (["--memory-limit", "5parsecs"], "error: --memory-limit: cannot read '5parsecs' as a size"),
     ],
 )
 def test_bad_values_name_the_flag_the_user_wrote(args, first_line):
@@ -216,6 +220,26 @@ def test_run_flags(scenario_file, tmp_path, monkeypatch):
     assert json.loads((tmp_path / "elsewhere" / "summary.json").read_text())["seed"] == 5
     table = invoke("run", str(scenario_file), "--progress", env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"})
     assert "Jain index" in table.stdout and "3/3 s simulated" in table.stderr
+
+
+@covers("dumbbell", "--memory-limit")
+@covers("run", "--memory-limit")
+def test_memory_limit(scenario_file):
+    """Issue 25: a run whose memory estimate exceeds --memory-limit is refused before it starts,
+    naming the field; ``none`` lifts the limit; the default is the memory available now."""
+    small = ["dumbbell", *SMALL, "--json"]
+    refused = runner.invoke(app, [*small, "--memory-limit", "64KiB"])
+    assert refused.exit_code == 2 and "more than the memory limit 64.0 KiB" in refused.stderr, refused.stderr
+    assert re.match(r"error: --(flows|buffer): ", refused.stderr), refused.stderr  # the largest part, by its flag
+    assert json.loads(invoke(*small, "--memory-limit", "none").stdout)["conservation"]["ok"]
+    assert json.loads(invoke(*small, "--memory-limit", "64MiB").stdout)["conservation"]["ok"]
+    refused = runner.invoke(app, ["run", str(scenario_file), "--json", "--no-progress", "--memory-limit", "1KiB"])
+    assert refused.exit_code == 2 and "more than the memory limit 1.00 KiB" in refused.stderr, refused.stderr
+    # A scenario file's fields are named as the file spells them (sample_interval, not the core's sample_interval_ns).
+    assert "_ns" not in refused.stderr and "_bps" not in refused.stderr
+    # The series of a 1 ns sample interval: refused by default, naming the field (the machine has no 10^9 x 4 samples' room).
+    tight = runner.invoke(app, ["dumbbell", *SMALL, "--sample-interval", "1ns", "--json"])
+    assert tight.exit_code == 2 and "--sample-interval:" in tight.stderr and "the memory available now" in tight.stderr, tight.stderr
 
 
 @covers("plot", "RESULTS_DIR")

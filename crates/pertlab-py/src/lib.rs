@@ -8,8 +8,22 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use pertlab_sim::world::World;
+use pertlab_sim::world::{MemoryLimit, World};
 use pertlab_sim::Scenario;
+
+/// Bytes each recorded value (a cell of a time series or trace) costs once the
+/// results leave the core: a Python float in a list (24 + 8 bytes) and its
+/// polars column (8 bytes). The JSON text between them (about 16 bytes a
+/// value, in Rust then in a Python str) is alive while the core's own copy
+/// (8 to 16 bytes a value, counted by the core) is freed or the Python objects
+/// are not all built yet. Checked against measured peak memory in
+/// tests/python/test_core_robust.py.
+const BYTES_PER_RECORDED_VALUE: u64 = 40;
+
+/// The memory limit of a call from Python: `memory_limit` bytes (none when not given).
+fn limit(memory_limit: Option<u64>) -> MemoryLimit {
+    MemoryLimit { bytes: memory_limit.unwrap_or(u64::MAX), per_recorded_value: BYTES_PER_RECORDED_VALUE }
+}
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {
     let scenario = Scenario::from_json(scenario_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -17,12 +31,41 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
     Ok(scenario)
 }
 
-/// Check a scenario (JSON text) without running it; raises ValueError naming the field.
+/// Check a scenario (JSON text) without running it: its fields, its network,
+/// and its memory estimate against `memory_limit` bytes (none when not given);
+/// raises ValueError naming the field.
 #[pyfunction]
-fn validate_json(scenario_json: &str) -> PyResult<()> {
+#[pyo3(signature = (scenario_json, memory_limit=None))]
+fn validate_json(scenario_json: &str, memory_limit: Option<u64>) -> PyResult<()> {
     let scenario = parse(scenario_json)?;
-    World::build(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(())
+}
+
+/// The memory a run of the scenario (JSON text) needs, with what its recorded
+/// values cost once returned to Python, as JSON text: `{"total": bytes,
+/// "complete": bool, "recorded_values": n, "parts": [{"field", "what",
+/// "bytes", "advice"}]}`.
+/// The second stage (windows, buffers; it builds the network) is estimated
+/// only when the first stage alone is within `memory_limit` bytes (`complete`).
+#[pyfunction]
+#[pyo3(signature = (scenario_json, memory_limit=None))]
+fn memory_estimate_json(scenario_json: &str, memory_limit: Option<u64>) -> PyResult<String> {
+    let scenario = parse(scenario_json)?;
+    let estimate = World::memory_estimate(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let json = serde_json::json!({
+        "total": estimate.total(), "complete": estimate.complete, "recorded_values": estimate.recorded_values, "parts": estimate.parts
+    });
+    Ok(json.to_string())
+}
+
+/// Bytes one long TCP flow takes in the core at least, the largest over the
+/// controllers: its state, the core's copy of its spec, its snapshots and
+/// result row (not its window, nor its hosts and their routes). A builder can
+/// refuse `flows x bytes_per_flow() > memory_limit` before building anything.
+#[pyfunction]
+fn bytes_per_flow() -> u64 {
+    pertlab_sim::world::memory::max_bytes_per_flow()
 }
 
 /// Run a scenario (JSON text) and return the results as JSON text.
@@ -32,11 +75,14 @@ fn validate_json(scenario_json: &str) -> PyResult<()> {
 /// returns False (or raises, e.g. KeyboardInterrupt) the run stops there and the
 /// results computed so far are returned with `"interrupted": true`. Ctrl-C is
 /// checked at the same points, with or without a callback.
+///
+/// `memory_limit` (bytes): refuse the run, with a ValueError naming the field
+/// responsible, when its memory estimate is larger (no limit when not given).
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, progress=None, memory_limit=None))]
+fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, memory_limit: Option<u64>) -> PyResult<String> {
     let scenario = parse(scenario_json)?;
-    let mut world = World::build(&scenario).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let mut world = World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let started = std::time::Instant::now();
     let mut pending_error: Option<PyErr> = None;
     py.allow_threads(|| {
@@ -57,7 +103,7 @@ fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>) -> 
             })
         });
     });
-    let mut results = world.results();
+    let mut results = world.into_results();
     results.wall_seconds = started.elapsed().as_secs_f64();
     if let Some(e) = pending_error {
         // An interrupt stops the run but keeps what was computed: the caller gets
@@ -87,6 +133,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_estimate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(bytes_per_flow, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

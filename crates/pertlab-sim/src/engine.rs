@@ -53,6 +53,9 @@ struct Entry {
     event: Event,
 }
 
+/// Bytes of one pending event (for the memory estimate).
+pub const EVENT_BYTES: usize = std::mem::size_of::<Entry>();
+
 /// Most lanes kept (popping compares every lane's front, so few is better);
 /// an empty lane is given to a new delay, and events of a delay that finds no
 /// lane go to the heap.

@@ -27,5 +27,5 @@ pub use stats::Results;
 pub fn run(scenario: &Scenario) -> Result<Results, ConfigError> {
     let mut world = world::World::build(scenario)?;
     world.run(&mut |_| true);
-    Ok(world.results())
+    Ok(world.into_results())
 }

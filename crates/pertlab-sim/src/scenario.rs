@@ -26,7 +26,7 @@ use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::{TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MIN_RTO_FLOOR_NS};
+use crate::tcp::{TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
 use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::web::WebSpec;
 
@@ -378,6 +378,20 @@ impl Scenario {
         }
     }
 
+    /// The field of the queue spec of link `link` (in [`Scenario::graph`]'s
+    /// order) in the direction a -> b (`forward`) or b -> a, for error messages.
+    pub fn queue_field(&self, link: usize, forward: bool) -> String {
+        match &self.dumbbell {
+            Some(d) if link == d.pairs as usize => match (forward, d.bottleneck_queue_reverse.is_some()) {
+                (false, true) => "dumbbell.bottleneck_queue_reverse".into(),
+                _ => "dumbbell.bottleneck_queue".into(),
+            },
+            Some(_) => "dumbbell.access_queue".into(),
+            None if !forward && self.links.get(link).is_some_and(|l| l.queue_ba.is_some()) => format!("links[{link}].queue_ba"),
+            None => format!("links[{link}].queue"),
+        }
+    }
+
     /// Check everything the engine relies on. Topology references (node names,
     /// connectivity) are checked when the world is built.
     pub fn validate(&self) -> Result<(), ConfigError> {
@@ -599,8 +613,18 @@ impl TcpConfig {
                 format!("must exceed the {}-byte TCP/IP header, got {}", crate::packet::TCP_IP_HEADER_BYTES, self.packet_size),
             ));
         }
-        check::positive(&format!("{path}.init_cwnd"), self.init_cwnd as f64)?;
         check::positive(&format!("{path}.max_cwnd"), self.max_cwnd as f64)?;
+        let payload = u64::from(self.packet_size - crate::packet::TCP_IP_HEADER_BYTES);
+        let most = MAX_WINDOW_BYTES / payload;
+        if u64::from(self.max_cwnd) > most {
+            return Err(ConfigError::new(
+                format!("{path}.max_cwnd"),
+                format!("must be at most {most} segments: a window of at most 2^30 bytes (RFC 7323 2.3) of {payload}-byte payloads, got {}", self.max_cwnd),
+            ));
+        }
+        if !(1..=self.max_cwnd).contains(&self.init_cwnd) {
+            return Err(ConfigError::new(format!("{path}.init_cwnd"), format!("must lie in [1, max_cwnd ({})], got {}", self.max_cwnd, self.init_cwnd)));
+        }
         check::positive(&format!("{path}.dupthresh"), self.dupthresh as f64)?;
         check::positive(&format!("{path}.initial_rto_ns"), self.initial_rto_ns as f64)?;
         if self.min_rto_ns < MIN_RTO_FLOOR_NS {

@@ -2,7 +2,7 @@
 //! front with a field error; every number in the results is possible. One
 //! regression test per failure the issue lists.
 
-use pertlab_sim::world::World;
+use pertlab_sim::world::{MemoryLimit, World};
 use pertlab_sim::{Results, Scenario};
 
 /// The issue's two-node scenario: a 10 Mbit/s, 5 ms link from `a` to `b`
@@ -19,7 +19,7 @@ fn run(json: &str) -> Results {
     let s = Scenario::from_json(json).expect("parses");
     let mut w = World::build(&s).unwrap_or_else(|e| panic!("refused: {e}"));
     w.run(&mut |_| true);
-    w.results()
+    w.into_results()
 }
 
 #[test]
@@ -177,12 +177,89 @@ fn progress_is_reported_every_so_many_events_within_a_simulated_second() {
         calls += 1;
         true
     });
-    let events = w.results().events;
+    let events = w.into_results().events;
     assert!(events > 4 * pertlab_sim::world::PROGRESS_EVENTS as u64, "{events}");
     assert_eq!(calls, events / pertlab_sim::world::PROGRESS_EVENTS as u64);
     // And returning false stops the run there.
     let mut w = World::build(&Scenario::from_json(json).unwrap()).unwrap();
     w.run(&mut |_| false);
-    let r = w.results();
+    let r = w.into_results();
     assert!(r.interrupted && r.events == pertlab_sim::world::PROGRESS_EVENTS as u64, "{}", r.events);
+}
+
+/// The error building `json` within `limit` bytes of memory.
+fn refusal_within(json: &str, limit: u64) -> String {
+    let s = Scenario::from_json(json).expect("parses");
+    match World::build_within(&s, MemoryLimit { bytes: limit, per_recorded_value: 0 }) {
+        Ok(_) => panic!("accepted: {json}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const GIB: u64 = 1 << 30;
+
+#[test]
+fn scenarios_too_large_for_the_memory_limit_are_refused_up_front() {
+    // Issue 25 item 5: each of these aborted the process (allocation failure).
+    // A sample every nanosecond of a 1 s run: 1e9 samples.
+    let json = r#"{"duration_ns": 1000000000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 5000000}],
+        "flows": [{"src": "a", "dst": "b"}], "monitor": {"sample_interval_ns": 1}}"#;
+    let e = refusal_within(json, 8 * GIB);
+    assert!(e.starts_with("monitor.sample_interval_ns: 1000000001 samples of 2 queues and 1 flows need"), "{e}");
+    assert!(e.contains("more than the memory limit 8.00 GiB; sample less often"), "{e}");
+    // 2^32 - 1 web sessions.
+    let json = r#"{"duration_ns": 1000000000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 5000000}],
+        "web": [{"clients": ["a"], "servers": ["b"], "sessions": 4294967295}]}"#;
+    let e = refusal_within(json, 8 * GIB);
+    assert!(e.starts_with("web[0].sessions: 4294967295 web sessions with up to 4294967295 objects in transfer need"), "{e}");
+    // A dumbbell of 2^31 pairs: refused from the scenario alone, before anything is expanded.
+    let json = r#"{"duration_ns": 1000000000, "dumbbell": {"pairs": 2147483648, "bottleneck_rate_bps": 10000000, "bottleneck_delay_ns": 1000000,
+        "access_rate_bps": 100000000, "sender_access_delay_ns": [1000], "receiver_access_delay_ns": [1000]}}"#;
+    let e = refusal_within(json, 8 * GIB);
+    assert!(e.starts_with("dumbbell.pairs: 4294967298 nodes and 4294967297 links need"), "{e}");
+    // A dumbbell of 100 million pairs (`pertlab dumbbell --flows 100000000`): its hosts and links.
+    let flows: String = (0..4).map(|i| format!(r#"{{"src": "s{i}", "dst": "d{i}"}}"#)).collect::<Vec<_>>().join(",");
+    let json = format!(
+        r#"{{"duration_ns": 1000000000, "dumbbell": {{"pairs": 100000000, "bottleneck_rate_bps": 10000000, "bottleneck_delay_ns": 1000000,
+            "access_rate_bps": 100000000, "sender_access_delay_ns": [1000], "receiver_access_delay_ns": [1000]}}, "flows": [{flows}]}}"#
+    );
+    let e = refusal_within(&json, 8 * GIB);
+    assert!(e.starts_with("dumbbell.pairs: 200000002 nodes and 200000001 links need"), "{e}");
+    // Within the limit they are fine: the same 1 ns sampling over 100 us.
+    let json = r#"{"duration_ns": 100000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 5000000}],
+        "flows": [{"src": "a", "dst": "b"}], "monitor": {"sample_interval_ns": 1}}"#;
+    let s = Scenario::from_json(json).unwrap();
+    let mut w = World::build_within(&s, MemoryLimit { bytes: GIB, per_recorded_value: 0 }).unwrap();
+    w.run(&mut |_| true);
+    assert_eq!(w.into_results().queue_series.t_s.len(), 2 * 100_001);
+}
+
+#[test]
+fn a_window_the_receiver_cannot_advertise_is_refused() {
+    // Issue 25 item 5: init_cwnd = max_cwnd = 2^32 - 1 made the first burst 4 billion packets.
+    let e = refusal(&two_nodes(1_000_000_000, "{}", r#"{"init_cwnd": 4294967295, "max_cwnd": 4294967295}"#));
+    assert_eq!(
+        e,
+        "flows[0].tcp.max_cwnd: must be at most 735439 segments: a window of at most 2^30 bytes (RFC 7323 2.3) of 1460-byte payloads, got 4294967295"
+    );
+    let e = refusal(&two_nodes(1_000_000_000, "{}", r#"{"init_cwnd": 20, "max_cwnd": 10}"#));
+    assert_eq!(e, "flows[0].tcp.init_cwnd: must lie in [1, max_cwnd (10)], got 20");
+}
+
+#[test]
+fn a_byte_limit_smaller_than_a_packet_is_refused() {
+    // Issue 25 item 5: a 1000-byte buffer took no 1500-byte packet and the run delivered nothing.
+    let e = refusal(&two_nodes(1_000_000_000, r#"{"limit_bytes": 1000}"#, "{}"));
+    assert_eq!(
+        e,
+        "links[0].queue.limit_bytes: must be at least 1500 bytes, the largest packet that crosses it (flows[0]'s, on link `a-b`), got 1000: a smaller buffer holds none of them"
+    );
+    // The ACK direction (queue_ba defaults to queue) needs only the ACKs: 1500 bytes fit both.
+    let r = run(&two_nodes(1_000_000_000, r#"{"limit_bytes": 1500}"#, "{}"));
+    assert!(r.flows[0].goodput_bytes > 0, "{:?}", r.flows[0]);
+    // A dumbbell's access buffer names the dumbbell's field.
+    let json = r#"{"duration_ns": 1000000000, "dumbbell": {"pairs": 1, "bottleneck_rate_bps": 10000000, "bottleneck_delay_ns": 1000000,
+        "access_rate_bps": 100000000, "sender_access_delay_ns": [1000], "receiver_access_delay_ns": [1000], "access_queue": {"limit_bytes": 100}},
+        "flows": [{"src": "s0", "dst": "d0"}]}"#;
+    assert!(refusal(json).starts_with("dumbbell.access_queue.limit_bytes: must be at least 1500 bytes"));
 }

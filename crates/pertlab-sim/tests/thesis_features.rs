@@ -15,7 +15,7 @@ use common::*;
 fn run(s: &Scenario) -> Results {
     let mut w = World::build(s).expect("valid scenario");
     w.run(&mut |_| true);
-    w.results()
+    w.into_results()
 }
 
 fn build_error(s: &Scenario) -> String {

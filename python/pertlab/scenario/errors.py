@@ -3,9 +3,11 @@ text of pydantic's errors in that form (a list item or sub-field named, union ta
 
 from __future__ import annotations
 
+import re
+from functools import cache
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from .controllers import CC_KINDS
 
@@ -26,9 +28,40 @@ class ScenarioError(ValueError):
 
     @classmethod
     def from_core(cls, exc: ValueError) -> ScenarioError:
-        """The core raises ``ValueError("field.path: message")``."""
+        """The core raises ``ValueError("field.path: message")`` in its wire names
+        (``monitor.sample_interval_ns``); the path is given back in the names people write
+        (``monitor.sample_interval``)."""
         path, _, message = str(exc).partition(": ")
-        return cls([(path, message)] if message else [("scenario", str(exc))])
+        if not message:
+            return cls([("scenario", str(exc))])
+        return cls([(people_path(path), message)])
+
+
+def people_path(path: str) -> str:
+    """A field path of the core's wire format in the names people write:
+    ``monitor.sample_interval_ns`` -> ``monitor.sample_interval``."""
+    names = _names_of_wire_fields()
+    return _WORD.sub(lambda m: names.get(m[0], m[0]), path)
+
+
+#: A field name inside a path (``monitor.sample_interval_ns``, ``flows[0].tcp``).
+_WORD = re.compile(r"[A-Za-z_][\w-]*")
+
+
+@cache
+def _names_of_wire_fields() -> dict[str, str]:
+    """``{"sample_interval_ns": "sample_interval", ...}``: every field the models spell one way
+    for people and another for the core (``_unit``)."""
+    from . import base, controllers, model, queues, topology, traffic
+
+    names = {}
+    for module in (base, controllers, model, queues, topology, traffic):
+        for cls in vars(module).values():
+            if isinstance(cls, type) and issubclass(cls, BaseModel):
+                for name, field in cls.model_fields.items():
+                    if field.serialization_alias and field.serialization_alias != name:
+                        names[field.serialization_alias] = name
+    return names
 
 
 def _path(loc: tuple[Any, ...]) -> str:

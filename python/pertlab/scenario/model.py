@@ -121,15 +121,19 @@ class Scenario(_Model):
         """The core's wire format as JSON text."""
         return json.dumps(self.to_wire(), indent=indent)
 
-    def check(self) -> Scenario:
-        """Ask the core to build the world without running it (checks node names
-        and connectivity); raises :class:`ScenarioError`. Returns ``self``."""
+    def check(self, memory_limit: float | None = None) -> Scenario:
+        """Ask the core to build the world without running it (checks node names,
+        connectivity, and the memory estimate against ``memory_limit``: bytes,
+        default the memory available now, ``math.inf`` for none; see
+        :func:`pertlab.run.run`); raises :class:`ScenarioError`. Returns ``self``."""
         from .. import _core
+        from ..run import _from_core, core_memory_limit
 
+        limit = core_memory_limit(memory_limit)
         try:
-            _core.validate_json(self.to_wire_json())
+            _core.validate_json(self.to_wire_json(), limit)
         except ValueError as e:
-            raise ScenarioError.from_core(e) from None
+            raise _from_core(e, memory_limit is None) from None
         return self
 
     @classmethod

@@ -40,6 +40,8 @@
 
 pub mod report;
 
+use std::mem::size_of;
+
 use serde::Serialize;
 
 /// Everything a run produces.
@@ -263,6 +265,27 @@ pub struct QueueSeries {
     pub max_p: Vec<Option<f64>>,
 }
 
+impl QueueResult {
+    /// Columns (for the memory estimate).
+    pub const COLUMNS: u64 = 18;
+}
+
+impl FlowResult {
+    /// Columns (for the memory estimate).
+    pub const COLUMNS: u64 = 25;
+}
+
+impl ControllerResult {
+    /// Columns (for the memory estimate).
+    pub const COLUMNS: u64 = 8;
+}
+
+impl QueueSeries {
+    /// Columns, and bytes of one row (for the memory estimate).
+    pub const COLUMNS: u64 = 7;
+    pub const ROW_BYTES: usize = 2 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + 2 * size_of::<Option<f64>>();
+}
+
 /// Columnar time series of flows: one row per (sample time, flow).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowSeries {
@@ -287,7 +310,24 @@ pub struct FlowSeries {
     pub q_max_ms: Vec<Option<f64>>,
 }
 
+impl FlowSeries {
+    /// Columns, and bytes of one row (for the memory estimate).
+    pub const COLUMNS: u64 = 13;
+    pub const ROW_BYTES: usize =
+        3 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + size_of::<Option<&'static str>>() + 6 * size_of::<Option<f64>>();
+}
+
+impl Trace {
+    /// Columns and bytes of one RTT-sample row, and of one loss or drop row (for the memory estimate).
+    pub const RTT_COLUMNS: u64 = 5;
+    pub const EVENT_COLUMNS: u64 = 2;
+    pub const RTT_ROW_BYTES: usize = 2 * size_of::<f64>() + 3 * size_of::<u32>();
+    pub const EVENT_ROW_BYTES: usize = size_of::<f64>() + size_of::<u32>();
+}
+
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
+/// At most 1 (Cauchy-Schwarz); the floating-point sums can land an ulp above,
+/// which is cut off.
 pub fn jain_index(xs: &[f64]) -> f64 {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
@@ -295,7 +335,7 @@ pub fn jain_index(xs: &[f64]) -> f64 {
     if sum_sq == 0.0 {
         1.0
     } else {
-        sum * sum / (n * sum_sq)
+        (sum * sum / (n * sum_sq)).min(1.0)
     }
 }
 
@@ -303,11 +343,36 @@ pub fn jain_index(xs: &[f64]) -> f64 {
 mod tests {
     use super::*;
 
+    /// The columns of a series, by name, as serialised.
+    fn columns(v: impl Serialize) -> Vec<String> {
+        let serde_json::Value::Object(m) = serde_json::to_value(v).unwrap() else { panic!("not a struct") };
+        m.keys().cloned().collect()
+    }
+
+    #[test]
+    fn row_sizes_count_every_column() {
+        // A column added to a series must be added to its ROW_BYTES too.
+        assert_eq!(columns(QueueResult::default()).len() as u64, QueueResult::COLUMNS);
+        assert_eq!(columns(FlowResult::default()).len() as u64, FlowResult::COLUMNS);
+        assert_eq!(columns(ControllerResult::default()).len() as u64, ControllerResult::COLUMNS);
+        assert_eq!(columns(QueueSeries::default()).len() as u64, QueueSeries::COLUMNS);
+        assert_eq!(QueueSeries::ROW_BYTES, 8 + 4 + 4 + 8 + 8 + 16 + 16);
+        assert_eq!(columns(FlowSeries::default()).len() as u64, FlowSeries::COLUMNS);
+        assert_eq!(FlowSeries::ROW_BYTES, 8 + 4 + 4 + 4 + 8 + 8 + 16 + 6 * 16);
+        let trace = columns(Trace::default());
+        assert_eq!(trace.iter().filter(|c| c.starts_with("rtt_")).count() as u64, Trace::RTT_COLUMNS);
+        assert_eq!(trace.iter().filter(|c| c.starts_with("loss_") || c.starts_with("drop_")).count() as u64, 2 * Trace::EVENT_COLUMNS);
+    }
+
     #[test]
     fn jain_index_of_equal_and_skewed_shares() {
         assert_eq!(jain_index(&[3.0, 3.0, 3.0]), 1.0);
         // One flow takes everything: 1/n.
         assert!((jain_index(&[4.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
         assert!((jain_index(&[1.0, 2.0]) - 0.9).abs() < 1e-12);
+        // Equal shares whose sums round above 1 (found by the property test).
+        let xs = [2.7, 2.7, 2.7];
+        assert!(xs.iter().sum::<f64>().powi(2) / (3.0 * xs.iter().map(|x| x * x).sum::<f64>()) > 1.0);
+        assert_eq!(jain_index(&xs), 1.0);
     }
 }

@@ -109,9 +109,9 @@ pub struct ReportInput<'a> {
     pub now: SimTime,
     pub seed: u64,
     pub conservation: ConservationInput,
-    pub queue_series: &'a QueueSeries,
-    pub flow_series: &'a FlowSeries,
-    pub trace: &'a Trace,
+    pub queue_series: QueueSeries,
+    pub flow_series: FlowSeries,
+    pub trace: Trace,
 }
 
 /// `num / den`, 0 when `den` is 0; callers pass a part of a population and the
@@ -248,9 +248,9 @@ pub fn assemble(input: ReportInput) -> Results {
         window_end_s: to_secs(b.time),
         seed: input.seed,
         conservation: conservation(&input.conservation),
-        queue_series: input.queue_series.clone(),
-        flow_series: input.flow_series.clone(),
-        trace: input.trace.clone(),
+        queue_series: input.queue_series,
+        flow_series: input.flow_series,
+        trace: input.trace,
     }
 }
 

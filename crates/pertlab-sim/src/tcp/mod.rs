@@ -26,6 +26,10 @@ use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 pub use rtt::RtoMinOn;
 use serde::{Deserialize, Serialize};
 
+/// Largest receive window, bytes of payload: 2^30 (RFC 7323 2.3, window scale
+/// 14); `max_cwnd` segments of payload must fit in it.
+pub const MAX_WINDOW_BYTES: u64 = 1 << 30;
+
 /// Least `min_rto`: 1 µs, the least value of Linux's `tcp_rto_min_us` sysctl
 /// (Documentation/networking/ip-sysctl.rst: "Possible Values: 1 - INT_MAX",
 /// microseconds).
@@ -53,9 +57,10 @@ pub struct TcpConfig {
     pub sack: bool,
     /// The flow is ECN-capable (RFC 3168): data is sent ECT, the sender reacts to ECE.
     pub ecn: bool,
-    /// Initial window in segments (RFC 6928 allows 10; ns-2 `windowInit_` = 2).
+    /// Initial window in segments (RFC 6928 allows 10; ns-2 `windowInit_` = 2), at most `max_cwnd`.
     pub init_cwnd: u32,
-    /// Largest window in segments: the receiver's advertised window (ns-2 `window_`).
+    /// Largest window in segments: the receiver's advertised window (ns-2 `window_`),
+    /// at most [`MAX_WINDOW_BYTES`] of payload.
     pub max_cwnd: u32,
     /// Duplicate-ACK threshold for fast retransmit (RFC 5681: 3).
     pub dupthresh: u32,

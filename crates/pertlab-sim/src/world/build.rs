@@ -1,22 +1,99 @@
-//! Putting a world together from a scenario: validate, then the network,
-//! the flows, the other traffic and the monitors, then the first events.
+//! Putting a world together from a scenario: validate, estimate the memory
+//! it needs, then the network, the flows, the other traffic and the
+//! monitors, then the first events.
 
 use super::flows::{long_flows, Labels};
+use super::memory::{self, Crossing, MemoryEstimate, MemoryLimit};
 use super::monitor::Monitors;
 use super::topology::{Endpoints, Topology};
 use super::traffic::{udp_sources, WebState};
 use super::{PacketTotals, World};
 use crate::engine::{Event, EventQueue};
 use crate::error::ConfigError;
+use crate::net::routing::Routes;
+use crate::queue::QueueLimit;
 use crate::scenario::Scenario;
 
-impl World {
-    /// Validate the scenario and build the world; every error names its field.
-    pub fn build(scenario: &Scenario) -> Result<World, ConfigError> {
+/// The network of a scenario with its routes, and the memory estimate.
+struct Network {
+    topo: Topology,
+    ends: Endpoints,
+    routes: Routes,
+    estimate: MemoryEstimate,
+}
+
+impl Network {
+    /// Validate, estimate from the scenario alone, build the network, estimate
+    /// the rest. The first stage of the estimate alone when it exceeds
+    /// `limit`, before anything large is allocated.
+    fn prepare(scenario: &Scenario, limit: MemoryLimit) -> Result<Prepared, ConfigError> {
         scenario.validate()?;
+        let first = memory::from_scenario(scenario);
+        if first.clone().with_output(limit.per_recorded_value).total() > limit.bytes {
+            return Ok(Prepared::TooLarge(first.with_output(limit.per_recorded_value)));
+        }
+        let mut estimate = first;
         let topo = Topology::build(scenario)?;
         let ends = Endpoints::resolve(scenario, &topo)?;
         let routes = topo.routes(&ends)?;
+        let crossings = memory::with_routes(scenario, &topo, &ends, &routes, &mut estimate);
+        check_byte_limits(scenario, &topo, &crossings)?;
+        estimate.complete = true;
+        Ok(Prepared::Built(Box::new(Network { topo, ends, routes, estimate: estimate.with_output(limit.per_recorded_value) })))
+    }
+}
+
+enum Prepared {
+    Built(Box<Network>),
+    TooLarge(MemoryEstimate),
+}
+
+/// A buffer limited in bytes must hold the largest packet that crosses it.
+fn check_byte_limits(scenario: &Scenario, topo: &Topology, crossings: &[Crossing]) -> Result<(), ConfigError> {
+    for (c, (ch, x)) in topo.channels.iter().zip(crossings).enumerate() {
+        if let QueueLimit::Bytes(b) = ch.queue.limit {
+            if b < u64::from(x.max_pkt) {
+                return Err(ConfigError::new(
+                    format!("{}.limit_bytes", scenario.queue_field(c / 2, c % 2 == 0)),
+                    format!(
+                        "must be at least {} bytes, the largest packet that crosses it ({}'s, on link `{}`), got {b}: a smaller buffer holds none of them",
+                        x.max_pkt, x.max_from, ch.link_name
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl World {
+    /// Validate the scenario and build the world; every error names its field.
+    /// No memory limit: see [`World::build_within`].
+    pub fn build(scenario: &Scenario) -> Result<World, ConfigError> {
+        Self::build_within(scenario, MemoryLimit::NONE)
+    }
+
+    /// The memory a run of `scenario` needs (see `world::memory`), with the
+    /// caller's cost of the recorded values; the second stage (windows,
+    /// buffers) only when the first alone is within `limit` (`complete` says
+    /// which). An invalid scenario is an error.
+    pub fn memory_estimate(scenario: &Scenario, limit: MemoryLimit) -> Result<MemoryEstimate, ConfigError> {
+        Ok(match Network::prepare(scenario, limit)? {
+            Prepared::Built(net) => net.estimate,
+            Prepared::TooLarge(first) => first,
+        })
+    }
+
+    /// Validate the scenario, refuse it when its memory estimate exceeds
+    /// `limit` (the error names the field of the largest part), and build the
+    /// world.
+    pub fn build_within(scenario: &Scenario, limit: MemoryLimit) -> Result<World, ConfigError> {
+        let net = match Network::prepare(scenario, limit)? {
+            Prepared::Built(net) => net,
+            Prepared::TooLarge(first) => return Err(first.refusal(limit.bytes)),
+        };
+        net.estimate.check(limit.bytes)?;
+        let Network { topo, ends, routes, .. } = *net;
         let flows = long_flows(scenario, &ends.flows);
         let web = WebState::new(scenario, &ends, flows.len() as u32);
         let udp = udp_sources(scenario, &ends);

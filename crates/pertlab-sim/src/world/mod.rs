@@ -13,6 +13,7 @@
 mod build;
 mod events;
 mod flows;
+pub mod memory;
 mod monitor;
 mod topology;
 mod traffic;
@@ -28,6 +29,7 @@ use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::udp::UdpSource;
 
 pub use flows::{Flow, Labels};
+pub use memory::{MemoryEstimate, MemoryLimit, MemoryPart};
 use monitor::Monitors;
 pub use traffic::WebState;
 
@@ -123,11 +125,15 @@ impl World {
         self.channels.iter().flat_map(|c| c.packets())
     }
 
-    /// The results over the measurement window (empty before [`World::run`]).
-    pub fn results(&self) -> Results {
+    /// The results over the measurement window (empty before [`World::run`]);
+    /// the time series and traces move into them.
+    pub fn into_results(mut self) -> Results {
         let (Some(start), Some(end)) = (&self.snap_start, &self.snap_end) else {
             return Results::default();
         };
+        let queue_series = std::mem::take(&mut self.monitor.queue_series);
+        let flow_series = std::mem::take(&mut self.monitor.flow_series);
+        let trace = std::mem::take(&mut self.monitor.trace);
         report::assemble(ReportInput {
             start,
             end,
@@ -147,9 +153,9 @@ impl World {
             now: self.now,
             seed: self.seed,
             conservation: self.conservation_input(),
-            queue_series: &self.monitor.queue_series,
-            flow_series: &self.monitor.flow_series,
-            trace: &self.monitor.trace,
+            queue_series,
+            flow_series,
+            trace,
         })
     }
 
@@ -174,13 +180,14 @@ impl World {
             dst: spec.dst.clone(),
             start: f.start,
             payload_bytes: f.payload_bytes(),
-            base_rtt: self.one_way_delay(f.src, f.dst) + self.one_way_delay(f.dst, f.src),
+            base_rtt: self.one_way_delay(f.src, f.dst).saturating_add(self.one_way_delay(f.dst, f.src)),
         }
     }
 
     /// Propagation delay of the path from `from` to `to`.
     fn one_way_delay(&self, from: u32, to: u32) -> SimTime {
-        self.routes.path(from, to, |c| self.channels[c as usize].to).map_or(0, |p| p.iter().map(|&c| self.channels[c as usize].delay).sum())
+        let path = self.routes.path(from, to, |c| self.channels[c as usize].to).unwrap_or_default();
+        path.iter().fold(0, |sum: SimTime, &c| sum.saturating_add(self.channels[c as usize].delay))
     }
 
     /// The counts of the conservation check, in total and per long flow.

@@ -437,7 +437,7 @@ impl PertAdaptive {
     /// 1 at the third threshold `t3_frac q_max` (floored at `2 T2`).
     pub fn probability_fixed(&self) -> u64 {
         let t3 = (self.cfg.t3_frac * self.q_max as f64) as u64;
-        let t3 = if self.cfg.t3_floor { t3.max(2 * self.t_max) } else { t3 };
+        let t3 = if self.cfg.t3_floor { t3.max(self.t_max.saturating_mul(2)) } else { t3 };
         gentle_red(self.signal.qdelay(), self.t_min, self.t_max, t3, self.p_max)
     }
 
