@@ -2,7 +2,7 @@
 
 Each case is a namespace-testbed scenario (docs/linux.md: kernel reno and cubic, the eBPF
 PERT, a bfifo bottleneck: the queue disciplines the testbed sets up) run by
-:func:`pertlab.linux.testbed.compare`, which runs the same dumbbell in the simulator and
+:func:`pertlab.linux.compare.compare`, which runs the same dumbbell in the simulator and
 writes both result sets; the metrics of :mod:`.tolerance` are read back from them and
 judged as ``validate ns3`` judges ns-3's (:mod:`.compare`). Cases run one after another
 (the testbed's namespaces have fixed names); each finished case is kept in
@@ -79,10 +79,11 @@ def _series(fs: pl.DataFrame) -> list[tuple[float, float]]:
 
 def run_case(c: KernelCase, out: Path) -> CaseResult:
     """Run ``c`` through ``testbed compare`` into ``out/NAME`` and read both sides back."""
-    from ..linux import testbed
+    from ..linux.compare import compare
+    from ..linux.scenario import TestbedScenario
 
     folder = out / c.name
-    testbed.compare(testbed.TestbedScenario.from_dict(json.loads(c.scenario)), folder)
+    compare(TestbedScenario.parse(json.loads(c.scenario)), folder)
     sim = Results.read(folder / "sim")
     real = {name: pl.read_parquet(folder / "testbed" / f"{name}.parquet") for name in ("flows", "queues", "flow_series")}
     ours = _metrics(sim.bottleneck, sim.flows["goodput_mbps"].to_numpy())
