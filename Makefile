@@ -29,10 +29,11 @@ STAMP_BUILD := $(VENV)/.built
 
 .PHONY: venv build demo test test-rust test-python bench fuzz clean sysdeps reports
 
-# Debian packages the eBPF congestion control (bpf/), the namespace testbed and
+# Debian packages the eBPF congestion control (bpf/), the namespace testbed, the
+# ns-3 validation program (g++, against the ns3 wheel) and
 # the report-page test (headless chromium) need; without them (or without root)
 # those tests skip and say why.
-SYSDEPS := gcc clang llvm libbpf-dev bpftool iproute2 iputils-ping ethtool iperf3 chromium
+SYSDEPS := gcc g++ clang llvm libbpf-dev bpftool iproute2 iputils-ping ethtool iperf3 chromium
 
 sysdeps:
 	@missing=""; for p in $(SYSDEPS); do \

@@ -52,6 +52,11 @@ from .linux.cli import linux_app, testbed_app  # noqa: E402
 app.add_typer(linux_app, name="linux")
 app.add_typer(testbed_app, name="testbed")
 
+# pertlab beside ns-3 and the kernel: `pertlab validate ns3` (docs/validation.md).
+from .validate.cli import validate_app  # noqa: E402
+
+app.add_typer(validate_app, name="validate")
+
 # Builder argument names (and the scenario fields behind a flag) as the CLI spells them, for error messages.
 _FLAGS = {
     "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",

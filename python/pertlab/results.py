@@ -33,6 +33,7 @@ from typing import Any
 
 import polars as pl
 
+from .lockstep import lockstep_warnings
 from .scenario import Scenario
 
 __all__ = ["Results", "drop_ratio", "empty_run_warnings"]
@@ -144,9 +145,10 @@ class Results:
 
     @property
     def warnings(self) -> list[str]:
-        """What makes the run's numbers meaningless (:func:`empty_run_warnings`); empty when nothing does."""
+        """What makes the run's numbers meaningless (:func:`empty_run_warnings`) or unlike real hosts'
+        (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
         if "warnings" not in self.data:
-            self.data["warnings"] = empty_run_warnings(self.data)
+            self.data["warnings"] = empty_run_warnings(self.data) + lockstep_warnings(self.data, self.scenario)
         return self.data["warnings"]
 
     @property

@@ -3,8 +3,9 @@
 Each test names the (command, option) pairs it exercises in :data:`COVERED`;
 ``test_every_option_is_exercised`` walks the command tree and fails on an option
 no test runs, so a new flag needs its test. Commands that need root and BPF
-(``linux``, ``testbed``) are exercised in test_linux_cc.py and test_testbed.py,
-which register their options with :func:`covers` too.
+(``linux``, ``testbed``, ``validate kernel``) are exercised in test_linux_cc.py,
+test_testbed.py and test_validate_kernel.py, which register their options with
+:func:`covers` too.
 """
 
 from __future__ import annotations
@@ -459,10 +460,75 @@ def test_stability_json_and_text():
         assert invoke("stability", command).stdout.startswith("Theorem")
 
 
+# --- validate ns3: pertlab beside ns-3 (its wheel and a C++ compiler) -------------------------
+
+
+def _ns3_missing() -> str | None:
+    from pertlab.validate.ns3build import missing
+
+    return missing()
+
+
+needs_ns3 = pytest.mark.skipif(_ns3_missing() is not None, reason=f"ns-3: {_ns3_missing()}")
+
+
+@pytest.fixture(scope="module")
+def ns3_quick(tmp_path_factory):
+    """The quick matrix, once: the ns-3 program is built on first use (cached), six short cases."""
+    out = tmp_path_factory.mktemp("validate-ns3")
+    return out, invoke("validate", "ns3", "--quick", "--jobs", "2", "--out", str(out), "--json")
+
+
+@needs_ns3
+@covers("validate ns3", "--quick", "--jobs", "--out", "--json")
+def test_validate_ns3_quick(ns3_quick):
+    """Every metric agrees within its tolerance or differs as docs/validation.md explains; issue
+    19's PIE difference is there against ns-3's TcpNewReno and gone against TcpLinuxReno."""
+    out, result = ns3_quick
+    report = json.loads(result.stdout)
+    rows = {(r["case"], r["metric"]): r for r in report["rows"]}
+    verdicts = {k: r["verdict"] for k, r in rows.items()}
+    assert set(verdicts.values()) <= {"agrees", "explained", "not in ns-3"}, {k: v for k, v in verdicts.items() if v not in ("agrees", "not in ns-3")}
+    assert {verdicts[("pie", m)] for m in ("avg_queue_pkts", "drop_rate", "utilization")} == {"agrees"}
+    assert verdicts[("pie-ns3-newreno", "drop_rate")] == "explained"
+    assert rows[("pie-ns3-newreno", "drop_rate")]["ratio"] > 1.25
+    assert verdicts[("delack", "drop_rate")] == "agrees"
+    assert verdicts[("pert", "drop_rate")] == "not in ns-3" and rows[("pert", "drop_rate")]["reason"] == "controller 'pert'"
+    assert (out / "report.html").is_file() and (out / "report.md").is_file() and (out / "cwnd-pie.png").is_file()
+    assert len(list((out / "runs").glob("*.pickle"))) == 6
+
+
+@needs_ns3
+@covers("validate ns3", "--cluster")
+def test_validate_ns3_resumes_on_a_dask_cluster(ns3_quick, tmp_path, dask_cluster):
+    """A stored matrix resumes: with one run forgotten (PERT's, pertlab only), only that one runs."""
+    import shutil
+
+    from pertlab.parallel import Workers
+    from pertlab.validate.cases import QUICK
+    from pertlab.validate.ns3 import run_case
+    from pertlab.validate.ns3build import program
+
+    out, first = ns3_quick
+    shutil.copytree(out, tmp_path / "v")
+    pert = next(c for c in QUICK if c.name == "pert")
+    Workers(store=tmp_path / "v" / "runs")._path(run_case, (pert, str(program()))).unlink()
+    result = invoke("validate", "ns3", "--quick", "--out", str(tmp_path / "v"), "--cluster", dask_cluster, "--json")
+    assert f"1 task on the Dask cluster at {dask_cluster}" in result.stderr
+    assert json.loads(result.stdout)["rows"] == json.loads(first.stdout)["rows"]
+
+
+def test_validate_ns3_without_its_program_says_why(tmp_path):
+    result = runner.invoke(app, ["validate", "ns3", "--quick", "--out", str(tmp_path)], env={"PERTLAB_ROOT": str(tmp_path)})
+    assert result.exit_code == 2 and result.stderr.startswith("error: ns-3: ")
+    assert not (tmp_path / "runs").exists()
+
+
 # --- every option is exercised -----------------------------------------------------------
 
 def test_every_option_is_exercised():
     importlib.import_module("test_linux_cc")  # their options are registered when they are imported
     importlib.import_module("test_testbed")
+    importlib.import_module("test_validate_kernel")
     missing = sorted(all_options() - COVERED)
     assert not missing, missing

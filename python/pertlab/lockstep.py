@@ -1,0 +1,62 @@
+"""The warning that identical flows lost in lock-step (docs/validation.md, "End-host timing").
+
+Simulated hosts have no timing noise: identical TCP flows (same controller, same TCP
+options, same path) through a drop-tail bottleneck then see every congestion event
+together and halve at once, run after run. Real hosts desynchronise them (scheduling,
+interrupt coalescing, TSQ): in the namespace testbed ten kernel Reno flows on 5 Mbit/s
+each retransmitted a different number of times (224 to 267), while the simulator's
+ten identical flows each had exactly 127 loss responses and one drop each time, and the
+kernel dropped 1.5 times as many packets. ns-2 users add ``overhead_`` (here
+``tcp.overhead``), which breaks the lock-step.
+
+We warn rather than add a default jitter: the jitter that reproduces the kernel's drops
+scales with the bottleneck's packet time (about 1 ms at 10 Mbit/s, 5 ms at 5 Mbit/s in
+the testbed comparisons), so no one default fits, and a default would change every run.
+
+The warning is a statement of fact about the run: a group of at least
+:data:`MIN_FLOWS` flows of one label, controller, TCP options and path, with no
+``overhead``, each with the same number (at least :data:`MIN_EVENTS`) of loss
+responses (fast recoveries + timeouts) in the measurement window.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .scenario import Scenario
+
+__all__ = ["lockstep_warnings", "MIN_FLOWS", "MIN_EVENTS"]
+
+#: Flows in a group before equal loss counts say anything.
+MIN_FLOWS = 2
+#: Loss responses per flow before equal counts say more than chance: two independent flows
+#: with 20 events each have equal counts with probability about 1/sqrt(4 pi 20) = 6 %.
+MIN_EVENTS = 20
+
+
+def _path(scenario: Scenario, i: int) -> tuple[int, int]:
+    """Flow ``i``'s (sender, receiver) access delays: with the bottleneck, its path."""
+    d = scenario.dumbbell
+    assert d is not None
+    return tuple(xs[0] if len(xs) == 1 else xs[i] for xs in (d.sender_access_delay, d.receiver_access_delay))  # type: ignore[return-value]
+
+
+def lockstep_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[str]:
+    """Warnings for the groups of identical, jitter-free flows of a dumbbell run whose loss
+    responses were equal in number (none for other topologies or without the scenario)."""
+    if scenario is None or scenario.dumbbell is None or len(scenario.flows) > len(data["flows"]):
+        return []
+    groups: dict[Any, list[int]] = {}
+    for i, (spec, flow) in enumerate(zip(scenario.flows, data["flows"])):
+        if spec.tcp.overhead == 0:
+            key = (flow["label"], spec.cc.model_dump_json(), spec.tcp.model_dump_json(), _path(scenario, i))
+            groups.setdefault(key, []).append(flow["fast_recoveries"] + flow["timeouts"])
+    out = []
+    for (label, *_), events in groups.items():
+        if len(events) >= MIN_FLOWS and min(events) >= MIN_EVENTS and max(events) == min(events):
+            out.append(
+                f"the {len(events)} identical {label} flows each responded to loss exactly {events[0]} times: they lost in "
+                "lock-step, which real hosts' timing noise breaks up (docs/validation.md, 'End-host timing'); "
+                "tcp.overhead (ns-2's overhead_, e.g. one packet time at the bottleneck) adds that noise"
+            )
+    return out

@@ -1,0 +1,84 @@
+"""``pertlab validate ...`` (registered in pertlab.cli)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+validate_app = typer.Typer(
+    help="pertlab beside the tools users trust: ns-3 and the Linux kernel (docs/validation.md).",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
+)  # fmt: skip
+
+
+@validate_app.command()
+def ns3(
+    quick: Annotated[bool, typer.Option("--quick", help="A handful of 40 s scenarios (about a minute) instead of the whole matrix.")] = False,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-ns3].")] = None,
+    jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
+    cluster: Annotated[Optional[str], typer.Option(help="Run on this Dask scheduler (tcp://host:8786) instead of local processes.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table's rows as one JSON object.")] = False,
+) -> None:
+    """Run the matrix of dumbbells in pertlab and in ns-3 (its pip wheel); write report.md and report.html
+    with both columns, their ratio and a verdict per metric. Exits 1 when a metric differs unexplained."""
+    from .ns3 import run_matrix
+    from .ns3build import missing
+
+    why = missing()
+    if why:
+        typer.echo(f"error: ns-3: {why}", err=True)
+        raise typer.Exit(2)
+    folder = out_dir or Path("reports") / "validate-ns3"
+    try:
+        results = run_matrix(quick, folder, jobs, cluster)
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished runs are kept in {folder}; run the same command to resume", err=True)
+        raise typer.Exit(130)
+    _finish(results, folder, f"pertlab and ns-3{' (quick)' if quick else ''}", "ns-3", as_json)
+
+
+def _finish(results: list, folder: Path, title: str, tool: str, as_json: bool) -> None:
+    """Write the report; print the rows (``--json``) or the metrics that do not agree; exit 1 on an
+    unexplained difference or an explained one not seen."""
+    from .compare import rows
+    from .report import write_report
+
+    counts = write_report(results, folder, title, tool)
+    table = rows(results)
+    if as_json:
+        sys.stdout.write(json.dumps({"verdicts": counts, "rows": table}) + "\n")
+    else:
+        for row in table:
+            if row["verdict"] not in ("agrees", "not in ns-3"):
+                typer.echo(f"{row['case']:>12} {row['metric']:<15} pertlab {row['pertlab']:.4g}  {tool} {row['reference']:.4g}  {row['verdict']}")
+        typer.echo(", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + f"; report: {folder / 'report.html'}")
+    if counts.get("differs") or counts.get("explained difference not seen"):
+        raise typer.Exit(1)
+
+
+@validate_app.command()
+def kernel(
+    quick: Annotated[bool, typer.Option("--quick", help="One 30 s case instead of the five 60 s ones.")] = False,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-kernel].")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the table's rows as one JSON object.")] = False,
+) -> None:
+    """Run testbed scenarios (kernel reno, cubic, the eBPF PERT; bfifo) in the namespace testbed and in pertlab
+    through `testbed compare`; write report.md and report.html as `validate ns3` does. Needs root."""
+    from ..linux.testbed import support_problem
+    from .kernel import run_kernel
+
+    why = support_problem(needs_pert=not quick)
+    if why:
+        typer.echo(f"error: testbed: {why}", err=True)
+        raise typer.Exit(2)
+    folder = out_dir or Path("reports") / "validate-kernel"
+    try:
+        results = run_kernel(quick, folder)
+    except KeyboardInterrupt:
+        typer.echo(f"interrupted: finished cases are kept in {folder}; run the same command to resume", err=True)
+        raise typer.Exit(130)
+    _finish(results, folder, f"pertlab and the Linux kernel{' (quick)' if quick else ''}", "Linux", as_json)

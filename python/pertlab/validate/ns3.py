@@ -1,0 +1,79 @@
+"""``pertlab validate ns3``: the cases of :mod:`.cases` in pertlab and in ns-3, side by side.
+
+Each task runs one case: the pertlab scenario first (its flows' start times, drawn from
+the seed, are then handed to ns-3), then the ns-3 program with the translated arguments
+(:mod:`.translate`), unless the scenario uses something ns-3 lacks, which is recorded as
+"not in ns-3". Tasks go through :class:`pertlab.parallel.Workers`, so a run is stored per
+case and an interrupted matrix resumes; the stored key includes the ns-3 program's, so a
+changed C++ source runs again.
+
+Both sides measure the same things over the scenario's window: the time-weighted
+bottleneck backlog in packets, drops and marks per packet arriving at the bottleneck,
+utilization (bits sent / capacity x window), Jain's index and the coefficient of
+variation of the flows' goodput, and flow 0's congestion window every
+:data:`CWND_SAMPLE_S`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+
+from ..parallel import Workers
+from ..run import run
+from .cases import FULL, QUICK, Case
+from .compare import CaseResult, spread
+from .ns3build import program
+from .translate import NotInNs3, ns3_arguments
+
+__all__ = ["run_case", "run_matrix", "CWND_SAMPLE_S"]
+
+#: The interval of the congestion-window series of flow 0, seconds.
+CWND_SAMPLE_S = 0.1
+
+
+def run_case(item: tuple[Case, str]) -> CaseResult:
+    """Run one case in both tools (``item``: the case and the ns-3 program's path)."""
+    c, ns3_program = item
+    scenario = c.scenario()
+    scenario = scenario.model_copy(
+        update={"monitor": scenario.monitor.model_copy(update={"sample_interval": round(CWND_SAMPLE_S * 1e9), "flows": [0]})}
+    )
+    t0 = time.perf_counter()
+    r = run(scenario)
+    seconds = {"pertlab": time.perf_counter() - t0}
+    b = r.bottleneck
+    jain, cov = spread(r.flows["goodput_mbps"].to_numpy())
+    ours = {"avg_queue_pkts": b["avg_queue_pkts"], "drop_rate": b["drop_rate"], "mark_rate": b["mark_rate"],
+            "utilization": b["utilization"], "jain": jain, "goodput_cov": cov}  # fmt: skip
+    fs = r.flow_series.filter(flow=0)
+    cwnd = {"pertlab": list(zip(fs["t_s"].to_list(), fs["cwnd"].to_list()))}
+    try:
+        args = ns3_arguments(scenario, r.flows["start_s"].to_list(), CWND_SAMPLE_S, c.ns3_tcp)
+    except NotInNs3 as e:
+        return CaseResult(c, ours, None, str(e), cwnd, seconds)
+    t0 = time.perf_counter()
+    p = subprocess.run([ns3_program, *args], capture_output=True, text=True)
+    seconds["reference"] = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"ns-3 failed on case {c.name} ({p.returncode}): {p.stderr[-2000:]}")
+    m = json.loads(p.stdout)
+    arrivals = max(m["arrivals"], 1)
+    d = scenario.dumbbell
+    assert d is not None
+    jain, cov = spread(np.array(m["rx_bytes"], dtype=float))
+    theirs = {"avg_queue_pkts": m["avg_queue_pkts"], "drop_rate": m["drops"] / arrivals, "mark_rate": m["marks"] / arrivals,
+              "utilization": m["tx_bytes"] * 8 / (d.bottleneck_rate * m["window_s"]), "jain": jain, "goodput_cov": cov}  # fmt: skip
+    cwnd["reference"] = [tuple(x) for x in m["cwnd"]]
+    return CaseResult(c, ours, theirs, None, cwnd, seconds)
+
+
+def run_matrix(quick: bool, out: Path, jobs: int | None = None, cluster: str | None = None) -> list[CaseResult]:
+    """Every case of the quick or full matrix, stored under ``out/runs`` and resumed from there."""
+    cases = QUICK if quick else FULL
+    binary = str(program())
+    return Workers(jobs, cluster, store=out / "runs").map(run_case, [(c, binary) for c in cases])

@@ -1,0 +1,92 @@
+"""pertlab beside ns-3 (pertlab.validate) and the lock-step warning (pertlab.lockstep).
+
+The quick matrix itself runs in test_cli_flags.py (``validate ns3 --quick``), where ns-3's
+wheel and a C++ compiler are; these tests need neither.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import pertlab
+from pertlab.validate.cases import FULL, QUICK, Case, Explained
+from pertlab.validate.compare import CaseResult, verdicts
+from pertlab.validate.tolerance import METRICS, TOLERANCES
+from pertlab.validate.translate import NotInNs3, ns3_arguments
+
+
+def _case(name: str) -> Case:
+    return next(c for c in FULL if c.name == name)
+
+
+def test_matrix_covers_what_issue_19_asks():
+    kinds = {dict(c.args).get("queue") for c in FULL}
+    assert {"droptail", "red", "ared", "codel", "pie"} <= kinds
+    assert {dict(c.args)["queue"] for c in FULL if dict(c.args).get("ecn")} >= {"red", "ared", "codel", "pie"}
+    assert {"newreno", "sack", "cubic", "vegas", "hstcp", "illinois"} <= {dict(c.args)["cc"] for c in FULL}
+    flows = [dict(c.args)["flows"] for c in FULL]
+    assert min(flows) == 1 and max(flows) == 100
+    rates = {dict(c.args)["bw"] for c in FULL}
+    assert {"10Mbps", "1Gbps"} <= rates
+    assert {"10ms", "200ms"} <= {dict(c.args)["rtt"] for c in FULL}
+    assert any(dict(dict(c.args).get("tcp", ())).get("delayed_ack") for c in FULL)
+    assert {c.name for c in QUICK} <= {c.name for c in FULL} and len(QUICK) <= 6
+    assert next(c for c in FULL if c.name == "pie-ns3-newreno").ns3_tcp == "ns3::TcpNewReno"
+
+
+def test_translation_writes_the_scenario_out():
+    s = _case("pie-ecn").scenario()
+    args = dict(a[2:].split("=", 1) for a in ns3_arguments(s, [0.5] * 30))
+    assert args["rate"] == "10000000" and args["queueDisc"] == "ns3::PieQueueDisc" and args["tcp"] == "ns3::TcpLinuxReno"
+    assert "UseEcn=true" in args["queueAttrs"].split("|") and f"MaxSize={s.dumbbell.bottleneck_queue.limit_pkts}p" in args["queueAttrs"]
+    defaults = dict(x.split("=", 1) for x in args["defaults"].split("|"))
+    assert defaults["ns3::TcpSocketBase::UseEcn"] == "On" and defaults["ns3::TcpSocketBase::MinRto"] == "200000000ns"
+    assert defaults["ns3::TcpSocket::DelAckCount"] == "1" and defaults["ns3::TcpL4Protocol::RecoveryType"] == "ns3::TcpClassicRecovery"
+    assert args["starts"] == ",".join(["0.5"] * 30)
+
+
+@pytest.mark.parametrize(
+    ("update", "what"),
+    [
+        ({"cc": "compound"}, "controller 'compound'"),
+        ({"cc": "pert"}, "controller 'pert'"),
+        ({"queue": "reared"}, "queue 'reared'"),
+        ({"tcp": {"rto_min_on": "variance"}}, "rto_min_on"),
+        ({"tcp": {"rto_min_on": "rto", "overhead": "1ms"}}, "overhead_"),
+    ],
+)
+def test_what_ns3_lacks_is_named(update, what):
+    kw = {**dict(_case("droptail").args), **update}
+    kw.setdefault("tcp", {"rto_min_on": "rto"})
+    s = pertlab.dumbbell(**kw)
+    with pytest.raises(NotInNs3, match=what):
+        ns3_arguments(s, [0.0] * 30)
+
+
+def _result(ours: dict[str, float], theirs: dict[str, float] | None, explained=()) -> CaseResult:
+    full = {m: 1.0 for m in METRICS}
+    return CaseResult(Case("x", "x", (), explained), {**full, **ours}, None if theirs is None else {**full, **theirs}, None, {}, {})
+
+
+def test_verdicts_assert_the_explained_difference_and_catch_its_flip():
+    assert TOLERANCES["drop_rate"].agrees(0.10, 0.08) and not TOLERANCES["drop_rate"].agrees(0.12, 0.08)
+    explained = (Explained("drop_rate", "higher", "tcp-high-loss"),)
+    assert verdicts(_result({"drop_rate": 0.12}, {"drop_rate": 0.08}, explained))["drop_rate"] == "explained"
+    assert verdicts(_result({"drop_rate": 0.05}, {"drop_rate": 0.08}, explained))["drop_rate"] == "explained difference not seen"
+    assert verdicts(_result({"drop_rate": 0.08}, {"drop_rate": 0.08}, explained))["drop_rate"] == "explained difference not seen"
+    assert verdicts(_result({"drop_rate": 0.12}, {"drop_rate": 0.08}))["drop_rate"] == "differs"
+    assert set(verdicts(_result({}, None)).values()) == {"not in ns-3"}
+
+
+def test_identical_flows_in_lock_step_are_warned_about():
+    """Ten identical SACK flows, 5 Mbit/s, 40 ms, one BDP: each responds to loss the same
+    number of times (docs/validation.md, 'End-host timing'); ns-2's overhead_ breaks it."""
+    kw = {"bw": "5Mbps", "rtt": "40ms", "flows": 10, "cc": "sack", "duration": "60s", "warmup": "10s", "start_window": 0, "buffer_pkts": 17}
+    locked = pertlab.run(pertlab.dumbbell(**kw))
+    events = (locked.flows["fast_recoveries"] + locked.flows["timeouts"]).to_list()
+    assert len(set(events)) == 1 and events[0] >= 100
+    assert len(locked.warnings) == 1 and f"the 10 identical sack flows each responded to loss exactly {events[0]} times" in locked.warnings[0]
+    jittered = pertlab.run(pertlab.dumbbell(**kw, tcp={"overhead": "1ms"}))
+    assert len(set((jittered.flows["fast_recoveries"] + jittered.flows["timeouts"]).to_list())) > 1
+    assert jittered.warnings == []
+    assert jittered.bottleneck["drops"] > 1.1 * locked.bottleneck["drops"]
