@@ -282,10 +282,18 @@ pub fn from_scenario(s: &Scenario) -> MemoryEstimate {
 }
 
 fn topology(s: &Scenario, est: &mut MemoryEstimate) {
-    let node = (size_of::<String>() + size_of::<Vec<(u32, u32)>>()) as u64 + NAME_BYTES;
-    // Each link: its spec (kept by the topology), two adjacency entries, two channels.
+    // Each node: its name, its adjacency, and its entry in the build's name index (a copy
+    // of the name, the index, a control byte of the hash table).
+    let node = (size_of::<String>() + size_of::<Vec<(u32, u32)>>()) as u64 + NAME_BYTES + (size_of::<(String, u32)>() + 1) as u64 + NAME_BYTES;
+    // Each link: its spec (kept by the topology), two adjacency entries, its entry in the
+    // build's set of linked pairs, two channels.
     let link = |q: &QueueSpec, q_ba: &QueueSpec| {
-        size_of::<LinkSpec>() as u64 + grown(2, size_of::<(u32, u32)>()) + NAME_BYTES + channel_bytes(q) + channel_bytes(q_ba)
+        size_of::<LinkSpec>() as u64
+            + grown(2, size_of::<(u32, u32)>())
+            + (size_of::<(u32, u32)>() + 1) as u64
+            + NAME_BYTES
+            + channel_bytes(q)
+            + channel_bytes(q_ba)
     };
     let (field, nodes, bytes) = match &s.dumbbell {
         Some(d) => {

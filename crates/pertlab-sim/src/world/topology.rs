@@ -2,6 +2,8 @@
 //! queues, the endpoints of every flow, source and web group, and the routes
 //! between them (checked: every pair of endpoints is connected).
 
+use std::collections::{HashMap, HashSet};
+
 use crate::error::ConfigError;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
@@ -21,6 +23,10 @@ pub(super) struct Topology {
     pub channels: Vec<Channel>,
     /// `(neighbour, channel)` of each node, in declaration order.
     adjacency: Vec<Vec<(u32, u32)>>,
+    /// Each node's index by name, and the linked pairs (lower index first): lookups in
+    /// constant time, so that a dumbbell of 10^5 pairs builds in linear time.
+    index: HashMap<String, u32>,
+    linked: HashSet<(u32, u32)>,
 }
 
 /// The nodes of every endpoint, in the scenario's order.
@@ -37,12 +43,20 @@ impl Topology {
     /// The scenario's graph (explicit, or the dumbbell's expansion) as channels.
     pub fn build(scenario: &Scenario) -> Result<Topology, ConfigError> {
         let (node_names, links) = scenario.graph();
+        let mut index = HashMap::with_capacity(node_names.len());
         for (i, name) in node_names.iter().enumerate() {
-            if node_names[..i].contains(name) {
+            if index.insert(name.clone(), i as u32).is_some() {
                 return Err(ConfigError::new(format!("nodes[{i}]"), format!("node `{name}` is declared twice")));
             }
         }
-        let mut topo = Topology { adjacency: vec![Vec::new(); node_names.len()], node_names, links: Vec::new(), channels: Vec::with_capacity(2 * links.len()) };
+        let mut topo = Topology {
+            adjacency: vec![Vec::new(); node_names.len()],
+            node_names,
+            links: Vec::new(),
+            channels: Vec::with_capacity(2 * links.len()),
+            index,
+            linked: HashSet::with_capacity(links.len()),
+        };
         for (i, l) in links.iter().enumerate() {
             topo.add_link(i, l, scenario.seed)?;
         }
@@ -52,10 +66,9 @@ impl Topology {
 
     /// The index of the node called `name`; `field` names the reference in errors.
     pub fn node(&self, name: &str, field: String) -> Result<u32, ConfigError> {
-        self.node_names
-            .iter()
-            .position(|n| n == name)
-            .map(|i| i as u32)
+        self.index
+            .get(name)
+            .copied()
             .ok_or_else(|| ConfigError::new(field, format!("unknown node `{name}`; nodes are: {}", preview(&self.node_names))))
     }
 
@@ -63,7 +76,7 @@ impl Topology {
     fn add_link(&mut self, i: usize, l: &LinkSpec, seed: u64) -> Result<(), ConfigError> {
         let a = self.node(&l.a, format!("links[{i}].a"))?;
         let b = self.node(&l.b, format!("links[{i}].b"))?;
-        if self.adjacency[a as usize].iter().any(|&(m, _)| m == b) {
+        if !self.linked.insert((a.min(b), a.max(b))) {
             return Err(ConfigError::new(format!("links[{i}]"), format!("`{}` and `{}` are already linked; one link per pair of nodes", l.a, l.b)));
         }
         let name = l.display_name();
