@@ -264,7 +264,7 @@ def dumbbell(
     _, bottleneck_ns = split_rtt(min(rtts_ns))
     access_ns = [(r // 2 - bottleneck_ns) // 2 for r in rtts_ns]
     mean_rtt_ns = round(sum(rtts_ns) / len(rtts_ns))
-    limit = buffer_pkts if buffer_pkts is not None else _bdp_buffer(rate, mean_rtt_ns, size, buffer_bdp, n + reverse_flows)
+    limit = buffer_pkts if buffer_pkts is not None else _bdp_buffer(rate, mean_rtt_ns, size, buffer_bdp, n + reverse_flows, ("bw", "rtt"))
     bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         bottleneck_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
@@ -382,7 +382,7 @@ def parking_lot(
     if not (math.isfinite(buffer_bdp) and buffer_bdp >= 0):
         raise ScenarioError([("buffer_bdp", f"must be a finite number, zero or positive, got {buffer_bdp}")])
     long_rtt_ns = 2 * (2 * acc_ns + (routers - 1) * core_ns)
-    limit = _bdp_buffer(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts)
+    limit = _bdp_buffer(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts, ("core_rate", "core_delay", "access_delay"))
     router_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         router_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
@@ -455,12 +455,18 @@ def _positive(parse, value: Any, field: str) -> int:
     return n
 
 
-def _bdp_buffer(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: float, flows: int) -> int:
-    """:func:`buffer_packets`, or an error naming ``buffer_bdp`` when a queue cannot hold that many."""
+def _bdp_buffer(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: float, flows: int, bdp_fields: tuple[str, ...]) -> int:
+    """:func:`buffer_packets`, or an error when a queue cannot hold that many: naming the
+    arguments of the bandwidth-delay product (``bdp_fields``) when one BDP is already too many
+    packets, else ``buffer_bdp``, which multiplies it past the bound."""
     limit = buffer_packets(rate_bps, rtt_ns, packet_size, buffer_bdp, flows)
-    if limit > U32_MAX:
-        raise ScenarioError([("buffer_bdp", f"gives a buffer of {limit} packets; a queue holds at most {U32_MAX}")])
-    return limit
+    if limit <= U32_MAX:
+        return limit
+    bdp = buffer_packets(rate_bps, rtt_ns, packet_size, 1.0, flows)
+    if bdp > U32_MAX:
+        message = f"one bandwidth-delay product is {bdp} packets; a queue holds at most {U32_MAX}"
+        raise ScenarioError([(field, message) for field in bdp_fields])
+    raise ScenarioError([("buffer_bdp", f"gives a buffer of {limit} packets; a queue holds at most {U32_MAX}")])
 
 
 def _packet_size(value: Any) -> int:

@@ -65,7 +65,8 @@ _FLAGS = {
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
     # Fields of the built scenario the core may refuse (the memory estimate), by the flag that sets them.
     "dumbbell.pairs": "--flows", "monitor.sample_interval": "--sample-interval", "web[0].sessions": "--web-sessions",
-    "dumbbell.bottleneck_queue.limit_pkts": "--buffer",
+    "dumbbell.bottleneck_queue.limit_pkts": "--buffer", "dumbbell.bottleneck_delay": "--rtt",
+    "dumbbell.sender_access_delay": "--rtt", "dumbbell.receiver_access_delay": "--rtt",
 }  # fmt: skip
 
 

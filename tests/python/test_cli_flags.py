@@ -177,6 +177,8 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--buffer-bdp", "nan"], "error: --buffer-bdp: must be a finite number"),
         (["--buffer-bdp", "inf"], "error: --buffer-bdp: must be a finite number"),
         (["--buffer-bdp", "1e12"], "error: --buffer-bdp: gives a buffer of"),
+        # Found by a generated command line: a 136-year RTT named --buffer-bdp, which the user had not given.
+        (["--rtt", "4294967296"], "error: --bw: one bandwidth-delay product is 53687091200000 packets; a queue holds at most 4294967295\nerror: --rtt: one"),
         (["--bw", "1e300Gbps"], "error: --bw: '1e300Gbps' is too large"),
         (["--duration", "1e300"], "error: --duration: '1e300' is too large"),
         (["--send-overhead", "1e300"], "error: --send-overhead: '1e300' is too large"),
@@ -184,6 +186,8 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--web-sessions", "5000000000"], "error: --web-sessions: "),
         # Issue 25: refused at once, before a minute of building the description of 10^8 flows.
         (["--flows", "100000000"], "error: --flows: 100,000,000 flows need at least"),
+        # Found by a generated command line: the packets in flight on a 136-year wire, named --buffer.
+        (["--rtt", "4294967296", "--buffer-bdp", "0", "--no-progress"], "error: --rtt: the packets in flight on"),
         (["--memory-limit", "5parsecs"], "error: --memory-limit: cannot read '5parsecs' as a size"),
     ],
 )

@@ -392,6 +392,23 @@ impl Scenario {
         }
     }
 
+    /// The field of the propagation delay of link `link` (in [`Scenario::graph`]'s
+    /// order), for error messages.
+    pub fn delay_field(&self, link: usize) -> String {
+        match &self.dumbbell {
+            Some(d) => {
+                let pairs = d.pairs as usize;
+                let (name, list, i) = match link.cmp(&pairs) {
+                    std::cmp::Ordering::Equal => return "dumbbell.bottleneck_delay_ns".into(),
+                    std::cmp::Ordering::Less => ("sender_access_delay_ns", &d.sender_access_delay_ns, link),
+                    std::cmp::Ordering::Greater => ("receiver_access_delay_ns", &d.receiver_access_delay_ns, link - pairs - 1),
+                };
+                if list.len() > 1 { format!("dumbbell.{name}[{i}]") } else { format!("dumbbell.{name}") }
+            }
+            None => format!("links[{link}].delay_ns"),
+        }
+    }
+
     /// Check everything the engine relies on. Topology references (node names,
     /// connectivity) are checked when the world is built.
     pub fn validate(&self) -> Result<(), ConfigError> {

@@ -15,7 +15,7 @@
 //!    product and the buffer of its slowest link, shared by the connections
 //!    with that bottleneck) plus `init_cwnd`, at most `max_cwnd` (see
 //!    `Connection::window`), which sizes its scoreboard, its receiver's
-//!    out-of-order blocks and its send-overhead hold; the buffers and wires of
+//!    out-of-order blocks and its send-overhead hold; the buffers and the packets in flight of
 //!    each channel (see `buffers`: a buffer fills at a bottleneck, with a
 //!    sender's burst on its first hop, or when its traffic can arrive faster
 //!    than it leaves); the traces.
@@ -588,8 +588,9 @@ fn window_bytes(tcp: &TcpConfig, w: u64) -> u64 {
 /// limit allows.
 fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], est: &mut MemoryEstimate) {
     let channels = &topo.channels;
-    let mut largest = (0u64, String::new());
-    let mut total = 0u64;
+    // The packets waiting in buffers, and those in flight on the wires (a long delay at a
+    // high rate): two parts, each naming the field of its largest channel.
+    let (mut buffers, mut wires) = ((0u64, String::new(), 0u64), (0u64, String::new(), 0u64));
     for (c, (ch, x)) in channels.iter().zip(cross).enumerate() {
         if x.max_pkt == 0 {
             continue;
@@ -610,17 +611,23 @@ fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], e
         } else {
             x.before.len() as u64 + 1
         };
-        let queued = limit.min(x.local_bursts.saturating_add(backlog));
+        let queued = grown(limit.min(x.local_bursts.saturating_add(backlog)), size_of::<Packet>());
         let enter_bps = arrival.min(ch.rate_bps as f64);
         let flying = (enter_bps * ch.delay as f64 / (8.0 * pkt as f64 * NS_PER_SEC as f64)).min(u64::MAX as f64) as u64 + 1;
-        let bytes = grown(queued, size_of::<Packet>()).saturating_add(grown(flying, size_of::<Packet>() + EVENT_BYTES));
-        if bytes > largest.0 {
+        let flying = grown(flying, size_of::<Packet>() + EVENT_BYTES);
+        if queued > buffers.0 {
             let unit = if matches!(ch.queue.limit, QueueLimit::Bytes(_)) { "bytes" } else { "pkts" };
-            largest = (bytes, format!("{}.limit_{unit}", s.queue_field(c / 2, c % 2 == 0)));
+            buffers.1 = format!("{}.limit_{unit}", s.queue_field(c / 2, c % 2 == 0));
+            buffers.0 = queued;
         }
-        total = total.saturating_add(bytes);
+        if flying > wires.0 {
+            wires = (flying, s.delay_field(c / 2), wires.2);
+        }
+        buffers.2 = buffers.2.saturating_add(queued);
+        wires.2 = wires.2.saturating_add(flying);
     }
-    est.add(largest.1, format!("the buffers and wires of {} queues", channels.len()), total, "smaller buffers (queue.limit_pkts, limit_bytes)");
+    est.add(buffers.1, format!("the buffers of {} queues", channels.len()), buffers.2, "smaller buffers (queue.limit_pkts, limit_bytes)");
+    est.add(wires.1, format!("the packets in flight on {} channels", channels.len()), wires.2, "shorter delays or slower links");
 }
 
 /// The per-packet traces: one row per RTT sample (ACK) of each traced flow and
