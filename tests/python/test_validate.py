@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 import pertlab
+from pertlab import lockstep
 from pertlab.validate.cases import FULL, QUICK, Case, Explained
 from pertlab.validate.compare import CaseResult, verdicts
 from pertlab.validate.tolerance import METRICS, TOLERANCES
@@ -90,3 +91,18 @@ def test_identical_flows_in_lock_step_are_warned_about():
     assert len(set((jittered.flows["fast_recoveries"] + jittered.flows["timeouts"]).to_list())) > 1
     assert jittered.warnings == []
     assert jittered.bottleneck["drops"] > 1.1 * locked.bottleneck["drops"]
+
+
+def test_lock_step_check_reads_each_flow_s_path_from_its_nodes():
+    """Found by the generated scenarios: flows that share a pair of a dumbbell with per-pair
+    delays (here seven flows on s0 -> d0 of four pairs) made the check index the delays by
+    flow number, an IndexError when the summary was read."""
+    scenario = pertlab.Scenario.parse({
+        "duration": "2s",
+        "dumbbell": {"pairs": 4, "bottleneck_rate": "10Mbps", "bottleneck_delay": "5ms", "access_rate": "100Mbps",
+                     "sender_access_delay": ["1ms"], "receiver_access_delay": ["1ms", "2ms", "3ms", "4ms"]},
+        "flows": [{"src": "s0", "dst": "d0"}] * 6 + [{"src": "s3", "dst": "d3"}],
+    })  # fmt: skip
+    results = pertlab.run(scenario)
+    assert results.summary["conservation"]["ok"] and isinstance(results.warnings, list)
+    assert lockstep._path(scenario, 0) == (("s", 1_000_000), ("d", 1_000_000)) != lockstep._path(scenario, 6) == (("s", 1_000_000), ("d", 4_000_000))
