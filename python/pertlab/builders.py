@@ -213,6 +213,7 @@ def dumbbell(
     tcp: dict[str, Any] | None = None,
     web_sessions: int = 0,
     web: dict[str, Any] | None = None,
+    memory_limit: float | None = None,
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -228,18 +229,13 @@ def dumbbell(
     holds further TCP options of every flow (e.g. ``{"initial_rto": "3s"}``).
     ``web_sessions`` adds a server/client pair whose web sessions send through
     the bottleneck like the long flows (``web`` overrides the web parameters).
-    Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
+    ``memory_limit`` (as :func:`pertlab.run.run` takes it) refuses at once more flows
+    than it can hold. Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
     rate = _positive(parse_rate, bw, "bw")
     rtt_list = [x.strip() for x in rtt.split(",")] if isinstance(rtt, str) else rtt if isinstance(rtt, (list, tuple)) else [rtt]
     rtts_ns = [_positive(parse_time, x, "rtt") for x in rtt_list]
-    duration_ns = _positive(parse_time, duration, "duration")
-    end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
-    if not 0 < end_ns <= duration_ns:
-        raise ScenarioError([("measure_end", f"must lie in (0, duration], got {measure_end!r} with duration {duration!r}")])
-    auto_window_ns, auto_warmup_ns = window_defaults(end_ns)
-    window_ns = auto_window_ns if start_window is None else parse_time(start_window, "start_window")
-    warmup_ns = auto_warmup_ns if warmup is None else parse_time(warmup, "warmup")
+    duration_ns, end_ns, window_ns, warmup_ns = _window(duration, start_window, warmup, measure_end)
     size = _packet_size(packet_size)
     if flows is not None and flows < 1:
         raise ScenarioError([("flows", f"must be at least 1, got {flows}")])
@@ -249,17 +245,13 @@ def dumbbell(
         raise ScenarioError([("rtt", f"give one RTT or one per flow ({n}), got {len(rtts_ns)}")])
     if reverse_flows < 0:
         raise ScenarioError([("reverse_flows", f"must be zero or positive, got {reverse_flows}")])
-    _fits_in_memory(n + reverse_flows, "flows")
+    _fits_in_memory(n + reverse_flows, memory_limit)
     if web_sessions < 0:
         raise ScenarioError([("web_sessions", f"must be zero or positive, got {web_sessions}")])
     if queue not in QUEUE_NAMES:
         raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
-    if not 0 <= warmup_ns < end_ns:
-        raise ScenarioError([("warmup", f"must lie in [0, {'measure_end' if measure_end is not None else 'duration'}), got {warmup!r}")])
-    if window_ns < 0:
-        raise ScenarioError([("start_window", f"must be zero or positive, got {start_window!r}")])
-    if not (math.isfinite(buffer_bdp) and buffer_bdp >= 0):
-        raise ScenarioError([("buffer_bdp", f"must be a finite number, zero or positive, got {buffer_bdp}")])
+    _check_window(end_ns, window_ns, warmup_ns, start_window, warmup, measure_end)
+    _check_buffer_bdp(buffer_bdp)
 
     _, bottleneck_ns = split_rtt(min(rtts_ns))
     access_ns = [(r // 2 - bottleneck_ns) // 2 for r in rtts_ns]
@@ -373,14 +365,10 @@ def parking_lot(
     core_ns = parse_time(core_delay, "core_delay")
     acc_rate = _positive(parse_rate, access_rate, "access_rate")
     acc_ns = parse_time(access_delay, "access_delay")
-    duration_ns = _positive(parse_time, duration, "duration")
-    end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
-    auto_window_ns, auto_warmup_ns = window_defaults(end_ns)
-    window_ns = auto_window_ns if start_window is None else parse_time(start_window, "start_window")
-    warmup_ns = auto_warmup_ns if warmup is None else parse_time(warmup, "warmup")
+    duration_ns, end_ns, window_ns, warmup_ns = _window(duration, start_window, warmup, measure_end)
+    _check_window(end_ns, window_ns, warmup_ns, start_window, warmup, measure_end)
     size = _packet_size(packet_size)
-    if not (math.isfinite(buffer_bdp) and buffer_bdp >= 0):
-        raise ScenarioError([("buffer_bdp", f"must be a finite number, zero or positive, got {buffer_bdp}")])
+    _check_buffer_bdp(buffer_bdp)
     long_rtt_ns = 2 * (2 * acc_ns + (routers - 1) * core_ns)
     limit = _bdp_buffer(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts, ("core_rate", "core_delay", "access_delay"))
     router_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
@@ -434,18 +422,47 @@ def _derived_cc_params(kind: str, rate_bps: int, packet_size: int) -> dict[str, 
 MODEL_BYTES_PER_FLOW = 4096
 
 
-def _fits_in_memory(flows: int, field: str) -> None:
-    """Refuse, before describing them, more flows than the memory available now can hold (the
-    model of each flow and the least the core needs for it): ``--flows 100000000`` would otherwise
-    spend minutes building a description that cannot run. The run's own estimate, against its
-    ``memory_limit``, comes later (:func:`pertlab.run.run`)."""
+def _fits_in_memory(flows: int, memory_limit: float | None) -> None:
+    """Refuse, before describing them, more flows than the memory limit can hold (the model of
+    each flow and the least the core needs for it): ``--flows 100000000`` would otherwise spend
+    minutes building a description that cannot run. Without a limit (``math.inf``) the memory
+    available now still bounds the description, which must fit before anything runs. The run's
+    own estimate comes later."""
     from . import _core
-    from .run import available_memory
+    from .memory import available_memory, core_limit
 
-    available = available_memory()
+    given = core_limit(memory_limit)
+    limit = given if given is not None else available_memory()
     need = flows * (MODEL_BYTES_PER_FLOW + _core.bytes_per_flow())
-    if available is not None and need > available:
-        raise ScenarioError([(field, f"{flows:,} flows need at least {need / 2**30:.1f} GiB to describe and run, more than the {available / 2**30:.1f} GiB available now")])
+    if limit is not None and need > limit:
+        what = "of the memory limit" if given is not None and memory_limit is not None else "available now"
+        raise ScenarioError([("flows", f"{flows:,} flows need at least {need / 2**30:.1f} GiB to describe and run, more than the {limit / 2**30:.1f} GiB {what}")])
+
+
+def _window(duration: Any, start_window: Any, warmup: Any, measure_end: Any) -> tuple[int, int, int, int]:
+    """(duration, end of the metrics, start window, warm-up) in ns, the unset ones from
+    :func:`window_defaults`; the end must lie in (0, duration]."""
+    duration_ns = _positive(parse_time, duration, "duration")
+    end_ns = duration_ns if measure_end is None else parse_time(measure_end, "measure_end")
+    if not 0 < end_ns <= duration_ns:
+        raise ScenarioError([("measure_end", f"must lie in (0, duration], got {measure_end!r} with duration {duration!r}")])
+    auto_window_ns, auto_warmup_ns = window_defaults(end_ns)
+    window_ns = auto_window_ns if start_window is None else parse_time(start_window, "start_window")
+    warmup_ns = auto_warmup_ns if warmup is None else parse_time(warmup, "warmup")
+    return duration_ns, end_ns, window_ns, warmup_ns
+
+
+def _check_window(end_ns: int, window_ns: int, warmup_ns: int, start_window: Any, warmup: Any, measure_end: Any) -> None:
+    """The warm-up lies before the end of the metrics; the start window is not negative."""
+    if not 0 <= warmup_ns < end_ns:
+        raise ScenarioError([("warmup", f"must lie in [0, {'measure_end' if measure_end is not None else 'duration'}), got {warmup!r}")])
+    if window_ns < 0:
+        raise ScenarioError([("start_window", f"must be zero or positive, got {start_window!r}")])
+
+
+def _check_buffer_bdp(buffer_bdp: float) -> None:
+    if not (math.isfinite(buffer_bdp) and buffer_bdp >= 0):
+        raise ScenarioError([("buffer_bdp", f"must be a finite number, zero or positive, got {buffer_bdp}")])
 
 
 def _positive(parse, value: Any, field: str) -> int:
@@ -482,7 +499,8 @@ def _packet_size(value: Any) -> int:
 _ARGUMENT_OF_FIELD = [
     (r"dumbbell\.pairs", "flows"),
     (r"dumbbell\.bottleneck_rate(?:_bps)?", "bw"),
-    (r"dumbbell\.bottleneck_queue\.limit_pkts|links\[\d+\]\.queue\.limit_pkts", "buffer"),
+    (r"dumbbell\.bottleneck_queue\.limit_pkts|links\[\d+\]\.queue\.limit_pkts", "buffer_pkts"),
+    (r"dumbbell\.(?:bottleneck|sender_access|receiver_access)_delay(?:_ns)?", "rtt"),
     (r"dumbbell\.bottleneck_queue\.(?:red|pi|pie|codel)|links\[\d+\]\.queue\.(?:red|pi|pie|codel)", "aqm"),
     (r"dumbbell\.access_rate(?:_bps)?", "access_rate"),
     (r"(?:flows|web)\[\d+\]\.tcp\.packet_size", "packet_size"),
@@ -503,10 +521,12 @@ def _parse(wire: dict[str, Any]) -> Scenario:
         return Scenario.parse(wire)
     except ScenarioError as e:
         # One line per argument and message: a bad tcp option is wrong in every flow alike.
-        raise ScenarioError(list(dict.fromkeys((_argument(path), message) for path, message in e.errors))) from None
+        raise ScenarioError(list(dict.fromkeys((argument_of(path), message) for path, message in e.errors))) from None
 
 
-def _argument(path: str) -> str:
+def argument_of(path: str) -> str:
+    """The builder argument behind a scenario field (``dumbbell.pairs`` -> ``flows``, with what
+    follows the field kept: ``flows[0].tcp.overhead`` -> ``tcp.overhead``), or the path itself."""
     for pattern, argument in _ARGUMENT_OF_FIELD:
         m = re.match(rf"(?:{pattern})(?=$|[.\[])", path)
         if m:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Optional
@@ -24,6 +25,7 @@ from rich.table import Table
 
 from . import interrupt
 from .builders import CC_NAMES, QUEUE_NAMES
+from .builders import argument_of
 from .builders import dumbbell as build_dumbbell
 from .results import Results
 from .run import as_scenario, run
@@ -57,16 +59,13 @@ from .validate.cli import validate_app  # noqa: E402
 
 app.add_typer(validate_app, name="validate")
 
-# Builder argument names (and the scenario fields behind a flag) as the CLI spells them, for error messages.
+# Builder argument names as the CLI spells them, for error messages (scenario fields the core
+# refuses reach them through builders.argument_of).
 _FLAGS = {
     "bw": "--bw", "rtt": "--rtt", "flows": "--flows", "cc": "--cc", "queue": "--queue", "duration": "--duration",
-    "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "buffer": "--buffer", "start_window": "--start-window",
+    "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window",
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
-    # Fields of the built scenario the core may refuse (the memory estimate), by the flag that sets them.
-    "dumbbell.pairs": "--flows", "monitor.sample_interval": "--sample-interval", "web[0].sessions": "--web-sessions",
-    "dumbbell.bottleneck_queue.limit_pkts": "--buffer", "dumbbell.bottleneck_delay": "--rtt",
-    "dumbbell.sender_access_delay": "--rtt", "dumbbell.receiver_access_delay": "--rtt",
 }  # fmt: skip
 
 
@@ -96,11 +95,13 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
 
 
 def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
-    """Print ``error: field: message`` lines and exit 2; ``flags`` renames fields to the flags that set them."""
+    """Print ``error: field: message`` lines and exit 2; ``flags`` renames builder arguments (and
+    the scenario fields they set, an index in a per-flow list dropped) to the flags that set them."""
     for line in str(exc).splitlines():
         field, sep, message = line.partition(": ")
-        if flags and sep and field in flags:
-            line = f"{flags[field]}: {message}"
+        argument = re.sub(r"\[\d+\]$", "", argument_of(field))
+        if flags and sep and argument in flags:
+            line = f"{flags[argument]}: {message}"
         err.print(f"[bold red]error:[/] {line}", highlight=False, markup=True, soft_wrap=True)
     raise typer.Exit(2)
 
@@ -121,14 +122,14 @@ MEMORY_LIMIT_HELP = "Refuse a run whose memory estimate is larger: a size (8GiB)
 
 
 def _run_and_report(
-    scenario: Scenario, progress: bool, out_dir: Path | None, as_json: bool, title: str, memory_limit: str | None, flags: dict[str, str] | None = None
+    scenario: Scenario, progress: bool, out_dir: Path | None, as_json: bool, title: str, memory_limit: float | None, flags: dict[str, str] | None = None
 ) -> None:
     """Run, write the result files into ``out_dir`` (if given) and print; a stop signal ends the
     run where it is, and the results so far are still written and printed (exit status 130).
-    ``flags`` names the flags behind the fields of a refusal."""
-    limit = _memory_limit(memory_limit)
+    ``memory_limit`` as :func:`_memory_limit` reads it; ``flags`` names the flags behind the
+    fields of a refusal."""
     with interrupt.deferred():
-        results = _run(scenario, progress, limit, flags)
+        results = _run(scenario, progress, memory_limit, flags)
         if out_dir is not None:
             err.print(f"results in {results.write(out_dir)}/", highlight=False)
         _emit(results, as_json, title)
@@ -210,13 +211,14 @@ def dumbbell(
     """One bottleneck shared by long-lived TCP flows (see docs/cli.md for the defaults)."""
     if flows is None and ":" not in cc:
         flows = 50
+    limit = _memory_limit(memory_limit)
     try:
         params = _cc_params(cc_param or [])
         scenario = build_dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead},
+            cc_params=params, tcp={"overhead": send_overhead}, memory_limit=limit,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)
@@ -225,7 +227,7 @@ def dumbbell(
         f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
         f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
     )
-    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, memory_limit, _FLAGS)
+    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, limit, _FLAGS)
 
 
 @app.command("run")
@@ -247,7 +249,7 @@ def run_file(
     except ValueError as e:
         _fail(e)
     target = out_dir if out_dir is not None else Path("out") / scenario_file.stem
-    _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}", memory_limit)
+    _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}", _memory_limit(memory_limit))
 
 
 @app.command()

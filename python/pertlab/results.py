@@ -123,8 +123,7 @@ class Results:
     def summary(self) -> dict[str, Any]:
         """Everything but the time series: bottleneck, queues, flows, udp, jain,
         events, wall_seconds, interrupted, conservation, warnings, window and seed."""
-        self.warnings  # noqa: B018 - computed into the data on first use
-        return {k: v for k, v in self.data.items() if k not in SERIES}
+        return {k: v for k, v in self.data.items() if k not in SERIES} | {"warnings": self.warnings}
 
     @property
     def bottleneck(self) -> dict[str, Any] | None:

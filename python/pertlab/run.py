@@ -12,13 +12,12 @@ Before anything is built the core estimates the memory the run needs (its
 nodes, links and routes, each flow's state and largest window, buffers, time
 series, web sessions; ``crates/pertlab-sim/src/world/memory.rs``) and refuses
 the run, naming the field responsible, when that exceeds ``memory_limit``:
-by default the memory available now (:func:`available_memory`).
+by default the memory available now (:func:`pertlab.memory.available_memory`).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -30,13 +29,10 @@ from . import _core
 from .interrupt import requested
 from .results import Results
 from .scenario import Scenario, ScenarioError
+from .memory import available_memory, core_limit
 from .scenario.errors import people_path
 
-__all__ = ["run", "as_scenario", "available_memory", "memory_estimate", "core_memory_limit"]
-
-#: What a refusal for memory adds when the limit was the default.
-_DEFAULT_LIMIT_NOTE = " (the memory available now; raise it with memory_limit=BYTES, on the command line --memory-limit SIZE)"
-
+__all__ = ["run", "as_scenario", "available_memory", "memory_estimate"]
 
 def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
     """A :class:`Scenario` from itself, a mapping, or a ``.toml``/``.json`` file path."""
@@ -47,48 +43,13 @@ def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
     return Scenario.load(scenario)
 
 
-def available_memory() -> int | None:
-    """Bytes of memory available for new work now: ``MemAvailable`` of
-    ``/proc/meminfo`` (Linux), else psutil's figure when psutil is installed,
-    else None (no limit)."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        import psutil
-    except ImportError:
-        return None
-    return int(psutil.virtual_memory().available)
-
-
-def core_memory_limit(memory_limit: float | None) -> int | None:
-    """The limit handed to the core: ``memory_limit`` bytes, the available
-    memory when None, no limit for ``math.inf``. Anything else is an error
-    naming ``memory_limit``."""
-    if memory_limit is None:
-        return available_memory()
-    if isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float)) or math.isnan(memory_limit) or memory_limit <= 0:
-        raise ScenarioError([("memory_limit", f"must be a positive number of bytes, or math.inf for no limit, got {memory_limit!r}")])
-    return None if math.isinf(memory_limit) else int(memory_limit)
-
-
-def _from_core(e: ValueError, defaulted: bool) -> ScenarioError:
-    err = ScenarioError.from_core(e)
-    if defaulted and "more than the memory limit" in str(e):
-        err = ScenarioError([(path, message + _DEFAULT_LIMIT_NOTE) for path, message in err.errors])
-    return err
-
-
 def memory_estimate(scenario: Scenario | dict[str, Any] | str | Path, *, memory_limit: float | None = None) -> dict[str, Any]:
     """The core's estimate of the memory a run needs: ``{"total": bytes,
     "complete": bool, "parts": [{"field", "what", "bytes", "advice"}, ...]}``.
     Parts that need the network built (windows, buffers) are there only when
     the rest fits within ``memory_limit`` (``complete``)."""
     wire = as_scenario(scenario).to_wire_json()
-    limit = core_memory_limit(memory_limit)
+    limit = core_limit(memory_limit)
     try:
         estimate = json.loads(_core.memory_estimate_json(wire, limit))
     except ValueError as e:
@@ -109,7 +70,7 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = Fa
     """
     scenario = as_scenario(scenario)
     wire = scenario.to_wire_json()
-    limit = core_memory_limit(memory_limit)
+    limit = core_limit(memory_limit)
     defaulted = memory_limit is None
     if not progress:
         # The core checks for Ctrl-C when it calls back; a deferred stop signal ends the run too.
@@ -133,5 +94,5 @@ def _run(wire: str, scenario: Scenario, callback, limit: int | None, defaulted: 
     try:
         text = _core.run_json(wire, callback, limit)
     except ValueError as e:
-        raise _from_core(e, defaulted) from None
+        raise ScenarioError.from_core(e, default_limit=defaulted) from None
     return Results.from_json(text, scenario)

@@ -69,6 +69,7 @@ def _parse(value: object, units: dict[str, float], default: float, kind: str, fo
     The arithmetic is exact (:class:`~fractions.Fraction` of the number as written),
     so ``"0.1s"`` is 100000000 ns and ``"18446744073709551615ns"`` is that many ns,
     where a float would round both."""
+    too_large = f"{value!r} is too large: a {kind} is at most {U64_MAX} {_BASE[kind]}; write {forms}"
     if isinstance(value, bool):
         raise _fail(field, f"cannot read {value!r} as a {kind}; write {forms}")
     if isinstance(value, (int, float)):
@@ -85,7 +86,7 @@ def _parse(value: object, units: dict[str, float], default: float, kind: str, fo
         factor = default if unit is None else units[unit]
         rough = float(m.group("num")) * factor
         if not abs(rough) < 2 * U64_MAX:  # also inf: "1e400", whose Fraction would be a huge integer
-            raise _fail(field, f"{value!r} is too large: a {kind} is at most {U64_MAX} {_BASE[kind]}; write {forms}")
+            raise _fail(field, too_large)
         if abs(rough) < 0.25:  # rounds to 0; "1e-999999" would make a huge Fraction
             return 0
         number = Fraction(m.group("num"))
@@ -94,7 +95,7 @@ def _parse(value: object, units: dict[str, float], default: float, kind: str, fo
     x = number * Fraction(factor)
     n = math.floor(abs(x) + Fraction(1, 2)) * (1 if x >= 0 else -1)
     if abs(n) > U64_MAX:
-        raise _fail(field, f"{value!r} is too large: a {kind} is at most {U64_MAX} {_BASE[kind]}; write {forms}")
+        raise _fail(field, too_large)
     return n
 
 

@@ -11,12 +11,14 @@ this file. What the model cannot say is written here once: which names a referen
 the refusals (memory estimate, timer bounds) are exercised too.
 
 :func:`scenario` composes a whole valid-by-construction scenario: a dumbbell or a graph,
-flows, UDP sources, web sessions and monitors over it. :func:`mutation` breaks one field of it.
+flows, UDP sources, web sessions and monitors over it. ``test_generated.mutated`` breaks one field of it.
 """
 
 from __future__ import annotations
 
+import copy
 import math
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -43,7 +45,7 @@ class Budget:
 BOUNDED = Budget()
 CAMPAIGN = Budget(duration_s=5.0, rate_bps=1_000_000_000, count=8, extreme=0.05)
 
-U64 = 2**64 - 1
+U64 = sc.U64_MAX
 
 
 # --- one value of one field --------------------------------------------------------------
@@ -252,16 +254,18 @@ def _flow_times(draw, duration_ms: int) -> dict[str, st.SearchStrategy]:
     }
 
 
-def repair(data: dict[str, Any], parse=sc.Scenario.parse, rounds: int = 20) -> tuple[dict[str, Any], Any] | None:
-    """The scenario with every field the model (``parse``) refuses left to its default instead,
-    until the model accepts it (fields drawn independently break cross-field rules such as
-    top >= bottom); None when that does not converge."""
-    import copy
+#: Fields a repair may drop before it gives up.
+REPAIR_ROUNDS = 20
 
+
+def repair(data: dict[str, Any]) -> tuple[dict[str, Any], Any] | None:
+    """The scenario with every field the model refuses left to its default instead, until the
+    model accepts it (fields drawn independently break cross-field rules such as top >= bottom);
+    None when that does not converge."""
     data = copy.deepcopy(data)
-    for _ in range(rounds):
+    for _ in range(REPAIR_ROUNDS):
         try:
-            return data, parse(data)
+            return data, sc.Scenario.parse(data)
         except sc.ScenarioError as e:
             for path, _message in e.errors:
                 if not _drop(data, path):
@@ -271,8 +275,6 @@ def repair(data: dict[str, Any], parse=sc.Scenario.parse, rounds: int = 20) -> t
 
 def _drop(data: Any, path: str) -> bool:
     """Delete the field at ``links[0].queue.red.top`` (an error path) from ``data``."""
-    import re
-
     keys: list[Any] = [int(k) if k.isdigit() else k for k in re.findall(r"[^.\[\]]+", path)]
     target = data
     for k in keys[:-1]:

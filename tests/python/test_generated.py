@@ -51,7 +51,9 @@ FIELD_ERROR = re.compile(r"^(?:[A-Za-z_][\w-]*|\[\d+\])(?:\.[A-Za-z_][\w-]*|\[\d
 @pytest.fixture(scope="module", autouse=True)
 def report_counts():
     yield
-    counts = {f"{kind} {outcome}": n for (kind, outcome), n in sorted(OUTCOMES.items())}
+    counts: dict[str, dict[str, int]] = {}
+    for (kind, outcome), n in sorted(OUTCOMES.items()):
+        counts.setdefault(kind, {})[outcome] = n
     print("\ngenerated cases:", json.dumps(counts, indent=1))
     if path := os.environ.get("PERTLAB_FUZZ_COUNTS"):
         with open(path, "w") as f:

@@ -25,7 +25,8 @@ The models live by subject: :mod:`.base` (quantities, the base model),
 (flows, UDP, web), :mod:`.model` (the whole scenario) and :mod:`.errors`.
 """
 
-from .base import MAX_PACKET_BYTES, U32, U32_MAX, U64_MAX, Count, Duration, NonNegative, PacketSize, Probability, Rate, Size, Time
+from ..units import U64_MAX
+from .base import MAX_PACKET_BYTES, U32, U32_MAX, Count, Duration, NonNegative, PacketSize, Probability, Rate, Size, Time
 from .controllers import CC_KINDS, CcSpec, Compound, Cubic, Fast, Hstcp, Illinois, Pert, PertAdaptive, PertPi, Reno, Vegas
 from .errors import ScenarioError
 from .model import MeasureWindow, MonitorSpec, Scenario

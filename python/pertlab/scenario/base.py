@@ -13,7 +13,6 @@ from pydantic_core import PydanticCustomError
 
 from ..units import RATE_FORMS, SIZE_FORMS, TIME_FORMS, parse_rate, parse_size, parse_time
 
-U64_MAX = 2**64 - 1
 U32_MAX = 2**32 - 1
 
 

@@ -27,14 +27,22 @@ class ScenarioError(ValueError):
         return cls([(_path(e["loc"]) + _item(e), _message(e)) for e in exc.errors()])
 
     @classmethod
-    def from_core(cls, exc: ValueError) -> ScenarioError:
+    def from_core(cls, exc: ValueError, default_limit: bool = False) -> ScenarioError:
         """The core raises ``ValueError("field.path: message")`` in its wire names
         (``monitor.sample_interval_ns``); the path is given back in the names people write
-        (``monitor.sample_interval``)."""
+        (``monitor.sample_interval``). ``default_limit``: the run was held to the memory
+        available now (no ``memory_limit`` given), which a refusal for memory then says."""
         path, _, message = str(exc).partition(": ")
         if not message:
             return cls([("scenario", str(exc))])
+        if default_limit and _MEMORY_REFUSAL in message:
+            message += _DEFAULT_LIMIT_NOTE
         return cls([(people_path(path), message)])
+
+
+#: The core's words for a run above the memory limit, and what a refusal adds when the limit was the default.
+_MEMORY_REFUSAL = "more than the memory limit"
+_DEFAULT_LIMIT_NOTE = " (the memory available now; raise it with memory_limit=BYTES, on the command line --memory-limit SIZE)"
 
 
 def people_path(path: str) -> str:

@@ -11,7 +11,8 @@ from typing import Annotated, Any
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 
 from ..units import format_time
-from .base import U32, U64_MAX, Duration, Time, _Model, _unit
+from ..units import U64_MAX
+from .base import U32, Duration, Time, _Model, _unit
 from .errors import ScenarioError
 from .topology import DumbbellSpec, LinkSpec
 from .traffic import FlowSpec, UdpSpec, WebSpec
@@ -127,13 +128,13 @@ class Scenario(_Model):
         default the memory available now, ``math.inf`` for none; see
         :func:`pertlab.run.run`); raises :class:`ScenarioError`. Returns ``self``."""
         from .. import _core
-        from ..run import _from_core, core_memory_limit
+        from ..memory import core_limit
 
-        limit = core_memory_limit(memory_limit)
+        limit = core_limit(memory_limit)
         try:
             _core.validate_json(self.to_wire_json(), limit)
         except ValueError as e:
-            raise _from_core(e, memory_limit is None) from None
+            raise ScenarioError.from_core(e, default_limit=memory_limit is None) from None
         return self
 
     @classmethod

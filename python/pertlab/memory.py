@@ -1,0 +1,44 @@
+"""The memory limit a run is held to: the bytes given, or the memory available now.
+
+The core estimates the memory a run needs before it builds anything
+(``crates/pertlab-sim/src/world/memory.rs``) and refuses the run above the limit it is
+handed; :func:`pertlab.run.run`, :meth:`pertlab.Scenario.check` and the builders' early
+check all take their limit from :func:`core_limit`.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from .scenario.errors import ScenarioError
+
+__all__ = ["available_memory", "core_limit"]
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available for new work now: ``MemAvailable`` of
+    ``/proc/meminfo`` (Linux), else psutil's figure when psutil is installed,
+    else None (no limit)."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import psutil
+    except ImportError:
+        return None
+    return int(psutil.virtual_memory().available)
+
+
+def core_limit(memory_limit: float | None) -> int | None:
+    """The limit handed to the core: ``memory_limit`` bytes, the available
+    memory when None, no limit (None) for ``math.inf``. Anything else is an error
+    naming ``memory_limit``."""
+    if memory_limit is None:
+        return available_memory()
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float)) or math.isnan(memory_limit) or memory_limit <= 0:
+        raise ScenarioError([("memory_limit", f"must be a positive number of bytes, or math.inf for no limit, got {memory_limit!r}")])
+    return None if math.isinf(memory_limit) else int(memory_limit)
