@@ -508,6 +508,13 @@ impl DumbbellSpec {
         self.access_queue.validate(&format!("{path}.access_queue"))
     }
 
+    /// Nodes and links `expand` makes, counted without making them: 2 pairs + 2
+    /// and 2 pairs + 1.
+    pub fn graph_size(&self) -> (u64, u64) {
+        let pairs = u64::from(self.pairs);
+        (2 * pairs + 2, 2 * pairs + 1)
+    }
+
     /// Nodes s0.., d0.., r0, r1 and links "s{i}-r0", "bottleneck", "r1-d{i}".
     pub fn expand(&self) -> (Vec<String>, Vec<LinkSpec>) {
         let n = self.pairs as usize;

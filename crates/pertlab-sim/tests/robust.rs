@@ -17,9 +17,7 @@ fn two_nodes(duration_ns: u64, queue: &str, tcp: &str) -> String {
 
 fn run(json: &str) -> Results {
     let s = Scenario::from_json(json).expect("parses");
-    let mut w = World::build(&s).unwrap_or_else(|e| panic!("refused: {e}"));
-    w.run(&mut |_| true);
-    w.into_results()
+    pertlab_sim::run(&s).unwrap_or_else(|e| panic!("refused: {e}"))
 }
 
 #[test]
@@ -112,12 +110,9 @@ fn adaptive_pert_mode_time_fits_in_the_window() {
     assert!(modes.iter().all(|&t| t > 1.0), "the flows go through every mode: {modes:?}");
 }
 
+/// The error building `json` (no memory limit).
 fn refusal(json: &str) -> String {
-    let s = Scenario::from_json(json).expect("parses");
-    match World::build(&s) {
-        Ok(_) => panic!("accepted: {json}"),
-        Err(e) => e.to_string(),
-    }
+    refusal_within(json, u64::MAX)
 }
 
 /// A 1 kbit/s link for 3 s with TCP options `tcp`.

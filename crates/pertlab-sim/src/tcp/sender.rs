@@ -307,16 +307,13 @@ impl TcpSender {
         self.overhead.as_ref().and_then(SendOverhead::due)
     }
 
-    /// Data segments produced and held by the send overhead: neither sent nor in the network.
-    pub fn held(&self) -> usize {
-        self.overhead.as_ref().map_or(0, SendOverhead::held)
-    }
-
     /// The send overhead's release is due at `now` (the engine calls this only
-    /// when `release_deadline() == Some(now)`; other calls are ignored): the held
-    /// segments leave the host, appended to `out`.
+    /// when `release_deadline()` is due at `now`, see `TimerSlot::on_pop`;
+    /// checked in debug builds): the held segments leave the host, appended to
+    /// `out`.
     pub fn on_release(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let Some(overhead) = self.overhead.as_mut().filter(|o| o.due().is_some_and(|at| at <= now)) else { return };
+        let Some(overhead) = self.overhead.as_mut() else { return };
+        debug_assert!(overhead.due().is_some_and(|at| at <= now), "release at {now} before it is due ({:?})", overhead.due());
         let from = out.len();
         overhead.release(now, out);
         for pkt in &out[from..] {

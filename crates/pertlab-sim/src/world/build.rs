@@ -29,7 +29,7 @@ impl Network {
     fn prepare(scenario: &Scenario, limit: MemoryLimit) -> Result<Prepared, ConfigError> {
         scenario.validate()?;
         let first = memory::from_scenario(scenario);
-        if first.clone().with_output(limit.per_recorded_value).total() > limit.bytes {
+        if first.total_with_output(limit.per_recorded_value) > limit.bytes {
             return Ok(Prepared::TooLarge(first.with_output(limit.per_recorded_value)));
         }
         let mut estimate = first;
@@ -150,7 +150,7 @@ impl World {
             let at = session.start_time(&self.scenario.web[session.group as usize]);
             q.push(at, Event::WebPage(s as u32));
         }
-        if self.monitor.sampling().is_some() {
+        if self.monitor.sample_interval.is_some() {
             q.push(0, Event::Sample);
         }
     }

@@ -42,9 +42,7 @@ impl World {
                 if flow.release.on_pop(now, flow.sender.release_deadline(), queue, ev) {
                     let mut out = std::mem::take(&mut self.out);
                     flow.sender.on_release(now, &mut out);
-                    for pkt in out.drain(..) {
-                        self.inject(pkt);
-                    }
+                    self.inject_all(&mut out);
                     self.out = out;
                 }
             }
@@ -72,7 +70,7 @@ impl World {
             Event::WebObject(s) => self.web_object(s),
             Event::Sample => {
                 self.monitor.sample(self.now, &self.channels, &self.flows);
-                if let Some(dt) = self.monitor.sampling() {
+                if let Some(dt) = self.monitor.sample_interval {
                     self.queue.push(self.now.saturating_add(dt), Event::Sample);
                 }
             }
@@ -82,23 +80,20 @@ impl World {
     }
 
     /// Inject the packets a sender sent (those its send overhead holds wait for
-    /// their release), then re-arm its timer.
+    /// their release), then re-arm its timers. Arming the release after the
+    /// packets is the order of arming it before them: with a send overhead the
+    /// sender holds every segment, so `out` is empty; without one there is no
+    /// release to arm.
     fn emit_from_sender(&mut self, f: u32, out: &mut Vec<Packet>) {
+        self.inject_all(out);
         if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
             flow.release.arm(flow.sender.release_deadline(), &mut self.queue, Event::SendRelease(f));
-        }
-        for pkt in out.drain(..) {
-            self.inject(pkt);
-        }
-        if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
             flow.rto.arm(flow.sender.rto_deadline(), &mut self.queue, Event::Rto(f));
         }
     }
 
     fn emit_from_receiver(&mut self, f: u32, out: &mut Vec<Packet>) {
-        for pkt in out.drain(..) {
-            self.inject(pkt);
-        }
+        self.inject_all(out);
         if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
             flow.delack.arm(flow.receiver.delack_deadline(), &mut self.queue, Event::DelAck(f));
         }
@@ -138,6 +133,13 @@ impl World {
         let session = &mut self.web.sessions[conn.session as usize];
         let next = session.complete(&self.scenario.web[session.group as usize], self.now);
         self.schedule_web(conn.session, next);
+    }
+
+    /// The packets in `out` enter the network in order; `out` is left empty.
+    fn inject_all(&mut self, out: &mut Vec<Packet>) {
+        for pkt in out.drain(..) {
+            self.inject(pkt);
+        }
     }
 
     /// A packet enters the network at its source node.

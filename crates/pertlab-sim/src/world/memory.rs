@@ -48,7 +48,7 @@ use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::Red;
 use crate::queue::{QueueCounters, QueueLimit};
-use crate::scenario::{CcSpec, FlowSpec, LinkSpec, QueueSpec, Scenario, SizeDist, UdpSpec};
+use crate::scenario::{CcSpec, DumbbellSpec, FlowSpec, LinkSpec, QueueSpec, Scenario, SizeDist, UdpSpec};
 use crate::stats::{ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
@@ -100,14 +100,15 @@ impl MemoryLimit {
 }
 
 /// The memory a run needs, by part.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct MemoryEstimate {
     pub parts: Vec<MemoryPart>,
     /// Values the time series and traces record (rows x columns), and the
     /// field that decides most of them.
     pub recorded_values: u64,
-    #[serde(skip)]
     recorded_field: String,
+    /// The most values one `record` call added: `recorded_field`'s.
+    recorded_most: u64,
     /// Both stages were estimated (the second needs the network built, which
     /// is skipped when the first stage alone exceeds the limit).
     pub complete: bool,
@@ -125,15 +126,26 @@ impl MemoryEstimate {
     }
 
     fn record(&mut self, field: &str, values: u64) {
-        if values > self.recorded_values {
+        if values > self.recorded_most {
             self.recorded_field = field.to_string();
+            self.recorded_most = values;
         }
         self.recorded_values = self.recorded_values.saturating_add(values);
     }
 
+    /// The total after `with_output(per_value)`, without building it.
+    pub fn total_with_output(&self, per_value: u64) -> u64 {
+        self.total().saturating_add(self.output_bytes(per_value))
+    }
+
+    /// What the recorded values cost the caller, at `per_value` bytes each.
+    fn output_bytes(&self, per_value: u64) -> u64 {
+        self.recorded_values.saturating_mul(per_value)
+    }
+
     /// Add what the recorded values cost the caller, at `per_value` bytes each.
     pub fn with_output(mut self, per_value: u64) -> MemoryEstimate {
-        let bytes = self.recorded_values.saturating_mul(per_value);
+        let bytes = self.output_bytes(per_value);
         let field = std::mem::take(&mut self.recorded_field);
         self.add(field, format!("{} recorded values passed on to the caller", self.recorded_values), bytes, "record less (monitor)");
         self
@@ -295,26 +307,26 @@ fn topology(s: &Scenario, est: &mut MemoryEstimate) {
             + channel_bytes(q)
             + channel_bytes(q_ba)
     };
-    let (field, nodes, bytes) = match &s.dumbbell {
+    let (nodes, links) = graph_size(s);
+    let (field, bytes) = match &s.dumbbell {
         Some(d) => {
             let pairs = u64::from(d.pairs);
             let reverse = d.bottleneck_queue_reverse.as_ref().unwrap_or(&d.bottleneck_queue);
-            let bytes = (2 * pairs + 2)
+            let bytes = nodes
                 .saturating_mul(node)
                 .saturating_add((2 * pairs).saturating_mul(link(&d.access_queue, &d.access_queue)))
                 .saturating_add(link(&d.bottleneck_queue, reverse))
                 // The delays given per pair.
                 .saturating_add(((d.sender_access_delay_ns.len() + d.receiver_access_delay_ns.len()) * size_of::<SimTime>()) as u64);
-            ("dumbbell.pairs", 2 * pairs + 2, bytes)
+            ("dumbbell.pairs", bytes)
         }
         None => {
             // The world's copy of the scenario holds the graph a second time.
-            let links =
+            let specs =
                 s.links.iter().map(|l| link(&l.queue, l.queue_ba.as_ref().unwrap_or(&l.queue)) + size_of::<LinkSpec>() as u64).fold(0, u64::saturating_add);
-            ("links", s.nodes.len() as u64, (2 * s.nodes.len() as u64).saturating_mul(node).saturating_add(links))
+            ("links", (2 * nodes).saturating_mul(node).saturating_add(specs))
         }
     };
-    let links = s.dumbbell.as_ref().map_or(s.links.len() as u64, |d| 2 * u64::from(d.pairs) + 1);
     est.add(field, format!("{nodes} nodes and {links} links"), bytes, "a smaller network");
 }
 
@@ -330,10 +342,8 @@ fn routes(s: &Scenario, est: &mut MemoryEstimate) {
     for w in &s.web {
         ends.extend(w.clients.iter().chain(&w.servers).map(String::as_str));
     }
-    let (field, nodes) = match &s.dumbbell {
-        Some(d) => ("dumbbell.pairs", 2 * u64::from(d.pairs) + 2),
-        None => ("nodes", s.nodes.len() as u64),
-    };
+    let field = if s.dumbbell.is_some() { "dumbbell.pairs" } else { "nodes" };
+    let (nodes, _) = graph_size(s);
     let destinations = (ends.len() as u64).min(nodes);
     let bytes = destinations.saturating_mul(nodes).saturating_mul(size_of::<u32>() as u64).saturating_add(nodes * size_of::<Vec<u32>>() as u64);
     est.add(field, format!("routes towards {destinations} endpoints from {nodes} nodes"), bytes, "fewer nodes or endpoints");
@@ -370,9 +380,14 @@ fn web_completions(s: &Scenario, g: usize, w: &WebSpec, rtt: SimTime, est: &mut 
     );
 }
 
+/// Nodes and links of the scenario's network, a dumbbell's counted without expanding it.
+fn graph_size(s: &Scenario) -> (u64, u64) {
+    s.dumbbell.as_ref().map_or((s.nodes.len() as u64, s.links.len() as u64), DumbbellSpec::graph_size)
+}
+
 /// Channels of the scenario's network: two per link.
 fn channels(s: &Scenario) -> u64 {
-    s.dumbbell.as_ref().map_or(2 * s.links.len() as u64, |d| 2 * (2 * u64::from(d.pairs) + 1))
+    2 * graph_size(s).1
 }
 
 /// The time series: one row per sample and sampled queue or flow.
@@ -701,6 +716,29 @@ mod tests {
         e.record("monitor.sample_interval_ns", 1000);
         let e = e.with_output(40);
         assert_eq!(e.parts.last().map(|p| (p.field.as_str(), p.bytes)), Some(("monitor.sample_interval_ns", 40_400)));
+    }
+
+    #[test]
+    fn the_output_is_named_after_the_field_that_records_most() {
+        // 60 is less than the 90 recorded before it, but more than either of those.
+        let mut e = MemoryEstimate::default();
+        e.record("flows", 50);
+        e.record("links", 40);
+        e.record("monitor.trace_flows", 60);
+        assert_eq!(e.recorded_values, 150);
+        assert_eq!(e.total_with_output(2), 300);
+        let e = e.with_output(2);
+        assert_eq!(e.parts.last().map(|p| (p.field.as_str(), p.bytes)), Some(("monitor.trace_flows", 300)));
+        assert_eq!(e.total(), 300);
+    }
+
+    #[test]
+    fn a_dumbbell_is_counted_as_it_expands() {
+        let s = crate::presets::canonical_dumbbell(3, 1);
+        let d = s.dumbbell.as_ref().unwrap();
+        let (nodes, links) = d.expand();
+        assert_eq!(d.graph_size(), (nodes.len() as u64, links.len() as u64));
+        assert_eq!(channels(&s), 2 * links.len() as u64);
     }
 
     #[test]

@@ -37,7 +37,8 @@ impl QueuePositionCounts {
 
 /// The monitors of a run and what they recorded.
 pub(super) struct Monitors {
-    sample_interval: Option<SimTime>,
+    /// The interval of the time series; none when there is nothing to sample.
+    pub sample_interval: Option<SimTime>,
     sampled_channels: Vec<u32>,
     sampled_flows: Vec<u32>,
     /// Per-packet trace: which flows (a flag per long flow), which channel.
@@ -96,8 +97,9 @@ impl Monitors {
             QueueLimit::Packets(n) => n,
             QueueLimit::Bytes(_) => 0,
         });
+        let sample_interval = m.sample_interval_ns.filter(|_| !sampled_channels.is_empty() || !sampled_flows.is_empty());
         Ok(Monitors {
-            sample_interval: m.sample_interval_ns,
+            sample_interval,
             sampled_channels,
             sampled_flows,
             traced,
@@ -107,11 +109,6 @@ impl Monitors {
             queue_series: QueueSeries::default(),
             flow_series: FlowSeries::default(),
         })
-    }
-
-    /// The interval of the time series, when there is something to sample.
-    pub fn sampling(&self) -> Option<SimTime> {
-        self.sample_interval.filter(|_| !self.sampled_channels.is_empty() || !self.sampled_flows.is_empty())
     }
 
     /// Whether long flow `f` is traced.

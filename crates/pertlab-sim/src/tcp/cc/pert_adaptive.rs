@@ -343,12 +343,11 @@ pub struct PertAdaptive {
     /// ACKed segments whose RTT sample put `q` in each region, this period.
     region_acks: [u64; 3],
     /// Start and end of the current alpha period; none before the first sample.
+    /// The current mode came into force at the period's start.
     period: Option<(SimTime, SimTime)>,
-    /// Time each mode was in force until `mode_since`: a mode decided at a
-    /// period's end is in force until the next period's end.
+    /// Time each mode was in force until the current period's start: a mode
+    /// decided at a period's end is in force until the next period's end.
     mode_time_ns: [u64; 3],
-    /// When the current mode came into force; none before the first sample.
-    mode_since: Option<SimTime>,
     /// Loss-event and early-response intervals (`p` and `p'`).
     losses: LossIntervals,
     early: LossIntervals,
@@ -370,7 +369,6 @@ impl PertAdaptive {
             region_acks: [0; 3],
             period: None,
             mode_time_ns: [0; 3],
-            mode_since: None,
             losses: LossIntervals::new(cfg.interval_weights.clone()),
             early: LossIntervals::new(cfg.interval_weights.clone()),
             early_responses: 0,
@@ -462,7 +460,6 @@ impl PertAdaptive {
     /// saw `q`, step alpha, start the next period.
     fn end_period(&mut self, now: SimTime) {
         self.mode_time_ns = self.mode_time(now);
-        self.mode_since = Some(now);
         let most = *self.region_acks.iter().max().unwrap_or(&0);
         if most > 0 {
             self.mode = [Mode::HighSpeed, Mode::Safe, Mode::Compete][self.region_acks.iter().position(|&n| n == most).unwrap_or(1)];
@@ -479,7 +476,7 @@ impl PertAdaptive {
     /// Time each mode has been in force up to `now`.
     fn mode_time(&self, now: SimTime) -> [u64; 3] {
         let mut t = self.mode_time_ns;
-        if let Some(since) = self.mode_since {
+        if let Some((since, _)) = self.period {
             t[self.mode as usize] += now.saturating_sub(since);
         }
         t
@@ -551,10 +548,7 @@ impl CongestionControl for PertAdaptive {
         self.q_max = self.q_max.max(seen);
         self.region_acks[self.region() as usize] += n.max(1);
         match self.period {
-            None => {
-                self.mode_since = Some(tp.now);
-                self.start_period(tp.now);
-            }
+            None => self.start_period(tp.now),
             Some((_, end)) if tp.now >= end => self.end_period(tp.now),
             Some(_) => {}
         }
