@@ -37,7 +37,7 @@ from . import interrupt
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["run_tasks", "Workers", "code_fingerprint"]
+__all__ = ["run_tasks", "Workers", "code_fingerprint", "write_atomically"]
 
 #: How often the gathering loop looks for finished tasks and stop signals, seconds.
 POLL_S = 0.05
@@ -119,7 +119,7 @@ def _python_ignoring_stop_signals() -> Path:
     path = Path(tempfile.gettempdir()) / f"pertlab-{os.getuid()}" / f"python-{hashlib.sha256(text.encode()).hexdigest()[:12]}"
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
-        _write_atomically(path, text.encode(), mode=0o755)
+        write_atomically(path, text.encode(), mode=0o755)
     return path
 
 
@@ -160,7 +160,7 @@ class Workers:
             i = todo[j]
             results[i] = result
             if paths[i] is not None:
-                _write_atomically(paths[i], pickle.dumps(result))
+                write_atomically(paths[i], pickle.dumps(result))
 
         run_tasks(fn, [items[i] for i in todo], keep, jobs=self.jobs, cluster=self.cluster)
         return [results[i] for i in range(len(items))]
@@ -171,7 +171,9 @@ class Workers:
         return self.store / f"{key}.pickle"
 
 
-def _write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
+def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
+    """Write ``data`` to ``path`` through a temporary file renamed over it: a reader sees the old
+    file or the whole new one, never a part (a kill mid-write leaves only the temporary file)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_bytes(data)

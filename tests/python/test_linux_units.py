@@ -51,10 +51,6 @@ def test_parameter_validation_names_the_field(kwargs: dict, message: str) -> Non
 )
 def test_load_errors_name_the_flag_and_exit_2(args: list[str], first_line: str) -> None:
     """Checked before anything is compiled or loaded, so it needs neither root nor BPF."""
-    from typer.testing import CliRunner
-
-    from pertlab.cli import app
-
     r = CliRunner().invoke(app, ["linux", "load", "pert", *args])
     assert r.exit_code == 2 and r.stderr.startswith(first_line), r.output
 
@@ -114,6 +110,13 @@ def test_pert_thresholds_beyond_the_kernel_codes_bound_are_field_errors() -> Non
         TestbedScenario.parse({"pert": {"t_max": "1h"}})
     assert str(e.value) == "pert.t_max: must be at most 1e+06 ms, got 3600000.0"
     assert TestbedScenario.parse({"pert": {"t_max": "1000s"}}).pert_params().t_max_ms == 1e6
+
+
+def test_a_curve_end_beyond_the_kernel_codes_bound_names_the_scenario_field() -> None:
+    """The loader's t_end_ms is the scenario's t_curve_end (it was reported as ``pert.t_end``)."""
+    with pytest.raises(ScenarioError) as e:
+        TestbedScenario.parse({"pert": {"t_curve_end": "1h"}})
+    assert str(e.value) == "pert.t_curve_end: must be at most 1e+06 ms, got 3600000.0"
 
 
 def test_two_bad_fields_two_lines() -> None:

@@ -53,6 +53,11 @@ def _namespaces() -> set[str]:
     return {ns for ns in runs.list_namespaces() if ns.startswith("pltb")}
 
 
+def _run_id(namespaces: set[str]) -> str:
+    """The run id in the name of one of a run's namespaces (``pltb-RUN_ID-role``)."""
+    return next(iter(namespaces)).split("-")[1]
+
+
 def _pert_struct_ops() -> set[int]:
     """Ids of the struct_ops maps named pert that are loaded (registered or kept by sockets)."""
     out = subprocess.run(["bpftool", "-j", "struct_ops", "list"], capture_output=True, text=True, check=True).stdout
@@ -199,7 +204,7 @@ def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_
     assert "SIGINT: already stopping" in err and "Traceback" not in err, err
     # The flows' results up to the Ctrl-C are printed.
     assert "interrupted at" in out and "   0   pert" in out, out
-    assert not (runs.RUN_ROOT / next(iter(new)).split("-")[1]).exists()  # nothing left for a cleanup
+    assert not (runs.RUN_ROOT / _run_id(new)).exists()  # nothing left for a cleanup
 
 
 @covers("testbed run", "SCENARIO", "--out", "--json")
@@ -240,7 +245,7 @@ def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path
     assert new <= _namespaces()
     r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
-    run_id = next(iter(new)).split("-")[1]
+    run_id = _run_id(new)
     assert f"removed run {run_id} (pid {p.pid}" in r.stdout and "its driver is gone" in r.stdout, r.stdout
     assert not _namespaces() & new
     assert not (runs.RUN_ROOT / run_id).exists()
@@ -284,7 +289,7 @@ def test_sigkill_then_pid_reuse_next_run_and_cleanup_remove_leftovers(tmp_path: 
             new = _flows_running(before, q, after_s=0.2)
             q.kill()
             q.communicate()
-        run_json = runs.RUN_ROOT / next(iter(new)).split("-")[1] / "run.json"
+        run_json = runs.RUN_ROOT / _run_id(new) / "run.json"
         run_json.write_text(json.dumps(json.loads(run_json.read_text()) | {"pid": impostor.pid}))
         r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
         assert r.returncode == 0 and f"(pid {impostor.pid}" in r.stdout, r.stdout + r.stderr

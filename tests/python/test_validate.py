@@ -6,10 +6,16 @@ wheel and a C++ compiler are; these tests need neither.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
+from typer.testing import CliRunner
 
 import pertlab
 from pertlab import lockstep
+from pertlab.cli import app
+from pertlab.linux import compare as linux_compare
+from pertlab.linux import testbed
 from pertlab.validate.cases import FULL, QUICK, Case, Explained
 from pertlab.validate.compare import CaseResult, verdicts
 from pertlab.validate.tolerance import METRICS, TOLERANCES
@@ -77,6 +83,18 @@ def test_verdicts_assert_the_explained_difference_and_catch_its_flip():
     assert verdicts(_result({"drop_rate": 0.08}, {"drop_rate": 0.08}, explained))["drop_rate"] == "explained difference not seen"
     assert verdicts(_result({"drop_rate": 0.12}, {"drop_rate": 0.08}))["drop_rate"] == "differs"
     assert set(verdicts(_result({}, None)).values()) == {"not in ns-3"}
+
+
+@pytest.mark.parametrize("real", [None, SimpleNamespace(interrupted=True)], ids=["simulation", "testbed"])
+def test_an_interrupted_kernel_case_is_not_kept(tmp_path, monkeypatch, real):
+    """``testbed compare`` returns no testbed results (the simulation was interrupted) or
+    interrupted ones: ``validate kernel`` stops as on Ctrl-C (exit 130) and keeps nothing,
+    where it read whatever result files the case's folder held."""
+    monkeypatch.setattr(testbed, "support_problem", lambda needs_pert: None)
+    monkeypatch.setattr(linux_compare, "compare", lambda sc, out: ("report", real))
+    r = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(tmp_path)])
+    assert r.exit_code == 130 and r.stderr.startswith("interrupted: finished cases are kept in"), r.output
+    assert not (tmp_path / "runs").exists()
 
 
 def test_identical_flows_in_lock_step_are_warned_about():

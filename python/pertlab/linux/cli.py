@@ -36,15 +36,14 @@ def load(
     no_slow_start_response: Annotated[bool, typer.Option("--no-slow-start-response", help="No early responses in slow start.")] = False,
 ) -> None:
     """Compile (clang) and register NAME as a TCP congestion control, pinned in bpffs."""
-    from .loader import PertParams, load as do_load
+    from .loader import PertParamError, PertParams, load as do_load
 
     params = PertParams(t_min_ms, t_max_ms, t_end_ms, p_max, decrease, srtt_weight, literal, not no_slow_start_response)
     try:
         params.validate()
-    except ValueError as e:
+    except PertParamError as e:
         # Bad input: the message names the flag the user wrote (t_min_ms -> --t-min-ms), exit 2.
-        field, _, message = str(e).partition(": ")
-        _die(f"--{field.replace('_', '-')}: {message}", 2)
+        _die(f"--{e.field.replace('_', '-')}: {e.message}", 2)
     try:
         pin = do_load(name, params)
     except (RuntimeError, ValueError) as e:

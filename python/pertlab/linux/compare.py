@@ -59,7 +59,7 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         return report, None
     real = run(sc)
     real.write(out / "testbed")
-    sq = sim.queues.sort("utilization", descending=True).to_dicts()[0]
+    sq = sim.bottleneck
     rq = real.queues.to_dicts()[0]
     rows = []
 

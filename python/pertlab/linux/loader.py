@@ -51,6 +51,16 @@ def _round(x: float) -> int:
     return int(math.floor(x + 0.5))
 
 
+class PertParamError(ValueError):
+    """A parameter the kernel code cannot take: ``field`` (a :class:`PertParams` field name) and
+    ``message``; reads ``field: message``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
 @dataclass
 class PertParams:
     """PERT/RED parameters in the paper's units (Section 3); defaults are the paper's."""
@@ -66,21 +76,21 @@ class PertParams:
     respond_in_slow_start: bool = True
 
     def validate(self) -> None:
-        """Raise ValueError("field: message") for parameters the kernel code cannot take."""
+        """Raise :class:`PertParamError` for parameters the kernel code cannot take."""
         for name in ("t_min_ms", "t_max_ms", "t_end_ms"):
             v = getattr(self, name)
             if v is not None and not v <= MAX_TIME_MS:
-                raise ValueError(f"{name}: must be at most {MAX_TIME_MS:g} ms, got {v}")
+                raise PertParamError(name, f"must be at most {MAX_TIME_MS:g} ms, got {v}")
         if not 0 <= self.t_min_ms < self.t_max_ms:
-            raise ValueError(f"t_min_ms: need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}")
+            raise PertParamError("t_min_ms", f"need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}")
         if self.t_end_ms is not None and self.t_end_ms <= self.t_max_ms:
-            raise ValueError(f"t_end_ms: must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}")
+            raise PertParamError("t_end_ms", f"must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}")
         if not 0 < self.p_max <= 1:
-            raise ValueError(f"p_max: must lie in (0, 1], got {self.p_max}")
+            raise PertParamError("p_max", f"must lie in (0, 1], got {self.p_max}")
         for name in ("decrease", "srtt_weight"):
             v = getattr(self, name)
             if not 0 < v < 1:
-                raise ValueError(f"{name}: must lie strictly between 0 and 1, got {v}")
+                raise PertParamError(name, f"must lie strictly between 0 and 1, got {v}")
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertParams":

@@ -25,7 +25,7 @@ from pydantic_core import PydanticCustomError
 from ..scenario import U64_MAX, Count, Duration, Pert, Rate, ScenarioError, Size, Time
 from ..scenario.base import _compared_to, _Model
 from ..units import format_time
-from .loader import PertParams
+from .loader import PertParamError, PertParams
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,6 +38,8 @@ __all__ = ["KERNEL_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedScenario", "l
 KERNEL_CCS = ("reno", "cubic", "bbr")
 CCS = (*KERNEL_CCS, "pert")
 FRAME_BYTES = 1514  # a full-size Ethernet frame, what htb and bfifo count
+#: The loader's names of the ``[pert]`` table's fields where they differ (the rest are the same).
+PERT_FIELDS = {"t_min_ms": "t_min", "t_max_ms": "t_max", "t_end_ms": "t_curve_end"}
 
 
 class Bottleneck(_Model):
@@ -87,9 +89,8 @@ class TestbedScenario(_Model):
         """The eBPF program's fixed point takes thresholds up to the loader's bound (10^6 ms)."""
         try:
             PertParams.from_sim_config(v.model_dump(by_alias=True)).validate()
-        except ValueError as e:
-            field, _, message = str(e).partition(": ")
-            raise PydanticCustomError("field_error", "{message}", {"field": field.removesuffix("_ms"), "message": message}) from None
+        except PertParamError as e:
+            raise PydanticCustomError("field_error", "{message}", {"field": PERT_FIELDS.get(e.field, e.field), "message": e.message}) from None
         return v
 
     @classmethod

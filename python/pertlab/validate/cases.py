@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ..builders import dumbbell
 from ..scenario import Scenario
 
-__all__ = ["Case", "Explained", "QUICK", "FULL", "COMMON_TCP"]
+__all__ = ["Case", "Explained", "explained", "QUICK", "FULL", "COMMON_TCP"]
 
 #: ns-3 bounds the whole RTO by MinRto (RFC 6298 2.4); pertlab's default bounds SRTT's margin (Linux).
 COMMON_TCP: dict[str, Any] = {"rto_min_on": "rto"}
@@ -30,6 +30,11 @@ class Explained:
     metric: str
     direction: Literal["higher", "lower"]
     anchor: str
+
+
+def explained(anchor: str, **directions: Literal["higher", "lower"]) -> tuple[Explained, ...]:
+    """The differences of one section of docs/validation.md: ``metric="higher"`` or ``"lower"``, in order."""
+    return tuple(Explained(metric, direction, anchor) for metric, direction in directions.items())
 
 
 @dataclass(frozen=True)
@@ -85,15 +90,15 @@ FULL: tuple[Case, ...] = (
     case("pie", "PIE", **BASE, queue="pie"),
     case("pie-ecn", "PIE, ECN", **BASE, queue="pie", ecn=True),
     # Issue 19's report: the same PIE network against ns-3's TcpNewReno, which is not pertlab's Reno.
-    case("pie-ns3-newreno", "PIE against ns-3's TcpNewReno", (Explained("drop_rate", "higher", NEWRENO),), "ns3::TcpNewReno", **BASE, queue="pie"),
+    case("pie-ns3-newreno", "PIE against ns-3's TcpNewReno", explained(NEWRENO, drop_rate="higher"), "ns3::TcpNewReno", **BASE, queue="pie"),
     case(
         "pie-ecn-ns3-newreno", "PIE, ECN, against ns-3's TcpNewReno",
-        (Explained("drop_rate", "higher", NEWRENO), Explained("mark_rate", "lower", NEWRENO)), "ns3::TcpNewReno", **BASE, queue="pie", ecn=True,
+        explained(NEWRENO, drop_rate="higher", mark_rate="lower"), "ns3::TcpNewReno", **BASE, queue="pie", ecn=True,
     ),  # fmt: skip
     # Senders.
     case(
         "newreno", "NewReno (no SACK)",
-        tuple(Explained(m, d, RENO_SACK) for m, d in (("drop_rate", "lower"), ("utilization", "higher"), ("jain", "lower"), ("goodput_cov", "higher"))),
+        explained(RENO_SACK, drop_rate="lower", utilization="higher", jain="lower", goodput_cov="higher"),
         **CC_BASE, cc="newreno",
     ),  # fmt: skip
     case("sack-10", "SACK, 10 flows", **CC_BASE, cc="sack"),
@@ -102,7 +107,7 @@ FULL: tuple[Case, ...] = (
     case("hstcp", "HighSpeed TCP", **CC_BASE, cc="hstcp"),
     case(
         "illinois", "Illinois",
-        tuple(Explained(m, d, ILLINOIS) for m, d in (("avg_queue_pkts", "lower"), ("drop_rate", "higher"), ("jain", "higher"), ("goodput_cov", "lower"))),
+        explained(ILLINOIS, avg_queue_pkts="lower", drop_rate="higher", jain="higher", goodput_cov="lower"),
         **CC_BASE, cc="illinois",
     ),  # fmt: skip
     case("pert", "PERT", **CC_BASE, cc="pert"),

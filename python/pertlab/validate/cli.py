@@ -44,16 +44,15 @@ def ns3(
 def _finish(results: list, folder: Path, title: str, tool: str, as_json: bool) -> None:
     """Write the report; print the rows (``--json``) or the metrics that do not agree; exit 1 on an
     unexplained difference or an explained one not seen."""
-    from .compare import rows
+    from .compare import NOT_IN_REFERENCE
     from .report import write_report
 
-    counts = write_report(results, folder, title, tool)
-    table = rows(results)
+    counts, table = write_report(results, folder, title, tool)
     if as_json:
         sys.stdout.write(json.dumps({"verdicts": counts, "rows": table}) + "\n")
     else:
         for row in table:
-            if row["verdict"] not in ("agrees", "not in ns-3"):
+            if row["verdict"] not in ("agrees", NOT_IN_REFERENCE):
                 typer.echo(f"{row['case']:>12} {row['metric']:<15} pertlab {row['pertlab']:.4g}  {tool} {row['reference']:.4g}  {row['verdict']}")
         typer.echo(", ".join(f"{n} {v}" for v, n in sorted(counts.items())) + f"; report: {folder / 'report.html'}")
     if counts.get("differs") or counts.get("explained difference not seen"):
@@ -69,9 +68,9 @@ def kernel(
     """Run testbed scenarios (kernel reno, cubic, the eBPF PERT; bfifo) in the namespace testbed and in pertlab
     through `testbed compare`; write report.md and report.html as `validate ns3` does. Needs root."""
     from ..linux.testbed import support_problem
-    from .kernel import run_kernel
+    from .kernel import cases, needs_pert, run_kernel
 
-    why = support_problem(needs_pert=not quick)
+    why = support_problem(needs_pert=needs_pert(cases(quick)))
     if why:
         typer.echo(f"error: testbed: {why}", err=True)
         raise typer.Exit(2)

@@ -4,31 +4,24 @@ A case's result holds both tools' values of the metrics of :mod:`.tolerance`; ea
 gets a verdict: "agrees" (within the tolerance), "explained" (outside it in the direction
 the case explains, docs/validation.md), "differs" (outside, unexplained), "explained
 difference not seen" (the explained difference is gone or reversed: the docs are out of
-date), or "missing" when the reference cannot run the case (then ``missing`` says why).
+date), or :data:`NOT_IN_REFERENCE` when the reference cannot run the case (then
+``CaseResult.missing`` says why).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
+from .._core import jain_index
 from .tolerance import METRICS, TOLERANCES
 
-__all__ = ["CaseResult", "verdicts", "rows", "spread"]
+__all__ = ["CaseResult", "verdicts", "rows", "metrics", "NOT_IN_REFERENCE"]
 
-
-class _Explained(Protocol):
-    metric: str
-    direction: str
-    anchor: str
-
-
-class _Case(Protocol):
-    name: str
-    what: str
-    explained: tuple[_Explained, ...]
+#: The verdict of every metric of a case the reference cannot run (only ns-3 lacks some).
+NOT_IN_REFERENCE = "not in ns-3"
 
 
 @dataclass(frozen=True)
@@ -41,18 +34,26 @@ class CaseResult:
     seconds: dict[str, float]
 
 
-def spread(goodputs: np.ndarray) -> tuple[float, float]:
-    """(Jain's index, coefficient of variation) of per-flow goodputs; NaN when all are 0."""
+def _cov(goodputs: np.ndarray) -> float:
+    """The coefficient of variation of per-flow goodputs; NaN when all are 0."""
     mean = goodputs.mean()
-    if mean <= 0:
-        return float("nan"), float("nan")
-    return float(goodputs.sum() ** 2 / (len(goodputs) * (goodputs**2).sum())), float(goodputs.std() / mean)
+    return float(goodputs.std() / mean) if mean > 0 else float("nan")
 
 
-def verdicts(result: CaseResult, missing: str = "not in ns-3") -> dict[str, str]:
-    """The verdict of each metric (module doc); ``missing`` is the word for a case the reference lacks."""
+def metrics(queue: dict[str, Any], goodputs: Any, jain: float | None = None) -> dict[str, float]:
+    """The metrics of :mod:`.tolerance` from a bottleneck queue's summary and the flows' goodputs;
+    ``jain`` when the results already hold Jain's index (``Results.jain``), else the core's
+    :func:`pertlab._core.jain_index` of ``goodputs``."""
+    goodputs = np.asarray(goodputs, dtype=float)
+    return {"avg_queue_pkts": queue["avg_queue_pkts"], "drop_rate": queue["drop_rate"], "mark_rate": queue.get("mark_rate") or 0.0,
+            "utilization": queue["utilization"], "jain": jain_index(goodputs.tolist()) if jain is None else jain,
+            "goodput_cov": _cov(goodputs)}  # fmt: skip
+
+
+def verdicts(result: CaseResult) -> dict[str, str]:
+    """The verdict of each metric (module doc)."""
     if result.reference is None:
-        return {m: missing for m in METRICS}
+        return {m: NOT_IN_REFERENCE for m in METRICS}
     explained = {e.metric: e.direction for e in result.case.explained}
     out: dict[str, str] = {}
     for metric in METRICS:
@@ -71,11 +72,11 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else (1.0 if a == b else float("inf"))
 
 
-def rows(results: list[CaseResult], missing: str = "not in ns-3") -> list[dict[str, Any]]:
+def rows(results: list[CaseResult]) -> list[dict[str, Any]]:
     """One row per case and metric: both values, their ratio, the verdict and its reason."""
     table = []
     for r in results:
-        v = verdicts(r, missing)
+        v = verdicts(r)
         for metric in METRICS:
             ours = r.pertlab[metric]
             theirs = None if r.reference is None else r.reference[metric]

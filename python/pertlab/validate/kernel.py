@@ -3,10 +3,12 @@
 Each case is a namespace-testbed scenario (docs/linux.md: kernel reno and cubic, the eBPF
 PERT, a bfifo bottleneck: the queue disciplines the testbed sets up) run by
 :func:`pertlab.linux.compare.compare`, which runs the same dumbbell in the simulator and
-writes both result sets; the metrics of :mod:`.tolerance` are read back from them and
-judged as ``validate ns3`` judges ns-3's (:mod:`.compare`). Cases run one after another
-(the testbed's namespaces have fixed names); each finished case is kept in
-``OUT/runs/NAME.json`` under a key of the case and of the code, so a rerun resumes.
+writes both result sets; the metrics of :mod:`.tolerance` are taken from them and judged
+as ``validate ns3`` judges ns-3's (:mod:`.compare`). Cases run one after another: two
+testbeds at once would compete for the CPU that runs their senders and delay lines, and so
+disturb each other's timing. Each finished case is kept in ``OUT/runs/NAME.json`` under a key
+of the case and of the code, so a rerun resumes; a case whose simulation or testbed run was
+interrupted is not kept (:func:`run_case` raises ``KeyboardInterrupt``).
 
 Needs root, TUN and, for PERT, a kernel with BPF struct_ops (``testbed.support_problem``).
 Left out: RED, CoDel and PIE qdiscs (the testbed sets up only bfifo/pfifo), ECN.
@@ -16,18 +18,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from ..parallel import code_fingerprint
+from ..parallel import code_fingerprint, write_atomically
 from ..results import Results
-from .cases import Explained
-from .compare import CaseResult, spread
+from .cases import Explained, explained
+from .compare import CaseResult, metrics
 
-__all__ = ["KernelCase", "FULL", "QUICK", "run_kernel"]
+__all__ = ["KernelCase", "FULL", "QUICK", "cases", "needs_pert", "run_kernel"]
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ def kcase(name: str, what: str, explained: tuple[Explained, ...] = (), **scenari
 #: Issue 5's network (docs/linux.md): 10 Mbit/s, 40 ms, a one-BDP bfifo, 60 s from 10 s on.
 NET = {"duration": "60s", "warmup": "10s", "sample_interval": "100ms", "bottleneck": {"rate": "10Mbps", "delay": "40ms", "buffer": "50KB"}}
 #: Identical flows lose in lock-step in the simulator, not in the kernel (docs/validation.md, "End-host timing").
-LOCKSTEP = (Explained("drop_rate", "lower", "end-host-timing"),)
+LOCKSTEP = explained("end-host-timing", drop_rate="lower")
 
 FULL: tuple[KernelCase, ...] = (
     kcase("reno-10", "10 kernel reno flows", **NET, flows=[{"cc": "reno", "count": 10}]),
@@ -59,17 +61,27 @@ FULL: tuple[KernelCase, ...] = (
         **{**NET, "bottleneck": {"rate": "5Mbps", "delay": "40ms", "buffer": "25KB"}}, flows=[{"cc": "reno", "count": 10}],
     ),  # fmt: skip
 )
-#: One short case for the test suite.
-QUICK: tuple[KernelCase, ...] = (
-    kcase("reno-5mbps", "10 reno flows, 5 Mbit/s, 25 KB, 30 s", LOCKSTEP, **{**NET, "duration": "30s", "warmup": "5s",
-          "bottleneck": {"rate": "5Mbps", "delay": "40ms", "buffer": "25KB"}}, flows=[{"cc": "reno", "count": 10}]),
-)  # fmt: skip
 
 
-def _metrics(queue: dict[str, Any], goodputs: Any) -> dict[str, float]:
-    jain, cov = spread(goodputs)
-    return {"avg_queue_pkts": queue["avg_queue_pkts"], "drop_rate": queue["drop_rate"], "mark_rate": queue.get("mark_rate") or 0.0,
-            "utilization": queue["utilization"], "jain": jain, "goodput_cov": cov}  # fmt: skip
+def _shortened(c: KernelCase, duration: str, warmup: str, what: str) -> KernelCase:
+    """``c`` with another duration and warm-up (``what`` is added to its description)."""
+    scenario = {**json.loads(c.scenario), "duration": duration, "warmup": warmup}
+    return replace(c, what=f"{c.what}, {what}", scenario=json.dumps(scenario, sort_keys=True))
+
+
+#: One short case for the test suite: FULL's reno-5mbps for 30 s.
+QUICK: tuple[KernelCase, ...] = tuple(_shortened(c, "30s", "5s", "30 s") for c in FULL if c.name == "reno-5mbps")
+
+
+def cases(quick: bool) -> tuple[KernelCase, ...]:
+    return QUICK if quick else FULL
+
+
+def needs_pert(kernel_cases: tuple[KernelCase, ...]) -> bool:
+    """Whether a case has eBPF PERT flows (the host then needs BPF struct_ops)."""
+    from ..linux.scenario import TestbedScenario
+
+    return any(TestbedScenario.parse(json.loads(c.scenario)).needs_pert for c in kernel_cases)
 
 
 def _series(fs: pl.DataFrame) -> list[tuple[float, float]]:
@@ -78,32 +90,43 @@ def _series(fs: pl.DataFrame) -> list[tuple[float, float]]:
 
 
 def run_case(c: KernelCase, out: Path) -> CaseResult:
-    """Run ``c`` through ``testbed compare`` into ``out/NAME`` and read both sides back."""
+    """Run ``c`` through ``testbed compare`` into ``out/NAME``; the simulator's side is read back
+    from what that call wrote, the testbed's is the one it returns. Raises ``KeyboardInterrupt``
+    when either run was interrupted, so that no partial case is kept."""
     from ..linux.compare import compare
     from ..linux.scenario import TestbedScenario
 
     folder = out / c.name
-    compare(TestbedScenario.parse(json.loads(c.scenario)), folder)
+    _, real = compare(TestbedScenario.parse(json.loads(c.scenario)), folder)
+    if real is None or real.interrupted:
+        raise KeyboardInterrupt
     sim = Results.read(folder / "sim")
-    real = {name: pl.read_parquet(folder / "testbed" / f"{name}.parquet") for name in ("flows", "queues", "flow_series")}
-    ours = _metrics(sim.bottleneck, sim.flows["goodput_mbps"].to_numpy())
-    theirs = _metrics(real["queues"].to_dicts()[0], real["flows"]["goodput_mbps"].to_numpy())
-    cwnd = {"pertlab": _series(sim.flow_series), "reference": _series(real["flow_series"])}
+    ours = metrics(sim.bottleneck, sim.flows["goodput_mbps"].to_numpy(), sim.jain)
+    theirs = metrics(real.queues.to_dicts()[0], real.flows["goodput_mbps"].to_numpy())
+    cwnd = {"pertlab": _series(sim.flow_series), "reference": _series(real.flow_series)}
     return CaseResult(c, ours, theirs, None, cwnd, {})
+
+
+def _stored(path: Path) -> dict[str, Any] | None:
+    """The kept case in ``path``, or None when there is none (or only a truncated one, which
+    runs written before ``write_atomically`` could leave)."""
+    try:
+        return json.loads(path.read_text())
+    except (FileNotFoundError, json.JSONDecodeError):
+        return None
 
 
 def run_kernel(quick: bool, out: Path) -> list[CaseResult]:
     """Every case of the quick or full list, kept in ``out/runs`` and resumed from there."""
     results = []
-    for c in QUICK if quick else FULL:
+    for c in cases(quick):
         key = hashlib.sha256(f"{c}{code_fingerprint()}".encode()).hexdigest()[:20]
         stored = out / "runs" / f"{c.name}.json"
-        if stored.is_file() and json.loads(stored.read_text())["key"] == key:
-            d = json.loads(stored.read_text())
+        d = _stored(stored)
+        if d is not None and d.get("key") == key:
             results.append(CaseResult(c, d["pertlab"], d["reference"], None, {k: [tuple(x) for x in v] for k, v in d["cwnd"].items()}, {}))
             continue
         r = run_case(c, out)
-        stored.parent.mkdir(parents=True, exist_ok=True)
-        stored.write_text(json.dumps({"key": key, "pertlab": r.pertlab, "reference": r.reference, "cwnd": r.cwnd}))
+        write_atomically(stored, json.dumps({"key": key, "pertlab": r.pertlab, "reference": r.reference, "cwnd": r.cwnd}).encode())
         results.append(r)
     return results

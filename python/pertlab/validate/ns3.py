@@ -21,12 +21,10 @@ import subprocess
 import time
 from pathlib import Path
 
-import numpy as np
-
 from ..parallel import Workers
 from ..run import run
 from .cases import FULL, QUICK, Case
-from .compare import CaseResult, spread
+from .compare import CaseResult, metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
 
@@ -46,10 +44,7 @@ def run_case(item: tuple[Case, str]) -> CaseResult:
     t0 = time.perf_counter()
     r = run(scenario)
     seconds = {"pertlab": time.perf_counter() - t0}
-    b = r.bottleneck
-    jain, cov = spread(r.flows["goodput_mbps"].to_numpy())
-    ours = {"avg_queue_pkts": b["avg_queue_pkts"], "drop_rate": b["drop_rate"], "mark_rate": b["mark_rate"],
-            "utilization": b["utilization"], "jain": jain, "goodput_cov": cov}  # fmt: skip
+    ours = metrics(r.bottleneck, r.flows["goodput_mbps"].to_numpy(), r.jain)
     fs = r.flow_series.filter(flow=0)
     cwnd = {"pertlab": list(zip(fs["t_s"].to_list(), fs["cwnd"].to_list()))}
     try:
@@ -65,9 +60,9 @@ def run_case(item: tuple[Case, str]) -> CaseResult:
     arrivals = max(m["arrivals"], 1)
     d = scenario.dumbbell
     assert d is not None
-    jain, cov = spread(np.array(m["rx_bytes"], dtype=float))
-    theirs = {"avg_queue_pkts": m["avg_queue_pkts"], "drop_rate": m["drops"] / arrivals, "mark_rate": m["marks"] / arrivals,
-              "utilization": m["tx_bytes"] * 8 / (d.bottleneck_rate * m["window_s"]), "jain": jain, "goodput_cov": cov}  # fmt: skip
+    queue = {"avg_queue_pkts": m["avg_queue_pkts"], "drop_rate": m["drops"] / arrivals, "mark_rate": m["marks"] / arrivals,
+             "utilization": m["tx_bytes"] * 8 / (d.bottleneck_rate * m["window_s"])}  # fmt: skip
+    theirs = metrics(queue, m["rx_bytes"])
     cwnd["reference"] = [tuple(x) for x in m["cwnd"]]
     return CaseResult(c, ours, theirs, None, cwnd, seconds)
 

@@ -60,10 +60,11 @@ def _cwnd_figure(r: CaseResult, path: Path, tool: str) -> None:
         ax.legend(loc="upper right")
 
 
-def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "ns-3", missing: str = "not in ns-3") -> dict[str, int]:
-    """Write the report of pertlab beside ``tool`` into ``out``; returns the count of each verdict."""
+def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "ns-3") -> tuple[dict[str, int], list[dict[str, Any]]]:
+    """Write the report of pertlab beside ``tool`` into ``out``; returns the count of each verdict
+    and the table's rows (:func:`pertlab.validate.compare.rows`)."""
     out.mkdir(parents=True, exist_ok=True)
-    table = rows(results, missing)
+    table = rows(results)
     header = _header(tool)
     (out / "rows.json").write_text(json.dumps(table, indent=1) + "\n")
     for r in results:
@@ -97,4 +98,4 @@ def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "
         f"<tbody>{body}</tbody></table></div><h2>Congestion windows</h2>{figures}</main></body></html>\n"
     )
     (out / "report.html").write_text(html)
-    return counts
+    return counts, table

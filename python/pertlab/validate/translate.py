@@ -98,25 +98,20 @@ def ns3_arguments(scenario: Scenario, starts_s: list[float], sample_interval_s: 
         f"--end={end_ns / 1e9!r}",
         f"--seed={scenario.seed}",
         f"--packetSize={tcp.packet_size}",
-        f"--queueDisc={_queue_type(q.kind)}",
+        f"--queueDisc={_ns3_type(NS3_QUEUE, 'queue', q.kind)}",
         "--queueAttrs=" + "|".join(f"{k}={v}" for k, v in _queue_attributes(q, d).items()),
-        f"--tcp={ns3_tcp or _cc_type(flows[0].cc.kind)}",
+        f"--tcp={ns3_tcp or _ns3_type(NS3_CC, 'controller', flows[0].cc.kind)}",
         "--defaults=" + "|".join(f"{k}={v}" for k, v in {**_tcp_defaults(tcp, buffer_bytes), **_cc_defaults(flows[0].cc)}.items()),
         f"--lossRate={d.bottleneck_loss!r}",
         f"--sampleInterval={sample_interval_s!r}",
     ]
 
 
-def _queue_type(kind: str) -> str:
-    if kind not in NS3_QUEUE:
-        raise NotInNs3(f"queue {kind!r}")
-    return NS3_QUEUE[kind]
-
-
-def _cc_type(kind: str) -> str:
-    if kind not in NS3_CC:
-        raise NotInNs3(f"controller {kind!r}")
-    return NS3_CC[kind]
+def _ns3_type(types: dict[str, str], what: str, kind: str) -> str:
+    """ns-3's TypeId for pertlab's ``kind`` of ``what`` ("queue", "controller")."""
+    if kind not in types:
+        raise NotInNs3(f"{what} {kind!r}")
+    return types[kind]
 
 
 def _bool(x: bool) -> str:
@@ -161,7 +156,6 @@ def _queue_attributes(q: Any, d: Any) -> dict[str, Any]:
             attrs |= {"FengAdaptive": "true", "FengAlpha": r.feng_alpha, "FengBeta": r.feng_beta}
         if q.kind == "nlred":
             attrs["NLRED"] = "true"
-        return attrs
     return attrs
 
 
