@@ -104,8 +104,9 @@ EVENTS_PER_UNIT = 16
 
 def work_bound(wire: dict[str, Any]) -> float:
     """The most events a run can take: what its links can carry (every direction full of
-    the smallest packet any source sends) and its timers at the rate of their lower bounds
-    (each flow's RTO at its floor, web think times and requests, monitor samples), times
+    the smallest packet any source sends), the packets its UDP sources send, and its timers at
+    the rate of their lower bounds (each flow's RTO at its floor, web think times and requests,
+    monitor samples), times
     :data:`EVENTS_PER_UNIT`. An event storm (issue 25: 1-ns RTOs took 78 s for 3 s simulated)
     breaks it; the project's rules keep wall-clock limits out of tests, so this bounds the
     work, not the time it takes."""
@@ -123,6 +124,8 @@ def work_bound(wire: dict[str, Any]) -> float:
     per_second = lambda ns: 1e9 / max(ns, 1_000)  # noqa: E731  (timers fire at most every microsecond)
     timers = sum(per_second(f["tcp"]["min_rto_ns"]) for f in wire["flows"]) * seconds
     timers += sum(w["sessions"] * (per_second(w["think_time_ns"]) + per_second(w["inter_object_ns"])) for w in wire["web"]) * seconds
+    # A UDP source sends at its own rate whatever its link carries (the queue drops the rest).
+    timers += sum(u["rate_bps"] / (8 * max(1, u["packet_size"])) for u in wire["udp"]) * seconds
     if interval := wire["monitor"].get("sample_interval_ns"):
         timers += (1 + len(wire["flows"])) * per_second(interval) * seconds
     return EVENTS_PER_UNIT * (packets + timers) + 10_000
