@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 EXE = str(Path(sys.executable).parent / "pertlab")
@@ -77,7 +78,9 @@ def test_ctrl_c_twice_in_a_sweep(tmp_path, when):
     proc = start(*args)
     runs = tmp_path / "runs"
     if when == "start-up":
-        time.sleep(1.5)
+        # Once the first worker process exists the command is starting its workers (a fixed
+        # sleep was too short on a loaded machine: the signals came while it was still importing).
+        wait_for(lambda: psutil.Process(proc.pid).children(recursive=True))
     else:
         wait_for(lambda: runs.is_dir() and any(not p.name.startswith(".") for p in runs.iterdir()))
     out, err = stop(proc, signal.SIGINT, times=2)
