@@ -11,7 +11,9 @@
 #                (chromium); installs only what is missing, and only as root
 #                (CI runs it before make test)
 #   make reports redraw the committed reports in docs/reproductions/ from their
-#                stored data (figures and index.html; no simulation runs)
+#                stored data (figures and index.html; no simulation runs), then make docs
+#   make docs    rewrite the generated blocks of docs/reproductions.md (claims, evidence,
+#                seeds, wall times) from the committed report.json files
 #
 # Needs only python3 (>= 3.10) and cargo on the PATH; everything else is
 # installed into .venv from requirements.lock.
@@ -27,7 +29,7 @@ STAMP_VENV  := $(VENV)/.installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 STAMP_BUILD := $(VENV)/.built
 
-.PHONY: venv build demo test test-rust test-python bench fuzz clean sysdeps reports
+.PHONY: venv build demo test test-rust test-python bench fuzz clean sysdeps reports docs
 
 # Debian packages the eBPF congestion control (bpf/), the namespace testbed, the
 # ns-3 validation program (g++, against the ns3 wheel) and
@@ -76,6 +78,10 @@ reports: build
 	@for d in docs/reproductions/*/; do \
 		$(BIN)/pertlab reproduce $$(basename $$d) --render-only --out $$d >/dev/null || exit 1; echo "rendered $$d"; \
 	done
+	$(MAKE) docs
+
+docs: build
+	$(BIN)/python -m pertlab.reproduce.doc docs/reproductions.md
 
 # scripts/bench.sh runs the criterion benchmark and the thesis runs (through the
 # Python front, hence the build) and writes BENCHMARKS.md.

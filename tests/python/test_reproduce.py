@@ -50,8 +50,14 @@ def test_chapter3_flows_report_with_the_thesis_numbers_beside_ours(tmp_path):
         "With many flows",  # Scenario 1: Re-ARED, then CARED, then ARED back in the band
         "ARED brings the average back first exactly where",  # the mechanism of the order
         "FARED converges much more slowly",
+        # Chapter 3's CARED claim in the form Table 3.9 itself supports (issue 16): within
+        # 0.6 points of the others with differences of both signs.
+        "What Table 3.9 itself shows",
     ):
         assert claim(start)["holds"], (start, claim(start)["evidence"])
+    # FARED's throughput gains of Table 3.5 (up to 0.20 %): here FARED is lowest at 20-30
+    # flows (by 70 kbit/s in the full run), significantly so.
+    assert not claim("FARED's throughput is not below")["holds"], claim("FARED's throughput is not below")["evidence"]
     # What does not: CARED drops slightly (0.01-0.03 points) but significantly more than
     # Re-ARED at 10 and 20 flows, and is nowhere significantly below both.
     for start in ("CARED's drop rate is not above", "CARED \"consistently minimizes"):

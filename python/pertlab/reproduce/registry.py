@@ -4,6 +4,7 @@ it lists; :mod:`pertlab.reproduce.page` lays the report out as HTML."""
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -70,6 +71,9 @@ class Report:
     scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
     #: Names of the tables of per-run (or per-sample) rows: folded away in the page.
     details: tuple[str, ...] = RUN_TABLES
+    #: Seconds the command that wrote the report took (a resumed run counts only its own
+    #: part); None for a report read back from one written before this was kept.
+    wall_seconds: float | None = None
 
     def write(self) -> Path:
         out = self.out_dir
@@ -96,7 +100,7 @@ class Report:
             name=data["name"], title=data["title"], source=data["source"], mode=data["mode"], out_dir=folder, notes=data["notes"],
             claims=[Claim(**c) for c in data["claims"]],
             tables={name: pl.read_parquet(folder / f"{name}.parquet") for name in data["tables"]},
-            scenarios=json.loads((folder / "scenarios.json").read_text()),
+            scenarios=json.loads((folder / "scenarios.json").read_text()), wall_seconds=data.get("wall_seconds"),
         )  # fmt: skip
 
     def summary(self) -> dict[str, Any]:
@@ -111,6 +115,7 @@ class Report:
             "tables": {k: v.to_dicts() for k, v in self.tables.items()},
             "figures": [f.file for f in self.figures],
             "notes": self.notes,
+            "wall_seconds": self.wall_seconds,
         }
 
 
@@ -131,7 +136,9 @@ class Entry:
 
     def report(self, quick: bool, out: Path, workers: Any) -> Report:
         """Run the reproduction and write its report folder."""
+        started = time.monotonic()
         report = self.run(quick, out, workers)
+        report.wall_seconds = round(time.monotonic() - started, 1)
         self._present(report)
         report.write()
         return report

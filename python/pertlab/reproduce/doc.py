@@ -1,0 +1,186 @@
+"""The parts of docs/reproductions.md that state results, generated from the committed reports.
+
+Prose that restates numbers drifts from them; so every statement of what holds and what does
+not, with its evidence, is written here from ``docs/reproductions/NAME/report.json`` and
+nowhere by hand. The page marks each generated part with a pair of HTML comments::
+
+    <!-- BEGIN generated: kotla08-mix kotla08-phase -->
+    ...  (rewritten by ``make docs``; do not edit)
+    <!-- END generated -->
+
+``index`` as the name list makes the table of every registered reproduction (committed
+report or not, claims holding, seeds, wall time); entry names make, for each, its claims
+with their evidence. Hand-written prose around the blocks explains causes and choices.
+``make docs`` (``python -m pertlab.reproduce.doc``) rewrites the blocks;
+tests/python/test_reproductions_doc.py checks that the page equals what this module writes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CommittedReport", "read_committed", "render_page", "stale_blocks", "main"]
+
+BLOCK = re.compile(r"(<!-- BEGIN generated: (?P<names>[^>]*?) -->\n)(?P<body>.*?)(<!-- END generated -->)", re.S)
+
+
+@dataclass(frozen=True)
+class CommittedReport:
+    """What the page states about one committed report."""
+
+    name: str
+    title: str
+    mode: str
+    claims: list[dict[str, Any]]
+    #: Seeds of the runs: the ``seed`` columns of its tables and the seeds of scenarios.json
+    #: (empty for reports without random runs).
+    seeds: list[int]
+    #: Wall time of the run that wrote the report; None for reports written before it was kept.
+    wall_seconds: float | None
+
+    @property
+    def held(self) -> int:
+        return sum(bool(c["holds"]) for c in self.claims)
+
+
+def read_committed(folder: Path) -> CommittedReport:
+    """The report committed in ``folder`` (``report.json`` and ``scenarios.json``)."""
+    import polars as pl
+
+    data = json.loads((folder / "report.json").read_text())
+    scenarios_file = folder / "scenarios.json"
+    scenarios = json.loads(scenarios_file.read_text()) if scenarios_file.is_file() else {}
+    seeds = {s["seed"] for s in scenarios.values() if isinstance(s, dict) and "seed" in s}
+    for table in data["tables"]:
+        columns = pl.read_parquet_schema(folder / f"{table}.parquet")
+        if "seed" in columns:
+            seeds |= set(pl.read_parquet(folder / f"{table}.parquet", columns=["seed"])["seed"].to_list())
+    return CommittedReport(
+        name=data["name"], title=data["title"], mode=data["mode"], claims=data["claims"],
+        seeds=sorted(seeds), wall_seconds=data.get("wall_seconds"),
+    )  # fmt: skip
+
+
+def _cell(text: str) -> str:
+    """Text for one Markdown table cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _seeds(r: CommittedReport) -> str:
+    if not r.seeds:
+        return "no random runs"
+    if len(r.seeds) > 4 and r.seeds == list(range(r.seeds[0], r.seeds[-1] + 1)):
+        return f"{r.seeds[0]}..{r.seeds[-1]}"
+    return ", ".join(map(str, r.seeds))
+
+
+def _wall(r: CommittedReport) -> str:
+    return "not recorded" if r.wall_seconds is None else f"{r.wall_seconds:.0f} s"
+
+
+def _index(reports: dict[str, CommittedReport], registry: dict[str, Any]) -> str:
+    rows = ["| entry | committed report | claims holding | seeds | wall time |", "|---|---|---|---|---|"]
+    for name in sorted(registry):
+        r = reports.get(name)
+        if r is None:
+            rows.append(f"| `{name}` | none (quick mode in the tests only) | | | |")
+            continue
+        link = f"[{r.mode}](reproductions/{name}/index.html)"
+        rows.append(f"| `{name}` | {link} | {r.held} of {len(r.claims)} | {_seeds(r)} | {_wall(r)} |")
+    committed = [r for r in reports.values() if r.name in registry]
+    held = sum(r.held for r in committed)
+    total = sum(len(r.claims) for r in committed)
+    rows.append("")
+    rows.append(
+        f"{len(committed)} of {len(registry)} registered reproductions have a committed report; "
+        f"{held} of the {total} claims those reports check hold."
+    )
+    return "\n".join(rows) + "\n"
+
+
+def _claims(r: CommittedReport) -> str:
+    lines = [
+        f"**[`{r.name}`](reproductions/{r.name}/index.html)**, {_cell(r.title)} "
+        f"({r.mode} mode; seeds {_seeds(r)}; wall time {_wall(r)}): "
+        f"{r.held} of {len(r.claims)} claims hold.",
+        "",
+        "| | claim | evidence |",
+        "|---|---|---|",
+    ]
+    for c in r.claims:
+        verdict = "holds" if c["holds"] else "**does not hold**"
+        lines.append(f"| {verdict} | {_cell(c['text'])} | {_cell(c['evidence'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def _body(names: list[str], reports: dict[str, CommittedReport], registry: dict[str, Any]) -> str:
+    if names == ["index"]:
+        return _index(reports, registry)
+    parts = []
+    for name in names:
+        if name not in registry:
+            raise ValueError(f"docs block names {name!r}, which is not a registered reproduction")
+        if name not in reports:
+            raise ValueError(f"docs block names {name!r}, which has no committed report under docs/reproductions/")
+        parts.append(_claims(reports[name]))
+    return "\n".join(parts)
+
+
+def _reports(reports_dir: Path) -> dict[str, CommittedReport]:
+    return {d.name: read_committed(d) for d in sorted(reports_dir.iterdir()) if (d / "report.json").is_file()}
+
+
+def render_page(text: str, reports_dir: Path, registry: dict[str, Any]) -> str:
+    """``text`` with every generated block rewritten from the reports in ``reports_dir``.
+    Every committed report must be named by exactly one block."""
+    reports = _reports(reports_dir)
+    named: list[str] = []
+
+    def replace(m: re.Match[str]) -> str:
+        names = m.group("names").split()
+        named.extend(n for n in names if n != "index")
+        return m.group(1) + _body(names, reports, registry) + m.group(4)
+
+    out = BLOCK.sub(replace, text)
+    twice = sorted({n for n in named if named.count(n) > 1})
+    if twice:
+        raise ValueError(f"docs blocks name {', '.join(twice)} more than once")
+    missing = sorted(set(reports) - set(named))
+    if missing:
+        raise ValueError(f"committed reports with no docs block: {', '.join(missing)} (add <!-- BEGIN generated: NAME --> ... <!-- END generated -->)")
+    return out
+
+
+def stale_blocks(page: Path, reports_dir: Path, registry: dict[str, Any]) -> list[str]:
+    """Names of the blocks of ``page`` that differ from what :func:`render_page` writes."""
+    text = page.read_text()
+    fresh = {m.group("names"): m.group("body") for m in BLOCK.finditer(render_page(text, reports_dir, registry))}
+    return [m.group("names") for m in BLOCK.finditer(text) if fresh[m.group("names")] != m.group("body")]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m pertlab.reproduce.doc [--check] [PAGE]``: rewrite (or with --check, compare)
+    the generated blocks of PAGE (default docs/reproductions.md) from the reports beside it."""
+    from . import REGISTRY
+
+    args = list(sys.argv[1:] if argv is None else argv)
+    check = "--check" in args
+    args = [a for a in args if a != "--check"]
+    page = Path(args[0] if args else "docs/reproductions.md")
+    reports_dir = page.parent / "reproductions"
+    if check:
+        stale = stale_blocks(page, reports_dir, REGISTRY)
+        for names in stale:
+            print(f"{page}: block '{names}' differs from its reports (run make docs)", file=sys.stderr)
+        return 1 if stale else 0
+    page.write_text(render_page(page.read_text(), reports_dir, REGISTRY))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,66 @@
+"""docs/reproductions.md states results only through blocks generated from the committed
+reports (pertlab.reproduce.doc): the page must equal what the generator writes, every
+committed report must have its block, and a changed report must show as a stale block."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pertlab.reproduce import REGISTRY
+from pertlab.reproduce.doc import main, read_committed, render_page, stale_blocks
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+PAGE = DOCS / "reproductions.md"
+
+
+def test_the_page_equals_what_its_reports_generate():
+    assert stale_blocks(PAGE, DOCS / "reproductions", REGISTRY) == []
+    assert main(["--check", str(PAGE)]) == 0
+
+
+def test_every_committed_report_is_a_registered_entry():
+    committed = {d.name for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
+    assert committed <= set(REGISTRY), committed - set(REGISTRY)
+
+
+def _copy(tmp_path: Path) -> tuple[Path, Path]:
+    page = tmp_path / "reproductions.md"
+    shutil.copy(PAGE, page)
+    reports = tmp_path / "reproductions"
+    for d in (DOCS / "reproductions").iterdir():
+        if (d / "report.json").is_file():
+            shutil.copytree(d, reports / d.name, ignore=shutil.ignore_patterns("*.png", "*.html", "tasks", "runs"))
+    return page, reports
+
+
+def test_a_changed_report_makes_its_block_stale_and_make_docs_rewrites_it(tmp_path):
+    page, reports = _copy(tmp_path)
+    report = reports / "kotla08-join-leave" / "report.json"
+    data = json.loads(report.read_text())
+    data["claims"][1]["holds"] = not data["claims"][1]["holds"]
+    data["claims"][1]["evidence"] = "0.5, 0.5"
+    data["wall_seconds"] = 12.3
+    report.write_text(json.dumps(data))
+    stale = stale_blocks(page, reports, REGISTRY)
+    assert len(stale) == 2 and "index" in stale and any("kotla08-join-leave" in s for s in stale)
+    assert main([str(page)]) == 0
+    assert stale_blocks(page, reports, REGISTRY) == []
+    text = page.read_text()
+    assert "| 0.5, 0.5 |" in text and "wall time 12 s" in text
+
+
+def test_a_report_without_a_block_is_an_error(tmp_path):
+    page, reports = _copy(tmp_path)
+    shutil.copytree(reports / "kotla08-cbr", reports / "kotla08-cbr-copy")
+    with pytest.raises(ValueError, match="kotla08-cbr-copy"):
+        render_page(page.read_text(), reports, {**REGISTRY, "kotla08-cbr-copy": None})
+
+
+def test_seeds_come_from_the_run_tables(tmp_path):
+    # tahiliani-ch3-flows keeps one scenario per point in scenarios.json but runs 100 seeds.
+    assert read_committed(DOCS / "reproductions" / "tahiliani-ch3-flows").seeds == list(range(1, 101))
+    assert read_committed(DOCS / "reproductions" / "kotla08-phase").seeds == [1, 2, 3]
