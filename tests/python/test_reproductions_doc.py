@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from pertlab.reproduce import REGISTRY
-from pertlab.reproduce.doc import main, read_committed, render_page, stale_blocks
+from pertlab.reproduce import REGISTRY, Report
+from pertlab.reproduce.doc import main, render_page, stale_blocks
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGE = DOCS / "reproductions.md"
@@ -62,5 +62,5 @@ def test_a_report_without_a_block_is_an_error(tmp_path):
 
 def test_seeds_come_from_the_run_tables(tmp_path):
     # tahiliani-ch3-flows keeps one scenario per point in scenarios.json but runs 100 seeds.
-    assert read_committed(DOCS / "reproductions" / "tahiliani-ch3-flows").seeds == list(range(1, 101))
-    assert read_committed(DOCS / "reproductions" / "kotla08-phase").seeds == [1, 2, 3]
+    assert Report.read(DOCS / "reproductions" / "tahiliani-ch3-flows").seeds() == list(range(1, 101))
+    assert Report.read(DOCS / "reproductions" / "kotla08-phase").seeds() == [1, 2, 3]

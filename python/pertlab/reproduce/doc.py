@@ -17,53 +17,20 @@ tests/python/test_reproductions_doc.py checks that the page equals what this mod
 
 from __future__ import annotations
 
-import json
 import re
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CommittedReport", "read_committed", "render_page", "stale_blocks", "main"]
+from .registry import Report, fmt_seeds
+
+__all__ = ["render_page", "stale_blocks", "main"]
 
 BLOCK = re.compile(r"(<!-- BEGIN generated: (?P<names>[^>]*?) -->\n)(?P<body>.*?)(<!-- END generated -->)", re.S)
 
 
-@dataclass(frozen=True)
-class CommittedReport:
-    """What the page states about one committed report."""
-
-    name: str
-    title: str
-    mode: str
-    claims: list[dict[str, Any]]
-    #: Seeds of the runs: the ``seed`` columns of its tables and the seeds of scenarios.json
-    #: (empty for reports without random runs).
-    seeds: list[int]
-    #: Wall time of the run that wrote the report; None for reports written before it was kept.
-    wall_seconds: float | None
-
-    @property
-    def held(self) -> int:
-        return sum(bool(c["holds"]) for c in self.claims)
-
-
-def read_committed(folder: Path) -> CommittedReport:
-    """The report committed in ``folder`` (``report.json`` and ``scenarios.json``)."""
-    import polars as pl
-
-    data = json.loads((folder / "report.json").read_text())
-    scenarios_file = folder / "scenarios.json"
-    scenarios = json.loads(scenarios_file.read_text()) if scenarios_file.is_file() else {}
-    seeds = {s["seed"] for s in scenarios.values() if isinstance(s, dict) and "seed" in s}
-    for table in data["tables"]:
-        columns = pl.read_parquet_schema(folder / f"{table}.parquet")
-        if "seed" in columns:
-            seeds |= set(pl.read_parquet(folder / f"{table}.parquet", columns=["seed"])["seed"].to_list())
-    return CommittedReport(
-        name=data["name"], title=data["title"], mode=data["mode"], claims=data["claims"],
-        seeds=sorted(seeds), wall_seconds=data.get("wall_seconds"),
-    )  # fmt: skip
+def _held(r: Report) -> int:
+    return sum(c.holds for c in r.claims)
 
 
 def _cell(text: str) -> str:
@@ -71,19 +38,15 @@ def _cell(text: str) -> str:
     return " ".join(str(text).split()).replace("|", "\\|")
 
 
-def _seeds(r: CommittedReport) -> str:
-    if not r.seeds:
-        return "no random runs"
-    if len(r.seeds) > 4 and r.seeds == list(range(r.seeds[0], r.seeds[-1] + 1)):
-        return f"{r.seeds[0]}..{r.seeds[-1]}"
-    return ", ".join(map(str, r.seeds))
-
-
-def _wall(r: CommittedReport) -> str:
+def _wall(r: Report) -> str:
     return "not recorded" if r.wall_seconds is None else f"{r.wall_seconds:.0f} s"
 
 
-def _index(reports: dict[str, CommittedReport], registry: dict[str, Any]) -> str:
+def _seeds(r: Report) -> str:
+    return fmt_seeds(r.seeds())
+
+
+def _index(reports: dict[str, Report], registry: dict[str, Any]) -> str:
     rows = ["| entry | committed report | claims holding | seeds | wall time |", "|---|---|---|---|---|"]
     for name in sorted(registry):
         r = reports.get(name)
@@ -91,9 +54,9 @@ def _index(reports: dict[str, CommittedReport], registry: dict[str, Any]) -> str
             rows.append(f"| `{name}` | none (quick mode in the tests only) | | | |")
             continue
         link = f"[{r.mode}](reproductions/{name}/index.html)"
-        rows.append(f"| `{name}` | {link} | {r.held} of {len(r.claims)} | {_seeds(r)} | {_wall(r)} |")
+        rows.append(f"| `{name}` | {link} | {_held(r)} of {len(r.claims)} | {_seeds(r)} | {_wall(r)} |")
     committed = [r for r in reports.values() if r.name in registry]
-    held = sum(r.held for r in committed)
+    held = sum(_held(r) for r in committed)
     total = sum(len(r.claims) for r in committed)
     rows.append("")
     rows.append(
@@ -103,22 +66,22 @@ def _index(reports: dict[str, CommittedReport], registry: dict[str, Any]) -> str
     return "\n".join(rows) + "\n"
 
 
-def _claims(r: CommittedReport) -> str:
+def _claims(r: Report) -> str:
     lines = [
         f"**[`{r.name}`](reproductions/{r.name}/index.html)**, {_cell(r.title)} "
         f"({r.mode} mode; seeds {_seeds(r)}; wall time {_wall(r)}): "
-        f"{r.held} of {len(r.claims)} claims hold.",
+        f"{_held(r)} of {len(r.claims)} claims hold.",
         "",
         "| | claim | evidence |",
         "|---|---|---|",
     ]
     for c in r.claims:
-        verdict = "holds" if c["holds"] else "**does not hold**"
-        lines.append(f"| {verdict} | {_cell(c['text'])} | {_cell(c['evidence'])} |")
+        verdict = "holds" if c.holds else "**does not hold**"
+        lines.append(f"| {verdict} | {_cell(c.text)} | {_cell(c.evidence)} |")
     return "\n".join(lines) + "\n"
 
 
-def _body(names: list[str], reports: dict[str, CommittedReport], registry: dict[str, Any]) -> str:
+def _body(names: list[str], reports: dict[str, Report], registry: dict[str, Any]) -> str:
     if names == ["index"]:
         return _index(reports, registry)
     parts = []
@@ -131,8 +94,8 @@ def _body(names: list[str], reports: dict[str, CommittedReport], registry: dict[
     return "\n".join(parts)
 
 
-def _reports(reports_dir: Path) -> dict[str, CommittedReport]:
-    return {d.name: read_committed(d) for d in sorted(reports_dir.iterdir()) if (d / "report.json").is_file()}
+def _reports(reports_dir: Path) -> dict[str, Report]:
+    return {d.name: Report.read(d) for d in sorted(reports_dir.iterdir()) if (d / "report.json").is_file()}
 
 
 def render_page(text: str, reports_dir: Path, registry: dict[str, Any]) -> str:

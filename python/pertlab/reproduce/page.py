@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from .registry import fmt_seeds
+
 if TYPE_CHECKING:
     from .registry import Claim, Figure, Report
 
@@ -63,8 +65,9 @@ def html_page(report: Report) -> str:
         "<html lang='en'><head><meta charset='utf-8'><meta name='viewport' content='width=device-width, initial-scale=1'>",
         f"<title>{escape(report.title)}</title><style>{CSS}</style></head><body><main>",
         f"<h1>{escape(report.title)}</h1>",
-        f"<p class='meta'>Source: {escape(report.source)}. Mode: <b>{escape(report.mode)}</b>. "
-        "Data: <a href='report.json'>report.json</a>, <a href='scenarios.json'>scenarios.json</a> (every scenario run) "
+        f"<p class='meta'>Source: {escape(report.source)}. Mode: <b>{escape(report.mode)}</b>. Seeds: {escape(fmt_seeds(report.seeds()))}. "
+        + (f"Wall time: {report.wall_seconds:.0f} s. " if report.wall_seconds is not None else "")
+        + "Data: <a href='report.json'>report.json</a>, <a href='scenarios.json'>scenarios.json</a> (every scenario run) "
         "and each table as Parquet.</p>",
         _claims(report.claims),
         _figures(report.figures),

@@ -11,12 +11,21 @@ from typing import Any, Callable
 
 import polars as pl
 
-__all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "rank_correlation"]
+__all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "fmt_seeds", "rank_correlation"]
 
 
 def fmt_values(xs: list[Any]) -> str:
     """Values for a claim's evidence: numbers to three significant digits."""
     return ", ".join(f"{v:.3g}" if isinstance(v, (int, float)) else str(v) for v in xs)
+
+
+def fmt_seeds(seeds: list[int]) -> str:
+    """Seeds for a report's header: a run of consecutive ones as ``first..last``."""
+    if not seeds:
+        return "none (no random runs)"
+    if len(seeds) > 4 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}..{seeds[-1]}"
+    return ", ".join(map(str, seeds))
 
 
 def rank_correlation(xs: list[float], ys: list[float]) -> float:
@@ -102,6 +111,15 @@ class Report:
             tables={name: pl.read_parquet(folder / f"{name}.parquet") for name in data["tables"]},
             scenarios=json.loads((folder / "scenarios.json").read_text()), wall_seconds=data.get("wall_seconds"),
         )  # fmt: skip
+
+    def seeds(self) -> list[int]:
+        """Seeds of the report's runs: its tables' ``seed`` columns and its scenarios' seeds
+        (an entry may keep one scenario per point and run it with many seeds)."""
+        seeds = {s["seed"] for s in self.scenarios.values() if isinstance(s, dict) and "seed" in s}
+        for table in self.tables.values():
+            if "seed" in table.columns:
+                seeds |= set(table["seed"].to_list())
+        return sorted(seeds)
 
     def summary(self) -> dict[str, Any]:
         """The report as one JSON object (the ``--json`` output)."""
