@@ -83,6 +83,7 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "compound": ("compound", True),
     "illinois": ("illinois", True),
     "fast": ("fast", True),
+    "jcc": ("jcc", True),
 }
 QUEUE_NAMES = QUEUE_KINDS
 #: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of
@@ -91,7 +92,7 @@ QUEUE_NAMES = QUEUE_KINDS
 #: which is also ns-2's least margin of the RTO above SRTT.
 NS2_TCP: dict[str, Any] = {"initial_rto": "3s", "min_rto": "200ms", "rto_min_on": "rto", "clock_granularity": "10ms"}
 #: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
-AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred")} | {k: k for k in ("pi", "pie", "codel")}
+AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred", "jcc-red")} | {k: k for k in ("pi", "pie", "codel")}
 
 
 def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:

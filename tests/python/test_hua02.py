@@ -108,3 +108,28 @@ def test_parking_lot_at_n4_within_10_percent_of_the_closed_form():
         assert lo <= sim <= hi, (m, sim, lo, hi)
         ratios.append(sim / (m * closed.long_flow_bps))
     assert sum(ratios) / len(ratios) == pytest.approx(1.0, abs=0.10), ratios
+
+
+# --- Joint Congestion Control (Chapter 4) ------------------------------------------------
+
+
+def test_bits_outside_1_to_16_are_refused_naming_the_field():
+    from pertlab.scenario import Scenario
+
+    base = dumbbell(bw="1Mbps", rtt="100ms", flows=1, cc="jcc", queue="jcc-red", duration="1s").to_wire()
+    for bits in (0, 17):
+        wire = json.loads(json.dumps(base))
+        wire["dumbbell"]["bottleneck_queue"]["jcc"] = {"bits": bits}
+        with pytest.raises(ScenarioError, match=r"dumbbell\.bottleneck_queue\.jcc\.bits"):
+            Scenario.parse(wire)
+        wire = json.loads(json.dumps(base))
+        wire["flows"][0]["cc"]["bits"] = bits
+        with pytest.raises(ScenarioError, match=r"flows\[0\]\.cc\.bits"):
+            Scenario.parse(wire)
+    # The core refuses them too (its own validation, for JSON that bypasses the model).
+    from pertlab import _core
+
+    wire = json.loads(json.dumps(base))
+    wire["dumbbell"]["bottleneck_queue"]["jcc"] = {"bits": 17}
+    with pytest.raises(ValueError, match=r"bottleneck_queue\.jcc\.bits.*1\.\.=16"):
+        _core.validate_json(json.dumps(wire))

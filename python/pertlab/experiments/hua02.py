@@ -17,6 +17,15 @@ and 6; docs/reproductions.md):
   the thesis sets aside, Section 3.3): at N = 4, two flows per connection, the
   cross flows of the middle link then took 1.60 and 0.13 Mbit/s and the long
   flows 0.10 and 0.09 instead of 0.25 each (docs/reproductions.md).
+- **Chapter 4's network** (Fig 4.5, not described): a dumbbell, 100 ms RTT,
+  1000-byte packets, 50-packet buffer; the routers run RED with old ns-2's
+  defaults (min_th 5, max_th 15, q_w 0.002, max_p 0.1, not gentle; spec 6.2),
+  as "jcc-red" for JCC and plain RED for Reno ("under the same conditions"),
+  with m = 8 bits. The bottleneck is 1 Mbit/s where the thesis says so (Fig
+  4.8's four flows); the loss-against-flows runs (Fig 4.10) use 10 Mbit/s, as
+  at 1 Mbit/s forty flows of one segment each already hold 40 packets against
+  a 12.5-packet pipe: every flow is at its one-segment floor and both schemes
+  lose about a fifth of their packets.
 """
 
 from __future__ import annotations
@@ -25,10 +34,10 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ..builders import parking_lot
+from ..builders import dumbbell, parking_lot
 from ..scenario import Scenario
 
-__all__ = ["LotRun", "vegas_lot", "lot_connections", "PAYLOAD_FRACTION"]
+__all__ = ["LotRun", "vegas_lot", "lot_connections", "PAYLOAD_FRACTION", "jcc_dumbbell", "JCC_RED", "staggered"]
 
 #: Core rate, access rate of Figure 3.1 (Section 3.4).
 CORE_RATE, ACCESS_RATE = "2Mbps", "10Mbps"
@@ -84,3 +93,31 @@ def lot_connections(run: LotRun, flows: pl.DataFrame) -> pl.DataFrame:
         .agg(pl.len().alias("flows"), pl.col("bps").sum().alias("bps"), pl.col("bps").mean().alias("bps_per_flow"), pl.col("backlog_pkts").mean())
         .sort("connection")
     )
+
+
+#: RED of Chapter 4's routers: old ns-2's defaults (spec 6.2), max_p = 1 / l_interm = 0.1.
+JCC_RED = {"min_th": 5, "max_th": 15, "q_w": 0.002, "l_interm": 10, "gentle": False}
+
+
+def jcc_dumbbell(cc: str, flows: int, bw: str = "1Mbps", duration: str = "200s", warmup: str = "50s", seed: int = 1, alpha: float | None = None, sample_interval: str | None = None) -> Scenario:
+    """Chapter 4's dumbbell (choices in the module doc): ``cc`` "jcc" over "jcc-red", or "reno"
+    over RED with the same parameters; ``alpha`` sets JCC's alpha."""
+    s = dumbbell(
+        bw=bw, rtt="100ms", flows=flows, cc=cc, queue="jcc-red" if cc == "jcc" else "red", duration=duration, warmup=warmup,
+        start_window="1s", seed=seed, packet_size=PACKET_BYTES, buffer_pkts=BUFFER_PKTS, aqm=JCC_RED, sample_interval=sample_interval,
+    )  # fmt: skip
+    if alpha is None:
+        return s
+    wire = s.to_wire()
+    for f in wire["flows"]:
+        f["cc"]["alpha"] = alpha
+    return Scenario.parse(wire)
+
+
+def staggered(scenario: Scenario, every_s: float) -> Scenario:
+    """Flow i starts at i x ``every_s`` seconds (Fig 4.8: 0, 50, 100, 150 s)."""
+    wire = scenario.to_wire()
+    for i, f in enumerate(wire["flows"]):
+        f.pop("start_window_ns", None)
+        f["start_ns"] = int(i * every_s * 1e9)
+    return Scenario.parse(wire)
