@@ -23,8 +23,9 @@
 //!   losses apart from others ("the source records the sequence numbers of the
 //!   probing packets") only so that probe losses halve it. The sender's
 //!   recovery (retransmission, fast recovery, timeouts with a window of 1) is
-//!   kept. `halve_on_loss` gives Reno's halving on every loss instead (the
-//!   other reading of the spec's section 3.5 GAP).
+//!   kept, a timeout as Reno's (window 1, ssthresh half the window).
+//!   `halve_on_loss` gives Reno's halving on every loss instead (the other
+//!   reading of the spec's section 3.5 GAP).
 //! - AIED acts in Open and Disorder only; during recovery the R echoed is
 //!   still recorded.
 //!
@@ -33,7 +34,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AckSample, CaState, CcCounters, CcState, CongestionControl, ProbeFeedback, MIN_SSTHRESH};
+use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl, ProbeFeedback, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::queue::jcc::{check_bits, decode, top_code, DEFAULT_BITS};
 use crate::rng::SimRng;
@@ -201,6 +202,15 @@ impl CongestionControl for Jcc {
         }
     }
 
+    /// A timeout is Reno's (the thesis keeps TCP's timeouts): ssthresh is half the
+    /// window the loss found (the sender has set cwnd to 1); held on a repeated
+    /// timeout, as the sender holds it (the event comes before the state turns Loss).
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: CaEvent) {
+        if ev == CaEvent::Loss && tp.ca_state != CaState::Loss && !self.cfg.halve_on_loss {
+            tp.snd_ssthresh = (tp.snd_ssthresh / 2).max(MIN_SSTHRESH);
+        }
+    }
+
     /// Slow start only: in congestion avoidance the window moves on probing ACKs.
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
         if tp.in_slow_start() {
@@ -320,6 +330,19 @@ mod tests {
         // Reno's reading halves on every loss.
         let mut reno_like = Jcc::new(JccConfig { halve_on_loss: true, ..JccConfig::default() });
         assert_eq!(reno_like.ssthresh(&ca(16)), 8);
+    }
+
+    #[test]
+    fn a_timeout_halves_ssthresh_once_as_reno() {
+        let mut j = Jcc::new(JccConfig::default());
+        let mut tp = ca(20);
+        tp.snd_ssthresh = j.ssthresh(&tp);
+        j.cwnd_event(&mut tp, CaEvent::Loss);
+        assert_eq!(tp.snd_ssthresh, 10);
+        // A second timeout of the same data (already in Loss) holds it.
+        tp.ca_state = CaState::Loss;
+        j.cwnd_event(&mut tp, CaEvent::Loss);
+        assert_eq!(tp.snd_ssthresh, 10);
     }
 
     #[test]
