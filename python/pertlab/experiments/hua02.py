@@ -25,7 +25,7 @@ and 6; docs/reproductions.md):
   4.8's four flows); the loss-against-flows runs (Fig 4.10) use 10 Mbit/s, as
   at 1 Mbit/s forty flows of one segment each already hold 40 packets against
   a 12.5-packet pipe: every flow is at its one-segment floor and both schemes
-  lose about a fifth of their packets.
+  lose a fifth to a quarter of their packets (17 % and 25 %).
 """
 
 from __future__ import annotations

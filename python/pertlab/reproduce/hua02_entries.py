@@ -14,6 +14,7 @@ from typing import Any
 
 import polars as pl
 
+from .._core import jain_index as jain
 from ..analysis import vegas_parking_lot
 from ..experiments import hua02 as h
 from ..parallel import Workers
@@ -184,7 +185,7 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
     shares = []
     for p in stag_pts:
         g = results[p.key].flow_goodput().filter(pl.col("t_s") > mode.stagger_end_s - 50)
-        for flow, mbps in g.group_by("flow").agg(pl.col("mbps").mean(), pl.col("mbps").std().alias("std")).sort("flow").select("flow", "mbps").rows():
+        for flow, mbps in g.group_by("flow").agg(pl.col("mbps").mean()).sort("flow").rows():
             shares.append({"cc": dict(p.values)["cc"], "flow": flow, "start_s": 50 * flow, "goodput_kbps": mbps * 1e3,
                            "cv_10s": g.filter(pl.col("flow") == flow)["mbps"].std() / mbps, "utilization": results[p.key].bottleneck["utilization"]})  # fmt: skip
     shares_t = pl.DataFrame(shares)
@@ -204,11 +205,6 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
     report.tables.update({"loss_vs_flows": loss, "staggered_shares": shares_t, "table_4_1": table41})
     report.claims = _jcc_claims(loss, shares_t, table41)
     return report
-
-
-def jain(xs: list[float]) -> float:
-    """Jain's fairness index (thesis eq. 4.5)."""
-    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
 
 def _jcc_claims(loss: pl.DataFrame, shares: pl.DataFrame, t41: pl.DataFrame) -> list[Claim]:

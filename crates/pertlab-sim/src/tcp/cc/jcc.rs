@@ -34,7 +34,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl, ProbeFeedback, MIN_SSTHRESH};
+use super::{CaEvent, CaState, CcCounters, CcState, CongestionControl, ProbeFeedback, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::queue::jcc::{check_bits, decode, top_code, DEFAULT_BITS};
 use crate::rng::SimRng;
@@ -218,8 +218,6 @@ impl CongestionControl for Jcc {
             self.cwnd = f64::from(tp.snd_cwnd);
         }
     }
-
-    fn pkts_acked(&mut self, _tp: &mut CcState, _sample: &AckSample, _rng: &mut SimRng) {}
 
     fn probes(&self) -> bool {
         true
