@@ -66,6 +66,8 @@ __all__ = [
 ]  # fmt: skip
 
 NS_PER_MS = 1_000_000
+#: Bytes of an ACK on the wire: a bare TCP/IP header (the core's ``TCP_IP_HEADER_BYTES``).
+ACK_BYTES = 40
 
 #: Controller names accepted by :func:`dumbbell`: (core controller, SACK recovery).
 CC_NAMES: dict[str, tuple[str, bool]] = {
@@ -81,6 +83,7 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "compound": ("compound", True),
     "illinois": ("illinois", True),
     "fast": ("fast", True),
+    "jcc": ("jcc", True),
 }
 QUEUE_NAMES = QUEUE_KINDS
 #: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of
@@ -89,7 +92,7 @@ QUEUE_NAMES = QUEUE_KINDS
 #: which is also ns-2's least margin of the RTO above SRTT.
 NS2_TCP: dict[str, Any] = {"initial_rto": "3s", "min_rto": "200ms", "rto_min_on": "rto", "clock_granularity": "10ms"}
 #: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
-AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred")} | {k: k for k in ("pi", "pie", "codel")}
+AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred", "jcc-red")} | {k: k for k in ("pi", "pie", "codel")}
 
 
 def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
@@ -340,6 +343,10 @@ def parking_lot(
     packet_size: str | int = 1500,
     aqm: dict[str, Any] | None = None,
     tcp: dict[str, Any] | None = None,
+    long_flows: int | None = None,
+    cross_flows: list[int] | None = None,
+    equal_rtt: bool = False,
+    buffer_pkts: int | None = None,
 ) -> Scenario:
     """Routers ``R1..Rn`` in a chain, a cloud of ``hosts`` hosts on each
     (PERT paper Figure 10: six routers, 150 Mbit/s / 5 ms between routers, 20
@@ -352,6 +359,19 @@ def parking_lot(
     buffer is ``buffer_bdp`` x the BDP of the longest path (the long flows'
     RTT; CHOICE: the paper says "BDP" without saying which RTT) and at least 2 x
     the flows crossing a link. Access links get DropTail buffers of 1000 packets.
+
+    Hua's Figure 3.1 (thesis, Chapter 3) varies the flows per connection:
+    ``long_flows`` (default ``hosts``) long flows, and ``cross_flows[i]``
+    (default ``hosts`` each) one-hop flows on router link i (0 leaves that link
+    without cross traffic); cloud i then has as many hosts as its busiest role
+    needs. ``equal_rtt`` gives every flow the long flows' base RTT ("propagation
+    delay and transmission time are the same for all connections", Section 3.4):
+    the long flows get hosts of their own, and each cross host's access delay
+    grows by a quarter of what the long round trip has more (a cross flow
+    crosses two such links each way): (n - 2) router links of propagation both
+    ways plus the transmission of one packet and one ACK on each, to the
+    nanosecond. ``buffer_pkts`` sets the router buffers in packets instead of
+    ``buffer_bdp`` (Hua gives no buffer; ns-2's default is 50).
     """
     if routers < 2:
         raise ScenarioError([("routers", f"need at least 2 routers, got {routers}")])
@@ -361,6 +381,14 @@ def parking_lot(
         raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
     if cc not in CC_NAMES:
         raise ScenarioError([("cc", f"unknown controller {cc!r}; allowed: {', '.join(CC_NAMES)}")])
+    n_long = hosts if long_flows is None else long_flows
+    cross = [hosts] * (routers - 1) if cross_flows is None else list(cross_flows)
+    if n_long < 0:
+        raise ScenarioError([("long_flows", f"must be zero or positive, got {long_flows}")])
+    if len(cross) != routers - 1 or any(c < 0 for c in cross):
+        raise ScenarioError([("cross_flows", f"one count (zero or positive) per router link, {routers - 1} in all; got {cross_flows}")])
+    if n_long + sum(cross) == 0:
+        raise ScenarioError([("long_flows", "no flows: give long_flows or cross_flows above zero")])
     rate = _positive(parse_rate, core_rate, "core_rate")
     core_ns = parse_time(core_delay, "core_delay")
     acc_rate = _positive(parse_rate, access_rate, "access_rate")
@@ -370,26 +398,42 @@ def parking_lot(
     size = _packet_size(packet_size)
     _check_buffer_bdp(buffer_bdp)
     long_rtt_ns = 2 * (2 * acc_ns + (routers - 1) * core_ns)
-    limit = _bdp_buffer(rate, long_rtt_ns, size, buffer_bdp, 2 * hosts, ("core_rate", "core_delay", "access_delay"))
+    busiest = max(n_long + c for c in cross)
+    if buffer_pkts is None:
+        limit = _bdp_buffer(rate, long_rtt_ns, size, buffer_bdp, busiest, ("core_rate", "core_delay", "access_delay"))
+    elif not 1 <= buffer_pkts <= U32_MAX:
+        raise ScenarioError([("buffer_pkts", f"must lie in [1, {U32_MAX}], got {buffer_pkts}")])
+    else:
+        limit = buffer_pkts
     router_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         router_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
     names = [f"R{i + 1}" for i in range(routers)]
     host = lambda i, j: f"h{i + 1}_{j}"  # noqa: E731
+    # Hosts of cloud i: senders of link i's cross flows, receivers of link i-1's, and the long
+    # flows' ends in the first and last cloud (hosts of their own with equal_rtt).
+    long_base = [0] * routers
+    n_hosts = [max(cross[i] if i < routers - 1 else 0, cross[i - 1] if i > 0 else 0) for i in range(routers)]
+    for i in (0, routers - 1):
+        long_base[i] = n_hosts[i] if equal_rtt else 0
+        n_hosts[i] = long_base[i] + n_long if equal_rtt else max(n_hosts[i], n_long)
+    # Equal base RTT: a quarter of the long round trip's extra on each cross access link.
+    extra_ns = (routers - 2) * (2 * core_ns + (size + ACK_BYTES) * 8 * 10**9 // rate) // 4 if equal_rtt else 0
+    host_delay = lambda i, j: acc_ns + (extra_ns if j < long_base[i] or i not in (0, routers - 1) else 0)  # noqa: E731
     links = [
         {"name": f"{a}-{b}", "a": a, "b": b, "rate_bps": rate, "delay_ns": core_ns, "queue": router_queue}
         for a, b in zip(names, names[1:])
-    ] + [{"a": host(i, j), "b": names[i], "rate_bps": acc_rate, "delay_ns": acc_ns} for i in range(routers) for j in range(hosts)]
+    ] + [{"a": host(i, j), "b": names[i], "rate_bps": acc_rate, "delay_ns": host_delay(i, j)} for i in range(routers) for j in range(n_hosts[i])]
     kind, sack = CC_NAMES[cc]
     cc_spec = {"kind": kind, **_derived_cc_params(kind, rate, size)}
-    pairs = [(host(i, j), host(i + 1, j)) for i in range(routers - 1) for j in range(hosts)]
-    pairs += [(host(0, j), host(routers - 1, j)) for j in range(hosts)]
+    pairs = [(host(i, j), host(i + 1, j)) for i in range(routers - 1) for j in range(cross[i])]
+    pairs += [(host(0, long_base[0] + j), host(routers - 1, long_base[-1] + j)) for j in range(n_long)]
     return _parse(
         {
             "seed": seed,
             "duration_ns": duration_ns,
             "measure": {"start_ns": warmup_ns, "end_ns": end_ns},
-            "nodes": names + [host(i, j) for i in range(routers) for j in range(hosts)],
+            "nodes": names + [host(i, j) for i in range(routers) for j in range(n_hosts[i])],
             "links": links,
             "flows": [
                 {"src": a, "dst": b, "cc": cc_spec, "start_window_ns": [0, window_ns], "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **(tcp or {})}}

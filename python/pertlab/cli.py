@@ -59,6 +59,11 @@ from .validate.cli import validate_app  # noqa: E402
 
 app.add_typer(validate_app, name="validate")
 
+# Closed-form models beside the simulator: `pertlab analyze vegas-parking-lot` (docs/cli.md).
+from .analysis.cli import analyze_app  # noqa: E402
+
+app.add_typer(analyze_app, name="analyze")
+
 # Builder argument names as the CLI spells them, for error messages (scenario fields the core
 # refuses reach them through builders.argument_of).
 _FLAGS = {

@@ -66,6 +66,11 @@ pub struct Packet {
     pub ts: SimTime,
     /// Time the packet entered its current queue (for sojourn-time AQMs).
     pub enq_ts: SimTime,
+    /// Joint Congestion Control (Hua 2002, Section 4.2): on a data segment,
+    /// `Some(R)` makes it a probe whose path load reduction factor R (an m-bit
+    /// code, eq. 4.4) each JCC router raises to its own code (eq. 4.2); on an
+    /// ACK, the R the receiver echoes (a probing ACK). `None` on other packets.
+    pub jcc_r: Option<u16>,
 }
 
 impl Packet {
@@ -87,6 +92,7 @@ impl Packet {
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: 0,
             enq_ts: 0,
+            jcc_r: None,
         }
     }
 

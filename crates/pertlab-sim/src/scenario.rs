@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ConfigError};
 use crate::queue::codel::CodelConfig;
+use crate::queue::jcc::JccQueueConfig;
 use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
@@ -22,6 +23,7 @@ use crate::tcp::cc::cubic::CubicConfig;
 use crate::tcp::cc::fast::FastConfig;
 use crate::tcp::cc::hstcp::HstcpConfig;
 use crate::tcp::cc::illinois::IllinoisConfig;
+use crate::tcp::cc::jcc::JccConfig;
 use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
@@ -106,7 +108,8 @@ pub struct LinkSpec {
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     /// One of [`QueueSpec::KINDS`]: "droptail", the RED family ("red", "ared",
-    /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie" or "codel".
+    /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie", "codel" or
+    /// "jcc-red" (RED that stamps JCC probes, Hua 2002).
     #[serde(default = "QueueSpec::default_kind")]
     pub kind: String,
     /// Buffer in packets (exclusive with `limit_bytes`).
@@ -127,10 +130,13 @@ pub struct QueueSpec {
     /// CoDel parameters (kind "codel").
     #[serde(default)]
     pub codel: CodelConfig,
+    /// JCC router parameters (kind "jcc-red", which also reads `red`).
+    #[serde(default)]
+    pub jcc: JccQueueConfig,
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 11] = ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel"];
+    pub const KINDS: [&'static str; 12] = ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red"];
     /// Buffer when none is given, in packets (ns-2's `Queue limit_` default is 50;
     /// ns-3's 100p; pertlab uses 1000 so that an unconfigured access link does not
     /// become an accidental bottleneck).
@@ -151,6 +157,7 @@ impl Default for QueueSpec {
             pi: PiConfig::default(),
             pie: PieConfig::default(),
             codel: CodelConfig::default(),
+            jcc: JccQueueConfig::default(),
         }
     }
 }
@@ -208,10 +215,12 @@ pub enum CcSpec {
     Illinois(IllinoisConfig),
     /// FAST TCP (Jin, Wei, Low, INFOCOM 2004).
     Fast(FastConfig),
+    /// Joint Congestion Control (Hua 2002, Chapter 4): probes and AIED; needs "jcc-red" routers.
+    Jcc(JccConfig),
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 10] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast"];
+    pub const KINDS: [&'static str; 11] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc"];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
@@ -227,6 +236,7 @@ impl CcSpec {
             CcSpec::Compound(c) => c.validate(&path),
             CcSpec::Illinois(c) => c.validate(&path),
             CcSpec::Fast(c) => c.validate(&path),
+            CcSpec::Jcc(c) => c.validate(&path),
         }
     }
 }
@@ -482,6 +492,10 @@ impl QueueSpec {
             "pi" => self.pi.validate(&format!("{path}.pi")),
             "pie" => self.pie.validate(&format!("{path}.pie")),
             "codel" => self.codel.validate(&format!("{path}.codel")),
+            "jcc-red" => {
+                self.jcc.validate(&format!("{path}.jcc"))?;
+                self.red.validate(&format!("{path}.red"))
+            }
             _ => self.red.validate(&format!("{path}.red")),
         }
     }

@@ -188,5 +188,25 @@ class Fast(_Model):
     rtt_weight_max: _UnitInterval = Field(0.25, description="largest weight of one RTT sample in avgRTT; the weight is min(3 / cwnd, this)")
 
 
-CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast], Field(discriminator="kind")]
-CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast")
+class Jcc(_Model):
+    """Joint Congestion Control (Hua 2002, Chapter 4): one probe per RTT carries the path's
+    largest RED code R (eq. 4.2, "jcc-red" routers); AIED window law (eq. 4.3). Probabilities."""
+
+    kind: Literal["jcc"] = "jcc"
+    alpha: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(0.0, description="eq. 4.3's alpha: grow by one per RTT at or below it (thesis: 0, and 0.02)")
+    beta: Annotated[float, Field(gt=0.0, le=1.0)] | None = Field(
+        None, description="initial beta, in (alpha, max_p]; unset: max_p (Section 4.2.4); reset to the last R on every loss", validate_default=True
+    )
+    max_p: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.1, description="the routers' RED max_p, which codes are scaled to (ns-2's 0.1), above alpha", validate_default=True)
+    bits: Annotated[int, Field(ge=1, le=16)] = Field(8, description="m, bits of R in the header (must match the routers')")
+    halve_on_loss: bool = Field(False, description="halve on every loss as Reno (default: only a lost probe halves)")
+
+    _beta_above_alpha = field_validator("beta")(_compared_to("alpha", ">"))
+
+    _max_p_above_alpha = field_validator("max_p")(_compared_to("alpha", ">"))
+
+    _beta_at_most_max_p = field_validator("max_p")(_compared_to("beta", ">="))
+
+
+CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc], Field(discriminator="kind")]
+CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc")

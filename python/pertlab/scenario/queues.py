@@ -89,8 +89,14 @@ class CodelConfig(_Model):
     use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them")
 
 
+class JccQueueConfig(_Model):
+    """The JCC router (Hua 2002, eq. 4.4): RED (the ``red`` section) coding its level in m bits."""
+
+    bits: Annotated[int, Field(ge=1, le=16)] = Field(8, description="m, bits of R in the header (thesis: unspecified)")
+
+
 #: Queue disciplines of the core (``QueueSpec::KINDS``).
-QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel")
+QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red")
 
 
 class QueueSpec(_Model):
@@ -103,6 +109,7 @@ class QueueSpec(_Model):
     pi: PiConfig = Field(default_factory=PiConfig)
     pie: PieConfig = Field(default_factory=PieConfig)
     codel: CodelConfig = Field(default_factory=CodelConfig)
+    jcc: JccQueueConfig = Field(default_factory=JccQueueConfig, description="jcc-red: the code's bits (RED's parameters are in red)")
 
     @field_validator("limit_bytes")
     @classmethod

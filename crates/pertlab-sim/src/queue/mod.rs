@@ -17,6 +17,7 @@
 
 pub mod codel;
 pub mod droptail;
+pub mod jcc;
 pub mod periodic;
 pub mod pi;
 pub mod pie;

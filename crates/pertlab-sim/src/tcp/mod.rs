@@ -14,6 +14,7 @@
 //! of their timer. They never see the event queue.
 
 pub mod cc;
+pub mod jcc_probe;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;

@@ -82,6 +82,8 @@ pub struct TcpReceiver {
     unacked: u32,
     /// When the delayed-ACK timer fires, if armed.
     delack_at: Option<SimTime>,
+    /// JCC: the R of the last probe received, for the next ACK to echo (Hua 2002, Section 4.2.2).
+    jcc_echo: Option<u16>,
 }
 
 impl TcpReceiver {
@@ -101,6 +103,7 @@ impl TcpReceiver {
             ece: false,
             unacked: 0,
             delack_at: None,
+            jcc_echo: None,
         }
     }
 
@@ -117,6 +120,9 @@ impl TcpReceiver {
         if pkt.ecn == Ecn::Ce {
             self.counters.ce_received += 1;
             self.ece = true;
+        }
+        if pkt.jcc_r.is_some() {
+            self.jcc_echo = pkt.jcc_r;
         }
         if pkt.seq <= self.last_ack_sent && pkt.ts >= self.ts_recent {
             self.ts_recent = pkt.ts;
@@ -217,6 +223,7 @@ impl TcpReceiver {
         ack.seq = self.rcv_nxt;
         ack.ts = self.ts_recent;
         ack.ece = self.ece;
+        ack.jcc_r = self.jcc_echo.take();
         if self.cfg.sack {
             self.fill_sack_blocks(trigger, &mut ack);
         }

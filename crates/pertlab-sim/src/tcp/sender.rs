@@ -51,6 +51,9 @@
 //!   longer than the RTO, the controller gets `cwnd_event(CwndRestart)` and
 //!   cwnd becomes min(cwnd, init_cwnd); ssthresh is kept. Linux halves cwnd once
 //!   per RTO idle down to that floor; RFC 5681's single step is used here.
+//! - JCC probing (Hua 2002): for a controller that `probes()`, one new segment
+//!   per round trip is a probe, and the controller hears of its echo or its
+//!   loss through `on_probe` (`tcp::jcc_probe`).
 //! - RTT measurement noise (`TcpConfig::rtt_noise_ns`): each sample gets
 //!   uniform noise in [0, 2 x mean] added before anything uses it.
 //!
@@ -62,6 +65,7 @@
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 
 use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
+use super::jcc_probe::ProbeClock;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
 use super::send_overhead::SendOverhead;
@@ -142,6 +146,8 @@ pub struct TcpSender {
     last_send: SimTime,
     /// The host's random send overhead; `None` when `cfg.overhead_ns` is 0.
     overhead: Option<SendOverhead>,
+    /// JCC probing, for controllers that probe (`tcp::jcc_probe`).
+    probe: Option<ProbeClock>,
 }
 
 /// What `NextSeg` chose to send.
@@ -155,6 +161,7 @@ impl TcpSender {
     /// A sender for flow `flow` from node `src` to node `dst`.
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> TcpSender {
         let tp = CcState::new(cfg.init_cwnd, cfg.max_cwnd, cfg.packet_size);
+        let probe = cc.probes().then(ProbeClock::default);
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns, cfg.rto_min_on);
         TcpSender {
             tp,
@@ -178,6 +185,7 @@ impl TcpSender {
             rtt_noise: None,
             last_send: 0,
             overhead: None,
+            probe,
         }
     }
 
@@ -249,6 +257,10 @@ impl TcpSender {
             self.cc.pkts_acked(&mut self.tp, &sample, rng);
         }
         self.update_ca_state(acked.segments > 0, now, out);
+        if let Some(feedback) = self.probe.as_mut().and_then(|p| p.on_ack(ack)) {
+            self.sync_tp();
+            self.cc.on_probe(&mut self.tp, feedback);
+        }
         if self.cfg.ecn && ack.ece {
             self.on_ecn_echo();
         }
@@ -620,10 +632,17 @@ impl TcpSender {
         let mut pkt = self.data_packet(seq, now);
         // RFC 3168 6.1.2: CWR on the first new data segment after a reduction.
         pkt.cwr = std::mem::take(&mut self.cwr_pending);
+        if let Some(p) = self.probe.as_mut() {
+            p.on_new_segment(&mut pkt);
+        }
         self.emit(pkt, now, out);
     }
 
     fn send_retransmission(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {
+        if let Some(feedback) = self.probe.as_mut().and_then(|p| p.on_retransmit(seq)) {
+            self.sync_tp();
+            self.cc.on_probe(&mut self.tp, feedback);
+        }
         self.sb.mark_retransmitted(seq);
         let mut pkt = self.data_packet(seq, now);
         pkt.retx = true;

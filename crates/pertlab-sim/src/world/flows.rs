@@ -12,6 +12,7 @@ use crate::tcp::cc::cubic::Cubic;
 use crate::tcp::cc::fast::Fast;
 use crate::tcp::cc::hstcp::Hstcp;
 use crate::tcp::cc::illinois::Illinois;
+use crate::tcp::cc::jcc::Jcc;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::pert_pi;
@@ -98,6 +99,7 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Compound(c) => Box::new(Compound::new(c.clone())),
         CcSpec::Illinois(c) => Box::new(Illinois::new(c.clone())),
         CcSpec::Fast(c) => Box::new(Fast::new(c.clone())),
+        CcSpec::Jcc(c) => Box::new(Jcc::new(c.clone())),
     }
 }
 

@@ -44,6 +44,7 @@ use crate::net::routing::Routes;
 use crate::net::{Channel, ChannelCounters};
 use crate::packet::{Packet, SackBlock};
 use crate::queue::codel::Codel;
+use crate::queue::jcc::JccRed;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::Red;
@@ -55,6 +56,7 @@ use crate::tcp::cc::cubic::Cubic;
 use crate::tcp::cc::fast::Fast;
 use crate::tcp::cc::hstcp::Hstcp;
 use crate::tcp::cc::illinois::Illinois;
+use crate::tcp::cc::jcc::Jcc;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::PiEmulation;
@@ -221,6 +223,7 @@ fn cc_bytes(cc: &CcSpec) -> u64 {
         CcSpec::Compound(_) => (size_of::<Compound>(), 0),
         CcSpec::Illinois(_) => (size_of::<Illinois>(), 0),
         CcSpec::Fast(_) => (size_of::<Fast>(), 0),
+        CcSpec::Jcc(_) => (size_of::<Jcc>(), 0),
     };
     (size + heap) as u64
 }
@@ -232,6 +235,7 @@ fn discipline_bytes(q: &QueueSpec) -> u64 {
         "pi" => size_of::<Pi>(),
         "pie" => size_of::<Pie>(),
         "codel" => size_of::<Codel>(),
+        "jcc-red" => size_of::<JccRed>(),
         _ => size_of::<Red>(),
     }) as u64
 }
@@ -265,6 +269,7 @@ pub fn max_bytes_per_flow() -> u64 {
         CcSpec::Compound(Default::default()),
         CcSpec::Illinois(Default::default()),
         CcSpec::Fast(Default::default()),
+        CcSpec::Jcc(Default::default()),
     ]
     .iter()
     .map(bytes_per_flow)

@@ -9,6 +9,7 @@ use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
 use crate::queue::codel::Codel;
 use crate::queue::droptail::DropTail;
+use crate::queue::jcc::JccRed;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::{Red, RedVariant};
@@ -163,6 +164,7 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
         "pi" => Box::new(Pi::new(spec.pi.clone())),
         "pie" => Box::new(Pie::new(spec.pie.clone())),
         "codel" => Box::new(Codel::new(spec.codel.clone())),
+        "jcc-red" => Box::new(JccRed::new(Red::new(spec.red.clone(), RedVariant::Red, limit_pkts, rate_bps), &spec.jcc)),
         kind => match RedVariant::from_name(kind) {
             Some(variant) => Box::new(Red::new(spec.red.clone(), variant, limit_pkts, rate_bps)),
             None => Box::new(DropTail),

@@ -18,6 +18,7 @@ pub mod cubic;
 pub mod fast;
 pub mod hstcp;
 pub mod illinois;
+pub mod jcc;
 pub mod pert;
 pub mod pert_adaptive;
 pub mod pert_pi;
@@ -178,6 +179,15 @@ pub struct CcCounters {
     pub mode_time_ns: [u64; 3],
 }
 
+/// What a probe of Joint Congestion Control told the sender (Hua 2002, Section 4.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeFeedback {
+    /// A probing ACK echoed R, the path's m-bit code (eq. 4.2).
+    Echo(u16),
+    /// The probe segment was found lost (its sequence number is retransmitted).
+    Lost,
+}
+
 /// Operating mode of adaptive PERT (Kotla 2008 Ch. III.B).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -250,6 +260,15 @@ pub trait CongestionControl: Send {
     fn undo_cwnd(&mut self, tp: &CcState) -> u32 {
         tp.snd_cwnd
     }
+
+    /// The sender marks one data segment per round trip as a JCC probe (and
+    /// reports its fate through [`CongestionControl::on_probe`]) when this is true.
+    fn probes(&self) -> bool {
+        false
+    }
+
+    /// A probing ACK arrived or a probe was lost (only for controllers that [`probes`](Self::probes)).
+    fn on_probe(&mut self, _tp: &mut CcState, _feedback: ProbeFeedback) {}
 
     /// Self-reported counters, as of `now` (at or after the last call of any hook).
     fn counters(&self, _now: SimTime) -> CcCounters {
