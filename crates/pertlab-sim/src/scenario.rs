@@ -19,14 +19,17 @@ use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
 use crate::tcp::cc::compound::CompoundConfig;
 use crate::tcp::cc::cubic::CubicConfig;
+use crate::tcp::cc::dctcp::DctcpConfig;
 use crate::tcp::cc::fast::FastConfig;
 use crate::tcp::cc::hstcp::HstcpConfig;
 use crate::tcp::cc::illinois::IllinoisConfig;
 use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
+use crate::tcp::cc::scalable::ScalableConfig;
+use crate::tcp::cc::surathkal::SurathkalConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::{TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
+use crate::tcp::{EcnFeedback, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
 use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::web::WebSpec;
 
@@ -208,16 +211,27 @@ pub enum CcSpec {
     Illinois(IllinoisConfig),
     /// FAST TCP (Jin, Wei, Low, INFOCOM 2004).
     Fast(FastConfig),
+    /// TCP Surathkal (Tahiliani 2013 Ch. 4.3), with XECN feedback.
+    Surathkal(SurathkalConfig),
+    /// DCTCP (RFC 8257).
+    Dctcp(DctcpConfig),
+    /// Scalable TCP (Kelly 2003).
+    Scalable(ScalableConfig),
+    /// TCP Westwood+ (Grieco and Mascolo 2004; Linux).
+    Westwood,
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 10] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast"];
+    pub const KINDS: [&'static str; 14] =
+        ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "surathkal", "dctcp", "scalable", "westwood"];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let path = format!("{path}.cc");
         match self {
-            CcSpec::Reno => Ok(()),
+            CcSpec::Reno | CcSpec::Westwood | CcSpec::Surathkal(_) => Ok(()),
+            CcSpec::Dctcp(c) => c.validate(&path),
+            CcSpec::Scalable(c) => c.validate(&path),
             CcSpec::Vegas(c) => c.validate(&path),
             CcSpec::Pert(c) => c.validate(&path),
             CcSpec::PertPi(c) => c.validate(&path),
@@ -403,7 +417,11 @@ impl Scenario {
                     std::cmp::Ordering::Less => ("sender_access_delay_ns", &d.sender_access_delay_ns, link),
                     std::cmp::Ordering::Greater => ("receiver_access_delay_ns", &d.receiver_access_delay_ns, link - pairs - 1),
                 };
-                if list.len() > 1 { format!("dumbbell.{name}[{i}]") } else { format!("dumbbell.{name}") }
+                if list.len() > 1 {
+                    format!("dumbbell.{name}[{i}]")
+                } else {
+                    format!("dumbbell.{name}")
+                }
             }
             None => format!("links[{link}].delay_ns"),
         }
@@ -668,6 +686,15 @@ impl TcpConfig {
             ));
         }
         check::positive(&format!("{path}.ack_size"), self.ack_size as f64)?;
+        if !self.ecn && self.ecn_feedback != EcnFeedback::Rfc3168 {
+            return Err(ConfigError::new(
+                format!("{path}.ecn_feedback"),
+                format!("{} feedback needs an ECN-capable flow (ecn = true); without ECN only the default rfc3168 is allowed", self.ecn_feedback.name()),
+            ));
+        }
+        if self.xecn_count_lost_acks && self.ecn_feedback != EcnFeedback::Xecn {
+            return Err(ConfigError::new(format!("{path}.xecn_count_lost_acks"), "applies to ecn_feedback = \"xecn\" only"));
+        }
         for (field, value) in [("rtt_noise_ns", self.rtt_noise_ns), ("overhead_ns", self.overhead_ns)] {
             if value > SimTime::MAX / 4 {
                 return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {value}", SimTime::MAX / 4)));

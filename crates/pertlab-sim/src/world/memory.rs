@@ -52,13 +52,17 @@ use crate::scenario::{CcSpec, DumbbellSpec, FlowSpec, LinkSpec, QueueSpec, Scena
 use crate::stats::{ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
+use crate::tcp::cc::dctcp::Dctcp;
 use crate::tcp::cc::fast::Fast;
 use crate::tcp::cc::hstcp::Hstcp;
 use crate::tcp::cc::illinois::Illinois;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::PiEmulation;
+use crate::tcp::cc::scalable::Scalable;
+use crate::tcp::cc::surathkal::Surathkal;
 use crate::tcp::cc::vegas::Vegas;
+use crate::tcp::cc::westwood::Westwood;
 use crate::tcp::cc::CcCounters;
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
@@ -221,6 +225,10 @@ fn cc_bytes(cc: &CcSpec) -> u64 {
         CcSpec::Compound(_) => (size_of::<Compound>(), 0),
         CcSpec::Illinois(_) => (size_of::<Illinois>(), 0),
         CcSpec::Fast(_) => (size_of::<Fast>(), 0),
+        CcSpec::Surathkal(_) => (size_of::<Surathkal>(), 0),
+        CcSpec::Dctcp(_) => (size_of::<Dctcp>(), 0),
+        CcSpec::Scalable(_) => (size_of::<Scalable>(), 0),
+        CcSpec::Westwood => (size_of::<Westwood>(), 0),
     };
     (size + heap) as u64
 }
@@ -265,6 +273,10 @@ pub fn max_bytes_per_flow() -> u64 {
         CcSpec::Compound(Default::default()),
         CcSpec::Illinois(Default::default()),
         CcSpec::Fast(Default::default()),
+        CcSpec::Surathkal(Default::default()),
+        CcSpec::Dctcp(Default::default()),
+        CcSpec::Scalable(Default::default()),
+        CcSpec::Westwood,
     ]
     .iter()
     .map(bytes_per_flow)
