@@ -11,8 +11,9 @@
 //!   (the Counter of Algorithm 6): one per CC ACK, and one for the first ECE of
 //!   a window whose Counter is still 0 (the CC ACKs were lost). With
 //!   [`super::TcpConfig::xecn_count_lost_acks`] the ACKs inferred lost just
-//!   before an ACK carrying ECE are counted as CC too, the prose reading of
-//!   Ch. 4.2.2 ("we assume that all the lost ACKs carried CC").
+//!   before an ACK carrying ECE are counted as CC ACKs, the prose reading of
+//!   Ch. 4.2.2 ("we assume that all the lost ACKs carried CC"): they replace
+//!   the single increment of a first ECE, and add to a CC ACK's own.
 //! - `dctcp`: RFC 8257 3.2: ECE on an ACK says the segments it acknowledges
 //!   were CE (the thesis's "Modified ECN"); with delayed ACKs the receiver
 //!   sends an ACK at once when the CE state of arriving segments changes.
@@ -140,9 +141,17 @@ impl MarkCounter {
             EcnFeedback::Rfc3168 => (u32::from(ack.ece), ack.ece),
             EcnFeedback::Dctcp => (if ack.ece { ack.acked } else { 0 }, ack.ece),
             EcnFeedback::Xecn => {
-                let counted = cc || (ack.ece && self.counter == 0 && !ack.stale);
+                // With the option, lost ACKs before an ECE stand for the CC ACKs
+                // Algorithm 6's single increment infers.
                 let lost = if self.count_lost_acks && ack.ece { ack.inferred_lost } else { 0 };
-                (u32::from(counted).saturating_add(lost), counted || lost > 0)
+                let marks = if cc {
+                    lost.saturating_add(1)
+                } else if lost > 0 {
+                    lost
+                } else {
+                    u32::from(ack.ece && self.counter == 0 && !ack.stale)
+                };
+                (marks, marks > 0)
             }
         };
         self.counter = self.counter.saturating_add(marks);
@@ -235,6 +244,9 @@ mod tests {
         assert_eq!(c.on_ack(&ack(true, true, 1), 2, 50).marks, 1);
         let r = c.on_ack(&AckMarksIn { inferred_lost: 2, ..ack(false, true, 3) }, 5, 50);
         assert_eq!((r.marks, r.respond), (2, true));
+        // Lost ACKs before a window's first ECE replace its single increment.
+        let mut d = MarkCounter::new(EcnFeedback::Xecn, true);
+        assert_eq!(d.on_ack(&AckMarksIn { inferred_lost: 3, ..ack(false, true, 4) }, 4, 50).marks, 3);
         // Lost ACKs before an unmarked ACK are not counted.
         assert_eq!(c.on_ack(&AckMarksIn { inferred_lost: 4, ..ack(false, false, 5) }, 10, 50).marks, 0);
         assert_eq!(c.counter(), 3);

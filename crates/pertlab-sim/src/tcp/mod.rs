@@ -15,6 +15,8 @@
 
 pub mod cc;
 pub mod ecn_feedback;
+#[cfg(test)]
+mod ecn_tests;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
