@@ -100,7 +100,7 @@ QUEUE_NAMES = QUEUE_KINDS
 #: which is also ns-2's least margin of the RTO above SRTT.
 NS2_TCP: dict[str, Any] = {"initial_rto": "3s", "min_rto": "200ms", "rto_min_on": "rto", "clock_granularity": "10ms"}
 #: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
-AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred")} | {k: k for k in ("pi", "pie", "codel")}
+AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred")} | {k: k for k in ("pi", "pie", "codel", "step")}
 
 
 def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
@@ -420,7 +420,7 @@ def _aqm_section(queue: str, aqm: dict[str, Any] | None, ecn: bool, packet_size:
     the RED family the flows' packet size as the mean packet size, so that the automatic
     thresholds (ns-2 ``mean_pktsize_``, default 500 bytes) count the flows' packets."""
     section = dict(aqm or {})
-    if ecn:
+    if ecn and queue != "step":  # step marking marks ECN-capable packets only, always
         section.setdefault("use_ecn", True)
     if AQM_SECTION[queue] == "red":
         section.setdefault("mean_pkt_size", packet_size)

@@ -17,6 +17,7 @@ use crate::queue::codel::CodelConfig;
 use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
+use crate::queue::step::StepConfig;
 use crate::tcp::cc::compound::CompoundConfig;
 use crate::tcp::cc::cubic::CubicConfig;
 use crate::tcp::cc::dctcp::DctcpConfig;
@@ -109,7 +110,8 @@ pub struct LinkSpec {
 #[serde(deny_unknown_fields)]
 pub struct QueueSpec {
     /// One of [`QueueSpec::KINDS`]: "droptail", the RED family ("red", "ared",
-    /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie" or "codel".
+    /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie", "codel" or
+    /// "step" (DCTCP's marking at a threshold K).
     #[serde(default = "QueueSpec::default_kind")]
     pub kind: String,
     /// Buffer in packets (exclusive with `limit_bytes`).
@@ -130,10 +132,13 @@ pub struct QueueSpec {
     /// CoDel parameters (kind "codel").
     #[serde(default)]
     pub codel: CodelConfig,
+    /// Step marking threshold (kind "step", DCTCP's switch).
+    #[serde(default)]
+    pub step: StepConfig,
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 11] = ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel"];
+    pub const KINDS: [&'static str; 12] = ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "step"];
     /// Buffer when none is given, in packets (ns-2's `Queue limit_` default is 50;
     /// ns-3's 100p; pertlab uses 1000 so that an unconfigured access link does not
     /// become an accidental bottleneck).
@@ -154,6 +159,7 @@ impl Default for QueueSpec {
             pi: PiConfig::default(),
             pie: PieConfig::default(),
             codel: CodelConfig::default(),
+            step: StepConfig::default(),
         }
     }
 }
@@ -500,6 +506,7 @@ impl QueueSpec {
             "pi" => self.pi.validate(&format!("{path}.pi")),
             "pie" => self.pie.validate(&format!("{path}.pie")),
             "codel" => self.codel.validate(&format!("{path}.codel")),
+            "step" => self.step.validate(&format!("{path}.step")),
             _ => self.red.validate(&format!("{path}.red")),
         }
     }

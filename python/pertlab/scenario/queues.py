@@ -89,8 +89,15 @@ class CodelConfig(_Model):
     use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them")
 
 
+class StepConfig(_Model):
+    """Step marking (DCTCP's switch, Alizadeh et al. 2010; RFC 8257 3.1): ECN-capable arrivals are
+    marked CE while K or more packets are queued; nothing is dropped early."""
+
+    k_pkts: Count = Field(65, description="marking threshold K, packets (the DCTCP paper's 10 Gbps setting); at least 1")
+
+
 #: Queue disciplines of the core (``QueueSpec::KINDS``).
-QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel")
+QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "step")
 
 
 class QueueSpec(_Model):
@@ -103,6 +110,7 @@ class QueueSpec(_Model):
     pi: PiConfig = Field(default_factory=PiConfig)
     pie: PieConfig = Field(default_factory=PieConfig)
     codel: CodelConfig = Field(default_factory=CodelConfig)
+    step: StepConfig = Field(default_factory=StepConfig, description="kind step: DCTCP's marking threshold K")
 
     @field_validator("limit_bytes")
     @classmethod

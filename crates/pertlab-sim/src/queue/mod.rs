@@ -21,6 +21,7 @@ pub mod periodic;
 pub mod pi;
 pub mod pie;
 pub mod red;
+pub mod step;
 
 use std::collections::VecDeque;
 

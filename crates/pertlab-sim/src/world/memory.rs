@@ -47,6 +47,7 @@ use crate::queue::codel::Codel;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::Red;
+use crate::queue::step::Step;
 use crate::queue::{QueueCounters, QueueLimit};
 use crate::scenario::{CcSpec, DumbbellSpec, FlowSpec, LinkSpec, QueueSpec, Scenario, SizeDist, UdpSpec};
 use crate::stats::{ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
@@ -240,6 +241,7 @@ fn discipline_bytes(q: &QueueSpec) -> u64 {
         "pi" => size_of::<Pi>(),
         "pie" => size_of::<Pie>(),
         "codel" => size_of::<Codel>(),
+        "step" => size_of::<Step>(),
         _ => size_of::<Red>(),
     }) as u64
 }

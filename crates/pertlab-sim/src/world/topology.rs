@@ -12,6 +12,7 @@ use crate::queue::droptail::DropTail;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::{Red, RedVariant};
+use crate::queue::step::Step;
 use crate::queue::{OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{LinkSpec, QueueSpec, Scenario};
@@ -163,6 +164,7 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
         "pi" => Box::new(Pi::new(spec.pi.clone())),
         "pie" => Box::new(Pie::new(spec.pie.clone())),
         "codel" => Box::new(Codel::new(spec.codel.clone())),
+        "step" => Box::new(Step::new(&spec.step)),
         kind => match RedVariant::from_name(kind) {
             Some(variant) => Box::new(Red::new(spec.red.clone(), variant, limit_pkts, rate_bps)),
             None => Box::new(DropTail),
