@@ -75,3 +75,29 @@ def test_surathkal_options_are_checked_and_recorded_in_the_results(tmp_path):
 def test_baselines_run_from_the_builder(cc):
     r = run(dumbbell(bw="10Mbps", rtt="40ms", flows=2, cc=cc, queue="droptail", duration="20s"))
     assert r.flows["goodput_mbps"].sum() > 0.9 * 10 * 1460 / 1500
+
+
+@pytest.mark.parametrize(
+    ("burst", "field", "words"),
+    [
+        ({"rate": 1.0, "mean_burst_pkts": 2}, "rate", "less than 1"),
+        ({"rate": -0.01, "mean_burst_pkts": 2}, "rate", "greater than or equal to 0"),
+        ({"rate": 0.1, "mean_burst_pkts": 0.5}, "mean_burst_pkts", "greater than or equal to 1"),
+        ({"rate": 0.6, "mean_burst_pkts": 1}, "mean_burst_pkts", "at most B / (B + 1) = 0.5"),
+    ],
+)
+def test_burst_loss_errors_name_the_field(burst, field, words):
+    data = two_nodes({})
+    data["links"][0]["burst_loss"] = burst
+    msg = error_of(data)
+    assert msg.startswith(f"links[0].burst_loss.{field}: ") and words in msg, msg
+
+
+def test_gilbert_elliott_last_hop_from_python():
+    data = two_nodes({})
+    data["duration"] = "300s"
+    data["links"][0] |= {"rate": "11Mbps", "burst_loss": {"rate": 0.03, "mean_burst_pkts": 2}}
+    data["monitor"] = {"links": ["a-b"]}
+    r = run(Scenario.parse(data))
+    q = r.queues.filter(r.queues["from"] == "a").row(0, named=True)
+    assert abs(q["link_losses"] / q["departures"] - 0.03) <= 0.003, q

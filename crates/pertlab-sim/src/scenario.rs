@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ConfigError};
+use crate::net::burst_loss::BurstLossConfig;
 use crate::queue::codel::CodelConfig;
 use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
@@ -97,6 +98,10 @@ pub struct LinkSpec {
     /// Loss probability of the b -> a direction.
     #[serde(default)]
     pub loss_ba: f64,
+    /// Gilbert-Elliott burst losses on each direction (data and ACKs), each
+    /// with its own chain, on top of `loss`/`loss_ba`; none by default.
+    #[serde(default)]
+    pub burst_loss: Option<BurstLossConfig>,
     /// Queue of the a -> b direction.
     #[serde(default)]
     pub queue: QueueSpec,
@@ -479,6 +484,9 @@ impl LinkSpec {
         check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
         check::in_range(&format!("{path}.loss"), self.loss, 0.0, 1.0)?;
         check::in_range(&format!("{path}.loss_ba"), self.loss_ba, 0.0, 1.0)?;
+        if let Some(b) = &self.burst_loss {
+            b.validate(&format!("{path}.burst_loss"))?;
+        }
         if self.a == self.b {
             return Err(ConfigError::new(format!("{path}.b"), format!("a link joins two different nodes, both ends are `{}`", self.a)));
         }
@@ -556,6 +564,7 @@ impl DumbbellSpec {
             delay_ns: delay,
             loss: 0.0,
             loss_ba: 0.0,
+            burst_loss: None,
             queue: self.access_queue.clone(),
             queue_ba: None,
         };
@@ -568,6 +577,7 @@ impl DumbbellSpec {
             delay_ns: self.bottleneck_delay_ns,
             loss: self.bottleneck_loss,
             loss_ba: 0.0,
+            burst_loss: None,
             queue: self.bottleneck_queue.clone(),
             queue_ba: Some(self.bottleneck_queue_reverse.clone().unwrap_or_else(|| QueueSpec {
                 kind: "droptail".into(),

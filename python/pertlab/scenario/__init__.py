@@ -34,11 +34,11 @@ from .controllers import (
 from .errors import ScenarioError
 from .model import MeasureWindow, MonitorSpec, Scenario
 from .queues import QUEUE_KINDS, CodelConfig, PieConfig, PiConfig, QueueSpec, RedConfig, StepConfig
-from .topology import DumbbellSpec, LinkSpec
+from .topology import BurstLoss, DumbbellSpec, LinkSpec
 from .traffic import FlowSpec, TcpConfig, UdpSpec, WebSpec
 
 __all__ = [
-    "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
+    "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "BurstLoss", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
     "CodelConfig", "StepConfig", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi", "PertAdaptive", "Hstcp", "Cubic", "Compound",
     "Illinois", "Fast", "Surathkal", "Dctcp", "Scalable", "Westwood", "CcSpec", "TcpConfig", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
     "CC_KINDS", "Rate", "Time", "Duration", "Size", "PacketSize", "Probability", "Count", "U32", "NonNegative",

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::ConfigError;
+use crate::net::burst_loss::BurstLoss;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
 use crate::queue::codel::Codel;
@@ -90,6 +91,7 @@ impl Topology {
                 rate_bps: l.rate_bps,
                 delay: l.delay_ns,
                 loss,
+                burst: l.burst_loss.as_ref().map(BurstLoss::new),
                 loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                 queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
                 in_tx: None,
