@@ -17,7 +17,8 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   ``sack`` (Reno window rules with the default SACK recovery); ``vegas`` and
   ``pert`` run over SACK recovery, as in the PERT paper, and so do ``pert-adaptive``
   (Kotla 2008) and the baselines ``hstcp``, ``cubic``, ``compound``, ``illinois``
-  and ``fast`` (docs/model.md). A mix is written
+  and ``fast``, and Tahiliani's (2013) ``surathkal`` with the baselines
+  ``dctcp``, ``scalable`` and ``westwood`` (docs/model.md). A mix is written
   ``"pert:25,sack:25"``: flows take the controllers in that order. With
   ``flows`` given, a mix may be written in percentages, ``"pert:50%,sack:50%"``
   (they must sum to 100; see :func:`parse_cc_mix` for the rounding). Each flow's
@@ -25,7 +26,10 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   ``results.controllers`` has one row per name.
 - **ECN.** ``ecn=True`` makes every flow ECN-capable and an AQM bottleneck
   (any kind but droptail) mark instead of drop (``queue="ared", ecn=True`` is
-  the PERT paper's SACK/RED-ECN).
+  the PERT paper's SACK/RED-ECN). With it, ``surathkal`` flows report marks
+  with XECN and ``dctcp`` flows with RFC 8257 feedback (:data:`ECN_FEEDBACK`);
+  the others with RFC 3168's. Without it they get no marks (Surathkal is then
+  Reno with the chosen loss response, DCTCP Reno).
 - **RED's packet size.** A RED-family bottleneck counts in packets of the
   flows' size (``mean_pkt_size`` = ``packet_size``): its automatic thresholds
   (target delay x capacity) are then in the packets that actually queue. With
@@ -84,7 +88,14 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "illinois": ("illinois", True),
     "fast": ("fast", True),
     "jcc": ("jcc", True),
+    "surathkal": ("surathkal", True),
+    "dctcp": ("dctcp", True),
+    "scalable": ("scalable", True),
+    "westwood": ("westwood", True),
 }
+#: ECN feedback of the controllers that read marks per packet, used when ``ecn`` is on
+#: (TCP Surathkal reads XECN, Tahiliani 2013 Ch. 4.2.2; DCTCP reads RFC 8257 3.2 feedback).
+ECN_FEEDBACK: dict[str, str] = {"surathkal": "xecn", "dctcp": "dctcp"}
 QUEUE_NAMES = QUEUE_KINDS
 #: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of
 #: papers simulated in ns-2: initial RTO 3 s (``rtxcur_init_``, changed from 6 s on 2006-01-21),
@@ -92,7 +103,7 @@ QUEUE_NAMES = QUEUE_KINDS
 #: which is also ns-2's least margin of the RTO above SRTT.
 NS2_TCP: dict[str, Any] = {"initial_rto": "3s", "min_rto": "200ms", "rto_min_on": "rto", "clock_granularity": "10ms"}
 #: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
-AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred", "jcc-red")} | {k: k for k in ("pi", "pie", "codel")}
+AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred", "jcc-red")} | {k: k for k in ("pi", "pie", "codel", "step")}
 
 
 def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
@@ -277,7 +288,7 @@ def dumbbell(
                     "cc": cc_spec,
                     "start_window_ns": [0, window_ns],
                     "label": name,
-                    "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **(tcp or {})},
+                    "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})},
                 }
             )
     for _ in range(reverse_flows):
@@ -436,11 +447,16 @@ def parking_lot(
             "nodes": names + [host(i, j) for i in range(routers) for j in range(n_hosts[i])],
             "links": links,
             "flows": [
-                {"src": a, "dst": b, "cc": cc_spec, "start_window_ns": [0, window_ns], "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **(tcp or {})}}
+                {"src": a, "dst": b, "cc": cc_spec, "start_window_ns": [0, window_ns], "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})}}
                 for a, b in pairs
             ],
         }
     )
+
+
+def _feedback(kind: str, ecn: bool) -> dict[str, str]:
+    """The ECN feedback option of a controller's flows (:data:`ECN_FEEDBACK`), when ECN is on."""
+    return {"ecn_feedback": ECN_FEEDBACK[kind]} if ecn and kind in ECN_FEEDBACK else {}
 
 
 def _aqm_section(queue: str, aqm: dict[str, Any] | None, ecn: bool, packet_size: int) -> dict[str, Any]:
@@ -448,7 +464,7 @@ def _aqm_section(queue: str, aqm: dict[str, Any] | None, ecn: bool, packet_size:
     the RED family the flows' packet size as the mean packet size, so that the automatic
     thresholds (ns-2 ``mean_pktsize_``, default 500 bytes) count the flows' packets."""
     section = dict(aqm or {})
-    if ecn:
+    if ecn and queue != "step":  # step marking marks ECN-capable packets only, always
         section.setdefault("use_ecn", True)
     if AQM_SECTION[queue] == "red":
         section.setdefault("mean_pkt_size", packet_size)

@@ -13,13 +13,16 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ConfigError};
+use crate::net::burst_loss::BurstLossConfig;
 use crate::queue::codel::CodelConfig;
 use crate::queue::jcc::JccQueueConfig;
 use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
+use crate::queue::step::StepConfig;
 use crate::tcp::cc::compound::CompoundConfig;
 use crate::tcp::cc::cubic::CubicConfig;
+use crate::tcp::cc::dctcp::DctcpConfig;
 use crate::tcp::cc::fast::FastConfig;
 use crate::tcp::cc::hstcp::HstcpConfig;
 use crate::tcp::cc::illinois::IllinoisConfig;
@@ -27,8 +30,10 @@ use crate::tcp::cc::jcc::JccConfig;
 use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
+use crate::tcp::cc::scalable::ScalableConfig;
+use crate::tcp::cc::surathkal::SurathkalConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::{TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
+use crate::tcp::{EcnFeedback, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
 use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::web::WebSpec;
 
@@ -95,6 +100,10 @@ pub struct LinkSpec {
     /// Loss probability of the b -> a direction.
     #[serde(default)]
     pub loss_ba: f64,
+    /// Gilbert-Elliott burst losses on each direction (data and ACKs), each
+    /// with its own chain, on top of `loss`/`loss_ba`; none by default.
+    #[serde(default)]
+    pub burst_loss: Option<BurstLossConfig>,
     /// Queue of the a -> b direction.
     #[serde(default)]
     pub queue: QueueSpec,
@@ -110,6 +119,7 @@ pub struct QueueSpec {
     /// One of [`QueueSpec::KINDS`]: "droptail", the RED family ("red", "ared",
     /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie", "codel" or
     /// "jcc-red" (RED that stamps JCC probes, Hua 2002).
+    /// "step" (DCTCP's marking at a threshold K).
     #[serde(default = "QueueSpec::default_kind")]
     pub kind: String,
     /// Buffer in packets (exclusive with `limit_bytes`).
@@ -133,10 +143,14 @@ pub struct QueueSpec {
     /// JCC router parameters (kind "jcc-red", which also reads `red`).
     #[serde(default)]
     pub jcc: JccQueueConfig,
+    /// Step marking threshold (kind "step", DCTCP's switch).
+    #[serde(default)]
+    pub step: StepConfig,
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 12] = ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red"];
+    pub const KINDS: [&'static str; 13] =
+        ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step"];
     /// Buffer when none is given, in packets (ns-2's `Queue limit_` default is 50;
     /// ns-3's 100p; pertlab uses 1000 so that an unconfigured access link does not
     /// become an accidental bottleneck).
@@ -158,6 +172,7 @@ impl Default for QueueSpec {
             pie: PieConfig::default(),
             codel: CodelConfig::default(),
             jcc: JccQueueConfig::default(),
+            step: StepConfig::default(),
         }
     }
 }
@@ -217,16 +232,29 @@ pub enum CcSpec {
     Fast(FastConfig),
     /// Joint Congestion Control (Hua 2002, Chapter 4): probes and AIED; needs "jcc-red" routers.
     Jcc(JccConfig),
+    /// TCP Surathkal (Tahiliani 2013 Ch. 4.3), with XECN feedback.
+    Surathkal(SurathkalConfig),
+    /// DCTCP (RFC 8257).
+    Dctcp(DctcpConfig),
+    /// Scalable TCP (Kelly 2003).
+    Scalable(ScalableConfig),
+    /// TCP Westwood+ (Grieco and Mascolo 2004; Linux).
+    Westwood,
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 11] = ["reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc"];
+    pub const KINDS: [&'static str; 15] = [
+        "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal", "dctcp", "scalable",
+        "westwood",
+    ];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let path = format!("{path}.cc");
         match self {
-            CcSpec::Reno => Ok(()),
+            CcSpec::Reno | CcSpec::Westwood | CcSpec::Surathkal(_) => Ok(()),
+            CcSpec::Dctcp(c) => c.validate(&path),
+            CcSpec::Scalable(c) => c.validate(&path),
             CcSpec::Vegas(c) => c.validate(&path),
             CcSpec::Pert(c) => c.validate(&path),
             CcSpec::PertPi(c) => c.validate(&path),
@@ -413,7 +441,11 @@ impl Scenario {
                     std::cmp::Ordering::Less => ("sender_access_delay_ns", &d.sender_access_delay_ns, link),
                     std::cmp::Ordering::Greater => ("receiver_access_delay_ns", &d.receiver_access_delay_ns, link - pairs - 1),
                 };
-                if list.len() > 1 { format!("dumbbell.{name}[{i}]") } else { format!("dumbbell.{name}") }
+                if list.len() > 1 {
+                    format!("dumbbell.{name}[{i}]")
+                } else {
+                    format!("dumbbell.{name}")
+                }
             }
             None => format!("links[{link}].delay_ns"),
         }
@@ -465,6 +497,9 @@ impl LinkSpec {
         check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
         check::in_range(&format!("{path}.loss"), self.loss, 0.0, 1.0)?;
         check::in_range(&format!("{path}.loss_ba"), self.loss_ba, 0.0, 1.0)?;
+        if let Some(b) = &self.burst_loss {
+            b.validate(&format!("{path}.burst_loss"))?;
+        }
         if self.a == self.b {
             return Err(ConfigError::new(format!("{path}.b"), format!("a link joins two different nodes, both ends are `{}`", self.a)));
         }
@@ -496,6 +531,7 @@ impl QueueSpec {
                 self.jcc.validate(&format!("{path}.jcc"))?;
                 self.red.validate(&format!("{path}.red"))
             }
+            "step" => self.step.validate(&format!("{path}.step")),
             _ => self.red.validate(&format!("{path}.red")),
         }
     }
@@ -545,6 +581,7 @@ impl DumbbellSpec {
             delay_ns: delay,
             loss: 0.0,
             loss_ba: 0.0,
+            burst_loss: None,
             queue: self.access_queue.clone(),
             queue_ba: None,
         };
@@ -557,6 +594,7 @@ impl DumbbellSpec {
             delay_ns: self.bottleneck_delay_ns,
             loss: self.bottleneck_loss,
             loss_ba: 0.0,
+            burst_loss: None,
             queue: self.bottleneck_queue.clone(),
             queue_ba: Some(self.bottleneck_queue_reverse.clone().unwrap_or_else(|| QueueSpec {
                 kind: "droptail".into(),
@@ -682,6 +720,15 @@ impl TcpConfig {
             ));
         }
         check::positive(&format!("{path}.ack_size"), self.ack_size as f64)?;
+        if !self.ecn && self.ecn_feedback != EcnFeedback::Rfc3168 {
+            return Err(ConfigError::new(
+                format!("{path}.ecn_feedback"),
+                format!("{} feedback needs an ECN-capable flow (ecn = true); without ECN only the default rfc3168 is allowed", self.ecn_feedback.name()),
+            ));
+        }
+        if self.xecn_count_lost_acks && self.ecn_feedback != EcnFeedback::Xecn {
+            return Err(ConfigError::new(format!("{path}.xecn_count_lost_acks"), "applies to ecn_feedback = \"xecn\" only"));
+        }
         for (field, value) in [("rtt_noise_ns", self.rtt_noise_ns), ("overhead_ns", self.overhead_ns)] {
             if value > SimTime::MAX / 4 {
                 return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {value}", SimTime::MAX / 4)));

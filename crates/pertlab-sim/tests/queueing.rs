@@ -23,6 +23,7 @@ fn mm1_number_in_system(rho: f64, duration_s: u64) -> (f64, pertlab_sim::Results
             delay_ns: 0,
             loss: 0.0,
             loss_ba: 0.0,
+            burst_loss: None,
             queue: QueueSpec { limit_pkts: Some(1_000_000), ..QueueSpec::default() },
             queue_ba: None,
         }],

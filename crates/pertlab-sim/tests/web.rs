@@ -39,6 +39,7 @@ fn path(web: Vec<WebSpec>, duration_s: u64, seed: u64) -> Scenario {
         delay_ns: ms(5),
         loss: 0.0,
         loss_ba: 0.0,
+        burst_loss: None,
         queue: QueueSpec::default(),
         queue_ba: None,
     };

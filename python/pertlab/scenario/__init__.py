@@ -27,17 +27,20 @@ The models live by subject: :mod:`.base` (quantities, the base model),
 
 from ..units import U64_MAX
 from .base import MAX_PACKET_BYTES, U32, U32_MAX, Count, Duration, NonNegative, PacketSize, Probability, Rate, Size, Time
-from .controllers import CC_KINDS, CcSpec, Compound, Cubic, Fast, Hstcp, Illinois, Jcc, Pert, PertAdaptive, PertPi, Reno, Vegas
+from .controllers import (
+    CC_KINDS, CcSpec, Compound, Cubic, Dctcp, Fast, Hstcp, Illinois, Jcc, Pert, PertAdaptive, PertPi, Reno, Scalable, Surathkal,
+    Vegas, Westwood,
+)  # fmt: skip
 from .errors import ScenarioError
 from .model import MeasureWindow, MonitorSpec, Scenario
-from .queues import QUEUE_KINDS, CodelConfig, JccQueueConfig, PieConfig, PiConfig, QueueSpec, RedConfig
-from .topology import DumbbellSpec, LinkSpec
+from .queues import QUEUE_KINDS, CodelConfig, JccQueueConfig, PieConfig, PiConfig, QueueSpec, RedConfig, StepConfig
+from .topology import BurstLoss, DumbbellSpec, LinkSpec
 from .traffic import FlowSpec, TcpConfig, UdpSpec, WebSpec
 
 __all__ = [
-    "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
-    "CodelConfig", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi", "PertAdaptive", "Hstcp", "Cubic", "Compound",
-    "Illinois", "Fast", "Jcc", "JccQueueConfig", "CcSpec", "TcpConfig", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
+    "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "BurstLoss", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
+    "CodelConfig", "StepConfig", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi", "PertAdaptive", "Hstcp", "Cubic", "Compound",
+    "Illinois", "Fast", "Jcc", "JccQueueConfig", "Surathkal", "Dctcp", "Scalable", "Westwood", "CcSpec", "TcpConfig", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
     "CC_KINDS", "Rate", "Time", "Duration", "Size", "PacketSize", "Probability", "Count", "U32", "NonNegative",
     "MAX_PACKET_BYTES", "U32_MAX", "U64_MAX",
 ]  # fmt: skip

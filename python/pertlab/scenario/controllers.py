@@ -208,5 +208,49 @@ class Jcc(_Model):
     _beta_at_most_max_p = field_validator("max_p")(_compared_to("beta", ">="))
 
 
-CcSpec = Annotated[Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc], Field(discriminator="kind")]
-CC_KINDS = ("reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc")
+class Surathkal(_Model):
+    """TCP Surathkal (Tahiliani 2013 Ch. 4.3): Reno growth; once per window cwnd *= 1 - alpha/2,
+    alpha the fraction of packets marked in a window (XECN feedback: ``tcp.ecn_feedback = "xecn"``)."""
+
+    kind: Literal["surathkal"] = "surathkal"
+    alpha_timing: Literal["previous_window", "end_of_window"] = Field(
+        "previous_window",
+        description="previous_window: at the first mark, the alpha of the last completed window (Option A); "
+        "end_of_window: CWR at the first mark, the reduction when that window ends with its alpha (Option B)",
+    )
+    loss_response: Literal["halve", "xecn_only"] = Field(
+        "halve", description="loss by duplicate ACKs/SACK halves the window, or leaves it (only XECN marks reduce)"
+    )
+
+
+class Dctcp(_Model):
+    """DCTCP (RFC 8257): alpha = (1 - g) alpha + g F per window, cwnd *= 1 - alpha/2 on ECE
+    (``tcp.ecn_feedback = "dctcp"``); Reno's halving on loss."""
+
+    kind: Literal["dctcp"] = "dctcp"
+    g: Annotated[float, Field(gt=0.0, le=1.0)] = Field(1 / 16, description="EWMA weight of a window's marked fraction (RFC 8257: 1/16)")
+    init_alpha: Annotated[float, Field(ge=0.0, le=1.0)] = Field(1.0, description="alpha before the first window completes (Linux: 1)")
+
+
+class Scalable(_Model):
+    """Scalable TCP (Kelly 2003): cwnd += a per ACK (Standard TCP below 1/a segments); cwnd -= b cwnd on loss."""
+
+    kind: Literal["scalable"] = "scalable"
+    a: _OpenUnit = Field(0.01, description="window increase per ACKed segment")
+    b: _OpenUnit = Field(0.125, description="fraction of the window given up on loss")
+
+
+class Westwood(_Model):
+    """TCP Westwood+ (Grieco and Mascolo 2004; Linux): after a loss ssthresh = bandwidth estimate x RTT_min."""
+
+    kind: Literal["westwood"] = "westwood"
+
+
+CcSpec = Annotated[
+    Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood],
+    Field(discriminator="kind"),
+]
+CC_KINDS = (
+    "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal",
+    "dctcp", "scalable", "westwood",
+)  # fmt: skip

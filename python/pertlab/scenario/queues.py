@@ -95,8 +95,15 @@ class JccQueueConfig(_Model):
     bits: Annotated[int, Field(ge=1, le=16)] = Field(8, description="m, bits of R in the header (thesis: unspecified)")
 
 
+class StepConfig(_Model):
+    """Step marking (DCTCP's switch, Alizadeh et al. 2010; RFC 8257 3.1): ECN-capable arrivals are
+    marked CE while K or more packets are queued; nothing is dropped early."""
+
+    k_pkts: Count = Field(65, description="marking threshold K, packets (the DCTCP paper's 10 Gbps setting); at least 1")
+
+
 #: Queue disciplines of the core (``QueueSpec::KINDS``).
-QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red")
+QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step")
 
 
 class QueueSpec(_Model):
@@ -110,6 +117,7 @@ class QueueSpec(_Model):
     pie: PieConfig = Field(default_factory=PieConfig)
     codel: CodelConfig = Field(default_factory=CodelConfig)
     jcc: JccQueueConfig = Field(default_factory=JccQueueConfig, description="jcc-red: the code's bits (RED's parameters are in red)")
+    step: StepConfig = Field(default_factory=StepConfig, description="kind step: DCTCP's marking threshold K")
 
     @field_validator("limit_bytes")
     @classmethod

@@ -11,6 +11,22 @@ from .queues import QueueSpec
 
 
 
+class BurstLoss(_Model):
+    """Gilbert-Elliott burst losses (a packet is lost in the Bad state, kept in the Good state),
+    given by the mean loss rate and the mean burst length. Not an 802.11 MAC (docs/model.md)."""
+
+    rate: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(description="mean packet loss rate, in [0, 1)")
+    mean_burst_pkts: Annotated[float, Field(ge=1.0, allow_inf_nan=False)] = Field(description="mean packets lost in a row, at least 1")
+
+    @field_validator("mean_burst_pkts")
+    @classmethod
+    def _rate_reachable(cls, v: float, info: ValidationInfo) -> float:
+        rate = info.data.get("rate")
+        if rate is not None and rate / (1 - rate) > v:
+            raise ValueError(f"bursts of {v} packets allow a loss rate of at most B / (B + 1) = {v / (v + 1)}, got rate {rate}")
+        return v
+
+
 class LinkSpec(_Model):
     """A full-duplex point-to-point link between two named nodes."""
 
@@ -21,6 +37,9 @@ class LinkSpec(_Model):
     delay: Time = _unit("delay", "delay_ns", description="one-way propagation delay")
     loss: Probability = Field(0.0, description="Bernoulli loss probability a -> b")
     loss_ba: Probability = Field(0.0, description="Bernoulli loss probability b -> a")
+    burst_loss: BurstLoss | None = Field(
+        None, description="Gilbert-Elliott burst losses on both directions (data and ACKs), one chain each, on top of loss/loss_ba"
+    )
     queue: QueueSpec = Field(default_factory=QueueSpec, description="queue of the a -> b direction")
     queue_ba: QueueSpec | None = Field(None, description="queue of the b -> a direction; default: as `queue`")
 

@@ -18,6 +18,14 @@ class TcpConfig(_Model):
     packet_size: PacketSize = Field(1500, description="segment size on the wire, headers included, bytes")
     sack: bool = Field(True, description="SACK loss recovery (RFC 6675); false: NewReno (RFC 6582)")
     ecn: bool = Field(False, description="ECN-capable flow (RFC 3168)")
+    ecn_feedback: Literal["rfc3168", "xecn", "dctcp"] = Field(
+        "rfc3168",
+        description="how CE marks return: rfc3168 (ECE until CWR), xecn (Count Codepoint per CE, Tahiliani 2013), "
+        "dctcp (ECE per CE segment, RFC 8257); xecn and dctcp need ecn",
+    )
+    xecn_count_lost_acks: bool = Field(
+        False, description="xecn only: count the ACKs inferred lost before an ECE ACK as marks (default: Algorithm 6's single increment)"
+    )
     init_cwnd: Count = Field(2, description="initial window, segments")
     max_cwnd: Count = Field(100_000, description="receiver window, segments")
     dupthresh: Count = 3
@@ -50,6 +58,20 @@ class TcpConfig(_Model):
         return v
 
     _rto_bounds = field_validator("max_rto")(_compared_to("min_rto", ">=", format_time))
+
+    @field_validator("ecn_feedback")
+    @classmethod
+    def _feedback_needs_ecn(cls, v: str, info: ValidationInfo) -> str:
+        if v != "rfc3168" and not info.data.get("ecn", False):
+            raise ValueError(f"{v} feedback needs an ECN-capable flow (ecn = true); without ECN only the default rfc3168 is allowed")
+        return v
+
+    @field_validator("xecn_count_lost_acks")
+    @classmethod
+    def _xecn_only(cls, v: bool, info: ValidationInfo) -> bool:
+        if v and info.data.get("ecn_feedback") != "xecn":
+            raise ValueError('applies to ecn_feedback = "xecn" only')
+        return v
 
 
 def _cc_shorthand(value: Any) -> Any:

@@ -9,6 +9,7 @@
 //!
 //! Left out: link-layer framing and overheads, variable delay, reordering.
 
+pub mod burst_loss;
 pub mod routing;
 
 use std::collections::VecDeque;
@@ -25,7 +26,7 @@ pub struct ChannelCounters {
     /// progress counts for its elapsed part, so a packet straddling the edge of
     /// a measurement window is split between the two sides).
     pub busy_ns: u64,
-    /// Packets lost on the wire (Bernoulli loss).
+    /// Packets lost on the wire (Bernoulli and burst losses).
     pub losses: u64,
 }
 
@@ -39,6 +40,8 @@ pub struct Channel {
     pub delay: SimTime,
     /// Bernoulli loss probability per packet.
     pub loss: f64,
+    /// Gilbert-Elliott burst losses, if configured (drawn from `loss_rng` too).
+    pub burst: Option<burst_loss::BurstLoss>,
     pub loss_rng: SimRng,
     pub queue: OutputQueue,
     /// The packet being serialised, if any, and when its transmission started.

@@ -22,6 +22,7 @@ pub mod periodic;
 pub mod pi;
 pub mod pie;
 pub mod red;
+pub mod step;
 
 use std::collections::VecDeque;
 

@@ -15,6 +15,9 @@
 
 pub mod cc;
 pub mod jcc_probe;
+pub mod ecn_feedback;
+#[cfg(test)]
+mod ecn_tests;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -24,6 +27,7 @@ pub mod sender;
 mod testbench;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
+pub use ecn_feedback::EcnFeedback;
 pub use rtt::RtoMinOn;
 use serde::{Deserialize, Serialize};
 
@@ -58,6 +62,14 @@ pub struct TcpConfig {
     pub sack: bool,
     /// The flow is ECN-capable (RFC 3168): data is sent ECT, the sender reacts to ECE.
     pub ecn: bool,
+    /// How CE marks are reported on ACKs and counted by the sender (see
+    /// `ecn_feedback`): `rfc3168` (default), `xecn` (Tahiliani 2013 Ch. 4.2.2)
+    /// or `dctcp` (RFC 8257 3.2). Anything but `rfc3168` needs `ecn`.
+    pub ecn_feedback: EcnFeedback,
+    /// XECN only: count the ACKs inferred lost before an ACK carrying ECE as
+    /// Count Codepoints (the prose of Ch. 4.2.2) instead of Algorithm 6's
+    /// single increment. Default false (Algorithm 6, spec 1.10 (a)).
+    pub xecn_count_lost_acks: bool,
     /// Initial window in segments (RFC 6928 allows 10; ns-2 `windowInit_` = 2), at most `max_cwnd`.
     pub init_cwnd: u32,
     /// Largest window in segments: the receiver's advertised window (ns-2 `window_`),
@@ -106,6 +118,8 @@ impl Default for TcpConfig {
             packet_size: 1500,
             sack: true,
             ecn: false,
+            ecn_feedback: EcnFeedback::Rfc3168,
+            xecn_count_lost_acks: false,
             init_cwnd: 2,
             max_cwnd: 100_000,
             dupthresh: 3,

@@ -22,12 +22,17 @@
 //! - ECN-Echo (RFC 3168 6.1.3): set on every ACK from the arrival of a CE
 //!   segment until a segment with CWR arrives (CWR is processed before CE, so a
 //!   CE mark on the CWR segment itself starts a new echo).
+//! - XECN and DCTCP feedback (`cfg.ecn_feedback`, see `ecn_feedback`): the
+//!   ACK of a CE segment carries the Count Codepoint (XECN, Tahiliani 2013
+//!   Algorithm 5), or ECE says exactly which segments were CE (RFC 8257 3.2,
+//!   with an immediate ACK when the CE state changes under delayed ACKs).
 //!
 //! # Left out
 //! Receive-window management (the window is `cfg.max_cwnd` at the sender),
 //! D-SACK (RFC 2883), reneging, the immediate ACK on a change of CE state that
 //! Linux sends (a delayed ACK carries the echo a little later).
 
+use super::ecn_feedback::{ack_flags, EcnFeedback};
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::SimTime;
@@ -78,6 +83,10 @@ pub struct TcpReceiver {
     last_ack_sent: u32,
     /// Set ECE on ACKs (a CE segment arrived, no CWR since).
     ece: bool,
+    /// A segment the next ACK acknowledges arrived CE.
+    ce_unacked: bool,
+    /// DCTCP feedback: whether the last segment arrived CE (RFC 8257 `DCTCP.CE`).
+    last_ce: bool,
     /// In-order segments received and not yet acknowledged (delayed ACK).
     unacked: u32,
     /// When the delayed-ACK timer fires, if armed.
@@ -101,6 +110,8 @@ impl TcpReceiver {
             ts_recent: 0,
             last_ack_sent: 0,
             ece: false,
+            ce_unacked: false,
+            last_ce: false,
             unacked: 0,
             delack_at: None,
             jcc_echo: None,
@@ -117,13 +128,22 @@ impl TcpReceiver {
         if pkt.cwr {
             self.ece = false;
         }
-        if pkt.ecn == Ecn::Ce {
+        let ce = pkt.ecn == Ecn::Ce;
+        if ce {
             self.counters.ce_received += 1;
             self.ece = true;
         }
         if pkt.jcc_r.is_some() {
             self.jcc_echo = pkt.jcc_r;
         }
+        if self.cfg.ecn_feedback == EcnFeedback::Dctcp {
+            // RFC 8257 3.2: the delayed segments are acknowledged with the old CE state.
+            if ce != self.last_ce && self.unacked > 0 {
+                self.send_ack(None, out);
+            }
+            self.last_ce = ce;
+        }
+        self.ce_unacked |= ce;
         if pkt.seq <= self.last_ack_sent && pkt.ts >= self.ts_recent {
             self.ts_recent = pkt.ts;
         }
@@ -222,7 +242,8 @@ impl TcpReceiver {
         let mut ack = Packet::new(PacketKind::Ack, self.flow, self.node, self.peer, self.cfg.ack_size);
         ack.seq = self.rcv_nxt;
         ack.ts = self.ts_recent;
-        ack.ece = self.ece;
+        (ack.cwr, ack.ece) = ack_flags(self.cfg.ecn_feedback, self.ce_unacked, self.ece);
+        self.ce_unacked = false;
         ack.jcc_r = self.jcc_echo.take();
         if self.cfg.sack {
             self.fill_sack_blocks(trigger, &mut ack);

@@ -20,7 +20,10 @@
 //!   timestamp (RFC 7323), Karn's rule for the back-off, go-back-N after a
 //!   timeout (RFC 5681 3.1, RFC 6675 5.1).
 //! - ECN (RFC 3168): ECT on new data, one window reduction per window of data on
-//!   ECN-Echo, CWR on the first new segment after any reduction.
+//!   ECN-Echo, CWR on the first new segment after any reduction. With XECN
+//!   feedback the reduction follows a counted mark (a Count Codepoint, or the
+//!   first ECE of a window whose Counter is 0; `ecn_feedback`), and every ACK's
+//!   marks reach the controller (`in_ack_event`).
 //!
 //! # Choices where the RFCs leave room (Linux unless stated)
 //! - Entering recovery sets `cwnd = ssthresh` (RFC 6675 section 5 step 4.2) and
@@ -64,7 +67,8 @@
 //! the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 
-use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
+use super::cc::{AckEvent, AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
+use super::ecn_feedback::{AckMarksIn, MarkCounter};
 use super::jcc_probe::ProbeClock;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
@@ -89,6 +93,8 @@ pub struct SenderCounters {
     pub fast_recoveries: u64,
     /// Window reductions in response to ECN echoes.
     pub ecn_reductions: u64,
+    /// ECN marks counted from ACKs (`AckEvent::marks`, summed).
+    pub ecn_marks: u64,
     /// ACKs received.
     pub acks_received: u64,
     /// RTT samples taken, and their sum and extremes (for the per-flow summary).
@@ -133,6 +139,8 @@ pub struct TcpSender {
     reno_sacked: u32,
     /// Set CWR on the next new data segment (RFC 3168 6.1.2).
     cwr_pending: bool,
+    /// Marks counted per window of data (XECN Algorithm 6, DCTCP, RFC 3168).
+    marks: MarkCounter,
     started: bool,
     /// The application stopped: no new data (see [`TcpSender::stop`]).
     app_stopped: bool,
@@ -163,6 +171,7 @@ impl TcpSender {
         let tp = CcState::new(cfg.init_cwnd, cfg.max_cwnd, cfg.packet_size);
         let probe = cc.probes().then(ProbeClock::default);
         let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns, cfg.rto_min_on);
+        let marks = MarkCounter::new(cfg.ecn_feedback, cfg.xecn_count_lost_acks);
         TcpSender {
             tp,
             cc,
@@ -178,6 +187,7 @@ impl TcpSender {
             dupacks: 0,
             reno_sacked: 0,
             cwr_pending: false,
+            marks,
             started: false,
             app_stopped: false,
             data_segments: u32::MAX,
@@ -250,18 +260,20 @@ impl TcpSender {
         if self.cfg.sack {
             self.sb.mark_lost_by_sack(self.cfg.dupthresh);
         }
+        // Each segment is reported once, when first known to be delivered.
+        let delivered = acked.not_sacked_before + newly_sacked;
         if acked.segments > 0 || newly_sacked > 0 {
-            // Each segment is reported once, when first known to be delivered.
-            let sample = AckSample { pkts_acked: acked.not_sacked_before + newly_sacked, rtt };
+            let sample = AckSample { pkts_acked: delivered, rtt };
             self.sync_tp();
             self.cc.pkts_acked(&mut self.tp, &sample, rng);
         }
+        let respond = self.count_marks(ack, delivered);
         self.update_ca_state(acked.segments > 0, now, out);
         if let Some(feedback) = self.probe.as_mut().and_then(|p| p.on_ack(ack)) {
             self.sync_tp();
             self.cc.on_probe(&mut self.tp, feedback);
         }
-        if self.cfg.ecn && ack.ece {
+        if respond {
             self.on_ecn_echo();
         }
         if acked.segments > 0 && grows_window(prior_state) && grows_window(self.tp.ca_state) {
@@ -496,6 +508,26 @@ impl TcpSender {
         self.set_ca_state(CaState::Open);
     }
 
+    /// Count the ECN marks of an acceptable ACK that newly delivered
+    /// `delivered` segments, tell the controller, and say whether the sender
+    /// should respond (see `ecn_feedback`). Without ECN the ACK's ECN flags are
+    /// ignored (RFC 3168 6.1.1: not negotiated), whatever the peer set.
+    fn count_marks(&mut self, ack: &Packet, delivered: u32) -> bool {
+        let per_ack = if self.cfg.delayed_ack { 2 } else { 1 };
+        let input = AckMarksIn {
+            cwr: self.cfg.ecn && ack.cwr,
+            ece: self.cfg.ecn && ack.ece,
+            acked: delivered,
+            inferred_lost: delivered.saturating_sub(per_ack),
+            stale: self.sb.snd_una() <= self.recovery_point,
+        };
+        let m = self.marks.on_ack(&input, self.sb.snd_una(), self.sb.snd_nxt());
+        self.counters.ecn_marks += u64::from(m.marks);
+        self.sync_tp();
+        self.cc.in_ack_event(&mut self.tp, &AckEvent { acked: delivered, ece: input.ece, marks: m.marks, window: m.window });
+        m.respond
+    }
+
     /// RFC 3168 6.1.2: react to ECN-Echo at most once per window of data, and
     /// not while a loss reduction is under way. The ACK must cover data sent
     /// after the last reduction (`snd_una > recovery_point`, ns-2's
@@ -506,7 +538,7 @@ impl TcpSender {
             return;
         }
         self.sync_tp();
-        let ssthresh = self.cc.ssthresh(&self.tp);
+        let ssthresh = self.cc.ecn_ssthresh(&self.tp);
         self.tp.snd_ssthresh = ssthresh;
         // Halve (as the controller says) but never raise, and keep one segment.
         self.tp.snd_cwnd = self.tp.snd_cwnd.min(ssthresh).max(1);

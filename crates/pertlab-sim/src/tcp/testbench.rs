@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 
 use super::cc::reno::Reno;
-use super::cc::CaState;
+use super::cc::{CaState, CongestionControl};
 use super::receiver::TcpReceiver;
 use super::sender::TcpSender;
 use super::TcpConfig;
@@ -82,8 +82,13 @@ impl Bench {
     /// Reno over the given configuration; 1 ms per data packet, 50 ms each way
     /// (RTT 101 ms for the first segment of an idle path).
     pub fn new(cfg: TcpConfig) -> Bench {
+        Bench::with_cc(cfg, Box::new(Reno))
+    }
+
+    /// As [`Bench::new`] with the controller `cc`.
+    pub fn with_cc(cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> Bench {
         Bench {
-            snd: TcpSender::new(0, 0, 1, cfg.clone(), Box::new(Reno)),
+            snd: TcpSender::new(0, 0, 1, cfg.clone(), cc),
             rcv: TcpReceiver::new(0, 1, 0, cfg),
             rng: rng::from_seed(1),
             now: 0,

@@ -191,7 +191,8 @@ impl World {
         let ch = &mut self.channels[c as usize];
         let Some(pkt) = ch.in_tx.take() else { return };
         ch.counters.busy_ns += self.now - ch.tx_started;
-        let lost = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
+        let bernoulli = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
+        let lost = ch.burst.as_mut().is_some_and(|b| b.lost(&mut ch.loss_rng)) || bernoulli;
         if lost {
             ch.counters.losses += 1;
             self.count_drop(&pkt, None);

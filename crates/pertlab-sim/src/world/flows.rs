@@ -9,6 +9,7 @@ use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, Scenario};
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
+use crate::tcp::cc::dctcp::Dctcp;
 use crate::tcp::cc::fast::Fast;
 use crate::tcp::cc::hstcp::Hstcp;
 use crate::tcp::cc::illinois::Illinois;
@@ -17,7 +18,10 @@ use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::pert_pi;
 use crate::tcp::cc::reno::Reno;
+use crate::tcp::cc::scalable::Scalable;
+use crate::tcp::cc::surathkal::Surathkal;
 use crate::tcp::cc::vegas::Vegas;
+use crate::tcp::cc::westwood::Westwood;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -100,6 +104,10 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Illinois(c) => Box::new(Illinois::new(c.clone())),
         CcSpec::Fast(c) => Box::new(Fast::new(c.clone())),
         CcSpec::Jcc(c) => Box::new(Jcc::new(c.clone())),
+        CcSpec::Surathkal(c) => Box::new(Surathkal::new(c.clone())),
+        CcSpec::Dctcp(c) => Box::new(Dctcp::new(c.clone())),
+        CcSpec::Scalable(c) => Box::new(Scalable::new(c.clone())),
+        CcSpec::Westwood => Box::new(Westwood::new()),
     }
 }
 

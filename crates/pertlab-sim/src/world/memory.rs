@@ -48,11 +48,13 @@ use crate::queue::jcc::JccRed;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::Red;
+use crate::queue::step::Step;
 use crate::queue::{QueueCounters, QueueLimit};
 use crate::scenario::{CcSpec, DumbbellSpec, FlowSpec, LinkSpec, QueueSpec, Scenario, SizeDist, UdpSpec};
 use crate::stats::{ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
+use crate::tcp::cc::dctcp::Dctcp;
 use crate::tcp::cc::fast::Fast;
 use crate::tcp::cc::hstcp::Hstcp;
 use crate::tcp::cc::illinois::Illinois;
@@ -60,7 +62,10 @@ use crate::tcp::cc::jcc::Jcc;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::PiEmulation;
+use crate::tcp::cc::scalable::Scalable;
+use crate::tcp::cc::surathkal::Surathkal;
 use crate::tcp::cc::vegas::Vegas;
+use crate::tcp::cc::westwood::Westwood;
 use crate::tcp::cc::CcCounters;
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
@@ -224,6 +229,10 @@ fn cc_bytes(cc: &CcSpec) -> u64 {
         CcSpec::Illinois(_) => (size_of::<Illinois>(), 0),
         CcSpec::Fast(_) => (size_of::<Fast>(), 0),
         CcSpec::Jcc(_) => (size_of::<Jcc>(), 0),
+        CcSpec::Surathkal(_) => (size_of::<Surathkal>(), 0),
+        CcSpec::Dctcp(_) => (size_of::<Dctcp>(), 0),
+        CcSpec::Scalable(_) => (size_of::<Scalable>(), 0),
+        CcSpec::Westwood => (size_of::<Westwood>(), 0),
     };
     (size + heap) as u64
 }
@@ -236,6 +245,7 @@ fn discipline_bytes(q: &QueueSpec) -> u64 {
         "pie" => size_of::<Pie>(),
         "codel" => size_of::<Codel>(),
         "jcc-red" => size_of::<JccRed>(),
+        "step" => size_of::<Step>(),
         _ => size_of::<Red>(),
     }) as u64
 }
@@ -270,6 +280,10 @@ pub fn max_bytes_per_flow() -> u64 {
         CcSpec::Illinois(Default::default()),
         CcSpec::Fast(Default::default()),
         CcSpec::Jcc(Default::default()),
+        CcSpec::Surathkal(Default::default()),
+        CcSpec::Dctcp(Default::default()),
+        CcSpec::Scalable(Default::default()),
+        CcSpec::Westwood,
     ]
     .iter()
     .map(bytes_per_flow)

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::ConfigError;
+use crate::net::burst_loss::BurstLoss;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
 use crate::queue::codel::Codel;
@@ -13,6 +14,7 @@ use crate::queue::jcc::JccRed;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::{Red, RedVariant};
+use crate::queue::step::Step;
 use crate::queue::{OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{LinkSpec, QueueSpec, Scenario};
@@ -90,6 +92,7 @@ impl Topology {
                 rate_bps: l.rate_bps,
                 delay: l.delay_ns,
                 loss,
+                burst: l.burst_loss.as_ref().map(BurstLoss::new),
                 loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                 queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
                 in_tx: None,
@@ -165,6 +168,7 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
         "pie" => Box::new(Pie::new(spec.pie.clone())),
         "codel" => Box::new(Codel::new(spec.codel.clone())),
         "jcc-red" => Box::new(JccRed::new(Red::new(spec.red.clone(), RedVariant::Red, limit_pkts, rate_bps), &spec.jcc)),
+        "step" => Box::new(Step::new(&spec.step)),
         kind => match RedVariant::from_name(kind) {
             Some(variant) => Box::new(Red::new(spec.red.clone(), variant, limit_pkts, rate_bps)),
             None => Box::new(DropTail),

@@ -15,6 +15,7 @@
 mod ack_clock;
 pub mod compound;
 pub mod cubic;
+pub mod dctcp;
 pub mod fast;
 pub mod hstcp;
 pub mod illinois;
@@ -25,9 +26,13 @@ pub mod pert_pi;
 pub mod pert_signal;
 pub mod reno;
 pub mod rtt_round;
+pub mod scalable;
+pub mod surathkal;
 pub mod vegas;
+pub mod westwood;
 
 use crate::rng::SimRng;
+pub use crate::tcp::ecn_feedback::WindowSummary;
 use crate::time::SimTime;
 
 /// Linux's floor on ssthresh after a reduction (`tcp_reno_ssthresh` and the
@@ -154,6 +159,17 @@ impl CcState {
     }
 }
 
+/// The window kept after a reduction by the fraction `alpha` of marked
+/// packets: `cwnd (1 - alpha / 2)` (TCP Surathkal Eq. 4.3.2, DCTCP RFC 8257
+/// 3.3), as Linux `dctcp_ssthresh` rounds it: `cwnd` less the whole part of
+/// `cwnd alpha / 2`, at least [`MIN_SSTHRESH`]. `alpha` is clamped to [0, 1].
+pub fn alpha_reduction(cwnd: u32, alpha: f64) -> u32 {
+    let alpha = if alpha.is_nan() { 1.0 } else { alpha.clamp(0.0, 1.0) };
+    // At most cwnd / 2, so in range.
+    let cut = (f64::from(cwnd) * alpha / 2.0).floor() as u32;
+    (cwnd - cut).max(MIN_SSTHRESH)
+}
+
 /// `a` is after `b` in sequence space (Linux `after()`), wrap-safe.
 pub fn seq_after(a: u32, b: u32) -> bool {
     (a.wrapping_sub(b) as i32) > 0
@@ -166,6 +182,21 @@ pub struct AckSample {
     pub pkts_acked: u32,
     /// RTT measured on this ACK from the echoed timestamp (RFC 7323), if any.
     pub rtt: Option<SimTime>,
+}
+
+/// What an ACK said about ECN marks (Linux `in_ack_event`, with the marks
+/// counted as the connection's feedback prescribes, see `tcp::ecn_feedback`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AckEvent {
+    /// Segments first known delivered by this ACK (as `AckSample::pkts_acked`).
+    pub acked: u32,
+    /// The ACK carried ECE (always false when the flow is not ECN-capable).
+    pub ece: bool,
+    /// Marks this ACK adds to the window's count: XECN's Counter increments,
+    /// DCTCP's CE-marked segments, or one per ECE ACK (RFC 3168).
+    pub marks: u32,
+    /// The window of data this ACK completed: marks and segments acknowledged in it.
+    pub window: Option<WindowSummary>,
 }
 
 /// Counters a controller keeps about itself, reported per flow.
@@ -238,6 +269,18 @@ pub trait CongestionControl: Send {
     /// called once when the sender enters Recovery, CWR or Loss. The sender then
     /// sets `snd_cwnd` as its recovery algorithm prescribes.
     fn ssthresh(&mut self, tp: &CcState) -> u32;
+
+    /// Slow-start threshold after an ECN echo (the sender then enters CWR with
+    /// `cwnd = min(cwnd, ssthresh)`); by default the loss response. Controllers
+    /// whose ECN response differs from their loss response (DCTCP, TCP
+    /// Surathkal) override it.
+    fn ecn_ssthresh(&mut self, tp: &CcState) -> u32 {
+        self.ssthresh(tp)
+    }
+
+    /// Every acceptable ACK, after `pkts_acked` and before the sender's loss
+    /// and ECN state machine (Linux `in_ack_event`).
+    fn in_ack_event(&mut self, _tp: &mut CcState, _ev: &AckEvent) {}
 
     /// Window growth on an ACK that advances `snd_una` while the sender is in
     /// Open, Disorder or Loss state (slow start after a timeout), never in
