@@ -38,6 +38,8 @@ fn mm1_number_in_system(rho: f64, duration_s: u64) -> (f64, pertlab_sim::Results
             ecn: false,
             start_ns: 0,
             stop_ns: None,
+            class: 0,
+            pareto_shape: 1.9,
         }],
         web: vec![],
         monitor: Default::default(),

@@ -12,6 +12,11 @@ use crate::queue::droptail::DropTail;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::{Red, RedVariant};
+use crate::queue::bpr::Bpr;
+use crate::queue::classes::{MultiClass, Scheduler};
+use crate::queue::priority::StrictPriority;
+use crate::queue::swtp::Swtp;
+use crate::queue::wtp::Wtp;
 use crate::queue::{OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{LinkSpec, QueueSpec, Scenario};
@@ -168,7 +173,23 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
             None => Box::new(DropTail),
         },
     };
-    OutputQueue::new(limit, rate_bps, discipline, rng)
+    let queue = OutputQueue::new(limit, rate_bps, discipline, rng);
+    match class_scheduler(spec) {
+        Some(scheduler) => queue.with_classes(MultiClass::new(spec.sched.weights.len(), limit, scheduler, spec.sched.window_k)),
+        None => queue,
+    }
+}
+
+/// The scheduler of a multi-class queue kind, none for the single-FIFO kinds.
+fn class_scheduler(spec: &QueueSpec) -> Option<Box<dyn Scheduler>> {
+    let weights = spec.sched.weights.clone();
+    Some(match spec.kind.as_str() {
+        "priority" => Box::new(StrictPriority::default()),
+        "wtp" => Box::new(Wtp::new(weights)),
+        "swtp" => Box::new(Swtp::new(weights, spec.sched.global_update)),
+        "bpr" => Box::new(Bpr::new(weights)),
+        _ => return None,
+    })
 }
 
 /// The first few names, for error messages.
