@@ -30,13 +30,13 @@ from .base import MAX_PACKET_BYTES, U32, U32_MAX, Count, Duration, NonNegative, 
 from .controllers import CC_KINDS, CcSpec, Compound, Cubic, Fast, Hstcp, Illinois, Pert, PertAdaptive, PertPi, Reno, Vegas
 from .errors import ScenarioError
 from .model import MeasureWindow, MonitorSpec, Scenario
-from .queues import QUEUE_KINDS, CodelConfig, PieConfig, PiConfig, QueueSpec, RedConfig
+from .queues import CLASS_KINDS, QUEUE_KINDS, CodelConfig, PieConfig, PiConfig, QueueSpec, RedConfig, SchedConfig
 from .topology import DumbbellSpec, LinkSpec
-from .traffic import FlowSpec, TcpConfig, UdpSpec, WebSpec
+from .traffic import FlowSpec, TcpConfig, UdpSpec, WebSpec, class_rates
 
 __all__ = [
     "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
-    "CodelConfig", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi", "PertAdaptive", "Hstcp", "Cubic", "Compound",
+    "CodelConfig", "SchedConfig", "CLASS_KINDS", "class_rates", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi", "PertAdaptive", "Hstcp", "Cubic", "Compound",
     "Illinois", "Fast", "CcSpec", "TcpConfig", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
     "CC_KINDS", "Rate", "Time", "Duration", "Size", "PacketSize", "Probability", "Count", "U32", "NonNegative",
     "MAX_PACKET_BYTES", "U32_MAX", "U64_MAX",
