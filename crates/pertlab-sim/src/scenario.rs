@@ -537,19 +537,28 @@ impl Scenario {
     /// Every class a flow or UDP source uses must have a buffer at every
     /// multi-class queue of the graph.
     fn validate_classes(&self) -> Result<(), ConfigError> {
-        let (_, links) = self.graph();
-        let queues = links.iter().enumerate().flat_map(|(i, l)| {
-            let ba = l.queue_ba.as_ref().unwrap_or(&l.queue);
-            [(i, true, &l.queue), (i, false, ba)]
-        });
-        let Some((fewest, link, forward)) = queues.filter_map(|(i, fwd, q)| q.classes().map(|n| (n, i, fwd))).min_by_key(|x| x.0) else {
+        // The queue specs themselves, not the expanded graph (a dumbbell's size is checked later).
+        let mut queues: Vec<(String, &QueueSpec)> = Vec::new();
+        for (i, l) in self.links.iter().enumerate() {
+            queues.push((format!("links[{i}].queue"), &l.queue));
+            if let Some(q) = &l.queue_ba {
+                queues.push((format!("links[{i}].queue_ba"), q));
+            }
+        }
+        if let Some(d) = &self.dumbbell {
+            queues.push(("dumbbell.bottleneck_queue".into(), &d.bottleneck_queue));
+            if let Some(q) = &d.bottleneck_queue_reverse {
+                queues.push(("dumbbell.bottleneck_queue_reverse".into(), q));
+            }
+            queues.push(("dumbbell.access_queue".into(), &d.access_queue));
+        }
+        let Some((fewest, queue)) = queues.into_iter().filter_map(|(field, q)| q.classes().map(|n| (n, field))).min_by_key(|x| x.0) else {
             return Ok(());
         };
         let used = self.flows.iter().map(|f| f.class).enumerate().map(|(i, c)| (format!("flows[{i}].class"), c));
         let used = used.chain(self.udp.iter().map(|u| u.class).enumerate().map(|(i, c)| (format!("udp[{i}].class"), c)));
         for (field, class) in used {
             if class as usize >= fewest {
-                let queue = self.queue_field(link, forward);
                 return Err(ConfigError::new(
                     field,
                     format!("class {class} has no queue at {queue}, whose {fewest} classes are 0 to {} (one per entry of its sched.weights)", fewest - 1),
@@ -727,21 +736,29 @@ impl UdpSpec {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
         check::positive(&format!("{path}.packet_size"), self.packet_size as f64)?;
-        // A finite mean gap needs a shape above 1; the upper bound keeps the gaps' scale representable.
-        if !(self.pareto_shape > 1.0 && self.pareto_shape <= 100.0) {
-            return Err(ConfigError::new(format!("{path}.pareto_shape"), format!("must lie in (1, 100] (a finite mean), got {}", self.pareto_shape)));
-        }
+        // The shortest Pareto gap is mean (a - 1) / a: a >= 1.1 keeps a source within 11 times its mean rate.
+        check::in_range(&format!("{path}.pareto_shape"), self.pareto_shape, 1.1, 100.0)?;
         for (field, v) in [("burst_ns", self.burst_ns), ("idle_ns", self.idle_ns)] {
             if !(1..=SimTime::MAX / 4).contains(&v) {
                 return Err(ConfigError::new(format!("{path}.{field}"), format!("must lie in [1, {}] ns, got {v}", SimTime::MAX / 4)));
             }
         }
-        // Packets of a source are spaced by whole nanoseconds, the clock's resolution.
-        let most = u64::from(self.packet_size).saturating_mul(8 * NS_PER_SEC);
-        if self.rate_bps > most {
+        // Packets of a source are spaced by whole nanoseconds, the clock's resolution: the
+        // highest rate a source sends at (its mean, or its peak for Pareto sources) must allow that.
+        let size = match self.sizes {
+            SizeDist::Mix => crate::traffic::udp::mix_mean_size() as u64,
+            _ => u64::from(self.packet_size),
+        };
+        let most = size.saturating_mul(8 * NS_PER_SEC);
+        let (peak, what) = match self.arrivals {
+            Arrivals::Cbr | Arrivals::Poisson => (1.0, String::new()),
+            Arrivals::Pareto => (self.pareto_shape / (self.pareto_shape - 1.0), " x a / (a - 1), its peak,".to_string()),
+            Arrivals::ParetoOnOff => ((self.burst_ns as f64 + self.idle_ns as f64) / self.burst_ns as f64, " x (burst + idle) / burst, its peak,".to_string()),
+        };
+        if self.rate_bps as f64 * peak > most as f64 {
             return Err(ConfigError::new(
                 format!("{path}.rate_bps"),
-                format!("must be at most {most} bit/s (one {}-byte packet per nanosecond, the clock's resolution), got {}", self.packet_size, self.rate_bps),
+                format!("must be at most {most} bit/s{what} (one {size}-byte packet per nanosecond, the clock's resolution), got {}", self.rate_bps),
             ));
         }
         if let Some(stop) = self.stop_ns {

@@ -157,7 +157,9 @@ class UdpSpec(_Model):
     start: Time = _unit("start", "start_ns", 0)
     stop: Time | None = _unit("stop", "stop_ns", None)
     class_: Class = _class_field()
-    pareto_shape: Annotated[float, Field(gt=1.0, le=100.0)] = Field(1.9, description="shape of Pareto gaps or on/off periods (Hua: 1.9)")
+    pareto_shape: Annotated[float, Field(ge=1.1, le=100.0)] = Field(
+        1.9, description="shape of Pareto gaps or on/off periods (Hua: 1.9); at least 1.1, so a source stays within 11x its mean rate"
+    )
     burst: Duration = _unit("burst", "burst_ns", "500ms", "mean burst of pareto_onoff (ns-2 burst_time_)")
     idle: Duration = _unit("idle", "idle_ns", "500ms", "mean idle period of pareto_onoff (ns-2 idle_time_)")
 
