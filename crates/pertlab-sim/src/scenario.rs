@@ -492,7 +492,11 @@ impl Scenario {
                     std::cmp::Ordering::Less => ("sender_access_delay_ns", &d.sender_access_delay_ns, link),
                     std::cmp::Ordering::Greater => ("receiver_access_delay_ns", &d.receiver_access_delay_ns, link - pairs - 1),
                 };
-                if list.len() > 1 { format!("dumbbell.{name}[{i}]") } else { format!("dumbbell.{name}") }
+                if list.len() > 1 {
+                    format!("dumbbell.{name}[{i}]")
+                } else {
+                    format!("dumbbell.{name}")
+                }
             }
             None => format!("links[{link}].delay_ns"),
         }

@@ -39,7 +39,9 @@ fn sources(traffic: Traffic, loads: &[f64], seed: u64) -> Vec<UdpSource> {
             let id = (c * k + j) as u32;
             let rate = (RATE_BPS as f64 * l / k as f64).round() as u64;
             let rng = stream(seed, StreamKind::Udp, u64::from(id));
-            out.push(UdpSource::new(id, 0, 1, rate, mean, arrivals, sizes, false, None, rng).with_class(c as u8).with_pareto_shape(1.9).with_on_off(period, period));
+            out.push(
+                UdpSource::new(id, 0, 1, rate, mean, arrivals, sizes, false, None, rng).with_class(c as u8).with_pareto_shape(1.9).with_on_off(period, period),
+            );
         }
     }
     out
@@ -245,7 +247,10 @@ fn multi_class_link_end_to_end() {
     let rows: Vec<_> = r.classes.iter().filter(|c| c.from == "a").collect();
     assert_eq!(rows.len(), 3);
     for c in &rows {
-        eprintln!("class {}: {} departures, wait {:.3} ms = {:.2} tx, ratio {:?}, windows p50 {:?}", c.class, c.departures, c.mean_wait_ms, c.mean_wait_tx, c.ratio_to_next, c.window_ratio_p50);
+        eprintln!(
+            "class {}: {} departures, wait {:.3} ms = {:.2} tx, ratio {:?}, windows p50 {:?}",
+            c.class, c.departures, c.mean_wait_ms, c.mean_wait_tx, c.ratio_to_next, c.window_ratio_p50
+        );
         assert!(c.departures > 40_000 && c.drops == 0);
     }
     assert!(rows[0].mean_wait_tx > rows[1].mean_wait_tx && rows[1].mean_wait_tx > rows[2].mean_wait_tx);
@@ -254,4 +259,3 @@ fn multi_class_link_end_to_end() {
     assert!(rows[0].windows > 100 && rows[0].window_ratio_p5 <= rows[0].window_ratio_p95);
     assert!(rows[2].ratio_to_next.is_none());
 }
-

@@ -37,7 +37,7 @@ impl Scheduler for Bpr {
         let mut best: Option<usize> = None;
         for c in (0..q.classes()).filter(|&c| q.is_backlogged(c)) {
             self.ops += 1;
-            if best.map_or(true, |b| self.credit[c] >= self.credit[b]) {
+            if best.is_none_or(|b| self.credit[c] >= self.credit[b]) {
                 best = Some(c);
             }
         }

@@ -193,7 +193,17 @@ pub enum Enqueued {
 
 impl OutputQueue {
     pub fn new(limit: QueueLimit, link_rate_bps: u64, discipline: Box<dyn QueueDiscipline>, rng: SimRng) -> Self {
-        OutputQueue { buf: VecDeque::new(), classes: None, len_pkts: 0, len_bytes: 0, limit, link_rate_bps, discipline, counters: QueueCounters::default(), rng }
+        OutputQueue {
+            buf: VecDeque::new(),
+            classes: None,
+            len_pkts: 0,
+            len_bytes: 0,
+            limit,
+            link_rate_bps,
+            discipline,
+            counters: QueueCounters::default(),
+            rng,
+        }
     }
 
     /// A multi-class queue: `classes` buffers and a scheduler in place of the single FIFO.

@@ -38,7 +38,11 @@ impl Scheduler for Wtp {
                 None => Some((priority, c)),
                 Some((p, bc)) => {
                     self.ops += 1;
-                    if priority >= p { Some((priority, c)) } else { Some((p, bc)) }
+                    if priority >= p {
+                        Some((priority, c))
+                    } else {
+                        Some((p, bc))
+                    }
                 }
             };
         }

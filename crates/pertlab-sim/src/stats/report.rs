@@ -4,8 +4,8 @@
 //! flows, and the monitors' records. A plain input, so that `stats` does not
 //! depend on the world.
 
-use crate::net::ChannelCounters;
 use super::classes::{class_results, ClassSnapshot, ClassWindows};
+use crate::net::ChannelCounters;
 use crate::queue::{QueueCounters, QueueLimit};
 use crate::tcp::cc::{CcCounters, Mode};
 use crate::tcp::receiver::ReceiverCounters;

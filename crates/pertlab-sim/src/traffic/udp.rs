@@ -87,7 +87,24 @@ impl UdpSource {
     ) -> Self {
         let mean_bytes = if sizes == SizeDist::Mix { mix_mean_size() } else { mean_size as f64 };
         let mean_gap_ns = mean_bytes * 8.0 * NS_PER_SEC as f64 / rate_bps as f64;
-        UdpSource { id, src, dst, stop, arrivals, sizes, ecn, mean_size, class: 0, mean_gap_ns, pareto_shape: 1.9, burst_ns: 0.0, idle_ns: 0.0, burst_left: 0, rng, counters: UdpCounters::default() }
+        UdpSource {
+            id,
+            src,
+            dst,
+            stop,
+            arrivals,
+            sizes,
+            ecn,
+            mean_size,
+            class: 0,
+            mean_gap_ns,
+            pareto_shape: 1.9,
+            burst_ns: 0.0,
+            idle_ns: 0.0,
+            burst_left: 0,
+            rng,
+            counters: UdpCounters::default(),
+        }
     }
 
     /// Pareto gaps (arrivals "pareto") of shape `shape` (> 1).
@@ -128,7 +145,13 @@ impl UdpSource {
             SizeDist::Mix => {
                 let u: f64 = self.rng.gen();
                 let mut acc = 0.0;
-                MIX_SIZES.iter().find(|&&(_, p)| { acc += p; u < acc }).map_or(MIX_SIZES[MIX_SIZES.len() - 1].0, |&(s, _)| s)
+                MIX_SIZES
+                    .iter()
+                    .find(|&&(_, p)| {
+                        acc += p;
+                        u < acc
+                    })
+                    .map_or(MIX_SIZES[MIX_SIZES.len() - 1].0, |&(s, _)| s)
             }
         };
         let mut pkt = Packet::new(PacketKind::Udp, self.id, self.src, self.dst, size);
@@ -168,5 +191,38 @@ impl UdpSource {
                 gap.round().clamp(1.0, (SimTime::MAX / 4) as f64) as SimTime
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Mean rate (bit/s) and mean size of `packets` packets of a source.
+    fn measured(arrivals: Arrivals, sizes: SizeDist, packets: u32) -> (f64, f64) {
+        let mut src = UdpSource::new(0, 0, 1, 1_000_000, 1000, arrivals, sizes, false, None, crate::rng::from_seed(9)).with_on_off(50_000_000, 50_000_000);
+        let (mut bytes, mut ns) = (0u64, 0u64);
+        for _ in 0..packets {
+            bytes += src.next_packet().size as u64;
+            ns += src.next_gap();
+        }
+        (bytes as f64 * 8e9 / ns as f64, bytes as f64 / packets as f64)
+    }
+
+    #[test]
+    fn pareto_sources_keep_their_mean_rate_and_the_mix_its_mean_size() {
+        // 1 Mbit/s of 440-byte packets: a gap of 3.52 ms; on/off bursts of about 14 packets.
+        for arrivals in [Arrivals::Pareto, Arrivals::ParetoOnOff] {
+            let (rate, size) = measured(arrivals, SizeDist::Mix, 2_000_000);
+            assert!((rate / 1e6 - 1.0).abs() < 0.03, "{arrivals:?}: {rate} bit/s");
+            assert!((size / mix_mean_size() - 1.0).abs() < 0.01, "{arrivals:?}: mean size {size}");
+        }
+    }
+
+    #[test]
+    fn class_split_must_sum_to_one() {
+        assert_eq!(class_rates(10_000_000, 0.95, &[0.6, 0.2, 0.2]).unwrap(), vec![5_700_000, 1_900_000, 1_900_000]);
+        assert_eq!(class_rates(10_000_000, 0.95, &[0.6, 0.2]).unwrap_err().field, "split");
+        assert_eq!(class_rates(10_000_000, 0.95, &[1.2, -0.2]).unwrap_err().field, "split[1]");
     }
 }

@@ -48,7 +48,6 @@ use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::Red;
 use crate::queue::{QueueCounters, QueueLimit};
-use crate::traffic::udp::MIX_SIZES;
 use crate::scenario::{CcSpec, DumbbellSpec, FlowSpec, LinkSpec, QueueSpec, Scenario, SizeDist, UdpSpec};
 use crate::stats::{ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
 use crate::tcp::cc::compound::Compound;
@@ -65,6 +64,7 @@ use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::tcp::TcpConfig;
 use crate::time::{SimTime, NS_PER_SEC};
+use crate::traffic::udp::MIX_SIZES;
 use crate::traffic::udp::{UdpCounters, UdpSource};
 use crate::traffic::web::{Completion, Session, WebSpec};
 
@@ -623,7 +623,12 @@ fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], e
             // One delay ratio per class pair and window of K departures, over the whole run.
             let departures = (ch.rate_bps as f64 * s.duration_ns as f64 / (8.0 * pkt as f64 * NS_PER_SEC as f64)).min(u64::MAX as f64) as u64;
             let ratios = (departures / u64::from(m.windows.k())).saturating_mul(classes - 1);
-            est.add(s.queue_field(c / 2, c % 2 == 0) + ".sched.window_k", "the per-window delay ratios", grown(ratios, size_of::<f64>()), "a larger sched.window_k");
+            est.add(
+                s.queue_field(c / 2, c % 2 == 0) + ".sched.window_k",
+                "the per-window delay ratios",
+                grown(ratios, size_of::<f64>()),
+                "a larger sched.window_k",
+            );
         }
         let arrival = x.arrival_bps(channels);
         // TCP fills the buffer of its bottleneck (it probes until a loss there).

@@ -7,14 +7,14 @@ use std::collections::{HashMap, HashSet};
 use crate::error::ConfigError;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
+use crate::queue::bpr::Bpr;
+use crate::queue::classes::{MultiClass, Scheduler};
 use crate::queue::codel::Codel;
 use crate::queue::droptail::DropTail;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
-use crate::queue::red::{Red, RedVariant};
-use crate::queue::bpr::Bpr;
-use crate::queue::classes::{MultiClass, Scheduler};
 use crate::queue::priority::StrictPriority;
+use crate::queue::red::{Red, RedVariant};
 use crate::queue::swtp::Swtp;
 use crate::queue::wtp::Wtp;
 use crate::queue::{OutputQueue, QueueDiscipline, QueueLimit};
@@ -71,10 +71,7 @@ impl Topology {
 
     /// The index of the node called `name`; `field` names the reference in errors.
     pub fn node(&self, name: &str, field: String) -> Result<u32, ConfigError> {
-        self.index
-            .get(name)
-            .copied()
-            .ok_or_else(|| ConfigError::new(field, format!("unknown node `{name}`; nodes are: {}", preview(&self.node_names))))
+        self.index.get(name).copied().ok_or_else(|| ConfigError::new(field, format!("unknown node `{name}`; nodes are: {}", preview(&self.node_names))))
     }
 
     /// Link `i`: its a -> b channel, then its b -> a channel.
