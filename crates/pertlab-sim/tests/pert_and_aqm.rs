@@ -104,6 +104,8 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
             stop_ns: None,
             class: 0,
             pareto_shape: 1.9,
+            burst_ns: 500_000_000,
+            idle_ns: 500_000_000,
         }],
         web: vec![],
         monitor: MonitorSpec { sample_interval_ns: Some(ms(10)), flows: None, links: Some(vec!["bottleneck".into()]), ..Default::default() },

@@ -40,6 +40,8 @@ fn mm1_number_in_system(rho: f64, duration_s: u64) -> (f64, pertlab_sim::Results
             stop_ns: None,
             class: 0,
             pareto_shape: 1.9,
+            burst_ns: 500_000_000,
+            idle_ns: 500_000_000,
         }],
         web: vec![],
         monitor: Default::default(),
