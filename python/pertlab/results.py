@@ -63,6 +63,16 @@ UDP_SCHEMA = {
     "id": pl.UInt32, "src": pl.String, "dst": pl.String, "sent": pl.UInt64, "received": pl.UInt64,
     "dropped": pl.UInt64, "throughput_mbps": pl.Float64,
 }  # fmt: skip
+SCHEDULER_SCHEMA = {
+    "link": pl.String, "from": pl.String, "to": pl.String, "scheduler": pl.String, "classes": pl.UInt32,
+    "decisions": pl.UInt64, "ops_per_decision": pl.Float64, "window_k": pl.UInt32,
+}  # fmt: skip
+CLASS_SCHEMA = {
+    "link": pl.String, "from": pl.String, "to": pl.String, "class": pl.UInt32, "arrivals": pl.UInt64, "drops": pl.UInt64,
+    "departures": pl.UInt64, "mean_wait_ms": pl.Float64, "mean_wait_tx": pl.Float64, "ratio_to_next": pl.Float64,
+    "windows": pl.UInt64, "window_ratio_p5": pl.Float64, "window_ratio_p25": pl.Float64, "window_ratio_p50": pl.Float64,
+    "window_ratio_p75": pl.Float64, "window_ratio_p95": pl.Float64,
+}  # fmt: skip
 QUEUE_SERIES_SCHEMA = {
     "t_s": pl.Float64, "queue": pl.UInt32, "len_pkts": pl.UInt32, "len_bytes": pl.UInt64, "probability": pl.Float64,
     "avg": pl.Float64, "max_p": pl.Float64,
@@ -186,6 +196,20 @@ class Results:
     def udp(self) -> pl.DataFrame:
         """One row per UDP source."""
         return self._frame("udp", lambda: _rows(self.data["udp"], UDP_SCHEMA))
+
+    @property
+    def schedulers(self) -> pl.DataFrame:
+        """One row per multi-class queue (kinds priority, wtp, swtp, bpr): decisions and
+        operations per decision in the window, K of its delay-ratio windows."""
+        return self._frame("schedulers", lambda: _rows(self.data.get("schedulers", []), SCHEDULER_SCHEMA))
+
+    @property
+    def classes(self) -> pl.DataFrame:
+        """One row per class of each multi-class queue: arrivals, drops, departures, mean
+        wait (ms and packet-transmission times), the long-run ratio of its mean wait to the
+        next class's, and the 5/25/50/75/95th percentiles of that ratio over windows of K
+        departures (Hua's thesis section 5.4)."""
+        return self._frame("classes", lambda: _rows(self.data.get("classes", []), CLASS_SCHEMA))
 
     @property
     def queue_series(self) -> pl.DataFrame:

@@ -169,7 +169,9 @@ def model(cls: type[BaseModel], budget: Budget = BOUNDED, **given: st.SearchStra
     """A mapping of the model's fields (each present or left to its default), with ``given``
     strategies for some fields. Required fields are always present."""
     fields = {}
-    for name, info in cls.model_fields.items():
+    for field, info in cls.model_fields.items():
+        # A field whose name is a Python keyword (``class_``) is written under its alias (``class``).
+        name = info.serialization_alias if field.endswith("_") and info.serialization_alias else field
         strategy = given[name] if name in given else value(info.annotation, list(info.metadata), budget)
         if info.is_required() or name in given:
             fields[name] = strategy

@@ -102,6 +102,16 @@ def check_results(r: pertlab.Results) -> None:
 EVENTS_PER_UNIT = 16
 
 
+def _peak(u: dict[str, Any]) -> float:
+    """A UDP source's highest rate over its mean: a Pareto gap is at least mean (a - 1) / a; an
+    on/off source sends at rate (burst + idle) / burst during a burst."""
+    if u["arrivals"] == "pareto":
+        return u["pareto_shape"] / (u["pareto_shape"] - 1)
+    if u["arrivals"] == "pareto_onoff":
+        return (u["burst_ns"] + u["idle_ns"]) / u["burst_ns"]
+    return 1.0
+
+
 def work_bound(wire: dict[str, Any]) -> float:
     """The most events a run can take: what its links can carry (every direction full of
     the smallest packet any source sends), the packets its UDP sources send, and its timers at
@@ -114,7 +124,7 @@ def work_bound(wire: dict[str, Any]) -> float:
     sizes = [40]
     for f in wire["flows"]:
         sizes += [f["tcp"]["ack_size"], f["tcp"]["packet_size"]]
-    sizes += [u["packet_size"] for u in wire["udp"]]
+    sizes += [100 if u["sizes"] == "mix" else u["packet_size"] for u in wire["udp"]]
     smallest_bits = 8 * max(1, min(sizes))
     if d := wire.get("dumbbell"):
         rates = [d["bottleneck_rate_bps"]] + [d["access_rate_bps"]] * (2 * d["pairs"])
@@ -125,7 +135,8 @@ def work_bound(wire: dict[str, Any]) -> float:
     timers = sum(per_second(f["tcp"]["min_rto_ns"]) for f in wire["flows"]) * seconds
     timers += sum(w["sessions"] * (per_second(w["think_time_ns"]) + per_second(w["inter_object_ns"])) for w in wire["web"]) * seconds
     # A UDP source sends at its own rate whatever its link carries (the queue drops the rest).
-    timers += sum(u["rate_bps"] / (8 * max(1, u["packet_size"])) for u in wire["udp"]) * seconds
+    # Pareto sources send at up to their peak rate (the core bounds it), with Hua's mix down to 100 B.
+    timers += sum(u["rate_bps"] * _peak(u) / (8 * (100 if u["sizes"] == "mix" else max(1, u["packet_size"]))) for u in wire["udp"]) * seconds
     if interval := wire["monitor"].get("sample_interval_ns"):
         timers += (1 + len(wire["flows"])) * per_second(interval) * seconds
     return EVENTS_PER_UNIT * (packets + timers) + 10_000

@@ -78,7 +78,7 @@ def test_unknown_queue_and_controller_list_the_allowed_values():
     bad["links"][1]["queue"]["kind"] = "fifo"
     assert error_of(bad) == (
         "links[1].queue.kind: got 'fifo'; allowed: 'droptail', 'red', 'ared', 'reared', 'fared', 'cared', "
-        "'feng', 'nlred', 'pi', 'pie', 'codel', 'jcc-red' or 'step'"
+        "'feng', 'nlred', 'pi', 'pie', 'codel', 'jcc-red', 'step', 'priority', 'wtp', 'swtp' or 'bpr'"
     )
     flows = {"flows": [{"src": "a", "dst": "b", "cc": "bbr"}]}
     assert error_of(udp_graph(**flows)) == (

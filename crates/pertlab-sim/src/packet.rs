@@ -60,6 +60,9 @@ pub struct Packet {
     pub marked: bool,
     /// Number of valid entries in `sack`.
     pub n_sack: u8,
+    /// Service class (0 = lowest priority), read by multi-class schedulers
+    /// (`queue::classes`); set from the flow's or UDP source's `class` field.
+    pub class: u8,
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// Data: time the segment was sent. Ack: the echoed send time of the segment
     /// that triggered it (a timestamp option, RFC 7323), used for RTT samples.
@@ -89,6 +92,7 @@ impl Packet {
             retx: false,
             marked: false,
             n_sack: 0,
+            class: 0,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             ts: 0,
             enq_ts: 0,

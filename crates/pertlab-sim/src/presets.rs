@@ -45,6 +45,7 @@ pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) ->
                 stop_ns: None,
                 off_ns: vec![],
                 label: None,
+                class: 0,
                 tcp: TcpConfig::default(),
             })
             .collect(),

@@ -146,11 +146,65 @@ pub struct QueueSpec {
     /// Step marking threshold (kind "step", DCTCP's switch).
     #[serde(default)]
     pub step: StepConfig,
+    /// Classes and weights of the multi-class kinds ("priority", "wtp", "swtp", "bpr").
+    #[serde(default)]
+    pub sched: SchedConfig,
+}
+
+/// The multi-class schedulers' parameters (Hua's thesis Chapter 5; see
+/// [`crate::queue::classes`]). Each class has its own buffer of the queue's limit.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct SchedConfig {
+    /// b_i of class i (class 0 the lowest priority), strictly increasing; the
+    /// number of entries is the number of classes. Default [1, 2, 4]: three
+    /// classes with the target delay ratio b_{i+1}/b_i = 2.0 of the thesis's
+    /// Figs 5.4, 5.5 and Table 5.1 (section 5.4). Strict priority uses only
+    /// their number.
+    #[serde(default = "SchedConfig::default_weights")]
+    pub weights: Vec<f64>,
+    /// S-WTP's global update (thesis section 5.3); off only to show why it exists.
+    #[serde(default = "SchedConfig::default_global_update")]
+    pub global_update: bool,
+    /// K, departures per window of the windowed delay ratios (Fig 5.4 uses 500 to 10000).
+    #[serde(default = "SchedConfig::default_window_k")]
+    pub window_k: u32,
+}
+
+impl SchedConfig {
+    fn default_weights() -> Vec<f64> {
+        vec![1.0, 2.0, 4.0]
+    }
+    fn default_global_update() -> bool {
+        true
+    }
+    fn default_window_k() -> u32 {
+        1000
+    }
+
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        crate::queue::classes::validate_weights(&format!("{path}.weights"), &self.weights)?;
+        check::positive(&format!("{path}.window_k"), self.window_k as f64)
+    }
+}
+
+impl Default for SchedConfig {
+    fn default() -> Self {
+        SchedConfig { weights: Self::default_weights(), global_update: true, window_k: Self::default_window_k() }
+    }
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 13] =
-        ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step"];
+    pub const KINDS: [&'static str; 17] = [
+        "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp", "bpr",
+    ];
+    /// The multi-class kinds (per-class buffers, a scheduler; see [`crate::queue::classes`]).
+    pub const CLASS_KINDS: [&'static str; 4] = ["priority", "wtp", "swtp", "bpr"];
+
+    /// The number of classes of a multi-class queue, none for a single FIFO.
+    pub fn classes(&self) -> Option<usize> {
+        Self::CLASS_KINDS.contains(&self.kind.as_str()).then_some(self.sched.weights.len())
+    }
     /// Buffer when none is given, in packets (ns-2's `Queue limit_` default is 50;
     /// ns-3's 100p; pertlab uses 1000 so that an unconfigured access link does not
     /// become an accidental bottleneck).
@@ -173,6 +227,7 @@ impl Default for QueueSpec {
             codel: CodelConfig::default(),
             jcc: JccQueueConfig::default(),
             step: StepConfig::default(),
+            sched: SchedConfig::default(),
         }
     }
 }
@@ -306,6 +361,9 @@ pub struct FlowSpec {
     /// controller's name ("reno", "pert", ...).
     #[serde(default)]
     pub label: Option<String>,
+    /// Service class of the flow's data and ACKs at multi-class queues (0 = lowest priority).
+    #[serde(default)]
+    pub class: u8,
     #[serde(default)]
     pub tcp: TcpConfig,
 }
@@ -318,6 +376,16 @@ pub enum Arrivals {
     Cbr,
     /// Poisson: exponential inter-arrival times.
     Poisson,
+    /// Pareto inter-arrival times of shape `pareto_shape` (Hua's thesis section
+    /// 5.4 source, read as Pareto gaps as in Dovrolis et al.: spec section 4.4).
+    Pareto,
+    /// ns-2's Pareto on/off source (Application/Traffic/Pareto; the other
+    /// reading of the thesis's source, spec section 4.4): bursts and idle
+    /// periods of Pareto lengths (shape `pareto_shape`, means `burst_ns` and
+    /// `idle_ns`), packets evenly spaced at the peak rate
+    /// `rate_bps` (burst + idle) / burst during a burst.
+    #[serde(rename = "pareto_onoff")]
+    ParetoOnOff,
 }
 
 /// Packet sizes of a UDP source.
@@ -327,6 +395,9 @@ pub enum SizeDist {
     Fixed,
     /// Exponential with mean `packet_size` (rounded, at least 1 byte).
     Exponential,
+    /// Hua's thesis section 5.4 mix: 40 % 100 B, 40 % 500 B, 20 % 1000 B (mean
+    /// 440 B; `packet_size` is not used).
+    Mix,
 }
 
 /// A UDP source: open-loop packets at a mean rate.
@@ -350,9 +421,27 @@ pub struct UdpSpec {
     pub start_ns: SimTime,
     #[serde(default)]
     pub stop_ns: Option<SimTime>,
+    /// Service class of the datagrams at multi-class queues (0 = lowest priority).
+    #[serde(default)]
+    pub class: u8,
+    /// Shape of the Pareto gaps (arrivals "pareto"); the thesis's 1.9 (section 5.4).
+    #[serde(default = "UdpSpec::default_pareto_shape")]
+    pub pareto_shape: f64,
+    /// Mean burst and idle lengths of arrivals "pareto_onoff" (ns-2's
+    /// `burst_time_` and `idle_time_` defaults, 500 ms each).
+    #[serde(default = "UdpSpec::default_on_off_ns")]
+    pub burst_ns: SimTime,
+    #[serde(default = "UdpSpec::default_on_off_ns")]
+    pub idle_ns: SimTime,
 }
 
 impl UdpSpec {
+    fn default_pareto_shape() -> f64 {
+        1.9
+    }
+    fn default_on_off_ns() -> SimTime {
+        500 * NS_PER_SEC / 1000
+    }
     fn default_arrivals() -> Arrivals {
         Arrivals::Poisson
     }
@@ -484,6 +573,40 @@ impl Scenario {
         if let Some(dt) = self.monitor.sample_interval_ns {
             check::positive("monitor.sample_interval_ns", dt as f64)?;
         }
+        self.validate_classes()
+    }
+
+    /// Every class a flow or UDP source uses must have a buffer at every
+    /// multi-class queue of the graph.
+    fn validate_classes(&self) -> Result<(), ConfigError> {
+        // The queue specs themselves, not the expanded graph (a dumbbell's size is checked later).
+        let mut queues: Vec<(String, &QueueSpec)> = Vec::new();
+        for (i, l) in self.links.iter().enumerate() {
+            queues.push((format!("links[{i}].queue"), &l.queue));
+            if let Some(q) = &l.queue_ba {
+                queues.push((format!("links[{i}].queue_ba"), q));
+            }
+        }
+        if let Some(d) = &self.dumbbell {
+            queues.push(("dumbbell.bottleneck_queue".into(), &d.bottleneck_queue));
+            if let Some(q) = &d.bottleneck_queue_reverse {
+                queues.push(("dumbbell.bottleneck_queue_reverse".into(), q));
+            }
+            queues.push(("dumbbell.access_queue".into(), &d.access_queue));
+        }
+        let Some((fewest, queue)) = queues.into_iter().filter_map(|(field, q)| q.classes().map(|n| (n, field))).min_by_key(|x| x.0) else {
+            return Ok(());
+        };
+        let used = self.flows.iter().map(|f| f.class).enumerate().map(|(i, c)| (format!("flows[{i}].class"), c));
+        let used = used.chain(self.udp.iter().map(|u| u.class).enumerate().map(|(i, c)| (format!("udp[{i}].class"), c)));
+        for (field, class) in used {
+            if class as usize >= fewest {
+                return Err(ConfigError::new(
+                    field,
+                    format!("class {class} has no queue at {queue}, whose {fewest} classes are 0 to {} (one per entry of its sched.weights)", fewest - 1),
+                ));
+            }
+        }
         Ok(())
     }
 }
@@ -532,6 +655,7 @@ impl QueueSpec {
                 self.red.validate(&format!("{path}.red"))
             }
             "step" => self.step.validate(&format!("{path}.step")),
+            "priority" | "wtp" | "swtp" | "bpr" => self.sched.validate(&format!("{path}.sched")),
             _ => self.red.validate(&format!("{path}.red")),
         }
     }
@@ -664,12 +788,29 @@ impl UdpSpec {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         check::positive(&format!("{path}.rate_bps"), self.rate_bps as f64)?;
         check::positive(&format!("{path}.packet_size"), self.packet_size as f64)?;
-        // Packets of a source are spaced by whole nanoseconds, the clock's resolution.
-        let most = u64::from(self.packet_size).saturating_mul(8 * NS_PER_SEC);
-        if self.rate_bps > most {
+        // The shortest Pareto gap is mean (a - 1) / a: a >= 1.1 keeps a source within 11 times its mean rate.
+        check::in_range(&format!("{path}.pareto_shape"), self.pareto_shape, 1.1, 100.0)?;
+        for (field, v) in [("burst_ns", self.burst_ns), ("idle_ns", self.idle_ns)] {
+            if !(1..=SimTime::MAX / 4).contains(&v) {
+                return Err(ConfigError::new(format!("{path}.{field}"), format!("must lie in [1, {}] ns, got {v}", SimTime::MAX / 4)));
+            }
+        }
+        // Packets of a source are spaced by whole nanoseconds, the clock's resolution: the
+        // highest rate a source sends at (its mean, or its peak for Pareto sources) must allow that.
+        let size = match self.sizes {
+            SizeDist::Mix => crate::traffic::udp::mix_mean_size() as u64,
+            _ => u64::from(self.packet_size),
+        };
+        let most = size.saturating_mul(8 * NS_PER_SEC);
+        let (peak, what) = match self.arrivals {
+            Arrivals::Cbr | Arrivals::Poisson => (1.0, String::new()),
+            Arrivals::Pareto => (self.pareto_shape / (self.pareto_shape - 1.0), " x a / (a - 1), its peak,".to_string()),
+            Arrivals::ParetoOnOff => ((self.burst_ns as f64 + self.idle_ns as f64) / self.burst_ns as f64, " x (burst + idle) / burst, its peak,".to_string()),
+        };
+        if self.rate_bps as f64 * peak > most as f64 {
             return Err(ConfigError::new(
                 format!("{path}.rate_bps"),
-                format!("must be at most {most} bit/s (one {}-byte packet per nanosecond, the clock's resolution), got {}", self.packet_size, self.rate_bps),
+                format!("must be at most {most} bit/s{what} (one {size}-byte packet per nanosecond, the clock's resolution), got {}", self.rate_bps),
             ));
         }
         if let Some(stop) = self.stop_ns {

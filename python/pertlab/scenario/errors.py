@@ -88,9 +88,10 @@ def _path(loc: tuple[Any, ...]) -> str:
 
 def _item(err: dict[str, Any]) -> str:
     """The part of the field a validator of the whole field names: a list item (``off[1]``,
-    error type ``item_error``) or a sub-field (``pert.t_max``, error type ``field_error``)."""
+    error type ``item_error``, or a field of it, ``udp[1].class``, with ``field`` in its context) or a sub-field (``pert.t_max``, error type ``field_error``)."""
     if err["type"] == "item_error":
-        return f"[{err['ctx']['index']}]"
+        field = err["ctx"].get("field")
+        return f"[{err['ctx']['index']}]" + (f".{field}" if field else "")
     if err["type"] == "field_error":
         return f".{err['ctx']['field']}"
     return ""

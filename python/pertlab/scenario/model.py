@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from ..units import format_time
 from ..units import U64_MAX
@@ -16,6 +17,17 @@ from .base import U32, Duration, Time, _Model, _unit
 from .errors import ScenarioError
 from .topology import DumbbellSpec, LinkSpec
 from .traffic import FlowSpec, UdpSpec, WebSpec
+
+def _fewest_classes(links: list[LinkSpec], dumbbell: DumbbellSpec | None) -> tuple[int, str] | None:
+    """The multi-class queue with the fewest classes, and its field, if any."""
+    queues: list[tuple[str, Any]] = []
+    for i, link in enumerate(links):
+        queues += [(f"links[{i}].queue", link.queue), (f"links[{i}].queue_ba", link.queue_ba)]
+    if dumbbell is not None:
+        queues += [(f"dumbbell.{name}", getattr(dumbbell, name)) for name in ("bottleneck_queue", "bottleneck_queue_reverse", "access_queue")]
+    counts = [(q.classes(), path) for path, q in queues if q is not None and q.classes() is not None]
+    return min(counts, key=lambda c: c[0]) if counts else None
+
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -73,6 +85,20 @@ class Scenario(_Model):
     def _one_topology(cls, v: DumbbellSpec | None, info: ValidationInfo) -> DumbbellSpec | None:
         if v is not None and (info.data.get("nodes") or info.data.get("links")):
             raise ValueError("give either `dumbbell` or `nodes`/`links`, not both")
+        return v
+
+    @field_validator("flows", "udp")
+    @classmethod
+    def _classes_have_queues(cls, v: list[Any], info: ValidationInfo) -> list[Any]:
+        """Every class a flow or UDP source uses has a buffer at every multi-class queue."""
+        fewest = _fewest_classes(info.data.get("links") or [], info.data.get("dumbbell"))
+        if fewest is None:
+            return v
+        n, queue = fewest
+        for j, item in enumerate(v):
+            if item.class_ >= n:
+                message = f"class {item.class_} has no queue at {queue}, whose {n} classes are 0 to {n - 1} (one per entry of its sched.weights)"
+                raise PydanticCustomError("item_error", "{message}", {"index": j, "field": "class", "message": message})
         return v
 
     # -- construction --

@@ -1,5 +1,6 @@
 """Queue disciplines and their parameters: DropTail, the RED family (one ``red`` section),
-PI, PIE and CoDel, with the papers' and RFCs' defaults (the core's ``queue/``)."""
+PI, PIE and CoDel, with the papers' and RFCs' defaults, and the multi-class schedulers
+(strict priority, WTP, S-WTP, BPR; one ``sched`` section) (the core's ``queue/``)."""
 
 from __future__ import annotations
 
@@ -102,8 +103,33 @@ class StepConfig(_Model):
     k_pkts: Count = Field(65, description="marking threshold K, packets (the DCTCP paper's 10 Gbps setting); at least 1")
 
 
+class SchedConfig(_Model):
+    """Multi-class scheduling (Hua's thesis, CUHK 2002, Chapter 5): one FIFO and one buffer of
+    the queue's limit per class; class 0 is the lowest priority."""
+
+    weights: Annotated[list[Annotated[float, Field(gt=0.0)]], Field(min_length=1, max_length=256)] = Field(
+        default_factory=lambda: [1.0, 2.0, 4.0],
+        description="b_i per class, strictly increasing; their number is the number of classes (target ratio b_{i+1}/b_i)",
+    )
+    global_update: bool = Field(True, description="S-WTP's global update (off only to show why it exists)")
+    window_k: Count = Field(1000, description="departures per window of the windowed delay ratios")
+
+    @field_validator("weights")
+    @classmethod
+    def _increasing(cls, v: list[float]) -> list[float]:
+        for i in range(1, len(v)):
+            if v[i] <= v[i - 1]:
+                raise ValueError(f"must increase with the class (class 0 is the lowest priority), got {v[i]} at class {i} after {v[i - 1]}")
+        return v
+
+
 #: Queue disciplines of the core (``QueueSpec::KINDS``).
-QUEUE_KINDS = ("droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step")
+QUEUE_KINDS = (
+    "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp",
+    "bpr",
+)  # fmt: skip
+#: The multi-class kinds (``QueueSpec::CLASS_KINDS``).
+CLASS_KINDS = ("priority", "wtp", "swtp", "bpr")
 
 
 class QueueSpec(_Model):
@@ -118,6 +144,11 @@ class QueueSpec(_Model):
     codel: CodelConfig = Field(default_factory=CodelConfig)
     jcc: JccQueueConfig = Field(default_factory=JccQueueConfig, description="jcc-red: the code's bits (RED's parameters are in red)")
     step: StepConfig = Field(default_factory=StepConfig, description="kind step: DCTCP's marking threshold K")
+    sched: SchedConfig = Field(default_factory=SchedConfig, description="the multi-class kinds: priority, wtp, swtp, bpr")
+
+    def classes(self) -> int | None:
+        """The number of classes of a multi-class queue, None for a single FIFO."""
+        return len(self.sched.weights) if self.kind in CLASS_KINDS else None
 
     @field_validator("limit_bytes")
     @classmethod

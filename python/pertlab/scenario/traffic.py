@@ -2,14 +2,39 @@
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic import AliasChoices, BeforeValidator, Field, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from ..units import format_time
 from .base import U32, Count, Duration, PacketSize, Rate, Time, _compared_to, _Model, _unit
 from .controllers import CC_KINDS, CcSpec, Reno
+
+
+#: A service class at multi-class queues (the packet's ``class: u8``; 0 is the lowest priority).
+Class = Annotated[int, Field(ge=0, le=255)]
+
+
+def _class_field() -> Any:
+    return Field(0, validation_alias=AliasChoices("class", "class_"), serialization_alias="class", description="service class at multi-class queues (0 = lowest priority)")
+
+
+def class_rates(link_rate: int, utilization: float, split: list[float]) -> list[int]:
+    """Per-class rates (bit/s) that load a link of ``link_rate`` bit/s to ``utilization`` split
+    among classes by ``split`` (fractions summing to 1): Hua's thesis section 5.4. Raises
+    :class:`ScenarioError` naming ``utilization`` or ``split``."""
+    from .errors import ScenarioError
+
+    if not (utilization > 0 and math.isfinite(utilization)):
+        raise ScenarioError([("utilization", f"must be a positive number, got {utilization}")])
+    for i, f in enumerate(split):
+        if not (f >= 0 and math.isfinite(f)):
+            raise ScenarioError([(f"split[{i}]", f"must be zero or positive, got {f}")])
+    if not split or abs(sum(split) - 1.0) > 1e-6:
+        raise ScenarioError([("split", f"the class load fractions must sum to 1, got {sum(split)} from {len(split)} classes")])
+    return [round(link_rate * utilization * f) for f in split]
 
 
 class TcpConfig(_Model):
@@ -95,6 +120,7 @@ class FlowSpec(_Model):
         "off", "off_ns", [], "[start, end) intervals without new data: the flow leaves, then rejoins (restart after idle)"
     )
     label: Annotated[str, Field(min_length=1)] | None = Field(None, description="group name in results; default the controller's name")
+    class_: Class = _class_field()
     tcp: TcpConfig = Field(default_factory=TcpConfig)
 
     @field_validator("start_window")
@@ -143,11 +169,21 @@ class UdpSpec(_Model):
     dst: str
     rate: Rate = _unit("rate", "rate_bps", description="mean offered load")
     packet_size: PacketSize = Field(..., description="size, or mean size, in bytes")
-    arrivals: Literal["cbr", "poisson"] = "poisson"
-    sizes: Literal["fixed", "exponential"] = "fixed"
+    arrivals: Literal["cbr", "poisson", "pareto", "pareto_onoff"] = Field(
+        "poisson", description="pareto: Pareto gaps; pareto_onoff: ns-2's Pareto on/off bursts at the peak rate rate x (burst + idle) / burst"
+    )
+    sizes: Literal["fixed", "exponential", "mix"] = Field(
+        "fixed", description="mix: Hua's 40 % 100 B, 40 % 500 B, 20 % 1000 B (packet_size unused)"
+    )
     ecn: bool = False
     start: Time = _unit("start", "start_ns", 0)
     stop: Time | None = _unit("stop", "stop_ns", None)
+    class_: Class = _class_field()
+    pareto_shape: Annotated[float, Field(ge=1.1, le=100.0)] = Field(
+        1.9, description="shape of Pareto gaps or on/off periods (Hua: 1.9); at least 1.1, so a source stays within 11x its mean rate"
+    )
+    burst: Duration = _unit("burst", "burst_ns", "500ms", "mean burst of pareto_onoff (ns-2 burst_time_)")
+    idle: Duration = _unit("idle", "idle_ns", "500ms", "mean idle period of pareto_onoff (ns-2 idle_time_)")
 
     @field_validator("stop")
     @classmethod

@@ -14,15 +14,26 @@
 //! instants at the next packet event (see [`periodic`]). The queue only changes
 //! at packet events, so the length each missed instant would have seen is
 //! known exactly and the result is the timer's.
+//!
+//! A multi-class queue ([`classes`]: strict priority, WTP, S-WTP, BPR) keeps
+//! one FIFO per class instead of the single one, with a per-class buffer of the
+//! queue's limit; a [`classes::Scheduler`] picks the class served next. Its
+//! admission is per-class tail drop (the discipline is DropTail).
 
+pub mod bpr;
+pub mod class_heap;
+pub mod classes;
 pub mod codel;
 pub mod droptail;
 pub mod jcc;
 pub mod periodic;
 pub mod pi;
 pub mod pie;
+pub mod priority;
 pub mod red;
 pub mod step;
+pub mod swtp;
+pub mod wtp;
 
 use std::collections::VecDeque;
 
@@ -163,6 +174,10 @@ impl QueueCounters {
 /// A FIFO buffer with a limit, a discipline and counters.
 pub struct OutputQueue {
     buf: VecDeque<Packet>,
+    /// The per-class buffers and scheduler of a multi-class queue (then `buf` stays empty).
+    pub classes: Option<classes::MultiClass>,
+    /// Packets waiting (in `buf` or in `classes`).
+    len_pkts: u32,
     len_bytes: u64,
     pub limit: QueueLimit,
     pub link_rate_bps: u64,
@@ -180,11 +195,27 @@ pub enum Enqueued {
 
 impl OutputQueue {
     pub fn new(limit: QueueLimit, link_rate_bps: u64, discipline: Box<dyn QueueDiscipline>, rng: SimRng) -> Self {
-        OutputQueue { buf: VecDeque::new(), len_bytes: 0, limit, link_rate_bps, discipline, counters: QueueCounters::default(), rng }
+        OutputQueue {
+            buf: VecDeque::new(),
+            classes: None,
+            len_pkts: 0,
+            len_bytes: 0,
+            limit,
+            link_rate_bps,
+            discipline,
+            counters: QueueCounters::default(),
+            rng,
+        }
+    }
+
+    /// A multi-class queue: `classes` buffers and a scheduler in place of the single FIFO.
+    pub fn with_classes(mut self, classes: classes::MultiClass) -> Self {
+        self.classes = Some(classes);
+        self
     }
 
     pub fn len_pkts(&self) -> u32 {
-        self.buf.len() as u32
+        self.len_pkts
     }
 
     pub fn len_bytes(&self) -> u64 {
@@ -192,29 +223,32 @@ impl OutputQueue {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.buf.is_empty()
+        self.len_pkts == 0
     }
 
-    /// Packets waiting, oldest first (for end-of-run accounting).
+    /// Packets waiting, oldest first (class by class in a multi-class queue; for end-of-run accounting).
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.buf.iter()
+        self.buf.iter().chain(self.classes.iter().flat_map(|c| c.packets()))
     }
 
     fn view(&self) -> QueueView {
-        QueueView { len_pkts: self.buf.len() as u32, len_bytes: self.len_bytes, limit: self.limit, link_rate_bps: self.link_rate_bps }
+        QueueView { len_pkts: self.len_pkts, len_bytes: self.len_bytes, limit: self.limit, link_rate_bps: self.link_rate_bps }
     }
 
     /// Bring the time integrals up to `now` (call before every length change).
     pub fn integrate(&mut self, now: SimTime) {
         let dt = now.saturating_sub(self.counters.last_change) as u128;
-        self.counters.area_pkts += dt * self.buf.len() as u128;
+        self.counters.area_pkts += dt * self.len_pkts as u128;
         self.counters.area_bytes += dt * self.len_bytes as u128;
         self.counters.last_change = now;
     }
 
     fn would_overflow(&self, pkt: &Packet) -> bool {
+        if let Some(c) = &self.classes {
+            return c.would_overflow(pkt);
+        }
         match self.limit {
-            QueueLimit::Packets(n) => self.buf.len() as u32 >= n,
+            QueueLimit::Packets(n) => self.len_pkts >= n,
             QueueLimit::Bytes(b) => self.len_bytes + pkt.size as u64 > b,
         }
     }
@@ -223,6 +257,21 @@ impl OutputQueue {
     pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime) -> Enqueued {
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += pkt.size as u64;
+        if let Some(classes) = self.classes.as_mut() {
+            let full = classes.would_overflow(&pkt);
+            classes.count_arrival(&pkt, full);
+            if full {
+                self.count_drop(DropKind::Overflow);
+                return Enqueued::Dropped(DropKind::Overflow);
+            }
+            pkt.marked = false;
+            pkt.enq_ts = now;
+            classes.push(pkt);
+            self.integrate(now);
+            self.len_pkts += 1;
+            self.len_bytes += pkt.size as u64;
+            return Enqueued::Queued;
+        }
         let view = self.view();
         let was_ce = pkt.ecn == Ecn::Ce;
         match self.discipline.on_arrival(&view, &mut pkt, now, &mut self.rng) {
@@ -239,6 +288,7 @@ impl OutputQueue {
         pkt.marked = !was_ce && pkt.ecn == Ecn::Ce;
         self.integrate(now);
         pkt.enq_ts = now;
+        self.len_pkts += 1;
         self.len_bytes += pkt.size as u64;
         self.buf.push_back(pkt);
         Enqueued::Queued
@@ -248,6 +298,13 @@ impl OutputQueue {
     /// departure are returned in `dropped` so the caller can account for them.
     /// A packet this queue marked (at arrival or now) counts as a mark as it leaves.
     pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<Packet>) -> Option<Packet> {
+        if let Some(classes) = self.classes.as_mut() {
+            let pkt = classes.pop(now)?;
+            self.integrate_removed(now, &pkt);
+            self.counters.departures += 1;
+            self.counters.departure_bytes += pkt.size as u64;
+            return Some(pkt);
+        }
         while let Some(mut pkt) = self.buf.pop_front() {
             self.integrate_removed(now, &pkt);
             let view = self.view();
@@ -274,9 +331,10 @@ impl OutputQueue {
     fn integrate_removed(&mut self, now: SimTime, pkt: &Packet) {
         // The integral covers the time the packet was still in the buffer.
         let dt = now.saturating_sub(self.counters.last_change) as u128;
-        self.counters.area_pkts += dt * (self.buf.len() as u128 + 1);
+        self.counters.area_pkts += dt * (self.len_pkts as u128);
         self.counters.area_bytes += dt * (self.len_bytes as u128);
         self.counters.last_change = now;
+        self.len_pkts -= 1;
         self.len_bytes -= pkt.size as u64;
     }
 

@@ -38,7 +38,10 @@
 //! Window metrics are differences of two snapshots of cumulative counters taken
 //! at the window's start and end, so no metric needs its own bookkeeping.
 
+pub mod classes;
 pub mod report;
+
+pub use classes::{ClassResult, SchedulerResult};
 
 use std::mem::size_of;
 
@@ -57,6 +60,9 @@ pub struct Results {
     /// Distribution of queue positions per label (empty unless `monitor.queue_positions`).
     pub queue_positions: QueuePositions,
     pub udp: Vec<UdpResult>,
+    /// Multi-class queues (kinds "priority", "wtp", "swtp", "bpr"): one row per queue, and one per class.
+    pub schedulers: Vec<SchedulerResult>,
+    pub classes: Vec<ClassResult>,
     /// Web traffic over the window, when the scenario has web sessions.
     pub web: Option<WebResult>,
     /// Jain's fairness index over TCP flow goodputs (1 = perfectly fair).

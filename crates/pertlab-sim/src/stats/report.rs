@@ -4,6 +4,7 @@
 //! flows, and the monitors' records. A plain input, so that `stats` does not
 //! depend on the world.
 
+use super::classes::{class_results, ClassSnapshot, ClassWindows};
 use crate::net::ChannelCounters;
 use crate::queue::{QueueCounters, QueueLimit};
 use crate::tcp::cc::{CcCounters, Mode};
@@ -28,6 +29,8 @@ pub struct Snapshot {
     pub cc: Vec<CcCounters>,
     pub data_drops: Vec<u64>,
     pub udp: Vec<UdpCounters>,
+    /// One per channel (empty for single-FIFO queues).
+    pub classes: Vec<ClassSnapshot>,
 }
 
 /// One queue (a direction of a link), as the results name it.
@@ -97,6 +100,8 @@ pub struct ReportInput<'a> {
     /// One per long flow, in the order of the snapshots' `senders`.
     pub flows: Vec<FlowInfo>,
     pub udp: Vec<UdpInfo>,
+    /// The K-departure windows of the multi-class queues.
+    pub class_windows: Vec<ClassWindows<'a>>,
     /// `None` without web sessions.
     pub web: Option<WebInput<'a>>,
     /// Label names, indexes of the queue-position counts.
@@ -231,7 +236,10 @@ pub fn assemble(input: ReportInput) -> Results {
     let bottleneck = queues.iter().find(|q| q.link == "bottleneck").or_else(|| queues.iter().max_by(|x, y| x.utilization.total_cmp(&y.utilization))).cloned();
     let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
 
+    let (schedulers, classes) = class_results(&input.queues, a, b, &input.class_windows);
     Results {
+        schedulers,
+        classes,
         bottleneck,
         queues,
         jain: jain_index(&goodputs),

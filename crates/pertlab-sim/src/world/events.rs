@@ -74,7 +74,12 @@ impl World {
                     self.queue.push(self.now.saturating_add(dt), Event::Sample);
                 }
             }
-            Event::MeasureStart => self.snap_start = Some(self.snapshot()),
+            Event::MeasureStart => {
+                for c in self.channels.iter_mut().filter_map(|c| c.queue.classes.as_mut()) {
+                    c.windows.clear();
+                }
+                self.snap_start = Some(self.snapshot());
+            }
             Event::MeasureEnd => self.snap_end = Some(self.snapshot()),
         }
     }
@@ -143,8 +148,12 @@ impl World {
     }
 
     /// A packet enters the network at its source node.
-    fn inject(&mut self, pkt: Packet) {
+    fn inject(&mut self, mut pkt: Packet) {
         self.totals.injected += 1;
+        if pkt.kind != PacketKind::Udp {
+            // A long flow's data and ACKs carry its class; web transfers (ids past them) class 0.
+            pkt.class = self.scenario.flows.get(pkt.flow as usize).map_or(0, |f| f.class);
+        }
         self.forward(pkt.src, pkt);
     }
 

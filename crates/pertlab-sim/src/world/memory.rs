@@ -71,6 +71,7 @@ use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::tcp::TcpConfig;
 use crate::time::{SimTime, NS_PER_SEC};
+use crate::traffic::udp::MIX_SIZES;
 use crate::traffic::udp::{UdpCounters, UdpSource};
 use crate::traffic::web::{Completion, Session, WebSpec};
 
@@ -581,9 +582,10 @@ pub(super) fn with_routes(s: &Scenario, topo: &Topology, ends: &Endpoints, route
         est.add(format!("web[{g}].sessions"), "the web transfers' windows", bytes, "fewer sessions or objects per page");
     }
     for (i, (u, &(src, dst))) in s.udp.iter().zip(&ends.udp).enumerate() {
-        let smallest = match u.sizes {
-            SizeDist::Fixed => u.packet_size,
-            SizeDist::Exponential => 1,
+        let (smallest, largest) = match u.sizes {
+            SizeDist::Fixed => (u.packet_size, u.packet_size),
+            SizeDist::Exponential => (1, u.packet_size),
+            SizeDist::Mix => (MIX_SIZES[0].0, MIX_SIZES[MIX_SIZES.len() - 1].0),
         };
         let p = path(src, dst);
         for (j, &c) in p.iter().enumerate() {
@@ -591,7 +593,7 @@ pub(super) fn with_routes(s: &Scenario, topo: &Topology, ends: &Endpoints, route
             if j > 0 {
                 x.before.insert(p[j - 1]);
             }
-            x.packet(u.packet_size, &format!("udp[{i}]"));
+            x.packet(largest, &format!("udp[{i}]"));
             x.min_pkt = x.min_pkt.min(smallest);
             x.udp_bps += u.rate_bps as f64;
             x.unbounded = true;
@@ -630,10 +632,23 @@ fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], e
             continue;
         }
         let pkt = u64::from(x.min_pkt.max(1));
-        let limit = match ch.queue.limit {
+        // A multi-class queue has a buffer of the limit per class.
+        let classes = ch.queue.classes.as_ref().map_or(1, |m| m.classes() as u64);
+        let limit = classes.saturating_mul(match ch.queue.limit {
             QueueLimit::Packets(n) => u64::from(n),
             QueueLimit::Bytes(b) => b / pkt,
-        };
+        });
+        if let Some(m) = &ch.queue.classes {
+            // One delay ratio per class pair and window of K departures, over the whole run.
+            let departures = (ch.rate_bps as f64 * s.duration_ns as f64 / (8.0 * pkt as f64 * NS_PER_SEC as f64)).min(u64::MAX as f64) as u64;
+            let ratios = (departures / u64::from(m.windows.k())).saturating_mul(classes - 1);
+            est.add(
+                s.queue_field(c / 2, c % 2 == 0) + ".sched.window_k",
+                "the per-window delay ratios",
+                grown(ratios, size_of::<f64>()),
+                "a larger sched.window_k",
+            );
+        }
         let arrival = x.arrival_bps(channels);
         // TCP fills the buffer of its bottleneck (it probes until a loss there).
         let backlog = if arrival > ch.rate_bps as f64 || sharing[c] > 0 {

@@ -23,6 +23,7 @@ use crate::net::routing::Routes;
 use crate::net::Channel;
 use crate::packet::{Packet, PacketKind, TCP_IP_HEADER_BYTES};
 use crate::scenario::Scenario;
+use crate::stats::classes::{ClassSnapshot, ClassWindows};
 use crate::stats::report::{self, ConservationInput, FlowBalance, FlowInfo, QueueInfo, ReportInput, Snapshot, UdpInfo, WebInput};
 use crate::stats::Results;
 use crate::time::{SimTime, NS_PER_SEC};
@@ -117,6 +118,17 @@ impl World {
             cc: self.flows.iter().map(|f| f.sender.cc_counters(now)).collect(),
             data_drops: self.flows.iter().map(|f| f.data_drops).collect(),
             udp: self.udp.iter().map(|u| u.counters).collect(),
+            classes: self
+                .channels
+                .iter()
+                .map(|c| {
+                    c.queue.classes.as_ref().map_or_else(ClassSnapshot::default, |m| ClassSnapshot {
+                        counters: m.counters.clone(),
+                        decisions: m.decisions,
+                        ops: m.ops(),
+                    })
+                })
+                .collect(),
         }
     }
 
@@ -140,6 +152,12 @@ impl World {
             queues: self.channels.iter().map(|c| self.queue_info(c)).collect(),
             flows: (0..self.flows.len()).map(|i| self.flow_info(i)).collect(),
             udp: self.scenario.udp.iter().map(|u| UdpInfo { src: u.src.clone(), dst: u.dst.clone() }).collect(),
+            class_windows: self
+                .channels
+                .iter()
+                .enumerate()
+                .filter_map(|(i, c)| c.queue.classes.as_ref().map(|m| ClassWindows { queue: i, k: m.windows.k(), ratios: &m.windows.ratios }))
+                .collect(),
             web: (!self.scenario.web.is_empty()).then(|| WebInput {
                 sessions: self.web.sessions.len() as u32,
                 requested: self.web.started,
@@ -164,7 +182,7 @@ impl World {
             link: c.link_name.clone(),
             from: self.node_names[c.from as usize].clone(),
             to: self.node_names[c.to as usize].clone(),
-            discipline: c.queue.discipline.name(),
+            discipline: c.queue.classes.as_ref().map_or_else(|| c.queue.discipline.name(), |m| m.name()),
             rate_bps: c.rate_bps,
             limit: c.queue.limit,
         }

@@ -8,13 +8,18 @@ use crate::error::ConfigError;
 use crate::net::burst_loss::BurstLoss;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
+use crate::queue::bpr::Bpr;
+use crate::queue::classes::{MultiClass, Scheduler};
 use crate::queue::codel::Codel;
 use crate::queue::droptail::DropTail;
 use crate::queue::jcc::JccRed;
 use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
+use crate::queue::priority::StrictPriority;
 use crate::queue::red::{Red, RedVariant};
 use crate::queue::step::Step;
+use crate::queue::swtp::Swtp;
+use crate::queue::wtp::Wtp;
 use crate::queue::{OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{LinkSpec, QueueSpec, Scenario};
@@ -69,10 +74,7 @@ impl Topology {
 
     /// The index of the node called `name`; `field` names the reference in errors.
     pub fn node(&self, name: &str, field: String) -> Result<u32, ConfigError> {
-        self.index
-            .get(name)
-            .copied()
-            .ok_or_else(|| ConfigError::new(field, format!("unknown node `{name}`; nodes are: {}", preview(&self.node_names))))
+        self.index.get(name).copied().ok_or_else(|| ConfigError::new(field, format!("unknown node `{name}`; nodes are: {}", preview(&self.node_names))))
     }
 
     /// Link `i`: its a -> b channel, then its b -> a channel.
@@ -174,7 +176,23 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
             None => Box::new(DropTail),
         },
     };
-    OutputQueue::new(limit, rate_bps, discipline, rng)
+    let queue = OutputQueue::new(limit, rate_bps, discipline, rng);
+    match class_scheduler(spec) {
+        Some(scheduler) => queue.with_classes(MultiClass::new(spec.sched.weights.len(), limit, scheduler, spec.sched.window_k)),
+        None => queue,
+    }
+}
+
+/// The scheduler of a multi-class queue kind, none for the single-FIFO kinds.
+fn class_scheduler(spec: &QueueSpec) -> Option<Box<dyn Scheduler>> {
+    let weights = spec.sched.weights.clone();
+    Some(match spec.kind.as_str() {
+        "priority" => Box::new(StrictPriority::default()),
+        "wtp" => Box::new(Wtp::new(weights)),
+        "swtp" => Box::new(Swtp::new(weights, spec.sched.global_update)),
+        "bpr" => Box::new(Bpr::new(weights)),
+        _ => return None,
+    })
 }
 
 /// The first few names, for error messages.

@@ -31,6 +31,9 @@ pub(super) fn udp_sources(scenario: &Scenario, ends: &Endpoints) -> Vec<UdpSourc
                 u.stop_ns,
                 stream(scenario.seed, StreamKind::Udp, i as u64),
             )
+            .with_class(u.class)
+            .with_pareto_shape(u.pareto_shape)
+            .with_on_off(u.burst_ns, u.idle_ns)
         })
         .collect()
 }

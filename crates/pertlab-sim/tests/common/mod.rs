@@ -54,6 +54,7 @@ pub fn bulk_flows(pairs: u32, cc: CcSpec, tcp: TcpConfig, start_window_ns: u64) 
             stop_ns: None,
             off_ns: vec![],
             label: None,
+            class: 0,
             tcp: tcp.clone(),
         })
         .collect()

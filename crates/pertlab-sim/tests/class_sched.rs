@@ -1,0 +1,261 @@
+//! Multi-class schedulers (Hua's thesis, CUHK 2002, Chapter 5; spec
+//! `vegas-jcc-swtp-hua.md` section 4): WTP against Kleinrock's formula, S-WTP's
+//! long-run ratios at U = 0.95 (Table 5.1's band), why S-WTP's global update
+//! exists, and the cost per decision. The queue is driven directly (a single
+//! server fed by per-class sources) so that runs of millions of packets stay
+//! fast; `multi_class_link_end_to_end` checks the same queue inside a world.
+
+use pertlab_sim::queue::classes::{MultiClass, Scheduler};
+use pertlab_sim::queue::swtp::Swtp;
+use pertlab_sim::queue::wtp::Wtp;
+use pertlab_sim::queue::QueueLimit;
+use pertlab_sim::rng::{stream, StreamKind};
+use pertlab_sim::scenario::{Arrivals, SizeDist};
+use pertlab_sim::time::SimTime;
+use pertlab_sim::traffic::udp::{class_rates, UdpSource};
+
+/// Link rate of the driven queue: 80 Mbit/s, so one byte takes 100 ns.
+const RATE_BPS: u64 = 80_000_000;
+const NS_PER_BYTE: u64 = 100;
+
+#[derive(Clone, Copy)]
+enum Traffic {
+    /// One Poisson source of exponential sizes (mean 1000 B) per class: M/M/1.
+    Markov,
+    /// `k` ns-2-style Pareto on/off sources per class (shape 1.9, the size mix,
+    /// mean burst and idle `period_ns`): the other reading of the thesis's source.
+    OnOff { k: usize, period_ns: SimTime },
+}
+
+/// The sources of `traffic` loading the driven link to `loads` per class.
+fn sources(traffic: Traffic, loads: &[f64], seed: u64) -> Vec<UdpSource> {
+    let (arrivals, sizes, mean, k, period) = match traffic {
+        Traffic::Markov => (Arrivals::Poisson, SizeDist::Exponential, 1000, 1, 1),
+        Traffic::OnOff { k, period_ns } => (Arrivals::ParetoOnOff, SizeDist::Mix, 440, k, period_ns),
+    };
+    let mut out = Vec::new();
+    for (c, l) in loads.iter().enumerate() {
+        for j in 0..k {
+            let id = (c * k + j) as u32;
+            let rate = (RATE_BPS as f64 * l / k as f64).round() as u64;
+            let rng = stream(seed, StreamKind::Udp, u64::from(id));
+            out.push(
+                UdpSource::new(id, 0, 1, rate, mean, arrivals, sizes, false, None, rng).with_class(c as u8).with_pareto_shape(1.9).with_on_off(period, period),
+            );
+        }
+    }
+    out
+}
+
+/// Mean waits per class (in mean service times of the traffic's sizes) and the
+/// scheduler's operations per decision, after `packets` departures of a
+/// work-conserving, non-preemptive server fed by `traffic` at loads `loads`.
+fn drive(scheduler: Box<dyn Scheduler>, traffic: Traffic, loads: &[f64], packets: u64, seed: u64) -> (Vec<f64>, f64) {
+    let mut q = MultiClass::new(loads.len(), QueueLimit::Packets(u32::MAX), scheduler, 1000);
+    let mut srcs = sources(traffic, loads, seed);
+    let mut next: Vec<SimTime> = srcs.iter_mut().map(|s| s.next_gap()).collect();
+    let (mut free_at, mut queued) = (0, 0u64);
+    let (mut bytes, mut sent) = (0u64, 0u64);
+    while q.decisions < packets {
+        let (j, t) = next.iter().copied().enumerate().min_by_key(|&(_, t)| t).unwrap_or((0, 0));
+        if queued > 0 && free_at <= t {
+            let pkt = q.pop(free_at).expect("a backlogged queue yields a packet");
+            queued -= 1;
+            free_at += pkt.size as u64 * NS_PER_BYTE;
+            continue;
+        }
+        let mut pkt = srcs[j].next_packet();
+        pkt.enq_ts = t;
+        bytes += pkt.size as u64;
+        sent += 1;
+        q.push(pkt);
+        queued += 1;
+        free_at = free_at.max(t);
+        next[j] = t + srcs[j].next_gap();
+    }
+    let mean_service_ns = bytes as f64 / sent as f64 * NS_PER_BYTE as f64;
+    let waits = q.counters.iter().map(|k| k.wait_ns as f64 / k.departures.max(1) as f64 / mean_service_ns).collect();
+    (waits, q.ops() as f64 / q.decisions as f64)
+}
+
+/// Kleinrock's mean waits under time-dependent priorities (M/G/1,
+/// non-preemptive, priority b_p (t - arrival); Kleinrock, "A delay-dependent
+/// queue discipline", Naval Research Logistics Quarterly 11, 1964; spec
+/// section 6.4), with b_1 <= ... <= b_N, rho = sum rho_i, W_0 = sum lambda_i E[S_i^2] / 2:
+///
+/// W_p = [W_0 / (1 - rho) - sum_{i<p} rho_i W_i (1 - b_i / b_p)] / [1 - sum_{i>p} rho_i (1 - b_p / b_i)].
+///
+/// Derivation: a tagged class-p packet waits for the residual service W_0,
+/// for the work found waiting that is served before it, and for the work of
+/// later arrivals that overtake it. By Little, class i leaves rho_i W_i of
+/// work waiting; a class-i packet found waiting goes first except, when
+/// b_i < b_p, for the fraction (1 - b_i / b_p) of its wait it is overtaken
+/// (its priority line, started earlier with a smaller slope, is crossed);
+/// a class-i arrival during the tagged wait (rate lambda_i) overtakes it when
+/// b_i > b_p for the fraction (1 - b_p / b_i) of that wait. So
+/// W_p = W_0 + sum_i rho_i W_i - sum_{i<p} rho_i W_i (1 - b_i/b_p) + W_p sum_{i>p} rho_i (1 - b_p/b_i),
+/// and Kleinrock's conservation law sum_i rho_i W_i = W_0 rho / (1 - rho)
+/// (work-conserving, non-preemptive) gives the formula. Waits here are in mean
+/// service times: exponential sizes give E[S^2] = 2 E[S]^2, so W_0 = rho.
+fn kleinrock(loads: &[f64], b: &[f64]) -> Vec<f64> {
+    let rho: f64 = loads.iter().sum();
+    let w0 = rho;
+    let mut w = vec![0.0; loads.len()];
+    for p in 0..loads.len() {
+        let overtaken: f64 = (0..p).map(|i| loads[i] * w[i] * (1.0 - b[i] / b[p])).sum();
+        let overtaking: f64 = (p + 1..loads.len()).map(|i| loads[i] * (1.0 - b[p] / b[i])).sum();
+        w[p] = (w0 / (1.0 - rho) - overtaken) / (1.0 - overtaking);
+    }
+    w
+}
+
+fn weights(n: usize, ratio: f64) -> Vec<f64> {
+    (0..n).map(|i| ratio.powi(i as i32)).collect()
+}
+
+/// WTP's long-run mean waits on an M/M/1 queue with 3 classes (b = 1, 2, 4,
+/// equal loads) match Kleinrock's formula within 3 % at U = 0.65, 0.8, 0.95.
+#[test]
+fn wtp_mean_waits_match_kleinrock_on_mm1() {
+    let b = weights(3, 2.0);
+    for (u, packets) in [(0.65, 4_000_000), (0.8, 6_000_000), (0.95, 20_000_000)] {
+        let loads = vec![u / 3.0; 3];
+        let (sim, _) = drive(Box::new(Wtp::new(b.clone())), Traffic::Markov, &loads, packets, 11);
+        let theory = kleinrock(&loads, &b);
+        eprintln!("U {u}: WTP {sim:.3?} Kleinrock {theory:.3?}");
+        for (c, (s, t)) in sim.iter().zip(&theory).enumerate() {
+            assert!((s / t - 1.0).abs() < 0.03, "U {u} class {c}: simulated {s:.4} against Kleinrock {t:.4}");
+        }
+    }
+}
+
+/// Table 5.1's set-up (thesis section 5.4.4): U = 0.95, target ratio 2.0,
+/// 4, 5 and 6 classes with equal loads, the 100/500/1000-byte mix. The
+/// sources are read as ns-2 Pareto on/off sources (shape 1.9; the number per
+/// class and the burst length are GAPs: 4 per class, mean burst = idle = 10 ms,
+/// about 230 packets per burst). S-WTP's long-run ratios stay within 0.05 of
+/// WTP's on the same arrivals (Table 5.1: at most 0.049 apart), and their mean
+/// over the pairs lies within 5 % of the target (Table 5.1: S-WTP's mean 1.969).
+/// Single pairs scatter more than the thesis's (heavy-tailed bursts; see
+/// docs/model.md), so each pair alone is not held to the 5 % band.
+#[test]
+fn swtp_follows_wtp_at_high_load_with_four_to_six_classes() {
+    let traffic = Traffic::OnOff { k: 4, period_ns: 10_000_000 };
+    for n in [4, 5, 6] {
+        let split = vec![1.0 / n as f64; n];
+        let loads: Vec<f64> = class_rates(RATE_BPS, 0.95, &split).unwrap().iter().map(|&r| r as f64 / RATE_BPS as f64).collect();
+        let ratios = |s: Box<dyn Scheduler>| {
+            let (w, _) = drive(s, traffic, &loads, 3_000_000, 1);
+            w.windows(2).map(|p| p[0] / p[1]).collect::<Vec<f64>>()
+        };
+        let (swtp, wtp) = (ratios(Box::new(Swtp::new(weights(n, 2.0), true))), ratios(Box::new(Wtp::new(weights(n, 2.0)))));
+        eprintln!("{n} classes: S-WTP {swtp:.4?} WTP {wtp:.4?}");
+        for (i, (s, w)) in swtp.iter().zip(&wtp).enumerate() {
+            assert!((s - w).abs() <= 0.05, "{n} classes, pair {i}: S-WTP {s:.4} against WTP {w:.4}");
+        }
+        let mean = swtp.iter().sum::<f64>() / swtp.len() as f64;
+        assert!((mean / 2.0 - 1.0).abs() < 0.05, "{n} classes: mean S-WTP ratio {mean:.4}");
+    }
+}
+
+/// Without the global update, a class whose last packet left quickly keeps a
+/// small P_s and waits behind the others however long its head has waited
+/// (thesis section 5.3). On M/M/1 with 3 classes and target 2.0, the ratios
+/// with the update follow WTP's (1.63 / 1.54 at U = 0.8; Kleinrock gives
+/// 1.63 / 1.60); without it the differentiation mostly vanishes.
+#[test]
+fn swtp_without_global_update_loses_the_differentiation() {
+    let b = weights(3, 2.0);
+    for u in [0.8, 0.95] {
+        let loads = vec![u / 3.0; 3];
+        let ratios = |global| {
+            let (w, _) = drive(Box::new(Swtp::new(b.clone(), global)), Traffic::Markov, &loads, 3_000_000, 3);
+            w.windows(2).map(|p| p[0] / p[1]).collect::<Vec<f64>>()
+        };
+        let (with, without) = (ratios(true), ratios(false));
+        eprintln!("U {u}: S-WTP ratios with the global update {with:.3?}, without {without:.3?}");
+        for (i, (a, z)) in with.iter().zip(&without).enumerate() {
+            assert!(*a > 1.45, "U {u} pair {i}: with the global update {a:.3}");
+            assert!(z - 1.0 < (a - 1.0) / 2.0, "U {u} pair {i}: without it {z:.3} keeps over half the differentiation of {a:.3}");
+        }
+    }
+}
+
+/// Operations per decision with every class backlogged (an overloaded link,
+/// total load 1.2): WTP computes all N priorities (3N - 1 operations, the
+/// thesis's "about 3N"), S-WTP does two O(log N) heap updates (section 5.3:
+/// 2 (2 + log2 N)).
+#[test]
+fn swtp_costs_grow_logarithmically_and_wtp_linearly() {
+    let mut rows = Vec::new();
+    for n in [4usize, 16, 64] {
+        let loads = vec![1.2 / n as f64; n];
+        let (_, wtp) = drive(Box::new(Wtp::new(weights(n, 1.1))), Traffic::Markov, &loads, 200_000, 2);
+        let (_, swtp) = drive(Box::new(Swtp::new(weights(n, 1.1), true)), Traffic::Markov, &loads, 200_000, 2);
+        eprintln!("N {n}: WTP {wtp:.1} ops/decision, S-WTP {swtp:.1}");
+        rows.push((n as f64, wtp, swtp));
+    }
+    let (first, last) = (rows[0], rows[2]);
+    // 16 times the classes: WTP's cost grows about 16 times, S-WTP's under 3 times (log2 64 / log2 4).
+    assert!(last.1 / first.1 > 12.0, "WTP {:.1} -> {:.1}", first.1, last.1);
+    assert!(last.2 / first.2 < 3.0, "S-WTP {:.1} -> {:.1}", first.2, last.2);
+    assert!(last.2 < last.1 / 4.0, "S-WTP {:.1} against WTP {:.1} at 64 classes", last.2, last.1);
+}
+
+/// The class of a flow's or UDP source's packets must have a queue at every
+/// multi-class queue; the error names the field.
+#[test]
+fn a_class_without_a_queue_is_refused_naming_the_field() {
+    let text = r#"{"duration_ns": 1000000000, "nodes": ["a", "b"],
+        "links": [{"a": "a", "b": "b", "rate_bps": 1000000, "delay_ns": 1000, "queue": {"kind": "wtp", "sched": {"weights": [1, 2]}}}],
+        "udp": [{"src": "a", "dst": "b", "rate_bps": 100000, "packet_size": 500, "class": 2}]}"#;
+    let s = pertlab_sim::scenario::Scenario::from_json(text).unwrap();
+    let e = s.validate().unwrap_err();
+    assert_eq!(e.field, "udp[0].class");
+    assert!(e.message.contains("links[0].queue"), "{}", e.message);
+    let bad = text.replace("[1, 2]", "[2, 1]");
+    let e = pertlab_sim::scenario::Scenario::from_json(&bad).unwrap().validate().unwrap_err();
+    assert_eq!(e.field, "links[0].queue.sched.weights");
+    let e = class_rates(1_000_000, 0.9, &[0.5, 0.4]).unwrap_err();
+    assert_eq!(e.field, "split");
+}
+
+/// The same scheduler inside a world: three Pareto UDP sources of classes 0,
+/// 1, 2 cross a 10 Mbit/s link whose queue is S-WTP; per-class counters and
+/// delays come out in the results, higher classes wait less, and the windowed
+/// ratios are reported.
+#[test]
+fn multi_class_link_end_to_end() {
+    let rates = class_rates(10_000_000, 0.9, &[1.0 / 3.0; 3]).unwrap();
+    let udp: Vec<String> = rates
+        .iter()
+        .enumerate()
+        .map(|(c, r)| format!(r#"{{"src": "a", "dst": "b", "rate_bps": {r}, "packet_size": 440, "arrivals": "pareto", "sizes": "mix", "class": {c}}}"#))
+        .collect();
+    let text = format!(
+        r#"{{"duration_ns": 60000000000, "seed": 4, "nodes": ["a", "b"],
+        "links": [{{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 1000000, "queue": {{"kind": "swtp", "limit_pkts": 100000, "sched": {{"window_k": 1000}}}}}}],
+        "udp": [{}]}}"#,
+        udp.join(",")
+    );
+    let s = pertlab_sim::scenario::Scenario::from_json(&text).unwrap();
+    let r = pertlab_sim::run(&s).unwrap();
+    // Both directions of the link have the S-WTP queue (queue_ba defaults to queue).
+    assert_eq!(r.schedulers.len(), 2);
+    assert!(r.schedulers.iter().all(|s| s.scheduler == "swtp" && s.classes == 3));
+    assert!(r.schedulers[0].decisions > 100_000 && r.schedulers[0].ops_per_decision > 0.0);
+    let rows: Vec<_> = r.classes.iter().filter(|c| c.from == "a").collect();
+    assert_eq!(rows.len(), 3);
+    for c in &rows {
+        eprintln!(
+            "class {}: {} departures, wait {:.3} ms = {:.2} tx, ratio {:?}, windows p50 {:?}",
+            c.class, c.departures, c.mean_wait_ms, c.mean_wait_tx, c.ratio_to_next, c.window_ratio_p50
+        );
+        assert!(c.departures > 40_000 && c.drops == 0);
+    }
+    assert!(rows[0].mean_wait_tx > rows[1].mean_wait_tx && rows[1].mean_wait_tx > rows[2].mean_wait_tx);
+    let ratio = rows[0].ratio_to_next.unwrap();
+    assert!(ratio > 1.3 && ratio < 2.2, "ratio {ratio}");
+    assert!(rows[0].windows > 100 && rows[0].window_ratio_p5 <= rows[0].window_ratio_p95);
+    assert!(rows[2].ratio_to_next.is_none());
+}
