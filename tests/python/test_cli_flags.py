@@ -126,6 +126,14 @@ DUMBBELL_CASES = {
         and s["bottleneck"]["utilization"] > 0.8
         and s["events"] != b["events"],
     ),
+    # Qian 2011: the adaptive receivers send fewer ACKs than one per segment (4 flows sharing the link, with losses).
+    "--ack-policy": (
+        ["--ack-policy", "adaptive"],
+        lambda s, out, b: scenario(out)["flows"][0]["tcp"]["ack_policy"] == "adaptive"
+        and {f["ack_policy"] for f in s["flows"]} == {"adaptive"}
+        and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
+        and {f["data_ack_ratio"] for f in b["flows"]} == {1.0},
+    ),
     "--cc-param": (["--cc", "pert", "--cc-param", "pert.p_max=0.2"], lambda s, out, b: scenario(out)["flows"][0]["cc"]["p_max"] == 0.2),
 }
 
@@ -189,6 +197,7 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         # Found by a generated command line: the packets in flight on a 136-year wire, named --buffer.
         (["--rtt", "4294967296", "--buffer-bdp", "0", "--no-progress"], "error: --rtt: the packets in flight on"),
         (["--memory-limit", "5parsecs"], "error: --memory-limit: cannot read '5parsecs' as a size"),
+        (["--ack-policy", "sometimes"], "error: --ack-policy: "),
     ],
 )
 def test_bad_values_name_the_flag_the_user_wrote(args, first_line):

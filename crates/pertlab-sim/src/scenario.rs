@@ -26,7 +26,7 @@ use crate::tcp::cc::pert::PertConfig;
 use crate::tcp::cc::pert_adaptive::PertAdaptiveConfig;
 use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::{TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
+use crate::tcp::{AckPolicy, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
 use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::web::WebSpec;
 
@@ -673,6 +673,13 @@ impl TcpConfig {
                 return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {value}", SimTime::MAX / 4)));
             }
         }
+        if self.delayed_ack && self.ack_policy == AckPolicy::Adaptive {
+            return Err(ConfigError::new(
+                format!("{path}.ack_policy"),
+                "delayed_ack = true means ack_policy = \"delayed\"; give one of them (allowed: every, delayed, adaptive)",
+            ));
+        }
+        self.adaptive_ack.validate(&format!("{path}.adaptive_ack"))?;
         if !(1..=MAX_DELAYED_ACK_TIMEOUT_NS).contains(&self.delayed_ack_timeout_ns) {
             return Err(ConfigError::new(
                 format!("{path}.delayed_ack_timeout_ns"),

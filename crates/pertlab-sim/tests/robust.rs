@@ -138,6 +138,13 @@ fn timers_below_their_floors_are_refused() {
     );
     let e = refusal(&slow_link(r#"{"delayed_ack": true, "delayed_ack_timeout_ns": 600000000}"#));
     assert!(e.starts_with("flows[0].tcp.delayed_ack_timeout_ns: must lie in [1, 500000000] ns"), "{e}");
+    assert_eq!(
+        refusal(&slow_link(r#"{"ack_policy": "adaptive", "adaptive_ack": {"max_segments": 0}}"#)),
+        "flows[0].tcp.adaptive_ack.max_segments: must be at least the minimum segments per ACK (1), got 0"
+    );
+    assert!(refusal(&slow_link(r#"{"ack_policy": "adaptive", "delayed_ack": true}"#)).starts_with("flows[0].tcp.ack_policy: delayed_ack = true means"));
+    let e = Scenario::from_json(&slow_link(r#"{"ack_policy": "sometimes"}"#)).unwrap_err().to_string();
+    assert!(e.starts_with("flows[0].tcp.ack_policy: unknown variant `sometimes`, expected one of `every`, `delayed`, `adaptive`"), "{e}");
     let queue = |q: &str| {
         format!(r#"{{"duration_ns": 1000000, "nodes": ["a", "b"], "links": [{{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 0, "queue": {q}}}]}}"#)
     };

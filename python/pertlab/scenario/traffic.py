@@ -12,6 +12,30 @@ from .base import U32, Count, Duration, PacketSize, Rate, Time, _compared_to, _M
 from .controllers import CC_KINDS, CcSpec, Reno
 
 
+#: Qian's minPktPerAck: one segment per ACK after a start, a loss or a timeout (fixed, as in the core).
+MIN_SEGMENTS_PER_ACK = 1
+
+
+class AdaptiveAck(_Model):
+    """Qian 2011 (IV.A) adaptive delayed ACK: 1 to 4 segments per ACK, ACK timer 2 x the expected inter-arrival time."""
+
+    max_segments: U32 = Field(4, description="maxPktPerAck: most segments one ACK covers (Qian: 4), at least minPktPerAck (1)")
+    ewma_weight: float = Field(0.9, ge=0.0, lt=1.0, description="alpha: history weight of the inter-arrival EWMA (Qian: 0.9)")
+    timeout_factor: float = Field(
+        2.0, gt=0.0, le=1000.0, description="beta: ACK timer and lateness threshold, x the expected inter-arrival time (Qian: 2.0)"
+    )
+
+    @field_validator("max_segments")
+    @classmethod
+    def _at_least_min(cls, v: int) -> int:
+        if v < MIN_SEGMENTS_PER_ACK:
+            raise ValueError(f"must be at least the minimum segments per ACK ({MIN_SEGMENTS_PER_ACK}), got {v}")
+        return v
+
+
+ACK_POLICIES = ("every", "delayed", "adaptive")
+
+
 class TcpConfig(_Model):
     """Options of a TCP connection; defaults are the core's (ns-2 / RFC values)."""
 
@@ -29,7 +53,11 @@ class TcpConfig(_Model):
     )
     max_rto: Duration = _unit("max_rto", "max_rto_ns", "60s")
     clock_granularity: Time = _unit("clock_granularity", "clock_granularity_ns", 1_000_000)
-    delayed_ack: bool = False
+    delayed_ack: bool = Field(False, description='one ACK per two segments (RFC 5681); the same as ack_policy = "delayed"')
+    ack_policy: Literal["every", "delayed", "adaptive"] = Field(
+        "every", description="receiver ACK policy: every segment, classic delayed ACK, or Qian's adaptive delayed ACK"
+    )
+    adaptive_ack: AdaptiveAck = Field(default_factory=AdaptiveAck, description='parameters of ack_policy = "adaptive"')
     delayed_ack_timeout: Duration = _unit("delayed_ack_timeout", "delayed_ack_timeout_ns", 100_000_000)
     ack_size: Count = 40
     rtt_noise: Time = _unit(
@@ -50,6 +78,13 @@ class TcpConfig(_Model):
         return v
 
     _rto_bounds = field_validator("max_rto")(_compared_to("min_rto", ">=", format_time))
+
+    @field_validator("ack_policy")
+    @classmethod
+    def _one_delayed_ack(cls, v: str, info: ValidationInfo) -> str:
+        if v == "adaptive" and info.data.get("delayed_ack"):
+            raise ValueError('delayed_ack = true means ack_policy = "delayed"; give one of them')
+        return v
 
 
 def _cc_shorthand(value: Any) -> Any:

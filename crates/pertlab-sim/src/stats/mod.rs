@@ -188,6 +188,16 @@ pub struct FlowResult {
     pub compete_s: f64,
     /// Two-way propagation delay of the path (data path + ACK path), ms.
     pub base_rtt_ms: f64,
+    /// The receiver's ACK policy: "every", "delayed" or "adaptive".
+    pub ack_policy: String,
+    /// Within the window: data packets arriving at the receiver (duplicates
+    /// included) in Mbit/s on the wire (`segments_received` x packet size),
+    /// ACKs the receiver sent and their Mbit/s on the wire (x ACK size), and
+    /// the data/ACK ratio `segments_received / acks_sent` (0 without ACKs).
+    pub data_mbps: f64,
+    pub acks_sent: u64,
+    pub ack_mbps: f64,
+    pub data_ack_ratio: f64,
     /// RTT samples over the window.
     pub rtt_samples: u64,
     pub rtt_mean_ms: f64,

@@ -5,7 +5,8 @@
 //!   NewReno recovery without SACK (RFC 6582), RTO (RFC 6298), limited transmit
 //!   (RFC 3042), ECN (RFC 3168). Window decisions are delegated to a
 //!   [`cc::CongestionControl`].
-//! - `receiver`: cumulative ACK with SACK blocks, optional delayed ACK.
+//! - `receiver`: cumulative ACK with SACK blocks; `ack`: its ACK policies
+//!   (every segment, delayed, adaptive).
 //! - `send_overhead`: ns-2's random send overhead (`overhead_`), which breaks
 //!   drop-tail phase effects.
 //!
@@ -13,6 +14,7 @@
 //! time, they append packets to send to an output buffer and expose the deadline
 //! of their timer. They never see the event queue.
 
+pub mod ack;
 pub mod cc;
 pub mod receiver;
 pub mod rtt;
@@ -23,6 +25,7 @@ pub mod sender;
 mod testbench;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
+pub use ack::{AckPolicy, AdaptiveAckConfig};
 pub use rtt::RtoMinOn;
 use serde::{Deserialize, Serialize};
 
@@ -79,8 +82,15 @@ pub struct TcpConfig {
     pub max_rto_ns: SimTime,
     /// Clock granularity G of RFC 6298 (the RTO is at least srtt + max(G, 4 rttvar)).
     pub clock_granularity_ns: SimTime,
-    /// Receiver sends one ACK per two full segments (RFC 5681 4.2).
+    /// Receiver sends one ACK per two full segments (RFC 5681 4.2): the same
+    /// as `ack_policy = "delayed"`, kept for older scenarios; only with
+    /// `ack_policy` "every" (the default) or "delayed".
     pub delayed_ack: bool,
+    /// When the receiver acknowledges in-order segments: "every" (default),
+    /// "delayed" (RFC 5681 4.2) or "adaptive" (Qian 2011, IV.A); see `ack`.
+    pub ack_policy: AckPolicy,
+    /// Parameters of the adaptive policy (Qian's defaults).
+    pub adaptive_ack: AdaptiveAckConfig,
     /// Delayed-ACK timeout (ns-2 `interval_` 100 ms), in (0, [`MAX_DELAYED_ACK_TIMEOUT_NS`]].
     pub delayed_ack_timeout_ns: SimTime,
     /// Size of an ACK on the wire in bytes (ns-2: 40).
@@ -115,10 +125,23 @@ impl Default for TcpConfig {
             max_rto_ns: 60 * NS_PER_SEC,
             clock_granularity_ns: NS_PER_MS,
             delayed_ack: false,
+            ack_policy: AckPolicy::Every,
+            adaptive_ack: AdaptiveAckConfig::default(),
             delayed_ack_timeout_ns: 100 * NS_PER_MS,
             ack_size: 40,
             rtt_noise_ns: 0,
             overhead_ns: 0,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The receiver's ACK policy: `ack_policy`, or "delayed" when `delayed_ack` is set.
+    pub fn ack_policy(&self) -> AckPolicy {
+        if self.delayed_ack {
+            AckPolicy::Delayed
+        } else {
+            self.ack_policy
         }
     }
 }

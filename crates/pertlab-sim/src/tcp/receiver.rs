@@ -9,10 +9,11 @@
 //!   most recently reported blocks, at their current extent, that are not
 //!   already included; then, to report "as many distinct blocks as possible",
 //!   other held blocks from the lowest up. At most [`MAX_SACK_BLOCKS`].
-//! - ACK policy (RFC 5681 4.2): with `cfg.delayed_ack`, one ACK for every second
-//!   in-order segment, or when the delayed-ACK timer expires; an immediate ACK
-//!   for an out-of-order segment, a duplicate, and a segment that fills all or
-//!   part of a gap. Without it, one ACK per segment (ns-2 `TCPSink`).
+//! - ACK policy (`cfg.ack_policy()`, see `ack`): one ACK per segment (ns-2
+//!   `TCPSink`), the classic delayed ACK (RFC 5681 4.2) or Qian's adaptive
+//!   delayed ACK decide when an in-order segment is acknowledged; an
+//!   out-of-order segment, a duplicate, and a segment that fills all or part
+//!   of a gap are acknowledged at once (RFC 5681 4.2).
 //! - Timestamp echo (RFC 7323 4.3): `TS.Recent` takes the timestamp of a
 //!   segment that starts at or below `Last.ACK.sent` (the left edge of the
 //!   window as last acknowledged), and never goes backwards. So a delayed ACK
@@ -28,6 +29,7 @@
 //! D-SACK (RFC 2883), reneging, the immediate ACK on a change of CE state that
 //! Linux sends (a delayed ACK carries the echo a little later).
 
+use super::ack::{AckClock, SenderView};
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::SimTime;
@@ -42,6 +44,8 @@ pub struct ReceiverCounters {
     pub segments_delivered: u64,
     /// ACKs sent.
     pub acks_sent: u64,
+    /// ACKs sent because the ACK policy's timer fired.
+    pub acks_on_timer: u64,
     /// Data packets that arrived with CE set.
     pub ce_received: u64,
 }
@@ -78,16 +82,13 @@ pub struct TcpReceiver {
     last_ack_sent: u32,
     /// Set ECE on ACKs (a CE segment arrived, no CWR since).
     ece: bool,
-    /// In-order segments received and not yet acknowledged (delayed ACK).
-    unacked: u32,
-    /// When the delayed-ACK timer fires, if armed.
-    delack_at: Option<SimTime>,
+    /// When in-order segments are acknowledged.
+    ack: AckClock,
 }
 
 impl TcpReceiver {
     pub fn new(flow: u32, node: u32, peer: u32, cfg: TcpConfig) -> TcpReceiver {
         TcpReceiver {
-            cfg,
             flow,
             node,
             peer,
@@ -99,14 +100,15 @@ impl TcpReceiver {
             ts_recent: 0,
             last_ack_sent: 0,
             ece: false,
-            unacked: 0,
-            delack_at: None,
+            ack: AckClock::new(cfg.ack_policy(), cfg.delayed_ack_timeout_ns, &cfg.adaptive_ack),
+            cfg,
         }
     }
 
     /// A data segment arrived; append the ACK (if one is due now) to `out`.
+    /// `sender` is the sender's state now (used by the adaptive policy).
     /// Packets other than data are ignored.
-    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, sender: SenderView, out: &mut Vec<Packet>) {
         if pkt.kind != PacketKind::Data {
             return;
         }
@@ -122,22 +124,31 @@ impl TcpReceiver {
             self.ts_recent = pkt.ts;
         }
         match self.receive(pkt.seq) {
-            Arrival::InOrder { filled_gap: false } if self.cfg.delayed_ack => self.delay_ack(now, out),
-            Arrival::InOrder { .. } | Arrival::Duplicate => self.send_ack(None, out),
-            Arrival::OutOfOrder => self.send_ack(Some(pkt.seq), out),
+            Arrival::InOrder { filled_gap: false } => {
+                if self.ack.in_order(now, self.rcv_nxt, sender) {
+                    self.send_ack(None, out);
+                }
+            }
+            arrival => {
+                self.ack.disorder();
+                let trigger = (arrival == Arrival::OutOfOrder).then_some(pkt.seq);
+                self.send_ack(trigger, out);
+            }
         }
     }
 
-    /// The delayed-ACK timer expired at `now` (called only when
+    /// The ACK policy's timer expired at `now` (called only when
     /// `delack_deadline() == Some(now)`; other calls are ignored).
     pub fn on_delack_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        if self.delack_at.is_some_and(|at| at <= now) {
+        if self.ack.deadline().is_some_and(|at| at <= now) {
+            self.ack.timer_fired();
+            self.counters.acks_on_timer += 1;
             self.send_ack(None, out);
         }
     }
 
     pub fn delack_deadline(&self) -> Option<SimTime> {
-        self.delack_at
+        self.ack.deadline()
     }
 
     /// Next segment expected (everything below has been delivered).
@@ -147,17 +158,6 @@ impl TcpReceiver {
 
     pub fn counters(&self) -> &ReceiverCounters {
         &self.counters
-    }
-
-    /// RFC 5681 4.2: ACK at least every second full-sized segment, and within
-    /// the delayed-ACK timeout of the first unacknowledged one.
-    fn delay_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.unacked += 1;
-        if self.unacked >= 2 {
-            self.send_ack(None, out);
-        } else if self.delack_at.is_none() {
-            self.delack_at = Some(now.saturating_add(self.cfg.delayed_ack_timeout_ns));
-        }
     }
 
     /// Record the arrival of segment `seq`.
@@ -221,8 +221,7 @@ impl TcpReceiver {
             self.fill_sack_blocks(trigger, &mut ack);
         }
         self.last_ack_sent = self.rcv_nxt;
-        self.unacked = 0;
-        self.delack_at = None;
+        self.ack.ack_sent();
         self.counters.acks_sent += 1;
         out.push(ack);
     }
@@ -282,7 +281,7 @@ mod tests {
     /// Deliver `seq` (timestamp = seq ms) and return the ACK it caused, if any.
     fn arrive(r: &mut TcpReceiver, now: SimTime, seq: u32) -> Option<Packet> {
         let mut out = Vec::new();
-        r.on_data(now, &data(seq, seq as SimTime * MS), &mut out);
+        r.on_data(now, &data(seq, seq as SimTime * MS), SenderView::UNLIMITED, &mut out);
         assert!(out.len() <= 1);
         out.pop()
     }
@@ -363,7 +362,7 @@ mod tests {
             let mut p = data(seq, 0);
             p.ecn = ecn;
             p.cwr = cwr;
-            r.on_data(0, &p, &mut out);
+            r.on_data(0, &p, SenderView::UNLIMITED, &mut out);
             out.pop().unwrap().ece
         };
         assert!(!send(&mut r, 0, Ecn::Ect, false));
@@ -382,9 +381,9 @@ mod tests {
         let mut r = TcpReceiver::new(0, 1, 0, TcpConfig::default());
         let mut out = Vec::new();
         for seq in [u32::MAX, u32::MAX - 1, 1 << 31, 7, 0] {
-            r.on_data(0, &data(seq, 0), &mut out);
+            r.on_data(0, &data(seq, 0), SenderView::UNLIMITED, &mut out);
         }
-        r.on_data(0, &Packet::new(PacketKind::Ack, 0, 0, 1, 40), &mut out);
+        r.on_data(0, &Packet::new(PacketKind::Ack, 0, 0, 1, 40), SenderView::UNLIMITED, &mut out);
         r.on_delack_timer(0, &mut out);
         assert_eq!(out.len(), 5);
         assert_eq!(r.rcv_nxt(), 1);

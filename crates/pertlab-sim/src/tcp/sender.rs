@@ -61,6 +61,7 @@
 //! the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 
+use super::ack::SenderView;
 use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
@@ -193,6 +194,15 @@ impl TcpSender {
     pub fn with_send_overhead(mut self, rng: SimRng) -> TcpSender {
         self.overhead = SendOverhead::new(self.cfg.overhead_ns, rng);
         self
+    }
+
+    /// What the receiver's ACK policy is told of this sender (see `ack::SenderView`):
+    /// its window, and the first segment it may not send before a new ACK.
+    pub fn view(&self) -> SenderView {
+        let window = self.tp.snd_cwnd.min(self.cfg.max_cwnd).max(1);
+        let snd_nxt = self.sb.snd_nxt();
+        let limit = if self.app_stopped { snd_nxt } else { self.sb.snd_una().saturating_add(window).min(self.data_segments) };
+        SenderView { window, send_limit: limit.max(snd_nxt) }
     }
 
     /// A sender with `segments` segments to send, then nothing (a web object).
@@ -397,7 +407,7 @@ impl TcpSender {
         // Samples expected per RTT (RFC 7323 Appendix G): one per ACK of the
         // flight the sample belongs to (still outstanding + just acknowledged).
         let flight = self.sb.outstanding().saturating_add(acked.segments);
-        let per_ack = if self.cfg.delayed_ack { 2 } else { 1 };
+        let per_ack = self.cfg.ack_policy().segments_per_ack(&self.cfg.adaptive_ack);
         self.rtt.sample(r, flight.div_ceil(per_ack));
         if !acked.first_was_retransmitted {
             self.rtt.reset_backoff();

@@ -224,7 +224,8 @@ impl World {
             // A packet of a web transfer already complete finds no connection and is discarded.
             PacketKind::Data => {
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
-                    flow.receiver.on_data(self.now, &pkt, &mut out);
+                    let sender = flow.sender.view();
+                    flow.receiver.on_data(self.now, &pkt, sender, &mut out);
                     self.emit_from_receiver(f, &mut out);
                 }
             }
