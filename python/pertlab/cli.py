@@ -67,6 +67,7 @@ _FLAGS = {
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
     "tcp.ack_policy": "--ack-policy",
+    "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
 }  # fmt: skip
 
 
@@ -204,6 +205,10 @@ def dumbbell(
         str,
         typer.Option(help="Receivers' ACK policy: every (one ACK per segment), delayed (RFC 5681, one per two), adaptive (Qian 2011, 1 to 4 per ACK)."),
     ] = "every",
+    pacing: Annotated[bool, typer.Option("--pacing", help="Senders pace their segments srtt / cwnd apart (Qian 2011).")] = False,
+    rtt_correction: Annotated[
+        bool, typer.Option("--rtt-correction", help="Senders remove the self-induced delay of ACK trains from RTT samples (Qian 2011, eq. 5.4).")
+    ] = False,
     cc_param: Annotated[
         Optional[list[str]],
         typer.Option(help="A controller parameter, KIND.FIELD=VALUE, e.g. pert-adaptive.alpha_max=16 (repeatable).", metavar="KIND.FIELD=VALUE"),
@@ -223,7 +228,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy}, memory_limit=limit,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)

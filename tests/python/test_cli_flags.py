@@ -134,6 +134,19 @@ DUMBBELL_CASES = {
         and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
         and {f["data_ack_ratio"] for f in b["flows"]} == {1.0},
     ),
+    # Qian 2011: pacing and the ACK-train RTT correction are switches of any controller, recorded per flow.
+    "--pacing": (
+        ["--pacing", "--cc", "pert"],
+        lambda s, out, b: scenario(out)["flows"][0]["tcp"]["pacing"]["enabled"]
+        and all(f["pacing"] and not f["rtt_correction"] for f in s["flows"])
+        and not any(f["pacing"] for f in b["flows"])
+        and s["events"] != b["events"],
+    ),
+    "--rtt-correction": (
+        ["--rtt-correction", "--ack-policy", "delayed"],
+        lambda s, out, b: scenario(out)["flows"][0]["tcp"]["rtt_correction"]
+        and all(f["rtt_correction"] and f["data_ack_ratio"] > 1.5 for f in s["flows"]),
+    ),
     "--cc-param": (["--cc", "pert", "--cc-param", "pert.p_max=0.2"], lambda s, out, b: scenario(out)["flows"][0]["cc"]["p_max"] == 0.2),
 }
 

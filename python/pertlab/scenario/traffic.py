@@ -36,6 +36,17 @@ class AdaptiveAck(_Model):
 ACK_POLICIES = ("every", "delayed", "adaptive")
 
 
+class Pacing(_Model):
+    """Sender pacing (Qian 2011, IV.C): consecutive segments leave srtt / cwnd apart, in the states chosen."""
+
+    enabled: bool = Field(False, description="pace this flow's data segments")
+    open: bool = Field(True, description="pace in the Open state (slow start and congestion avoidance)")
+    disorder: bool = Field(True, description="pace in Disorder (duplicate ACKs, before recovery)")
+    cwr: bool = Field(True, description="pace in CWR (window reduction after an ECN echo)")
+    recovery: bool = Field(True, description="pace in fast recovery")
+    loss: bool = Field(True, description="pace in Loss (after a retransmission timeout)")
+
+
 class TcpConfig(_Model):
     """Options of a TCP connection; defaults are the core's (ns-2 / RFC values)."""
 
@@ -62,6 +73,14 @@ class TcpConfig(_Model):
     ack_size: Count = 40
     rtt_noise: Time = _unit(
         "rtt_noise", "rtt_noise_ns", 0, "mean of the uniform noise U(0, 2 x mean) added to each RTT sample; 0: none"
+    )
+    pacing: Pacing = Field(default_factory=Pacing, description="sender pacing, srtt / cwnd between segments (Qian 2011, IV.C)")
+    ts_echo: Literal["earliest", "latest"] = Field(
+        "earliest",
+        description="timestamp an ACK echoes: earliest (RFC 7323; a delayed ACK's sample includes the hold) or latest (ns-2's sinks)",
+    )
+    rtt_correction: bool = Field(
+        False, description="subtract the self-induced delay of ACK trains from each RTT sample (Qian 2011, eqs. 5.1-5.4)"
     )
     overhead: Time = _unit(
         "overhead",

@@ -190,6 +190,10 @@ pub struct FlowResult {
     pub base_rtt_ms: f64,
     /// The receiver's ACK policy: "every", "delayed" or "adaptive".
     pub ack_policy: String,
+    /// The sender paces its segments (`tcp.pacing.enabled`) and corrects its
+    /// RTT samples for ACK trains (`tcp.rtt_correction`).
+    pub pacing: bool,
+    pub rtt_correction: bool,
     /// Within the window: data packets arriving at the receiver (duplicates
     /// included) in Mbit/s on the wire (`segments_received` x packet size),
     /// ACKs the receiver sent and their Mbit/s on the wire (x ACK size), and

@@ -54,6 +54,9 @@ pub struct FlowInfo {
     pub ack_size: u32,
     /// The receiver's ACK policy ("every", "delayed", "adaptive").
     pub ack_policy: &'static str,
+    /// Sender pacing and the ACK-train RTT correction are on.
+    pub pacing: bool,
+    pub rtt_correction: bool,
     /// Two-way propagation delay of the path (data path + ACK path).
     pub base_rtt: SimTime,
 }
@@ -210,6 +213,8 @@ pub fn assemble(input: ReportInput) -> Results {
                 compete_s: mode_seconds(a, b, i, Mode::Compete),
                 base_rtt_ms: to_secs(f.base_rtt) * 1e3,
                 ack_policy: f.ack_policy.to_string(),
+                pacing: f.pacing,
+                rtt_correction: f.rtt_correction,
                 data_mbps: rate_mbps(received, f.packet_size),
                 acks_sent,
                 ack_mbps: rate_mbps(acks_sent, f.ack_size),

@@ -7,6 +7,8 @@
 //!   [`cc::CongestionControl`].
 //! - `receiver`: cumulative ACK with SACK blocks; `ack`: its ACK policies
 //!   (every segment, delayed, adaptive).
+//! - `pacing`: sender pacing (Qian 2011, IV.C); `train_rtt`: the RTT
+//!   correction for ACK trains (Qian 2011, Chapter V).
 //! - `send_overhead`: ns-2's random send overhead (`overhead_`), which breaks
 //!   drop-tail phase effects.
 //!
@@ -16,6 +18,8 @@
 
 pub mod ack;
 pub mod cc;
+pub mod pacing;
+pub mod train_rtt;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -26,6 +30,7 @@ mod testbench;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 pub use ack::{AckPolicy, AdaptiveAckConfig};
+pub use pacing::PacingConfig;
 pub use rtt::RtoMinOn;
 use serde::{Deserialize, Serialize};
 
@@ -46,6 +51,17 @@ pub const MAX_RTO_FLOOR_NS: SimTime = NS_PER_SEC;
 /// Largest delayed-ACK timeout: 500 ms (RFC 1122 4.2.3.2, RFC 5681 4.2: an ACK
 /// MUST be generated within 500 ms of the first unacknowledged segment).
 pub const MAX_DELAYED_ACK_TIMEOUT_NS: SimTime = 500 * NS_PER_MS;
+
+/// Which timestamp the receiver echoes (see `TcpConfig::ts_echo`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TsEcho {
+    /// RFC 7323 4.3: TS.Recent of the left edge of the window.
+    #[default]
+    Earliest,
+    /// ns-2's sinks: the newest timestamp received.
+    Latest,
+}
 
 /// Options of a TCP connection (sender and receiver). Defaults follow ns-2's
 /// `Agent/TCP` where the papers ran ns-2, RFCs elsewhere; each field says which.
@@ -101,6 +117,16 @@ pub struct TcpConfig {
     /// imprecise RTT measurement (Kotla's thesis). 0 (default): no noise, and no
     /// draws. Draws come from the flow's own `StreamKind::RttNoise` stream.
     pub rtt_noise_ns: SimTime,
+    /// Which segment's timestamp an ACK echoes: "earliest" (RFC 7323 4.3, the
+    /// default: a delayed ACK echoes the first segment it covers, so the RTT
+    /// sample includes the receiver's hold time) or "latest" (ns-2's
+    /// `TCPSink`/`DelAckSink`, which the theses ran: the newest segment).
+    pub ts_echo: TsEcho,
+    /// Correct each RTT sample for the self-induced delay of the ACK train it
+    /// ends (Qian 2011, eqs. 5.1-5.4; off by default); see `train_rtt`.
+    pub rtt_correction: bool,
+    /// Sender pacing, srtt / cwnd between segments (Qian 2011, IV.C; off by default); see `pacing`.
+    pub pacing: PacingConfig,
     /// Random send overhead (ns-2 `Agent/TCP overhead_`, default 0): a sender
     /// with segments to send waits U(0, overhead) and then sends them all (see
     /// `send_overhead`). Floyd and Jacobson (1992) use it to break drop-tail
@@ -131,6 +157,9 @@ impl Default for TcpConfig {
             ack_size: 40,
             rtt_noise_ns: 0,
             overhead_ns: 0,
+            pacing: PacingConfig::default(),
+            rtt_correction: false,
+            ts_echo: TsEcho::Earliest,
         }
     }
 }

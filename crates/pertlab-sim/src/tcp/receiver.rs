@@ -20,6 +20,9 @@
 //!   echoes the earlier of its two segments, a duplicate ACK for an
 //!   out-of-order segment echoes the last segment that advanced the window, and
 //!   a hole-filling segment has its own timestamp echoed.
+//!   With `cfg.ts_echo = latest` (ns-2's sinks), the echo is the newest
+//!   timestamp received instead, so an ACK held by a delayed-ACK policy
+//!   echoes its last segment and the RTT sample leaves out the hold time.
 //! - ECN-Echo (RFC 3168 6.1.3): set on every ACK from the arrival of a CE
 //!   segment until a segment with CWR arrives (CWR is processed before CE, so a
 //!   CE mark on the CWR segment itself starts a new echo).
@@ -30,7 +33,7 @@
 //! Linux sends (a delayed ACK carries the echo a little later).
 
 use super::ack::{AckClock, SenderView};
-use super::TcpConfig;
+use super::{TcpConfig, TsEcho};
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::SimTime;
 
@@ -120,7 +123,11 @@ impl TcpReceiver {
             self.counters.ce_received += 1;
             self.ece = true;
         }
-        if pkt.seq <= self.last_ack_sent && pkt.ts >= self.ts_recent {
+        let echoable = match self.cfg.ts_echo {
+            TsEcho::Earliest => pkt.seq <= self.last_ack_sent,
+            TsEcho::Latest => true,
+        };
+        if echoable && pkt.ts >= self.ts_recent {
             self.ts_recent = pkt.ts;
         }
         match self.receive(pkt.seq) {
@@ -352,6 +359,19 @@ mod tests {
         assert_eq!((a.seq, a.ts, a.n_sack), (6, 4 * MS, 0));
         assert_eq!(r.counters().acks_sent, 4);
         assert_eq!(r.counters().segments_delivered, 6);
+    }
+
+    #[test]
+    fn latest_echo_takes_the_newest_timestamp() {
+        let cfg = TcpConfig { delayed_ack: true, ts_echo: TsEcho::Latest, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(0, 1, 0, cfg);
+        assert!(arrive(&mut r, 0, 0).is_none());
+        // ns-2's DelAckSink: the ACK of two segments echoes the second (RFC 7323: the first).
+        let a = arrive(&mut r, 10 * MS, 1).unwrap();
+        assert_eq!((a.seq, a.ts), (2, MS));
+        // An out-of-order segment's own timestamp is echoed too.
+        let a = arrive(&mut r, 20 * MS, 5).unwrap();
+        assert_eq!((a.seq, a.ts), (2, 5 * MS));
     }
 
     #[test]

@@ -65,7 +65,9 @@ use super::ack::SenderView;
 use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
+use super::pacing::Pacer;
 use super::send_overhead::SendOverhead;
+use super::train_rtt::TrainRtt;
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rng::SimRng;
@@ -143,6 +145,10 @@ pub struct TcpSender {
     last_send: SimTime,
     /// The host's random send overhead; `None` when `cfg.overhead_ns` is 0.
     overhead: Option<SendOverhead>,
+    /// The pacing gate; `None` when `cfg.pacing` is off.
+    pacer: Option<Pacer>,
+    /// The ACK-train RTT correction; `None` when `cfg.rtt_correction` is off.
+    train_rtt: Option<TrainRtt>,
 }
 
 /// What `NextSeg` chose to send.
@@ -160,7 +166,6 @@ impl TcpSender {
         TcpSender {
             tp,
             cc,
-            cfg,
             flow,
             src,
             dst,
@@ -179,6 +184,9 @@ impl TcpSender {
             rtt_noise: None,
             last_send: 0,
             overhead: None,
+            pacer: Pacer::new(&cfg.pacing),
+            train_rtt: cfg.rtt_correction.then(TrainRtt::new),
+            cfg,
         }
     }
 
@@ -312,22 +320,29 @@ impl TcpSender {
         self.rto_at
     }
 
-    /// When the segments held by the send overhead are released, if any are held.
+    /// When the segments held by the send overhead are released, or the
+    /// pacing gate reopens for a segment that waits, whichever is first.
     pub fn release_deadline(&self) -> Option<SimTime> {
-        self.overhead.as_ref().and_then(SendOverhead::due)
+        let overhead = self.overhead.as_ref().and_then(SendOverhead::due);
+        let pacing = self.pacer.as_ref().and_then(Pacer::due);
+        overhead.into_iter().chain(pacing).min()
     }
 
-    /// The send overhead's release is due at `now` (the engine calls this only
-    /// when `release_deadline()` is due at `now`, see `TimerSlot::on_pop`;
-    /// checked in debug builds): the held segments leave the host, appended to
-    /// `out`.
+    /// `release_deadline()` is due at `now`: the segments the send overhead
+    /// holds leave the host, and what the pacing gate held back is sent,
+    /// appended to `out` (what is not due yet is left alone).
     pub fn on_release(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let Some(overhead) = self.overhead.as_mut() else { return };
-        debug_assert!(overhead.due().is_some_and(|at| at <= now), "release at {now} before it is due ({:?})", overhead.due());
-        let from = out.len();
-        overhead.release(now, out);
-        for pkt in &out[from..] {
-            count_sent(&mut self.counters, &mut self.last_send, pkt, now);
+        if let Some(overhead) = self.overhead.as_mut().filter(|o| o.due().is_some_and(|at| at <= now)) {
+            let from = out.len();
+            overhead.release(now, out);
+            for pkt in &out[from..] {
+                count_sent(&mut self.counters, &mut self.last_send, pkt, now);
+            }
+        }
+        if let Some(pacer) = self.pacer.as_mut().filter(|p| p.due().is_some_and(|at| at <= now)) {
+            pacer.woken();
+            self.tp.now = now;
+            self.transmit(now, out);
         }
     }
 
@@ -397,6 +412,9 @@ impl TcpSender {
     /// the left edge of its window, see `receiver`).
     fn take_rtt_sample(&mut self, now: SimTime, ack: &Packet, acked: &Acked) -> Option<SimTime> {
         if ack.ts > now {
+            if let Some(t) = self.train_rtt.as_mut() {
+                t.forget(acked.segments);
+            }
             return None;
         }
         let noise = match &mut self.rtt_noise {
@@ -404,6 +422,11 @@ impl TcpSender {
             None => 0,
         };
         let r = now - ack.ts + noise;
+        // Qian 2011 eq. 5.4: the sample without the train's self-induced delay.
+        let r = match self.train_rtt.as_mut() {
+            Some(t) => t.correct(now, acked.segments, ack.ts, r),
+            None => r,
+        };
         // Samples expected per RTT (RFC 7323 Appendix G): one per ACK of the
         // flight the sample belongs to (still outstanding + just acknowledged).
         let flight = self.sb.outstanding().saturating_add(acked.segments);
@@ -540,12 +563,19 @@ impl TcpSender {
         self.tp.srtt = self.rtt.srtt();
     }
 
-    /// Send what the window allows.
+    /// Send what the window (and the pacing gate) allows.
     fn transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         while let Some(seg) = self.next_seg() {
+            if let Some(pacer) = self.pacer.as_mut().filter(|p| !p.open(now, self.tp.ca_state)) {
+                pacer.hold();
+                break;
+            }
             match seg {
                 Segment::Retransmit(seq) => self.send_retransmission(seq, now, out),
                 Segment::New => self.send_new(now, out),
+            }
+            if let Some(pacer) = self.pacer.as_mut() {
+                pacer.sent(now, self.rtt.srtt(), self.tp.snd_cwnd.min(self.cfg.max_cwnd), self.tp.ca_state);
             }
         }
         self.sync_tp();
@@ -627,6 +657,9 @@ impl TcpSender {
             self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
         }
         let seq = self.sb.push_new();
+        if let Some(t) = self.train_rtt.as_mut() {
+            t.sent_new(now);
+        }
         let mut pkt = self.data_packet(seq, now);
         // RFC 3168 6.1.2: CWR on the first new data segment after a reduction.
         pkt.cwr = std::mem::take(&mut self.cwr_pending);
@@ -635,6 +668,9 @@ impl TcpSender {
 
     fn send_retransmission(&mut self, seq: u32, now: SimTime, out: &mut Vec<Packet>) {
         self.sb.mark_retransmitted(seq);
+        if let Some(t) = self.train_rtt.as_mut() {
+            t.resent(seq.saturating_sub(self.sb.snd_una()), now);
+        }
         let mut pkt = self.data_packet(seq, now);
         pkt.retx = true;
         // RFC 3168 6.1.5: retransmitted segments are not ECN-capable.

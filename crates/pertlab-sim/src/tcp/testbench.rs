@@ -76,6 +76,7 @@ enum Event {
     AckArrives,
     DelayedAck,
     Rto,
+    Release,
 }
 
 impl Bench {
@@ -144,6 +145,7 @@ impl Bench {
             self.acks.front().map(|(t, _)| (*t, Event::AckArrives)),
             self.rcv.delack_deadline().map(|t| (t, Event::DelayedAck)),
             self.snd.rto_deadline().map(|t| (t, Event::Rto)),
+            self.snd.release_deadline().map(|t| (t, Event::Release)),
         ]
         .into_iter()
         .flatten()
@@ -171,6 +173,10 @@ impl Bench {
             }
             Event::Rto => {
                 self.snd.on_rto(self.now, &mut self.rng, &mut buf);
+                self.after_sender(&mut buf);
+            }
+            Event::Release => {
+                self.snd.on_release(self.now, &mut buf);
                 self.after_sender(&mut buf);
             }
         }

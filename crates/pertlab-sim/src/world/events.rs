@@ -42,7 +42,7 @@ impl World {
                 if flow.release.on_pop(now, flow.sender.release_deadline(), queue, ev) {
                     let mut out = std::mem::take(&mut self.out);
                     flow.sender.on_release(now, &mut out);
-                    self.inject_all(&mut out);
+                    self.emit_from_sender(f, &mut out);
                     self.out = out;
                 }
             }

@@ -183,6 +183,8 @@ impl World {
             packet_size: spec.tcp.packet_size,
             ack_size: spec.tcp.ack_size,
             ack_policy: spec.tcp.ack_policy().name(),
+            pacing: spec.tcp.pacing.enabled,
+            rtt_correction: spec.tcp.rtt_correction,
             base_rtt: self.one_way_delay(f.src, f.dst).saturating_add(self.one_way_delay(f.dst, f.src)),
         }
     }
