@@ -46,6 +46,7 @@ pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) ->
                 off_ns: vec![],
                 label: None,
                 tcp: TcpConfig::default(),
+                video: None,
             })
             .collect(),
         udp: vec![],

@@ -28,6 +28,7 @@ use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::vegas::VegasConfig;
 use crate::tcp::{AckPolicy, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
 use crate::time::{SimTime, NS_PER_SEC};
+use crate::traffic::video::VideoSpec;
 use crate::traffic::web::WebSpec;
 
 fn default_seed() -> u64 {
@@ -270,6 +271,10 @@ pub struct FlowSpec {
     pub label: Option<String>,
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// A live video source (Qian 2011): the application writes at this
+    /// constant rate instead of having unlimited data. Default: bulk data.
+    #[serde(default)]
+    pub video: Option<VideoSpec>,
 }
 
 /// Arrival process of a UDP source.
@@ -433,6 +438,7 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             f.validate(&format!("flows[{i}]"))?;
         }
+        self.validate_video()?;
         for (i, u) in self.udp.iter().enumerate() {
             u.validate(&format!("udp[{i}]"))?;
         }
@@ -553,6 +559,24 @@ impl DumbbellSpec {
         });
         links.extend((0..n).map(|i| access("r1".into(), format!("d{i}"), pick(&self.receiver_access_delay_ns, i))));
         (nodes, links)
+    }
+}
+
+impl Scenario {
+    /// Video flows: a rate up to the sender's access link (its fastest link).
+    fn validate_video(&self) -> Result<(), ConfigError> {
+        if self.flows.iter().all(|f| f.video.is_none()) {
+            return Ok(());
+        }
+        let (_, links) = self.graph();
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Some(v) = &f.video {
+                let access = links.iter().filter(|l| l.a == f.src || l.b == f.src).map(|l| l.rate_bps).max().unwrap_or(0);
+                let payload = f.tcp.packet_size.saturating_sub(crate::packet::TCP_IP_HEADER_BYTES);
+                v.validate(&format!("flows[{i}].video"), payload, access)?;
+            }
+        }
+        Ok(())
     }
 }
 

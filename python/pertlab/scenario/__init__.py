@@ -32,12 +32,12 @@ from .errors import ScenarioError
 from .model import MeasureWindow, MonitorSpec, Scenario
 from .queues import QUEUE_KINDS, CodelConfig, PieConfig, PiConfig, QueueSpec, RedConfig
 from .topology import DumbbellSpec, LinkSpec
-from .traffic import AdaptiveAck, FlowSpec, Pacing, TcpConfig, UdpSpec, WebSpec
+from .traffic import AdaptiveAck, FlowSpec, Pacing, VideoSpec, TcpConfig, UdpSpec, WebSpec
 
 __all__ = [
     "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
     "CodelConfig", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi", "PertAdaptive", "Hstcp", "Cubic", "Compound",
-    "Illinois", "Fast", "CcSpec", "TcpConfig", "AdaptiveAck", "Pacing", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
+    "Illinois", "Fast", "CcSpec", "TcpConfig", "AdaptiveAck", "Pacing", "VideoSpec", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
     "CC_KINDS", "Rate", "Time", "Duration", "Size", "PacketSize", "Probability", "Count", "U32", "NonNegative",
     "MAX_PACKET_BYTES", "U32_MAX", "U64_MAX",
 ]  # fmt: skip

@@ -110,6 +110,14 @@ def _cc_shorthand(value: Any) -> Any:
     return {"kind": value} if isinstance(value, str) else value
 
 
+class VideoSpec(_Model):
+    """A live video source over TCP (Qian 2011): the application writes ``rate`` of payload at a constant rate,
+    one segment at a time; the client plays segment i at its generation time + ``startup_delay``."""
+
+    rate: Rate = _unit("rate", "rate_bps", description="video bit rate mu, payload (Qian: 300 kb/s); at most the sender's access link rate")
+    startup_delay: Time = _unit("startup_delay", "startup_delay_ns", description="the client's start-up delay (Qian: 1 to 30 s)")
+
+
 class FlowSpec(_Model):
     """A long-lived bulk TCP flow from ``src`` to ``dst``."""
 
@@ -128,6 +136,7 @@ class FlowSpec(_Model):
     )
     label: Annotated[str, Field(min_length=1)] | None = Field(None, description="group name in results; default the controller's name")
     tcp: TcpConfig = Field(default_factory=TcpConfig)
+    video: VideoSpec | None = Field(None, description="a live video source instead of bulk data (Qian 2011)")
 
     @field_validator("start_window")
     @classmethod

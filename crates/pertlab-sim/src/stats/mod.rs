@@ -194,6 +194,15 @@ pub struct FlowResult {
     /// RTT samples for ACK trains (`tcp.rtt_correction`).
     pub pacing: bool,
     pub rtt_correction: bool,
+    /// Video flows (Qian 2011, `FlowSpec::video`), over the whole run, not the
+    /// window: segments counted (due by the end of the run, or delivered),
+    /// late ones (delivered in order after their playout deadline, or due and
+    /// never delivered), their fraction, and success = late fraction < 1e-4.
+    /// None for other flows.
+    pub video_packets: Option<u64>,
+    pub video_late: Option<u64>,
+    pub video_late_fraction: Option<f64>,
+    pub video_success: Option<bool>,
     /// Within the window: data packets arriving at the receiver (duplicates
     /// included) in Mbit/s on the wire (`segments_received` x packet size),
     /// ACKs the receiver sent and their Mbit/s on the wire (x ACK size), and

@@ -10,6 +10,7 @@ use crate::tcp::cc::{CcCounters, Mode};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
+use crate::traffic::video::{PlayoutResult, SUCCESS_LATE_FRACTION};
 use crate::traffic::udp::UdpCounters;
 use crate::traffic::web::Completion;
 
@@ -54,6 +55,8 @@ pub struct FlowInfo {
     pub ack_size: u32,
     /// The receiver's ACK policy ("every", "delayed", "adaptive").
     pub ack_policy: &'static str,
+    /// The playout numbers of the flow's video stream, if it carries one.
+    pub video: Option<PlayoutResult>,
     /// Sender pacing and the ACK-train RTT correction are on.
     pub pacing: bool,
     pub rtt_correction: bool,
@@ -214,6 +217,10 @@ pub fn assemble(input: ReportInput) -> Results {
                 base_rtt_ms: to_secs(f.base_rtt) * 1e3,
                 ack_policy: f.ack_policy.to_string(),
                 pacing: f.pacing,
+                video_packets: f.video.map(|v| v.packets),
+                video_late: f.video.map(|v| v.late),
+                video_late_fraction: f.video.map(|v| v.late_fraction),
+                video_success: f.video.map(|v| v.late_fraction < SUCCESS_LATE_FRACTION),
                 rtt_correction: f.rtt_correction,
                 data_mbps: rate_mbps(received, f.packet_size),
                 acks_sent,

@@ -27,6 +27,8 @@ pub mod send_overhead;
 pub mod sender;
 #[cfg(test)]
 mod testbench;
+#[cfg(test)]
+mod write_tests;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 pub use ack::{AckPolicy, AdaptiveAckConfig};

@@ -213,6 +213,17 @@ impl TcpSender {
         SenderView { window, send_limit: limit.max(snd_nxt) }
     }
 
+    /// The application has written `segments` segments in all (an
+    /// application-limited source, see `traffic::video`): send what the window
+    /// allows of them, appended to `out` (nothing before the start).
+    pub fn write(&mut self, now: SimTime, segments: u32, out: &mut Vec<Packet>) {
+        self.data_segments = segments;
+        if self.started {
+            self.tp.now = now;
+            self.transmit(now, out);
+        }
+    }
+
     /// A sender with `segments` segments to send, then nothing (a web object).
     pub fn with_data(mut self, segments: u32) -> TcpSender {
         self.data_segments = segments;

@@ -119,6 +119,14 @@ impl Bench {
         self.buf = buf;
     }
 
+    /// The application has written `segments` segments in all (`TcpSender::write`).
+    pub fn write(&mut self, segments: u32) {
+        let mut buf = std::mem::take(&mut self.buf);
+        self.snd.write(self.now, segments, &mut buf);
+        self.after_sender(&mut buf);
+        self.buf = buf;
+    }
+
     /// The application rejoins at the bench's current time (`TcpSender::resume`).
     pub fn resume(&mut self) {
         let mut buf = std::mem::take(&mut self.buf);

@@ -61,6 +61,17 @@ impl World {
                 self.emit_from_sender(f, &mut out);
                 self.out = out;
             }
+            Event::VideoWrite(f) => {
+                let mut out = std::mem::take(&mut self.out);
+                let flow = &mut self.flows[f as usize];
+                if let Some(v) = flow.video.as_mut() {
+                    v.written = v.written.saturating_add(1);
+                    self.queue.push(self.now.saturating_add(v.interval), Event::VideoWrite(f));
+                    flow.sender.write(self.now, v.written, &mut out);
+                }
+                self.emit_from_sender(f, &mut out);
+                self.out = out;
+            }
             Event::UdpSend(u) => self.udp_send(u),
             Event::WebPage(s) => {
                 let session = &mut self.web.sessions[s as usize];
@@ -225,7 +236,11 @@ impl World {
             PacketKind::Data => {
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
                     let sender = flow.sender.view();
+                    let before = flow.receiver.rcv_nxt();
                     flow.receiver.on_data(self.now, &pkt, sender, &mut out);
+                    if let Some(v) = flow.video.as_mut() {
+                        v.playout.deliver(self.now, before, flow.receiver.rcv_nxt());
+                    }
                     self.emit_from_receiver(f, &mut out);
                 }
             }

@@ -55,6 +55,7 @@ pub fn bulk_flows(pairs: u32, cc: CcSpec, tcp: TcpConfig, start_window_ns: u64) 
             off_ns: vec![],
             label: None,
             tcp: tcp.clone(),
+            video: None,
         })
         .collect()
 }
