@@ -295,7 +295,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 25;
+    pub const COLUMNS: u64 = 36;
 }
 
 impl ControllerResult {
