@@ -10,8 +10,8 @@ use crate::tcp::cc::{CcCounters, Mode};
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
-use crate::traffic::video::{PlayoutResult, SUCCESS_LATE_FRACTION};
 use crate::traffic::udp::UdpCounters;
+use crate::traffic::video::{PlayoutResult, SUCCESS_LATE_FRACTION};
 use crate::traffic::web::Completion;
 
 use super::{

@@ -19,7 +19,6 @@
 pub mod ack;
 pub mod cc;
 pub mod pacing;
-pub mod train_rtt;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -27,6 +26,7 @@ pub mod send_overhead;
 pub mod sender;
 #[cfg(test)]
 mod testbench;
+pub mod train_rtt;
 #[cfg(test)]
 mod write_tests;
 

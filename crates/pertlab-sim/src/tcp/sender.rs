@@ -63,9 +63,9 @@
 
 use super::ack::SenderView;
 use super::cc::{AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
+use super::pacing::Pacer;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
-use super::pacing::Pacer;
 use super::send_overhead::SendOverhead;
 use super::train_rtt::TrainRtt;
 use super::TcpConfig;

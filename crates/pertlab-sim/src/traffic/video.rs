@@ -51,7 +51,10 @@ impl VideoSpec {
             return Err(ConfigError::new(format!("{path}.rate_bps"), format!("one segment per {} ns is too slow", self.interval(payload_bytes))));
         }
         if self.startup_delay_ns > SimTime::MAX / 4 {
-            return Err(ConfigError::new(format!("{path}.startup_delay_ns"), format!("must be at most {} ns, got {}", SimTime::MAX / 4, self.startup_delay_ns)));
+            return Err(ConfigError::new(
+                format!("{path}.startup_delay_ns"),
+                format!("must be at most {} ns, got {}", SimTime::MAX / 4, self.startup_delay_ns),
+            ));
         }
         Ok(())
     }
@@ -124,11 +127,7 @@ impl Playout {
     /// At the end of the run (`end`), with `delivered` segments delivered in
     /// order: the segments due by then and never delivered are late too.
     pub fn result(&self, end: SimTime, delivered: u32) -> PlayoutResult {
-        let due = if end < self.start.saturating_add(self.startup_delay) {
-            0
-        } else {
-            (end - self.start - self.startup_delay) / self.interval + 1
-        };
+        let due = if end < self.start.saturating_add(self.startup_delay) { 0 } else { (end - self.start - self.startup_delay) / self.interval + 1 };
         let missing = due.saturating_sub(u64::from(delivered));
         let late = self.late + missing;
         let packets = self.on_time + late;
@@ -161,8 +160,8 @@ mod tests {
         p.deliver(120 * MS, 0, 1); // due 150: on time
         p.deliver(160 * MS, 1, 2); // due 160: on time (exactly at the deadline)
         p.deliver(175 * MS, 2, 3); // due 170: late
-        // Head-of-line blocking: 3 was lost, 3..7 arrive together at 205 ms
-        // (due 180, 190, 200, 210): three late, one on time.
+                                   // Head-of-line blocking: 3 was lost, 3..7 arrive together at 205 ms
+                                   // (due 180, 190, 200, 210): three late, one on time.
         p.deliver(205 * MS, 3, 7);
         assert_eq!((p.on_time, p.late), (3, 4));
         // The run ends at 240 ms: segments 7 and 8 (due 220, 230) never came; 9 is due at 240.
