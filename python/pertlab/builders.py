@@ -202,6 +202,23 @@ def window_defaults(end_ns: int) -> tuple[int, int]:
     return min(START_WINDOW_NS, end_ns // 10), min(WARMUP_NS, end_ns // 5)
 
 
+def _parse_video(video: str | None, startup_delay: str | int, default_cc: str) -> tuple[str, int, dict[str, Any]] | None:
+    """``"20@300kbps:pert"`` -> ("pert", 20, the flows' video section); None without ``video``."""
+    if video is None:
+        return None
+    count, at, rest = video.partition("@")
+    rate, _, name = rest.partition(":")
+    name = name.strip() or default_cc
+    if not (at and count.strip().isdigit() and int(count) >= 1 and rate.strip()):
+        raise ScenarioError([("video", f"write N@RATE or N@RATE:CC with N >= 1, as in 20@300kbps:pert; got {video!r}")])
+    if name not in CC_NAMES:
+        raise ScenarioError([("video", f"unknown controller {name!r}; allowed: {', '.join(CC_NAMES)}")])
+    delay_ns = parse_time(startup_delay, "startup_delay")
+    if delay_ns < 0:
+        raise ScenarioError([("startup_delay", f"must be zero or positive, got {startup_delay!r}")])
+    return name, int(count), {"rate_bps": _positive(parse_rate, rate.strip(), "video"), "startup_delay_ns": delay_ns}
+
+
 def dumbbell(
     bw: str | int = "150Mbps",
     rtt: str | int | list[str | int] = "60ms",
@@ -228,6 +245,8 @@ def dumbbell(
     web_sessions: int = 0,
     web: dict[str, Any] | None = None,
     memory_limit: float | None = None,
+    video: str | None = None,
+    startup_delay: str | int = "5s",
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -243,6 +262,9 @@ def dumbbell(
     holds further TCP options of every flow (e.g. ``{"initial_rto": "3s"}``).
     ``web_sessions`` adds a server/client pair whose web sessions send through
     the bottleneck like the long flows (``web`` overrides the web parameters).
+    ``video`` ("N@RATE" or "N@RATE:CC", e.g. "20@300kbps:pert") adds N live video streams over TCP
+    (Qian 2011; controller CC, default the first of ``cc``, label ``video-CC``) whose clients play
+    with ``startup_delay``.
     ``memory_limit`` (as :func:`pertlab.run.run` takes it) refuses at once more flows
     than it can hold. Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
@@ -254,6 +276,9 @@ def dumbbell(
     if flows is not None and flows < 1:
         raise ScenarioError([("flows", f"must be at least 1, got {flows}")])
     groups = [(name, k) for name, k in parse_cc_mix(cc, flows) if k > 0]
+    video_group = _parse_video(video, startup_delay, groups[0][0] if groups else "sack")
+    if video_group is not None:
+        groups.append(video_group[:2])
     n = sum(k for _, k in groups)
     if len(rtts_ns) not in (1, n):
         raise ScenarioError([("rtt", f"give one RTT or one per flow ({n}), got {len(rtts_ns)}")])
@@ -276,7 +301,8 @@ def dumbbell(
         bottleneck_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
 
     flows_wire = []
-    for name, count in groups:
+    for g, (name, count) in enumerate(groups):
+        is_video = video_group is not None and g == len(groups) - 1
         kind, sack = CC_NAMES[name]
         cc_spec = {"kind": kind, **_derived_cc_params(kind, rate, size), **(cc_params or {}).get(kind, {})}
         for _ in range(count):
@@ -287,8 +313,9 @@ def dumbbell(
                     "dst": f"d{i}",
                     "cc": cc_spec,
                     "start_window_ns": [0, window_ns],
-                    "label": name,
+                    "label": f"video-{name}" if is_video else name,
                     "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})},
+                    **({"video": video_group[2]} if is_video else {}),
                 }
             )
     for _ in range(reverse_flows):
@@ -307,6 +334,9 @@ def dumbbell(
         if len(access_ns) > 1:
             access_ns.append((mean_rtt_ns // 2 - bottleneck_ns) // 2)
 
+    access_bps = _positive(parse_rate, access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9)
+    if video_group is not None and video_group[2]["rate_bps"] > access_bps:
+        raise ScenarioError([("video", f"the video rate ({video_group[2]['rate_bps']} bit/s) must be at most the access link rate ({access_bps} bit/s)")])
     return _parse(
         {
             "seed": seed,
@@ -317,7 +347,7 @@ def dumbbell(
                 "bottleneck_rate_bps": rate,
                 "bottleneck_delay_ns": bottleneck_ns,
                 "bottleneck_queue": bottleneck_queue,
-                "access_rate_bps": _positive(parse_rate, access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9),
+                "access_rate_bps": access_bps,
                 "sender_access_delay_ns": access_ns,
                 "receiver_access_delay_ns": access_ns,
             },

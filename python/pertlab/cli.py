@@ -71,6 +71,9 @@ _FLAGS = {
     "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window",
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
+    "tcp.ack_policy": "--ack-policy",
+    "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
+    "video": "--video", "startup_delay": "--startup-delay",
 }  # fmt: skip
 
 
@@ -204,6 +207,19 @@ def dumbbell(
         str,
         typer.Option(help="ns-2's random send overhead of every sender, e.g. 1ms: breaks the phase lock of equal RTTs (docs/model.md)."),
     ] = "0s",
+    ack_policy: Annotated[
+        str,
+        typer.Option(help="Receivers' ACK policy: every (one ACK per segment), delayed (RFC 5681, one per two), adaptive (Qian 2011, 1 to 4 per ACK)."),
+    ] = "every",
+    video: Annotated[
+        Optional[str],
+        typer.Option(help="N live video streams over TCP beside the flows: N@RATE or N@RATE:CC, e.g. 20@300kbps:pert (Qian 2011).", metavar="N@RATE[:CC]"),
+    ] = None,
+    startup_delay: Annotated[str, typer.Option(help="Start-up delay of the video clients' playback.")] = "5s",
+    pacing: Annotated[bool, typer.Option("--pacing", help="Senders pace their segments srtt / cwnd apart (Qian 2011).")] = False,
+    rtt_correction: Annotated[
+        bool, typer.Option("--rtt-correction", help="Senders remove the self-induced delay of ACK trains from RTT samples (Qian 2011, eq. 5.4).")
+    ] = False,
     cc_param: Annotated[
         Optional[list[str]],
         typer.Option(help="A controller parameter, KIND.FIELD=VALUE, e.g. pert-adaptive.alpha_max=16 (repeatable).", metavar="KIND.FIELD=VALUE"),
@@ -223,7 +239,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead}, memory_limit=limit,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)

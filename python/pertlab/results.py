@@ -44,7 +44,10 @@ FLOW_SCHEMA = {
     "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64, "segments_received": pl.UInt64,
     "retransmits": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
     "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
-    "compete_s": pl.Float64, "base_rtt_ms": pl.Float64,
+    "compete_s": pl.Float64, "base_rtt_ms": pl.Float64, "ack_policy": pl.String, "data_mbps": pl.Float64,
+    "acks_sent": pl.UInt64, "ack_mbps": pl.Float64, "data_ack_ratio": pl.Float64, "pacing": pl.Boolean,
+    "rtt_correction": pl.Boolean, "video_packets": pl.UInt64, "video_late": pl.UInt64, "video_late_fraction": pl.Float64,
+    "video_success": pl.Boolean,
     "rtt_samples": pl.UInt64, "rtt_mean_ms": pl.Float64, "rtt_min_ms": pl.Float64, "rtt_max_ms": pl.Float64,
 }  # fmt: skip
 QUEUE_SCHEMA = {

@@ -126,6 +126,39 @@ DUMBBELL_CASES = {
         and s["bottleneck"]["utilization"] > 0.8
         and s["events"] != b["events"],
     ),
+    # Qian 2011: the adaptive receivers send fewer ACKs than one per segment (4 flows sharing the link, with losses).
+    "--ack-policy": (
+        ["--ack-policy", "adaptive"],
+        lambda s, out, b: scenario(out)["flows"][0]["tcp"]["ack_policy"] == "adaptive"
+        and {f["ack_policy"] for f in s["flows"]} == {"adaptive"}
+        and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
+        and {f["data_ack_ratio"] for f in b["flows"]} == {1.0},
+    ),
+    # Qian 2011: pacing and the ACK-train RTT correction are switches of any controller, recorded per flow.
+    "--pacing": (
+        ["--pacing", "--cc", "pert"],
+        lambda s, out, b: scenario(out)["flows"][0]["tcp"]["pacing"]["enabled"]
+        and all(f["pacing"] and not f["rtt_correction"] for f in s["flows"])
+        and not any(f["pacing"] for f in b["flows"])
+        and s["events"] != b["events"],
+    ),
+    "--rtt-correction": (
+        ["--rtt-correction", "--ack-policy", "delayed"],
+        lambda s, out, b: scenario(out)["flows"][0]["tcp"]["rtt_correction"]
+        and all(f["rtt_correction"] and f["data_ack_ratio"] > 1.5 for f in s["flows"]),
+    ),
+    # Qian 2011: two 300 kbit/s video streams beside the 4 flows, their clients 2 s behind: none late.
+    "--video": (
+        ["--video", "2@300kbps:pert", "--startup-delay", "2s"],
+        lambda s, out, b: [f["label"] for f in s["flows"]][4:] == ["video-pert", "video-pert"]
+        and all(f["video_late_fraction"] == 0.0 and f["video_success"] and abs(f["goodput_mbps"] - 0.3) < 0.02 for f in s["flows"][4:])
+        and scenario(out)["flows"][4]["video"] == {"rate_bps": 300_000, "startup_delay_ns": 2_000_000_000},
+    ),
+    # Without a start-up delay every video packet is late (the deadline is its generation time).
+    "--startup-delay": (
+        ["--video", "1@300kbps", "--startup-delay", "0s"],
+        lambda s, out, b: s["flows"][4]["video_late_fraction"] == 1.0 and s["flows"][4]["video_success"] is False,
+    ),
     "--cc-param": (["--cc", "pert", "--cc-param", "pert.p_max=0.2"], lambda s, out, b: scenario(out)["flows"][0]["cc"]["p_max"] == 0.2),
 }
 
@@ -189,6 +222,9 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         # Found by a generated command line: the packets in flight on a 136-year wire, named --buffer.
         (["--rtt", "4294967296", "--buffer-bdp", "0", "--no-progress"], "error: --rtt: the packets in flight on"),
         (["--memory-limit", "5parsecs"], "error: --memory-limit: cannot read '5parsecs' as a size"),
+        (["--ack-policy", "sometimes"], "error: --ack-policy: "),
+        (["--video", "2@30Gbps"], "error: --video: the video rate (30000000000 bit/s) must be at most the access link rate"),
+        (["--video", "2@300kbps", "--startup-delay=-1s"], "error: --startup-delay: must be zero or positive"),
     ],
 )
 def test_bad_values_name_the_flag_the_user_wrote(args, first_line):

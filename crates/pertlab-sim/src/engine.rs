@@ -33,6 +33,8 @@ pub enum Event {
     FlowStop(u32),
     /// A TCP flow's application has data again after a `FlowStop` (rejoins).
     FlowResume(u32),
+    /// A TCP flow's video source writes its next segment.
+    VideoWrite(u32),
     /// A UDP source sends its next packet.
     UdpSend(u32),
     /// A web session requests its next page.

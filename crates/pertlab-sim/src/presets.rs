@@ -47,6 +47,7 @@ pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) ->
                 label: None,
                 class: 0,
                 tcp: TcpConfig::default(),
+                video: None,
             })
             .collect(),
         udp: vec![],

@@ -33,8 +33,9 @@ use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::scalable::ScalableConfig;
 use crate::tcp::cc::surathkal::SurathkalConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::{EcnFeedback, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
+use crate::tcp::{AckPolicy, EcnFeedback, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
 use crate::time::{SimTime, NS_PER_SEC};
+use crate::traffic::video::VideoSpec;
 use crate::traffic::web::WebSpec;
 
 fn default_seed() -> u64 {
@@ -366,6 +367,10 @@ pub struct FlowSpec {
     pub class: u8,
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// A live video source (Qian 2011): the application writes at this
+    /// constant rate instead of having unlimited data. Default: bulk data.
+    #[serde(default)]
+    pub video: Option<VideoSpec>,
 }
 
 /// Arrival process of a UDP source.
@@ -564,6 +569,7 @@ impl Scenario {
         for (i, f) in self.flows.iter().enumerate() {
             f.validate(&format!("flows[{i}]"))?;
         }
+        self.validate_video()?;
         for (i, u) in self.udp.iter().enumerate() {
             u.validate(&format!("udp[{i}]"))?;
         }
@@ -732,6 +738,33 @@ impl DumbbellSpec {
     }
 }
 
+impl Scenario {
+    /// The rate of the fastest link at `node`, without expanding a dumbbell (whose
+    /// size is checked only later: `pairs` may be far too large to build).
+    fn fastest_link_at(&self, node: &str) -> u64 {
+        match &self.dumbbell {
+            Some(d) if node == "r0" || node == "r1" => d.access_rate_bps.max(d.bottleneck_rate_bps),
+            Some(d) => d.access_rate_bps,
+            None => self.links.iter().filter(|l| l.a == node || l.b == node).map(|l| l.rate_bps).max().unwrap_or(0),
+        }
+    }
+
+    /// Video flows: a rate up to the sender's access link (its fastest link).
+    fn validate_video(&self) -> Result<(), ConfigError> {
+        if self.flows.iter().all(|f| f.video.is_none()) {
+            return Ok(());
+        }
+        for (i, f) in self.flows.iter().enumerate() {
+            if let Some(v) = &f.video {
+                let access = self.fastest_link_at(&f.src);
+                let payload = f.tcp.packet_size.saturating_sub(crate::packet::TCP_IP_HEADER_BYTES);
+                v.validate(&format!("flows[{i}].video"), payload, access)?;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl FlowSpec {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         if self.start_ns.is_some() && self.start_window_ns.is_some() {
@@ -875,6 +908,13 @@ impl TcpConfig {
                 return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {value}", SimTime::MAX / 4)));
             }
         }
+        if self.delayed_ack && self.ack_policy == AckPolicy::Adaptive {
+            return Err(ConfigError::new(
+                format!("{path}.ack_policy"),
+                "delayed_ack = true means ack_policy = \"delayed\"; give one of them (allowed: every, delayed, adaptive)",
+            ));
+        }
+        self.adaptive_ack.validate(&format!("{path}.adaptive_ack"))?;
         if !(1..=MAX_DELAYED_ACK_TIMEOUT_NS).contains(&self.delayed_ack_timeout_ns) {
             return Err(ConfigError::new(
                 format!("{path}.delayed_ack_timeout_ns"),

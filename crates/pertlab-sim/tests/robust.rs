@@ -138,6 +138,13 @@ fn timers_below_their_floors_are_refused() {
     );
     let e = refusal(&slow_link(r#"{"delayed_ack": true, "delayed_ack_timeout_ns": 600000000}"#));
     assert!(e.starts_with("flows[0].tcp.delayed_ack_timeout_ns: must lie in [1, 500000000] ns"), "{e}");
+    assert_eq!(
+        refusal(&slow_link(r#"{"ack_policy": "adaptive", "adaptive_ack": {"max_segments": 0}}"#)),
+        "flows[0].tcp.adaptive_ack.max_segments: must be at least the minimum segments per ACK (1), got 0"
+    );
+    assert!(refusal(&slow_link(r#"{"ack_policy": "adaptive", "delayed_ack": true}"#)).starts_with("flows[0].tcp.ack_policy: delayed_ack = true means"));
+    let e = Scenario::from_json(&slow_link(r#"{"ack_policy": "sometimes"}"#)).unwrap_err().to_string();
+    assert!(e.starts_with("flows[0].tcp.ack_policy: unknown variant `sometimes`, expected one of `every`, `delayed`, `adaptive`"), "{e}");
     let queue = |q: &str| {
         format!(r#"{{"duration_ns": 1000000, "nodes": ["a", "b"], "links": [{{"a": "a", "b": "b", "rate_bps": 1000, "delay_ns": 0, "queue": {q}}}]}}"#)
     };
@@ -220,6 +227,13 @@ fn scenarios_too_large_for_the_memory_limit_are_refused_up_front() {
     );
     let e = refusal_within(&json, 8 * GIB);
     assert!(e.starts_with("dumbbell.pairs: 200000002 nodes and 200000001 links need"), "{e}");
+    // The same with a video flow (found by the generated scenarios): its rate check reads the
+    // access rate from the dumbbell instead of expanding 2^32 - 1 pairs (a 96 GiB allocation).
+    let json = r#"{"duration_ns": 1000000000, "dumbbell": {"pairs": 4294967295, "bottleneck_rate_bps": 10000000, "bottleneck_delay_ns": 1000000,
+        "access_rate_bps": 100000000, "sender_access_delay_ns": [1000], "receiver_access_delay_ns": [1000]},
+        "flows": [{"src": "s0", "dst": "d0", "video": {"rate_bps": 300000, "startup_delay_ns": 0}}]}"#;
+    let e = refusal_within(json, 8 * GIB);
+    assert!(e.starts_with("dumbbell.pairs: 8589934592 nodes and 8589934591 links need"), "{e}");
     // Within the limit they are fine: the same 1 ns sampling over 100 us.
     let json = r#"{"duration_ns": 100000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 5000000}],
         "flows": [{"src": "a", "dst": "b"}], "monitor": {"sample_interval_ns": 1}}"#;

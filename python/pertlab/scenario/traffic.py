@@ -37,6 +37,41 @@ def class_rates(link_rate: int, utilization: float, split: list[float]) -> list[
     return [round(link_rate * utilization * f) for f in split]
 
 
+#: Qian's minPktPerAck: one segment per ACK after a start, a loss or a timeout (fixed, as in the core).
+MIN_SEGMENTS_PER_ACK = 1
+
+
+class AdaptiveAck(_Model):
+    """Qian 2011 (IV.A) adaptive delayed ACK: 1 to 4 segments per ACK, ACK timer 2 x the expected inter-arrival time."""
+
+    max_segments: U32 = Field(4, description="maxPktPerAck: most segments one ACK covers (Qian: 4), at least minPktPerAck (1)")
+    ewma_weight: float = Field(0.9, ge=0.0, lt=1.0, description="alpha: history weight of the inter-arrival EWMA (Qian: 0.9)")
+    timeout_factor: float = Field(
+        2.0, gt=0.0, le=1000.0, description="beta: ACK timer and lateness threshold, x the expected inter-arrival time (Qian: 2.0)"
+    )
+
+    @field_validator("max_segments")
+    @classmethod
+    def _at_least_min(cls, v: int) -> int:
+        if v < MIN_SEGMENTS_PER_ACK:
+            raise ValueError(f"must be at least the minimum segments per ACK ({MIN_SEGMENTS_PER_ACK}), got {v}")
+        return v
+
+
+ACK_POLICIES = ("every", "delayed", "adaptive")
+
+
+class Pacing(_Model):
+    """Sender pacing (Qian 2011, IV.C): consecutive segments leave srtt / cwnd apart, in the states chosen."""
+
+    enabled: bool = Field(False, description="pace this flow's data segments")
+    open: bool = Field(True, description="pace in the Open state (slow start and congestion avoidance)")
+    disorder: bool = Field(True, description="pace in Disorder (duplicate ACKs, before recovery)")
+    cwr: bool = Field(True, description="pace in CWR (window reduction after an ECN echo)")
+    recovery: bool = Field(True, description="pace in fast recovery")
+    loss: bool = Field(True, description="pace in Loss (after a retransmission timeout)")
+
+
 class TcpConfig(_Model):
     """Options of a TCP connection; defaults are the core's (ns-2 / RFC values)."""
 
@@ -62,11 +97,23 @@ class TcpConfig(_Model):
     )
     max_rto: Duration = _unit("max_rto", "max_rto_ns", "60s")
     clock_granularity: Time = _unit("clock_granularity", "clock_granularity_ns", 1_000_000)
-    delayed_ack: bool = False
+    delayed_ack: bool = Field(False, description='one ACK per two segments (RFC 5681); the same as ack_policy = "delayed"')
+    ack_policy: Literal["every", "delayed", "adaptive"] = Field(
+        "every", description="receiver ACK policy: every segment, classic delayed ACK, or Qian's adaptive delayed ACK"
+    )
+    adaptive_ack: AdaptiveAck = Field(default_factory=AdaptiveAck, description='parameters of ack_policy = "adaptive"')
     delayed_ack_timeout: Duration = _unit("delayed_ack_timeout", "delayed_ack_timeout_ns", 100_000_000)
     ack_size: Count = 40
     rtt_noise: Time = _unit(
         "rtt_noise", "rtt_noise_ns", 0, "mean of the uniform noise U(0, 2 x mean) added to each RTT sample; 0: none"
+    )
+    pacing: Pacing = Field(default_factory=Pacing, description="sender pacing, srtt / cwnd between segments (Qian 2011, IV.C)")
+    ts_echo: Literal["earliest", "latest"] = Field(
+        "earliest",
+        description="timestamp an ACK echoes: earliest (RFC 7323; a delayed ACK's sample includes the hold) or latest (ns-2's sinks)",
+    )
+    rtt_correction: bool = Field(
+        False, description="subtract the self-induced delay of ACK trains from each RTT sample (Qian 2011, eqs. 5.1-5.4)"
     )
     overhead: Time = _unit(
         "overhead",
@@ -98,9 +145,24 @@ class TcpConfig(_Model):
             raise ValueError('applies to ecn_feedback = "xecn" only')
         return v
 
+    @field_validator("ack_policy")
+    @classmethod
+    def _one_delayed_ack(cls, v: str, info: ValidationInfo) -> str:
+        if v == "adaptive" and info.data.get("delayed_ack"):
+            raise ValueError('delayed_ack = true means ack_policy = "delayed"; give one of them')
+        return v
+
 
 def _cc_shorthand(value: Any) -> Any:
     return {"kind": value} if isinstance(value, str) else value
+
+
+class VideoSpec(_Model):
+    """A live video source over TCP (Qian 2011): the application writes ``rate`` of payload at a constant rate,
+    one segment at a time; the client plays segment i at its generation time + ``startup_delay``."""
+
+    rate: Rate = _unit("rate", "rate_bps", description="video bit rate mu, payload (Qian: 300 kb/s); at most the sender's access link rate")
+    startup_delay: Time = _unit("startup_delay", "startup_delay_ns", description="the client's start-up delay (Qian: 1 to 30 s)")
 
 
 class FlowSpec(_Model):
@@ -122,6 +184,7 @@ class FlowSpec(_Model):
     label: Annotated[str, Field(min_length=1)] | None = Field(None, description="group name in results; default the controller's name")
     class_: Class = _class_field()
     tcp: TcpConfig = Field(default_factory=TcpConfig)
+    video: VideoSpec | None = Field(None, description="a live video source instead of bulk data (Qian 2011)")
 
     @field_validator("start_window")
     @classmethod

@@ -194,6 +194,29 @@ pub struct FlowResult {
     pub compete_s: f64,
     /// Two-way propagation delay of the path (data path + ACK path), ms.
     pub base_rtt_ms: f64,
+    /// The receiver's ACK policy: "every", "delayed" or "adaptive".
+    pub ack_policy: String,
+    /// The sender paces its segments (`tcp.pacing.enabled`) and corrects its
+    /// RTT samples for ACK trains (`tcp.rtt_correction`).
+    pub pacing: bool,
+    pub rtt_correction: bool,
+    /// Video flows (Qian 2011, `FlowSpec::video`), over the whole run, not the
+    /// window: segments counted (due by the end of the run, or delivered),
+    /// late ones (delivered in order after their playout deadline, or due and
+    /// never delivered), their fraction, and success = late fraction < 1e-4.
+    /// None for other flows.
+    pub video_packets: Option<u64>,
+    pub video_late: Option<u64>,
+    pub video_late_fraction: Option<f64>,
+    pub video_success: Option<bool>,
+    /// Within the window: data packets arriving at the receiver (duplicates
+    /// included) in Mbit/s on the wire (`segments_received` x packet size),
+    /// ACKs the receiver sent and their Mbit/s on the wire (x ACK size), and
+    /// the data/ACK ratio `segments_received / acks_sent` (0 without ACKs).
+    pub data_mbps: f64,
+    pub acks_sent: u64,
+    pub ack_mbps: f64,
+    pub data_ack_ratio: f64,
     /// RTT samples over the window.
     pub rtt_samples: u64,
     pub rtt_mean_ms: f64,
@@ -278,7 +301,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 25;
+    pub const COLUMNS: u64 = 36;
 }
 
 impl ControllerResult {

@@ -12,6 +12,7 @@ use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
 use crate::traffic::udp::UdpCounters;
+use crate::traffic::video::{PlayoutResult, SUCCESS_LATE_FRACTION};
 use crate::traffic::web::Completion;
 
 use super::{
@@ -52,6 +53,16 @@ pub struct FlowInfo {
     pub start: SimTime,
     /// Payload bytes per segment.
     pub payload_bytes: u32,
+    /// Bytes on the wire of a data segment and of an ACK.
+    pub packet_size: u32,
+    pub ack_size: u32,
+    /// The receiver's ACK policy ("every", "delayed", "adaptive").
+    pub ack_policy: &'static str,
+    /// The playout numbers of the flow's video stream, if it carries one.
+    pub video: Option<PlayoutResult>,
+    /// Sender pacing and the ACK-train RTT correction are on.
+    pub pacing: bool,
+    pub rtt_correction: bool,
     /// Two-way propagation delay of the path (data path + ACK path).
     pub base_rtt: SimTime,
 }
@@ -185,6 +196,8 @@ pub fn assemble(input: ReportInput) -> Results {
             let rtt_samples = sb.rtt_samples - sa.rtt_samples;
             let received = b.receivers[i].data_received - a.receivers[i].data_received;
             let drops = b.data_drops[i] - a.data_drops[i];
+            let acks_sent = b.receivers[i].acks_sent - a.receivers[i].acks_sent;
+            let rate_mbps = |packets: u64, size: u32| if span_s > 0.0 { packets as f64 * f64::from(size) * 8.0 / span_s / 1e6 } else { 0.0 };
             FlowResult {
                 id: i as u32,
                 cc: f.cc.to_string(),
@@ -207,6 +220,17 @@ pub fn assemble(input: ReportInput) -> Results {
                 safe_s: mode_seconds(a, b, i, Mode::Safe),
                 compete_s: mode_seconds(a, b, i, Mode::Compete),
                 base_rtt_ms: to_secs(f.base_rtt) * 1e3,
+                ack_policy: f.ack_policy.to_string(),
+                pacing: f.pacing,
+                video_packets: f.video.map(|v| v.packets),
+                video_late: f.video.map(|v| v.late),
+                video_late_fraction: f.video.map(|v| v.late_fraction),
+                video_success: f.video.map(|v| v.late_fraction < SUCCESS_LATE_FRACTION),
+                rtt_correction: f.rtt_correction,
+                data_mbps: rate_mbps(received, f.packet_size),
+                acks_sent,
+                ack_mbps: rate_mbps(acks_sent, f.ack_size),
+                data_ack_ratio: if acks_sent == 0 { 0.0 } else { received as f64 / acks_sent as f64 },
                 rtt_samples,
                 rtt_mean_ms: if rtt_samples == 0 { 0.0 } else { (sb.rtt_sum_ns - sa.rtt_sum_ns) as f64 / rtt_samples as f64 / 1e6 },
                 rtt_min_ms: if sb.rtt_samples == 0 { 0.0 } else { sb.rtt_min_ns as f64 / 1e6 },

@@ -5,7 +5,10 @@
 //!   NewReno recovery without SACK (RFC 6582), RTO (RFC 6298), limited transmit
 //!   (RFC 3042), ECN (RFC 3168). Window decisions are delegated to a
 //!   [`cc::CongestionControl`].
-//! - `receiver`: cumulative ACK with SACK blocks, optional delayed ACK.
+//! - `receiver`: cumulative ACK with SACK blocks; `ack`: its ACK policies
+//!   (every segment, delayed, adaptive).
+//! - `pacing`: sender pacing (Qian 2011, IV.C); `train_rtt`: the RTT
+//!   correction for ACK trains (Qian 2011, Chapter V).
 //! - `send_overhead`: ns-2's random send overhead (`overhead_`), which breaks
 //!   drop-tail phase effects.
 //!
@@ -13,11 +16,13 @@
 //! time, they append packets to send to an output buffer and expose the deadline
 //! of their timer. They never see the event queue.
 
+pub mod ack;
 pub mod cc;
-pub mod jcc_probe;
 pub mod ecn_feedback;
 #[cfg(test)]
 mod ecn_tests;
+pub mod jcc_probe;
+pub mod pacing;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -25,9 +30,14 @@ pub mod send_overhead;
 pub mod sender;
 #[cfg(test)]
 mod testbench;
+pub mod train_rtt;
+#[cfg(test)]
+mod write_tests;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
+pub use ack::{AckPolicy, AdaptiveAckConfig};
 pub use ecn_feedback::EcnFeedback;
+pub use pacing::PacingConfig;
 pub use rtt::RtoMinOn;
 use serde::{Deserialize, Serialize};
 
@@ -48,6 +58,17 @@ pub const MAX_RTO_FLOOR_NS: SimTime = NS_PER_SEC;
 /// Largest delayed-ACK timeout: 500 ms (RFC 1122 4.2.3.2, RFC 5681 4.2: an ACK
 /// MUST be generated within 500 ms of the first unacknowledged segment).
 pub const MAX_DELAYED_ACK_TIMEOUT_NS: SimTime = 500 * NS_PER_MS;
+
+/// Which timestamp the receiver echoes (see `TcpConfig::ts_echo`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TsEcho {
+    /// RFC 7323 4.3: TS.Recent of the left edge of the window.
+    #[default]
+    Earliest,
+    /// ns-2's sinks: the newest timestamp received.
+    Latest,
+}
 
 /// Options of a TCP connection (sender and receiver). Defaults follow ns-2's
 /// `Agent/TCP` where the papers ran ns-2, RFCs elsewhere; each field says which.
@@ -92,8 +113,15 @@ pub struct TcpConfig {
     pub max_rto_ns: SimTime,
     /// Clock granularity G of RFC 6298 (the RTO is at least srtt + max(G, 4 rttvar)).
     pub clock_granularity_ns: SimTime,
-    /// Receiver sends one ACK per two full segments (RFC 5681 4.2).
+    /// Receiver sends one ACK per two full segments (RFC 5681 4.2): the same
+    /// as `ack_policy = "delayed"`, kept for older scenarios; only with
+    /// `ack_policy` "every" (the default) or "delayed".
     pub delayed_ack: bool,
+    /// When the receiver acknowledges in-order segments: "every" (default),
+    /// "delayed" (RFC 5681 4.2) or "adaptive" (Qian 2011, IV.A); see `ack`.
+    pub ack_policy: AckPolicy,
+    /// Parameters of the adaptive policy (Qian's defaults).
+    pub adaptive_ack: AdaptiveAckConfig,
     /// Delayed-ACK timeout (ns-2 `interval_` 100 ms), in (0, [`MAX_DELAYED_ACK_TIMEOUT_NS`]].
     pub delayed_ack_timeout_ns: SimTime,
     /// Size of an ACK on the wire in bytes (ns-2: 40).
@@ -104,6 +132,16 @@ pub struct TcpConfig {
     /// imprecise RTT measurement (Kotla's thesis). 0 (default): no noise, and no
     /// draws. Draws come from the flow's own `StreamKind::RttNoise` stream.
     pub rtt_noise_ns: SimTime,
+    /// Which segment's timestamp an ACK echoes: "earliest" (RFC 7323 4.3, the
+    /// default: a delayed ACK echoes the first segment it covers, so the RTT
+    /// sample includes the receiver's hold time) or "latest" (ns-2's
+    /// `TCPSink`/`DelAckSink`, which the theses ran: the newest segment).
+    pub ts_echo: TsEcho,
+    /// Correct each RTT sample for the self-induced delay of the ACK train it
+    /// ends (Qian 2011, eqs. 5.1-5.4; off by default); see `train_rtt`.
+    pub rtt_correction: bool,
+    /// Sender pacing, srtt / cwnd between segments (Qian 2011, IV.C; off by default); see `pacing`.
+    pub pacing: PacingConfig,
     /// Random send overhead (ns-2 `Agent/TCP overhead_`, default 0): a sender
     /// with segments to send waits U(0, overhead) and then sends them all (see
     /// `send_overhead`). Floyd and Jacobson (1992) use it to break drop-tail
@@ -130,10 +168,26 @@ impl Default for TcpConfig {
             max_rto_ns: 60 * NS_PER_SEC,
             clock_granularity_ns: NS_PER_MS,
             delayed_ack: false,
+            ack_policy: AckPolicy::Every,
+            adaptive_ack: AdaptiveAckConfig::default(),
             delayed_ack_timeout_ns: 100 * NS_PER_MS,
             ack_size: 40,
             rtt_noise_ns: 0,
             overhead_ns: 0,
+            pacing: PacingConfig::default(),
+            rtt_correction: false,
+            ts_echo: TsEcho::Earliest,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// The receiver's ACK policy: `ack_policy`, or "delayed" when `delayed_ack` is set.
+    pub fn ack_policy(&self) -> AckPolicy {
+        if self.delayed_ack {
+            AckPolicy::Delayed
+        } else {
+            self.ack_policy
         }
     }
 }

@@ -9,16 +9,20 @@
 //!   most recently reported blocks, at their current extent, that are not
 //!   already included; then, to report "as many distinct blocks as possible",
 //!   other held blocks from the lowest up. At most [`MAX_SACK_BLOCKS`].
-//! - ACK policy (RFC 5681 4.2): with `cfg.delayed_ack`, one ACK for every second
-//!   in-order segment, or when the delayed-ACK timer expires; an immediate ACK
-//!   for an out-of-order segment, a duplicate, and a segment that fills all or
-//!   part of a gap. Without it, one ACK per segment (ns-2 `TCPSink`).
+//! - ACK policy (`cfg.ack_policy()`, see `ack`): one ACK per segment (ns-2
+//!   `TCPSink`), the classic delayed ACK (RFC 5681 4.2) or Qian's adaptive
+//!   delayed ACK decide when an in-order segment is acknowledged; an
+//!   out-of-order segment, a duplicate, and a segment that fills all or part
+//!   of a gap are acknowledged at once (RFC 5681 4.2).
 //! - Timestamp echo (RFC 7323 4.3): `TS.Recent` takes the timestamp of a
 //!   segment that starts at or below `Last.ACK.sent` (the left edge of the
 //!   window as last acknowledged), and never goes backwards. So a delayed ACK
 //!   echoes the earlier of its two segments, a duplicate ACK for an
 //!   out-of-order segment echoes the last segment that advanced the window, and
 //!   a hole-filling segment has its own timestamp echoed.
+//!   With `cfg.ts_echo = latest` (ns-2's sinks), the echo is the newest
+//!   timestamp received instead, so an ACK held by a delayed-ACK policy
+//!   echoes its last segment and the RTT sample leaves out the hold time.
 //! - ECN-Echo (RFC 3168 6.1.3): set on every ACK from the arrival of a CE
 //!   segment until a segment with CWR arrives (CWR is processed before CE, so a
 //!   CE mark on the CWR segment itself starts a new echo).
@@ -32,8 +36,9 @@
 //! D-SACK (RFC 2883), reneging, the immediate ACK on a change of CE state that
 //! Linux sends (a delayed ACK carries the echo a little later).
 
+use super::ack::{AckClock, SenderView};
 use super::ecn_feedback::{ack_flags, EcnFeedback};
-use super::TcpConfig;
+use super::{TcpConfig, TsEcho};
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, MAX_SACK_BLOCKS};
 use crate::time::SimTime;
 
@@ -47,6 +52,8 @@ pub struct ReceiverCounters {
     pub segments_delivered: u64,
     /// ACKs sent.
     pub acks_sent: u64,
+    /// ACKs sent because the ACK policy's timer fired.
+    pub acks_on_timer: u64,
     /// Data packets that arrived with CE set.
     pub ce_received: u64,
 }
@@ -87,10 +94,8 @@ pub struct TcpReceiver {
     ce_unacked: bool,
     /// DCTCP feedback: whether the last segment arrived CE (RFC 8257 `DCTCP.CE`).
     last_ce: bool,
-    /// In-order segments received and not yet acknowledged (delayed ACK).
-    unacked: u32,
-    /// When the delayed-ACK timer fires, if armed.
-    delack_at: Option<SimTime>,
+    /// When in-order segments are acknowledged.
+    ack: AckClock,
     /// JCC: the R of the last probe received, for the next ACK to echo (Hua 2002, Section 4.2.2).
     jcc_echo: Option<u16>,
 }
@@ -98,7 +103,6 @@ pub struct TcpReceiver {
 impl TcpReceiver {
     pub fn new(flow: u32, node: u32, peer: u32, cfg: TcpConfig) -> TcpReceiver {
         TcpReceiver {
-            cfg,
             flow,
             node,
             peer,
@@ -112,15 +116,16 @@ impl TcpReceiver {
             ece: false,
             ce_unacked: false,
             last_ce: false,
-            unacked: 0,
-            delack_at: None,
+            ack: AckClock::new(cfg.ack_policy(), cfg.delayed_ack_timeout_ns, &cfg.adaptive_ack),
             jcc_echo: None,
+            cfg,
         }
     }
 
     /// A data segment arrived; append the ACK (if one is due now) to `out`.
+    /// `sender` is the sender's state now (used by the adaptive policy).
     /// Packets other than data are ignored.
-    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, out: &mut Vec<Packet>) {
+    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, sender: SenderView, out: &mut Vec<Packet>) {
         if pkt.kind != PacketKind::Data {
             return;
         }
@@ -138,32 +143,45 @@ impl TcpReceiver {
         }
         if self.cfg.ecn_feedback == EcnFeedback::Dctcp {
             // RFC 8257 3.2: the delayed segments are acknowledged with the old CE state.
-            if ce != self.last_ce && self.unacked > 0 {
+            if ce != self.last_ce && self.rcv_nxt > self.last_ack_sent {
                 self.send_ack(None, out);
             }
             self.last_ce = ce;
         }
         self.ce_unacked |= ce;
-        if pkt.seq <= self.last_ack_sent && pkt.ts >= self.ts_recent {
+        let echoable = match self.cfg.ts_echo {
+            TsEcho::Earliest => pkt.seq <= self.last_ack_sent,
+            TsEcho::Latest => true,
+        };
+        if echoable && pkt.ts >= self.ts_recent {
             self.ts_recent = pkt.ts;
         }
         match self.receive(pkt.seq) {
-            Arrival::InOrder { filled_gap: false } if self.cfg.delayed_ack => self.delay_ack(now, out),
-            Arrival::InOrder { .. } | Arrival::Duplicate => self.send_ack(None, out),
-            Arrival::OutOfOrder => self.send_ack(Some(pkt.seq), out),
+            Arrival::InOrder { filled_gap: false } => {
+                if self.ack.in_order(now, self.rcv_nxt, sender) {
+                    self.send_ack(None, out);
+                }
+            }
+            arrival => {
+                self.ack.disorder();
+                let trigger = (arrival == Arrival::OutOfOrder).then_some(pkt.seq);
+                self.send_ack(trigger, out);
+            }
         }
     }
 
-    /// The delayed-ACK timer expired at `now` (called only when
+    /// The ACK policy's timer expired at `now` (called only when
     /// `delack_deadline() == Some(now)`; other calls are ignored).
     pub fn on_delack_timer(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        if self.delack_at.is_some_and(|at| at <= now) {
+        if self.ack.deadline().is_some_and(|at| at <= now) {
+            self.ack.timer_fired();
+            self.counters.acks_on_timer += 1;
             self.send_ack(None, out);
         }
     }
 
     pub fn delack_deadline(&self) -> Option<SimTime> {
-        self.delack_at
+        self.ack.deadline()
     }
 
     /// Next segment expected (everything below has been delivered).
@@ -173,17 +191,6 @@ impl TcpReceiver {
 
     pub fn counters(&self) -> &ReceiverCounters {
         &self.counters
-    }
-
-    /// RFC 5681 4.2: ACK at least every second full-sized segment, and within
-    /// the delayed-ACK timeout of the first unacknowledged one.
-    fn delay_ack(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        self.unacked += 1;
-        if self.unacked >= 2 {
-            self.send_ack(None, out);
-        } else if self.delack_at.is_none() {
-            self.delack_at = Some(now.saturating_add(self.cfg.delayed_ack_timeout_ns));
-        }
     }
 
     /// Record the arrival of segment `seq`.
@@ -249,8 +256,7 @@ impl TcpReceiver {
             self.fill_sack_blocks(trigger, &mut ack);
         }
         self.last_ack_sent = self.rcv_nxt;
-        self.unacked = 0;
-        self.delack_at = None;
+        self.ack.ack_sent();
         self.counters.acks_sent += 1;
         out.push(ack);
     }
@@ -310,7 +316,7 @@ mod tests {
     /// Deliver `seq` (timestamp = seq ms) and return the ACK it caused, if any.
     fn arrive(r: &mut TcpReceiver, now: SimTime, seq: u32) -> Option<Packet> {
         let mut out = Vec::new();
-        r.on_data(now, &data(seq, seq as SimTime * MS), &mut out);
+        r.on_data(now, &data(seq, seq as SimTime * MS), SenderView::UNLIMITED, &mut out);
         assert!(out.len() <= 1);
         out.pop()
     }
@@ -384,6 +390,19 @@ mod tests {
     }
 
     #[test]
+    fn latest_echo_takes_the_newest_timestamp() {
+        let cfg = TcpConfig { delayed_ack: true, ts_echo: TsEcho::Latest, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(0, 1, 0, cfg);
+        assert!(arrive(&mut r, 0, 0).is_none());
+        // ns-2's DelAckSink: the ACK of two segments echoes the second (RFC 7323: the first).
+        let a = arrive(&mut r, 10 * MS, 1).unwrap();
+        assert_eq!((a.seq, a.ts), (2, MS));
+        // An out-of-order segment's own timestamp is echoed too.
+        let a = arrive(&mut r, 20 * MS, 5).unwrap();
+        assert_eq!((a.seq, a.ts), (2, 5 * MS));
+    }
+
+    #[test]
     fn ece_from_ce_until_cwr() {
         let mut r = TcpReceiver::new(0, 1, 0, TcpConfig { ecn: true, ..TcpConfig::default() });
         let mut out = Vec::new();
@@ -391,7 +410,7 @@ mod tests {
             let mut p = data(seq, 0);
             p.ecn = ecn;
             p.cwr = cwr;
-            r.on_data(0, &p, &mut out);
+            r.on_data(0, &p, SenderView::UNLIMITED, &mut out);
             out.pop().unwrap().ece
         };
         assert!(!send(&mut r, 0, Ecn::Ect, false));
@@ -410,9 +429,9 @@ mod tests {
         let mut r = TcpReceiver::new(0, 1, 0, TcpConfig::default());
         let mut out = Vec::new();
         for seq in [u32::MAX, u32::MAX - 1, 1 << 31, 7, 0] {
-            r.on_data(0, &data(seq, 0), &mut out);
+            r.on_data(0, &data(seq, 0), SenderView::UNLIMITED, &mut out);
         }
-        r.on_data(0, &Packet::new(PacketKind::Ack, 0, 0, 1, 40), &mut out);
+        r.on_data(0, &Packet::new(PacketKind::Ack, 0, 0, 1, 40), SenderView::UNLIMITED, &mut out);
         r.on_delack_timer(0, &mut out);
         assert_eq!(out.len(), 5);
         assert_eq!(r.rcv_nxt(), 1);

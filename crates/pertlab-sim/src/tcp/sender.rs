@@ -67,12 +67,15 @@
 //! the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 
+use super::ack::SenderView;
 use super::cc::{AckEvent, AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
 use super::ecn_feedback::{AckMarksIn, MarkCounter};
 use super::jcc_probe::ProbeClock;
+use super::pacing::Pacer;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
 use super::send_overhead::SendOverhead;
+use super::train_rtt::TrainRtt;
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rng::SimRng;
@@ -156,6 +159,10 @@ pub struct TcpSender {
     overhead: Option<SendOverhead>,
     /// JCC probing, for controllers that probe (`tcp::jcc_probe`).
     probe: Option<ProbeClock>,
+    /// The pacing gate; `None` when `cfg.pacing` is off.
+    pacer: Option<Pacer>,
+    /// The ACK-train RTT correction; `None` when `cfg.rtt_correction` is off.
+    train_rtt: Option<TrainRtt>,
 }
 
 /// What `NextSeg` chose to send.
@@ -175,7 +182,6 @@ impl TcpSender {
         TcpSender {
             tp,
             cc,
-            cfg,
             flow,
             src,
             dst,
@@ -196,6 +202,9 @@ impl TcpSender {
             last_send: 0,
             overhead: None,
             probe,
+            pacer: Pacer::new(&cfg.pacing),
+            train_rtt: cfg.rtt_correction.then(TrainRtt::new),
+            cfg,
         }
     }
 
@@ -211,6 +220,26 @@ impl TcpSender {
     pub fn with_send_overhead(mut self, rng: SimRng) -> TcpSender {
         self.overhead = SendOverhead::new(self.cfg.overhead_ns, rng);
         self
+    }
+
+    /// What the receiver's ACK policy is told of this sender (see `ack::SenderView`):
+    /// its window, and the first segment it may not send before a new ACK.
+    pub fn view(&self) -> SenderView {
+        let window = self.tp.snd_cwnd.min(self.cfg.max_cwnd).max(1);
+        let snd_nxt = self.sb.snd_nxt();
+        let limit = if self.app_stopped { snd_nxt } else { self.sb.snd_una().saturating_add(window).min(self.data_segments) };
+        SenderView { window, send_limit: limit.max(snd_nxt) }
+    }
+
+    /// The application has written `segments` segments in all (an
+    /// application-limited source, see `traffic::video`): send what the window
+    /// allows of them, appended to `out` (nothing before the start).
+    pub fn write(&mut self, now: SimTime, segments: u32, out: &mut Vec<Packet>) {
+        self.data_segments = segments;
+        if self.started {
+            self.tp.now = now;
+            self.transmit(now, out);
+        }
     }
 
     /// A sender with `segments` segments to send, then nothing (a web object).
@@ -326,22 +355,29 @@ impl TcpSender {
         self.rto_at
     }
 
-    /// When the segments held by the send overhead are released, if any are held.
+    /// When the segments held by the send overhead are released, or the
+    /// pacing gate reopens for a segment that waits, whichever is first.
     pub fn release_deadline(&self) -> Option<SimTime> {
-        self.overhead.as_ref().and_then(SendOverhead::due)
+        let overhead = self.overhead.as_ref().and_then(SendOverhead::due);
+        let pacing = self.pacer.as_ref().and_then(Pacer::due);
+        overhead.into_iter().chain(pacing).min()
     }
 
-    /// The send overhead's release is due at `now` (the engine calls this only
-    /// when `release_deadline()` is due at `now`, see `TimerSlot::on_pop`;
-    /// checked in debug builds): the held segments leave the host, appended to
-    /// `out`.
+    /// `release_deadline()` is due at `now`: the segments the send overhead
+    /// holds leave the host, and what the pacing gate held back is sent,
+    /// appended to `out` (what is not due yet is left alone).
     pub fn on_release(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        let Some(overhead) = self.overhead.as_mut() else { return };
-        debug_assert!(overhead.due().is_some_and(|at| at <= now), "release at {now} before it is due ({:?})", overhead.due());
-        let from = out.len();
-        overhead.release(now, out);
-        for pkt in &out[from..] {
-            count_sent(&mut self.counters, &mut self.last_send, pkt, now);
+        if let Some(overhead) = self.overhead.as_mut().filter(|o| o.due().is_some_and(|at| at <= now)) {
+            let from = out.len();
+            overhead.release(now, out);
+            for pkt in &out[from..] {
+                count_sent(&mut self.counters, &mut self.last_send, pkt, now);
+            }
+        }
+        if let Some(pacer) = self.pacer.as_mut().filter(|p| p.due().is_some_and(|at| at <= now)) {
+            pacer.woken();
+            self.tp.now = now;
+            self.transmit(now, out);
         }
     }
 
@@ -411,6 +447,9 @@ impl TcpSender {
     /// the left edge of its window, see `receiver`).
     fn take_rtt_sample(&mut self, now: SimTime, ack: &Packet, acked: &Acked) -> Option<SimTime> {
         if ack.ts > now {
+            if let Some(t) = self.train_rtt.as_mut() {
+                t.forget(acked.segments);
+            }
             return None;
         }
         let noise = match &mut self.rtt_noise {
@@ -418,10 +457,15 @@ impl TcpSender {
             None => 0,
         };
         let r = now - ack.ts + noise;
+        // Qian 2011 eq. 5.4: the sample without the train's self-induced delay.
+        let r = match self.train_rtt.as_mut() {
+            Some(t) => t.correct(now, acked.segments, ack.ts, r),
+            None => r,
+        };
         // Samples expected per RTT (RFC 7323 Appendix G): one per ACK of the
         // flight the sample belongs to (still outstanding + just acknowledged).
         let flight = self.sb.outstanding().saturating_add(acked.segments);
-        let per_ack = if self.cfg.delayed_ack { 2 } else { 1 };
+        let per_ack = self.cfg.ack_policy().segments_per_ack(&self.cfg.adaptive_ack);
         self.rtt.sample(r, flight.div_ceil(per_ack));
         if !acked.first_was_retransmitted {
             self.rtt.reset_backoff();
@@ -574,12 +618,19 @@ impl TcpSender {
         self.tp.srtt = self.rtt.srtt();
     }
 
-    /// Send what the window allows.
+    /// Send what the window (and the pacing gate) allows.
     fn transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         while let Some(seg) = self.next_seg() {
+            if let Some(pacer) = self.pacer.as_mut().filter(|p| !p.open(now, self.tp.ca_state)) {
+                pacer.hold();
+                break;
+            }
             match seg {
                 Segment::Retransmit(seq) => self.send_retransmission(seq, now, out),
                 Segment::New => self.send_new(now, out),
+            }
+            if let Some(pacer) = self.pacer.as_mut() {
+                pacer.sent(now, self.rtt.srtt(), self.tp.snd_cwnd.min(self.cfg.max_cwnd), self.tp.ca_state);
             }
         }
         self.sync_tp();
@@ -661,6 +712,9 @@ impl TcpSender {
             self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
         }
         let seq = self.sb.push_new();
+        if let Some(t) = self.train_rtt.as_mut() {
+            t.sent_new(now);
+        }
         let mut pkt = self.data_packet(seq, now);
         // RFC 3168 6.1.2: CWR on the first new data segment after a reduction.
         pkt.cwr = std::mem::take(&mut self.cwr_pending);
@@ -676,6 +730,9 @@ impl TcpSender {
             self.cc.on_probe(&mut self.tp, feedback);
         }
         self.sb.mark_retransmitted(seq);
+        if let Some(t) = self.train_rtt.as_mut() {
+            t.resent(seq.saturating_sub(self.sb.snd_una()), now);
+        }
         let mut pkt = self.data_packet(seq, now);
         pkt.retx = true;
         // RFC 3168 6.1.5: retransmitted segments are not ECN-capable.

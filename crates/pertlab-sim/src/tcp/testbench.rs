@@ -76,6 +76,7 @@ enum Event {
     AckArrives,
     DelayedAck,
     Rto,
+    Release,
 }
 
 impl Bench {
@@ -123,6 +124,14 @@ impl Bench {
         self.buf = buf;
     }
 
+    /// The application has written `segments` segments in all (`TcpSender::write`).
+    pub fn write(&mut self, segments: u32) {
+        let mut buf = std::mem::take(&mut self.buf);
+        self.snd.write(self.now, segments, &mut buf);
+        self.after_sender(&mut buf);
+        self.buf = buf;
+    }
+
     /// The application rejoins at the bench's current time (`TcpSender::resume`).
     pub fn resume(&mut self) {
         let mut buf = std::mem::take(&mut self.buf);
@@ -149,6 +158,7 @@ impl Bench {
             self.acks.front().map(|(t, _)| (*t, Event::AckArrives)),
             self.rcv.delack_deadline().map(|t| (t, Event::DelayedAck)),
             self.snd.rto_deadline().map(|t| (t, Event::Rto)),
+            self.snd.release_deadline().map(|t| (t, Event::Release)),
         ]
         .into_iter()
         .flatten()
@@ -161,7 +171,7 @@ impl Bench {
             Event::DataArrives => {
                 let (_, pkt) = self.data.pop_front().expect("event of a queued packet");
                 self.data_delivered += 1;
-                self.rcv.on_data(self.now, &pkt, &mut buf);
+                self.rcv.on_data(self.now, &pkt, self.snd.view(), &mut buf);
                 self.after_receiver(&mut buf);
             }
             Event::DelayedAck => {
@@ -176,6 +186,10 @@ impl Bench {
             }
             Event::Rto => {
                 self.snd.on_rto(self.now, &mut self.rng, &mut buf);
+                self.after_sender(&mut buf);
+            }
+            Event::Release => {
+                self.snd.on_release(self.now, &mut buf);
                 self.after_sender(&mut buf);
             }
         }

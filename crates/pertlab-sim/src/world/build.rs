@@ -135,6 +135,9 @@ impl World {
         for (i, (f, spec)) in self.flows.iter().zip(&self.scenario.flows).enumerate() {
             let i = i as u32;
             q.push(f.start, Event::FlowStart(i));
+            if f.video.is_some() {
+                q.push(f.start, Event::VideoWrite(i));
+            }
             if let Some(stop) = spec.stop_ns {
                 q.push(stop, Event::FlowStop(i));
             }

@@ -42,7 +42,7 @@ impl World {
                 if flow.release.on_pop(now, flow.sender.release_deadline(), queue, ev) {
                     let mut out = std::mem::take(&mut self.out);
                     flow.sender.on_release(now, &mut out);
-                    self.inject_all(&mut out);
+                    self.emit_from_sender(f, &mut out);
                     self.out = out;
                 }
             }
@@ -58,6 +58,17 @@ impl World {
             Event::FlowResume(f) => {
                 let mut out = std::mem::take(&mut self.out);
                 self.flows[f as usize].sender.resume(self.now, &mut out);
+                self.emit_from_sender(f, &mut out);
+                self.out = out;
+            }
+            Event::VideoWrite(f) => {
+                let mut out = std::mem::take(&mut self.out);
+                let flow = &mut self.flows[f as usize];
+                if let Some(v) = flow.video.as_mut() {
+                    v.written = v.written.saturating_add(1);
+                    self.queue.push(self.now.saturating_add(v.interval), Event::VideoWrite(f));
+                    flow.sender.write(self.now, v.written, &mut out);
+                }
                 self.emit_from_sender(f, &mut out);
                 self.out = out;
             }
@@ -234,7 +245,12 @@ impl World {
             // A packet of a web transfer already complete finds no connection and is discarded.
             PacketKind::Data => {
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
-                    flow.receiver.on_data(self.now, &pkt, &mut out);
+                    let sender = flow.sender.view();
+                    let before = flow.receiver.rcv_nxt();
+                    flow.receiver.on_data(self.now, &pkt, sender, &mut out);
+                    if let Some(v) = flow.video.as_mut() {
+                        v.playout.deliver(self.now, before, flow.receiver.rcv_nxt());
+                    }
                     self.emit_from_receiver(f, &mut out);
                 }
             }

@@ -27,6 +27,7 @@ use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::TcpConfig;
 use crate::time::SimTime;
+use crate::traffic::video::Video;
 
 /// A TCP flow: its two endpoints, timers and random stream.
 pub struct Flow {
@@ -44,6 +45,8 @@ pub struct Flow {
     pub(super) rng: SimRng,
     /// Data packets of this flow lost anywhere (queues, departures, wire).
     pub data_drops: u64,
+    /// The flow's video source and client, if it carries a video.
+    pub video: Option<Video>,
 }
 
 impl Flow {
@@ -66,6 +69,7 @@ impl Flow {
             release: TimerSlot::default(),
             rng: stream(seed, cc_stream, index),
             data_drops: 0,
+            video: None,
         }
     }
 }
@@ -86,7 +90,14 @@ pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)]) -> Vec<F
                 (None, Some([lo, hi])) => start_rng.gen_range(lo..=hi),
                 (None, None) => 0,
             };
-            Flow { start, ..Flow::new(i as u32, src, dst, &f.tcp, &f.cc, seed, StreamKind::CongestionControl) }
+            let flow = Flow::new(i as u32, src, dst, &f.tcp, &f.cc, seed, StreamKind::CongestionControl);
+            match &f.video {
+                Some(v) => {
+                    let video = Video::new(v, flow.payload_bytes(), start);
+                    Flow { start, sender: flow.sender.with_data(0), video: Some(video), ..flow }
+                }
+                None => Flow { start, ..flow },
+            }
         })
         .collect()
 }

@@ -198,6 +198,12 @@ impl World {
             dst: spec.dst.clone(),
             start: f.start,
             payload_bytes: f.payload_bytes(),
+            packet_size: spec.tcp.packet_size,
+            ack_size: spec.tcp.ack_size,
+            ack_policy: spec.tcp.ack_policy().name(),
+            pacing: spec.tcp.pacing.enabled,
+            video: f.video.as_ref().map(|v| v.playout.result(self.now, f.receiver.rcv_nxt())),
+            rtt_correction: spec.tcp.rtt_correction,
             base_rtt: self.one_way_delay(f.src, f.dst).saturating_add(self.one_way_delay(f.dst, f.src)),
         }
     }

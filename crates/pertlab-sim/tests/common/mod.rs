@@ -56,6 +56,7 @@ pub fn bulk_flows(pairs: u32, cc: CcSpec, tcp: TcpConfig, start_window_ns: u64) 
             label: None,
             class: 0,
             tcp: tcp.clone(),
+            video: None,
         })
         .collect()
 }

@@ -1,0 +1,174 @@
+//! A live video stream over TCP (Qian 2011, III.A): an application-limited
+//! constant-bit-rate writer feeding a TCP sender, and a playout-deadline
+//! client at the receiver.
+//!
+//! The writer hands TCP one segment every `S / mu` (S the segment's payload,
+//! mu the video rate), the first at the flow's start: segment `i` is generated
+//! at `g_i = start + i S / mu`, and the sender sends only what was written.
+//! The client starts playback `startup_delay` after the stream starts, so
+//! segment `i` is due at `g_i + startup_delay` (the spec's recommended model
+//! after Wang et al., B.2.1); it is late if TCP delivers it in order after
+//! that (head-of-line blocking counts), or has not delivered it by the end of
+//! the run although it was due. A stream succeeds if its late fraction is
+//! below 1e-4 (Qian III.A.1).
+//!
+//! Left out: T/mu (the throughput of a greedy flow of the same controller
+//! under the same load, over the video rate); per-packet delay distributions
+//! (one start-up delay per stream).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+use crate::time::{SimTime, NS_PER_SEC};
+
+/// A stream is successful when its late fraction is below this (Qian 2011,
+/// III.A.1, after Wang et al.: 10^-4).
+pub const SUCCESS_LATE_FRACTION: f64 = 1e-4;
+
+/// The video source of a TCP flow.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct VideoSpec {
+    /// Video bit rate mu in bit/s of TCP payload (Qian: 300 kb/s).
+    pub rate_bps: u64,
+    /// Start-up delay of the client's playback (Qian: 1 to 30 s).
+    pub startup_delay_ns: SimTime,
+}
+
+impl VideoSpec {
+    /// `payload_bytes` per segment; `access_bps` the rate of the sender's access link.
+    pub fn validate(&self, path: &str, payload_bytes: u32, access_bps: u64) -> Result<(), ConfigError> {
+        if self.rate_bps == 0 {
+            return Err(ConfigError::new(format!("{path}.rate_bps"), "must be positive, got 0"));
+        }
+        if self.rate_bps > access_bps {
+            return Err(ConfigError::new(
+                format!("{path}.rate_bps"),
+                format!("must be at most the sender's access link rate ({access_bps} bit/s), got {}", self.rate_bps),
+            ));
+        }
+        if self.interval(payload_bytes) > SimTime::MAX / 4 {
+            return Err(ConfigError::new(format!("{path}.rate_bps"), format!("one segment per {} ns is too slow", self.interval(payload_bytes))));
+        }
+        if self.startup_delay_ns > SimTime::MAX / 4 {
+            return Err(ConfigError::new(
+                format!("{path}.startup_delay_ns"),
+                format!("must be at most {} ns, got {}", SimTime::MAX / 4, self.startup_delay_ns),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Time between two segments the writer hands to TCP: S / mu (at least 1 ns).
+    pub fn interval(&self, payload_bytes: u32) -> SimTime {
+        ((u128::from(payload_bytes) * 8 * u128::from(NS_PER_SEC)) / u128::from(self.rate_bps.max(1))).clamp(1, u128::from(u64::MAX)) as SimTime
+    }
+}
+
+/// A flow's video source and client.
+#[derive(Clone, Debug)]
+pub struct Video {
+    /// S / mu.
+    pub interval: SimTime,
+    /// Segments written so far.
+    pub written: u32,
+    pub playout: Playout,
+}
+
+impl Video {
+    pub fn new(spec: &VideoSpec, payload_bytes: u32, start: SimTime) -> Video {
+        let interval = spec.interval(payload_bytes);
+        Video { interval, written: 0, playout: Playout::new(start, interval, spec.startup_delay_ns) }
+    }
+}
+
+/// The client's playout accounting of one stream.
+#[derive(Clone, Debug)]
+pub struct Playout {
+    start: SimTime,
+    interval: SimTime,
+    startup_delay: SimTime,
+    /// Segments delivered in order by their deadline, and after it.
+    pub on_time: u64,
+    pub late: u64,
+}
+
+/// One stream's playout numbers at the end of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PlayoutResult {
+    /// Segments due by the end of the run or delivered before it.
+    pub packets: u64,
+    /// Of those, segments delivered after their deadline or not delivered although due.
+    pub late: u64,
+    pub late_fraction: f64,
+}
+
+impl Playout {
+    pub fn new(start: SimTime, interval: SimTime, startup_delay: SimTime) -> Playout {
+        Playout { start, interval, startup_delay, on_time: 0, late: 0 }
+    }
+
+    /// Deadline of segment `i`: g_i + startup delay.
+    fn deadline(&self, i: u32) -> SimTime {
+        self.start.saturating_add(SimTime::from(i).saturating_mul(self.interval)).saturating_add(self.startup_delay)
+    }
+
+    /// Segments `from..to` were delivered in order at `now`.
+    pub fn deliver(&mut self, now: SimTime, from: u32, to: u32) {
+        for i in from..to {
+            if now <= self.deadline(i) {
+                self.on_time += 1;
+            } else {
+                self.late += 1;
+            }
+        }
+    }
+
+    /// At the end of the run (`end`), with `delivered` segments delivered in
+    /// order: the segments due by then and never delivered are late too.
+    pub fn result(&self, end: SimTime, delivered: u32) -> PlayoutResult {
+        let due = if end < self.start.saturating_add(self.startup_delay) { 0 } else { (end - self.start - self.startup_delay) / self.interval + 1 };
+        let missing = due.saturating_sub(u64::from(delivered));
+        let late = self.late + missing;
+        let packets = self.on_time + late;
+        PlayoutResult { packets, late, late_fraction: if packets == 0 { 0.0 } else { late as f64 / packets as f64 } }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::NS_PER_MS;
+
+    const MS: SimTime = NS_PER_MS;
+
+    #[test]
+    fn the_writer_interval_is_the_payload_over_the_rate() {
+        // 1000-byte packets (960 B of payload) at 300 kb/s: 25.6 ms.
+        let v = VideoSpec { rate_bps: 300_000, startup_delay_ns: 0 };
+        assert_eq!(v.interval(960), 25_600_000);
+        assert!(v.validate("v", 960, 10_000_000).is_ok());
+        let e = VideoSpec { rate_bps: 20_000_000, ..v.clone() }.validate("flows[0].video", 960, 10_000_000).unwrap_err();
+        assert_eq!(e.to_string(), "flows[0].video.rate_bps: must be at most the sender's access link rate (10000000 bit/s), got 20000000");
+    }
+
+    /// A hand-made delivery trace: segments every 10 ms from t = 100 ms,
+    /// start-up delay 50 ms, so segment i is due at 150 + 10 i ms.
+    #[test]
+    fn late_packets_of_a_hand_made_trace() {
+        let mut p = Playout::new(100 * MS, 10 * MS, 50 * MS);
+        p.deliver(120 * MS, 0, 1); // due 150: on time
+        p.deliver(160 * MS, 1, 2); // due 160: on time (exactly at the deadline)
+        p.deliver(175 * MS, 2, 3); // due 170: late
+                                   // Head-of-line blocking: 3 was lost, 3..7 arrive together at 205 ms
+                                   // (due 180, 190, 200, 210): three late, one on time.
+        p.deliver(205 * MS, 3, 7);
+        assert_eq!((p.on_time, p.late), (3, 4));
+        // The run ends at 240 ms: segments 7 and 8 (due 220, 230) never came; 9 is due at 240.
+        let r = p.result(240 * MS, 7);
+        assert_eq!((r.packets, r.late), (10, 7));
+        assert!((r.late_fraction - 0.7).abs() < 1e-12);
+        // Before anything is due, nothing is counted.
+        assert_eq!(Playout::new(100 * MS, 10 * MS, 50 * MS).result(149 * MS, 0), PlayoutResult::default());
+    }
+}

@@ -1,0 +1,54 @@
+"""Live video over TCP (Qian 2011): an application-limited constant-rate writer,
+the playout-deadline client, its metrics and bad input."""
+
+import pytest
+
+from pertlab import Scenario, ScenarioError
+from pertlab.builders import dumbbell
+from pertlab.run import run
+
+from conftest import udp_graph
+
+
+def video_rows(**kw):
+    sc = dumbbell(bw="10Mbps", rtt="60ms", flows=3, cc="pert", duration="20s", packet_size=1000, start_window=0,
+                  warmup="4s", video="2@300kbps", **kw)  # fmt: skip
+    flows = run(sc).flows
+    return flows.filter(flows["label"] == "video-pert").to_dicts(), flows.filter(flows["label"] == "pert").to_dicts()
+
+
+def test_a_video_stream_sends_its_rate_and_plays_on_time():
+    videos, bulk = video_rows(startup_delay="2s")
+    for v in videos:
+        # 300 kbit/s of payload (960 of the 1000 bytes): one segment per 25.6 ms, 781 in 20 s.
+        assert v["goodput_mbps"] == pytest.approx(0.3, rel=0.01)
+        assert v["segments_sent"] - v["retransmits"] <= 781
+        # Counted: every segment delivered (all on time, deadlines up to 22 s) plus the due ones
+        # missing (none): the 781 written less the last few still on the 60 ms path.
+        assert 776 <= v["video_packets"] <= 781
+        assert (v["video_late"], v["video_late_fraction"], v["video_success"]) == (0, 0.0, True)
+    assert all(b["video_packets"] is None and b["video_success"] is None for b in bulk)
+
+
+def test_without_a_start_up_delay_every_packet_is_late():
+    """Deadline = generation time: no packet can make it (the path takes 60 ms)."""
+    videos, _ = video_rows(startup_delay="0s")
+    for v in videos:
+        assert v["video_late"] == v["video_packets"] > 700
+        assert v["video_late_fraction"] == 1.0 and v["video_success"] is False
+
+
+def test_bad_video_input_names_the_field():
+    with pytest.raises(ScenarioError, match=r"^video: the video rate \(20000000 bit/s\) must be at most the access link rate \(10000000 bit/s\)"):
+        dumbbell(bw="1Mbps", flows=1, access_rate="10Mbps", video="1@20Mbps")
+    with pytest.raises(ScenarioError, match=r"^startup_delay: "):
+        dumbbell(flows=1, video="1@300kbps", startup_delay="-1s")
+    with pytest.raises(ScenarioError, match=r"^video: write N@RATE"):
+        dumbbell(flows=1, video="300kbps")
+    # The model and the core, on a scenario file.
+    flows = [{"src": "a", "dst": "b", "video": {"rate": "300kbps", "startup_delay": "-1s"}}]
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.video\.startup_delay: "):
+        Scenario.parse(udp_graph(flows=flows))
+    graph = udp_graph(flows=[{"src": "a", "dst": "b", "video": {"rate": "1Gbps", "startup_delay": "1s"}}])
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.video\.rate: must be at most the sender's access link rate"):
+        Scenario.parse(graph).check()
