@@ -196,9 +196,8 @@ impl Default for SchedConfig {
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 17] = [
-        "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp", "bpr",
-    ];
+    pub const KINDS: [&'static str; 17] =
+        ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp", "bpr"];
     /// The multi-class kinds (per-class buffers, a scheduler; see [`crate::queue::classes`]).
     pub const CLASS_KINDS: [&'static str; 4] = ["priority", "wtp", "swtp", "bpr"];
 
@@ -300,7 +299,20 @@ pub enum CcSpec {
 
 impl CcSpec {
     pub const KINDS: [&'static str; 15] = [
-        "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal", "dctcp", "scalable",
+        "reno",
+        "vegas",
+        "pert",
+        "pert-pi",
+        "pert-adaptive",
+        "hstcp",
+        "cubic",
+        "compound",
+        "illinois",
+        "fast",
+        "jcc",
+        "surathkal",
+        "dctcp",
+        "scalable",
         "westwood",
     ];
 

@@ -99,6 +99,18 @@ pub struct WindowSummary {
     pub acked: u32,
 }
 
+impl WindowSummary {
+    /// The fraction of the window's segments that were marked (0 for an empty
+    /// window; at most 1): Surathkal's alpha and DCTCP's F (RFC 8257 3.3).
+    pub fn marked_fraction(&self) -> f64 {
+        if self.acked == 0 {
+            0.0
+        } else {
+            (f64::from(self.marks) / f64::from(self.acked)).min(1.0)
+        }
+    }
+}
+
 /// What one ACK told the sender.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct AckMarks {

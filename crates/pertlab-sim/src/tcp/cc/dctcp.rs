@@ -85,8 +85,7 @@ impl CongestionControl for Dctcp {
 
     fn in_ack_event(&mut self, _tp: &mut CcState, ev: &AckEvent) {
         if let Some(w) = ev.window {
-            let f = if w.acked == 0 { 0.0 } else { (f64::from(w.marks) / f64::from(w.acked)).min(1.0) };
-            self.alpha = (1.0 - self.g) * self.alpha + self.g * f;
+            self.alpha = (1.0 - self.g) * self.alpha + self.g * w.marked_fraction();
         }
     }
 

@@ -114,7 +114,7 @@ impl CongestionControl for Surathkal {
         self.window_just_ended = false;
         let Some(w) = ev.window else { return };
         self.window_just_ended = true;
-        self.alpha = if w.acked == 0 { 0.0 } else { (f64::from(w.marks) / f64::from(w.acked)).min(1.0) };
+        self.alpha = w.marked_fraction();
         // A loss since the mark made this window's reduction already.
         let in_loss = matches!(tp.ca_state, CaState::Recovery | CaState::Loss);
         if std::mem::take(&mut self.pending) && !in_loss {
