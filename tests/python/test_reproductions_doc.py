@@ -15,11 +15,21 @@ from pertlab.reproduce.doc import main, render_page, stale_blocks
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGE = DOCS / "reproductions.md"
+BENCHMARKS = DOCS.parent / "BENCHMARKS.md"
 
 
 def test_the_page_equals_what_its_reports_generate():
     assert stale_blocks(PAGE, DOCS / "reproductions", REGISTRY) == []
+    assert stale_blocks(BENCHMARKS, DOCS / "reproductions", REGISTRY, every_report=False) == []
     assert main(["--check", str(PAGE)]) == 0
+
+
+def test_benchmarks_total_wall_time_is_the_sum_of_the_reports():
+    reports = [Report.read(d) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()]
+    recorded = [r.wall_seconds for r in reports if r.wall_seconds is not None]
+    assert recorded, "no committed report records its wall time"
+    text = BENCHMARKS.read_text()
+    assert f"Total over the {len(recorded)} reports that record it: {sum(recorded):.0f} s" in text
 
 
 def test_every_committed_report_is_a_registered_entry():
@@ -47,7 +57,7 @@ def test_a_changed_report_makes_its_block_stale_and_make_docs_rewrites_it(tmp_pa
     report.write_text(json.dumps(data))
     stale = stale_blocks(page, reports, REGISTRY)
     assert len(stale) == 2 and "index" in stale and any("kotla08-join-leave" in s for s in stale)
-    assert main([str(page)]) == 0
+    assert main([str(page), "--benchmarks", str(tmp_path / "BENCHMARKS.md")]) == 0
     assert stale_blocks(page, reports, REGISTRY) == []
     text = page.read_text()
     assert "| 0.5, 0.5 |" in text and "wall time 12 s" in text

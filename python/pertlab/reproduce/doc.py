@@ -11,8 +11,9 @@ nowhere by hand. The page marks each generated part with a pair of HTML comments
 ``index`` as the name list makes the table of every registered reproduction (committed
 report or not, claims holding, seeds, wall time); entry names make, for each, its claims
 with their evidence. Hand-written prose around the blocks explains causes and choices.
-``make docs`` (``python -m pertlab.reproduce.doc``) rewrites the blocks;
-tests/python/test_reproductions_doc.py checks that the page equals what this module writes.
+BENCHMARKS.md has one block, ``wall-times``: the wall time of every committed full run and
+their total. ``make docs`` (``python -m pertlab.reproduce.doc``) rewrites the blocks of both
+pages; tests/python/test_reproductions_doc.py checks that they equal what this module writes.
 """
 
 from __future__ import annotations
@@ -66,6 +67,23 @@ def _index(reports: dict[str, Report], registry: dict[str, Any]) -> str:
     return "\n".join(rows) + "\n"
 
 
+def _wall_times(reports: dict[str, Report], registry: dict[str, Any]) -> str:
+    """BENCHMARKS.md's table: the wall time of each committed report's run, and the total."""
+    rows = ["| reproduction | mode | seeds | wall time |", "|---|---|---|---|"]
+    recorded = [r for r in reports.values() if r.wall_seconds is not None]
+    for name in sorted(registry):
+        r = reports.get(name)
+        rows.append(f"| `{name}` | none committed | | |" if r is None else f"| `{name}` | {r.mode} | {_seeds(r)} | {_wall(r)} |")
+    total = sum(r.wall_seconds or 0.0 for r in recorded)
+    rows.append("")
+    rows.append(
+        f"Total over the {len(recorded)} reports that record it: {total:.0f} s ({total / 3600:.1f} h); "
+        f"{len(reports) - len(recorded)} committed reports predate the record of wall time, "
+        f"{len(set(registry) - set(reports))} registered reproductions have no committed report."
+    )
+    return "\n".join(rows) + "\n"
+
+
 def _claims(r: Report) -> str:
     lines = [
         f"**[`{r.name}`](reproductions/{r.name}/index.html)**, {_cell(r.title)} "
@@ -84,6 +102,8 @@ def _claims(r: Report) -> str:
 def _body(names: list[str], reports: dict[str, Report], registry: dict[str, Any]) -> str:
     if names == ["index"]:
         return _index(reports, registry)
+    if names == ["wall-times"]:
+        return _wall_times(reports, registry)
     parts = []
     for name in names:
         if name not in registry:
@@ -98,15 +118,16 @@ def _reports(reports_dir: Path) -> dict[str, Report]:
     return {d.name: Report.read(d) for d in sorted(reports_dir.iterdir()) if (d / "report.json").is_file()}
 
 
-def render_page(text: str, reports_dir: Path, registry: dict[str, Any]) -> str:
+def render_page(text: str, reports_dir: Path, registry: dict[str, Any], every_report: bool = True) -> str:
     """``text`` with every generated block rewritten from the reports in ``reports_dir``.
-    Every committed report must be named by exactly one block."""
+    With ``every_report`` (docs/reproductions.md), every committed report must be named by
+    exactly one block."""
     reports = _reports(reports_dir)
     named: list[str] = []
 
     def replace(m: re.Match[str]) -> str:
         names = m.group("names").split()
-        named.extend(n for n in names if n != "index")
+        named.extend(n for n in names if n not in ("index", "wall-times"))
         return m.group(1) + _body(names, reports, registry) + m.group(4)
 
     out = BLOCK.sub(replace, text)
@@ -114,35 +135,48 @@ def render_page(text: str, reports_dir: Path, registry: dict[str, Any]) -> str:
     if twice:
         raise ValueError(f"docs blocks name {', '.join(twice)} more than once")
     missing = sorted(set(reports) - set(named))
-    if missing:
+    if every_report and missing:
         raise ValueError(f"committed reports with no docs block: {', '.join(missing)} (add <!-- BEGIN generated: NAME --> ... <!-- END generated -->)")
     return out
 
 
-def stale_blocks(page: Path, reports_dir: Path, registry: dict[str, Any]) -> list[str]:
+def stale_blocks(page: Path, reports_dir: Path, registry: dict[str, Any], every_report: bool = True) -> list[str]:
     """Names of the blocks of ``page`` that differ from what :func:`render_page` writes."""
     text = page.read_text()
-    fresh = {m.group("names"): m.group("body") for m in BLOCK.finditer(render_page(text, reports_dir, registry))}
+    fresh = {m.group("names"): m.group("body") for m in BLOCK.finditer(render_page(text, reports_dir, registry, every_report))}
     return [m.group("names") for m in BLOCK.finditer(text) if fresh[m.group("names")] != m.group("body")]
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m pertlab.reproduce.doc [--check] [PAGE]``: rewrite (or with --check, compare)
-    the generated blocks of PAGE (default docs/reproductions.md) from the reports beside it."""
+    """``python -m pertlab.reproduce.doc [--check] [PAGE] [--benchmarks FILE]``: rewrite (or with
+    --check, compare) the generated blocks of PAGE (default docs/reproductions.md) from the
+    reports beside it, and those of the benchmarks page (default BENCHMARKS.md beside PAGE's
+    folder, if it exists)."""
     from . import REGISTRY
 
     args = list(sys.argv[1:] if argv is None else argv)
     check = "--check" in args
     args = [a for a in args if a != "--check"]
+    benchmarks = None
+    if "--benchmarks" in args:
+        i = args.index("--benchmarks")
+        benchmarks = Path(args[i + 1])
+        del args[i : i + 2]
     page = Path(args[0] if args else "docs/reproductions.md")
     reports_dir = page.parent / "reproductions"
-    if check:
-        stale = stale_blocks(page, reports_dir, REGISTRY)
-        for names in stale:
-            print(f"{page}: block '{names}' differs from its reports (run make docs)", file=sys.stderr)
-        return 1 if stale else 0
-    page.write_text(render_page(page.read_text(), reports_dir, REGISTRY))
-    return 0
+    pages = [(page, True)]
+    benchmarks = benchmarks or page.parent.parent / "BENCHMARKS.md"
+    if benchmarks.is_file():
+        pages.append((benchmarks, False))
+    status = 0
+    for path, every_report in pages:
+        if check:
+            for names in stale_blocks(path, reports_dir, REGISTRY, every_report):
+                print(f"{path}: block '{names}' differs from its reports (run make docs)", file=sys.stderr)
+                status = 1
+        else:
+            path.write_text(render_page(path.read_text(), reports_dir, REGISTRY, every_report))
+    return status
 
 
 if __name__ == "__main__":
