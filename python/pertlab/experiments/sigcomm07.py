@@ -102,9 +102,11 @@ QUICK = Mode("quick", "150s", "50s", "100s", "150s", (1,))
 
 
 def _dumbbell(scheme: Scheme, mode: Mode, seed: int, **kw: Any) -> Scenario:
+    """Section 4's dumbbell for ``scheme``; ``tcp`` options go on top of ns-2's timers."""
+    tcp = {**NS2_TCP, **kw.pop("tcp", {})}
     return dumbbell(
         cc=scheme.cc, queue=scheme.queue, ecn=scheme.ecn, duration=mode.duration, start_window=mode.start_window,
-        warmup=mode.warmup, measure_end=mode.measure_end, seed=seed, buffer_bdp=1.0, tcp=NS2_TCP, **kw,
+        warmup=mode.warmup, measure_end=mode.measure_end, seed=seed, buffer_bdp=1.0, tcp=tcp, **kw,
     )  # fmt: skip
 
 
