@@ -13,50 +13,38 @@ human units or built with :mod:`pertlab.builders`; results are polars
 DataFrames and Parquet files (:mod:`pertlab.results`).
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from .builders import dumbbell
-from .results import Results, drop_ratio
-from .run import run
-from .scenario import (
-    DumbbellSpec,
-    FlowSpec,
-    LinkSpec,
-    MeasureWindow,
-    MonitorSpec,
-    Pert,
-    QueueSpec,
-    RedConfig,
-    Reno,
-    Scenario,
-    ScenarioError,
-    TcpConfig,
-    UdpSpec,
-    Vegas,
-)
+from typing import Any
 
-try:
-    __version__ = version("pertlab")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
-    __version__ = "0+unknown"
+from ._lazy import lazy_exports
 
-__all__ = [
-    "run",
-    "dumbbell",
-    "Results",
-    "drop_ratio",
-    "Scenario",
-    "ScenarioError",
-    "DumbbellSpec",
-    "LinkSpec",
-    "QueueSpec",
-    "RedConfig",
-    "FlowSpec",
-    "TcpConfig",
-    "Reno",
-    "Vegas",
-    "Pert",
-    "UdpSpec",
-    "MonitorSpec",
-    "MeasureWindow",
-]
+#: Public names, by the module that defines them, imported on first use (:mod:`pertlab._lazy`).
+_EXPORTS = {
+    "run": ".runner",
+    "dumbbell": ".builders",
+    "Results": ".results",
+    "drop_ratio": ".results",
+    **dict.fromkeys(
+        (
+            "DumbbellSpec", "FlowSpec", "LinkSpec", "MeasureWindow", "MonitorSpec", "Pert", "QueueSpec", "RedConfig", "Reno",
+            "Scenario", "ScenarioError", "TcpConfig", "UdpSpec", "Vegas",
+        ),
+        ".scenario",
+    ),
+}  # fmt: skip
+
+__all__ = list(_EXPORTS)
+_export, __dir__ = lazy_exports(__name__, globals(), _EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "__version__":
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            globals()[name] = version("pertlab")
+        except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+            globals()[name] = "0+unknown"
+        return globals()[name]
+    return _export(name)

@@ -61,7 +61,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from .scenario import MAX_PACKET_BYTES, QUEUE_KINDS, U32_MAX, Scenario, ScenarioError
+from .kinds import CC_NAMES, QUEUE_KINDS
+from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError
 from .units import parse_rate, parse_size, parse_time
 
 __all__ = [
@@ -73,26 +74,6 @@ NS_PER_MS = 1_000_000
 #: Bytes of an ACK on the wire: a bare TCP/IP header (the core's ``TCP_IP_HEADER_BYTES``).
 ACK_BYTES = 40
 
-#: Controller names accepted by :func:`dumbbell`: (core controller, SACK recovery).
-CC_NAMES: dict[str, tuple[str, bool]] = {
-    "sack": ("reno", True),
-    "newreno": ("reno", False),
-    "reno": ("reno", True),
-    "vegas": ("vegas", True),
-    "pert": ("pert", True),
-    "pert-pi": ("pert-pi", True),
-    "pert-adaptive": ("pert-adaptive", True),
-    "hstcp": ("hstcp", True),
-    "cubic": ("cubic", True),
-    "compound": ("compound", True),
-    "illinois": ("illinois", True),
-    "fast": ("fast", True),
-    "jcc": ("jcc", True),
-    "surathkal": ("surathkal", True),
-    "dctcp": ("dctcp", True),
-    "scalable": ("scalable", True),
-    "westwood": ("westwood", True),
-}
 #: ECN feedback of the controllers that read marks per packet, used when ``ecn`` is on
 #: (TCP Surathkal reads XECN, Tahiliani 2013 Ch. 4.2.2; DCTCP reads RFC 8257 3.2 feedback).
 ECN_FEEDBACK: dict[str, str] = {"surathkal": "xecn", "dctcp": "dctcp"}
@@ -265,7 +246,7 @@ def dumbbell(
     ``video`` ("N@RATE" or "N@RATE:CC", e.g. "20@300kbps:pert") adds N live video streams over TCP
     (Qian 2011; controller CC, default the first of ``cc``, label ``video-CC``) whose clients play
     with ``startup_delay``.
-    ``memory_limit`` (as :func:`pertlab.run.run` takes it) refuses at once more flows
+    ``memory_limit`` (as :func:`pertlab.runner.run` takes it) refuses at once more flows
     than it can hold. Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
     rate = _positive(parse_rate, bw, "bw")

@@ -14,24 +14,23 @@ import math
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import click
-import polars as pl
 import typer
-from pydantic import TypeAdapter, ValidationError
 from rich.console import Console
 from rich.table import Table
 
 from . import interrupt
-from .builders import CC_NAMES, QUEUE_NAMES
-from .builders import argument_of
-from .builders import dumbbell as build_dumbbell
-from .results import Results
-from .run import as_scenario, run
-from .scenario import CC_KINDS, CcSpec, Scenario, ScenarioError
-from .sweep import parse_value
+from .kinds import CC_KINDS, CC_NAMES
+from .kinds import QUEUE_KINDS as QUEUE_NAMES
 from .units import format_rate, parse_size
+
+# The command line imports pydantic, polars and the core only in the commands that use them,
+# so that `pertlab --help` and the closed-form commands start at once (issue 21).
+if TYPE_CHECKING:
+    from .results import Results
+    from .scenario import Scenario
 
 app = typer.Typer(
     help="pertlab: congestion-control and AQM experiments on a packet-level simulator.",
@@ -79,6 +78,11 @@ _FLAGS = {
 
 def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     """``["pert-adaptive.alpha_max=16"]`` -> ``{"pert-adaptive": {"alpha_max": 16}}``."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from .scenario import CcSpec, ScenarioError
+    from .sweep import parse_value
+
     params: dict[str, dict[str, Any]] = {}
     for item in items:
         key, eq, value = item.partition("=")
@@ -105,6 +109,8 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
 def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
     """Print ``error: field: message`` lines and exit 2; ``flags`` renames builder arguments (and
     the scenario fields they set, an index in a per-flow list dropped) to the flags that set them."""
+    from .builders import argument_of
+
     for line in str(exc).splitlines():
         field, sep, message = line.partition(": ")
         argument = re.sub(r"\[\d+\]$", "", argument_of(field))
@@ -230,6 +236,8 @@ def dumbbell(
     memory_limit: Annotated[Optional[str], typer.Option(help=MEMORY_LIMIT_HELP)] = None,
 ) -> None:
     """One bottleneck shared by long-lived TCP flows (see docs/cli.md for the defaults)."""
+    from .builders import dumbbell as build_dumbbell
+
     if flows is None and ":" not in cc:
         flows = 50
     limit = _memory_limit(memory_limit)
@@ -261,6 +269,8 @@ def run_file(
     memory_limit: Annotated[Optional[str], typer.Option(help=MEMORY_LIMIT_HELP)] = None,
 ) -> None:
     """Run a scenario file; save Parquet tables and the summary JSON."""
+    from .runner import as_scenario
+
     if not scenario_file.is_file():
         _fail(ValueError(f"{scenario_file}: no such file"))
     try:
@@ -284,6 +294,7 @@ def sweep(
     as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate table as one JSON object.")] = False,
 ) -> None:
     """Run a scenario over the cross product of varied fields and seeds (Dask); resumable."""
+    from .runner import as_scenario
     from .sweep import parse_vary, progress_printer, run_sweep
 
     if not scenario_file.is_file():
@@ -385,6 +396,7 @@ def plot(
 ) -> None:
     """Write queue.png, cwnd.png and throughput.png of a saved run into its directory."""
     from .plots import write_figures
+    from .results import Results
 
     if not (results_dir / "summary.json").is_file():
         _fail(ValueError(f"{results_dir}: no summary.json here; give a directory written by `pertlab run`"))
@@ -395,6 +407,8 @@ def plot(
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files."""
+    from .scenario import Scenario
+
     sys.stdout.write(json.dumps(Scenario.json_schema(), indent=2) + "\n")
 
 
@@ -437,6 +451,8 @@ def demo(
 
 
 def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None) -> Results:
+    from .runner import run
+
     try:
         results = run(scenario, progress=progress, memory_limit=memory_limit)
     except ValueError as e:
@@ -449,6 +465,8 @@ def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: 
 
 
 def _print_summary(results: Results, title: str) -> None:
+    import polars as pl
+
     b = results.bottleneck
     if b is not None:
         t = Table(title=title, caption=f"{b['link']}: {b['from']} -> {b['to']}, {b['discipline']}")

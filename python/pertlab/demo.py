@@ -38,7 +38,7 @@ from .experiments.sigcomm07 import Scheme
 from .parallel import run_tasks
 from .plots import write_figures
 from .results import Results
-from .run import run
+from .runner import run
 
 __all__ = ["SCHEMES", "PAPER_CLAIMS", "scenario_for", "run_demo"]
 

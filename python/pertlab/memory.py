@@ -2,7 +2,7 @@
 
 The core estimates the memory a run needs before it builds anything
 (``crates/pertlab-sim/src/world/memory.rs``) and refuses the run above the limit it is
-handed; :func:`pertlab.run.run`, :meth:`pertlab.Scenario.check` and the builders' early
+handed; :func:`pertlab.runner.run`, :meth:`pertlab.Scenario.check` and the builders' early
 check all take their limit from :func:`core_limit`.
 """
 

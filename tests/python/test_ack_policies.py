@@ -5,7 +5,7 @@ import pytest
 
 from pertlab import Scenario, ScenarioError
 from pertlab.builders import dumbbell
-from pertlab.run import run
+from pertlab.runner import run
 
 from conftest import udp_graph
 

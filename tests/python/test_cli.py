@@ -11,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from pertlab.cli import app
+from processes import wait_for_cpu_seconds
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()
@@ -136,7 +137,7 @@ def test_ctrl_c_keeps_partial_results(tmp_path):
     exe = Path(sys.executable).parent / "pertlab"
     args = [str(exe), "dumbbell", "--duration", "5000s", "--warmup", "1s", "--json", "--out", str(tmp_path)]
     proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)  # past start-up, well before the end of the run (about half a minute)
+    wait_for_cpu_seconds(proc.pid, 4.0)  # past start-up (about 1 s of CPU), well before the end of the run
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr

@@ -15,7 +15,7 @@ import pytest
 
 import pertlab
 from pertlab import _core
-from pertlab.run import as_scenario, available_memory, memory_estimate
+from pertlab.runner import as_scenario, available_memory, memory_estimate
 from pertlab.scenario import ScenarioError
 
 

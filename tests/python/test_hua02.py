@@ -12,7 +12,7 @@ from pertlab.analysis import vegas_parking_lot
 from pertlab.builders import dumbbell, parking_lot
 from pertlab.cli import app
 from pertlab.experiments.hua02 import LotRun, lot_connections, vegas_lot
-from pertlab.run import run
+from pertlab.runner import run
 from pertlab.scenario import ScenarioError
 from test_cli_flags import covers
 

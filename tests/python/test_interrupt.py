@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from processes import wait_for_cpu_seconds
 
 EXE = str(Path(sys.executable).parent / "pertlab")
 
@@ -53,7 +54,7 @@ def stop(proc: subprocess.Popen, sig: int, times: int = 1, gap: float = 0.02) ->
 
 def test_sigterm_twice_keeps_the_partial_run(tmp_path):
     proc = start("dumbbell", "--duration", "5000s", "--warmup", "1s", "--json", "--out", str(tmp_path))
-    time.sleep(4)  # past start-up, long before the end (about a minute)
+    wait_for_cpu_seconds(proc.pid, 4.0)  # past start-up (about 1 s of CPU), long before the end
     out, err = stop(proc, signal.SIGTERM, times=2)
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "SIGTERM: stopping" in err

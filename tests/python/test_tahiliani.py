@@ -9,7 +9,7 @@ import math
 import pytest
 
 from pertlab.builders import dumbbell
-from pertlab.run import run
+from pertlab.runner import run
 from pertlab.scenario import Scenario, ScenarioError
 
 

@@ -10,7 +10,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ..scenario import ScenarioError
 from ..units import format_rate, parse_rate, parse_time
 from .vegas_parking_lot import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_CAPACITY_BPS, DEFAULT_PACKET_BYTES, vegas_parking_lot
 
@@ -32,6 +31,8 @@ def _counts(text: str | None, flag: str) -> list[int] | None:
     try:
         return [int(x) for x in text.split(",")]
     except ValueError:
+        from ..scenario import ScenarioError
+
         raise ScenarioError([(flag, f"write one count per link, comma-separated, as in 3,0,0; got {text!r}")]) from None
 
 

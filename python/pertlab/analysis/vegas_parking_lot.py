@@ -42,7 +42,6 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..scenario import ScenarioError
 
 __all__ = ["VegasParkingLot", "vegas_parking_lot", "DEFAULT_CAPACITY_BPS", "DEFAULT_PACKET_BYTES"]
 
@@ -125,6 +124,8 @@ def vegas_parking_lot(
     if len(dc) != len(cross) or not all(d > 0 for d in dc):
         errors.append(("backlog_cross", f"one positive backlog per link, {len(cross)} in all; got {backlog_cross}"))
     if errors:
+        from ..scenario import ScenarioError  # pydantic's import cost only on bad input
+
         raise ScenarioError(errors)
     m = flows
     # Long connection's share C · D0 / (D0 + Σ D_i); the rest of each congested link to its cross flows.

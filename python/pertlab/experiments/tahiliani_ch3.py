@@ -44,7 +44,7 @@ import polars as pl
 from ..builders import NS2_TCP
 from ..parallel import Workers
 from ..results import Results
-from ..run import run
+from ..runner import run
 from ..scenario import RedConfig, Scenario
 
 #: The four controllers compared in Chapter 3, as queue kinds of the core.

@@ -49,7 +49,7 @@ def _guard(fn: Callable[[], None]) -> None:
 
 
 def _print(obj: dict, as_json: bool, title: str) -> None:
-    from .output import jsonable
+    from .jsonable import jsonable
 
     if as_json:
         sys.stdout.write(json.dumps(jsonable(obj)) + "\n")

@@ -14,6 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
+from .jsonable import jsonable  # noqa: E402
 from .models import FluidRun  # noqa: E402
 
 __all__ = ["frame", "write_run", "plot_runs", "envelope", "jsonable"]
@@ -67,21 +68,6 @@ def plot_runs(runs: Sequence[tuple[str, FluidRun]], path: Path, title: str, colu
     fig.savefig(path, dpi=110)
     plt.close(fig)
     return path
-
-
-def jsonable(obj: object) -> object:
-    """``obj`` with tuples as lists and non-finite floats as None (strict JSON)."""
-    if isinstance(obj, dict):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, (float, np.floating)):
-        return float(obj) if np.isfinite(obj) else None
-    if isinstance(obj, np.integer):
-        return int(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj
 
 
 def write_run(run: FluidRun, out_dir: Path, stem: str | None = None, title: str | None = None) -> dict[str, Path]:

@@ -47,7 +47,7 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
     and report.md under ``out``; return the report and the testbed's results
     (None when a Ctrl-C stopped the simulation: the testbed is then not run)."""
     from ..builders import CC_NAMES
-    from ..run import run as sim_run
+    from ..runner import run as sim_run
 
     sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
     sim = sim_run(sim_sc)

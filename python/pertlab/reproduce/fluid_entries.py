@@ -18,7 +18,8 @@ import polars as pl
 
 from ..fluid.linear import linear_boundary_rtt
 from ..fluid.models import FlowGroup, PertRed, SurathkalTcpRed, TcpRed, TcpRedParams
-from ..fluid.output import frame, jsonable, plot_runs
+from ..fluid.jsonable import jsonable
+from ..fluid.output import frame, plot_runs
 from ..fluid.regimes import classify, settling_time
 from ..fluid.stability import boundary_rtt, min_delta, theorem1
 from ..parallel import Workers

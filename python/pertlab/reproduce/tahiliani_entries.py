@@ -13,7 +13,7 @@ import polars as pl
 from ..builders import dumbbell
 from ..parallel import Workers
 from ..plots import saved_figure
-from ..run import run
+from ..runner import run
 from .registry import Claim, Entry, Figure, Report, fmt_values, register
 
 NAME = "tahiliani-ch4-capacity"

@@ -7,6 +7,7 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
+from ..kinds import CC_KINDS
 from ..units import format_time
 from .base import U32, Duration, Time, _compared_to, _Model, _unit
 
@@ -250,7 +251,3 @@ CcSpec = Annotated[
     Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood],
     Field(discriminator="kind"),
 ]
-CC_KINDS = (
-    "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal",
-    "dctcp", "scalable", "westwood",
-)  # fmt: skip

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .controllers import CC_KINDS
+from ..kinds import CC_KINDS
 
 __all__ = ["ScenarioError"]
 

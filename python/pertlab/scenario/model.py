@@ -152,7 +152,7 @@ class Scenario(_Model):
         """Ask the core to build the world without running it (checks node names,
         connectivity, and the memory estimate against ``memory_limit``: bytes,
         default the memory available now, ``math.inf`` for none; see
-        :func:`pertlab.run.run`); raises :class:`ScenarioError`. Returns ``self``."""
+        :func:`pertlab.runner.run`); raises :class:`ScenarioError`. Returns ``self``."""
         from .. import _core
         from ..memory import core_limit
 

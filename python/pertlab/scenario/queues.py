@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator
 
+from ..kinds import CLASS_KINDS, QUEUE_KINDS
 from .base import _unit, Count, Duration, NonNegative, PacketSize, Probability, Size, Time, _Model, MAX_PACKET_BYTES
 
 
@@ -123,13 +124,6 @@ class SchedConfig(_Model):
         return v
 
 
-#: Queue disciplines of the core (``QueueSpec::KINDS``).
-QUEUE_KINDS = (
-    "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp",
-    "bpr",
-)  # fmt: skip
-#: The multi-class kinds (``QueueSpec::CLASS_KINDS``).
-CLASS_KINDS = ("priority", "wtp", "swtp", "bpr")
 
 
 class QueueSpec(_Model):

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from ..parallel import Workers
-from ..run import run
+from ..runner import run
 from .cases import FULL, QUICK, Case
 from .compare import CaseResult, metrics
 from .ns3build import program

@@ -1,4 +1,5 @@
-"""Running a scenario in the Rust core.
+"""Running a scenario in the Rust core (``pertlab.run`` is this module's :func:`run`; the
+module is not named ``run`` so that importing it cannot shadow the function on the package).
 
 :func:`run` hands the scenario to the core as JSON and wraps what comes back
 in :class:`~pertlab.results.Results`. The core calls back once per simulated

@@ -1,0 +1,28 @@
+"""The names of what the core models: controller and queue-discipline kinds, and the
+controller names the builders and the command line accept. Plain data, in a module of its
+own so that the command line can list them without importing the scenario models."""
+
+from __future__ import annotations
+
+#: Congestion controllers of the core (``CcSpec``'s kinds in the Rust scenario).
+CC_KINDS = (
+    "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal",
+    "dctcp", "scalable", "westwood",
+)  # fmt: skip
+
+#: Queue disciplines of the core (``QueueSpec::KINDS``).
+QUEUE_KINDS = (
+    "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp",
+    "bpr",
+)  # fmt: skip
+#: The multi-class kinds (``QueueSpec::CLASS_KINDS``).
+CLASS_KINDS = ("priority", "wtp", "swtp", "bpr")
+
+#: Controller names accepted by :func:`pertlab.builders.dumbbell` and ``--cc``:
+#: (core controller, SACK recovery).
+CC_NAMES: dict[str, tuple[str, bool]] = {
+    "sack": ("reno", True),
+    "newreno": ("reno", False),
+    "reno": ("reno", True),
+    **{kind: (kind, True) for kind in CC_KINDS if kind != "reno"},
+}
