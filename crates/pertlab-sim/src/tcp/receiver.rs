@@ -401,6 +401,29 @@ mod tests {
     }
 
     #[test]
+    fn an_ack_echoes_the_summed_xcp_feedback_of_what_it_acknowledges() {
+        let cfg = TcpConfig { delayed_ack: true, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(0, 1, 0, cfg);
+        let mut out = Vec::new();
+        let xcp = |seq, feedback| {
+            let mut p = data(seq, 0);
+            p.xcp = Some(XcpHeader { cwnd: 3000.0, rtt: 0.1, feedback });
+            p
+        };
+        r.on_data(0, &xcp(0, 10.0), SenderView::UNLIMITED, &mut out);
+        r.on_data(MS, &xcp(1, -3.5), SenderView::UNLIMITED, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].xcp, Some(XcpHeader { cwnd: 0.0, rtt: 0.0, feedback: 6.5 }));
+        // The next ACK starts afresh; one without XCP segments carries no header.
+        r.on_data(2 * MS, &xcp(2, 1.0), SenderView::UNLIMITED, &mut out);
+        r.on_data(3 * MS, &data(3, 0), SenderView::UNLIMITED, &mut out);
+        assert_eq!(out[1].xcp.map(|h| h.feedback), Some(1.0));
+        r.on_data(4 * MS, &data(4, 0), SenderView::UNLIMITED, &mut out);
+        r.on_data(5 * MS, &data(5, 0), SenderView::UNLIMITED, &mut out);
+        assert_eq!(out[2].xcp, None);
+    }
+
+    #[test]
     fn latest_echo_takes_the_newest_timestamp() {
         let cfg = TcpConfig { delayed_ack: true, ts_echo: TsEcho::Latest, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(0, 1, 0, cfg);
