@@ -18,7 +18,8 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
   ``pert`` run over SACK recovery, as in the PERT paper, and so do ``pert-adaptive``
   (Kotla 2008) and the baselines ``hstcp``, ``cubic``, ``compound``, ``illinois``
   and ``fast``, and Tahiliani's (2013) ``surathkal`` with the baselines
-  ``dctcp``, ``scalable`` and ``westwood`` (docs/model.md). A mix is written
+  ``dctcp``, ``scalable`` and ``westwood``, and ``xcp`` (Katabi 2002, which needs
+  ``queue="xcp"``, the XCP router, at the bottleneck) (docs/model.md). A mix is written
   ``"pert:25,sack:25"``: flows take the controllers in that order. With
   ``flows`` given, a mix may be written in percentages, ``"pert:50%,sack:50%"``
   (they must sum to 100; see :func:`parse_cc_mix` for the rounding). Each flow's
@@ -84,7 +85,7 @@ QUEUE_NAMES = QUEUE_KINDS
 #: which is also ns-2's least margin of the RTO above SRTT.
 NS2_TCP: dict[str, Any] = {"initial_rto": "3s", "min_rto": "200ms", "rto_min_on": "rto", "clock_granularity": "10ms"}
 #: The configuration section of each AQM kind in a queue spec (the RED family shares ``red``).
-AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred", "jcc-red")} | {k: k for k in ("pi", "pie", "codel", "step")}
+AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred", "jcc-red")} | {k: k for k in ("pi", "pie", "codel", "step", "xcp")}
 
 
 def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
@@ -270,6 +271,7 @@ def dumbbell(
         raise ScenarioError([("web_sessions", f"must be zero or positive, got {web_sessions}")])
     if queue not in QUEUE_NAMES:
         raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
+    _check_xcp_router([name for name, _ in groups], queue)
     _check_window(end_ns, window_ns, warmup_ns, start_window, warmup, measure_end)
     _check_buffer_bdp(buffer_bdp)
 
@@ -403,6 +405,7 @@ def parking_lot(
         raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
     if cc not in CC_NAMES:
         raise ScenarioError([("cc", f"unknown controller {cc!r}; allowed: {', '.join(CC_NAMES)}")])
+    _check_xcp_router([cc], queue)
     n_long = hosts if long_flows is None else long_flows
     cross = [hosts] * (routers - 1) if cross_flows is None else list(cross_flows)
     if n_long < 0:
@@ -470,12 +473,18 @@ def _feedback(kind: str, ecn: bool) -> dict[str, str]:
     return {"ecn_feedback": ECN_FEEDBACK[kind]} if ecn and kind in ECN_FEEDBACK else {}
 
 
+def _check_xcp_router(names: list[str], queue: str) -> None:
+    """XCP flows need the XCP router at the bottleneck (the core refuses an XCP flow with none on its path)."""
+    if queue != "xcp" and any(CC_NAMES[n][0] == "xcp" for n in names):
+        raise ScenarioError([("queue", f'xcp flows need queue "xcp" (the XCP router) at the bottleneck, got {queue!r}')])
+
+
 def _aqm_section(queue: str, aqm: dict[str, Any] | None, ecn: bool, packet_size: int) -> dict[str, Any]:
     """The discipline's parameters: ``aqm`` as given, marking when the flows use ECN, and for
     the RED family the flows' packet size as the mean packet size, so that the automatic
     thresholds (ns-2 ``mean_pktsize_``, default 500 bytes) count the flows' packets."""
     section = dict(aqm or {})
-    if ecn and queue != "step":  # step marking marks ECN-capable packets only, always
+    if ecn and queue not in ("step", "xcp"):  # step marks ECN-capable packets always; XCP never marks
         section.setdefault("use_ecn", True)
     if AQM_SECTION[queue] == "red":
         section.setdefault("mean_pkt_size", packet_size)

@@ -7,13 +7,13 @@ from __future__ import annotations
 #: Congestion controllers of the core (``CcSpec``'s kinds in the Rust scenario).
 CC_KINDS = (
     "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal",
-    "dctcp", "scalable", "westwood",
+    "dctcp", "scalable", "westwood", "xcp",
 )  # fmt: skip
 
 #: Queue disciplines of the core (``QueueSpec::KINDS``).
 QUEUE_KINDS = (
     "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp",
-    "bpr",
+    "bpr", "xcp",
 )  # fmt: skip
 #: The multi-class kinds (``QueueSpec::CLASS_KINDS``).
 CLASS_KINDS = ("priority", "wtp", "swtp", "bpr")

@@ -223,6 +223,8 @@ def scenario(draw, budget: Budget = BOUNDED) -> dict[str, Any]:
         client, server = draw(pair)
         sessions = _extreme_or(st.integers(0, budget.count), [sc.U32_MAX], budget)
         data["web"] = [draw(model(sc.WebSpec, budget, clients=st.just([client]), servers=st.just([server]), sessions=sessions))]
+    if any(t.get("cc", {}).get("kind") == "xcp" for t in [*flows, *data.get("web", [])]) and draw(st.booleans()):
+        _xcp_routers(data)
     index = st.integers(0, max(nflows - 1, 0))
     data["monitor"] = draw(model(
         sc.MonitorSpec, budget,
@@ -236,6 +238,19 @@ def scenario(draw, budget: Budget = BOUNDED) -> dict[str, Any]:
         start = draw(st.integers(0, duration_ms - 1))
         data["measure"] = {"start": f"{start}ms", "end": f"{draw(st.integers(start + 1, duration_ms))}ms"}
     return data
+
+
+def _xcp_routers(data: dict[str, Any]) -> None:
+    """Make every queue of the topology an XCP router, so that XCP flows run (without one on their
+    path the core refuses them, a rule the model says only for a dumbbell without any)."""
+    if "dumbbell" in data:
+        queues = [data["dumbbell"].setdefault("bottleneck_queue", {}), data["dumbbell"].setdefault("access_queue", {})]
+        queues += [data["dumbbell"]["bottleneck_queue_reverse"]] if data["dumbbell"].get("bottleneck_queue_reverse") else []
+    else:
+        queues = [link.setdefault("queue", {}) for link in data["links"]]
+        queues += [link["queue_ba"] for link in data["links"] if link.get("queue_ba")]
+    for q in queues:
+        q["kind"] = "xcp"
 
 
 @st.composite

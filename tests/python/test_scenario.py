@@ -78,12 +78,12 @@ def test_unknown_queue_and_controller_list_the_allowed_values():
     bad["links"][1]["queue"]["kind"] = "fifo"
     assert error_of(bad) == (
         "links[1].queue.kind: got 'fifo'; allowed: 'droptail', 'red', 'ared', 'reared', 'fared', 'cared', "
-        "'feng', 'nlred', 'pi', 'pie', 'codel', 'jcc-red', 'step', 'priority', 'wtp', 'swtp' or 'bpr'"
+        "'feng', 'nlred', 'pi', 'pie', 'codel', 'jcc-red', 'step', 'priority', 'wtp', 'swtp', 'bpr' or 'xcp'"
     )
     flows = {"flows": [{"src": "a", "dst": "b", "cc": "bbr"}]}
     assert error_of(udp_graph(**flows)) == (
         "flows[0].cc: unknown kind 'bbr'; allowed: 'reno', 'vegas', 'pert', 'pert-pi', 'pert-adaptive', 'hstcp', 'cubic', 'compound', 'illinois', 'fast', "
-        "'jcc', 'surathkal', 'dctcp', 'scalable', 'westwood'"
+        "'jcc', 'surathkal', 'dctcp', 'scalable', 'westwood', 'xcp'"
     )
 
 

@@ -74,6 +74,25 @@ pub struct Packet {
     /// code, eq. 4.4) each JCC router raises to its own code (eq. 4.2); on an
     /// ACK, the R the receiver echoes (a probing ACK). `None` on other packets.
     pub jcc_r: Option<u16>,
+    /// XCP's congestion header (Katabi, Handley, Rohrs, SIGCOMM 2002, Section
+    /// 3.1) on the data segments of an XCP sender; on an ACK, the feedback the
+    /// receiver echoes. `None` on other packets.
+    pub xcp: Option<XcpHeader>,
+}
+
+/// XCP's congestion header (Katabi et al. 2002, Section 3.1, Figure 2), in
+/// single precision to keep the packet small (the header is 12 bytes here).
+/// On an ACK only `feedback` is meaningful (the receiver's echo) and
+/// `cwnd = rtt = 0`, so routers leave it alone.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct XcpHeader {
+    /// H_cwnd: the sender's congestion window, bytes.
+    pub cwnd: f32,
+    /// H_rtt: the sender's RTT estimate, seconds; 0 before its first sample.
+    pub rtt: f32,
+    /// H_feedback: the window change, bytes, the sender asks for and each XCP
+    /// router on the path lowers to its own allocation (Section 3.5).
+    pub feedback: f32,
 }
 
 impl Packet {
@@ -97,6 +116,7 @@ impl Packet {
             ts: 0,
             enq_ts: 0,
             jcc_r: None,
+            xcp: None,
         }
     }
 
@@ -112,6 +132,8 @@ mod tests {
     #[test]
     fn a_packet_stays_small() {
         // Packets are copied between queues and wires on every hop (ARCHITECTURE.md).
-        assert_eq!(std::mem::size_of::<Packet>(), 72);
+        // 72 bytes before XCP's header (`Option<XcpHeader>`, 16 bytes, 88 in all
+        // after alignment to 8).
+        assert_eq!(std::mem::size_of::<Packet>(), 88);
     }
 }

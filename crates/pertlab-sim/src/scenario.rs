@@ -20,6 +20,7 @@ use crate::queue::pi::PiConfig;
 use crate::queue::pie::PieConfig;
 use crate::queue::red::RedConfig;
 use crate::queue::step::StepConfig;
+use crate::queue::xcp::XcpQueueConfig;
 use crate::tcp::cc::compound::CompoundConfig;
 use crate::tcp::cc::cubic::CubicConfig;
 use crate::tcp::cc::dctcp::DctcpConfig;
@@ -120,7 +121,8 @@ pub struct QueueSpec {
     /// One of [`QueueSpec::KINDS`]: "droptail", the RED family ("red", "ared",
     /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie", "codel" or
     /// "jcc-red" (RED that stamps JCC probes, Hua 2002).
-    /// "step" (DCTCP's marking at a threshold K).
+    /// "step" (DCTCP's marking at a threshold K), "xcp" (XCP's router over a
+    /// DropTail FIFO, Katabi 2002).
     #[serde(default = "QueueSpec::default_kind")]
     pub kind: String,
     /// Buffer in packets (exclusive with `limit_bytes`).
@@ -147,6 +149,9 @@ pub struct QueueSpec {
     /// Step marking threshold (kind "step", DCTCP's switch).
     #[serde(default)]
     pub step: StepConfig,
+    /// XCP router parameters (kind "xcp").
+    #[serde(default)]
+    pub xcp: XcpQueueConfig,
     /// Classes and weights of the multi-class kinds ("priority", "wtp", "swtp", "bpr").
     #[serde(default)]
     pub sched: SchedConfig,
@@ -196,8 +201,10 @@ impl Default for SchedConfig {
 }
 
 impl QueueSpec {
-    pub const KINDS: [&'static str; 17] =
-        ["droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp", "bpr"];
+    pub const KINDS: [&'static str; 18] = [
+        "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp", "bpr",
+        "xcp",
+    ];
     /// The multi-class kinds (per-class buffers, a scheduler; see [`crate::queue::classes`]).
     pub const CLASS_KINDS: [&'static str; 4] = ["priority", "wtp", "swtp", "bpr"];
 
@@ -227,6 +234,7 @@ impl Default for QueueSpec {
             codel: CodelConfig::default(),
             jcc: JccQueueConfig::default(),
             step: StepConfig::default(),
+            xcp: XcpQueueConfig::default(),
             sched: SchedConfig::default(),
         }
     }
@@ -295,10 +303,12 @@ pub enum CcSpec {
     Scalable(ScalableConfig),
     /// TCP Westwood+ (Grieco and Mascolo 2004; Linux).
     Westwood,
+    /// XCP's end host (Katabi 2002); needs an "xcp" queue on its data path.
+    Xcp,
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 15] = [
+    pub const KINDS: [&'static str; 16] = [
         "reno",
         "vegas",
         "pert",
@@ -314,13 +324,14 @@ impl CcSpec {
         "dctcp",
         "scalable",
         "westwood",
+        "xcp",
     ];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let path = format!("{path}.cc");
         match self {
-            CcSpec::Reno | CcSpec::Westwood | CcSpec::Surathkal(_) => Ok(()),
+            CcSpec::Reno | CcSpec::Westwood | CcSpec::Xcp | CcSpec::Surathkal(_) => Ok(()),
             CcSpec::Dctcp(c) => c.validate(&path),
             CcSpec::Scalable(c) => c.validate(&path),
             CcSpec::Vegas(c) => c.validate(&path),
@@ -673,6 +684,7 @@ impl QueueSpec {
                 self.red.validate(&format!("{path}.red"))
             }
             "step" => self.step.validate(&format!("{path}.step")),
+            "xcp" => self.xcp.validate(&format!("{path}.xcp")),
             "priority" | "wtp" | "swtp" | "bpr" => self.sched.validate(&format!("{path}.sched")),
             _ => self.red.validate(&format!("{path}.red")),
         }

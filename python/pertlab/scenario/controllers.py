@@ -247,7 +247,15 @@ class Westwood(_Model):
     kind: Literal["westwood"] = "westwood"
 
 
+class Xcp(_Model):
+    """XCP's end host (Katabi, Handley, Rohrs, SIGCOMM 2002, Section 3.2): a congestion header on every
+    data segment, cwnd = max(cwnd + H_feedback, s) per ACK; Reno's halving on loss. Needs an ``xcp``
+    queue (the router) on its data path."""
+
+    kind: Literal["xcp"] = "xcp"
+
+
 CcSpec = Annotated[
-    Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood],
+    Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood, Xcp],
     Field(discriminator="kind"),
 ]

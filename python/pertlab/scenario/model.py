@@ -101,6 +101,23 @@ class Scenario(_Model):
                 raise PydanticCustomError("item_error", "{message}", {"index": j, "field": "class", "message": message})
         return v
 
+    @field_validator("flows", "web")
+    @classmethod
+    def _xcp_has_routers(cls, v: list[Any], info: ValidationInfo) -> list[Any]:
+        """An XCP sender needs an XCP router on its data path: on a dumbbell with no ``xcp`` queue
+        none has one (the core checks each path of an explicit graph when it builds the world)."""
+        dumbbell = info.data.get("dumbbell")
+        if dumbbell is None:
+            return v
+        queues = (dumbbell.bottleneck_queue, dumbbell.bottleneck_queue_reverse, dumbbell.access_queue)
+        if any(q is not None and q.kind == "xcp" for q in queues):
+            return v
+        for j, item in enumerate(v):
+            if item.cc.kind == "xcp":
+                message = 'an xcp flow needs an "xcp" queue on its data path, and no queue of the dumbbell is one'
+                raise PydanticCustomError("item_error", "{message}", {"index": j, "field": "cc", "message": message})
+        return v
+
     # -- construction --
 
     @classmethod

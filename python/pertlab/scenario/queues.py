@@ -104,6 +104,19 @@ class StepConfig(_Model):
     k_pkts: Count = Field(65, description="marking threshold K, packets (the DCTCP paper's 10 Gbps setting); at least 1")
 
 
+class XcpQueueConfig(_Model):
+    """The XCP router (Katabi, Handley, Rohrs, SIGCOMM 2002, Section 3.5) over a DropTail FIFO: per
+    control interval d (the flows' average RTT) the aggregate feedback phi = alpha d S - beta Q, of which
+    the fairness controller shuffles gamma of the traffic; per-packet feedback in the XCP header."""
+
+    alpha: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.4, description="weight of the spare bandwidth S in phi (Section 3.5)")
+    beta: Annotated[float, Field(gt=0.0, le=1.0)] = Field(0.226, description="weight of the persistent queue Q in phi (Section 3.5; alpha^2 sqrt 2)")
+    gamma: Annotated[float, Field(ge=0.0, le=1.0)] = Field(0.1, description="fraction of the input traffic shuffled per interval (Section 3.5)")
+    initial_interval: Duration = _unit(
+        "initial_interval", "initial_interval_ns", 100_000_000, "control interval until a packet tells its RTT (our choice; the paper is silent)"
+    )
+
+
 class SchedConfig(_Model):
     """Multi-class scheduling (Hua's thesis, CUHK 2002, Chapter 5): one FIFO and one buffer of
     the queue's limit per class; class 0 is the lowest priority."""
@@ -138,6 +151,7 @@ class QueueSpec(_Model):
     codel: CodelConfig = Field(default_factory=CodelConfig)
     jcc: JccQueueConfig = Field(default_factory=JccQueueConfig, description="jcc-red: the code's bits (RED's parameters are in red)")
     step: StepConfig = Field(default_factory=StepConfig, description="kind step: DCTCP's marking threshold K")
+    xcp: XcpQueueConfig = Field(default_factory=XcpQueueConfig, description="kind xcp: the XCP router's controllers")
     sched: SchedConfig = Field(default_factory=SchedConfig, description="the multi-class kinds: priority, wtp, swtp, bpr")
 
     def classes(self) -> int | None:

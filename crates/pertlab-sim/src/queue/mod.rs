@@ -34,6 +34,7 @@ pub mod red;
 pub mod step;
 pub mod swtp;
 pub mod wtp;
+pub mod xcp;
 
 use std::collections::VecDeque;
 

@@ -30,6 +30,9 @@
 //!   ACK of a CE segment carries the Count Codepoint (XECN, Tahiliani 2013
 //!   Algorithm 5), or ECE says exactly which segments were CE (RFC 8257 3.2,
 //!   with an immediate ACK when the CE state changes under delayed ACKs).
+//! - XCP (Katabi 2002 Section 3.3): an ACK echoes the feedback of the data
+//!   segments it acknowledges, summed when it acknowledges several (a delayed
+//!   ACK; the paper's receiver acknowledges each segment and copies its one).
 //!
 //! # Left out
 //! Receive-window management (the window is `cfg.max_cwnd` at the sender),
@@ -39,7 +42,7 @@
 use super::ack::{AckClock, SenderView};
 use super::ecn_feedback::{ack_flags, EcnFeedback};
 use super::{TcpConfig, TsEcho};
-use crate::packet::{Ecn, Packet, PacketKind, SackBlock, MAX_SACK_BLOCKS};
+use crate::packet::{Ecn, Packet, PacketKind, SackBlock, XcpHeader, MAX_SACK_BLOCKS};
 use crate::time::SimTime;
 
 /// Counters of one receiver, cumulative since the start of the run.
@@ -98,6 +101,9 @@ pub struct TcpReceiver {
     ack: AckClock,
     /// JCC: the R of the last probe received, for the next ACK to echo (Hua 2002, Section 4.2.2).
     jcc_echo: Option<u16>,
+    /// XCP: the sum of the feedback of the data segments the next ACK
+    /// acknowledges (Katabi 2002 Section 3.3), `None` if none carried a header.
+    xcp_echo: Option<f32>,
 }
 
 impl TcpReceiver {
@@ -118,6 +124,7 @@ impl TcpReceiver {
             last_ce: false,
             ack: AckClock::new(cfg.ack_policy(), cfg.delayed_ack_timeout_ns, &cfg.adaptive_ack),
             jcc_echo: None,
+            xcp_echo: None,
             cfg,
         }
     }
@@ -140,6 +147,9 @@ impl TcpReceiver {
         }
         if pkt.jcc_r.is_some() {
             self.jcc_echo = pkt.jcc_r;
+        }
+        if let Some(h) = pkt.xcp {
+            self.xcp_echo = Some(self.xcp_echo.unwrap_or(0.0) + h.feedback);
         }
         if self.cfg.ecn_feedback == EcnFeedback::Dctcp {
             // RFC 8257 3.2: the delayed segments are acknowledged with the old CE state.
@@ -252,6 +262,7 @@ impl TcpReceiver {
         (ack.cwr, ack.ece) = ack_flags(self.cfg.ecn_feedback, self.ce_unacked, self.ece);
         self.ce_unacked = false;
         ack.jcc_r = self.jcc_echo.take();
+        ack.xcp = self.xcp_echo.take().map(|feedback| XcpHeader { feedback, ..XcpHeader::default() });
         if self.cfg.sack {
             self.fill_sack_blocks(trigger, &mut ack);
         }
@@ -387,6 +398,29 @@ mod tests {
         assert_eq!((a.seq, a.ts, a.n_sack), (6, 4 * MS, 0));
         assert_eq!(r.counters().acks_sent, 4);
         assert_eq!(r.counters().segments_delivered, 6);
+    }
+
+    #[test]
+    fn an_ack_echoes_the_summed_xcp_feedback_of_what_it_acknowledges() {
+        let cfg = TcpConfig { delayed_ack: true, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(0, 1, 0, cfg);
+        let mut out = Vec::new();
+        let xcp = |seq, feedback| {
+            let mut p = data(seq, 0);
+            p.xcp = Some(XcpHeader { cwnd: 3000.0, rtt: 0.1, feedback });
+            p
+        };
+        r.on_data(0, &xcp(0, 10.0), SenderView::UNLIMITED, &mut out);
+        r.on_data(MS, &xcp(1, -3.5), SenderView::UNLIMITED, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].xcp, Some(XcpHeader { cwnd: 0.0, rtt: 0.0, feedback: 6.5 }));
+        // The next ACK starts afresh; one without XCP segments carries no header.
+        r.on_data(2 * MS, &xcp(2, 1.0), SenderView::UNLIMITED, &mut out);
+        r.on_data(3 * MS, &data(3, 0), SenderView::UNLIMITED, &mut out);
+        assert_eq!(out[1].xcp.map(|h| h.feedback), Some(1.0));
+        r.on_data(4 * MS, &data(4, 0), SenderView::UNLIMITED, &mut out);
+        r.on_data(5 * MS, &data(5, 0), SenderView::UNLIMITED, &mut out);
+        assert_eq!(out[2].xcp, None);
     }
 
     #[test]

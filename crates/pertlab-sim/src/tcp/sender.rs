@@ -57,6 +57,9 @@
 //! - JCC probing (Hua 2002): for a controller that `probes()`, one new segment
 //!   per round trip is a probe, and the controller hears of its echo or its
 //!   loss through `on_probe` (`tcp::jcc_probe`).
+//! - XCP (Katabi 2002): every data segment carries the controller's
+//!   congestion header (`xcp_header`), and the feedback an ACK echoes reaches
+//!   the controller (`on_xcp_feedback`) on the ACKs that call `cong_avoid`.
 //! - RTT measurement noise (`TcpConfig::rtt_noise_ns`): each sample gets
 //!   uniform noise in [0, 2 x mean] added before anything uses it.
 //!
@@ -307,6 +310,9 @@ impl TcpSender {
         }
         if acked.segments > 0 && grows_window(prior_state) && grows_window(self.tp.ca_state) {
             self.sync_tp();
+            if let Some(h) = ack.xcp {
+                self.cc.on_xcp_feedback(&mut self.tp, f64::from(h.feedback));
+            }
             self.cc.cong_avoid(&mut self.tp, acked.segments, rng);
         }
         self.transmit(now, out);
@@ -759,6 +765,7 @@ impl TcpSender {
         pkt.seq = seq;
         pkt.ts = now;
         pkt.ecn = if self.cfg.ecn { Ecn::Ect } else { Ecn::NotEct };
+        pkt.xcp = self.cc.xcp_header(&self.tp);
         pkt
     }
 

@@ -12,7 +12,7 @@ use crate::engine::{Event, EventQueue};
 use crate::error::ConfigError;
 use crate::net::routing::Routes;
 use crate::queue::QueueLimit;
-use crate::scenario::Scenario;
+use crate::scenario::{CcSpec, Scenario};
 
 /// The network of a scenario with its routes, and the memory estimate.
 struct Network {
@@ -38,6 +38,7 @@ impl Network {
         let routes = topo.routes(&ends)?;
         let crossings = memory::with_routes(scenario, &topo, &ends, &routes, &mut estimate);
         check_byte_limits(scenario, &topo, &crossings)?;
+        check_xcp_paths(scenario, &topo, &ends, &routes)?;
         estimate.complete = true;
         Ok(Prepared::Built(Box::new(Network { topo, ends, routes, estimate: estimate.with_output(limit.per_recorded_value) })))
     }
@@ -60,6 +61,35 @@ fn check_byte_limits(scenario: &Scenario, topo: &Topology, crossings: &[Crossing
                         x.max_pkt, x.max_from, ch.link_name
                     ),
                 ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// An XCP sender needs an XCP router on its data path (Katabi 2002 leaves
+/// XCP over non-XCP paths open): without one its request for the whole
+/// receiver window in one round trip would go through unlowered.
+fn check_xcp_paths(scenario: &Scenario, topo: &Topology, ends: &Endpoints, routes: &Routes) -> Result<(), ConfigError> {
+    let controlled = |from: u32, to: u32| {
+        let path = routes.path(from, to, |c| topo.channels[c as usize].to).unwrap_or_default();
+        path.iter().any(|&c| topo.channels[c as usize].queue.discipline.name() == "xcp")
+    };
+    let refuse = |field: String, from: u32, to: u32| {
+        let (a, b) = (&topo.node_names[from as usize], &topo.node_names[to as usize]);
+        ConfigError::new(field, format!("an xcp flow needs an \"xcp\" queue on its data path, and none is on the path from `{a}` to `{b}`"))
+    };
+    for (i, (f, &(src, dst))) in scenario.flows.iter().zip(&ends.flows).enumerate() {
+        if f.cc == CcSpec::Xcp && !controlled(src, dst) {
+            return Err(refuse(format!("flows[{i}].cc"), src, dst));
+        }
+    }
+    for (g, _) in scenario.web.iter().enumerate().filter(|(_, w)| w.cc == CcSpec::Xcp) {
+        for &server in &ends.web_servers[g] {
+            for &client in &ends.web_clients[g] {
+                if !controlled(server, client) {
+                    return Err(refuse(format!("web[{g}].cc"), server, client));
+                }
             }
         }
     }

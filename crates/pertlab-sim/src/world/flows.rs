@@ -22,6 +22,7 @@ use crate::tcp::cc::scalable::Scalable;
 use crate::tcp::cc::surathkal::Surathkal;
 use crate::tcp::cc::vegas::Vegas;
 use crate::tcp::cc::westwood::Westwood;
+use crate::tcp::cc::xcp::Xcp;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
@@ -119,6 +120,7 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Dctcp(c) => Box::new(Dctcp::new(c.clone())),
         CcSpec::Scalable(c) => Box::new(Scalable::new(c.clone())),
         CcSpec::Westwood => Box::new(Westwood::new()),
+        CcSpec::Xcp => Box::new(Xcp::new()),
     }
 }
 

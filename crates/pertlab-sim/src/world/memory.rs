@@ -49,6 +49,7 @@ use crate::queue::pi::Pi;
 use crate::queue::pie::Pie;
 use crate::queue::red::Red;
 use crate::queue::step::Step;
+use crate::queue::xcp::XcpRouter;
 use crate::queue::{QueueCounters, QueueLimit};
 use crate::scenario::{CcSpec, DumbbellSpec, FlowSpec, LinkSpec, QueueSpec, Scenario, SizeDist, UdpSpec};
 use crate::stats::{ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
@@ -66,6 +67,7 @@ use crate::tcp::cc::scalable::Scalable;
 use crate::tcp::cc::surathkal::Surathkal;
 use crate::tcp::cc::vegas::Vegas;
 use crate::tcp::cc::westwood::Westwood;
+use crate::tcp::cc::xcp::Xcp;
 use crate::tcp::cc::CcCounters;
 use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
@@ -234,6 +236,7 @@ fn cc_bytes(cc: &CcSpec) -> u64 {
         CcSpec::Dctcp(_) => (size_of::<Dctcp>(), 0),
         CcSpec::Scalable(_) => (size_of::<Scalable>(), 0),
         CcSpec::Westwood => (size_of::<Westwood>(), 0),
+        CcSpec::Xcp => (size_of::<Xcp>(), 0),
     };
     (size + heap) as u64
 }
@@ -247,6 +250,7 @@ fn discipline_bytes(q: &QueueSpec) -> u64 {
         "codel" => size_of::<Codel>(),
         "jcc-red" => size_of::<JccRed>(),
         "step" => size_of::<Step>(),
+        "xcp" => size_of::<XcpRouter>(),
         _ => size_of::<Red>(),
     }) as u64
 }
@@ -285,6 +289,7 @@ pub fn max_bytes_per_flow() -> u64 {
         CcSpec::Dctcp(Default::default()),
         CcSpec::Scalable(Default::default()),
         CcSpec::Westwood,
+        CcSpec::Xcp,
     ]
     .iter()
     .map(bytes_per_flow)

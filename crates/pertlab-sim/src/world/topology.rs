@@ -20,6 +20,7 @@ use crate::queue::red::{Red, RedVariant};
 use crate::queue::step::Step;
 use crate::queue::swtp::Swtp;
 use crate::queue::wtp::Wtp;
+use crate::queue::xcp::XcpRouter;
 use crate::queue::{OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{LinkSpec, QueueSpec, Scenario};
@@ -171,6 +172,7 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
         "codel" => Box::new(Codel::new(spec.codel.clone())),
         "jcc-red" => Box::new(JccRed::new(Red::new(spec.red.clone(), RedVariant::Red, limit_pkts, rate_bps), &spec.jcc)),
         "step" => Box::new(Step::new(&spec.step)),
+        "xcp" => Box::new(XcpRouter::new(&spec.xcp)),
         kind => match RedVariant::from_name(kind) {
             Some(variant) => Box::new(Red::new(spec.red.clone(), variant, limit_pkts, rate_bps)),
             None => Box::new(DropTail),

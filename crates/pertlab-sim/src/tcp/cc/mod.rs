@@ -30,7 +30,9 @@ pub mod scalable;
 pub mod surathkal;
 pub mod vegas;
 pub mod westwood;
+pub mod xcp;
 
+use crate::packet::XcpHeader;
 use crate::rng::SimRng;
 pub use crate::tcp::ecn_feedback::WindowSummary;
 use crate::time::SimTime;
@@ -312,6 +314,16 @@ pub trait CongestionControl: Send {
 
     /// A probing ACK arrived or a probe was lost (only for controllers that [`probes`](Self::probes)).
     fn on_probe(&mut self, _tp: &mut CcState, _feedback: ProbeFeedback) {}
+
+    /// XCP's congestion header for the next data segment (Katabi et al. 2002,
+    /// Section 3.1); only an XCP controller writes one.
+    fn xcp_header(&self, _tp: &CcState) -> Option<XcpHeader> {
+        None
+    }
+
+    /// The XCP feedback (bytes) an ACK echoed, on the ACKs on which
+    /// `cong_avoid` is called, just before it (only ACKs that echo one).
+    fn on_xcp_feedback(&mut self, _tp: &mut CcState, _feedback: f64) {}
 
     /// Self-reported counters, as of `now` (at or after the last call of any hook).
     fn counters(&self, _now: SimTime) -> CcCounters {
