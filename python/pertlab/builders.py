@@ -53,6 +53,14 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
 - **Reverse traffic.** ``reverse_flows`` adds that many pairs whose flow runs
   from the receiver side to the sender side (the first controller of ``cc``),
   so data and ACKs of both directions share the bottleneck's two queues.
+- **Service classes** (Hua's thesis, Chapter 5). With a multi-class ``queue``
+  (priority, wtp, swtp, bpr), ``class_weights`` are its b_i (default 1, 2, 4),
+  ``flow_classes`` the classes of the flows in turn (flow i gets
+  ``flow_classes[i % len]``; default all class 0), and ``udp_load`` > 0 adds one
+  more host pair with one UDP source per class loading the bottleneck to
+  ``udp_load`` (a fraction of its rate) split by ``udp_split`` (default equal),
+  with ``udp_arrivals`` (Pareto gaps by default, shape 1.9) and the thesis's
+  100/500/1000-byte mix (:data:`UDP_MIX_MEAN_BYTES` mean).
 """
 
 from __future__ import annotations
@@ -62,8 +70,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from .kinds import CC_NAMES, QUEUE_KINDS
-from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError
+from .kinds import CC_NAMES, CLASS_KINDS, QUEUE_KINDS
+from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError, class_rates
 from .units import parse_rate, parse_size, parse_time
 
 __all__ = [
@@ -229,6 +237,11 @@ def dumbbell(
     memory_limit: float | None = None,
     video: str | None = None,
     startup_delay: str | int = "5s",
+    class_weights: list[float] | None = None,
+    flow_classes: list[int] | None = None,
+    udp_load: float = 0.0,
+    udp_split: list[float] | None = None,
+    udp_arrivals: str = "pareto",
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -247,6 +260,8 @@ def dumbbell(
     ``video`` ("N@RATE" or "N@RATE:CC", e.g. "20@300kbps:pert") adds N live video streams over TCP
     (Qian 2011; controller CC, default the first of ``cc``, label ``video-CC``) whose clients play
     with ``startup_delay``.
+    ``class_weights``, ``flow_classes``, ``udp_load``, ``udp_split`` and ``udp_arrivals`` set up
+    service classes on a multi-class ``queue`` (module doc, "Service classes").
     ``memory_limit`` (as :func:`pertlab.runner.run` takes it) refuses at once more flows
     than it can hold. Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
     """
@@ -282,6 +297,7 @@ def dumbbell(
     bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         bottleneck_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
+    udp_wire = _classes(queue, bottleneck_queue, rate, class_weights, flow_classes, udp_load, udp_split, udp_arrivals)
 
     flows_wire = []
     for g, (name, count) in enumerate(groups):
@@ -299,6 +315,7 @@ def dumbbell(
                     "label": f"video-{name}" if is_video else name,
                     "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})},
                     **({"video": video_group[2]} if is_video else {}),
+                    **({"class": flow_classes[i % len(flow_classes)]} if flow_classes else {}),
                 }
             )
     for _ in range(reverse_flows):
@@ -316,6 +333,13 @@ def dumbbell(
         })  # fmt: skip
         if len(access_ns) > 1:
             access_ns.append((mean_rtt_ns // 2 - bottleneck_ns) // 2)
+    pairs = n + reverse_flows + (1 if web_sessions else 0)
+    for u in udp_wire:
+        u.update(src=f"s{pairs}", dst=f"d{pairs}")
+    if udp_wire:
+        pairs += 1
+        if len(access_ns) > 1:
+            access_ns.append((mean_rtt_ns // 2 - bottleneck_ns) // 2)
 
     access_bps = _positive(parse_rate, access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9)
     if video_group is not None and video_group[2]["rate_bps"] > access_bps:
@@ -326,7 +350,7 @@ def dumbbell(
             "duration_ns": duration_ns,
             "measure": {"start_ns": warmup_ns, "end_ns": end_ns},
             "dumbbell": {
-                "pairs": n + reverse_flows + (1 if web_sessions else 0),
+                "pairs": pairs,
                 "bottleneck_rate_bps": rate,
                 "bottleneck_delay_ns": bottleneck_ns,
                 "bottleneck_queue": bottleneck_queue,
@@ -336,6 +360,7 @@ def dumbbell(
             },
             "flows": flows_wire,
             "web": web_wire,
+            "udp": udp_wire,
             "monitor": {
                 "sample_interval": sample_interval,
                 "flows": monitor_flows,
@@ -468,6 +493,48 @@ def parking_lot(
     )
 
 
+#: Hua's size mix (thesis 5.4): 0.4 x 100 + 0.4 x 500 + 0.2 x 1000 bytes.
+UDP_MIX_MEAN_BYTES = 440
+#: Arrival processes of the dumbbell's class sources (the core's ``Arrivals``).
+UDP_ARRIVALS = ("cbr", "poisson", "pareto", "pareto_onoff")
+
+
+def _classes(
+    queue: str, bottleneck_queue: dict[str, Any], rate: int, weights: list[float] | None, flow_classes: list[int] | None, load: float,
+    split: list[float] | None, arrivals: str,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """The dumbbell's service classes: ``sched.weights`` set on ``bottleneck_queue``, and the
+    UDP sources (their pair is filled in by the caller); errors name the argument."""
+    uses = [name for name, given in (("class_weights", weights), ("flow_classes", flow_classes), ("udp_load", load), ("udp_split", split)) if given]
+    if uses and queue not in CLASS_KINDS:
+        raise ScenarioError([(uses[0], f"needs a multi-class queue ({', '.join(CLASS_KINDS)}), got queue {queue!r}")])
+    if weights is not None:
+        bottleneck_queue["sched"] = {"weights": list(weights)}
+    classes = len(weights) if weights is not None else 3
+    for i, c in enumerate(flow_classes or []):
+        if not 0 <= c < classes:
+            raise ScenarioError([(f"flow_classes[{i}]", f"class {c} has no queue: the bottleneck's {classes} classes are 0 to {classes - 1}")])
+    if split is not None and load <= 0:
+        raise ScenarioError([("udp_split", "needs udp_load above 0")])
+    if not (0 <= load <= 1 and math.isfinite(load)):
+        raise ScenarioError([("udp_load", f"must lie in [0, 1] (a fraction of the bottleneck rate), got {load}")])
+    if arrivals not in UDP_ARRIVALS:
+        raise ScenarioError([("udp_arrivals", f"unknown arrivals {arrivals!r}; allowed: {', '.join(UDP_ARRIVALS)}")])
+    if load == 0:
+        return []
+    split = split if split is not None else [1 / classes] * classes
+    if len(split) != classes:
+        raise ScenarioError([("udp_split", f"give one fraction per class ({classes}), got {len(split)}")])
+    try:
+        rates = class_rates(rate, load, split)
+    except ScenarioError as e:
+        raise ScenarioError([("udp_" + f, m) for f, m in e.errors]) from None
+    return [
+        {"rate_bps": r, "packet_size": UDP_MIX_MEAN_BYTES, "arrivals": arrivals, "sizes": "mix", "class": c}
+        for c, r in enumerate(rates) if r > 0
+    ]  # fmt: skip
+
+
 def _feedback(kind: str, ecn: bool) -> dict[str, str]:
     """The ECN feedback option of a controller's flows (:data:`ECN_FEEDBACK`), when ECN is on."""
     return {"ecn_feedback": ECN_FEEDBACK[kind]} if ecn and kind in ECN_FEEDBACK else {}
@@ -577,6 +644,9 @@ def _packet_size(value: Any) -> int:
 #: Scenario fields the builders fill, as the builder argument that sets them (first match wins),
 #: so that an error found by the scenario model names what the caller wrote.
 _ARGUMENT_OF_FIELD = [
+    (r"dumbbell\.bottleneck_queue\.sched\.weights", "class_weights"),
+    (r"flows\[\d+\]\.class", "flow_classes"),
+    (r"udp\[\d+\]", "udp_load"),
     (r"dumbbell\.pairs", "flows"),
     (r"dumbbell\.bottleneck_rate(?:_bps)?", "bw"),
     (r"dumbbell\.bottleneck_queue\.limit_pkts|links\[\d+\]\.queue\.limit_pkts", "buffer_pkts"),

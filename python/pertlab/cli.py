@@ -72,8 +72,19 @@ _FLAGS = {
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
     "tcp.ack_policy": "--ack-policy",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
-    "video": "--video", "startup_delay": "--startup-delay",
+    "video": "--video", "startup_delay": "--startup-delay", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
+    "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals",
 }  # fmt: skip
+
+
+def _numbers(value: str | None, flag: str, kind: type = float) -> list | None:
+    """``"1,2,4"`` -> ``[1.0, 2.0, 4.0]`` (or ints); None stays None; a bad item exits naming ``flag``."""
+    if value is None:
+        return None
+    try:
+        return [kind(x) for x in value.split(",")]
+    except ValueError:
+        _fail(ValueError(f"{flag}: write comma-separated {'integers' if kind is int else 'numbers'}, e.g. {'0,1,2' if kind is int else '1,2,4'}; got {value!r}"))
 
 
 def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
@@ -230,6 +241,17 @@ def dumbbell(
         Optional[list[str]],
         typer.Option(help="A controller parameter, KIND.FIELD=VALUE, e.g. pert-adaptive.alpha_max=16 (repeatable).", metavar="KIND.FIELD=VALUE"),
     ] = None,
+    class_weights: Annotated[
+        Optional[str], typer.Option(help="Weights b_i of a multi-class --queue (priority, wtp, swtp, bpr), one per class, increasing [default: 1,2,4].", metavar="B1,B2,...")
+    ] = None,
+    flow_classes: Annotated[
+        Optional[str], typer.Option(help="Classes of the flows in turn, e.g. 0,1,2: flow i gets the (i mod n)-th [default: all class 0].", metavar="C1,C2,...")
+    ] = None,
+    udp_load: Annotated[
+        float, typer.Option(help="UDP load on the bottleneck, a fraction of --bw: one source per class (Hua's 100/500/1000-byte mix) from one more host pair.")
+    ] = 0.0,
+    udp_split: Annotated[Optional[str], typer.Option(help="Class shares of --udp-load, summing to 1, e.g. 0.6,0.2,0.2 [default: equal].", metavar="F1,F2,...")] = None,
+    udp_arrivals: Annotated[str, typer.Option(help="Arrivals of the UDP sources: pareto (gaps, shape 1.9), pareto_onoff, poisson or cbr.")] = "pareto",
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
@@ -241,13 +263,17 @@ def dumbbell(
     if flows is None and ":" not in cc:
         flows = 50
     limit = _memory_limit(memory_limit)
+    classes = {
+        "class_weights": _numbers(class_weights, "--class-weights"), "flow_classes": _numbers(flow_classes, "--flow-classes", int),
+        "udp_load": udp_load, "udp_split": _numbers(udp_split, "--udp-split"), "udp_arrivals": udp_arrivals,
+    }  # fmt: skip
     try:
         params = _cc_params(cc_param or [])
         scenario = build_dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, **classes,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)
@@ -505,6 +531,15 @@ def _print_summary(results: Results, title: str) -> None:
             t.add_column(col, justify="right")
         for r in udp.iter_rows(named=True):
             t.add_row(str(r["id"]), f"{r['src']} -> {r['dst']}", str(r["sent"]), str(r["received"]), str(r["dropped"]), f"{r['throughput_mbps']:.2f}")
+        out.print(t)
+    classes = results.classes
+    if not classes.is_empty():
+        t = Table(title="service classes (multi-class queues)")
+        for col in ("queue", "class", "departures", "drops", "mean wait ms", "wait (tx times)", "ratio to next"):
+            t.add_column(col, justify="left" if col == "queue" else "right")
+        for r in classes.filter(pl.col("departures") + pl.col("drops") > 0).iter_rows(named=True):
+            ratio = "" if r["ratio_to_next"] is None else f"{r['ratio_to_next']:.3f}"
+            t.add_row(f"{r['from']} -> {r['to']}", str(r["class"]), str(r["departures"]), str(r["drops"]), f"{r['mean_wait_ms']:.3f}", f"{r['mean_wait_tx']:.2f}", ratio)
         out.print(t)
     w = results.web
     if w is not None:

@@ -573,3 +573,28 @@ def test_every_option_is_exercised():
     importlib.import_module("test_hua02")
     missing = sorted(all_options() - COVERED)
     assert not missing, missing
+
+
+@covers("dumbbell", "--class-weights", "--flow-classes", "--udp-load", "--udp-split", "--udp-arrivals")
+def test_dumbbell_service_classes():
+    """Hua's Chapter 5 from the command line: a WTP bottleneck with four classes, TCP flows in
+    classes 0 and 3, and Pareto on/off UDP in every class at 60 % of the link: higher classes
+    wait less, the UDP sources carry their classes' shares, and bad class options are refused
+    naming the flag."""
+    args = ["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "2", "--queue", "wtp", "--duration", "10s", "--no-progress", "--json"]
+    s = json.loads(invoke(*args, "--class-weights", "1,2,4,8", "--flow-classes", "0,3", "--udp-load", "0.6", "--udp-split", "0.4,0.3,0.2,0.1",
+                          "--udp-arrivals", "pareto_onoff").stdout)  # fmt: skip
+    fwd = sorted((c for c in s["classes"] if c["from"] == "r0"), key=lambda c: c["class"])
+    assert [c["class"] for c in fwd] == [0, 1, 2, 3] and all(c["departures"] > 0 for c in fwd)
+    waits = [c["mean_wait_ms"] for c in fwd]
+    assert waits[0] > waits[1] > waits[2] > waits[3], waits
+    assert [c["scheduler"] for c in s["schedulers"] if c["from"] == "r0"] == ["wtp"]
+    sent = [u["sent"] for u in s["udp"]]
+    assert len(sent) == 4 and sent[0] > sent[1] > sent[2] > sent[3], sent  # 40/30/20/10 % of the UDP load
+    for bad, flag in ((["--class-weights", "2,1"], "--class-weights"), (["--flow-classes", "0,4"], "--flow-classes"),
+                      (["--udp-load", "1.5"], "--udp-load"), (["--udp-load", "0.5", "--udp-split", "0.5,0.6,0.1"], "--udp-split"),
+                      (["--udp-load", "0.5", "--udp-arrivals", "gamma"], "--udp-arrivals")):  # fmt: skip
+        res = runner.invoke(app, [*args, *bad])
+        assert res.exit_code == 2 and res.stderr.startswith(f"error: {flag}: "), (bad, res.stderr)
+    res = runner.invoke(app, [*args[:7], "--queue", "red", "--udp-load", "0.5", "--duration", "1s"])
+    assert res.exit_code == 2 and "--udp-load: needs a multi-class queue" in res.stderr, res.stderr

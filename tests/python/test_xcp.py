@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from pertlab.builders import dumbbell
 from pertlab.cli import app
-from pertlab.run import run
+from pertlab.runner import run
 from pertlab.scenario import Scenario, ScenarioError
 
 

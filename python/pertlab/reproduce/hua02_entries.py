@@ -19,6 +19,7 @@ from ..analysis import vegas_parking_lot
 from ..experiments import hua02 as h
 from ..parallel import Workers
 from ..plots import saved_figure
+from ..scenario import Scenario
 from ..sweep import Point, run_points, stored_results
 from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register
 
@@ -34,10 +35,30 @@ class Mode:
     lot4_flows: tuple[int, ...]
     jcc_flows: tuple[int, ...]
     stagger_end_s: int
+    #: The thesis shows one run per point; the full mode runs three seeds and reports their mean.
+    seeds: tuple[int, ...]
 
 
-QUICK = Mode("60s", "20s", (1, 2, 5, 10), (1, 2, 4, 8), (2, 4, 8), (10, 40), 250)
-FULL = Mode("200s", "50s", tuple(range(1, 11)), tuple(range(1, 11)), tuple(range(1, 11)), (5, 10, 20, 30, 40, 50), 300)
+QUICK = Mode("60s", "20s", (1, 2, 5, 10), (1, 2, 4, 8), (2, 4, 8), (10, 40), 250, (1,))
+FULL = Mode("200s", "50s", tuple(range(1, 11)), tuple(range(1, 11)), tuple(range(1, 11)), (5, 10, 20, 30, 40, 50), 300, (1, 2, 3))
+
+
+def _seeded(points: list[tuple[dict, Point]], seeds: tuple[int, ...]) -> list[tuple[dict, Point]]:
+    """Every (labels, point) once per seed, the scenario's seed set and ``seed`` in the labels."""
+    out = []
+    for labels, p in points:
+        for seed in seeds:
+            wire = p.scenario.to_wire()
+            wire["seed"] = seed
+            out.append(({**labels, "seed": seed}, Point(p.values, seed, Scenario.parse(wire))))
+    return out
+
+
+def _seed_mean(rows: list[dict], by: list[str]) -> pl.DataFrame:
+    """The mean over seeds of every other numeric column of ``rows``, in first-seen order of ``by``."""
+    df = pl.DataFrame(rows, infer_schema_length=None).with_row_index("_order")
+    cols = [c for c, t in df.schema.items() if c not in (*by, "seed", "_order") and t.is_numeric()]
+    return df.group_by(by, maintain_order=True).agg(pl.col("_order").min(), *(pl.col(c).mean() for c in cols)).sort("_order").drop("_order")
 
 
 def _run(points: list[Point], out: Path, workers: Workers) -> dict[str, Any]:
@@ -67,11 +88,13 @@ def _lots(mode: Mode) -> list[tuple[str, int, h.LotRun]]:
 
 def _vegas(quick: bool, out: Path, workers: Workers) -> Report:
     mode = QUICK if quick else FULL
-    lots = _lots(mode)
-    points = [Point((("figure", fig), ("x", str(x))), 1, h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup)) for fig, x, lot in lots]
+    runs = _seeded([({"figure": fig, "x": x, "lot": lot}, Point((("figure", fig), ("x", str(x))), 1, h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup)))
+                    for fig, x, lot in _lots(mode)], mode.seeds)  # fmt: skip
+    points = [p for _, p in runs]
     results = _run(points, out, workers)
     rows = []
-    for (fig, x, lot), p in zip(lots, points):
+    for labels, p in runs:
+        fig, x, lot = labels["figure"], labels["x"], labels["lot"]
         r = results[p.key]
         conns = h.lot_connections(lot, r.flows)
         per_flow = dict(zip(conns["connection"].to_list(), conns["bps_per_flow"].to_list()))
@@ -79,21 +102,28 @@ def _vegas(quick: bool, out: Path, workers: Workers) -> Report:
         queues = r.queues.filter(pl.col("link").str.starts_with("R") & (pl.col("from") < pl.col("to")))
         q = dict(zip(queues["link"].to_list(), queues["avg_queue_pkts"].to_list()))
         rows.append({
-            "figure": fig, "x": x, "conn0_kbps": per_flow[0] / 1e3, "conn1_kbps": per_flow.get(1, math.nan) / 1e3,
+            "figure": fig, "x": x, "seed": labels["seed"], "conn0_kbps": per_flow[0] / 1e3, "conn1_kbps": per_flow.get(1, math.nan) / 1e3,
             "closed_form_conn0_kbps": closed.long_flow_bps / 1e3, "closed_form_conn1_kbps": closed.cross_flow_bps[0] / 1e3,
             "fair_kbps": closed.fair_share_bps / 1e3, "queue_g1": q.get("R1-R2"), "queue_g2": q.get("R2-R3"), "queue_g3": q.get("R3-R4"),
             "closed_form_queue_sum_alpha": sum(closed.queue_pkts_alpha), "closed_form_queue_sum_beta": sum(closed.queue_pkts_beta),
         })  # fmt: skip
-    table = pl.DataFrame(rows, infer_schema_length=None)
+    table = _seed_mean(rows, ["figure", "x"])
     report = _report(
-        "hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", "Chapter 3", quick, out, points,
-        [f"{mode.duration} runs, metrics after {mode.warmup}, seed 1, every flow starting at 0 s; Figure 3.1 with 2 Mbit/s gateway links, "
+        "hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", "Chapter 3", quick, out, [p for lb, p in runs if lb["seed"] == mode.seeds[0]],
+        [f"{mode.duration} runs, metrics after {mode.warmup}, seeds {', '.join(map(str, mode.seeds))} (the tables give their mean), every flow starting at 0 s; Figure 3.1 with 2 Mbit/s gateway links, "
          "10 ms per gateway link, 2 ms per access link, 50-packet DropTail buffers, 1000-byte packets, Vegas alpha 1, beta 3, "
          "equal base RTTs (pertlab.experiments.hua02). Throughputs are per flow on the wire (goodput / 0.96). "
          "closed_form_* is pertlab.analysis.vegas_parking_lot (every flow holding the same backlog); fair_kbps the max-min fair share. "
-         "The thesis prints these figures as plots only: its claims are checked below."],
+         "The thesis prints these figures as plots only: its claims are checked below. scenarios.json keeps each point's scenario at the "
+         "first seed (the others differ only in the seed; up to 110 flows a scenario)."],
     )  # fmt: skip
     report.tables["runs"] = table
+    per_run = pl.DataFrame(rows, infer_schema_length=None)
+    report.tables["per_run"] = per_run
+    if len(mode.seeds) > 1:
+        spread = per_run.group_by("figure", "x").agg(pl.col("conn0_kbps").max() - pl.col("conn0_kbps").min())["conn0_kbps"].max()
+        report.notes.append(f"Largest spread of conn 0's throughput between seeds at one point: {spread:.3g} kbit/s"
+                            + (" (these runs draw nothing at random: every flow starts at 0 s over DropTail, so the seeds give the same run)." if spread == 0 else "."))  # fmt: skip
     report.claims = _vegas_claims(table)
     return report
 
@@ -156,7 +186,7 @@ def _vegas_figures(report: Report) -> list[Figure]:
     return [Figure("hua02-vegas.png", "Per-flow throughput of the long connection (conn 0) and of a cross connection, beside the closed form and the fair share.", draw)]
 
 
-register(Entry("hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", f"{THESIS}, Chapter 3", _vegas, _vegas_figures, details=()))
+register(Entry("hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", f"{THESIS}, Chapter 3", _vegas, _vegas_figures, details=("per_run",)))
 
 
 # ------------------------------------------------------------------ Chapter 4: JCC
@@ -169,37 +199,42 @@ THESIS_TABLE_4_1 = {0.0: (0.0057, 0.2574), 0.02: (0.0235, 1.4004)}
 
 def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
     mode = QUICK if quick else FULL
-    loss_pts = [Point((("figure", "4.10"), ("cc", cc), ("flows", str(n))), 1, h.jcc_dumbbell(cc, n, bw="10Mbps", duration=mode.duration, warmup=mode.warmup))
-                for cc in ("jcc", "reno") for n in mode.jcc_flows]  # fmt: skip
+    loss_pts = _seeded([({"cc": cc, "flows": n}, Point((("figure", "4.10"), ("cc", cc), ("flows", str(n))), 1, h.jcc_dumbbell(cc, n, bw="10Mbps", duration=mode.duration, warmup=mode.warmup)))
+                        for cc in ("jcc", "reno") for n in mode.jcc_flows], mode.seeds)  # fmt: skip
     end = f"{mode.stagger_end_s}s"
-    stag_pts = [Point((("figure", "4.8"), ("cc", cc)), 1, h.staggered(h.jcc_dumbbell(cc, 4, duration=end, warmup="150s", sample_interval="10s"), 50)) for cc in ("jcc", "reno")]
-    alpha_pts = [Point((("figure", "table 4.1"), ("alpha", str(a))), 1, h.jcc_dumbbell("jcc", 4, duration=mode.duration, warmup=mode.warmup, alpha=a)) for a in THESIS_TABLE_4_1]
-    points = loss_pts + stag_pts + alpha_pts
+    stag_pts = _seeded([({"cc": cc}, Point((("figure", "4.8"), ("cc", cc)), 1, h.staggered(h.jcc_dumbbell(cc, 4, duration=end, warmup="150s", sample_interval="10s"), 50)))
+                        for cc in ("jcc", "reno")], mode.seeds)  # fmt: skip
+    alpha_pts = _seeded([({"alpha": a}, Point((("figure", "table 4.1"), ("alpha", str(a))), 1, h.jcc_dumbbell("jcc", 4, duration=mode.duration, warmup=mode.warmup, alpha=a)))
+                         for a in THESIS_TABLE_4_1], mode.seeds)  # fmt: skip
+    points = [p for _, p in loss_pts + stag_pts + alpha_pts]
     results = _run(points, out, workers)
-    loss = pl.DataFrame([
-        {"cc": dict(p.values)["cc"], "flows": int(dict(p.values)["flows"]), "loss_ratio": results[p.key].bottleneck["drop_rate"],
+    loss = _seed_mean([
+        {"cc": lb["cc"], "flows": lb["flows"], "seed": lb["seed"], "loss_ratio": results[p.key].bottleneck["drop_rate"],
          "utilization": results[p.key].bottleneck["utilization"], "jain": results[p.key].jain,
-         "thesis_loss_ratio": THESIS_LOSS_AT_40[dict(p.values)["cc"]] if dict(p.values)["flows"] == "40" else None}
-        for p in loss_pts
-    ])  # fmt: skip
+         "thesis_loss_ratio": THESIS_LOSS_AT_40[lb["cc"]] if lb["flows"] == 40 else None}
+        for lb, p in loss_pts
+    ], ["cc", "flows"])  # fmt: skip
     shares = []
-    for p in stag_pts:
+    for lb, p in stag_pts:
         g = results[p.key].flow_goodput().filter(pl.col("t_s") > mode.stagger_end_s - 50)
         for flow, mbps in g.group_by("flow").agg(pl.col("mbps").mean()).sort("flow").rows():
-            shares.append({"cc": dict(p.values)["cc"], "flow": flow, "start_s": 50 * flow, "goodput_kbps": mbps * 1e3,
+            shares.append({"cc": lb["cc"], "flow": flow, "seed": lb["seed"], "start_s": 50 * flow, "goodput_kbps": mbps * 1e3,
                            "cv_10s": g.filter(pl.col("flow") == flow)["mbps"].std() / mbps, "utilization": results[p.key].bottleneck["utilization"]})  # fmt: skip
-    shares_t = pl.DataFrame(shares)
-    table41 = pl.DataFrame([
-        {"alpha": a, "loss_ratio_pct": 100 * results[p.key].bottleneck["drop_rate"], "thesis_loss_ratio_pct": THESIS_TABLE_4_1[a][1],
-         "thesis_mean_r": THESIS_TABLE_4_1[a][0], "utilization": results[p.key].bottleneck["utilization"]}
-        for a, p in zip(THESIS_TABLE_4_1, alpha_pts)
-    ])  # fmt: skip
+    shares_t = _seed_mean(shares, ["cc", "flow"])
+    t41_rows = [
+        {"alpha": lb["alpha"], "seed": lb["seed"], "loss_ratio_pct": 100 * results[p.key].bottleneck["drop_rate"], "thesis_loss_ratio_pct": THESIS_TABLE_4_1[lb["alpha"]][1],
+         "thesis_mean_r": THESIS_TABLE_4_1[lb["alpha"]][0], "utilization": results[p.key].bottleneck["utilization"]}
+        for lb, p in alpha_pts
+    ]  # fmt: skip
+    table41 = _seed_mean(t41_rows, ["alpha"])
+    by_seed = {a: fmt_values([r["loss_ratio_pct"] for r in t41_rows if r["alpha"] == a]) for a in THESIS_TABLE_4_1}
+    table41 = table41.with_columns(pl.Series("loss_ratio_pct_by_seed", [by_seed[a] for a in table41["alpha"].to_list()]))
     report = _report(
         "hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", "Chapter 4", quick, out, points,
         [f"Dumbbells of 100 ms RTT, 50-packet buffers, 1000-byte packets; RED with old ns-2's defaults (min_th 5, max_th 15, q_w 0.002, "
          f"max_p 0.1, not gentle) as jcc-red (m = 8) for JCC and plain RED for Reno; JCC alpha 0 unless stated (pertlab.experiments.hua02). "
          f"Fig 4.10: 10 Mbit/s, {mode.duration} runs after {mode.warmup}. Fig 4.8: 1 Mbit/s, four flows starting at 0, 50, 100, 150 s, "
-         f"shares over the last 50 s of {end}. Table 4.1: four JCC flows on 1 Mbit/s. Seed 1. The mean R of Table 4.1 is not measured "
+         f"shares over the last 50 s of {end}. Table 4.1: four JCC flows on 1 Mbit/s. Seeds {', '.join(map(str, mode.seeds))}; the tables give the mean over seeds. The mean R of Table 4.1 is not measured "
          "(the controller does not report it)."],
     )  # fmt: skip
     report.tables.update({"loss_vs_flows": loss, "staggered_shares": shares_t, "table_4_1": table41})
@@ -231,7 +266,8 @@ def _jcc_claims(loss: pl.DataFrame, shares: pl.DataFrame, t41: pl.DataFrame) -> 
         Claim("Fig 4.8: they share the whole link, about 250 kbit/s each (utilization at least 0.95).", util >= 0.95, f"utilization {util:.3g}"),
         Claim("Fig 4.8: JCC's throughput varies less than Reno's once settled (mean coefficient of variation of 10 s goodputs).",
               jcc["cv_10s"].mean() < reno["cv_10s"].mean(), f"JCC {jcc['cv_10s'].mean():.3g}, Reno {reno['cv_10s'].mean():.3g}"),
-        Claim("Table 4.1: a larger alpha makes JCC more aggressive: more loss at alpha = 0.02 than at 0.", a2 > a0, f"alpha 0: {a0:.3g} %, alpha 0.02: {a2:.3g} % (thesis 0.2574 %, 1.4004 %)"),
+        Claim("Table 4.1: a larger alpha makes JCC more aggressive: more loss at alpha = 0.02 than at 0.", a2 > a0, f"alpha 0: {a0:.3g} %, alpha 0.02: {a2:.3g} % (thesis 0.2574 %, 1.4004 %); by seed: "
+              + "; ".join(f"alpha {a:g}: {v} %" for a, v in t41.sort("alpha").select("alpha", "loss_ratio_pct_by_seed").rows())),
     ]  # fmt: skip
 
 

@@ -1,0 +1,289 @@
+"""Registry entry ``hua02-swtp``: Chapter 5 of Hua's MPhil thesis (CUHK 2002), WTP
+against S-WTP for proportional delay differentiation. Tables 5.1 and 5.2 (average
+delay ratios of consecutive classes at U = 0.95, 4 to 6 classes, targets 2.0 and
+1.5), Fig 5.4 (percentiles of the ratios over windows of K departures), Fig 5.5
+(long-run ratios against utilization for three class-load splits), S-WTP without its
+global update (the thesis's starvation argument, Section 5.3) and the operations per
+decision against the number of classes (Section 5.3's cost). The thesis's numbers
+sit beside ours; the claims are computed from the runs. Fig 5.3 (per-packet delays
+over time) is not reproduced: the core keeps no per-packet trace of UDP classes.
+Scenario choices: :mod:`pertlab.experiments.hua02_swtp`."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import polars as pl
+
+from ..experiments import hua02_swtp as h
+from ..parallel import Workers
+from ..plots import saved_figure
+from ..sweep import Point, run_points, stored_results
+from .registry import Claim, Entry, Figure, Report, fmt_values, register
+
+THESIS = "Hua, MPhil thesis, CUHK 2002"
+
+#: Tables 5.1 (target 2.0) and 5.2 (target 1.5): ratio class-i/class-(i+1) per number of classes, (S-WTP, WTP).
+THESIS_TABLES: dict[float, dict[int, list[tuple[float, float]]]] = {
+    2.0: {4: [(1.9843, 2.0093), (1.9776, 1.9919), (1.9639, 1.9620)],
+          5: [(1.9644, 2.0015), (1.9892, 1.9817), (1.9499, 1.9739), (2.0053, 1.9880)],
+          6: [(1.9607, 2.0092), (1.9473, 1.9822), (1.9834, 1.9847), (1.9431, 1.9553), (1.9567, 1.9617)]},
+    1.5: {4: [(1.4370, 1.4443), (1.4645, 1.4888), (1.4694, 1.4993)],
+          5: [(1.4251, 1.4118), (1.5327, 1.5496), (1.4757, 1.4897), (1.5459, 1.5052)],
+          6: [(1.4898, 1.5185), (1.4837, 1.4953), (1.5033, 1.4780), (1.5077, 1.5037), (1.4693, 1.5069)]},
+}  # fmt: skip
+#: Fig 5.5's class-load splits (the text's; the captions give 30:40:30 and 20:30:50 for the last two).
+SPLITS = {"60:20:20": [0.6, 0.2, 0.2], "33:33:33": [1 / 3] * 3, "20:20:60": [0.2, 0.2, 0.6]}
+#: Section 5.3: operations per decision, WTP N subtractions + N multiplications + (N - 1) comparisons
+#: ("about 3N"), S-WTP 2 (2 + log2 N).
+THESIS_OPS = {"wtp": lambda n: 3 * n - 1, "swtp": lambda n: 2 * (2 + math.log2(n))}
+#: Weight ratio of the cost runs: close weights keep every class served, so all N stay backlogged.
+OPS_RATIO, OPS_LOAD = 1.1, 1.2
+
+
+@dataclass(frozen=True)
+class Mode:
+    seeds: tuple[int, ...]
+    table_packets: int
+    sweep_packets: int
+    ops_packets: int
+    utilizations: tuple[float, ...]
+    splits: tuple[str, ...]
+    ks: tuple[int, ...]
+    ops_classes: tuple[int, ...]
+
+
+QUICK = Mode((1,), 100_000, 100_000, 50_000, (0.65, 0.8, 0.95), ("33:33:33",), (500, 5000), (4, 16, 64))
+FULL = Mode((1, 2, 3), 2_000_000, 1_000_000, 200_000, (0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95), tuple(SPLITS), (500, 1000, 5000, 10_000), (2, 4, 8, 16, 32, 64))
+SCHEDULERS = {"swtp": "S-WTP", "swtp-no-global": "S-WTP without global update", "wtp": "WTP"}
+
+
+def _points(mode: Mode) -> list[tuple[dict, Point]]:
+    """(labels, point) for every run: tables, Fig 5.5 (with S-WTP's global update off on the
+    equal split), Fig 5.4 (3 equal classes at U = 0.95) and the cost runs."""
+    runs: list[tuple[dict, dict]] = []
+    for target in THESIS_TABLES:
+        for n in THESIS_TABLES[target]:
+            for s in ("swtp", "wtp"):
+                runs.append(({"exp": "table", "target": target, "classes": n, "sched": s}, dict(split=[1 / n] * n, utilization=0.95, ratio=target, packets=mode.table_packets)))
+    for name in mode.splits:
+        for u in mode.utilizations:
+            for s in ("swtp", "wtp") + (("swtp-no-global",) if name == "33:33:33" else ()):
+                runs.append(({"exp": "fig5.5", "split": name, "u": u, "sched": s}, dict(split=SPLITS[name], utilization=u, packets=mode.sweep_packets)))
+    for k in mode.ks:
+        for s in ("swtp", "wtp"):
+            runs.append(({"exp": "fig5.4", "k": k, "sched": s}, dict(split=SPLITS["33:33:33"], utilization=0.95, packets=mode.table_packets, window_k=k)))
+    for n in mode.ops_classes:
+        for s in ("swtp", "wtp"):
+            runs.append(({"exp": "ops", "classes": n, "sched": s}, dict(split=[1 / n] * n, utilization=OPS_LOAD, ratio=OPS_RATIO, packets=mode.ops_packets)))
+    out = []
+    for labels, kw in runs:
+        kind, global_update = ("swtp", False) if labels["sched"] == "swtp-no-global" else (labels["sched"], True)
+        for seed in mode.seeds:
+            sc = h.classed_link(kind, global_update=global_update, seed=seed, **kw)
+            out.append(({**labels, "seed": seed}, Point(tuple((k, str(v)) for k, v in labels.items()), seed, sc)))
+    return out
+
+
+def _rows(labels: dict, results) -> list[dict]:
+    """One row per pair of consecutive classes of the run's R1 -> R2 queue."""
+    classes = results.classes.filter(pl.col("from") == "r").sort("class")
+    sched = results.schedulers.filter(pl.col("from") == "r")
+    base = {"exp": labels["exp"], "sched": labels["sched"], "seed": labels["seed"], "target": labels.get("target", 2.0 if labels["exp"] != "ops" else OPS_RATIO),
+            "classes": labels.get("classes", classes.height), "split": labels.get("split"), "u": labels.get("u", OPS_LOAD if labels["exp"] == "ops" else 0.95),
+            "k": labels.get("k", sched["window_k"][0]), "ops_per_decision": sched["ops_per_decision"][0], "drops": int(classes["drops"].sum())}  # fmt: skip
+    rows = []
+    for c in classes.filter(pl.col("ratio_to_next").is_not_null()).iter_rows(named=True):
+        rows.append({**base, "pair": f"{c['class'] + 1}/{c['class'] + 2}", "ratio": c["ratio_to_next"], "wait_tx": c["mean_wait_tx"],
+                     **{f"p{q}": c[f"window_ratio_p{q}"] for q in (5, 25, 50, 75, 95)}})  # fmt: skip
+    return rows or [{**base, "pair": None, "ratio": None, "wait_tx": None, **{f"p{q}": None for q in (5, 25, 50, 75, 95)}}]
+
+
+def _run(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = QUICK if quick else FULL
+    runs = _points(mode)
+    unique = list({p.key: p for _, p in runs}.values())
+    run_points(unique, out, jobs=workers.jobs, cluster=workers.cluster)
+    rows = [r for labels, p in runs for r in _rows(labels, stored_results(p, out))]
+    per_run = pl.DataFrame(rows, infer_schema_length=None)
+    report = Report(
+        name="hua02-swtp", title="Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP", source=f"{THESIS}, Chapter 5", mode="quick" if quick else "full",
+        out_dir=out, scenarios={p.key: p.scenario.to_wire() for p in unique},
+        notes=[f"One link of {h.LINK_RATE_BPS / 1e6:g} Mbit/s (Fig 5.2's R1 -> R2) with a multi-class queue, {h.SOURCES_PER_CLASS} ns-2 Pareto on/off "
+               f"sources per class (shape 1.9, mean burst = idle = {h.BURST}), the size mix 40 % 100 B, 40 % 500 B, 20 % 1000 B, no loss "
+               f"(pertlab.experiments.hua02_swtp). Runs of about {mode.table_packets:,} departures for the tables and Fig 5.4, {mode.sweep_packets:,} for "
+               f"Fig 5.5, the first 2 % left out; seeds {', '.join(map(str, mode.seeds))}; numbers are means over seeds. Delays in transmission times "
+               f"of the mean packet. Cost runs: every class backlogged (total load {OPS_LOAD}, weights {OPS_RATIO}^i), {mode.ops_packets:,} decisions. "
+               "Fig 5.3 (per-packet delays over time) is not reproduced."],
+    )  # fmt: skip
+    report.tables.update(_tables(per_run))
+    report.tables["per_run"] = per_run
+    report.claims = _claims(report.tables)
+    return report
+
+
+def _mean(df: pl.DataFrame, by: list[str], cols: list[str]) -> pl.DataFrame:
+    return df.group_by(by).agg(*(pl.col(c).mean() for c in cols), pl.col("ratio").min().alias("ratio_min"), pl.col("ratio").max().alias("ratio_max")).sort(by)
+
+
+def _tables(per_run: pl.DataFrame) -> dict[str, pl.DataFrame]:
+    t = per_run.filter(pl.col("exp") == "table")
+    wide = _mean(t, ["target", "classes", "pair", "sched"], ["ratio"]).pivot(on="sched", index=["target", "classes", "pair"], values=["ratio", "ratio_min", "ratio_max"])
+    thesis = pl.DataFrame([
+        {"target": tg, "classes": n, "pair": f"{i + 1}/{i + 2}", "thesis_swtp": s, "thesis_wtp": w}
+        for tg, by_n in THESIS_TABLES.items() for n, pairs in by_n.items() for i, (s, w) in enumerate(pairs)
+    ])  # fmt: skip
+    tables = wide.join(thesis, on=["target", "classes", "pair"], how="left").select(
+        "target", "classes", "pair", pl.col("ratio_swtp").alias("swtp"), "thesis_swtp", pl.col("ratio_wtp").alias("wtp"), "thesis_wtp",
+        (pl.col("ratio_swtp") - pl.col("ratio_wtp")).alias("swtp_minus_wtp"), pl.col("ratio_min_swtp").alias("swtp_seed_min"), pl.col("ratio_max_swtp").alias("swtp_seed_max"),
+    ).sort("target", "classes", "pair", descending=[True, False, False])  # fmt: skip
+    sweep = _mean(per_run.filter(pl.col("exp") == "fig5.5"), ["split", "u", "pair", "sched"], ["ratio"]).drop("ratio_min", "ratio_max")
+    sweep = sweep.pivot(on="sched", index=["split", "u", "pair"], values="ratio").sort("split", "u", "pair")
+    fig54 = _mean(per_run.filter(pl.col("exp") == "fig5.4"), ["k", "pair", "sched"], ["p5", "p25", "p50", "p75", "p95", "ratio"]).drop("ratio_min", "ratio_max")
+    ops = per_run.filter(pl.col("exp") == "ops").group_by("classes", "sched").agg(pl.col("ops_per_decision").mean()).pivot(on="sched", index="classes", values="ops_per_decision")
+    ops = ops.sort("classes")
+    ops = ops.with_columns(*(pl.Series(f"thesis_{s}", [float(THESIS_OPS[s](n)) for n in ops["classes"].to_list()]) for s in ("wtp", "swtp")))
+    return {"tables_5_1_5_2": tables, "fig_5_5": sweep, "fig_5_4": fig54, "ops_per_decision": ops.select("classes", "swtp", "thesis_swtp", "wtp", "thesis_wtp")}
+
+
+def _table_claims(t: pl.DataFrame, target: float, band: float, thesis_err: float) -> list[Claim]:
+    t = t.filter(pl.col("target") == target)
+    by_n = {n: t.filter(pl.col("classes") == n).sort("pair") for n in sorted(set(t["classes"].to_list()))}
+    means = {n: g["swtp"].mean() for n, g in by_n.items()}
+    worst = max(abs(v / target - 1) for v in t["swtp"].to_list())
+    gap = max(abs(v) for v in t["swtp_minus_wtp"].to_list())
+    table = "5.1" if target == 2.0 else "5.2"
+    thesis_gap = max(abs(s - w) for pairs in THESIS_TABLES[target].values() for s, w in pairs)
+    return [
+        Claim(f"Table {table}: at U = 0.95 S-WTP's mean ratio over the pairs lies within {100 * band:g} % of {target} for 4, 5 and 6 classes.",
+              all(abs(m / target - 1) <= band for m in means.values()), "; ".join(f"{n} classes: {m:.4f}" for n, m in means.items())),
+        Claim(f"Table {table}: every pair's S-WTP ratio lies within {100 * band:g} % of {target} (the thesis's largest error {100 * thesis_err:g} %).",
+              worst <= band, f"largest error {100 * worst:.3g} %; S-WTP per pair: " + "; ".join(f"{n}: {fmt_values(g['swtp'].to_list())}" for n, g in by_n.items())),
+        Claim(f"Table {table}: S-WTP follows WTP, every pair within 0.05 (the thesis's largest gap {thesis_gap:.3f}).", gap <= 0.05,
+              f"largest |S-WTP - WTP| {gap:.3g}; WTP per pair: " + "; ".join(f"{n}: {fmt_values(g['wtp'].to_list())}" for n, g in by_n.items())),
+    ]  # fmt: skip
+
+
+def _claims(tables: dict[str, pl.DataFrame]) -> list[Claim]:
+    claims = _table_claims(tables["tables_5_1_5_2"], 2.0, 0.03, 0.028) + _table_claims(tables["tables_5_1_5_2"], 1.5, 0.05, 0.059)
+    f54 = tables["fig_5_4"]
+    ks = sorted(set(f54["k"].to_list()))
+    sw = f54.filter(pl.col("sched") == "swtp")
+    spread = {k: sw.filter(pl.col("k") == k).select((pl.col("p95") - pl.col("p5")).max()).item() for k in ks}
+    last = sw.filter(pl.col("k") == ks[-1])
+    med_gap = f54.pivot(on="sched", index=["k", "pair"], values="p50").select((pl.col("swtp") - pl.col("wtp")).abs().max()).item()
+    claims += [
+        Claim("Fig 5.4: the ratios over windows narrow as K grows (S-WTP's widest 5-95 % range, both pairs).", spread[ks[-1]] < spread[ks[0]],
+              "K " + ", ".join(f"{k}: {spread[k]:.3g}" for k in ks)),
+        Claim(f"Fig 5.4: at K = {ks[-1]} they lie in about 1.8 to 2.0 (we ask 5th percentile >= 1.7, 95th <= 2.2).",
+              last["p5"].min() >= 1.7 and last["p95"].max() <= 2.2, f"S-WTP 5th {fmt_values(last['p5'].to_list())}, 95th {fmt_values(last['p95'].to_list())}"),
+        Claim("Fig 5.4: S-WTP's ratio distribution is close to WTP's (medians within 0.1 at every K).", med_gap <= 0.1, f"largest median gap {med_gap:.3g}"),
+    ]  # fmt: skip
+    f55 = tables["fig_5_5"]
+    us = sorted(set(f55["u"].to_list()))
+    gap = f55.with_columns((pl.col("swtp") - pl.col("wtp")).abs().alias("gap"))
+    gap_at = {u: gap.filter(pl.col("u") == u)["gap"].mean() for u in us}
+    top = f55.filter(pl.col("u") == us[-1])
+    eq = f55.filter(pl.col("split") == "33:33:33").sort("u", "pair")
+    claims += [
+        Claim("Fig 5.5: S-WTP is close to WTP in almost all cases (within 0.1 at every load, split and pair).", gap["gap"].max() <= 0.1,
+              f"largest |S-WTP - WTP| {gap['gap'].max():.3g}; mean by U " + ", ".join(f"{u:g}: {gap_at[u]:.3g}" for u in us)),
+        Claim("Fig 5.5: the deviation is largest at moderate load and shrinks as load rises (mean |S-WTP - WTP| at the highest U below that at the lowest).",
+              gap_at[us[-1]] < gap_at[us[0]], f"{gap_at[us[0]]:.3g} at U = {us[0]:g}, {gap_at[us[-1]]:.3g} at U = {us[-1]:g}"),
+        Claim(f"Fig 5.5: at heavy load both approach the target 2.0 (within 10 % at U = {us[-1]:g}, every split and pair).",
+              all(abs(v / 2 - 1) <= 0.1 for v in top["swtp"].to_list() + top["wtp"].to_list()),
+              f"S-WTP {fmt_values(top['swtp'].to_list())}, WTP {fmt_values(top['wtp'].to_list())}"),
+        Claim("Section 5.3: without the global update S-WTP's differentiation degrades (at every load, each pair's ratio - 1 below half of S-WTP's with it).",
+              all(z - 1 < (a - 1) / 2 for a, z in zip(eq["swtp"].to_list(), eq["swtp-no-global"].to_list())),
+              f"U {fmt_values(eq['u'].to_list())}: with {fmt_values(eq['swtp'].to_list())}, without {fmt_values(eq['swtp-no-global'].to_list())}"),
+    ]  # fmt: skip
+    ops = tables["ops_per_decision"].sort("classes")
+    ns, s, w = ops["classes"].to_list(), ops["swtp"].to_list(), ops["wtp"].to_list()
+    claims += [
+        Claim("Section 5.3: WTP costs about 3N operations per decision with N classes backlogged (within 10 % of 3N - 1).", all(abs(x / THESIS_OPS["wtp"](n) - 1) <= 0.1 for n, x in zip(ns, w)),
+              f"N {fmt_values(ns)}: WTP {fmt_values(w)}"),
+        Claim("Section 5.3: S-WTP costs about 2 (2 + log2 N) operations per decision (within 20 %).", all(abs(x / THESIS_OPS["swtp"](n) - 1) <= 0.2 for n, x in zip(ns, s)),
+              f"N {fmt_values(ns)}: S-WTP {fmt_values(s)} against {fmt_values([THESIS_OPS['swtp'](n) for n in ns])}"),
+        Claim("Section 5.3: S-WTP's cost is O(log N): from the fewest to the most classes it grows by less than log2 N does.",
+              s[-1] / s[0] < math.log2(ns[-1]) / math.log2(ns[0]),
+              f"S-WTP x {s[-1] / s[0]:.3g} from N = {ns[0]} to {ns[-1]}; WTP x {w[-1] / w[0]:.3g}"),
+        Claim("Section 5.3: S-WTP is cheaper than WTP from 4 classes on (thesis: 8 against 12 at N = 4).", all(a < b for n, a, b in zip(ns, s, w) if n >= 4),
+              f"N {fmt_values(ns)}: S-WTP / WTP {fmt_values([a / b for a, b in zip(s, w)])}"),
+    ]  # fmt: skip
+    return claims
+
+
+def _figures(report: Report) -> list[Figure]:
+    t = report.tables
+
+    def draw_tables(path: Path) -> None:
+        tab = t["tables_5_1_5_2"]
+        with saved_figure(path, 1, 2, figsize=(12, 3.8), title="Tables 5.1 and 5.2: average delay ratios at U = 0.95") as (_, axes):
+            for ax, target in zip(axes, (2.0, 1.5)):
+                g = tab.filter(pl.col("target") == target)
+                labels = [f"{n}:{p}" for n, p in zip(g["classes"].to_list(), g["pair"].to_list())]
+                xs = list(range(len(labels)))
+                for col, style in (("swtp", "o"), ("wtp", "s"), ("thesis_swtp", "x"), ("thesis_wtp", "+")):
+                    ax.plot(xs, g[col].to_list(), style, label=col.replace("_", " "))
+                ax.axhline(target, color="grey", lw=0.8)
+                ax.set_xticks(xs, labels, rotation=60, fontsize=7)
+                ax.set_xlabel("classes:pair")
+                ax.set_ylabel("delay ratio")
+                ax.set_title(f"target {target}")
+                ax.legend(fontsize=7)
+
+    def draw_sweep(path: Path) -> None:
+        f55 = t["fig_5_5"]
+        splits = sorted(set(f55["split"].to_list()), reverse=True)
+        with saved_figure(path, 1, len(splits), figsize=(4.5 * len(splits), 3.8), title="Fig 5.5: long-run delay ratios against utilization", squeeze=False) as (_, axes):
+            for ax, split in zip(axes[0], splits):
+                g = f55.filter(pl.col("split") == split)
+                for pair in sorted(set(g["pair"].to_list())):
+                    p = g.filter(pl.col("pair") == pair).sort("u")
+                    for sched in [c for c in SCHEDULERS if c in p.columns and p[c].null_count() < p.height]:
+                        ax.plot(p["u"].to_list(), p[sched].to_list(), {"swtp": "o-", "wtp": "s--", "swtp-no-global": "x:"}[sched], label=f"{SCHEDULERS[sched]}, {pair}")
+                ax.axhline(2.0, color="grey", lw=0.8)
+                ax.set_xlabel("utilization U")
+                ax.set_ylabel("delay ratio")
+                ax.set_title(f"split {split}")
+                ax.legend(fontsize=6)
+
+    def draw_windows(path: Path) -> None:
+        f54 = t["fig_5_4"]
+        with saved_figure(path, 1, 2, figsize=(11, 3.8), title="Fig 5.4: ratio percentiles over windows of K departures (U = 0.95)") as (_, axes):
+            for ax, pair in zip(axes, ("1/2", "2/3")):
+                for i, sched in enumerate(("swtp", "wtp")):
+                    g = f54.filter((pl.col("pair") == pair) & (pl.col("sched") == sched)).sort("k")
+                    xs = [j + (i - 0.5) * 0.2 for j in range(g.height)]
+                    ax.vlines(xs, g["p5"].to_list(), g["p95"].to_list(), colors=f"C{i}")
+                    ax.vlines(xs, g["p25"].to_list(), g["p75"].to_list(), colors=f"C{i}", lw=5)
+                    ax.plot(xs, g["p50"].to_list(), "k_", ms=12)
+                    ax.plot([], [], color=f"C{i}", label=SCHEDULERS[sched])
+                    ax.set_xticks(range(g.height), [str(k) for k in g["k"].to_list()])
+                ax.axhline(2.0, color="grey", lw=0.8)
+                ax.set_xlabel("K (departures per window)")
+                ax.set_ylabel(f"class {pair} delay ratio")
+                ax.legend(fontsize=7)
+
+    def draw_ops(path: Path) -> None:
+        ops = t["ops_per_decision"].sort("classes")
+        with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Operations per decision, every class backlogged") as (_, ax):
+            for col, style in (("wtp", "s-"), ("thesis_wtp", "k--"), ("swtp", "o-"), ("thesis_swtp", "k:")):
+                ax.plot(ops["classes"].to_list(), ops[col].to_list(), style, label=col.replace("thesis_wtp", "3N - 1").replace("thesis_swtp", "2 (2 + log2 N)"))
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("classes N")
+            ax.set_ylabel("operations per decision")
+            ax.legend(fontsize=8)
+
+    return [
+        Figure("hua02-swtp-tables.png", "Tables 5.1 and 5.2: S-WTP and WTP delay ratios per pair of consecutive classes, the thesis's values beside ours.", draw_tables),
+        Figure("hua02-swtp-fig55.png", "Fig 5.5: long-run delay ratios against utilization for each class-load split; S-WTP without its global update on the equal split.", draw_sweep),
+        Figure("hua02-swtp-fig54.png", "Fig 5.4: 5/25/50/75/95th percentiles of the per-window ratios against the window K.", draw_windows),
+        Figure("hua02-swtp-ops.png", "Operations per scheduling decision against the number of classes, with the thesis's counts.", draw_ops),
+    ]  # fmt: skip
+
+
+register(Entry("hua02-swtp", "Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP", f"{THESIS}, Chapter 5", _run, _figures))
