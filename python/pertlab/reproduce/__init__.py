@@ -20,3 +20,4 @@ from . import predictor_entries  # noqa: E402,F401  (PERT paper Section 2: Figur
 from . import kotla08_entries  # noqa: E402,F401  (Kotla 2008: adaptive PERT, Figures 4-28, Tables I, II, IV, V)
 from . import hua02_entries  # noqa: E402,F401  (Hua 2002: Vegas parking lot Figs 3.2-3.5, JCC Figs 4.8, 4.10, Table 4.1)
 from . import tahiliani_entries  # noqa: E402,F401  (Tahiliani 2013 Ch. 4: Surathkal vs SACK capacity sweep)
+from . import qian11_entries  # noqa: E402,F401  (Qian 2011 Ch. IV-V: ACK coalescing, pacing, RTT correction)
