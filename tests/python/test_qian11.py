@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from pertlab.parallel import Workers
 from pertlab.reproduce import get
+
+from conftest import InProcess
 
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
-    return get("qian11-ack-coalescing").report(True, tmp_path_factory.mktemp("qian11"), Workers(jobs=1))
+    return get("qian11-ack-coalescing").report(True, tmp_path_factory.mktemp("qian11"), InProcess())
 
 
 def claim(report, prefix: str, *words: str):

@@ -4,12 +4,13 @@ as a known difference, with the mechanism the report gives (docs/model.md)."""
 
 from __future__ import annotations
 
-from pertlab.parallel import Workers
 from pertlab.reproduce import get
+
+from conftest import InProcess
 
 
 def test_video_success_against_t_over_mu(tmp_path):
-    report = get("qian11-video").report(True, tmp_path, Workers(jobs=1))
+    report = get("qian11-video").report(True, tmp_path, InProcess())
     streams = report.tables["streams"]
     by = {cc: streams.filter(cc=cc) for cc in ("pert-adaptive", "sack", "cubic")}
     # Every controller has streams in the claim's range, so the claim is measured, not vacuous.
