@@ -128,11 +128,13 @@ def srtt_row(item: tuple[str, dict[str, float], str, str, Setup, int]) -> dict[s
 
 
 def sweep_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
-    """("base", BASE) and one point per sweep value, the other parameters at BASE."""
+    """("base", BASE) and one point per sweep value, the other parameters at BASE; a point that
+    another sweep already has (the packet-size sweep's 1000 B is the cross-flow sweep's 5 flows)
+    is listed once, under the first."""
     points = [("base", dict(BASE))]
     for name, values in setup.sweeps.items():
         extra = {"cross_flows": CROSS_FLOWS_FOR_SIZE} if name == "cross_size" else {}
-        points += [(name, {**BASE, **extra, name: v}) for v in values]
+        points += [(name, p) for p in ({**BASE, **extra, name: v} for v in values) if all(p != q for _, q in points)]
     return points
 
 

@@ -249,7 +249,7 @@ def _video_figures(report: Report) -> list[Figure]:
     streams = report.tables["streams"]
 
     def draw(path: Path) -> None:
-        with saved_figure(path, 1, 1, figsize=(6, 3.8), title=report.title) as (_, ax):
+        with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Fig 9: video success against T/mu") as (_, ax):
             for cc in v.CONTROLLERS:
                 t = streams.filter(pl.col("cc") == cc).group_by("t_mu").agg(pl.col("success").mean()).sort("t_mu")
                 ax.plot(t["t_mu"].to_list(), t["success"].to_list(), marker="o", label=cc)
