@@ -242,6 +242,7 @@ def dumbbell(
     udp_load: float = 0.0,
     udp_split: list[float] | None = None,
     udp_arrivals: str = "pareto",
+    t_mu_probe: bool = False,
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
 
@@ -259,7 +260,9 @@ def dumbbell(
     the bottleneck like the long flows (``web`` overrides the web parameters).
     ``video`` ("N@RATE" or "N@RATE:CC", e.g. "20@300kbps:pert") adds N live video streams over TCP
     (Qian 2011; controller CC, default the first of ``cc``, label ``video-CC``) whose clients play
-    with ``startup_delay``.
+    with ``startup_delay``. ``t_mu_probe`` adds one greedy probe flow of the streams' controller
+    (label ``probe-CC``, ``FlowSpec.probe``) whose goodput over the video rate is each stream's
+    ``video_t_mu`` (Qian's T/mu).
     ``class_weights``, ``flow_classes``, ``udp_load``, ``udp_split`` and ``udp_arrivals`` set up
     service classes on a multi-class ``queue`` (module doc, "Service classes").
     ``memory_limit`` (as :func:`pertlab.runner.run` takes it) refuses at once more flows
@@ -274,8 +277,16 @@ def dumbbell(
         raise ScenarioError([("flows", f"must be at least 1, got {flows}")])
     groups = [(name, k) for name, k in parse_cc_mix(cc, flows) if k > 0]
     video_group = _parse_video(video, startup_delay, groups[0][0] if groups else "sack")
+    if t_mu_probe and video_group is None:
+        raise ScenarioError([("t_mu_probe", "a T/mu probe needs video streams to measure T for")])
+    # The role of each group: bulk flows, the video streams, their T/mu probe.
+    roles = ["bulk"] * len(groups)
     if video_group is not None:
         groups.append(video_group[:2])
+        roles.append("video")
+        if t_mu_probe:
+            groups.append((video_group[0], 1))
+            roles.append("probe")
     n = sum(k for _, k in groups)
     if len(rtts_ns) not in (1, n):
         raise ScenarioError([("rtt", f"give one RTT or one per flow ({n}), got {len(rtts_ns)}")])
@@ -300,8 +311,7 @@ def dumbbell(
     udp_wire = _classes(queue, bottleneck_queue, rate, class_weights, flow_classes, udp_load, udp_split, udp_arrivals)
 
     flows_wire = []
-    for g, (name, count) in enumerate(groups):
-        is_video = video_group is not None and g == len(groups) - 1
+    for (name, count), role in zip(groups, roles):
         kind, sack = CC_NAMES[name]
         cc_spec = {"kind": kind, **_derived_cc_params(kind, rate, size), **(cc_params or {}).get(kind, {})}
         for _ in range(count):
@@ -312,9 +322,9 @@ def dumbbell(
                     "dst": f"d{i}",
                     "cc": cc_spec,
                     "start_window_ns": [0, window_ns],
-                    "label": f"video-{name}" if is_video else name,
+                    "label": name if role == "bulk" else f"{role}-{name}",
                     "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})},
-                    **({"video": video_group[2]} if is_video else {}),
+                    **({"video": video_group[2]} if role == "video" else {"probe": True} if role == "probe" else {}),
                     **({"class": flow_classes[i % len(flow_classes)]} if flow_classes else {}),
                 }
             )

@@ -72,7 +72,7 @@ _FLAGS = {
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
     "tcp.ack_policy": "--ack-policy",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
-    "video": "--video", "startup_delay": "--startup-delay", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
+    "video": "--video", "startup_delay": "--startup-delay", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
     "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals",
 }  # fmt: skip
 
@@ -233,6 +233,9 @@ def dumbbell(
         typer.Option(help="N live video streams over TCP beside the flows: N@RATE or N@RATE:CC, e.g. 20@300kbps:pert (Qian 2011).", metavar="N@RATE[:CC]"),
     ] = None,
     startup_delay: Annotated[str, typer.Option(help="Start-up delay of the video clients' playback.")] = "5s",
+    t_mu_probe: Annotated[
+        bool, typer.Option("--t-mu-probe", help="Add a greedy probe flow of the video streams' controller; each stream's video_t_mu is its goodput over the video rate.")
+    ] = False,
     pacing: Annotated[bool, typer.Option("--pacing", help="Senders pace their segments srtt / cwnd apart (Qian 2011).")] = False,
     rtt_correction: Annotated[
         bool, typer.Option("--rtt-correction", help="Senders remove the self-induced delay of ACK trains from RTT samples (Qian 2011, eq. 5.4).")
@@ -273,7 +276,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, **classes,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, t_mu_probe=t_mu_probe, **classes,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)

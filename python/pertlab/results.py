@@ -47,7 +47,7 @@ FLOW_SCHEMA = {
     "compete_s": pl.Float64, "base_rtt_ms": pl.Float64, "ack_policy": pl.String, "data_mbps": pl.Float64,
     "acks_sent": pl.UInt64, "ack_mbps": pl.Float64, "data_ack_ratio": pl.Float64, "pacing": pl.Boolean,
     "rtt_correction": pl.Boolean, "video_packets": pl.UInt64, "video_late": pl.UInt64, "video_late_fraction": pl.Float64,
-    "video_success": pl.Boolean,
+    "video_success": pl.Boolean, "video_t_mu": pl.Float64, "probe": pl.Boolean,
     "rtt_samples": pl.UInt64, "rtt_mean_ms": pl.Float64, "rtt_min_ms": pl.Float64, "rtt_max_ms": pl.Float64,
 }  # fmt: skip
 QUEUE_SCHEMA = {

@@ -33,3 +33,11 @@ def udp_graph(**overrides) -> dict:
 @pytest.fixture
 def dumbbell_scenario() -> pertlab.Scenario:
     return small_dumbbell(sample_interval="100ms")
+
+
+class InProcess:
+    """Workers that run a quick reproduction's tasks in this process, one after another
+    (no worker processes to start: the quick runs take less than starting them)."""
+
+    def map(self, fn, items):
+        return [fn(x) for x in items]

@@ -159,6 +159,15 @@ DUMBBELL_CASES = {
         ["--video", "1@300kbps", "--startup-delay", "0s"],
         lambda s, out, b: s["flows"][4]["video_late_fraction"] == 1.0 and s["flows"][4]["video_success"] is False,
     ),
+    # Qian's T/mu: one greedy probe of the streams' controller; each stream's T/mu is its goodput over 300 kbit/s.
+    "--t-mu-probe": (
+        ["--video", "2@300kbps", "--t-mu-probe"],
+        lambda s, out, b: [f["label"] for f in s["flows"]][4:] == ["video-sack", "video-sack", "probe-sack"]
+        and scenario(out)["flows"][6]["probe"] and [f["probe"] for f in s["flows"]] == [False] * 6 + [True]
+        and s["flows"][6]["goodput_mbps"] > 1.0
+        and all(abs(f["video_t_mu"] - s["flows"][6]["goodput_mbps"] / 0.3) < 1e-9 for f in s["flows"][4:6])
+        and all(f["video_t_mu"] is None for f in s["flows"][:4] + s["flows"][6:]),
+    ),
     "--cc-param": (["--cc", "pert", "--cc-param", "pert.p_max=0.2"], lambda s, out, b: scenario(out)["flows"][0]["cc"]["p_max"] == 0.2),
 }
 
@@ -225,6 +234,7 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--ack-policy", "sometimes"], "error: --ack-policy: "),
         (["--video", "2@30Gbps"], "error: --video: the video rate (30000000000 bit/s) must be at most the access link rate"),
         (["--video", "2@300kbps", "--startup-delay=-1s"], "error: --startup-delay: must be zero or positive"),
+        (["--t-mu-probe"], "error: --t-mu-probe: a T/mu probe needs video streams to measure T for"),
     ],
 )
 def test_bad_values_name_the_flag_the_user_wrote(args, first_line):

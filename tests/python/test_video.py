@@ -52,3 +52,27 @@ def test_bad_video_input_names_the_field():
     graph = udp_graph(flows=[{"src": "a", "dst": "b", "video": {"rate": "1Gbps", "startup_delay": "1s"}}])
     with pytest.raises(ScenarioError, match=r"^flows\[0\]\.video\.rate: must be at most the sender's access link rate"):
         Scenario.parse(graph).check()
+
+
+def test_t_over_mu_is_the_fair_share_of_a_greedy_probe_over_the_video_rate():
+    """Qian's T/mu with a probe: 3 greedy SACK flows, the probe and two 1 Mbit/s streams on
+    10 Mbit/s (1460 of 1500 bytes payload: 9.733 Mbit/s). The streams take their 2 Mbit/s; the
+    4 greedy flows share the rest, T = (9.733 - 2) / 4 = 1.933 Mbit/s, so T/mu = 1.93."""
+    sc = dumbbell(bw="10Mbps", rtt="40ms", flows=3, duration="60s", warmup="10s", video="2@1Mbps", startup_delay="2s",
+                  t_mu_probe=True, tcp={"overhead": "1ms"})  # fmt: skip
+    flows = run(sc).flows
+    probe = flows.filter(flows["probe"])
+    assert probe["label"].to_list() == ["probe-sack"]
+    videos = flows.filter(flows["label"] == "video-sack")
+    expected = (10 * 1460 / 1500 - 2) / 4
+    assert probe["goodput_mbps"][0] == pytest.approx(expected, rel=0.10)
+    assert videos["video_t_mu"].to_list() == pytest.approx([probe["goodput_mbps"][0] / 1.0] * 2, rel=1e-12)
+    assert flows.filter(~flows["probe"] & (flows["label"] == "sack"))["video_t_mu"].null_count() == 3
+
+
+def test_a_probe_cannot_carry_a_video_and_needs_streams():
+    flows = [{"src": "a", "dst": "b", "probe": True, "video": {"rate": "300kbps", "startup_delay": "1s"}}]
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.probe: a probe is a greedy flow measuring T for the video streams; it cannot carry a video"):
+        Scenario.parse(udp_graph(flows=flows))
+    with pytest.raises(ScenarioError, match=r"^t_mu_probe: a T/mu probe needs video streams"):
+        dumbbell(flows=1, t_mu_probe=True)

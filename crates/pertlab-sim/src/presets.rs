@@ -48,6 +48,7 @@ pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) ->
                 class: 0,
                 tcp: TcpConfig::default(),
                 video: None,
+                probe: false,
             })
             .collect(),
         udp: vec![],

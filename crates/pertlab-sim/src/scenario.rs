@@ -394,6 +394,12 @@ pub struct FlowSpec {
     /// constant rate instead of having unlimited data. Default: bulk data.
     #[serde(default)]
     pub video: Option<VideoSpec>,
+    /// A greedy flow that measures the achievable throughput T of the video
+    /// streams of its controller (Qian 2011, III.A.1): their `video_t_mu` is
+    /// the mean goodput of the run's probes of that controller over the video
+    /// rate ([`crate::traffic::video::t_over_mu`]). Cannot carry a video.
+    #[serde(default)]
+    pub probe: bool,
 }
 
 /// Arrival process of a UDP source.
@@ -808,6 +814,9 @@ impl FlowSpec {
         self.validate_off(path)?;
         if self.label.as_deref() == Some("") {
             return Err(ConfigError::new(format!("{path}.label"), "must not be empty"));
+        }
+        if self.probe && self.video.is_some() {
+            return Err(ConfigError::new(format!("{path}.probe"), "a probe is a greedy flow measuring T for the video streams; it cannot carry a video"));
         }
         self.cc.validate(path)?;
         self.tcp.validate(&format!("{path}.tcp"))

@@ -272,3 +272,11 @@ fn a_byte_limit_smaller_than_a_packet_is_refused() {
         "flows": [{"src": "s0", "dst": "d0"}]}"#;
     assert!(refusal(json).starts_with("dumbbell.access_queue.limit_bytes: must be at least 1500 bytes"));
 }
+
+#[test]
+fn a_probe_carrying_a_video_is_refused() {
+    // Qian's T/mu probe is a greedy flow: the core refuses one with a video, naming the field.
+    let json = r#"{"duration_ns": 1000000000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 5000000}],
+        "flows": [{"src": "a", "dst": "b", "probe": true, "video": {"rate_bps": 300000, "startup_delay_ns": 0}}]}"#;
+    assert_eq!(refusal(json), "flows[0].probe: a probe is a greedy flow measuring T for the video streams; it cannot carry a video");
+}

@@ -22,3 +22,4 @@ from . import hua02_entries  # noqa: E402,F401  (Hua 2002: Vegas parking lot Fig
 from . import hua02_swtp_entries  # noqa: E402,F401  (Hua 2002: S-WTP against WTP, Tables 5.1, 5.2, Figs 5.4, 5.5)
 from . import tahiliani_entries  # noqa: E402,F401  (Tahiliani 2013 Ch. 4: Surathkal vs SACK capacity sweep)
 from . import causes_entries  # noqa: E402,F401  (tests of the explanations of the PERT paper's Fig. 7 and Table 1 differences)
+from . import qian11_entries  # noqa: E402,F401  (Qian 2011 Ch. IV-V: ACK coalescing, pacing, RTT correction)

@@ -185,6 +185,11 @@ class FlowSpec(_Model):
     class_: Class = _class_field()
     tcp: TcpConfig = Field(default_factory=TcpConfig)
     video: VideoSpec | None = Field(None, description="a live video source instead of bulk data (Qian 2011)")
+    probe: bool = Field(
+        False,
+        description="a greedy flow measuring T for the video streams of its controller: their video_t_mu is the mean goodput "
+        "of the run's probes of that controller over the video rate (Qian 2011, III.A.1); cannot carry a video",
+    )
 
     @field_validator("start_window")
     @classmethod
@@ -222,6 +227,13 @@ class FlowSpec(_Model):
             else:
                 continue
             raise PydanticCustomError("item_error", "{message}", {"index": j, "message": message})
+        return v
+
+    @field_validator("probe")
+    @classmethod
+    def _probe_is_greedy(cls, v: bool, info: ValidationInfo) -> bool:
+        if v and info.data.get("video") is not None:
+            raise ValueError("a probe is a greedy flow measuring T for the video streams; it cannot carry a video")
         return v
 
 

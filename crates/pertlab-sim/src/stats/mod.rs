@@ -209,6 +209,12 @@ pub struct FlowResult {
     pub video_late: Option<u64>,
     pub video_late_fraction: Option<f64>,
     pub video_success: Option<bool>,
+    /// T/mu of a video flow (Qian 2011, III.A.1): the mean goodput of the
+    /// run's probe flows of its controller over the video rate; None without
+    /// a video or without such a probe ([`crate::traffic::video::t_over_mu`]).
+    pub video_t_mu: Option<f64>,
+    /// The flow is a probe (`FlowSpec::probe`): greedy, measuring T.
+    pub probe: bool,
     /// Within the window: data packets arriving at the receiver (duplicates
     /// included) in Mbit/s on the wire (`segments_received` x packet size),
     /// ACKs the receiver sent and their Mbit/s on the wire (x ACK size), and
@@ -301,7 +307,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 36;
+    pub const COLUMNS: u64 = 38;
 }
 
 impl ControllerResult {

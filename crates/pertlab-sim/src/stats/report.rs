@@ -12,7 +12,7 @@ use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
 use crate::traffic::udp::UdpCounters;
-use crate::traffic::video::{PlayoutResult, SUCCESS_LATE_FRACTION};
+use crate::traffic::video::{t_over_mu, PlayoutResult, SUCCESS_LATE_FRACTION};
 use crate::traffic::web::Completion;
 
 use super::{
@@ -58,8 +58,11 @@ pub struct FlowInfo {
     pub ack_size: u32,
     /// The receiver's ACK policy ("every", "delayed", "adaptive").
     pub ack_policy: &'static str,
-    /// The playout numbers of the flow's video stream, if it carries one.
+    /// The playout numbers of the flow's video stream, if it carries one, and its rate (bit/s of payload).
     pub video: Option<PlayoutResult>,
+    pub video_rate_bps: Option<u64>,
+    /// A greedy probe measuring T for the video streams of its controller (`FlowSpec::probe`).
+    pub probe: bool,
     /// Sender pacing and the ACK-train RTT correction are on.
     pub pacing: bool,
     pub rtt_correction: bool,
@@ -185,7 +188,7 @@ pub fn assemble(input: ReportInput) -> Results {
         })
         .collect();
 
-    let flows: Vec<FlowResult> = input
+    let mut flows: Vec<FlowResult> = input
         .flows
         .iter()
         .enumerate()
@@ -226,6 +229,8 @@ pub fn assemble(input: ReportInput) -> Results {
                 video_late: f.video.map(|v| v.late),
                 video_late_fraction: f.video.map(|v| v.late_fraction),
                 video_success: f.video.map(|v| v.late_fraction < SUCCESS_LATE_FRACTION),
+                video_t_mu: None,
+                probe: f.probe,
                 rtt_correction: f.rtt_correction,
                 data_mbps: rate_mbps(received, f.packet_size),
                 acks_sent,
@@ -238,6 +243,11 @@ pub fn assemble(input: ReportInput) -> Results {
             }
         })
         .collect();
+    let probes: Vec<(&str, f64)> = flows.iter().filter(|f| f.probe).map(|f| (f.cc.as_str(), f.goodput_mbps)).collect();
+    let t_mu: Vec<Option<f64>> = input.flows.iter().zip(&flows).map(|(i, f)| i.video_rate_bps.and_then(|r| t_over_mu(r, &f.cc, &probes))).collect();
+    for (f, t) in flows.iter_mut().zip(t_mu) {
+        f.video_t_mu = t;
+    }
 
     let udp = input
         .udp

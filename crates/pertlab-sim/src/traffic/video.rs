@@ -12,9 +12,13 @@
 //! the run although it was due. A stream succeeds if its late fraction is
 //! below 1e-4 (Qian III.A.1).
 //!
-//! Left out: T/mu (the throughput of a greedy flow of the same controller
-//! under the same load, over the video rate); per-packet delay distributions
-//! (one start-up delay per stream).
+//! T/mu (Qian III.A.1: T the achievable TCP throughput, mu the video rate;
+//! spec B.2.1's recommended reading after Wang et al.): T is the goodput of a
+//! greedy flow of the stream's controller under the same load, measured by
+//! probe flows (`FlowSpec::probe`) in the same run, so the load is the
+//! stream's own plus one greedy flow per probe ([`t_over_mu`]).
+//!
+//! Left out: per-packet delay distributions (one start-up delay per stream).
 
 use serde::{Deserialize, Serialize};
 
@@ -135,6 +139,17 @@ impl Playout {
     }
 }
 
+/// T/mu of a stream of `rate_bps` (payload) sent by controller `cc`: the mean
+/// goodput of the probes of that controller (`(controller, goodput in Mbit/s
+/// of payload over the window)`) over the rate; None without such a probe.
+pub fn t_over_mu(rate_bps: u64, cc: &str, probes: &[(&str, f64)]) -> Option<f64> {
+    let goodputs: Vec<f64> = probes.iter().filter(|(c, _)| *c == cc).map(|&(_, g)| g).collect();
+    if goodputs.is_empty() || rate_bps == 0 {
+        return None;
+    }
+    Some(goodputs.iter().sum::<f64>() / goodputs.len() as f64 * 1e6 / rate_bps as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -170,5 +185,14 @@ mod tests {
         assert!((r.late_fraction - 0.7).abs() < 1e-12);
         // Before anything is due, nothing is counted.
         assert_eq!(Playout::new(100 * MS, 10 * MS, 50 * MS).result(149 * MS, 0), PlayoutResult::default());
+    }
+
+    #[test]
+    fn t_over_mu_is_the_mean_probe_goodput_of_the_controller_over_the_rate() {
+        let probes = [("pert", 0.5), ("reno", 0.9), ("pert", 0.7)];
+        // PERT's probes average 0.6 Mbit/s: T/mu = 0.6 / 0.3 = 2.
+        assert!((t_over_mu(300_000, "pert", &probes).unwrap() - 2.0).abs() < 1e-12);
+        assert!((t_over_mu(300_000, "reno", &probes).unwrap() - 3.0).abs() < 1e-12);
+        assert_eq!(t_over_mu(300_000, "cubic", &probes), None);
     }
 }

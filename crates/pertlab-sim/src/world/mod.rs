@@ -203,6 +203,8 @@ impl World {
             ack_policy: spec.tcp.ack_policy().name(),
             pacing: spec.tcp.pacing.enabled,
             video: f.video.as_ref().map(|v| v.playout.result(self.now, f.receiver.rcv_nxt())),
+            video_rate_bps: spec.video.as_ref().map(|v| v.rate_bps),
+            probe: spec.probe,
             rtt_correction: spec.tcp.rtt_correction,
             base_rtt: self.one_way_delay(f.src, f.dst).saturating_add(self.one_way_delay(f.dst, f.src)),
         }

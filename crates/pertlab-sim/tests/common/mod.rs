@@ -57,6 +57,7 @@ pub fn bulk_flows(pairs: u32, cc: CcSpec, tcp: TcpConfig, start_window_ns: u64) 
             class: 0,
             tcp: tcp.clone(),
             video: None,
+            probe: false,
         })
         .collect()
 }

@@ -1,0 +1,82 @@
+"""Qian (MS thesis, 2011), Chapter III.A: live video over PERT, Reno and CUBIC in ns-2
+(shared/spec/pert-theses-kotla-qian.md B.2, B.3): the success fraction of video streams
+against T/mu (Fig 9).
+
+Table I's dumbbell: a 25 Mbit/s bottleneck with a 150-packet drop-tail buffer, 10 Mbit/s
+access links, 20 to 35 video streams of 300 kbit/s over the controller under test ("CBR
+senders PERT/RENO/CUBIC", standard receivers), 20 to 35 Reno FTP flows and 300 Reno HTTP
+sessions as background, 1000-byte packets. T is measured by one greedy probe flow of the
+streams' controller in the same run (``FlowSpec.probe``, docs/model.md); each stream is
+successful if fewer than 1e-4 of its packets miss their playout deadline.
+
+Choices where the thesis is silent or too long for the run budget: RTT 100 ms (the middle
+of its 50 to 150 ms); runs of ``Setup.duration`` instead of 7000 s, start-up delay
+``Setup.startup_delay`` (the thesis: "only a few seconds"); Reno is SACK (the thesis's
+RENO-SACK); the HTTP sessions are ns-2 WebTraf sessions with a 5 s mean think time (the
+thesis does not give its HTTP model; with WebTraf's 1 s the 300 sessions alone would offer
+about 15 Mbit/s); flows and sessions start in the first 10 s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..builders import dumbbell
+from ..runner import run
+from ..scenario import Scenario
+
+#: Controllers of the video streams: the thesis's PERT (its Chapter II describes Kotla's modified
+#: PERT, with the high-speed, safe and compete modes: ``pert-adaptive``), RENO (SACK) and CUBIC;
+#: and the original PERT (SIGCOMM 2007) beside them.
+CONTROLLERS = ("pert-adaptive", "sack", "cubic", "pert")
+#: The thesis's T/mu bins (Fig 4); the claim reads [1.4, 2.0].
+BINS = ((1.0, 1.2), (1.2, 1.4), (1.4, 1.6), (1.6, 1.8), (1.8, 2.0))
+CLAIM_BIN = (1.4, 2.0)
+#: Video rate mu (Table I), HTTP sessions, bottleneck buffer (packets), access link rate.
+VIDEO_RATE = "300kbps"
+VIDEO_RATE_MBPS = 0.3
+HTTP_SESSIONS = 300
+BUFFER_PKTS = 150
+#: Mean think time of the HTTP sessions (our choice; see the module doc).
+THINK_TIME = "5s"
+
+
+@dataclass(frozen=True)
+class Setup:
+    duration: str
+    warmup: str
+    startup_delay: str
+    seeds: tuple[int, ...]
+    #: (video streams, FTP flows) per run: the load that sets T/mu.
+    loads: tuple[tuple[int, int], ...]
+
+
+def video_scenario(cc: str, streams: int, ftp: int, setup: Setup, seed: int) -> Scenario:
+    return dumbbell(
+        bw="25Mbps", rtt="100ms", flows=ftp, cc="sack", duration=setup.duration, warmup=setup.warmup, start_window="10s",
+        buffer_pkts=BUFFER_PKTS, packet_size=1000, access_rate="10Mbps", seed=seed, web_sessions=HTTP_SESSIONS,
+        web={"think_time": THINK_TIME}, video=f"{streams}@{VIDEO_RATE}:{cc}", startup_delay=setup.startup_delay, t_mu_probe=True,
+    )  # fmt: skip
+
+
+def video_rows(item: tuple[str, int, int, Setup, int]) -> list[dict[str, Any]]:
+    """One row per stream of one run: its T/mu, late fraction and success."""
+    cc, streams, ftp, setup, seed = item
+    r = run(video_scenario(cc, streams, ftp, setup, seed))
+    flows, window_s = r.flows, r.summary["window_end_s"] - r.summary["window_start_s"]
+    videos = flows.filter(flows["label"] == f"video-{cc}")
+    return [
+        {"cc": cc, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
+         "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"],
+         "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"]}
+        for v in videos.to_dicts()
+    ]  # fmt: skip
+
+
+def bin_of(t_mu: float) -> str | None:
+    """The thesis's bin holding ``t_mu`` ("1.4-1.6"), None outside 1.0 to 2.0."""
+    for lo, hi in BINS:
+        if lo <= t_mu < hi:
+            return f"{lo:.1f}-{hi:.1f}"
+    return None
