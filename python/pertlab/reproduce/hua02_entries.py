@@ -20,7 +20,7 @@ from ..experiments import hua02 as h
 from ..parallel import Workers
 from ..plots import saved_figure
 from ..sweep import Point, run_points, stored_results
-from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register
+from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register, wire_of
 
 THESIS = "Hua, MPhil thesis, CUHK 2002"
 
@@ -45,11 +45,8 @@ def _run(points: list[Point], out: Path, workers: Workers) -> dict[str, Any]:
     return {p.key: stored_results(p, out) for p in points}
 
 
-def _report(name: str, title: str, section: str, quick: bool, out: Path, points: list[Point], notes: list[str]) -> Report:
-    return Report(
-        name=name, title=title, source=f"{THESIS}, {section}", mode="quick" if quick else "full", out_dir=out, notes=notes,
-        scenarios={p.key: p.scenario.to_wire() for p in points},
-    )  # fmt: skip
+def _report(name: str, title: str, section: str, quick: bool, out: Path, notes: list[str]) -> Report:
+    return Report(name=name, title=title, source=f"{THESIS}, {section}", mode="quick" if quick else "full", out_dir=out, notes=notes)
 
 
 # ------------------------------------------------------------------ Chapter 3: Vegas
@@ -65,10 +62,15 @@ def _lots(mode: Mode) -> list[tuple[str, int, h.LotRun]]:
     return runs
 
 
+def _vegas_points(mode: Mode) -> list[Point]:
+    """One run per lot of :func:`_lots`, in its order."""
+    return [Point((("figure", fig), ("x", str(x))), 1, h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup)) for fig, x, lot in _lots(mode)]
+
+
 def _vegas(quick: bool, out: Path, workers: Workers) -> Report:
     mode = QUICK if quick else FULL
     lots = _lots(mode)
-    points = [Point((("figure", fig), ("x", str(x))), 1, h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup)) for fig, x, lot in lots]
+    points = _vegas_points(mode)
     results = _run(points, out, workers)
     rows = []
     for (fig, x, lot), p in zip(lots, points):
@@ -86,7 +88,7 @@ def _vegas(quick: bool, out: Path, workers: Workers) -> Report:
         })  # fmt: skip
     table = pl.DataFrame(rows, infer_schema_length=None)
     report = _report(
-        "hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", "Chapter 3", quick, out, points,
+        "hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", "Chapter 3", quick, out,
         [f"{mode.duration} runs, metrics after {mode.warmup}, seed 1, every flow starting at 0 s; Figure 3.1 with 2 Mbit/s gateway links, "
          "10 ms per gateway link, 2 ms per access link, 50-packet DropTail buffers, 1000-byte packets, Vegas alpha 1, beta 3, "
          "equal base RTTs (pertlab.experiments.hua02). Throughputs are per flow on the wire (goodput / 0.96). "
@@ -156,7 +158,8 @@ def _vegas_figures(report: Report) -> list[Figure]:
     return [Figure("hua02-vegas.png", "Per-flow throughput of the long connection (conn 0) and of a cross connection, beside the closed form and the fair share.", draw)]
 
 
-register(Entry("hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", f"{THESIS}, Chapter 3", _vegas, _vegas_figures, details=()))
+register(Entry("hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", f"{THESIS}, Chapter 3", _vegas, _vegas_figures,
+               lambda quick: wire_of(_vegas_points(QUICK if quick else FULL)), details=()))  # fmt: skip
 
 
 # ------------------------------------------------------------------ Chapter 4: JCC
@@ -167,13 +170,19 @@ THESIS_LOSS_AT_40 = {"reno": 0.10, "jcc": 0.02}
 THESIS_TABLE_4_1 = {0.0: (0.0057, 0.2574), 0.02: (0.0235, 1.4004)}
 
 
-def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
-    mode = QUICK if quick else FULL
+def _jcc_points(mode: Mode) -> tuple[list[Point], list[Point], list[Point]]:
+    """Fig 4.10's loss runs, Fig 4.8's staggered runs and Table 4.1's runs."""
     loss_pts = [Point((("figure", "4.10"), ("cc", cc), ("flows", str(n))), 1, h.jcc_dumbbell(cc, n, bw="10Mbps", duration=mode.duration, warmup=mode.warmup))
                 for cc in ("jcc", "reno") for n in mode.jcc_flows]  # fmt: skip
     end = f"{mode.stagger_end_s}s"
     stag_pts = [Point((("figure", "4.8"), ("cc", cc)), 1, h.staggered(h.jcc_dumbbell(cc, 4, duration=end, warmup="150s", sample_interval="10s"), 50)) for cc in ("jcc", "reno")]
     alpha_pts = [Point((("figure", "table 4.1"), ("alpha", str(a))), 1, h.jcc_dumbbell("jcc", 4, duration=mode.duration, warmup=mode.warmup, alpha=a)) for a in THESIS_TABLE_4_1]
+    return loss_pts, stag_pts, alpha_pts
+
+
+def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = QUICK if quick else FULL
+    loss_pts, stag_pts, alpha_pts = _jcc_points(mode)
     points = loss_pts + stag_pts + alpha_pts
     results = _run(points, out, workers)
     loss = pl.DataFrame([
@@ -195,11 +204,11 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
         for a, p in zip(THESIS_TABLE_4_1, alpha_pts)
     ])  # fmt: skip
     report = _report(
-        "hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", "Chapter 4", quick, out, points,
+        "hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", "Chapter 4", quick, out,
         [f"Dumbbells of 100 ms RTT, 50-packet buffers, 1000-byte packets; RED with old ns-2's defaults (min_th 5, max_th 15, q_w 0.002, "
          f"max_p 0.1, not gentle) as jcc-red (m = 8) for JCC and plain RED for Reno; JCC alpha 0 unless stated (pertlab.experiments.hua02). "
          f"Fig 4.10: 10 Mbit/s, {mode.duration} runs after {mode.warmup}. Fig 4.8: 1 Mbit/s, four flows starting at 0, 50, 100, 150 s, "
-         f"shares over the last 50 s of {end}. Table 4.1: four JCC flows on 1 Mbit/s. Seed 1. The mean R of Table 4.1 is not measured "
+         f"shares over the last 50 s of {mode.stagger_end_s}s. Table 4.1: four JCC flows on 1 Mbit/s. Seed 1. The mean R of Table 4.1 is not measured "
          "(the controller does not report it)."],
     )  # fmt: skip
     report.tables.update({"loss_vs_flows": loss, "staggered_shares": shares_t, "table_4_1": table41})
@@ -251,4 +260,5 @@ def _jcc_figures(report: Report) -> list[Figure]:
     return [Figure("hua02-jcc-loss.png", "Loss ratio of JCC and Reno against the number of flows, the thesis's two values at 40 flows marked.", draw)]
 
 
-register(Entry("hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", f"{THESIS}, Chapter 4", _jcc, _jcc_figures, details=()))
+register(Entry("hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", f"{THESIS}, Chapter 4", _jcc, _jcc_figures,
+               lambda quick: wire_of(sum(_jcc_points(QUICK if quick else FULL), [])), details=()))  # fmt: skip
