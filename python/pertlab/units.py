@@ -68,10 +68,18 @@ def _fail(field: str | None, message: str) -> ValueError:
     return ValueError(f"{field}: {message}" if field else message)
 
 
-@functools.lru_cache(maxsize=1 << 16, typed=True)
 def _parse_kind(value: object, kind: str, field: str | None) -> int:
-    """:func:`_parse` of a ``kind`` ("rate", "time", "size"), remembered: scenarios repeat the
-    same few quantities in every flow (typed, so that True is not read as 1)."""
+    """:func:`_parse` of a ``kind`` ("rate", "time", "size"); texts and numbers are remembered:
+    scenarios repeat the same few quantities in every flow."""
+    if isinstance(value, (str, int, float)):
+        return _parse_remembered(value, kind, field)
+    units, default, forms = _KINDS[kind]
+    return _parse(value, units, default, kind, forms, field)
+
+
+@functools.lru_cache(maxsize=1 << 16, typed=True)
+def _parse_remembered(value: str | int | float, kind: str, field: str | None) -> int:
+    """(Typed, so that True is not taken for a remembered 1.)"""
     units, default, forms = _KINDS[kind]
     return _parse(value, units, default, kind, forms, field)
 
