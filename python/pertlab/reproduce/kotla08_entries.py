@@ -88,18 +88,33 @@ def _mode_note(mode: k.Mode) -> str:
 PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
 
 
+#: Ranges of the residency fractions (for error bars over seeds).
+SWEEP_BOUNDS = {**BOUNDS, "pert_compete_frac": FRACTION, "pert_high_speed_frac": FRACTION}
+
+
 def _sweep_figure(file: str, runs: pl.DataFrame, x: str, panels: list[tuple[str, str]], title: str, *, by: str | None = None, log_x: bool = False) -> Figure:
-    """A sweep's metrics against ``x`` (:func:`pertlab.plots.metric_panels`), from its runs table."""
-    caption = f"{', '.join(t for _, t in panels)} against {x}{f', one line per {by}' if by else ''}: {_per_point(runs)}. {PLOT_ONLY}"
-    return Figure(file, caption, lambda path: metric_panels(runs, x, panels, path, title, by=by, log_x=log_x))
+    """A sweep's metrics against ``x`` (:func:`pertlab.plots.metric_panels`), from its runs table:
+    the runs themselves with one seed, their means with 95 % intervals with more."""
+    table = runs
+    if runs["seed"].n_unique() > 1:
+        table = aggregate(runs, [c for c in (by, x) if c], tuple(m for m, _ in panels), SWEEP_BOUNDS)
+    bars = interval_note(table, panels, SWEEP_BOUNDS) if table is not runs else ""
+    caption = f"{', '.join(t for _, t in panels)} against {x}{f', one line per {by}' if by else ''}: {_per_point(runs)}. {bars} {PLOT_ONLY}"
+    return Figure(file, caption.replace(".  ", ". "), lambda path: metric_panels(table, x, panels, path, title, by=by, log_x=log_x))
 
 
 def _sweep_entry(
     name: str, title: str, section: str, make_points: Callable[[k.Mode], list[Point]], x: str, claims: Callable[[pl.DataFrame], list[Claim]],
-    *, log_x: bool = False, panels: list[tuple[str, str]] = PERT_PANELS,
+    *, log_x: bool = False, panels: list[tuple[str, str]] = PERT_PANELS, by: str | None = None, full: k.Mode = k.FULL,
 ) -> None:
+    """A sweep of ``make_points(mode)`` (quick or ``full``), one row per run; one figure of
+    ``panels`` against ``x`` (a line per ``by``)."""
+
+    def mode_of(quick: bool) -> k.Mode:
+        return k.QUICK if quick else full
+
     def run(quick: bool, out: Path, workers: Workers) -> Report:
-        mode = k.QUICK if quick else k.FULL
+        mode = mode_of(quick)
         pts = make_points(mode)
         table = k.run_table(pts, out, workers)
         report = _report(name, title, section, quick, out, [_mode_note(mode)])
@@ -108,10 +123,10 @@ def _sweep_entry(
         return report
 
     def figures(report: Report) -> list[Figure]:
-        return [_sweep_figure(f"{name}.png", report.tables["runs"], x, panels, title, log_x=log_x)]
+        return [_sweep_figure(f"{name}.png", report.tables["runs"], x, panels, title, by=by, log_x=log_x)]
 
     # One run per point: the runs table is the summary.
-    register(Entry(name, title, f"{THESIS}, {section}", run, figures, lambda quick: wire_of(make_points(_mode(quick))), details=()))
+    register(Entry(name, title, f"{THESIS}, {section}", run, figures, lambda quick: wire_of(make_points(mode_of(quick))), details=()))
 
 
 # ------------------------------------------------------------------ mix
