@@ -30,6 +30,9 @@ def _means(t: pl.DataFrame, keys: list[str], metrics: tuple[str, ...]) -> pl.Dat
 def _web_claims(t: pl.DataFrame) -> list[Claim]:
     m = _means(t, ["scheme", "web_sessions"], ("avg_queue_norm", "drop_rate"))
     xs, pq, pd = _col(m, "web_sessions", "avg_queue_norm", "drop_rate", scheme=k.PERT)
+    # The long flows' own drop rate (the web transfers are not among them).
+    _, long_pd = _col(_means(t.filter(pl.col("scheme") == k.PERT), ["web_sessions"], ("pert_drop_rate",)), "web_sessions", "pert_drop_rate")
+    lossy = [i for i, d in enumerate(pd) if d > 0]
     _, sq, sd = _col(m, "web_sessions", "avg_queue_norm", "drop_rate", scheme=k.SACK)
     at = f"at {fmt_values(xs)} web sessions"
     return [
@@ -38,6 +41,9 @@ def _web_claims(t: pl.DataFrame) -> list[Claim]:
         Claim(f"PERT's average queue remains low (at most {LOW_QUEUE:g} of the buffer at every load).", max(pq) <= LOW_QUEUE, f"PERT avg queue / buffer {fmt_values(pq)}"),
         Claim("SACK has higher queues than PERT at every web load.", all(s > p for s, p in zip(sq, pq)), f"avg queue / buffer: SACK {fmt_values(sq)}; PERT {fmt_values(pq)} {at}"),
         Claim("SACK has higher drop rates than PERT at every web load.", all(s > p for s, p in zip(sd, pd)), f"drop rate: SACK {fmt_values(sd)}; PERT {fmt_values(pd)}"),
+        Claim("Where PERT's link drops, the drops fall on the web transfers: the long PERT flows' own drop rate is below a tenth of the "
+              "link's (pertlab's check of where the losses are).",
+              all(long_pd[i] < 0.1 * pd[i] for i in lossy), f"long PERT flows {fmt_values(long_pd)}; link {fmt_values(pd)} {at}"),
     ]  # fmt: skip
 
 
