@@ -14,6 +14,8 @@
 #                stored data (figures and index.html; no simulation runs), then make docs
 #   make docs    rewrite the generated blocks of docs/reproductions.md (claims, evidence,
 #                seeds, wall times) from the committed report.json files
+#   make stale-reports  list the committed reports whose scenarios differ from what the
+#                code would run today (exit status 1 if any does; nothing is run)
 #
 # Needs only python3 (>= 3.10) and cargo on the PATH; everything else is
 # installed into .venv from requirements.lock.
@@ -29,7 +31,7 @@ STAMP_VENV  := $(VENV)/.installed
 RUST_SOURCES := $(shell find crates -name '*.rs' -o -name Cargo.toml) Cargo.toml Cargo.lock pyproject.toml
 STAMP_BUILD := $(VENV)/.built
 
-.PHONY: venv build demo test test-rust test-python bench fuzz clean sysdeps reports docs
+.PHONY: venv build demo test test-rust test-python bench fuzz clean sysdeps reports docs stale-reports
 
 # Debian packages the eBPF congestion control (bpf/), the namespace testbed, the
 # ns-3 validation program (g++, against the ns3 wheel) and
@@ -82,6 +84,9 @@ reports: build
 
 docs: build
 	$(BIN)/python -m pertlab.reproduce.doc docs/reproductions.md
+
+stale-reports: build
+	$(BIN)/python -m pertlab.reproduce.stale --dir docs/reproductions
 
 # scripts/bench.sh runs the criterion benchmark and the thesis runs (through the
 # Python front, hence the build) and writes BENCHMARKS.md.

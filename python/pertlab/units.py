@@ -19,6 +19,7 @@ with it (``--bw: cannot read ...``), the convention of every pertlab error.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from fractions import Fraction
@@ -54,12 +55,33 @@ TIME_FORMS = "a number with a unit such as 60ms, 2s, 500us, 10ns, 1min, or a pla
 SIZE_FORMS = "a number with a unit such as 1500B, 64KB, 64KiB, 1MB, or a plain number of bytes"
 
 
+#: Units, the factor of a plain number, and the forms to write, per kind of quantity.
+_KINDS: dict[str, tuple[dict[str, float], float, str]] = {
+    "rate": (_RATE_UNITS, 1.0, RATE_FORMS), "time": (_TIME_UNITS, 1e9, TIME_FORMS), "size": (_SIZE_UNITS, 1.0, SIZE_FORMS),
+}  # fmt: skip
+
 #: The largest quantity the core holds (its integers are u64: bit/s, ns, bytes).
 U64_MAX = 2**64 - 1
 
 
 def _fail(field: str | None, message: str) -> ValueError:
     return ValueError(f"{field}: {message}" if field else message)
+
+
+def _parse_kind(value: object, kind: str, field: str | None) -> int:
+    """:func:`_parse` of a ``kind`` ("rate", "time", "size"); texts and numbers are remembered:
+    scenarios repeat the same few quantities in every flow."""
+    if isinstance(value, (str, int, float)):
+        return _parse_remembered(value, kind, field)
+    units, default, forms = _KINDS[kind]
+    return _parse(value, units, default, kind, forms, field)
+
+
+@functools.lru_cache(maxsize=1 << 16, typed=True)
+def _parse_remembered(value: str | int | float, kind: str, field: str | None) -> int:
+    """(Typed, so that True is not taken for a remembered 1.)"""
+    units, default, forms = _KINDS[kind]
+    return _parse(value, units, default, kind, forms, field)
 
 
 def _parse(value: object, units: dict[str, float], default: float, kind: str, forms: str, field: str | None) -> int:
@@ -101,17 +123,17 @@ def _parse(value: object, units: dict[str, float], default: float, kind: str, fo
 
 def parse_rate(value: object, field: str | None = None) -> int:
     """A rate in bit/s (integer). ``parse_rate("150Mbps") == 150_000_000``."""
-    return _parse(value, _RATE_UNITS, 1.0, "rate", RATE_FORMS, field)
+    return _parse_kind(value, "rate", field)
 
 
 def parse_time(value: object, field: str | None = None) -> int:
     """A time or duration in integer nanoseconds. ``parse_time("60ms") == 60_000_000``."""
-    return _parse(value, _TIME_UNITS, 1e9, "time", TIME_FORMS, field)
+    return _parse_kind(value, "time", field)
 
 
 def parse_size(value: object, field: str | None = None) -> int:
     """A size in bytes (integer). ``parse_size("64KiB") == 65536``."""
-    return _parse(value, _SIZE_UNITS, 1.0, "size", SIZE_FORMS, field)
+    return _parse_kind(value, "size", field)
 
 
 def format_rate(bps: float) -> str:

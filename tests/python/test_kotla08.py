@@ -148,6 +148,14 @@ KNOWN_DIFFERENCES = {
     ("kotla08-phase", "PERT's drop rate is below SACK's in the 50-50 mix with equal RTTs"),
     ("kotla08-phase", "PERT's share is between 35 % and 65 % with equal RTTs"),
     ("kotla08-phase", "PERT's drop rate is below SACK's in the 50-50 mix with RTTs spread"),
+    # Figure 22 at 1/128 BDP (6 packets for 20 flows): both PERTs lose the link to timeouts, and
+    # adaptive PERT uses more of it than the original (0.40 against 0.23 quick), not slightly less.
+    ("kotla08-low-buffer", "At the smallest buffer (1/128 BDP) adaptive PERT's utilization is lower"),
+    ("kotla08-low-buffer", "The two are comparable"),
+    # Figure 18 at 1000 web sessions: the link drops 0.0095 (quick), but the long PERT flows' own
+    # drop rate is 0.00016 and they stay out of compete mode: the drops fall on the web transfers
+    # (which carry the scheme's transport; why they lose is not run down).
+    ("kotla08-web", "PERT's packet losses are negligible"),
 }
 
 
@@ -171,6 +179,7 @@ def _check_claims(name: str, report: dict) -> None:
     [
         "kotla08-mix", "kotla08-flows", "kotla08-buffer", "kotla08-illinois-mix", "kotla08-illinois-flows", "kotla08-pert-only", "kotla08-highspeed", "kotla08-channel-errors",
         "kotla08-noise", "kotla08-queue-positions", "kotla08-table1", "kotla08-table2", "kotla08-table3", "kotla08-fast-mix", "kotla08-table4", "kotla08-table5", "kotla08-cbr", "kotla08-join-leave",
+        "kotla08-web", "kotla08-rtt", "kotla08-low-buffer",
     ],
 )  # fmt: skip
 def test_kotla08_reproductions_quick(name, tmp_path):

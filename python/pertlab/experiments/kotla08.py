@@ -85,19 +85,20 @@ SEND_OVERHEAD = "1ms"
 
 def kotla_dumbbell(
     cc: str, mode: Mode, seed: int, *, bw: float = 150e6, rtt_ms: float = 60.0, rtt_spread_ms: float = 0.0, buffer_bdp: float = 1.0,
-    start_window: str = "10s", send_overhead: str = SEND_OVERHEAD, **kw: Any,
+    start_window: str = "10s", send_overhead: str = SEND_OVERHEAD, buffer_floor: bool = True, **kw: Any,
 ) -> Scenario:
     """A dumbbell of Section V.A: ``cc`` a builder mix ("pert-adaptive:50,sack:50"),
     ns-2's TCP timers and ``send_overhead`` ("0s": none). ``rtt_spread_ms`` > 0
     spreads each controller's flows evenly over ``rtt_ms`` +- ``rtt_spread_ms``
-    (every controller gets the same RTTs)."""
+    (every controller gets the same RTTs). The buffer is ``buffer_bdp`` BDPs, at least two
+    packets per flow unless not ``buffer_floor`` (Figure 22 sweeps below that)."""
     counts = [n for _, n in parse_cc_mix(cc, None)]
     flows = sum(counts)
     rtt: str | list[str] = f"{rtt_ms}ms"
     if rtt_spread_ms > 0:
         rtt = [f"{r:.6f}ms" for n in counts for r in np.linspace(rtt_ms - rtt_spread_ms, rtt_ms + rtt_spread_ms, n)]
     # The thesis counts its BDP (1123 packets at 150 Mbit/s, 60 ms) in 1000-byte payloads.
-    limit = buffer_packets(int(bw), int(rtt_ms * 1e6), PAYLOAD_BYTES, buffer_bdp, flows)
+    limit = buffer_packets(int(bw), int(rtt_ms * 1e6), PAYLOAD_BYTES, buffer_bdp, flows if buffer_floor else 0)
     return dumbbell(
         bw=int(bw), rtt=rtt, flows=None, cc=cc, duration=mode.duration, warmup=mode.warmup,
         measure_end=mode.measure_end, start_window=start_window, seed=seed, packet_size=WIRE_BYTES, buffer_pkts=limit,

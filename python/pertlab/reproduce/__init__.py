@@ -18,6 +18,7 @@ from . import fluid_entries  # noqa: E402,F401  (fluid models: sigcomm07-fig13, 
 from . import sigcomm07_entries  # noqa: E402,F401  (PERT paper Section 4 and 6.1: Figures 6, 7, 8, 12, 14)
 from . import predictor_entries  # noqa: E402,F401  (PERT paper Section 2: Figures 2, 3, 4)
 from . import kotla08_entries  # noqa: E402,F401  (Kotla 2008: adaptive PERT, Figures 4-28, Tables I, II, IV, V)
+from . import kotla08_homogeneous_entries  # noqa: E402,F401  (Kotla 2008, Section VI: Figures 18, 20, 22)
 from . import hua02_entries  # noqa: E402,F401  (Hua 2002: Vegas parking lot Figs 3.2-3.5, JCC Figs 4.8, 4.10, Table 4.1)
 from . import hua02_swtp_entries  # noqa: E402,F401  (Hua 2002: S-WTP against WTP, Tables 5.1, 5.2, Figs 5.4, 5.5)
 from . import tahiliani_entries  # noqa: E402,F401  (Tahiliani 2013 Ch. 4: Surathkal vs SACK capacity sweep)

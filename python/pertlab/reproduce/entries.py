@@ -13,9 +13,14 @@ from ..experiments import tahiliani_ch3 as ch3
 from .. import units
 from ..parallel import Workers
 from ..sweep import aggregate
-from .registry import Claim, Entry, Figure, Report, rank_correlation, register
+from .registry import Claim, Entry, Figure, Report, Wire, rank_correlation, register
 
 THESIS = "Tahiliani, PhD thesis, NITK 2013, Chapter 3"
+
+
+def _ch3_flows_scenarios(quick: bool) -> Wire:
+    mode = ch3.QUICK if quick else ch3.FULL
+    return {f"{k}-{n}": ch3.s3a_scenario(k, n, mode).to_wire() for k in ch3.CONTROLLERS for n in mode.flows}
 
 
 def _ch3_flows(quick: bool, out: Path, workers: Workers) -> Report:
@@ -29,7 +34,6 @@ def _ch3_flows(quick: bool, out: Path, workers: Workers) -> Report:
         mode="quick" if quick else "full",
         out_dir=out,
         tables={"runs": runs, "comparison": comparison},
-        scenarios={f"{k}-{n}": ch3.s3a_scenario(k, n, mode).to_wire() for k in ch3.CONTROLLERS for n in mode.flows},
         notes=[
             f"Runs of {mode.duration}, flows {', '.join(map(str, mode.flows))}, all starting at 0. "
             "Throughput is the bottleneck's (utilization x 10 Mbit/s, headers included); the thesis does not "
@@ -203,10 +207,22 @@ def _sharp_increase_runs(seeds: tuple[int, ...], net: ch3.Network, controllers, 
     return runs, means, first
 
 
+#: The controllers of S3-4 on S3-A's network (pertlab's test of the explanation).
+S3A_NETWORK_CONTROLLERS = ("ared", "reared", "cared")
+
+
+def _sharp_increase_scenarios(quick: bool) -> Wire:
+    """S3-4's scenarios, one per controller and network (the seeds vary at run time)."""
+    return {
+        **{k: ch3.sharp_increase_scenario(k).to_wire() for k in ch3.CONTROLLERS},
+        **{f"{k}-s3a-network": ch3.sharp_increase_scenario(k, net=ch3.S3A_NETWORK).to_wire() for k in S3A_NETWORK_CONTROLLERS},
+    }
+
+
 def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
     seeds = tuple(range(1, 31 if quick else 101))
     runs, means, first = _sharp_increase_runs(seeds, ch3.FLOYD_NETWORK, ch3.CONTROLLERS, workers)
-    s3a_runs, s3a, _ = _sharp_increase_runs(seeds, ch3.S3A_NETWORK, ("ared", "reared", "cared"), workers)
+    s3a_runs, s3a, _ = _sharp_increase_runs(seeds, ch3.S3A_NETWORK, S3A_NETWORK_CONTROLLERS, workers)
     ret = dict(zip(means["controller"], means["return_s"]))
     never = dict(zip(means["controller"], means["never"]))
     adv = float(means.filter(pl.col("controller") == "reared")["reared_step_advantage"].item())
@@ -225,10 +241,6 @@ def _ch3_sharp_increase(quick: bool, out: Path, workers: Workers) -> Report:
         mode="quick" if quick else "full",
         out_dir=out,
         tables={"runs": pl.concat([runs, s3a_runs]), "means": means, "means_s3a_network": s3a},
-        scenarios={
-            **{k: ch3.sharp_increase_scenario(k).to_wire() for k in ch3.CONTROLLERS},
-            **{f"{k}-s3a-network": ch3.sharp_increase_scenario(k, net=ch3.S3A_NETWORK).to_wire() for k in s3a["controller"]},
-        },
         notes=[
             f"The thesis states no link for this scenario, only that it is Floyd et al.'s (2001); it runs on that "
             f"scenario's network as Floyd scripted it in ns-2 (1.5 Mbps, 20 ms, 25-packet buffer, windows 15 and 20; "
@@ -299,7 +311,6 @@ def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
         mode="quick" if quick else "full",
         out_dir=out,
         tables={"runs": runs, "means": means},
-        scenarios={k: ch3.sharp_decrease_scenario(k).to_wire() for k in ch3.CONTROLLERS},
         notes=[
             "The thesis only says the experiment of Scenario 4 is repeated with congestion decreasing sharply; "
             "this is its mirror image (22 long flows, 20 stop one every 0.1 s from 25 s), on Scenario 4's network "
@@ -354,6 +365,11 @@ def _fixed_flow_statistics(background: bool, workers: Workers) -> tuple[dict[str
     return series, pl.DataFrame(rows)
 
 
+def _fixed_flow_scenarios(background: bool) -> Callable[[bool], Wire]:
+    """Scenarios 2 and 3 (the same in both modes: see S2_DURATION)."""
+    return lambda quick: {k: ch3.fixed_flows_scenario(k, duration=S2_DURATION, background=background).to_wire() for k in ch3.CONTROLLERS}
+
+
 def _fixed_flow_report(name: str, title: str, scenario: str, background: bool, quick: bool, out: Path, stats: pl.DataFrame, series) -> Report:
     what = "100 fixed flows" + (" with background traffic" if background else "")
     report = Report(
@@ -363,7 +379,6 @@ def _fixed_flow_report(name: str, title: str, scenario: str, background: bool, q
         mode="quick" if quick else "full",
         out_dir=out,
         tables={"statistics": stats},
-        scenarios={k: ch3.fixed_flows_scenario(k, duration=S2_DURATION, background=background).to_wire() for k in ch3.CONTROLLERS},
         notes=[
             f"15 Mbps, 250 ms RTT, 100 FTP flows starting within the first second, min_th 20, max_th 80, "
             f"a {ch3.S32_BUFFER_PKTS}-packet buffer (not stated in the thesis), {S2_DURATION} runs; statistics over "
@@ -445,12 +460,14 @@ def _fmt(values: dict[str, float]) -> str:
     return ", ".join(f"{ch3.LABELS[k]} {v:.4g}" for k, v in sorted(values.items(), key=lambda kv: kv[1]))
 
 
-register(Entry("tahiliani-ch3-flows", "Tables 3.3-3.9: throughput and drop rate, 10..100 flows", THESIS, _ch3_flows, _ch3_flows_figures))
+register(Entry("tahiliani-ch3-flows", "Tables 3.3-3.9: throughput and drop rate, 10..100 flows", THESIS, _ch3_flows, _ch3_flows_figures,
+               _ch3_flows_scenarios))  # fmt: skip
 register(Entry("tahiliani-ch3-fixed-flows", "Scenario 2: 100 fixed flows, average queue and max_p", THESIS, _ch3_fixed_flows,
-               _series_figures("100 fixed flows, seed 1", S2_BAND, max_p=True)))  # fmt: skip
+               _series_figures("100 fixed flows, seed 1", S2_BAND, max_p=True), _fixed_flow_scenarios(False)))  # fmt: skip
 register(Entry("tahiliani-ch3-background", "Scenario 3: fixed flows with web and reverse traffic", THESIS, _ch3_background,
-               _series_figures("100 fixed flows with web and reverse traffic, seed 1", S2_BAND, max_p=True)))  # fmt: skip
+               _series_figures("100 fixed flows with web and reverse traffic, seed 1", S2_BAND, max_p=True), _fixed_flow_scenarios(True)))  # fmt: skip
 register(Entry("tahiliani-ch3-sharp-increase", "Scenario 4: sharp increase in congestion", THESIS, _ch3_sharp_increase,
-               _series_figures(f"on Floyd et al.'s network, seed 1: 20 flows join at {ch3.STEP_AT_S:g} s")))  # fmt: skip
+               _series_figures(f"on Floyd et al.'s network, seed 1: 20 flows join at {ch3.STEP_AT_S:g} s"), _sharp_increase_scenarios))  # fmt: skip
 register(Entry("tahiliani-ch3-sharp-decrease", "Scenario 5: sharp decrease in congestion", THESIS, _ch3_sharp_decrease,
-               _series_figures(f"seed 1: 20 of 22 flows stop from {ch3.STEP_AT_S:g} s")))  # fmt: skip
+               _series_figures(f"seed 1: 20 of 22 flows stop from {ch3.STEP_AT_S:g} s"),
+               lambda quick: {k: ch3.sharp_decrease_scenario(k).to_wire() for k in ch3.CONTROLLERS}))  # fmt: skip

@@ -23,7 +23,7 @@ from ..fluid.output import frame, plot_runs
 from ..fluid.regimes import classify, settling_time
 from ..fluid.stability import boundary_rtt, min_delta, theorem1
 from ..parallel import Workers
-from .registry import Claim, Entry, Figure, Report, register
+from .registry import Claim, Entry, Figure, Report, Wire, register
 
 PAPER = "Bhandarkar, Reddy, Zhang, Loguinov, SIGCOMM 2007"
 THESIS = "Tahiliani, PhD thesis, NITK 2013, Chapter 5"
@@ -36,9 +36,20 @@ FIG13A = dict(capacity=1000.0, rtt_max=0.2, pmax=0.1, tmin=0.05, tmax=0.1, alpha
 PAPER_REGIME = {0.100: "monotone", 0.160: "decaying oscillation", 0.171: "persistent oscillation"}
 
 
+def _fig13_duration(quick: bool) -> float:
+    """Seconds integrated per DDE run (the proof-form runs for twice that)."""
+    return 30.0 if quick else 60.0
+
+
+def _fig13_scenarios(quick: bool) -> Wire:
+    """Figure 13's model parameters (the fluid runs have no wire scenario)."""
+    bcd = {**FIG13, "rtt": list(PAPER_REGIME), "initial": [1, 1, 1], "duration_s": _fig13_duration(quick), "step_s": 1e-3}
+    return jsonable({"fig13a": FIG13A, "fig13bcd": bcd})  # type: ignore[no-any-return]
+
+
 def _fig13(quick: bool, out: Path, workers: Workers) -> Report:
     out.mkdir(parents=True, exist_ok=True)
-    duration = 30.0 if quick else 60.0
+    duration = _fig13_duration(quick)
     claims: list[Claim] = []
 
     # (a) minimum delta against N-
@@ -143,8 +154,6 @@ def _fig13(quick: bool, out: Path, workers: Workers) -> Report:
         ],
         claims=claims,
         tables={"fig13a_min_delta": a, "fig13_regimes": regimes, "boundaries": bounds},
-        scenarios=jsonable({"fig13a": FIG13A, "fig13bcd": {**FIG13, "rtt": list(PAPER_REGIME), "initial": [1, 1, 1],
-                                                           "duration_s": duration, "step_s": 1e-3}}),  # type: ignore[dict-item]
     )
 
 
@@ -157,11 +166,24 @@ def _fig13(quick: bool, out: Path, workers: Workers) -> Report:
 CH5 = dict(capacity=5e6 / (8 * 500), min_th=150.0, max_th=200.0, max_p=0.1, w_q=1e-4, gentle=True)
 
 
+def _ch5_times(quick: bool) -> tuple[float, float, float, float, float]:
+    """RK4 step, Scenario 1's length, and when Scenario 2's group leaves, returns and the run ends (s)."""
+    return (2e-3, 40.0, 75.0, 140.0, 160.0) if quick else (1e-3, 70.0, 75.0, 300.0, 380.0)
+
+
+def _ch5_scenarios(quick: bool) -> Wire:
+    """Chapter 5's model parameters (the fluid runs have no wire scenario)."""
+    step, d1, off, back, end = _ch5_times(quick)
+    return jsonable({"model": {**CH5, "prop_delay_s": 0.2, "packet_size_B": 500},  # type: ignore[no-any-return]
+                     "scenario1": {"flows": 40, "duration_s": d1},
+                     "scenario2": {"groups": [{"count": 20, "on": [[0, off], [back, end]]},
+                                              {"count": 20, "on": [[0, end]]}], "duration_s": end},
+                     "step_s": step})  # fmt: skip
+
+
 def _ch5(quick: bool, out: Path, workers: Workers) -> Report:
     out.mkdir(parents=True, exist_ok=True)
-    step = 2e-3 if quick else 1e-3
-    d1 = 40.0 if quick else 70.0
-    off, back, end = (75.0, 300.0, 380.0) if not quick else (75.0, 140.0, 160.0)
+    step, d1, off, back, end = _ch5_times(quick)
     claims: list[Claim] = []
     rows = []
     s1_runs, s2_runs = [], []
@@ -224,11 +246,6 @@ def _ch5(quick: bool, out: Path, workers: Workers) -> Report:
         ],
         claims=claims,
         tables={"summary": pl.DataFrame(rows)},
-        scenarios=jsonable({"model": {**CH5, "prop_delay_s": 0.2, "packet_size_B": 500},
-                            "scenario1": {"flows": 40, "duration_s": d1},
-                            "scenario2": {"groups": [{"count": 20, "on": [[0, off], [back, end]]},
-                                                     {"count": 20, "on": [[0, end]]}], "duration_s": end},
-                            "step_s": step}),  # type: ignore[dict-item]
     )
 
 
@@ -254,5 +271,5 @@ def _ch5_figures(report: Report) -> list[Figure]:
     ]  # fmt: skip
 
 
-register(Entry("sigcomm07-fig13", "PERT/RED fluid model and Theorem 1 (Figure 13 a-d)", f"{PAPER}, Section 5", _fig13, _fig13_figures))
-register(Entry("tahiliani-ch5-fluid", "TCP/RED vs TCP Surathkal fluid models (Scenarios 1 and 2)", f"{THESIS}", _ch5, _ch5_figures))
+register(Entry("sigcomm07-fig13", "PERT/RED fluid model and Theorem 1 (Figure 13 a-d)", f"{PAPER}, Section 5", _fig13, _fig13_figures, _fig13_scenarios))
+register(Entry("tahiliani-ch5-fluid", "TCP/RED vs TCP Surathkal fluid models (Scenarios 1 and 2)", f"{THESIS}", _ch5, _ch5_figures, _ch5_scenarios))

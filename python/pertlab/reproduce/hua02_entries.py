@@ -21,7 +21,7 @@ from ..parallel import Workers
 from ..plots import saved_figure
 from ..scenario import Scenario
 from ..sweep import Point, run_points, stored_results
-from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register
+from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, rank_correlation, register, wire_of
 
 THESIS = "Hua, MPhil thesis, CUHK 2002"
 
@@ -66,11 +66,8 @@ def _run(points: list[Point], out: Path, workers: Workers) -> dict[str, Any]:
     return {p.key: stored_results(p, out) for p in points}
 
 
-def _report(name: str, title: str, section: str, quick: bool, out: Path, points: list[Point], notes: list[str]) -> Report:
-    return Report(
-        name=name, title=title, source=f"{THESIS}, {section}", mode="quick" if quick else "full", out_dir=out, notes=notes,
-        scenarios={p.key: p.scenario.to_wire() for p in points},
-    )  # fmt: skip
+def _report(name: str, title: str, section: str, quick: bool, out: Path, notes: list[str]) -> Report:
+    return Report(name=name, title=title, source=f"{THESIS}, {section}", mode="quick" if quick else "full", out_dir=out, notes=notes)
 
 
 # ------------------------------------------------------------------ Chapter 3: Vegas
@@ -86,10 +83,22 @@ def _lots(mode: Mode) -> list[tuple[str, int, h.LotRun]]:
     return runs
 
 
+def _vegas_runs(mode: Mode) -> list[tuple[dict, Point]]:
+    """One run per lot of :func:`_lots` and seed, in that order, with its labels."""
+    return _seeded([({"figure": fig, "x": x, "lot": lot}, Point((("figure", fig), ("x", str(x))), 1, h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup)))
+                    for fig, x, lot in _lots(mode)], mode.seeds)  # fmt: skip
+
+
+def _first_seed(runs: list[tuple[dict, Point]]) -> Wire:
+    """The scenarios of the runs of the first seed: what scenarios.json keeps (the others differ
+    only in the seed)."""
+    first = runs[0][0]["seed"]
+    return wire_of([p for labels, p in runs if labels["seed"] == first])
+
+
 def _vegas(quick: bool, out: Path, workers: Workers) -> Report:
     mode = QUICK if quick else FULL
-    runs = _seeded([({"figure": fig, "x": x, "lot": lot}, Point((("figure", fig), ("x", str(x))), 1, h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup)))
-                    for fig, x, lot in _lots(mode)], mode.seeds)  # fmt: skip
+    runs = _vegas_runs(mode)
     points = [p for _, p in runs]
     results = _run(points, out, workers)
     rows = []
@@ -109,7 +118,7 @@ def _vegas(quick: bool, out: Path, workers: Workers) -> Report:
         })  # fmt: skip
     table = _seed_mean(rows, ["figure", "x"])
     report = _report(
-        "hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", "Chapter 3", quick, out, [p for lb, p in runs if lb["seed"] == mode.seeds[0]],
+        "hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", "Chapter 3", quick, out,
         [f"{mode.duration} runs, metrics after {mode.warmup}, seeds {', '.join(map(str, mode.seeds))} (the tables give their mean), every flow starting at 0 s; Figure 3.1 with 2 Mbit/s gateway links, "
          "10 ms per gateway link, 2 ms per access link, 50-packet DropTail buffers, 1000-byte packets, Vegas alpha 1, beta 3, "
          "equal base RTTs (pertlab.experiments.hua02). Throughputs are per flow on the wire (goodput / 0.96). "
@@ -186,7 +195,8 @@ def _vegas_figures(report: Report) -> list[Figure]:
     return [Figure("hua02-vegas.png", "Per-flow throughput of the long connection (conn 0) and of a cross connection, beside the closed form and the fair share.", draw)]
 
 
-register(Entry("hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", f"{THESIS}, Chapter 3", _vegas, _vegas_figures, details=("per_run",)))
+register(Entry("hua02-vegas", "Figures 3.2 to 3.5: Vegas on a parking lot of congested gateways", f"{THESIS}, Chapter 3", _vegas, _vegas_figures,
+               lambda quick: _first_seed(_vegas_runs(QUICK if quick else FULL)), details=("per_run",)))  # fmt: skip
 
 
 # ------------------------------------------------------------------ Chapter 4: JCC
@@ -197,8 +207,8 @@ THESIS_LOSS_AT_40 = {"reno": 0.10, "jcc": 0.02}
 THESIS_TABLE_4_1 = {0.0: (0.0057, 0.2574), 0.02: (0.0235, 1.4004)}
 
 
-def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
-    mode = QUICK if quick else FULL
+def _jcc_runs(mode: Mode) -> tuple[list[tuple[dict, Point]], list[tuple[dict, Point]], list[tuple[dict, Point]]]:
+    """Fig 4.10's loss runs, Fig 4.8's staggered runs and Table 4.1's runs, each once per seed."""
     loss_pts = _seeded([({"cc": cc, "flows": n}, Point((("figure", "4.10"), ("cc", cc), ("flows", str(n))), 1, h.jcc_dumbbell(cc, n, bw="10Mbps", duration=mode.duration, warmup=mode.warmup)))
                         for cc in ("jcc", "reno") for n in mode.jcc_flows], mode.seeds)  # fmt: skip
     end = f"{mode.stagger_end_s}s"
@@ -206,6 +216,13 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
                         for cc in ("jcc", "reno")], mode.seeds)  # fmt: skip
     alpha_pts = _seeded([({"alpha": a}, Point((("figure", "table 4.1"), ("alpha", str(a))), 1, h.jcc_dumbbell("jcc", 4, duration=mode.duration, warmup=mode.warmup, alpha=a)))
                          for a in THESIS_TABLE_4_1], mode.seeds)  # fmt: skip
+    return loss_pts, stag_pts, alpha_pts
+
+
+def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
+    mode = QUICK if quick else FULL
+    loss_pts, stag_pts, alpha_pts = _jcc_runs(mode)
+    end = f"{mode.stagger_end_s}s"
     points = [p for _, p in loss_pts + stag_pts + alpha_pts]
     results = _run(points, out, workers)
     loss = _seed_mean([
@@ -230,7 +247,7 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
     by_seed = {a: fmt_values([r["loss_ratio_pct"] for r in t41_rows if r["alpha"] == a]) for a in THESIS_TABLE_4_1}
     table41 = table41.with_columns(pl.Series("loss_ratio_pct_by_seed", [by_seed[a] for a in table41["alpha"].to_list()]))
     report = _report(
-        "hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", "Chapter 4", quick, out, points,
+        "hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", "Chapter 4", quick, out,
         [f"Dumbbells of 100 ms RTT, 50-packet buffers, 1000-byte packets; RED with old ns-2's defaults (min_th 5, max_th 15, q_w 0.002, "
          f"max_p 0.1, not gentle) as jcc-red (m = 8) for JCC and plain RED for Reno; JCC alpha 0 unless stated (pertlab.experiments.hua02). "
          f"Fig 4.10: 10 Mbit/s, {mode.duration} runs after {mode.warmup}. Fig 4.8: 1 Mbit/s, four flows starting at 0, 50, 100, 150 s, "
@@ -287,4 +304,5 @@ def _jcc_figures(report: Report) -> list[Figure]:
     return [Figure("hua02-jcc-loss.png", "Loss ratio of JCC and Reno against the number of flows, the thesis's two values at 40 flows marked.", draw)]
 
 
-register(Entry("hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", f"{THESIS}, Chapter 4", _jcc, _jcc_figures, details=()))
+register(Entry("hua02-jcc", "Figures 4.8 and 4.10, Table 4.1: Joint Congestion Control against Reno", f"{THESIS}, Chapter 4", _jcc, _jcc_figures,
+               lambda quick: wire_of([p for _, p in sum(_jcc_runs(QUICK if quick else FULL), [])]), details=()))  # fmt: skip

@@ -21,7 +21,7 @@ from ..experiments import hua02_swtp as h
 from ..parallel import Workers
 from ..plots import saved_figure
 from ..sweep import Point, run_points, stored_results
-from .registry import Claim, Entry, Figure, Report, fmt_values, register
+from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register, wire_of
 
 THESIS = "Hua, MPhil thesis, CUHK 2002"
 
@@ -101,6 +101,11 @@ def _rows(labels: dict, results) -> list[dict]:
     return rows or [{**base, "pair": None, "ratio": None, "wait_tx": None, **{f"p{q}": None for q in (5, 25, 50, 75, 95)}}]
 
 
+def _scenarios(quick: bool) -> Wire:
+    """Every distinct scenario the mode runs."""
+    return wire_of({p.key: p for _, p in _points(QUICK if quick else FULL)}.values())
+
+
 def _run(quick: bool, out: Path, workers: Workers) -> Report:
     mode = QUICK if quick else FULL
     runs = _points(mode)
@@ -110,7 +115,7 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
     per_run = pl.DataFrame(rows, infer_schema_length=None)
     report = Report(
         name="hua02-swtp", title="Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP", source=f"{THESIS}, Chapter 5", mode="quick" if quick else "full",
-        out_dir=out, scenarios={p.key: p.scenario.to_wire() for p in unique},
+        out_dir=out,
         notes=[f"One link of {h.LINK_RATE_BPS / 1e6:g} Mbit/s (Fig 5.2's R1 -> R2) with a multi-class queue, {h.SOURCES_PER_CLASS} ns-2 Pareto on/off "
                f"sources per class (shape 1.9, mean burst = idle = {h.BURST}), the size mix 40 % 100 B, 40 % 500 B, 20 % 1000 B, no loss "
                f"(pertlab.experiments.hua02_swtp). Runs of about {mode.table_packets:,} departures for the tables and Fig 5.4, {mode.sweep_packets:,} for "
@@ -286,4 +291,4 @@ def _figures(report: Report) -> list[Figure]:
     ]  # fmt: skip
 
 
-register(Entry("hua02-swtp", "Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP", f"{THESIS}, Chapter 5", _run, _figures))
+register(Entry("hua02-swtp", "Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP", f"{THESIS}, Chapter 5", _run, _figures, _scenarios))

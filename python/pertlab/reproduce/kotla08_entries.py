@@ -19,7 +19,7 @@ from ..experiments import kotla08 as k
 from ..parallel import Workers
 from ..plots import comparison_panels, interval_note, metric_panels, saved_figure
 from ..sweep import BOUNDS, FRACTION, NON_NEGATIVE, Point, aggregate, stored_results
-from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register
+from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register, wire_of
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
 PLOT_ONLY = "The thesis prints this figure as a plot only: there are no published values to mark; its claims are checked above."
@@ -58,19 +58,24 @@ def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float,
         ax.legend(fontsize=8)
 
 
-def _run_one(key: str, scenario: Any, out: Path, workers: Workers) -> tuple[Point, Any]:
-    """Run (or reuse) one scenario under ``out/runs``; its point and results."""
-    pt = Point((("run", key),), 1, scenario)
+def _mode(quick: bool) -> k.Mode:
+    return k.QUICK if quick else k.FULL
+
+
+def _one(key: str, scenario: Any) -> Point:
+    """The point of an entry that runs one scenario."""
+    return Point((("run", key),), 1, scenario)
+
+
+def _run_one(pt: Point, out: Path, workers: Workers) -> Any:
+    """Run (or reuse) one point under ``out/runs``; its results."""
     k.run_table([pt], out, workers)
-    return pt, stored_results(pt, out)
+    return stored_results(pt, out)
 
 
-def _report(name: str, title: str, section: str, quick: bool, out: Path, points: list[Point], notes: list[str]) -> Report:
+def _report(name: str, title: str, section: str, quick: bool, out: Path, notes: list[str]) -> Report:
     mode = "quick" if quick else "full"
-    return Report(
-        name=name, title=title, source=f"{THESIS}, {section}", mode=mode, out_dir=out, notes=notes,
-        scenarios={p.key: p.scenario.to_wire() for p in points},
-    )  # fmt: skip
+    return Report(name=name, title=title, source=f"{THESIS}, {section}", mode=mode, out_dir=out, notes=notes)
 
 
 def _mode_note(mode: k.Mode) -> str:
@@ -83,30 +88,45 @@ def _mode_note(mode: k.Mode) -> str:
 PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
 
 
+#: Ranges of the residency fractions (for error bars over seeds).
+SWEEP_BOUNDS = {**BOUNDS, "pert_compete_frac": FRACTION, "pert_high_speed_frac": FRACTION}
+
+
 def _sweep_figure(file: str, runs: pl.DataFrame, x: str, panels: list[tuple[str, str]], title: str, *, by: str | None = None, log_x: bool = False) -> Figure:
-    """A sweep's metrics against ``x`` (:func:`pertlab.plots.metric_panels`), from its runs table."""
-    caption = f"{', '.join(t for _, t in panels)} against {x}{f', one line per {by}' if by else ''}: {_per_point(runs)}. {PLOT_ONLY}"
-    return Figure(file, caption, lambda path: metric_panels(runs, x, panels, path, title, by=by, log_x=log_x))
+    """A sweep's metrics against ``x`` (:func:`pertlab.plots.metric_panels`), from its runs table:
+    the runs themselves with one seed, their means with 95 % intervals with more."""
+    table = runs
+    if runs["seed"].n_unique() > 1:
+        table = aggregate(runs, [c for c in (by, x) if c], tuple(m for m, _ in panels), SWEEP_BOUNDS)
+    bars = interval_note(table, panels, SWEEP_BOUNDS) if table is not runs else ""
+    caption = f"{', '.join(t for _, t in panels)} against {x}{f', one line per {by}' if by else ''}: {_per_point(runs)}. {bars} {PLOT_ONLY}"
+    return Figure(file, caption.replace(".  ", ". "), lambda path: metric_panels(table, x, panels, path, title, by=by, log_x=log_x))
 
 
 def _sweep_entry(
     name: str, title: str, section: str, make_points: Callable[[k.Mode], list[Point]], x: str, claims: Callable[[pl.DataFrame], list[Claim]],
-    *, log_x: bool = False, panels: list[tuple[str, str]] = PERT_PANELS,
+    *, log_x: bool = False, panels: list[tuple[str, str]] = PERT_PANELS, by: str | None = None, full: k.Mode = k.FULL,
 ) -> None:
+    """A sweep of ``make_points(mode)`` (quick or ``full``), one row per run; one figure of
+    ``panels`` against ``x`` (a line per ``by``)."""
+
+    def mode_of(quick: bool) -> k.Mode:
+        return k.QUICK if quick else full
+
     def run(quick: bool, out: Path, workers: Workers) -> Report:
-        mode = k.QUICK if quick else k.FULL
+        mode = mode_of(quick)
         pts = make_points(mode)
         table = k.run_table(pts, out, workers)
-        report = _report(name, title, section, quick, out, pts, [_mode_note(mode)])
+        report = _report(name, title, section, quick, out, [_mode_note(mode)])
         report.tables["runs"] = table
         report.claims = claims(table)
         return report
 
     def figures(report: Report) -> list[Figure]:
-        return [_sweep_figure(f"{name}.png", report.tables["runs"], x, panels, title, log_x=log_x)]
+        return [_sweep_figure(f"{name}.png", report.tables["runs"], x, panels, title, by=by, log_x=log_x)]
 
     # One run per point: the runs table is the summary.
-    register(Entry(name, title, f"{THESIS}, {section}", run, figures, details=()))
+    register(Entry(name, title, f"{THESIS}, {section}", run, figures, lambda quick: wire_of(make_points(mode_of(quick))), details=()))
 
 
 # ------------------------------------------------------------------ mix
@@ -262,7 +282,7 @@ def _highspeed(quick: bool, out: Path, workers: Workers) -> Report:
     pts = k.highspeed_points(setup)
     table = k.run_table(pts, out, workers, row=k.highspeed_row)
     report = _report(
-        "kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", "Section VI.F", quick, out, pts,
+        "kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", "Section VI.F", quick, out,
         [f"Bottleneck {setup.bottleneck_bps / 1e9:g} Gbit/s, 70 ms RTT, buffer 1 BDP of the slower link, {setup.duration} runs, "
          f"metrics from {setup.warmup}. Utilization is that of the slower of the end-host link and the bottleneck. "
          "Quick mode: 1 Gbit/s (8750-packet BDP) instead of 2.4 Gbit/s."],
@@ -285,7 +305,8 @@ def _highspeed_figures(report: Report) -> list[Figure]:
     return [_sweep_figure("kotla08-highspeed.png", report.tables["runs"], "access_mbps", panels, report.title, by="scheme", log_x=True)]
 
 
-register(Entry("kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", f"{THESIS}, Section VI.F", _highspeed, _highspeed_figures, details=()))
+register(Entry("kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", f"{THESIS}, Section VI.F", _highspeed, _highspeed_figures,
+               lambda quick: wire_of(k.highspeed_points(k.HIGHSPEED_QUICK if quick else k.HIGHSPEED_FULL)), details=()))  # fmt: skip
 
 
 # -------------------------------------------------------- channel errors
@@ -296,7 +317,7 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
     pts = k.channel_points(mode)
     table = k.run_table(pts, out, workers)
     report = _report(
-        "kotla08-channel-errors", "Figure 26: one flow with random channel losses", "Section VI.I", quick, out, pts,
+        "kotla08-channel-errors", "Figure 26: one flow with random channel losses", "Section VI.I", quick, out,
         [_mode_note(mode), "(a) 1 Gbit/s / 60 ms dumbbell, Bernoulli loss on the bottleneck's data direction; "
          "(b) 100 Mbit/s / 5 ms source link and a 55 Mbit/s / 20 ms lossy end-host link."],
     )  # fmt: skip
@@ -331,7 +352,8 @@ def _channel_figures(report: Report) -> list[Figure]:
     ]
 
 
-register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channel losses", f"{THESIS}, Section VI.I", _channel, _channel_figures, details=()))
+register(Entry("kotla08-channel-errors", "Figure 26: one flow with random channel losses", f"{THESIS}, Section VI.I", _channel, _channel_figures,
+               lambda quick: wire_of(k.channel_points(_mode(quick))), details=()))  # fmt: skip
 
 
 # ---------------------------------------------------------- phase effects
@@ -348,7 +370,7 @@ def _phase(quick: bool, out: Path, workers: Workers) -> Report:
     runs = k.run_table(pts, out, workers)
     table = aggregate(runs, ["breaker", "access_mbps"], PHASE_METRICS, PHASE_BOUNDS)
     report = _report(
-        "kotla08-phase", PHASE_TITLE, "Section V.A.1", quick, out, pts,
+        "kotla08-phase", PHASE_TITLE, "Section V.A.1", quick, out,
         [
             _mode_note(setup.mode),
             "100 flows (50 adaptive PERT, 50 SACK), 150 Mbit/s, 60 ms, 1 BDP drop-tail buffer (Figure 5's 50 % point); means and 95 % CIs over the seeds. "
@@ -383,7 +405,8 @@ def _phase_figures(report: Report) -> list[Figure]:
                                                                           x_label="access-link rate (Mbit/s)", log_x=True))]  # fmt: skip
 
 
-register(Entry("kotla08-phase", PHASE_TITLE, f"{THESIS}, Section V.A.1", _phase, _phase_figures))
+register(Entry("kotla08-phase", PHASE_TITLE, f"{THESIS}, Section V.A.1", _phase, _phase_figures,
+               lambda quick: wire_of(k.phase_points(k.PHASE_QUICK if quick else k.PHASE_FULL))))  # fmt: skip
 
 
 # ----------------------------------------------------------------- noise
@@ -394,7 +417,7 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
     pts = k.noise_points(mode)
     table = k.run_table(pts, out, workers)
     report = _report(
-        "kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", "Section VI.H", quick, out, pts,
+        "kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", "Section VI.H", quick, out,
         [_mode_note(mode), "Noise: U(0, 2 x mean) added to each RTT sample of the noisy flows (the thesis gives only the mean)."],
     )  # fmt: skip
     report.tables["runs"] = table
@@ -417,7 +440,8 @@ def _noise_figures(report: Report) -> list[Figure]:
     ]
 
 
-register(Entry("kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", f"{THESIS}, Section VI.H", _noise, _noise_figures, details=()))
+register(Entry("kotla08-noise", "Figure 25: RTT-measurement noise, two flows on 1 Mbit/s / 60 ms", f"{THESIS}, Section VI.H", _noise, _noise_figures,
+               lambda quick: wire_of(k.noise_points(_mode(quick))), details=()))  # fmt: skip
 
 
 # --------------------------------------------------------- queue positions
@@ -428,7 +452,7 @@ def _positions(quick: bool, out: Path, workers: Workers) -> Report:
     pts = k.queue_position_points(mode)
     k.run_table(pts, out, workers)
     report = _report(
-        "kotla08-queue-positions", "Figures 27-28: where in the queue each protocol's packets are enqueued (80 flows)", "Section VII.A", quick, out, pts,
+        "kotla08-queue-positions", "Figures 27-28: where in the queue each protocol's packets are enqueued (80 flows)", "Section VII.A", quick, out,
         [_mode_note(mode), "Position = packets waiting + 1 when a data packet is accepted at the bottleneck (1 = head); shares per tenth of the buffer."],
     )  # fmt: skip
     frames, means = [], {}
@@ -473,7 +497,8 @@ def _plot_positions(deciles: pl.DataFrame, path: Path, title: str) -> None:
             ax.legend(fontsize=8)
 
 
-register(Entry("kotla08-queue-positions", "Figures 27-28: queue positions per protocol", f"{THESIS}, Section VII.A", _positions, _positions_figures, details=()))
+register(Entry("kotla08-queue-positions", "Figures 27-28: queue positions per protocol", f"{THESIS}, Section VII.A", _positions, _positions_figures,
+               lambda quick: wire_of(k.queue_position_points(_mode(quick))), details=()))  # fmt: skip
 
 
 # ------------------------------------------------------------- Table I
@@ -481,10 +506,10 @@ register(Entry("kotla08-queue-positions", "Figures 27-28: queue positions per pr
 
 def _table1(quick: bool, out: Path, workers: Workers) -> Report:
     mode = k.QUICK if quick else k.FULL
-    pt, r = _run_one("six-routers", k.six_router_scenario(mode), out, workers)
+    r = _run_one(_one("six-routers", k.six_router_scenario(mode)), out, workers)
     table = k.six_router_table(r)
     report = _report(
-        "kotla08-table1", "Table I: six routers, adaptive PERT on every link", "Section VI.D", quick, out, [pt],
+        "kotla08-table1", "Table I: six routers, adaptive PERT on every link", "Section VI.D", quick, out,
         [_mode_note(mode), "Thesis's utilization column is labelled Mbps but is a percentage (95.24 on 150 Mbit/s links). "
          "JFI per link: over the flows crossing that link (our reading)."],
     )  # fmt: skip
@@ -517,7 +542,7 @@ def _thesis_figure(file: str, name: str, label: str, pairs: list[tuple[str, str]
 _TABLE1_FIGURE = _thesis_figure("kotla08-table1.png", "table1", "link", [("drop_rate", "drop rate"), ("avg_queue_norm", "avg queue / buffer"),
                                 ("utilization_pct", "utilization (%)"), ("jain", "Jain index")])  # fmt: skip
 register(Entry("kotla08-table1", "Table I: six routers, adaptive PERT on every link", f"{THESIS}, Section VI.D", _table1,
-               lambda report: [_TABLE1_FIGURE(report)], details=()))  # fmt: skip
+               lambda report: [_TABLE1_FIGURE(report)], lambda quick: wire_of([_one("six-routers", k.six_router_scenario(_mode(quick)))]), details=()))  # fmt: skip
 
 
 # ------------------------------------------------------------ Table II
@@ -529,16 +554,17 @@ def _share_table(name: str, title: str, scenario: Callable[[k.Mode], Any], thesi
 
     def run(quick: bool, out: Path, workers: Workers) -> Report:
         mode = k.QUICK if quick else k.FULL
-        pt, r = _run_one(name, scenario(mode), out, workers)
+        r = _run_one(_one(name, scenario(mode)), out, workers)
         c = {row["label"]: row for row in r.controllers.iter_rows(named=True)}
         rows = [{"protocol": lbl, "share_pct": 100 * c[lbl]["share"], "thesis_share_pct": t[0], "drop_rate": c[lbl]["drop_rate"], "thesis_drop_rate": t[1]} for lbl, t in thesis.items()]
-        report = _report(name, title, "Section VII.B", quick, out, [pt], [_mode_note(mode)])
+        report = _report(name, title, "Section VII.B", quick, out, [_mode_note(mode)])
         report.tables[short] = pl.DataFrame(rows)
         report.claims = claims({r_["protocol"]: r_["share_pct"] for r_ in rows}, {r_["protocol"]: r_["drop_rate"] for r_ in rows})
         return report
 
     figure = _thesis_figure(f"{name}.png", short, "protocol", [("share_pct", "bandwidth share (%)"), ("drop_rate", "drop rate")])
-    register(Entry(name, title, f"{THESIS}, Section VII.B", run, lambda report: [figure(report)], details=()))
+    register(Entry(name, title, f"{THESIS}, Section VII.B", run, lambda report: [figure(report)],
+                   lambda quick: wire_of([_one(name, scenario(_mode(quick)))]), details=()))  # fmt: skip
 
 
 _share_table(
@@ -571,7 +597,7 @@ def _table4(quick: bool, out: Path, workers: Workers) -> Report:
         rows.append({"scheme": f"{r_['cc'].upper()}-{r_['queue']}", "avg_queue_norm": r_["avg_queue_norm"], "thesis_avg_queue_norm": tq, "drop_rate": r_["drop_rate"], "thesis_drop_rate": td})
     table = pl.DataFrame(rows)
     report = _report(
-        "kotla08-table4", "Table IV: PERT and SACK over RED and DropTail (20 flows, 100 Mbit/s / 60 ms)", "Section VII.C", quick, out, pts,
+        "kotla08-table4", "Table IV: PERT and SACK over RED and DropTail (20 flows, 100 Mbit/s / 60 ms)", "Section VII.C", quick, out,
         [_mode_note(mode), "RED: the core's RED with the flows' packet size and its automatic thresholds (the thesis gives no RED parameters)."],
     )  # fmt: skip
     report.tables["table4"] = table
@@ -586,18 +612,30 @@ def _table4(quick: bool, out: Path, workers: Workers) -> Report:
 
 
 _TABLE4_FIGURE = _thesis_figure("kotla08-table4.png", "table4", "scheme", [("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate")])
-register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail", f"{THESIS}, Section VII.C", _table4, lambda report: [_TABLE4_FIGURE(report)], details=()))
+register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail", f"{THESIS}, Section VII.C", _table4, lambda report: [_TABLE4_FIGURE(report)],
+               lambda quick: wire_of(k.table4_points(_mode(quick))), details=()))  # fmt: skip
 
 
 # ------------------------------------------------------------- Table V
 
 
-def _table5(quick: bool, out: Path, workers: Workers) -> Report:
-    pts = k.table5_points()
+def _table5_points(quick: bool) -> tuple[list[Point], Point, Point]:
+    """Table V's run (read over three windows) and the two follow-ups."""
     follow = k.FOLLOW_QUICK if quick else k.FOLLOW_FULL
     exits = Point((("follow_up", "exits"),), 1, k.exits_scenario(follow))
     joins = Point((("follow_up", "joins"),), 1, k.joins_scenario(follow))
-    runs = k.run_table(pts + [exits, joins], out, workers)
+    return k.table5_points(), exits, joins
+
+
+def _all_table5_points(quick: bool) -> list[Point]:
+    pts, exits, joins = _table5_points(quick)
+    return [*pts, exits, joins]
+
+
+def _table5(quick: bool, out: Path, workers: Workers) -> Report:
+    pts, exits, joins = _table5_points(quick)
+    follow = k.FOLLOW_QUICK if quick else k.FOLLOW_FULL
+    runs = k.run_table(_all_table5_points(quick), out, workers)
     rows = []
     for r_ in runs.filter(pl.col("time_s").is_not_null()).iter_rows(named=True):
         t = int(r_["time_s"])
@@ -607,7 +645,7 @@ def _table5(quick: bool, out: Path, workers: Workers) -> Report:
     n_exits = k.exits_to_safe(stored_results(exits, out), follow)
     n_joins = k.joins_to_compete(stored_results(joins, out), follow)
     report = _report(
-        "kotla08-table5", "Table V: 80 PERT flows, 80 SACK flows from 100 to 200 s (hysteresis), and its follow-ups", "Section VII.D", quick, out, pts + [exits, joins],
+        "kotla08-table5", "Table V: 80 PERT flows, 80 SACK flows from 100 to 200 s (hysteresis), and its follow-ups", "Section VII.D", quick, out,
         ["One 300 s run (the same in quick and full mode), read over three windows: (50, 100), (150, 200), (250, 300) s; "
          "the thesis's 'at 100/200/300 s' is read as the 50 s before each time. pert_compete_frac: mean share of the window PERT flows spent in compete mode.",
          f"Follow-ups (the thesis: one flow every 10 s): (i) after SACK leaves at 200 s, a PERT flow leaves every {follow.exit_step_s:g} s; (ii) a SACK flow joins every {follow.join_step_s:g} s. (i) after SACK leaves at 200 s, PERT flows leave one by one; "
@@ -653,7 +691,8 @@ def _table5_figures(report: Report) -> list[Figure]:
     return [_TABLE5_FIGURE(report), counts, series]
 
 
-register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f"{THESIS}, Section VII.D", _table5, _table5_figures, details=()))
+register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f"{THESIS}, Section VII.D", _table5, _table5_figures,
+               lambda quick: wire_of(_all_table5_points(quick)), details=()))  # fmt: skip
 
 
 # ------------------------------------------------------------ CBR (Fig. 12)
@@ -661,10 +700,10 @@ register(Entry("kotla08-table5", "Table V: PERT hysteresis after SACK leaves", f
 
 def _cbr(quick: bool, out: Path, workers: Workers) -> Report:
     setup = k.CBR_QUICK if quick else k.CBR_FULL
-    pt, r = _run_one("cbr", k.cbr_scenario(setup), out, workers)
+    r = _run_one(_one("cbr", k.cbr_scenario(setup)), out, workers)
     table = k.phase_throughput(r, setup)
     report = _report(
-        "kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic, 1 Gbit/s / 60 ms", "Section V.D", quick, out, [pt],
+        "kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic, 1 Gbit/s / 60 ms", "Section V.D", quick, out,
         [f"Phases of {setup.phase_s:g} s; CBR UDP at {setup.cbr_bps / 1e6:g} Mbit/s (the thesis does not state its rate) in every other phase. "
          "pert_mbps: PERT's goodput over the second half of each phase; available_mbps: payload capacity left to it; "
          "seconds_to_90pct: from the phase's start until PERT's goodput is at 90 % of that (in CBR phases: after the dip the CBR's arrival causes)."],
@@ -687,7 +726,8 @@ def _cbr_figures(report: Report) -> list[Figure]:
     return [Figure("kotla08-cbr.png", f"PERT's goodput over time; shaded: the phases with the CBR flow on. {PLOT_ONLY} {DRAWN_BY_RUN}")]
 
 
-register(Entry("kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic", f"{THESIS}, Section V.D", _cbr, _cbr_figures, details=()))
+register(Entry("kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR traffic", f"{THESIS}, Section V.D", _cbr, _cbr_figures,
+               lambda quick: wire_of([_one("cbr", k.cbr_scenario(k.CBR_QUICK if quick else k.CBR_FULL))]), details=()))  # fmt: skip
 
 
 # ------------------------------------------------------ join/leave (Fig. 24)
@@ -695,10 +735,10 @@ register(Entry("kotla08-cbr", "Figure 12: one PERT flow with intermittent CBR tr
 
 def _join_leave(quick: bool, out: Path, workers: Workers) -> Report:
     setup = k.JOIN_LEAVE_QUICK if quick else k.JOIN_LEAVE_FULL
-    pt, r = _run_one("join-leave", k.join_leave_scenario(setup), out, workers)
+    r = _run_one(_one("join-leave", k.join_leave_scenario(setup)), out, workers)
     table = k.join_leave_phases(r, setup)
     report = _report(
-        "kotla08-join-leave", "Figure 24: four PERT flows joining and leaving, 150 Mbit/s / 60 ms", "Section VI.G", quick, out, [pt],
+        "kotla08-join-leave", "Figure 24: four PERT flows joining and leaving, 150 Mbit/s / 60 ms", "Section VI.G", quick, out,
         [f"Flow i starts at i x {setup.step_s:g} s and lasts {', '.join(f'{x:g}' for x in setup.lifetimes_s)} s (the bottleneck is not stated: "
          "150 Mbit/s, 60 ms). Utilization and Jain index over the second half of each phase."],
     )  # fmt: skip
@@ -716,5 +756,6 @@ def _join_leave_figures(report: Report) -> list[Figure]:
     return [Figure("kotla08-join-leave.png", f"Each flow's goodput over time as the four flows join and leave. {PLOT_ONLY} {DRAWN_BY_RUN}")]
 
 
-register(Entry("kotla08-join-leave", "Figure 24: PERT flows joining and leaving", f"{THESIS}, Section VI.G", _join_leave, _join_leave_figures, details=()))
+register(Entry("kotla08-join-leave", "Figure 24: PERT flows joining and leaving", f"{THESIS}, Section VI.G", _join_leave, _join_leave_figures,
+               lambda quick: wire_of([_one("join-leave", k.join_leave_scenario(k.JOIN_LEAVE_QUICK if quick else k.JOIN_LEAVE_FULL))]), details=()))  # fmt: skip
 

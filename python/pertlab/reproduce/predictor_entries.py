@@ -12,7 +12,7 @@ import polars as pl
 
 from ..experiments import sigcomm07_predictors as sp
 from ..parallel import Workers
-from .registry import Claim, Entry, Figure, Report, register
+from .registry import Claim, Entry, Figure, Report, Wire, register
 
 PAPER = "Bhandarkar et al., SIGCOMM 2007, Section 2"
 EXISTING = ("vegas", "card", "tris", "dual", "cim")
@@ -27,7 +27,6 @@ def _report(key: str, title: str, quick: bool, out: Path, workers: Workers) -> t
         source=PAPER,
         mode=mode.name,
         out_dir=out,
-        scenarios={c: sp.case_scenario(c, mode).to_wire() for c in mode.cases},
         notes=[
             f"Cases {', '.join(f'{c} = {sp.CASES[c][0]} flows each way + {sp.CASES[c][1]} web sessions' for c in mode.cases)}; "
             f"{mode.duration_s} s per case, trace from {sp.SKIP_S:g} s; 100 Mbit/s / 20 ms bottleneck, 750-packet buffers, "
@@ -38,6 +37,12 @@ def _report(key: str, title: str, quick: bool, out: Path, workers: Workers) -> t
     )
     out.mkdir(parents=True, exist_ok=True)
     return report, fig2, fig3, fig4
+
+
+def _scenarios(quick: bool) -> Wire:
+    """The study's cases (the three figures share them)."""
+    mode = sp.QUICK if quick else sp.FULL
+    return {c: sp.case_scenario(c, mode).to_wire() for c in mode.cases}
 
 
 def _mean(fig3: pl.DataFrame, metric: str) -> dict[str, float]:
@@ -135,6 +140,6 @@ def _fig4_figures(report: Report) -> list[Figure]:
     return [Figure("fig4.png", caption, lambda path: sp.plot_fig4(fig4, path))]
 
 
-register(Entry("sigcomm07-fig2", "Figure 2: loss after high RTT, flow vs queue", PAPER, _fig2, _fig2_figures))
-register(Entry("sigcomm07-fig3", "Figure 3: congestion predictors compared", PAPER, _fig3, _fig3_figures))
-register(Entry("sigcomm07-fig4", "Figure 4: queue at false positives", PAPER, _fig4, _fig4_figures, details=("fig4",)))
+register(Entry("sigcomm07-fig2", "Figure 2: loss after high RTT, flow vs queue", PAPER, _fig2, _fig2_figures, _scenarios))
+register(Entry("sigcomm07-fig3", "Figure 3: congestion predictors compared", PAPER, _fig3, _fig3_figures, _scenarios))
+register(Entry("sigcomm07-fig4", "Figure 4: queue at false positives", PAPER, _fig4, _fig4_figures, _scenarios, details=("fig4",)))

@@ -11,7 +11,16 @@ from typing import Any, Callable
 
 import polars as pl
 
-__all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "fmt_seeds", "rank_correlation"]
+__all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "fmt_seeds", "rank_correlation", "Wire", "wire_of"]
+
+#: Scenarios by name in the core's wire format (:meth:`pertlab.scenario.Scenario.to_wire`; the fluid
+#: entries' model parameters instead), as a report's scenarios.json holds them.
+Wire = dict[str, Any]
+
+
+def wire_of(points: Any) -> Wire:
+    """The wire scenarios of sweep points (:class:`pertlab.sweep.Point`), by their keys."""
+    return {p.key: p.scenario.to_wire() for p in points}
 
 
 def fmt_values(xs: list[Any]) -> str:
@@ -77,7 +86,7 @@ class Report:
     #: PNG files inside ``out_dir``, with their captions.
     figures: list[Figure] = field(default_factory=list)
     #: Scenarios run, by name, in the core's wire format.
-    scenarios: dict[str, dict[str, Any]] = field(default_factory=dict)
+    scenarios: Wire = field(default_factory=dict)
     #: Names of the tables of per-run (or per-sample) rows: folded away in the page.
     details: tuple[str, ...] = RUN_TABLES
     #: Seconds the command that wrote the report took (a resumed run counts only its own
@@ -140,22 +149,27 @@ class Report:
 @dataclass(frozen=True)
 class Entry:
     """A named reproduction: ``run(quick, out_dir, workers)`` returns its report (not yet
-    written, without figures); ``workers`` (:class:`pertlab.parallel.Workers`) says where its
-    runs execute. ``figures(report)`` lists its figures, drawn from the report's tables, so
-    that a written report can be rendered again without running anything; ``details`` names
-    its tables of per-run rows."""
+    written, without figures or scenarios); ``workers`` (:class:`pertlab.parallel.Workers`)
+    says where its runs execute. ``figures(report)`` lists its figures, drawn from the report's
+    tables, so that a written report can be rendered again without running anything.
+    ``scenarios(quick)`` gives the scenarios a mode runs without running them (the run builds
+    its runs from the same function; :mod:`pertlab.reproduce.stale` compares them with a
+    committed report's). ``details`` names its tables of per-run rows."""
 
     name: str
     title: str
     source: str
     run: Callable[[bool, Path, Any], Report]
     figures: Callable[[Report], list[Figure]]
+    scenarios: Callable[[bool], Wire]
     details: tuple[str, ...] = RUN_TABLES
 
     def report(self, quick: bool, out: Path, workers: Any) -> Report:
         """Run the reproduction and write its report folder."""
         started = time.monotonic()
+        scenarios = self.scenarios(quick)
         report = self.run(quick, out, workers)
+        report.scenarios = scenarios
         report.wall_seconds = round(time.monotonic() - started, 1)
         self._present(report)
         report.write()

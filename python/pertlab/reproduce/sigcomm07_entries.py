@@ -12,7 +12,7 @@ import polars as pl
 from ..experiments import sigcomm07 as sc
 from ..parallel import Workers
 from ..plots import comparison_panels, interval_note
-from .registry import Claim, Entry, Figure, Report, fmt_values, register
+from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register, wire_of
 
 PAPER = "Bhandarkar et al., SIGCOMM 2007"
 PLOT_ONLY = "The paper prints this figure as a plot only: there are no published values to mark."
@@ -78,7 +78,6 @@ def _figure_entry(key: str, specific) -> None:
             mode=mode.name,
             out_dir=out,
             tables={"runs": runs, "aggregate": table},
-            scenarios={p.key: p.scenario.to_wire() for p in sc.figure_points(fig, mode)},
             notes=[
                 *fig.notes,
                 f"{mode.duration} runs, starts uniform in (0, {mode.start_window}), metrics over [{mode.warmup}, {mode.measure_end}], "
@@ -96,7 +95,10 @@ def _figure_entry(key: str, specific) -> None:
         caption = " ".join(c for c in (f"{fig.title}: per {fig.x_label} and scheme, the mean over {_seeds(runs)}.", interval_note(table, list(sc.PANELS)), PLOT_ONLY) if c)
         return [Figure(f"{key}.png", caption, lambda path: sc.plot_figure(table, fig.x, fig.x_label, fig.title, path))]
 
-    register(Entry(f"sigcomm07-{key}", fig.title, f"{PAPER}, {'Section 6.1' if key == 'fig14' else 'Section 4'}", run, figures))
+    def scenarios(quick: bool) -> Wire:
+        return wire_of(sc.figure_points(fig, sc.QUICK if quick else sc.FULL))
+
+    register(Entry(f"sigcomm07-{key}", fig.title, f"{PAPER}, {'Section 6.1' if key == 'fig14' else 'Section 4'}", run, figures, scenarios))
 
 
 def _fig6_claims(table: pl.DataFrame, x: str) -> list[Claim]:
@@ -178,6 +180,10 @@ _figure_entry("fig9", _fig9_claims)
 _figure_entry("fig14", _fig14_claims)
 
 
+def _fig12_scenarios(quick: bool) -> Wire:
+    return {p.values[0][1]: p.scenario.to_wire() for p in sc.fig12_points(sc.FIG12_QUICK if quick else sc.FIG12_FULL)}
+
+
 def _fig12(quick: bool, out: Path, workers: Workers) -> Report:
     setup = sc.FIG12_QUICK if quick else sc.FIG12_FULL
     series = sc.run_fig12(setup, out, workers)
@@ -190,7 +196,6 @@ def _fig12(quick: bool, out: Path, workers: Workers) -> Report:
         mode="quick" if quick else "full",
         out_dir=out,
         tables={"group_throughput": pl.concat([s.with_columns(pl.lit(k).alias("scheme")) for k, s in series.items()]), "phase_jain": jain},
-        scenarios={p.values[0][1]: p.scenario.to_wire() for p in sc.fig12_points(setup)},
         notes=[
             f"{setup.groups} groups of {setup.group} flows at {setup.bw}, 60 ms; a group joins every {setup.step_s:g} s, "
             f"then the groups leave in arrival order every {setup.step_s:g} s. phase_jain: Jain index of the groups' "
@@ -224,7 +229,8 @@ def _fig12_figures(report: Report) -> list[Figure]:
     return [Figure("fig12.png", caption, lambda path: sc.plot_fig12(series, setup, path))]
 
 
-register(Entry("sigcomm07-fig12", "Figure 12: flows joining and leaving", f"{PAPER}, Section 4.7", _fig12, _fig12_figures, details=("group_throughput",)))
+register(Entry("sigcomm07-fig12", "Figure 12: flows joining and leaving", f"{PAPER}, Section 4.7", _fig12, _fig12_figures, _fig12_scenarios,
+               details=("group_throughput",)))  # fmt: skip
 
 
 def _fig11(quick: bool, out: Path, workers: Workers) -> Report:
@@ -244,7 +250,6 @@ def _fig11(quick: bool, out: Path, workers: Workers) -> Report:
         mode=mode.name,
         out_dir=out,
         tables={"per_run": per_run, "links": table},
-        scenarios={p.key: p.scenario.to_wire() for p in sc.fig11_points(mode)},
         notes=[
             "Six routers, 150 Mbit/s / 5 ms between routers, 20 hosts per router on 1 Gbit/s / 5 ms; host j of each cloud "
             "sends to host j of the next cloud, and cloud R1's hosts also to cloud R6's (120 flows). Router buffers: one BDP "
@@ -274,7 +279,8 @@ def _fig11_figures(report: Report) -> list[Figure]:
     return [Figure("fig11.png", caption, lambda path: sc.plot_fig11(links, path))]
 
 
-register(Entry("sigcomm07-fig11", "Figure 11: multiple bottlenecks (six-router chain)", f"{PAPER}, Section 4.6", _fig11, _fig11_figures))
+register(Entry("sigcomm07-fig11", "Figure 11: multiple bottlenecks (six-router chain)", f"{PAPER}, Section 4.6", _fig11, _fig11_figures,
+               lambda quick: wire_of(sc.fig11_points(sc.QUICK if quick else sc.FULL))))  # fmt: skip
 
 
 def _table1(quick: bool, out: Path, workers: Workers) -> Report:
@@ -288,7 +294,6 @@ def _table1(quick: bool, out: Path, workers: Workers) -> Report:
         mode=mode.name,
         out_dir=out,
         tables={"table1": table, "runs": runs},
-        scenarios={p.key: p.scenario.to_wire() for p in sc.table1_points(mode)},
         notes=[
             "150 Mbit/s, 10 long-lived flows with round-trip propagation delays 12, 24, ..., 120 ms, 100 web sessions "
             "(ns-2 WebTraf defaults, transfers with the scheme's transport, RTT 66 ms), buffer one BDP at the shortest RTT "
@@ -333,4 +338,5 @@ def _table1_figures(report: Report) -> list[Figure]:
     return [Figure("table1.png", caption, lambda path: comparison_panels(table, "scheme", pairs, path, report.title, published="paper (Table 1)"))]
 
 
-register(Entry("sigcomm07-table1", "Table 1: ten flows with RTTs 12..120 ms and 100 web sessions", f"{PAPER}, Section 4.5", _table1, _table1_figures))
+register(Entry("sigcomm07-table1", "Table 1: ten flows with RTTs 12..120 ms and 100 web sessions", f"{PAPER}, Section 4.5", _table1, _table1_figures,
+               lambda quick: wire_of(sc.table1_points(sc.QUICK if quick else sc.TABLE1_FULL))))  # fmt: skip

@@ -5,6 +5,7 @@ names accepted) and the cross-field comparison validator."""
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Annotated, Any, Callable
 
@@ -118,13 +119,7 @@ class _Model(BaseModel):
     def _read_names(cls, data: Any) -> Any:
         if not isinstance(data, dict):
             return data
-        accepted = set(cls.model_fields)
-        wire_ns = set()
-        for f in cls.model_fields.values():
-            if isinstance(f.validation_alias, AliasChoices):
-                accepted.update(f.validation_alias.choices)
-                if f.serialization_alias.endswith("_ns"):
-                    wire_ns.add(f.serialization_alias)
+        accepted, wire_ns = _names(cls)
         unknown = [k for k in data if k not in accepted]
         if unknown:
             raise PydanticCustomError(
@@ -133,6 +128,20 @@ class _Model(BaseModel):
                 {"field": unknown[0], "allowed": ", ".join(cls.model_fields)},
             )
         return {k: _in_ns(v) if k in wire_ns else v for k, v in data.items()}
+
+
+@functools.cache
+def _names(cls: type[BaseModel]) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a model accepts (its fields' and their aliases) and its wire names in ns
+    (read once per model: every flow of a scenario is read with them)."""
+    accepted = set(cls.model_fields)
+    wire_ns = set()
+    for f in cls.model_fields.values():
+        if isinstance(f.validation_alias, AliasChoices):
+            accepted.update(f.validation_alias.choices)
+            if f.serialization_alias.endswith("_ns"):
+                wire_ns.add(f.serialization_alias)
+    return frozenset(accepted), frozenset(wire_ns)
 
 
 def _in_ns(value: Any) -> Any:

@@ -1,0 +1,129 @@
+"""The stale-report check (pertlab.reproduce.stale, make stale-reports): every entry gives its
+scenarios without running them, a committed report whose code did not change is up to date, a
+field the model added since (written with its default) is not a change, and a changed rate
+makes a report stale naming the field."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from pertlab.reproduce import REGISTRY
+from pertlab.reproduce.stale import compare, compare_all, diff, main
+
+REPORTS = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
+#: A committed report of an entry whose scenarios have not changed since it was written, and
+#: small (ten two-flow scenarios, named by capacity and controller).
+NAME = "tahiliani-ch4-capacity"
+
+
+def test_every_registered_entry_gives_its_scenarios_without_running():
+    # Quick mode (full mode builds the same way, larger: make stale-reports reads it).
+    for name, entry in REGISTRY.items():
+        scenarios = entry.scenarios(True)
+        assert scenarios and all(isinstance(k, str) and v not in (None, {}, []) for k, v in scenarios.items()), name
+        json.dumps(scenarios)
+        if name.startswith(("kotla08", "sigcomm07-fig6")):  # wire scenarios, named by their hash
+            assert all(len(k) == 20 and v["duration_ns"] > 0 for k, v in scenarios.items()), name
+
+
+def _copy(tmp_path: Path, name: str = NAME) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    for f in ("report.json", "scenarios.json"):
+        shutil.copy(REPORTS / name / f, folder / f)
+    return folder
+
+
+def _edit(folder: Path, change) -> None:
+    path = folder / "scenarios.json"
+    scenarios = json.loads(path.read_text())
+    change(scenarios)
+    path.write_text(json.dumps(scenarios))
+
+
+def test_a_committed_report_whose_code_did_not_change_is_up_to_date():
+    c = compare(REGISTRY[NAME], REPORTS / NAME)
+    assert not c.stale, c.lines()
+    assert len(c.pairs) == 10 and not c.only_report and not c.only_today
+    assert all(p.old_key == p.new_key and not p.changes for p in c.pairs)
+    assert "up to date" in c.lines()[0]
+
+
+def test_a_changed_rate_makes_the_report_stale_naming_the_field(tmp_path, capsys):
+    folder = _copy(tmp_path)
+    _edit(folder, lambda s: s["2Mbps-sack"]["dumbbell"].update(bottleneck_rate_bps=3_000_000))
+    c = compare(REGISTRY[NAME], folder)
+    assert c.stale
+    (pair,) = [p for p in c.pairs if p.changes]
+    assert pair.old_key == "2Mbps-sack"
+    assert [(d.path, d.kind, d.old, d.new) for d in pair.changes] == [("dumbbell.bottleneck_rate_bps", "changed", 3_000_000, 2_000_000)]
+    assert main(["--dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{NAME} (full): stale" in out and "dumbbell.bottleneck_rate_bps changed (3000000 -> 2000000)" in out
+    assert "1 of 1 reports stale" in out
+
+
+def test_a_field_added_with_its_default_is_not_a_change(tmp_path, capsys):
+    # As if the report had been written before `tcp.dupthresh` existed: today's model reads the
+    # old scenario with the default (3), which is what the entry writes today.
+    folder = _copy(tmp_path)
+
+    def drop_dupthresh(scenarios):
+        for s in scenarios.values():
+            for f in s["flows"]:
+                assert f["tcp"].pop("dupthresh") == 3
+
+    _edit(folder, drop_dupthresh)
+    c = compare(REGISTRY[NAME], folder)
+    assert not c.stale, c.lines()
+    assert {d.path for p in c.pairs for d in p.defaulted} >= {"flows[0].tcp.dupthresh", "flows[1].tcp.dupthresh"}
+    assert main(["--dir", str(tmp_path)]) == 0
+    assert "new defaulted fields (not counted as changes): " in capsys.readouterr().out
+
+
+def test_a_field_set_away_from_its_default_is_a_change(tmp_path):
+    folder = _copy(tmp_path)
+    _edit(folder, lambda s: s["4Mbps-surathkal"]["flows"][1]["tcp"].update(dupthresh=4))
+    (pair,) = [p for p in compare(REGISTRY[NAME], folder).pairs if p.changes]
+    assert [(d.path, d.old, d.new) for d in pair.changes] == [("flows[1].tcp.dupthresh", 4, 3)]
+
+
+def test_hash_named_scenarios_are_paired_by_content(tmp_path):
+    # Sweep points are named by their scenario's hash, which any field changes: a renamed
+    # scenario with a changed rate is one change, not one scenario gone and another new.
+    name = "kotla08-table2"
+    folder = _copy(tmp_path, name)
+    (key,) = json.loads((folder / "scenarios.json").read_text())
+    (today,) = REGISTRY[name].scenarios(False)
+    rate = json.loads((folder / "scenarios.json").read_text())[key]["dumbbell"]["bottleneck_rate_bps"]
+    _edit(folder, lambda s: s.update(old=s.pop(key)))
+    c = compare(REGISTRY[name], folder)
+    assert not c.stale and [(p.old_key, p.new_key) for p in c.pairs] == [("old", today)]
+    _edit(folder, lambda s: s["old"]["dumbbell"].update(bottleneck_rate_bps=rate // 2))
+    c = compare(REGISTRY[name], folder)
+    assert c.stale and not c.only_report and not c.only_today
+    assert [d.path for d in c.pairs[0].changes] == ["dumbbell.bottleneck_rate_bps"]
+
+
+def test_scenarios_only_one_side_has_and_unknown_reports_are_stale(tmp_path):
+    folder = _copy(tmp_path)
+    _edit(folder, lambda s: s.pop("8Mbps-sack"))
+    c = compare(REGISTRY[NAME], folder)
+    assert c.stale and c.only_today == ["8Mbps-sack"] and not c.only_report
+    shutil.copytree(folder, tmp_path / "no-such-entry")
+    (unknown,) = [c for c in compare_all(tmp_path, REGISTRY) if c.name == "no-such-entry"]
+    assert unknown.stale and "no registered entry" in unknown.lines()[0]
+    with pytest.raises(ValueError, match="kotla08-mix"):
+        compare_all(tmp_path, REGISTRY, ["kotla08-mix"])
+
+
+def test_diff_names_paths_in_dicts_and_lists():
+    old = {"a": {"b": 1, "gone": 0}, "l": [1, 2, 3]}
+    new = {"a": {"b": 2, "new": 5}, "l": [1, 4]}
+    assert [(d.path, d.kind) for d in diff(old, new)] == [
+        ("a.b", "changed"), ("a.gone", "removed"), ("a.new", "added"), ("l[1]", "changed"), ("l[2]", "removed"),
+    ]  # fmt: skip
