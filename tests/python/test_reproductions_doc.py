@@ -74,3 +74,15 @@ def test_seeds_come_from_the_run_tables(tmp_path):
     # tahiliani-ch3-flows keeps one scenario per point in scenarios.json but runs 100 seeds.
     assert Report.read(DOCS / "reproductions" / "tahiliani-ch3-flows").seeds() == list(range(1, 101))
     assert Report.read(DOCS / "reproductions" / "kotla08-phase").seeds() == [1, 2, 3]
+
+
+#: Registered reproductions whose full run is not committed yet (issue 18 keeps them open): each
+#: takes over an hour of this 2-core machine. The set is exact, so a new entry without a full
+#: report, or a report committed without updating this set, fails.
+NOT_YET_FULL = {"sigcomm07-fig8", "sigcomm07-fig9", "kotla08-web"}
+
+
+def test_every_registered_reproduction_has_a_committed_full_report():
+    reports = {d.name: Report.read(d) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
+    assert set(REGISTRY) - set(reports) == NOT_YET_FULL
+    assert {name for name, r in reports.items() if r.mode != "full"} == set()
