@@ -74,7 +74,7 @@ test-rust:
 	$(CARGO) test --workspace --release
 
 test-python: build
-	$(BIN)/python -m pytest -q tests/python
+	$(BIN)/python -m pytest -q --durations=15 tests/python
 
 reports: build
 	@for d in docs/reproductions/*/; do \
