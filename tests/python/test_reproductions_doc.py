@@ -86,3 +86,15 @@ def test_every_registered_reproduction_has_a_committed_full_report():
     reports = {d.name: Report.read(d) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
     assert set(REGISTRY) - set(reports) == NOT_YET_FULL
     assert {name for name, r in reports.items() if r.mode != "full"} == set()
+
+
+def test_committed_fractions_do_not_exceed_one():
+    """Residencies are fractions of the measurement window (issue 25's fix): no committed table
+    may hold one above 1, as the kotla08 reports made before the fix did (1.0012)."""
+    import polars as pl
+
+    for path in (DOCS / "reproductions").glob("*/*.parquet"):
+        table = pl.read_parquet(path)
+        for column in ("pert_compete_frac", "pert_high_speed_frac", "pert_safe_frac"):
+            if column in table.columns and table[column].drop_nulls().len():
+                assert table[column].max() <= 1.0, (path, column, table[column].max())
