@@ -69,7 +69,13 @@ def run_tasks(
             if cluster is None:
                 workers = max(1, min(jobs or os.cpu_count() or 1, len(items)))
                 with _workers_ignore_stop_signals():
-                    local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+                    try:
+                        local = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0")
+                    except RuntimeError:
+                        # A stop signal while the workers start can make their start fail
+                        # ("Nanny failed to start"): that is the stop, reported as one below.
+                        if not stop:
+                            raise
             if not stop:
                 client = Client(local or cluster)
                 where = f"{workers} local worker process{'es' if workers > 1 else ''}" if local else f"the Dask cluster at {cluster}"
