@@ -112,11 +112,11 @@ def points(mode: sc.Mode) -> list[Point]:
 def base_rtt_effect(results) -> dict[str, float]:
     """How the flows' shares follow the minimum RTT each measured: the Spearman rank
     correlation of goodput with measured minimum RTT, and that minimum's spread (ms)."""
-    from scipy.stats import spearmanr
+    from ..reproduce.registry import rank_correlation
 
     f = results.flows
     spread = float(f["rtt_min_ms"].max() - f["rtt_min_ms"].min())
-    rho = float(spearmanr(f["rtt_min_ms"], f["goodput_mbps"]).statistic) if spread > 0 else float("nan")
+    rho = rank_correlation(f["rtt_min_ms"].to_list(), f["goodput_mbps"].to_list()) if spread > 0 else float("nan")
     return {"rank_min_rtt_goodput": rho, "min_rtt_spread_ms": spread}
 
 
