@@ -113,3 +113,29 @@ def test_interrupted_reproduction_resumes_from_its_stored_tasks(tmp_path):
     assert again.returncode == 0, again.stderr
     assert f"{total - kept} task" in again.stderr and json.loads(again.stdout)["mode"] == "quick"
     assert len(list(tasks.glob("*.pickle"))) == total
+
+
+def test_local_workers_drop_only_the_closing_heartbeat_from_their_log():
+    """The message filtered is the one distributed's Worker.heartbeat logs (an upgrade that
+    rewords it fails here), and nothing else a worker logs is dropped."""
+    import inspect
+    import logging
+
+    import distributed.worker
+
+    from pertlab._worker_logs import HEARTBEAT_LOSS, QuietHeartbeatLoss, _drop_heartbeat_loss
+
+    assert f'"{HEARTBEAT_LOSS}."' in inspect.getsource(distributed.worker.Worker.heartbeat)
+    QuietHeartbeatLoss().setup(worker=None)
+    log = logging.getLogger("distributed.worker")
+    kept = []
+    handler = logging.Handler()
+    handler.emit = kept.append
+    log.addHandler(handler)
+    try:
+        log.error(HEARTBEAT_LOSS + ".")
+        log.error("Compute Failed")
+    finally:
+        log.removeHandler(handler)
+        log.removeFilter(_drop_heartbeat_loss)
+    assert [r.msg for r in kept] == ["Compute Failed"]
