@@ -5,7 +5,7 @@
 //! The core validates again, so a bad scenario raises `ValueError` whose message
 //! starts with the field path (`links[0].rate_bps: must be ...`).
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use pertlab_sim::world::{MemoryLimit, World};
@@ -84,25 +84,8 @@ fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, mem
     let scenario = parse(scenario_json)?;
     let mut world = World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let started = std::time::Instant::now();
-    let mut pending_error: Option<PyErr> = None;
-    py.allow_threads(|| {
-        world.run(&mut |sim_ns| {
-            Python::with_gil(|py| {
-                if let Err(e) = py.check_signals() {
-                    pending_error = Some(e);
-                    return false;
-                }
-                let Some(cb) = &progress else { return true };
-                match cb.call1(py, (sim_ns as f64 / 1e9,)) {
-                    Ok(v) => !matches!(v.extract::<bool>(py), Ok(false)),
-                    Err(e) => {
-                        pending_error = Some(e);
-                        false
-                    }
-                }
-            })
-        });
-    });
+    let pending_error = drive(py, &mut world, scenario.duration_ns, progress.as_ref());
+    world.finish();
     let mut results = world.into_results();
     results.wall_seconds = started.elapsed().as_secs_f64();
     if let Some(e) = pending_error {
@@ -114,6 +97,108 @@ fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, mem
         }
     }
     serde_json::to_string(&results).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Run `world` up to `until` without the GIL, taking it at each progress point
+/// to check for Ctrl-C and call `progress`; the error that stopped the run, if any.
+fn drive(py: Python<'_>, world: &mut World, until: u64, progress: Option<&PyObject>) -> Option<PyErr> {
+    let mut pending_error: Option<PyErr> = None;
+    py.allow_threads(|| {
+        world.run_until(until, &mut |sim_ns| {
+            Python::with_gil(|py| {
+                if let Err(e) = py.check_signals() {
+                    pending_error = Some(e);
+                    return false;
+                }
+                let Some(cb) = progress else { return true };
+                match cb.call1(py, (sim_ns as f64 / 1e9,)) {
+                    Ok(v) => !matches!(v.extract::<bool>(py), Ok(false)),
+                    Err(e) => {
+                        pending_error = Some(e);
+                        false
+                    }
+                }
+            })
+        })
+    });
+    pending_error
+}
+
+/// A run taken in steps (`pertlab.Simulation` wraps it): build, `run_until`,
+/// read `live_json`, change a link's rate or a flow's sending between steps,
+/// and `results_json` at the end. Only the thread that built it may use it.
+#[pyclass(unsendable)]
+struct Simulation {
+    /// `None` once the results have been taken.
+    world: Option<World>,
+    duration_ns: u64,
+    /// Wall time spent inside `run_until`.
+    wall_seconds: f64,
+}
+
+impl Simulation {
+    fn world(&mut self) -> PyResult<&mut World> {
+        self.world.as_mut().ok_or_else(|| PyRuntimeError::new_err("the results of this simulation were taken; build a new one to run again"))
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    #[new]
+    #[pyo3(signature = (scenario_json, memory_limit=None))]
+    fn new(scenario_json: &str, memory_limit: Option<u64>) -> PyResult<Simulation> {
+        let scenario = parse(scenario_json)?;
+        let world = World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Simulation { world: Some(world), duration_ns: scenario.duration_ns, wall_seconds: 0.0 })
+    }
+
+    /// Process every event due at or before `until_ns` (at most the run's
+    /// duration); True when the run is over (its end reached, or interrupted).
+    /// A Ctrl-C or an exception from `progress` stops the run where it stands
+    /// and is raised; the results computed so far stay available.
+    #[pyo3(signature = (until_ns, progress=None))]
+    fn run_until(&mut self, py: Python<'_>, until_ns: u64, progress: Option<PyObject>) -> PyResult<bool> {
+        let started = std::time::Instant::now();
+        let duration_ns = self.duration_ns;
+        let world = self.world()?;
+        let pending_error = drive(py, world, until_ns, progress.as_ref());
+        let over = world.now() >= duration_ns || world.interrupted();
+        self.wall_seconds += started.elapsed().as_secs_f64();
+        pending_error.map_or(Ok(over), Err)
+    }
+
+    /// The simulated time reached, ns.
+    fn now_ns(&mut self) -> PyResult<u64> {
+        Ok(self.world()?.now())
+    }
+
+    /// Every long flow's and every queue's state now, as JSON text
+    /// (`{"now_ns", "events", "flows": [...], "queues": [...]}`).
+    fn live_json(&mut self) -> PyResult<String> {
+        serde_json::to_string(&self.world()?.live()).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// From its next packet, every direction of link `link` sends at `rate_bps`.
+    fn set_link_rate(&mut self, link: &str, rate_bps: u64) -> PyResult<()> {
+        self.world()?.set_link_rate(link, rate_bps).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Long flow `flow`'s application stops now (`resume` false) or has data again.
+    fn set_flow_sending(&mut self, flow: u32, resume: bool) -> PyResult<()> {
+        self.world()?.set_flow_sending(flow, resume).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// End the run where it stands and return its results as JSON text (the
+    /// window's snapshots not taken yet are taken now, as for an interrupted run).
+    fn results_json(&mut self) -> PyResult<String> {
+        let mut world = self.world.take().ok_or_else(|| PyRuntimeError::new_err("the results of this simulation were taken already"))?;
+        let interrupted = world.now() < self.duration_ns;
+        world.finish();
+        let mut results = world.into_results();
+        results.interrupted |= interrupted;
+        results.wall_seconds = self.wall_seconds;
+        serde_json::to_string(&results).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
 }
 
 /// Jain's fairness index of `xs`, the core's one definition (also used for testbed runs).
@@ -136,5 +221,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory_estimate_json, m)?)?;
     m.add_function(wrap_pyfunction!(bytes_per_flow, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_class::<Simulation>()?;
     Ok(())
 }

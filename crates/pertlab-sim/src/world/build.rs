@@ -7,12 +7,13 @@ use super::memory::{self, Crossing, MemoryEstimate, MemoryLimit};
 use super::monitor::Monitors;
 use super::topology::{Endpoints, Topology};
 use super::traffic::{udp_sources, WebState};
-use super::{PacketTotals, World};
+use super::{PacketTotals, World, PROGRESS_EVENTS};
 use crate::engine::{Event, EventQueue};
 use crate::error::ConfigError;
 use crate::net::routing::Routes;
 use crate::queue::QueueLimit;
 use crate::scenario::{CcSpec, Scenario};
+use crate::time::NS_PER_SEC;
 
 /// The network of a scenario with its routes, and the memory estimate.
 struct Network {
@@ -148,6 +149,8 @@ impl World {
             snap_start: None,
             snap_end: None,
             interrupted: false,
+            next_progress: NS_PER_SEC,
+            next_count: u64::from(PROGRESS_EVENTS),
             out: Vec::new(),
             dropped: Vec::new(),
         };

@@ -13,6 +13,7 @@
 mod build;
 mod events;
 mod flows;
+mod live;
 pub mod memory;
 mod monitor;
 mod topology;
@@ -30,6 +31,7 @@ use crate::time::{SimTime, NS_PER_SEC};
 use crate::traffic::udp::UdpSource;
 
 pub use flows::{Flow, Labels};
+pub use live::{LiveFlow, LiveQueue, LiveState};
 pub use memory::{MemoryEstimate, MemoryLimit, MemoryPart};
 use monitor::Monitors;
 pub use traffic::WebState;
@@ -65,6 +67,10 @@ pub struct World {
     snap_start: Option<Snapshot>,
     snap_end: Option<Snapshot>,
     interrupted: bool,
+    /// When [`World::run_until`] next calls its progress callback: at this
+    /// simulated time or this count of events, whichever comes first.
+    next_progress: SimTime,
+    next_count: u64,
     /// Scratch buffers reused for packets produced by endpoints and dropped at dequeue.
     out: Vec<Packet>,
     dropped: Vec<Packet>,
@@ -76,31 +82,56 @@ impl World {
     /// at least every [`PROGRESS_EVENTS`] events, so a caller can stop a run
     /// that crawls through simulated time (Ctrl-C, an event budget).
     pub fn run(&mut self, progress: &mut dyn FnMut(SimTime) -> bool) {
-        let mut next_progress = NS_PER_SEC;
-        let mut next_count = u64::from(PROGRESS_EVENTS);
-        while let Some((t, ev)) = self.queue.pop_until(self.duration) {
-            if t >= next_progress || self.events_processed == next_count {
+        self.run_until(self.duration, progress);
+        self.finish();
+    }
+
+    /// Process every event due at or before `until` (at most the run's
+    /// duration), or stop where `progress` returns false (see [`World::run`]);
+    /// true when the run is over: its end reached, or interrupted. Calling it
+    /// again continues where it stopped: a run taken in steps processes the
+    /// same events in the same order as one call, so its results are the same.
+    pub fn run_until(&mut self, until: SimTime, progress: &mut dyn FnMut(SimTime) -> bool) -> bool {
+        if self.interrupted {
+            return true;
+        }
+        let until = until.min(self.duration);
+        while let Some((t, ev)) = self.queue.pop_until(until) {
+            if t >= self.next_progress || self.events_processed == self.next_count {
                 // The event is not processed: the world stays as it was before `t`.
                 if !progress(t) {
                     self.interrupted = true;
-                    break;
+                    return true;
                 }
-                next_progress = next_progress.max((t / NS_PER_SEC).saturating_add(1).saturating_mul(NS_PER_SEC));
-                next_count = self.events_processed + u64::from(PROGRESS_EVENTS);
+                self.next_progress = self.next_progress.max((t / NS_PER_SEC).saturating_add(1).saturating_mul(NS_PER_SEC));
+                self.next_count = self.events_processed + u64::from(PROGRESS_EVENTS);
             }
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
         }
-        if !self.interrupted {
-            self.now = self.duration;
-        }
+        self.now = self.now.max(until);
+        until == self.duration
+    }
+
+    /// End the run where it stands: the window's snapshots not yet taken are taken now.
+    pub fn finish(&mut self) {
         if self.snap_start.is_none() {
             self.snap_start = Some(self.snapshot());
         }
         if self.snap_end.is_none() {
             self.snap_end = Some(self.snapshot());
         }
+    }
+
+    /// The simulated time the run has reached.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// Whether a progress callback stopped the run.
+    pub fn interrupted(&self) -> bool {
+        self.interrupted
     }
 
     /// Every cumulative counter of the world now.

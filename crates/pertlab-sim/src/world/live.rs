@@ -1,0 +1,193 @@
+//! A run taken in steps ([`World::run_until`]): what it shows between two
+//! steps (each long flow's sender state, each queue's occupancy, counters and
+//! the discipline's own variables, as they stand at [`World::now`]) and what
+//! can change there (a link's rate, a flow's application stopping or resuming).
+//!
+//! Reading them changes nothing: no counter is integrated up to now (the
+//! queue's time averages are the results' to compute), so a run read between
+//! every step gives the results of a run taken in one go.
+//!
+//! A rate change takes effect with the next packet a channel starts to send
+//! (the one in service keeps its end time); disciplines keep what they derived
+//! from the rate when built (RED's automatic thresholds and idle-time packet
+//! count; PIE reads the rate each time). Stopping and resuming a flow are its
+//! application's `FlowStop`/`FlowResume` events, run at once.
+//!
+//! Left out: changing a link's delay (packets on the wire would overtake each
+//! other), web transfers and UDP sources (their counters are in the results),
+//! the per-class buffers of a multi-class queue (their total is the queue's).
+
+use serde::Serialize;
+
+use super::World;
+use crate::engine::Event;
+use crate::error::ConfigError;
+use crate::tcp::cc::CaState;
+use crate::tcp::cc::INFINITE_SSTHRESH;
+use crate::time::SimTime;
+
+/// One long flow between two steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveFlow {
+    pub flow: u32,
+    pub label: String,
+    pub cc: &'static str,
+    /// Whether the flow has started sending.
+    pub started: bool,
+    /// Congestion window and slow-start threshold, segments (`None` before the first reduction).
+    pub cwnd: u32,
+    pub ssthresh: Option<u32>,
+    /// Smoothed RTT (RFC 6298) and the smallest RTT sample so far, ns (0 before the first sample).
+    pub srtt_ns: SimTime,
+    pub min_rtt_ns: SimTime,
+    /// The retransmission timeout now, ns.
+    pub rto_ns: SimTime,
+    /// The sender's loss-recovery state (Linux's names: open, disorder, cwr, recovery, loss).
+    pub ca_state: &'static str,
+    /// Segments in flight as the sender estimates them (RFC 6675 pipe).
+    pub in_flight: u32,
+    /// Payload bytes cumulatively acknowledged (`snd_una` x payload).
+    pub bytes_acked: u64,
+    pub segments_sent: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    /// Adaptive PERT's mode and alpha, for controllers that adapt.
+    pub mode: Option<&'static str>,
+    pub alpha: Option<f64>,
+}
+
+/// One output queue (one direction of a link) between two steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveQueue {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub discipline: &'static str,
+    pub rate_bps: u64,
+    pub length_packets: u32,
+    pub length_bytes: u64,
+    pub arrivals: u64,
+    pub departures: u64,
+    pub departure_bytes: u64,
+    pub drops: u64,
+    pub marks: u64,
+    /// The discipline's own variables: its drop/mark probability now, and its
+    /// average queue and adapted max_p where it keeps them (RED family).
+    pub probability: f64,
+    pub average: Option<f64>,
+    pub max_p: Option<f64>,
+}
+
+/// The world between two steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveState {
+    pub now_ns: SimTime,
+    pub events: u64,
+    pub flows: Vec<LiveFlow>,
+    pub queues: Vec<LiveQueue>,
+}
+
+/// Linux's name of a recovery state (`TCP_CA_*`).
+fn ca_state_name(s: CaState) -> &'static str {
+    match s {
+        CaState::Open => "open",
+        CaState::Disorder => "disorder",
+        CaState::Cwr => "cwr",
+        CaState::Recovery => "recovery",
+        CaState::Loss => "loss",
+    }
+}
+
+impl World {
+    /// The state of every long flow and queue now (see the module doc).
+    pub fn live(&self) -> LiveState {
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                let tp = &f.sender.tp;
+                let c = f.sender.counters();
+                let tm = f.sender.cc_telemetry();
+                LiveFlow {
+                    flow: i as u32,
+                    label: self.labels.names[self.labels.of_flow[i] as usize].clone(),
+                    cc: f.sender.cc_name(),
+                    started: f.started,
+                    cwnd: tp.snd_cwnd,
+                    ssthresh: (tp.snd_ssthresh < INFINITE_SSTHRESH).then_some(tp.snd_ssthresh),
+                    srtt_ns: tp.srtt,
+                    min_rtt_ns: c.rtt_min_ns,
+                    rto_ns: f.sender.rto(),
+                    ca_state: ca_state_name(tp.ca_state),
+                    in_flight: tp.packets_in_flight,
+                    bytes_acked: u64::from(tp.snd_una) * u64::from(f.payload_bytes()),
+                    segments_sent: c.segments_sent,
+                    retransmits: c.retransmits,
+                    timeouts: c.timeouts,
+                    fast_recoveries: c.fast_recoveries,
+                    mode: tm.map(|t| t.mode.name()),
+                    alpha: tm.map(|t| t.alpha),
+                }
+            })
+            .collect();
+        let queues = self
+            .channels
+            .iter()
+            .map(|ch| {
+                let q = &ch.queue;
+                let info = self.queue_info(ch);
+                LiveQueue {
+                    link: info.link,
+                    from: info.from,
+                    to: info.to,
+                    discipline: info.discipline,
+                    rate_bps: ch.rate_bps,
+                    length_packets: q.len_pkts(),
+                    length_bytes: q.len_bytes(),
+                    arrivals: q.counters.arrivals,
+                    departures: q.counters.departures,
+                    departure_bytes: q.counters.departure_bytes,
+                    drops: q.counters.drops(),
+                    marks: q.counters.marks,
+                    probability: q.discipline.probability(),
+                    average: q.discipline.average(),
+                    max_p: q.discipline.max_p(),
+                }
+            })
+            .collect();
+        LiveState { now_ns: self.now, events: self.events_processed, flows, queues }
+    }
+}
+
+impl World {
+    /// From the next packet it sends, every channel of link `link` sends at `rate_bps`.
+    pub fn set_link_rate(&mut self, link: &str, rate_bps: u64) -> Result<(), ConfigError> {
+        if rate_bps == 0 {
+            return Err(ConfigError::new("rate_bps", "must be at least 1 bit/s"));
+        }
+        let mut found = false;
+        for ch in self.channels.iter_mut().filter(|c| c.link_name == link) {
+            ch.rate_bps = rate_bps;
+            ch.queue.link_rate_bps = rate_bps;
+            found = true;
+        }
+        if found {
+            Ok(())
+        } else {
+            let mut names: Vec<&str> = self.channels.iter().map(|c| c.link_name.as_str()).collect();
+            names.dedup();
+            Err(ConfigError::new("link", format!("no link named {link:?}; links: {}", names.join(", "))))
+        }
+    }
+
+    /// Long flow `flow`'s application stops now (`resume = false`) or has data again (`true`).
+    pub fn set_flow_sending(&mut self, flow: u32, resume: bool) -> Result<(), ConfigError> {
+        if flow as usize >= self.flows.len() {
+            return Err(ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)));
+        }
+        self.dispatch(if resume { Event::FlowResume(flow) } else { Event::FlowStop(flow) });
+        Ok(())
+    }
+}

@@ -1,0 +1,124 @@
+//! A run taken in steps (`World::run_until`): the same results as one call,
+//! live state that moves as the run does, and changes made between steps
+//! that show in the results at the instant they were made.
+
+use pertlab_sim::scenario::{CcSpec, MonitorSpec, QueueSpec, Scenario};
+use pertlab_sim::tcp::TcpConfig;
+use pertlab_sim::time::{NS_PER_MS, NS_PER_SEC};
+use pertlab_sim::world::World;
+
+mod common;
+use common::*;
+
+/// Eight SACK flows and two PERT flows on 20 Mbit/s, 40 ms, RED, sampled every 100 ms.
+fn mixed() -> Scenario {
+    let red = QueueSpec { kind: "red".into(), limit_pkts: Some(bdp_pkts(20, 40)), ..QueueSpec::default() };
+    let mut flows = bulk_flows(8, CcSpec::Reno, TcpConfig::default(), NS_PER_SEC);
+    flows.extend(bulk_flows(2, CcSpec::Pert(Default::default()), TcpConfig::default(), NS_PER_SEC));
+    for (i, f) in flows.iter_mut().enumerate() {
+        f.src = format!("s{i}");
+        f.dst = format!("d{i}");
+    }
+    let mut s = scenario(dumbbell(10, 20, 40, red), flows, 20, 5);
+    s.monitor = MonitorSpec { sample_interval_ns: Some(100 * NS_PER_MS), ..MonitorSpec::default() };
+    s
+}
+
+fn in_one_go(s: &Scenario) -> String {
+    let mut r = pertlab_sim::run(s).unwrap();
+    r.wall_seconds = 0.0;
+    serde_json::to_string(&r).unwrap()
+}
+
+#[test]
+fn a_run_in_steps_gives_the_results_of_one_call() {
+    let s = mixed();
+    let mut w = World::build(&s).unwrap();
+    // Uneven steps, one ending on the window's start and one past the end.
+    let mut t = 0;
+    for step_ms in [1, 333, 4666, 7, 2500, 12_000, 99_999] {
+        t += step_ms * NS_PER_MS;
+        let over = w.run_until(t, &mut |_| true);
+        assert_eq!(w.now(), t.min(s.duration_ns));
+        let live = w.live();
+        assert_eq!(live.now_ns, w.now());
+        assert_eq!(over, t >= s.duration_ns);
+    }
+    w.finish();
+    let mut stepped = w.into_results();
+    stepped.wall_seconds = 0.0;
+    assert_eq!(serde_json::to_string(&stepped).unwrap(), in_one_go(&s));
+}
+
+#[test]
+fn live_state_follows_the_run() {
+    let s = mixed();
+    let mut w = World::build(&s).unwrap();
+    w.run_until(NS_PER_SEC / 2, &mut |_| true);
+    let before = w.live();
+    assert_eq!(before.flows.len(), 10);
+    // Starts are drawn within the first second: some flows have not started yet or sent little.
+    w.run_until(10 * NS_PER_SEC, &mut |_| true);
+    let live = w.live();
+    assert!(live.events > before.events);
+    for f in &live.flows {
+        assert!(f.started && f.bytes_acked > 0 && f.srtt_ns >= 40 * NS_PER_MS, "{f:?}");
+        assert!(f.min_rtt_ns >= 40 * NS_PER_MS && f.min_rtt_ns <= f.srtt_ns + 20 * NS_PER_MS, "{f:?}");
+    }
+    assert_eq!(live.flows[9].cc, "pert");
+    let bottleneck = live.queues.iter().find(|q| q.discipline == "red").unwrap();
+    assert!(bottleneck.arrivals > 0 && bottleneck.average.unwrap() > 0.0);
+    // The sum of what each flow has acknowledged matches the bottleneck's departures, within the packets in flight.
+    let acked_pkts: u64 = live.flows.iter().map(|f| f.bytes_acked / 1460).sum();
+    let in_flight: u64 = live.flows.iter().map(|f| u64::from(f.in_flight)).sum();
+    assert!(acked_pkts <= bottleneck.departures && bottleneck.departures <= acked_pkts + in_flight + 10, "{acked_pkts} {in_flight} {}", bottleneck.departures);
+}
+
+#[test]
+fn a_rate_change_between_steps_shows_at_that_instant() {
+    let s = mixed();
+    let mut w = World::build(&s).unwrap();
+    let departures = |w: &World| w.live().queues.iter().find(|q| q.link == "bottleneck" && q.from == "r0").unwrap().departure_bytes;
+    // Bits per second through r0 -> r1 over one second from `t`.
+    let rate_from = |w: &mut World, t: u64| {
+        w.run_until(t, &mut |_| true);
+        let d0 = departures(w);
+        w.run_until(t + NS_PER_SEC, &mut |_| true);
+        (departures(w) - d0) as f64 * 8.0
+    };
+    let before = rate_from(&mut w, 8 * NS_PER_SEC);
+    w.set_link_rate("bottleneck", 5_000_000).unwrap();
+    let changed = w.live().queues.iter().filter(|q| q.link == "bottleneck").map(|q| q.rate_bps).collect::<Vec<_>>();
+    let after = rate_from(&mut w, 9 * NS_PER_SEC);
+    eprintln!("r0 -> r1 sent {before:.0} bit/s at 20 Mbit/s and {after:.0} bit/s in the second after the change to 5 Mbit/s");
+    assert_eq!(changed, [5_000_000, 5_000_000]);
+    // RED keeps the link busy most of the time; after the change, never faster than 5 Mbit/s
+    // (one 1500-byte packet may still leave at the old rate) and busy nearly all the time.
+    assert!(before > 0.9 * 20e6 && before <= 20e6 + 12_000.0, "{before}");
+    assert!(after > 0.95 * 5e6 && after <= 5e6 + 12_000.0, "{after}");
+}
+
+#[test]
+fn changes_between_steps_name_what_is_wrong() {
+    let mut w = World::build(&mixed()).unwrap();
+    let e = w.set_link_rate("nowhere", 1_000_000).unwrap_err().to_string();
+    assert!(e.starts_with("link: no link named \"nowhere\"") && e.contains("bottleneck"), "{e}");
+    let e = w.set_link_rate("bottleneck", 0).unwrap_err().to_string();
+    assert!(e.starts_with("rate_bps:"), "{e}");
+    let e = w.set_flow_sending(10, false).unwrap_err().to_string();
+    assert!(e.starts_with("flow: no flow 10; the long flows are 0 to 9"), "{e}");
+}
+
+#[test]
+fn a_flow_stopped_between_steps_sends_nothing_new_until_resumed() {
+    let mut w = World::build(&mixed()).unwrap();
+    w.run_until(5 * NS_PER_SEC, &mut |_| true);
+    w.set_flow_sending(3, false).unwrap();
+    w.run_until(8 * NS_PER_SEC, &mut |_| true);
+    let sent = w.live().flows[3].segments_sent;
+    w.run_until(10 * NS_PER_SEC, &mut |_| true);
+    assert_eq!(w.live().flows[3].segments_sent, sent, "a stopped flow sent");
+    w.set_flow_sending(3, true).unwrap();
+    w.run_until(11 * NS_PER_SEC, &mut |_| true);
+    assert!(w.live().flows[3].segments_sent > sent + 10);
+}

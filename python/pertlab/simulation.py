@@ -1,0 +1,126 @@
+"""A run taken in steps: :class:`Simulation`.
+
+>>> sim = pertlab.Simulation(pertlab.dumbbell(flows=10, duration="60s"))   # doctest: +SKIP
+>>> sim.run_until("12.5s")                                                  # doctest: +SKIP
+>>> sim.flows()        # per flow: cwnd, ssthresh, srtt, min RTT, bytes acked, CA state  # doctest: +SKIP
+>>> sim.set_link_rate("bottleneck", "5Mbps")                                # doctest: +SKIP
+>>> results = sim.results()     # runs to the end, then the usual Results  # doctest: +SKIP
+
+The core processes every event due up to the time asked for and stops there
+(``crates/pertlab-sim/src/world/live.rs``); reading the state changes nothing, so
+a run taken in steps gives the results of :func:`pertlab.run` on the same
+scenario, byte for byte. Between steps a link's rate can change (from the next
+packet each direction sends) and a long flow's application can stop or resume;
+the results then show the change at the instant it was made.
+
+Left out: changing delays, controller parameters or queue disciplines mid-run;
+web transfers and UDP sources in the live state (their counters are in the results).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from . import _core
+from .results import Results
+from .runner import as_scenario
+from .memory import core_limit
+from .scenario import Scenario, ScenarioError
+from .units import parse_rate, parse_time
+
+__all__ = ["Simulation"]
+
+
+class Simulation:
+    """A scenario built into the core, run in steps with :meth:`run_until`.
+
+    ``scenario``: a :class:`~pertlab.scenario.Scenario`, a mapping or a TOML/JSON path;
+    ``memory_limit`` as for :func:`pertlab.run`. Bad input raises
+    :class:`~pertlab.scenario.ScenarioError` naming the field.
+    """
+
+    def __init__(self, scenario: Scenario | dict[str, Any] | str | Path, *, memory_limit: float | None = None):
+        self.scenario = as_scenario(scenario)
+        try:
+            self._core = _core.Simulation(self.scenario.to_wire_json(), core_limit(memory_limit))
+        except ValueError as e:
+            raise ScenarioError.from_core(e, default_limit=memory_limit is None) from None
+
+    @property
+    def now(self) -> float:
+        """The simulated time reached, seconds."""
+        return self._core.now_ns() / 1e9
+
+    @property
+    def duration(self) -> float:
+        """The run's duration, seconds."""
+        return self.scenario.duration / 1e9
+
+    def run_until(self, t: str | float) -> bool:
+        """Process every event due at or before ``t`` ("12.5s", "800ms", or seconds as a
+        number), at most the run's duration; True once the run has reached its end.
+        Ctrl-C stops the step where it stands and raises KeyboardInterrupt; the results
+        computed so far stay available from :meth:`results`."""
+        until = parse_time(t, "t")
+        if until < self._core.now_ns():
+            raise ValueError(f"t: {until / 1e9:g} s is before the time already reached, {self.now:g} s; a run only moves forward")
+        return self._core.run_until(until)
+
+    def state(self) -> dict[str, Any]:
+        """Everything live now: ``{"now_ns", "events", "flows": [...], "queues": [...]}``
+        (each flow's and each queue's fields as in :meth:`flows` and :meth:`queues`)."""
+        return json.loads(self._core.live_json())
+
+    def flows(self):
+        """One row per long flow: ``flow, label, cc, started, cwnd, ssthresh`` (None before
+        the first reduction), ``srtt_ns, min_rtt_ns, rto_ns, ca_state`` (open, disorder, cwr,
+        recovery, loss), ``in_flight, bytes_acked, segments_sent, retransmits, timeouts,
+        fast_recoveries``, and adaptive PERT's ``mode`` and ``alpha``."""
+        import polars as pl
+
+        return pl.DataFrame(self.state()["flows"], infer_schema_length=None)
+
+    def queues(self):
+        """One row per queue (one direction of a link): ``link, from, to, discipline,
+        rate_bps, length_packets, length_bytes, arrivals, departures, departure_bytes, drops,
+        marks``, and the discipline's ``probability``, ``average`` and ``max_p``."""
+        import polars as pl
+
+        return pl.DataFrame(self.state()["queues"], infer_schema_length=None)
+
+    def set_link_rate(self, link: str, rate: str | float) -> None:
+        """From the next packet it sends, each direction of ``link`` sends at ``rate``
+        ("5Mbps" or bit/s). The packet being sent keeps its end time; disciplines keep
+        what they derived from the rate when built (RED's automatic parameters)."""
+        self._call(self._core.set_link_rate, link, parse_rate(rate, "rate"))
+
+    def stop_flow(self, flow: int) -> None:
+        """Long flow ``flow``'s application has no new data from now (what it sent is still delivered)."""
+        self._call(self._core.set_flow_sending, _flow(flow), False)
+
+    def resume_flow(self, flow: int) -> None:
+        """Long flow ``flow``'s application has data again (after :meth:`stop_flow` or a scheduled stop)."""
+        self._call(self._core.set_flow_sending, _flow(flow), True)
+
+    def results(self, *, to_end: bool = True) -> Results:
+        """The run's :class:`~pertlab.results.Results`, after running to its end
+        (``to_end=False``: where it stands, flagged ``interrupted`` when short of the end).
+        The simulation is then spent."""
+        if to_end:
+            self._core.run_until(self.scenario.duration)
+        return Results.from_json(self._core.results_json(), self.scenario)
+
+    @staticmethod
+    def _call(method, *args) -> None:
+        try:
+            method(*args)
+        except ValueError as e:
+            raise ScenarioError.from_core(e) from None
+
+
+def _flow(flow: object) -> int:
+    if isinstance(flow, bool) or not isinstance(flow, int) or not 0 <= flow < 2**32:
+        raise ScenarioError([("flow", f"{flow!r} is not a flow number (0, 1, ... in the order of the scenario's flows)")])
+    return flow

@@ -1,0 +1,141 @@
+"""pertlab.Simulation: a run taken in steps gives pertlab.run's results, its live state moves
+with the run, and a change between steps shows in the results at the instant it was made."""
+
+import polars as pl
+import pytest
+
+import pertlab
+from pertlab.scenario import ScenarioError
+
+
+def scenario(**kw):
+    args = dict(bw="20Mbps", rtt="40ms", flows=10, cc="sack", queue="red", duration="20s", warmup="5s", sample_interval="100ms")
+    return pertlab.dumbbell(**{**args, **kw})
+
+
+
+def test_a_run_in_steps_gives_the_results_of_one_run():
+    s = scenario(cc_params=None)
+    whole = pertlab.run(s)
+    sim = pertlab.Simulation(s)
+    for t in ["0.5s", 3, "5s", "5.0001s", "12345ms", "19.999s"]:
+        assert not sim.run_until(t)
+        sim.flows(), sim.queues()  # reading changes nothing
+    assert sim.run_until("25s") and sim.now == 20.0
+    stepped = sim.results()
+    for name in ("flows", "queues", "queue_series", "flow_series"):
+        assert getattr(stepped, name).equals(getattr(whole, name)), name
+    assert stepped.summary["events"] == whole.summary["events"] and not stepped.summary["interrupted"]
+
+
+def test_live_flows_and_queues():
+    sim = pertlab.Simulation(scenario(flows=4, cc="pert"))
+    sim.run_until("8s")
+    flows, queues = sim.flows(), sim.queues()
+    assert flows.height == 4 and set(flows["cc"]) == {"pert"} and flows["started"].all()
+    # 40 ms of propagation: every srtt and min RTT is at least that, and the queue adds little under PERT.
+    assert (flows["min_rtt_ns"] >= 40e6).all() and (flows["srtt_ns"] < 80e6).all()
+    assert (flows["bytes_acked"] > 0).all() and set(flows["ca_state"]) <= {"open", "disorder", "cwr", "recovery", "loss"}
+    bottleneck = queues.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0")).row(0, named=True)
+    assert bottleneck["discipline"] == "red" and bottleneck["rate_bps"] == 20_000_000 and bottleneck["average"] is not None
+    # What the flows have acknowledged has left the bottleneck.
+    assert flows["bytes_acked"].sum() <= bottleneck["departure_bytes"]
+    assert sim.state()["now_ns"] == 8_000_000_000
+
+
+def test_a_rate_change_shows_in_the_series_at_that_instant():
+    sim = pertlab.Simulation(scenario())
+    sim.run_until("10s")
+    sim.set_link_rate("bottleneck", "5Mbps")
+
+    def departed() -> int:
+        return sim.queues().filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0"))["departure_bytes"][0]
+
+    # In the 100 ms after the change the bottleneck sends at most 5 Mbit/s' worth, and one
+    # 1500-byte packet begun before it.
+    d0 = departed()
+    sim.run_until("10.1s")
+    assert 0.9 * 62_500 < departed() - d0 <= 62_500 + 1500
+    r = sim.results()
+    delivered = (
+        r.flow_series.group_by("t_s").agg(pl.col("delivered_bytes").sum()).sort("t_s")
+        .with_columns(mbps=pl.col("delivered_bytes").diff() * 8 / 0.1 / 1e6)
+    )
+    before = delivered.filter(pl.col("t_s").is_between(6.0, 10.0, closed="right"))["mbps"].mean()
+    after = delivered.filter(pl.col("t_s").is_between(10.3, 20.0, closed="right"))["mbps"].mean()
+    # Payload rate: 1460 of each 1500 bytes. RED keeps the link about 93 % busy at 5 Mbit/s
+    # with these ten flows (its thresholds stay those computed for 20 Mbit/s).
+    assert 0.9 * 20 * 1460 / 1500 < before <= 20 * 1460 / 1500 + 0.2
+    assert 0.85 * 5 * 1460 / 1500 < after <= 5 * 1460 / 1500 + 0.2
+
+
+def test_a_stopped_flow_sends_nothing_new_until_resumed():
+    sim = pertlab.Simulation(scenario(flows=3))
+    sim.run_until("5s")
+    sim.stop_flow(1)
+    sim.run_until("7s")
+    sent = sim.flows()["segments_sent"][1]
+    sim.run_until("9s")
+    assert sim.flows()["segments_sent"][1] == sent
+    sim.resume_flow(1)
+    sim.run_until("10s")
+    assert sim.flows()["segments_sent"][1] > sent
+
+
+def test_results_before_the_end_are_flagged_and_the_simulation_is_spent():
+    sim = pertlab.Simulation(scenario())
+    sim.run_until("8s")
+    r = sim.results(to_end=False)
+    assert r.summary["interrupted"] and r.summary["sim_seconds"] == pytest.approx(8.0)
+    with pytest.raises(RuntimeError, match="were taken"):
+        sim.results()
+    with pytest.raises(RuntimeError, match="were taken"):
+        sim.run_until("9s")
+
+
+def test_bad_steps_and_changes_name_the_field():
+    sim = pertlab.Simulation(scenario())
+    sim.run_until("2s")
+    with pytest.raises(ValueError, match=r"^t: 1 s is before the time already reached, 2 s"):
+        sim.run_until("1s")
+    with pytest.raises(ValueError, match="cannot read 'soon' as a time"):
+        sim.run_until("soon")
+    with pytest.raises(ScenarioError, match=r'^link: no link named "nowhere"; links: .*bottleneck'):
+        sim.set_link_rate("nowhere", "1Mbps")
+    with pytest.raises(ValueError, match="rate"):
+        sim.set_link_rate("bottleneck", "0bps")
+    with pytest.raises(ScenarioError, match=r"^flow: no flow 10; the long flows are 0 to 9"):
+        sim.stop_flow(10)
+    with pytest.raises(ScenarioError, match=r"^flow: -1 is not a flow number"):
+        sim.resume_flow(-1)
+    with pytest.raises(ScenarioError, match=r"^duration"):
+        pertlab.Simulation({"duration": "0s"})
+
+
+# Generated scenarios (the strategies of test_generated.py): stepping at drawn times, reading the
+# live state at each, gives the results of one run.
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+import scenario_strategies as gen  # noqa: E402
+
+
+@settings(max_examples=20, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@given(gen.scenario(gen.BOUNDED), st.lists(st.floats(0.0, 1.2), min_size=1, max_size=4))
+def test_generated_scenarios_give_the_same_results_in_steps(data, fractions):
+    repaired = gen.repair(data)
+    assume(repaired is not None)
+    _, scenario = repaired
+    try:
+        whole = pertlab.run(scenario, memory_limit=256 * 2**20)
+    except ScenarioError:
+        assume(False)
+    sim = pertlab.Simulation(scenario, memory_limit=256 * 2**20)
+    for f in sorted(fractions):
+        sim.run_until(max(sim.now, f * sim.duration))
+        state = sim.state()
+        assert len(state["flows"]) == whole.flows.height and state["now_ns"] == sim._core.now_ns()
+    stepped = sim.results()
+    for name in ("flows", "queues", "udp", "queue_series", "flow_series"):
+        assert getattr(stepped, name).equals(getattr(whole, name)), name
+    assert {k: v for k, v in stepped.summary.items() if k != "wall_seconds"} == {k: v for k, v in whole.summary.items() if k != "wall_seconds"}
