@@ -7,7 +7,7 @@ from __future__ import annotations
 #: Congestion controllers of the core (``CcSpec``'s kinds in the Rust scenario).
 CC_KINDS = (
     "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal",
-    "dctcp", "scalable", "westwood", "xcp",
+    "dctcp", "scalable", "westwood", "xcp", "agent",
 )  # fmt: skip
 
 #: Queue disciplines of the core (``QueueSpec::KINDS``).

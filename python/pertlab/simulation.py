@@ -104,6 +104,13 @@ class Simulation:
         """Long flow ``flow``'s application has data again (after :meth:`stop_flow` or a scheduled stop)."""
         self._call(self._core.set_flow_sending, _flow(flow), True)
 
+    def set_cwnd(self, flow: int, cwnd: int) -> None:
+        """Long flow ``flow``'s window becomes ``cwnd`` segments (at most its receiver window);
+        its controller must be ``agent``, which keeps what it is given (:mod:`pertlab.gym`)."""
+        if isinstance(cwnd, bool) or not isinstance(cwnd, int) or not 1 <= cwnd < 2**32:
+            raise ScenarioError([("cwnd", f"{cwnd!r} is not a window: a whole number of segments, at least 1")])
+        self._call(self._core.set_cwnd, _flow(flow), cwnd)
+
     def results(self, *, to_end: bool = True) -> Results:
         """The run's :class:`~pertlab.results.Results`, after running to its end
         (``to_end=False``: where it stands, flagged ``interrupted`` when short of the end).

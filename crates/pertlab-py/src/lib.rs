@@ -188,6 +188,11 @@ impl Simulation {
         self.world()?.set_flow_sending(flow, resume).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
+    /// Long flow `flow`'s window becomes `cwnd` segments (its controller must be `agent`).
+    fn set_cwnd(&mut self, flow: u32, cwnd: u32) -> PyResult<()> {
+        self.world()?.set_cwnd(flow, cwnd).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
     /// End the run where it stands and return its results as JSON text (the
     /// window's snapshots not taken yet are taken now, as for an interrupted run).
     fn results_json(&mut self) -> PyResult<String> {

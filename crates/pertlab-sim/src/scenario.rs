@@ -305,10 +305,12 @@ pub enum CcSpec {
     Westwood,
     /// XCP's end host (Katabi 2002); needs an "xcp" queue on its data path.
     Xcp,
+    /// A window set from outside between steps (a learning agent, `pertlab.gym`).
+    Agent,
 }
 
 impl CcSpec {
-    pub const KINDS: [&'static str; 16] = [
+    pub const KINDS: [&'static str; 17] = [
         "reno",
         "vegas",
         "pert",
@@ -325,13 +327,14 @@ impl CcSpec {
         "scalable",
         "westwood",
         "xcp",
+        "agent",
     ];
 
     /// Validate the parameters of the `cc` field of the flow or web group at `path`.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         let path = format!("{path}.cc");
         match self {
-            CcSpec::Reno | CcSpec::Westwood | CcSpec::Xcp | CcSpec::Surathkal(_) => Ok(()),
+            CcSpec::Reno | CcSpec::Westwood | CcSpec::Xcp | CcSpec::Agent | CcSpec::Surathkal(_) => Ok(()),
             CcSpec::Dctcp(c) => c.validate(&path),
             CcSpec::Scalable(c) => c.validate(&path),
             CcSpec::Vegas(c) => c.validate(&path),

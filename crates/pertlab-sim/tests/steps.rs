@@ -122,3 +122,26 @@ fn a_flow_stopped_between_steps_sends_nothing_new_until_resumed() {
     w.run_until(11 * NS_PER_SEC, &mut |_| true);
     assert!(w.live().flows[3].segments_sent > sent + 10);
 }
+
+#[test]
+fn an_agent_flow_keeps_the_window_it_is_given() {
+    let mut s = mixed();
+    s.flows[0].cc = CcSpec::Agent;
+    let mut w = World::build(&s).unwrap();
+    w.run_until(3 * NS_PER_SEC, &mut |_| true);
+    let init = TcpConfig::default().init_cwnd;
+    let f = &w.live().flows[0];
+    // No agent yet: the initial window, or one segment after a timeout (a window of two
+    // cannot raise three duplicate ACKs).
+    assert!(f.cwnd == init || (f.cwnd == 1 && f.timeouts > 0), "{f:?}");
+    w.set_cwnd(0, 20).unwrap();
+    assert_eq!(w.live().flows[0].in_flight, 20, "the new window is filled at once");
+    w.run_until(6 * NS_PER_SEC, &mut |_| true);
+    let f = &w.live().flows[0];
+    // Losses at the RED bottleneck keep the window (only a timeout would set it to 1).
+    assert!(f.cwnd == 20 || f.timeouts > 0, "{f:?}");
+    assert_eq!(f.cc, "agent");
+    let e = w.set_cwnd(1, 10).unwrap_err().to_string();
+    assert!(e.starts_with("flow: flow 1's controller is reno"), "{e}");
+    assert!(w.set_cwnd(0, 0).unwrap_err().to_string().starts_with("cwnd:"));
+}

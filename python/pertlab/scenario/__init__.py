@@ -28,7 +28,7 @@ The models live by subject: :mod:`.base` (quantities, the base model),
 from ..units import U64_MAX
 from .base import MAX_PACKET_BYTES, U32, U32_MAX, Count, Duration, NonNegative, PacketSize, Probability, Rate, Size, Time
 from .controllers import (
-    CC_KINDS, CcSpec, Compound, Cubic, Dctcp, Fast, Hstcp, Illinois, Jcc, Pert, PertAdaptive, PertPi, Reno, Scalable, Surathkal,
+    CC_KINDS, Agent, CcSpec, Compound, Cubic, Dctcp, Fast, Hstcp, Illinois, Jcc, Pert, PertAdaptive, PertPi, Reno, Scalable, Surathkal,
     Vegas, Westwood, Xcp,
 )  # fmt: skip
 from .errors import ScenarioError
@@ -41,7 +41,7 @@ __all__ = [
     "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "BurstLoss", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
     "CodelConfig", "StepConfig", "SchedConfig", "CLASS_KINDS", "class_rates", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi",
     "PertAdaptive", "Hstcp", "Cubic", "Compound", "Illinois", "Fast", "Jcc", "JccQueueConfig", "Surathkal", "Dctcp", "Scalable",
-    "Westwood", "Xcp", "XcpQueueConfig", "CcSpec", "TcpConfig", "AdaptiveAck", "Pacing", "VideoSpec", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
+    "Westwood", "Xcp", "Agent", "XcpQueueConfig", "CcSpec", "TcpConfig", "AdaptiveAck", "Pacing", "VideoSpec", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "QUEUE_KINDS",
     "CC_KINDS", "Rate", "Time", "Duration", "Size", "PacketSize", "Probability", "Count", "U32", "NonNegative",
     "MAX_PACKET_BYTES", "U32_MAX", "U64_MAX",
 ]  # fmt: skip

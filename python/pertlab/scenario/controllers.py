@@ -255,7 +255,14 @@ class Xcp(_Model):
     kind: Literal["xcp"] = "xcp"
 
 
+class Agent(_Model):
+    """A window set from outside between the steps of a run (a learning agent: :mod:`pertlab.gym`,
+    :meth:`pertlab.Simulation.set_cwnd`); no growth or reduction of its own, a timeout still sets one segment."""
+
+    kind: Literal["agent"] = "agent"
+
+
 CcSpec = Annotated[
-    Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood, Xcp],
+    Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood, Xcp, Agent],
     Field(discriminator="kind"),
 ]

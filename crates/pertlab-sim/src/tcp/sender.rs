@@ -687,6 +687,18 @@ impl TcpSender {
     /// The application has data again after [`TcpSender::stop`] (a flow
     /// rejoining): restart after idle (see the module doc), then send what the
     /// window allows, appended to `out`. Does nothing unless stopped.
+    /// The window becomes `cwnd` segments (at least 1, at most the receiver
+    /// window), set from outside the controller (an `agent` flow's, see
+    /// `cc::agent`); a started sender sends what it now allows.
+    pub fn set_cwnd(&mut self, now: SimTime, cwnd: u32, out: &mut Vec<Packet>) {
+        self.tp.now = now;
+        self.tp.snd_cwnd = cwnd.clamp(1, self.tp.snd_cwnd_clamp.max(1));
+        self.tp.snd_cwnd_cnt = 0;
+        if self.started {
+            self.transmit(now, out);
+        }
+    }
+
     pub fn resume(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.app_stopped {
             return;

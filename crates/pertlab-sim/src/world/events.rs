@@ -100,7 +100,7 @@ impl World {
     /// packets is the order of arming it before them: with a send overhead the
     /// sender holds every segment, so `out` is empty; without one there is no
     /// release to arm.
-    fn emit_from_sender(&mut self, f: u32, out: &mut Vec<Packet>) {
+    pub(super) fn emit_from_sender(&mut self, f: u32, out: &mut Vec<Packet>) {
         self.inject_all(out);
         if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
             flow.release.arm(flow.sender.release_deadline(), &mut self.queue, Event::SendRelease(f));

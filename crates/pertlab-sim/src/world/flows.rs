@@ -17,6 +17,7 @@ use crate::tcp::cc::jcc::Jcc;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::pert_pi;
+use crate::tcp::cc::agent::Agent;
 use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::scalable::Scalable;
 use crate::tcp::cc::surathkal::Surathkal;
@@ -121,6 +122,7 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Scalable(c) => Box::new(Scalable::new(c.clone())),
         CcSpec::Westwood => Box::new(Westwood::new()),
         CcSpec::Xcp => Box::new(Xcp::new()),
+        CcSpec::Agent => Box::new(Agent),
     }
 }
 

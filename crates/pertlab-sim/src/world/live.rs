@@ -1,7 +1,8 @@
 //! A run taken in steps ([`World::run_until`]): what it shows between two
 //! steps (each long flow's sender state, each queue's occupancy, counters and
 //! the discipline's own variables, as they stand at [`World::now`]) and what
-//! can change there (a link's rate, a flow's application stopping or resuming).
+//! can change there (a link's rate, a flow's application stopping or resuming,
+//! the window of a flow whose controller is an `agent`).
 //!
 //! Reading them changes nothing: no counter is integrated up to now (the
 //! queue's time averages are the results' to compute), so a run read between
@@ -52,6 +53,8 @@ pub struct LiveFlow {
     pub retransmits: u64,
     pub timeouts: u64,
     pub fast_recoveries: u64,
+    /// ECN marks the ACKs echoed, counted by the sender.
+    pub ecn_marks: u64,
     /// Adaptive PERT's mode and alpha, for controllers that adapt.
     pub mode: Option<&'static str>,
     pub alpha: Option<f64>,
@@ -127,6 +130,7 @@ impl World {
                     retransmits: c.retransmits,
                     timeouts: c.timeouts,
                     fast_recoveries: c.fast_recoveries,
+                    ecn_marks: c.ecn_marks,
                     mode: tm.map(|t| t.mode.name()),
                     alpha: tm.map(|t| t.alpha),
                 }
@@ -188,6 +192,27 @@ impl World {
             return Err(ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)));
         }
         self.dispatch(if resume { Event::FlowResume(flow) } else { Event::FlowStop(flow) });
+        Ok(())
+    }
+
+    /// The congestion window of long flow `flow`, whose controller must be an
+    /// `agent` (the others set their own), becomes `cwnd` segments, at most
+    /// its receiver window; the sender sends what the new window allows at once.
+    pub fn set_cwnd(&mut self, flow: u32, cwnd: u32) -> Result<(), ConfigError> {
+        let Some(f) = self.flows.get(flow as usize) else {
+            return Err(ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)));
+        };
+        if f.sender.cc_name() != "agent" {
+            return Err(ConfigError::new("flow", format!("flow {flow}'s controller is {}, which sets its own window; only agent flows take one", f.sender.cc_name())));
+        }
+        if cwnd == 0 {
+            return Err(ConfigError::new("cwnd", "must be at least 1 segment"));
+        }
+        let mut out = std::mem::take(&mut self.out);
+        let f = &mut self.flows[flow as usize];
+        f.sender.set_cwnd(self.now, cwnd, &mut out);
+        self.emit_from_sender(flow, &mut out);
+        self.out = out;
         Ok(())
     }
 }

@@ -13,6 +13,7 @@
 
 #[cfg(test)]
 mod ack_clock;
+pub mod agent;
 pub mod compound;
 pub mod cubic;
 pub mod dctcp;
