@@ -16,7 +16,7 @@ from typing import Any, Literal
 from ..builders import dumbbell
 from ..scenario import Scenario
 
-__all__ = ["Case", "Explained", "explained", "QUICK", "FULL", "COMMON_TCP"]
+__all__ = ["Case", "Explained", "explained", "QUICK", "FULL", "COMMON_TCP", "QUICK_DURATION", "quick", "select"]
 
 #: ns-3 bounds the whole RTO by MinRto (RFC 6298 2.4); pertlab's default bounds SRTT's margin (Linux).
 COMMON_TCP: dict[str, Any] = {"rto_min_on": "rto"}
@@ -74,6 +74,9 @@ NEWRENO = "tcp-newreno"
 RENO_SACK = "ns3-reno-sack-emulation"
 #: ns-3's TcpIllinois adds alpha x ACKed segments to an integer counter: alpha < 1 adds nothing.
 ILLINOIS = "ns3-illinois-integer-alpha"
+#: ns-3's RED computes the gentle segment once from the initial max_p: once ARED has raised max_p,
+#: the probability falls at max_th and the average settles just above it.
+ARED_GENTLE = "ns3-ared-gentle-slope"
 
 #: A link far above what 30 flows get at a few % loss: only TCP's loss response sets the rate.
 LOSS_BASE = {"bw": "100Mbps", "rtt": "95ms", "flows": 30, "cc": "sack", "queue": "droptail", "duration": "100s"}
@@ -84,7 +87,7 @@ FULL: tuple[Case, ...] = (
     case("red", "RED (gentle)", **BASE, queue="red"),
     case("red-ecn", "RED (gentle), ECN", **BASE, queue="red", ecn=True),
     case("ared", "Adaptive RED", **BASE, queue="ared"),
-    case("ared-ecn", "Adaptive RED, ECN", **BASE, queue="ared", ecn=True),
+    case("ared-ecn", "Adaptive RED, ECN", explained(ARED_GENTLE, avg_queue_pkts="lower"), **BASE, queue="ared", ecn=True),
     case("codel", "CoDel", **BASE, queue="codel"),
     case("codel-ecn", "CoDel, ECN", **BASE, queue="codel", ecn=True),
     case("pie", "PIE", **BASE, queue="pie"),
@@ -128,9 +131,26 @@ FULL: tuple[Case, ...] = (
     case("loss-8pct", "Bernoulli loss 8 %, 30 flows, 100 Mbit/s", **LOSS_BASE, loss=0.08),
 )
 
+#: The simulated time of a case in the quick matrix.
+QUICK_DURATION = "40s"
+
+
+def quick(c: Case) -> Case:
+    """``c`` shortened to :data:`QUICK_DURATION`."""
+    return case(c.name, c.what, c.explained, c.ns3_tcp, **{**dict(c.args), "duration": QUICK_DURATION})
+
+
 #: A handful of short scenarios for the test suite.
-QUICK: tuple[Case, ...] = tuple(
-    case(c.name, c.what, c.explained, c.ns3_tcp, **{**dict(c.args), "duration": "40s"})
-    for c in FULL
-    if c.name in ("droptail", "pie", "pie-ns3-newreno", "delack", "cubic", "pert")
-)
+QUICK: tuple[Case, ...] = tuple(quick(c) for c in FULL if c.name in ("droptail", "pie", "pie-ns3-newreno", "delack", "cubic", "pert"))
+
+
+def select(names: list[str], short: bool) -> tuple[Case, ...]:
+    """The cases to run: all of the quick (``short``) or full matrix when ``names`` is empty, else
+    the named cases of the full matrix, in its order, shortened when ``short``; an unknown name
+    raises ValueError naming the cases."""
+    if not names:
+        return QUICK if short else FULL
+    unknown = sorted(set(names) - {c.name for c in FULL})
+    if unknown:
+        raise ValueError(f"unknown case {', '.join(map(repr, unknown))}; the cases are {', '.join(c.name for c in FULL)}")
+    return tuple(quick(c) if short else c for c in FULL if c.name in names)
