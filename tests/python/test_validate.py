@@ -85,6 +85,20 @@ def test_verdicts_assert_the_explained_difference_and_catch_its_flip():
     assert set(verdicts(_result({}, None)).values()) == {"not in ns-3"}
 
 
+def test_every_explained_difference_has_its_section():
+    """Each explained metric names a section of docs/validation.md that exists, and the matrix
+    table there marks that case and metric (e), never as open (d)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "validation.md").read_text()
+    table = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in doc.splitlines() if line.startswith("| ")}
+    for c in FULL:
+        for e in c.explained:
+            assert f'<a id="{e.anchor}"></a>' in doc, (c.name, e.anchor)
+            cell = table[c.name][METRICS.index(e.metric)]
+            assert "(e)" in cell and "(d)" not in cell, (c.name, e.metric, cell)
+
+
 def test_cases_are_selected_by_name():
     assert select([], True) == QUICK and select([], False) == FULL
     assert select(["ared-ecn", "red"], False) == (_case("red"), _case("ared-ecn"))
