@@ -16,7 +16,7 @@ from pertlab import lockstep
 from pertlab.cli import app
 from pertlab.linux import compare as linux_compare
 from pertlab.linux import testbed
-from pertlab.validate.cases import FULL, QUICK, Case, Explained
+from pertlab.validate.cases import FULL, QUICK, Case, Explained, select
 from pertlab.validate.compare import CaseResult, verdicts
 from pertlab.validate.tolerance import METRICS, TOLERANCES
 from pertlab.validate.translate import NotInNs3, ns3_arguments
@@ -83,6 +83,30 @@ def test_verdicts_assert_the_explained_difference_and_catch_its_flip():
     assert verdicts(_result({"drop_rate": 0.08}, {"drop_rate": 0.08}, explained))["drop_rate"] == "explained difference not seen"
     assert verdicts(_result({"drop_rate": 0.12}, {"drop_rate": 0.08}))["drop_rate"] == "differs"
     assert set(verdicts(_result({}, None)).values()) == {"not in ns-3"}
+
+
+def test_every_explained_difference_has_its_section():
+    """Each explained metric names a section of docs/validation.md that exists, and the matrix
+    table there marks that case and metric (e), never as open (d)."""
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "validation.md").read_text()
+    table = {line.split(" | ")[0].strip("| "): line.split(" | ")[1:] for line in doc.splitlines() if line.startswith("| ")}
+    for c in FULL:
+        for e in c.explained:
+            assert f'<a id="{e.anchor}"></a>' in doc, (c.name, e.anchor)
+            cell = table[c.name][METRICS.index(e.metric)]
+            assert "(e)" in cell and "(d)" not in cell, (c.name, e.metric, cell)
+
+
+def test_cases_are_selected_by_name():
+    assert select([], True) == QUICK and select([], False) == FULL
+    assert select(["ared-ecn", "red"], False) == (_case("red"), _case("ared-ecn"))
+    (short,) = select(["ared-ecn"], True)
+    assert dict(short.args)["duration"] == "40s" and short.explained == _case("ared-ecn").explained
+    assert short.scenario().duration < _case("ared-ecn").scenario().duration
+    with pytest.raises(ValueError, match="unknown case 'nope'.*droptail"):
+        select(["nope", "red"], False)
 
 
 @pytest.mark.parametrize("real", [None, SimpleNamespace(interrupted=True)], ids=["simulation", "testbed"])

@@ -22,19 +22,29 @@ def ns3(
     jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="Run on this Dask scheduler (tcp://host:8786) instead of local processes.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table's rows as one JSON object.")] = False,
+    case: Annotated[
+        Optional[list[str]],
+        typer.Option("--case", help="Run only this case of the full matrix (repeatable; with --quick, shortened to 40 s)."),
+    ] = None,
 ) -> None:
     """Run the matrix of dumbbells in pertlab and in ns-3 (its pip wheel); write report.md and report.html
     with both columns, their ratio and a verdict per metric. Exits 1 when a metric differs unexplained."""
+    from .cases import select
     from .ns3 import run_matrix
     from .ns3build import missing
 
+    try:
+        select(case or [], quick)
+    except ValueError as e:
+        typer.echo(f"error: --case: {e}", err=True)
+        raise typer.Exit(2)
     why = missing()
     if why:
         typer.echo(f"error: ns-3: {why}", err=True)
         raise typer.Exit(2)
     folder = out_dir or Path("reports") / "validate-ns3"
     try:
-        results = run_matrix(quick, folder, jobs, cluster)
+        results = run_matrix(quick, folder, jobs, cluster, case)
     except KeyboardInterrupt:
         typer.echo(f"interrupted: finished runs are kept in {folder}; run the same command to resume", err=True)
         raise typer.Exit(130)

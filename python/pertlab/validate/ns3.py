@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..parallel import Workers
 from ..runner import run
-from .cases import FULL, QUICK, Case
+from .cases import Case, select
 from .compare import CaseResult, metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
@@ -67,8 +67,9 @@ def run_case(item: tuple[Case, str]) -> CaseResult:
     return CaseResult(c, ours, theirs, None, cwnd, seconds)
 
 
-def run_matrix(quick: bool, out: Path, jobs: int | None = None, cluster: str | None = None) -> list[CaseResult]:
-    """Every case of the quick or full matrix, stored under ``out/runs`` and resumed from there."""
-    cases = QUICK if quick else FULL
+def run_matrix(quick: bool, out: Path, jobs: int | None = None, cluster: str | None = None, names: list[str] | None = None) -> list[CaseResult]:
+    """Every case of the quick or full matrix, or the ``names``d ones (``cases.select``), stored
+    under ``out/runs`` and resumed from there."""
+    cases = select(names or [], quick)
     binary = str(program())
     return Workers(jobs, cluster, store=out / "runs").map(run_case, [(c, binary) for c in cases])
