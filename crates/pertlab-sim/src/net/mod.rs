@@ -17,7 +17,7 @@ use std::collections::VecDeque;
 use crate::packet::Packet;
 use crate::queue::OutputQueue;
 use crate::rng::SimRng;
-use crate::time::SimTime;
+use crate::time::{tx_time, SimTime};
 
 /// Cumulative counters of a channel (the wire side; the queue has its own).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,9 +50,21 @@ pub struct Channel {
     /// Packets on the wire, oldest first (each has an `Arrive` event pending).
     pub pipe: VecDeque<Packet>,
     pub counters: ChannelCounters,
+    /// The last packet size sent and its transmission time: a channel mostly
+    /// carries one size (data one way, ACKs the other), and the division of
+    /// `time::tx_time` is then done once, not per packet (issue 21).
+    pub last_tx: (u32, SimTime),
 }
 
 impl Channel {
+    /// Time to serialise `bytes` on this channel ([`tx_time`] at its rate).
+    pub fn tx_time(&mut self, bytes: u32) -> SimTime {
+        if self.last_tx.0 != bytes {
+            self.last_tx = (bytes, tx_time(bytes, self.rate_bps));
+        }
+        self.last_tx.1
+    }
+
     /// The counters as of `now`, with the transmission in progress counted up to `now`.
     pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
         let mut c = self.counters;

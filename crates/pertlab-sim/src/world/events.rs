@@ -8,7 +8,7 @@ use crate::engine::Event;
 use crate::net::routing::NO_ROUTE;
 use crate::packet::{Packet, PacketKind};
 use crate::queue::Enqueued;
-use crate::time::{tx_time, NS_PER_SEC};
+use crate::time::NS_PER_SEC;
 use crate::traffic::web::{Completion, Next};
 
 impl World {
@@ -194,17 +194,21 @@ impl World {
     }
 
     fn start_tx(&mut self, c: u32) {
-        let mut dropped = std::mem::take(&mut self.dropped);
         let ch = &mut self.channels[c as usize];
-        if let Some(pkt) = ch.queue.dequeue(self.now, &mut dropped) {
+        if let Some(pkt) = ch.queue.dequeue(self.now, &mut self.dropped) {
             ch.in_tx = Some(pkt);
             ch.tx_started = self.now;
-            self.queue.push_after(self.now, tx_time(pkt.size, ch.rate_bps), Event::TxDone(c));
+            self.queue.push_after(self.now, ch.tx_time(pkt.size), Event::TxDone(c));
         }
-        for pkt in dropped.drain(..) {
-            self.count_drop(&pkt, Some(c));
+        // Only sojourn-time AQMs drop at departure: the buffer is taken out of
+        // `self` (for `count_drop`) only when it holds something.
+        if !self.dropped.is_empty() {
+            let mut dropped = std::mem::take(&mut self.dropped);
+            for pkt in dropped.drain(..) {
+                self.count_drop(&pkt, Some(c));
+            }
+            self.dropped = dropped;
         }
-        self.dropped = dropped;
     }
 
     fn tx_done(&mut self, c: u32) {

@@ -102,6 +102,7 @@ impl Topology {
                 tx_started: 0,
                 pipe: Default::default(),
                 counters: ChannelCounters::default(),
+                last_tx: (0, 0),
             });
             self.adjacency[from as usize].push((to, c));
         }
