@@ -5,7 +5,9 @@
 //! spends the propagation delay "on the wire". The delay is constant, so packets
 //! leave the wire in the order they entered: the wire is a FIFO (`pipe`) and only
 //! each packet's arrival is an event in the engine's FIFO lane for that delay
-//! (see `engine::EventQueue`), never a heap operation.
+//! (see `engine::EventQueue`), never a heap operation. The packet being
+//! serialised already sits at the back of the pipe (`transmitting`), so a packet
+//! is copied once from the queue to the wire, not through a separate slot.
 //!
 //! Left out: link-layer framing and overheads, variable delay, reordering.
 
@@ -44,10 +46,11 @@ pub struct Channel {
     pub burst: Option<burst_loss::BurstLoss>,
     pub loss_rng: SimRng,
     pub queue: OutputQueue,
-    /// The packet being serialised, if any, and when its transmission started.
-    pub in_tx: Option<Packet>,
+    /// A packet is being serialised (the back of `pipe`), since `tx_started`.
+    pub transmitting: bool,
     pub tx_started: SimTime,
-    /// Packets on the wire, oldest first (each has an `Arrive` event pending).
+    /// Packets on the wire, oldest first (each has an `Arrive` event pending),
+    /// then the packet being serialised if `transmitting`.
     pub pipe: VecDeque<Packet>,
     pub counters: ChannelCounters,
     /// The last packet size sent and its transmission time: a channel mostly
@@ -68,7 +71,7 @@ impl Channel {
     /// The counters as of `now`, with the transmission in progress counted up to `now`.
     pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
         let mut c = self.counters;
-        if self.in_tx.is_some() {
+        if self.transmitting {
             c.busy_ns += now - self.tx_started;
         }
         c
@@ -76,6 +79,6 @@ impl Channel {
 
     /// Packets of this channel anywhere: buffered, being sent, on the wire.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.queue.packets().chain(self.in_tx.iter()).chain(self.pipe.iter())
+        self.queue.packets().chain(self.pipe.iter())
     }
 }

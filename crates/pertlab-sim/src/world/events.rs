@@ -185,7 +185,7 @@ impl World {
                         qp.record(&self.labels, pkt.flow, ch.queue.len_pkts());
                     }
                 }
-                if ch.in_tx.is_none() {
+                if !ch.transmitting {
                     self.start_tx(c);
                 }
             }
@@ -196,9 +196,11 @@ impl World {
     fn start_tx(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         if let Some(pkt) = ch.queue.dequeue(self.now, &mut self.dropped) {
-            ch.in_tx = Some(pkt);
+            let tx = ch.tx_time(pkt.size);
+            ch.pipe.push_back(pkt);
+            ch.transmitting = true;
             ch.tx_started = self.now;
-            self.queue.push_after(self.now, ch.tx_time(pkt.size), Event::TxDone(c));
+            self.queue.push_after(self.now, tx, Event::TxDone(c));
         }
         // Only sojourn-time AQMs drop at departure: the buffer is taken out of
         // `self` (for `count_drop`) only when it holds something.
@@ -213,18 +215,22 @@ impl World {
 
     fn tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
-        let Some(pkt) = ch.in_tx.take() else { return };
+        if !ch.transmitting {
+            return;
+        }
+        ch.transmitting = false;
         ch.counters.busy_ns += self.now - ch.tx_started;
         let bernoulli = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
         let lost = ch.burst.as_mut().is_some_and(|b| b.lost(&mut ch.loss_rng)) || bernoulli;
         if lost {
             ch.counters.losses += 1;
-            self.count_drop(&pkt, None);
+            if let Some(pkt) = ch.pipe.pop_back() {
+                self.count_drop(&pkt, None);
+            }
         } else {
             // Constant delay: this event pops after those of the packets ahead on
             // the wire, so the head of the pipe is always the packet arriving.
             self.queue.push_after(self.now, ch.delay, Event::Arrive(c));
-            ch.pipe.push_back(pkt);
         }
         self.start_tx(c);
     }
