@@ -1,6 +1,8 @@
 //! Run the canonical dumbbell once and print wall time, events/s, packet-hops/s
 //! and peak memory as one JSON line (used by scripts/bench.sh).
-//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND]
+//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json]
+//! With a fourth argument, the full results are also written there as JSON
+//! (scripts/check_identical.sh compares them between two builds).
 
 use pertlab_sim::presets::canonical_dumbbell_with_queue;
 
@@ -20,6 +22,10 @@ fn main() {
     let started = std::time::Instant::now();
     let r = pertlab_sim::run(&scenario).expect("the canonical scenario is valid");
     let wall = started.elapsed().as_secs_f64();
+    if let Some(path) = args.next() {
+        let json = serde_json::to_string(&r).expect("results serialise");
+        std::fs::write(&path, json).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+    }
     let hops: u64 = r.queues.iter().map(|q| q.departures).sum();
     println!(
         "{{\"flows\": {flows}, \"queue\": \"{kind}\", \"sim_seconds\": {seconds}, \"wall_seconds\": {wall:.4}, \"events\": {}, \"events_per_second\": {:.0}, \"packet_hops\": {hops}, \"packet_hops_per_second\": {:.0}, \"peak_rss_kib\": {}, \"utilization\": {:.4}, \"conservation_ok\": {}}}",

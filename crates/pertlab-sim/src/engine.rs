@@ -72,13 +72,36 @@ const MAX_LANES: usize = 8;
 /// binary heap. Popping takes the earliest of the heap's top and the lanes'
 /// fronts by (time, insertion number), so the order is exactly the order a
 /// single heap would give.
-#[derive(Default)]
+///
+/// Each lane's front is also kept as one `u128` key (time, then insertion
+/// number; [`EMPTY`] for an empty lane) in `fronts`, so that finding the
+/// earliest event is a scan of a small contiguous array with one comparison per
+/// lane, instead of reading every `VecDeque`'s front (issue 21: the scan ran on
+/// every event and was the largest single cost of the event queue).
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<Entry>>,
     lane_delays: Vec<SimTime>,
     lanes: Vec<VecDeque<Entry>>,
+    /// `key` of each lane's front entry, [`EMPTY`] when the lane is empty or
+    /// not in use yet (a fixed-size array: the scan compiles to straight code).
+    fronts: [u128; MAX_LANES],
     next_seq: u64,
 }
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        EventQueue { heap: BinaryHeap::new(), lane_delays: Vec::new(), lanes: Vec::new(), fronts: [EMPTY; MAX_LANES], next_seq: 0 }
+    }
+}
+
+/// The order of entries as one number: time, then insertion number.
+fn key(e: &Entry) -> u128 {
+    (u128::from(e.time) << 64) | u128::from(e.seq)
+}
+
+/// The key of an empty lane: after every entry (an entry at `SimTime::MAX`
+/// would need 2^64 insertions to reach it).
+const EMPTY: u128 = u128::MAX;
 
 impl EventQueue {
     /// Schedule `event` at `time`.
@@ -106,21 +129,12 @@ impl EventQueue {
                 None => return self.push(now.saturating_add(delay), event),
             },
         };
-        self.lanes[lane].push_back(Entry { time: now.saturating_add(delay), seq: self.next_seq, event });
-        self.next_seq += 1;
-    }
-
-    /// Where the earliest event is: `None` for the heap, `Some(i)` for lane `i`.
-    fn earliest(&self) -> Option<(Entry, Option<usize>)> {
-        let mut best = self.heap.peek().map(|Reverse(e)| (*e, None));
-        for (i, lane) in self.lanes.iter().enumerate() {
-            if let Some(e) = lane.front() {
-                if best.map_or(true, |(b, _)| (e.time, e.seq) < (b.time, b.seq)) {
-                    best = Some((*e, Some(i)));
-                }
-            }
+        let entry = Entry { time: now.saturating_add(delay), seq: self.next_seq, event };
+        if self.fronts[lane] == EMPTY {
+            self.fronts[lane] = key(&entry);
         }
-        best
+        self.lanes[lane].push_back(entry);
+        self.next_seq += 1;
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
@@ -130,18 +144,28 @@ impl EventQueue {
     /// The earliest event if it is due at or before `limit` (one scan of
     /// the lanes: the main loop's check of the end time costs nothing extra).
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        let (e, from) = self.earliest()?;
-        if e.time > limit {
+        // The earliest lane front: its key and lane (`EMPTY` if all lanes are empty).
+        let (mut best, mut lane) = (EMPTY, 0);
+        for (i, &k) in self.fronts.iter().enumerate() {
+            if k < best {
+                (best, lane) = (k, i);
+            }
+        }
+        if let Some(&Reverse(top)) = self.heap.peek() {
+            if key(&top) < best {
+                if top.time > limit {
+                    return None;
+                }
+                self.heap.pop();
+                return Some((top.time, top.event));
+            }
+        }
+        if best == EMPTY || (best >> 64) as SimTime > limit {
             return None;
         }
-        match from {
-            None => {
-                self.heap.pop();
-            }
-            Some(i) => {
-                self.lanes[i].pop_front();
-            }
-        }
+        let q = &mut self.lanes[lane];
+        let e = q.pop_front()?;
+        self.fronts[lane] = q.front().map_or(EMPTY, key);
         Some((e.time, e.event))
     }
 
@@ -218,6 +242,53 @@ mod tests {
         q.push(7, Event::Rto(0)); // t = 7, seq 4
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]);
+    }
+
+    #[test]
+    fn lanes_give_the_order_of_a_single_heap() {
+        // Random pushes with more delay values than lanes (lanes are reused once
+        // empty, the rest go to the heap), popped while pushing: the order is
+        // (time, insertion number), as a plain sorted list gives it.
+        use rand::Rng;
+        let mut rng = crate::rng::from_seed(7);
+        let mut q = EventQueue::default();
+        let mut reference: Vec<(SimTime, u64, Event)> = Vec::new();
+        let (mut now, mut seq) = (0, 0);
+        for step in 0..20_000u32 {
+            if rng.gen_bool(0.55) {
+                let ev = Event::TxDone(step);
+                if rng.gen_bool(0.8) {
+                    let delay = rng.gen_range(0..12) * 7;
+                    q.push_after(now, delay, ev);
+                    reference.push((now + delay, seq, ev));
+                } else {
+                    let t = now + rng.gen_range(0..100);
+                    q.push(t, ev);
+                    reference.push((t, seq, ev));
+                }
+                seq += 1;
+            } else if let Some((t, ev)) = q.pop() {
+                reference.sort();
+                let (rt, _, rev) = reference.remove(0);
+                assert_eq!((t, ev), (rt, rev));
+                now = t;
+            }
+        }
+        reference.sort();
+        let rest: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(rest, reference.iter().map(|&(t, _, e)| (t, e)).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn pop_until_leaves_later_events() {
+        let mut q = EventQueue::default();
+        q.push_after(0, 10, Event::Arrive(0));
+        q.push(20, Event::Sample);
+        assert_eq!(q.pop_until(5), None);
+        assert_eq!(q.pop_until(10), Some((10, Event::Arrive(0))));
+        assert_eq!(q.pop_until(15), None);
+        assert_eq!(q.len(), 1);
+        assert_eq!(q.pop_until(20), Some((20, Event::Sample)));
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! spends the propagation delay "on the wire". The delay is constant, so packets
 //! leave the wire in the order they entered: the wire is a FIFO (`pipe`) and only
 //! each packet's arrival is an event in the engine's FIFO lane for that delay
-//! (see `engine::EventQueue`), never a heap operation.
+//! (see `engine::EventQueue`), never a heap operation. The packet being
+//! serialised already sits at the back of the pipe (`transmitting`), so a packet
+//! is copied once from the queue to the wire, not through a separate slot.
 //!
 //! Left out: link-layer framing and overheads, variable delay, reordering.
 
@@ -17,7 +19,7 @@ use std::collections::VecDeque;
 use crate::packet::Packet;
 use crate::queue::OutputQueue;
 use crate::rng::SimRng;
-use crate::time::SimTime;
+use crate::time::{tx_time, SimTime};
 
 /// Cumulative counters of a channel (the wire side; the queue has its own).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -44,19 +46,32 @@ pub struct Channel {
     pub burst: Option<burst_loss::BurstLoss>,
     pub loss_rng: SimRng,
     pub queue: OutputQueue,
-    /// The packet being serialised, if any, and when its transmission started.
-    pub in_tx: Option<Packet>,
+    /// A packet is being serialised (the back of `pipe`), since `tx_started`.
+    pub transmitting: bool,
     pub tx_started: SimTime,
-    /// Packets on the wire, oldest first (each has an `Arrive` event pending).
+    /// Packets on the wire, oldest first (each has an `Arrive` event pending),
+    /// then the packet being serialised if `transmitting`.
     pub pipe: VecDeque<Packet>,
     pub counters: ChannelCounters,
+    /// The last packet size sent and its transmission time: a channel mostly
+    /// carries one size (data one way, ACKs the other), and the division of
+    /// `time::tx_time` is then done once, not per packet (issue 21).
+    pub last_tx: (u32, SimTime),
 }
 
 impl Channel {
+    /// Time to serialise `bytes` on this channel ([`tx_time`] at its rate).
+    pub fn tx_time(&mut self, bytes: u32) -> SimTime {
+        if self.last_tx.0 != bytes {
+            self.last_tx = (bytes, tx_time(bytes, self.rate_bps));
+        }
+        self.last_tx.1
+    }
+
     /// The counters as of `now`, with the transmission in progress counted up to `now`.
     pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
         let mut c = self.counters;
-        if self.in_tx.is_some() {
+        if self.transmitting {
             c.busy_ns += now - self.tx_started;
         }
         c
@@ -64,6 +79,6 @@ impl Channel {
 
     /// Packets of this channel anywhere: buffered, being sent, on the wire.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.queue.packets().chain(self.in_tx.iter()).chain(self.pipe.iter())
+        self.queue.packets().chain(self.pipe.iter())
     }
 }

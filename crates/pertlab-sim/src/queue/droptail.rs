@@ -18,4 +18,8 @@ impl QueueDiscipline for DropTail {
     fn on_arrival(&mut self, _view: &QueueView, _pkt: &mut Packet, _now: SimTime, _rng: &mut SimRng) -> Verdict {
         Verdict::Pass
     }
+
+    fn is_passive(&self) -> bool {
+        true
+    }
 }

@@ -110,6 +110,14 @@ pub trait QueueDiscipline: Send {
     fn max_p(&self) -> Option<f64> {
         None
     }
+
+    /// True for a discipline that never drops nor marks and keeps no state
+    /// (DropTail): the queue then makes neither call above (issue 21: two calls
+    /// through the trait object per packet and hop). False unless a discipline
+    /// says so, so that no discipline is skipped by mistake.
+    fn is_passive(&self) -> bool {
+        false
+    }
 }
 
 /// Whether a packet may be marked instead of dropped (ECT(0), ECT(1) or already CE).
@@ -182,7 +190,9 @@ pub struct OutputQueue {
     len_bytes: u64,
     pub limit: QueueLimit,
     pub link_rate_bps: u64,
-    pub discipline: Box<dyn QueueDiscipline>,
+    discipline: Box<dyn QueueDiscipline>,
+    /// `discipline.is_passive()`, asked once.
+    passive: bool,
     pub counters: QueueCounters,
     pub rng: SimRng,
 }
@@ -203,6 +213,7 @@ impl OutputQueue {
             len_bytes: 0,
             limit,
             link_rate_bps,
+            passive: discipline.is_passive(),
             discipline,
             counters: QueueCounters::default(),
             rng,
@@ -213,6 +224,10 @@ impl OutputQueue {
     pub fn with_classes(mut self, classes: classes::MultiClass) -> Self {
         self.classes = Some(classes);
         self
+    }
+
+    pub fn discipline(&self) -> &dyn QueueDiscipline {
+        self.discipline.as_ref()
     }
 
     pub fn len_pkts(&self) -> u32 {
@@ -273,14 +288,13 @@ impl OutputQueue {
             self.len_bytes += pkt.size as u64;
             return Enqueued::Queued;
         }
-        let view = self.view();
         let was_ce = pkt.ecn == Ecn::Ce;
-        match self.discipline.on_arrival(&view, &mut pkt, now, &mut self.rng) {
-            Verdict::Drop(kind) => {
+        if !self.passive {
+            let view = self.view();
+            if let Verdict::Drop(kind) = self.discipline.on_arrival(&view, &mut pkt, now, &mut self.rng) {
                 self.count_drop(kind);
                 return Enqueued::Dropped(kind);
             }
-            Verdict::Pass => {}
         }
         if self.would_overflow(&pkt) {
             self.count_drop(DropKind::Overflow);
@@ -308,9 +322,9 @@ impl OutputQueue {
         }
         while let Some(mut pkt) = self.buf.pop_front() {
             self.integrate_removed(now, &pkt);
-            let view = self.view();
             let was_ce = pkt.ecn == Ecn::Ce;
-            match self.discipline.on_departure(&view, &mut pkt, now) {
+            let verdict = if self.passive { Verdict::Pass } else { self.discipline.on_departure(&self.view(), &mut pkt, now) };
+            match verdict {
                 Verdict::Pass => {
                     // `marked` is set afresh when the packet enters its next queue.
                     if pkt.marked || (!was_ce && pkt.ecn == Ecn::Ce) {

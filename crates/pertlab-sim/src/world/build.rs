@@ -74,7 +74,7 @@ fn check_byte_limits(scenario: &Scenario, topo: &Topology, crossings: &[Crossing
 fn check_xcp_paths(scenario: &Scenario, topo: &Topology, ends: &Endpoints, routes: &Routes) -> Result<(), ConfigError> {
     let controlled = |from: u32, to: u32| {
         let path = routes.path(from, to, |c| topo.channels[c as usize].to).unwrap_or_default();
-        path.iter().any(|&c| topo.channels[c as usize].queue.discipline.name() == "xcp")
+        path.iter().any(|&c| topo.channels[c as usize].queue.discipline().name() == "xcp")
     };
     let refuse = |field: String, from: u32, to: u32| {
         let (a, b) = (&topo.node_names[from as usize], &topo.node_names[to as usize]);

@@ -8,7 +8,7 @@ use crate::engine::Event;
 use crate::net::routing::NO_ROUTE;
 use crate::packet::{Packet, PacketKind};
 use crate::queue::Enqueued;
-use crate::time::{tx_time, NS_PER_SEC};
+use crate::time::NS_PER_SEC;
 use crate::traffic::web::{Completion, Next};
 
 impl World {
@@ -185,7 +185,7 @@ impl World {
                         qp.record(&self.labels, pkt.flow, ch.queue.len_pkts());
                     }
                 }
-                if ch.in_tx.is_none() {
+                if !ch.transmitting {
                     self.start_tx(c);
                 }
             }
@@ -194,33 +194,43 @@ impl World {
     }
 
     fn start_tx(&mut self, c: u32) {
-        let mut dropped = std::mem::take(&mut self.dropped);
         let ch = &mut self.channels[c as usize];
-        if let Some(pkt) = ch.queue.dequeue(self.now, &mut dropped) {
-            ch.in_tx = Some(pkt);
+        if let Some(pkt) = ch.queue.dequeue(self.now, &mut self.dropped) {
+            let tx = ch.tx_time(pkt.size);
+            ch.pipe.push_back(pkt);
+            ch.transmitting = true;
             ch.tx_started = self.now;
-            self.queue.push_after(self.now, tx_time(pkt.size, ch.rate_bps), Event::TxDone(c));
+            self.queue.push_after(self.now, tx, Event::TxDone(c));
         }
-        for pkt in dropped.drain(..) {
-            self.count_drop(&pkt, Some(c));
+        // Only sojourn-time AQMs drop at departure: the buffer is taken out of
+        // `self` (for `count_drop`) only when it holds something.
+        if !self.dropped.is_empty() {
+            let mut dropped = std::mem::take(&mut self.dropped);
+            for pkt in dropped.drain(..) {
+                self.count_drop(&pkt, Some(c));
+            }
+            self.dropped = dropped;
         }
-        self.dropped = dropped;
     }
 
     fn tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
-        let Some(pkt) = ch.in_tx.take() else { return };
+        if !ch.transmitting {
+            return;
+        }
+        ch.transmitting = false;
         ch.counters.busy_ns += self.now - ch.tx_started;
         let bernoulli = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
         let lost = ch.burst.as_mut().is_some_and(|b| b.lost(&mut ch.loss_rng)) || bernoulli;
         if lost {
             ch.counters.losses += 1;
-            self.count_drop(&pkt, None);
+            if let Some(pkt) = ch.pipe.pop_back() {
+                self.count_drop(&pkt, None);
+            }
         } else {
             // Constant delay: this event pops after those of the packets ahead on
             // the wire, so the head of the pipe is always the packet arriving.
             self.queue.push_after(self.now, ch.delay, Event::Arrive(c));
-            ch.pipe.push_back(pkt);
         }
         self.start_tx(c);
     }

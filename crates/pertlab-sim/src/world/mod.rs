@@ -213,7 +213,7 @@ impl World {
             link: c.link_name.clone(),
             from: self.node_names[c.from as usize].clone(),
             to: self.node_names[c.to as usize].clone(),
-            discipline: c.queue.classes.as_ref().map_or_else(|| c.queue.discipline.name(), |m| m.name()),
+            discipline: c.queue.classes.as_ref().map_or_else(|| c.queue.discipline().name(), |m| m.name()),
             rate_bps: c.rate_bps,
             limit: c.queue.limit,
         }

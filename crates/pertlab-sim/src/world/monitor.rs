@@ -137,9 +137,9 @@ impl Monitors {
             s.queue.push(c);
             s.len_pkts.push(q.len_pkts());
             s.len_bytes.push(q.len_bytes());
-            s.probability.push(q.discipline.probability());
-            s.avg.push(q.discipline.average());
-            s.max_p.push(q.discipline.max_p());
+            s.probability.push(q.discipline().probability());
+            s.avg.push(q.discipline().average());
+            s.max_p.push(q.discipline().max_p());
         }
         for &f in &self.sampled_flows {
             let flow = &flows[f as usize];

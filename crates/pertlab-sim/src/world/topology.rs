@@ -98,10 +98,11 @@ impl Topology {
                 burst: l.burst_loss.as_ref().map(BurstLoss::new),
                 loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                 queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
-                in_tx: None,
+                transmitting: false,
                 tx_started: 0,
                 pipe: Default::default(),
                 counters: ChannelCounters::default(),
+                last_tx: (0, 0),
             });
             self.adjacency[from as usize].push((to, c));
         }
