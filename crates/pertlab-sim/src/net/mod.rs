@@ -68,6 +68,15 @@ impl Channel {
         self.last_tx.1
     }
 
+    /// From the next packet it starts, the channel sends at `rate_bps` (a run in
+    /// steps, `World::set_link_rate`); the cached transmission time goes with the
+    /// old rate (`(0, 0)` is right at any rate).
+    pub fn set_rate(&mut self, rate_bps: u64) {
+        self.rate_bps = rate_bps;
+        self.queue.link_rate_bps = rate_bps;
+        self.last_tx = (0, 0);
+    }
+
     /// The counters as of `now`, with the transmission in progress counted up to `now`.
     pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
         let mut c = self.counters;

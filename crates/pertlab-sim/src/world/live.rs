@@ -155,9 +155,9 @@ impl World {
                     departure_bytes: q.counters.departure_bytes,
                     drops: q.counters.drops(),
                     marks: q.counters.marks,
-                    probability: q.discipline.probability(),
-                    average: q.discipline.average(),
-                    max_p: q.discipline.max_p(),
+                    probability: q.discipline().probability(),
+                    average: q.discipline().average(),
+                    max_p: q.discipline().max_p(),
                 }
             })
             .collect();
@@ -173,8 +173,7 @@ impl World {
         }
         let mut found = false;
         for ch in self.channels.iter_mut().filter(|c| c.link_name == link) {
-            ch.rate_bps = rate_bps;
-            ch.queue.link_rate_bps = rate_bps;
+            ch.set_rate(rate_bps);
             found = true;
         }
         if found {
