@@ -1,0 +1,85 @@
+"""pcap captures read by tshark (issue 23): no malformed packets or error-level expert entries,
+and tshark's TCP analysis finds the retransmissions and the RTTs the simulator recorded for the
+same flow. The capture is on flow 0's access link s0-r0, both directions: every data segment the
+sender sends (the access buffer never overflows) and every ACK it gets."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import pertlab
+from pertlab.scenario import Scenario
+
+pytestmark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
+
+ACCESS_RATE_BPS = 100e6
+ACCESS_DELAY_S = 1e-3
+ACK_BYTES = 40 + 12  # an ACK without SACK blocks: 20 IP + 20 TCP + the timestamps option
+
+
+def scenario(pcap: Path) -> Scenario:
+    return Scenario.parse({
+        "duration": "6s", "seed": 3,
+        "dumbbell": {
+            "pairs": 2, "bottleneck_rate": "10Mbps", "bottleneck_delay": "20ms", "access_rate": "100Mbps",
+            "sender_access_delay": "1ms", "receiver_access_delay": "1ms",
+            "bottleneck_queue": {"kind": "droptail", "limit_pkts": 20},
+        },
+        "flows": [{"src": "s0", "dst": "d0", "cc": {"kind": "reno"}}, {"src": "s1", "dst": "d1", "cc": {"kind": "reno"}, "start": "0.3s"}],
+        "monitor": {"trace_flows": [0]},
+        "capture": [{"link": "s0-r0", "file": str(pcap), "flows": [0]}],
+    })  # fmt: skip
+
+
+def tshark(path: Path, *args: str) -> str:
+    return subprocess.run(["tshark", "-r", str(path), *args], check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    pcap = tmp_path_factory.mktemp("pcap") / "s0.pcap"
+    return pertlab.run(scenario(pcap)), pcap
+
+
+def test_tshark_reads_the_capture_with_no_malformed_packets_or_errors(run):
+    results, pcap = run
+    expert = tshark(pcap, "-q", "-z", "expert")
+    assert "Malformed" not in expert and "Errors" not in expert, expert
+    frames = tshark(pcap, "-T", "fields", "-e", "frame.len", "-e", "frame.cap_len").split("\n")
+    assert len([f for f in frames if f]) > 1000
+    # Checksums verified when asked: the IPv4 header's, and TCP's for the (zero) payload of the full length.
+    bad = tshark(pcap, "-o", "ip.check_checksum:TRUE", "-Y", "ip.checksum.status == \"Bad\"")
+    assert bad == ""
+
+
+def frames(pcap: Path, condition: str) -> int:
+    return len(tshark(pcap, "-Y", condition, "-T", "fields", "-e", "frame.number").split())
+
+
+def test_tshark_counts_the_retransmissions_the_simulator_made(run):
+    """tshark calls a segment sent again a retransmission, or out of order when it follows new data
+    within its reordering threshold (the sender's go-back-N after a timeout): both are the
+    simulator's retransmits, as the sender sends nothing else below its highest sequence number."""
+    results, pcap = run
+    flow = results.flows.row(0, named=True)
+    assert flow["retransmits"] > 5 and flow["timeouts"] > 0, "the scenario must lose segments for the check to mean anything"
+    again = frames(pcap, "(tcp.analysis.retransmission || tcp.analysis.out_of_order) && tcp.srcport == 10000")
+    assert again == flow["retransmits"]
+
+
+def test_tshark_ack_rtts_match_the_senders_samples(run):
+    """One tshark sample per simulator sample, in the same order; each equals the simulator's
+    minus the ACK's way from the capture point back to the sender, but after a recovery, where
+    tshark times a cumulative ACK from an older segment than the one whose timestamp it echoes."""
+    results, pcap = run
+    samples = [float(x) for x in tshark(pcap, "-Y", "tcp.analysis.ack_rtt && tcp.dstport == 10000", "-T", "fields", "-e", "tcp.analysis.ack_rtt").split()]
+    # An ACK is captured as it leaves r0; the sender sees it after its transmission and the access delay.
+    offset = ACK_BYTES * 8 / ACCESS_RATE_BPS + ACCESS_DELAY_S
+    sim = list(results.trace_rtt.filter(results.trace_rtt["flow"] == 0)["ms"])
+    assert len(samples) == len(sim) > 1000
+    agree = sum(abs(s - 1e3 * (t + offset)) < 0.01 for s, t in zip(sim, samples))
+    assert agree >= 0.9 * len(sim), (agree, len(sim))
