@@ -581,6 +581,7 @@ def test_every_option_is_exercised():
     importlib.import_module("test_testbed")
     importlib.import_module("test_validate_kernel")
     importlib.import_module("test_hua02")
+    importlib.import_module("test_pcap")
     missing = sorted(all_options() - COVERED)
     assert not missing, missing
 

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 import pertlab
+from pertlab.cli import app
 from pertlab.scenario import Scenario
+from test_cli_flags import covers, invoke, runner
 
 pytestmark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
 
@@ -83,3 +85,19 @@ def test_tshark_ack_rtts_match_the_senders_samples(run):
     assert len(samples) == len(sim) > 1000
     agree = sum(abs(s - 1e3 * (t + offset)) < 0.01 for s, t in zip(sim, samples))
     assert agree >= 0.9 * len(sim), (agree, len(sim))
+
+
+@covers("dumbbell", "--pcap")
+@covers("run", "--pcap")
+def test_pcap_flag_captures_a_link_of_dumbbell_and_run(tmp_path, monkeypatch):
+    """``--pcap LINK:FILE`` captures both directions of the link, FILE relative to the current
+    directory; ``run`` adds it to the scenario file's captures; a bad link is named."""
+    monkeypatch.chdir(tmp_path)
+    invoke("dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "2", "--duration", "1s", "--no-progress", "--json", "--pcap", "bottleneck:b.pcap")
+    ends = set(tshark(tmp_path / "b.pcap", "-T", "fields", "-e", "eth.src").split())
+    assert len(ends) == 2, "both directions: r0 and r1 send"
+    (tmp_path / "s.json").write_text(scenario(tmp_path / "unused.pcap").model_copy(update={"capture": [], "duration": 10**9}).to_wire_json())
+    invoke("run", "s.json", "--out", "out", "--no-progress", "--json", "--pcap", "s1-r0:s1.pcap")
+    assert frames(tmp_path / "s1.pcap", "tcp.srcport == 10001") > 40, "flow 1's segments, from s1"
+    bad = runner.invoke(app, ["dumbbell", "--flows", "2", "--duration", "1s", "--no-progress", "--pcap", "nowhere:x.pcap"])
+    assert bad.exit_code == 2 and "capture[0].link" in bad.output and "nowhere" in bad.output
