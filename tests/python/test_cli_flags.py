@@ -303,7 +303,7 @@ def test_plot_writes_the_figures(scenario_file, tmp_path):
 @covers("schema", "schema")
 def test_schema_names_every_top_level_field():
     schema = json.loads(invoke("schema").stdout)
-    assert set(schema["properties"]) == {"seed", "duration", "measure", "nodes", "links", "dumbbell", "flows", "udp", "web", "monitor"}
+    assert set(schema["properties"]) == {"seed", "duration", "measure", "nodes", "links", "dumbbell", "flows", "udp", "web", "monitor", "capture"}
 
 
 # --- sweep, reproduce, demo: local workers or a real Dask cluster ------------------------
