@@ -101,3 +101,22 @@ def test_pcap_flag_captures_a_link_of_dumbbell_and_run(tmp_path, monkeypatch):
     assert frames(tmp_path / "s1.pcap", "tcp.srcport == 10001") > 40, "flow 1's segments, from s1"
     bad = runner.invoke(app, ["dumbbell", "--flows", "2", "--duration", "1s", "--no-progress", "--pcap", "nowhere:x.pcap"])
     assert bad.exit_code == 2 and "capture[0].link" in bad.output and "nowhere" in bad.output
+
+
+def test_direction_packet_limit_and_errors_naming_the_field(tmp_path):
+    """One direction holds only its sender's packets; max_packets caps the file; bad entries are
+    refused naming their field, by pydantic (the direction's form) and by the core (names, flows)."""
+    base = scenario(tmp_path / "x.pcap").model_copy(update={"duration": 10**9})
+
+    def with_capture(**entry):
+        return Scenario.parse({**base.to_wire(), "capture": [{"link": "bottleneck", "file": str(tmp_path / "b.pcap"), **entry}]})
+
+    pertlab.run(with_capture(direction="r1->r0", max_packets=50))
+    assert set(tshark(tmp_path / "b.pcap", "-T", "fields", "-e", "ip.src").split()) <= {"10.0.0.3", "10.0.0.4"}, "only ACKs, from d0 and d1"
+    assert frames(tmp_path / "b.pcap", "frame") == 50
+    with pytest.raises(ValueError, match=r"capture\[0\]\.direction"):
+        with_capture(direction="r0 to r1")
+    with pytest.raises(ValueError, match=r"capture\[0\]\.direction: got `r0->s0`; allowed: both, r0->r1, r1->r0"):
+        pertlab.run(with_capture(direction="r0->s0"))
+    with pytest.raises(ValueError, match=r"capture\[0\]\.flows\[1\]: flow index must be below 2, got 7"):
+        pertlab.run(with_capture(flows=[0, 7]))
