@@ -35,9 +35,9 @@ STAMP_BUILD := $(VENV)/.built
 
 # Debian packages the eBPF congestion control (bpf/), the namespace testbed, the
 # ns-3 validation program (g++, against the ns3 wheel) and
-# the report-page test (headless chromium) need; without them (or without root)
+# the report-page test (headless chromium) and the pcap test (tshark) need; without them (or without root)
 # those tests skip and say why.
-SYSDEPS := gcc g++ clang llvm libbpf-dev bpftool iproute2 iputils-ping ethtool iperf3 chromium
+SYSDEPS := gcc g++ clang llvm libbpf-dev bpftool iproute2 iputils-ping ethtool iperf3 chromium tshark
 
 sysdeps:
 	@missing=""; for p in $(SYSDEPS); do \

@@ -255,6 +255,9 @@ def dumbbell(
     ] = 0.0,
     udp_split: Annotated[Optional[str], typer.Option(help="Class shares of --udp-load, summing to 1, e.g. 0.6,0.2,0.2 [default: equal].", metavar="F1,F2,...")] = None,
     udp_arrivals: Annotated[str, typer.Option(help="Arrivals of the UDP sources: pareto (gaps, shape 1.9), pareto_onoff, poisson or cbr.")] = "pareto",
+    pcap: Annotated[
+        Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
+    ] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
@@ -280,6 +283,7 @@ def dumbbell(
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)
+    scenario = _with_pcap(scenario, pcap)
     d = scenario.dumbbell
     title = (
         f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
@@ -293,6 +297,9 @@ def run_file(
     scenario_file: Annotated[Path, typer.Argument(help="Scenario file (.toml, or .json).", metavar="SCENARIO")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Directory of the result files [default: out/<scenario name>].")] = None,
     seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
+    pcap: Annotated[
+        Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
     memory_limit: Annotated[Optional[str], typer.Option(help=MEMORY_LIMIT_HELP)] = None,
@@ -308,6 +315,7 @@ def run_file(
             scenario = scenario.model_copy(update={"seed": seed})
     except ValueError as e:
         _fail(e)
+    scenario = _with_pcap(scenario, pcap)
     target = out_dir if out_dir is not None else Path("out") / scenario_file.stem
     _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}", _memory_limit(memory_limit))
 
@@ -477,6 +485,22 @@ def demo(
 
 
 # --- helpers ----------------------------------------------------------------
+
+
+def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
+    """``--pcap LINK:FILE`` entries added to the scenario's ``capture`` list (both directions)."""
+    from .scenario import CaptureSpec
+
+    if not pcap:
+        return scenario
+    added = []
+    for value in pcap:
+        link, sep, file = value.partition(":")
+        if not (sep and link and file):
+            _fail(ValueError(f"--pcap: give LINK:FILE, e.g. bottleneck:bottleneck.pcap, got `{value}`"))
+        added.append(CaptureSpec(link=link, file=file))
+    # The core checks the link's name (an error names `capture[i].link`).
+    return scenario.model_copy(update={"capture": [*scenario.capture, *added]})
 
 
 def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None) -> Results:

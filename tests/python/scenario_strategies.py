@@ -19,9 +19,11 @@ from __future__ import annotations
 import copy
 import math
 import re
+import tempfile
 import types
 import typing
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal, Union
 
 import annotated_types as at
@@ -234,6 +236,12 @@ def scenario(draw, budget: Budget = BOUNDED) -> dict[str, Any]:
         trace_link=st.none(),
         queue_positions=st.none() | st.sampled_from(links),
     ))  # fmt: skip
+    if draw(st.integers(0, 3)) == 0:
+        data["capture"] = [draw(model(
+            sc.CaptureSpec, budget,
+            link=st.sampled_from(links), direction=st.none(), file=st.just(str(Path(tempfile.gettempdir()) / "pertlab-generated.pcap")),
+            flows=st.none() | st.lists(index, max_size=2) if nflows else st.none(),
+        ))]  # fmt: skip
     if draw(st.booleans()):
         start = draw(st.integers(0, duration_ms - 1))
         data["measure"] = {"start": f"{start}ms", "end": f"{draw(st.integers(start + 1, duration_ms))}ms"}

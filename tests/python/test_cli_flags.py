@@ -303,7 +303,7 @@ def test_plot_writes_the_figures(scenario_file, tmp_path):
 @covers("schema", "schema")
 def test_schema_names_every_top_level_field():
     schema = json.loads(invoke("schema").stdout)
-    assert set(schema["properties"]) == {"seed", "duration", "measure", "nodes", "links", "dumbbell", "flows", "udp", "web", "monitor"}
+    assert set(schema["properties"]) == {"seed", "duration", "measure", "nodes", "links", "dumbbell", "flows", "udp", "web", "monitor", "capture"}
 
 
 # --- sweep, reproduce, demo: local workers or a real Dask cluster ------------------------
@@ -597,6 +597,7 @@ def test_every_option_is_exercised():
     importlib.import_module("test_testbed")
     importlib.import_module("test_validate_kernel")
     importlib.import_module("test_hua02")
+    importlib.import_module("test_pcap")
     missing = sorted(all_options() - COVERED)
     assert not missing, missing
 

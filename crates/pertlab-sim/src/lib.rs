@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod net;
 pub mod packet;
+pub mod pcap;
 pub mod presets;
 pub mod queue;
 pub mod rng;

@@ -75,6 +75,9 @@ pub struct Scenario {
     /// Optional time series.
     #[serde(default)]
     pub monitor: MonitorSpec,
+    /// pcap captures of links (`world::capture`, docs/pcap.md).
+    #[serde(default)]
+    pub capture: Vec<crate::world::capture::CaptureSpec>,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]

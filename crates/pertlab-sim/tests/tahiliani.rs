@@ -77,6 +77,7 @@ fn last_hop(loss: f64, loss_ba: f64, burst_loss: Option<BurstLossConfig>, durati
         udp: vec![],
         web: vec![],
         monitor: MonitorSpec { links: Some(vec!["wireless".into()]), ..Default::default() },
+        capture: Vec::new(),
     };
     let r = pertlab_sim::run(&s).unwrap();
     assert!(r.conservation.ok, "{:?}", r.conservation.violations);

@@ -54,6 +54,7 @@ fn path(web: Vec<WebSpec>, duration_s: u64, seed: u64) -> Scenario {
         udp: vec![],
         web,
         monitor: Default::default(),
+        capture: Vec::new(),
     }
 }
 

@@ -51,6 +51,23 @@ class MonitorSpec(_Model):
     )
 
 
+class CaptureSpec(_Model):
+    """A pcap capture of one link (docs/pcap.md): every packet as it starts transmission."""
+
+    link: str = Field(description="name of the link captured")
+    direction: str | None = Field(None, description='"a->b" (node names) for one direction; default "both", in one file')
+    file: str = Field(description="pcap file written, relative to the current directory of the run")
+    flows: list[U32] | None = Field(None, description="only the packets of these TCP flows (indices); default every packet")
+    max_packets: Annotated[int, Field(ge=0, le=U64_MAX)] | None = Field(None, description="stop after this many packets; default no limit")
+
+    @field_validator("direction")
+    @classmethod
+    def _direction_form(cls, v: str | None) -> str | None:
+        if v is not None and v != "both" and len(v.split("->")) != 2:
+            raise ValueError(f'must be "both" or "a->b" with the names of the link\'s ends, got `{v}`')
+        return v
+
+
 class MeasureWindow(_Model):
     """Window over which summary metrics are computed."""
 
@@ -71,6 +88,7 @@ class Scenario(_Model):
     udp: list[UdpSpec] = Field(default_factory=list)
     web: list[WebSpec] = Field(default_factory=list)
     monitor: MonitorSpec = Field(default_factory=MonitorSpec)
+    capture: list[CaptureSpec] = Field(default_factory=list, description="pcap captures of links")
 
     @field_validator("measure")
     @classmethod

@@ -2,6 +2,7 @@
 //! it needs, then the network, the flows, the other traffic and the
 //! monitors, then the first events.
 
+use super::capture::Capture;
 use super::flows::{long_flows, Labels};
 use super::memory::{self, Crossing, MemoryEstimate, MemoryLimit};
 use super::monitor::Monitors;
@@ -130,6 +131,7 @@ impl World {
         let udp = udp_sources(scenario, &ends);
         let mut labels = Labels::of(scenario, &flows);
         let monitor = Monitors::build(scenario, &topo.links, &topo.channels, &routes, &flows, &mut labels)?;
+        let captures = Capture::open_all(&scenario.capture, &topo.channels, &topo.node_names, flows.len())?;
         let mut world = World {
             now: 0,
             events_processed: 0,
@@ -149,6 +151,7 @@ impl World {
             snap_start: None,
             snap_end: None,
             interrupted: false,
+            captures,
             next_progress: NS_PER_SEC,
             next_count: u64::from(PROGRESS_EVENTS),
             out: Vec::new(),

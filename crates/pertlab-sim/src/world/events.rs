@@ -197,10 +197,13 @@ impl World {
         let ch = &mut self.channels[c as usize];
         if let Some(pkt) = ch.queue.dequeue(self.now, &mut self.dropped) {
             let tx = ch.tx_time(pkt.size);
-            ch.pipe.push_back(pkt);
             ch.transmitting = true;
             ch.tx_started = self.now;
             self.queue.push_after(self.now, tx, Event::TxDone(c));
+            if !self.captures.is_empty() {
+                self.capture(c, &pkt);
+            }
+            self.channels[c as usize].pipe.push_back(pkt);
         }
         // Only sojourn-time AQMs drop at departure: the buffer is taken out of
         // `self` (for `count_drop`) only when it holds something.
@@ -210,6 +213,24 @@ impl World {
                 self.count_drop(&pkt, Some(c));
             }
             self.dropped = dropped;
+        }
+    }
+
+    /// Every capture of channel `c` records `pkt`, which starts transmission now.
+    fn capture(&mut self, c: u32, pkt: &Packet) {
+        if !self.captures.iter().any(|cap| cap.wants(c, pkt)) {
+            return;
+        }
+        // The data packet size of the packet's TCP flow; a late ACK of a web
+        // transfer already closed has none left and is not captured.
+        let segment_bytes = match (pkt.kind, tcp_flow(&mut self.flows, &mut self.web, pkt.flow)) {
+            (PacketKind::Udp, _) | (PacketKind::Data, None) => pkt.size,
+            (_, Some(flow)) => flow.sender.tp.mss,
+            (PacketKind::Ack, None) => return,
+        };
+        let ch = &self.channels[c as usize];
+        for cap in self.captures.iter_mut().filter(|cap| cap.wants(c, pkt)) {
+            cap.record(ch, pkt, self.now, segment_bytes);
         }
     }
 

@@ -310,6 +310,8 @@ pub fn from_scenario(s: &Scenario) -> MemoryEstimate {
         web(g, w, &mut est);
     }
     series(s, &mut est);
+    let captures = s.capture.len() as u64 * (super::capture::BUFFER_BYTES + crate::pcap::SNAPLEN as usize + 128) as u64;
+    est.add("capture", format!("{} pcap capture buffers", s.capture.len()), captures, "fewer captures");
     // One row per label, at most one per flow.
     est.add("flows", "labels", s.flows.len() as u64 * (size_of::<ControllerResult>() as u64 + NAME_BYTES), "fewer flows");
     // The summary rows of the flows and queues are passed on too.

@@ -11,6 +11,7 @@
 //!   queues and flows, labels), so that `stats` never reads the world.
 
 mod build;
+pub mod capture;
 mod events;
 mod flows;
 mod live;
@@ -67,6 +68,8 @@ pub struct World {
     snap_start: Option<Snapshot>,
     snap_end: Option<Snapshot>,
     interrupted: bool,
+    /// The `capture` entries' open files.
+    captures: Vec<capture::Capture>,
     /// When [`World::run_until`] next calls its progress callback: at this
     /// simulated time or this count of events, whichever comes first.
     next_progress: SimTime,
@@ -122,6 +125,14 @@ impl World {
         if self.snap_end.is_none() {
             self.snap_end = Some(self.snapshot());
         }
+        for c in &mut self.captures {
+            c.flush();
+        }
+    }
+
+    /// The write errors of the captures (each names its `capture[i].file`).
+    pub fn capture_errors(&self) -> Vec<String> {
+        self.captures.iter().filter_map(|c| c.error.clone()).collect()
     }
 
     /// The simulated time the run has reached.

@@ -74,5 +74,6 @@ pub fn scenario(dumbbell: DumbbellSpec, flows: Vec<FlowSpec>, duration_s: u64, w
         udp: vec![],
         web: vec![],
         monitor: Default::default(),
+        capture: Vec::new(),
     }
 }
