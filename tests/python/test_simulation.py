@@ -120,7 +120,7 @@ from hypothesis import strategies as st  # noqa: E402
 import scenario_strategies as gen  # noqa: E402
 
 
-@settings(max_examples=20, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, derandomize=True, database=None, deadline=None, suppress_health_check=list(HealthCheck))
 @given(gen.scenario(gen.BOUNDED), st.lists(st.floats(0.0, 1.2), min_size=1, max_size=4))
 def test_generated_scenarios_give_the_same_results_in_steps(data, fractions):
     repaired = gen.repair(data)
