@@ -206,3 +206,30 @@ def test_the_mix_drop_ratio_is_a_phase_effect_with_equal_rtts(tmp_path):
     assert max(ratio["none"]) > 3 * min(ratio["none"]) and min(ratio["none"]) < 1 < max(ratio["none"]), ratio
     assert ratio["overhead"] == sorted(ratio["overhead"]) and ratio["overhead"][-1] > 1.5 * ratio["overhead"][0], ratio
     assert min(ratio["rtt_spread"]) > 1, ratio
+
+
+def test_claims_judge_the_mean_over_seeds_and_show_its_interval():
+    """With several seeds per point a kotla08 claim judges the mean, and its evidence shows the
+    mean with its 95 % interval: a claim that holds on seed 1 alone can fail on the mean."""
+    from scipy import stats
+
+    from pertlab.reproduce.kotla08_entries import Mean, _col, _flows_claims
+
+    share = [0.2, 0.3, 0.4, 0.5, 0.9, 0.9]
+    runs = pl.DataFrame({
+        "flows": ["20"] * 3 + ["1000"] * 3, "seed": [1, 2, 3] * 2, "pert_share": share,
+        "pert_drop_ratio": [0.5, 0.6, 0.7, 0.8, 0.9, 1.6], "drop_rate": [1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3],
+    })  # fmt: skip
+    xs, mean = _col(runs, "flows", "pert_share")
+    assert xs == [20.0, 1000.0] and all(isinstance(m, Mean) for m in mean)
+    assert mean == pytest.approx([0.3, 2.3 / 3])
+    half = stats.t.ppf(0.975, 2) * 0.1 / 3**0.5
+    assert (mean[0].lo, mean[0].hi) == pytest.approx((0.3 - half, 0.3 + half))
+    assert mean[1].hi == 1.0  # cut to the range of a share
+    assert f"{mean[0]:.2f}" == f"0.30 [{0.3 - half:.2f}, {0.3 + half:.2f}]"
+    # Seed 1 alone: share 0.5 at 1000 flows, drop ratio below 1 everywhere; the mean: 0.77 and 1.1.
+    one = {c.text.split(" (")[0]: c.holds for c in _flows_claims(runs.filter(pl.col("seed") == 1))}
+    three = {c.text.split(" (")[0]: c for c in _flows_claims(runs)}
+    assert one["PERT's share stabilises near 50 % with many flows"] and not three["PERT's share stabilises near 50 % with many flows"].holds
+    assert one["PERT's drop rate is below SACK's at every flow count"] and not three["PERT's drop rate is below SACK's at every flow count"].holds
+    assert "0.767 [" in three["PERT's share stabilises near 50 % with many flows"].evidence

@@ -18,7 +18,7 @@ import polars as pl
 from ..experiments import kotla08 as k
 from ..parallel import Workers
 from ..plots import comparison_panels, interval_note, metric_panels, saved_figure
-from ..sweep import BOUNDS, FRACTION, NON_NEGATIVE, Point, aggregate, stored_results
+from ..sweep import BOUNDS, FRACTION, INTERVAL, NON_NEGATIVE, Point, Range, aggregate, stored_results
 from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register, wire_of
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
@@ -30,17 +30,46 @@ DRAWN_BY_RUN = "Drawn by the run from the run's samples, which the report does n
 def _per_point(runs: pl.DataFrame) -> str:
     """How many runs each point of a sweep is (no error bars with one)."""
     seeds = runs["seed"].unique().sort().to_list()
-    return f"one run per point (seed {seeds[0]}), so no error bars" if len(seeds) == 1 else f"{len(seeds)} runs per point (seeds {fmt_values(seeds)})"
+    return f"one run per point (seed {seeds[0]}), so no error bars" if len(seeds) == 1 else f"the mean of {len(seeds)} runs per point (seeds {fmt_values(seeds)})"
+
+
+class Mean(float):
+    """A mean over seeds that a claim judges like any number and its evidence shows with
+    the mean's 95 % interval (:data:`pertlab.sweep.INTERVAL`): ``f"{m:.3g}"`` is
+    ``0.55 [0.52, 0.58]``."""
+
+    lo: float
+    hi: float
+
+    def __new__(cls, mean: float, lo: float, hi: float) -> "Mean":
+        m = super().__new__(cls, mean)
+        m.lo, m.hi = lo, hi
+        return m
+
+    def __format__(self, spec: str) -> str:
+        return f"{float(self):{spec}} [{self.lo:{spec}}, {self.hi:{spec}}]"
 
 
 def _col(table: pl.DataFrame, x: str, *cols: str, **where: str) -> tuple[list[float], ...]:
     """``x`` and each of ``cols`` (NaN where a column is missing) as lists sorted by ``x``,
-    over the rows matching ``where``."""
+    over the rows matching ``where``. With several seeds per ``x`` (a runs table), or
+    from a table :func:`pertlab.sweep.aggregate` made, the values are :class:`Mean` values."""
     t = table
     for key, val in where.items():
         t = t.filter(pl.col(key) == val)
+    if "seed" in t.columns and t["seed"].n_unique() > 1:
+        t = aggregate(t, [x], tuple(cols), _bounds(cols))
     t = t.with_columns(pl.col(x).cast(pl.Float64)).sort(x)
-    return t[x].to_list(), *(t[c].to_list() if c in t.columns else [math.nan] * t.height for c in cols)
+    return t[x].to_list(), *(_values(t, c) for c in cols)
+
+
+def _values(t: pl.DataFrame, c: str) -> list[float]:
+    """Column ``c`` of ``t`` (NaN if missing), as :class:`Mean` values where ``t`` has its interval."""
+    if c not in t.columns:
+        return [math.nan] * t.height
+    if f"{c}_lo95" not in t.columns:
+        return t[c].to_list()
+    return [Mean(*v) for v in zip(t[c].to_list(), t[f"{c}_lo95"].to_list(), t[f"{c}_hi95"].to_list())]
 
 
 def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> None:
@@ -81,7 +110,17 @@ def _report(name: str, title: str, section: str, quick: bool, out: Path, notes: 
 def _mode_note(mode: k.Mode) -> str:
     return (
         f"{mode.duration} runs, starts uniform in (0, 10) s, metrics over [{mode.warmup}, {mode.measure_end}], "
-        f"seeds {', '.join(map(str, mode.seeds))}. Runs are stored under runs/ by scenario hash and reused."
+        f"seeds {', '.join(map(str, mode.seeds))}. Runs are stored under runs/ by scenario hash and reused. {_seeds_note(mode.seeds)}"
+    ).rstrip()
+
+
+def _seeds_note(seeds: tuple[int, ...]) -> str:
+    """How the claims read several seeds ('' for one)."""
+    if len(seeds) < 2:
+        return ""
+    return (
+        f"The claims judge the mean over the {len(seeds)} seeds of each point; their evidence gives each mean "
+        f"with its interval in brackets ({INTERVAL}); the runs table keeps every run."
     )
 
 
@@ -92,13 +131,29 @@ PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT
 SWEEP_BOUNDS = {**BOUNDS, "pert_compete_frac": FRACTION, "pert_high_speed_frac": FRACTION}
 
 
+def _bounds(metrics: Any) -> dict[str, Range]:
+    """The range of each metric of a kotla08 table: :data:`SWEEP_BOUNDS`, else by the
+    column's kind (a label's share or drop rate is a fraction; a drop ratio, a dispersion,
+    a count of drops are not negative)."""
+
+    def of(m: str) -> Range:
+        if m in SWEEP_BOUNDS:
+            return SWEEP_BOUNDS[m]
+        if m.endswith(("_share", "_drop_rate", "_frac")):
+            return FRACTION
+        return NON_NEGATIVE if m.endswith(("_drop_ratio", "_var_over_mean", "_mbps", "_drops")) else Range()
+
+    return {m: of(m) for m in metrics}
+
+
 def _sweep_figure(file: str, runs: pl.DataFrame, x: str, panels: list[tuple[str, str]], title: str, *, by: str | None = None, log_x: bool = False) -> Figure:
     """A sweep's metrics against ``x`` (:func:`pertlab.plots.metric_panels`), from its runs table:
     the runs themselves with one seed, their means with 95 % intervals with more."""
     table = runs
+    bounds = _bounds(m for m, _ in panels)
     if runs["seed"].n_unique() > 1:
-        table = aggregate(runs, [c for c in (by, x) if c], tuple(m for m, _ in panels), SWEEP_BOUNDS)
-    bars = interval_note(table, panels, SWEEP_BOUNDS) if table is not runs else ""
+        table = aggregate(runs, [c for c in (by, x) if c], tuple(bounds), bounds)
+    bars = interval_note(table, panels, bounds) if table is not runs else ""
     caption = f"{', '.join(t for _, t in panels)} against {x}{f', one line per {by}' if by else ''}: {_per_point(runs)}. {bars} {PLOT_ONLY}"
     return Figure(file, caption.replace(".  ", ". "), lambda path: metric_panels(table, x, panels, path, title, by=by, log_x=log_x))
 
@@ -284,13 +339,15 @@ def _highspeed(quick: bool, out: Path, workers: Workers) -> Report:
     report = _report(
         "kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", "Section VI.F", quick, out,
         [f"Bottleneck {setup.bottleneck_bps / 1e9:g} Gbit/s, 70 ms RTT, buffer 1 BDP of the slower link, {setup.duration} runs, "
-         f"metrics from {setup.warmup}. Utilization is that of the slower of the end-host link and the bottleneck. "
-         "Quick mode: 1 Gbit/s (8750-packet BDP) instead of 2.4 Gbit/s."],
+         f"metrics from {setup.warmup}, seeds {', '.join(map(str, setup.seeds))}. Utilization is that of the slower of the end-host link and the bottleneck. "
+         f"Quick mode: 1 Gbit/s (8750-packet BDP) instead of 2.4 Gbit/s. {_seeds_note(setup.seeds)}"],
     )  # fmt: skip
     report.tables["runs"] = table
-    top = table.filter(pl.col("access_mbps").cast(pl.Float64) == max(float(a) / 1e6 for a in setup.access_bps))
-    u = dict(zip(top["scheme"].to_list(), top["utilization"].to_list()))
-    d = dict(zip(top["scheme"].to_list(), top["flow_drops"].to_list()))
+    # At the fastest end-host link.
+    u, d = {}, {}
+    for cc in k.HIGHSPEED_SCHEMES:
+        _, util, drops = _col(table, "access_mbps", "utilization", "flow_drops", scheme=cc)
+        u[cc], d[cc] = util[-1], drops[-1]
     report.claims = [
         Claim("A single adaptive PERT flow fills the high-BDP link far better than the original PERT (utilization at least 1.5 x).",
               u["pert-adaptive"] >= 1.5 * u["pert"], f"utilization: adaptive {u['pert-adaptive']:.3f}, original {u['pert']:.3f}, SACK {u['sack']:.3f}"),
@@ -532,7 +589,10 @@ def _thesis_figure(file: str, name: str, label: str, pairs: list[tuple[str, str]
     def figure(report: Report) -> Figure:
         table = report.tables[name]
         what = report.title.split(":")[0]
-        caption = f"{what}: ours from one run (bars) and the thesis's published values (black diamonds), per {label}."
+        runs = report.tables.get("runs")
+        ours = (f"ours the mean over {runs['seed'].n_unique()} seeds (bars; error bars: {INTERVAL})"
+                if any(f"{c}_lo95" in table.columns for c, _ in pairs) and runs is not None else "ours from one run (bars)")  # fmt: skip
+        caption = f"{what}: {ours} and the thesis's published values (black diamonds), per {label}."
         full = [(c, f"thesis_{c}", t) for c, t in pairs]
         return Figure(file, caption, lambda path: comparison_panels(table, label, full, path, report.title, published="thesis"))
 
@@ -590,18 +650,20 @@ _share_table(
 def _table4(quick: bool, out: Path, workers: Workers) -> Report:
     mode = k.QUICK if quick else k.FULL
     pts = k.table4_points(mode)
-    runs = k.run_table(pts, out, workers)
-    rows = []
-    for r_ in runs.iter_rows(named=True):
-        tq, td = k.TABLE4[(r_["cc"], r_["queue"])]
-        rows.append({"scheme": f"{r_['cc'].upper()}-{r_['queue']}", "avg_queue_norm": r_["avg_queue_norm"], "thesis_avg_queue_norm": tq, "drop_rate": r_["drop_rate"], "thesis_drop_rate": td})
-    table = pl.DataFrame(rows)
+    runs = k.run_table(pts, out, workers).with_columns(pl.concat_str(pl.col("cc").str.to_uppercase(), pl.col("queue"), separator="-").alias("scheme"))
+    metrics = ("avg_queue_norm", "drop_rate")
+    # One row per scheme: the mean over the seeds (with its interval when there are several).
+    means = aggregate(runs, ["scheme", "cc", "queue"], metrics, BOUNDS) if len(mode.seeds) > 1 else runs
+    thesis = pl.DataFrame([{"cc": cc, "queue": q, "thesis_avg_queue_norm": tq, "thesis_drop_rate": td} for (cc, q), (tq, td) in k.TABLE4.items()])
+    shown = [c for c in means.columns if c.startswith(metrics) and c not in ("avg_queue_norm_ci95", "drop_rate_ci95")]
+    table = means.join(thesis, on=["cc", "queue"]).select("scheme", *shown, "thesis_avg_queue_norm", "thesis_drop_rate")
     report = _report(
         "kotla08-table4", "Table IV: PERT and SACK over RED and DropTail (20 flows, 100 Mbit/s / 60 ms)", "Section VII.C", quick, out,
         [_mode_note(mode), "RED: the core's RED with the flows' packet size and its automatic thresholds (the thesis gives no RED parameters)."],
     )  # fmt: skip
     report.tables["table4"] = table
-    v = {r_["scheme"]: r_ for r_ in rows}
+    report.tables["runs"] = runs
+    v = {scheme: dict(zip(metrics, vals)) for scheme, *vals in zip(table["scheme"].to_list(), *(_values(table, m) for m in metrics))}
     report.claims = [
         Claim("PERT over DropTail drops nothing and keeps the queue far below SACK's over DropTail.", v["PERT-droptail"]["drop_rate"] == 0 and v["PERT-droptail"]["avg_queue_norm"] < 0.5 * v["SACK-droptail"]["avg_queue_norm"],
               f"PERT-DropTail queue {v['PERT-droptail']['avg_queue_norm']:.3f}, drops {v['PERT-droptail']['drop_rate']:.3g}; SACK-DropTail queue {v['SACK-droptail']['avg_queue_norm']:.3f}"),
@@ -613,7 +675,7 @@ def _table4(quick: bool, out: Path, workers: Workers) -> Report:
 
 _TABLE4_FIGURE = _thesis_figure("kotla08-table4.png", "table4", "scheme", [("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate")])
 register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail", f"{THESIS}, Section VII.C", _table4, lambda report: [_TABLE4_FIGURE(report)],
-               lambda quick: wire_of(k.table4_points(_mode(quick))), details=()))  # fmt: skip
+               lambda quick: wire_of(k.table4_points(_mode(quick))), details=("runs",)))  # fmt: skip
 
 
 # ------------------------------------------------------------- Table V
