@@ -208,12 +208,14 @@ def test_the_mix_drop_ratio_is_a_phase_effect_with_equal_rtts(tmp_path):
     assert min(ratio["rtt_spread"]) > 1, ratio
 
 
-def test_claims_judge_the_mean_over_seeds_and_show_its_interval():
+def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
     """With several seeds per point a kotla08 claim judges the mean, and its evidence shows the
-    mean with its 95 % interval: a claim that holds on seed 1 alone can fail on the mean."""
+    mean with its 95 % interval: a claim that holds on seed 1 alone can fail on the mean, and
+    the report's notes name it."""
     from scipy import stats
 
-    from pertlab.reproduce.kotla08_entries import Mean, _col, _flows_claims
+    from pertlab.reproduce.kotla08_entries import Mean, _col, _flows_claims, _judged
+    from pertlab.reproduce.registry import Report
 
     share = [0.2, 0.3, 0.4, 0.5, 0.9, 0.9]
     runs = pl.DataFrame({
@@ -233,3 +235,9 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval():
     assert one["PERT's share stabilises near 50 % with many flows"] and not three["PERT's share stabilises near 50 % with many flows"].holds
     assert one["PERT's drop rate is below SACK's at every flow count"] and not three["PERT's drop rate is below SACK's at every flow count"].holds
     assert "0.767 [" in three["PERT's share stabilises near 50 % with many flows"].evidence
+    report = Report(name="kotla08-flows", title="", source="", mode="full", out_dir=tmp_path, notes=[])
+    _judged(report, _flows_claims, runs)
+    assert [c.holds for c in report.claims] == [c.holds for c in three.values()]
+    assert report.notes[-1].startswith("Judged on each seed's runs alone, 2 claims change verdict")
+    assert "near 50 % with many flows (between 35 % and 65 % at the largest count).' holds on seed 1 alone and does not hold on the mean" in report.notes[-1]
+    assert "at every flow count (drop ratio < 1).' holds on seeds 1, 2 alone and does not hold on the mean" in report.notes[-1]

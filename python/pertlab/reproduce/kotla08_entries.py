@@ -124,6 +124,27 @@ def _seeds_note(seeds: tuple[int, ...]) -> str:
     )
 
 
+def _judged(report: Report, claims: Callable[[pl.DataFrame], list[Claim]], runs: pl.DataFrame) -> None:
+    """Set the report's claims, judged on ``runs`` (the mean over its seeds), and with several
+    seeds add a note naming every claim whose verdict on one seed's runs alone differs from
+    another seed's or from the mean's (a claim that held on seed 1 only, say)."""
+    report.claims = claims(runs)
+    seeds = runs["seed"].unique().sort().to_list()
+    if len(seeds) < 2:
+        return
+    alone = {s: claims(runs.filter(pl.col("seed") == s)) for s in seeds}
+    differ = []
+    for i, c in enumerate(report.claims):
+        held = [s for s in seeds if alone[s][i].holds]
+        if len(held) not in (0, len(seeds)) or bool(held) != c.holds:
+            on = f"seed{'s' if len(held) > 1 else ''} {', '.join(map(str, held))}" if held else "no seed"
+            differ.append(f"'{c.text}' holds on {on} alone and {'holds' if c.holds else 'does not hold'} on the mean")
+    report.notes.append(
+        "Judged on each seed's runs alone, the claims agree with the mean on every seed." if not differ
+        else f"Judged on each seed's runs alone, {len(differ)} claim{'s' if len(differ) > 1 else ''} change verdict: {'; '.join(differ)}."
+    )  # fmt: skip
+
+
 PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
 
 
@@ -174,7 +195,7 @@ def _sweep_entry(
         table = k.run_table(pts, out, workers)
         report = _report(name, title, section, quick, out, [_mode_note(mode)])
         report.tables["runs"] = table
-        report.claims = claims(table)
+        _judged(report, claims, table)
         return report
 
     def figures(report: Report) -> list[Figure]:
@@ -343,18 +364,22 @@ def _highspeed(quick: bool, out: Path, workers: Workers) -> Report:
          f"Quick mode: 1 Gbit/s (8750-packet BDP) instead of 2.4 Gbit/s. {_seeds_note(setup.seeds)}"],
     )  # fmt: skip
     report.tables["runs"] = table
+    _judged(report, _highspeed_claims, table)
+    return report
+
+
+def _highspeed_claims(table: pl.DataFrame) -> list[Claim]:
     # At the fastest end-host link.
     u, d = {}, {}
     for cc in k.HIGHSPEED_SCHEMES:
         _, util, drops = _col(table, "access_mbps", "utilization", "flow_drops", scheme=cc)
         u[cc], d[cc] = util[-1], drops[-1]
-    report.claims = [
+    return [
         Claim("A single adaptive PERT flow fills the high-BDP link far better than the original PERT (utilization at least 1.5 x).",
               u["pert-adaptive"] >= 1.5 * u["pert"], f"utilization: adaptive {u['pert-adaptive']:.3f}, original {u['pert']:.3f}, SACK {u['sack']:.3f}"),
         Claim("It nearly fills the link (utilization at least 0.8 over the window).", u["pert-adaptive"] >= 0.8, f"{u['pert-adaptive']:.3f}"),
         Claim("With zero packet losses (within the window).", d["pert-adaptive"] == 0, f"losses in the window: {d['pert-adaptive']}"),
     ]  # fmt: skip
-    return report
 
 
 def _highspeed_figures(report: Report) -> list[Figure]:
@@ -379,7 +404,11 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
          "(b) 100 Mbit/s / 5 ms source link and a 55 Mbit/s / 20 ms lossy end-host link."],
     )  # fmt: skip
     report.tables["runs"] = table
+    _judged(report, _channel_claims, table)
+    return report
 
+
+def _channel_claims(table: pl.DataFrame) -> list[Claim]:
     def util(path: str, cc: str) -> tuple[list[float], list[float]]:
         return _col(table, "loss", "utilization", path=path, scheme=cc)
 
@@ -397,8 +426,7 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
     low = [u for x, u in zip(xs, pu) if x < 1e-3]
     if low:
         claims.append(Claim("(wireless) PERT deteriorates only at about 1e-3 (utilization at least 0.9 below it).", min(low) >= 0.9, f"{fmt_values(low)}"))
-    report.claims = claims
-    return report
+    return claims
 
 
 def _channel_figures(report: Report) -> list[Figure]:
@@ -478,6 +506,11 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
         [_mode_note(mode), "Noise: U(0, 2 x mean) added to each RTT sample of the noisy flows (the thesis gives only the mean)."],
     )  # fmt: skip
     report.tables["runs"] = table
+    _judged(report, _noise_claims, table)
+    return report
+
+
+def _noise_claims(table: pl.DataFrame) -> list[Claim]:
     claims = []
     for noisy in ("both", "one"):
         xs, pd, pu = _col(table, "noise_ms", "drop_rate", "utilization", scheme=k.PERT, noisy=noisy)
@@ -485,8 +518,7 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
         claims.append(Claim(f"({noisy} noisy) PERT's drop rate stays zero at every noise level.", all(d == 0 for d in pd), f"noise {fmt_values(xs)} ms: {fmt_values(pd)}"))
         claims.append(Claim(f"({noisy} noisy) PERT almost fills the link (utilization at least 0.9).", min(pu) >= 0.9, f"{fmt_values(pu)}"))
         claims.append(Claim(f"({noisy} noisy) PERT is more robust than SACK: its drop rate is not above SACK's.", all(a <= b for a, b in zip(pd, sd)), f"PERT {fmt_values(pd)}; SACK {fmt_values(sd)}"))
-    report.claims = claims
-    return report
+    return claims
 
 
 def _noise_figures(report: Report) -> list[Figure]:
@@ -651,26 +683,36 @@ def _table4(quick: bool, out: Path, workers: Workers) -> Report:
     mode = k.QUICK if quick else k.FULL
     pts = k.table4_points(mode)
     runs = k.run_table(pts, out, workers).with_columns(pl.concat_str(pl.col("cc").str.to_uppercase(), pl.col("queue"), separator="-").alias("scheme"))
-    metrics = ("avg_queue_norm", "drop_rate")
-    # One row per scheme: the mean over the seeds (with its interval when there are several).
-    means = aggregate(runs, ["scheme", "cc", "queue"], metrics, BOUNDS) if len(mode.seeds) > 1 else runs
-    thesis = pl.DataFrame([{"cc": cc, "queue": q, "thesis_avg_queue_norm": tq, "thesis_drop_rate": td} for (cc, q), (tq, td) in k.TABLE4.items()])
-    shown = [c for c in means.columns if c.startswith(metrics) and c not in ("avg_queue_norm_ci95", "drop_rate_ci95")]
-    table = means.join(thesis, on=["cc", "queue"]).select("scheme", *shown, "thesis_avg_queue_norm", "thesis_drop_rate")
     report = _report(
         "kotla08-table4", "Table IV: PERT and SACK over RED and DropTail (20 flows, 100 Mbit/s / 60 ms)", "Section VII.C", quick, out,
         [_mode_note(mode), "RED: the core's RED with the flows' packet size and its automatic thresholds (the thesis gives no RED parameters)."],
     )  # fmt: skip
-    report.tables["table4"] = table
+    report.tables["table4"] = _table4_means(runs)
     report.tables["runs"] = runs
-    v = {scheme: dict(zip(metrics, vals)) for scheme, *vals in zip(table["scheme"].to_list(), *(_values(table, m) for m in metrics))}
-    report.claims = [
+    _judged(report, _table4_claims, runs)
+    return report
+
+
+TABLE4_METRICS = ("avg_queue_norm", "drop_rate")
+
+
+def _table4_means(runs: pl.DataFrame) -> pl.DataFrame:
+    """One row per scheme: the mean over the seeds (with its interval when there are several), the thesis's beside."""
+    means = aggregate(runs, ["scheme", "cc", "queue"], TABLE4_METRICS, BOUNDS) if runs["seed"].n_unique() > 1 else runs
+    thesis = pl.DataFrame([{"cc": cc, "queue": q, "thesis_avg_queue_norm": tq, "thesis_drop_rate": td} for (cc, q), (tq, td) in k.TABLE4.items()])
+    shown = [c for c in means.columns if c.startswith(TABLE4_METRICS) and not c.endswith("_ci95")]
+    return means.join(thesis, on=["cc", "queue"]).select("scheme", *shown, "thesis_avg_queue_norm", "thesis_drop_rate")
+
+
+def _table4_claims(runs: pl.DataFrame) -> list[Claim]:
+    table = _table4_means(runs)
+    v = {scheme: dict(zip(TABLE4_METRICS, vals)) for scheme, *vals in zip(table["scheme"].to_list(), *(_values(table, m) for m in TABLE4_METRICS))}
+    return [
         Claim("PERT over DropTail drops nothing and keeps the queue far below SACK's over DropTail.", v["PERT-droptail"]["drop_rate"] == 0 and v["PERT-droptail"]["avg_queue_norm"] < 0.5 * v["SACK-droptail"]["avg_queue_norm"],
               f"PERT-DropTail queue {v['PERT-droptail']['avg_queue_norm']:.3f}, drops {v['PERT-droptail']['drop_rate']:.3g}; SACK-DropTail queue {v['SACK-droptail']['avg_queue_norm']:.3f}"),
         Claim("Over RED, PERT drops more than SACK (it stays in high-speed mode with a short queue).", v["PERT-red"]["drop_rate"] > v["SACK-red"]["drop_rate"],
               f"PERT-RED {v['PERT-red']['drop_rate']:.3g}; SACK-RED {v['SACK-red']['drop_rate']:.3g}"),
     ]  # fmt: skip
-    return report
 
 
 _TABLE4_FIGURE = _thesis_figure("kotla08-table4.png", "table4", "scheme", [("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate")])
