@@ -141,7 +141,7 @@ def _judged(report: Report, claims: Callable[[pl.DataFrame], list[Claim]], runs:
             differ.append(f"'{c.text}' holds on {on} alone and {'holds' if c.holds else 'does not hold'} on the mean")
     report.notes.append(
         "Judged on each seed's runs alone, the claims agree with the mean on every seed." if not differ
-        else f"Judged on each seed's runs alone, {len(differ)} claim{'s' if len(differ) > 1 else ''} change verdict: {'; '.join(differ)}."
+        else f"Judged on each seed's runs alone, {len(differ)} claim{'s change' if len(differ) > 1 else ' changes'} verdict: {'; '.join(differ)}."
     )  # fmt: skip
 
 
