@@ -216,6 +216,7 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
 
     from pertlab.reproduce.kotla08_entries import Mean, _col, _flows_claims, _judged
     from pertlab.reproduce.registry import Report
+    from pertlab.sweep import aggregate
 
     share = [0.2, 0.3, 0.4, 0.5, 0.9, 0.9]
     runs = pl.DataFrame({
@@ -229,6 +230,9 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
     assert (mean[0].lo, mean[0].hi) == pytest.approx((0.3 - half, 0.3 + half))
     assert mean[1].hi == 1.0  # cut to the range of a share
     assert f"{mean[0]:.2f}" == f"0.30 [{0.3 - half:.2f}, {0.3 + half:.2f}]"
+    # A mean of one seed has no interval: a plain number.
+    _, alone = _col(aggregate(runs.filter(pl.col("seed") == 1), ["flows"], ("pert_share",)), "flows", "pert_share")
+    assert alone == [0.2, 0.5] and not any(isinstance(v, Mean) for v in alone)
     # Seed 1 alone: share 0.5 at 1000 flows, drop ratio below 1 everywhere; the mean: 0.77 and 1.1.
     one = {c.text.split(" (")[0]: c.holds for c in _flows_claims(runs.filter(pl.col("seed") == 1))}
     three = {c.text.split(" (")[0]: c for c in _flows_claims(runs)}

@@ -64,12 +64,13 @@ def _col(table: pl.DataFrame, x: str, *cols: str, **where: str) -> tuple[list[fl
 
 
 def _values(t: pl.DataFrame, c: str) -> list[float]:
-    """Column ``c`` of ``t`` (NaN if missing), as :class:`Mean` values where ``t`` has its interval."""
+    """Column ``c`` of ``t`` (NaN if missing), as :class:`Mean` values where ``t`` has their
+    interval (not of a mean of one seed)."""
     if c not in t.columns:
         return [math.nan] * t.height
     if f"{c}_lo95" not in t.columns:
         return t[c].to_list()
-    return [Mean(*v) for v in zip(t[c].to_list(), t[f"{c}_lo95"].to_list(), t[f"{c}_hi95"].to_list())]
+    return [Mean(m, lo, hi) if not math.isnan(lo) else m for m, lo, hi in zip(t[c].to_list(), t[f"{c}_lo95"].to_list(), t[f"{c}_hi95"].to_list())]
 
 
 def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> None:
