@@ -173,3 +173,17 @@ def test_hua02_swtp_quick(tmp_path):
     pair here), and Fig 5.4's 1.8-2.0 is not reached at the largest K (1.67-2.28 in the full run)."""
     claims = list(_reproduce("hua02-swtp", tmp_path).values())
     assert claims == [False, False, True, True, False, True, True, False, True, True, True, True, True, True, True, True, True], claims
+
+
+def test_the_vegas_lot_draws_nothing_at_random_so_its_full_mode_runs_one_seed():
+    """Figure 3.4's case 2 at m = 4 (the lot where start times would matter most): seeds 1 to 3
+    give the same flows and queues, so hua02-vegas runs only the first seed of full mode."""
+    from pertlab.reproduce.hua02_entries import FULL, _vegas_seeds
+
+    lot = LotRun.several(4, 4)
+    runs = [run(vegas_lot(lot, duration="40s", warmup="10s", seed=seed)) for seed in (1, 2, 3)]
+    flows = [r.flows.drop([c for c in r.flows.columns if "wall" in c]).to_dicts() for r in runs]
+    assert flows[0] == flows[1] == flows[2] and len(flows[0]) == 16
+    assert runs[0].queues.to_dicts() == runs[1].queues.to_dicts() == runs[2].queues.to_dicts()
+    assert runs[0].flows["goodput_mbps"].sum() > 1.5  # the lot's 2 Mbit/s links are in use
+    assert FULL.seeds == (1, 2, 3) and _vegas_seeds(FULL) == (1,)

@@ -18,7 +18,7 @@ import polars as pl
 from ..experiments import kotla08 as k
 from ..parallel import Workers
 from ..plots import comparison_panels, interval_note, metric_panels, saved_figure
-from ..sweep import BOUNDS, FRACTION, NON_NEGATIVE, Point, aggregate, stored_results
+from ..sweep import BOUNDS, FRACTION, INTERVAL, NON_NEGATIVE, Point, Range, aggregate, stored_results
 from .registry import Claim, Entry, Figure, Report, fmt_values, rank_correlation, register, wire_of
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
@@ -30,17 +30,47 @@ DRAWN_BY_RUN = "Drawn by the run from the run's samples, which the report does n
 def _per_point(runs: pl.DataFrame) -> str:
     """How many runs each point of a sweep is (no error bars with one)."""
     seeds = runs["seed"].unique().sort().to_list()
-    return f"one run per point (seed {seeds[0]}), so no error bars" if len(seeds) == 1 else f"{len(seeds)} runs per point (seeds {fmt_values(seeds)})"
+    return f"one run per point (seed {seeds[0]}), so no error bars" if len(seeds) == 1 else f"the mean of {len(seeds)} runs per point (seeds {fmt_values(seeds)})"
+
+
+class Mean(float):
+    """A mean over seeds that a claim judges like any number and its evidence shows with
+    the mean's 95 % interval (:data:`pertlab.sweep.INTERVAL`): ``f"{m:.3g}"`` is
+    ``0.55 [0.52, 0.58]``."""
+
+    lo: float
+    hi: float
+
+    def __new__(cls, mean: float, lo: float, hi: float) -> "Mean":
+        m = super().__new__(cls, mean)
+        m.lo, m.hi = lo, hi
+        return m
+
+    def __format__(self, spec: str) -> str:
+        return f"{float(self):{spec}} [{self.lo:{spec}}, {self.hi:{spec}}]"
 
 
 def _col(table: pl.DataFrame, x: str, *cols: str, **where: str) -> tuple[list[float], ...]:
     """``x`` and each of ``cols`` (NaN where a column is missing) as lists sorted by ``x``,
-    over the rows matching ``where``."""
+    over the rows matching ``where``. With several seeds per ``x`` (a runs table), or
+    from a table :func:`pertlab.sweep.aggregate` made, the values are :class:`Mean` values."""
     t = table
     for key, val in where.items():
         t = t.filter(pl.col(key) == val)
+    if "seed" in t.columns and t["seed"].n_unique() > 1:
+        t = aggregate(t, [x], tuple(cols), _bounds(cols))
     t = t.with_columns(pl.col(x).cast(pl.Float64)).sort(x)
-    return t[x].to_list(), *(t[c].to_list() if c in t.columns else [math.nan] * t.height for c in cols)
+    return t[x].to_list(), *(_values(t, c) for c in cols)
+
+
+def _values(t: pl.DataFrame, c: str) -> list[float]:
+    """Column ``c`` of ``t`` (NaN if missing), as :class:`Mean` values where ``t`` has their
+    interval (not of a mean of one seed)."""
+    if c not in t.columns:
+        return [math.nan] * t.height
+    if f"{c}_lo95" not in t.columns:
+        return t[c].to_list()
+    return [Mean(m, lo, hi) if not math.isnan(lo) else m for m, lo, hi in zip(t[c].to_list(), t[f"{c}_lo95"].to_list(), t[f"{c}_hi95"].to_list())]
 
 
 def _plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, float]] = ()) -> None:
@@ -81,8 +111,39 @@ def _report(name: str, title: str, section: str, quick: bool, out: Path, notes: 
 def _mode_note(mode: k.Mode) -> str:
     return (
         f"{mode.duration} runs, starts uniform in (0, 10) s, metrics over [{mode.warmup}, {mode.measure_end}], "
-        f"seeds {', '.join(map(str, mode.seeds))}. Runs are stored under runs/ by scenario hash and reused."
+        f"seeds {', '.join(map(str, mode.seeds))}. Runs are stored under runs/ by scenario hash and reused. {_seeds_note(mode.seeds)}"
+    ).rstrip()
+
+
+def _seeds_note(seeds: tuple[int, ...]) -> str:
+    """How the claims read several seeds ('' for one)."""
+    if len(seeds) < 2:
+        return ""
+    return (
+        f"The claims judge the mean over the {len(seeds)} seeds of each point; their evidence gives each mean "
+        f"with its interval in brackets ({INTERVAL}); the runs table keeps every run."
     )
+
+
+def _judged(report: Report, claims: Callable[[pl.DataFrame], list[Claim]], runs: pl.DataFrame) -> None:
+    """Set the report's claims, judged on ``runs`` (the mean over its seeds), and with several
+    seeds add a note naming every claim whose verdict on one seed's runs alone differs from
+    another seed's or from the mean's (a claim that held on seed 1 only, say)."""
+    report.claims = claims(runs)
+    seeds = runs["seed"].unique().sort().to_list()
+    if len(seeds) < 2:
+        return
+    alone = {s: claims(runs.filter(pl.col("seed") == s)) for s in seeds}
+    differ = []
+    for i, c in enumerate(report.claims):
+        held = [s for s in seeds if alone[s][i].holds]
+        if len(held) not in (0, len(seeds)) or bool(held) != c.holds:
+            on = f"seed{'s' if len(held) > 1 else ''} {', '.join(map(str, held))}" if held else "no seed"
+            differ.append(f"'{c.text}' holds on {on} alone and {'holds' if c.holds else 'does not hold'} on the mean")
+    report.notes.append(
+        "Judged on each seed's runs alone, the claims agree with the mean on every seed." if not differ
+        else f"Judged on each seed's runs alone, {len(differ)} claim{'s change' if len(differ) > 1 else ' changes'} verdict: {'; '.join(differ)}."
+    )  # fmt: skip
 
 
 PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT/SACK drop ratio"), ("drop_rate", "drop rate (all)"), ("avg_queue_norm", "avg queue / buffer")]
@@ -92,13 +153,29 @@ PERT_PANELS = [("pert_share", "PERT bandwidth share"), ("pert_drop_ratio", "PERT
 SWEEP_BOUNDS = {**BOUNDS, "pert_compete_frac": FRACTION, "pert_high_speed_frac": FRACTION}
 
 
+def _bounds(metrics: Any) -> dict[str, Range]:
+    """The range of each metric of a kotla08 table: :data:`SWEEP_BOUNDS`, else by the
+    column's kind (a label's share or drop rate is a fraction; a drop ratio, a dispersion,
+    a count of drops are not negative)."""
+
+    def of(m: str) -> Range:
+        if m in SWEEP_BOUNDS:
+            return SWEEP_BOUNDS[m]
+        if m.endswith(("_share", "_drop_rate", "_frac")):
+            return FRACTION
+        return NON_NEGATIVE if m.endswith(("_drop_ratio", "_var_over_mean", "_mbps", "_drops")) else Range()
+
+    return {m: of(m) for m in metrics}
+
+
 def _sweep_figure(file: str, runs: pl.DataFrame, x: str, panels: list[tuple[str, str]], title: str, *, by: str | None = None, log_x: bool = False) -> Figure:
     """A sweep's metrics against ``x`` (:func:`pertlab.plots.metric_panels`), from its runs table:
     the runs themselves with one seed, their means with 95 % intervals with more."""
     table = runs
+    bounds = _bounds(m for m, _ in panels)
     if runs["seed"].n_unique() > 1:
-        table = aggregate(runs, [c for c in (by, x) if c], tuple(m for m, _ in panels), SWEEP_BOUNDS)
-    bars = interval_note(table, panels, SWEEP_BOUNDS) if table is not runs else ""
+        table = aggregate(runs, [c for c in (by, x) if c], tuple(bounds), bounds)
+    bars = interval_note(table, panels, bounds) if table is not runs else ""
     caption = f"{', '.join(t for _, t in panels)} against {x}{f', one line per {by}' if by else ''}: {_per_point(runs)}. {bars} {PLOT_ONLY}"
     return Figure(file, caption.replace(".  ", ". "), lambda path: metric_panels(table, x, panels, path, title, by=by, log_x=log_x))
 
@@ -119,7 +196,7 @@ def _sweep_entry(
         table = k.run_table(pts, out, workers)
         report = _report(name, title, section, quick, out, [_mode_note(mode)])
         report.tables["runs"] = table
-        report.claims = claims(table)
+        _judged(report, claims, table)
         return report
 
     def figures(report: Report) -> list[Figure]:
@@ -284,20 +361,26 @@ def _highspeed(quick: bool, out: Path, workers: Workers) -> Report:
     report = _report(
         "kotla08-highspeed", "Figure 23: one flow on a high-BDP path (70 ms)", "Section VI.F", quick, out,
         [f"Bottleneck {setup.bottleneck_bps / 1e9:g} Gbit/s, 70 ms RTT, buffer 1 BDP of the slower link, {setup.duration} runs, "
-         f"metrics from {setup.warmup}. Utilization is that of the slower of the end-host link and the bottleneck. "
-         "Quick mode: 1 Gbit/s (8750-packet BDP) instead of 2.4 Gbit/s."],
+         f"metrics from {setup.warmup}, seeds {', '.join(map(str, setup.seeds))}. Utilization is that of the slower of the end-host link and the bottleneck. "
+         f"Quick mode: 1 Gbit/s (8750-packet BDP) instead of 2.4 Gbit/s. {_seeds_note(setup.seeds)}"],
     )  # fmt: skip
     report.tables["runs"] = table
-    top = table.filter(pl.col("access_mbps").cast(pl.Float64) == max(float(a) / 1e6 for a in setup.access_bps))
-    u = dict(zip(top["scheme"].to_list(), top["utilization"].to_list()))
-    d = dict(zip(top["scheme"].to_list(), top["flow_drops"].to_list()))
-    report.claims = [
+    _judged(report, _highspeed_claims, table)
+    return report
+
+
+def _highspeed_claims(table: pl.DataFrame) -> list[Claim]:
+    # At the fastest end-host link.
+    u, d = {}, {}
+    for cc in k.HIGHSPEED_SCHEMES:
+        _, util, drops = _col(table, "access_mbps", "utilization", "flow_drops", scheme=cc)
+        u[cc], d[cc] = util[-1], drops[-1]
+    return [
         Claim("A single adaptive PERT flow fills the high-BDP link far better than the original PERT (utilization at least 1.5 x).",
               u["pert-adaptive"] >= 1.5 * u["pert"], f"utilization: adaptive {u['pert-adaptive']:.3f}, original {u['pert']:.3f}, SACK {u['sack']:.3f}"),
         Claim("It nearly fills the link (utilization at least 0.8 over the window).", u["pert-adaptive"] >= 0.8, f"{u['pert-adaptive']:.3f}"),
         Claim("With zero packet losses (within the window).", d["pert-adaptive"] == 0, f"losses in the window: {d['pert-adaptive']}"),
     ]  # fmt: skip
-    return report
 
 
 def _highspeed_figures(report: Report) -> list[Figure]:
@@ -322,7 +405,11 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
          "(b) 100 Mbit/s / 5 ms source link and a 55 Mbit/s / 20 ms lossy end-host link."],
     )  # fmt: skip
     report.tables["runs"] = table
+    _judged(report, _channel_claims, table)
+    return report
 
+
+def _channel_claims(table: pl.DataFrame) -> list[Claim]:
     def util(path: str, cc: str) -> tuple[list[float], list[float]]:
         return _col(table, "loss", "utilization", path=path, scheme=cc)
 
@@ -340,8 +427,7 @@ def _channel(quick: bool, out: Path, workers: Workers) -> Report:
     low = [u for x, u in zip(xs, pu) if x < 1e-3]
     if low:
         claims.append(Claim("(wireless) PERT deteriorates only at about 1e-3 (utilization at least 0.9 below it).", min(low) >= 0.9, f"{fmt_values(low)}"))
-    report.claims = claims
-    return report
+    return claims
 
 
 def _channel_figures(report: Report) -> list[Figure]:
@@ -421,6 +507,11 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
         [_mode_note(mode), "Noise: U(0, 2 x mean) added to each RTT sample of the noisy flows (the thesis gives only the mean)."],
     )  # fmt: skip
     report.tables["runs"] = table
+    _judged(report, _noise_claims, table)
+    return report
+
+
+def _noise_claims(table: pl.DataFrame) -> list[Claim]:
     claims = []
     for noisy in ("both", "one"):
         xs, pd, pu = _col(table, "noise_ms", "drop_rate", "utilization", scheme=k.PERT, noisy=noisy)
@@ -428,8 +519,7 @@ def _noise(quick: bool, out: Path, workers: Workers) -> Report:
         claims.append(Claim(f"({noisy} noisy) PERT's drop rate stays zero at every noise level.", all(d == 0 for d in pd), f"noise {fmt_values(xs)} ms: {fmt_values(pd)}"))
         claims.append(Claim(f"({noisy} noisy) PERT almost fills the link (utilization at least 0.9).", min(pu) >= 0.9, f"{fmt_values(pu)}"))
         claims.append(Claim(f"({noisy} noisy) PERT is more robust than SACK: its drop rate is not above SACK's.", all(a <= b for a, b in zip(pd, sd)), f"PERT {fmt_values(pd)}; SACK {fmt_values(sd)}"))
-    report.claims = claims
-    return report
+    return claims
 
 
 def _noise_figures(report: Report) -> list[Figure]:
@@ -532,7 +622,10 @@ def _thesis_figure(file: str, name: str, label: str, pairs: list[tuple[str, str]
     def figure(report: Report) -> Figure:
         table = report.tables[name]
         what = report.title.split(":")[0]
-        caption = f"{what}: ours from one run (bars) and the thesis's published values (black diamonds), per {label}."
+        runs = report.tables.get("runs")
+        ours = (f"ours the mean over {runs['seed'].n_unique()} seeds (bars; error bars: {INTERVAL})"
+                if any(f"{c}_lo95" in table.columns for c, _ in pairs) and runs is not None else "ours from one run (bars)")  # fmt: skip
+        caption = f"{what}: {ours} and the thesis's published values (black diamonds), per {label}."
         full = [(c, f"thesis_{c}", t) for c, t in pairs]
         return Figure(file, caption, lambda path: comparison_panels(table, label, full, path, report.title, published="thesis"))
 
@@ -590,30 +683,42 @@ _share_table(
 def _table4(quick: bool, out: Path, workers: Workers) -> Report:
     mode = k.QUICK if quick else k.FULL
     pts = k.table4_points(mode)
-    runs = k.run_table(pts, out, workers)
-    rows = []
-    for r_ in runs.iter_rows(named=True):
-        tq, td = k.TABLE4[(r_["cc"], r_["queue"])]
-        rows.append({"scheme": f"{r_['cc'].upper()}-{r_['queue']}", "avg_queue_norm": r_["avg_queue_norm"], "thesis_avg_queue_norm": tq, "drop_rate": r_["drop_rate"], "thesis_drop_rate": td})
-    table = pl.DataFrame(rows)
+    runs = k.run_table(pts, out, workers).with_columns(pl.concat_str(pl.col("cc").str.to_uppercase(), pl.col("queue"), separator="-").alias("scheme"))
     report = _report(
         "kotla08-table4", "Table IV: PERT and SACK over RED and DropTail (20 flows, 100 Mbit/s / 60 ms)", "Section VII.C", quick, out,
         [_mode_note(mode), "RED: the core's RED with the flows' packet size and its automatic thresholds (the thesis gives no RED parameters)."],
     )  # fmt: skip
-    report.tables["table4"] = table
-    v = {r_["scheme"]: r_ for r_ in rows}
-    report.claims = [
+    report.tables["table4"] = _table4_means(runs)
+    report.tables["runs"] = runs
+    _judged(report, _table4_claims, runs)
+    return report
+
+
+TABLE4_METRICS = ("avg_queue_norm", "drop_rate")
+
+
+def _table4_means(runs: pl.DataFrame) -> pl.DataFrame:
+    """One row per scheme: the mean over the seeds (with its interval when there are several), the thesis's beside."""
+    means = aggregate(runs, ["scheme", "cc", "queue"], TABLE4_METRICS, BOUNDS) if runs["seed"].n_unique() > 1 else runs
+    thesis = pl.DataFrame([{"cc": cc, "queue": q, "thesis_avg_queue_norm": tq, "thesis_drop_rate": td} for (cc, q), (tq, td) in k.TABLE4.items()])
+    shown = [c for c in means.columns if c.startswith(TABLE4_METRICS) and not c.endswith("_ci95")]
+    return means.join(thesis, on=["cc", "queue"]).select("scheme", *shown, "thesis_avg_queue_norm", "thesis_drop_rate")
+
+
+def _table4_claims(runs: pl.DataFrame) -> list[Claim]:
+    table = _table4_means(runs)
+    v = {scheme: dict(zip(TABLE4_METRICS, vals)) for scheme, *vals in zip(table["scheme"].to_list(), *(_values(table, m) for m in TABLE4_METRICS))}
+    return [
         Claim("PERT over DropTail drops nothing and keeps the queue far below SACK's over DropTail.", v["PERT-droptail"]["drop_rate"] == 0 and v["PERT-droptail"]["avg_queue_norm"] < 0.5 * v["SACK-droptail"]["avg_queue_norm"],
               f"PERT-DropTail queue {v['PERT-droptail']['avg_queue_norm']:.3f}, drops {v['PERT-droptail']['drop_rate']:.3g}; SACK-DropTail queue {v['SACK-droptail']['avg_queue_norm']:.3f}"),
         Claim("Over RED, PERT drops more than SACK (it stays in high-speed mode with a short queue).", v["PERT-red"]["drop_rate"] > v["SACK-red"]["drop_rate"],
               f"PERT-RED {v['PERT-red']['drop_rate']:.3g}; SACK-RED {v['SACK-red']['drop_rate']:.3g}"),
     ]  # fmt: skip
-    return report
 
 
 _TABLE4_FIGURE = _thesis_figure("kotla08-table4.png", "table4", "scheme", [("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate")])
 register(Entry("kotla08-table4", "Table IV: PERT and SACK over RED and DropTail", f"{THESIS}, Section VII.C", _table4, lambda report: [_TABLE4_FIGURE(report)],
-               lambda quick: wire_of(k.table4_points(_mode(quick))), details=()))  # fmt: skip
+               lambda quick: wire_of(k.table4_points(_mode(quick))), details=("runs",)))  # fmt: skip
 
 
 # ------------------------------------------------------------- Table V
