@@ -36,16 +36,6 @@ fn vectors_path() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors/pert.json")
 }
 
-fn ca_name(s: CaState) -> &'static str {
-    match s {
-        CaState::Open => "open",
-        CaState::Disorder => "disorder",
-        CaState::Cwr => "cwr",
-        CaState::Recovery => "recovery",
-        CaState::Loss => "loss",
-    }
-}
-
 fn ca_from(s: &str) -> CaState {
     match s {
         "open" => CaState::Open,
@@ -168,7 +158,7 @@ fn generate_case(name: &str, cfg: PertConfig, seed: u64, model: Model, init_una:
         let draws = draws_made(&before, &rng);
         ev["snd_una"] = json!(tp.snd_una);
         ev["snd_nxt"] = json!(tp.snd_nxt);
-        ev["ca_state"] = json!(ca_name(tp.ca_state));
+        ev["ca_state"] = json!(tp.ca_state.name());
         ev["pkts_acked"] = json!(true);
         ev["rtt_us"] = json!(rtt_us);
         ev["acked"] = json!(acked);

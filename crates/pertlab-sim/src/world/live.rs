@@ -23,7 +23,6 @@ use serde::Serialize;
 use super::World;
 use crate::engine::Event;
 use crate::error::ConfigError;
-use crate::tcp::cc::CaState;
 use crate::tcp::cc::INFINITE_SSTHRESH;
 use crate::time::SimTime;
 
@@ -91,17 +90,6 @@ pub struct LiveState {
     pub queues: Vec<LiveQueue>,
 }
 
-/// Linux's name of a recovery state (`TCP_CA_*`).
-fn ca_state_name(s: CaState) -> &'static str {
-    match s {
-        CaState::Open => "open",
-        CaState::Disorder => "disorder",
-        CaState::Cwr => "cwr",
-        CaState::Recovery => "recovery",
-        CaState::Loss => "loss",
-    }
-}
-
 impl World {
     /// The state of every long flow and queue now (see the module doc).
     pub fn live(&self) -> LiveState {
@@ -123,7 +111,7 @@ impl World {
                     srtt_ns: tp.srtt,
                     min_rtt_ns: c.rtt_min_ns,
                     rto_ns: f.sender.rto(),
-                    ca_state: ca_state_name(tp.ca_state),
+                    ca_state: tp.ca_state.name(),
                     in_flight: tp.packets_in_flight,
                     bytes_acked: u64::from(tp.snd_una) * u64::from(f.payload_bytes()),
                     segments_sent: c.segments_sent,

@@ -60,6 +60,19 @@ pub enum CaState {
     Loss,
 }
 
+impl CaState {
+    /// Linux's name of the state (`TCP_CA_*`, lower case): open, disorder, cwr, recovery, loss.
+    pub fn name(self) -> &'static str {
+        match self {
+            CaState::Open => "open",
+            CaState::Disorder => "disorder",
+            CaState::Cwr => "cwr",
+            CaState::Recovery => "recovery",
+            CaState::Loss => "loss",
+        }
+    }
+}
+
 /// Events the sender reports to the controller (Linux `enum tcp_ca_event`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CaEvent {
