@@ -263,7 +263,8 @@ def aggregate(runs: pl.DataFrame, by: list[str], metrics: tuple[str, ...] = METR
     """Per point, of every metric (:data:`METRICS` unless given): the mean, the half-width
     of its 95 % confidence interval (Student t over seeds, ``{m}_ci95``) and that interval
     cut to the metric's range in ``bounds`` (``{m}_lo95``, ``{m}_hi95``; see
-    :func:`clipped_interval`)."""
+    :func:`clipped_interval`). Runs where a metric is undefined (null: a share of a class
+    with no flows at that point) are left out of its mean; with none left it is NaN."""
     from scipy import stats
 
     present = [m for m in metrics if m in runs.columns]
@@ -274,9 +275,10 @@ def aggregate(runs: pl.DataFrame, by: list[str], metrics: tuple[str, ...] = METR
         n = part.height
         row["seeds"] = n
         for m in present:
-            x = part[m].cast(pl.Float64)
-            mean = float(x.mean())
-            half = float(stats.t.ppf(0.975, n - 1) * x.std() / math.sqrt(n)) if n > 1 else float("nan")
+            x = part[m].cast(pl.Float64).drop_nulls()
+            k = x.len()
+            mean = float(x.mean()) if k else math.nan
+            half = float(stats.t.ppf(0.975, k - 1) * x.std() / math.sqrt(k)) if k > 1 else math.nan
             row[m] = mean
             row[f"{m}_ci95"] = half
             r = bounds.get(m, Range())

@@ -86,3 +86,16 @@ def test_sweep_on_dask_stores_every_run_and_resumes_after_a_loss(tmp_path):
     assert {k: (tmp_path / "runs" / k / "summary.json").stat().st_mtime_ns for k in keys[1:]} == kept
     assert (tmp_path / "runs" / keys[0] / "summary.json").read_bytes() == summary_lost
     assert table2.equals(table)
+
+
+def test_aggregate_leaves_undefined_values_out_of_the_mean():
+    """A metric undefined in some runs (null: the PERT share at a 0 % PERT mix) is averaged over
+    the runs that define it, and is NaN where none does (a full kotla08-mix run crashed on it)."""
+    import math
+
+    runs = pl.DataFrame({"mix": [0, 0, 0, 50, 50, 50], "seed": [1, 2, 3] * 2, "share": [None, None, None, 0.4, 0.5, None]})
+    table = aggregate(runs, ["mix"], ("share",)).sort("mix")
+    assert math.isnan(table["share"][0]) and math.isnan(table["share_lo95"][0])
+    assert table["share"][1] == pytest.approx(0.45) and table["seeds"][1] == 3
+    # Two values: t(0.975, 1) x std / sqrt(2).
+    assert table["share_ci95"][1] == pytest.approx(12.706 * 0.0707107 / math.sqrt(2), rel=1e-3)
