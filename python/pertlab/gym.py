@@ -133,7 +133,7 @@ class CongestionEnv(gymnasium.Env):
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
         action = np.asarray(action, dtype=np.float64).reshape(len(self.agents))
-        flows = self._last_flows()
+        flows = self._last["flows"]
         for k, i in enumerate(self.agents):
             if self.action_kind == "cwnd":
                 cwnd = action[k]
@@ -174,9 +174,6 @@ class CongestionEnv(gymnasium.Env):
         }
         self._last = state
         return np.asarray(rows, dtype=np.float32), info
-
-    def _last_flows(self) -> list[dict[str, Any]]:
-        return self._last["flows"]
 
     def _default_reward(self, obs: np.ndarray, info: dict[str, Any]) -> float:
         col = {name: j for j, name in enumerate(FEATURES)}
