@@ -214,7 +214,8 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
     the report's notes name it."""
     from scipy import stats
 
-    from pertlab.reproduce.kotla08_entries import Mean, _col, _flows_claims, _judged
+    from pertlab.reproduce.kotla08_common import Mean, column_values, judge
+    from pertlab.reproduce.kotla08_entries import _flows_claims
     from pertlab.reproduce.registry import Report
     from pertlab.sweep import aggregate
 
@@ -223,7 +224,7 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
         "flows": ["20"] * 3 + ["1000"] * 3, "seed": [1, 2, 3] * 2, "pert_share": share,
         "pert_drop_ratio": [0.5, 0.6, 0.7, 0.8, 0.9, 1.6], "drop_rate": [1e-3, 2e-3, 3e-3, 4e-3, 5e-3, 6e-3],
     })  # fmt: skip
-    xs, mean = _col(runs, "flows", "pert_share")
+    xs, mean = column_values(runs, "flows", "pert_share")
     assert xs == [20.0, 1000.0] and all(isinstance(m, Mean) for m in mean)
     assert mean == pytest.approx([0.3, 2.3 / 3])
     half = stats.t.ppf(0.975, 2) * 0.1 / 3**0.5
@@ -231,7 +232,7 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
     assert mean[1].hi == 1.0  # cut to the range of a share
     assert f"{mean[0]:.2f}" == f"0.30 [{0.3 - half:.2f}, {0.3 + half:.2f}]"
     # A mean of one seed has no interval: a plain number.
-    _, alone = _col(aggregate(runs.filter(pl.col("seed") == 1), ["flows"], ("pert_share",)), "flows", "pert_share")
+    _, alone = column_values(aggregate(runs.filter(pl.col("seed") == 1), ["flows"], ("pert_share",)), "flows", "pert_share")
     assert alone == [0.2, 0.5] and not any(isinstance(v, Mean) for v in alone)
     # Seed 1 alone: share 0.5 at 1000 flows, drop ratio below 1 everywhere; the mean: 0.77 and 1.1.
     one = {c.text.split(" (")[0]: c.holds for c in _flows_claims(runs.filter(pl.col("seed") == 1))}
@@ -240,7 +241,7 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
     assert one["PERT's drop rate is below SACK's at every flow count"] and not three["PERT's drop rate is below SACK's at every flow count"].holds
     assert "0.767 [" in three["PERT's share stabilises near 50 % with many flows"].evidence
     report = Report(name="kotla08-flows", title="", source="", mode="full", out_dir=tmp_path, notes=[])
-    _judged(report, _flows_claims, runs)
+    judge(report, _flows_claims, runs)
     assert [c.holds for c in report.claims] == [c.holds for c in three.values()]
     assert report.notes[-1].startswith("Judged on each seed's runs alone, 2 claims change verdict")
     assert "near 50 % with many flows (between 35 % and 65 % at the largest count).' holds on seed 1 alone and does not hold on the mean" in report.notes[-1]

@@ -11,7 +11,7 @@ import polars as pl
 from ..experiments import kotla08 as k
 from ..experiments import kotla08_homogeneous as h
 from ..sweep import aggregate
-from .kotla08_entries import SWEEP_BOUNDS, _col, _sweep_entry
+from .kotla08_common import SWEEP_BOUNDS, column_values, sweep_entry
 from .registry import Claim, fmt_values
 
 #: "Negligible" drops, "low" queue: the PERT paper's own reading of Figure 9 (no loss: a drop
@@ -29,11 +29,11 @@ def _means(t: pl.DataFrame, keys: list[str], metrics: tuple[str, ...]) -> pl.Dat
 
 def _web_claims(t: pl.DataFrame) -> list[Claim]:
     m = _means(t, ["scheme", "web_sessions"], ("avg_queue_norm", "drop_rate"))
-    xs, pq, pd = _col(m, "web_sessions", "avg_queue_norm", "drop_rate", scheme=k.PERT)
+    xs, pq, pd = column_values(m, "web_sessions", "avg_queue_norm", "drop_rate", scheme=k.PERT)
     # The long flows' own drop rate (the web transfers are not among them).
-    _, long_pd = _col(_means(t.filter(pl.col("scheme") == k.PERT), ["web_sessions"], ("pert_drop_rate",)), "web_sessions", "pert_drop_rate")
+    _, long_pd = column_values(_means(t.filter(pl.col("scheme") == k.PERT), ["web_sessions"], ("pert_drop_rate",)), "web_sessions", "pert_drop_rate")
     lossy = [i for i, d in enumerate(pd) if d > 0]
-    _, sq, sd = _col(m, "web_sessions", "avg_queue_norm", "drop_rate", scheme=k.SACK)
+    _, sq, sd = column_values(m, "web_sessions", "avg_queue_norm", "drop_rate", scheme=k.SACK)
     at = f"at {fmt_values(xs)} web sessions"
     return [
         Claim(f"PERT's packet losses are negligible as the web load grows (drop rate below {NEGLIGIBLE_DROP_RATE:g} at every load; Fig. 18).",
@@ -49,7 +49,7 @@ def _web_claims(t: pl.DataFrame) -> list[Claim]:
 
 def _rtt_claims(t: pl.DataFrame) -> list[Claim]:
     m = _means(t, ["rtt_ms"], ("drop_rate", "pert_compete_frac"))
-    xs, drop, compete = _col(m, "rtt_ms", "drop_rate", "pert_compete_frac")
+    xs, drop, compete = column_values(m, "rtt_ms", "drop_rate", "pert_compete_frac")
     worst = dict(t.group_by("rtt_ms").agg(pl.col("drop_rate").max()).with_columns(pl.col("rtt_ms").cast(pl.Float64)).iter_rows())
     lossy = [x for x in xs if worst[x] > 0]
     clean = [i for i, x in enumerate(xs) if x not in lossy]
@@ -65,8 +65,8 @@ def _rtt_claims(t: pl.DataFrame) -> list[Claim]:
 
 def _low_buffer_claims(t: pl.DataFrame) -> list[Claim]:
     m = _means(t, ["scheme", "buffer_bdp"], ("utilization",))
-    xs, adaptive = _col(m, "buffer_bdp", "utilization", scheme=k.PERT)
-    _, original = _col(m, "buffer_bdp", "utilization", scheme="pert")
+    xs, adaptive = column_values(m, "buffer_bdp", "utilization", scheme=k.PERT)
+    _, original = column_values(m, "buffer_bdp", "utilization", scheme="pert")
     evidence = f"utilization: adaptive {fmt_values(adaptive)}; original {fmt_values(original)} at {fmt_values(xs)} BDP"
     return [
         Claim("At the smallest buffer (1/128 BDP) adaptive PERT's utilization is lower than the original PERT's (Fig. 22).", adaptive[0] < original[0], evidence),
@@ -76,17 +76,17 @@ def _low_buffer_claims(t: pl.DataFrame) -> list[Claim]:
     ]  # fmt: skip
 
 
-_sweep_entry(
+sweep_entry(
     "kotla08-web", "Figure 18: adaptive PERT or SACK, 50 long flows and 10..1000 web sessions, 150 Mbit/s, 60 ms", "Section VI.A",
     h.web_points, "web_sessions", _web_claims, log_x=True, by="scheme", full=h.SEEDED,
     panels=[("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate"), ("utilization", "utilization")],
 )  # fmt: skip
-_sweep_entry(
+sweep_entry(
     "kotla08-rtt", "Figure 20: 50 adaptive PERT flows, RTT 10 ms..1 s, 150 Mbit/s", "Section VI.C", h.rtt_points, "rtt_ms", _rtt_claims,
     log_x=True, full=h.SEEDED,
     panels=[("drop_rate", "drop rate"), ("pert_compete_frac", "share of the window in compete mode"), ("avg_queue_norm", "avg queue / buffer"), ("utilization", "utilization")],
 )  # fmt: skip
-_sweep_entry(
+sweep_entry(
     "kotla08-low-buffer", "Figure 22: 20 flows, adaptive against original PERT, buffer 1/128..1/2 BDP, 100 Mbit/s, 60 ms", "Section VI.E",
     h.low_buffer_points, "buffer_bdp", _low_buffer_claims, log_x=True, by="scheme", full=h.SEEDED,
     panels=[("utilization", "utilization"), ("avg_queue_norm", "avg queue / buffer"), ("drop_rate", "drop rate")],
