@@ -399,12 +399,12 @@ TABLE1 = {
 TABLE1_LONG_JFI = 0.92
 
 
-def six_router_scenario(mode: Mode) -> Scenario:
+def six_router_scenario(mode: Mode, seed: int = 1) -> Scenario:
     """Figure 21: routers R1..R6 (150 Mbit/s, 5 ms), 20 hosts each on 1 Gbit/s / 5 ms;
     each cloud sends to the next, R1's cloud also to R6's (buffer: 1 BDP of the long path)."""
     return parking_lot(
         routers=6, hosts=20, cc=PERT, duration=mode.duration, warmup=mode.warmup, measure_end=mode.measure_end,
-        start_window="10s", packet_size=WIRE_BYTES, tcp={**NS2_TCP, "overhead": SEND_OVERHEAD},
+        start_window="10s", seed=seed, packet_size=WIRE_BYTES, tcp={**NS2_TCP, "overhead": SEND_OVERHEAD},
     )  # fmt: skip
 
 
@@ -581,10 +581,10 @@ CBR_FULL = Cbr(1e9, 500e6, 150.0, 6)
 CBR_QUICK = Cbr(1e9, 500e6, 30.0, 5)
 
 
-def cbr_scenario(setup: Cbr) -> Scenario:
+def cbr_scenario(setup: Cbr, seed: int = 1) -> Scenario:
     end = setup.phase_s * setup.phases
-    mode = Mode("cbr", f"{end}s", "0s", f"{end}s", (1,))
-    s = kotla_dumbbell(f"{PERT}:1", mode, 1, bw=setup.bw, start_window="0s", send_overhead="0s", sample_interval="1s").to_wire()
+    mode = Mode("cbr", f"{end}s", "0s", f"{end}s", (seed,))
+    s = kotla_dumbbell(f"{PERT}:1", mode, seed, bw=setup.bw, start_window="0s", send_overhead="0s", sample_interval="1s").to_wire()
     s["udp"] = [
         {"src": "s0", "dst": "d0", "rate_bps": int(setup.cbr_bps), "packet_size": WIRE_BYTES, "arrivals": "cbr",
          "start_ns": int(i * setup.phase_s * 1e9), "stop_ns": int((i + 1) * setup.phase_s * 1e9)}
@@ -631,11 +631,11 @@ JOIN_LEAVE_FULL = JoinLeave(150e6, 300.0, (2100.0, 1500.0, 900.0, 300.0))
 JOIN_LEAVE_QUICK = JoinLeave(150e6, 60.0, (420.0, 300.0, 180.0, 60.0))
 
 
-def join_leave_scenario(setup: JoinLeave) -> Scenario:
+def join_leave_scenario(setup: JoinLeave, seed: int = 1) -> Scenario:
     n = len(setup.lifetimes_s)
     end = max(i * setup.step_s + life for i, life in enumerate(setup.lifetimes_s))
-    mode = Mode("join-leave", f"{end}s", "0s", f"{end}s", (1,))
-    s = kotla_dumbbell(f"{PERT}:{n}", mode, 1, bw=setup.bw, send_overhead="0s", sample_interval="1s").to_wire()
+    mode = Mode("join-leave", f"{end}s", "0s", f"{end}s", (seed,))
+    s = kotla_dumbbell(f"{PERT}:{n}", mode, seed, bw=setup.bw, send_overhead="0s", sample_interval="1s").to_wire()
     for i, (f, life) in enumerate(zip(s["flows"], setup.lifetimes_s)):
         f.pop("start_window_ns", None)
         f["start_ns"], f["stop_ns"] = int(i * setup.step_s * 1e9), int((i * setup.step_s + life) * 1e9)
@@ -670,9 +670,10 @@ def queue_position_points(mode: Mode) -> list[Point]:
     position of every accepted data packet per label."""
     out = []
     for name, cc in QUEUE_POSITION_MIXES.items():
-        s = kotla_dumbbell(cc, mode, 1).to_wire()
-        s["monitor"] = {**s.get("monitor", {}), "queue_positions": "bottleneck"}
-        out.append(Point((("mix", name),), 1, Scenario.parse(s)))
+        for seed in mode.seeds:
+            s = kotla_dumbbell(cc, mode, seed).to_wire()
+            s["monitor"] = {**s.get("monitor", {}), "queue_positions": "bottleneck"}
+            out.append(Point((("mix", name),), seed, Scenario.parse(s)))
     return out
 
 

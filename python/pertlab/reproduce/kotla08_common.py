@@ -1,6 +1,6 @@
-"""What the registry entries of Kotla's 2008 thesis share: runs of one point or one
-point per seed, claims judged on the mean over seeds (:class:`Mean`, :func:`judge`), the
-notes that say how, and the sweep and thesis-comparison figures. The entries themselves:
+"""What the registry entries of Kotla's 2008 thesis share: claims judged on the mean over
+seeds (:class:`Mean`, :func:`judge`), the notes that say how, and the sweep and
+thesis-comparison figures. The entries themselves:
 :mod:`.kotla08_entries` (sweeps and single-flow figures), :mod:`.kotla08_tables` (Tables I
 to V, queue positions, CBR, flows joining and leaving) and
 :mod:`.kotla08_homogeneous_entries` (Section VI)."""
@@ -16,7 +16,7 @@ import polars as pl
 from ..experiments import kotla08 as k
 from ..parallel import Workers
 from ..plots import comparison_panels, interval_note, metric_panels, saved_figure
-from ..sweep import BOUNDS, FRACTION, INTERVAL, NON_NEGATIVE, Point, Range, aggregate, stored_results
+from ..sweep import BOUNDS, FRACTION, INTERVAL, NON_NEGATIVE, Point, Range, aggregate
 from .registry import Claim, Entry, Figure, Report, fmt_values, register, wire_of
 
 THESIS = "Kotla, MS thesis, Texas A&M 2008"
@@ -88,17 +88,6 @@ def plot_goodput(path: Path, title: str, results: Any, shade: list[tuple[float, 
 
 def mode_for(quick: bool) -> k.Mode:
     return k.QUICK if quick else k.FULL
-
-
-def one_point(key: str, scenario: Any) -> Point:
-    """The point of an entry that runs one scenario."""
-    return Point((("run", key),), 1, scenario)
-
-
-def run_one(pt: Point, out: Path, workers: Workers) -> Any:
-    """Run (or reuse) one point under ``out/runs``; its results."""
-    k.run_table([pt], out, workers)
-    return stored_results(pt, out)
 
 
 def new_report(name: str, title: str, section: str, quick: bool, out: Path, notes: list[str]) -> Report:
