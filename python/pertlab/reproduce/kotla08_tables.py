@@ -168,7 +168,7 @@ def _table1(quick: bool, out: Path, workers: Workers) -> Report:
 def _table1_claims(runs: pl.DataFrame) -> list[Claim]:
     t = seed_means(runs, TABLE1_METRICS)
     links = t.filter(pl.col("link") != LONG_FLOWS)
-    drop, util, queue, jain = (values_of(links, m) for m in TABLE1_METRICS)
+    drop, queue, util, jain = (values_of(links, m) for m in TABLE1_METRICS)
     long = values_of(t.filter(pl.col("link") == LONG_FLOWS), "jain")[0]
     return [
         Claim("The drop rate is zero on every router link.", max(drop) == 0, f"drop rates {fmt_values(drop)}"),
