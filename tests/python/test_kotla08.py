@@ -251,26 +251,33 @@ def test_claims_judge_the_mean_over_seeds_and_show_its_interval(tmp_path):
 def test_seed_means_of_a_per_seed_table_keep_the_keys_and_the_thesis_and_judge_the_mean():
     """A one-run table (Table I's per link) over three seeds: one row per link in the runs'
     order with each metric's mean and interval next to it and the thesis's values kept; one
-    seed gives the run's own table; Table I's claims judge the mean."""
+    seed gives the run's own table; Table I's claims judge the mean, and its start-window
+    test reads the runs with simultaneous starts."""
     from scipy import stats
 
-    from pertlab.reproduce.kotla08_tables import _table1_claims, seed_means
+    from pertlab.reproduce.kotla08_tables import SPREAD, TOGETHER, _table1_claims, seed_means
 
+    per_seed = ((0.16, 95.0, 0.99), (0.18, 96.0, 0.85), (0.20, 97.0, 0.80))
     rows = [
-        {"link": link, "drop_rate": 0.0, "thesis_drop_rate": 0.0, "avg_queue_norm": q, "thesis_avg_queue_norm": 0.17, "utilization_pct": u, "jain": j, "seed": seed}
-        for seed, (q, u, j) in zip((1, 2, 3), ((0.16, 95.0, 0.99), (0.18, 96.0, 0.85), (0.20, 97.0, 0.80)))
-        for link in ("R2-R3", "R1-R2")
-    ] + [{"link": "R1->R6 flows", "jain": j, "seed": seed} for seed, j in ((1, 0.95), (2, 0.93), (3, 0.91))]  # fmt: skip
+        {"link": link, "drop_rate": 0.0, "thesis_drop_rate": 0.0, "avg_queue_norm": q, "thesis_avg_queue_norm": 0.17, "utilization_pct": u, "jain": j,
+         "jain_one_hop": 0.95, "starts": starts, "seed": seed}
+        for starts in (SPREAD, TOGETHER) for seed, (q, u, j) in zip((1, 2, 3), per_seed) for link in ("R2-R3", "R1-R2")
+    ] + [{"link": "R1->R6 flows", "jain": j, "starts": starts, "seed": seed} for starts, js in ((SPREAD, (0.95, 0.93, 0.91)), (TOGETHER, (0.5, 0.6, 0.7)))
+         for seed, j in zip((1, 2, 3), js)]  # fmt: skip
     runs = pl.DataFrame(rows, infer_schema_length=None)
-    t = seed_means(runs, ("drop_rate", "avg_queue_norm", "utilization_pct", "jain"))
+    t = seed_means(runs.filter(pl.col("starts") == SPREAD).drop("starts"), ("drop_rate", "avg_queue_norm", "utilization_pct", "jain"))
     assert t["link"].to_list() == ["R2-R3", "R1-R2", "R1->R6 flows"]
     assert t.columns[:5] == ["link", "drop_rate", "drop_rate_lo95", "drop_rate_hi95", "thesis_drop_rate"]
     assert t["avg_queue_norm"].to_list()[:2] == pytest.approx([0.18, 0.18]) and t["thesis_avg_queue_norm"][0] == 0.17
     half = stats.t.ppf(0.975, 2) * 0.02 / 3**0.5
     assert (t["avg_queue_norm_lo95"][0], t["avg_queue_norm_hi95"][0]) == pytest.approx((0.18 - half, 0.18 + half))
     assert t["jain_hi95"][0] == 1.0 and t["seeds"].to_list() == [3, 3, 3]  # cut to [0, 1]
-    assert seed_means(runs.filter(pl.col("seed") == 1), ("jain",))["jain"].to_list() == [0.99, 0.99, 0.95]
+    assert seed_means(runs.filter((pl.col("seed") == 1) & (pl.col("starts") == SPREAD)), ("jain",))["jain"].to_list() == [0.99, 0.99, 0.95]
     # Seed 1 alone shares fairly on every link; the mean (0.88) does not: the claim judges the mean.
-    fair = {c.text.split(" (")[0]: c for c in _table1_claims(runs)}["The flows crossing each router link share it fairly"]
+    claims = {c.text.split(" (")[0]: c for c in _table1_claims(runs)}
+    fair = claims["The flows crossing each router link share it fairly"]
     assert not fair.holds and "0.88 [" in fair.evidence
     assert {c.text.split(" (")[0]: c.holds for c in _table1_claims(runs.filter(pl.col("seed") == 1))}["The flows crossing each router link share it fairly"]
+    # The start-window test reads the simultaneous starts' long flows (mean 0.6), not the spread ones (0.93).
+    test = next(c for c in _table1_claims(runs) if c.text.startswith("(pertlab's test of our explanation)"))
+    assert not test.holds and test.evidence.startswith(f"R1 -> R6 JFI: starts {TOGETHER} 0.600 [")
