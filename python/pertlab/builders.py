@@ -192,9 +192,11 @@ def window_defaults(end_ns: int) -> tuple[int, int]:
     return min(START_WINDOW_NS, end_ns // 10), min(WARMUP_NS, end_ns // 5)
 
 
-def _parse_video(video: str | None, startup_delay: str | int, default_cc: str) -> tuple[str, int, dict[str, Any]] | None:
+def _parse_video(video: str | None, startup_delay: str | int, startup_delays: list[str | int] | None, default_cc: str) -> tuple[str, int, dict[str, Any]] | None:
     """``"20@300kbps:pert"`` -> ("pert", 20, the flows' video section); None without ``video``."""
     if video is None:
+        if startup_delays:
+            raise ScenarioError([("startup_delays", "further start-up delays need video streams (video)")])
         return None
     count, at, rest = video.partition("@")
     rate, _, name = rest.partition(":")
@@ -206,7 +208,12 @@ def _parse_video(video: str | None, startup_delay: str | int, default_cc: str) -
     delay_ns = parse_time(startup_delay, "startup_delay")
     if delay_ns < 0:
         raise ScenarioError([("startup_delay", f"must be zero or positive, got {startup_delay!r}")])
-    return name, int(count), {"rate_bps": _positive(parse_rate, rate.strip(), "video"), "startup_delay_ns": delay_ns}
+    further = [parse_time(d, f"startup_delays[{i}]") for i, d in enumerate(startup_delays or [])]
+    for i in range(1, len(further)):
+        if further[i] <= further[i - 1]:
+            raise ScenarioError([(f"startup_delays[{i}]", f"must be strictly increasing, got {startup_delays[i]} after {startup_delays[i - 1]}")])
+    section = {"rate_bps": _positive(parse_rate, rate.strip(), "video"), "startup_delay_ns": delay_ns}
+    return name, int(count), section | ({"startup_delays_ns": further} if further else {})
 
 
 def dumbbell(
@@ -237,6 +244,7 @@ def dumbbell(
     memory_limit: float | None = None,
     video: str | None = None,
     startup_delay: str | int = "5s",
+    startup_delays: list[str | int] | None = None,
     class_weights: list[float] | None = None,
     flow_classes: list[int] | None = None,
     udp_load: float = 0.0,
@@ -260,7 +268,8 @@ def dumbbell(
     the bottleneck like the long flows (``web`` overrides the web parameters).
     ``video`` ("N@RATE" or "N@RATE:CC", e.g. "20@300kbps:pert") adds N live video streams over TCP
     (Qian 2011; controller CC, default the first of ``cc``, label ``video-CC``) whose clients play
-    with ``startup_delay``. ``t_mu_probe`` adds one greedy probe flow of the streams' controller
+    with ``startup_delay`` (and count late segments at each of ``startup_delays`` too:
+    ``Results.video_playout``). ``t_mu_probe`` adds one greedy probe flow of the streams' controller
     (label ``probe-CC``, ``FlowSpec.probe``) whose goodput over the video rate is each stream's
     ``video_t_mu`` (Qian's T/mu).
     ``class_weights``, ``flow_classes``, ``udp_load``, ``udp_split`` and ``udp_arrivals`` set up
@@ -276,7 +285,7 @@ def dumbbell(
     if flows is not None and flows < 1:
         raise ScenarioError([("flows", f"must be at least 1, got {flows}")])
     groups = [(name, k) for name, k in parse_cc_mix(cc, flows) if k > 0]
-    video_group = _parse_video(video, startup_delay, groups[0][0] if groups else "sack")
+    video_group = _parse_video(video, startup_delay, startup_delays, groups[0][0] if groups else "sack")
     if t_mu_probe and video_group is None:
         raise ScenarioError([("t_mu_probe", "a T/mu probe needs video streams to measure T for")])
     # The role of each group: bulk flows, the video streams, their T/mu probe.

@@ -72,7 +72,7 @@ _FLAGS = {
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
     "tcp.ack_policy": "--ack-policy",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
-    "video": "--video", "startup_delay": "--startup-delay", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
+    "video": "--video", "startup_delay": "--startup-delay", "startup_delays": "--startup-delays", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
     "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals",
 }  # fmt: skip
 
@@ -233,6 +233,10 @@ def dumbbell(
         typer.Option(help="N live video streams over TCP beside the flows: N@RATE or N@RATE:CC, e.g. 20@300kbps:pert (Qian 2011).", metavar="N@RATE[:CC]"),
     ] = None,
     startup_delay: Annotated[str, typer.Option(help="Start-up delay of the video clients' playback.")] = "5s",
+    startup_delays: Annotated[
+        Optional[str],
+        typer.Option(help="Further start-up delays the video clients also count late packets at, increasing, e.g. 1s,11s,21s (results: video_playout).", metavar="T,T,..."),
+    ] = None,
     t_mu_probe: Annotated[
         bool, typer.Option("--t-mu-probe", help="Add a greedy probe flow of the video streams' controller; each stream's video_t_mu is its goodput over the video rate.")
     ] = False,
@@ -279,7 +283,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, t_mu_probe=t_mu_probe, **classes,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)

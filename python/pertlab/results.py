@@ -17,7 +17,7 @@ to another is :func:`drop_ratio`, and nothing else computes it.
 - ``summary.json``: every scalar and per-row summary (no time series), without
   the wall-clock time, so that two runs of one scenario give identical bytes;
 - ``flows.parquet``, ``queues.parquet``, ``udp.parquet``,
-  ``controllers.parquet``, ``queue_positions.parquet``,
+  ``controllers.parquet``, ``queue_positions.parquet``, ``video_playout.parquet``,
   ``queue_series.parquet``, ``flow_series.parquet``;
 - ``scenario.json``: the scenario in the core's wire format (loads back with
   :meth:`pertlab.Scenario.load`);
@@ -62,6 +62,9 @@ CONTROLLER_SCHEMA = {
     "segments_sent": pl.UInt64, "segments_received": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64,
 }  # fmt: skip
 QUEUE_POSITION_SCHEMA = {"label": pl.String, "position": pl.UInt32, "count": pl.UInt64}
+VIDEO_PLAYOUT_SCHEMA = {
+    "flow": pl.UInt32, "startup_delay_s": pl.Float64, "packets": pl.UInt64, "late": pl.UInt64, "late_fraction": pl.Float64, "success": pl.Boolean,
+}  # fmt: skip
 UDP_SCHEMA = {
     "id": pl.UInt32, "src": pl.String, "dst": pl.String, "sent": pl.UInt64, "received": pl.UInt64,
     "dropped": pl.UInt64, "throughput_mbps": pl.Float64,
@@ -93,7 +96,7 @@ TRACE_TABLES = {
     "trace_losses": ("loss_", {"t_s": pl.Float64, "flow": pl.UInt32}),
     "trace_drops": ("drop_", {"t_s": pl.Float64, "flow": pl.UInt32}),
 }
-TABLES = ("flows", "queues", "udp", "controllers", "queue_positions", "queue_series", "flow_series")
+TABLES = ("flows", "queues", "udp", "controllers", "queue_positions", "video_playout", "queue_series", "flow_series")
 # Fields of the core's results that change between identical runs.
 RUN_INFO = ("wall_seconds",)
 
@@ -172,7 +175,15 @@ class Results:
     @property
     def flows(self) -> pl.DataFrame:
         """One row per TCP flow: goodput, drops, RTT statistics over the window."""
-        return self._frame("flows", lambda: _rows(self.data["flows"], FLOW_SCHEMA))
+        return self._frame("flows", lambda: _rows([{k: v for k, v in f.items() if k != "video_playout"} for f in self.data["flows"]], FLOW_SCHEMA))
+
+    @property
+    def video_playout(self) -> pl.DataFrame:
+        """One row per video flow and further start-up delay (``VideoSpec.startup_delays``): the
+        flow's ``video_packets``, ``video_late``, ``video_late_fraction`` and ``video_success``
+        had its client started playback after that delay (Qian 2011, Figs 7, 8, 10-12)."""
+        rows = [{"flow": f["id"], **p} for f in self.data["flows"] for p in f.get("video_playout", [])]
+        return self._frame("video_playout", lambda: _rows(rows, VIDEO_PLAYOUT_SCHEMA))
 
     @property
     def queues(self) -> pl.DataFrame:

@@ -152,7 +152,13 @@ DUMBBELL_CASES = {
         ["--video", "2@300kbps:pert", "--startup-delay", "2s"],
         lambda s, out, b: [f["label"] for f in s["flows"]][4:] == ["video-pert", "video-pert"]
         and all(f["video_late_fraction"] == 0.0 and f["video_success"] and abs(f["goodput_mbps"] - 0.3) < 0.02 for f in s["flows"][4:])
-        and scenario(out)["flows"][4]["video"] == {"rate_bps": 300_000, "startup_delay_ns": 2_000_000_000},
+        and scenario(out)["flows"][4]["video"] == {"rate_bps": 300_000, "startup_delay_ns": 2_000_000_000, "startup_delays_ns": []},
+    ),
+    # The clients also count late packets at 0 s (all late) and 1 s (none): one video_playout row each.
+    "--startup-delays": (
+        ["--video", "1@300kbps", "--startup-delay", "2s", "--startup-delays", "0s,1s"],
+        lambda s, out, b: [(p["startup_delay_s"], p["late_fraction"], p["success"]) for p in s["flows"][4]["video_playout"]] == [(0.0, 1.0, False), (1.0, 0.0, True)]
+        and scenario(out)["flows"][4]["video"]["startup_delays_ns"] == [0, 1_000_000_000],
     ),
     # Without a start-up delay every video packet is late (the deadline is its generation time).
     "--startup-delay": (

@@ -38,6 +38,27 @@ def test_without_a_start_up_delay_every_packet_is_late():
         assert v["video_late_fraction"] == 1.0 and v["video_success"] is False
 
 
+def test_further_start_up_delays_count_as_a_run_with_that_delay_would():
+    """One run with further start-up delays gives, at each, what a run with that start-up
+    delay gives (the delay changes the accounting, not the traffic); the late fraction falls
+    as the delay grows. 4 SACK flows fill the 4 Mbit/s link's buffer, so some segments are late."""
+    delays = {"100ms": 0.1, "300ms": 0.3, "1s": 1.0}
+    sc = dict(bw="4Mbps", rtt="100ms", flows=4, cc="sack", duration="30s", packet_size=1000, warmup="4s", video="2@300kbps")
+    r = run(dumbbell(startup_delay="2s", startup_delays=list(delays), **sc))
+    table = r.video_playout
+    assert table["startup_delay_s"].to_list() == list(delays.values()) * 2
+    for d, seconds in delays.items():
+        flows = run(dumbbell(startup_delay=d, **sc)).flows
+        alone = flows.filter(flows["video_packets"].is_not_null())
+        at = table.filter(table["startup_delay_s"] == seconds)
+        assert at["late"].to_list() == alone["video_late"].to_list() and at["packets"].to_list() == alone["video_packets"].to_list()
+    for flow in (0, 1):
+        late = table.filter(table["flow"] == table["flow"].unique().sort()[flow])["late_fraction"].to_list()
+        assert late == sorted(late, reverse=True) and late[0] > late[-1]
+    # Flows without a video, and runs without further delays, have no rows.
+    assert run(dumbbell(startup_delay="2s", **sc)).video_playout.height == 0
+
+
 def test_bad_video_input_names_the_field():
     with pytest.raises(ScenarioError, match=r"^video: the video rate \(20000000 bit/s\) must be at most the access link rate \(10000000 bit/s\)"):
         dumbbell(bw="1Mbps", flows=1, access_rate="10Mbps", video="1@20Mbps")
@@ -45,9 +66,16 @@ def test_bad_video_input_names_the_field():
         dumbbell(flows=1, video="1@300kbps", startup_delay="-1s")
     with pytest.raises(ScenarioError, match=r"^video: write N@RATE"):
         dumbbell(flows=1, video="300kbps")
+    with pytest.raises(ScenarioError, match=r"^startup_delays: further start-up delays need video streams"):
+        dumbbell(flows=1, startup_delays=["1s"])
+    with pytest.raises(ScenarioError, match=r"^startup_delays\[1\]: must be strictly increasing, got 1s after 2s"):
+        dumbbell(flows=1, video="1@300kbps", startup_delays=["2s", "1s"])
     # The model and the core, on a scenario file.
     flows = [{"src": "a", "dst": "b", "video": {"rate": "300kbps", "startup_delay": "-1s"}}]
     with pytest.raises(ScenarioError, match=r"^flows\[0\]\.video\.startup_delay: "):
+        Scenario.parse(udp_graph(flows=flows))
+    flows = [{"src": "a", "dst": "b", "video": {"rate": "300kbps", "startup_delay": "1s", "startup_delays": ["1s", "1s"]}}]
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.video\.startup_delays\[1\]: must be strictly increasing, got 1s after 1s"):
         Scenario.parse(udp_graph(flows=flows))
     graph = udp_graph(flows=[{"src": "a", "dst": "b", "video": {"rate": "1Gbps", "startup_delay": "1s"}}])
     with pytest.raises(ScenarioError, match=r"^flows\[0\]\.video\.rate: must be at most the sender's access link rate"):

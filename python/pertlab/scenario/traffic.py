@@ -157,12 +157,32 @@ def _cc_shorthand(value: Any) -> Any:
     return {"kind": value} if isinstance(value, str) else value
 
 
+#: At most this many further start-up delays per video stream (the core's ``MAX_STARTUP_DELAYS``).
+MAX_STARTUP_DELAYS = 64
+
+
 class VideoSpec(_Model):
     """A live video source over TCP (Qian 2011): the application writes ``rate`` of payload at a constant rate,
     one segment at a time; the client plays segment i at its generation time + ``startup_delay``."""
 
     rate: Rate = _unit("rate", "rate_bps", description="video bit rate mu, payload (Qian: 300 kb/s); at most the sender's access link rate")
     startup_delay: Time = _unit("startup_delay", "startup_delay_ns", description="the client's start-up delay (Qian: 1 to 30 s)")
+    startup_delays: list[Time] = _unit(
+        "startup_delays", "startup_delays_ns", [],
+        f"further start-up delays, strictly increasing, at most {MAX_STARTUP_DELAYS}, at which the client also counts late segments "
+        "(Qian's Figs 7, 8, 10-12 sweep 1 to 30 s); results: Results.video_playout",
+    )  # fmt: skip
+
+    @field_validator("startup_delays")
+    @classmethod
+    def _increasing(cls, v: list[int]) -> list[int]:
+        if len(v) > MAX_STARTUP_DELAYS:
+            raise ValueError(f"at most {MAX_STARTUP_DELAYS} delays, got {len(v)}")
+        for j in range(1, len(v)):
+            if v[j] <= v[j - 1]:
+                message = f"must be strictly increasing, got {format_time(v[j])} after {format_time(v[j - 1])}"
+                raise PydanticCustomError("item_error", "{message}", {"index": j, "message": message})
+        return v
 
 
 class FlowSpec(_Model):

@@ -47,6 +47,9 @@ use std::mem::size_of;
 
 use serde::Serialize;
 
+use crate::time::{to_secs, SimTime};
+use crate::traffic::video::{PlayoutResult, SUCCESS_LATE_FRACTION};
+
 /// Everything a run produces.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Results {
@@ -157,6 +160,29 @@ pub struct QueueResult {
     pub link_losses: u64,
 }
 
+/// A video flow's playout at one of its further start-up delays (Qian 2011,
+/// Figs 7, 8, 10-12): as `FlowResult::video_*` at that delay.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct VideoPlayout {
+    pub startup_delay_s: f64,
+    pub packets: u64,
+    pub late: u64,
+    pub late_fraction: f64,
+    pub success: bool,
+}
+
+impl VideoPlayout {
+    pub fn new(startup_delay: SimTime, r: PlayoutResult) -> VideoPlayout {
+        VideoPlayout {
+            startup_delay_s: to_secs(startup_delay),
+            packets: r.packets,
+            late: r.late,
+            late_fraction: r.late_fraction,
+            success: r.late_fraction < SUCCESS_LATE_FRACTION,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct FlowResult {
     pub id: u32,
@@ -209,6 +235,10 @@ pub struct FlowResult {
     pub video_late: Option<u64>,
     pub video_late_fraction: Option<f64>,
     pub video_success: Option<bool>,
+    /// The same at the stream's further start-up delays
+    /// (`VideoSpec::startup_delays_ns`), in their order; left out when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub video_playout: Vec<VideoPlayout>,
     /// T/mu of a video flow (Qian 2011, III.A.1): the mean goodput of the
     /// run's probe flows of its controller over the video rate; None without
     /// a video or without such a probe ([`crate::traffic::video::t_over_mu`]).

@@ -16,7 +16,7 @@ use crate::traffic::video::{t_over_mu, PlayoutResult, SUCCESS_LATE_FRACTION};
 use crate::traffic::web::Completion;
 
 use super::{
-    jain_index, Conservation, ControllerResult, FlowResult, FlowSeries, QueuePositions, QueueResult, QueueSeries, Results, Trace, UdpResult, WebResult,
+    jain_index, Conservation, ControllerResult, FlowResult, FlowSeries, QueuePositions, QueueResult, QueueSeries, Results, Trace, UdpResult, VideoPlayout, WebResult,
 };
 
 /// Every cumulative counter of the world at one instant.
@@ -61,6 +61,8 @@ pub struct FlowInfo {
     /// The playout numbers of the flow's video stream, if it carries one, and its rate (bit/s of payload).
     pub video: Option<PlayoutResult>,
     pub video_rate_bps: Option<u64>,
+    /// The same at the stream's further start-up delays (`VideoSpec::startup_delays_ns`).
+    pub video_further: Vec<(SimTime, PlayoutResult)>,
     /// A greedy probe measuring T for the video streams of its controller (`FlowSpec::probe`).
     pub probe: bool,
     /// Sender pacing and the ACK-train RTT correction are on.
@@ -229,6 +231,7 @@ pub fn assemble(input: ReportInput) -> Results {
                 video_late: f.video.map(|v| v.late),
                 video_late_fraction: f.video.map(|v| v.late_fraction),
                 video_success: f.video.map(|v| v.late_fraction < SUCCESS_LATE_FRACTION),
+                video_playout: f.video_further.iter().map(|&(d, v)| VideoPlayout::new(d, v)).collect(),
                 video_t_mu: None,
                 probe: f.probe,
                 rtt_correction: f.rtt_correction,

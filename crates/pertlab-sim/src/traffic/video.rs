@@ -18,7 +18,11 @@
 //! probe flows (`FlowSpec::probe`) in the same run, so the load is the
 //! stream's own plus one greedy flow per probe ([`t_over_mu`]).
 //!
-//! Left out: per-packet delay distributions (one start-up delay per stream).
+//! The client also counts late segments at further start-up delays
+//! (`startup_delays_ns`): one run then gives the late fraction and success of
+//! each, as Qian's Figs 7, 8 and 10-12 sweep the start-up delay from 1 to 30 s
+//! (the late fraction against the start-up delay is the stream's late-packet
+//! CCDF at those points).
 
 use serde::{Deserialize, Serialize};
 
@@ -37,7 +41,16 @@ pub struct VideoSpec {
     pub rate_bps: u64,
     /// Start-up delay of the client's playback (Qian: 1 to 30 s).
     pub startup_delay_ns: SimTime,
+    /// Further start-up delays at which the client also counts late segments,
+    /// strictly increasing (Qian's Figs 7, 8, 10-12 sweep 1 to 30 s); results:
+    /// `FlowStats::video_playout`. Default none.
+    #[serde(default)]
+    pub startup_delays_ns: Vec<SimTime>,
 }
+
+/// At most this many further start-up delays per stream (each costs a
+/// comparison per delivered segment).
+pub const MAX_STARTUP_DELAYS: usize = 64;
 
 impl VideoSpec {
     /// `payload_bytes` per segment; `access_bps` the rate of the sender's access link.
@@ -54,10 +67,23 @@ impl VideoSpec {
         if self.interval(payload_bytes) > SimTime::MAX / 4 {
             return Err(ConfigError::new(format!("{path}.rate_bps"), format!("one segment per {} ns is too slow", self.interval(payload_bytes))));
         }
-        if self.startup_delay_ns > SimTime::MAX / 4 {
+        for (field, d) in std::iter::once(("startup_delay_ns".to_string(), self.startup_delay_ns))
+            .chain(self.startup_delays_ns.iter().enumerate().map(|(i, &d)| (format!("startup_delays_ns[{i}]"), d)))
+        {
+            if d > SimTime::MAX / 4 {
+                return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {d}", SimTime::MAX / 4)));
+            }
+        }
+        if self.startup_delays_ns.len() > MAX_STARTUP_DELAYS {
             return Err(ConfigError::new(
-                format!("{path}.startup_delay_ns"),
-                format!("must be at most {} ns, got {}", SimTime::MAX / 4, self.startup_delay_ns),
+                format!("{path}.startup_delays_ns"),
+                format!("at most {MAX_STARTUP_DELAYS} delays, got {}", self.startup_delays_ns.len()),
+            ));
+        }
+        if let Some(i) = self.startup_delays_ns.windows(2).position(|w| w[1] <= w[0]) {
+            return Err(ConfigError::new(
+                format!("{path}.startup_delays_ns[{}]", i + 1),
+                format!("must be strictly increasing, got {} after {}", self.startup_delays_ns[i + 1], self.startup_delays_ns[i]),
             ));
         }
         Ok(())
@@ -82,19 +108,21 @@ pub struct Video {
 impl Video {
     pub fn new(spec: &VideoSpec, payload_bytes: u32, start: SimTime) -> Video {
         let interval = spec.interval(payload_bytes);
-        Video { interval, written: 0, playout: Playout::new(start, interval, spec.startup_delay_ns) }
+        let delays = std::iter::once(spec.startup_delay_ns).chain(spec.startup_delays_ns.iter().copied()).collect();
+        Video { interval, written: 0, playout: Playout::new(start, interval, delays) }
     }
 }
 
-/// The client's playout accounting of one stream.
+/// The client's playout accounting of one stream, at each of its start-up delays.
 #[derive(Clone, Debug)]
 pub struct Playout {
     start: SimTime,
     interval: SimTime,
-    startup_delay: SimTime,
-    /// Segments delivered in order by their deadline, and after it.
-    pub on_time: u64,
-    pub late: u64,
+    /// The start-up delays counted: the stream's own, then the further ones.
+    delays: Vec<SimTime>,
+    /// Per delay: segments delivered in order by their deadline, and after it.
+    on_time: Vec<u64>,
+    late: Vec<u64>,
 }
 
 /// One stream's playout numbers at the end of a run.
@@ -108,33 +136,50 @@ pub struct PlayoutResult {
 }
 
 impl Playout {
-    pub fn new(start: SimTime, interval: SimTime, startup_delay: SimTime) -> Playout {
-        Playout { start, interval, startup_delay, on_time: 0, late: 0 }
+    /// `delays`: the start-up delays to count at, the stream's own first (not empty).
+    pub fn new(start: SimTime, interval: SimTime, delays: Vec<SimTime>) -> Playout {
+        let n = delays.len();
+        Playout { start, interval, delays, on_time: vec![0; n], late: vec![0; n] }
     }
 
-    /// Deadline of segment `i`: g_i + startup delay.
-    fn deadline(&self, i: u32) -> SimTime {
-        self.start.saturating_add(SimTime::from(i).saturating_mul(self.interval)).saturating_add(self.startup_delay)
+    /// Generation time of segment `i`: g_i.
+    fn generated(&self, i: u32) -> SimTime {
+        self.start.saturating_add(SimTime::from(i).saturating_mul(self.interval))
     }
 
-    /// Segments `from..to` were delivered in order at `now`.
+    /// Segments `from..to` were delivered in order at `now`: each is on time
+    /// at the delays that put its deadline g_i + delay at or after `now`.
     pub fn deliver(&mut self, now: SimTime, from: u32, to: u32) {
         for i in from..to {
-            if now <= self.deadline(i) {
-                self.on_time += 1;
-            } else {
-                self.late += 1;
+            let g = self.generated(i);
+            for (k, &d) in self.delays.iter().enumerate() {
+                if now <= g.saturating_add(d) {
+                    self.on_time[k] += 1;
+                } else {
+                    self.late[k] += 1;
+                }
             }
         }
     }
 
-    /// At the end of the run (`end`), with `delivered` segments delivered in
-    /// order: the segments due by then and never delivered are late too.
+    /// At the stream's own start-up delay, at the end of the run (`end`),
+    /// with `delivered` segments delivered in order: the segments due by then
+    /// and never delivered are late too.
     pub fn result(&self, end: SimTime, delivered: u32) -> PlayoutResult {
-        let due = if end < self.start.saturating_add(self.startup_delay) { 0 } else { (end - self.start - self.startup_delay) / self.interval + 1 };
+        self.result_at(0, end, delivered)
+    }
+
+    /// [`Playout::result`] at each further start-up delay: `(delay, result)`.
+    pub fn further_results(&self, end: SimTime, delivered: u32) -> Vec<(SimTime, PlayoutResult)> {
+        (1..self.delays.len()).map(|k| (self.delays[k], self.result_at(k, end, delivered))).collect()
+    }
+
+    fn result_at(&self, k: usize, end: SimTime, delivered: u32) -> PlayoutResult {
+        let first_due = self.start.saturating_add(self.delays[k]);
+        let due = if end < first_due { 0 } else { (end - first_due) / self.interval + 1 };
         let missing = due.saturating_sub(u64::from(delivered));
-        let late = self.late + missing;
-        let packets = self.on_time + late;
+        let late = self.late[k] + missing;
+        let packets = self.on_time[k] + late;
         PlayoutResult { packets, late, late_fraction: if packets == 0 { 0.0 } else { late as f64 / packets as f64 } }
     }
 }
@@ -160,31 +205,40 @@ mod tests {
     #[test]
     fn the_writer_interval_is_the_payload_over_the_rate() {
         // 1000-byte packets (960 B of payload) at 300 kb/s: 25.6 ms.
-        let v = VideoSpec { rate_bps: 300_000, startup_delay_ns: 0 };
+        let v = VideoSpec { rate_bps: 300_000, startup_delay_ns: 0, startup_delays_ns: vec![] };
         assert_eq!(v.interval(960), 25_600_000);
         assert!(v.validate("v", 960, 10_000_000).is_ok());
         let e = VideoSpec { rate_bps: 20_000_000, ..v.clone() }.validate("flows[0].video", 960, 10_000_000).unwrap_err();
         assert_eq!(e.to_string(), "flows[0].video.rate_bps: must be at most the sender's access link rate (10000000 bit/s), got 20000000");
+        let e = VideoSpec { startup_delays_ns: vec![1, 3, 3], ..v.clone() }.validate("flows[0].video", 960, 10_000_000).unwrap_err();
+        assert_eq!(e.to_string(), "flows[0].video.startup_delays_ns[2]: must be strictly increasing, got 3 after 3");
+        let e = VideoSpec { startup_delays_ns: (1..=65).collect(), ..v.clone() }.validate("v", 960, 10_000_000).unwrap_err();
+        assert_eq!(e.to_string(), "v.startup_delays_ns: at most 64 delays, got 65");
     }
 
     /// A hand-made delivery trace: segments every 10 ms from t = 100 ms,
     /// start-up delay 50 ms, so segment i is due at 150 + 10 i ms.
     #[test]
     fn late_packets_of_a_hand_made_trace() {
-        let mut p = Playout::new(100 * MS, 10 * MS, 50 * MS);
+        let mut p = Playout::new(100 * MS, 10 * MS, vec![50 * MS, 60 * MS, 200 * MS]);
         p.deliver(120 * MS, 0, 1); // due 150: on time
         p.deliver(160 * MS, 1, 2); // due 160: on time (exactly at the deadline)
         p.deliver(175 * MS, 2, 3); // due 170: late
                                    // Head-of-line blocking: 3 was lost, 3..7 arrive together at 205 ms
                                    // (due 180, 190, 200, 210): three late, one on time.
         p.deliver(205 * MS, 3, 7);
-        assert_eq!((p.on_time, p.late), (3, 4));
+        assert_eq!((p.on_time[0], p.late[0]), (3, 4));
         // The run ends at 240 ms: segments 7 and 8 (due 220, 230) never came; 9 is due at 240.
         let r = p.result(240 * MS, 7);
         assert_eq!((r.packets, r.late), (10, 7));
         assert!((r.late_fraction - 0.7).abs() < 1e-12);
+        // At 60 ms segment i is due at 160 + 10 i: 3 and 4 (due 190, 200, delivered at 205) are late,
+        // and 7 and 8 (due 230, 240) never came. At 200 ms every delivered segment is on time and
+        // nothing else is due by 240 ms.
+        let further = p.further_results(240 * MS, 7);
+        assert_eq!(further.iter().map(|(d, r)| (*d, r.packets, r.late)).collect::<Vec<_>>(), vec![(60 * MS, 9, 4), (200 * MS, 7, 0)]);
         // Before anything is due, nothing is counted.
-        assert_eq!(Playout::new(100 * MS, 10 * MS, 50 * MS).result(149 * MS, 0), PlayoutResult::default());
+        assert_eq!(Playout::new(100 * MS, 10 * MS, vec![50 * MS]).result(149 * MS, 0), PlayoutResult::default());
     }
 
     #[test]

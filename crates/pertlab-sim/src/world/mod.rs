@@ -245,6 +245,7 @@ impl World {
             ack_policy: spec.tcp.ack_policy().name(),
             pacing: spec.tcp.pacing.enabled,
             video: f.video.as_ref().map(|v| v.playout.result(self.now, f.receiver.rcv_nxt())),
+            video_further: f.video.as_ref().map(|v| v.playout.further_results(self.now, f.receiver.rcv_nxt())).unwrap_or_default(),
             video_rate_bps: spec.video.as_ref().map(|v| v.rate_bps),
             probe: spec.probe,
             rtt_correction: spec.tcp.rtt_correction,
