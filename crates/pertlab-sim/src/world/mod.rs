@@ -21,6 +21,7 @@ mod topology;
 mod traffic;
 
 use crate::engine::EventQueue;
+use crate::external::{halted, Halt};
 use crate::net::routing::Routes;
 use crate::net::Channel;
 use crate::packet::{Packet, PacketKind, TCP_IP_HEADER_BYTES};
@@ -68,6 +69,9 @@ pub struct World {
     snap_start: Option<Snapshot>,
     snap_end: Option<Snapshot>,
     interrupted: bool,
+    /// Raised by a model written outside the core whose code failed (none
+    /// without such models): the run stops after the event, as interrupted.
+    halt: Option<Halt>,
     /// The `capture` entries' open files.
     captures: Vec<capture::Capture>,
     /// When [`World::run_until`] next calls its progress callback: at this
@@ -112,6 +116,10 @@ impl World {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
+            if self.halt.as_ref().is_some_and(halted) {
+                self.interrupted = true;
+                return true;
+            }
         }
         self.now = self.now.max(until);
         until == self.duration
