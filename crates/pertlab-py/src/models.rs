@@ -57,7 +57,7 @@ impl Fault {
 fn traceback(py: Python<'_>, e: &PyErr) -> String {
     let formatted = py
         .import("traceback")
-        .and_then(|tb| tb.call_method1("format_exception", (e.value(py),)))
+        .and_then(|tb| tb.call_method1("format_exception", (e.get_type(py), e.value(py), e.traceback(py))))
         .and_then(|lines| lines.extract::<Vec<String>>());
     match formatted {
         Ok(lines) => lines.concat().trim_end().to_string(),
