@@ -103,6 +103,22 @@ impl World {
             return true;
         }
         let until = until.min(self.duration);
+        // Only a run with external models looks at their halt flag after each event.
+        let over = match self.halt.clone() {
+            None => self.process_until::<false>(until, progress, None),
+            Some(halt) => self.process_until::<true>(until, progress, Some(&halt)),
+        };
+        if over {
+            return true;
+        }
+        self.now = self.now.max(until);
+        until == self.duration
+    }
+
+    /// The loop of [`World::run_until`]; true when it was interrupted (by
+    /// `progress`, or when `CHECK_HALT` and an external model raised `halt`).
+    #[inline(always)]
+    fn process_until<const CHECK_HALT: bool>(&mut self, until: SimTime, progress: &mut dyn FnMut(SimTime) -> bool, halt: Option<&Halt>) -> bool {
         while let Some((t, ev)) = self.queue.pop_until(until) {
             if t >= self.next_progress || self.events_processed == self.next_count {
                 // The event is not processed: the world stays as it was before `t`.
@@ -116,13 +132,12 @@ impl World {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
-            if self.halt.as_ref().is_some_and(halted) {
+            if CHECK_HALT && halt.is_some_and(halted) {
                 self.interrupted = true;
                 return true;
             }
         }
-        self.now = self.now.max(until);
-        until == self.duration
+        false
     }
 
     /// End the run where it stands: the window's snapshots not yet taken are taken now.
