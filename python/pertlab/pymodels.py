@@ -2,8 +2,8 @@
 
 A scenario names a controller written in Python as ``{kind = "py", target = "module:Class"}``
 (``--cc py:module:Class`` on the command line). Before a run, :func:`resolve` imports each
-module (from ``sys.path``, with the scenario file's directory searched first when the scenario
-was loaded from a file), finds the class and checks that it has the hooks a controller needs;
+module (the scenario file's directory searched first when the scenario was loaded from a file,
+the current directory otherwise, then ``sys.path``), finds the class and checks that it has the hooks a controller needs;
 the core then makes one instance per flow and calls its hooks where it calls the Rust ones
 (``crates/pertlab-py/src/pycc.rs``). Every error names the field.
 """
@@ -30,15 +30,20 @@ def resolve(scenario: Scenario) -> dict[str, type]:
     classes: dict[str, type] = {}
     for i, flow in enumerate(scenario.flows):
         if flow.cc.kind == "py" and flow.cc.target not in classes:
-            classes[flow.cc.target] = load_class(flow.cc.target, f"flows[{i}].cc.target", scenario.source_dir, CC_REQUIRED, "a controller")
+            classes[flow.cc.target] = load_class(flow.cc.target, f"flows[{i}].cc.target", search_dir(scenario), CC_REQUIRED, "a controller")
     return classes
+
+
+def search_dir(scenario: Scenario) -> Path:
+    """Where a scenario's modules are looked for first: its file's directory, or the current one."""
+    return scenario.source_dir or Path.cwd()
 
 
 def load_class(target: str, field: str, search: Path | None, required: tuple[str, ...], what: str) -> type:
     """The class ``module:Class`` names, imported with ``search`` (if any) first on the path;
     a :class:`ScenarioError` on ``field`` if it cannot be imported or lacks a required hook."""
     module_name, _, class_name = target.partition(":")
-    where = f"sys.path or the scenario's directory ({search})" if search else "sys.path"
+    where = f"{search} or sys.path" if search else "sys.path"
     added = search is not None and str(search) not in sys.path
     if added:
         sys.path.insert(0, str(search))

@@ -254,3 +254,20 @@ def test_the_core_checks_the_target_form_and_refuses_py_for_web():
     wire["web"][0]["cc"] = {"kind": "py", "target": "reno:Reno"}
     with pytest.raises(ValueError, match=r'^web\[0\]\.cc\.kind: a "py" controller drives long flows only'):
         _core.validate_json(json.dumps(wire))
+
+
+def test_the_command_line_runs_python_controllers_from_the_current_directory(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    monkeypatch.chdir(EXAMPLES)
+    args = ["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--duration", "2s", "--json"]
+    ok = CliRunner().invoke(app, [*args, "--cc", "py:target_delay:TargetDelay:2,reno:2"], catch_exceptions=False)
+    assert ok.exit_code == 0, ok.output
+    assert json.loads(ok.stdout)["events"] > 10_000
+    (tmp_path / "raises.py").write_text("class R:\n    def ssthresh(self, tp):\n        return 2\n    def cong_avoid(self, tp, acked):\n        raise OSError('no')\n")
+    monkeypatch.chdir(tmp_path)
+    failed = CliRunner().invoke(app, [*args, "--cc", "py:raises:R", "--flows", "1"], catch_exceptions=False)
+    assert failed.exit_code == 1
+    assert "error: flows[0] (py:raises:R), hook cong_avoid, at simulated time" in failed.output and "OSError: no" in failed.output
