@@ -22,6 +22,7 @@ from ._lazy import lazy_exports
 #: Public names, by the module that defines them, imported on first use (:mod:`pertlab._lazy`).
 _EXPORTS = {
     "run": ".runner",
+    "ModelError": ".runner",
     "Simulation": ".simulation",
     "dumbbell": ".builders",
     "Results": ".results",

@@ -70,7 +70,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from .kinds import CC_NAMES, CLASS_KINDS, QUEUE_KINDS
+from .kinds import CC_NAMES, CLASS_KINDS, PY_FORM, QUEUE_KINDS
+from .scenario.controllers import check_target
 from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError, class_rates
 from .units import parse_rate, parse_size, parse_time
 
@@ -112,10 +113,9 @@ def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[st
     allowed = ", ".join(CC_NAMES)
     groups: list[tuple[str, int]] = []
     for part in cc.split(","):
-        name, sep, count = part.strip().partition(":")
-        name = name.strip().lower()
-        if name not in CC_NAMES:
-            raise ScenarioError([(field, f"unknown controller {name!r}; allowed: {allowed} (or a mix such as pert:25,sack:25)")])
+        name, sep, count = _split_part(part, field)
+        if name not in CC_NAMES and not name.startswith("py:"):
+            raise ScenarioError([(field, f"unknown controller {name!r}; allowed: {allowed}, {PY_FORM} (or a mix such as pert:25,sack:25)")])
         if not sep:
             if len(cc.split(",")) > 1:
                 raise ScenarioError([(field, f"in a mix every controller needs a flow count, as in pert:25,sack:25; got {cc!r}")])
@@ -136,14 +136,38 @@ def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[st
     return groups
 
 
+def _split_part(part: str, field: str) -> tuple[str, str, str]:
+    """One entry of a mix: ``"pert:25"`` -> ("pert", ":", "25"); a controller written in Python
+    keeps its name's case and colons: ``"py:mod:Cls:25"`` -> ("py:mod:Cls", ":", "25")."""
+    part = part.strip()
+    if part.lower().startswith("py:"):
+        pieces = part.split(":")
+        name = ":".join(["py", *pieces[1:3]])
+        try:
+            check_target(name[3:])
+        except ValueError as e:
+            raise ScenarioError([(field, f"a controller written in Python is {PY_FORM}; {e}")]) from None
+        return name, ":" if len(pieces) > 3 else "", ":".join(pieces[3:])
+    name, sep, rest = part.partition(":")
+    return name.strip().lower(), sep, rest
+
+
+def cc_wire(name: str) -> tuple[dict[str, Any], bool]:
+    """The scenario's ``cc`` of a controller name of :data:`CC_NAMES` or ``py:module:Class``,
+    and whether its flows recover with SACK."""
+    if name.startswith("py:"):
+        return {"kind": "py", "target": name[3:]}, True
+    kind, sack = CC_NAMES[name]
+    return {"kind": kind}, sack
+
+
 def _parse_percent_mix(cc: str, flows: int | None, field: str) -> list[tuple[str, int]]:
     allowed = ", ".join(CC_NAMES)
     shares: list[tuple[str, Fraction]] = []
     for part in cc.split(","):
-        name, sep, value = part.strip().partition(":")
-        name = name.strip().lower()
+        name, sep, value = _split_part(part, field)
         value = value.strip()
-        if name not in CC_NAMES:
+        if name not in CC_NAMES and not name.startswith("py:"):
             raise ScenarioError([(field, f"unknown controller {name!r}; allowed: {allowed} (or a mix such as pert:50%,sack:50%)")])
         if not sep or not value.endswith("%"):
             raise ScenarioError([(field, f"a mix gives every controller a count (pert:25,sack:25) or every one a percentage (pert:50%,sack:50%), not both; got {cc!r}")])
@@ -321,15 +345,16 @@ def dumbbell(
 
     flows_wire = []
     for (name, count), role in zip(groups, roles):
-        kind, sack = CC_NAMES[name]
-        cc_spec = {"kind": kind, **_derived_cc_params(kind, rate, size), **(cc_params or {}).get(kind, {})}
+        spec, sack = cc_wire(name)
+        kind = spec["kind"]
+        spec = {**spec, **_derived_cc_params(kind, rate, size), **(cc_params or {}).get(kind, {})}
         for _ in range(count):
             i = len(flows_wire)
             flows_wire.append(
                 {
                     "src": f"s{i}",
                     "dst": f"d{i}",
-                    "cc": cc_spec,
+                    "cc": spec,
                     "start_window_ns": [0, window_ns],
                     "label": name if role == "bulk" else f"{role}-{name}",
                     "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})},
@@ -561,7 +586,7 @@ def _feedback(kind: str, ecn: bool) -> dict[str, str]:
 
 def _check_xcp_router(names: list[str], queue: str) -> None:
     """XCP flows need the XCP router at the bottleneck (the core refuses an XCP flow with none on its path)."""
-    if queue != "xcp" and any(CC_NAMES[n][0] == "xcp" for n in names):
+    if queue != "xcp" and any(n in CC_NAMES and CC_NAMES[n][0] == "xcp" for n in names):
         raise ScenarioError([("queue", f'xcp flows need queue "xcp" (the XCP router) at the bottleneck, got {queue!r}')])
 
 

@@ -508,10 +508,14 @@ def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
 
 
 def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None) -> Results:
-    from .runner import run
+    from .runner import ModelError, run
 
     try:
         results = run(scenario, progress=progress, memory_limit=memory_limit)
+    except ModelError as e:
+        # A model written in Python failed: its traceback, the simulated time, the flow, the hook.
+        err.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)
+        raise typer.Exit(1)
     except ValueError as e:
         _fail(e, flags)
     if results.interrupted:

@@ -7,8 +7,12 @@ from __future__ import annotations
 #: Congestion controllers of the core (``CcSpec``'s kinds in the Rust scenario).
 CC_KINDS = (
     "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal",
-    "dctcp", "scalable", "westwood", "xcp", "agent",
+    "dctcp", "scalable", "westwood", "xcp", "agent", "py",
 )  # fmt: skip
+
+#: The form of a model written in Python, as the command line names it: ``py:module:Class``
+#: (docs/python-cc.md); in a scenario, ``{kind = "py", target = "module:Class"}``.
+PY_FORM = "py:module:Class (a dotted module path importable from sys.path or the scenario's directory, a colon, a class name)"
 
 #: Queue disciplines of the core (``QueueSpec::KINDS``).
 QUEUE_KINDS = (
@@ -24,5 +28,5 @@ CC_NAMES: dict[str, tuple[str, bool]] = {
     "sack": ("reno", True),
     "newreno": ("reno", False),
     "reno": ("reno", True),
-    **{kind: (kind, True) for kind in CC_KINDS if kind != "reno"},
+    **{kind: (kind, True) for kind in CC_KINDS if kind not in ("reno", "py")},
 }

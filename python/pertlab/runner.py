@@ -31,9 +31,15 @@ from .interrupt import requested
 from .results import Results
 from .scenario import Scenario, ScenarioError
 from .memory import available_memory, core_limit
+from .pymodels import resolve
 from .scenario.errors import people_path
 
-__all__ = ["run", "as_scenario", "available_memory", "memory_estimate"]
+__all__ = ["run", "as_scenario", "available_memory", "memory_estimate", "ModelError"]
+
+#: Raised when the code of a model written in Python fails during a run: its message has the
+#: Python traceback, the simulated time, the flow and the hook; ``results`` holds the results
+#: up to the event where it happened (flagged ``interrupted``).
+ModelError = _core.ModelError
 
 def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
     """A :class:`Scenario` from itself, a mapping, or a ``.toml``/``.json`` file path."""
@@ -67,7 +73,8 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = Fa
     default the memory available now, ``math.inf`` for none): a run whose
     memory estimate is larger is refused before it starts. Bad input raises
     :class:`~pertlab.scenario.ScenarioError` (``field.path: message``); the
-    core never panics on a validated scenario.
+    core never panics on a validated scenario. A model written in Python whose code
+    fails stops the run with :data:`ModelError` (results so far in its ``results``).
     """
     scenario = as_scenario(scenario)
     wire = scenario.to_wire_json()
@@ -92,8 +99,14 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = Fa
 
 
 def _run(wire: str, scenario: Scenario, callback, limit: int | None, defaulted: bool) -> Results:
+    models = resolve(scenario)
     try:
-        text = _core.run_json(wire, callback, limit)
+        text = _core.run_json(wire, callback, limit, models or None)
+    except ModelError as e:
+        # A model written in Python failed: the run stopped after that event; its
+        # results up to there ride on the exception.
+        e.results = Results.from_json(e.results_json, scenario)
+        raise
     except ValueError as e:
         raise ScenarioError.from_core(e, default_limit=defaulted) from None
     return Results.from_json(text, scenario)

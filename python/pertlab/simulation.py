@@ -27,6 +27,7 @@ from . import _core
 from .results import Results
 from .runner import as_scenario
 from .memory import core_limit
+from .pymodels import resolve
 from .scenario import Scenario, ScenarioError
 from .units import parse_rate, parse_time
 
@@ -43,8 +44,9 @@ class Simulation:
 
     def __init__(self, scenario: Scenario | dict[str, Any] | str | Path, *, memory_limit: float | None = None):
         self.scenario = as_scenario(scenario)
+        models = resolve(self.scenario)
         try:
-            self._core = _core.Simulation(self.scenario.to_wire_json(), core_limit(memory_limit))
+            self._core = _core.Simulation(self.scenario.to_wire_json(), core_limit(memory_limit), models or None)
         except ValueError as e:
             raise ScenarioError.from_core(e, default_limit=memory_limit is None) from None
 
@@ -61,8 +63,9 @@ class Simulation:
     def run_until(self, t: str | float) -> bool:
         """Process every event due at or before ``t`` ("12.5s", "800ms", or seconds as a
         number), at most the run's duration; True once the run has reached its end.
-        Ctrl-C stops the step where it stands and raises KeyboardInterrupt; the results
-        computed so far stay available from :meth:`results`."""
+        Ctrl-C stops the step where it stands and raises KeyboardInterrupt, a failure in a
+        model written in Python raises :data:`pertlab.ModelError`; the results computed so
+        far stay available from ``results(to_end=False)``."""
         until = parse_time(t, "t")
         if until < self._core.now_ns():
             raise ValueError(f"t: {until / 1e9:g} s is before the time already reached, {self.now:g} s; a run only moves forward")

@@ -83,7 +83,7 @@ def test_unknown_queue_and_controller_list_the_allowed_values():
     flows = {"flows": [{"src": "a", "dst": "b", "cc": "bbr"}]}
     assert error_of(udp_graph(**flows)) == (
         "flows[0].cc: unknown kind 'bbr'; allowed: 'reno', 'vegas', 'pert', 'pert-pi', 'pert-adaptive', 'hstcp', 'cubic', 'compound', 'illinois', 'fast', "
-        "'jcc', 'surathkal', 'dctcp', 'scalable', 'westwood', 'xcp', 'agent'"
+        "'jcc', 'surathkal', 'dctcp', 'scalable', 'westwood', 'xcp', 'agent', 'py'"
     )
 
 

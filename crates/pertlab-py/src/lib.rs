@@ -5,8 +5,14 @@
 //! The core validates again, so a bad scenario raises `ValueError` whose message
 //! starts with the field path (`links[0].rate_bps: must be ...`).
 
+mod models;
+mod pycc;
+
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use models::{ModelError, PyModels};
 
 use pertlab_sim::world::{MemoryLimit, World};
 use pertlab_sim::Scenario;
@@ -78,16 +84,27 @@ fn bytes_per_flow() -> u64 {
 ///
 /// `memory_limit` (bytes): refuse the run, with a ValueError naming the field
 /// responsible, when its memory estimate is larger (no limit when not given).
+///
+/// `models`: the classes of the scenario's Python models, `{target: class}`.
+/// When the code of one fails, the run stops after that event and `ModelError`
+/// is raised (the Python traceback, the simulated time and the flow in its
+/// message), with the results up to there as JSON text in its `results_json`.
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None, memory_limit=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, memory_limit: Option<u64>) -> PyResult<String> {
+#[pyo3(signature = (scenario_json, progress=None, memory_limit=None, models=None))]
+fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, memory_limit: Option<u64>, models: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
     let scenario = parse(scenario_json)?;
-    let mut world = World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let models = PyModels::new(models)?;
+    let mut world = World::build_with(&scenario, limit(memory_limit), &models).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let started = std::time::Instant::now();
-    let pending_error = drive(py, &mut world, scenario.duration_ns, progress.as_ref());
+    let pending_error = drive(py, &mut world, scenario.duration_ns, progress.as_ref(), models.any());
     world.finish();
     let mut results = world.into_results();
     results.wall_seconds = started.elapsed().as_secs_f64();
+    let json = serde_json::to_string(&results).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    if let Some(e) = models.fault.take() {
+        e.value(py).setattr("results_json", json)?;
+        return Err(e);
+    }
     if let Some(e) = pending_error {
         // An interrupt stops the run but keeps what was computed: the caller gets
         // the partial results flagged as interrupted, and the error is reported
@@ -96,31 +113,36 @@ fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, mem
             return Err(e);
         }
     }
-    serde_json::to_string(&results).map_err(|e| PyValueError::new_err(e.to_string()))
+    Ok(json)
 }
 
-/// Run `world` up to `until` without the GIL, taking it at each progress point
-/// to check for Ctrl-C and call `progress`; the error that stopped the run, if any.
-fn drive(py: Python<'_>, world: &mut World, until: u64, progress: Option<&PyObject>) -> Option<PyErr> {
+/// Run `world` up to `until`, taking the GIL at each progress point to check
+/// for Ctrl-C and call `progress`; the error that stopped the run, if any.
+/// The GIL is released during the run unless `python_models` (their hooks
+/// then take it back cheaply, by re-entry, on every call).
+fn drive(py: Python<'_>, world: &mut World, until: u64, progress: Option<&PyObject>, python_models: bool) -> Option<PyErr> {
     let mut pending_error: Option<PyErr> = None;
-    py.allow_threads(|| {
-        world.run_until(until, &mut |sim_ns| {
-            Python::with_gil(|py| {
-                if let Err(e) = py.check_signals() {
+    let mut callback = |sim_ns: u64| {
+        Python::with_gil(|py| {
+            if let Err(e) = py.check_signals() {
+                pending_error = Some(e);
+                return false;
+            }
+            let Some(cb) = progress else { return true };
+            match cb.call1(py, (sim_ns as f64 / 1e9,)) {
+                Ok(v) => !matches!(v.extract::<bool>(py), Ok(false)),
+                Err(e) => {
                     pending_error = Some(e);
-                    return false;
+                    false
                 }
-                let Some(cb) = progress else { return true };
-                match cb.call1(py, (sim_ns as f64 / 1e9,)) {
-                    Ok(v) => !matches!(v.extract::<bool>(py), Ok(false)),
-                    Err(e) => {
-                        pending_error = Some(e);
-                        false
-                    }
-                }
-            })
+            }
         })
-    });
+    };
+    if python_models {
+        world.run_until(until, &mut callback);
+    } else {
+        py.allow_threads(|| world.run_until(until, &mut callback));
+    }
     pending_error
 }
 
@@ -134,6 +156,8 @@ struct Simulation {
     duration_ns: u64,
     /// Wall time spent inside `run_until`.
     wall_seconds: f64,
+    /// The scenario's Python models.
+    models: PyModels,
 }
 
 impl Simulation {
@@ -145,24 +169,29 @@ impl Simulation {
 #[pymethods]
 impl Simulation {
     #[new]
-    #[pyo3(signature = (scenario_json, memory_limit=None))]
-    fn new(scenario_json: &str, memory_limit: Option<u64>) -> PyResult<Simulation> {
+    #[pyo3(signature = (scenario_json, memory_limit=None, models=None))]
+    fn new(scenario_json: &str, memory_limit: Option<u64>, models: Option<&Bound<'_, PyDict>>) -> PyResult<Simulation> {
         let scenario = parse(scenario_json)?;
-        let world = World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(Simulation { world: Some(world), duration_ns: scenario.duration_ns, wall_seconds: 0.0 })
+        let models = PyModels::new(models)?;
+        let world = World::build_with(&scenario, limit(memory_limit), &models).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(Simulation { world: Some(world), duration_ns: scenario.duration_ns, wall_seconds: 0.0, models })
     }
 
     /// Process every event due at or before `until_ns` (at most the run's
     /// duration); True when the run is over (its end reached, or interrupted).
-    /// A Ctrl-C or an exception from `progress` stops the run where it stands
-    /// and is raised; the results computed so far stay available.
+    /// A Ctrl-C, an exception from `progress` or a failure of a Python model
+    /// (`ModelError`) stops the run where it stands and is raised; the results
+    /// computed so far stay available.
     #[pyo3(signature = (until_ns, progress=None))]
     fn run_until(&mut self, py: Python<'_>, until_ns: u64, progress: Option<PyObject>) -> PyResult<bool> {
         let started = std::time::Instant::now();
         let duration_ns = self.duration_ns;
+        let python_models = self.models.any();
         let world = self.world()?;
-        let pending_error = drive(py, world, until_ns, progress.as_ref());
+        let pending_error = drive(py, world, until_ns, progress.as_ref(), python_models);
         let over = world.now() >= duration_ns || world.interrupted();
+        // A model's failure comes first: it is what stopped the run.
+        let pending_error = self.models.fault.take().or(pending_error);
         self.wall_seconds += started.elapsed().as_secs_f64();
         pending_error.map_or(Ok(over), Err)
     }
@@ -227,5 +256,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(bytes_per_flow, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<Simulation>()?;
+    m.add_class::<pycc::CcStateView>()?;
+    m.add("ModelError", m.py().get_type::<ModelError>())?;
     Ok(())
 }

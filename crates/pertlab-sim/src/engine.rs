@@ -143,6 +143,7 @@ impl EventQueue {
 
     /// The earliest event if it is due at or before `limit` (one scan of
     /// the lanes: the main loop's check of the end time costs nothing extra).
+    #[inline(always)]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
         // The earliest lane front: its key and lane (`EMPTY` if all lanes are empty).
         let (mut best, mut lane) = (EMPTY, 0);

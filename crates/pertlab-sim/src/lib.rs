@@ -7,6 +7,7 @@
 
 pub mod engine;
 pub mod error;
+pub mod external;
 pub mod net;
 pub mod packet;
 pub mod pcap;

@@ -51,6 +51,14 @@ pub fn stream(seed: u64, kind: StreamKind, index: u64) -> SimRng {
     SimRng::new((hi << 64) | lo | 1)
 }
 
+/// A draw uniform in [0, 1): the one the core's disciplines and controllers
+/// make (`rng.gen::<f64>()`), for models written outside the core that must
+/// draw the same numbers from the same stream.
+pub fn uniform(rng: &mut SimRng) -> f64 {
+    use rand::Rng;
+    rng.gen::<f64>()
+}
+
 /// Fresh generator for tests and tools that need one without a scenario.
 pub fn from_seed(seed: u64) -> SimRng {
     SimRng::seed_from_u64(seed)

@@ -13,6 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check, ConfigError};
+use crate::external::ExternalSpec;
 use crate::net::burst_loss::BurstLossConfig;
 use crate::queue::codel::CodelConfig;
 use crate::queue::jcc::JccQueueConfig;
@@ -310,9 +311,13 @@ pub enum CcSpec {
     Xcp,
     /// A window set from outside between steps (a learning agent, `pertlab.gym`).
     Agent,
+    /// A controller written in Python (`module:Class`), supplied by the caller
+    /// through [`crate::external::Extensions`]; long flows only.
+    Py(ExternalSpec),
 }
 
 impl CcSpec {
+    /// The core's own controllers; a "py" controller (`CcSpec::Py`) is supplied by the caller.
     pub const KINDS: [&'static str; 17] = [
         "reno",
         "vegas",
@@ -350,6 +355,7 @@ impl CcSpec {
             CcSpec::Illinois(c) => c.validate(&path),
             CcSpec::Fast(c) => c.validate(&path),
             CcSpec::Jcc(c) => c.validate(&path),
+            CcSpec::Py(c) => c.validate(&path),
         }
     }
 }

@@ -3,6 +3,7 @@ controller, told apart by ``kind``: :data:`CcSpec`."""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
@@ -262,7 +263,29 @@ class Agent(_Model):
     kind: Literal["agent"] = "agent"
 
 
+#: ``module:Class``: a dotted path of identifiers, a colon, an identifier (ASCII, as the core checks).
+_TARGET = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*:[A-Za-z_][A-Za-z0-9_]*")
+
+
+def check_target(value: str) -> str:
+    """``value`` if it is ``module:Class``, else a ValueError saying the form."""
+    if not isinstance(value, str) or not _TARGET.fullmatch(value):
+        raise ValueError(f"must be module:Class (a dotted module path importable from sys.path or the scenario's directory, a colon, a class name), as in reno:Reno; got {value!r}")
+    return value
+
+
+class Py(_Model):
+    """A controller written in Python (docs/python-cc.md): the class ``target`` names, with the hooks of the
+    core's trait; run inside the simulator for the long flows that name it (not for web transfers).
+    On the command line and as a string: ``"py:module:Class"``."""
+
+    kind: Literal["py"] = "py"
+    target: str = Field(description="module:Class, the module importable from sys.path or the scenario file's directory")
+
+    _target_form = field_validator("target")(classmethod(lambda cls, v: check_target(v)))
+
+
 CcSpec = Annotated[
-    Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood, Xcp, Agent],
+    Union[Reno, Vegas, Pert, PertPi, PertAdaptive, Hstcp, Cubic, Compound, Illinois, Fast, Jcc, Surathkal, Dctcp, Scalable, Westwood, Xcp, Agent, Py],
     Field(discriminator="kind"),
 ]

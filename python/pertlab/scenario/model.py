@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
 from ..units import format_time
@@ -79,6 +79,7 @@ class Scenario(_Model):
     """Everything a run depends on; a run is a pure function of it (``seed`` included)."""
 
     seed: Annotated[int, Field(ge=0, le=U64_MAX)] = 1
+    _source_dir: Path | None = PrivateAttr(None)
     duration: Duration = _unit("duration", "duration_ns")
     measure: MeasureWindow | None = Field(None, description="default: the whole run")
     nodes: list[str] = Field(default_factory=list)
@@ -169,9 +170,15 @@ class Scenario(_Model):
     def load(cls, path: str | Path) -> Scenario:
         """Read a ``.toml`` or ``.json`` scenario file."""
         path = Path(path)
-        if path.suffix == ".json":
-            return cls.from_json(path.read_text())
-        return cls.from_toml(path)
+        scenario = cls.from_json(path.read_text()) if path.suffix == ".json" else cls.from_toml(path)
+        scenario._source_dir = path.resolve().parent
+        return scenario
+
+    @property
+    def source_dir(self) -> Path | None:
+        """The directory of the file the scenario was loaded from (searched first for the
+        modules of its Python models, :mod:`pertlab.pymodels`); None when built in code."""
+        return self._source_dir
 
     # -- output --
 

@@ -154,6 +154,9 @@ class TcpConfig(_Model):
 
 
 def _cc_shorthand(value: Any) -> Any:
+    """``"pert"`` -> ``{"kind": "pert"}``; ``"py:module:Class"`` -> ``{"kind": "py", "target": "module:Class"}``."""
+    if isinstance(value, str) and value.startswith("py:"):
+        return {"kind": "py", "target": value[3:]}
     return {"kind": value} if isinstance(value, str) else value
 
 
@@ -308,6 +311,13 @@ class WebSpec(_Model):
         default_factory=Reno, description="controller of the object transfers"
     )
     tcp: TcpConfig = Field(default_factory=TcpConfig)
+
+    @field_validator("cc")
+    @classmethod
+    def _core_controller(cls, v: Any) -> Any:
+        if v.kind == "py":
+            raise ValueError('a "py" controller drives long flows only (a web object\'s connection is built during the run); use a core controller here')
+        return v
 
     @field_validator("start_window")
     @classmethod

@@ -124,6 +124,12 @@ impl WebSpec {
                 format!("must be greater than 1 (the mean is infinite otherwise), got {}", self.object_shape),
             ));
         }
+        if let CcSpec::Py(_) = self.cc {
+            return Err(ConfigError::new(
+                format!("{path}.cc.kind"),
+                "a \"py\" controller drives long flows only (a web object's connection is built during the run); use a core controller here",
+            ));
+        }
         self.cc.validate(path)?;
         self.tcp.validate(&format!("{path}.tcp"))
     }

@@ -11,6 +11,7 @@ use super::traffic::{udp_sources, WebState};
 use super::{PacketTotals, World, PROGRESS_EVENTS};
 use crate::engine::{Event, EventQueue};
 use crate::error::ConfigError;
+use crate::external::{Extensions, NoExtensions};
 use crate::net::routing::Routes;
 use crate::queue::QueueLimit;
 use crate::scenario::{CcSpec, Scenario};
@@ -120,13 +121,19 @@ impl World {
     /// `limit` (the error names the field of the largest part), and build the
     /// world.
     pub fn build_within(scenario: &Scenario, limit: MemoryLimit) -> Result<World, ConfigError> {
+        Self::build_with(scenario, limit, &NoExtensions)
+    }
+
+    /// [`World::build_within`], with the models written outside the core
+    /// (`"py"` controllers) supplied by `ext`.
+    pub fn build_with(scenario: &Scenario, limit: MemoryLimit, ext: &dyn Extensions) -> Result<World, ConfigError> {
         let net = match Network::prepare(scenario, limit)? {
             Prepared::Built(net) => net,
             Prepared::TooLarge(first) => return Err(first.refusal(limit.bytes)),
         };
         net.estimate.check(limit.bytes)?;
         let Network { topo, ends, routes, .. } = *net;
-        let flows = long_flows(scenario, &ends.flows);
+        let flows = long_flows(scenario, &ends.flows, ext)?;
         let web = WebState::new(scenario, &ends, flows.len() as u32);
         let udp = udp_sources(scenario, &ends);
         let mut labels = Labels::of(scenario, &flows);
@@ -151,6 +158,7 @@ impl World {
             snap_start: None,
             snap_end: None,
             interrupted: false,
+            halt: ext.halt(),
             captures,
             next_progress: NS_PER_SEC,
             next_count: u64::from(PROGRESS_EVENTS),

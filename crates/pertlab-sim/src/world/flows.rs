@@ -5,6 +5,8 @@
 use rand::Rng;
 
 use crate::engine::TimerSlot;
+use crate::error::ConfigError;
+use crate::external::Extensions;
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, Scenario};
 use crate::tcp::cc::compound::Compound;
@@ -55,12 +57,12 @@ impl Flow {
     /// Connection `id` from node `src` to node `dst`, not started, with its
     /// controller's stream of kind `cc_stream` (its RTT-noise and send-overhead
     /// streams are the connection's own, by id).
-    pub(super) fn new(id: u32, src: u32, dst: u32, tcp: &TcpConfig, cc: &CcSpec, seed: u64, cc_stream: StreamKind) -> Flow {
+    pub(super) fn new(id: u32, src: u32, dst: u32, tcp: &TcpConfig, cc: Box<dyn CongestionControl>, seed: u64, cc_stream: StreamKind) -> Flow {
         let index = id as u64;
         Flow {
             src,
             dst,
-            sender: TcpSender::new(id, src, dst, tcp.clone(), build_cc(cc))
+            sender: TcpSender::new(id, src, dst, tcp.clone(), cc)
                 .with_rtt_noise(stream(seed, StreamKind::RttNoise, index))
                 .with_send_overhead(stream(seed, StreamKind::SendOverhead, index)),
             receiver: TcpReceiver::new(id, dst, src, tcp.clone()),
@@ -77,8 +79,9 @@ impl Flow {
 }
 
 /// The scenario's long-lived flows between the nodes `endpoints[i]`, with their
-/// start times (fixed, or drawn in their window from the run's seed).
-pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)]) -> Vec<Flow> {
+/// start times (fixed, or drawn in their window from the run's seed); `ext`
+/// supplies the controllers written outside the core.
+pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)], ext: &dyn Extensions) -> Result<Vec<Flow>, ConfigError> {
     let seed = scenario.seed;
     let mut start_rng = stream(seed, StreamKind::StartTimes, 0);
     scenario
@@ -92,19 +95,27 @@ pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)]) -> Vec<F
                 (None, Some([lo, hi])) => start_rng.gen_range(lo..=hi),
                 (None, None) => 0,
             };
-            let flow = Flow::new(i as u32, src, dst, &f.tcp, &f.cc, seed, StreamKind::CongestionControl);
-            match &f.video {
+            let cc = match &f.cc {
+                CcSpec::Py(p) => ext.congestion_control(&p.target, i as u32).map_err(|e| ConfigError::new(format!("flows[{i}].cc.target"), e))?,
+                spec => builtin_cc(spec),
+            };
+            let flow = Flow::new(i as u32, src, dst, &f.tcp, cc, seed, StreamKind::CongestionControl);
+            Ok(match &f.video {
                 Some(v) => {
                     let video = Video::new(v, flow.payload_bytes(), start);
                     Flow { start, sender: flow.sender.with_data(0), video: Some(video), ..flow }
                 }
                 None => Flow { start, ..flow },
-            }
+            })
         })
         .collect()
 }
 
-fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
+/// The core's controller of kind `spec`. A "py" controller comes from the
+/// caller's [`Extensions`] instead; validation allows it only on long flows,
+/// which [`long_flows`] builds through `ext`, so it never reaches here from a
+/// validated scenario (Reno stands in, rather than a panic, if it did).
+pub(super) fn builtin_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
     match spec {
         CcSpec::Reno => Box::new(Reno),
         CcSpec::Vegas(c) => Box::new(Vegas::new(c.clone())),
@@ -123,6 +134,7 @@ fn build_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
         CcSpec::Westwood => Box::new(Westwood::new()),
         CcSpec::Xcp => Box::new(Xcp::new()),
         CcSpec::Agent => Box::new(Agent),
+        CcSpec::Py(_) => Box::new(Reno),
     }
 }
 

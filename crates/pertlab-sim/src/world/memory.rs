@@ -220,7 +220,8 @@ fn grown(n: u64, size: usize) -> u64 {
 /// Bytes of a boxed congestion controller of kind `cc`, with its own heap.
 fn cc_bytes(cc: &CcSpec) -> u64 {
     let (size, heap) = match cc {
-        CcSpec::Reno | CcSpec::Agent => (0, 0),
+        // A "py" controller's state lives in Python, outside the core's memory.
+        CcSpec::Reno | CcSpec::Agent | CcSpec::Py(_) => (0, 0),
         CcSpec::Vegas(_) => (size_of::<Vegas>(), 0),
         CcSpec::Pert(_) => (size_of::<Pert>(), 0),
         CcSpec::PertPi(_) => (size_of::<Pert<PiEmulation>>(), 0),

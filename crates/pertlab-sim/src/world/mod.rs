@@ -21,6 +21,7 @@ mod topology;
 mod traffic;
 
 use crate::engine::EventQueue;
+use crate::external::{halted, Halt};
 use crate::net::routing::Routes;
 use crate::net::Channel;
 use crate::packet::{Packet, PacketKind, TCP_IP_HEADER_BYTES};
@@ -68,6 +69,9 @@ pub struct World {
     snap_start: Option<Snapshot>,
     snap_end: Option<Snapshot>,
     interrupted: bool,
+    /// Raised by a model written outside the core whose code failed (none
+    /// without such models): the run stops after the event, as interrupted.
+    halt: Option<Halt>,
     /// The `capture` entries' open files.
     captures: Vec<capture::Capture>,
     /// When [`World::run_until`] next calls its progress callback: at this
@@ -99,6 +103,22 @@ impl World {
             return true;
         }
         let until = until.min(self.duration);
+        // Only a run with external models looks at their halt flag after each event.
+        let over = match self.halt.clone() {
+            None => self.process_until::<false>(until, progress, None),
+            Some(halt) => self.process_until::<true>(until, progress, Some(&halt)),
+        };
+        if over {
+            return true;
+        }
+        self.now = self.now.max(until);
+        until == self.duration
+    }
+
+    /// The loop of [`World::run_until`]; true when it was interrupted (by
+    /// `progress`, or when `CHECK_HALT` and an external model raised `halt`).
+    #[inline(always)]
+    fn process_until<const CHECK_HALT: bool>(&mut self, until: SimTime, progress: &mut dyn FnMut(SimTime) -> bool, halt: Option<&Halt>) -> bool {
         while let Some((t, ev)) = self.queue.pop_until(until) {
             if t >= self.next_progress || self.events_processed == self.next_count {
                 // The event is not processed: the world stays as it was before `t`.
@@ -112,9 +132,12 @@ impl World {
             self.now = t;
             self.events_processed += 1;
             self.dispatch(ev);
+            if CHECK_HALT && halt.is_some_and(halted) {
+                self.interrupted = true;
+                return true;
+            }
         }
-        self.now = self.now.max(until);
-        until == self.duration
+        false
     }
 
     /// End the run where it stands: the window's snapshots not yet taken are taken now.

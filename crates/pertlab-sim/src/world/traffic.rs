@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::flows::Flow;
+use super::flows::{builtin_cc, Flow};
 use super::topology::Endpoints;
 use crate::rng::{stream, StreamKind};
 use crate::scenario::Scenario;
@@ -95,7 +95,7 @@ impl WebState {
         let id = self.next_id.checked_add(1).map(|n| std::mem::replace(&mut self.next_id, n))?;
         let session = &self.sessions[s as usize];
         let server_node = self.servers[session.group as usize][server];
-        let base = Flow::new(id, server_node, session.client, &spec.tcp, &spec.cc, seed, StreamKind::WebConnection);
+        let base = Flow::new(id, server_node, session.client, &spec.tcp, builtin_cc(&spec.cc), seed, StreamKind::WebConnection);
         let flow = Flow { sender: base.sender.with_data(segments), start: now, started: true, ..base };
         self.conns.insert(id, WebConn { flow, session: s, started: now, segments });
         self.started += 1;

@@ -89,6 +89,19 @@ pub enum CaEvent {
     EcnEce,
 }
 
+impl CaEvent {
+    /// Linux's name of the event (`CA_EVENT_*`, lower case).
+    pub fn name(self) -> &'static str {
+        match self {
+            CaEvent::TxStart => "tx_start",
+            CaEvent::CwndRestart => "cwnd_restart",
+            CaEvent::CompleteCwr => "complete_cwr",
+            CaEvent::Loss => "loss",
+            CaEvent::EcnEce => "ecn_ece",
+        }
+    }
+}
+
 /// The sender state a controller reads and writes (the parts of Linux's
 /// `struct tcp_sock` that congestion modules touch). All windows in segments.
 #[derive(Clone, Debug)]
