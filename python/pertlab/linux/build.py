@@ -67,13 +67,14 @@ def _run(cmd: list[str], **kw) -> None:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
 
 
-def build_vector_harness() -> Path:
-    """``bpf/pert_vectors.c`` with the system C compiler."""
+def build_vector_harness(name: str = "pert_vectors") -> Path:
+    """A user-space vector harness (``bpf/pert_vectors.c``, ``bpf/pert_adaptive_vectors.c``)
+    with the system C compiler."""
     src = bpf_dir()
-    out = build_dir() / "pert_vectors"
-    sources = [src / "pert_vectors.c", src / "pert_algo.h"]
+    out = build_dir() / name
+    sources = [src / f"{name}.c", *src.glob("*.h")]
     if _stale(out, sources):
-        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(src), "-o", str(out), str(src / "pert_vectors.c")])
+        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(src), "-o", str(out), str(src / f"{name}.c")])
     return out
 
 
