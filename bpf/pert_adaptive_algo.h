@@ -366,37 +366,45 @@ static inline void perta_additive_increase(struct perta_state *st, struct pert_t
 	}
 }
 
+/* What perta_cong_avoid did. */
+#define PERTA_DREW 1      /* one random draw, no response */
+#define PERTA_RESPONDED 2 /* one random draw, an early response */
+
 /*
  * cong_avoid: an early response (one PERT_RANDOM_U32() draw when the guard
  * is open and p > 0) keeps 1 - beta of the window; otherwise Reno's slow
  * start, then alpha / cwnd per segment. `grow` as in pert_cong_avoid.
- * Returns 1 on an early response.
+ * Returns 0 (no draw), PERTA_DREW or PERTA_RESPONDED.
  */
 static inline int perta_cong_avoid(const struct perta_params *pp, struct perta_state *st,
 				   struct pert_tp *tp, __u32 acked, int grow)
 {
 	struct pert_params c;
+	int drew = 0;
 
 	perta_curve(pp, st, &c);
 	if (pert_may_respond(&c, &st->sig, tp)) {
 		__u64 p = pert_probability(&c, &st->sig);
 
-		if (p > 0 && (__u64)PERT_RANDOM_U32() < p) {
-			pert_respond(&c, &st->sig, tp);
-			perta_intervals_event(pp, &st->early);
-			st->credit = 0;
-			return 1;
+		if (p > 0) {
+			drew = PERTA_DREW;
+			if ((__u64)PERT_RANDOM_U32() < p) {
+				pert_respond(&c, &st->sig, tp);
+				perta_intervals_event(pp, &st->early);
+				st->credit = 0;
+				return PERTA_RESPONDED;
+			}
 		}
 	}
 	if (!grow)
-		return 0;
+		return drew;
 	if (pert_in_slow_start(tp)) {
 		acked = pert_slow_start(tp, acked);
 		if (!acked)
-			return 0;
+			return drew;
 	}
 	perta_additive_increase(st, tp, acked);
-	return 0;
+	return drew;
 }
 
 /* ssthresh (loss event): p's interval closes; keep 1 - beta, or 1/2. */

@@ -110,9 +110,14 @@ static inline void pert_div_step(__u64 *rem, __u64 *q, __u64 c, __u64 bit)
  * product when both factors are below 2^32 (queueing delays up to 4.19 s),
  * else the 128-bit product by 32-bit limbs and restoring division of it, one
  * bit per step (the high half is below c when the quotient fits, so it is
- * the starting remainder).
+ * the starting remainder). An includer may define PERT_MUL_DIV_ATTR (before
+ * including) to make it a BPF global function, verified once rather than at
+ * every call (tcp_pert_adaptive.bpf.c: many calls per hook).
  */
-static inline __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
+#ifndef PERT_MUL_DIV_ATTR
+#define PERT_MUL_DIV_ATTR static inline
+#endif
+PERT_MUL_DIV_ATTR __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
 {
 	__u64 a_lo, a_hi, b_lo, b_hi, lo, hi, mid, rem, q = 0;
 	int i;
