@@ -78,7 +78,7 @@ def test_load_transfer_counters_and_unload(nothing_left_behind) -> None:
     does there (Ch. III.B); the counters show it per connection."""
     loader.load("pert-adaptive")
     assert NAME in loader.available()
-    n, cc = _transfer(1.5)
+    n, cc = _transfer(0.8)
     assert n > 10 << 20 and cc == NAME
     st = loader.status(NAME)
     assert st["registered"] and st["pinned"]
@@ -207,3 +207,66 @@ def test_adaptive_options_with_pert_and_unknown_names_are_refused() -> None:
     for cmd in (["load"], ["unload"], ["status"]):
         r = CliRunner().invoke(app, ["linux", *cmd, "pert-turbo"])
         assert r.exit_code == 2 and "error: unknown congestion control 'pert-turbo'; allowed: pert, pert-adaptive" in r.output
+
+
+def _testbed_problem() -> str | None:
+    from pertlab.linux import testbed
+
+    return testbed.support_problem(needs_pert=True)
+
+
+@pytest.mark.skipif(_testbed_problem() is not None, reason=f"testbed: {_testbed_problem()}")
+def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_behind) -> None:
+    """examples/testbed/adaptive_reno_join.toml shortened to 12 s: adaptive PERT alone for 6 s,
+    then two kernel Reno flows join. The simulator, on the same scenario, predicts safe / high
+    speed alone and compete mode after the join (Kotla Ch. III.B: q above half the maximum
+    observed); the eBPF controller's mode residency (from its per-connection counters) follows
+    within 0.2 of the simulator's share in both phases, and it ends with alpha above 1."""
+    from pertlab.linux import testbed
+    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.scenario import load_scenario
+    from pertlab.runner import run as sim_run
+
+    base = load_scenario("examples/testbed/adaptive_reno_join.toml")
+    join = 6_000_000_000
+    sc = base.model_copy(update={"duration": 12_000_000_000, "warmup": join, "flows": [base.flows[0], base.flows[1].model_copy(update={"start": join})]})
+    alone = sc.model_copy(update={"duration": join, "warmup": 1, "flows": sc.flows[:1]})
+
+    def share(h: float, s: float, c: float) -> float:
+        return c / (h + s + c)
+
+    sim_after = sim_run(sim_scenario(sc)).flows.row(0, named=True)
+    sim_alone = sim_run(sim_scenario(alone)).flows.row(0, named=True)
+    predicted = (share(sim_alone["high_speed_s"], sim_alone["safe_s"], sim_alone["compete_s"]), share(sim_after["high_speed_s"], sim_after["safe_s"], sim_after["compete_s"]))
+    assert predicted[0] <= 0.25 and predicted[1] >= 0.6, predicted
+
+    res = testbed.run(sc)
+    m = res.extra["pert_adaptive_modes"][0]
+    before = {k: m["run"][k] - m["window"][k] for k in m["run"]}
+    measured = (share(before["high_speed_s"], before["safe_s"], before["compete_s"]), share(m["window"]["high_speed_s"], m["window"]["safe_s"], m["window"]["compete_s"]))
+    assert measured[0] <= 0.25 and measured[1] >= 0.6, (measured, predicted, m)
+    assert abs(measured[0] - predicted[0]) <= 0.2 and abs(measured[1] - predicted[1]) <= 0.2, (measured, predicted)
+    assert m["alpha"] > 1.0 and res.extra["pert_adaptive_counters"]["alpha_periods"] > 20, m
+    assert res.flows.row(0, named=True)["ss_cc"] == NAME
+    assert not loader.is_registered(NAME)
+
+
+def test_default_parameters_are_the_bpf_programs_defaults() -> None:
+    """The initializer of perta_params in tcp_pert_adaptive.bpf.c is PertAdaptiveParams()'s fixed
+    point (a load without options and the program's own defaults agree)."""
+    import re
+    from pathlib import Path
+
+    src = (Path(__file__).resolve().parents[2] / "bpf" / "tcp_pert_adaptive.bpf.c").read_text()
+    init = src[src.index("const volatile struct perta_params perta_params = {") :].split("};", 1)[0]
+    fields = dict(re.findall(r"\.(\w+) = ([^,\n]+),", init))
+    value = lambda v: eval(v.replace("ULL", "").replace("PERT_SRTT_SHIFT", "10"))  # noqa: E731,S307
+    for k, v in PertAdaptiveParams().fixed().items():
+        if k == "weights":
+            listed = re.search(r"\.weights = \{([^}]*)\}", init)
+            assert listed and [int(x) for x in listed.group(1).split(",")] == v
+            assert value(fields["n_weights"]) == len(v)
+        elif k in ("respond_in_slow_start", "q_max_srtt", "loss_half"):
+            assert value(fields.get(k, "0")) == v, k  # absent: zero
+        else:
+            assert value(fields[k]) == v, k
