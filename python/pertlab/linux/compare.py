@@ -87,8 +87,12 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), sf["goodput_mbps"].sum())
         row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), sf["rtt_mean_ms"].mean(), "{:.2f}")
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), sf["retransmits"].sum(), "{}")
-        if cc == "pert":
-            row("pert: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
+        if cc in ("pert", "pert_adaptive"):
+            row(f"{cc}: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
+        if cc == "pert_adaptive":
+            modes = real.extra.get("pert_adaptive_modes", {})
+            for m in ("high_speed", "safe", "compete"):
+                row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(x["window"][f"{m}_s"] for x in modes.values()), sf[f"{m}_s"].sum(), "{:.2f}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), sim.jain)
     row("bottleneck utilization", rq["utilization"], sq["utilization"])
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")
