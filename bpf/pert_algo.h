@@ -92,7 +92,7 @@ static inline int pert_seq_after(__u32 a, __u32 b) { return (__s32)(a - b) > 0; 
 /* One step of the restoring division of pert_mul_div: bring down `bit`. With
  * the divisor below 2^63 the remainder stays below 2^63 and its top bit after
  * the subtraction says whether it was below the divisor, so the step has no
- * branch: the verifier walks the 128 steps once each (with a branch per step
+ * branch: the verifier walks the 64 steps once each (with a branch per step
  * it explored their combinations and passed its million-instruction budget
  * as soon as the curve's end was a runtime value, as with `literal`). */
 static inline void pert_div_step(__u64 *rem, __u64 *q, __u64 c, __u64 bit)
@@ -105,14 +105,21 @@ static inline void pert_div_step(__u64 *rem, __u64 *q, __u64 c, __u64 bit)
 }
 
 /*
- * floor(a * b / c) for a <= 2^32, b < c and c < 2^63 (so the result is below
- * a; the loader keeps every time below 2^50 in these units): the 64-bit
- * product when both are below 2^32 (queueing delays up to 4.19 s), else
- * restoring division of the 96-bit product, one bit per step.
+ * floor(a * b / c), exact, saturating at 2^64 - 1, for c < 2^63 (the loaders
+ * keep every time below 2^50 in these units); a when c = 0. The 64-bit
+ * product when both factors are below 2^32 (queueing delays up to 4.19 s),
+ * else the 128-bit product by 32-bit limbs and restoring division of it, one
+ * bit per step (the high half is below c when the quotient fits, so it is
+ * the starting remainder). An includer may define PERT_MUL_DIV_ATTR (before
+ * including) to make it a BPF global function, verified once rather than at
+ * every call (tcp_pert_adaptive.bpf.c: many calls per hook).
  */
-static inline __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
+#ifndef PERT_MUL_DIV_ATTR
+#define PERT_MUL_DIV_ATTR static inline
+#endif
+PERT_MUL_DIV_ATTR __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
 {
-	__u64 hi, lo, rem = 0, q = 0, b_lo, b_hi, mid;
+	__u64 a_lo, a_hi, b_lo, b_hi, lo, hi, mid, rem, q = 0;
 	int i;
 
 	if (c == 0)
@@ -121,19 +128,27 @@ static inline __u64 pert_mul_div(__u64 a, __u64 b, __u64 c)
 	 * overflow test, which clang turns into a 128-bit multiply BPF lacks.) */
 	if (((a | b) >> 32) == 0)
 		return a * b / c;
-	/* 128-bit product hi:lo of a (< 2^33) and b, by 32-bit limbs. */
+	a_lo = a & 0xffffffffULL;
+	a_hi = a >> 32;
 	b_lo = b & 0xffffffffULL;
 	b_hi = b >> 32;
-	lo = a * b_lo;
-	mid = a * b_hi; /* < 2^65 would overflow only if a >= 2^32 and b_hi >= 2^32 */
-	hi = mid >> 32;
+	lo = a_lo * b_lo;
+	hi = a_hi * b_hi;
+	mid = a_lo * b_hi;
+	hi += mid >> 32;
 	mid <<= 32;
 	lo += mid;
 	if (lo < mid)
 		hi++;
-	/* Long division; the quotient fits 64 bits since b < c. */
-	for (i = 63; i >= 0; i--)
-		pert_div_step(&rem, &q, c, (hi >> i) & 1);
+	mid = a_hi * b_lo;
+	hi += mid >> 32;
+	mid <<= 32;
+	lo += mid;
+	if (lo < mid)
+		hi++;
+	if (hi >= c)
+		return ~0ULL;
+	rem = hi;
 	for (i = 63; i >= 0; i--)
 		pert_div_step(&rem, &q, c, (lo >> i) & 1);
 	return q;

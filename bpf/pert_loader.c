@@ -1,21 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * pert_loader: load bpf/tcp_pert.bpf.o (through its bpftool skeleton), set
- * its parameters, and register `pert` through a BPF link.
+ * pert_loader: load an eBPF congestion control through its bpftool skeleton,
+ * set its parameters, and register it through a BPF link. One source, two
+ * builds: bpf/tcp_pert.bpf.o (`pert`), and with -DPERT_ADAPTIVE
+ * bpf/tcp_pert_adaptive.bpf.o (`pert_adaptive`).
  *
  *   pert_loader hold [name=value ...]
  *       Register, print "ready" and keep the link until SIGINT/SIGTERM or
  *       end of standard input. The link is owned by this process only: if it
- *       dies in any way, the kernel drops the link and unregisters `pert`.
+ *       dies in any way, the kernel drops the link and unregisters the
+ *       congestion control.
  *   pert_loader pin DIR [name=value ...]
  *       Register and pin the link (DIR/link) and the counters (DIR/bss,
  *       DIR/flows) and parameters (DIR/rodata) maps in bpffs, then exit. Until the pins are
  *       made, the state is the one of `hold`: a loader that dies leaves
- *       nothing registered. Removing DIR/link unregisters `pert`.
+ *       nothing registered. Removing DIR/link unregisters it.
  *
  * Parameters, fixed point of pert_algo.h: t_min, t_max, t_end (us << 10),
  * p_max (units of 2^-32), weight_ppm, keep_ppm, have_t_end, literal,
- * respond_in_slow_start.
+ * respond_in_slow_start. For pert_adaptive, the fields of struct
+ * perta_params (pert_adaptive_algo.h): t_min, t_max, p_max, weight_ppm,
+ * respond_in_slow_start, q_max_init, alpha_max, compete_frac, t3_frac,
+ * ramp_pole_frac, alpha_period_rtts, high_speed_step, compete_step,
+ * safe_decay, t3_floor, q_max_srtt, loss_half, and weights=w1,w2,... (1 to 8).
  *
  * Link-based registration: libbpf 1.1 (Debian 12) predates
  * SEC(".struct_ops.link"), so the loader sets BPF_F_LINK on the struct_ops
@@ -30,7 +37,20 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
+#ifdef PERT_ADAPTIVE
+#include <linux/types.h>
+#define PERT_RANDOM_U32() 0U /* the loader needs the header's types, not its algorithm */
+#include "pert_adaptive_algo.h"
+#include "tcp_pert_adaptive.skel.h"
+#define SKEL_T tcp_pert_adaptive_bpf
+#define SKEL(f) tcp_pert_adaptive_bpf__##f
+#define OPS_MAP pert_adaptive
+#else
 #include "tcp_pert.skel.h"
+#define SKEL_T tcp_pert_bpf
+#define SKEL(f) tcp_pert_bpf__##f
+#define OPS_MAP pert
+#endif
 
 #ifndef BPF_F_LINK
 #define BPF_F_LINK (1U << 13)
@@ -41,7 +61,33 @@ static volatile sig_atomic_t stop;
 
 static void on_signal(int sig) { (void)sig; stop = 1; }
 
-static int set_param(struct tcp_pert_bpf *skel, const char *arg)
+#ifdef PERT_ADAPTIVE
+/* weights=w1,w2,...: 1 to PERTA_MAX_WEIGHTS millionths. */
+static int set_weights(struct perta_params *pp, const char *list)
+{
+	const char *p = list;
+	char *end = NULL;
+	__u32 n = 0;
+
+	while (n < PERTA_MAX_WEIGHTS) {
+		errno = 0;
+		pp->weights[n++] = strtoull(p, &end, 0);
+		if (errno || end == p)
+			return -1;
+		if (*end == 0)
+			break;
+		if (*end != ',')
+			return -1;
+		p = end + 1;
+	}
+	if (!end || *end != 0)
+		return -1;
+	pp->n_weights = n;
+	return 0;
+}
+#endif
+
+static int set_param(struct SKEL_T *skel, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
 	char *end;
@@ -51,18 +97,42 @@ static int set_param(struct tcp_pert_bpf *skel, const char *arg)
 	if (!eq)
 		return -1;
 	n = (size_t)(eq - arg);
+#define IS(field) (n == strlen(#field) && !strncmp(arg, #field, n))
+#ifdef PERT_ADAPTIVE
+	if (IS(weights))
+		return set_weights(&skel->rodata->perta_params, eq + 1);
+#endif
 	errno = 0;
 	v = strtoull(eq + 1, &end, 0);
 	if (errno || *end || end == eq + 1)
 		return -1;
+#ifdef PERT_ADAPTIVE
 #define P(field)                                                         \
-	if (n == strlen(#field) && !strncmp(arg, #field, n)) {           \
+	if (IS(field)) {                                                 \
+		skel->rodata->perta_params.field = v;                    \
+		return 0;                                                \
+	}
+#define B(field)                                                         \
+	if (IS(field)) {                                                 \
+		skel->rodata->perta_params.base.field = v;               \
+		return 0;                                                \
+	}
+	B(t_min) B(t_max) B(p_max) B(weight_ppm) B(respond_in_slow_start)
+	P(q_max_init) P(alpha_max) P(compete_frac) P(t3_frac) P(ramp_pole_frac)
+	P(alpha_period_rtts) P(high_speed_step) P(compete_step) P(safe_decay)
+	P(t3_floor) P(q_max_srtt) P(loss_half)
+#undef B
+#else
+#define P(field)                                                         \
+	if (IS(field)) {                                                 \
 		skel->rodata->pert_##field = v;                          \
 		return 0;                                                \
 	}
 	P(t_min) P(t_max) P(t_end) P(p_max) P(weight_ppm) P(keep_ppm)
 	P(have_t_end) P(literal) P(respond_in_slow_start)
+#endif
 #undef P
+#undef IS
 	return -1;
 }
 
@@ -86,7 +156,7 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 
 int main(int argc, char **argv)
 {
-	struct tcp_pert_bpf *skel;
+	struct SKEL_T *skel;
 	struct bpf_link *legacy;
 	const char *dir = NULL;
 	int first = 2, link_fd, i, err;
@@ -105,9 +175,9 @@ int main(int argc, char **argv)
 		first = 3;
 	}
 	libbpf_set_print(libbpf_quiet);
-	skel = tcp_pert_bpf__open();
+	skel = SKEL(open)();
 	if (!skel) {
-		fprintf(stderr, "open tcp_pert.bpf.o: %s\n", strerror(errno));
+		fprintf(stderr, "open the BPF object: %s\n", strerror(errno));
 		return 1;
 	}
 	for (i = first; i < argc; i++) {
@@ -116,25 +186,25 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	err = bpf_map__set_map_flags(skel->maps.pert, bpf_map__map_flags(skel->maps.pert) | BPF_F_LINK);
+	err = bpf_map__set_map_flags(skel->maps.OPS_MAP, bpf_map__map_flags(skel->maps.OPS_MAP) | BPF_F_LINK);
 	if (err) {
 		fprintf(stderr, "set BPF_F_LINK: %s\n", strerror(-err));
 		return 1;
 	}
-	err = tcp_pert_bpf__load(skel);
+	err = SKEL(load)(skel);
 	if (err) {
 		fprintf(stderr, "load: %s\n", strerror(-err));
 		return 1;
 	}
 	/* With BPF_F_LINK this only fills the map; nothing is registered yet. */
-	legacy = bpf_map__attach_struct_ops(skel->maps.pert);
+	legacy = bpf_map__attach_struct_ops(skel->maps.OPS_MAP);
 	if (!legacy) {
 		fprintf(stderr, "initialise struct_ops map: %s\n", strerror(errno));
 		return 1;
 	}
 	bpf_link__disconnect(legacy);
 	bpf_link__destroy(legacy);
-	link_fd = bpf_link_create(bpf_map__fd(skel->maps.pert), 0, ATTACH_STRUCT_OPS, NULL);
+	link_fd = bpf_link_create(bpf_map__fd(skel->maps.OPS_MAP), 0, ATTACH_STRUCT_OPS, NULL);
 	if (link_fd < 0) {
 		fprintf(stderr, "register (BPF_LINK_CREATE struct_ops): %s\n", strerror(errno));
 		return 1;
@@ -178,6 +248,6 @@ int main(int argc, char **argv)
 		}
 	}
 	close(link_fd);
-	tcp_pert_bpf__destroy(skel);
+	SKEL(destroy)(skel);
 	return 0;
 }

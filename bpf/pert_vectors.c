@@ -22,20 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
+#include "pert_harness.h"
 
-static __u32 draws[64];
-static int n_draws, used_draws, overdrawn;
-
-static __u32 next_draw(void)
-{
-	if (used_draws >= n_draws) {
-		overdrawn = 1;
-		return 0xffffffffU;
-	}
-	return draws[used_draws++];
-}
-
-#define PERT_RANDOM_U32() next_draw()
+#define PERT_RANDOM_U32() pert_harness_draw()
 #include "pert_algo.h"
 
 int main(void)
@@ -80,18 +69,8 @@ int main(void)
 			for (i = 0; i < 11; i++)
 				if (scanf("%lld", &v[i]) != 1)
 					return 2;
-			n_draws = (int)v[10];
-			if (n_draws < 0 || n_draws > 64)
+			if (pert_harness_read_draws(v[10]))
 				return 2;
-			for (i = 0; i < n_draws; i++) {
-				unsigned long long d;
-
-				if (scanf("%llu", &d) != 1)
-					return 2;
-				draws[i] = (__u32)d;
-			}
-			used_draws = 0;
-			overdrawn = 0;
 			tp.snd_una = (__u32)v[0];
 			tp.snd_nxt = (__u32)v[1];
 			if (v[2] >= 0)
@@ -111,7 +90,7 @@ int main(void)
 			       (st.flags & PERT_HAVE_RTT) ? (long long)st.srtt : -1LL,
 			       (st.flags & PERT_HAVE_RTT) ? (long long)st.min_rtt_us : -1LL,
 			       (unsigned long long)pert_probability(&pp, &st), ret,
-			       overdrawn ? -1 : used_draws);
+			       pert_harness_draws_used());
 		} else {
 			return 2;
 		}

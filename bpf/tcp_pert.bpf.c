@@ -30,6 +30,7 @@
 
 #define PERT_RANDOM_U32() bpf_get_prandom_u32()
 #include "pert_algo.h"
+#include "pert_bpf_glue.h"
 
 char _license[] SEC("license") = "GPL";
 
@@ -52,15 +53,6 @@ __u64 cnt_draws = 0;
 __u64 cnt_early_responses = 0;
 __u64 cnt_loss_events = 0;
 
-/* Per-connection counters, keyed by addresses (IPv4; 0 for IPv6) and ports
- * in host order; the entry is reset when a connection starts using pert. */
-struct pert_flow_key {
-	__u32 saddr;
-	__u32 daddr;
-	__u16 sport;
-	__u16 dport;
-};
-
 struct pert_flow_val {
 	__u64 early_responses;
 	__u64 draws;
@@ -73,36 +65,17 @@ struct {
 	__type(value, struct pert_flow_val);
 } flows SEC(".maps");
 
-static __always_inline void flow_key(const struct sock *sk, struct pert_flow_key *k)
-{
-	k->saddr = sk->__sk_common.skc_rcv_saddr;
-	k->daddr = sk->__sk_common.skc_daddr;
-	k->sport = sk->__sk_common.skc_num;
-	k->dport = __builtin_bswap16(sk->__sk_common.skc_dport);
-}
-
 /* Count a draw, and a response if there was one, for this connection. */
 static __always_inline void flow_count(const struct sock *sk, int responded)
 {
-	struct pert_flow_key k;
 	struct pert_flow_val *v, zero = {};
 
-	flow_key(sk, &k);
-	v = bpf_map_lookup_elem(&flows, &k);
-	if (!v) {
-		bpf_map_update_elem(&flows, &k, &zero, BPF_NOEXIST);
-		v = bpf_map_lookup_elem(&flows, &k);
-		if (!v)
-			return;
-	}
+	v = flow_entry(&flows, sk, &zero);
+	if (!v)
+		return;
 	__sync_fetch_and_add(&v->draws, 1);
 	if (responded)
 		__sync_fetch_and_add(&v->early_responses, 1);
-}
-
-static __always_inline struct tcp_sock *tcp_sk(const struct sock *sk)
-{
-	return (struct tcp_sock *)sk;
 }
 
 static __always_inline struct pert_state *pert_st(const struct sock *sk)
@@ -124,14 +97,6 @@ static __always_inline void load_params(struct pert_params *pp)
 	pp->pad = 0;
 }
 
-/* Linux tcp_is_cwnd_limited(). */
-static __always_inline int is_cwnd_limited(struct tcp_sock *tp)
-{
-	if (tp->snd_cwnd < tp->snd_ssthresh)
-		return tp->snd_cwnd < 2 * tp->max_packets_out;
-	return BPF_CORE_READ_BITFIELD(tp, is_cwnd_limited);
-}
-
 SEC("struct_ops/bpf_pert_init")
 void BPF_PROG(bpf_pert_init, struct sock *sk)
 {
@@ -143,12 +108,7 @@ void BPF_PROG(bpf_pert_init, struct sock *sk)
 	st->flags = 0;
 	st->early_responses = 0;
 	__sync_fetch_and_add(&cnt_sockets, 1);
-	{
-		struct pert_flow_key k;
-
-		flow_key(sk, &k);
-		bpf_map_delete_elem(&flows, &k);
-	}
+	flow_reset(&flows, sk);
 }
 
 SEC("struct_ops/bpf_pert_pkts_acked")
@@ -176,12 +136,7 @@ void BPF_PROG(bpf_pert_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	int drawn;
 
 	load_params(&pp);
-	t.snd_cwnd = tp->snd_cwnd;
-	t.snd_cwnd_cnt = tp->snd_cwnd_cnt;
-	t.snd_ssthresh = tp->snd_ssthresh;
-	t.snd_cwnd_clamp = tp->snd_cwnd_clamp;
-	t.snd_una = tp->snd_una;
-	t.snd_nxt = tp->snd_nxt;
+	pert_tp_read(tp, &t);
 	drawn = pert_may_respond(&pp, st, &t) && pert_probability(&pp, st) > 0;
 	pert_cong_avoid(&pp, st, &t, acked, grow);
 	if (drawn) {
@@ -190,9 +145,7 @@ void BPF_PROG(bpf_pert_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	}
 	if (st->early_responses != before)
 		__sync_fetch_and_add(&cnt_early_responses, 1);
-	tp->snd_cwnd = t.snd_cwnd;
-	tp->snd_cwnd_cnt = t.snd_cwnd_cnt;
-	tp->snd_ssthresh = t.snd_ssthresh;
+	pert_tp_write(tp, &t);
 }
 
 SEC("struct_ops/bpf_pert_ssthresh")
@@ -207,9 +160,7 @@ __u32 BPF_PROG(bpf_pert_ssthresh, struct sock *sk)
 SEC("struct_ops/bpf_pert_undo_cwnd")
 __u32 BPF_PROG(bpf_pert_undo_cwnd, struct sock *sk)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-
-	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
+	return pert_undo_cwnd(sk);
 }
 
 SEC("struct_ops/bpf_pert_set_state")

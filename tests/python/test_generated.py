@@ -288,8 +288,9 @@ def test_command_lines_run_or_name_the_flag(args):
 @settings(**SETTINGS, **COMMON)
 @given(gen.model(TestbedScenario, BUDGET), st.booleans())
 def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(data, mutate):
-    """What the testbed's model accepts, the kernel side can run: the ``[pert]`` table fits the
-    eBPF program's fixed point (its loader's checks), the bottleneck's queue is a valid qdiscs'."""
+    """What the testbed's model accepts, the kernel side can run: the ``[pert]`` and
+    ``[pert_adaptive]`` tables fit the eBPF programs' fixed point (their loaders' checks), every
+    group starts before the end, the bottleneck's queue is a valid qdiscs'."""
     if mutate:
         data = {**data, "bottleneck": {**data.get("bottleneck", {}), "rate": "0Mbps"}, "flows": [{"cc": "bbr", "cnt": 4}]}
     try:
@@ -299,6 +300,8 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
         OUTCOMES[("testbed scenario", "refused by the model")] += 1
         return
     scenario.pert_params().validate()
+    scenario.pert_adaptive_params().validate()
+    assert all(g.start < scenario.duration for g in scenario.flows)
     kind, limit = scenario.queue()
     assert kind in ("bfifo", "pfifo") and limit >= 1
     OUTCOMES[("testbed scenario", "accepted")] += 1

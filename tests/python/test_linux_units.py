@@ -87,7 +87,7 @@ def test_scenario_defaults_and_the_pert_table() -> None:
         ({"pert": {"p_mx": 0.1}}, "pert: unknown field `p_mx`; allowed: kind, t_min, t_max, p_max, t_curve_end, decrease, srtt_weight, thresholds, respond_in_slow_start"),
         ({"bottleneck": {"rate": "0Mbps"}}, "bottleneck.rate: must be a positive rate, got '0Mbps'"),
         ({"bottleneck": {"delay": "-5ms"}}, "bottleneck.delay: must be zero or a positive time, got '-5ms'"),
-        ({"flows": [{"cc": "vegas"}]}, "flows[0].cc: got 'vegas'; allowed: 'reno', 'cubic', 'bbr' or 'pert'"),
+        ({"flows": [{"cc": "vegas"}]}, "flows[0].cc: got 'vegas'; allowed: 'reno', 'cubic', 'bbr', 'pert' or 'pert_adaptive'"),
         ({"flows": [{"cc": "pert", "count": 0}]}, "flows[0].count: Input should be greater than or equal to 1, got 0"),
         ({"bottleneck": {"rate": "1Mbps", "queue": "red"}}, "bottleneck: unknown field `queue`; allowed: rate, delay, buffer, buffer_pkts, loss"),
         ({"bottleneck": {"buffer": "50KB", "buffer_pkts": 30}}, "bottleneck.buffer_pkts: give buffer (bytes) or buffer_pkts, not both"),
@@ -156,7 +156,7 @@ def test_compare_refuses_bbr_naming_the_flow(tmp_path: Path) -> None:
     f.write_text('[[flows]]\ncc = "reno"\n\n[[flows]]\ncc = "bbr"\n')
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2, r.output
-    assert "error: flows[1].cc: the simulator has no bbr to compare with; allowed: pert, reno, cubic" in r.stderr
+    assert "error: flows[1].cc: the simulator has no bbr to compare with; allowed: pert, pert_adaptive, reno, cubic" in r.stderr
 
 
 def test_simulator_scenario_mirrors_the_testbed() -> None:

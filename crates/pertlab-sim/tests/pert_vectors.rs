@@ -23,10 +23,12 @@
 //!   `srtt` (us << 10, null before a sample), `min_rtt_us`, `prob` (2^-32
 //!   units) after the event, and `ssthresh_ret` when `ssthresh` was called.
 
-use pertlab_sim::rng::{from_seed, SimRng};
+mod common;
+
+use common::draws_made;
+use pertlab_sim::rng::from_seed;
 use pertlab_sim::tcp::cc::pert::{Pert, PertConfig, PertThresholds, PPM, PROB_ONE, SRTT_SHIFT};
 use pertlab_sim::tcp::cc::{AckSample, CaState, CcState, CongestionControl};
-use rand::RngCore;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 
@@ -78,17 +80,6 @@ fn expect(cc: &Pert, tp: &CcState, ssthresh_ret: Option<u32>) -> Value {
         e["ssthresh_ret"] = json!(r);
     }
     e
-}
-
-/// The draws `cong_avoid` made: compare the stream before and after.
-fn draws_made(before: &SimRng, after: &SimRng) -> Vec<u32> {
-    let mut probe = before.clone();
-    let mut out = vec![];
-    while &probe != after {
-        out.push(probe.next_u32());
-        assert!(out.len() <= 4, "more draws than any ACK makes");
-    }
-    out
 }
 
 /// A bulk flow through a bottleneck: the RTT grows with the window beyond a

@@ -67,18 +67,21 @@ def _run(cmd: list[str], **kw) -> None:
         raise RuntimeError(f"{' '.join(map(str, cmd))} failed ({r.returncode}):\n{r.stdout}{r.stderr}")
 
 
-def build_vector_harness() -> Path:
-    """``bpf/pert_vectors.c`` with the system C compiler."""
+def build_vector_harness(name: str = "pert_vectors") -> Path:
+    """A user-space vector harness (``bpf/pert_vectors.c``, ``bpf/pert_adaptive_vectors.c``)
+    with the system C compiler."""
     src = bpf_dir()
-    out = build_dir() / "pert_vectors"
-    sources = [src / "pert_vectors.c", src / "pert_algo.h"]
+    out = build_dir() / name
+    sources = [src / f"{name}.c", *src.glob("*.h")]
     if _stale(out, sources):
-        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(src), "-o", str(out), str(src / "pert_vectors.c")])
+        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(src), "-o", str(out), str(src / f"{name}.c")])
     return out
 
 
-def build_bpf() -> tuple[Path, Path]:
-    """The BPF object (clang -target bpf against vmlinux.h) and its loader.
+def build_bpf(source: str = "tcp_pert") -> tuple[Path, Path]:
+    """An eBPF congestion control (``bpf/SOURCE.bpf.c``: ``tcp_pert`` or ``tcp_pert_adaptive``,
+    clang -target bpf against vmlinux.h) and its loader (``bpf/pert_loader.c``, built with
+    -DPERT_ADAPTIVE for the adaptive one).
 
     Returns (object, loader)."""
     missing = missing_build_tools()
@@ -92,19 +95,20 @@ def build_bpf() -> tuple[Path, Path]:
         tmp = vmlinux.with_suffix(".tmp")
         tmp.write_text(r.stdout)
         tmp.replace(vmlinux)
-    obj = out / "tcp_pert.bpf.o"
-    algo = [src / "tcp_pert.bpf.c", src / "pert_algo.h", vmlinux]
-    if _stale(obj, algo):
-        _run(["clang", "-target", "bpf", "-O2", "-g", "-D__TARGET_ARCH_x86", "-I", str(out), "-I", str(src), "-c", str(src / "tcp_pert.bpf.c"), "-o", str(obj)])
-    skel = out / "tcp_pert.skel.h"
+    headers = sorted(src.glob("*.h"))
+    obj = out / f"{source}.bpf.o"
+    if _stale(obj, [src / f"{source}.bpf.c", *headers, vmlinux]):
+        _run(["clang", "-target", "bpf", "-O2", "-g", "-D__TARGET_ARCH_x86", "-I", str(out), "-I", str(src), "-c", str(src / f"{source}.bpf.c"), "-o", str(obj)])
+    skel = out / f"{source}.skel.h"
     if _stale(skel, [obj]):
-        r = subprocess.run(["bpftool", "gen", "skeleton", str(obj), "name", "tcp_pert_bpf"], capture_output=True, text=True)
+        r = subprocess.run(["bpftool", "gen", "skeleton", str(obj), "name", f"{source}_bpf"], capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError("bpftool gen skeleton failed:\n" + r.stderr)
         skel.write_text(r.stdout)
-    loader = out / "pert_loader"
-    if _stale(loader, [skel, src / "pert_loader.c"]):
-        _run(["cc", "-O2", "-Wall", "-I", str(out), "-o", str(loader), str(src / "pert_loader.c"), "-lbpf"])
+    adaptive = source == "tcp_pert_adaptive"
+    loader = out / ("pert_adaptive_loader" if adaptive else "pert_loader")
+    if _stale(loader, [skel, src / "pert_loader.c", *headers]):
+        _run(["cc", "-O2", "-Wall", *(["-DPERT_ADAPTIVE"] if adaptive else []), "-I", str(out), "-I", str(src), "-o", str(loader), str(src / "pert_loader.c"), "-lbpf"])
     return obj, loader
 
 

@@ -11,7 +11,7 @@ import typer
 if TYPE_CHECKING:
     from .scenario import TestbedScenario
 
-linux_app = typer.Typer(help="The eBPF PERT congestion control on this host (needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+linux_app = typer.Typer(help="The eBPF PERT congestion controls on this host (pert, pert-adaptive; needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 testbed_app = typer.Typer(help="Network-namespace testbed with a real bottleneck (needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
@@ -23,61 +23,117 @@ def _die(msg: str, code: int = 1) -> NoReturn:
     raise typer.Exit(code)
 
 
+#: Options of `load` for pert-adaptive only: (flag, help). Their defaults are the thesis's
+#: (PertAdaptiveParams); given with `pert` they are an error.
+_ADAPTIVE_ONLY = ("alpha_max", "compete_frac", "t3_frac", "t3_floor", "ramp_pole_frac", "q_max_init_ms", "q_max_source", "loss_beta", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay", "interval_weights")
+
+
+def _flag(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
 @linux_app.command()
 def load(
-    name: Annotated[str, typer.Argument(help="Congestion control to register (only 'pert').")] = "pert",
+    name: Annotated[str, typer.Argument(help="Congestion control to register: pert (PERT/RED) or pert-adaptive (Kotla 2008).")] = "pert",
     t_min_ms: Annotated[float, typer.Option(help="Queueing delay where the response probability starts to rise.")] = 5.0,
     t_max_ms: Annotated[float, typer.Option(help="Queueing delay where it reaches p_max.")] = 10.0,
-    t_end_ms: Annotated[Optional[float], typer.Option(help="Queueing delay where it reaches 1 [default: 2 x t_max].")] = None,
+    t_end_ms: Annotated[Optional[float], typer.Option(help="pert: queueing delay where it reaches 1 [default: 2 x t_max].")] = None,
     p_max: Annotated[float, typer.Option(help="Response probability at t_max.")] = 0.05,
-    decrease: Annotated[float, typer.Option(help="Share of cwnd removed by an early response.")] = 0.35,
+    decrease: Annotated[Optional[float], typer.Option(help="pert: share of cwnd removed by an early response [default: 0.35].")] = None,
     srtt_weight: Annotated[float, typer.Option(help="History weight of the smoothed RTT.")] = 0.99,
-    literal: Annotated[bool, typer.Option("--literal", help="Thresholds on srtt as printed in the paper (2 (P + T_max)).")] = False,
-    no_slow_start_response: Annotated[bool, typer.Option("--no-slow-start-response", help="No early responses in slow start.")] = False,
+    literal: Annotated[bool, typer.Option("--literal", help="pert: thresholds on srtt as printed in the paper (2 (P + T_max)).")] = False,
+    slow_start_response: Annotated[
+        Optional[bool], typer.Option("--slow-start-response/--no-slow-start-response", help="Early responses in slow start [default: pert yes, pert-adaptive no].")
+    ] = None,
+    alpha_max: Annotated[Optional[float], typer.Option(help="pert-adaptive: cap of alpha, 1 to 4000 [default: 32].")] = None,
+    compete_frac: Annotated[Optional[float], typer.Option(help="pert-adaptive: compete mode above this fraction of q_max [default: 0.5].")] = None,
+    t3_frac: Annotated[Optional[float], typer.Option(help="pert-adaptive: the curve reaches 1 at this fraction of q_max [default: 0.65].")] = None,
+    t3_floor: Annotated[Optional[bool], typer.Option("--t3-floor/--no-t3-floor", help="pert-adaptive: floor the third threshold at 2 t_max [default: yes].")] = None,
+    ramp_pole_frac: Annotated[Optional[float], typer.Option(help="pert-adaptive: pole of the compete target's ramp, fraction of q_max [default: 0.01].")] = None,
+    q_max_init_ms: Annotated[Optional[float], typer.Option(help="pert-adaptive: initial maximum queueing delay [default: 10].")] = None,
+    q_max_source: Annotated[Optional[str], typer.Option(help="pert-adaptive: q_max from RTT 'sample's or 'srtt' [default: sample].")] = None,
+    loss_beta: Annotated[Optional[str], typer.Option(help="pert-adaptive: decrease on a loss, 'adaptive' or 'half' [default: adaptive].")] = None,
+    alpha_period_rtts: Annotated[Optional[float], typer.Option(help="pert-adaptive: alpha is adapted every this many RTTs [default: 5].")] = None,
+    high_speed_step: Annotated[Optional[float], typer.Option(help="pert-adaptive: alpha step per period in high-speed mode [default: 0.5].")] = None,
+    compete_step: Annotated[Optional[float], typer.Option(help="pert-adaptive: alpha step per period in compete mode [default: 0.1].")] = None,
+    safe_decay: Annotated[Optional[float], typer.Option(help="pert-adaptive: alpha factor per period in safe mode [default: 0.9].")] = None,
+    interval_weights: Annotated[
+        Optional[str], typer.Option(help="pert-adaptive: loss-interval weights, most recent first, 1 to 8 in [0, 1] [default: 1,1,1,1,0.8,0.6,0.4,0.2].")
+    ] = None,
 ) -> None:
     """Compile (clang) and register NAME as a TCP congestion control, pinned in bpffs."""
-    from .loader import PertParamError, PertParams, load as do_load
+    given = {k: v for k, v in locals().items() if k in _ADAPTIVE_ONLY and v is not None}
+    from .adaptive_params import PertAdaptiveParams
+    from .loader import PertParamError, PertParams, controller, load as do_load
 
-    params = PertParams(t_min_ms, t_max_ms, t_end_ms, p_max, decrease, srtt_weight, literal, not no_slow_start_response)
+    try:
+        ctrl = controller(name)
+    except ValueError as e:
+        _die(str(e), 2)
+    if ctrl.cli_name == "pert":
+        if given:
+            _die(f"{_flag(next(iter(given)))}: applies to pert-adaptive only", 2)
+        params = PertParams(t_min_ms, t_max_ms, t_end_ms, p_max, 0.35 if decrease is None else decrease, srtt_weight, literal, slow_start_response is not False)
+    else:
+        for flag, v in (("--t-end-ms", t_end_ms), ("--decrease", decrease), ("--literal", literal or None)):
+            if v is not None:
+                _die(f"{flag}: applies to pert only (pert-adaptive's curve ends at t3_frac q_max and its decrease is q / (q + q_max))", 2)
+        if "interval_weights" in given:
+            try:
+                given["interval_weights"] = tuple(float(x) for x in given["interval_weights"].split(","))
+            except ValueError:
+                _die(f"--interval-weights: a comma-separated list of numbers, got {interval_weights!r}", 2)
+        params = PertAdaptiveParams(t_min_ms=t_min_ms, t_max_ms=t_max_ms, p_max=p_max, srtt_weight=srtt_weight, respond_in_slow_start=bool(slow_start_response), **given)
     try:
         params.validate()
     except PertParamError as e:
         # Bad input: the message names the flag the user wrote (t_min_ms -> --t-min-ms), exit 2.
-        _die(f"--{e.field.replace('_', '-')}: {e.message}", 2)
+        _die(f"{_flag(e.field)}: {e.message}", 2)
     try:
-        pin = do_load(name, params)
+        pin = do_load(ctrl.name, params)
     except (RuntimeError, ValueError) as e:
         _die(str(e))
-    typer.echo(f"{name} registered (link pinned at {pin}/link); select it with setsockopt(TCP_CONGESTION, \"{name}\") or iperf3 -C {name}")
+    typer.echo(f"{ctrl.name} registered (link pinned at {pin}/link); select it with setsockopt(TCP_CONGESTION, \"{ctrl.name}\") or iperf3 -C {ctrl.name}")
 
 
 @linux_app.command()
-def unload(name: Annotated[str, typer.Argument(help="Congestion control to remove.")] = "pert") -> None:
+def unload(name: Annotated[str, typer.Argument(help="Congestion control to remove: pert or pert-adaptive.")] = "pert") -> None:
     """Remove the pinned registration of NAME."""
-    from .loader import unload as do_unload
+    from .loader import controller, unload as do_unload
 
     try:
-        had = do_unload(name)
-    except (RuntimeError, ValueError) as e:
+        ctrl = controller(name)
+        had = do_unload(ctrl.name)
+    except ValueError as e:
+        _die(str(e), 2)
+    except RuntimeError as e:
         _die(str(e))
-    typer.echo(f"{name} unregistered" if had else f"{name} was not loaded by pertlab")
+    typer.echo(f"{ctrl.name} unregistered" if had else f"{ctrl.name} was not loaded by pertlab")
 
 
 @linux_app.command()
-def status(as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False) -> None:
-    """What is registered, and the counters (early responses, ...) of a pinned pert."""
-    from .loader import status as do_status
+def status(
+    name: Annotated[str, typer.Argument(help="Congestion control: pert or pert-adaptive.")] = "pert",
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """What is registered, and the counters (early responses, ...; for pert-adaptive also mode
+    residency and alpha per connection) of a pinned NAME."""
+    from .loader import controller, status as do_status
 
-    st = do_status()
+    try:
+        st = do_status(controller(name).name)
+    except ValueError as e:
+        _die(str(e), 2)
     if as_json:
         typer.echo(json.dumps(st, indent=2))
         return
     typer.echo(f"available: {' '.join(st['available'])}")
-    typer.echo(f"pert: {'registered' if st['registered'] else 'not registered'}" + (f", pinned at {st['pin_dir']}" if st["pinned"] else ""))
+    typer.echo(f"{st['name']}: {'registered' if st['registered'] else 'not registered'}" + (f", pinned at {st['pin_dir']}" if st["pinned"] else ""))
     for k, v in st.get("counters", {}).items():
         typer.echo(f"  {k}: {v}")
     for f in st.get("flows", []):
-        typer.echo(f"  flow {f['saddr']}:{f['sport']} -> {f['daddr']}:{f['dport']}: early_responses {f['early_responses']}, draws {f['draws']}")
+        rest = ", ".join(f"{k} {v:.6g}" if isinstance(v, float) else f"{k} {v}" for k, v in f.items() if k not in ("saddr", "daddr", "sport", "dport"))
+        typer.echo(f"  flow {f['saddr']}:{f['sport']} -> {f['daddr']}:{f['dport']}: {rest}")
     if "params_fixed" in st:
         typer.echo("  parameters (fixed point): " + ", ".join(f"{k}={v}" for k, v in st["params_fixed"].items()))
     if "note" in st:

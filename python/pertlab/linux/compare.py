@@ -2,8 +2,9 @@
 
 :func:`sim_scenario` maps a testbed scenario to a simulator dumbbell: the
 bottleneck's rate, round-trip delay and buffer (bfifo bytes -> full-size
-frames), every flow starting at 0, the testbed's PERT parameters (the
-``[pert]`` table is the simulator's ``pert`` controller). Kernel reno maps
+frames), each flow group starting when the testbed's does, the testbed's
+PERT parameters (the ``[pert]`` and ``[pert_adaptive]`` tables are the
+simulator's ``pert`` and ``pert-adaptive`` controllers). Kernel reno maps
 to the simulator's Reno with SACK, kernel cubic to its CUBIC (RFC 9438,
 without HyStart); kernel bbr has no counterpart and is refused. Random loss
 is not carried over (the report says so).
@@ -22,7 +23,7 @@ from .testbed import TestbedResults, run
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
 #: CUBIC (RFC 9438; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
-SIM_CC = {"pert": "pert", "reno": "sack", "cubic": "cubic"}
+SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
 
 def sim_scenario(sc: TestbedScenario) -> Scenario:
@@ -35,11 +36,22 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
         raise ScenarioError(missing)
     kind, limit = sc.queue()
     pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
-    return dumbbell(
+    sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{sc.bottleneck.delay}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
-        sample_interval=f"{sc.sample_interval}ns", cc_params={"pert": sc.pert.model_dump(mode="json", by_alias=True, exclude_none=True)},
+        sample_interval=f"{sc.sample_interval}ns",
+        cc_params={
+            "pert": sc.pert.model_dump(mode="json", by_alias=True, exclude_none=True),
+            "pert-adaptive": sc.pert_adaptive.model_dump(mode="json", by_alias=True, exclude_none=True),
+        },
     )  # fmt: skip
+    if all(f.start == 0 for f in sc.flows):
+        return sim
+    data = sim.model_dump(mode="json", by_alias=True, exclude_none=True)
+    starts = [g.start for g in sc.flows for _ in range(g.count)]
+    for flow, start in zip(data["flows"], starts):
+        flow["start_window_ns"] = [start, start]
+    return Scenario.model_validate(data)
 
 
 def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]:
@@ -75,8 +87,12 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), sf["goodput_mbps"].sum())
         row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), sf["rtt_mean_ms"].mean(), "{:.2f}")
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), sf["retransmits"].sum(), "{}")
-        if cc == "pert":
-            row("pert: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
+        if cc in ("pert", "pert_adaptive"):
+            row(f"{cc}: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
+        if cc == "pert_adaptive":
+            modes = real.extra.get("pert_adaptive_modes", {})
+            for m in ("high_speed", "safe", "compete"):
+                row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(x["window"][f"{m}_s"] for x in modes.values()), sf[f"{m}_s"].sum(), "{:.2f}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), sim.jain)
     row("bottleneck utilization", rq["utilization"], sq["utilization"])
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")

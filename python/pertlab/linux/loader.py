@@ -1,12 +1,13 @@
-"""Register the eBPF PERT congestion control with the kernel, remove it, and
-read its counters.
+"""Register the eBPF PERT congestion controls with the kernel (``pert``: PERT/RED,
+``pert_adaptive``: adaptive PERT, ``pertlab linux load pert-adaptive``), remove them, and
+read their counters.
 
 Two ways to hold the registration, both through a BPF link (the loader sets
 BPF_F_LINK on the struct_ops map and creates the link itself, see
 bpf/pert_loader.c):
 
 - :func:`load` pins the link and the counter / parameter maps under
-  ``/sys/fs/bpf/pertlab/pert`` and returns; ``pert`` stays registered until
+  ``/sys/fs/bpf/pertlab/NAME`` and returns; it stays registered until
   :func:`unload` removes the pins. If the loader dies before it has pinned the
   link, the kernel drops the link with the process and nothing stays
   registered.
@@ -135,12 +136,44 @@ class PertParams:
         return [f"{k}={v}" for k, v in self.fixed().items()]
 
 
+@dataclass(frozen=True)
+class Controller:
+    """One eBPF congestion control: its kernel name, the name commands take, its source."""
+
+    name: str
+    cli_name: str
+    source: str
+
+    def default_params(self):
+        if self.name == NAME:
+            return PertParams()
+        from .adaptive_params import PertAdaptiveParams
+
+        return PertAdaptiveParams()
+
+
+CONTROLLERS = (Controller(NAME, NAME, "tcp_pert"), Controller("pert_adaptive", "pert-adaptive", "tcp_pert_adaptive"))
+
+
+def controller(name: str) -> Controller:
+    """The controller called ``name`` (kernel or command name); ValueError naming the allowed ones."""
+    for c in CONTROLLERS:
+        if name in (c.name, c.cli_name):
+            return c
+    raise ValueError(f"unknown congestion control {name!r}; allowed: {', '.join(c.cli_name for c in CONTROLLERS)}")
+
+
+def pin_dir(name: str = NAME) -> Path:
+    """Where ``load`` pins the link and maps of ``name``."""
+    return BPFFS / "pertlab" / controller(name).name
+
+
 def available() -> list[str]:
     return AVAILABLE.read_text().split()
 
 
 def is_registered(name: str = NAME) -> bool:
-    return name in available()
+    return controller(name).name in available()
 
 
 def support_problem() -> str | None:
@@ -179,54 +212,54 @@ def _wait_for(cond, timeout: float = 5.0) -> bool:
     return cond()
 
 
-def _prepare(name: str, params: PertParams | None) -> tuple[PertParams, Path]:
+def _prepare(name: str, params) -> tuple[Controller, object, Path]:
     """What loading and holding both check first; builds the BPF object and its loader."""
-    if name != NAME:
-        raise ValueError(f"only '{NAME}' can be loaded, not {name!r}")
-    params = params or PertParams()
+    ctrl = controller(name)
+    params = params or ctrl.default_params()
     params.validate()
     problem = support_problem()
     if problem:
         raise RuntimeError(problem)
-    if is_registered(name):
-        raise RuntimeError(f"{name} is already registered (pertlab linux unload {name} first)")
-    _, loader = build.build_bpf()
-    return params, loader
+    if is_registered(ctrl.name):
+        raise RuntimeError(f"{ctrl.name} is already registered (pertlab linux unload {ctrl.cli_name} first)")
+    _, loader = build.build_bpf(ctrl.source)
+    return ctrl, params, loader
 
 
-def load(name: str = NAME, params: PertParams | None = None) -> Path:
-    """Build if needed, register ``pert`` and pin it; returns the pin directory."""
-    params, loader = _prepare(name, params)
+def load(name: str = NAME, params=None) -> Path:
+    """Build if needed, register ``name`` and pin it; returns the pin directory."""
+    ctrl, params, loader = _prepare(name, params)
+    pin = pin_dir(ctrl.name)
     ensure_bpffs()
-    if PIN_DIR.exists():
-        _remove_pins()
-    PIN_DIR.mkdir(parents=True)
-    r = subprocess.run([str(loader), "pin", str(PIN_DIR), *params.loader_args()], capture_output=True, text=True)
+    if pin.exists():
+        _remove_pins(pin)
+    pin.mkdir(parents=True)
+    r = subprocess.run([str(loader), "pin", str(pin), *params.loader_args()], capture_output=True, text=True)
     if r.returncode != 0:
-        _remove_pins()
-        raise RuntimeError(f"pert_loader failed: {r.stderr.strip()}")
-    if not _wait_for(lambda: is_registered(name)):
-        raise RuntimeError(f"{name} not in {AVAILABLE} after loading")
-    return PIN_DIR
+        _remove_pins(pin)
+        raise RuntimeError(f"{loader.name} failed: {r.stderr.strip()}")
+    if not _wait_for(lambda: is_registered(ctrl.name)):
+        raise RuntimeError(f"{ctrl.name} not in {AVAILABLE} after loading")
+    return pin
 
 
-def _remove_pins() -> None:
+def _remove_pins(pin: Path = PIN_DIR) -> None:
     for f in ("link", "bss", "rodata", "flows"):
         with contextlib.suppress(FileNotFoundError):
-            (PIN_DIR / f).unlink()
-    for d in (PIN_DIR, PIN_DIR.parent):
+            (pin / f).unlink()
+    for d in (pin, pin.parent):
         with contextlib.suppress(OSError):
             d.rmdir()
 
 
 def unload(name: str = NAME) -> bool:
     """Remove the pinned registration; True if there was one."""
-    if name != NAME:
-        raise ValueError(f"only '{NAME}' is managed here, not {name!r}")
-    had = (PIN_DIR / "link").exists()
-    _remove_pins()
-    if had and not _wait_for(lambda: not is_registered(name)):
-        raise RuntimeError(f"{name} is still registered after removing its link (held by another loader?)")
+    ctrl = controller(name)
+    pin = pin_dir(ctrl.name)
+    had = (pin / "link").exists()
+    _remove_pins(pin)
+    if had and not _wait_for(lambda: not is_registered(ctrl.name)):
+        raise RuntimeError(f"{ctrl.name} is still registered after removing its link (held by another loader?)")
     return had
 
 
@@ -244,18 +277,27 @@ def _dump(args: list[str]) -> dict:
     return out
 
 
-def counters(bss_map_id: int | None = None) -> dict:
+def _map_args(map_id: int | None, name: str, pinned: str) -> list[str]:
+    return ["id", str(map_id)] if map_id is not None else ["pinned", str(pin_dir(name) / pinned)]
+
+
+def counters(bss_map_id: int | None = None, name: str = NAME) -> dict:
     """The program's counters (cnt_*), from the pinned map or a map id."""
-    args = ["id", str(bss_map_id)] if bss_map_id is not None else ["pinned", str(PIN_DIR / "bss")]
-    return {k.removeprefix("cnt_"): v for k, v in _dump(args).items()}
+    return {k.removeprefix("cnt_"): v for k, v in _dump(_map_args(bss_map_id, name, "bss")).items()}
 
 
-def flow_counters(flows_map_id: int | None = None) -> list[dict]:
-    """Per-connection counters: saddr, daddr (dotted quads), sport, dport,
-    draws, early_responses; from the pinned map or a map id."""
+#: Names of adaptive PERT's modes, by number (the simulator's Mode).
+MODES = ("high_speed", "safe", "compete")
+
+
+def flow_counters(flows_map_id: int | None = None, name: str = NAME) -> list[dict]:
+    """Per-connection counters: saddr, daddr (dotted quads), sport, dport, and the
+    value's fields (pert: draws, early_responses; pert_adaptive also losses,
+    alpha_periods, alpha, mode, q_max_us, p, p_early and mode_time_us per mode);
+    from the pinned map or a map id."""
     import ipaddress
 
-    args = ["id", str(flows_map_id)] if flows_map_id is not None else ["pinned", str(PIN_DIR / "flows")]
+    args = _map_args(flows_map_id, name, "flows")
     r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"bpftool map dump {' '.join(args)}: {r.stderr.strip()}")
@@ -264,17 +306,43 @@ def flow_counters(flows_map_id: int | None = None) -> list[dict]:
         f = entry.get("formatted", entry)
         k, v = f["key"], f["value"]
         addr = lambda x: str(ipaddress.IPv4Address(int(x).to_bytes(4, "little")))  # noqa: E731  (network order in a u32)
-        rows.append({"saddr": addr(k["saddr"]), "daddr": addr(k["daddr"]), "sport": k["sport"], "dport": k["dport"], "draws": v["draws"], "early_responses": v["early_responses"]})
+        row = {"saddr": addr(k["saddr"]), "daddr": addr(k["daddr"]), "sport": k["sport"], "dport": k["dport"]}
+        for key, val in v.items():
+            if key == "pad":
+                continue
+            if key == "mode":
+                row["mode"] = MODES[val] if 0 <= val < len(MODES) else val
+            elif key == "mode_time_us":
+                row.update({f"{m}_us": t for m, t in zip(MODES, val)})
+            elif key.endswith("_ppm"):
+                row[key.removesuffix("_ppm")] = val / PPM
+            else:
+                row[key] = val
+        rows.append(row)
     return rows
 
 
-def status() -> dict:
+def _params_fixed(name: str) -> dict:
+    """The parameters pinned with ``name``, fixed point, by the loader's names."""
+    raw = _dump(["pinned", str(pin_dir(name) / "rodata")])
+    if "perta_params" not in raw:
+        return {k.removeprefix("pert_"): v for k, v in raw.items()}
+    pp = dict(raw["perta_params"])
+    base = pp.pop("base")
+    n = pp.pop("n_weights")
+    pp["weights"] = pp["weights"][:n]
+    return {**{k: base[k] for k in ("t_min", "t_max", "p_max", "weight_ppm", "respond_in_slow_start")}, **pp}
+
+
+def status(name: str = NAME) -> dict:
     """What is registered and loaded, with counters and parameters when pinned."""
-    st: dict = {"available": available(), "registered": is_registered(), "pinned": (PIN_DIR / "link").exists(), "pin_dir": str(PIN_DIR)}
+    ctrl = controller(name)
+    pin = pin_dir(ctrl.name)
+    st: dict = {"name": ctrl.name, "available": available(), "registered": is_registered(ctrl.name), "pinned": (pin / "link").exists(), "pin_dir": str(pin)}
     if st["pinned"] and shutil.which("bpftool"):
-        st["counters"] = counters()
-        st["flows"] = flow_counters()
-        st["params_fixed"] = {k.removeprefix("pert_"): v for k, v in _dump(["pinned", str(PIN_DIR / "rodata")]).items()}
+        st["counters"] = counters(name=ctrl.name)
+        st["flows"] = flow_counters(name=ctrl.name)
+        st["params_fixed"] = _params_fixed(ctrl.name)
     elif st["registered"]:
         st["note"] = "registered by another process (pertlab linux hold, a test or the testbed)"
     return st
@@ -285,22 +353,23 @@ class Holder:
     process: subprocess.Popen
     bss_map_id: int
     flows_map_id: int
-    params: PertParams
+    params: object
+    name: str = NAME
 
     def counters(self) -> dict:
-        return counters(self.bss_map_id)
+        return counters(self.bss_map_id, self.name)
 
     def flow_counters(self) -> list[dict]:
-        return flow_counters(self.flows_map_id)
+        return flow_counters(self.flows_map_id, self.name)
 
     def as_dict(self) -> dict:
-        return {"pid": self.process.pid, "bss_map_id": self.bss_map_id, "flows_map_id": self.flows_map_id, "params": asdict(self.params)}
+        return {"name": self.name, "pid": self.process.pid, "bss_map_id": self.bss_map_id, "flows_map_id": self.flows_map_id, "params": asdict(self.params)}
 
 
 @contextlib.contextmanager
-def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]:
-    """Register ``pert`` for the duration of the context (see module doc)."""
-    params, loader = _prepare(name, params)
+def hold(name: str = NAME, params=None) -> Iterator[Holder]:
+    """Register ``name`` for the duration of the context (see module doc)."""
+    ctrl, params, loader = _prepare(name, params)
     # Its own session: a Ctrl-C at the terminal reaches the caller, which ends the hold in order.
     proc = subprocess.Popen(
         [str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
@@ -309,11 +378,11 @@ def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]
         line = proc.stdout.readline() if proc.stdout else ""
         if not line.startswith("ready"):
             proc.wait(timeout=5)
-            raise RuntimeError(f"pert_loader failed: {proc.stderr.read().strip() if proc.stderr else ''}")
+            raise RuntimeError(f"{loader.name} failed: {proc.stderr.read().strip() if proc.stderr else ''}")
         ids = dict(kv.split("=") for kv in line.split()[1:])
-        if not _wait_for(lambda: is_registered(name)):
-            raise RuntimeError(f"{name} not in {AVAILABLE} after loading")
-        yield Holder(proc, int(ids["bss_map_id"]), int(ids["flows_map_id"]), params)
+        if not _wait_for(lambda: is_registered(ctrl.name)):
+            raise RuntimeError(f"{ctrl.name} not in {AVAILABLE} after loading")
+        yield Holder(proc, int(ids["bss_map_id"]), int(ids["flows_map_id"]), params, ctrl.name)
     finally:
         if proc.poll() is None:
             with contextlib.suppress(Exception):
@@ -323,4 +392,4 @@ def hold(name: str = NAME, params: PertParams | None = None) -> Iterator[Holder]
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        _wait_for(lambda: not is_registered(name), timeout=5)
+        _wait_for(lambda: not is_registered(ctrl.name), timeout=5)

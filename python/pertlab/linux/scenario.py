@@ -10,7 +10,8 @@ bytes) and its PERT parameters (the ``[pert]`` table is the simulator's
 
 What a scenario leaves out: one bottleneck (a dumbbell of one sender, one
 router and one receiver namespace), all flows starting together, one
-round-trip delay for every flow.
+round-trip delay for every flow. Flow groups may start later than the first
+(``start``: kernel Reno flows joining adaptive PERT), all end together.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
 
-from ..scenario import U64_MAX, Count, Duration, Pert, Rate, ScenarioError, Size, Time
+from ..scenario import U64_MAX, Count, Duration, Pert, PertAdaptive, Rate, ScenarioError, Size, Time
 from ..scenario.base import _compared_to, _Model
 from ..units import format_time
+from .adaptive_params import PertAdaptiveParams
 from .loader import PertParamError, PertParams
 
 if sys.version_info >= (3, 11):
@@ -32,11 +34,13 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["KERNEL_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedScenario", "load_scenario"]
+__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedScenario", "load_scenario"]
 
-#: Congestion controls of the kernel the testbed selects by name, and the eBPF ``pert``.
+#: Congestion controls of the kernel the testbed selects by name, and the eBPF ``pert`` and
+#: ``pert_adaptive``.
 KERNEL_CCS = ("reno", "cubic", "bbr")
-CCS = (*KERNEL_CCS, "pert")
+EBPF_CCS = ("pert", "pert_adaptive")
+CCS = (*KERNEL_CCS, *EBPF_CCS)
 FRAME_BYTES = 1514  # a full-size Ethernet frame, what htb and bfifo count
 #: The loader's names of the ``[pert]`` table's fields where they differ (the rest are the same).
 PERT_FIELDS = {"t_min_ms": "t_min", "t_max_ms": "t_max", "t_end_ms": "t_curve_end"}
@@ -64,6 +68,7 @@ class FlowGroup(_Model):
 
     cc: Literal[CCS]  # type: ignore[valid-type]
     count: Count = 1
+    start: Time = Field(0, description="when the group starts sending, after the first group (all groups stop together)")
 
 
 class TestbedScenario(_Model):
@@ -80,8 +85,33 @@ class TestbedScenario(_Model):
     bottleneck: Bottleneck = Field(default_factory=Bottleneck)
     flows: list[FlowGroup] = Field(default_factory=lambda: [FlowGroup(cc="pert")], min_length=1)
     pert: Pert = Field(default_factory=Pert, description="PERT's parameters: the simulator's `pert` controller fields")
+    pert_adaptive: PertAdaptive = Field(
+        default_factory=PertAdaptive, description="adaptive PERT's parameters: the simulator's `pert-adaptive` controller fields"
+    )
 
     _warmup_below_duration = field_validator("warmup")(_compared_to("duration", "<", format_time))
+
+    @field_validator("flows")
+    @classmethod
+    def _starts_before_the_end(cls, v: list[FlowGroup], info: ValidationInfo) -> list[FlowGroup]:
+        duration = info.data.get("duration")
+        for i, g in enumerate(v):
+            if duration is not None and g.start >= duration:
+                raise PydanticCustomError(
+                    "item_error", "{message}", {"index": i, "field": "start", "message": f"must be before duration ({format_time(duration)}), got {format_time(g.start)}"}
+                )
+        return v
+
+    @field_validator("pert_adaptive")
+    @classmethod
+    def _adaptive_fits_the_kernel_code(cls, v: PertAdaptive) -> PertAdaptive:
+        """The eBPF program takes the ranges of PertAdaptiveParams (alpha_max <= 4000, ...)."""
+        try:
+            PertAdaptiveParams.from_sim_config(v.model_dump(by_alias=True)).validate()
+        except PertParamError as e:
+            field = e.field.removesuffix("_ms") if e.field.endswith("_ms") else e.field
+            raise PydanticCustomError("field_error", "{message}", {"field": field, "message": e.message}) from None
+        return v
 
     @field_validator("pert")
     @classmethod
@@ -116,9 +146,18 @@ class TestbedScenario(_Model):
         """The ``[pert]`` table in the loader's units."""
         return PertParams.from_sim_config(self.pert.model_dump(by_alias=True))
 
+    def pert_adaptive_params(self) -> PertAdaptiveParams:
+        """The ``[pert_adaptive]`` table in the loader's units."""
+        return PertAdaptiveParams.from_sim_config(self.pert_adaptive.model_dump(by_alias=True))
+
+    @property
+    def ebpf_ccs(self) -> list[str]:
+        """The eBPF congestion controls the flows use."""
+        return [c for c in EBPF_CCS if any(f.cc == c for f in self.flows)]
+
     @property
     def needs_pert(self) -> bool:
-        return any(f.cc == "pert" for f in self.flows)
+        return bool(self.ebpf_ccs)
 
 
 def load_scenario(path: Path | str) -> TestbedScenario:

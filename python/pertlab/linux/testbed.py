@@ -51,7 +51,7 @@ import polars as pl
 from .. import interrupt
 from ..results import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, _rows
 from . import build, loader, runs
-from .scenario import FRAME_BYTES, TestbedScenario
+from .scenario import EBPF_CCS, FRAME_BYTES, TestbedScenario
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
 PORT = 5201
@@ -240,6 +240,14 @@ class TestbedResults:
         lines.append(f"idle ping: median {x['ping_idle_ms']['median']:.3f} ms; delay line late mean {x['delayline'].get('late_mean_us', 0):.1f} us")
         if "pert_counters" in x:
             lines.append(f"pert counters: {x['pert_counters']}")
+        if "pert_adaptive_counters" in x:
+            lines.append(f"pert_adaptive counters: {x['pert_adaptive_counters']}")
+        for fid, m in x.get("pert_adaptive_modes", {}).items():
+            w = m["window"]
+            lines.append(
+                f"flow {fid} pert_adaptive: alpha {m['alpha']:g}, mode {m['mode']}; in the window high speed {w['high_speed_s']:.2f} s, "
+                f"safe {w['safe_s']:.2f} s, compete {w['compete_s']:.2f} s"
+            )
         return "\n".join(lines)
 
 
@@ -259,13 +267,15 @@ def run(sc: TestbedScenario) -> TestbedResults:
         run_dir = runs.begin()
         stack = contextlib.ExitStack()
         try:
-            holder = None
-            if sc.needs_pert and not loader.is_registered():
-                holder = stack.enter_context(loader.hold(params=sc.pert_params()))
+            holders: dict[str, loader.Holder] = {}
+            for cc in sc.ebpf_ccs:
+                if not loader.is_registered(cc):
+                    params = sc.pert_params() if cc == "pert" else sc.pert_adaptive_params()
+                    holders[cc] = stack.enter_context(loader.hold(cc, params))
             tb = Testbed(sc, run_dir)
             stack.callback(tb.close)
             tb.build()
-            res = _measure(sc, tb, holder, guard)
+            res = _measure(sc, tb, holders, guard)
             res.extra.update(run_id=run_dir.id, stale_runs_removed=stale)
             return res
         finally:
@@ -289,22 +299,27 @@ def _finish(p: subprocess.Popen, what: str, timeout: float = 15.0) -> dict:
     return json.loads(lines[-1])
 
 
-def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, guard: interrupt.Stop) -> TestbedResults:
+def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder], guard: interrupt.Stop) -> TestbedResults:
     py = sys.executable
     interval = sc.sample_interval / 1e9
     duration = sc.duration / 1e9
     warmup = sc.warmup / 1e9
     ping_idle = tb.ping(count=10, interval=0.05)
-    counters_before = holder.counters() if holder else None
+    counters_before = {cc: h.counters() for cc, h in holders.items()}
     recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", str(interval))
     if not (recv.stdout and recv.stdout.readline().startswith("ready")):
         raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
     t0 = time.monotonic() + 0.5 + 0.1 * len(sc.flows)
     senders = []
     for g in sc.flows:
-        p = tb.popen(tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", g.cc, "--count", str(g.count), "--t0", repr(t0), "--duration", repr(duration), "--interval", str(interval))
+        start = g.start / 1e9  # later groups join; all stop at t0 + duration
+        p = tb.popen(
+            tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", g.cc, "--count", str(g.count),
+            "--t0", repr(t0 + start), "--duration", repr(duration - start), "--interval", str(interval),
+        )  # fmt: skip
         senders.append((g, p))
     ports: dict[int, tuple[int, str]] = {}  # port -> (flow id, cc)
+    starts: dict[int, float] = {}  # flow id -> start, s
     fid = 0
     for g, p in senders:
         line = p.stdout.readline() if p.stdout else ""
@@ -312,11 +327,12 @@ def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, gua
             raise RuntimeError(f"sender ({g.cc}) failed: {p.stderr.read() if p.stderr else ''}")
         for port in json.loads(line)["ready"]:
             ports[port] = (fid, g.cc)
+            starts[fid] = g.start / 1e9
             fid += 1
     # Sample the bottleneck; look at ss in the middle of the run. A signal stops the loop.
     qseries, ss_cc, ping_load = [], {}, []
     q_warm: dict | None = None  # tc counters at the start of the measurement window
-    early_warm: dict[int, int] = {}  # per-flow early responses then
+    ebpf_warm: dict[int, dict] = {}  # per-flow eBPF counters then
     end = t0 + duration
     nxt = t0
     interrupted = False
@@ -326,7 +342,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, gua
                 st = tb.qdisc_stats()
                 if q_warm is None and now - t0 >= warmup:
                     q_warm = st
-                    early_warm = _early_by_port(holder)
+                    ebpf_warm = _ebpf_flows(sc, holders)
                 qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
                 if not ss_cc and now - t0 >= duration / 2:
                     ss_cc = tb.ss()
@@ -344,11 +360,10 @@ def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, gua
     q_end = tb.qdisc_stats()
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
     recv_series = _finish(recv, "receiver")["series"]
-    pinned = (loader.PIN_DIR / "bss").exists()
-    counters_after = holder.counters() if holder else (loader.counters() if pinned else None)
-    early_end = _early_by_port(holder)
+    counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
+    ebpf_end = _ebpf_flows(sc, holders)
     # Over the measurement window, as the simulator counts them.
-    early = {port: n - early_warm.get(port, 0) for port, n in early_end.items()}
+    early = {port: f["early_responses"] - ebpf_warm.get(port, {}).get("early_responses", 0) for port, f in ebpf_end.items()}
     tb.close()
 
     t_w, t_e = t0 + w_start, t0 + w_end
@@ -373,10 +388,10 @@ def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, gua
         rtts = [s["srtt_us"] / 1000 for s in samples if s["port"] == port and t_w <= s["t"] <= t_e]
         fin = finals.get(port, {})
         flow_rows.append({
-            "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": 0.0,
+            "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": starts[i],
             "goodput_mbps": gbytes * 8 / span / 1e6 if span > 0 else None, "goodput_bytes": int(gbytes) if span > 0 else None,
             "retransmits": fin.get("total_retrans", 0),
-            "early_responses": early.get(port, 0) if cc == "pert" and q_warm is not None else None,
+            "early_responses": early.get(port, 0) if cc in EBPF_CCS and q_warm is not None else None,
             "base_rtt_ms": sc.bottleneck.delay / 1e6, "rtt_samples": len(rtts),
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
@@ -392,8 +407,11 @@ def _measure(sc: TestbedScenario, tb: Testbed, holder: loader.Holder | None, gua
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load), "delayline": tb.delayline_stats,
         "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"],
     }  # fmt: skip
-    if counters_after is not None:
-        extra["pert_counters"] = {k: v - (counters_before or {}).get(k, 0) for k, v in counters_after.items()}
+    for cc, after in counters_after.items():
+        extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}
+    modes = {ports[port][0]: _modes(f, ebpf_warm.get(port)) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
+    if modes:
+        extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
     return TestbedResults(sc, _rows(flow_rows, flow_schema), _rows([queue_row], QUEUE_SCHEMA), _rows(series_rows, FLOW_SERIES_SCHEMA), _rows(qseries, QUEUE_SERIES_SCHEMA), extra)
 
@@ -423,15 +441,24 @@ def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_
     }  # fmt: skip
 
 
-def _early_by_port(holder: loader.Holder | None) -> dict[int, int]:
-    """Early responses so far per sender port, from the BPF per-connection map."""
-    if holder is not None:
-        rows = holder.flow_counters()
-    elif (loader.PIN_DIR / "flows").exists():
-        rows = loader.flow_counters()
-    else:
-        return {}
-    return {f["sport"]: f["early_responses"] for f in rows if f["daddr"] == RCV_IP and f["dport"] == PORT}
+def _ebpf_flows(sc: TestbedScenario, holders: dict[str, loader.Holder]) -> dict[int, dict]:
+    """The eBPF controllers' per-connection counters so far, by sender port (held
+    registrations, or pinned ones made by ``pertlab linux load``)."""
+    rows: list[dict] = []
+    for cc in sc.ebpf_ccs:
+        if cc in holders:
+            rows += holders[cc].flow_counters()
+        elif (loader.pin_dir(cc) / "flows").exists():
+            rows += loader.flow_counters(name=cc)
+    return {f["sport"]: f for f in rows if f["daddr"] == RCV_IP and f["dport"] == PORT}
+
+
+def _modes(end: dict, warm: dict | None) -> dict:
+    """An adaptive-PERT flow's alpha and mode at its last update, and its time in each
+    mode over the whole run and over the measurement window (seconds)."""
+    run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}
+    window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()}
+    return {"alpha": end["alpha"], "mode": end["mode"], "run": run, "window": window}
 
 
 def _stats(xs: list[float]) -> dict:

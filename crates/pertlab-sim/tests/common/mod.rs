@@ -77,3 +77,16 @@ pub fn scenario(dumbbell: DumbbellSpec, flows: Vec<FlowSpec>, duration_s: u64, w
         capture: Vec::new(),
     }
 }
+
+/// The u32 draws made between two states of a stream (shared test vectors
+/// record the draws each ACK made): `before` is stepped until it is `after`.
+pub fn draws_made(before: &pertlab_sim::rng::SimRng, after: &pertlab_sim::rng::SimRng) -> Vec<u32> {
+    use rand::RngCore;
+    let mut probe = before.clone();
+    let mut out = vec![];
+    while &probe != after {
+        out.push(probe.next_u32());
+        assert!(out.len() <= 4, "more draws than any ACK makes");
+    }
+    out
+}

@@ -47,8 +47,9 @@
 //!   after timeouts keeps PERT windows at a few segments (docs/model.md).
 //!
 //! Arithmetic: the signal and the draw are PERT/RED's fixed point; alpha, beta,
-//! `p`, `p'` are `f64` (Kotla's kernel code used six decimals; this variant has
-//! no eBPF twin yet).
+//! `p`, `p'` are `f64` in the simulator ([`Float`]), or millionths as in the
+//! eBPF twin `bpf/pert_adaptive_algo.h` ([`Fixed`]; Kotla's kernel code used
+//! six decimals), the controller being written once over [`Arith`].
 //!
 //! Left out: a windowed minimum RTT for route changes (spec C4), Kotla's
 //! suggestion of an `alpha_max` that depends on drop rate and delay.
@@ -56,11 +57,19 @@
 use serde::{Deserialize, Serialize};
 
 use super::pert::{DEFAULT_P_MAX, DEFAULT_SRTT_WEIGHT, DEFAULT_T_MAX_NS, DEFAULT_T_MIN_NS};
-use super::pert_signal::{draw, gentle_red, ns_to_scaled, scale_window, scaled_to_ns, to_ppm, to_prob, DelaySignal, OncePerRtt, PPM};
+use super::pert_signal::{draw, gentle_red, ns_to_scaled, scale_window, scaled_to_ns, to_prob, DelaySignal, OncePerRtt, PPM};
 use super::{AckSample, CcCounters, CcState, CcTelemetry, CongestionControl, Mode};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::time::SimTime;
+
+mod arith;
+pub mod fixed;
+mod intervals;
+
+pub use arith::{Arith, Float};
+pub use fixed::Fixed;
+pub use intervals::{IntervalWeights, LossIntervals};
 
 /// Cap on alpha (Ch. III.B: "we chose alpha_max to equal 32").
 pub const DEFAULT_ALPHA_MAX: f64 = 32.0;
@@ -217,112 +226,17 @@ impl PertAdaptiveConfig {
         if !(self.safe_decay.is_finite() && self.safe_decay > 0.0 && self.safe_decay <= 1.0) {
             return Err(ConfigError::new(field("safe_decay"), format!("must lie in (0, 1], got {}", self.safe_decay)));
         }
-        LossIntervals::check_weights(&field("interval_weights"), &self.interval_weights)
-    }
-}
-
-/// The TFRC-style average-loss-interval estimator of Kotla Ch. IV (RFC 5348
-/// Section 5.4 in spirit): the rate of an event (loss, or early response) is
-/// `sum(w) / sum(w_i n_i)` over the last `k` closed intervals `n_1` (most
-/// recent) .. `n_k`, each the number of ACKed segments between two events;
-/// with the 8 default weights that is `6 / (n1+n2+n3+n4 + .8 n5 + .6 n6 + .4 n7
-/// + .2 n8)`. Fewer than `k` intervals use the leading weights.
-///
-/// Ageing (Ch. IV): when the count since the last event exceeds the mean
-/// interval, the history moves right once (the oldest entry is flushed) and the
-/// open count becomes `n_1`, updated as it grows; at the next event it stays as
-/// `n_1` (no second shift: spec A.3 CHOICE).
-#[derive(Clone, Debug)]
-pub struct LossIntervals {
-    weights: Vec<f64>,
-    /// Intervals, most recent first; at most `weights.len()`.
-    history: Vec<u64>,
-    /// ACKed segments since the last event.
-    open: u64,
-    /// The open interval has already been moved into `history[0]` by ageing.
-    aged: bool,
-    /// The mean interval at the last event: the open count ages past it. The
-    /// history changes only at events until then, so it is computed there,
-    /// not on every ACK.
-    age_after: Option<f64>,
-}
-
-impl LossIntervals {
-    pub fn new(weights: Vec<f64>) -> LossIntervals {
-        LossIntervals { history: Vec::with_capacity(weights.len()), weights, open: 0, aged: false, age_after: None }
-    }
-
-    /// Weights must be finite, non-negative, not all zero.
-    pub fn check_weights(path: &str, weights: &[f64]) -> Result<(), ConfigError> {
-        if weights.is_empty() {
-            return Err(ConfigError::new(path, "needs at least one weight"));
-        }
-        if let Some(i) = weights.iter().position(|w| !(w.is_finite() && *w >= 0.0)) {
-            return Err(ConfigError::new(format!("{path}[{i}]"), format!("must be a finite number >= 0, got {}", weights[i])));
-        }
-        let sum: f64 = weights.iter().sum();
-        if sum <= 0.0 {
-            return Err(ConfigError::new(path, format!("must sum to a positive number, got {sum}")));
-        }
-        Ok(())
-    }
-
-    /// `n` more segments were ACKed.
-    pub fn on_acked(&mut self, n: u64) {
-        self.open += n;
-        if self.aged {
-            self.history[0] = self.open;
-        } else if self.age_after.is_some_and(|mean| self.open as f64 > mean) {
-            self.shift_in(self.open);
-            self.aged = true;
-        }
-    }
-
-    /// An event: the open interval closes.
-    pub fn on_event(&mut self) {
-        if self.aged {
-            self.history[0] = self.open;
-        } else {
-            self.shift_in(self.open);
-        }
-        self.open = 0;
-        self.aged = false;
-        self.age_after = self.mean_interval();
-    }
-
-    fn shift_in(&mut self, n: u64) {
-        self.history.insert(0, n);
-        self.history.truncate(self.weights.len());
-    }
-
-    /// The weighted mean interval, segments; none before the first event.
-    pub fn mean_interval(&self) -> Option<f64> {
-        if self.history.is_empty() {
-            return None;
-        }
-        let (num, den) = self.history.iter().zip(&self.weights).fold((0.0, 0.0), |(n, d), (&x, &w)| (n + w * x as f64, d + w));
-        (den > 0.0).then(|| num / den)
-    }
-
-    /// Event rate per ACKed segment, in [0, 1]; 0 before the first event.
-    pub fn rate(&self) -> f64 {
-        match self.mean_interval() {
-            None => 0.0,
-            Some(mean) if mean <= 1.0 => 1.0,
-            Some(mean) => 1.0 / mean,
-        }
-    }
-
-    /// The intervals, most recent first (for tests and inspection).
-    pub fn history(&self) -> &[u64] {
-        &self.history
+        LossIntervals::<Vec<f64>>::check_weights(&field("interval_weights"), &self.interval_weights)
     }
 }
 
 /// Adaptive PERT sender state.
+/// Adaptive PERT sender state, in the arithmetic `A` ([`Float`] in the
+/// simulator, [`Fixed`] as the eBPF twin).
 #[derive(Clone, Debug)]
-pub struct PertAdaptive {
+pub struct PertAdaptive<A: Arith = Float> {
     cfg: PertAdaptiveConfig,
+    arith: A,
     /// `srtt_0.99`, `P`, `q`.
     signal: DelaySignal,
     /// At most one early response per RTT.
@@ -335,9 +249,9 @@ pub struct PertAdaptive {
     /// Maximum observed queueing delay, signal's units.
     q_max: u64,
     /// Additive increase per RTT.
-    alpha: f64,
+    alpha: A::Alpha,
     /// Fractional segments of additive increase not yet added to cwnd.
-    ai_credit: f64,
+    ai_credit: A::Credit,
     /// The mode decided at the last period's end.
     mode: Mode,
     /// ACKed segments whose RTT sample put `q` in each region, this period.
@@ -349,13 +263,21 @@ pub struct PertAdaptive {
     /// decided at a period's end is in force until the next period's end.
     mode_time_ns: [u64; 3],
     /// Loss-event and early-response intervals (`p` and `p'`).
-    losses: LossIntervals,
-    early: LossIntervals,
+    losses: LossIntervals<A::Weights>,
+    early: LossIntervals<A::Weights>,
     early_responses: u64,
 }
 
 impl PertAdaptive {
+    /// The simulator's controller (`f64` arithmetic).
     pub fn new(cfg: PertAdaptiveConfig) -> PertAdaptive {
+        PertAdaptive::with_arith(cfg)
+    }
+}
+
+impl<A: Arith> PertAdaptive<A> {
+    pub fn with_arith(cfg: PertAdaptiveConfig) -> PertAdaptive<A> {
+        let arith = A::new(&cfg);
         PertAdaptive {
             signal: DelaySignal::new(cfg.srtt_weight),
             guard: OncePerRtt::default(),
@@ -363,21 +285,27 @@ impl PertAdaptive {
             t_max: ns_to_scaled(cfg.t_max_ns),
             p_max: to_prob(cfg.p_max),
             q_max: ns_to_scaled(cfg.q_max_init_ns).max(1),
-            alpha: 1.0,
-            ai_credit: 0.0,
+            alpha: arith.one(),
+            ai_credit: A::Credit::default(),
             mode: Mode::Safe,
             region_acks: [0; 3],
             period: None,
             mode_time_ns: [0; 3],
-            losses: LossIntervals::new(cfg.interval_weights.clone()),
-            early: LossIntervals::new(cfg.interval_weights.clone()),
+            losses: LossIntervals::new(arith.weights()),
+            early: LossIntervals::new(arith.weights()),
             early_responses: 0,
+            arith,
             cfg,
         }
     }
 
     /// Additive increase per RTT.
     pub fn alpha(&self) -> f64 {
+        self.arith.alpha_f64(self.alpha)
+    }
+
+    /// alpha in the arithmetic's own form (millionths in [`Fixed`]).
+    pub fn alpha_raw(&self) -> A::Alpha {
         self.alpha
     }
 
@@ -386,9 +314,19 @@ impl PertAdaptive {
         self.mode
     }
 
+    /// `srtt_0.99` and `P` (signal's units, microseconds); none before a sample.
+    pub fn signal(&self) -> &DelaySignal {
+        &self.signal
+    }
+
     /// Estimated queueing delay `q`, ns.
     pub fn qdelay_ns(&self) -> SimTime {
         scaled_to_ns(self.signal.qdelay())
+    }
+
+    /// Maximum observed queueing delay `q_max`, signal's units.
+    pub fn q_max_scaled(&self) -> u64 {
+        self.q_max
     }
 
     /// Maximum observed queueing delay `q_max`, ns.
@@ -398,16 +336,20 @@ impl PertAdaptive {
 
     /// `beta = q / (q + q_max)`: what a response now would remove.
     pub fn beta(&self) -> f64 {
-        let q = self.signal.qdelay() as f64;
-        q / (q + self.q_max as f64)
+        self.arith.beta(self.signal.qdelay(), self.q_max)
     }
 
     /// Loss-event rate `p` and early-response rate `p'`.
     pub fn loss_rate(&self) -> f64 {
-        self.losses.rate()
+        self.arith.rate(&self.losses)
     }
     pub fn early_response_rate(&self) -> f64 {
-        self.early.rate()
+        self.arith.rate(&self.early)
+    }
+
+    /// The loss-interval and early-response-interval estimators.
+    pub fn estimators(&self) -> (&LossIntervals<A::Weights>, &LossIntervals<A::Weights>) {
+        (&self.losses, &self.early)
     }
 
     /// The compete-mode target `min(alpha_max, 1 + p'/p)` (`alpha_max` before
@@ -416,25 +358,18 @@ impl PertAdaptive {
     /// of the way up, `w = hi - lo`, `d = ramp_pole_frac q_max` (Fig. 2; the
     /// shape is spec Appendix X's reconstruction).
     pub fn compete_target(&self) -> f64 {
-        let (p, pe) = (self.losses.rate(), self.early.rate());
-        let full = if p > 0.0 { (1.0 + pe / p).min(self.cfg.alpha_max) } else { self.cfg.alpha_max };
-        let q = self.signal.qdelay() as f64;
-        let q_max = self.q_max as f64;
-        let (lo, hi) = (self.cfg.compete_frac * q_max, self.cfg.t3_frac * q_max);
-        if q >= hi || hi <= lo {
-            full
-        } else if q <= lo {
-            1.0
-        } else {
-            let (w, d) = (hi - lo, self.cfg.ramp_pole_frac * q_max);
-            1.0 + (full - 1.0) * (q - lo) * (w + d) / ((q - lo + d) * w)
-        }
+        self.arith.alpha_f64(self.compete_target_raw())
+    }
+
+    /// The compete target in the arithmetic's own form.
+    pub fn compete_target_raw(&self) -> A::Alpha {
+        self.arith.compete_target(self.signal.qdelay(), self.q_max, &self.losses, &self.early)
     }
 
     /// Response probability in units of 2^-32: gentle RED from T1 to T2, then to
     /// 1 at the third threshold `t3_frac q_max` (floored at `2 T2`).
     pub fn probability_fixed(&self) -> u64 {
-        let t3 = (self.cfg.t3_frac * self.q_max as f64) as u64;
+        let t3 = self.arith.t3(self.q_max);
         let t3 = if self.cfg.t3_floor { t3.max(self.t_max.saturating_mul(2)) } else { t3 };
         gentle_red(self.signal.qdelay(), self.t_min, self.t_max, t3, self.p_max)
     }
@@ -444,16 +379,16 @@ impl PertAdaptive {
         let q = self.signal.qdelay();
         if q < self.t_min {
             Mode::HighSpeed
-        } else if q as f64 > self.cfg.compete_frac * self.q_max as f64 {
+        } else if self.arith.above_compete(q, self.q_max) {
             Mode::Compete
         } else {
             Mode::Safe
         }
     }
 
-    /// Kept share of the window after a decrease by `beta`, millionths.
-    fn keep_ppm(beta: f64) -> u64 {
-        PPM - to_ppm(beta)
+    /// Kept share of the window after an adaptive decrease, millionths.
+    pub fn keep_ppm(&self) -> u64 {
+        self.arith.keep_ppm(self.signal.qdelay(), self.q_max)
     }
 
     /// End of an alpha period: decide the mode from where the period's ACKs
@@ -464,12 +399,7 @@ impl PertAdaptive {
         if most > 0 {
             self.mode = [Mode::HighSpeed, Mode::Safe, Mode::Compete][self.region_acks.iter().position(|&n| n == most).unwrap_or(1)];
         }
-        self.alpha = match self.mode {
-            Mode::HighSpeed => (self.alpha + self.cfg.high_speed_step).min(self.cfg.alpha_max),
-            Mode::Safe => (self.alpha * self.cfg.safe_decay).max(1.0),
-            Mode::Compete => (self.alpha + self.cfg.compete_step).min(self.compete_target()),
-        }
-        .max(1.0);
+        self.alpha = self.arith.next_alpha(self.mode, self.alpha, || self.compete_target_raw());
         self.start_period(now);
     }
 
@@ -485,22 +415,12 @@ impl PertAdaptive {
     /// A period of `alpha_period_rtts` times `srtt_0.99` starts at `now`.
     fn start_period(&mut self, now: SimTime) {
         self.region_acks = [0; 3];
-        let rtt = self.signal.srtt.map_or(0, scaled_to_ns);
-        let length = ((rtt as f64) * self.cfg.alpha_period_rtts).max(1.0) as SimTime;
+        let length = self.arith.period(self.signal.srtt.unwrap_or(0));
         self.period = Some((now, now.saturating_add(length)));
-    }
-
-    /// `cwnd += alpha / cwnd` per ACKed segment.
-    fn additive_increase(&mut self, tp: &mut CcState, acked: u32) {
-        self.ai_credit += self.alpha * f64::from(acked);
-        while self.ai_credit >= f64::from(tp.snd_cwnd.max(1)) && tp.snd_cwnd < tp.snd_cwnd_clamp {
-            self.ai_credit -= f64::from(tp.snd_cwnd.max(1));
-            tp.snd_cwnd += 1;
-        }
     }
 }
 
-impl CongestionControl for PertAdaptive {
+impl<A: Arith> CongestionControl for PertAdaptive<A> {
     fn name(&self) -> &'static str {
         "pert-adaptive"
     }
@@ -509,20 +429,20 @@ impl CongestionControl for PertAdaptive {
     /// keeps `1 - beta` of the window (adaptive or 0.5).
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         self.losses.on_event();
-        self.ai_credit = 0.0;
-        let beta = match self.cfg.loss_beta {
-            LossBeta::Adaptive => self.beta(),
-            LossBeta::Half => 0.5,
+        self.ai_credit = A::Credit::default();
+        let keep = match self.cfg.loss_beta {
+            LossBeta::Adaptive => self.keep_ppm(),
+            LossBeta::Half => PPM / 2,
         };
-        scale_window(tp.snd_cwnd, Self::keep_ppm(beta))
+        scale_window(tp.snd_cwnd, keep)
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, rng: &mut SimRng) {
         if self.guard.may_respond(tp, self.cfg.respond_in_slow_start) && draw(self.probability_fixed(), rng) {
-            self.guard.respond(tp, Self::keep_ppm(self.beta()));
+            self.guard.respond(tp, self.keep_ppm());
             self.early.on_event();
             self.early_responses += 1;
-            self.ai_credit = 0.0;
+            self.ai_credit = A::Credit::default();
             return;
         }
         let mut acked = acked;
@@ -532,7 +452,7 @@ impl CongestionControl for PertAdaptive {
                 return;
             }
         }
-        self.additive_increase(tp, acked);
+        self.arith.additive_increase(tp, &mut self.ai_credit, self.alpha, acked);
     }
 
     fn pkts_acked(&mut self, tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
@@ -547,24 +467,25 @@ impl CongestionControl for PertAdaptive {
         };
         self.q_max = self.q_max.max(seen);
         self.region_acks[self.region() as usize] += n.max(1);
+        let now = self.arith.clock(tp.now);
         match self.period {
-            None => self.start_period(tp.now),
-            Some((_, end)) if tp.now >= end => self.end_period(tp.now),
+            None => self.start_period(now),
+            Some((_, end)) if now >= end => self.end_period(now),
             Some(_) => {}
         }
     }
 
     fn counters(&self, now: SimTime) -> CcCounters {
-        CcCounters { early_responses: self.early_responses, mode_time_ns: self.mode_time(now) }
+        CcCounters { early_responses: self.early_responses, mode_time_ns: self.mode_time(self.arith.clock(now)) }
     }
 
     fn telemetry(&self) -> Option<CcTelemetry> {
         Some(CcTelemetry {
             mode: self.mode,
-            alpha: self.alpha,
+            alpha: self.alpha(),
             beta: self.beta(),
-            p: self.losses.rate(),
-            p_early: self.early.rate(),
+            p: self.loss_rate(),
+            p_early: self.early_response_rate(),
             qdelay_ms: self.qdelay_ns() as f64 / 1e6,
             q_max_ms: self.q_max_ns() as f64 / 1e6,
         })
