@@ -16,7 +16,7 @@ from pertlab.reproduce.stale import compare, compare_all, diff, main
 
 REPORTS = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
 #: A committed report of an entry whose scenarios have not changed since it was written, and
-#: small (ten two-flow scenarios, named by capacity and controller).
+#: small (thirty two-flow scenarios, named by capacity, controller and seed).
 NAME = "tahiliani-ch4-capacity"
 
 
@@ -48,18 +48,18 @@ def _edit(folder: Path, change) -> None:
 def test_a_committed_report_whose_code_did_not_change_is_up_to_date():
     c = compare(REGISTRY[NAME], REPORTS / NAME)
     assert not c.stale, c.lines()
-    assert len(c.pairs) == 10 and not c.only_report and not c.only_today
+    assert len(c.pairs) == 30 and not c.only_report and not c.only_today
     assert all(p.old_key == p.new_key and not p.changes for p in c.pairs)
     assert "up to date" in c.lines()[0]
 
 
 def test_a_changed_rate_makes_the_report_stale_naming_the_field(tmp_path, capsys):
     folder = _copy(tmp_path)
-    _edit(folder, lambda s: s["2Mbps-sack"]["dumbbell"].update(bottleneck_rate_bps=3_000_000))
+    _edit(folder, lambda s: s["bw_mbps=2-sack-seed1"]["dumbbell"].update(bottleneck_rate_bps=3_000_000))
     c = compare(REGISTRY[NAME], folder)
     assert c.stale
     (pair,) = [p for p in c.pairs if p.changes]
-    assert pair.old_key == "2Mbps-sack"
+    assert pair.old_key == "bw_mbps=2-sack-seed1"
     assert [(d.path, d.kind, d.old, d.new) for d in pair.changes] == [("dumbbell.bottleneck_rate_bps", "changed", 3_000_000, 2_000_000)]
     assert main(["--dir", str(tmp_path)]) == 1
     out = capsys.readouterr().out
