@@ -87,7 +87,7 @@ def test_a_field_added_with_its_default_is_not_a_change(tmp_path, capsys):
 
 def test_a_field_set_away_from_its_default_is_a_change(tmp_path):
     folder = _copy(tmp_path)
-    _edit(folder, lambda s: s["4Mbps-surathkal"]["flows"][1]["tcp"].update(dupthresh=4))
+    _edit(folder, lambda s: s["bw_mbps=4-surathkal-seed1"]["flows"][1]["tcp"].update(dupthresh=4))
     (pair,) = [p for p in compare(REGISTRY[NAME], folder).pairs if p.changes]
     assert [(d.path, d.old, d.new) for d in pair.changes] == [("flows[1].tcp.dupthresh", 4, 3)]
 
@@ -111,9 +111,9 @@ def test_hash_named_scenarios_are_paired_by_content(tmp_path):
 
 def test_scenarios_only_one_side_has_and_unknown_reports_are_stale(tmp_path):
     folder = _copy(tmp_path)
-    _edit(folder, lambda s: s.pop("8Mbps-sack"))
+    _edit(folder, lambda s: s.pop("bw_mbps=8-sack-seed1"))
     c = compare(REGISTRY[NAME], folder)
-    assert c.stale and c.only_today == ["8Mbps-sack"] and not c.only_report
+    assert c.stale and c.only_today == ["bw_mbps=8-sack-seed1"] and not c.only_report
     shutil.copytree(folder, tmp_path / "no-such-entry")
     (unknown,) = [c for c in compare_all(tmp_path, REGISTRY) if c.name == "no-such-entry"]
     assert unknown.stale and "no registered entry" in unknown.lines()[0]

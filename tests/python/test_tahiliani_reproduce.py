@@ -59,12 +59,13 @@ def test_fairness_classes_converge_and_the_result_does_not_rest_on_phase_effects
     # Within each class the flows share evenly: the per-flow and per-class readings agree.
     assert (plain["jain_flows"] - plain["jain_classes"]).abs().max() < 0.01
     assert plain["jain_sack"].min() > 0.99 and plain["jain_surathkal"].min() > 0.98
-    # Known difference: at 32 flows our index is just under 90 % (0.89 in quick mode) under both
-    # readings; the >95 % above 40 flows holds.
+    # Known difference: at 32 flows our index sits at the 90 % threshold, just under it with alpha
+    # from the previous window (Option A, the claims' reading) and over it with alpha at the end of
+    # the marked window (Option B): the thesis's number does not separate the two readings.
     known = {t for t in claims if t.startswith("Fairness above 90%")}
     assert _failing(claims) <= known, _failing(claims) - known
-    at32 = plain.filter(pl.col("flows") == 32).row(0, named=True)
-    assert 0.85 < at32["jain_classes"] < 0.9, at32
+    at32 = {r["variant"]: r["jain_classes"] for r in comp.filter(pl.col("flows") == 32).to_dicts()}
+    assert 0.85 < at32["plain"] < 0.9 < at32["end_of_window"] < 0.95, at32
 
 
 def test_stability_surathkal_swings_less_and_holds_ared_in_its_band(tmp_path):

@@ -64,16 +64,17 @@ class Mode:
 
 def s4a(
     cc: str, mode: Mode, seed: int, *, bw_mbps: float = S4A_RATE_MBPS, delay_ms: float = S4A_DELAY_MS, flows: int | None = 2,
-    sample_interval: str | None = None, tcp: dict[str, Any] | None = None,
+    sample_interval: str | None = None, tcp: dict[str, Any] | None = None, cc_params: dict[str, dict[str, Any]] | None = None,
 ) -> Scenario:  # fmt: skip
     """S4-A: ``cc`` (one controller for ``flows`` flows, or a mix such as ``"sack:8,surathkal:8"``
     with ``flows=None``) on the Fig. 4.3 dumbbell with bottleneck ``bw_mbps`` / ``delay_ms``.
-    SACK marks with RFC 3168 ECN, Surathkal reads XECN (the builder's ECN feedback per controller)."""
+    SACK marks with RFC 3168 ECN, Surathkal reads XECN (the builder's ECN feedback per controller);
+    ``tcp`` and ``cc_params`` as :func:`pertlab.builders.dumbbell` takes them."""
     rtt_ms = 2 * (delay_ms + 2 * ACCESS_DELAY_MS)
     return dumbbell(
         bw=f"{bw_mbps}Mbps", rtt=f"{rtt_ms:g}ms", flows=flows, cc=cc, queue="ared", duration=mode.duration, warmup=mode.warmup,
         start_window="0s", buffer_pkts=BUFFER_PKTS, ecn=True, packet_size=WIRE_BYTES, access_rate=ACCESS_RATE,
-        aqm={"target_delay": ARED_TARGET}, seed=seed, sample_interval=sample_interval, tcp=tcp,
+        aqm={"target_delay": ARED_TARGET}, seed=seed, sample_interval=sample_interval, tcp=tcp, cc_params=cc_params,
     )  # fmt: skip
 
 
