@@ -16,7 +16,7 @@ from pertlab.reproduce.stale import compare, compare_all, diff, main
 
 REPORTS = Path(__file__).resolve().parents[2] / "docs" / "reproductions"
 #: A committed report of an entry whose scenarios have not changed since it was written, and
-#: small (ten two-flow scenarios, named by capacity and controller).
+#: small (thirty two-flow scenarios, named by capacity, controller and seed).
 NAME = "tahiliani-ch4-capacity"
 
 
@@ -48,18 +48,18 @@ def _edit(folder: Path, change) -> None:
 def test_a_committed_report_whose_code_did_not_change_is_up_to_date():
     c = compare(REGISTRY[NAME], REPORTS / NAME)
     assert not c.stale, c.lines()
-    assert len(c.pairs) == 10 and not c.only_report and not c.only_today
+    assert len(c.pairs) == 30 and not c.only_report and not c.only_today
     assert all(p.old_key == p.new_key and not p.changes for p in c.pairs)
     assert "up to date" in c.lines()[0]
 
 
 def test_a_changed_rate_makes_the_report_stale_naming_the_field(tmp_path, capsys):
     folder = _copy(tmp_path)
-    _edit(folder, lambda s: s["2Mbps-sack"]["dumbbell"].update(bottleneck_rate_bps=3_000_000))
+    _edit(folder, lambda s: s["bw_mbps=2-sack-seed1"]["dumbbell"].update(bottleneck_rate_bps=3_000_000))
     c = compare(REGISTRY[NAME], folder)
     assert c.stale
     (pair,) = [p for p in c.pairs if p.changes]
-    assert pair.old_key == "2Mbps-sack"
+    assert pair.old_key == "bw_mbps=2-sack-seed1"
     assert [(d.path, d.kind, d.old, d.new) for d in pair.changes] == [("dumbbell.bottleneck_rate_bps", "changed", 3_000_000, 2_000_000)]
     assert main(["--dir", str(tmp_path)]) == 1
     out = capsys.readouterr().out
@@ -87,7 +87,7 @@ def test_a_field_added_with_its_default_is_not_a_change(tmp_path, capsys):
 
 def test_a_field_set_away_from_its_default_is_a_change(tmp_path):
     folder = _copy(tmp_path)
-    _edit(folder, lambda s: s["4Mbps-surathkal"]["flows"][1]["tcp"].update(dupthresh=4))
+    _edit(folder, lambda s: s["bw_mbps=4-surathkal-seed1"]["flows"][1]["tcp"].update(dupthresh=4))
     (pair,) = [p for p in compare(REGISTRY[NAME], folder).pairs if p.changes]
     assert [(d.path, d.old, d.new) for d in pair.changes] == [("flows[1].tcp.dupthresh", 4, 3)]
 
@@ -111,9 +111,9 @@ def test_hash_named_scenarios_are_paired_by_content(tmp_path):
 
 def test_scenarios_only_one_side_has_and_unknown_reports_are_stale(tmp_path):
     folder = _copy(tmp_path)
-    _edit(folder, lambda s: s.pop("8Mbps-sack"))
+    _edit(folder, lambda s: s.pop("bw_mbps=8-sack-seed1"))
     c = compare(REGISTRY[NAME], folder)
-    assert c.stale and c.only_today == ["8Mbps-sack"] and not c.only_report
+    assert c.stale and c.only_today == ["bw_mbps=8-sack-seed1"] and not c.only_report
     shutil.copytree(folder, tmp_path / "no-such-entry")
     (unknown,) = [c for c in compare_all(tmp_path, REGISTRY) if c.name == "no-such-entry"]
     assert unknown.stale and "no registered entry" in unknown.lines()[0]
