@@ -24,7 +24,7 @@ from .registry import Claim, Entry, Figure, Report, fmt_values, register, wire_o
 #: The range of each metric these tables average over seeds. The Jain index of a link's flows
 #: is cut to [0, 1] (its floor 1/n needs the flow count, which a per-link row does not carry).
 TABLE_BOUNDS: dict[str, Range] = {
-    **BOUNDS, "jain": FRACTION, "utilization_pct": Range(0.0, 100.0), "share_pct": Range(0.0, 100.0), "pert_compete_frac": FRACTION,
+    **BOUNDS, "jain": FRACTION, "jain_one_hop": FRACTION, "utilization_pct": Range(0.0, 100.0), "share_pct": Range(0.0, 100.0), "pert_compete_frac": FRACTION,
     "pert_mbps": NON_NEGATIVE, "seconds_to_90pct": NON_NEGATIVE, "share": FRACTION, "mean_position_over_buffer": NON_NEGATIVE,
     "ours": NON_NEGATIVE,
 }  # fmt: skip
