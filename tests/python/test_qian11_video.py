@@ -1,6 +1,6 @@
-"""`pertlab reproduce qian11-video --quick`: Qian 2011 Fig 9 on quick data. The thesis's claim
-(PERT's success at T/mu in [1.4, 2.0] at least Reno's and CUBIC's) does not hold here: asserted
-as a known difference, with the mechanism the report gives (docs/model.md)."""
+"""`pertlab reproduce qian11-video --quick`: Qian 2011 Figs 9, 10, 11 on quick data. The Fig 9
+claim (PERT's success at T/mu in [1.4, 2.0] at least Reno's and CUBIC's) does not hold here:
+asserted as a known difference, with the mechanism the report gives (docs/model.md)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,16 @@ def test_video_success_against_t_over_mu(tmp_path):
     # Reno and CUBIC streams succeed at T/mu >= 1.35; PERT's fall behind the video rate.
     for cc in ("sack", "cubic"):
         assert by[cc].filter(by[cc]["t_mu"] >= 1.35)["success"].mean() >= 0.9
-    [c] = report.claims
-    assert not c.holds, c.evidence
+    fig10, fig11, c = report.claims
+    assert c.text.startswith("Fig 9") and not c.holds, c.evidence
+    # Figs 10, 11 (success against the start-up delay, from the same runs): with 60 s runs PERT's
+    # streams lag their schedule by less than 26 s, so longer delays rescue them; the quick loads
+    # put no PERT or CUBIC stream below T/mu 1.4, so Fig 10 is not measured.
+    assert fig11.holds, fig11.evidence
+    assert not fig10.holds and "pert-adaptive: no stream in the range" in fig10.evidence
+    startup = report.tables["startup"].filter(figure="Fig 11", cc="pert-adaptive")
+    success = startup["success_fraction"].to_list()
+    assert success == sorted(success) and success[0] < 0.2 and success[-1] >= 0.9
     pert = by["pert-adaptive"]
     assert pert["success"].mean() < 0.2 and pert["goodput_mbps"].mean() < 0.3
     assert pert["early_responses_per_s"].mean() > 1.0

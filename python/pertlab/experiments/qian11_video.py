@@ -40,6 +40,9 @@ HTTP_SESSIONS = 300
 BUFFER_PKTS = 150
 #: Mean think time of the HTTP sessions (our choice; see the module doc).
 THINK_TIME = "5s"
+#: Start-up delays (s) at which every stream's client also counts late packets: the thesis's
+#: Figs 7, 10 and 11 sweep 1 to 30 s and read "above 11 s" (Section III.A.2); steps of 5 s.
+STARTUP_DELAYS_S = (1, 6, 11, 16, 21, 26)
 
 
 @dataclass(frozen=True)
@@ -57,19 +60,23 @@ def video_scenario(cc: str, streams: int, ftp: int, setup: Setup, seed: int) -> 
         bw="25Mbps", rtt="100ms", flows=ftp, cc="sack", duration=setup.duration, warmup=setup.warmup, start_window="10s",
         buffer_pkts=BUFFER_PKTS, packet_size=1000, access_rate="10Mbps", seed=seed, web_sessions=HTTP_SESSIONS,
         web={"think_time": THINK_TIME}, video=f"{streams}@{VIDEO_RATE}:{cc}", startup_delay=setup.startup_delay, t_mu_probe=True,
+        startup_delays=[f"{d}s" for d in STARTUP_DELAYS_S],
     )  # fmt: skip
 
 
 def video_rows(item: tuple[str, int, int, Setup, int]) -> list[dict[str, Any]]:
-    """One row per stream of one run: its T/mu, late fraction and success."""
+    """One row per stream of one run: its T/mu, late fraction and success, and its success at
+    each of :data:`STARTUP_DELAYS_S` (``success_{d}s``)."""
     cc, streams, ftp, setup, seed = item
     r = run(video_scenario(cc, streams, ftp, setup, seed))
     flows, window_s = r.flows, r.summary["window_end_s"] - r.summary["window_start_s"]
     videos = flows.filter(flows["label"] == f"video-{cc}")
+    at = {(p["flow"], p["startup_delay_s"]): p["success"] for p in r.video_playout.to_dicts()}
     return [
         {"cc": cc, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
          "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"],
-         "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"]}
+         "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"],
+         **{f"success_{d}s": at[(v["id"], float(d))] for d in STARTUP_DELAYS_S}}
         for v in videos.to_dicts()
     ]  # fmt: skip
 

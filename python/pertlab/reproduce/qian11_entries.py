@@ -237,14 +237,20 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
             "its streams going under the same load; which of its details does that is not in the thesis.",
         ],
     )  # fmt: skip
-    report.tables = {"success": table, "streams": streams}
+    report.notes.append(
+        f"Figs 10 and 11: every client also counts late packets at start-up delays of {fmt_values(list(v.STARTUP_DELAYS_S))} s "
+        "(`video.startup_delays`: one run gives what a run with each delay would); table startup: the success fraction per "
+        "controller, T/mu range and delay. Fig 7 (PERT's success rising with the delay) holds by construction: a packet on "
+        "time at one delay is on time at every longer one."
+    )
+    report.tables = {"success": table, "startup": _startup_table(streams), "streams": streams}
     lo, hi = v.CLAIM_BIN
     in_bin = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
     frac = dict(zip(in_bin["cc"].to_list(), in_bin["success"].to_list()))
     count = dict(zip(in_bin["cc"].to_list(), in_bin["len"].to_list()))
     measured = all(cc in frac for cc in ("pert-adaptive", "sack", "cubic"))
     pert = streams.filter(pl.col("cc") == "pert-adaptive")
-    report.claims = [
+    report.claims = _startup_claims(report.tables["startup"]) + [
         Claim(f"Fig 9: PERT's (pert-adaptive) success fraction at T/mu in [{lo}, {hi}] is at least Reno's and CUBIC's.",
               measured and frac["pert-adaptive"] >= max(frac["sack"], frac["cubic"]),
               "; ".join(f"{cc}: {frac[cc]:.3g} of {count[cc]} streams" if cc in frac else f"{cc}: no stream in the range" for cc in v.CONTROLLERS)
@@ -255,8 +261,56 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
     return report
 
 
+#: The T/mu ranges of Figs 10 and 11 (Section III.A.2).
+STARTUP_RANGES = {"Fig 10": (1.0, 1.4), "Fig 11": (1.4, 1.8)}
+
+
+def _startup_table(streams: pl.DataFrame) -> pl.DataFrame:
+    """Per figure's T/mu range, controller and start-up delay: streams and success fraction."""
+    rows = []
+    for fig, (lo, hi) in STARTUP_RANGES.items():
+        part = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi))
+        for cc in v.CONTROLLERS:
+            t = part.filter(pl.col("cc") == cc)
+            for d in v.STARTUP_DELAYS_S:
+                rows.append({"figure": fig, "t_mu_range": f"{lo}-{hi}", "cc": cc, "startup_delay_s": float(d), "streams": t.height,
+                             "success_fraction": float(t[f"success_{d}s"].mean()) if t.height else None})  # fmt: skip
+    return pl.DataFrame(rows, schema_overrides={"success_fraction": pl.Float64})
+
+
+def _startup_claims(startup: pl.DataFrame) -> list[Claim]:
+    def success(fig: str, cc: str) -> dict[float, float]:
+        t = startup.filter((pl.col("figure") == fig) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
+        return dict(zip(t["startup_delay_s"].to_list(), t["success_fraction"].to_list()))
+
+    def shown(fig: str) -> str:
+        parts = [f"{cc}: {fmt_values(list(s.values()))}" if (s := success(fig, cc)) else f"{cc}: no stream in the range" for cc in v.CONTROLLERS]
+        return f"success at {fmt_values(list(v.STARTUP_DELAYS_S))} s: " + "; ".join(parts)
+
+    p10, c10, r10 = (success("Fig 10", cc) for cc in ("pert-adaptive", "cubic", "sack"))
+    p11, c11 = (success("Fig 11", cc) for cc in ("pert-adaptive", "cubic"))
+    late = [d for d in map(float, v.STARTUP_DELAYS_S) if d > 11]
+    return [
+        Claim("Fig 10: at T/mu in [1.0, 1.4), PERT's success is at least CUBIC's and CUBIC's at least Reno's at every start-up delay.",
+              bool(p10 and c10 and r10) and all(p10[d] >= c10[d] >= r10[d] for d in p10), shown("Fig 10")),
+        Claim("Fig 11: at T/mu in [1.4, 1.8), PERT's and CUBIC's streams reach about 100 % success with start-up delays above 11 s (at least 0.9).",
+              bool(p11 and c11) and all(min(p11[d], c11[d]) >= 0.9 for d in late), shown("Fig 11")),
+    ]  # fmt: skip
+
+
 def _video_figures(report: Report) -> list[Figure]:
     streams = report.tables["streams"]
+    startup = report.tables["startup"]
+
+    def draw_startup(path: Path) -> None:
+        with saved_figure(path, 1, len(STARTUP_RANGES), figsize=(11, 3.8), title="Figs 10, 11: video success against the start-up delay") as (_, axes):
+            for ax, (fig, (lo, hi)) in zip(axes, STARTUP_RANGES.items()):
+                for cc in v.CONTROLLERS:
+                    t = startup.filter((pl.col("figure") == fig) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
+                    if t.height:
+                        ax.plot(t["startup_delay_s"].to_list(), t["success_fraction"].to_list(), marker="o", label=f"{cc} ({t['streams'][0]} streams)")
+                ax.set(title=f"{fig}: T/mu in [{lo}, {hi})", xlabel="start-up delay (s)", ylabel="success fraction", ylim=(-0.05, 1.05))
+                ax.legend(fontsize=7)
 
     def draw(path: Path) -> None:
         with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Fig 9: video success against T/mu") as (_, ax):
@@ -269,7 +323,11 @@ def _video_figures(report: Report) -> list[Figure]:
             ax.set_ylabel("success fraction")
             ax.legend(fontsize=8)
 
-    return [Figure(f"{VIDEO_NAME}.png", "Fraction of a run's streams that succeed (late fraction < 1e-4) against the run's T/mu; grey lines: the thesis's bins.", draw)]
+    return [
+        Figure(f"{VIDEO_NAME}.png", "Fraction of a run's streams that succeed (late fraction < 1e-4) against the run's T/mu; grey lines: the thesis's bins.", draw),
+        Figure(f"{VIDEO_NAME}-startup.png", "Figs 10 and 11: the fraction of the streams in each T/mu range that succeed, against the start-up delay, per controller "
+               "(a controller without streams in the range is not drawn).", draw_startup),
+    ]  # fmt: skip
 
 
 register(Entry(VIDEO_NAME, VIDEO_TITLE, "Qian, MS thesis, 2011, Chapter III.A", _video, _video_figures, _video_scenarios, details=("streams",)))
