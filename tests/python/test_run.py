@@ -144,3 +144,13 @@ def test_a_run_that_carries_nothing_says_so(tmp_path):
     assert json.loads(result.stdout)["warnings"] == silent.warnings
     assert "warning: the bottleneck (bottleneck: r0 -> r1) carried no packet" in result.stderr
     assert json.loads((tmp_path / "out" / "summary.json").read_text())["warnings"] == silent.warnings
+
+
+def test_a_scenario_loaded_from_a_file_equals_the_same_scenario_built_in_code(tmp_path):
+    """Where a scenario was loaded from (the directory searched for its Python models) is not
+    part of it: equality compares the fields."""
+    built = pertlab.Scenario.parse(udp_graph())
+    (tmp_path / "s.json").write_text(json.dumps(built.to_wire()))
+    loaded = pertlab.Scenario.load(tmp_path / "s.json")
+    assert loaded.source_dir == tmp_path.resolve() and built.source_dir is None
+    assert loaded == built and loaded != built.model_copy(update={"seed": 2})

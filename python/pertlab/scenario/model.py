@@ -180,6 +180,13 @@ class Scenario(_Model):
         modules of its Python models, :mod:`pertlab.pymodels`); None when built in code."""
         return self._source_dir
 
+    def __eq__(self, other: object) -> bool:
+        """Scenarios are equal when their fields are: where one was loaded from
+        (:attr:`source_dir`) does not count (pydantic's equality would compare it)."""
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        return self.__dict__ == other.__dict__
+
     # -- output --
 
     def to_wire(self) -> dict[str, Any]:
