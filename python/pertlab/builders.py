@@ -70,7 +70,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from .kinds import CC_NAMES, CLASS_KINDS, PY_FORM, QUEUE_KINDS
+from .kinds import CC_NAMES, CLASS_KINDS, PY_FORM, QUEUE_NAMES
 from .scenario.controllers import check_target
 from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError, class_rates
 from .units import parse_rate, parse_size, parse_time
@@ -87,7 +87,6 @@ ACK_BYTES = 40
 #: ECN feedback of the controllers that read marks per packet, used when ``ecn`` is on
 #: (TCP Surathkal reads XECN, Tahiliani 2013 Ch. 4.2.2; DCTCP reads RFC 8257 3.2 feedback).
 ECN_FEEDBACK: dict[str, str] = {"surathkal": "xecn", "dctcp": "dctcp"}
-QUEUE_NAMES = QUEUE_KINDS
 #: TCP timer options of ns-2's agents (ns-default.tcl, ns-2.30 and later), for reproductions of
 #: papers simulated in ns-2: initial RTO 3 s (``rtxcur_init_``, changed from 6 s on 2006-01-21),
 #: ``minrto_`` 200 ms bounding the whole RTO (RFC 6298 2.4 form), clock tick 10 ms (``tcpTick_``),
@@ -328,8 +327,7 @@ def dumbbell(
     _fits_in_memory(n + reverse_flows, memory_limit)
     if web_sessions < 0:
         raise ScenarioError([("web_sessions", f"must be zero or positive, got {web_sessions}")])
-    if queue not in QUEUE_NAMES:
-        raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
+    _check_queue(queue)
     _check_xcp_router([name for name, _ in groups], queue)
     _check_window(end_ns, window_ns, warmup_ns, start_window, warmup, measure_end)
     _check_buffer_bdp(buffer_bdp)
@@ -338,9 +336,7 @@ def dumbbell(
     access_ns = [(r // 2 - bottleneck_ns) // 2 for r in rtts_ns]
     mean_rtt_ns = round(sum(rtts_ns) / len(rtts_ns))
     limit = buffer_pkts if buffer_pkts is not None else _bdp_buffer(rate, mean_rtt_ns, size, buffer_bdp, n + reverse_flows, ("bw", "rtt"))
-    bottleneck_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
-    if queue in AQM_SECTION:
-        bottleneck_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
+    bottleneck_queue = _queue_wire(queue, limit, aqm, ecn, size)
     udp_wire = _classes(queue, bottleneck_queue, rate, class_weights, flow_classes, udp_load, udp_split, udp_arrivals)
 
     flows_wire = []
@@ -470,8 +466,7 @@ def parking_lot(
         raise ScenarioError([("routers", f"need at least 2 routers, got {routers}")])
     if hosts < 1:
         raise ScenarioError([("hosts", f"need at least 1 host per router, got {hosts}")])
-    if queue not in QUEUE_NAMES:
-        raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}")])
+    _check_queue(queue)
     if cc not in CC_NAMES:
         raise ScenarioError([("cc", f"unknown controller {cc!r}; allowed: {', '.join(CC_NAMES)}")])
     _check_xcp_router([cc], queue)
@@ -499,9 +494,7 @@ def parking_lot(
         raise ScenarioError([("buffer_pkts", f"must lie in [1, {U32_MAX}], got {buffer_pkts}")])
     else:
         limit = buffer_pkts
-    router_queue: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
-    if queue in AQM_SECTION:
-        router_queue[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, size)
+    router_queue = _queue_wire(queue, limit, aqm, ecn, size)
     names = [f"R{i + 1}" for i in range(routers)]
     host = lambda i, j: f"h{i + 1}_{j}"  # noqa: E731
     # Hosts of cloud i: senders of link i's cross flows, receivers of link i-1's, and the long
@@ -588,6 +581,30 @@ def _check_xcp_router(names: list[str], queue: str) -> None:
     """XCP flows need the XCP router at the bottleneck (the core refuses an XCP flow with none on its path)."""
     if queue != "xcp" and any(n in CC_NAMES and CC_NAMES[n][0] == "xcp" for n in names):
         raise ScenarioError([("queue", f'xcp flows need queue "xcp" (the XCP router) at the bottleneck, got {queue!r}')])
+
+
+def _check_queue(queue: str) -> None:
+    """``queue`` is a discipline of the core or ``py:module:Class``; an error names the argument."""
+    if queue.startswith("py:"):
+        try:
+            check_target(queue[3:])
+        except ValueError as e:
+            raise ScenarioError([("queue", f"a discipline written in Python is {PY_FORM}; {e}")]) from None
+    elif queue not in QUEUE_NAMES:
+        raise ScenarioError([("queue", f"unknown queue {queue!r}; allowed: {', '.join(QUEUE_NAMES)}, {PY_FORM}")])
+
+
+def _queue_wire(queue: str, limit: int, aqm: dict[str, Any] | None, ecn: bool, packet_size: int) -> dict[str, Any]:
+    """The spec of a router queue of ``limit`` packets: a core discipline with its section
+    (:func:`_aqm_section`), or ``py:module:Class`` (its parameters are its class's)."""
+    if queue.startswith("py:"):
+        if aqm:
+            raise ScenarioError([("aqm", "a discipline written in Python takes no aqm parameters: they are its class's attributes (subclass it)")])
+        return {"kind": "py", "target": queue[3:], "limit_pkts": limit}
+    wire: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
+    if queue in AQM_SECTION:
+        wire[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, packet_size)
+    return wire
 
 
 def _aqm_section(queue: str, aqm: dict[str, Any] | None, ecn: bool, packet_size: int) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from rich.table import Table
 
 from . import interrupt
 from .kinds import CC_KINDS, CC_NAMES
-from .kinds import QUEUE_KINDS as QUEUE_NAMES
+from .kinds import QUEUE_NAMES
 from .units import format_rate, parse_size
 
 # The command line imports pydantic, polars and the core only in the commands that use them,
@@ -201,7 +201,7 @@ def dumbbell(
     cc: Annotated[
         str, typer.Option(help=f"Controller of all flows ({', '.join(CC_NAMES)}), or a mix: pert:25,sack:25.")
     ] = "sack",
-    queue: Annotated[str, typer.Option(help=f"Bottleneck queue: {', '.join(QUEUE_NAMES)}.")] = "droptail",
+    queue: Annotated[str, typer.Option(help=f"Bottleneck queue: {', '.join(QUEUE_NAMES)}, or py:module:Class (written in Python).")] = "droptail",
     ecn: Annotated[bool, typer.Option("--ecn", help="ECN-capable flows; RED/ARED marks instead of dropping.")] = False,
     duration: Annotated[str, typer.Option(help="Simulated time.")] = "100s",
     buffer_bdp: Annotated[float, typer.Option(help="Bottleneck buffer in bandwidth-delay products (at least 2 x flows packets).")] = 1.0,

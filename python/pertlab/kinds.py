@@ -14,11 +14,14 @@ CC_KINDS = (
 #: (docs/python-cc.md); in a scenario, ``{kind = "py", target = "module:Class"}``.
 PY_FORM = "py:module:Class (a dotted module path importable from sys.path or the scenario's directory, a colon, a class name)"
 
-#: Queue disciplines of the core (``QueueSpec::KINDS``).
-QUEUE_KINDS = (
+#: Queue disciplines of the core (``QueueSpec::KINDS``): the names ``--queue`` and the builders take.
+QUEUE_NAMES = (
     "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp",
     "bpr", "xcp",
 )  # fmt: skip
+#: The queue kinds of a scenario: the core's, and "py", a discipline written in Python
+#: (``{kind = "py", target = "module:Class"}``; ``--queue py:module:Class``; docs/python-aqm.md).
+QUEUE_KINDS = (*QUEUE_NAMES, "py")
 #: The multi-class kinds (``QueueSpec::CLASS_KINDS``).
 CLASS_KINDS = ("priority", "wtp", "swtp", "bpr")
 

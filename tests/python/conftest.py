@@ -14,6 +14,31 @@ def small_dumbbell(**overrides) -> pertlab.Scenario:
     return pertlab.dumbbell(**args)
 
 
+def canonical_short(**overrides) -> pertlab.Scenario:
+    """The canonical dumbbell shortened for the models written in Python: 150 Mbit/s, 60 ms,
+    6 Reno flows, 4 s, sampled every 100 ms."""
+    args = dict(bw="150Mbps", rtt="60ms", flows=6, cc="reno", duration="4s", sample_interval="100ms")
+    return pertlab.dumbbell(**{**args, **overrides})
+
+
+def assert_same_run(a, b, names: tuple[str, ...]) -> None:
+    """Two runs gave the same bytes: events, the bottleneck's drops and marks, and every row of the
+    flows, queues and series, but the columns ``names`` (the models' names, which differ)."""
+    assert a.summary["events"] == b.summary["events"]
+    assert (a.bottleneck["drops"], a.bottleneck["marks"]) == (b.bottleneck["drops"], b.bottleneck["marks"])
+    for table in ("flows", "queues", "queue_series", "flow_series"):
+        x, y = getattr(a, table), getattr(b, table)
+        x, y = x.drop([c for c in names if c in x.columns]), y.drop([c for c in names if c in y.columns])
+        assert x.equals(y), table
+
+
+def write_module(tmp_path, monkeypatch, name: str, text: str) -> None:
+    """A Python module ``name`` with ``text`` in ``tmp_path``, importable for the test (give each
+    test its own name: imports are cached)."""
+    (tmp_path / f"{name}.py").write_text(text)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
 def udp_graph(**overrides) -> dict:
     """Two hosts and a router; one Poisson UDP source through a 10 Mbps link."""
     data = {

@@ -9,12 +9,13 @@ import pertlab
 from pertlab import _core
 from pertlab.builders import AQM_SECTION, dumbbell
 from pertlab.cli import app
-from pertlab.scenario import QUEUE_KINDS, ScenarioError
+from pertlab.kinds import QUEUE_NAMES
+from pertlab.scenario import ScenarioError
 
 runner = CliRunner()
 
 
-@pytest.mark.parametrize("kind", QUEUE_KINDS)
+@pytest.mark.parametrize("kind", QUEUE_NAMES)  # "py" (written in Python): test_python_aqm.py
 def test_every_kind_runs_from_the_cli(kind):
     res = runner.invoke(app, ["dumbbell", "--queue", kind, "--duration", "10s", "--flows", "5", "--bw", "10Mbps", "--rtt", "40ms", "--warmup", "2s", "--start-window", "1s", "--json"])
     assert res.exit_code == 0, res.output

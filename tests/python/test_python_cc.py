@@ -13,6 +13,8 @@ import pytest
 import pertlab
 from pertlab import _core
 from pertlab.scenario import ScenarioError
+import conftest
+from conftest import canonical_short as dumbbell, write_module
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "python_cc"
 
@@ -22,21 +24,8 @@ def examples_on_path(monkeypatch):
     monkeypatch.syspath_prepend(str(EXAMPLES))
 
 
-def dumbbell(**kw):
-    """A shortened canonical dumbbell: 150 Mbit/s, 60 ms, 4 s."""
-    args = dict(bw="150Mbps", rtt="60ms", flows=6, cc="reno", duration="4s", sample_interval="100ms")
-    return pertlab.dumbbell(**{**args, **kw})
-
-
-def without_names(frame: pl.DataFrame) -> pl.DataFrame:
-    return frame.drop([c for c in ("cc", "label") if c in frame.columns])
-
-
 def assert_same_run(a, b):
-    assert a.summary["events"] == b.summary["events"]
-    assert a.bottleneck["drops"] == b.bottleneck["drops"]
-    for name in ("flows", "queues", "queue_series", "flow_series"):
-        assert without_names(getattr(a, name)).equals(without_names(getattr(b, name))), name
+    conftest.assert_same_run(a, b, ("cc", "label"))
 
 
 @pytest.mark.parametrize("kw", [dict(queue="droptail"), dict(queue="red", ecn=True, bw="20Mbps")], ids=["canonical", "red-ecn-20M"])
@@ -80,6 +69,28 @@ def test_a_stepped_run_with_python_controllers_gives_the_same_bytes():
     assert_same_run(sim.results(), whole)
 
 
+def test_python_hooks_run_for_the_flows_that_name_the_class_only(tmp_path, monkeypatch):
+    """A Python controller costs only the flows that use it: the core calls Python for them and for
+    no other flow (the cost per ACK is in BENCHMARKS.md), once per ACK of new data."""
+    write_module(tmp_path, monkeypatch, "counting_cc", '''
+from reno import Reno
+
+CALLS = {}
+
+class Counting(Reno):
+    def pkts_acked(self, tp, acked, rtt_ns):
+        CALLS[tp.flow] = CALLS.get(tp.flow, 0) + 1
+''')
+    r = pertlab.run(dumbbell(cc="reno:2,py:counting_cc:Counting:2,reno:2", flows=None, duration="2s", warmup="0s"))
+    import counting_cc
+
+    assert list(r.flows["cc"]) == ["reno", "reno", "py:counting_cc:Counting", "py:counting_cc:Counting", "reno", "reno"]
+    assert set(counting_cc.CALLS) == {2, 3}
+    for f in (2, 3):
+        # ACKs of new data: most of the ACKs the flow's receiver sent (not the duplicates).
+        assert 0.5 * r.flows["acks_sent"][f] < counting_cc.CALLS[f] <= r.flows["acks_sent"][f]
+
+
 FAILING = '''
 class Fails:
     def ssthresh(self, tp):
@@ -94,11 +105,6 @@ class Fails:
 def helper(tp):
     return 1 / (tp.snd_cwnd - tp.snd_cwnd)
 '''
-
-
-def write_module(tmp_path, monkeypatch, name, text):
-    (tmp_path / f"{name}.py").write_text(text)
-    monkeypatch.syspath_prepend(str(tmp_path))
 
 
 def test_an_exception_in_a_hook_stops_the_run_with_traceback_time_and_flow(tmp_path, monkeypatch):

@@ -7,6 +7,7 @@
 
 mod models;
 mod pycc;
+mod pyqueue;
 
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -257,6 +258,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<Simulation>()?;
     m.add_class::<pycc::CcStateView>()?;
+    m.add_class::<pyqueue::QueueStateView>()?;
+    m.add_class::<pyqueue::PacketView>()?;
     m.add("ModelError", m.py().get_type::<ModelError>())?;
     Ok(())
 }

@@ -1,5 +1,6 @@
-//! Models written in Python, run inside the core (docs/python-cc.md): the
-//! classes a scenario names (`{"kind": "py", "target": "module:Class"}`),
+//! Models written in Python, run inside the core (docs/python-cc.md,
+//! docs/python-aqm.md): the classes a scenario names (`{"kind": "py",
+//! "target": "module:Class"}`, as a flow's controller or a queue's discipline),
 //! resolved by the Python front and handed over as `{target: class}`, and
 //! what the models of one run share: the first failure of user code and the
 //! flag that stops the run after the event where it happened.
@@ -15,11 +16,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyInt};
 
-use pertlab_sim::external::{Extensions, Halt};
+use pertlab_sim::external::{Extensions, Halt, QueueSite};
+use pertlab_sim::queue::QueueDiscipline;
 use pertlab_sim::tcp::cc::CongestionControl;
 use pertlab_sim::time::SimTime;
 
 use crate::pycc::PyCc;
+use crate::pyqueue::PyQueue;
 
 pyo3::create_exception!(_core, ModelError, pyo3::exceptions::PyRuntimeError, "Code of a model written in Python failed during a run.");
 
@@ -100,6 +103,13 @@ impl Extensions for PyModels {
         Python::with_gil(|py| {
             let obj = self.instance(py, target)?;
             PyCc::new(py, obj, target, flow, self.fault.clone()).map(|cc| Box::new(cc) as Box<dyn CongestionControl>)
+        })
+    }
+
+    fn queue_discipline(&self, target: &str, site: &QueueSite) -> Result<Box<dyn QueueDiscipline>, String> {
+        Python::with_gil(|py| {
+            let obj = self.instance(py, target)?;
+            PyQueue::new(py, obj, target, site, self.fault.clone()).map(|q| Box::new(q) as Box<dyn QueueDiscipline>)
         })
     }
 

@@ -1,15 +1,16 @@
-//! Models defined outside the core: congestion controllers (and queue
-//! disciplines) a caller supplies, named in a scenario by a `target` the
+//! Models defined outside the core: congestion controllers and queue
+//! disciplines a caller supplies, named in a scenario by a `target` the
 //! caller resolves (the Python front resolves `module:Class`, see
-//! `crates/pertlab-py` and docs/python-cc.md).
+//! `crates/pertlab-py`, docs/python-cc.md and docs/python-aqm.md).
 //!
 //! The core stays free of any language runtime: it asks an [`Extensions`]
 //! for a boxed [`CongestionControl`] per long flow whose `cc` is
-//! `{"kind": "py", "target": ...}`, and it reads one [`Halt`] flag that such
-//! a model raises when its user code failed, so that the run stops right after
-//! the event where it happened (the results up to there are kept, as for an
-//! interrupted run). A run without external models has no flag and takes the
-//! same path as before.
+//! `{"kind": "py", "target": ...}` and for a boxed [`QueueDiscipline`] per
+//! queue (one direction of a link) whose spec is `{"kind": "py", "target":
+//! ...}`, and it reads one [`Halt`] flag that such a model raises when its
+//! user code failed, so that the run stops right after the event where it
+//! happened (the results up to there are kept, as for an interrupted run). A
+//! run without external models has no flag and takes the same path as before.
 //!
 //! Left out: external controllers for web transfers (their connections are
 //! built during the run; validation refuses them), and external hooks beyond
@@ -21,6 +22,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
+use crate::queue::{QueueDiscipline, QueueLimit};
 use crate::tcp::cc::CongestionControl;
 
 /// Raised by an external model when its code failed: the run stops after the
@@ -67,11 +69,31 @@ impl ExternalSpec {
     }
 }
 
+/// Where an external queue discipline sits: for its messages and what it
+/// may want to know about its queue when built.
+#[derive(Clone, Debug)]
+pub struct QueueSite {
+    /// The scenario field of its spec, e.g. `links[2].queue` or `dumbbell.bottleneck_queue`.
+    pub field: String,
+    /// The link's name and the direction's ends (node names).
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    /// Index of the channel (one direction of a link) in the world.
+    pub channel: u32,
+    pub rate_bps: u64,
+    pub limit: QueueLimit,
+}
+
 /// What a caller supplies to build the external models of a scenario.
 pub trait Extensions {
     /// The controller of long flow `flow` (index in the scenario's `flows`)
     /// named `target`; an error says why it cannot be built.
     fn congestion_control(&self, target: &str, flow: u32) -> Result<Box<dyn CongestionControl>, String>;
+
+    /// The discipline of the queue at `site` named `target`; an error says why
+    /// it cannot be built.
+    fn queue_discipline(&self, target: &str, site: &QueueSite) -> Result<Box<dyn QueueDiscipline>, String>;
 
     /// The flag the models raise when their code fails; `None` when there are none.
     fn halt(&self) -> Option<Halt>;
@@ -83,6 +105,10 @@ pub struct NoExtensions;
 impl Extensions for NoExtensions {
     fn congestion_control(&self, target: &str, _flow: u32) -> Result<Box<dyn CongestionControl>, String> {
         Err(format!("the controller {target:?} is defined in Python; run it through the pertlab Python package, which supplies it"))
+    }
+
+    fn queue_discipline(&self, target: &str, _site: &QueueSite) -> Result<Box<dyn QueueDiscipline>, String> {
+        Err(format!("the queue discipline {target:?} is defined in Python; run it through the pertlab Python package, which supplies it"))
     }
 
     fn halt(&self) -> Option<Halt> {

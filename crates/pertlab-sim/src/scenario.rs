@@ -126,9 +126,14 @@ pub struct QueueSpec {
     /// "reared", "fared", "cared", "feng", "nlred"), "pi", "pie", "codel" or
     /// "jcc-red" (RED that stamps JCC probes, Hua 2002).
     /// "step" (DCTCP's marking at a threshold K), "xcp" (XCP's router over a
-    /// DropTail FIFO, Katabi 2002).
+    /// DropTail FIFO, Katabi 2002); or "py", a discipline written in Python
+    /// named by `target` and supplied by the caller
+    /// ([`crate::external::Extensions`]).
     #[serde(default = "QueueSpec::default_kind")]
     pub kind: String,
+    /// Kind "py" only: the class, `module:Class` (see [`ExternalSpec`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// Buffer in packets (exclusive with `limit_bytes`).
     #[serde(default)]
     pub limit_pkts: Option<u32>,
@@ -209,6 +214,9 @@ impl QueueSpec {
         "droptail", "red", "ared", "reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel", "jcc-red", "step", "priority", "wtp", "swtp", "bpr",
         "xcp",
     ];
+    /// The kind of a discipline written in Python (not one of [`QueueSpec::KINDS`],
+    /// the core's own): supplied by the caller, named by `target`.
+    pub const EXTERNAL_KIND: &'static str = "py";
     /// The multi-class kinds (per-class buffers, a scheduler; see [`crate::queue::classes`]).
     pub const CLASS_KINDS: [&'static str; 4] = ["priority", "wtp", "swtp", "bpr"];
 
@@ -230,6 +238,7 @@ impl Default for QueueSpec {
     fn default() -> Self {
         QueueSpec {
             kind: Self::default_kind(),
+            target: None,
             limit_pkts: None,
             limit_bytes: None,
             red: RedConfig::default(),
@@ -683,8 +692,20 @@ impl LinkSpec {
 
 impl QueueSpec {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
-        if !Self::KINDS.contains(&self.kind.as_str()) {
-            return Err(ConfigError::new(format!("{path}.kind"), format!("unknown queue `{}`; allowed: {}", self.kind, Self::KINDS.join(", "))));
+        let external = self.kind == Self::EXTERNAL_KIND;
+        if !external && !Self::KINDS.contains(&self.kind.as_str()) {
+            return Err(ConfigError::new(
+                format!("{path}.kind"),
+                format!("unknown queue `{}`; allowed: {}, py (a discipline written in Python, with target)", self.kind, Self::KINDS.join(", ")),
+            ));
+        }
+        match (&self.target, external) {
+            (Some(target), true) => ExternalSpec { target: target.clone() }.validate(path)?,
+            (None, true) => return Err(ConfigError::new(format!("{path}.target"), format!("a \"py\" queue names its class: {}", ExternalSpec::FORM))),
+            (Some(_), false) => {
+                return Err(ConfigError::new(format!("{path}.target"), format!("only a \"py\" queue names a class; this queue's kind is `{}`", self.kind)))
+            }
+            (None, false) => {}
         }
         match (self.limit_pkts, self.limit_bytes) {
             (Some(_), Some(_)) => return Err(ConfigError::new(format!("{path}.limit_bytes"), "give limit_pkts or limit_bytes, not both")),
@@ -693,7 +714,7 @@ impl QueueSpec {
             _ => {}
         }
         match self.kind.as_str() {
-            "droptail" => Ok(()),
+            "droptail" | "py" => Ok(()),
             "pi" => self.pi.validate(&format!("{path}.pi")),
             "pie" => self.pie.validate(&format!("{path}.pie")),
             "codel" => self.codel.validate(&format!("{path}.codel")),

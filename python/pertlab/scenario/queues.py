@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationInfo, field_validator
 
 from ..kinds import CLASS_KINDS, QUEUE_KINDS
+from .controllers import check_target
 from .base import _unit, Count, Duration, NonNegative, PacketSize, Probability, Size, Time, _Model, MAX_PACKET_BYTES
 
 
@@ -140,9 +141,13 @@ class SchedConfig(_Model):
 
 
 class QueueSpec(_Model):
-    """A queue discipline and its buffer (the core's default buffer is 1000 packets)."""
+    """A queue discipline and its buffer (the core's default buffer is 1000 packets). Kind ``py``
+    is a discipline written in Python, the class ``target`` names (docs/python-aqm.md)."""
 
     kind: Literal[QUEUE_KINDS] = "droptail"  # type: ignore[valid-type]
+    target: str | None = Field(
+        None, description="kind py: module:Class, the module importable from sys.path or the scenario file's directory", validate_default=True
+    )
     limit_pkts: Count | None = Field(None, description="buffer in packets (exclusive with limit_bytes)")
     limit_bytes: Size | None = Field(None, description="buffer in bytes, e.g. '64KB'")
     red: RedConfig = Field(default_factory=RedConfig, description="the RED family: red, ared, reared, fared, cared, feng, nlred")
@@ -157,6 +162,16 @@ class QueueSpec(_Model):
     def classes(self) -> int | None:
         """The number of classes of a multi-class queue, None for a single FIFO."""
         return len(self.sched.weights) if self.kind in CLASS_KINDS else None
+
+    @field_validator("target")
+    @classmethod
+    def _target_of_py(cls, v: str | None, info: ValidationInfo) -> str | None:
+        kind = info.data.get("kind")
+        if kind == "py" and v is None:
+            raise ValueError("a \"py\" queue names its class: module:Class, as in red:Red")
+        if kind != "py" and v is not None and kind is not None:
+            raise ValueError(f"only a \"py\" queue names a class; this queue's kind is {kind!r}")
+        return v if v is None else check_target(v)
 
     @field_validator("limit_bytes")
     @classmethod

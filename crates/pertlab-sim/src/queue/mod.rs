@@ -226,6 +226,13 @@ impl OutputQueue {
         self
     }
 
+    /// Replace the discipline (one supplied from outside the core, put in
+    /// place of the stand-in the queue was built with, before the run).
+    pub fn set_discipline(&mut self, discipline: Box<dyn QueueDiscipline>) {
+        self.passive = discipline.is_passive();
+        self.discipline = discipline;
+    }
+
     pub fn discipline(&self) -> &dyn QueueDiscipline {
         self.discipline.as_ref()
     }

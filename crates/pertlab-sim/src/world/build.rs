@@ -125,14 +125,15 @@ impl World {
     }
 
     /// [`World::build_within`], with the models written outside the core
-    /// (`"py"` controllers) supplied by `ext`.
+    /// (`"py"` controllers and queue disciplines) supplied by `ext`.
     pub fn build_with(scenario: &Scenario, limit: MemoryLimit, ext: &dyn Extensions) -> Result<World, ConfigError> {
         let net = match Network::prepare(scenario, limit)? {
             Prepared::Built(net) => net,
             Prepared::TooLarge(first) => return Err(first.refusal(limit.bytes)),
         };
         net.estimate.check(limit.bytes)?;
-        let Network { topo, ends, routes, .. } = *net;
+        let Network { mut topo, ends, routes, .. } = *net;
+        topo.attach_external_queues(scenario, ext)?;
         let flows = long_flows(scenario, &ends.flows, ext)?;
         let web = WebState::new(scenario, &ends, flows.len() as u32);
         let udp = udp_sources(scenario, &ends);

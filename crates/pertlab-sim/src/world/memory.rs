@@ -245,7 +245,8 @@ fn cc_bytes(cc: &CcSpec) -> u64 {
 /// Bytes of the discipline a queue spec builds.
 fn discipline_bytes(q: &QueueSpec) -> u64 {
     (match q.kind.as_str() {
-        "droptail" => 0,
+        // A discipline written in Python: its objects are Python's, not in the estimate.
+        "droptail" | "py" => 0,
         "pi" => size_of::<Pi>(),
         "pie" => size_of::<Pie>(),
         "codel" => size_of::<Codel>(),

@@ -5,6 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::error::ConfigError;
+use crate::external::{Extensions, QueueSite};
 use crate::net::burst_loss::BurstLoss;
 use crate::net::routing::{Routes, NO_ROUTE};
 use crate::net::{Channel, ChannelCounters};
@@ -103,8 +104,33 @@ impl Topology {
                 pipe: Default::default(),
                 counters: ChannelCounters::default(),
                 last_tx: (0, 0),
+                last_arrival: 0,
             });
             self.adjacency[from as usize].push((to, c));
+        }
+        Ok(())
+    }
+
+    /// Put the disciplines written outside the core (queue kind "py", built
+    /// with a DropTail stand-in) in place, each supplied by `ext`; an error
+    /// names the queue's `target` field.
+    pub fn attach_external_queues(&mut self, scenario: &Scenario, ext: &dyn Extensions) -> Result<(), ConfigError> {
+        for c in 0..self.channels.len() {
+            let (link, forward) = (&self.links[c / 2], c % 2 == 0);
+            let spec = if forward { &link.queue } else { link.queue_ba.as_ref().unwrap_or(&link.queue) };
+            let Some(target) = spec.target.as_deref().filter(|_| spec.kind == QueueSpec::EXTERNAL_KIND) else { continue };
+            let ch = &self.channels[c];
+            let site = QueueSite {
+                field: scenario.queue_field(c / 2, forward),
+                link: ch.link_name.clone(),
+                from: self.node_names[ch.from as usize].clone(),
+                to: self.node_names[ch.to as usize].clone(),
+                channel: c as u32,
+                rate_bps: ch.rate_bps,
+                limit: ch.queue.limit,
+            };
+            let discipline = ext.queue_discipline(target, &site).map_err(|e| ConfigError::new(format!("{}.target", site.field), e))?;
+            self.channels[c].queue.set_discipline(discipline);
         }
         Ok(())
     }
@@ -174,6 +200,7 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
         "jcc-red" => Box::new(JccRed::new(Red::new(spec.red.clone(), RedVariant::Red, limit_pkts, rate_bps), &spec.jcc)),
         "step" => Box::new(Step::new(&spec.step)),
         "xcp" => Box::new(XcpRouter::new(&spec.xcp)),
+        // "droptail", and "py", whose discipline comes from outside the core (`attach_external_queues`).
         kind => match RedVariant::from_name(kind) {
             Some(variant) => Box::new(Red::new(spec.red.clone(), variant, limit_pkts, rate_bps)),
             None => Box::new(DropTail),
