@@ -18,15 +18,18 @@ flow in the scenario's order, columns :data:`FEATURES` (over the step just taken
 says "step"); with ``observe_queue``, the queue's :data:`QUEUE_FEATURES` are appended to every row.
 
 **Action**: ``"cwnd_multiplier"`` (default): one factor per agent flow in ``multiplier_range``,
-the new window ``round(cwnd x factor)``; ``"cwnd"``: the window itself, 1 to ``max_cwnd``.
+the new window ``round(cwnd x factor)``; ``"cwnd"``: the window itself, 1 to ``max_cwnd``;
+``"pacing_rate"``: the flow's pacing rate in Mbit/s, in ``rate_range`` (default 1 % of the
+capacity to the capacity): consecutive segments leave one segment's transmission time at that
+rate apart (:meth:`pertlab.Simulation.set_pacing_rate`), and the window is held at ``max_cwnd``
+each step (after a timeout too) so that the rate, not the window, limits the flow.
 
 **Reward** (default, per step, the mean over agent flows): ``throughput / capacity -
 delay_weight x queueing_delay / min_rtt - loss_weight x retransmissions / segments sent``, with
 the capacity the lowest link rate of the scenario (a dumbbell's bottleneck); or ``reward(obs,
 info)``, any callable returning a float.
 
-Left out: pacing-rate actions (the core has no per-flow pacing rate to set) and RTT-long steps
-(steps are fixed simulated intervals).
+Left out: RTT-long steps (steps are fixed simulated intervals).
 """
 
 from __future__ import annotations
@@ -41,9 +44,9 @@ from gymnasium import spaces
 from .runner import as_scenario
 from .scenario import Scenario, ScenarioError
 from .simulation import Simulation
-from .units import parse_time
+from .units import parse_rate, parse_time
 
-__all__ = ["CongestionEnv", "FEATURES", "QUEUE_FEATURES"]
+__all__ = ["CongestionEnv", "ACTIONS", "FEATURES", "QUEUE_FEATURES", "capacity"]
 
 #: Columns of the observation, per agent flow.
 FEATURES = (
@@ -56,6 +59,8 @@ FEATURES = (
     "ecn_marks_step",  # ECN marks echoed during the step
     "in_flight",  # RFC 6675's pipe, segments
 )
+#: The kinds of action (see the module doc).
+ACTIONS = ("cwnd_multiplier", "cwnd", "pacing_rate")
 #: Columns appended with ``observe_queue``: that queue's length now and its drops and marks in the step.
 QUEUE_FEATURES = ("queue_packets", "queue_drops_step", "queue_marks_step")
 
@@ -64,7 +69,9 @@ class CongestionEnv(gymnasium.Env):
     """``scenario`` (a :class:`~pertlab.scenario.Scenario`, mapping or TOML/JSON path) with at least
     one ``agent`` flow; see the module doc for the spaces and the reward.
 
-    ``step``: simulated time per step ("100ms"). ``observe_queue``: a link name whose first
+    ``step``: simulated time per step ("100ms"). ``action``: one of :data:`ACTIONS`, with
+    ``multiplier_range``, ``max_cwnd`` or ``rate_range`` (rates, e.g. ``("1Mbps", "20Mbps")``)
+    bounding it. ``observe_queue``: a link name whose first
     queue (its ``a -> b`` direction; for a dumbbell's ``bottleneck`` r0 -> r1) joins the
     observation. ``seed`` at :meth:`reset` replaces the scenario's seed; without one, the first
     episode runs the scenario's own seed and later ones draw theirs from the environment's generator.
@@ -80,6 +87,7 @@ class CongestionEnv(gymnasium.Env):
         action: str = "cwnd_multiplier",
         multiplier_range: tuple[float, float] = (0.5, 2.0),
         max_cwnd: int = 10_000,
+        rate_range: tuple[str | float, str | float] | None = None,
         observe_queue: str | None = None,
         reward: Callable[[np.ndarray, dict[str, Any]], float] | None = None,
         delay_weight: float = 0.5,
@@ -92,20 +100,26 @@ class CongestionEnv(gymnasium.Env):
         self.step_ns = parse_time(step, "step")
         if self.step_ns <= 0:
             raise ScenarioError([("step", "must be longer than 0 s")])
-        if action not in ("cwnd_multiplier", "cwnd"):
-            raise ScenarioError([("action", f"got {action!r}; allowed: 'cwnd_multiplier', 'cwnd'")])
+        if action not in ACTIONS:
+            raise ScenarioError([("action", f"got {action!r}; allowed: {', '.join(map(repr, ACTIONS))}")])
         low, high = multiplier_range
         if not 0 < low <= 1 <= high:
             raise ScenarioError([("multiplier_range", f"got {multiplier_range!r}; needs 0 < low <= 1 <= high")])
         if not isinstance(max_cwnd, int) or max_cwnd < 1:
             raise ScenarioError([("max_cwnd", f"got {max_cwnd!r}; a whole number of segments, at least 1")])
         self.action_kind, self.max_cwnd = action, max_cwnd
+        self.capacity_bps = capacity(self.scenario)
+        rates = (self.capacity_bps / 100, self.capacity_bps) if rate_range is None else tuple(parse_rate(r, "rate_range") for r in rate_range)
+        if not 0 < rates[0] <= rates[1]:
+            raise ScenarioError([("rate_range", f"got {rate_range!r}; needs 0 < low <= high")])
         self.observe_queue, self.reward_fn = observe_queue, reward
         self.delay_weight, self.loss_weight = delay_weight, loss_weight
         n, width = len(self.agents), len(FEATURES) + (len(QUEUE_FEATURES) if observe_queue else 0)
         self.observation_space = spaces.Box(0.0, np.inf, shape=(n, width), dtype=np.float32)
         if action == "cwnd":
             self.action_space = spaces.Box(1.0, float(max_cwnd), shape=(n,), dtype=np.float32)
+        elif action == "pacing_rate":
+            self.action_space = spaces.Box(float(rates[0] / 1e6), float(rates[1] / 1e6), shape=(n,), dtype=np.float32)
         else:
             self.action_space = spaces.Box(float(low), float(high), shape=(n,), dtype=np.float32)
         self.sim: Simulation | None = None
@@ -122,7 +136,6 @@ class CongestionEnv(gymnasium.Env):
         self._episodes += 1
         self.sim = Simulation(self.scenario.model_copy(update={"seed": run_seed}))
         state = self.sim.state()
-        self.capacity_bps = min(q["rate_bps"] for q in state["queues"])
         self._queue_index = self._find_queue(state)
         self._last = state
         self.sim.run_until(self.step_ns / 1e9)
@@ -134,11 +147,16 @@ class CongestionEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step()")
         action = np.asarray(action, dtype=np.float64).reshape(len(self.agents))
         flows = self._last["flows"]
+        low, high = self.action_space.low, self.action_space.high
         for k, i in enumerate(self.agents):
+            if self.action_kind == "pacing_rate":
+                self.sim.set_pacing_rate(i, max(1, round(float(np.clip(action[k], low[k], high[k])) * 1e6)))
+                self.sim.set_cwnd(i, self.max_cwnd)
+                continue
             if self.action_kind == "cwnd":
                 cwnd = action[k]
             else:
-                cwnd = flows[i]["cwnd"] * float(np.clip(action[k], self.action_space.low[k], self.action_space.high[k]))
+                cwnd = flows[i]["cwnd"] * float(np.clip(action[k], low[k], high[k]))
             self.sim.set_cwnd(i, int(np.clip(round(cwnd), 1, self.max_cwnd)))
         over = self.sim.run_until(self.sim.now + self.step_ns / 1e9)
         obs, info = self._observe()
@@ -194,6 +212,14 @@ class CongestionEnv(gymnasium.Env):
                 return j
         names = ", ".join(dict.fromkeys(q["link"] for q in state["queues"]))
         raise ScenarioError([("observe_queue", f"no link named {self.observe_queue!r}; links: {names}")])
+
+
+def capacity(scenario: Scenario) -> int:
+    """The lowest link rate of ``scenario``, bit/s (a dumbbell's bottleneck, unless an access link is slower)."""
+    rates = [link.rate for link in scenario.links]
+    if scenario.dumbbell is not None:
+        rates += [scenario.dumbbell.bottleneck_rate, scenario.dumbbell.access_rate]
+    return min(rates)
 
 
 def _default_env(**kwargs: Any) -> CongestionEnv:

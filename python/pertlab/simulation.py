@@ -10,11 +10,13 @@ The core processes every event due up to the time asked for and stops there
 (``crates/pertlab-sim/src/world/live.rs``); reading the state changes nothing, so
 a run taken in steps gives the results of :func:`pertlab.run` on the same
 scenario, byte for byte. Between steps a link's rate can change (from the next
-packet each direction sends) and a long flow's application can stop or resume;
-the results then show the change at the instant it was made.
+packet each direction sends) and its delay (from the next packet each direction
+finishes sending; packets on the wire keep theirs and none overtakes another), a
+long flow's application can stop or resume, and an ``agent`` flow takes a window
+or a pacing rate; the results then show the change at the instant it was made.
 
-Left out: changing delays, controller parameters or queue disciplines mid-run;
-web transfers and UDP sources in the live state (their counters are in the results).
+Left out: changing controller parameters or queue disciplines mid-run; web
+transfers and UDP sources in the live state (their counters are in the results).
 """
 
 from __future__ import annotations
@@ -80,7 +82,8 @@ class Simulation:
         """One row per long flow: ``flow, label, cc, started, cwnd, ssthresh`` (None before
         the first reduction), ``srtt_ns, min_rtt_ns, rto_ns, ca_state`` (open, disorder, cwr,
         recovery, loss), ``in_flight, bytes_acked, segments_sent, retransmits, timeouts,
-        fast_recoveries``, and adaptive PERT's ``mode`` and ``alpha``."""
+        fast_recoveries, ecn_marks``, the ``pacing_rate_bps`` set from outside (None unless
+        set), and adaptive PERT's ``mode`` and ``alpha``."""
         import polars as pl
 
         return pl.DataFrame(self.state()["flows"], infer_schema_length=None)
@@ -98,6 +101,21 @@ class Simulation:
         ("5Mbps" or bit/s). The packet being sent keeps its end time; disciplines keep
         what they derived from the rate when built (RED's automatic parameters)."""
         self._call(self._core.set_link_rate, link, parse_rate(rate, "rate"))
+
+    def set_link_delay(self, link: str, delay: str | float) -> None:
+        """Each direction of ``link`` gives the packets that finish their transmission from now
+        on the propagation delay ``delay`` ("30ms", or seconds as a number). Packets on the
+        wire keep their arrival times and none overtakes another: after a decrease, the first
+        packets sent with the new delay leave the wire right behind the last ones sent with
+        the old (docs/simulation.md)."""
+        self._call(self._core.set_link_delay, link, parse_time(delay, "delay"))
+
+    def set_pacing_rate(self, flow: int, rate: str | float) -> None:
+        """Long flow ``flow``, whose controller must be ``agent``, paces its segments at ``rate``
+        ("5Mbps" or bit/s) from now on: consecutive segments leave at least one segment's
+        transmission time at that rate apart, in every state; its window still bounds what is
+        in flight (:mod:`pertlab.gym`'s ``action="pacing_rate"``)."""
+        self._call(self._core.set_pacing_rate, _flow(flow), parse_rate(rate, "rate"))
 
     def stop_flow(self, flow: int) -> None:
         """Long flow ``flow``'s application has no new data from now (what it sent is still delivered)."""

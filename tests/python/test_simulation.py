@@ -1,5 +1,6 @@
 """pertlab.Simulation: a run taken in steps gives pertlab.run's results, its live state moves
-with the run, and a change between steps shows in the results at the instant it was made."""
+with the run, and a change between steps (a link's rate or delay, a flow's sending) shows in the
+results at the instant it was made."""
 
 import polars as pl
 import pytest
@@ -69,6 +70,69 @@ def test_a_rate_change_shows_in_the_series_at_that_instant():
     assert 0.85 * 5 * 1460 / 1500 < after <= 5 * 1460 / 1500 + 0.2
 
 
+def traced(**kw) -> pertlab.Scenario:
+    """``scenario(**kw)`` with flow 0's RTT samples traced (``monitor.trace_flows``)."""
+    wire = scenario(**kw).to_wire()
+    wire["monitor"]["trace_flows"] = [0]
+    return pertlab.Scenario.parse(wire)
+
+
+def test_a_delay_change_shows_in_the_rtt_samples_right_after():
+    """The bottleneck's delay 18 ms -> 48 ms at 5 s, then -> 8 ms at 6.5 s (both directions, so the
+    base RTT goes 40 -> 100 -> 20 ms): every RTT sample of flow 0 taken once a round trip at the new
+    delay has passed is the new base RTT plus the queue; none before the first change is. The live
+    srtt follows at its pace."""
+    s = traced(flows=4, duration="8s", warmup="1s")
+    sim = pertlab.Simulation(s)
+    sim.run_until("5s")
+    sim.set_link_delay("bottleneck", "48ms")
+    sim.run_until("6s")
+    # The live srtt (RFC 6298's gain of 1/8, one sample a round trip) is most of the way there.
+    assert 75e6 < sim.flows()["srtt_ns"][0] < 101e6
+    sim.run_until("6.5s")
+    sim.set_link_delay("bottleneck", 0.008)
+    r = sim.results()
+    rtt = r.trace_rtt.filter(pl.col("flow") == 0)
+
+    def samples(lo: float, hi: float) -> pl.Series:
+        return rtt.filter(pl.col("t_s").is_between(lo, hi, closed="right"))["ms"]
+
+    # Base RTTs 40.64, 100.64 and 20.64 ms (the access links' and the transmissions' share is 0.64 ms).
+    before, longer = samples(4.0, 5.0), samples(5.0 + 0.101, 6.5)
+    assert min(len(before), len(longer)) > 100
+    assert 40.6 <= before.min() and before.median() < 50
+    assert 100.6 <= longer.min() and longer.median() < 110
+    # After the cut, segments sent at once wait on the wire behind those sent before it (48 ms at
+    # most), then take 20.64 ms: the first sample of the new base comes within 70 ms, and every
+    # later one is at least that base (the held packets, released together, make a short queue).
+    first = rtt.filter((pl.col("t_s") > 6.5) & (pl.col("ms") < 25.0))["t_s"].min()
+    shorter = samples(first, 8.0)
+    assert first < 6.5 + 0.048 + 0.021 + 0.001 and len(shorter) > 100
+    assert 20.6 <= shorter.min() and shorter.median() < 30
+    # The results give the base RTT of the delays in force at the end.
+    assert r.flows["base_rtt_ms"][0] == pytest.approx(20.0)
+
+
+def test_a_shorter_delay_lets_no_packet_overtake_another():
+    """One Reno flow whose window (20 segments) never fills the buffer: the delay cut from 48 ms to
+    8 ms while a window is on the wire. Were a packet sent after the cut to overtake one sent
+    before it, the receiver would see a gap, send duplicate ACKs and the sender would retransmit;
+    it does not, and every segment is delivered in order."""
+    s = scenario(flows=1, cc="reno", queue="droptail", duration="6s", tcp={"max_cwnd": 20})
+    sim = pertlab.Simulation(s)
+    sim.set_link_delay("bottleneck", "48ms")
+    sim.run_until("3s")
+    sim.set_link_delay("bottleneck", "8ms")
+    sim.run_until("3.2s")
+    mid = sim.flows().row(0, named=True)
+    r = sim.results()
+    f = r.flows.row(0, named=True)
+    assert f["retransmits"] == 0 and f["fast_recoveries"] == 0 and f["timeouts"] == 0
+    assert r.bottleneck["drops"] == 0 and r.summary["conservation"]["ok"]
+    # The window-limited flow sends faster once the round trip is shorter: 20 segments per RTT.
+    assert mid["srtt_ns"] < 80e6 and f["goodput_mbps"] > 0
+
+
 def test_a_stopped_flow_sends_nothing_new_until_resumed():
     sim = pertlab.Simulation(scenario(flows=3))
     sim.run_until("5s")
@@ -104,6 +168,10 @@ def test_bad_steps_and_changes_name_the_field():
         sim.set_link_rate("nowhere", "1Mbps")
     with pytest.raises(ValueError, match="rate"):
         sim.set_link_rate("bottleneck", "0bps")
+    with pytest.raises(ScenarioError, match=r'^link: no link named "nowhere"; links: .*bottleneck'):
+        sim.set_link_delay("nowhere", "1ms")
+    with pytest.raises(ValueError, match="cannot read 'slow' as a time"):
+        sim.set_link_delay("bottleneck", "slow")
     with pytest.raises(ScenarioError, match=r"^flow: no flow 10; the long flows are 0 to 9"):
         sim.stop_flow(10)
     with pytest.raises(ScenarioError, match=r"^flow: -1 is not a flow number"):

@@ -148,7 +148,8 @@ fn drive(py: Python<'_>, world: &mut World, until: u64, progress: Option<&PyObje
 }
 
 /// A run taken in steps (`pertlab.Simulation` wraps it): build, `run_until`,
-/// read `live_json`, change a link's rate or a flow's sending between steps,
+/// read `live_json`, change a link's rate or delay, a flow's sending or an
+/// agent flow's window or pacing rate between steps,
 /// and `results_json` at the end. Only the thread that built it may use it.
 #[pyclass(unsendable)]
 struct Simulation {
@@ -211,6 +212,18 @@ impl Simulation {
     /// From its next packet, every direction of link `link` sends at `rate_bps`.
     fn set_link_rate(&mut self, link: &str, rate_bps: u64) -> PyResult<()> {
         self.world()?.set_link_rate(link, rate_bps).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// From the next packet it finishes sending, every direction of link
+    /// `link` gives its packets the propagation delay `delay_ns` (those on the
+    /// wire keep theirs; none overtakes another).
+    fn set_link_delay(&mut self, link: &str, delay_ns: u64) -> PyResult<()> {
+        self.world()?.set_link_delay(link, delay_ns).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Long flow `flow` (an agent's) paces its segments at `rate_bps` from now on.
+    fn set_pacing_rate(&mut self, flow: u32, rate_bps: u64) -> PyResult<()> {
+        self.world()?.set_pacing_rate(flow, rate_bps).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// Long flow `flow`'s application stops now (`resume` false) or has data again.

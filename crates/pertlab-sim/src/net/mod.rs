@@ -9,7 +9,15 @@
 //! serialised already sits at the back of the pipe (`transmitting`), so a packet
 //! is copied once from the queue to the wire, not through a separate slot.
 //!
-//! Left out: link-layer framing and overheads, variable delay, reordering.
+//! A run in steps may change the delay ([`Channel::set_delay`]): packets on the
+//! wire keep their arrival times, later ones get the new delay, and the wire
+//! stays a FIFO: a packet never leaves it before the one ahead of it
+//! ([`Channel::arrival`]), so after a decrease the first packets wait behind
+//! those sent with the old delay, and the pipe's order stays that of the
+//! arrivals.
+//!
+//! Left out: link-layer framing and overheads, delay that varies by itself
+//! (jitter), reordering.
 
 pub mod burst_loss;
 pub mod routing;
@@ -57,6 +65,8 @@ pub struct Channel {
     /// carries one size (data one way, ACKs the other), and the division of
     /// `time::tx_time` is then done once, not per packet (issue 21).
     pub last_tx: (u32, SimTime),
+    /// When the last packet put on the wire leaves it (the wire is a FIFO).
+    pub last_arrival: SimTime,
 }
 
 impl Channel {
@@ -77,6 +87,23 @@ impl Channel {
         self.last_tx = (0, 0);
     }
 
+    /// From the next packet that finishes its transmission, the propagation
+    /// delay is `delay` (a run in steps, `World::set_link_delay`); packets on the
+    /// wire keep theirs.
+    pub fn set_delay(&mut self, delay: SimTime) {
+        self.delay = delay;
+    }
+
+    /// A packet finished its transmission at `now`: when it leaves the wire,
+    /// `now + delay` or, after a decrease of the delay, when the packet ahead of
+    /// it leaves (the wire is a FIFO); and whether that is `now + delay`.
+    pub fn arrival(&mut self, now: SimTime) -> (SimTime, bool) {
+        let at = now.saturating_add(self.delay);
+        let unhindered = at >= self.last_arrival;
+        self.last_arrival = self.last_arrival.max(at);
+        (self.last_arrival, unhindered)
+    }
+
     /// The counters as of `now`, with the transmission in progress counted up to `now`.
     pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
         let mut c = self.counters;
@@ -89,5 +116,44 @@ impl Channel {
     /// Packets of this channel anywhere: buffered, being sent, on the wire.
     pub fn packets(&self) -> impl Iterator<Item = &Packet> {
         self.queue.packets().chain(self.pipe.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{droptail::DropTail, QueueLimit};
+
+    fn channel(delay: SimTime) -> Channel {
+        Channel {
+            link_name: "l".into(),
+            from: 0,
+            to: 1,
+            rate_bps: 1_000_000,
+            delay,
+            loss: 0.0,
+            burst: None,
+            loss_rng: crate::rng::from_seed(1),
+            queue: OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(DropTail), crate::rng::from_seed(2)),
+            transmitting: false,
+            tx_started: 0,
+            pipe: VecDeque::new(),
+            counters: ChannelCounters::default(),
+            last_tx: (0, 0),
+            last_arrival: 0,
+        }
+    }
+
+    #[test]
+    fn a_shorter_delay_never_lets_a_packet_overtake_the_one_ahead() {
+        let mut ch = channel(100);
+        assert_eq!(ch.arrival(10), (110, true));
+        assert_eq!(ch.arrival(20), (120, true));
+        ch.set_delay(30);
+        // 30 + 30 = 60 would overtake the packet arriving at 120: it leaves right behind it.
+        assert_eq!(ch.arrival(30), (120, false));
+        assert_eq!(ch.arrival(95), (125, true));
+        ch.set_delay(200);
+        assert_eq!(ch.arrival(96), (296, true), "a longer delay holds nothing back");
     }
 }

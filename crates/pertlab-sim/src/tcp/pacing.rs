@@ -9,6 +9,11 @@
 //! congestion-avoidance state (`CaState`) can be left unpaced. Before the first
 //! RTT sample there is no srtt and segments leave at once.
 //!
+//! A rate set from outside (an `agent` flow's, `World::set_pacing_rate`, as
+//! Linux's `SO_MAX_PACING_RATE` or a BPF controller's `sk_pacing_rate`)
+//! replaces `srtt / cwnd`: consecutive segments then leave at least one
+//! segment's transmission time at that rate apart, in every state.
+//!
 //! Left out: the fast retransmission of `snd_una` leaves at once (it is sent
 //! outside the window loop); segments are paced, not the bytes of a TSO
 //! burst; no pacing rate floor or gain (Linux paces at 2 x or 1.2 x cwnd / srtt).
@@ -16,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::cc::CaState;
-use crate::time::SimTime;
+use crate::time::{tx_time, SimTime};
 
 /// Pacing switch and the states it applies in (all of them by default).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -56,6 +61,10 @@ impl PacingConfig {
 #[derive(Clone, Debug)]
 pub struct Pacer {
     cfg: PacingConfig,
+    /// A rate set from outside, bit/s, in place of `srtt / cwnd` (see the module doc).
+    rate_bps: Option<u64>,
+    /// When the last segment left.
+    last_sent: Option<SimTime>,
     /// The next segment may not leave before this time.
     next_at: SimTime,
     /// When the sender should try again: a segment was ready but the gate closed.
@@ -65,18 +74,48 @@ pub struct Pacer {
 impl Pacer {
     /// `None` when pacing is off (nothing to do per segment).
     pub fn new(cfg: &PacingConfig) -> Option<Pacer> {
-        cfg.enabled.then(|| Pacer { cfg: cfg.clone(), next_at: 0, wake: None })
+        cfg.enabled.then(|| Pacer { cfg: cfg.clone(), rate_bps: None, last_sent: None, next_at: 0, wake: None })
+    }
+
+    /// A gate pacing at `rate_bps` (> 0) from outside, for a sender whose
+    /// configuration has pacing off.
+    pub fn at_rate(rate_bps: u64) -> Pacer {
+        Pacer { cfg: PacingConfig::default(), rate_bps: Some(rate_bps), last_sent: None, next_at: 0, wake: None }
+    }
+
+    /// From now on the segments leave `packet_size` bytes at `rate_bps` (> 0)
+    /// apart: the next one may leave one such gap after the last (at once if
+    /// that is past).
+    pub fn set_rate(&mut self, rate_bps: u64, packet_size: u32) {
+        self.rate_bps = Some(rate_bps);
+        self.next_at = self.last_sent.map_or(0, |t| t.saturating_add(tx_time(packet_size, rate_bps)));
+        if self.wake.is_some() {
+            self.wake = Some(self.next_at);
+        }
+    }
+
+    /// The rate set from outside, if any.
+    pub fn rate_bps(&self) -> Option<u64> {
+        self.rate_bps
+    }
+
+    fn applies(&self, state: CaState) -> bool {
+        self.rate_bps.is_some() || self.cfg.applies(state)
     }
 
     /// May a segment leave at `now` in `state`?
     pub fn open(&self, now: SimTime, state: CaState) -> bool {
-        !self.cfg.applies(state) || now >= self.next_at
+        !self.applies(state) || now >= self.next_at
     }
 
-    /// A segment left at `now`: the next one waits `srtt / cwnd` (none before
-    /// the first RTT sample, `srtt` = 0, or in an unpaced state).
-    pub fn sent(&mut self, now: SimTime, srtt: SimTime, cwnd: u32, state: CaState) {
-        if self.cfg.applies(state) && srtt > 0 {
+    /// A segment of `packet_size` bytes left at `now`: the next one waits its
+    /// transmission time at the rate set from outside, or else `srtt / cwnd`
+    /// (none before the first RTT sample, `srtt` = 0, or in an unpaced state).
+    pub fn sent(&mut self, now: SimTime, srtt: SimTime, cwnd: u32, state: CaState, packet_size: u32) {
+        self.last_sent = Some(now);
+        if let Some(rate) = self.rate_bps {
+            self.next_at = now.saturating_add(tx_time(packet_size, rate));
+        } else if self.cfg.applies(state) && srtt > 0 {
             self.next_at = now.saturating_add(srtt / SimTime::from(cwnd.max(1)));
         }
     }
@@ -143,9 +182,9 @@ mod tests {
         let mut p = Pacer::new(&cfg).unwrap();
         assert!(p.open(0, CaState::Open));
         // No srtt yet: no spacing.
-        p.sent(0, 0, 10, CaState::Open);
+        p.sent(0, 0, 10, CaState::Open, 1500);
         assert!(p.open(0, CaState::Open));
-        p.sent(0, 100_000_000, 10, CaState::Open);
+        p.sent(0, 100_000_000, 10, CaState::Open, 1500);
         assert!(!p.open(9_999_999, CaState::Open));
         assert!(p.open(10_000_000, CaState::Open));
         // Recovery is not paced.
@@ -154,5 +193,20 @@ mod tests {
         assert_eq!(p.due(), Some(10_000_000));
         p.woken();
         assert_eq!(p.due(), None);
+    }
+
+    #[test]
+    fn a_rate_set_from_outside_spaces_segments_by_their_transmission_time_in_every_state() {
+        let mut p = Pacer::at_rate(12_000_000);
+        assert!(p.open(0, CaState::Recovery), "nothing sent yet");
+        // 1500 bytes at 12 Mbit/s: 1 ms, whatever srtt, cwnd and state.
+        p.sent(5_000_000, 100_000_000, 10, CaState::Recovery, 1500);
+        assert!(!p.open(5_999_999, CaState::Recovery) && p.open(6_000_000, CaState::Loss));
+        p.hold();
+        // A slower rate moves the held segment's wake-up later; a faster one earlier.
+        p.set_rate(1_200_000, 1500);
+        assert_eq!(p.due(), Some(15_000_000));
+        p.set_rate(120_000_000, 1500);
+        assert_eq!((p.due(), p.rate_bps()), (Some(5_100_000), Some(120_000_000)));
     }
 }

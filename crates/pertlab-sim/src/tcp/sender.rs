@@ -636,7 +636,7 @@ impl TcpSender {
                 Segment::New => self.send_new(now, out),
             }
             if let Some(pacer) = self.pacer.as_mut() {
-                pacer.sent(now, self.rtt.srtt(), self.tp.snd_cwnd.min(self.cfg.max_cwnd), self.tp.ca_state);
+                pacer.sent(now, self.rtt.srtt(), self.tp.snd_cwnd.min(self.cfg.max_cwnd), self.tp.ca_state, self.tp.mss);
             }
         }
         self.sync_tp();
@@ -684,9 +684,6 @@ impl TcpSender {
         self.app_stopped = true;
     }
 
-    /// The application has data again after [`TcpSender::stop`] (a flow
-    /// rejoining): restart after idle (see the module doc), then send what the
-    /// window allows, appended to `out`. Does nothing unless stopped.
     /// The window becomes `cwnd` segments (at least 1, at most the receiver
     /// window), set from outside the controller (an `agent` flow's, see
     /// `cc::agent`); a started sender sends what it now allows.
@@ -699,6 +696,28 @@ impl TcpSender {
         }
     }
 
+    /// The segments leave at most at `rate_bps` (> 0) from now on, set from
+    /// outside (an `agent` flow's, see `tcp::pacing`); a started sender sends
+    /// what the gate now allows.
+    pub fn set_pacing_rate(&mut self, now: SimTime, rate_bps: u64, out: &mut Vec<Packet>) {
+        self.tp.now = now;
+        match self.pacer.as_mut() {
+            Some(pacer) => pacer.set_rate(rate_bps, self.tp.mss),
+            None => self.pacer = Some(Pacer::at_rate(rate_bps)),
+        }
+        if self.started {
+            self.transmit(now, out);
+        }
+    }
+
+    /// The pacing rate set from outside, if any.
+    pub fn pacing_rate(&self) -> Option<u64> {
+        self.pacer.as_ref().and_then(Pacer::rate_bps)
+    }
+
+    /// The application has data again after [`TcpSender::stop`] (a flow
+    /// rejoining): restart after idle (see the module doc), then send what the
+    /// window allows, appended to `out`. Does nothing unless stopped.
     pub fn resume(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         if !self.app_stopped {
             return;

@@ -249,9 +249,15 @@ impl World {
                 self.count_drop(&pkt, None);
             }
         } else {
-            // Constant delay: this event pops after those of the packets ahead on
-            // the wire, so the head of the pipe is always the packet arriving.
-            self.queue.push_after(self.now, ch.delay, Event::Arrive(c));
+            // This event pops after those of the packets ahead on the wire (at a
+            // later time, or at the same time inserted later), so the head of the
+            // pipe is always the packet arriving. With a constant delay it goes
+            // to the engine's lane of that delay; after a decrease of the delay,
+            // a packet held behind the one ahead goes to the heap.
+            match ch.arrival(self.now) {
+                (_, true) => self.queue.push_after(self.now, ch.delay, Event::Arrive(c)),
+                (at, false) => self.queue.push(at, Event::Arrive(c)),
+            }
         }
         self.start_tx(c);
     }

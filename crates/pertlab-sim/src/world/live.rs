@@ -11,12 +11,15 @@
 //! A rate change takes effect with the next packet a channel starts to send
 //! (the one in service keeps its end time); disciplines keep what they derived
 //! from the rate when built (RED's automatic thresholds and idle-time packet
-//! count; PIE reads the rate each time). Stopping and resuming a flow are its
-//! application's `FlowStop`/`FlowResume` events, run at once.
+//! count; PIE reads the rate each time). A delay change takes effect with the
+//! next packet a channel finishes sending; packets on the wire keep their
+//! arrival times and none overtakes another (see `net`). Stopping and resuming
+//! a flow are its application's `FlowStop`/`FlowResume` events, run at once.
+//! An agent flow's window or pacing rate is set from outside.
 //!
-//! Left out: changing a link's delay (packets on the wire would overtake each
-//! other), web transfers and UDP sources (their counters are in the results),
-//! the per-class buffers of a multi-class queue (their total is the queue's).
+//! Left out: web transfers and UDP sources (their counters are in the
+//! results), the per-class buffers of a multi-class queue (their total is the
+//! queue's).
 
 use serde::Serialize;
 
@@ -54,6 +57,8 @@ pub struct LiveFlow {
     pub fast_recoveries: u64,
     /// ECN marks the ACKs echoed, counted by the sender.
     pub ecn_marks: u64,
+    /// The pacing rate set from outside (an agent flow's), bit/s.
+    pub pacing_rate_bps: Option<u64>,
     /// Adaptive PERT's mode and alpha, for controllers that adapt.
     pub mode: Option<&'static str>,
     pub alpha: Option<f64>,
@@ -119,6 +124,7 @@ impl World {
                     timeouts: c.timeouts,
                     fast_recoveries: c.fast_recoveries,
                     ecn_marks: c.ecn_marks,
+                    pacing_rate_bps: f.sender.pacing_rate(),
                     mode: tm.map(|t| t.mode.name()),
                     alpha: tm.map(|t| t.alpha),
                 }
@@ -159,18 +165,32 @@ impl World {
         if rate_bps == 0 {
             return Err(ConfigError::new("rate_bps", "must be at least 1 bit/s"));
         }
-        let mut found = false;
-        for ch in self.channels.iter_mut().filter(|c| c.link_name == link) {
-            ch.set_rate(rate_bps);
-            found = true;
+        for c in self.link_channels(link)? {
+            self.channels[c].set_rate(rate_bps);
         }
-        if found {
-            Ok(())
-        } else {
+        Ok(())
+    }
+
+    /// Every channel of link `link` gives the packets that finish their
+    /// transmission from now on the propagation delay `delay_ns`; packets on
+    /// the wire keep their arrival times, and none overtakes another.
+    pub fn set_link_delay(&mut self, link: &str, delay_ns: SimTime) -> Result<(), ConfigError> {
+        let channels = self.link_channels(link)?;
+        for c in channels {
+            self.channels[c].set_delay(delay_ns);
+        }
+        Ok(())
+    }
+
+    /// The channels of link `link` (an error lists the links when there is none).
+    fn link_channels(&self, link: &str) -> Result<Vec<usize>, ConfigError> {
+        let found: Vec<usize> = (0..self.channels.len()).filter(|&c| self.channels[c].link_name == link).collect();
+        if found.is_empty() {
             let mut names: Vec<&str> = self.channels.iter().map(|c| c.link_name.as_str()).collect();
             names.dedup();
-            Err(ConfigError::new("link", format!("no link named {link:?}; links: {}", names.join(", "))))
+            return Err(ConfigError::new("link", format!("no link named {link:?}; links: {}", names.join(", "))));
         }
+        Ok(found)
     }
 
     /// Long flow `flow`'s application stops now (`resume = false`) or has data again (`true`).
@@ -186,12 +206,7 @@ impl World {
     /// `agent` (the others set their own), becomes `cwnd` segments, at most
     /// its receiver window; the sender sends what the new window allows at once.
     pub fn set_cwnd(&mut self, flow: u32, cwnd: u32) -> Result<(), ConfigError> {
-        let Some(f) = self.flows.get(flow as usize) else {
-            return Err(ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)));
-        };
-        if f.sender.cc_name() != "agent" {
-            return Err(ConfigError::new("flow", format!("flow {flow}'s controller is {}, which sets its own window; only agent flows take one", f.sender.cc_name())));
-        }
+        self.agent_flow(flow)?;
         if cwnd == 0 {
             return Err(ConfigError::new("cwnd", "must be at least 1 segment"));
         }
@@ -200,6 +215,33 @@ impl World {
         f.sender.set_cwnd(self.now, cwnd, &mut out);
         self.emit_from_sender(flow, &mut out);
         self.out = out;
+        Ok(())
+    }
+
+    /// Long flow `flow`, whose controller must be an `agent`, paces its
+    /// segments at `rate_bps` from now on (see `tcp::pacing`); its window still
+    /// bounds what is in flight.
+    pub fn set_pacing_rate(&mut self, flow: u32, rate_bps: u64) -> Result<(), ConfigError> {
+        self.agent_flow(flow)?;
+        if rate_bps == 0 {
+            return Err(ConfigError::new("rate_bps", "must be at least 1 bit/s"));
+        }
+        let mut out = std::mem::take(&mut self.out);
+        let f = &mut self.flows[flow as usize];
+        f.sender.set_pacing_rate(self.now, rate_bps, &mut out);
+        self.emit_from_sender(flow, &mut out);
+        self.out = out;
+        Ok(())
+    }
+
+    /// Long flow `flow` exists and its controller is an `agent` (the others set their own window).
+    fn agent_flow(&self, flow: u32) -> Result<(), ConfigError> {
+        let Some(f) = self.flows.get(flow as usize) else {
+            return Err(ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)));
+        };
+        if f.sender.cc_name() != "agent" {
+            return Err(ConfigError::new("flow", format!("flow {flow}'s controller is {}, which sets its own window; only agent flows take a window or a pacing rate from outside", f.sender.cc_name())));
+        }
         Ok(())
     }
 }
