@@ -26,6 +26,7 @@ _EXPORTS = {
     "Simulation": ".simulation",
     "dumbbell": ".builders",
     "Results": ".results",
+    "CaptureWarning": ".results",
     "drop_ratio": ".results",
     **dict.fromkeys(
         (

@@ -508,10 +508,15 @@ def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
 
 
 def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None) -> Results:
+    import warnings
+
+    from .results import CaptureWarning
     from .runner import ModelError, run
 
     try:
-        results = run(scenario, progress=progress, memory_limit=memory_limit)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CaptureWarning)  # printed below with the run's other warnings
+            results = run(scenario, progress=progress, memory_limit=memory_limit)
     except ModelError as e:
         # A model written in Python failed: its traceback, the simulated time, the flow, the hook.
         err.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)

@@ -28,6 +28,7 @@ to another is :func:`drop_ratio`, and nothing else computes it.
 from __future__ import annotations
 
 import json
+import warnings as _warnings
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +37,12 @@ import polars as pl
 from .lockstep import lockstep_warnings
 from .scenario import Scenario
 
-__all__ = ["Results", "drop_ratio", "empty_run_warnings"]
+__all__ = ["Results", "CaptureWarning", "drop_ratio", "empty_run_warnings"]
+
+
+class CaptureWarning(RuntimeWarning):
+    """A ``capture`` file could not be written to the end (the disk filled, the file went
+    away): the message names ``capture[i].file``, the file and the error; the run itself is whole."""
 
 # Known column types; columns the core adds later are inferred.
 FLOW_SCHEMA = {
@@ -131,7 +137,13 @@ class Results:
 
     @classmethod
     def from_json(cls, text: str, scenario: Scenario | None = None) -> Results:
-        return cls(json.loads(text), scenario)
+        """The results of a run the core just made, from its JSON text. A capture whose file
+        could not be written to the end is reported now, as a :class:`CaptureWarning`, and
+        stays in :attr:`warnings`."""
+        results = cls(json.loads(text), scenario)
+        for error in results.data.get("capture_errors", []):
+            _warnings.warn(error, CaptureWarning, stacklevel=2)
+        return results
 
     # -- scalars --
 
@@ -160,10 +172,12 @@ class Results:
 
     @property
     def warnings(self) -> list[str]:
-        """What makes the run's numbers meaningless (:func:`empty_run_warnings`) or unlike real hosts'
-        (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
+        """The captures that could not be written to the end (``capture_errors``, each naming its
+        ``capture[i].file``), what makes the run's numbers meaningless (:func:`empty_run_warnings`)
+        or unlike real hosts' (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
         if "warnings" not in self.data:
-            self.data["warnings"] = empty_run_warnings(self.data) + lockstep_warnings(self.data, self.scenario)
+            captures = list(self.data.get("capture_errors", []))
+            self.data["warnings"] = captures + empty_run_warnings(self.data) + lockstep_warnings(self.data, self.scenario)
         return self.data["warnings"]
 
     @property

@@ -16,7 +16,7 @@ from pertlab.cli import app
 from pertlab.scenario import Scenario
 from test_cli_flags import covers, invoke, runner
 
-pytestmark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
+needs_tshark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
 
 ACCESS_RATE_BPS = 100e6
 ACCESS_DELAY_S = 1e-3
@@ -47,6 +47,7 @@ def run(tmp_path_factory):
     return pertlab.run(scenario(pcap)), pcap
 
 
+@needs_tshark
 def test_tshark_reads_the_capture_with_no_malformed_packets_or_errors(run):
     results, pcap = run
     expert = tshark(pcap, "-q", "-z", "expert")
@@ -62,6 +63,7 @@ def frames(pcap: Path, condition: str) -> int:
     return len(tshark(pcap, "-Y", condition, "-T", "fields", "-e", "frame.number").split())
 
 
+@needs_tshark
 def test_tshark_counts_the_retransmissions_the_simulator_made(run):
     """tshark calls a segment sent again a retransmission, or out of order when it follows new data
     within its reordering threshold (the sender's go-back-N after a timeout): both are the
@@ -73,6 +75,7 @@ def test_tshark_counts_the_retransmissions_the_simulator_made(run):
     assert again == flow["retransmits"]
 
 
+@needs_tshark
 def test_tshark_ack_rtts_match_the_senders_samples(run):
     """One tshark sample per simulator sample, in the same order; each equals the simulator's
     minus the ACK's way from the capture point back to the sender, but after a recovery, where
@@ -87,6 +90,7 @@ def test_tshark_ack_rtts_match_the_senders_samples(run):
     assert agree >= 0.9 * len(sim), (agree, len(sim))
 
 
+@needs_tshark
 @covers("dumbbell", "--pcap")
 @covers("run", "--pcap")
 def test_pcap_flag_captures_a_link_of_dumbbell_and_run(tmp_path, monkeypatch):
@@ -103,6 +107,7 @@ def test_pcap_flag_captures_a_link_of_dumbbell_and_run(tmp_path, monkeypatch):
     assert bad.exit_code == 2 and "capture[0].link" in bad.output and "nowhere" in bad.output
 
 
+@needs_tshark
 def test_direction_packet_limit_and_errors_naming_the_field(tmp_path):
     """One direction holds only its sender's packets; max_packets caps the file; bad entries are
     refused naming their field, by pydantic (the direction's form) and by the core (names, flows)."""
@@ -120,3 +125,19 @@ def test_direction_packet_limit_and_errors_naming_the_field(tmp_path):
         pertlab.run(with_capture(direction="r0->s0"))
     with pytest.raises(ValueError, match=r"capture\[0\]\.flows\[1\]: flow index must be below 2, got 7"):
         pertlab.run(with_capture(flows=[0, 7]))
+
+
+def test_a_capture_that_cannot_be_written_is_a_warning_of_the_run(tmp_path, monkeypatch):
+    """Writes to /dev/full fail (no space) once the capture's buffer is flushed: the run ends whole,
+    warns with a CaptureWarning naming the field and the file, and keeps the warning in its
+    results (summary.json, and the command line prints it)."""
+    scenario_ = scenario(Path("/dev/full")).model_copy(update={"duration": 10**9})
+    with pytest.warns(pertlab.CaptureWarning, match=r"^capture\[0\]\.file: writing `/dev/full` failed \(No space left on device"):
+        r = pertlab.run(scenario_)
+    assert not r.interrupted and r.flows["goodput_bytes"].sum() > 0
+    assert r.warnings[0].startswith("capture[0].file: writing `/dev/full` failed") and "the file is incomplete" in r.warnings[0]
+    r.write(tmp_path / "out")
+    assert pertlab.Results.read(tmp_path / "out").warnings[0] == r.warnings[0]
+    (tmp_path / "s.json").write_text(scenario_.to_wire_json())
+    out = runner.invoke(app, ["run", str(tmp_path / "s.json"), "--out", str(tmp_path / "cli"), "--no-progress"])
+    assert out.exit_code == 0 and "warning: capture[0].file: writing `/dev/full` failed" in out.output

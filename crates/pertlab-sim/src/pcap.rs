@@ -7,10 +7,13 @@
 //!
 //! Mapping (docs/pcap.md): node `n` has IPv4 address 10.0.0.0 + (n + 1) and MAC
 //! 02:00:00 + n (locally administered); the Ethernet source and destination are
-//! the captured link direction's ends. TCP flow `f`: the sender's port is
-//! [`TCP_PORT_BASE`] + f mod [`PORT_SPAN`], the receiver's [`SERVER_PORT`]; UDP
-//! source `u` sends from [`UDP_PORT_BASE`] + u mod [`PORT_SPAN`] to
-//! [`SERVER_PORT`]. Sequence numbers are bytes: segment `s` starts at
+//! the captured link direction's ends. TCP flow (or UDP source) `f` sends from
+//! port [`SENDER_PORT_BASE`] + f mod [`SENDER_PORTS`] to port [`SERVER_PORT`] +
+//! (f / [`SENDER_PORTS`]) mod [`SERVER_PORTS`], between its hosts' addresses
+//! in the /8 numbered 10 + f / ([`SENDER_PORTS`] x [`SERVER_PORTS`]) (10 up to
+//! 250 million flows, at most 27): every flow id of the core (a `u32`) has its
+//! own 4-tuple ([`flow_ends`]), and a receiver's port is always below every
+//! sender's port, so no flow's pair of ends is another's reversed. Sequence numbers are bytes: segment `s` starts at
 //! 1 + s x payload (an ISN of 0, its SYN not simulated), where payload = packet
 //! size - 40 - 12 (the 12 bytes of the timestamps option every segment carries
 //! come out of the payload, so the wire length stays the simulated size). An ACK
@@ -33,14 +36,17 @@ use std::io::{self, Write};
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, TCP_IP_HEADER_BYTES};
 use crate::time::{SimTime, NS_PER_SEC};
 
-/// First TCP sender port; flow `f` sends from `TCP_PORT_BASE + f % PORT_SPAN`.
-pub const TCP_PORT_BASE: u16 = 10000;
-/// First UDP source port.
-pub const UDP_PORT_BASE: u16 = 30000;
-/// Ports per range: ids past it wrap (two flows between the same hosts then share a 4-tuple).
-pub const PORT_SPAN: u32 = 20000;
-/// The receiving port of every TCP flow and UDP source (iperf's).
+/// First sending port: flow (or UDP source) `f` sends from `SENDER_PORT_BASE + f % SENDER_PORTS`.
+pub const SENDER_PORT_BASE: u16 = 10000;
+/// Sending ports, 10000 to 59999.
+pub const SENDER_PORTS: u32 = 50000;
+/// The receiving port of the first [`SENDER_PORTS`] flows (iperf's); the next
+/// ones use the next ports, up to 9999 (below every sending port).
 pub const SERVER_PORT: u16 = 5001;
+/// Receiving ports, 5001 to 9999.
+pub const SERVER_PORTS: u32 = 4999;
+/// The first octet of the addresses of the first `SENDER_PORTS x SERVER_PORTS` flows (10.0.0.0/8).
+pub const FIRST_OCTET: u8 = 10;
 /// Bytes of the timestamps option with its two NOPs (RFC 7323, Appendix A layout).
 pub const TS_OPTION_BYTES: u32 = 12;
 /// Largest record written: Ethernet 14 + IPv4 20 + TCP 60.
@@ -65,20 +71,22 @@ pub fn file_header() -> [u8; 24] {
     h
 }
 
-/// IPv4 address of node `n`.
-pub fn node_ip(n: u32) -> [u8; 4] {
-    (0x0a00_0000u32.wrapping_add(n.wrapping_add(1) & 0x00ff_ffff)).to_be_bytes()
+/// IPv4 address of node `n` in the /8 numbered `octet` (10 for all but huge runs).
+pub fn node_ip(n: u32, octet: u8) -> [u8; 4] {
+    ((u32::from(octet) << 24) | (n.wrapping_add(1) & 0x00ff_ffff)).to_be_bytes()
+}
+
+/// The sending port, the receiving port and the first octet of the addresses
+/// of flow (or UDP source) `id`: a different triple for every `u32` (see the module doc).
+pub fn flow_ends(id: u32) -> (u16, u16, u8) {
+    let r = id / SENDER_PORTS;
+    (SENDER_PORT_BASE + (id % SENDER_PORTS) as u16, SERVER_PORT + (r % SERVER_PORTS) as u16, FIRST_OCTET + (r / SERVER_PORTS) as u8)
 }
 
 /// MAC address of node `n`.
 pub fn node_mac(n: u32) -> [u8; 6] {
     let b = n.to_be_bytes();
     [0x02, 0, b[0], b[1], b[2], b[3]]
-}
-
-/// The sending port of flow or source `id` in the range starting at `base`.
-fn port(base: u16, id: u32) -> u16 {
-    base + (id % PORT_SPAN) as u16
 }
 
 /// TCP payload bytes of one data segment of `packet_size` wire bytes.
@@ -114,16 +122,17 @@ pub fn headers(pkt: &Packet, from: u32, to: u32, now: SimTime, segment_bytes: u3
     let ip_start = out.len();
     out.resize(ip_start + IP_HEADER, 0);
     let l4_start = out.len();
+    let (sender_port, server_port, octet) = flow_ends(pkt.flow);
     let (proto, ip_len) = match pkt.kind {
         PacketKind::Udp => {
             let len = pkt.size.max(IP_HEADER as u32 + 8);
-            out.extend_from_slice(&port(UDP_PORT_BASE, pkt.flow).to_be_bytes());
-            out.extend_from_slice(&SERVER_PORT.to_be_bytes());
+            out.extend_from_slice(&sender_port.to_be_bytes());
+            out.extend_from_slice(&server_port.to_be_bytes());
             out.extend_from_slice(&((len - IP_HEADER as u32) as u16).to_be_bytes());
             out.extend_from_slice(&[0, 0]);
             (17u8, len)
         }
-        PacketKind::Data | PacketKind::Ack => (6u8, tcp_header(pkt, now, segment_payload(segment_bytes), out)),
+        PacketKind::Data | PacketKind::Ack => (6u8, tcp_header(pkt, now, segment_payload(segment_bytes), (sender_port, server_port), out)),
     };
     let ip_len = ip_len.min(u32::from(u16::MAX));
     let ip = &mut out[ip_start..l4_start];
@@ -138,8 +147,8 @@ pub fn headers(pkt: &Packet, from: u32, to: u32, now: SimTime, segment_bytes: u3
     ip[6] = 0x40;
     ip[8] = 64;
     ip[9] = proto;
-    ip[12..16].copy_from_slice(&node_ip(pkt.src));
-    ip[16..20].copy_from_slice(&node_ip(pkt.dst));
+    ip[12..16].copy_from_slice(&node_ip(pkt.src, octet));
+    ip[16..20].copy_from_slice(&node_ip(pkt.dst, octet));
     let ip_sum = fold(sum16(ip));
     ip[10..12].copy_from_slice(&ip_sum.to_be_bytes());
     // Transport checksum over the pseudo-header and the header: the zero payload adds nothing.
@@ -154,12 +163,12 @@ pub fn headers(pkt: &Packet, from: u32, to: u32, now: SimTime, segment_bytes: u3
     ETH_HEADER as u32 + ip_len
 }
 
-/// Append the TCP header of a data segment or ACK; returns the IP total length.
-fn tcp_header(pkt: &Packet, now: SimTime, payload: u32, out: &mut Vec<u8>) -> u32 {
+/// Append the TCP header of a data segment or ACK of the flow with ports
+/// `(sender, server)`; returns the IP total length.
+fn tcp_header(pkt: &Packet, now: SimTime, payload: u32, (sender, server): (u16, u16), out: &mut Vec<u8>) -> u32 {
     let bytes = |segment: u32| 1u32.wrapping_add(segment.wrapping_mul(payload));
     let data = pkt.kind == PacketKind::Data;
-    let flow_port = port(TCP_PORT_BASE, pkt.flow);
-    let (sport, dport) = if data { (flow_port, SERVER_PORT) } else { (SERVER_PORT, flow_port) };
+    let (sport, dport) = if data { (sender, server) } else { (server, sender) };
     // Data: the sender's bytes, acknowledging the receiver's (empty) stream; ACK: the reverse.
     let (seq, ack) = if data { (bytes(pkt.seq), 1) } else { (1, bytes(pkt.seq)) };
     let (tsval, tsecr) = if data { (ts_clock(pkt.ts), 0) } else { (ts_clock(now), ts_clock(pkt.ts)) };

@@ -78,3 +78,42 @@ fn a_record_has_nanosecond_time_and_both_lengths() {
     assert_eq!(w[..16], [3, 0, 0, 0, 7, 0, 0, 0, 5, 0, 0, 0, 0xea, 0x05, 0, 0]);
     assert_eq!(file_header()[..4], [0x4d, 0x3c, 0xb2, 0xa1]);
 }
+
+#[test]
+fn every_flow_id_has_its_own_ports_and_addresses() {
+    // The inverse of `flow_ends` over the ids at the edges of each range, and a stride through all of them.
+    let ids = (0..120_000u32)
+        .chain((1..=17).flat_map(|k| {
+            let edge = k * SENDER_PORTS * SERVER_PORTS;
+            edge.saturating_sub(60_000)..edge.saturating_add(60_000)
+        }))
+        .chain((0..u32::MAX).step_by(7_919))
+        .chain(u32::MAX - 10..=u32::MAX);
+    let mut seen = 0u64;
+    for id in ids {
+        let (sport, dport, octet) = flow_ends(id);
+        assert!((10000..60000).contains(&sport) && (5001..10000).contains(&dport) && (10..=27).contains(&octet), "{id}: {sport} {dport} {octet}");
+        let back = u64::from(octet - FIRST_OCTET) * u64::from(SERVER_PORTS) * u64::from(SENDER_PORTS)
+            + u64::from(dport - SERVER_PORT) * u64::from(SENDER_PORTS)
+            + u64::from(sport - SENDER_PORT_BASE);
+        assert_eq!(back, u64::from(id));
+        seen += 1;
+    }
+    assert!(seen > 2_000_000);
+    // The first flows keep the ports and addresses they always had.
+    assert_eq!(flow_ends(0), (10000, 5001, 10));
+    assert_eq!(flow_ends(49_999), (59_999, 5001, 10));
+    assert_eq!(flow_ends(50_000), (10000, 5002, 10));
+    assert_eq!(flow_ends(SENDER_PORTS * SERVER_PORTS), (10000, 5001, 11));
+}
+
+#[test]
+fn a_flow_past_the_first_ranges_has_its_port_and_address_in_the_headers() {
+    let id = SENDER_PORTS * SERVER_PORTS + 2 * SENDER_PORTS + 7;
+    let mut p = Packet::new(PacketKind::Data, id, 0, 5, 1500);
+    p.seq = 0;
+    let mut out = Vec::new();
+    headers(&p, 0, 4, 0, 1500, &mut out);
+    assert_eq!(out[14 + 12..14 + 20], [11, 0, 0, 1, 11, 0, 0, 6], "11.0.0.1 -> 11.0.0.6");
+    assert_eq!(out[34..38], [0x27, 0x17, 0x13, 0x8b], "10007 -> 5003");
+}

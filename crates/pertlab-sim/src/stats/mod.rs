@@ -88,6 +88,10 @@ pub struct Results {
     pub flow_series: FlowSeries,
     /// Per-packet trace (monitor.trace_flows), over the whole run.
     pub trace: Trace,
+    /// The captures whose file could not be written to the end (each names its
+    /// `capture[i].file`); absent when every capture was written.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub capture_errors: Vec<String>,
 }
 
 /// Per-packet trace of the traced flows and link, columnar, over the whole run.

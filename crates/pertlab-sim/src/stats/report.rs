@@ -296,6 +296,7 @@ pub fn assemble(input: ReportInput) -> Results {
         queue_series: input.queue_series,
         flow_series: input.flow_series,
         trace: input.trace,
+        capture_errors: Vec::new(),
     }
 }
 

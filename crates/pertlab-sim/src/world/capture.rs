@@ -48,6 +48,7 @@ pub(super) struct Capture {
     /// The first write error; the capture stops there.
     pub error: Option<String>,
     field: String,
+    file: String,
 }
 
 impl Capture {
@@ -89,7 +90,7 @@ impl Capture {
         let file = File::create(&s.file).map_err(|e| ConfigError::new(field.clone(), format!("cannot create `{}`: {e}", s.file)))?;
         let mut out = BufWriter::with_capacity(BUFFER_BYTES, file);
         out.write_all(&pcap::file_header()).map_err(|e| ConfigError::new(field.clone(), format!("cannot write `{}`: {e}", s.file)))?;
-        Ok(Capture { channels: chosen, flows, left: s.max_packets.unwrap_or(u64::MAX), out, frame: Vec::new(), error: None, field })
+        Ok(Capture { channels: chosen, flows, left: s.max_packets.unwrap_or(u64::MAX), out, frame: Vec::new(), error: None, field, file: s.file.clone() })
     }
 
     /// Whether this capture records `pkt` starting transmission on channel `c`.
@@ -105,13 +106,19 @@ impl Capture {
         let len = pcap::headers(pkt, ch.from, ch.to, now, segment_bytes, &mut self.frame);
         self.left -= 1;
         if let Err(e) = pcap::write_record(&mut self.out, now, &self.frame, len) {
-            self.error = Some(format!("{}: {e}", self.field));
+            self.error = Some(self.failed(&e));
         }
     }
 
     pub fn flush(&mut self) {
         if let Err(e) = self.out.flush() {
-            self.error.get_or_insert(format!("{}: {e}", self.field));
+            let why = self.failed(&e);
+            self.error.get_or_insert(why);
         }
+    }
+
+    /// What a write error means, naming the field and the file.
+    fn failed(&self, e: &std::io::Error) -> String {
+        format!("{}: writing `{}` failed ({e}); the file is incomplete, the capture stopped there", self.field, self.file)
     }
 }

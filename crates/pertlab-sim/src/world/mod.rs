@@ -153,7 +153,8 @@ impl World {
         }
     }
 
-    /// The write errors of the captures (each names its `capture[i].file`).
+    /// The write errors of the captures (each names its `capture[i].file`;
+    /// also in the results, `capture_errors`).
     pub fn capture_errors(&self) -> Vec<String> {
         self.captures.iter().filter_map(|c| c.error.clone()).collect()
     }
@@ -208,10 +209,11 @@ impl World {
         let (Some(start), Some(end)) = (&self.snap_start, &self.snap_end) else {
             return Results::default();
         };
+        let capture_errors = self.capture_errors();
         let queue_series = std::mem::take(&mut self.monitor.queue_series);
         let flow_series = std::mem::take(&mut self.monitor.flow_series);
         let trace = std::mem::take(&mut self.monitor.trace);
-        report::assemble(ReportInput {
+        let mut results = report::assemble(ReportInput {
             start,
             end,
             queues: self.channels.iter().map(|c| self.queue_info(c)).collect(),
@@ -239,7 +241,9 @@ impl World {
             queue_series,
             flow_series,
             trace,
-        })
+        });
+        results.capture_errors = capture_errors;
+        results
     }
 
     fn queue_info(&self, c: &Channel) -> QueueInfo {
