@@ -170,6 +170,13 @@ impl EventQueue {
         Some((e.time, e.event))
     }
 
+    /// The time of the latest pending `event` (a scan of every pending event:
+    /// for changes between steps, not for the event loop).
+    pub fn latest(&self, event: Event) -> Option<SimTime> {
+        let heap = self.heap.iter().map(|Reverse(e)| e);
+        heap.chain(self.lanes.iter().flatten()).filter(|e| e.event == event).map(|e| e.time).max()
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
     }
@@ -218,6 +225,21 @@ impl TimerSlot {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_latest_pending_event_of_a_kind_is_found_in_lanes_and_heap() {
+        let mut q = EventQueue::default();
+        q.push_after(0, 10, Event::Arrive(1));
+        q.push_after(5, 10, Event::Arrive(1));
+        q.push_after(0, 40, Event::Arrive(2));
+        q.push(12, Event::Arrive(1));
+        q.push(30, Event::Rto(1));
+        assert_eq!((q.latest(Event::Arrive(1)), q.latest(Event::Arrive(2)), q.latest(Event::Arrive(3))), (Some(15), Some(40), None));
+        q.pop();
+        q.pop();
+        q.pop();
+        assert_eq!(q.latest(Event::Arrive(1)), None, "the three of them popped");
+    }
 
     #[test]
     fn equal_times_pop_in_insertion_order() {

@@ -253,10 +253,10 @@ impl World {
             // later time, or at the same time inserted later), so the head of the
             // pipe is always the packet arriving. With a constant delay it goes
             // to the engine's lane of that delay; after a decrease of the delay,
-            // a packet held behind the one ahead goes to the heap.
+            // a packet held behind the ones ahead goes to the heap.
             match ch.arrival(self.now) {
-                (_, true) => self.queue.push_after(self.now, ch.delay, Event::Arrive(c)),
-                (at, false) => self.queue.push(at, Event::Arrive(c)),
+                None => self.queue.push_after(self.now, ch.delay, Event::Arrive(c)),
+                Some(at) => self.queue.push(at, Event::Arrive(c)),
             }
         }
         self.start_tx(c);

@@ -175,9 +175,9 @@ impl World {
     /// transmission from now on the propagation delay `delay_ns`; packets on
     /// the wire keep their arrival times, and none overtakes another.
     pub fn set_link_delay(&mut self, link: &str, delay_ns: SimTime) -> Result<(), ConfigError> {
-        let channels = self.link_channels(link)?;
-        for c in channels {
-            self.channels[c].set_delay(delay_ns);
+        for c in self.link_channels(link)? {
+            let last = self.queue.latest(Event::Arrive(c as u32)).unwrap_or(0);
+            self.channels[c].set_delay(delay_ns, last);
         }
         Ok(())
     }

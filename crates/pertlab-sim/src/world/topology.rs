@@ -104,7 +104,7 @@ impl Topology {
                 pipe: Default::default(),
                 counters: ChannelCounters::default(),
                 last_tx: (0, 0),
-                last_arrival: 0,
+                hold_until: 0,
             });
             self.adjacency[from as usize].push((to, c));
         }
