@@ -57,7 +57,7 @@ def test_unknown_field_is_named_with_the_allowed_ones():
     assert msg.startswith("scenario: unknown field `colour`; allowed: seed, duration,")
     bad = udp_graph()
     bad["links"][1]["queue"]["size"] = 3
-    assert error_of(bad).startswith("links[1].queue: unknown field `size`; allowed: kind, limit_pkts, limit_bytes, red")
+    assert error_of(bad).startswith("links[1].queue: unknown field `size`; allowed: kind, target, limit_pkts, limit_bytes, red")
 
 
 def test_negative_rate():
@@ -78,7 +78,7 @@ def test_unknown_queue_and_controller_list_the_allowed_values():
     bad["links"][1]["queue"]["kind"] = "fifo"
     assert error_of(bad) == (
         "links[1].queue.kind: got 'fifo'; allowed: 'droptail', 'red', 'ared', 'reared', 'fared', 'cared', "
-        "'feng', 'nlred', 'pi', 'pie', 'codel', 'jcc-red', 'step', 'priority', 'wtp', 'swtp', 'bpr' or 'xcp'"
+        "'feng', 'nlred', 'pi', 'pie', 'codel', 'jcc-red', 'step', 'priority', 'wtp', 'swtp', 'bpr', 'xcp' or 'py'"
     )
     flows = {"flows": [{"src": "a", "dst": "b", "cc": "bbr"}]}
     assert error_of(udp_graph(**flows)) == (
