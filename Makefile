@@ -84,6 +84,7 @@ reports: build
 
 docs: build
 	$(BIN)/python -m pertlab.reproduce.doc docs/reproductions.md
+	$(BIN)/python -m pertlab.validate.doc docs/validation.md
 
 stale-reports: build
 	$(BIN)/python -m pertlab.reproduce.stale --dir docs/reproductions
