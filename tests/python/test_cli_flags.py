@@ -603,6 +603,15 @@ def test_validate_ns3_without_its_program_says_why(tmp_path):
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.skipif(_ns3_missing() is not None and "wheel" in (_ns3_missing() or ""), reason="ns-3: the ns3 wheel is not installed")
+def test_validate_ns3_without_a_compiler_says_why(tmp_path):
+    """A compiler named by CXX that is not there is reported before anything runs, not a traceback."""
+    result = runner.invoke(app, ["validate", "ns3", "--quick", "--out", str(tmp_path)], env={"CXX": str(tmp_path / "no-c++")})
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("error: ns-3: the C++ compiler CXX=") and "is not found" in result.stderr
+    assert not (tmp_path / "runs").exists()
+
+
 # --- every option is exercised -----------------------------------------------------------
 
 def test_every_option_is_exercised():
