@@ -530,7 +530,7 @@ needs_ns3 = pytest.mark.skipif(_ns3_missing() is not None, reason=f"ns-3: {_ns3_
 
 @pytest.fixture(scope="module")
 def ns3_quick(tmp_path_factory):
-    """The quick matrix, once: the ns-3 program is built on first use (cached), nine short cases."""
+    """The quick matrix, once: the ns-3 program is built on first use (cached), fourteen cases."""
     out = tmp_path_factory.mktemp("validate-ns3")
     return out, invoke("validate", "ns3", "--quick", "--jobs", "2", "--out", str(out), "--json")
 
@@ -539,9 +539,10 @@ def ns3_quick(tmp_path_factory):
 @covers("validate ns3", "--quick", "--jobs", "--out", "--json")
 def test_validate_ns3_quick(ns3_quick):
     """Every metric agrees within its tolerance or differs as docs/validation.md explains; issue
-    19's PIE difference is there against ns-3's TcpNewReno and gone against TcpLinuxReno; the
-    differences the docs explain by ns-3's SACK emulation (NewReno), its recovery-exit credit
-    (SACK, 10 flows) and its retransmission timer (RED) are seen in their directions."""
+    19's PIE difference is there against ns-3's TcpNewReno and gone against TcpLinuxReno; every
+    difference the docs explain is seen in its direction in a case whose run is cheap for ns-3
+    (TcpNewReno, the SACK emulation, Illinois, the recovery-exit credit, the retransmission timer;
+    ARED's gentle slope in test_validate_ns3_runs_one_case)."""
     from pertlab.validate.cases import QUICK
 
     out, result = ns3_quick
@@ -555,10 +556,12 @@ def test_validate_ns3_quick(ns3_quick):
     assert verdicts[("delack", "drop_rate")] == "agrees"
     assert verdicts[("pert", "drop_rate")] == "not in ns-3" and rows[("pert", "drop_rate")]["reason"] == "controller 'pert'"
     explained = {(c.name, e.metric) for c in QUICK for e in c.explained}
-    assert {case for case, _ in explained} == {"pie-ns3-newreno", "newreno", "sack-10", "red"}
+    assert {case for case, _ in explained} == {
+        "pie-ns3-newreno", "pie-ecn-ns3-newreno", "newreno", "sack-10", "red", "illinois", "rtt-10ms", "rtt-200ms", "loss-8pct"
+    }
     assert {k: verdicts[k] for k in explained} == dict.fromkeys(explained, "explained")
     assert (out / "report.html").is_file() and (out / "report.md").is_file() and (out / "cwnd-pie.png").is_file()
-    assert len(list((out / "runs").glob("*.pickle"))) == 9
+    assert len(list((out / "runs").glob("*.pickle"))) == 14
 
 
 @needs_ns3

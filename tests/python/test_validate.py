@@ -38,7 +38,7 @@ def test_matrix_covers_what_issue_19_asks():
     assert {"10Mbps", "1Gbps"} <= rates
     assert {"10ms", "200ms"} <= {dict(c.args)["rtt"] for c in FULL}
     assert any(dict(dict(c.args).get("tcp", ())).get("delayed_ack") for c in FULL)
-    assert {c.name for c in QUICK} <= {c.name for c in FULL} and len(QUICK) <= 9
+    assert {c.name for c in QUICK} <= {c.name for c in FULL} and len(QUICK) <= 14
     assert next(c for c in FULL if c.name == "pie-ns3-newreno").ns3_tcp == "ns3::TcpNewReno"
 
 

@@ -17,7 +17,7 @@ validate_app = typer.Typer(
 
 @validate_app.command()
 def ns3(
-    quick: Annotated[bool, typer.Option("--quick", help="Nine short scenarios (40 s simulated, RED 60 s; about two minutes) instead of the whole matrix.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Fourteen cases, most of 40 s (a minute of ns-3 CPU time), instead of the whole matrix.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-ns3].")] = None,
     jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="Run on this Dask scheduler (tcp://host:8786) instead of local processes.")] = None,
