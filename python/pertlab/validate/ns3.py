@@ -37,7 +37,9 @@ __all__ = ["run_case", "run_matrix", "CWND_SAMPLE_S"]
 CWND_SAMPLE_S = 0.1
 
 
-def _run_seed(c: Case, seed: int, ns3_program: str) -> tuple[dict[str, float], dict[str, float] | None, str | None, dict[str, list], dict[str, float]]:
+def _run_seed(
+    c: Case, seed: int, ns3_program: str
+) -> tuple[dict[str, float], dict[str, float] | None, str | None, dict[str, list], dict[str, float]]:
     """One seed of a case in both tools: pertlab's metrics, ns-3's (None when ns-3 lacks
     something, with the reason), flow 0's cwnd series and the seconds each tool took."""
     scenario = c.scenario(seed)
