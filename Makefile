@@ -13,7 +13,8 @@
 #   make reports redraw the committed reports in docs/reproductions/ from their
 #                stored data (figures and index.html; no simulation runs), then make docs
 #   make docs    rewrite the generated blocks of docs/reproductions.md (claims, evidence,
-#                seeds, wall times) from the committed report.json files
+#                seeds, wall times) from the committed report.json files, and
+#                docs/validation.md's ns-3 matrix from docs/validation/ns3
 #   make stale-reports  list the committed reports whose scenarios differ from what the
 #                code would run today (exit status 1 if any does; nothing is run)
 #
@@ -84,6 +85,7 @@ reports: build
 
 docs: build
 	$(BIN)/python -m pertlab.reproduce.doc docs/reproductions.md
+	$(BIN)/python -m pertlab.validate.doc docs/validation.md
 
 stale-reports: build
 	$(BIN)/python -m pertlab.reproduce.stale --dir docs/reproductions

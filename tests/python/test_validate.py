@@ -18,6 +18,7 @@ from pertlab.linux import compare as linux_compare
 from pertlab.linux import testbed
 from pertlab.validate.cases import FULL, QUICK, Case, Explained, select
 from pertlab.validate.compare import CaseResult, verdicts
+from pertlab.validate.ns3 import run_case
 from pertlab.validate.tolerance import METRICS, TOLERANCES
 from pertlab.validate.translate import NotInNs3, ns3_arguments
 
@@ -37,7 +38,7 @@ def test_matrix_covers_what_issue_19_asks():
     assert {"10Mbps", "1Gbps"} <= rates
     assert {"10ms", "200ms"} <= {dict(c.args)["rtt"] for c in FULL}
     assert any(dict(dict(c.args).get("tcp", ())).get("delayed_ack") for c in FULL)
-    assert {c.name for c in QUICK} <= {c.name for c in FULL} and len(QUICK) <= 6
+    assert {c.name for c in QUICK} <= {c.name for c in FULL} and len(QUICK) <= 14
     assert next(c for c in FULL if c.name == "pie-ns3-newreno").ns3_tcp == "ns3::TcpNewReno"
 
 
@@ -60,6 +61,7 @@ def test_translation_writes_the_scenario_out():
         ({"queue": "reared"}, "queue 'reared'"),
         ({"tcp": {"rto_min_on": "variance"}}, "rto_min_on"),
         ({"tcp": {"rto_min_on": "rto", "overhead": "1ms"}}, "overhead_"),
+        ({"cc": "vegas"}, "Vegas's slow start every other RTT"),
     ],
 )
 def test_what_ns3_lacks_is_named(update, what):
@@ -104,9 +106,39 @@ def test_cases_are_selected_by_name():
     assert select(["ared-ecn", "red"], False) == (_case("red"), _case("ared-ecn"))
     (short,) = select(["ared-ecn"], True)
     assert dict(short.args)["duration"] == "40s" and short.explained == _case("ared-ecn").explained
+    (red,) = select(["red"], True)
+    assert dict(red.args)["duration"] == "60s"  # RED's explained difference needs a minute
     assert short.scenario().duration < _case("ared-ecn").scenario().duration
     with pytest.raises(ValueError, match="unknown case 'nope'.*droptail"):
         select(["nope", "red"], False)
+
+
+def test_a_case_of_several_seeds_compares_their_means():
+    """``Case.seeds``: each seed runs (here pertlab only: ns-3 lacks PERT) and the metrics are the
+    means of the seeds' runs; Vegas's case runs six, with Linux's slow start on every flow."""
+    c = Case("x", "x", tuple(sorted({**dict(_case("pert").args), "duration": "5s", "flows": 3}.items())), seeds=3)
+    r = run_case((c, "/no/ns-3/needed"))
+    assert r.reference is None and r.missing == "controller 'pert'"
+    jains = [pertlab.run(c.scenario(seed)).jain for seed in (1, 2, 3)]
+    assert len(set(jains)) > 1 and r.pertlab["jain"] == pytest.approx(sum(jains) / 3)
+    vegas = _case("vegas")
+    assert vegas.seeds == 6 and {f.cc.slow_start_every_other_rtt for f in vegas.scenario(4).flows} == {False}
+    assert vegas.scenario(4).seed == 4 and vegas.scenario().seed == 1
+
+
+def test_the_matrix_in_the_docs_is_generated_from_the_committed_run():
+    """docs/validation.md's matrix block is what ``make docs`` writes from docs/validation/ns3,
+    and that run holds every case of the full matrix with its current description."""
+    import json
+    from pathlib import Path
+
+    from pertlab.validate.doc import render_page
+
+    docs = Path(__file__).resolve().parents[2] / "docs"
+    page = (docs / "validation.md").read_text()
+    assert render_page(page, docs / "validation" / "ns3") == page
+    cases = json.loads((docs / "validation" / "ns3" / "cases.json").read_text())
+    assert [(c["case"], c["what"], c["seeds"]) for c in cases] == [(c.name, c.what, c.seeds) for c in FULL]
 
 
 @pytest.mark.parametrize("real", [None, SimpleNamespace(interrupted=True)], ids=["simulation", "testbed"])

@@ -17,14 +17,14 @@ validate_app = typer.Typer(
 
 @validate_app.command()
 def ns3(
-    quick: Annotated[bool, typer.Option("--quick", help="A handful of 40 s scenarios (about a minute) instead of the whole matrix.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="Fourteen cases, most of them 40 s long, instead of the whole matrix.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-ns3].")] = None,
     jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="Run on this Dask scheduler (tcp://host:8786) instead of local processes.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table's rows as one JSON object.")] = False,
     case: Annotated[
         Optional[list[str]],
-        typer.Option("--case", help="Run only this case of the full matrix (repeatable; with --quick, shortened to 40 s)."),
+        typer.Option("--case", help="Run only this case of the full matrix (repeatable; with --quick, shortened to its quick duration)."),
     ] = None,
 ) -> None:
     """Run the matrix of dumbbells in pertlab and in ns-3 (its pip wheel); write report.md and report.html

@@ -40,6 +40,8 @@ class KernelCase:
     what: str
     scenario: str
     explained: tuple[Explained, ...] = ()
+    #: One run per case (the testbed's runs are not seeded).
+    seeds: int = 1
 
 
 def kcase(name: str, what: str, explained: tuple[Explained, ...] = (), **scenario: Any) -> KernelCase:

@@ -7,7 +7,8 @@ the seed, are then handed to ns-3), then the ns-3 program with the translated ar
 case and an interrupted matrix resumes; the stored key includes the ns-3 program's, so a
 changed C++ source runs again.
 
-Both sides measure the same things over the scenario's window: the time-weighted
+A case with several seeds (``Case.seeds``) runs each in both tools and compares the means
+of the metrics. Both sides measure the same things over the scenario's window: the time-weighted
 bottleneck backlog in packets, drops and marks per packet arriving at the bottleneck,
 utilization (bits sent / capacity x window), Jain's index and the coefficient of
 variation of the flows' goodput, and flow 0's congestion window every
@@ -21,9 +22,11 @@ import subprocess
 import time
 from pathlib import Path
 
+import numpy as np
+
 from ..parallel import Workers
 from ..runner import run
-from .cases import Case, select
+from .cases import Case, seeds, select
 from .compare import CaseResult, metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
@@ -34,10 +37,12 @@ __all__ = ["run_case", "run_matrix", "CWND_SAMPLE_S"]
 CWND_SAMPLE_S = 0.1
 
 
-def run_case(item: tuple[Case, str]) -> CaseResult:
-    """Run one case in both tools (``item``: the case and the ns-3 program's path)."""
-    c, ns3_program = item
-    scenario = c.scenario()
+def _run_seed(
+    c: Case, seed: int, ns3_program: str
+) -> tuple[dict[str, float], dict[str, float] | None, str | None, dict[str, list], dict[str, float]]:
+    """One seed of a case in both tools: pertlab's metrics, ns-3's (None when ns-3 lacks
+    something, with the reason), flow 0's cwnd series and the seconds each tool took."""
+    scenario = c.scenario(seed)
     scenario = scenario.model_copy(
         update={"monitor": scenario.monitor.model_copy(update={"sample_interval": round(CWND_SAMPLE_S * 1e9), "flows": [0]})}
     )
@@ -50,7 +55,7 @@ def run_case(item: tuple[Case, str]) -> CaseResult:
     try:
         args = ns3_arguments(scenario, r.flows["start_s"].to_list(), CWND_SAMPLE_S, c.ns3_tcp)
     except NotInNs3 as e:
-        return CaseResult(c, ours, None, str(e), cwnd, seconds)
+        return ours, None, str(e), cwnd, seconds
     t0 = time.perf_counter()
     p = subprocess.run([ns3_program, *args], capture_output=True, text=True)
     seconds["reference"] = time.perf_counter() - t0
@@ -62,9 +67,25 @@ def run_case(item: tuple[Case, str]) -> CaseResult:
     assert d is not None
     queue = {"avg_queue_pkts": m["avg_queue_pkts"], "drop_rate": m["drops"] / arrivals, "mark_rate": m["marks"] / arrivals,
              "utilization": m["tx_bytes"] * 8 / (d.bottleneck_rate * m["window_s"])}  # fmt: skip
-    theirs = metrics(queue, m["rx_bytes"])
     cwnd["reference"] = [tuple(x) for x in m["cwnd"]]
-    return CaseResult(c, ours, theirs, None, cwnd, seconds)
+    return ours, metrics(queue, m["rx_bytes"]), None, cwnd, seconds
+
+
+def _mean(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
+
+
+def run_case(item: tuple[Case, str]) -> CaseResult:
+    """Run one case in both tools (``item``: the case and the ns-3 program's path); with several
+    seeds (``Case.seeds``) the metrics are the means over them, the cwnd series the first seed's
+    and the seconds the sums."""
+    c, ns3_program = item
+    runs = [_run_seed(c, seed, ns3_program) for seed in seeds(c)]
+    ours, theirs, missing, cwnd, _ = runs[0]
+    seconds = {k: sum(r[4].get(k, 0.0) for r in runs) for k in runs[0][4]}
+    if missing is not None:
+        return CaseResult(c, _mean([r[0] for r in runs]), None, missing, cwnd, seconds)
+    return CaseResult(c, _mean([r[0] for r in runs]), _mean([r[1] for r in runs]), None, cwnd, seconds)  # type: ignore[misc]
 
 
 def run_matrix(quick: bool, out: Path, jobs: int | None = None, cluster: str | None = None, names: list[str] | None = None) -> list[CaseResult]:

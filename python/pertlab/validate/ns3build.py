@@ -54,7 +54,11 @@ def wheel_version() -> str | None:
 
 
 def _compiler() -> str | None:
-    return os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    """``$CXX`` (a name on the PATH or a path) when set, else ``c++`` or ``g++``; None when not found."""
+    cxx = os.environ.get("CXX")
+    if cxx:
+        return shutil.which(cxx)
+    return shutil.which("c++") or shutil.which("g++")
 
 
 def missing() -> str | None:
@@ -63,6 +67,8 @@ def missing() -> str | None:
     if wheel is None or not (wheel / "include" / "ns3" / "core-module.h").is_file():
         return "the ns3 wheel is not installed (pip install -r requirements.lock installs ns3)"
     if _compiler() is None:
+        if os.environ.get("CXX"):
+            return f"the C++ compiler CXX={os.environ['CXX']} is not found (unset CXX to use c++ or g++)"
         return "no C++ compiler (c++ or g++; Debian package g++, which make sysdeps installs)"
     if not _repo_source().is_file():
         return f"{_repo_source()} not found (run from a pertlab checkout or set PERTLAB_ROOT)"

@@ -18,7 +18,8 @@ The mapping, pertlab -> ns-3 3.44:
   ``Sack`` attribute). ns-3's ``TcpNewReno`` is another algorithm (ssthresh = bytes in
   flight / 2, one MSS^2 / cwnd per ACK whatever it acknowledges) that a case may ask for
   with ``ns3_tcp`` (docs/validation.md, "PIE"). ``cubic`` -> ``TcpCubic`` (HyStart
-  off: pertlab's slow start is standard), ``vegas`` -> ``TcpVegas``, ``hstcp`` ->
+  off: pertlab's slow start is standard), ``vegas`` -> ``TcpVegas`` (with Linux's slow
+  start, ``slow_start_every_other_rtt = false``: ns-3 has no other), ``hstcp`` ->
   ``TcpHighSpeed`` (RFC 3649's table; pertlab's default response function only),
   ``illinois`` -> ``TcpIllinois``. PERT, Compound and FAST are not in ns-3.
 - Recovery: ``TcpClassicRecovery`` (RFC 5681/6675 window halving; ns-3's default is
@@ -195,6 +196,8 @@ def _cc_defaults(cc: Any) -> dict[str, Any]:
             "ns3::TcpCubic::TcpFriendliness": _bool(cc.reno_friendly), "ns3::TcpCubic::HyStart": "false",
         }  # fmt: skip
     if cc.kind == "vegas":
+        if cc.slow_start_every_other_rtt:
+            raise NotInNs3("Vegas's slow start every other RTT (Brakmo, ns-2; ns-3's TcpVegas grows every RTT, as Linux)")
         return {"ns3::TcpVegas::Alpha": cc.alpha, "ns3::TcpVegas::Beta": cc.beta, "ns3::TcpVegas::Gamma": cc.gamma}
     if cc.kind == "hstcp":
         if any(getattr(cc, k) != v for k, v in _HSTCP_RFC.items()):

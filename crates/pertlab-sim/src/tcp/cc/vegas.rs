@@ -25,8 +25,10 @@
 //! - RTT per round: Linux takes the *minimum* RTT sample of the last RTT (to
 //!   filter delayed ACKs); ns-2 takes the *mean* of its fine-grained samples.
 //!   This module follows Linux.
-//! - `diff`: Linux computes `cwnd * (rtt - baseRTT) / baseRTT`, truncated;
-//!   ns-2 computes `(expected - actual) * baseRTT` from segments in flight and
+//! - `diff`: Linux computes `cwnd * (rtt - baseRTT) / baseRTT`, truncated, i.e.
+//!   Brakmo's `Diff = expected - actual` times the RTT; Brakmo's backlog and
+//!   ns-2 (and ns-3, `cwnd - cwnd * baseRTT / rtt`) multiply by baseRTT instead,
+//!   `cwnd * (rtt - baseRTT) / rtt`. ns-2 computes it from segments in flight and
 //!   segments sent during the last RTT, rounded to nearest. Linux here.
 //! - Growth in congestion avoidance: Linux adds the segment at once at the end
 //!   of the RTT; ns-2 spreads it as `1/cwnd` per ACK over the next RTT, and
@@ -35,6 +37,12 @@
 //!   test `gamma` at the end of the RTTs in which the window was held; Linux
 //!   grows every RTT and tests every RTT. Selectable with
 //!   [`VegasConfig::slow_start_every_other_rtt`] (default: every other RTT).
+//!   With Linux's minimum RTT either way lags: a round's samples are of the
+//!   segments sent in the round before, whose first segment left before that
+//!   round's growth, so `gamma` sees the queue of an earlier, smaller window
+//!   (ns-2's mean sees part of the growth). On a 10 Mbit/s, 80 ms path with a
+//!   67-packet buffer a lone flow grows 64 -> 128 -> 256 and stops at the loss
+//!   in both modes (docs/validation.md, "Vegas").
 //! - Leaving slow start: ns-2 cuts `cwnd` by 1/8 and sets `ssthresh = 2`; Linux
 //!   sets `cwnd = min(cwnd, cwnd * baseRTT / rtt + 1)`. Linux here.
 //! - Defaults: ns-2 `alpha = 1, beta = 3, gamma = 1`; Linux `2, 4, 1`. The
@@ -127,7 +135,7 @@ impl Vegas {
         (self.base_rtt != NO_RTT).then_some(self.base_rtt)
     }
 
-    /// Packets estimated queued at the last Vegas round (Brakmo's `Diff`).
+    /// Packets estimated queued at the last Vegas round (Linux's `diff`).
     pub fn last_diff(&self) -> Option<u32> {
         self.last_diff
     }
@@ -207,7 +215,8 @@ impl Vegas {
     }
 }
 
-/// Brakmo's `Diff`: packets queued, `cwnd * (rtt - base) / base`, truncated.
+/// Linux's `diff`, the packets queued as Linux estimates them: Brakmo's
+/// `expected - actual` times the RTT, `cwnd * (rtt - base) / base`, truncated.
 fn queued_packets(cwnd: u32, rtt: SimTime, base: SimTime) -> u32 {
     let extra = u128::from(rtt.saturating_sub(base));
     let diff = u128::from(cwnd) * extra / u128::from(base.max(1));
