@@ -164,6 +164,8 @@ impl Jcc {
 
     fn on_echo(&mut self, tp: &mut CcState, code: u16) {
         self.last_r = decode(code.min(top_code(self.cfg.bits)), self.cfg.bits, self.cfg.max_p);
+        self.counters.probe_echoes += 1;
+        self.counters.r_sum += self.last_r;
         if !matches!(tp.ca_state, CaState::Open | CaState::Disorder) {
             return;
         }
@@ -238,6 +240,10 @@ impl CongestionControl for Jcc {
     fn counters(&self, _now: SimTime) -> CcCounters {
         self.counters
     }
+
+    fn path_r(&self) -> Option<f64> {
+        Some(self.last_r)
+    }
 }
 
 #[cfg(test)]
@@ -282,6 +288,10 @@ mod tests {
         j.on_probe(&mut tp, ProbeFeedback::Echo(254));
         assert_eq!(tp.snd_cwnd, (21.0 * 0.5f64.sqrt() / 2.0).round() as u32);
         assert_eq!(j.counters(0).early_responses, 2);
+        // Every echo is counted with its R (Table 4.1's mean R): 0, max_p * 127/254, max_p.
+        assert_eq!(j.counters(0).probe_echoes, 3);
+        assert!((j.counters(0).r_sum - 0.15).abs() < 1e-12);
+        assert_eq!(j.path_r(), Some(0.1));
         // No growth on ordinary ACKs in congestion avoidance.
         j.cong_avoid(&mut tp, 5, &mut crate::rng::from_seed(1));
         assert_eq!(tp.snd_cwnd, 7);
