@@ -189,21 +189,23 @@ def test_hua02_vegas_quick(tmp_path):
 def test_hua02_jcc_quick(tmp_path):
     """Chapter 4 on quick data. Held: JCC's window swings less than Reno's; four staggered JCC
     flows converge to near-equal shares, steadier than Reno; JCC is RTT-unfair like Reno; JCC
-    loses less than Reno at 40 flows; JCC shares more fairly over time; Table 4.1's trends (more loss and a larger mean R at alpha = 0.02, R near
-    alpha); with alpha = 0 two JCC flows fail to get their share against Reno. Documented
-    differences (docs/reproductions.md) and pertlab's tests of their causes: JCC's windows are
-    2 to 8, not 5 to 10; it leaves a sixth of the link unused (a RED average that follows the
-    queue fills it); its loss is about half of Reno's, not a fifth, and stays so with larger
-    windows (the small-window explanation does not hold); on the parking lot JCC's long
-    connection is no fairer off than Vegas's and gets less as hops are added (its R, a maximum
-    over ten hops, is larger); alpha = 0.02 is not enough to match Reno (alpha 0.06 is)."""
+    loses less than Reno at 40 flows; on the parking lot JCC is fairer than Vegas; Table 4.1's
+    trends (more loss and a larger mean R at alpha = 0.02, R near alpha); with alpha = 0 two JCC
+    flows fail to get their share against Reno. Documented differences (docs/reproductions.md)
+    and pertlab's tests of their causes: JCC's windows are 2 to 8, not 5 to 10; it leaves a
+    sixth of the link unused (a RED average that follows the queue fills it); its loss is about
+    half of Reno's, not a fifth, and stays above 0.3 of it with larger windows (the small-window
+    explanation does not hold); four flows from t = 0 with alpha = 0 share less fairly than Reno
+    (beta frozen at start-up losses; with alpha = 0.02 they share fairly); on the parking lot the
+    long connection gets less as hops are added (its R, a maximum over ten hops, is larger);
+    alpha = 0.02 is not enough to match Reno (alpha 0.06 is)."""
     claims, report = _reproduce("hua02-jcc", tmp_path)
-    assert claims == [True, False, True, False, True, True, True, False, True, True, False, False, True, True, True, False, True, False,
-                      True, False, True, True, True], claims  # fmt: skip
+    assert claims == [True, False, True, False, True, True, True, False, True, False, True, False, True, True, True, False, True, False,
+                      True, False, True, True, True, True], claims  # fmt: skip
     jcc40, reno40 = (_rows(report, "loss_vs_flows", cc=cc, flows=40, bw_mbps=10.0)[0]["loss_ratio"] for cc in ("jcc", "reno"))
     assert jcc40 < 0.7 * reno40, (jcc40, reno40)
     shares = [r["goodput_kbps"] for r in _rows(report, "staggered_shares", cc="jcc")]
-    assert len(shares) == 4 and min(shares) > 0.9 * max(shares), shares
+    assert len(shares) == 4 and sum(shares) ** 2 / (4 * sum(x * x for x in shares)) >= 0.95, shares
     a0, a2 = (_rows(report, "four_flows", variant=v)[0] for v in ("jcc alpha 0", "jcc alpha 0.02"))
     assert a0["mean_r"] < 0.01 < a2["mean_r"] < 0.03 and a0["loss_ratio_pct"] < a2["loss_ratio_pct"], (a0, a2)
 

@@ -46,15 +46,15 @@ FULL = Mode("200s", "50s", (5, 10, 20, 30, 40, 50), 300, tuple(range(1, 11)), tu
 
 #: pertlab's test of Fig 4.8's utilization: RED's averaging weight that follows the queue within a few packets.
 FAST_Q_W = 0.2
+FAST_JCC = f"jcc, q_w {FAST_Q_W}"
 #: Four flows from t = 0 on 1 Mbit/s (Figs 4.6, 4.7, 4.11, 4.13, 4.14, Table 4.1): the three the
-#: thesis runs, and pertlab's tests of explanations (halving on every loss; a faster RED average).
+#: thesis runs, and pertlab's test of an explanation (halving on every loss).
 FOUR = {
     "jcc alpha 0": dict(cc="jcc", alpha=0.0),
     "jcc alpha 0.02": dict(cc="jcc", alpha=0.02),
     "reno": dict(cc="reno"),
     "jcc alpha 0, halve on loss": dict(cc="jcc", alpha=0.0, halve_on_loss=True),
     "jcc alpha 0.02, halve on loss": dict(cc="jcc", alpha=0.02, halve_on_loss=True),
-    f"jcc alpha 0, q_w {FAST_Q_W}": dict(cc="jcc", alpha=0.0, q_w=FAST_Q_W),
 }
 #: The variants whose time series the report keeps (seed 1), sampled every SAMPLE_S.
 TRACED, SAMPLE_S = ("jcc alpha 0", "jcc alpha 0.02", "reno"), 0.25
@@ -79,6 +79,9 @@ def _runs(mode: Mode) -> list[tuple[dict, Point]]:
         add({"exp": "4.10 wide", "cc": cc, "flows": WIDE_FLOWS}, h.jcc_dumbbell(cc, WIDE_FLOWS, bw=WIDE_BW, duration=d, warmup=w))
         end = f"{mode.stagger_end_s}s"
         add({"exp": "4.8", "cc": cc}, h.staggered(h.jcc_dumbbell(cc, 4, duration=end, warmup="150s", sample_interval="10s"), 50))
+        if cc == "jcc":
+            # pertlab's test of Fig 4.8's utilization: the same with a RED average that follows the queue.
+            add({"exp": "4.8", "cc": FAST_JCC}, h.staggered(h.jcc_dumbbell(cc, 4, duration=end, warmup="150s", sample_interval="10s", q_w=FAST_Q_W), 50))
         add({"exp": "4.9", "cc": cc}, h.jcc_dumbbell(cc, 4, duration=d, warmup=w, rtt=list(RTTS)))
     for variant, kw in FOUR.items():
         add({"exp": "four", "variant": variant}, h.jcc_dumbbell(flows=4, duration=d, warmup=w, sample_interval=sample if variant in TRACED else None, **kw))
@@ -109,6 +112,11 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
         "rtt_mix": _rtt_mix(by_exp["4.9"]),
         "jcc_and_reno": _mix(by_exp["4.15"]),
         "parking_lot": _lot(by_exp["4.12 hops"] + by_exp["4.12 flows"] + by_exp["4.12 vegas"]),
+        "per_run": pl.DataFrame([
+            {"run": ", ".join(f"{k} {v}" for k, v in labels.items() if k != "seed"), "seed": labels["seed"], "loss_ratio": r.bottleneck["drop_rate"],
+             "utilization": r.bottleneck["utilization"], "jain": r.jain, "mean_r": r.flows["mean_r"].mean()}
+            for labels, r in ((lb, results[p.key]) for lb, p in runs)
+        ]),  # fmt: skip
     }
     report = new_report(
         "hua02-jcc", TITLE, "Chapter 4", quick, out,
@@ -116,11 +124,12 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
          f"max_p 0.1, not gentle) as jcc-red (m = 8) under JCC and plain RED under Reno alone; JCC alpha 0 unless stated (pertlab.experiments.hua02). "
          f"{mode.duration} runs with metrics after {mode.warmup}, flows starting within the first second, unless stated. "
          f"Fig 4.10: 10 Mbit/s ({WIDE_FLOWS} flows on {WIDE_BW} too: pertlab's test). Fig 4.8: 1 Mbit/s, four flows starting at 0, 50, 100, 150 s, "
-         f"shares over the last 50 s of {mode.stagger_end_s} s. Figs 4.6, 4.7, 4.11, 4.13, 4.14 and Table 4.1: four flows from t = 0 on 1 Mbit/s "
+         f"shares over the last 50 s of {mode.stagger_end_s} s (also with RED's q_w {FAST_Q_W}: pertlab's test). Figs 4.6, 4.7, 4.11, 4.13, 4.14 and Table 4.1: four flows from t = 0 on 1 Mbit/s "
          f"(the tables four_series, cwnd_zoom and jain_series are seed 1's, sampled every {SAMPLE_S} s). Fig 4.9: 1 Mbit/s, RTTs {', '.join(RTTS)}. "
          "Fig 4.15: two JCC and two Reno flows on 1 Mbit/s over jcc-red. Fig 4.12: Figure 3.1 (N = 11, as hua02-vegas) with JCC over jcc-red "
          "gateways, Vegas over DropTail beside it (one seed: its runs draw nothing at random). "
-         f"Seeds {', '.join(map(str, mode.seeds))}; the tables give the mean over seeds. mean_r is the mean R the probing ACKs echoed in the window."],
+         f"Seeds {', '.join(map(str, mode.seeds))}; the tables give the mean over seeds (per_run has every run; scenarios.json keeps seed {mode.seeds[0]}'s "
+         "scenarios, the others differ only in the seed). mean_r is the mean R the probing ACKs echoed in the window."],
     )  # fmt: skip
     report.tables.update(tables)
     report.claims = rep.claims(report.tables)
@@ -144,7 +153,7 @@ def _staggered(runs: list[tuple[dict, object]], mode: Mode) -> dict[str, pl.Data
         for flow, mbps in last.group_by("flow").agg(pl.col("mbps").mean()).sort("flow").rows():
             shares.append({"cc": lb["cc"], "flow": flow, "seed": lb["seed"], "start_s": 50 * flow, "goodput_kbps": mbps * 1e3,
                            "cv_10s": last.filter(pl.col("flow") == flow)["mbps"].std() / mbps, "utilization": r.bottleneck["utilization"]})  # fmt: skip
-        if lb["seed"] == mode.seeds[0]:
+        if lb["seed"] == mode.seeds[0] and lb["cc"] != FAST_JCC:
             series.append(g.select(pl.lit(lb["cc"]).alias("cc"), "flow", "t_s", (pl.col("mbps") * 1e3).alias("kbps")))
     return {"staggered_shares": seed_mean(shares, ["cc", "flow"]), "staggered_series": pl.concat(series)}
 
@@ -234,8 +243,10 @@ def _lot(runs: list[tuple[dict, object]]) -> pl.DataFrame:
 
 
 def _scenarios(quick: bool):
-    return wire_of([p for _, p in _runs(QUICK if quick else FULL)])
+    """The scenarios of the mode's first seed (the others differ only in the seed; per_run lists every run)."""
+    mode = QUICK if quick else FULL
+    return wire_of([p for labels, p in _runs(mode) if labels["seed"] == mode.seeds[0]])
 
 
 register(Entry("hua02-jcc", TITLE, f"{THESIS}, Chapter 4", _jcc, rep.figures, _scenarios,
-               details=("staggered_series", "four_series", "cwnd_zoom", "jain_series")))  # fmt: skip
+               details=("per_run", "staggered_series", "four_series", "cwnd_zoom", "jain_series")))  # fmt: skip
