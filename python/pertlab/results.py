@@ -18,7 +18,8 @@ to another is :func:`drop_ratio`, and nothing else computes it.
   the wall-clock time, so that two runs of one scenario give identical bytes;
 - ``flows.parquet``, ``queues.parquet``, ``udp.parquet``,
   ``controllers.parquet``, ``queue_positions.parquet``, ``video_playout.parquet``,
-  ``queue_series.parquet``, ``flow_series.parquet``;
+  ``queue_series.parquet``, ``flow_series.parquet``, and ``class_trace.parquet`` when a
+  multi-class queue keeps per-packet waits (``sched.trace_packets``);
 - ``scenario.json``: the scenario in the core's wire format (loads back with
   :meth:`pertlab.Scenario.load`);
 - ``run_info.json``: what differs between identical runs (wall-clock seconds,
@@ -49,7 +50,7 @@ FLOW_SCHEMA = {
     "id": pl.UInt32, "cc": pl.String, "label": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
     "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64, "segments_received": pl.UInt64,
     "retransmits": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
-    "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
+    "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "probe_echoes": pl.UInt64, "mean_r": pl.Float64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
     "compete_s": pl.Float64, "base_rtt_ms": pl.Float64, "ack_policy": pl.String, "data_mbps": pl.Float64,
     "acks_sent": pl.UInt64, "ack_mbps": pl.Float64, "data_ack_ratio": pl.Float64, "pacing": pl.Boolean,
     "rtt_correction": pl.Boolean, "video_packets": pl.UInt64, "video_late": pl.UInt64, "video_late_fraction": pl.Float64,
@@ -92,10 +93,13 @@ QUEUE_SERIES_SCHEMA = {
 FLOW_SERIES_SCHEMA = {
     "t_s": pl.Float64, "flow": pl.UInt32, "cwnd": pl.UInt32, "ssthresh": pl.UInt32, "srtt_ms": pl.Float64,
     "delivered_bytes": pl.UInt64, "mode": pl.String, "alpha": pl.Float64, "beta": pl.Float64, "p": pl.Float64,
-    "p_early": pl.Float64, "qdelay_ms": pl.Float64, "q_max_ms": pl.Float64,
+    "p_early": pl.Float64, "qdelay_ms": pl.Float64, "q_max_ms": pl.Float64, "r": pl.Float64,
+}  # fmt: skip
+CLASS_TRACE_SCHEMA = {
+    "link": pl.String, "from": pl.String, "to": pl.String, "t_s": pl.Float64, "class": pl.UInt32, "wait_ms": pl.Float64, "wait_tx": pl.Float64,
 }  # fmt: skip
 
-SERIES = ("queue_series", "flow_series", "trace")
+SERIES = ("queue_series", "flow_series", "trace", "class_traces")
 #: The per-packet trace (monitor.trace_flows): table name -> (column prefix in the core's output, schema).
 TRACE_TABLES = {
     "trace_rtt": ("rtt_", {"t_s": pl.Float64, "flow": pl.UInt32, "ms": pl.Float64, "cwnd": pl.UInt32, "queue_pkts": pl.UInt32}),
@@ -240,6 +244,22 @@ class Results:
         return self._frame("classes", lambda: _rows(self.data.get("classes", []), CLASS_SCHEMA))
 
     @property
+    def class_trace(self) -> pl.DataFrame:
+        """The waits of the first ``sched.trace_packets`` departures of each multi-class
+        queue that keeps them, one row per packet from the measurement window's start:
+        departure time, class, wait from arrival to the start of transmission in ms and in
+        packet-transmission times (as ``classes.mean_wait_tx``; Hua's Fig 5.3)."""
+
+        def build() -> pl.DataFrame:
+            frames = [
+                _columns({**{k: t[k] for k in ("t_s", "class", "wait_ms", "wait_tx")}, **{k: [t[k]] * len(t["t_s"]) for k in ("link", "from", "to")}}, CLASS_TRACE_SCHEMA)
+                for t in self.data.get("class_traces", [])
+            ]  # fmt: skip
+            return pl.concat(frames) if frames else pl.DataFrame(schema=CLASS_TRACE_SCHEMA)
+
+        return self._frame("class_trace", build)
+
+    @property
     def queue_series(self) -> pl.DataFrame:
         """Queue length samples; ``queue`` indexes :attr:`queues`, whose link and
         direction are joined in as ``link``, ``from``, ``to``."""
@@ -257,7 +277,8 @@ class Results:
     def flow_series(self) -> pl.DataFrame:
         """cwnd, ssthresh, srtt and delivered bytes of the sampled flows; ``cc`` joined in.
         Adaptive PERT flows also have ``mode``, ``alpha``, ``beta``, ``p``, ``p_early``,
-        ``qdelay_ms`` and ``q_max_ms`` (null for other controllers)."""
+        ``qdelay_ms`` and ``q_max_ms``, JCC flows ``r``, the last path load reduction
+        factor R echoed, as a probability (null for other controllers)."""
 
         def build() -> pl.DataFrame:
             series = _columns(self.data["flow_series"], FLOW_SERIES_SCHEMA)
@@ -316,6 +337,8 @@ class Results:
             for name in TRACE_TABLES:
                 getattr(self, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=True)
             (out / "trace.json").write_text(json.dumps({"queue_limit_pkts": self.trace_queue_limit}) + "\n")
+        if self.class_trace.height:
+            self.class_trace.write_parquet(out / "class_trace.parquet", compression="zstd", statistics=True)
         summary = {k: v for k, v in self.summary.items() if k not in RUN_INFO}
         (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
         if self.scenario is not None:
@@ -345,6 +368,12 @@ class Results:
             for name, (prefix, schema) in TRACE_TABLES.items():
                 frame = pl.read_parquet(out / f"{name}.parquet")
                 data["trace"].update({prefix + k: frame[k].to_list() for k in schema})
+        if (out / "class_trace.parquet").exists():
+            frame = pl.read_parquet(out / "class_trace.parquet")
+            data["class_traces"] = [
+                {"link": link, "from": a, "to": b, **{k: g[k].to_list() for k in ("t_s", "class", "wait_ms", "wait_tx")}}
+                for (link, a, b), g in frame.group_by("link", "from", "to", maintain_order=True)
+            ]  # fmt: skip
         scenario_file = out / "scenario.json"
         scenario = Scenario.load(scenario_file) if scenario_file.exists() else None
         return cls(data, scenario)

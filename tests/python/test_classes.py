@@ -3,6 +3,7 @@ naming the field, the per-class rates helper, and the per-class results of a run
 
 from __future__ import annotations
 
+import polars as pl
 import pytest
 
 import pertlab
@@ -68,3 +69,25 @@ def test_every_scheduler_differentiates_and_reports_per_class_rows(kind):
     sched = r.schedulers.filter(r.schedulers["from"] == "r")
     assert sched["scheduler"].to_list() == [kind] and sched["ops_per_decision"][0] > 0
     assert rows["window_ratio_p5"][0] <= rows["window_ratio_p50"][0] <= rows["window_ratio_p95"][0]
+
+
+def test_the_first_departures_waits_are_kept_one_by_one_and_written(tmp_path):
+    """``sched.trace_packets`` (Fig 5.3): the waits of the first departures from the measurement
+    window's start, one row per packet, in ms and in transmission times as the class rows; they
+    survive ``Results.write`` / ``Results.read``. Without it there is no trace."""
+    data = classed("wtp")
+    data["measure"] = {"start": "5s", "end": "20s"}
+    data["links"][1]["queue"]["sched"]["trace_packets"] = 3000
+    r = pertlab.run(Scenario.parse(data))
+    t = r.class_trace
+    assert t.height == 3000 and set(t["class"].to_list()) == {0, 1, 2}
+    assert t["link"].unique().to_list() == ["bottleneck"] and t["from"].unique().to_list() == ["r"]
+    assert t["t_s"].min() >= 5.0 and t["t_s"].is_sorted()
+    rows = r.classes.filter(r.classes["from"] == "r").sort("class")
+    tx_ms = rows["mean_wait_ms"][0] / rows["mean_wait_tx"][0]
+    assert (t["wait_tx"] * tx_ms - t["wait_ms"]).abs().max() < 1e-9
+    means = t.group_by("class").agg(pl.col("wait_tx").mean()).sort("class")["wait_tx"].to_list()
+    assert means[0] > means[1] > means[2], means
+    back = pertlab.Results.read(r.write(tmp_path / "run"))
+    assert back.class_trace.equals(t) and (tmp_path / "run" / "class_trace.parquet").is_file()
+    assert pertlab.run(Scenario.parse(classed("wtp"))).class_trace.height == 0

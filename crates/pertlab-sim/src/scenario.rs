@@ -184,6 +184,11 @@ pub struct SchedConfig {
     /// K, departures per window of the windowed delay ratios (Fig 5.4 uses 500 to 10000).
     #[serde(default = "SchedConfig::default_window_k")]
     pub window_k: u32,
+    /// Departures whose waits are kept one by one from the measurement
+    /// window's start (Fig 5.3's packet-level view; `Results::class_traces`).
+    /// Default 0: none.
+    #[serde(default)]
+    pub trace_packets: u32,
 }
 
 impl SchedConfig {
@@ -205,7 +210,7 @@ impl SchedConfig {
 
 impl Default for SchedConfig {
     fn default() -> Self {
-        SchedConfig { weights: Self::default_weights(), global_update: true, window_k: Self::default_window_k() }
+        SchedConfig { weights: Self::default_weights(), global_update: true, window_k: Self::default_window_k(), trace_packets: 0 }
     }
 }
 

@@ -220,18 +220,24 @@ fn a_class_without_a_queue_is_refused_naming_the_field() {
     assert_eq!(e.field, "split");
 }
 
+/// One Pareto UDP source (the size mix) per class 0, 1, 2 from `a` to `b`,
+/// loading 10 Mbit/s to `utilization` in equal parts, as JSON objects.
+fn pareto_classes(utilization: f64) -> Vec<String> {
+    let rates = class_rates(10_000_000, utilization, &[1.0 / 3.0; 3]).unwrap();
+    rates
+        .iter()
+        .enumerate()
+        .map(|(c, r)| format!(r#"{{"src": "a", "dst": "b", "rate_bps": {r}, "packet_size": 440, "arrivals": "pareto", "sizes": "mix", "class": {c}}}"#))
+        .collect()
+}
+
 /// The same scheduler inside a world: three Pareto UDP sources of classes 0,
 /// 1, 2 cross a 10 Mbit/s link whose queue is S-WTP; per-class counters and
 /// delays come out in the results, higher classes wait less, and the windowed
 /// ratios are reported.
 #[test]
 fn multi_class_link_end_to_end() {
-    let rates = class_rates(10_000_000, 0.9, &[1.0 / 3.0; 3]).unwrap();
-    let udp: Vec<String> = rates
-        .iter()
-        .enumerate()
-        .map(|(c, r)| format!(r#"{{"src": "a", "dst": "b", "rate_bps": {r}, "packet_size": 440, "arrivals": "pareto", "sizes": "mix", "class": {c}}}"#))
-        .collect();
+    let udp = pareto_classes(0.9);
     let text = format!(
         r#"{{"duration_ns": 60000000000, "seed": 4, "nodes": ["a", "b"],
         "links": [{{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 1000000, "queue": {{"kind": "swtp", "limit_pkts": 100000, "sched": {{"window_k": 1000}}}}}}],
@@ -258,4 +264,49 @@ fn multi_class_link_end_to_end() {
     assert!(ratio > 1.3 && ratio < 2.2, "ratio {ratio}");
     assert!(rows[0].windows > 100 && rows[0].window_ratio_p5 <= rows[0].window_ratio_p95);
     assert!(rows[2].ratio_to_next.is_none());
+}
+
+/// Fig 5.3's packet-level view: with `sched.trace_packets` the queue keeps the
+/// waits of its first departures from the measurement window's start, one by
+/// one, in the units of the class rows (their mean over the traced packets of a
+/// class lies near that class's mean wait), and WTP and S-WTP fed the same
+/// arrivals give nearly the same waits per class.
+#[test]
+fn the_first_departures_waits_are_traced_one_by_one() {
+    let udp = pareto_classes(0.95);
+    let run = |kind: &str| {
+        let text = format!(
+            r#"{{"duration_ns": 20000000000, "seed": 5, "measure": {{"start_ns": 2000000000, "end_ns": 20000000000}}, "nodes": ["a", "b"],
+            "links": [{{"a": "a", "b": "b", "rate_bps": 10000000, "delay_ns": 1000000,
+                       "queue": {{"kind": "{kind}", "limit_pkts": 100000, "sched": {{"trace_packets": 20000}}}},
+                       "queue_ba": {{"kind": "droptail"}}}}],
+            "udp": [{}]}}"#,
+            udp.join(",")
+        );
+        pertlab_sim::run(&pertlab_sim::scenario::Scenario::from_json(&text).unwrap()).unwrap()
+    };
+    let (swtp, wtp) = (run("swtp"), run("wtp"));
+    let mut per_class = Vec::new();
+    for r in [&swtp, &wtp] {
+        assert_eq!(r.class_traces.len(), 1, "only the multi-class queue keeps a trace");
+        let t = &r.class_traces[0];
+        assert_eq!((t.from.as_str(), t.to.as_str(), t.t_s.len(), t.class.len(), t.wait_tx.len()), ("a", "b", 20_000, 20_000, 20_000));
+        assert!(t.t_s[0] >= 2.0 && t.t_s.windows(2).all(|w| w[0] <= w[1]), "departures from the window's start, in order");
+        let rows: Vec<_> = r.classes.iter().filter(|c| c.from == "a").collect();
+        let tx_ms = rows[0].mean_wait_ms / rows[0].mean_wait_tx;
+        let mut means = Vec::new();
+        for c in 0..3u8 {
+            let w: Vec<f64> = t.class.iter().zip(&t.wait_tx).filter(|(k, _)| **k == c).map(|(_, w)| *w).collect();
+            let ms: Vec<f64> = t.class.iter().zip(&t.wait_ms).filter(|(k, _)| **k == c).map(|(_, w)| *w).collect();
+            assert!(w.len() > 5000, "class {c}: {} traced", w.len());
+            assert!(w.iter().zip(&ms).all(|(x, y)| (x * tx_ms - y).abs() < 1e-9 * (1.0 + y)), "wait_tx is wait_ms in transmission times");
+            means.push(w.iter().sum::<f64>() / w.len() as f64);
+        }
+        eprintln!("{}: traced mean waits {means:.2?}, window means {:?}", r.schedulers[0].scheduler, rows.iter().map(|c| c.mean_wait_tx).collect::<Vec<_>>());
+        assert!(means[0] > means[1] && means[1] > means[2]);
+        per_class.push(means);
+    }
+    for c in 0..3 {
+        assert!((per_class[0][c] / per_class[1][c] - 1.0).abs() < 0.15, "class {c}: S-WTP {:.2} against WTP {:.2}", per_class[0][c], per_class[1][c]);
+    }
 }

@@ -107,11 +107,12 @@ fn base_strategy() -> impl Strategy<Value = Base> {
 
 fn queue(kind: usize, limit: u64, bytes: bool) -> Value {
     let kind = QueueSpec::KINDS[kind];
-    if bytes {
-        json!({"kind": kind, "limit_bytes": limit * 1500})
-    } else {
-        json!({"kind": kind, "limit_pkts": limit})
+    let mut q = if bytes { json!({"kind": kind, "limit_bytes": limit * 1500}) } else { json!({"kind": kind, "limit_pkts": limit}) };
+    if QueueSpec::CLASS_KINDS.contains(&kind) {
+        // Multi-class queues keep some per-packet waits (Fig 5.3's trace).
+        q["sched"] = json!({"trace_packets": limit * 3});
     }
+    q
 }
 
 fn cc(kind: usize) -> Value {
@@ -332,6 +333,9 @@ fn check(r: &Results) -> Result<(), String> {
             finite(name, x)?;
         }
         unit("flow drop_rate", f.drop_rate)?;
+        if let Some(r) = f.mean_r {
+            unit("flow mean_r", r)?;
+        }
         let modes = ns(f.high_speed_s) + ns(f.safe_s) + ns(f.compete_s);
         if modes > span {
             return Err(format!("{modes} ns in modes, more than the window's {span} ns: {f:?}"));
@@ -366,9 +370,17 @@ fn check(r: &Results) -> Result<(), String> {
     for x in fs.t_s.iter().chain(&fs.srtt_ms).chain(opt) {
         finite("flow series", *x)?;
     }
+    for x in fs.r.iter().flatten() {
+        unit("flow series r", *x)?;
+    }
     let t = &r.trace;
     for x in t.rtt_t_s.iter().chain(&t.rtt_ms).chain(&t.loss_t_s).chain(&t.drop_t_s) {
         finite("trace", *x)?;
+    }
+    for c in &r.class_traces {
+        for x in c.t_s.iter().chain(&c.wait_ms).chain(&c.wait_tx) {
+            finite("class trace", *x)?;
+        }
     }
     finite("sim_seconds", r.sim_seconds)?;
     Ok(())

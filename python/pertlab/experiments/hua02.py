@@ -37,7 +37,7 @@ import polars as pl
 from ..builders import dumbbell, parking_lot
 from ..scenario import Scenario
 
-__all__ = ["LotRun", "vegas_lot", "lot_connections", "PAYLOAD_FRACTION", "jcc_dumbbell", "JCC_RED", "staggered"]
+__all__ = ["LotRun", "vegas_lot", "jcc_lot", "lot_connections", "PAYLOAD_FRACTION", "jcc_dumbbell", "JCC_RED", "staggered"]
 
 #: Core rate, access rate of Figure 3.1 (Section 3.4).
 CORE_RATE, ACCESS_RATE = "2Mbps", "10Mbps"
@@ -67,19 +67,32 @@ class LotRun:
         return cls(gateways, m, (3 * m,) + (0,) * (gateways - 2))
 
 
-def vegas_lot(run: LotRun, cc: str = "vegas", duration: str = "100s", warmup: str = "20s", seed: int = 1) -> Scenario:
-    """Figure 3.1 as a scenario (choices in the module doc)."""
+def vegas_lot(run: LotRun, cc: str = "vegas", duration: str = "100s", warmup: str = "20s", seed: int = 1, buffer_pkts: int = BUFFER_PKTS) -> Scenario:
+    """Figure 3.1 as a scenario (choices in the module doc), DropTail gateways of ``buffer_pkts``."""
+    return _lot(run, cc, "droptail", None, duration, warmup, seed, buffer_pkts)
+
+
+def jcc_lot(run: LotRun, duration: str = "100s", warmup: str = "20s", seed: int = 1) -> Scenario:
+    """Figure 3.1 with JCC flows and jcc-red gateways (Section 4.3.5: "the same multiple-hop
+    network ... and the same simulation experiments with JCC"), RED as :data:`JCC_RED`."""
+    return _lot(run, "jcc", "jcc-red", JCC_RED, duration, warmup, seed, BUFFER_PKTS)
+
+
+def _lot(run: LotRun, cc: str, queue: str, aqm: dict | None, duration: str, warmup: str, seed: int, buffer_pkts: int) -> Scenario:
     return parking_lot(
-        routers=run.gateways, hosts=1, cc=cc, duration=duration, warmup=warmup, start_window="0s", seed=seed,
-        long_flows=run.flows, cross_flows=list(run.cross), equal_rtt=True, buffer_pkts=BUFFER_PKTS, packet_size=PACKET_BYTES,
+        routers=run.gateways, hosts=1, cc=cc, queue=queue, aqm=aqm, duration=duration, warmup=warmup, start_window="0s", seed=seed,
+        long_flows=run.flows, cross_flows=list(run.cross), equal_rtt=True, buffer_pkts=buffer_pkts, packet_size=PACKET_BYTES,
         core_rate=CORE_RATE, core_delay=CORE_DELAY, access_rate=ACCESS_RATE, access_delay=ACCESS_DELAY,
     )  # fmt: skip
 
 
 def lot_connections(run: LotRun, flows: pl.DataFrame) -> pl.DataFrame:
     """One row per connection (0 the long one, i link i's cross traffic): flows, wire
-    throughput of the connection and per flow (bit/s, goodput / payload fraction), and the
-    mean backlog a flow holds, Δ = rate x (mean RTT - least RTT) in packets (eq. 3.3)."""
+    throughput of the connection and per flow (bit/s, goodput / payload fraction), the
+    mean backlog a flow holds, Δ = rate x (mean RTT - least RTT) in packets (eq. 3.3), and
+    how far its flows' least RTT (Vegas's baseRTT) lies above the smallest of the run, ms
+    (every base RTT is equal, so this is the queue a flow took for propagation), and the
+    mean R its probing ACKs echoed (JCC; null for others)."""
     ids = []
     for i, c in enumerate(run.cross):
         ids += [i + 1] * c
@@ -88,9 +101,9 @@ def lot_connections(run: LotRun, flows: pl.DataFrame) -> pl.DataFrame:
     wire = pl.col("goodput_mbps") * 1e6 / PAYLOAD_FRACTION
     backlog = wire / (8 * PACKET_BYTES) * (pl.col("rtt_mean_ms") - pl.col("rtt_min_ms")) / 1000
     return (
-        f.with_columns(wire.alias("bps"), backlog.alias("backlog_pkts"))
+        f.with_columns(wire.alias("bps"), backlog.alias("backlog_pkts"), (pl.col("rtt_min_ms") - pl.col("rtt_min_ms").min()).alias("base_excess_ms"))
         .group_by("connection")
-        .agg(pl.len().alias("flows"), pl.col("bps").sum().alias("bps"), pl.col("bps").mean().alias("bps_per_flow"), pl.col("backlog_pkts").mean())
+        .agg(pl.len().alias("flows"), pl.col("bps").sum().alias("bps"), pl.col("bps").mean().alias("bps_per_flow"), pl.col("backlog_pkts").mean(), pl.col("base_excess_ms").mean(), pl.col("mean_r").mean())
         .sort("connection")
     )
 
@@ -99,18 +112,26 @@ def lot_connections(run: LotRun, flows: pl.DataFrame) -> pl.DataFrame:
 JCC_RED = {"min_th": 5, "max_th": 15, "q_w": 0.002, "l_interm": 10, "gentle": False}
 
 
-def jcc_dumbbell(cc: str, flows: int, bw: str = "1Mbps", duration: str = "200s", warmup: str = "50s", seed: int = 1, alpha: float | None = None, sample_interval: str | None = None) -> Scenario:
-    """Chapter 4's dumbbell (choices in the module doc): ``cc`` "jcc" over "jcc-red", or "reno"
-    over RED with the same parameters; ``alpha`` sets JCC's alpha."""
+def jcc_dumbbell(
+    cc: str, flows: int | None, bw: str = "1Mbps", duration: str = "200s", warmup: str = "50s", seed: int = 1, alpha: float | None = None,
+    sample_interval: str | None = None, rtt: str | list[str] = "100ms", halve_on_loss: bool | None = None, q_w: float | None = None,
+) -> Scenario:  # fmt: skip
+    """Chapter 4's dumbbell (choices in the module doc): ``cc`` a controller or a mix
+    ("jcc:2,reno:2", ``flows`` None) over "jcc-red" when JCC is in it, else plain RED with the
+    same parameters; ``rtt`` one RTT or one per flow (Fig 4.9). ``alpha`` and ``halve_on_loss``
+    set the JCC flows' parameters, ``q_w`` RED's averaging weight instead of old ns-2's 0.002."""
+    jcc = any(part.split(":")[0].strip() == "jcc" for part in cc.split(","))
     s = dumbbell(
-        bw=bw, rtt="100ms", flows=flows, cc=cc, queue="jcc-red" if cc == "jcc" else "red", duration=duration, warmup=warmup,
-        start_window="1s", seed=seed, packet_size=PACKET_BYTES, buffer_pkts=BUFFER_PKTS, aqm=JCC_RED, sample_interval=sample_interval,
+        bw=bw, rtt=rtt, flows=flows, cc=cc, queue="jcc-red" if jcc else "red", duration=duration, warmup=warmup, start_window="1s", seed=seed,
+        packet_size=PACKET_BYTES, buffer_pkts=BUFFER_PKTS, aqm=JCC_RED if q_w is None else {**JCC_RED, "q_w": q_w}, sample_interval=sample_interval,
     )  # fmt: skip
-    if alpha is None:
+    params = {k: v for k, v in (("alpha", alpha), ("halve_on_loss", halve_on_loss)) if v is not None}
+    if not params:
         return s
     wire = s.to_wire()
     for f in wire["flows"]:
-        f["cc"]["alpha"] = alpha
+        if f["cc"]["kind"] == "jcc":
+            f["cc"].update(params)
     return Scenario.parse(wire)
 
 

@@ -44,13 +44,16 @@ def weights(classes: int, ratio: float) -> list[float]:
 
 def classed_link(
     kind: str, split: list[float], utilization: float, *, ratio: float = 2.0, packets: int = 1_000_000, window_k: int = 1000,
-    global_update: bool = True, seed: int = 1,
+    global_update: bool = True, seed: int = 1, trace_packets: int = 0,
 ) -> Scenario:  # fmt: skip
     """Figure 5.2's link under scheduler ``kind`` ("wtp", "swtp", ...), loaded to
     ``utilization`` with class loads in proportions ``split``, run long enough for about
-    ``packets`` departures; the first 2 % of the run is left out of the metrics."""
+    ``packets`` departures; the first 2 % of the run is left out of the metrics. The link
+    keeps the waits of its first ``trace_packets`` departures after that one by one (Fig 5.3)."""
     rates = class_rates(LINK_RATE_BPS, utilization, split)
     sched: dict = {"weights": weights(len(split), ratio), "window_k": window_k}
+    if trace_packets:
+        sched["trace_packets"] = trace_packets
     if kind == "swtp":
         sched["global_update"] = global_update
     duration_s = packets * MEAN_PACKET_BYTES * 8 / (LINK_RATE_BPS * min(utilization, 1.0))

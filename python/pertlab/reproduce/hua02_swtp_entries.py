@@ -1,13 +1,12 @@
 """Registry entry ``hua02-swtp``: Chapter 5 of Hua's MPhil thesis (CUHK 2002), WTP
-against S-WTP for proportional delay differentiation. Tables 5.1 and 5.2 (average
-delay ratios of consecutive classes at U = 0.95, 4 to 6 classes, targets 2.0 and
-1.5), Fig 5.4 (percentiles of the ratios over windows of K departures), Fig 5.5
+against S-WTP for proportional delay differentiation. Fig 5.3 (the waits of single
+packets of three classes, S-WTP and WTP on the same arrivals), Tables 5.1 and 5.2
+(average delay ratios of consecutive classes at U = 0.95, 4 to 6 classes, targets 2.0
+and 1.5), Fig 5.4 (percentiles of the ratios over windows of K departures), Fig 5.5
 (long-run ratios against utilization for three class-load splits), S-WTP without its
 global update (the thesis's starvation argument, Section 5.3) and the operations per
 decision against the number of classes (Section 5.3's cost). The thesis's numbers
-sit beside ours; the claims are computed from the runs. Fig 5.3 (per-packet delays
-over time) is not reproduced: the core keeps no per-packet trace of UDP classes.
-Scenario choices: :mod:`pertlab.experiments.hua02_swtp`."""
+sit beside ours; the claims are computed from the runs. Scenario choices: :mod:`pertlab.experiments.hua02_swtp`."""
 
 from __future__ import annotations
 
@@ -19,11 +18,12 @@ import polars as pl
 
 from ..experiments import hua02_swtp as h
 from ..parallel import Workers
-from ..plots import saved_figure
 from ..sweep import Point, run_points, stored_results
-from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register, wire_of
+from .hua02_swtp_figures import figures
+from .registry import Claim, Entry, Report, Wire, fmt_values, register, wire_of
 
 THESIS = "Hua, MPhil thesis, CUHK 2002"
+TITLE = "Fig 5.3, Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP"
 
 #: Tables 5.1 (target 2.0) and 5.2 (target 1.5): ratio class-i/class-(i+1) per number of classes, (S-WTP, WTP).
 THESIS_TABLES: dict[float, dict[int, list[tuple[float, float]]]] = {
@@ -41,6 +41,11 @@ SPLITS = {"60:20:20": [0.6, 0.2, 0.2], "33:33:33": [1 / 3] * 3, "20:20:60": [0.2
 THESIS_OPS = {"wtp": lambda n: 3 * n - 1, "swtp": lambda n: 2 * (2 + math.log2(n))}
 #: Weight ratio of the cost runs: close weights keep every class served, so all N stay backlogged.
 OPS_RATIO, OPS_LOAD = 1.1, 1.2
+#: Fig 5.3 ("an instance of packet transmissions with three classes"; load not given): 3 equal classes
+#: at U = 0.95, target 2.0, the waits of TRACE_PACKETS departures of a run of TRACE_RUN_PACKETS.
+TRACE_PACKETS, TRACE_RUN_PACKETS = 1500, 100_000
+#: Fig 5.3's claims look at the trace in windows of this many departures.
+TRACE_WINDOW = 150
 
 
 @dataclass(frozen=True)
@@ -57,12 +62,12 @@ class Mode:
 
 QUICK = Mode((1,), 100_000, 100_000, 50_000, (0.65, 0.8, 0.95), ("33:33:33",), (500, 5000), (4, 16, 64))
 FULL = Mode((1, 2, 3), 2_000_000, 1_000_000, 200_000, (0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95), tuple(SPLITS), (500, 1000, 5000, 10_000), (2, 4, 8, 16, 32, 64))
-SCHEDULERS = {"swtp": "S-WTP", "swtp-no-global": "S-WTP without global update", "wtp": "WTP"}
 
 
 def _points(mode: Mode) -> list[tuple[dict, Point]]:
     """(labels, point) for every run: tables, Fig 5.5 (with S-WTP's global update off on the
-    equal split), Fig 5.4 (3 equal classes at U = 0.95) and the cost runs."""
+    equal split), Fig 5.4 (3 equal classes at U = 0.95), the cost runs, and Fig 5.3's traced
+    runs (the mode's first seed: an instance)."""
     runs: list[tuple[dict, dict]] = []
     for target in THESIS_TABLES:
         for n in THESIS_TABLES[target]:
@@ -78,10 +83,12 @@ def _points(mode: Mode) -> list[tuple[dict, Point]]:
     for n in mode.ops_classes:
         for s in ("swtp", "wtp"):
             runs.append(({"exp": "ops", "classes": n, "sched": s}, dict(split=[1 / n] * n, utilization=OPS_LOAD, ratio=OPS_RATIO, packets=mode.ops_packets)))
+    for s in ("swtp", "wtp"):
+        runs.append(({"exp": "fig5.3", "sched": s}, dict(split=SPLITS["33:33:33"], utilization=0.95, packets=TRACE_RUN_PACKETS, trace_packets=TRACE_PACKETS)))
     out = []
     for labels, kw in runs:
         kind, global_update = ("swtp", False) if labels["sched"] == "swtp-no-global" else (labels["sched"], True)
-        for seed in mode.seeds:
+        for seed in mode.seeds[:1] if labels["exp"] == "fig5.3" else mode.seeds:
             sc = h.classed_link(kind, global_update=global_update, seed=seed, **kw)
             out.append(({**labels, "seed": seed}, Point(tuple((k, str(v)) for k, v in labels.items()), seed, sc)))
     return out
@@ -113,17 +120,23 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
     run_points(unique, out, jobs=workers.jobs, cluster=workers.cluster)
     rows = [r for labels, p in runs for r in _rows(labels, stored_results(p, out))]
     per_run = pl.DataFrame(rows, infer_schema_length=None)
+    traces = pl.concat([
+        stored_results(p, out).class_trace.filter(pl.col("from") == "r").select(pl.lit(labels["sched"]).alias("sched"), pl.int_range(pl.len()).alias("departure"), "t_s", "class", "wait_tx")
+        for labels, p in runs if labels["exp"] == "fig5.3"
+    ])  # fmt: skip
     report = Report(
-        name="hua02-swtp", title="Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP", source=f"{THESIS}, Chapter 5", mode="quick" if quick else "full",
+        name="hua02-swtp", title=TITLE, source=f"{THESIS}, Chapter 5", mode="quick" if quick else "full",
         out_dir=out,
         notes=[f"One link of {h.LINK_RATE_BPS / 1e6:g} Mbit/s (Fig 5.2's R1 -> R2) with a multi-class queue, {h.SOURCES_PER_CLASS} ns-2 Pareto on/off "
                f"sources per class (shape 1.9, mean burst = idle = {h.BURST}), the size mix 40 % 100 B, 40 % 500 B, 20 % 1000 B, no loss "
                f"(pertlab.experiments.hua02_swtp). Runs of about {mode.table_packets:,} departures for the tables and Fig 5.4, {mode.sweep_packets:,} for "
                f"Fig 5.5, the first 2 % left out; seeds {', '.join(map(str, mode.seeds))}; numbers are means over seeds. Delays in transmission times "
                f"of the mean packet. Cost runs: every class backlogged (total load {OPS_LOAD}, weights {OPS_RATIO}^i), {mode.ops_packets:,} decisions. "
-               "Fig 5.3 (per-packet delays over time) is not reproduced."],
+               f"Fig 5.3: the waits of the first {TRACE_PACKETS:,} departures after the first 2 % of a run of about {TRACE_RUN_PACKETS:,} (3 equal classes, "
+               f"U = 0.95, target 2.0, seed {mode.seeds[0]}), S-WTP and WTP on the same arrivals (table fig_5_3)."],
     )  # fmt: skip
     report.tables.update(_tables(per_run))
+    report.tables["fig_5_3"] = traces
     report.tables["per_run"] = per_run
     report.claims = _claims(report.tables)
     return report
@@ -171,8 +184,39 @@ def _table_claims(t: pl.DataFrame, target: float, band: float, thesis_err: float
     ]  # fmt: skip
 
 
+def _trace_claims(trace: pl.DataFrame) -> list[Claim]:
+    """Fig 5.3 from the traced departures of S-WTP and WTP (the same arrivals)."""
+    means = trace.group_by("sched", "class").agg(pl.col("wait_tx").mean()).sort("sched", "class")
+    mean = {(sd, c): w for sd, c, w in means.rows()}
+    classes = sorted(set(trace["class"].to_list()))
+    gap = max(abs(mean[("swtp", c)] / mean[("wtp", c)] - 1) for c in classes)
+    windows = (
+        trace.with_columns((pl.col("departure") // TRACE_WINDOW).alias("window"))
+        .group_by("sched", "window", "class")
+        .agg(pl.col("wait_tx").mean())
+        .pivot(on="class", index=["sched", "window"], values="wait_tx")
+        .sort("sched", "window")
+    )  # fmt: skip
+    cols = [str(c) for c in classes]
+    ordered = [all(r[a] is None or r[b] is None or r[a] > r[b] for a, b in zip(cols, cols[1:])) for r in windows.iter_rows(named=True)]
+    low = trace.filter(pl.col("class") == classes[0])["wait_tx"]
+    top = trace.filter(pl.col("class") == classes[-1])["wait_tx"]
+    return [
+        Claim("Fig 5.3: no notable difference between S-WTP and WTP at the packet level (each class's mean wait over the traced packets within 15 %).",
+              gap <= 0.15, "mean wait (transmission times) by class, S-WTP " + fmt_values([mean[("swtp", c)] for c in classes])
+              + ", WTP " + fmt_values([mean[("wtp", c)] for c in classes]) + f"; largest relative gap {gap:.3g}"),
+        Claim(f"Fig 5.3: higher classes always see smaller delays (in every window of {TRACE_WINDOW} traced departures, each class's mean wait "
+              "above the next higher class's), for both schedulers.", all(ordered),
+              f"{sum(ordered)} of {len(ordered)} windows ordered (S-WTP and WTP together)"),
+        Claim("Fig 5.3: the waits run from tens of transmission times (highest class: median 10 to 100) to hundreds (lowest class: 95th percentile at least 100).",
+              10 <= top.median() < 100 and low.quantile(0.95) >= 100,
+              f"highest class median {top.median():.3g}, 95th {top.quantile(0.95):.3g}; lowest class median {low.median():.3g}, 95th {low.quantile(0.95):.3g}"),
+    ]  # fmt: skip
+
+
 def _claims(tables: dict[str, pl.DataFrame]) -> list[Claim]:
-    claims = _table_claims(tables["tables_5_1_5_2"], 2.0, 0.03, 0.028) + _table_claims(tables["tables_5_1_5_2"], 1.5, 0.05, 0.059)
+    claims = _trace_claims(tables["fig_5_3"])
+    claims += _table_claims(tables["tables_5_1_5_2"], 2.0, 0.03, 0.028) + _table_claims(tables["tables_5_1_5_2"], 1.5, 0.05, 0.059)
     f54 = tables["fig_5_4"]
     ks = sorted(set(f54["k"].to_list()))
     sw = f54.filter(pl.col("sched") == "swtp")
@@ -220,75 +264,4 @@ def _claims(tables: dict[str, pl.DataFrame]) -> list[Claim]:
     return claims
 
 
-def _figures(report: Report) -> list[Figure]:
-    t = report.tables
-
-    def draw_tables(path: Path) -> None:
-        tab = t["tables_5_1_5_2"]
-        with saved_figure(path, 1, 2, figsize=(12, 3.8), title="Tables 5.1 and 5.2: average delay ratios at U = 0.95") as (_, axes):
-            for ax, target in zip(axes, (2.0, 1.5)):
-                g = tab.filter(pl.col("target") == target)
-                labels = [f"{n}:{p}" for n, p in zip(g["classes"].to_list(), g["pair"].to_list())]
-                xs = list(range(len(labels)))
-                for col, style in (("swtp", "o"), ("wtp", "s"), ("thesis_swtp", "x"), ("thesis_wtp", "+")):
-                    ax.plot(xs, g[col].to_list(), style, label=col.replace("_", " "))
-                ax.axhline(target, color="grey", lw=0.8)
-                ax.set_xticks(xs, labels, rotation=60, fontsize=7)
-                ax.set_xlabel("classes:pair")
-                ax.set_ylabel("delay ratio")
-                ax.set_title(f"target {target}")
-                ax.legend(fontsize=7)
-
-    def draw_sweep(path: Path) -> None:
-        f55 = t["fig_5_5"]
-        splits = sorted(set(f55["split"].to_list()), reverse=True)
-        with saved_figure(path, 1, len(splits), figsize=(4.5 * len(splits), 3.8), title="Fig 5.5: long-run delay ratios against utilization", squeeze=False) as (_, axes):
-            for ax, split in zip(axes[0], splits):
-                g = f55.filter(pl.col("split") == split)
-                for pair in sorted(set(g["pair"].to_list())):
-                    p = g.filter(pl.col("pair") == pair).sort("u")
-                    for sched in [c for c in SCHEDULERS if c in p.columns and p[c].null_count() < p.height]:
-                        ax.plot(p["u"].to_list(), p[sched].to_list(), {"swtp": "o-", "wtp": "s--", "swtp-no-global": "x:"}[sched], label=f"{SCHEDULERS[sched]}, {pair}")
-                ax.axhline(2.0, color="grey", lw=0.8)
-                ax.set_xlabel("utilization U")
-                ax.set_ylabel("delay ratio")
-                ax.set_title(f"split {split}")
-                ax.legend(fontsize=6)
-
-    def draw_windows(path: Path) -> None:
-        f54 = t["fig_5_4"]
-        with saved_figure(path, 1, 2, figsize=(11, 3.8), title="Fig 5.4: ratio percentiles over windows of K departures (U = 0.95)") as (_, axes):
-            for ax, pair in zip(axes, ("1/2", "2/3")):
-                for i, sched in enumerate(("swtp", "wtp")):
-                    g = f54.filter((pl.col("pair") == pair) & (pl.col("sched") == sched)).sort("k")
-                    xs = [j + (i - 0.5) * 0.2 for j in range(g.height)]
-                    ax.vlines(xs, g["p5"].to_list(), g["p95"].to_list(), colors=f"C{i}")
-                    ax.vlines(xs, g["p25"].to_list(), g["p75"].to_list(), colors=f"C{i}", lw=5)
-                    ax.plot(xs, g["p50"].to_list(), "k_", ms=12)
-                    ax.plot([], [], color=f"C{i}", label=SCHEDULERS[sched])
-                    ax.set_xticks(range(g.height), [str(k) for k in g["k"].to_list()])
-                ax.axhline(2.0, color="grey", lw=0.8)
-                ax.set_xlabel("K (departures per window)")
-                ax.set_ylabel(f"class {pair} delay ratio")
-                ax.legend(fontsize=7)
-
-    def draw_ops(path: Path) -> None:
-        ops = t["ops_per_decision"].sort("classes")
-        with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Operations per decision, every class backlogged") as (_, ax):
-            for col, style in (("wtp", "s-"), ("thesis_wtp", "k--"), ("swtp", "o-"), ("thesis_swtp", "k:")):
-                ax.plot(ops["classes"].to_list(), ops[col].to_list(), style, label=col.replace("thesis_wtp", "3N - 1").replace("thesis_swtp", "2 (2 + log2 N)"))
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_xlabel("classes N")
-            ax.set_ylabel("operations per decision")
-            ax.legend(fontsize=8)
-
-    return [
-        Figure("hua02-swtp-tables.png", "Tables 5.1 and 5.2: S-WTP and WTP delay ratios per pair of consecutive classes, the thesis's values beside ours.", draw_tables),
-        Figure("hua02-swtp-fig55.png", "Fig 5.5: long-run delay ratios against utilization for each class-load split; S-WTP without its global update on the equal split.", draw_sweep),
-        Figure("hua02-swtp-fig54.png", "Fig 5.4: 5/25/50/75/95th percentiles of the per-window ratios against the window K.", draw_windows),
-        Figure("hua02-swtp-ops.png", "Operations per scheduling decision against the number of classes, with the thesis's counts.", draw_ops),
-    ]  # fmt: skip
-
-
-register(Entry("hua02-swtp", "Tables 5.1, 5.2 and Figs 5.4, 5.5: S-WTP against WTP", f"{THESIS}, Chapter 5", _run, _figures, _scenarios))
+register(Entry("hua02-swtp", TITLE, f"{THESIS}, Chapter 5", _run, figures, _scenarios, details=("per_run", "fig_5_3")))

@@ -10,7 +10,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from ..kinds import CLASS_KINDS, QUEUE_KINDS
 from .controllers import check_target
-from .base import _unit, Count, Duration, NonNegative, PacketSize, Probability, Size, Time, _Model, MAX_PACKET_BYTES
+from .base import _unit, Count, Duration, NonNegative, PacketSize, Probability, Size, Time, _Model, MAX_PACKET_BYTES, U32
 
 
 
@@ -128,6 +128,9 @@ class SchedConfig(_Model):
     )
     global_update: bool = Field(True, description="S-WTP's global update (off only to show why it exists)")
     window_k: Count = Field(1000, description="departures per window of the windowed delay ratios")
+    trace_packets: U32 | None = Field(
+        None, description="departures whose waits are kept one by one from the measurement window's start (Fig 5.3; Results.class_trace); none unset"
+    )
 
     @field_validator("weights")
     @classmethod

@@ -13,7 +13,8 @@
 //! Per-class queueing delay is the wait from arrival to the start of
 //! transmission (section 4.4, "recorded at departure from the queue"). The
 //! delay ratios of consecutive classes are also kept per window of `window_k`
-//! departures (Fig 5.4's timescale windows).
+//! departures (Fig 5.4's timescale windows), and the first `trace_packets`
+//! departures' waits one by one (Fig 5.3's packet-level view).
 
 use std::collections::VecDeque;
 
@@ -133,6 +134,36 @@ impl RatioWindows {
     }
 }
 
+/// The waits of the first departures, one by one (Fig 5.3): departure time,
+/// class and wait from arrival to the start of transmission.
+#[derive(Clone, Debug, Default)]
+pub struct DelayTrace {
+    limit: u32,
+    pub t_ns: Vec<SimTime>,
+    pub class: Vec<u8>,
+    pub wait_ns: Vec<SimTime>,
+}
+
+impl DelayTrace {
+    /// Departures to keep at most.
+    pub fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// Forget everything (at the start of the measurement window).
+    pub fn clear(&mut self) {
+        *self = DelayTrace { limit: self.limit, ..DelayTrace::default() };
+    }
+
+    fn record(&mut self, now: SimTime, class: usize, wait: SimTime) {
+        if self.t_ns.len() < self.limit as usize {
+            self.t_ns.push(now);
+            self.class.push(class as u8);
+            self.wait_ns.push(wait);
+        }
+    }
+}
+
 /// The buffer of a multi-class queue.
 pub struct MultiClass {
     fifos: ClassFifos,
@@ -142,6 +173,7 @@ pub struct MultiClass {
     /// Scheduling decisions taken (one per transmitted packet).
     pub decisions: u64,
     pub windows: RatioWindows,
+    pub trace: DelayTrace,
 }
 
 impl MultiClass {
@@ -155,7 +187,15 @@ impl MultiClass {
             counters: vec![ClassCounters::default(); classes],
             decisions: 0,
             windows: RatioWindows::new(classes, window_k),
+            trace: DelayTrace::default(),
         }
+    }
+
+    /// Keep the waits of the first `packets` departures one by one (counted
+    /// from the measurement window's start, when the world clears them).
+    pub fn with_trace(mut self, packets: u32) -> Self {
+        self.trace = DelayTrace { limit: packets, ..DelayTrace::default() };
+        self
     }
 
     pub fn name(&self) -> &'static str {
@@ -220,6 +260,7 @@ impl MultiClass {
         k.departure_bytes += pkt.size as u64;
         k.wait_ns += wait as u128;
         self.windows.record(c, wait);
+        self.trace.record(now, c, wait);
         Some(pkt)
     }
 
@@ -260,6 +301,17 @@ mod tests {
         assert!(e.message.contains("increase"));
         assert!(validate_weights("w", &[]).is_err());
         assert_eq!(validate_weights("w", &[0.0, 1.0]).unwrap_err().field, "w[0]");
+    }
+
+    #[test]
+    fn the_trace_keeps_the_first_departures_and_is_cleared() {
+        let mut t = DelayTrace { limit: 2, ..DelayTrace::default() };
+        for (now, c, wait) in [(10, 1, 4), (20, 0, 9), (30, 2, 1)] {
+            t.record(now, c, wait);
+        }
+        assert_eq!((t.t_ns.as_slice(), t.class.as_slice(), t.wait_ns.as_slice()), (&[10, 20][..], &[1, 0][..], &[4, 9][..]));
+        t.clear();
+        assert!(t.t_ns.is_empty() && t.limit() == 2);
     }
 
     #[test]

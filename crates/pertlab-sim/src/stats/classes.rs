@@ -6,13 +6,15 @@
 //! of the same ratio over windows of K departures (Fig 5.4); the scheduler's
 //! operations per decision (section 5.3's cost argument).
 //!
-//! The K-departure windows start at the measurement window's start and run to
-//! the end of the run.
+//! The K-departure windows, and the per-packet trace of the first
+//! `sched.trace_packets` departures (Fig 5.3), start at the measurement
+//! window's start and run to the end of the run.
 
 use serde::Serialize;
 
 use super::report::{QueueInfo, Snapshot};
-use crate::queue::classes::ClassCounters;
+use crate::queue::classes::{ClassCounters, DelayTrace};
+use crate::time::SimTime;
 
 /// One multi-class queue's state in a snapshot.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +31,28 @@ pub struct ClassWindows<'a> {
     pub k: u32,
     /// `ratios[i]`: class i over class i + 1, one per window.
     pub ratios: &'a [Vec<f64>],
+    /// The waits of the first departures, one by one.
+    pub trace: &'a DelayTrace,
+}
+
+/// The per-packet waits of one multi-class queue (`sched.trace_packets`),
+/// columnar: departure time, class, and the wait from arrival to the start of
+/// transmission in ms and in packet-transmission times (the unit of
+/// [`ClassResult::mean_wait_tx`]).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct ClassTrace {
+    pub link: String,
+    pub from: String,
+    pub to: String,
+    pub t_s: Vec<f64>,
+    pub class: Vec<u8>,
+    pub wait_ms: Vec<f64>,
+    pub wait_tx: Vec<f64>,
+}
+
+impl ClassTrace {
+    /// Bytes of one row, in the queue's trace and in the results (for the memory estimate).
+    pub const ROW_BYTES: usize = 2 * std::mem::size_of::<SimTime>() + 1 + 3 * std::mem::size_of::<f64>() + 1;
 }
 
 /// One multi-class queue.
@@ -78,8 +102,9 @@ fn percentile(v: &[f64], p: f64) -> Option<f64> {
     (!v.is_empty()).then(|| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1])
 }
 
-pub fn class_results(queues: &[QueueInfo], a: &Snapshot, b: &Snapshot, windows: &[ClassWindows]) -> (Vec<SchedulerResult>, Vec<ClassResult>) {
-    let (mut scheds, mut rows) = (Vec::new(), Vec::new());
+/// Per-queue, per-class and per-packet results of the multi-class queues.
+pub fn class_results(queues: &[QueueInfo], a: &Snapshot, b: &Snapshot, windows: &[ClassWindows]) -> (Vec<SchedulerResult>, Vec<ClassResult>, Vec<ClassTrace>) {
+    let (mut scheds, mut rows, mut traces) = (Vec::new(), Vec::new(), Vec::new());
     for w in windows {
         let (Some(info), Some(sa), Some(sb)) = (queues.get(w.queue), a.classes.get(w.queue), b.classes.get(w.queue)) else { continue };
         let delta: Vec<ClassCounters> = sb
@@ -108,6 +133,18 @@ pub fn class_results(queues: &[QueueInfo], a: &Snapshot, b: &Snapshot, windows: 
             ops_per_decision: if decisions > 0 { (sb.ops - sa.ops) as f64 / decisions as f64 } else { 0.0 },
             window_k: w.k,
         });
+        if w.trace.limit() > 0 {
+            let t = w.trace;
+            traces.push(ClassTrace {
+                link: info.link.clone(),
+                from: info.from.clone(),
+                to: info.to.clone(),
+                t_s: t.t_ns.iter().map(|&x| x as f64 / 1e9).collect(),
+                class: t.class.clone(),
+                wait_ms: t.wait_ns.iter().map(|&x| x as f64 / 1e6).collect(),
+                wait_tx: t.wait_ns.iter().map(|&x| if tx_ns > 0.0 { x as f64 / tx_ns } else { 0.0 }).collect(),
+            });
+        }
         let mean_ns = |c: &ClassCounters| (c.departures > 0).then(|| c.wait_ns as f64 / c.departures as f64);
         for (i, c) in delta.iter().enumerate() {
             let mean = mean_ns(c);
@@ -137,5 +174,5 @@ pub fn class_results(queues: &[QueueInfo], a: &Snapshot, b: &Snapshot, windows: 
             });
         }
     }
-    (scheds, rows)
+    (scheds, rows, traces)
 }

@@ -41,7 +41,7 @@
 pub mod classes;
 pub mod report;
 
-pub use classes::{ClassResult, SchedulerResult};
+pub use classes::{ClassResult, ClassTrace, SchedulerResult};
 
 use std::mem::size_of;
 
@@ -66,6 +66,8 @@ pub struct Results {
     /// Multi-class queues (kinds "priority", "wtp", "swtp", "bpr"): one row per queue, and one per class.
     pub schedulers: Vec<SchedulerResult>,
     pub classes: Vec<ClassResult>,
+    /// Per-packet waits of the multi-class queues with `sched.trace_packets` (Fig 5.3).
+    pub class_traces: Vec<ClassTrace>,
     /// Web traffic over the window, when the scenario has web sessions.
     pub web: Option<WebResult>,
     /// Jain's fairness index over TCP flow goodputs (1 = perfectly fair).
@@ -215,6 +217,12 @@ pub struct FlowResult {
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     pub early_responses: u64,
+    /// Within the window: probing ACKs the controller received (JCC; 0 for
+    /// controllers that do not probe) and the mean path load reduction factor
+    /// R they echoed, as a drop probability (Hua 2002, Table 4.1's "R (mean)";
+    /// none without probing ACKs).
+    pub probe_echoes: u64,
+    pub mean_r: Option<f64>,
     /// Seconds within the window the controller spent in each adaptive-PERT
     /// mode (zero for other controllers): the mode decided at the end of an
     /// alpha period (5 RTTs) is in force until the end of the next; none
@@ -341,7 +349,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 38;
+    pub const COLUMNS: u64 = 40;
 }
 
 impl ControllerResult {
@@ -377,13 +385,16 @@ pub struct FlowSeries {
     pub p_early: Vec<Option<f64>>,
     pub qdelay_ms: Vec<Option<f64>>,
     pub q_max_ms: Vec<Option<f64>>,
+    /// The last path load reduction factor R a probing ACK echoed, as a drop
+    /// probability (JCC; none for controllers that do not probe).
+    pub r: Vec<Option<f64>>,
 }
 
 impl FlowSeries {
     /// Columns, and bytes of one row (for the memory estimate).
-    pub const COLUMNS: u64 = 13;
+    pub const COLUMNS: u64 = 14;
     pub const ROW_BYTES: usize =
-        3 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + size_of::<Option<&'static str>>() + 6 * size_of::<Option<f64>>();
+        3 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + size_of::<Option<&'static str>>() + 7 * size_of::<Option<f64>>();
 }
 
 impl Trace {
@@ -427,10 +438,13 @@ mod tests {
         assert_eq!(columns(QueueSeries::default()).len() as u64, QueueSeries::COLUMNS);
         assert_eq!(QueueSeries::ROW_BYTES, 8 + 4 + 4 + 8 + 8 + 16 + 16);
         assert_eq!(columns(FlowSeries::default()).len() as u64, FlowSeries::COLUMNS);
-        assert_eq!(FlowSeries::ROW_BYTES, 8 + 4 + 4 + 4 + 8 + 8 + 16 + 6 * 16);
+        assert_eq!(FlowSeries::ROW_BYTES, 8 + 4 + 4 + 4 + 8 + 8 + 16 + 7 * 16);
         let trace = columns(Trace::default());
         assert_eq!(trace.iter().filter(|c| c.starts_with("rtt_")).count() as u64, Trace::RTT_COLUMNS);
         assert_eq!(trace.iter().filter(|c| c.starts_with("loss_") || c.starts_with("drop_")).count() as u64, 2 * Trace::EVENT_COLUMNS);
+        // The class trace's row: the queue's (time, class, wait) and the results' (t_s, class, wait_ms, wait_tx).
+        assert_eq!(columns(ClassTrace::default()).len(), 3 + 4);
+        assert_eq!(ClassTrace::ROW_BYTES, (8 + 1 + 8) + (8 + 1 + 8 + 8));
     }
 
     #[test]

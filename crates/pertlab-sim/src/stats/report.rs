@@ -221,6 +221,8 @@ pub fn assemble(input: ReportInput) -> Results {
                 fast_recoveries: sb.fast_recoveries - sa.fast_recoveries,
                 ecn_reductions: sb.ecn_reductions - sa.ecn_reductions,
                 early_responses: b.cc[i].early_responses - a.cc[i].early_responses,
+                probe_echoes: b.cc[i].probe_echoes - a.cc[i].probe_echoes,
+                mean_r: mean_r(&a.cc[i], &b.cc[i]),
                 high_speed_s: mode_seconds(a, b, i, Mode::HighSpeed),
                 safe_s: mode_seconds(a, b, i, Mode::Safe),
                 compete_s: mode_seconds(a, b, i, Mode::Compete),
@@ -273,10 +275,11 @@ pub fn assemble(input: ReportInput) -> Results {
     let bottleneck = queues.iter().find(|q| q.link == "bottleneck").or_else(|| queues.iter().max_by(|x, y| x.utilization.total_cmp(&y.utilization))).cloned();
     let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_mbps).collect();
 
-    let (schedulers, classes) = class_results(&input.queues, a, b, &input.class_windows);
+    let (schedulers, classes, class_traces) = class_results(&input.queues, a, b, &input.class_windows);
     Results {
         schedulers,
         classes,
+        class_traces,
         bottleneck,
         queues,
         jain: jain_index(&goodputs),
@@ -298,6 +301,12 @@ pub fn assemble(input: ReportInput) -> Results {
         trace: input.trace,
         capture_errors: Vec::new(),
     }
+}
+
+/// The mean R of the probing ACKs between the two snapshots.
+fn mean_r(a: &CcCounters, b: &CcCounters) -> Option<f64> {
+    let n = b.probe_echoes - a.probe_echoes;
+    (n > 0).then(|| (b.r_sum - a.r_sum) / n as f64)
 }
 
 /// Seconds flow `i` spent in `mode` between the two snapshots.

@@ -400,6 +400,11 @@ impl TcpSender {
         self.cc.telemetry()
     }
 
+    /// The controller's last path load reduction factor R (JCC), if it probes.
+    pub fn cc_path_r(&self) -> Option<f64> {
+        self.cc.path_r()
+    }
+
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
     }

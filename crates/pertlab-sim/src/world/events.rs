@@ -88,6 +88,7 @@ impl World {
             Event::MeasureStart => {
                 for c in self.channels.iter_mut().filter_map(|c| c.queue.classes.as_mut()) {
                     c.windows.clear();
+                    c.trace.clear();
                 }
                 self.snap_start = Some(self.snapshot());
             }

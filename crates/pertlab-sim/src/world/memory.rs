@@ -52,7 +52,7 @@ use crate::queue::step::Step;
 use crate::queue::xcp::XcpRouter;
 use crate::queue::{QueueCounters, QueueLimit};
 use crate::scenario::{CcSpec, DumbbellSpec, FlowSpec, LinkSpec, QueueSpec, Scenario, SizeDist, UdpSpec};
-use crate::stats::{ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
+use crate::stats::{ClassTrace, ControllerResult, FlowResult, FlowSeries, QueueResult, QueueSeries, Trace, UdpResult};
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
 use crate::tcp::cc::dctcp::Dctcp;
@@ -657,6 +657,14 @@ fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], e
                 grown(ratios, size_of::<f64>()),
                 "a larger sched.window_k",
             );
+            if m.trace.limit() > 0 {
+                est.add(
+                    s.queue_field(c / 2, c % 2 == 0) + ".sched.trace_packets",
+                    "the per-packet waits",
+                    grown(u64::from(m.trace.limit()).min(departures), ClassTrace::ROW_BYTES),
+                    "fewer sched.trace_packets",
+                );
+            }
         }
         let arrival = x.arrival_bps(channels);
         // TCP fills the buffer of its bottleneck (it probes until a loss there).

@@ -223,7 +223,7 @@ impl World {
                 .channels
                 .iter()
                 .enumerate()
-                .filter_map(|(i, c)| c.queue.classes.as_ref().map(|m| ClassWindows { queue: i, k: m.windows.k(), ratios: &m.windows.ratios }))
+                .filter_map(|(i, c)| c.queue.classes.as_ref().map(|m| ClassWindows { queue: i, k: m.windows.k(), ratios: &m.windows.ratios, trace: &m.trace }))
                 .collect(),
             web: (!self.scenario.web.is_empty()).then(|| WebInput {
                 sessions: self.web.sessions.len() as u32,

@@ -161,6 +161,7 @@ impl Monitors {
             s.p_early.push(tm.map(|x| x.p_early));
             s.qdelay_ms.push(tm.map(|x| x.qdelay_ms));
             s.q_max_ms.push(tm.map(|x| x.q_max_ms));
+            s.r.push(flow.sender.cc_path_r());
         }
     }
 }

@@ -208,7 +208,9 @@ fn build_queue(spec: &QueueSpec, rate_bps: u64, rng: SimRng) -> OutputQueue {
     };
     let queue = OutputQueue::new(limit, rate_bps, discipline, rng);
     match class_scheduler(spec) {
-        Some(scheduler) => queue.with_classes(MultiClass::new(spec.sched.weights.len(), limit, scheduler, spec.sched.window_k)),
+        Some(scheduler) => {
+            queue.with_classes(MultiClass::new(spec.sched.weights.len(), limit, scheduler, spec.sched.window_k).with_trace(spec.sched.trace_packets))
+        }
         None => queue,
     }
 }

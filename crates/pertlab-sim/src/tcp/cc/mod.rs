@@ -229,7 +229,7 @@ pub struct AckEvent {
 }
 
 /// Counters a controller keeps about itself, reported per flow.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct CcCounters {
     /// Window reductions the controller made on its own signal (PERT early
     /// responses, Vegas decreases); loss and ECN responses are counted by the sender.
@@ -237,6 +237,11 @@ pub struct CcCounters {
     /// Time each [`Mode`] (adaptive PERT) was in force, indexed by `Mode as
     /// usize`; zero for controllers without modes.
     pub mode_time_ns: [u64; 3],
+    /// Probing ACKs received (JCC) and the sum of the path load reduction
+    /// factors R they echoed, as drop probabilities (Hua 2002, Table 4.1's
+    /// "average R" is their ratio); zero for controllers that do not probe.
+    pub probe_echoes: u64,
+    pub r_sum: f64,
 }
 
 /// What a probe of Joint Congestion Control told the sender (Hua 2002, Section 4.2).
@@ -359,6 +364,13 @@ pub trait CongestionControl: Send {
 
     /// Adaptation state for time series; none for controllers without one.
     fn telemetry(&self) -> Option<CcTelemetry> {
+        None
+    }
+
+    /// The last path load reduction factor R a probing ACK echoed, as a drop
+    /// probability (JCC, Hua 2002 eq. 4.1; Figs 4.13/4.14 plot it); none for
+    /// controllers that do not probe.
+    fn path_r(&self) -> Option<f64> {
         None
     }
 }

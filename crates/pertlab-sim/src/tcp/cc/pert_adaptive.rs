@@ -476,7 +476,7 @@ impl<A: Arith> CongestionControl for PertAdaptive<A> {
     }
 
     fn counters(&self, now: SimTime) -> CcCounters {
-        CcCounters { early_responses: self.early_responses, mode_time_ns: self.mode_time(self.arith.clock(now)) }
+        CcCounters { early_responses: self.early_responses, mode_time_ns: self.mode_time(self.arith.clock(now)), ..CcCounters::default() }
     }
 
     fn telemetry(&self) -> Option<CcTelemetry> {
