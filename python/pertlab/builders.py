@@ -533,7 +533,7 @@ def parking_lot(
 #: Hua's size mix (thesis 5.4): 0.4 x 100 + 0.4 x 500 + 0.2 x 1000 bytes.
 UDP_MIX_MEAN_BYTES = 440
 #: Arrival processes of the dumbbell's class sources (the core's ``Arrivals``).
-UDP_ARRIVALS = ("cbr", "poisson", "pareto", "pareto_onoff")
+UDP_ARRIVALS = ("cbr", "cbr_random", "poisson", "pareto", "pareto_onoff")
 
 
 def _classes(

@@ -104,11 +104,14 @@ EVENTS_PER_UNIT = 16
 
 def _peak(u: dict[str, Any]) -> float:
     """A UDP source's highest rate over its mean: a Pareto gap is at least mean (a - 1) / a; an
-    on/off source sends at rate (burst + idle) / burst during a burst."""
+    on/off source sends at rate (burst + idle) / burst during a burst; a dithered CBR gap is at
+    least half the interval."""
     if u["arrivals"] == "pareto":
         return u["pareto_shape"] / (u["pareto_shape"] - 1)
     if u["arrivals"] == "pareto_onoff":
         return (u["burst_ns"] + u["idle_ns"]) / u["burst_ns"]
+    if u["arrivals"] == "cbr_random":
+        return 2.0  # its shortest gap is half the interval
     return 1.0
 
 

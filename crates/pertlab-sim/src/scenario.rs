@@ -434,6 +434,12 @@ pub struct FlowSpec {
 pub enum Arrivals {
     /// Constant bit rate: packets evenly spaced.
     Cbr,
+    /// ns-2's CBR with `random_ 1` (`CBR_Traffic::next_interval`): each gap is
+    /// the constant interval plus zero-mean uniform noise, interval x (1 + U(-0.5,
+    /// 0.5)), so sources of one rate do not stay in phase. The TCP evaluation
+    /// suite's voice and streaming sources (Tahiliani 2013, Section 4.4.2).
+    #[serde(rename = "cbr_random")]
+    CbrRandom,
     /// Poisson: exponential inter-arrival times.
     Poisson,
     /// Pareto inter-arrival times of shape `pareto_shape` (Hua's thesis section
@@ -908,6 +914,7 @@ impl UdpSpec {
         let most = size.saturating_mul(8 * NS_PER_SEC);
         let (peak, what) = match self.arrivals {
             Arrivals::Cbr | Arrivals::Poisson => (1.0, String::new()),
+            Arrivals::CbrRandom => (2.0, " x 2, its peak,".to_string()),
             Arrivals::Pareto => (self.pareto_shape / (self.pareto_shape - 1.0), " x a / (a - 1), its peak,".to_string()),
             Arrivals::ParetoOnOff => ((self.burst_ns as f64 + self.idle_ns as f64) / self.burst_ns as f64, " x (burst + idle) / burst, its peak,".to_string()),
         };

@@ -267,8 +267,10 @@ class UdpSpec(_Model):
     dst: str
     rate: Rate = _unit("rate", "rate_bps", description="mean offered load")
     packet_size: PacketSize = Field(..., description="size, or mean size, in bytes")
-    arrivals: Literal["cbr", "poisson", "pareto", "pareto_onoff"] = Field(
-        "poisson", description="pareto: Pareto gaps; pareto_onoff: ns-2's Pareto on/off bursts at the peak rate rate x (burst + idle) / burst"
+    arrivals: Literal["cbr", "cbr_random", "poisson", "pareto", "pareto_onoff"] = Field(
+        "poisson",
+        description="cbr_random: ns-2's CBR with random_ 1 (each gap the interval x (1 + U(-0.5, 0.5))); pareto: Pareto gaps; "
+        "pareto_onoff: ns-2's Pareto on/off bursts at the peak rate rate x (burst + idle) / burst",
     )
     sizes: Literal["fixed", "exponential", "mix"] = Field(
         "fixed", description="mix: Hua's 40 % 100 B, 40 % 500 B, 20 % 1000 B (packet_size unused)"

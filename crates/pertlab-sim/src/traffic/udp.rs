@@ -1,4 +1,5 @@
-//! Open-loop UDP source: constant-rate, Poisson or Pareto packets; fixed,
+//! Open-loop UDP source: constant-rate (evenly spaced, or dithered as ns-2's
+//! `random_ 1`), Poisson or Pareto packets; fixed,
 //! exponentially distributed or mixed sizes. Used for queueing checks (M/M/1),
 //! as unresponsive background load, and as the Pareto sources of Hua's thesis
 //! Chapter 5 (section 5.4: Pareto gaps of shape 1.9, the 100/500/1000-byte mix).
@@ -169,6 +170,10 @@ impl UdpSource {
     pub fn next_gap(&mut self) -> SimTime {
         match self.arrivals {
             Arrivals::Cbr => self.mean_gap_ns.round().max(1.0) as SimTime,
+            Arrivals::CbrRandom => {
+                let noise: f64 = self.rng.gen_range(-0.5..0.5);
+                (self.mean_gap_ns * (1.0 + noise)).round().max(1.0) as SimTime
+            }
             Arrivals::Poisson => {
                 // Inverse-transform sampling; 1 - u is in (0, 1] so the log is finite.
                 let u: f64 = self.rng.gen();
@@ -217,6 +222,21 @@ mod tests {
             assert!((rate / 1e6 - 1.0).abs() < 0.03, "{arrivals:?}: {rate} bit/s");
             assert!((size / mix_mean_size() - 1.0).abs() < 0.01, "{arrivals:?}: mean size {size}");
         }
+    }
+
+    #[test]
+    fn dithered_cbr_keeps_its_rate_and_spreads_its_gaps_uniformly_around_the_interval() {
+        // 1 Mbit/s of 1000-byte packets: an 8 ms interval, each gap uniform in [4, 12] ms,
+        // whose variance is interval^2 / 12 (ns-2's CBR with random_ 1).
+        let mut src = UdpSource::new(0, 0, 1, 1_000_000, 1000, Arrivals::CbrRandom, SizeDist::Fixed, false, None, crate::rng::from_seed(3));
+        let gaps: Vec<f64> = (0..200_000).map(|_| src.next_gap() as f64).collect();
+        let interval = 8e6;
+        let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+        let var = gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64;
+        assert!((mean / interval - 1.0).abs() < 0.005, "mean gap {mean} ns");
+        assert!((var / (interval * interval / 12.0) - 1.0).abs() < 0.02, "gap variance {var}");
+        let (lo, hi) = gaps.iter().fold((f64::MAX, 0.0f64), |(lo, hi), &g| (lo.min(g), hi.max(g)));
+        assert!(lo >= 0.5 * interval && hi <= 1.5 * interval && lo < 0.51 * interval && hi > 1.49 * interval, "gaps in [{lo}, {hi}]");
     }
 
     #[test]
