@@ -25,6 +25,7 @@ _EXPORTS = {
     "ModelError": ".runner",
     "Simulation": ".simulation",
     "dumbbell": ".builders",
+    "eval_suite": ".tcp_eval_suite",
     "Results": ".results",
     "CaptureWarning": ".results",
     "drop_ratio": ".results",

@@ -258,7 +258,7 @@ def dumbbell(
         float, typer.Option(help="UDP load on the bottleneck, a fraction of --bw: one source per class (Hua's 100/500/1000-byte mix) from one more host pair.")
     ] = 0.0,
     udp_split: Annotated[Optional[str], typer.Option(help="Class shares of --udp-load, summing to 1, e.g. 0.6,0.2,0.2 [default: equal].", metavar="F1,F2,...")] = None,
-    udp_arrivals: Annotated[str, typer.Option(help="Arrivals of the UDP sources: pareto (gaps, shape 1.9), pareto_onoff, poisson or cbr.")] = "pareto",
+    udp_arrivals: Annotated[str, typer.Option(help="Arrivals of the UDP sources: pareto (gaps, shape 1.9), pareto_onoff, poisson, cbr or cbr_random (ns-2's random_ 1).")] = "pareto",
     pcap: Annotated[
         Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
     ] = None,
@@ -294,6 +294,32 @@ def dumbbell(
         f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
     )
     _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, limit, _FLAGS)
+
+
+@app.command("eval-suite")
+def eval_suite_command(
+    cc: Annotated[str, typer.Option(help="Controller of every TCP flow (FTP both ways, web), e.g. surathkal, sack, cubic, xcp.")] = "sack",
+    bw: Annotated[str, typer.Option(help="Bottleneck rate, e.g. 10Mbps, 1Gbps.")] = "10Mbps",
+    rtt: Annotated[str, typer.Option(help="Round-trip propagation delay RTTp (bottleneck 0.4 RTTp, edges 0.05 RTTp).")] = "80ms",
+    duration: Annotated[str, typer.Option(help="Simulated time (the suite: 100s).")] = "100s",
+    warmup: Annotated[str, typer.Option(help="Metrics start here.")] = "20s",
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
+    pacing: Annotated[bool, typer.Option(help="Pace every TCP sender (srtt / cwnd apart); not in the suite.")] = False,
+    out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables and summary.json here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
+    progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+) -> None:
+    """The TCP evaluation suite's dumbbell (Tahiliani 2013, Sec. 4.4.2): 5 FTP flows each way, two-way voice,
+    streaming both ways and web sessions over the suite's adaptive ECN RED (XCP routers for xcp)."""
+    from .tcp_eval_suite import eval_suite
+
+    try:
+        scenario = eval_suite(cc, bw=bw, rtt=rtt, duration=duration, warmup=warmup, seed=seed, pacing=pacing)
+    except ValueError as e:
+        _fail(e)
+    q = scenario.dumbbell.bottleneck_queue
+    title = f"evaluation suite {bw}, RTT {rtt}, {cc}{' paced' if pacing else ''}, buffer {q.limit_pkts} pkts ({q.kind}), seed {seed}"
+    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, None)
 
 
 @app.command("run")

@@ -205,6 +205,29 @@ def test_progress_bar_on_stderr_unless_turned_off():
     assert "4/4 s simulated" in shown.stderr and "simulated" not in hidden.stderr
 
 
+@covers("eval-suite", "--cc", "--bw", "--rtt", "--duration", "--warmup", "--seed", "--pacing", "--out", "--json", "--progress")
+def test_eval_suite_flags(tmp_path):
+    """`pertlab eval-suite`: each flag once with a valid value, its effect seen in the result."""
+    base = ["eval-suite", "--bw", "20Mbps", "--rtt", "40ms", "--duration", "8s", "--warmup", "2s", "--no-progress", "--json"]
+    s = json.loads(invoke(*base, "--cc", "surathkal", "--seed", "3", "--out", str(tmp_path / "out")).stdout)
+    assert {f["cc"] for f in s["flows"]} == {"surathkal"} and len(s["flows"]) == 10 and len(s["udp"]) == 20
+    assert (s["window_start_s"], s["window_end_s"]) == (2.0, 8.0) and s["seed"] == 3
+    assert s["bottleneck"]["discipline"] == "ared" and s["bottleneck"]["utilization"] > 0.5
+    scenario = json.loads((tmp_path / "out" / "scenario.json").read_text())
+    d = scenario["dumbbell"]
+    assert d["bottleneck_rate_bps"] == 20_000_000 and d["bottleneck_delay_ns"] == 16_000_000  # 0.4 x 40 ms
+    assert scenario["flows"][0]["tcp"]["pacing"]["enabled"] is False
+    # --pacing paces every TCP sender; XCP brings its routers.
+    paced = json.loads(invoke(*base, "--cc", "xcp", "--pacing", "--out", str(tmp_path / "xcp")).stdout)
+    assert paced["bottleneck"]["discipline"] == "xcp"
+    assert json.loads((tmp_path / "xcp" / "scenario.json").read_text())["flows"][0]["tcp"]["pacing"]["enabled"] is True
+    # The progress bar is on stderr unless turned off.
+    shown = invoke("eval-suite", "--duration", "3s", "--warmup", "1s", env={"FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"})
+    assert "3/3 s simulated" in shown.stderr and "simulated" not in invoke(*base).stderr
+    bad = runner.invoke(app, ["eval-suite", "--cc", "tahoe"])
+    assert bad.exit_code == 2 and "cc: unknown controller 'tahoe'" in bad.stderr
+
+
 def test_short_runs_get_a_warmup_and_start_window_that_fit():
     """Issue 20: a 5 s run with no --warmup was refused ('must lie in [0, duration)')."""
     s = json.loads(invoke("dumbbell", "--bw", "10Mbps", "--flows", "4", "--duration", "5s", "--json").stdout)
