@@ -112,3 +112,75 @@ def test_wireless_claims_and_the_explanations_of_the_differences(tmp_path):
     assert (e["surathkal_xecn_only"] < e["westwood"]).all()
     known = {t for t in claims if t.startswith(("Fig. 4.17", "Fig. 4.19", "Fig. 4.20"))}
     assert _failing(claims) == known, _failing(claims) ^ known
+
+
+def _suite_table(report):
+    """Means as {(x, cc): row} of an evaluation-suite report."""
+    means = report.tables["means"]
+    x = "bw" if "bw" in means.columns else "rtt"
+    return x, {(r[x], r["cc"]): r for r in means.to_dicts()}
+
+
+TCP_VARIANTS = ("surathkal", "sack", "hstcp", "scalable", "cubic")
+
+
+def _surathkal_drops_explained(m, points):
+    """pertlab's explanation of Surathkal's drop rate, measured on the quick runs: its drop rate is
+    above SACK's at every point, and there the UDP sources (not ECN-capable: ARED can only drop
+    them) lose a larger fraction under Surathkal, as the report's claim reads it."""
+    for p in points:
+        sur, sack = m[(p, "surathkal")], m[(p, "sack")]
+        assert sur["drop_rate"] > sack["drop_rate"] and sur["udp_loss"] > sack["udp_loss"], (p, sur, sack)
+
+
+def _lowest_tcp_queue(m, p):
+    return min(m[(p, c)]["queue_pct"] for c in TCP_VARIANTS)
+
+
+def test_evaluation_suite_bandwidth_sweep(tmp_path):
+    report, claims = _report("tahiliani-ch4-suite-bw", tmp_path)
+    assert len(claims) == 12
+    x, m = _suite_table(report)
+    points = sorted({k[0] for k in m})
+    assert points == [10.0, 50.0, 200.0]
+    for text in ("XCP has the highest utilization above 100 Mbit/s.",
+                 "Surathkal's drop rate is somewhat higher than the other TCP variants' (above their median) below 100 Mbit/s."):  # fmt: skip
+        assert claims[text].holds, claims[text].evidence
+    _surathkal_drops_explained(m, points)
+    # XCP's queue is the bursts of ACK-compressed windows (the explanation covers 50 Mbit/s and up):
+    # there unpaced XCP holds over 3 times the lowest TCP variant's queue, paced XCP under a third of
+    # it, with the link at least as busy (within 0.05).
+    for p in (50.0, 200.0):
+        xcp, paced = m[(p, "xcp")], m[(p, "xcp-paced")]
+        assert xcp["queue_pct"] > 3 * _lowest_tcp_queue(m, p) and paced["queue_pct"] < _lowest_tcp_queue(m, p) / 3, p
+        assert paced["utilization"] >= xcp["utilization"] - 0.05, p
+    # Known differences (docs/reproductions.md, "the TCP evaluation suite"). Surathkal's utilization
+    # lead is among them only in quick mode: 30 s runs at 200 Mbit/s end before it fills the link
+    # (it holds in the full report).
+    known = {t for t in claims if t.startswith(("STCP has", "The mean queue is about", "XCP's mean queue", "Surathkal's drop rate is similar",
+                                                 "SACK performs", "pertlab's test of XCP", "Surathkal's utilization beats"))}  # fmt: skip
+    assert _failing(claims) <= known, _failing(claims) - known
+
+
+def test_evaluation_suite_rtt_sweep(tmp_path):
+    report, claims = _report("tahiliani-ch4-suite-rtt", tmp_path)
+    assert len(claims) == 11
+    x, m = _suite_table(report)
+    points = sorted({k[0] for k in m})
+    assert points == [10.0, 100.0, 800.0]
+    assert claims["Surathkal's utilization is the highest of the TCP variants above 100 ms (every point)."].holds
+    _surathkal_drops_explained(m, points)
+    # At 10 Mbit/s pacing brings XCP's queue below every TCP variant's at every RTT, but by half at
+    # few points (docs/reproductions.md: what holds it up there is not tested).
+    for p in points:
+        assert m[(p, "xcp-paced")]["queue_pct"] < _lowest_tcp_queue(m, p), p
+    # The thesis's two sweeps disagree at 10 Mbit/s: in these runs Surathkal drops more than every
+    # other TCP variant at each RTT, as the bandwidth sweep's text says and against the RTT sweep's
+    # (the full report: at all but two of its eight RTTs).
+    for p in points:
+        assert m[(p, "surathkal")]["drop_rate"] > max(m[(p, c)]["drop_rate"] for c in ("sack", "hstcp", "scalable", "cubic")), p
+    # Known differences (docs/reproductions.md); "SACK and STCP degrade sharply" holds in the full
+    # report, while in quick mode's 30 s runs STCP loses slightly less than Surathkal.
+    known = {t for t in claims if t.startswith(("Surathkal's utilization beats XCP", "Surathkal has the lowest mean queue", "CUBIC and STCP",
+                                                 "Surathkal's drop rate is below", "CUBIC's drop rate", "pertlab's test of XCP", "SACK and STCP"))}  # fmt: skip
+    assert _failing(claims) <= known, _failing(claims) - known

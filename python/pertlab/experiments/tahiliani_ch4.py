@@ -18,7 +18,10 @@ numbers").
   no contention, no interference-driven RTT variation (docs/model.md "Network"). ARED as in
   S4-A sits in the access point's queue onto the hop.
 
-Left out: the evaluation-suite traffic of Section 4.4.2 (Figs. 4.10 to 4.15) and 1 Gbit/s runs.
+- **S4-B** (:func:`suite_row`): the TCP evaluation suite of Section 4.4.2 (Figs. 4.10 to 4.15),
+  built by :func:`pertlab.tcp_eval_suite.eval_suite`; one controller at a time, its bottleneck's
+  utilization, mean queue as a percentage of the buffer and drop rate.
+
 Choices where the thesis is silent are named constants below and listed in
 docs/reproductions.md ("Tahiliani Chapter 4").
 """
@@ -117,6 +120,24 @@ def flow_row(scenario: Scenario) -> dict[str, Any]:
         "utilization": float(r.bottleneck["utilization"]), "avg_queue_pkts": float(r.bottleneck["avg_queue_pkts"]),
     }  # fmt: skip
     return row
+
+
+def suite_row(scenario: Scenario) -> dict[str, Any]:
+    """Run an evaluation-suite ``scenario`` (S4-B): the forward bottleneck's utilization, its
+    time-averaged queue as a percentage of the buffer (Figs. 4.11, 4.14: "% mean queue"), its drop
+    and mark rates over every packet that reached it, the forward FTP flows' goodput, and the
+    fraction of the forward UDP sources' packets lost (voice and streaming: traffic that is not
+    ECN-capable, so an AQM can only drop it)."""
+    r = run(scenario)
+    b, f, u = r.bottleneck, r.flows, r.udp.filter(r.udp["src"].str.starts_with("s"))
+    buffer = scenario.dumbbell.bottleneck_queue.limit_pkts
+    forward = f.filter(f["src"].str.starts_with("s"))  # the reverse FTP flows send from the d hosts
+    return {
+        "utilization": float(b["utilization"]), "queue_pct": 100 * float(b["avg_queue_pkts"]) / buffer,
+        "drop_rate": float(b["drop_rate"]), "mark_rate": float(b["mark_rate"]),
+        "ftp_goodput_mbps": float(forward["goodput_mbps"].sum()), "timeouts": int(f["timeouts"].sum()),
+        "udp_loss": int(u["dropped"].sum()) / max(int(u["sent"].sum()), 1),
+    }  # fmt: skip
 
 
 def jain(xs: list[float]) -> float:

@@ -26,5 +26,6 @@ from . import hua02_swtp_entries  # noqa: E402,F401  (Hua 2002: S-WTP against WT
 from . import tahiliani_entries  # noqa: E402,F401  (Tahiliani 2013 Ch. 4: Surathkal vs SACK, capacity and delay sweeps)
 from . import tahiliani_stability_entries  # noqa: E402,F401  (Tahiliani 2013 Ch. 4: fairness, cwnd and ARED avg stability)
 from . import tahiliani_wireless_entries  # noqa: E402,F401  (Tahiliani 2013 Ch. 4: wireless rate and error-rate sweeps)
+from . import tahiliani_suite_entries  # noqa: E402,F401  (Tahiliani 2013 Ch. 4: the TCP evaluation suite, Figs 4.10-4.15)
 from . import causes_entries  # noqa: E402,F401  (tests of the explanations of the PERT paper's Fig. 7 and Table 1 differences)
 from . import qian11_entries  # noqa: E402,F401  (Qian 2011 Ch. IV-V: ACK coalescing, pacing, RTT correction)
