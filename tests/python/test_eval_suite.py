@@ -4,6 +4,8 @@ measured in a run."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import pertlab
@@ -80,6 +82,19 @@ def test_a_run_carries_every_source_at_its_rate_and_reverse_traffic_loads_the_ac
     # Web: about the suite's 15 new connections a second (15 sessions, 1 s mean think time, less
     # the transfer time of each page).
     assert 12 <= r.web["objects_requested"] / 20 <= 15, r.web
+
+
+def test_a_discipline_written_in_python_runs_in_both_directions(monkeypatch):
+    """``queue`` replaces the suite's RED with any discipline, here RED written in Python
+    (examples/python_aqm), on both directions of the bottleneck, as the suite's RED is."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "examples" / "python_aqm"))
+    s = eval_suite("sack", bw="10Mbps", duration="4s", warmup="1s", queue="py:red:Red")
+    d = s.to_wire()["dumbbell"]
+    assert d["bottleneck_queue"] == d["bottleneck_queue_reverse"]
+    assert (d["bottleneck_queue"]["kind"], d["bottleneck_queue"]["target"], d["bottleneck_queue"]["limit_pkts"]) == ("py", "red:Red", 100)
+    r = pertlab.run(s)
+    both = r.queues.filter(r.queues["link"] == "bottleneck")
+    assert set(both["discipline"]) == {"py:red:Red"} and both["utilization"].min() > 0.5
 
 
 def test_bad_input_names_the_argument():
