@@ -114,11 +114,16 @@ def test_wireless_claims_and_the_explanations_of_the_differences(tmp_path):
     assert _failing(claims) == known, _failing(claims) ^ known
 
 
-def _suite_table(report):
-    """Means as {(x, cc): row} of an evaluation-suite report."""
+def _suite(name, tmp_path, n_claims, points):
+    """Run an evaluation-suite entry in quick mode: its claims by text and its means as
+    {(point, cc): row}, after checking the number of claims and the quick grid."""
+    report, claims = _report(name, tmp_path)
+    assert len(claims) == n_claims
     means = report.tables["means"]
     x = "bw" if "bw" in means.columns else "rtt"
-    return x, {(r[x], r["cc"]): r for r in means.to_dicts()}
+    m = {(r[x], r["cc"]): r for r in means.to_dicts()}
+    assert sorted({k[0] for k in m}) == points
+    return claims, m
 
 
 TCP_VARIANTS = ("surathkal", "sack", "hstcp", "scalable", "cubic")
@@ -138,11 +143,8 @@ def _lowest_tcp_queue(m, p):
 
 
 def test_evaluation_suite_bandwidth_sweep(tmp_path):
-    report, claims = _report("tahiliani-ch4-suite-bw", tmp_path)
-    assert len(claims) == 12
-    x, m = _suite_table(report)
-    points = sorted({k[0] for k in m})
-    assert points == [10.0, 50.0, 200.0]
+    points = [10.0, 50.0, 200.0]
+    claims, m = _suite("tahiliani-ch4-suite-bw", tmp_path, 12, points)
     for text in ("XCP has the highest utilization above 100 Mbit/s.",
                  "Surathkal's drop rate is somewhat higher than the other TCP variants' (above their median) below 100 Mbit/s."):  # fmt: skip
         assert claims[text].holds, claims[text].evidence
@@ -163,11 +165,8 @@ def test_evaluation_suite_bandwidth_sweep(tmp_path):
 
 
 def test_evaluation_suite_rtt_sweep(tmp_path):
-    report, claims = _report("tahiliani-ch4-suite-rtt", tmp_path)
-    assert len(claims) == 11
-    x, m = _suite_table(report)
-    points = sorted({k[0] for k in m})
-    assert points == [10.0, 100.0, 800.0]
+    points = [10.0, 100.0, 800.0]
+    claims, m = _suite("tahiliani-ch4-suite-rtt", tmp_path, 11, points)
     assert claims["Surathkal's utilization is the highest of the TCP variants above 100 ms (every point)."].holds
     _surathkal_drops_explained(m, points)
     # At 10 Mbit/s pacing brings XCP's queue below every TCP variant's at every RTT, but by half at
