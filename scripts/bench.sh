@@ -88,3 +88,6 @@ PY
 
 # Kotla 2008's largest runs (issue 7): 2.4 Gbit/s single flow, 1000 flows.
 .venv/bin/python scripts/bench_thesis.py
+
+# The evaluation suite at 1 Gbit/s (issue 16), beside the canonical run in events per CPU second.
+.venv/bin/python scripts/bench_suite.py

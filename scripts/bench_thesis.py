@@ -11,12 +11,12 @@ canonical run) and reported with its events, events/s and what it simulated.
 
 from __future__ import annotations
 
-import pathlib
 import resource
 import sys
 import time
 
 import pertlab
+from bench_block import write_block
 from pertlab.experiments import kotla08 as k
 
 
@@ -41,24 +41,14 @@ def main() -> None:
         rows.append(f"| {name} | {wall:.1f} | {events / 1e6:.0f} M | {events / wall / 1e6:.1f} M | {b['utilization']:.3f} | {b['drop_rate']:.2e} |")
         print(rows[-1], file=sys.stderr)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    block = "\n".join([
-        "<!-- bench-thesis:start -->",
+    write_block("bench-thesis", [
         "**Kotla 2008's largest runs** (issue 7; `scripts/bench_thesis.py`, through the Python front,",
         f"one run each, same machine; peak RSS of the process {rss:.0f} MiB):",
         "",
         "| run | wall s | events | events/s | bottleneck utilization | drop rate |",
         "|---|---|---|---|---|---|",
         *rows,
-        "<!-- bench-thesis:end -->",
     ])  # fmt: skip
-    path = pathlib.Path("BENCHMARKS.md")
-    text = path.read_text()
-    start, end = "<!-- bench-thesis:start -->", "<!-- bench-thesis:end -->"
-    if start in text:
-        text = text[: text.index(start)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip() + "\n\n" + block + "\n"
-    path.write_text(text)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,66 @@
+"""Events per second of the 1 Gbit/s points of Tahiliani's evaluation-suite sweep (issue 16:
+"the 1 Gbps points of the sweeps run at the simulator's usual events per second"), beside the
+canonical dumbbell measured the same way in the same process, written to BENCHMARKS.md between
+the ``bench-suite`` markers. Called by scripts/bench.sh (``make bench``).
+
+Each run goes through the Python front (``pertlab.run``), as the reproduction's runs do. The
+figure is events per CPU second of the process (``time.process_time``), which a loaded machine
+changes less than wall time; the canonical run is taken best of three, each suite point once
+(they take tens of seconds).
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import pertlab
+from bench_block import write_block
+from pertlab.reproduce.tahiliani_suite_entries import FULL, VARIANTS
+
+
+def measure(scenario: pertlab.Scenario) -> tuple[float, int, dict]:
+    """CPU seconds, events and the bottleneck summary of one run."""
+    t = time.process_time()
+    r = pertlab.run(scenario)
+    return time.process_time() - t, r.data["events"], r.bottleneck
+
+
+def machine() -> str:
+    """Date, commit, processor, cores and load: what the figures depend on."""
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    load = os.getloadavg()[0]
+    return f"Measured {datetime.date.today()} at commit `{commit}` on {cpu} ({os.cpu_count()} cores), load average {load:.1f} at the start."
+
+
+def main() -> None:
+    where = machine()
+    canonical = pertlab.dumbbell()
+    cpu, events, _ = min(measure(canonical) for _ in range(3))
+    base = events / cpu
+    rows = [f"| canonical dumbbell (150 Mbit/s, 60 ms, 50 SACK flows, 100 s) | {cpu:.2f} | {events / 1e6:.1f} M | {base / 1e6:.1f} M | 1.00 | |"]
+    for variant in VARIANTS:
+        cc, pacing = ("xcp", True) if variant == "xcp-paced" else (variant, False)
+        s = pertlab.eval_suite(cc, bw="1Gbps", rtt="80ms", duration=FULL.duration, warmup=FULL.warmup, pacing=pacing)
+        cpu, events, b = measure(s)
+        rows.append(f"| suite, {variant}, 1 Gbit/s, 80 ms, 100 s | {cpu:.2f} | {events / 1e6:.1f} M | {events / cpu / 1e6:.1f} M | {events / cpu / base:.2f} | {b['utilization']:.3f} |")
+        print(rows[-1], file=sys.stderr)
+    write_block("bench-suite", [
+        "**Evaluation suite at 1 Gbit/s** (issue 16; `scripts/bench_suite.py`: Tahiliani's Figs. 4.10-4.12 at their",
+        "largest point, seed 1, through the Python front; CPU seconds of the process, so events per CPU second;",
+        "the canonical run measured the same way, best of three, in the same process).",
+        where,
+        "",
+        "| run | CPU s | events | events per CPU s | vs canonical | bottleneck utilization |",
+        "|---|---|---|---|---|---|",
+        *rows,
+    ])  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
