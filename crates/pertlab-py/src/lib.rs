@@ -92,7 +92,13 @@ fn bytes_per_flow() -> u64 {
 /// message), with the results up to there as JSON text in its `results_json`.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, progress=None, memory_limit=None, models=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, memory_limit: Option<u64>, models: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+fn run_json(
+    py: Python<'_>,
+    scenario_json: &str,
+    progress: Option<PyObject>,
+    memory_limit: Option<u64>,
+    models: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
     let scenario = parse(scenario_json)?;
     let models = PyModels::new(models)?;
     let mut world = World::build_with(&scenario, limit(memory_limit), &models).map_err(|e| PyValueError::new_err(e.to_string()))?;
