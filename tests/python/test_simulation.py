@@ -68,6 +68,20 @@ def test_a_rate_change_shows_in_the_series_at_that_instant():
     # with these ten flows (its thresholds stay those computed for 20 Mbit/s).
     assert 0.9 * 20 * 1460 / 1500 < before <= 20 * 1460 / 1500 + 0.2
     assert 0.85 * 5 * 1460 / 1500 < after <= 5 * 1460 / 1500 + 0.2
+    # The queue series shows it from the first sample after the change. For about one round trip
+    # (40 ms) the ACK clock still brings packets at the pace of the old rate, 15 Mbit/s (1250
+    # packets/s) more than the link now sends: the queue grows by some 50 packets within 100 ms.
+    q = r.queue_series.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0")).sort("t_s")
+    at = {round(t, 1): row for t, row in zip(q["t_s"], q.iter_rows(named=True))}
+    assert at[10.1]["len_pkts"] > at[10.0]["len_pkts"] + 30, (at[10.0], at[10.1])
+    # That queue is more than 100 ms of sending at 5 Mbit/s (42 packets): the link is busy
+    # throughout the next two intervals, and the utilization (busy time, as the summary's) says so.
+    assert at[10.1]["len_pkts"] > 42 and at[10.1]["utilization"] == at[10.2]["utilization"] == 1.0
+    # Busy nearly all the time at the lower rate, while what it delivers fell to that rate (above);
+    # before the change RED let it idle a tenth of the time at 20 Mbit/s.
+    busy = lambda lo, hi: q.filter(pl.col("t_s").is_between(lo, hi, closed="right"))["utilization"].mean()  # noqa: E731
+    assert busy(10.0, 20.0) > 0.97 and 0.8 < busy(6.0, 10.0) < 0.95, (busy(10.0, 20.0), busy(6.0, 10.0))
+    assert at[0.0]["utilization"] == 0.0 and q["utilization"].is_between(0.0, 1.0).all()
 
 
 def traced(**kw) -> pertlab.Scenario:
