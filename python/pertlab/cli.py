@@ -154,7 +154,7 @@ def _run_and_report(
     ``memory_limit`` as :func:`_memory_limit` reads it; ``flags`` names the flags behind the
     fields of a refusal."""
     with interrupt.deferred():
-        results = _run(scenario, progress, memory_limit, flags)
+        results = _run(scenario, progress, memory_limit, flags, out_dir)
         if out_dir is not None:
             err.print(f"results in {results.write(out_dir)}/", highlight=False)
         _emit(results, as_json, title)
@@ -507,7 +507,9 @@ def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
     return scenario.model_copy(update={"capture": [*scenario.capture, *added]})
 
 
-def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None) -> Results:
+def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None, out_dir: Path | None = None) -> Results:
+    """Run ``scenario``; a failure of a model written in Python prints its message, writes the
+    results up to the failure into ``out_dir`` (if given) and exits with status 1."""
     import warnings
 
     from .results import CaptureWarning
@@ -520,6 +522,9 @@ def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: 
     except ModelError as e:
         # A model written in Python failed: its traceback, the simulated time, the flow, the hook.
         err.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)
+        if out_dir is not None:
+            at = e.results.data["sim_seconds"]
+            err.print(f"results up to the failure ({at:g} s simulated, flagged interrupted) in {e.results.write(out_dir)}/", highlight=False)
         raise typer.Exit(1)
     except ValueError as e:
         _fail(e, flags)
