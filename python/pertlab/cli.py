@@ -199,7 +199,7 @@ def dumbbell(
         Optional[int], typer.Option(help="Number of flows [default: 50, or the sum of the counts in --cc].")
     ] = None,
     cc: Annotated[
-        str, typer.Option(help=f"Controller of all flows ({', '.join(CC_NAMES)}), or a mix: pert:25,sack:25.")
+        str, typer.Option(help=f"Controller of all flows ({', '.join(CC_NAMES)}, or py:module:Class written in Python), or a mix: pert:25,sack:25.")
     ] = "sack",
     queue: Annotated[str, typer.Option(help=f"Bottleneck queue: {', '.join(QUEUE_NAMES)}, or py:module:Class (written in Python).")] = "droptail",
     ecn: Annotated[bool, typer.Option("--ecn", help="ECN-capable flows; RED/ARED marks instead of dropping.")] = False,
