@@ -8,6 +8,13 @@ Run it with ``pertlab dumbbell --queue py:red:Red`` from this directory (or with
 ``sys.path``); it gives the same bytes as ``--queue red`` with the same parameters
 (tests/python/test_python_aqm.py). Parameters are class attributes: subclass to change them
 (``RedEcn`` below). Left out: byte mode, adaptive ``max_p`` (ARED and its kin).
+
+The mean packet size (what the idle-time decay counts) is, unless a subclass sets
+``mean_pkt_size``, the size of the first TCP data packet the queue sees: the flows' packet
+size, which is what the builders (``pertlab dumbbell``, :func:`pertlab.dumbbell`) give the
+core's RED as its ``mean_pkt_size``; ns-3's 500 bytes until a data packet has arrived. A
+scenario file whose RED sets another ``mean_pkt_size`` (or leaves ns-3's 500) is matched by a
+subclass setting the same.
 """
 
 #: ns-3 ``MinTh``, packets.
@@ -18,7 +25,8 @@ MAX_TH_FACTOR = 3.0
 Q_W = 0.002
 #: ns-3 ``LInterm``: max_p = 1/50.
 L_INTERM = 50.0
-#: ns-3 ``MeanPktSize``, bytes: the packet the idle-time decay counts when ``idle_pkt_size`` is 0.
+#: ns-3 ``MeanPktSize``, bytes: the packet the idle-time decay counts when ``idle_pkt_size`` is 0,
+#: until the first TCP data packet gives the flows' size.
 MEAN_PKT_SIZE = 500
 NS_PER_SEC = 1_000_000_000
 
@@ -66,7 +74,7 @@ class Red:
     wait = True
     use_ecn = False
     use_hard_drop = True
-    mean_pkt_size = MEAN_PKT_SIZE
+    mean_pkt_size = None  # the first TCP data packet's size (as the builders give the core's RED)
     idle_pkt_size = 0
 
     def __init__(self):
@@ -96,7 +104,7 @@ class Red:
             return 0
         idle_ns = max(q.now - self.idle_since, 0)
         self.idle_since = None
-        size = self.idle_pkt_size or self.mean_pkt_size
+        size = self.idle_pkt_size or self.mean_pkt_size or MEAN_PKT_SIZE
         return min(idle_ns * q.link_rate_bps // (8 * size * NS_PER_SEC), 2**64 - 1)
 
     def decide(self, q, length):
@@ -116,6 +124,8 @@ class Red:
         return "none"
 
     def enqueue(self, q, pkt):
+        if self.mean_pkt_size is None and pkt.kind == "data":
+            self.mean_pkt_size = pkt.size
         m = self.idle_packets(q)
         keep = 1.0 - self.q_w
         decay = keep if m == 0 else keep ** (float(m) + 1.0)

@@ -154,7 +154,7 @@ def _run_and_report(
     ``memory_limit`` as :func:`_memory_limit` reads it; ``flags`` names the flags behind the
     fields of a refusal."""
     with interrupt.deferred():
-        results = _run(scenario, progress, memory_limit, flags)
+        results = _run(scenario, progress, memory_limit, flags, out_dir)
         if out_dir is not None:
             err.print(f"results in {results.write(out_dir)}/", highlight=False)
         _emit(results, as_json, title)
@@ -199,7 +199,7 @@ def dumbbell(
         Optional[int], typer.Option(help="Number of flows [default: 50, or the sum of the counts in --cc].")
     ] = None,
     cc: Annotated[
-        str, typer.Option(help=f"Controller of all flows ({', '.join(CC_NAMES)}), or a mix: pert:25,sack:25.")
+        str, typer.Option(help=f"Controller of all flows ({', '.join(CC_NAMES)}, or py:module:Class written in Python), or a mix: pert:25,sack:25.")
     ] = "sack",
     queue: Annotated[str, typer.Option(help=f"Bottleneck queue: {', '.join(QUEUE_NAMES)}, or py:module:Class (written in Python).")] = "droptail",
     ecn: Annotated[bool, typer.Option("--ecn", help="ECN-capable flows; RED/ARED marks instead of dropping.")] = False,
@@ -533,7 +533,9 @@ def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
     return scenario.model_copy(update={"capture": [*scenario.capture, *added]})
 
 
-def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None) -> Results:
+def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None, out_dir: Path | None = None) -> Results:
+    """Run ``scenario``; a failure of a model written in Python prints its message, writes the
+    results up to the failure into ``out_dir`` (if given) and exits with status 1."""
     import warnings
 
     from .results import CaptureWarning
@@ -546,6 +548,9 @@ def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: 
     except ModelError as e:
         # A model written in Python failed: its traceback, the simulated time, the flow, the hook.
         err.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)
+        if out_dir is not None:
+            at = e.results.data["sim_seconds"]
+            err.print(f"results up to the failure ({at:g} s simulated, flagged interrupted) in {e.results.write(out_dir)}/", highlight=False)
         raise typer.Exit(1)
     except ValueError as e:
         _fail(e, flags)

@@ -88,7 +88,7 @@ CLASS_SCHEMA = {
 }  # fmt: skip
 QUEUE_SERIES_SCHEMA = {
     "t_s": pl.Float64, "queue": pl.UInt32, "len_pkts": pl.UInt32, "len_bytes": pl.UInt64, "probability": pl.Float64,
-    "avg": pl.Float64, "max_p": pl.Float64,
+    "avg": pl.Float64, "max_p": pl.Float64, "utilization": pl.Float64,
 }  # fmt: skip
 FLOW_SERIES_SCHEMA = {
     "t_s": pl.Float64, "flow": pl.UInt32, "cwnd": pl.UInt32, "ssthresh": pl.UInt32, "srtt_ms": pl.Float64,
@@ -118,7 +118,10 @@ def _rows(rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
 
 
 def _columns(cols: dict[str, list[Any]], schema: dict[str, Any]) -> pl.DataFrame:
-    known = {k: pl.Series(k, cols.get(k, []), dtype=t) for k, t in schema.items()}
+    """A frame of the columns ``cols`` with the types of ``schema``; a column of the schema
+    missing from ``cols`` (result files written before it existed) is null."""
+    rows = len(next(iter(cols.values()), []))
+    known = {k: pl.Series(k, cols.get(k, [None] * rows), dtype=t) for k, t in schema.items()}
     extra = {k: pl.Series(k, v) for k, v in cols.items() if k not in schema}
     return pl.DataFrame({**known, **extra})
 
@@ -261,8 +264,11 @@ class Results:
 
     @property
     def queue_series(self) -> pl.DataFrame:
-        """Queue length samples; ``queue`` indexes :attr:`queues`, whose link and
-        direction are joined in as ``link``, ``from``, ``to``."""
+        """Queue samples: length, the discipline's probability, average and max_p, and the
+        ``utilization`` of the link the queue feeds over the interval since the previous sample
+        (the fraction of it the link was transmitting, as the summary's; 0 at t = 0);
+        ``queue`` indexes :attr:`queues`, whose link and direction are joined in as ``link``,
+        ``from``, ``to``."""
 
         def build() -> pl.DataFrame:
             series = _columns(self.data["queue_series"], QUEUE_SERIES_SCHEMA)
@@ -362,7 +368,7 @@ class Results:
         for name in ("queue_series", "flow_series"):
             frame = pl.read_parquet(out / f"{name}.parquet")
             schema = QUEUE_SERIES_SCHEMA if name == "queue_series" else FLOW_SERIES_SCHEMA
-            data[name] = {k: frame[k].to_list() for k in schema}
+            data[name] = {k: frame[k].to_list() for k in schema if k in frame.columns}
         if (out / "trace.json").exists():
             data["trace"] = json.loads((out / "trace.json").read_text())
             for name, (prefix, schema) in TRACE_TABLES.items():

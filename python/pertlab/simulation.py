@@ -12,11 +12,13 @@ a run taken in steps gives the results of :func:`pertlab.run` on the same
 scenario, byte for byte. Between steps a link's rate can change (from the next
 packet each direction sends) and its delay (from the next packet each direction
 finishes sending; packets on the wire keep theirs and none overtakes another), a
-long flow's application can stop or resume, and an ``agent`` flow takes a window
+long flow can start before its start time, its application can stop or resume, a
+core controller's parameter can change (PERT's thresholds, Vegas' alpha and beta,
+CUBIC's C and beta, ...: docs/simulation.md), and an ``agent`` flow takes a window
 or a pacing rate; the results then show the change at the instant it was made.
 
-Left out: changing controller parameters or queue disciplines mid-run; web
-transfers and UDP sources in the live state (their counters are in the results).
+Left out: changing queue disciplines mid-run; web transfers and UDP sources in
+the live state (their counters are in the results).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from .runner import as_scenario
 from .memory import core_limit
 from .pymodels import resolve
 from .scenario import Scenario, ScenarioError
+from .scenario.errors import people_path
 from .units import parse_rate, parse_time
 
 __all__ = ["Simulation"]
@@ -46,6 +49,8 @@ class Simulation:
 
     def __init__(self, scenario: Scenario | dict[str, Any] | str | Path, *, memory_limit: float | None = None):
         self.scenario = as_scenario(scenario)
+        #: The controllers whose parameters :meth:`set_cc_param` changed, by flow (the scenario keeps those it gave).
+        self._cc_in_force: dict[int, Any] = {}
         models = resolve(self.scenario)
         try:
             self._core = _core.Simulation(self.scenario.to_wire_json(), core_limit(memory_limit), models or None)
@@ -122,8 +127,32 @@ class Simulation:
         self._call(self._core.set_flow_sending, _flow(flow), False)
 
     def resume_flow(self, flow: int) -> None:
-        """Long flow ``flow``'s application has data again (after :meth:`stop_flow` or a scheduled stop)."""
+        """Long flow ``flow``'s application has data again (after :meth:`stop_flow` or a scheduled stop).
+        A flow that has not started yet is refused, naming its start time: :meth:`start_flow` starts it."""
         self._call(self._core.set_flow_sending, _flow(flow), True)
+
+    def start_flow(self, flow: int) -> None:
+        """Long flow ``flow``, which has not started yet, starts now instead of at its start time
+        (the results' ``start_s`` is then now; its stop and pauses keep their times). A flow that
+        has started, or carries a video (whose writes are scheduled from its start time), is refused."""
+        self._call(self._core.start_flow, _flow(flow))
+
+    def set_cc_param(self, flow: int, field: str, value: Any) -> None:
+        """Parameter ``field`` of long flow ``flow``'s controller becomes ``value`` (written as in a
+        scenario: ``set_cc_param(0, "t_min", "3ms")``, ``set_cc_param(2, "alpha", 4)``), from the
+        controller's next ACK; its state is kept. The parameters that change mid-run are the core's
+        list (docs/simulation.md); the value is checked as a scenario's would be, with the same
+        message (``flows[0].cc.p_max: ...``)."""
+        i = _flow(flow)
+        if i >= len(self.scenario.flows):
+            self._call(self._core.set_cc_param, i, field, "null")  # the core names the flows there are
+        changed = _with_param(self._cc_in_force.get(i, self.scenario.flows[i].cc), i, field, value)
+        if changed is None:  # not a field of the controller: the core says what changes mid-run
+            self._call(self._core.set_cc_param, i, field, json.dumps(value, default=str))
+            return
+        wire = _wire_name(changed, field)
+        self._call(self._core.set_cc_param, i, wire, json.dumps(changed.model_dump(by_alias=True)[wire]))
+        self._cc_in_force[i] = changed
 
     def set_cwnd(self, flow: int, cwnd: int) -> None:
         """Long flow ``flow``'s window becomes ``cwnd`` segments (at most its receiver window);
@@ -146,6 +175,34 @@ class Simulation:
             method(*args)
         except ValueError as e:
             raise ScenarioError.from_core(e) from None
+
+
+def _wire_name(spec: Any, field: str) -> str | None:
+    """The core's name of ``field`` (its name, or already its wire name) in the controller model
+    ``spec``; None when the model has no such field."""
+    for name, info in type(spec).model_fields.items():
+        if name != "kind" and field in (name, info.serialization_alias):
+            return info.serialization_alias or name
+    return None
+
+
+def _with_param(spec: Any, flow: int, field: str, value: Any) -> Any:
+    """The controller model ``spec`` with ``field`` set to ``value``, checked as in a scenario
+    (errors at ``flows[flow].cc.<field>``, as the scenario's would read); None when ``spec`` has no
+    such field."""
+    from pydantic import ValidationError
+
+    wire = _wire_name(spec, field)
+    if wire is None:
+        return None
+    data = spec.model_dump(by_alias=True)
+    del data[wire]
+    try:
+        return type(spec).model_validate({**data, field: value})
+    except ValidationError as e:
+        prefix = f"flows[{flow}].cc"
+        errors = ScenarioError.from_pydantic(e).errors
+        raise ScenarioError([(prefix if path == "scenario" else f"{prefix}.{people_path(path)}", message) for path, message in errors]) from None
 
 
 def _flow(flow: object) -> int:

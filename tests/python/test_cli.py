@@ -120,6 +120,13 @@ def test_run_writes_parquet_and_summary(tmp_path):
     assert (tmp_path / "queue.png").read_bytes()[:4] == b"\x89PNG"
 
 
+def test_dumbbell_help_names_the_python_forms_of_cc_and_queue():
+    import typer
+
+    options = {p.name: p.help for p in typer.main.get_command(app).commands["dumbbell"].params}
+    assert "py:module:Class" in options["cc"] and "py:module:Class" in options["queue"]
+
+
 def test_schema_is_json():
     result = invoke("schema")
     assert result.exit_code == 0

@@ -277,3 +277,31 @@ def test_the_command_line_runs_python_controllers_from_the_current_directory(tmp
     failed = CliRunner().invoke(app, [*args, "--cc", "py:raises:R", "--flows", "1"], catch_exceptions=False)
     assert failed.exit_code == 1
     assert "error: flows[0] (py:raises:R), hook cong_avoid, at simulated time" in failed.output and "OSError: no" in failed.output
+
+
+def test_the_command_line_writes_the_results_up_to_a_failure(tmp_path, monkeypatch):
+    """A controller that fails at 1 s: the message, exit status 1, and with --out the results up
+    to the failure written there (flagged interrupted), which stderr says."""
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+    from pertlab.results import Results
+
+    write_module(tmp_path, monkeypatch, "failing_cli", FAILING)
+    out = tmp_path / "out"
+    args = ["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--duration", "3s", "--cc", "py:failing_cli:Fails", "--sample-interval", "100ms"]
+    failed = CliRunner().invoke(app, [*args, "--out", str(out)], catch_exceptions=False)
+    assert failed.exit_code == 1
+    assert "error: flows[2] (py:failing_cli:Fails), hook cong_avoid, at simulated time 1." in failed.output
+    stopped_at = float(failed.output.split("at simulated time ")[1].split(" s")[0])
+    assert f"results up to the failure ({stopped_at:g} s simulated, flagged interrupted) in {out}/" in " ".join(failed.output.split())
+    partial = Results.read(out)
+    assert partial.interrupted and partial.data["sim_seconds"] == pytest.approx(stopped_at)
+    assert partial.flows.height == 4 and partial.flows["goodput_bytes"].sum() > 0
+    # The series stop at the failure.
+    assert 0.9 < partial.queue_series["t_s"].max() <= stopped_at
+    # Without --out nothing is written, and the exit status is the same.
+    monkeypatch.chdir(tmp_path)
+    again = CliRunner().invoke(app, args, catch_exceptions=False)
+    assert again.exit_code == 1 and "results up to the failure" not in again.output
+    assert {p.name for p in tmp_path.iterdir()} - {"__pycache__"} == {"failing_cli.py", "out"}

@@ -26,6 +26,13 @@ def test_udp_run_tables():
     qs = r.queue_series.filter(pl.col("link") == "bottleneck")
     assert qs.height == 2 * 51  # both directions, samples at 0, 0.1, .., 5 s
     assert qs["len_pkts"].max() <= 30
+    # Each sample's utilization is the summary's over its interval: the samples that tile the
+    # measurement window average to the summary's figure.
+    forward = qs.filter(pl.col("from") == "r")
+    window = forward.filter(pl.col("t_s").is_between(r.data["window_start_s"], r.data["window_end_s"], closed="right"))
+    assert window.height == round((r.data["window_end_s"] - r.data["window_start_s"]) / 0.1)
+    assert window["utilization"].mean() == pytest.approx(b["utilization"], rel=1e-12)
+    assert forward["utilization"][0] == 0.0 and window["utilization"].min() > 0.5
 
 
 def test_dumbbell_tables(dumbbell_scenario):
@@ -49,6 +56,11 @@ def test_parquet_round_trip(tmp_path):
         assert pl.from_arrow(table).equals(getattr(r, name))
     again = Results.read(tmp_path)
     assert again.queue_series.equals(r.queue_series)
+    # Files written before the queue series had its utilization read back with it null.
+    pl.read_parquet(tmp_path / "queue_series.parquet").drop("utilization").write_parquet(tmp_path / "queue_series.parquet")
+    older = Results.read(tmp_path).queue_series
+    assert older["utilization"].null_count() == older.height > 0
+    assert older.drop("utilization").equals(r.queue_series.drop("utilization"))
     assert again.summary == r.summary
     assert again.scenario == r.scenario
     assert "wall_seconds" not in json.loads((tmp_path / "summary.json").read_text())

@@ -1,6 +1,6 @@
 """pertlab.Simulation: a run taken in steps gives pertlab.run's results, its live state moves
-with the run, and a change between steps (a link's rate or delay, a flow's sending) shows in the
-results at the instant it was made."""
+with the run, and a change between steps (a link's rate or delay, a flow's start or sending, a
+controller's parameter) shows in the results at the instant it was made."""
 
 import polars as pl
 import pytest
@@ -68,6 +68,20 @@ def test_a_rate_change_shows_in_the_series_at_that_instant():
     # with these ten flows (its thresholds stay those computed for 20 Mbit/s).
     assert 0.9 * 20 * 1460 / 1500 < before <= 20 * 1460 / 1500 + 0.2
     assert 0.85 * 5 * 1460 / 1500 < after <= 5 * 1460 / 1500 + 0.2
+    # The queue series shows it from the first sample after the change. For about one round trip
+    # (40 ms) the ACK clock still brings packets at the pace of the old rate, 15 Mbit/s (1250
+    # packets/s) more than the link now sends: the queue grows by some 50 packets within 100 ms.
+    q = r.queue_series.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0")).sort("t_s")
+    at = {round(t, 1): row for t, row in zip(q["t_s"], q.iter_rows(named=True))}
+    assert at[10.1]["len_pkts"] > at[10.0]["len_pkts"] + 30, (at[10.0], at[10.1])
+    # That queue is more than 100 ms of sending at 5 Mbit/s (42 packets): the link is busy
+    # throughout the next two intervals, and the utilization (busy time, as the summary's) says so.
+    assert at[10.1]["len_pkts"] > 42 and at[10.1]["utilization"] == at[10.2]["utilization"] == 1.0
+    # Busy nearly all the time at the lower rate, while what it delivers fell to that rate (above);
+    # before the change RED let it idle a tenth of the time at 20 Mbit/s.
+    busy = lambda lo, hi: q.filter(pl.col("t_s").is_between(lo, hi, closed="right"))["utilization"].mean()  # noqa: E731
+    assert busy(10.0, 20.0) > 0.97 and 0.8 < busy(6.0, 10.0) < 0.95, (busy(10.0, 20.0), busy(6.0, 10.0))
+    assert at[0.0]["utilization"] == 0.0 and q["utilization"].is_between(0.0, 1.0).all()
 
 
 def traced(**kw) -> pertlab.Scenario:
@@ -144,6 +158,100 @@ def test_a_stopped_flow_sends_nothing_new_until_resumed():
     sim.resume_flow(1)
     sim.run_until("10s")
     assert sim.flows()["segments_sent"][1] > sent
+
+
+def test_a_flow_starts_when_told_and_not_by_resume():
+    """A flow due at 5 s: resume_flow at 1 s is refused naming its start time (it would do nothing),
+    start_flow starts it then: it sends at once, and the results give 1 s as its start."""
+    wire = scenario(flows=3, duration="8s", warmup="2s").to_wire()
+    del wire["flows"][2]["start_window_ns"]
+    wire["flows"][2]["start"] = "5s"
+    sim = pertlab.Simulation(pertlab.Scenario.parse(wire))
+    sim.run_until("1s")
+    with pytest.raises(ScenarioError, match=r"^flow: flow 2 has not started \(its start time is 5 s\), so it cannot resume; start_flow starts it now"):
+        sim.resume_flow(2)
+    assert not sim.flows()["started"][2]
+    sim.start_flow(2)
+    flow = sim.flows().row(2, named=True)
+    assert flow["started"] and flow["segments_sent"] > 0
+    sim.run_until("3s")
+    # Two seconds of a third of 20 Mbit/s at least.
+    assert sim.flows()["bytes_acked"][2] > 2 * 20e6 / 3 / 8 / 2
+    with pytest.raises(ScenarioError, match=r"^flow: flow 2 started already, at 1 s"):
+        sim.start_flow(2)
+    r = sim.results()
+    assert r.flows["start_s"][2] == 1.0 and r.summary["conservation"]["ok"]
+
+
+def vegas(**kw) -> pertlab.Scenario:
+    """Four Vegas flows starting together on 20 Mbit/s and 40 ms, a DropTail buffer of four BDPs."""
+    return scenario(flows=4, cc="vegas", queue="droptail", buffer_bdp=4, start_window="0s", duration="30s", **kw)
+
+
+def test_vegas_alpha_and_beta_raised_mid_run_move_the_queue_its_flows_keep():
+    """Each Vegas flow holds Linux's diff = cwnd (rtt - base) / base between alpha and beta (a
+    truncated number: below beta + 1). Summed over the flows that is Q (1 + Q / BDP) for a queue of
+    Q packets and a BDP of 67.7 (40.64 ms at 20 Mbit/s). With alpha, beta = 1, 3 (ns-2) four flows
+    keep it in [4, 16]; raised to 10, 12 at 15 s, in [40, 52], and the queue follows within the
+    second."""
+    sim = pertlab.Simulation(vegas())
+    sim.run_until("15s")
+    for f in range(4):
+        sim.set_cc_param(f, "beta", 12)  # beta first: it may never be below alpha
+        sim.set_cc_param(f, "alpha", 10)
+    r = sim.results()
+    q = r.queue_series.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0"))
+    queued = lambda lo, hi: q.filter(pl.col("t_s").is_between(lo, hi, closed="right"))["len_pkts"].mean()  # noqa: E731
+    diff_sum = lambda queue: queue * (1 + queue / 67.7)  # noqa: E731
+    before, after = queued(8.0, 15.0), queued(16.0, 30.0)
+    assert 4 * 1 <= diff_sum(before) <= 4 * (3 + 1), before
+    assert 4 * 10 <= diff_sum(after) <= 4 * (12 + 1), after
+    assert r.flows["retransmits"].sum() == 0  # the buffer never filled: the queue is Vegas's
+
+
+def test_a_parameter_set_to_its_value_gives_the_bytes_of_a_plain_run():
+    """Every kind with live parameters, one flow each, each set to what it already is at 2 s."""
+    s = scenario(cc="pert:1,vegas:1,cubic:1,fast:1,dctcp:1,scalable:1", flows=None, duration="6s", warmup="1s")
+    whole = pertlab.run(s)
+    sim = pertlab.Simulation(s)
+    sim.run_until("2s")
+    for flow, field, value in [(0, "t_min", "5ms"), (0, "p_max", 0.05), (1, "alpha", 1), (2, "c", 0.4), (2, "beta", 0.7), (3, "alpha", 200), (4, "g", 1 / 16), (5, "a", 0.01)]:
+        sim.set_cc_param(flow, field, value)
+    stepped = sim.results()
+    for name in ("flows", "queues", "queue_series", "flow_series"):
+        assert getattr(stepped, name).equals(getattr(whole, name)), name
+    assert stepped.summary["events"] == whole.summary["events"]
+
+
+def test_bad_controller_parameters_name_the_flow_the_field_and_what_is_allowed():
+    s = scenario(flows=3, cc="pert:2,sack:1", duration="4s", warmup="1s")
+    sim = pertlab.Simulation(s)
+    sim.run_until("1s")
+    # Out of range: the message a scenario holding the value gets.
+    wire = s.to_wire()
+    wire["flows"][1]["cc"]["p_max"] = 1.5
+    with pytest.raises(ScenarioError) as scenario_error:
+        pertlab.Scenario.parse(wire)
+    with pytest.raises(ScenarioError) as set_error:
+        sim.set_cc_param(1, "p_max", 1.5)
+    assert str(set_error.value) == str(scenario_error.value) == "flows[1].cc.p_max: Input should be less than or equal to 1, got 1.5"
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_max: must be greater than t_min \(12ms\), got 10ms$"):
+        sim.set_cc_param(0, "t_min", "12ms")
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_min: cannot read 'soon' as a time"):
+        sim.set_cc_param(0, "t_min", "soon")
+    # A field that does not change mid-run, or none at all; a controller without such fields; no such flow.
+    for field in ("srtt_weight", "cwnd"):
+        with pytest.raises(ScenarioError, match=rf"^flows\[0\]\.cc\.{field}: not a parameter of pert that changes mid-run; those are t_min_ns, t_max_ns, p_max, decrease$"):
+            sim.set_cc_param(0, field, 0.9)
+    with pytest.raises(ScenarioError, match=r"^flows\[2\]\.cc: flow 2's controller is reno, which has no parameters that change mid-run; those that have: pert \(t_min_ns, .*vegas \(alpha, beta, gamma\)"):
+        sim.set_cc_param(2, "p_max", 0.1)
+    with pytest.raises(ScenarioError, match=r"^flow: no flow 3; the long flows are 0 to 2"):
+        sim.set_cc_param(3, "p_max", 0.1)
+    # Both names of a time are read; refused values changed nothing, accepted ones stay in force.
+    sim.set_cc_param(0, "t_max_ns", 30_000_000)
+    sim.set_cc_param(0, "t_min", "12ms")
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_max: must be greater than t_min \(12ms\), got 11ms$"):
+        sim.set_cc_param(0, "t_max", "11ms")
 
 
 def test_results_before_the_end_are_flagged_and_the_simulation_is_spent():

@@ -92,7 +92,13 @@ fn bytes_per_flow() -> u64 {
 /// message), with the results up to there as JSON text in its `results_json`.
 #[pyfunction]
 #[pyo3(signature = (scenario_json, progress=None, memory_limit=None, models=None))]
-fn run_json(py: Python<'_>, scenario_json: &str, progress: Option<PyObject>, memory_limit: Option<u64>, models: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+fn run_json(
+    py: Python<'_>,
+    scenario_json: &str,
+    progress: Option<PyObject>,
+    memory_limit: Option<u64>,
+    models: Option<&Bound<'_, PyDict>>,
+) -> PyResult<String> {
     let scenario = parse(scenario_json)?;
     let models = PyModels::new(models)?;
     let mut world = World::build_with(&scenario, limit(memory_limit), &models).map_err(|e| PyValueError::new_err(e.to_string()))?;
@@ -148,8 +154,8 @@ fn drive(py: Python<'_>, world: &mut World, until: u64, progress: Option<&PyObje
 }
 
 /// A run taken in steps (`pertlab.Simulation` wraps it): build, `run_until`,
-/// read `live_json`, change a link's rate or delay, a flow's sending or an
-/// agent flow's window or pacing rate between steps,
+/// read `live_json`, change a link's rate or delay, a flow's start or sending,
+/// a controller's parameter or an agent flow's window or pacing rate between steps,
 /// and `results_json` at the end. Only the thread that built it may use it.
 #[pyclass(unsendable)]
 struct Simulation {
@@ -234,6 +240,18 @@ impl Simulation {
     /// Long flow `flow`'s window becomes `cwnd` segments (its controller must be `agent`).
     fn set_cwnd(&mut self, flow: u32, cwnd: u32) -> PyResult<()> {
         self.world()?.set_cwnd(flow, cwnd).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Long flow `flow`, not started yet, starts now.
+    fn start_flow(&mut self, flow: u32) -> PyResult<()> {
+        self.world()?.start_flow(flow).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// Field `field` of long flow `flow`'s controller becomes `value_json` (JSON
+    /// text of a value in the core's units), from the controller's next hook.
+    fn set_cc_param(&mut self, flow: u32, field: &str, value_json: &str) -> PyResult<()> {
+        let value = serde_json::from_str(value_json).map_err(|e| PyValueError::new_err(format!("flows[{flow}].cc.{field}: {e}")))?;
+        self.world()?.set_cc_param(flow, field, value).map_err(|e| PyValueError::new_err(e.to_string()))
     }
 
     /// End the run where it stands and return its results as JSON text (the

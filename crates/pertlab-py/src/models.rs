@@ -93,7 +93,10 @@ impl PyModels {
 
     /// A new instance of the class of `target`.
     pub fn instance(&self, py: Python<'_>, target: &str) -> Result<Py<PyAny>, String> {
-        let class = self.classes.get(target).ok_or_else(|| format!("no Python class was supplied for {target:?} (the front resolves every \"py\" target before a run)"))?;
+        let class = self
+            .classes
+            .get(target)
+            .ok_or_else(|| format!("no Python class was supplied for {target:?} (the front resolves every \"py\" target before a run)"))?;
         class.call0(py).map_err(|e| format!("{target}() failed: {}", traceback(py, &e)))
     }
 }

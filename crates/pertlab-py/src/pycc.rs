@@ -68,7 +68,9 @@ impl CcStateView {
     fn uniform(&mut self) -> PyResult<f64> {
         match &mut self.rng {
             Some(rng) => Ok(uniform(rng)),
-            None => Err(PyRuntimeError::new_err("tp.uniform() draws from the flow's stream in cong_avoid and pkts_acked only (the hooks the core hands a stream)")),
+            None => {
+                Err(PyRuntimeError::new_err("tp.uniform() draws from the flow's stream in cong_avoid and pkts_acked only (the hooks the core hands a stream)"))
+            }
         }
     }
 
@@ -117,7 +119,8 @@ impl PyCc {
     pub fn new(py: Python<'_>, obj: PyObject, target: &str, flow: u32, fault: Fault) -> Result<PyCc, String> {
         let o = obj.bind(py);
         let required = |name: &str| {
-            hook(o, name).ok_or_else(|| format!("the class {target} has no method {name}; a controller defines {} (and may define {OPTIONAL})", REQUIRED.join(" and ")))
+            hook(o, name)
+                .ok_or_else(|| format!("the class {target} has no method {name}; a controller defines {} (and may define {OPTIONAL})", REQUIRED.join(" and ")))
         };
         let hooks = Hooks {
             init: hook(o, "init"),
@@ -189,8 +192,12 @@ impl PyCc {
         if let (Some(rng), Some(drawn)) = (rng, v.rng.take()) {
             *rng = drawn;
         }
-        let fields: [(&str, &PyObject, u32); 4] =
-            [("snd_cwnd", &v.snd_cwnd, 1), ("snd_cwnd_cnt", &v.snd_cwnd_cnt, 0), ("snd_ssthresh", &v.snd_ssthresh, 1), ("snd_cwnd_clamp", &v.snd_cwnd_clamp, 1)];
+        let fields: [(&str, &PyObject, u32); 4] = [
+            ("snd_cwnd", &v.snd_cwnd, 1),
+            ("snd_cwnd_cnt", &v.snd_cwnd_cnt, 0),
+            ("snd_ssthresh", &v.snd_ssthresh, 1),
+            ("snd_cwnd_clamp", &v.snd_cwnd_clamp, 1),
+        ];
         let mut values = [0u32; 4];
         for (slot, (field, obj, min)) in values.iter_mut().zip(fields) {
             match window(obj.bind(py), min) {

@@ -44,7 +44,8 @@ pub struct ExternalSpec {
 
 impl ExternalSpec {
     /// The form every target must have, for messages.
-    pub const FORM: &'static str = "module:Class (a dotted module path importable from sys.path or the scenario's directory, a colon, a class name), as in reno:Reno";
+    pub const FORM: &'static str =
+        "module:Class (a dotted module path importable from sys.path or the scenario's directory, a colon, a class name), as in reno:Reno";
 
     /// `target` is `module:Class`: a dotted path of identifiers, a colon, an identifier.
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {

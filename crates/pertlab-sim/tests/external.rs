@@ -7,16 +7,16 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use pertlab_sim::external::{ExternalSpec, Extensions, Halt, NoExtensions, QueueSite};
+use pertlab_sim::external::{Extensions, ExternalSpec, Halt, NoExtensions, QueueSite};
 use pertlab_sim::packet::Packet;
 use pertlab_sim::queue::red::{Red, RedConfig, RedVariant};
 use pertlab_sim::queue::{QueueDiscipline, QueueLimit, QueueView, Verdict};
 use pertlab_sim::rng::SimRng;
 use pertlab_sim::scenario::{CcSpec, QueueSpec, Scenario};
-use pertlab_sim::time::SimTime;
 use pertlab_sim::tcp::cc::reno::{reno_cong_avoid, reno_ssthresh};
 use pertlab_sim::tcp::cc::{CcState, CongestionControl};
 use pertlab_sim::tcp::TcpConfig;
+use pertlab_sim::time::SimTime;
 use pertlab_sim::time::NS_PER_SEC;
 use pertlab_sim::world::{MemoryLimit, World};
 

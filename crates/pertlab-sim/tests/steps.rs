@@ -145,3 +145,114 @@ fn an_agent_flow_keeps_the_window_it_is_given() {
     assert!(e.starts_with("flow: flow 1's controller is reno"), "{e}");
     assert!(w.set_cwnd(0, 0).unwrap_err().to_string().starts_with("cwnd:"));
 }
+
+/// Four PERT flows on 20 Mbit/s, 40 ms, a DropTail buffer of four BDPs (so that the queue PERT
+/// keeps, not the buffer, sets the delay), sampled every 100 ms.
+fn pert_flows() -> Scenario {
+    let flows = bulk_flows(4, CcSpec::Pert(Default::default()), TcpConfig::default(), NS_PER_SEC);
+    let mut s = scenario(dumbbell(4, 20, 40, droptail(4 * bdp_pkts(20, 40))), flows, 20, 5);
+    s.monitor = MonitorSpec { sample_interval_ns: Some(100 * NS_PER_MS), ..MonitorSpec::default() };
+    s
+}
+
+/// Mean packets queued at r0 -> r1 over the samples in (from, to] seconds.
+fn mean_queue(r: &pertlab_sim::stats::Results, from: f64, to: f64) -> f64 {
+    let qs = &r.queue_series;
+    let forward = r.queues.iter().position(|q| q.link == "bottleneck" && q.from == "r0").unwrap() as u32;
+    let lens: Vec<f64> =
+        (0..qs.t_s.len()).filter(|&i| qs.queue[i] == forward && qs.t_s[i] > from && qs.t_s[i] <= to).map(|i| f64::from(qs.len_pkts[i])).collect();
+    lens.iter().sum::<f64>() / lens.len() as f64
+}
+
+#[test]
+fn pert_thresholds_raised_between_steps_let_the_queue_grow_to_them() {
+    // PERT's response probability rises from 0 at a queueing delay of t_min to p_max at t_max:
+    // four flows growing by a segment per RTT hold the queue between the two (5 and 10 ms are 8.3
+    // and 16.7 packets at 20 Mbit/s). Raised to 30 and 60 ms at 10 s (50 and 100 packets), the
+    // queue moves up between the new ones.
+    let s = pert_flows();
+    let mut w = World::build(&s).unwrap();
+    w.run_until(10 * NS_PER_SEC, &mut |_| true);
+    for f in 0..4 {
+        w.set_cc_param(f, "t_max_ns", serde_json::json!(60 * NS_PER_MS)).unwrap();
+        w.set_cc_param(f, "t_min_ns", serde_json::json!(30 * NS_PER_MS)).unwrap();
+    }
+    w.run_until(s.duration_ns, &mut |_| true);
+    w.finish();
+    let r = w.into_results();
+    let (before, after) = (mean_queue(&r, 5.0, 10.0), mean_queue(&r, 13.0, 20.0));
+    eprintln!("mean queue {before:.1} packets with 5/10 ms, {after:.1} with 30/60 ms");
+    let packets = |delay_s: f64| 20e6 * delay_s / 12_000.0;
+    assert!(before > packets(0.005) && before < packets(0.010), "{before}");
+    assert!(after > packets(0.030) && after < packets(0.060), "{after}");
+}
+
+#[test]
+fn a_parameter_set_to_its_value_changes_nothing() {
+    let s = pert_flows();
+    let mut w = World::build(&s).unwrap();
+    w.run_until(7 * NS_PER_SEC, &mut |_| true);
+    w.set_cc_param(2, "p_max", serde_json::json!(0.05)).unwrap();
+    w.set_cc_param(3, "t_min_ns", serde_json::json!(5 * NS_PER_MS)).unwrap();
+    w.run_until(s.duration_ns, &mut |_| true);
+    w.finish();
+    let mut stepped = w.into_results();
+    stepped.wall_seconds = 0.0;
+    assert_eq!(serde_json::to_string(&stepped).unwrap(), in_one_go(&s));
+}
+
+#[test]
+fn a_bad_parameter_is_refused_as_a_scenario_holding_it_is() {
+    let s = pert_flows();
+    let mut w = World::build(&s).unwrap();
+    // A value out of range: the message of the scenario's validation.
+    let e = w.set_cc_param(1, "p_max", serde_json::json!(1.5)).unwrap_err();
+    let mut bad = s.clone();
+    let CcSpec::Pert(c) = &mut bad.flows[1].cc else { unreachable!() };
+    c.p_max = 1.5;
+    assert_eq!(e, bad.validate().unwrap_err());
+    assert_eq!(e.to_string(), "flows[1].cc.p_max: must lie in (0, 1], got 1.5");
+    let e = w.set_cc_param(1, "t_min_ns", serde_json::json!(10 * NS_PER_MS)).unwrap_err();
+    assert_eq!(e.to_string(), "flows[1].cc.t_min_ns: must be less than t_max_ns (10000000), got 10000000");
+    // A value of the wrong type, a field that does not change mid-run, a controller without any.
+    let e = w.set_cc_param(1, "t_min_ns", serde_json::json!("soon")).unwrap_err();
+    assert!(e.to_string().starts_with("flows[1].cc.t_min_ns: invalid type: string \"soon\", expected u64"), "{e}");
+    let e = w.set_cc_param(1, "srtt_weight", serde_json::json!(0.9)).unwrap_err();
+    assert_eq!(e.to_string(), "flows[1].cc.srtt_weight: not a parameter of pert that changes mid-run; those are t_min_ns, t_max_ns, p_max, decrease");
+    let e = w.set_cc_param(4, "p_max", serde_json::json!(0.1)).unwrap_err();
+    assert_eq!(e.to_string(), "flow: no flow 4; the long flows are 0 to 3");
+    let mut w = World::build(&mixed()).unwrap();
+    let e = w.set_cc_param(0, "p_max", serde_json::json!(0.1)).unwrap_err().to_string();
+    assert!(e.starts_with("flows[0].cc: flow 0's controller is reno, which has no parameters that change mid-run; those that have: pert (t_min_ns"), "{e}");
+    // Nothing changed: the refused values left the run as it was.
+    w.run_until(s.duration_ns, &mut |_| true);
+    w.finish();
+    let mut r = w.into_results();
+    r.wall_seconds = 0.0;
+    assert_eq!(serde_json::to_string(&r).unwrap(), in_one_go(&mixed()));
+}
+
+#[test]
+fn a_flow_started_between_steps_sends_from_then() {
+    let mut s = mixed();
+    s.flows[3].start_window_ns = None;
+    s.flows[3].start_ns = Some(15 * NS_PER_SEC);
+    let mut w = World::build(&s).unwrap();
+    w.run_until(2 * NS_PER_SEC, &mut |_| true);
+    let e = w.set_flow_sending(3, true).unwrap_err().to_string();
+    assert_eq!(e, "flow: flow 3 has not started (its start time is 15 s), so it cannot resume; start_flow starts it now");
+    assert!(!w.live().flows[3].started);
+    w.start_flow(3).unwrap();
+    let f = &w.live().flows[3];
+    assert!(f.started && f.segments_sent > 0, "{f:?}");
+    w.run_until(5 * NS_PER_SEC, &mut |_| true);
+    assert!(w.live().flows[3].bytes_acked > 100 * 1460);
+    let e = w.start_flow(3).unwrap_err().to_string();
+    assert_eq!(e, "flow: flow 3 started already, at 2 s");
+    // The start scheduled at 15 s finds the flow started and does nothing.
+    w.run_until(s.duration_ns, &mut |_| true);
+    w.finish();
+    let r = w.into_results();
+    assert_eq!(r.flows[3].start_s, 2.0);
+    assert!(r.conservation.ok, "{:?}", r.conservation);
+}

@@ -19,7 +19,9 @@
 //!     same over the label's flows;
 //! - utilization = fraction of the window the link the queue feeds was
 //!   transmitting, i.e. bits sent / (capacity x window), with a packet that
-//!   straddles an edge of the window counted for its part inside;
+//!   straddles an edge of the window counted for its part inside
+//!   ([`utilization`]; the queue series' `utilization` is the same over each
+//!   sample interval);
 //! - goodput = bytes of payload delivered in order to the receiver, each segment
 //!   once (retransmissions excluded), / window;
 //! - Jain's fairness index over the goodputs of the long-lived TCP flows (web
@@ -340,6 +342,9 @@ pub struct QueueSeries {
     pub avg: Vec<Option<f64>>,
     /// max_p of the RED family (adapted by ARED, Re-ARED, FARED, CARED, Feng), if any.
     pub max_p: Vec<Option<f64>>,
+    /// [`utilization`] of the link the queue feeds over the sample interval
+    /// that ends at `t_s` (since the previous sample; 0 for the sample at 0).
+    pub utilization: Vec<f64>,
 }
 
 impl QueueResult {
@@ -359,8 +364,8 @@ impl ControllerResult {
 
 impl QueueSeries {
     /// Columns, and bytes of one row (for the memory estimate).
-    pub const COLUMNS: u64 = 7;
-    pub const ROW_BYTES: usize = 2 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + 2 * size_of::<Option<f64>>();
+    pub const COLUMNS: u64 = 8;
+    pub const ROW_BYTES: usize = 2 * size_of::<u32>() + 3 * size_of::<f64>() + size_of::<u64>() + 2 * size_of::<Option<f64>>();
 }
 
 /// Columnar time series of flows: one row per (sample time, flow).
@@ -405,6 +410,19 @@ impl Trace {
     pub const EVENT_ROW_BYTES: usize = size_of::<f64>() + size_of::<u32>();
 }
 
+/// Utilization of a link over a span of `span_ns`: the fraction of it the
+/// link was transmitting, `busy_ns / span_ns` (0 for an empty span). Busy time,
+/// not bits over rate, so that it stays right across a change of the rate in
+/// a run taken in steps. The one definition of the summaries' and the queue
+/// series' `utilization`.
+pub fn utilization(busy_ns: u64, span_ns: u64) -> f64 {
+    if span_ns == 0 {
+        0.0
+    } else {
+        busy_ns as f64 / span_ns as f64
+    }
+}
+
 /// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
 /// At most 1 (Cauchy-Schwarz); the floating-point sums can land an ulp above,
 /// which is cut off.
@@ -436,7 +454,7 @@ mod tests {
         assert_eq!(columns(FlowResult::default()).len() as u64, FlowResult::COLUMNS);
         assert_eq!(columns(ControllerResult::default()).len() as u64, ControllerResult::COLUMNS);
         assert_eq!(columns(QueueSeries::default()).len() as u64, QueueSeries::COLUMNS);
-        assert_eq!(QueueSeries::ROW_BYTES, 8 + 4 + 4 + 8 + 8 + 16 + 16);
+        assert_eq!(QueueSeries::ROW_BYTES, 8 + 4 + 4 + 8 + 8 + 16 + 16 + 8);
         assert_eq!(columns(FlowSeries::default()).len() as u64, FlowSeries::COLUMNS);
         assert_eq!(FlowSeries::ROW_BYTES, 8 + 4 + 4 + 4 + 8 + 8 + 16 + 7 * 16);
         let trace = columns(Trace::default());

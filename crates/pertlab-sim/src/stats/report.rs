@@ -16,7 +16,8 @@ use crate::traffic::video::{t_over_mu, PlayoutResult, SUCCESS_LATE_FRACTION};
 use crate::traffic::web::Completion;
 
 use super::{
-    jain_index, Conservation, ControllerResult, FlowResult, FlowSeries, QueuePositions, QueueResult, QueueSeries, Results, Trace, UdpResult, VideoPlayout, WebResult,
+    jain_index, utilization, Conservation, ControllerResult, FlowResult, FlowSeries, QueuePositions, QueueResult, QueueSeries, Results, Trace, UdpResult,
+    VideoPlayout, WebResult,
 };
 
 /// Every cumulative counter of the world at one instant.
@@ -184,7 +185,7 @@ pub fn assemble(input: ReportInput) -> Results {
                 marks,
                 drop_rate: ratio(drops, decided),
                 mark_rate: ratio(marks, decided),
-                utilization: if span_ns > 0 { busy_ns as f64 / span_ns as f64 } else { 0.0 },
+                utilization: utilization(busy_ns, span_ns),
                 link_losses: b.channels[i].losses - a.channels[i].losses,
             }
         })

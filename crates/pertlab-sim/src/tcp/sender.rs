@@ -82,6 +82,7 @@ use super::train_rtt::TrainRtt;
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 use crate::time::SimTime;
 use rand::Rng;
 
@@ -407,6 +408,12 @@ impl TcpSender {
 
     pub fn cc_name(&self) -> &'static str {
         self.cc.name()
+    }
+
+    /// The controller takes new parameters (a run in steps; see
+    /// [`CongestionControl::set_params`]).
+    pub fn set_cc_params(&mut self, spec: &CcSpec) {
+        self.cc.set_params(spec);
     }
 
     /// The current retransmission timeout (backed off if timeouts occurred).

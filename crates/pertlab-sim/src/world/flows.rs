@@ -9,6 +9,7 @@ use crate::error::ConfigError;
 use crate::external::Extensions;
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, Scenario};
+use crate::tcp::cc::agent::Agent;
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
 use crate::tcp::cc::dctcp::Dctcp;
@@ -19,7 +20,6 @@ use crate::tcp::cc::jcc::Jcc;
 use crate::tcp::cc::pert::Pert;
 use crate::tcp::cc::pert_adaptive::PertAdaptive;
 use crate::tcp::cc::pert_pi::pert_pi;
-use crate::tcp::cc::agent::Agent;
 use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::scalable::Scalable;
 use crate::tcp::cc::surathkal::Surathkal;
@@ -62,9 +62,11 @@ impl Flow {
         Flow {
             src,
             dst,
-            sender: TcpSender::new(id, src, dst, tcp.clone(), cc)
-                .with_rtt_noise(stream(seed, StreamKind::RttNoise, index))
-                .with_send_overhead(stream(seed, StreamKind::SendOverhead, index)),
+            sender: TcpSender::new(id, src, dst, tcp.clone(), cc).with_rtt_noise(stream(seed, StreamKind::RttNoise, index)).with_send_overhead(stream(
+                seed,
+                StreamKind::SendOverhead,
+                index,
+            )),
             receiver: TcpReceiver::new(id, dst, src, tcp.clone()),
             start: 0,
             started: false,

@@ -1,8 +1,9 @@
 //! A run taken in steps ([`World::run_until`]): what it shows between two
 //! steps (each long flow's sender state, each queue's occupancy, counters and
 //! the discipline's own variables, as they stand at [`World::now`]) and what
-//! can change there (a link's rate, a flow's application stopping or resuming,
-//! the window of a flow whose controller is an `agent`).
+//! can change there (a link's rate or delay, a flow starting early, its
+//! application stopping or resuming, the window of a flow whose controller is
+//! an `agent`; a controller's parameters are `cc_params`'s).
 //!
 //! Reading them changes nothing: no counter is integrated up to now (the
 //! queue's time averages are the results' to compute), so a run read between
@@ -13,8 +14,10 @@
 //! from the rate when built (RED's automatic thresholds and idle-time packet
 //! count; PIE reads the rate each time). A delay change takes effect with the
 //! next packet a channel finishes sending; packets on the wire keep their
-//! arrival times and none overtakes another (see `net`). Stopping and resuming
-//! a flow are its application's `FlowStop`/`FlowResume` events, run at once.
+//! arrival times and none overtakes another (see `net`). Starting a flow
+//! before its start time is its `FlowStart` event, run at once (the one
+//! scheduled then finds it started and does nothing); stopping and resuming a
+//! flow are its application's `FlowStop`/`FlowResume` events, run at once.
 //! An agent flow's window or pacing rate is set from outside.
 //!
 //! Left out: web transfers and UDP sources (their counters are in the
@@ -23,11 +26,12 @@
 
 use serde::Serialize;
 
+use super::flows::Flow;
 use super::World;
 use crate::engine::Event;
 use crate::error::ConfigError;
 use crate::tcp::cc::INFINITE_SSTHRESH;
-use crate::time::SimTime;
+use crate::time::{to_secs, SimTime};
 
 /// One long flow between two steps.
 #[derive(Clone, Debug, Serialize)]
@@ -193,13 +197,46 @@ impl World {
         Ok(found)
     }
 
-    /// Long flow `flow`'s application stops now (`resume = false`) or has data again (`true`).
+    /// Long flow `flow`'s application stops now (`resume = false`) or has data
+    /// again (`true`). A flow that has not started cannot resume (it would do
+    /// nothing): [`World::start_flow`] starts it.
     pub fn set_flow_sending(&mut self, flow: u32, resume: bool) -> Result<(), ConfigError> {
-        if flow as usize >= self.flows.len() {
-            return Err(ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)));
+        let f = self.long_flow(flow)?;
+        if resume && !f.started {
+            return Err(ConfigError::new(
+                "flow",
+                format!("flow {flow} has not started (its start time is {} s), so it cannot resume; start_flow starts it now", to_secs(f.start)),
+            ));
         }
         self.dispatch(if resume { Event::FlowResume(flow) } else { Event::FlowStop(flow) });
         Ok(())
+    }
+
+    /// Long flow `flow`, which has not started yet, starts now instead of at
+    /// its start time (which becomes now in the results' `start_s`). Its stop
+    /// and pauses keep their times. A flow that carries a video starts at its
+    /// start time, from which its writes are scheduled.
+    pub fn start_flow(&mut self, flow: u32) -> Result<(), ConfigError> {
+        let f = self.long_flow(flow)?;
+        if f.started {
+            return Err(ConfigError::new("flow", format!("flow {flow} started already, at {} s", to_secs(f.start))));
+        }
+        if f.video.is_some() {
+            return Err(ConfigError::new(
+                "flow",
+                format!("flow {flow} carries a video, whose writes are scheduled from its start time ({} s); it cannot start earlier", to_secs(f.start)),
+            ));
+        }
+        self.flows[flow as usize].start = self.now;
+        self.dispatch(Event::FlowStart(flow));
+        Ok(())
+    }
+
+    /// Long flow `flow` (an error names the range of flows when there is none).
+    pub(super) fn long_flow(&self, flow: u32) -> Result<&Flow, ConfigError> {
+        self.flows
+            .get(flow as usize)
+            .ok_or_else(|| ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)))
     }
 
     /// The congestion window of long flow `flow`, whose controller must be an
@@ -236,11 +273,15 @@ impl World {
 
     /// Long flow `flow` exists and its controller is an `agent` (the others set their own window).
     fn agent_flow(&self, flow: u32) -> Result<(), ConfigError> {
-        let Some(f) = self.flows.get(flow as usize) else {
-            return Err(ConfigError::new("flow", format!("no flow {flow}; the long flows are 0 to {}", self.flows.len() as i64 - 1)));
-        };
+        let f = self.long_flow(flow)?;
         if f.sender.cc_name() != "agent" {
-            return Err(ConfigError::new("flow", format!("flow {flow}'s controller is {}, which sets its own window; only agent flows take a window or a pacing rate from outside", f.sender.cc_name())));
+            return Err(ConfigError::new(
+                "flow",
+                format!(
+                    "flow {flow}'s controller is {}, which sets its own window; only agent flows take a window or a pacing rate from outside",
+                    f.sender.cc_name()
+                ),
+            ));
         }
         Ok(())
     }

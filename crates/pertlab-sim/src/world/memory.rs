@@ -429,7 +429,8 @@ fn series(s: &Scenario, est: &mut MemoryEstimate) {
     let samples = (s.duration_ns / dt.max(1)).saturating_add(1);
     let row = queues.saturating_mul(QueueSeries::ROW_BYTES as u64).saturating_add(flows.saturating_mul(FlowSeries::ROW_BYTES as u64));
     // The series grow by doubling; the results take them over without a copy.
-    let bytes = grown(samples, 1).saturating_mul(row);
+    // Each sampled queue's busy time at the previous sample is kept besides.
+    let bytes = grown(samples, 1).saturating_mul(row).saturating_add(queues.saturating_mul(size_of::<u64>() as u64));
     est.record(
         "monitor.sample_interval_ns",
         samples.saturating_mul(queues.saturating_mul(QueueSeries::COLUMNS).saturating_add(flows.saturating_mul(FlowSeries::COLUMNS))),

@@ -12,6 +12,7 @@
 
 mod build;
 pub mod capture;
+mod cc_params;
 mod events;
 mod flows;
 mod live;

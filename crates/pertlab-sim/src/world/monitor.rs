@@ -1,5 +1,7 @@
 //! What a run observes besides its counters: time series of queues and flows
-//! sampled every `monitor.sample_interval_ns`, the per-packet trace of some
+//! sampled every `monitor.sample_interval_ns` (a queue's row has the
+//! utilization of its link over the interval since the previous sample, from
+//! the channel's busy time as the summary's), the per-packet trace of some
 //! flows (`monitor.trace_flows`, `trace_link`), and the queue positions of the
 //! data packets one queue accepts (`monitor.queue_positions`).
 
@@ -9,7 +11,7 @@ use crate::net::routing::Routes;
 use crate::net::Channel;
 use crate::queue::QueueLimit;
 use crate::scenario::{LinkSpec, Scenario};
-use crate::stats::{FlowSeries, QueueSeries, Trace};
+use crate::stats::{utilization, FlowSeries, QueueSeries, Trace};
 use crate::time::{SimTime, NS_PER_SEC};
 
 /// Positions of the data packets one queue accepts inside the measurement
@@ -40,6 +42,9 @@ pub(super) struct Monitors {
     /// The interval of the time series; none when there is nothing to sample.
     pub sample_interval: Option<SimTime>,
     sampled_channels: Vec<u32>,
+    /// Busy time of each sampled channel at the previous sample, and its time.
+    busy_at_sample: Vec<u64>,
+    last_sample: SimTime,
     sampled_flows: Vec<u32>,
     /// Per-packet trace: which flows (a flag per long flow), which channel.
     traced: Vec<bool>,
@@ -100,6 +105,8 @@ impl Monitors {
         let sample_interval = m.sample_interval_ns.filter(|_| !sampled_channels.is_empty() || !sampled_flows.is_empty());
         Ok(Monitors {
             sample_interval,
+            busy_at_sample: vec![0; sampled_channels.len()],
+            last_sample: 0,
             sampled_channels,
             sampled_flows,
             traced,
@@ -130,9 +137,15 @@ impl Monitors {
     /// Record one sample of every sampled queue and (started) flow at `now`.
     pub fn sample(&mut self, now: SimTime, channels: &[Channel], flows: &[Flow]) {
         let t = now as f64 / NS_PER_SEC as f64;
-        for &c in &self.sampled_channels {
-            let q = &channels[c as usize].queue;
+        let span = now.saturating_sub(self.last_sample);
+        self.last_sample = now;
+        for (&c, busy_before) in self.sampled_channels.iter().zip(&mut self.busy_at_sample) {
+            let channel = &channels[c as usize];
+            let q = &channel.queue;
+            let busy = channel.counters_at(now).busy_ns;
             let s = &mut self.queue_series;
+            s.utilization.push(utilization(busy.saturating_sub(*busy_before), span));
+            *busy_before = busy;
             s.t_s.push(t);
             s.queue.push(c);
             s.len_pkts.push(q.len_pkts());

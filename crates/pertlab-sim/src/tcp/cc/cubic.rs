@@ -34,6 +34,7 @@
 use super::{CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 use crate::time::{SimTime, NS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
@@ -192,6 +193,19 @@ impl CongestionControl for Cubic {
             self.epoch_start = None;
         }
     }
+
+    /// `beta` applies from the next reduction (and to `alpha_cubic` from the
+    /// next ACK). A new `C` reshapes the stage in progress into the curve it
+    /// would have had with that `C` from its start: through the same
+    /// `cwnd_epoch` and `W_max`, so `K` becomes `K cbrt(C_old / C_new)`
+    /// (eq. 2: `C K^3 = W_max - cwnd_epoch` stays).
+    fn set_params(&mut self, spec: &CcSpec) {
+        let CcSpec::Cubic(cfg) = spec else { return };
+        if self.epoch_start.is_some() && cfg.c != self.cfg.c {
+            self.k *= (self.cfg.c / cfg.c).cbrt();
+        }
+        self.cfg = cfg.clone();
+    }
 }
 
 #[cfg(test)]
@@ -267,6 +281,29 @@ mod tests {
             let cwnd = f64::from(f.tp.snd_cwnd);
             assert!((cwnd - w).abs() <= 1.0, "t = {t}: cwnd {cwnd} vs W_cubic {w}");
         }
+    }
+
+    #[test]
+    fn a_new_c_mid_stage_keeps_the_stages_start_and_w_max() {
+        // W_max = 100, cwnd_epoch = 70, K = 4.217 s with C = 0.4. At 1 s C becomes 0.1: the curve
+        // through (0, 70) and (K, 100) with C = 0.1 has K = 4.217 cbrt(4) = 6.694 s.
+        let cfg = CubicConfig { reno_friendly: false, ..CubicConfig::default() };
+        let mut f = Flow::after_loss(cfg.clone(), 100, 100 * NS_PER_MS);
+        f.run_until(1.0);
+        assert!((f.cc.w_cubic(0.0) - 70.0).abs() < 1e-9);
+        f.cc.set_params(&CcSpec::Cubic(CubicConfig { c: 0.1, ..cfg }));
+        assert!((f.cc.k() - 4.217_163 * 4f64.cbrt()).abs() < 1e-5, "K = {}", f.cc.k());
+        assert!((f.cc.w_cubic(0.0) - 70.0).abs() < 1e-9 && (f.cc.w_cubic(f.cc.k()) - 100.0).abs() < 1e-9);
+        // At 3 s the window follows the new curve (94.96; the old one is at 99.28), and it
+        // reaches W_max at the new K.
+        f.run_until(3.0);
+        assert!((f.cc.w_cubic(3.0) - 94.96).abs() < 0.01 && (f64::from(f.tp.snd_cwnd) - 94.96).abs() <= 1.0, "{}", f.tp.snd_cwnd);
+        f.run_until(6.694);
+        assert!((f64::from(f.tp.snd_cwnd) - 100.0).abs() <= 1.0, "{}", f.tp.snd_cwnd);
+        // The same C again changes nothing.
+        let k = f.cc.k();
+        f.cc.set_params(&CcSpec::Cubic(CubicConfig { c: 0.1, reno_friendly: false, ..CubicConfig::default() }));
+        assert_eq!(f.cc.k(), k);
     }
 
     #[test]

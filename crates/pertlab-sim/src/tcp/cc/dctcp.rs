@@ -21,6 +21,7 @@ use super::reno::{reno_cong_avoid, reno_ssthresh};
 use super::{alpha_reduction, AckEvent, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 use serde::{Deserialize, Serialize};
 
 /// `g`, the weight of a window's marked fraction (RFC 8257 Section 4.2: 1/16).
@@ -91,6 +92,13 @@ impl CongestionControl for Dctcp {
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
         reno_cong_avoid(tp, acked);
+    }
+
+    /// `g` weighs the next window's marked fraction; alpha goes on from where it is.
+    fn set_params(&mut self, spec: &CcSpec) {
+        if let CcSpec::Dctcp(cfg) = spec {
+            self.g = cfg.g;
+        }
     }
 }
 

@@ -50,6 +50,7 @@ use super::rtt_round::RttRound;
 use super::{AckSample, CcCounters, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -242,6 +243,13 @@ impl CongestionControl for Fast {
 
     fn counters(&self, _now: SimTime) -> CcCounters {
         self.counters
+    }
+
+    /// `alpha` and `gamma` apply from the next window update.
+    fn set_params(&mut self, spec: &CcSpec) {
+        if let CcSpec::Fast(cfg) = spec {
+            self.cfg = cfg.clone();
+        }
     }
 }
 

@@ -35,6 +35,7 @@ pub mod xcp;
 
 use crate::packet::XcpHeader;
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 pub use crate::tcp::ecn_feedback::WindowSummary;
 use crate::time::SimTime;
 
@@ -373,6 +374,33 @@ pub trait CongestionControl: Send {
     fn path_r(&self) -> Option<f64> {
         None
     }
+
+    /// New parameters between the steps of a run (`World::set_cc_param`):
+    /// `spec` is this controller's kind, validated, with some of the fields
+    /// [`LIVE_PARAMS`] lists for it changed. They apply from the next hook
+    /// and the controller keeps its state, as a Linux module's parameters
+    /// written under `/sys/module/<name>/parameters` do (Vegas' alpha, beta
+    /// and gamma, CUBIC's beta are such). Controllers without live parameters
+    /// ignore it.
+    fn set_params(&mut self, _spec: &CcSpec) {}
+}
+
+/// The parameters of each core controller that may change mid-run
+/// ([`CongestionControl::set_params`]), by kind, in the scenario's field names.
+/// The others (a signal's filter weight, a choice of reading, a flag) shape
+/// state the controller has already built.
+pub const LIVE_PARAMS: [(&str, &[&str]); 6] = [
+    ("pert", &["t_min_ns", "t_max_ns", "p_max", "decrease"]),
+    ("vegas", &["alpha", "beta", "gamma"]),
+    ("cubic", &["c", "beta"]),
+    ("fast", &["alpha", "gamma"]),
+    ("dctcp", &["g"]),
+    ("scalable", &["a", "b"]),
+];
+
+/// The live parameters of the controller of kind `kind` (none for the others).
+pub fn live_params(kind: &str) -> Option<&'static [&'static str]> {
+    LIVE_PARAMS.iter().find(|(k, _)| *k == kind).map(|&(_, fields)| fields)
 }
 
 #[cfg(test)]

@@ -78,6 +78,7 @@ use super::reno::{reno_cong_avoid, reno_ssthresh};
 use super::{AckSample, CcCounters, CcState, CongestionControl};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 use crate::time::{SimTime, NS_PER_MS, NS_PER_US};
 use serde::{Deserialize, Serialize};
 
@@ -184,6 +185,12 @@ pub trait Emulation: Clone + std::fmt::Debug + Send {
     /// Response probability in units of 2^-32 at queueing delay `q`, with the
     /// propagation-delay estimate `P` (microseconds).
     fn probability(&self, q: u64, min_rtt_us: u64) -> u64;
+    /// New parameters mid-run ([`CongestionControl::set_params`]): the curve
+    /// takes those of `spec` when it is this emulation's kind, and the
+    /// response's are returned for the sender side; `None` otherwise.
+    fn set_params(&mut self, _spec: &CcSpec) -> Option<Response> {
+        None
+    }
 }
 
 /// The gentle-RED response curve of PERT/RED (Section 3, Figure 5).
@@ -228,6 +235,13 @@ impl Emulation for GentleRed {
     fn probability(&self, q: u64, min_rtt_us: u64) -> u64 {
         gentle_red(q, self.t_min, self.t_max, self.curve_end(min_rtt_us), self.p_max)
     }
+
+    /// The curve has no state: it is built anew from the new thresholds and `p_max`.
+    fn set_params(&mut self, spec: &CcSpec) -> Option<Response> {
+        let CcSpec::Pert(cfg) = spec else { return None };
+        *self = GentleRed::new(cfg);
+        Some(Response::of(cfg))
+    }
 }
 
 /// The sender side shared by every emulation: the `srtt_0.99` signal, the
@@ -257,11 +271,17 @@ pub struct Pert<E: Emulation = GentleRed> {
     emulation: E,
 }
 
+impl Response {
+    /// PERT/RED's response parameters.
+    fn of(cfg: &PertConfig) -> Response {
+        Response { srtt_weight: cfg.srtt_weight, decrease: cfg.decrease, respond_in_slow_start: cfg.respond_in_slow_start }
+    }
+}
+
 impl Pert<GentleRed> {
     /// PERT/RED (Section 3).
     pub fn new(cfg: PertConfig) -> Pert<GentleRed> {
-        let response = Response { srtt_weight: cfg.srtt_weight, decrease: cfg.decrease, respond_in_slow_start: cfg.respond_in_slow_start };
-        Pert::emulating(GentleRed::new(&cfg), response)
+        Pert::emulating(GentleRed::new(&cfg), Response::of(&cfg))
     }
 }
 
@@ -347,6 +367,15 @@ impl<E: Emulation> CongestionControl for Pert<E> {
 
     fn counters(&self, _now: SimTime) -> CcCounters {
         CcCounters { early_responses: self.early_responses, ..CcCounters::default() }
+    }
+
+    /// The thresholds and `p_max` apply from the next ACK's probability, the
+    /// decrease from the next early response; the signal, `P` and the
+    /// once-per-RTT guard go on.
+    fn set_params(&mut self, spec: &CcSpec) {
+        if let Some(response) = self.emulation.set_params(spec) {
+            self.keep_ppm = PPM - to_ppm(response.decrease);
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 use super::{CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 use serde::{Deserialize, Serialize};
 
 /// Increase per ACKed segment `a` (Kelly 2003 Section 2: 0.01).
@@ -54,10 +55,14 @@ pub struct Scalable {
 
 impl Scalable {
     pub fn new(cfg: ScalableConfig) -> Scalable {
-        // a in (0, 1): 1 / a in (1, inf), clamped into u32.
-        let acks_per_segment = (1.0 / cfg.a).round().clamp(1.0, f64::from(u32::MAX)) as u32;
-        Scalable { acks_per_segment, b: cfg.b }
+        Scalable { acks_per_segment: acks_per_segment(cfg.a), b: cfg.b }
     }
+}
+
+/// ACKs per segment of growth at increase `a`: `1 / a` rounded.
+fn acks_per_segment(a: f64) -> u32 {
+    // a in (0, 1): 1 / a in (1, inf), clamped into u32.
+    (1.0 / a).round().clamp(1.0, f64::from(u32::MAX)) as u32
 }
 
 impl CongestionControl for Scalable {
@@ -81,6 +86,13 @@ impl CongestionControl for Scalable {
         }
         let w = tp.snd_cwnd.min(self.acks_per_segment);
         tp.cong_avoid_ai(w, acked);
+    }
+
+    /// `a` applies from the next ACK, `b` from the next loss.
+    fn set_params(&mut self, spec: &CcSpec) {
+        if let CcSpec::Scalable(cfg) = spec {
+            *self = Scalable::new(cfg.clone());
+        }
     }
 }
 

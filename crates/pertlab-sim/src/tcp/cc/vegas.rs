@@ -57,6 +57,7 @@ use super::rtt_round::RttRound;
 use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
 use crate::error::ConfigError;
 use crate::rng::SimRng;
+use crate::scenario::CcSpec;
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
 
@@ -272,6 +273,14 @@ impl CongestionControl for Vegas {
 
     fn counters(&self, _now: SimTime) -> CcCounters {
         self.counters
+    }
+
+    /// `alpha`, `beta` and `gamma` apply from the end of the round in
+    /// progress (Linux reads its module parameters there too).
+    fn set_params(&mut self, spec: &CcSpec) {
+        if let CcSpec::Vegas(cfg) = spec {
+            self.cfg = cfg.clone();
+        }
     }
 }
 
