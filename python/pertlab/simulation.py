@@ -96,10 +96,15 @@ class Simulation:
     def queues(self):
         """One row per queue (one direction of a link): ``link, from, to, discipline,
         rate_bps, length_packets, length_bytes, arrivals, departures, departure_bytes, drops,
-        marks``, and the discipline's ``probability``, ``average`` and ``max_p``."""
+        marks``, the discipline's ``probability``, ``average`` and ``max_p``, and a column for
+        each of its other variables (CoDel's ``dropping``, ``count``, ``drop_next_s``,
+        ``first_above_s``; PIE's ``qdelay_old_s``, ``burst_allowance_s``; the XCP router's
+        ``interval_s``, ``phi_bytes``), null where a queue's discipline has no such variable.
+        :meth:`state` keeps them per queue under ``variables``."""
         import polars as pl
 
-        return pl.DataFrame(self.state()["queues"], infer_schema_length=None)
+        rows = [{**{k: v for k, v in q.items() if k != "variables"}, **q["variables"]} for q in self.state()["queues"]]
+        return pl.DataFrame(rows, infer_schema_length=None)
 
     def set_link_rate(self, link: str, rate: str | float) -> None:
         """From the next packet it sends, each direction of ``link`` sends at ``rate``

@@ -44,6 +44,39 @@ def test_live_flows_and_queues():
     assert sim.state()["now_ns"] == 8_000_000_000
 
 
+def test_codel_and_pie_show_their_own_variables_between_steps():
+    """CoDel's dropping state and count, PIE's delay estimate and burst allowance, read between
+    steps on a bottleneck ten SACK flows overload; null for the DropTail access queues."""
+    sim = pertlab.Simulation(scenario(queue="codel", duration="12s"))
+    seen_dropping = 0
+    for t in range(2, 12):
+        sim.run_until(f"{t}s")
+        q = sim.queues()
+        b = q.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0")).row(0, named=True)
+        assert b["dropping"] in (0.0, 1.0) and b["count"] >= 0 and b["count"] == int(b["count"])
+        # count resumes from the last state's, but never exceeds what CoDel has dropped or marked.
+        assert b["count"] <= b["drops"] + b["marks"]
+        if b["dropping"]:
+            seen_dropping += 1
+            # The next drop is due within one interval (100 ms) of now: INTERVAL / sqrt(count).
+            assert t - 0.1 <= b["drop_next_s"] <= t + 0.1, b
+        else:
+            assert b["drop_next_s"] is None
+        assert q.filter(pl.col("discipline") == "droptail")["dropping"].is_null().all()
+    assert seen_dropping >= 2 and b["drops"] > 0
+    pie = pertlab.Simulation(scenario(queue="pie", duration="6s"))
+    pie.run_until("5s")
+    b = pie.queues().filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0")).row(0, named=True)
+    # Ten flows keep a standing queue: PIE's estimate is near its 15 ms target, its burst allowance spent.
+    assert 0.0 < b["qdelay_old_s"] < 0.1 and b["burst_allowance_s"] == 0.0 and 0.0 < b["probability"] < 1.0, b
+    assert pie.state()["queues"][0]["variables"] == {}
+    # The XCP router's control interval is its flows' average RTT: 40 ms of propagation plus a small queue.
+    xcp = pertlab.Simulation(scenario(cc="xcp", queue="xcp", duration="6s"))
+    xcp.run_until("5s")
+    b = xcp.queues().filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0")).row(0, named=True)
+    assert 0.040 <= b["interval_s"] < 0.05 and abs(b["phi_bytes"]) < 20e6 / 8 * b["interval_s"], b
+
+
 def test_a_rate_change_shows_in_the_series_at_that_instant():
     sim = pertlab.Simulation(scenario())
     sim.run_until("10s")

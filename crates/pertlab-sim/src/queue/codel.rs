@@ -39,7 +39,7 @@ use super::{ecn_capable, mark, DropKind, QueueDiscipline, QueueView, Verdict};
 use crate::error::{check, ConfigError};
 use crate::packet::Packet;
 use crate::rng::SimRng;
-use crate::time::{SimTime, NS_PER_MS};
+use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
 
 /// TARGET, the acceptable standing queue delay: 5 ms (RFC 8289 §4.3).
 pub const DEFAULT_TARGET_NS: SimTime = 5 * NS_PER_MS;
@@ -178,6 +178,19 @@ impl Codel {
 impl QueueDiscipline for Codel {
     fn name(&self) -> &'static str {
         "codel"
+    }
+
+    /// RFC 8289's state: `dropping` (0 or 1), `count`, `drop_next_s` (None
+    /// outside the dropping state), `first_above_s` (None while the sojourn
+    /// time is not above target).
+    fn variables(&self) -> Vec<(&'static str, Option<f64>)> {
+        let s = |t: SimTime| t as f64 / NS_PER_SEC as f64;
+        vec![
+            ("dropping", Some(f64::from(u8::from(self.dropping)))),
+            ("count", Some(self.count as f64)),
+            ("drop_next_s", self.dropping.then(|| s(self.drop_next))),
+            ("first_above_s", self.first_above.map(s)),
+        ]
     }
 
     fn on_arrival(&mut self, _view: &QueueView, _pkt: &mut Packet, _now: SimTime, _rng: &mut SimRng) -> Verdict {

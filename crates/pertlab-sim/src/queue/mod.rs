@@ -111,6 +111,16 @@ pub trait QueueDiscipline: Send {
         None
     }
 
+    /// The discipline's other state variables by name, in SI units (seconds),
+    /// for a run read between steps (`world/live.rs`): CoDel's dropping state,
+    /// count and next drop time, PIE's delay estimate and burst allowance, the
+    /// XCP router's control interval and aggregate feedback; None for one not
+    /// defined now (CoDel's next drop outside the dropping state). Empty where
+    /// `probability`, `average` and `max_p` say all there is.
+    fn variables(&self) -> Vec<(&'static str, Option<f64>)> {
+        Vec::new()
+    }
+
     /// True for a discipline that never drops nor marks and keeps no state
     /// (DropTail): the queue then makes neither call above (issue 21: two calls
     /// through the trait object per packet and hop). False unless a discipline

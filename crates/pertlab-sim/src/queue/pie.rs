@@ -44,7 +44,7 @@ use super::{draw, ecn_capable, mark, DropKind, QueueDiscipline, QueueView, Verdi
 use crate::error::{check, ConfigError};
 use crate::packet::Packet;
 use crate::rng::SimRng;
-use crate::time::{self, SimTime, NS_PER_MS};
+use crate::time::{self, SimTime, NS_PER_MS, NS_PER_SEC};
 
 /// QDELAY_REF, the latency target: 15 ms (RFC 8033 §4.2 and §5).
 pub const DEFAULT_TARGET_DELAY_NS: SimTime = 15 * NS_PER_MS;
@@ -251,6 +251,11 @@ impl QueueDiscipline for Pie {
 
     fn probability(&self) -> f64 {
         self.state.p
+    }
+
+    /// RFC 8033's `qdelay_old` and `burst_allowance`, seconds.
+    fn variables(&self) -> Vec<(&'static str, Option<f64>)> {
+        vec![("qdelay_old_s", Some(self.state.qdelay_old)), ("burst_allowance_s", Some(self.state.burst as f64 / NS_PER_SEC as f64))]
     }
 }
 

@@ -166,6 +166,11 @@ impl QueueDiscipline for XcpRouter {
         "xcp"
     }
 
+    /// The control interval `d` in force (s) and the last interval's aggregate feedback `phi` (bytes).
+    fn variables(&self) -> Vec<(&'static str, Option<f64>)> {
+        vec![("interval_s", Some(self.interval as f64 / NS_PER_SEC as f64)), ("phi_bytes", Some(self.phi))]
+    }
+
     fn on_arrival(&mut self, view: &QueueView, pkt: &mut Packet, now: SimTime, _rng: &mut SimRng) -> Verdict {
         if now >= self.start.saturating_add(self.interval) {
             self.end_interval(view, now);

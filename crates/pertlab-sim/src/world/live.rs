@@ -24,6 +24,8 @@
 //! results), the per-class buffers of a multi-class queue (their total is the
 //! queue's).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use super::flows::Flow;
@@ -88,6 +90,9 @@ pub struct LiveQueue {
     pub probability: f64,
     pub average: Option<f64>,
     pub max_p: Option<f64>,
+    /// Its other state variables by name (`QueueDiscipline::variables`:
+    /// CoDel's, PIE's, the XCP router's), empty for the others.
+    pub variables: BTreeMap<&'static str, Option<f64>>,
 }
 
 /// The world between two steps.
@@ -156,6 +161,7 @@ impl World {
                     probability: q.discipline().probability(),
                     average: q.discipline().average(),
                     max_p: q.discipline().max_p(),
+                    variables: q.discipline().variables().into_iter().collect(),
                 }
             })
             .collect();
