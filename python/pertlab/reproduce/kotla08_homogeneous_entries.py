@@ -11,7 +11,7 @@ import polars as pl
 from ..experiments import kotla08 as k
 from ..experiments import kotla08_homogeneous as h
 from ..sweep import aggregate
-from .kotla08_common import SWEEP_BOUNDS, column_values, sweep_entry
+from .kotla08_common import bounds_of, column_values, sweep_entry
 from .registry import Claim, fmt_values
 
 #: "Negligible" drops, "low" queue: the PERT paper's own reading of Figure 9 (no loss: a drop
@@ -24,7 +24,7 @@ COMPARABLE_UTILIZATION = 0.05
 
 
 def _means(t: pl.DataFrame, keys: list[str], metrics: tuple[str, ...]) -> pl.DataFrame:
-    return aggregate(t, keys, metrics, SWEEP_BOUNDS)
+    return aggregate(t, keys, metrics, bounds_of(metrics))
 
 
 def _web_claims(t: pl.DataFrame) -> list[Claim]:
