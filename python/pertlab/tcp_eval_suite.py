@@ -31,7 +31,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .builders import dumbbell
+from .builders import _positive, dumbbell
 from .kinds import CC_NAMES
 from .scenario import Scenario, ScenarioError
 from .units import parse_rate, parse_time
@@ -83,15 +83,14 @@ def eval_suite(cc: str = "sack", bw: str | int = "10Mbps", rtt: str | int = "80m
     TCP flow (FTP both ways and web) running ``cc`` (a name ``--cc`` takes). ``queue`` replaces the
     bottleneck's discipline (default: the suite's adaptive RED, or ``"xcp"`` for XCP flows);
     ``pacing`` spaces every TCP sender's segments srtt / cwnd apart (not in the suite: a test of
-    how much bursts matter); metrics cover ``[warmup, duration]``. The UDP start times come from ``seed``, so the scenario is a pure
-    function of its arguments."""
+    how much bursts matter); metrics cover ``[warmup, duration]``. The UDP start times come from
+    ``seed``, so the scenario is a pure function of its arguments. Bad arguments raise a
+    ``ValueError`` (:class:`~pertlab.scenario.ScenarioError` or a unit's) naming the argument."""
     if cc not in CC_NAMES:
         raise ScenarioError([("cc", f"unknown controller {cc!r}; allowed: {', '.join(CC_NAMES)}")])
     kind = CC_NAMES[cc][0]
-    rate = parse_rate(bw)
-    rtt_ns = parse_time(rtt)
-    if rate <= 0 or rtt_ns <= 0:
-        raise ScenarioError([("bw" if rate <= 0 else "rtt", "must be positive")])
+    rate = _positive(parse_rate, bw, "bw")
+    rtt_ns = _positive(parse_time, rtt, "rtt")
     queue = queue or ("xcp" if kind == "xcp" else "ared")
     ecn = kind not in NO_ECN and queue != "xcp"
     aqm = dict(SUITE_RED) if queue == "ared" else None

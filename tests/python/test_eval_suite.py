@@ -100,6 +100,7 @@ def test_a_discipline_written_in_python_runs_in_both_directions(monkeypatch):
 def test_bad_input_names_the_argument():
     with pytest.raises(ScenarioError, match="cc"):
         eval_suite("tahoe")
-    with pytest.raises(ScenarioError, match="bw"):
-        eval_suite(bw="0Mbps")
+    for bad, field in (({"bw": "0Mbps"}, "bw"), ({"bw": "fast"}, "bw"), ({"rtt": "-3ms"}, "rtt"), ({"warmup": "200s"}, "warmup")):
+        with pytest.raises(ValueError, match=f"^{field}: "):  # ScenarioError is a ValueError
+            eval_suite(**bad)
 
