@@ -88,6 +88,23 @@ def test_every_registered_reproduction_has_a_committed_full_report():
     assert {name for name, r in reports.items() if r.mode != "full"} == set()
 
 
+#: Reports whose runs draw nothing at random, so that one seed is all there is: the fluid models,
+#: and hua02-vegas (every flow starts at 0 on DropTail without loss; its notes say so and that a
+#: three-seed report found no spread between seeds).
+DETERMINISTIC = {"sigcomm07-fig13", "tahiliani-ch5-fluid", "hua02-vegas"}
+#: Reports of random runs still made with one seed, where issue 18 asks for at least three
+#: wherever the source shows a single run (it keeps the issue open). Exact, as NOT_YET_FULL:
+#: a report re-run with three seeds must leave this set, and no report may join it.
+ONE_SEED_YET = {"sigcomm07-fig12", "sigcomm07-fig2", "sigcomm07-fig3", "sigcomm07-fig4", "tahiliani-ch3-background", "tahiliani-ch3-fixed-flows"}
+
+
+def test_reports_of_random_runs_have_three_seeds():
+    reports = {d.name: Report.read(d) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
+    few = {name for name, r in reports.items() if len(r.seeds()) < 3}
+    assert few - DETERMINISTIC == ONE_SEED_YET
+    assert "spread of 0" in " ".join(reports["hua02-vegas"].notes)
+
+
 def test_committed_fractions_do_not_exceed_one():
     """Residencies are fractions of the measurement window (issue 25's fix): no committed table
     may hold one above 1, as the kotla08 reports made before the fix did (1.0012)."""
