@@ -122,6 +122,19 @@ class _Table:
     def where(self, keep: Callable[[float], bool]) -> list[float]:
         return [p for p in self.xs if keep(p)]
 
+    def lowest(self, metric: str, ccs: tuple[str, ...]) -> list[float]:
+        """At each point, the lowest value of ``metric`` among ``ccs``."""
+        return [min(vs) for vs in zip(*(self.v[metric][c] for c in ccs))]
+
+    def highest(self, metric: str, ccs: tuple[str, ...]) -> list[float]:
+        """At each point, the highest value of ``metric`` among ``ccs``."""
+        return [max(vs) for vs in zip(*(self.v[metric][c] for c in ccs))]
+
+
+def _ratio(xs: list[float], ys: list[float], floor: float = 1e-9) -> list[float]:
+    """Each x over its y, with y floored (a queue or a drop rate can be 0)."""
+    return [x / max(y, floor) for x, y in zip(xs, ys)]
+
 
 def _most(flags: list[bool]) -> bool:
     """True at more than half of the points."""
@@ -139,12 +152,16 @@ def _bw_claims(t: _Table) -> list[Claim]:
     below = lambda p: p < 100  # noqa: E731
     others = [c for c in TCP if c != "surathkal"]
     beats = {c: [a >= b for a, b in zip(t.at(u, "surathkal"), t.at(u, c))] for c in ("hstcp", "scalable", "cubic")}
-    xcp_best = [t.v[u]["xcp"][i] >= max(t.v[u][c][i] for c in TCP) for i in range(n) if above(t.xs[i])]
-    stcp_worst = {m: [(t.v[m]["scalable"][i] <= min(t.v[m][c][i] for c in CCS)) if m == u else (t.v[m]["scalable"][i] >= max(t.v[m][c][i] for c in CCS)) for i in range(n)] for m in (u, q, d)}
-    tcp_spread = [max(t.v[q][c][i] for c in TCP) / max(min(t.v[q][c][i] for c in TCP), 1e-9) for i in range(n)]
-    xcp_share = [t.v[q]["xcp"][i] / max(min(t.v[q][c][i] for c in TCP), 1e-9) for i in range(n)]
-    median = lambda i: sorted(t.v[d][c][i] for c in others)[len(others) // 2]  # noqa: E731
-    drop_vs = [t.v[d]["surathkal"][i] / max(median(i), 1e-12) for i in range(n)]
+    xcp_best = [x >= hi for p, x, hi in zip(t.xs, t.at(u, "xcp"), t.highest(u, TCP)) if above(p)]
+    # STCP the poorest: lowest utilization, highest queue and drop rate, among every controller.
+    stcp_worst = {
+        u: [s <= lo for s, lo in zip(t.at(u, "scalable"), t.lowest(u, CCS))],
+        **{m: [s >= hi for s, hi in zip(t.at(m, "scalable"), t.highest(m, CCS))] for m in (q, d)},
+    }
+    tcp_spread = _ratio(t.highest(q, TCP), t.lowest(q, TCP))
+    xcp_share = _ratio(t.at(q, "xcp"), t.lowest(q, TCP))
+    median = [sorted(vs)[len(others) // 2] for vs in zip(*(t.at(d, c) for c in others))]
+    drop_vs = _ratio(t.at(d, "surathkal"), median, floor=1e-12)
     sack_close = [abs(t.v[u]["sack"][i] - t.v[u]["surathkal"][i]) <= UTIL_CLOSE and all(_within(t.v[m]["sack"][i], t.v[m]["surathkal"][i]) for m in (q, d)) for i in range(n)]
     return [
         Claim("Surathkal's utilization beats HSTCP's, STCP's and CUBIC's (higher at more than half of the points, each).", all(_most(f) for f in beats.values()),
@@ -169,7 +186,7 @@ def _bw_claims(t: _Table) -> list[Claim]:
 def _paced_xcp_claim(t: _Table) -> Claim:
     """pertlab's test of the explanation of XCP's queue (:data:`XCP_PACED`)."""
     q = "queue_pct"
-    share = [t.v[q][XCP_PACED][i] / max(min(t.v[q][c][i] for c in TCP), 1e-9) for i in range(len(t.xs))]
+    share = _ratio(t.at(q, XCP_PACED), t.lowest(q, TCP))
     return Claim(
         f"pertlab's test of XCP's queue: with paced senders (srtt / cwnd apart), XCP's mean queue is at most {MUCH_LOWER:g} x the lowest "
         "TCP variant's at every point, and its utilization at least unpaced XCP's (the bursts of ACK-compressed windows, not XCP's "
@@ -206,11 +223,11 @@ def _rtt_claims(t: _Table) -> list[Claim]:
     n = len(t.xs)
     above = lambda p: p > 100  # noqa: E731
     others = [c for c in TCP if c != "surathkal"]
-    best = [t.v[u]["surathkal"][i] >= max(t.v[u][c][i] for c in TCP) for i in range(n) if above(t.xs[i])]
+    best = [s >= hi for p, s, hi in zip(t.xs, t.at(u, "surathkal"), t.highest(u, TCP)) if above(p)]
     near_1s = max(p for p in t.xs if p < 1000)
     i_near = t.xs.index(near_1s)
     falls = {c: 1 - t.v[u][c][-1] / t.v[u][c][0] for c in TCP}
-    lowest_q = [t.v[q]["surathkal"][i] <= min(t.v[q][c][i] for c in TCP) for i in range(n)]
+    lowest_q = [s <= lo for s, lo in zip(t.at(q, "surathkal"), t.lowest(q, TCP))]
     xcp_below = [t.v[q]["xcp"][i] <= t.v[q]["surathkal"][i] for i in range(n)]
     top_two = [set(sorted(TCP, key=lambda c: t.v[q][c][i])[-2:]) == {"cubic", "scalable"} for i in range(n)]
     drop_below = {c: [t.v[d]["surathkal"][i] <= t.v[d][c][i] for i in range(n)] for c in ("hstcp", "scalable", "sack")}
