@@ -94,6 +94,10 @@ def check_results(r: pertlab.Results) -> None:
         in_unit_interval(c["share"], f"controllers[{c['label']}].share")
         in_unit_interval(c["drop_rate"], f"controllers[{c['label']}].drop_rate")
     in_unit_interval(summary["jain"], "jain")
+    series = r.data.get("queue_series") or {}
+    for m in ("utilization", "probability"):
+        for i, v in enumerate(series.get(m, [])):
+            in_unit_interval(v, f"queue_series.{m}[{i}]")
     assert summary["events"] <= work_bound(r.scenario.to_wire()), (summary["events"], work_bound(r.scenario.to_wire()))
 
 
