@@ -54,6 +54,15 @@ def test_red_in_python_gives_the_bytes_of_rust_red(target, aqm, kw, tmp_path, mo
     assert f["fast_recoveries"].sum() + f["ecn_reductions"].sum() + f["timeouts"].sum() >= 6
 
 
+def test_red_in_python_gives_the_bytes_of_rust_red_on_the_canonical_dumbbell():
+    """The issue's own scenario, unshortened (150 Mbit/s, 60 ms, 50 Reno flows, 100 s) with RED
+    at the bottleneck as the builder sets it up, and RED written in Python as it comes."""
+    rust = pertlab.run(pertlab.dumbbell(cc="reno", queue="red"))
+    python = pertlab.run(pertlab.dumbbell(cc="reno", queue="py:red:Red"))
+    assert_same_run(python, rust)
+    assert rust.summary["events"] > 10_000_000 and rust.bottleneck["drops"] > 1000
+
+
 def test_red_in_python_takes_the_packet_size_the_builder_gives_rust_red():
     """``--queue red`` and ``--queue py:red:Red`` as they come: the same run. Not by chance: the
     mean packet size changes this run (with ns-3's 500 bytes it has another event count)."""

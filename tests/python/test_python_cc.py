@@ -42,6 +42,14 @@ def test_reno_in_python_gives_the_bytes_of_rust_reno(kw):
     assert rust.bottleneck["utilization"] > 0.9
 
 
+def test_reno_in_python_gives_the_bytes_of_rust_reno_on_the_canonical_dumbbell():
+    """The issue's own scenario, unshortened: 150 Mbit/s, 60 ms, 50 flows, 100 s, DropTail."""
+    rust = pertlab.run(pertlab.dumbbell(cc="reno"))
+    python = pertlab.run(pertlab.dumbbell(cc="py:reno:Reno"))
+    assert_same_run(python, rust)
+    assert rust.summary["events"] > 10_000_000 and rust.flows["fast_recoveries"].sum() > 1000
+
+
 def test_python_and_rust_controllers_mixed():
     rust = pertlab.run(dumbbell(cc="reno:3,cubic:3", flows=None))
     mixed = pertlab.run(dumbbell(cc="py:reno:Reno:3,cubic:3", flows=None))
