@@ -8,7 +8,7 @@ use pertlab_sim::queue::classes::{MultiClass, Scheduler};
 use pertlab_sim::queue::droptail::DropTail;
 use pertlab_sim::queue::swtp::Swtp;
 use pertlab_sim::queue::wtp::Wtp;
-use pertlab_sim::queue::{OutputQueue, QueueLimit};
+use pertlab_sim::queue::{OutputQueue, QueueLimit, StandaloneQueue};
 use pertlab_sim::rng::from_seed;
 
 /// Packets waiting per class before timing starts.
@@ -21,14 +21,15 @@ fn packet(class: usize) -> Packet {
 }
 
 /// A queue of `n` classes (or a FIFO when `scheduler` is None) with BACKLOG packets per class.
-fn filled(n: usize, scheduler: Option<Box<dyn Scheduler>>) -> OutputQueue {
+fn filled(n: usize, scheduler: Option<Box<dyn Scheduler>>) -> StandaloneQueue {
     let q = OutputQueue::new(QueueLimit::Packets(u32::MAX), 1_000_000_000, Box::new(DropTail), from_seed(1));
     let mut q = match scheduler {
         Some(s) => q.with_classes(MultiClass::new(n, QueueLimit::Packets(u32::MAX), s, 1000)),
         None => q,
     };
+    let mut q = StandaloneQueue::new(q);
     for t in 0..BACKLOG * n as u64 {
-        q.enqueue(packet(t as usize % n), t);
+        q.offer(packet(t as usize % n), t);
     }
     q
 }
@@ -41,13 +42,12 @@ fn decisions(c: &mut Criterion) {
             [("droptail", None), ("wtp", Some(Box::new(Wtp::new(weights.clone())))), ("swtp", Some(Box::new(Swtp::new(weights.clone(), true))))];
         for (name, scheduler) in kinds {
             let mut q = filled(n, scheduler);
-            let mut dropped = Vec::new();
             let mut now = BACKLOG * n as u64;
             group.bench_with_input(BenchmarkId::new(name, n), &n, |b, _| {
                 b.iter(|| {
                     now += 1;
-                    let out = q.dequeue(now, &mut dropped).expect("backlogged");
-                    q.enqueue(packet(out.class as usize), now);
+                    let out = q.serve(now).expect("backlogged");
+                    q.offer(packet(out.class as usize), now);
                 })
             });
         }

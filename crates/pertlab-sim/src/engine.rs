@@ -2,7 +2,8 @@
 //!
 //! One queue of plain-enum events ordered by (time, insertion number): events at
 //! the same instant run in the order they were scheduled, so a run is
-//! deterministic. Components are addressed by index; packets move by value.
+//! deterministic. Components are addressed by index; packets by their slot in the
+//! world's `PacketStore`.
 //!
 //! Timers (RTO, delayed ACK) are re-armed on almost every ACK but rarely fire.
 //! Each has a [`TimerSlot`] that remembers the one event it has pending: moving

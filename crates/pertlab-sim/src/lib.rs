@@ -10,6 +10,7 @@ pub mod error;
 pub mod external;
 pub mod net;
 pub mod packet;
+pub mod packet_store;
 pub mod pcap;
 pub mod presets;
 pub mod queue;

@@ -1,4 +1,5 @@
-//! The packet: a small `Copy` struct moved by value between queues and links.
+//! The packet: a small `Copy` struct, kept in the world's `PacketStore` while it
+//! is inside the network (queues and wires hold its slot number).
 //!
 //! Granularity follows ns-2's one-way TCP agents: sequence numbers count
 //! segments, not bytes; there is no handshake and no payload. A data packet of a
@@ -131,7 +132,7 @@ mod tests {
 
     #[test]
     fn a_packet_stays_small() {
-        // Packets are copied between queues and wires on every hop (ARCHITECTURE.md).
+        // Each hop reads the packet's slot in the store: a larger packet is more memory to wait for.
         // 72 bytes before XCP's header (`Option<XcpHeader>`, 16 bytes, 88 in all
         // after alignment to 8).
         assert_eq!(std::mem::size_of::<Packet>(), 88);

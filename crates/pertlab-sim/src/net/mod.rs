@@ -6,8 +6,8 @@
 //! leave the wire in the order they entered: the wire is a FIFO (`pipe`) and only
 //! each packet's arrival is an event in the engine's FIFO lane for that delay
 //! (see `engine::EventQueue`), never a heap operation. The packet being
-//! serialised already sits at the back of the pipe (`transmitting`), so a packet
-//! is copied once from the queue to the wire, not through a separate slot.
+//! serialised already sits at the back of the pipe (`transmitting`). Queue and
+//! pipe hold the packet's slot in the world's `PacketStore`, not the packet.
 //!
 //! A run in steps may change the delay ([`Channel::set_delay`]): packets on the
 //! wire keep their arrival times, later ones get the new delay, and the wire
@@ -26,6 +26,7 @@ pub mod routing;
 use std::collections::VecDeque;
 
 use crate::packet::Packet;
+use crate::packet_store::{PacketId, PacketStore};
 use crate::queue::OutputQueue;
 use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
@@ -59,8 +60,8 @@ pub struct Channel {
     pub transmitting: bool,
     pub tx_started: SimTime,
     /// Packets on the wire, oldest first (each has an `Arrive` event pending),
-    /// then the packet being serialised if `transmitting`.
-    pub pipe: VecDeque<Packet>,
+    /// then the packet being serialised if `transmitting`: their slots.
+    pub pipe: VecDeque<PacketId>,
     pub counters: ChannelCounters,
     /// The last packet size sent and its transmission time: a channel mostly
     /// carries one size (data one way, ACKs the other), and the division of
@@ -116,8 +117,8 @@ impl Channel {
     }
 
     /// Packets of this channel anywhere: buffered, being sent, on the wire.
-    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.queue.packets().chain(self.pipe.iter())
+    pub fn packets<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> {
+        self.queue.packets(store).chain(self.pipe.iter().map(|&id| store.get(id)))
     }
 }
 

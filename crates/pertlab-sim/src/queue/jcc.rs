@@ -156,7 +156,7 @@ impl QueueDiscipline for JccRed {
 mod tests {
     use super::*;
     use crate::queue::red::{RedConfig, RedVariant};
-    use crate::queue::{Enqueued, OutputQueue, QueueLimit};
+    use crate::queue::{Enqueued, OutputQueue, QueueLimit, StandaloneQueue};
 
     #[test]
     fn codes_follow_eq_4_4_with_the_top_code_kept_for_probability_one() {
@@ -187,15 +187,15 @@ mod tests {
     }
 
     /// A JCC queue whose RED average has settled at `fill` packets (q_w = 1: the average is the queue).
-    fn loaded(fill: u32) -> OutputQueue {
+    fn loaded(fill: u32) -> StandaloneQueue {
         let red = RedConfig { min_th: Some(5.0), max_th: Some(15.0), q_w: Some(1.0), gentle: false, ..RedConfig::default() };
         let jcc = JccRed::new(Red::new(red, RedVariant::Red, 100, 1_000_000), &JccQueueConfig::default());
-        let mut q = OutputQueue::new(QueueLimit::Packets(100), 1_000_000, Box::new(jcc), crate::rng::from_seed(3));
+        let mut q = StandaloneQueue::new(OutputQueue::new(QueueLimit::Packets(100), 1_000_000, Box::new(jcc), crate::rng::from_seed(3)));
         for _ in 0..fill {
             let mut p = Packet::new(PacketKind::Data, 0, 0, 1, 1000);
             // Probes are exempt from RED: fill with them so that every packet stays.
             p.jcc_r = Some(0);
-            assert_eq!(q.enqueue(p, 0), Enqueued::Queued);
+            assert_eq!(q.offer(p, 0), Enqueued::Queued);
         }
         q
     }
@@ -206,14 +206,13 @@ mod tests {
         let mut path = [loaded(8), loaded(13), loaded(6)];
         let mut probe = Packet::new(PacketKind::Data, 1, 0, 1, 1000);
         probe.jcc_r = Some(0);
-        let mut dropped = Vec::new();
         let mut codes = Vec::new();
         for q in path.iter_mut() {
             let before = q.len_pkts();
-            assert_eq!(q.enqueue(probe, 1), Enqueued::Queued);
+            assert_eq!(q.offer(probe, 1), Enqueued::Queued);
             // Each hop's own code is the one it stamps on a fresh probe at the same average.
             codes.push(encode(f64::from(before), 5.0, 15.0, DEFAULT_BITS));
-            while let Some(p) = q.dequeue(2, &mut dropped) {
+            while let Some(p) = q.serve(2) {
                 probe = p;
             }
         }
@@ -224,8 +223,8 @@ mod tests {
         let mut p2 = Packet::new(PacketKind::Data, 1, 0, 1, 1000);
         p2.jcc_r = Some(0);
         for q in reversed.iter_mut() {
-            q.enqueue(p2, 1);
-            while let Some(p) = q.dequeue(2, &mut dropped) {
+            q.offer(p2, 1);
+            while let Some(p) = q.serve(2) {
                 p2 = p;
             }
         }
@@ -236,12 +235,11 @@ mod tests {
     fn probes_pass_where_red_drops_other_packets_and_ordinary_packets_keep_no_r() {
         let mut q = loaded(30); // average 30 > max_th: RED drops every ordinary arrival (non-gentle)
         let plain = Packet::new(PacketKind::Data, 0, 0, 1, 1000);
-        assert!(matches!(q.enqueue(plain, 1), Enqueued::Dropped(_)));
+        assert!(matches!(q.offer(plain, 1), Enqueued::Dropped(_)));
         let mut probe = plain;
         probe.jcc_r = Some(3);
-        assert_eq!(q.enqueue(probe, 1), Enqueued::Queued);
-        let mut dropped = Vec::new();
-        let last = std::iter::from_fn(|| q.dequeue(2, &mut dropped)).last().unwrap();
+        assert_eq!(q.offer(probe, 1), Enqueued::Queued);
+        let last = std::iter::from_fn(|| q.serve(2)).last().unwrap();
         assert_eq!(last.jcc_r, Some(top_code(DEFAULT_BITS)));
     }
 }

@@ -41,6 +41,7 @@ use std::collections::VecDeque;
 use rand::Rng;
 
 use crate::packet::{Ecn, Packet};
+use crate::packet_store::{PacketId, PacketStore};
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -190,9 +191,10 @@ impl QueueCounters {
     }
 }
 
-/// A FIFO buffer with a limit, a discipline and counters.
+/// A FIFO buffer with a limit, a discipline and counters. The buffer holds
+/// the packets' slots in the world's [`PacketStore`] (see `packet_store`).
 pub struct OutputQueue {
-    buf: VecDeque<Packet>,
+    buf: VecDeque<PacketId>,
     /// The per-class buffers and scheduler of a multi-class queue (then `buf` stays empty).
     pub classes: Option<classes::MultiClass>,
     /// Packets waiting (in `buf` or in `classes`).
@@ -260,8 +262,8 @@ impl OutputQueue {
     }
 
     /// Packets waiting, oldest first (class by class in a multi-class queue; for end-of-run accounting).
-    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
-        self.buf.iter().chain(self.classes.iter().flat_map(|c| c.packets()))
+    pub fn packets<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> {
+        self.buf.iter().map(|&id| store.get(id)).chain(self.classes.iter().flat_map(|c| c.packets()))
     }
 
     fn view(&self) -> QueueView {
@@ -286,61 +288,72 @@ impl OutputQueue {
         }
     }
 
-    /// Offer a packet; returns whether it was queued or dropped (and why).
-    pub fn enqueue(&mut self, mut pkt: Packet, now: SimTime) -> Enqueued {
+    /// Offer the packet in slot `id` of `store`; returns whether it was queued
+    /// or dropped (and why). A dropped packet stays in its slot for the caller
+    /// to account for and free; a multi-class queue takes a queued packet out of
+    /// the store into its class buffer (a slot is given back at departure).
+    pub fn enqueue(&mut self, id: PacketId, store: &mut PacketStore, now: SimTime) -> Enqueued {
+        let pkt = store.get_mut(id);
         self.counters.arrivals += 1;
         self.counters.arrival_bytes += pkt.size as u64;
         if let Some(classes) = self.classes.as_mut() {
-            let full = classes.would_overflow(&pkt);
-            classes.count_arrival(&pkt, full);
+            let full = classes.would_overflow(pkt);
+            classes.count_arrival(pkt, full);
             if full {
                 self.count_drop(DropKind::Overflow);
                 return Enqueued::Dropped(DropKind::Overflow);
             }
             pkt.marked = false;
             pkt.enq_ts = now;
-            classes.push(pkt);
+            let size = pkt.size as u64;
+            classes.push(store.take(id));
             self.integrate(now);
             self.len_pkts += 1;
-            self.len_bytes += pkt.size as u64;
+            self.len_bytes += size;
             return Enqueued::Queued;
         }
         let was_ce = pkt.ecn == Ecn::Ce;
         if !self.passive {
             let view = self.view();
-            if let Verdict::Drop(kind) = self.discipline.on_arrival(&view, &mut pkt, now, &mut self.rng) {
+            if let Verdict::Drop(kind) = self.discipline.on_arrival(&view, pkt, now, &mut self.rng) {
                 self.count_drop(kind);
                 return Enqueued::Dropped(kind);
             }
         }
-        if self.would_overflow(&pkt) {
+        if self.would_overflow(pkt) {
             self.count_drop(DropKind::Overflow);
             return Enqueued::Dropped(DropKind::Overflow);
         }
         pkt.marked = !was_ce && pkt.ecn == Ecn::Ce;
-        self.integrate(now);
         pkt.enq_ts = now;
+        let size = pkt.size as u64;
+        self.integrate(now);
         self.len_pkts += 1;
-        self.len_bytes += pkt.size as u64;
-        self.buf.push_back(pkt);
+        self.len_bytes += size;
+        self.buf.push_back(id);
         Enqueued::Queued
     }
 
-    /// Take the next packet for transmission. Packets the discipline drops at
-    /// departure are returned in `dropped` so the caller can account for them.
+    /// Take the next packet for transmission (its slot in `store`). Packets the
+    /// discipline drops at departure are returned in `dropped`, still in their
+    /// slots, so the caller can account for them and free them.
     /// A packet this queue marked (at arrival or now) counts as a mark as it leaves.
-    pub fn dequeue(&mut self, now: SimTime, dropped: &mut Vec<Packet>) -> Option<Packet> {
+    pub fn dequeue(&mut self, now: SimTime, store: &mut PacketStore, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
         if let Some(classes) = self.classes.as_mut() {
             let pkt = classes.pop(now)?;
-            self.integrate_removed(now, &pkt);
+            self.integrate_removed(now, pkt.size);
             self.counters.departures += 1;
             self.counters.departure_bytes += pkt.size as u64;
-            return Some(pkt);
+            return Some(store.put(pkt));
         }
-        while let Some(mut pkt) = self.buf.pop_front() {
-            self.integrate_removed(now, &pkt);
+        while let Some(id) = self.buf.pop_front() {
+            if let Some(&next) = self.buf.front() {
+                store.prefetch(next);
+            }
+            let pkt = store.get_mut(id);
+            self.integrate_removed(now, pkt.size);
             let was_ce = pkt.ecn == Ecn::Ce;
-            let verdict = if self.passive { Verdict::Pass } else { self.discipline.on_departure(&self.view(), &mut pkt, now) };
+            let verdict = if self.passive { Verdict::Pass } else { self.discipline.on_departure(&self.view(), pkt, now) };
             match verdict {
                 Verdict::Pass => {
                     // `marked` is set afresh when the packet enters its next queue.
@@ -349,25 +362,25 @@ impl OutputQueue {
                     }
                     self.counters.departures += 1;
                     self.counters.departure_bytes += pkt.size as u64;
-                    return Some(pkt);
+                    return Some(id);
                 }
                 Verdict::Drop(_) => {
                     self.counters.drops_departure += 1;
-                    dropped.push(pkt);
+                    dropped.push(id);
                 }
             }
         }
         None
     }
 
-    fn integrate_removed(&mut self, now: SimTime, pkt: &Packet) {
+    fn integrate_removed(&mut self, now: SimTime, size: u32) {
         // The integral covers the time the packet was still in the buffer.
         let dt = now.saturating_sub(self.counters.last_change) as u128;
         self.counters.area_pkts += dt * (self.len_pkts as u128);
         self.counters.area_bytes += dt * (self.len_bytes as u128);
         self.counters.last_change = now;
         self.len_pkts -= 1;
-        self.len_bytes -= pkt.size as u64;
+        self.len_bytes -= size as u64;
     }
 
     fn count_drop(&mut self, kind: DropKind) {
@@ -376,6 +389,52 @@ impl OutputQueue {
             DropKind::Early => self.counters.drops_early += 1,
             DropKind::Forced => self.counters.drops_forced += 1,
         }
+    }
+}
+
+/// An output queue with a packet store of its own, for driving a queue by
+/// itself (unit tests, the scheduler benchmark): packets go in and come out by
+/// value, and dropped ones are freed.
+pub struct StandaloneQueue {
+    pub queue: OutputQueue,
+    store: PacketStore,
+    dropped: Vec<PacketId>,
+}
+
+impl StandaloneQueue {
+    pub fn new(queue: OutputQueue) -> Self {
+        StandaloneQueue { queue, store: PacketStore::default(), dropped: Vec::new() }
+    }
+
+    /// Offer `pkt` at `now` ([`OutputQueue::enqueue`]).
+    pub fn offer(&mut self, pkt: Packet, now: SimTime) -> Enqueued {
+        let id = self.store.put(pkt);
+        let verdict = self.queue.enqueue(id, &mut self.store, now);
+        if verdict != Enqueued::Queued {
+            self.store.take(id);
+        }
+        verdict
+    }
+
+    /// The next packet to leave at `now` ([`OutputQueue::dequeue`]).
+    pub fn serve(&mut self, now: SimTime) -> Option<Packet> {
+        let id = self.queue.dequeue(now, &mut self.store, &mut self.dropped);
+        for d in self.dropped.drain(..) {
+            self.store.take(d);
+        }
+        id.map(|id| self.store.take(id))
+    }
+
+    /// Packets waiting, oldest first.
+    pub fn packets(&self) -> impl Iterator<Item = &Packet> {
+        self.queue.packets(&self.store)
+    }
+}
+
+impl std::ops::Deref for StandaloneQueue {
+    type Target = OutputQueue;
+    fn deref(&self) -> &OutputQueue {
+        &self.queue
     }
 }
 
@@ -390,13 +449,12 @@ mod tests {
 
     #[test]
     fn time_weighted_length_counts_each_packet_while_it_waits() {
-        let mut q = OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1));
-        let mut dropped = Vec::new();
-        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Queued);
-        assert_eq!(q.enqueue(pkt(100), 10), Enqueued::Queued);
-        q.dequeue(30, &mut dropped).unwrap();
-        q.dequeue(40, &mut dropped).unwrap();
-        q.integrate(100);
+        let mut q = StandaloneQueue::new(OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1)));
+        assert_eq!(q.offer(pkt(100), 0), Enqueued::Queued);
+        assert_eq!(q.offer(pkt(100), 10), Enqueued::Queued);
+        q.serve(30).unwrap();
+        q.serve(40).unwrap();
+        q.queue.integrate(100);
         // 1 packet for 10 ns, 2 for 20 ns, 1 for 10 ns: 10 + 40 + 10.
         assert_eq!(q.counters.area_pkts, 60);
         assert_eq!(q.counters.area_bytes, 6000);
@@ -405,11 +463,11 @@ mod tests {
 
     #[test]
     fn byte_limit_drops_what_does_not_fit() {
-        let mut q = OutputQueue::new(QueueLimit::Bytes(250), 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1));
-        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Queued);
-        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Queued);
-        assert_eq!(q.enqueue(pkt(100), 0), Enqueued::Dropped(DropKind::Overflow));
-        assert_eq!(q.enqueue(pkt(50), 0), Enqueued::Queued);
+        let mut q = StandaloneQueue::new(OutputQueue::new(QueueLimit::Bytes(250), 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1)));
+        assert_eq!(q.offer(pkt(100), 0), Enqueued::Queued);
+        assert_eq!(q.offer(pkt(100), 0), Enqueued::Queued);
+        assert_eq!(q.offer(pkt(100), 0), Enqueued::Dropped(DropKind::Overflow));
+        assert_eq!(q.offer(pkt(50), 0), Enqueued::Queued);
         assert_eq!(q.counters.drops(), 1);
         assert_eq!(q.counters.arrivals, 4);
     }

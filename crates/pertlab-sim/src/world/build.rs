@@ -13,6 +13,7 @@ use crate::engine::{Event, EventQueue};
 use crate::error::ConfigError;
 use crate::external::{Extensions, NoExtensions};
 use crate::net::routing::Routes;
+use crate::packet_store::PacketStore;
 use crate::queue::QueueLimit;
 use crate::scenario::{CcSpec, Scenario};
 use crate::time::NS_PER_SEC;
@@ -163,6 +164,7 @@ impl World {
             captures,
             next_progress: NS_PER_SEC,
             next_count: u64::from(PROGRESS_EVENTS),
+            store: PacketStore::default(),
             out: Vec::new(),
             dropped: Vec::new(),
         };

@@ -7,6 +7,7 @@ use super::{tcp_flow, World};
 use crate::engine::Event;
 use crate::net::routing::NO_ROUTE;
 use crate::packet::{Packet, PacketKind};
+use crate::packet_store::PacketId;
 use crate::queue::Enqueued;
 use crate::time::NS_PER_SEC;
 use crate::traffic::web::{Completion, Next};
@@ -159,59 +160,66 @@ impl World {
         }
     }
 
-    /// A packet enters the network at its source node.
+    /// A packet enters the network at its source node (into the store).
     fn inject(&mut self, mut pkt: Packet) {
         self.totals.injected += 1;
         if pkt.kind != PacketKind::Udp {
             // A long flow's data and ACKs carry its class; web transfers (ids past them) class 0.
             pkt.class = self.scenario.flows.get(pkt.flow as usize).map_or(0, |f| f.class);
         }
-        self.forward(pkt.src, pkt);
+        let src = pkt.src;
+        let id = self.store.put(pkt);
+        self.forward(src, id);
     }
 
-    /// Send `pkt` from `node` towards its destination.
-    fn forward(&mut self, node: u32, pkt: Packet) {
-        let c = self.routes.next(node, pkt.dst);
+    /// Send the packet in slot `id` from `node` towards its destination.
+    fn forward(&mut self, node: u32, id: PacketId) {
+        let (dst, kind, flow) = {
+            let pkt = self.store.get(id);
+            (pkt.dst, pkt.kind, pkt.flow)
+        };
+        let c = self.routes.next(node, dst);
         // Routes exist for every endpoint pair (checked at build), so NO_ROUTE
         // cannot occur; a packet is counted as dropped rather than panicking.
         if c == NO_ROUTE {
-            self.count_drop(&pkt, None);
+            self.count_drop(id, None);
             return;
         }
         let ch = &mut self.channels[c as usize];
-        match ch.queue.enqueue(pkt, self.now) {
+        match ch.queue.enqueue(id, &mut self.store, self.now) {
             Enqueued::Queued => {
                 if let Some(qp) = &mut self.monitor.queue_positions {
-                    if qp.channel == c && pkt.kind == PacketKind::Data && self.snap_start.is_some() && self.snap_end.is_none() {
-                        qp.record(&self.labels, pkt.flow, ch.queue.len_pkts());
+                    if qp.channel == c && kind == PacketKind::Data && self.snap_start.is_some() && self.snap_end.is_none() {
+                        qp.record(&self.labels, flow, ch.queue.len_pkts());
                     }
                 }
                 if !ch.transmitting {
                     self.start_tx(c);
                 }
             }
-            Enqueued::Dropped(_) => self.count_drop(&pkt, Some(c)),
+            Enqueued::Dropped(_) => self.count_drop(id, Some(c)),
         }
     }
 
     fn start_tx(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
-        if let Some(pkt) = ch.queue.dequeue(self.now, &mut self.dropped) {
-            let tx = ch.tx_time(pkt.size);
+        if let Some(id) = ch.queue.dequeue(self.now, &mut self.store, &mut self.dropped) {
+            let tx = ch.tx_time(self.store.get(id).size);
             ch.transmitting = true;
             ch.tx_started = self.now;
+            ch.pipe.push_back(id);
             self.queue.push_after(self.now, tx, Event::TxDone(c));
             if !self.captures.is_empty() {
+                let pkt = *self.store.get(id);
                 self.capture(c, &pkt);
             }
-            self.channels[c as usize].pipe.push_back(pkt);
         }
         // Only sojourn-time AQMs drop at departure: the buffer is taken out of
         // `self` (for `count_drop`) only when it holds something.
         if !self.dropped.is_empty() {
             let mut dropped = std::mem::take(&mut self.dropped);
-            for pkt in dropped.drain(..) {
-                self.count_drop(&pkt, Some(c));
+            for id in dropped.drain(..) {
+                self.count_drop(id, Some(c));
             }
             self.dropped = dropped;
         }
@@ -246,8 +254,8 @@ impl World {
         let lost = ch.burst.as_mut().is_some_and(|b| b.lost(&mut ch.loss_rng)) || bernoulli;
         if lost {
             ch.counters.losses += 1;
-            if let Some(pkt) = ch.pipe.pop_back() {
-                self.count_drop(&pkt, None);
+            if let Some(id) = ch.pipe.pop_back() {
+                self.count_drop(id, None);
             }
         } else {
             // This event pops after those of the packets ahead on the wire (at a
@@ -265,16 +273,20 @@ impl World {
 
     fn arrive(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
-        let Some(pkt) = ch.pipe.pop_front() else { return };
+        let Some(id) = ch.pipe.pop_front() else { return };
+        if let Some(&next) = ch.pipe.front() {
+            self.store.prefetch(next);
+        }
         let node = ch.to;
-        if pkt.dst == node {
+        if self.store.get(id).dst == node {
+            let pkt = self.store.take(id);
             self.deliver(pkt);
         } else {
-            self.forward(node, pkt);
+            self.forward(node, id);
         }
     }
 
-    /// A packet reached its destination node.
+    /// A packet reached its destination node (out of the store).
     fn deliver(&mut self, pkt: Packet) {
         self.totals.delivered += 1;
         let f = pkt.flow;
@@ -316,8 +328,10 @@ impl World {
         self.out = out;
     }
 
-    /// A packet is lost; `at_queue` is the channel whose queue dropped it, if a queue did.
-    fn count_drop(&mut self, pkt: &Packet, at_queue: Option<u32>) {
+    /// The packet in slot `id` is lost (and leaves the store); `at_queue` is
+    /// the channel whose queue dropped it, if a queue did.
+    fn count_drop(&mut self, id: PacketId, at_queue: Option<u32>) {
+        let pkt = self.store.take(id);
         self.totals.dropped += 1;
         let t_s = self.now as f64 / NS_PER_SEC as f64;
         let trace = &mut self.monitor.trace;

@@ -43,6 +43,7 @@ use crate::error::ConfigError;
 use crate::net::routing::Routes;
 use crate::net::{Channel, ChannelCounters};
 use crate::packet::{Packet, SackBlock};
+use crate::packet_store::BYTES_PER_PACKET;
 use crate::queue::codel::Codel;
 use crate::queue::jcc::JccRed;
 use crate::queue::pi::Pi;
@@ -678,10 +679,10 @@ fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], e
         } else {
             x.before.len() as u64 + 1
         };
-        let queued = grown(limit.min(x.local_bursts.saturating_add(backlog)), size_of::<Packet>());
+        let queued = grown(limit.min(x.local_bursts.saturating_add(backlog)), BYTES_PER_PACKET);
         let enter_bps = arrival.min(ch.rate_bps as f64);
         let flying = (enter_bps * ch.delay as f64 / (8.0 * pkt as f64 * NS_PER_SEC as f64)).min(u64::MAX as f64) as u64 + 1;
-        let flying = grown(flying, size_of::<Packet>() + EVENT_BYTES);
+        let flying = grown(flying, BYTES_PER_PACKET + EVENT_BYTES);
         if queued > buffers.0 {
             let unit = if matches!(ch.queue.limit, QueueLimit::Bytes(_)) { "bytes" } else { "pkts" };
             buffers.1 = format!("{}.limit_{unit}", s.queue_field(c / 2, c % 2 == 0));

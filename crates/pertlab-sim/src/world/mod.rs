@@ -26,6 +26,7 @@ use crate::external::{halted, Halt};
 use crate::net::routing::Routes;
 use crate::net::Channel;
 use crate::packet::{Packet, PacketKind, TCP_IP_HEADER_BYTES};
+use crate::packet_store::{PacketId, PacketStore};
 use crate::scenario::Scenario;
 use crate::stats::classes::{ClassSnapshot, ClassWindows};
 use crate::stats::report::{self, ConservationInput, FlowBalance, FlowInfo, QueueInfo, ReportInput, Snapshot, UdpInfo, WebInput};
@@ -79,9 +80,11 @@ pub struct World {
     /// simulated time or this count of events, whichever comes first.
     next_progress: SimTime,
     next_count: u64,
+    /// The packets inside the network; queues and wires hold their slots.
+    store: PacketStore,
     /// Scratch buffers reused for packets produced by endpoints and dropped at dequeue.
     out: Vec<Packet>,
-    dropped: Vec<Packet>,
+    dropped: Vec<PacketId>,
 }
 
 impl World {
@@ -201,7 +204,7 @@ impl World {
 
     /// Every packet still inside the network (queues, transmitters, wires).
     pub fn packets_in_network(&self) -> impl Iterator<Item = &Packet> {
-        self.channels.iter().flat_map(|c| c.packets())
+        self.channels.iter().flat_map(|c| c.packets(&self.store))
     }
 
     /// The results over the measurement window (empty before [`World::run`]);

@@ -690,13 +690,13 @@ impl Red {
 
 #[test]
 fn through_an_output_queue_marks_and_forced_drops_are_counted() {
-    use crate::queue::{Enqueued, OutputQueue};
+    use crate::queue::{Enqueued, OutputQueue, StandaloneQueue};
     // avg = queue; max_p 1; thresholds 2/4; not gentle, no wait; ECN on.
     let cfg =
         RedConfig { min_th: Some(2.0), max_th: Some(4.0), q_w: Some(1.0), l_interm: 1.0, gentle: false, wait: false, use_ecn: true, ..RedConfig::default() };
     let red = Red::new(cfg, RedVariant::Red, 100, RATE_10M);
-    let mut q = OutputQueue::new(QueueLimit::Packets(100), RATE_10M, Box::new(red), from_seed(1));
-    let outcomes: Vec<_> = (0..6).map(|_| q.enqueue(pkt(1000, Ecn::Ect), 0)).collect();
+    let mut q = StandaloneQueue::new(OutputQueue::new(QueueLimit::Packets(100), RATE_10M, Box::new(red), from_seed(1)));
+    let outcomes: Vec<_> = (0..6).map(|_| q.offer(pkt(1000, Ecn::Ect), 0)).collect();
     // Queue 0, 1: below min_th. 2: first arrival above min_th (count restarts at 1).
     // 3: p_b = (3 - 2)/2 = 0.5, count 2 -> count p_b = 1 -> p_a = 1: marked, queued.
     // 4, 4: avg >= max_th without gentle: forced drops, ECN or not.
@@ -709,7 +709,7 @@ fn through_an_output_queue_marks_and_forced_drops_are_counted() {
     let mut left = Vec::new();
     for _ in 0..4 {
         assert_eq!(q.counters.marks, left.iter().filter(|p: &&Packet| p.ecn == Ecn::Ce).count() as u64);
-        left.push(q.dequeue(0, &mut Vec::new()).unwrap());
+        left.push(q.serve(0).unwrap());
     }
     assert_eq!(q.counters.marks, 1);
     assert!(left[3].ecn == Ecn::Ce && left[3].marked);
