@@ -121,4 +121,17 @@ mod tests {
         assert_eq!(store.take(b).seq, 7);
         assert_eq!(store.len(), 1);
     }
+
+    #[test]
+    fn a_prefetch_of_any_slot_number_changes_nothing_and_never_faults() {
+        let mut store = PacketStore::default();
+        // Past the end of an empty store, and far outside any allocation.
+        for id in [0, 1, 1 << 20, u32::MAX] {
+            store.prefetch(id);
+        }
+        let a = store.put(Packet::new(PacketKind::Data, 4, 0, 1, 1000));
+        store.prefetch(a);
+        store.prefetch(u32::MAX);
+        assert_eq!((store.len(), store.get(a).flow, store.get(a).size), (1, 4, 1000));
+    }
 }
