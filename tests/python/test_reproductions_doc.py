@@ -95,7 +95,7 @@ DETERMINISTIC = {"sigcomm07-fig13", "tahiliani-ch5-fluid", "hua02-vegas"}
 #: Reports of random runs still made with one seed, where issue 18 asks for at least three
 #: wherever the source shows a single run (it keeps the issue open). Exact, as NOT_YET_FULL:
 #: a report re-run with three seeds must leave this set, and no report may join it.
-ONE_SEED_YET = {"sigcomm07-fig2", "sigcomm07-fig3", "sigcomm07-fig4", "tahiliani-ch3-background", "tahiliani-ch3-fixed-flows"}
+ONE_SEED_YET = {"sigcomm07-fig2", "sigcomm07-fig3", "sigcomm07-fig4"}
 
 
 def test_reports_of_random_runs_have_three_seeds():
