@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
 import polars as pl
 
 from ..builders import NS2_TCP, buffer_packets, dumbbell, parking_lot
@@ -204,16 +205,19 @@ def plot_figure(table: pl.DataFrame, x: str, x_label: str, title: str, path: Pat
 
 @dataclass(frozen=True)
 class DynamicSetup:
-    """Figure 12: groups of flows join every ``step`` and leave every ``step`` after all joined."""
+    """Figure 12: groups of flows join every ``step`` and leave every ``step`` after all joined;
+    every scheme runs with each of ``seeds``."""
 
     bw: str
     group: int
     groups: int
     step_s: float
+    seeds: tuple[int, ...] = (1,)
 
 
-FIG12_FULL = DynamicSetup("150Mbps", 25, 4, 100.0)
-#: Quick: the same pattern at a fifth of the time scale and bandwidth.
+#: Full: seeds 1, 2 and 3 (the paper shows one run).
+FIG12_FULL = DynamicSetup("150Mbps", 25, 4, 100.0, (1, 2, 3))
+#: Quick: the same pattern at a fifth of the time scale and bandwidth, one seed.
 FIG12_QUICK = DynamicSetup("30Mbps", 10, 4, 20.0)
 
 
@@ -237,7 +241,7 @@ def fig12_scenario(scheme: Scheme, setup: DynamicSetup, seed: int = 1) -> Scenar
 
 
 def fig12_points(setup: DynamicSetup, schemes=SCHEMES) -> list[Point]:
-    return [Point((("scheme", s.slug),), 1, fig12_scenario(s, setup)) for s in schemes]
+    return [Point((("scheme", s.slug),), seed, fig12_scenario(s, setup, seed)) for s in schemes for seed in setup.seeds]
 
 
 def group_throughput(results, setup: DynamicSetup) -> pl.DataFrame:
@@ -246,10 +250,15 @@ def group_throughput(results, setup: DynamicSetup) -> pl.DataFrame:
     return rate.group_by("t_s", "group").agg(pl.col("mbps").sum()).sort("group", "t_s")
 
 
-def run_fig12(setup: DynamicSetup, out: Path, workers: Workers = Workers(), schemes=SCHEMES) -> dict[str, pl.DataFrame]:
+def run_fig12(setup: DynamicSetup, out: Path, workers: Workers = Workers(), schemes=SCHEMES) -> pl.DataFrame:
+    """Every group's throughput per second (:func:`group_throughput`) of every run, with
+    columns ``scheme`` and ``seed``."""
     points = fig12_points(setup, schemes)
     run_points(points, out, jobs=workers.jobs, cluster=workers.cluster)
-    return {p.values[0][1]: group_throughput(stored_results(p, out), setup) for p in points}
+    return pl.concat(
+        group_throughput(stored_results(p, out), setup).with_columns(pl.lit(p.values[0][1]).alias("scheme"), pl.lit(p.seed).alias("seed"))
+        for p in points
+    )
 
 
 def phase_jain(series: pl.DataFrame, setup: DynamicSetup) -> pl.DataFrame:
@@ -270,15 +279,32 @@ def phase_jain(series: pl.DataFrame, setup: DynamicSetup) -> pl.DataFrame:
     return pl.DataFrame(rows)
 
 
-def plot_fig12(series: dict[str, pl.DataFrame], setup: DynamicSetup, path: Path) -> None:
+def fig12_means(throughput: pl.DataFrame) -> pl.DataFrame:
+    """Each group's throughput per scheme and second: the mean over seeds with its 95 % interval
+    (``mbps_lo95``, ``mbps_hi95``, cut at 0; NaN with one seed)."""
+    from ..sweep import NON_NEGATIVE, aggregate
+
+    by = ["scheme", "group", "t_s"]
+    return aggregate(throughput.sort(*by), by=by, metrics=("mbps",), bounds={"mbps": NON_NEGATIVE})
+
+
+def plot_fig12(throughput: pl.DataFrame, setup: DynamicSetup, path: Path) -> None:
+    """Each group's throughput over time, one panel per scheme: the mean over seeds, shaded
+    over its 95 % interval when there are several."""
     from ..plots import saved_figure
 
+    means = fig12_means(throughput)
+    schemes = throughput["scheme"].unique(maintain_order=True).to_list()
     title = f"Flows joining and leaving (Figure 12): {setup.group} flows per group, {setup.bw}"
-    with saved_figure(path, 1, len(series), figsize=(4.3 * len(series), 3.6), title=title, sharey=True) as (_, axes):
-        for ax, (slug, s) in zip(axes, series.items()):
+    with saved_figure(path, 1, len(schemes), figsize=(4.3 * len(schemes), 3.6), title=title, sharey=True) as (_, axes):
+        for ax, slug in zip(axes, schemes):
+            s = means.filter(pl.col("scheme") == slug)
             for g in range(setup.groups):
-                t = s.filter(pl.col("group") == g)
-                ax.plot(t["t_s"], t["mbps"], lw=0.8, label=f"group {g + 1}")
+                t = s.filter(pl.col("group") == g).sort("t_s")
+                ax.plot(t["t_s"], t["mbps"], lw=0.8, color=f"C{g}", label=f"group {g + 1}")
+                if t["seeds"].max() > 1:
+                    mean, lo, hi = (t[c].cast(pl.Float64).fill_null(float("nan")).to_numpy() for c in ("mbps", "mbps_lo95", "mbps_hi95"))
+                    ax.fill_between(t["t_s"], np.where(np.isnan(lo), mean, lo), np.where(np.isnan(hi), mean, hi), color=f"C{g}", alpha=0.25, lw=0)
             ax.set_title(LABELS[slug])
             ax.set_xlabel("time (s)")
         axes[0].set_ylabel("aggregate throughput (Mbit/s)")

@@ -13,7 +13,8 @@ and spread evenly over 44..140 ms for the others (44 ms is the path with 1 ms
 access links, the bottleneck's 20 ms one way); reverse flows and web sessions
 as `pertlab.builders.dumbbell` adds them; all TCP is SACK with ns-2's timers;
 flows start in (0, 10) s and the first 20 s of the trace are left out. Full:
-1000 s per case, as the paper; quick: 150 s, cases 1 and 3.
+1000 s per case, as the paper, seeds 1, 2 and 3 (the paper shows one run); quick: 150 s,
+cases 1 and 3, seed 1.
 
 The threshold predictors (rtt, ma750, the EWMAs) are scored twice: at the paper's 65 ms, and at
 P + 5 ms with P the tagged flow's least RTT in the trace (``NAME@P+5`` in the tables). With our
@@ -61,9 +62,10 @@ class Mode:
     name: str
     duration_s: int
     cases: tuple[str, ...]
+    seeds: tuple[int, ...] = (1,)
 
 
-FULL = Mode("full", 1000, tuple(CASES))
+FULL = Mode("full", 1000, tuple(CASES), (1, 2, 3))
 QUICK = Mode("quick", 150, ("case1", "case3"))
 
 
@@ -80,8 +82,9 @@ def case_scenario(case: str, mode: Mode, seed: int = 1) -> Scenario:
     return Scenario.parse(wire)
 
 
-def _points(mode: Mode) -> list[Point]:
-    return [Point((("case", c),), 1, case_scenario(c, mode)) for c in mode.cases]
+def points(mode: Mode) -> list[Point]:
+    """The study's runs: every case with every seed of ``mode``."""
+    return [Point((("case", c),), seed, case_scenario(c, mode, seed)) for c in mode.cases for seed in mode.seeds]
 
 
 def runs_dir(out: Path) -> Path:
@@ -91,16 +94,17 @@ def runs_dir(out: Path) -> Path:
 
 
 def run_study(mode: Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """(fig2, fig3, fig4) tables from the runs kept in :func:`runs_dir` of ``out``: efficiency
-    with losses in the flow vs at the queue for the high-RTT predictor at both thresholds
-    (65 ms and P + 5 ms); efficiency, false positives and false negatives of every predictor
-    (queue losses); the normalized queue at each false positive of the RTT-based predictors."""
-    points = _points(mode)
+    """(fig2, fig3, fig4) tables from the runs kept in :func:`runs_dir` of ``out``, one row per
+    case and seed (column ``seed``): efficiency with losses in the flow vs at the queue for the
+    high-RTT predictor at both thresholds (65 ms and P + 5 ms); efficiency, false positives and
+    false negatives of every predictor (queue losses); the normalized queue at each false
+    positive of the RTT-based predictors."""
+    runs = points(mode)
     store = runs_dir(out)
-    run_points(points, store, jobs=workers.jobs, cluster=workers.cluster)
+    run_points(runs, store, jobs=workers.jobs, cluster=workers.cluster)
     fig2, fig3, fig4 = [], [], []
-    for p in points:
-        case = p.values[0][1]
+    for p in runs:
+        case, seed = p.values[0][1], p.seed
         r = stored_results(p, store)
         trace = r.trace_rtt.filter((pl.col("flow") == 0) & (pl.col("t_s") >= SKIP_S)).sort("t_s")
         t = trace["t_s"].to_numpy()
@@ -115,35 +119,68 @@ def run_study(mode: Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.D
             for where, losses in (("flow", flow_losses), ("queue", queue_losses)):
                 sc = score(t, high["rtt" + suffix], losses)
                 fig2.append({
-                    "case": case, "threshold": label, "threshold_ms": ms, "p_ms": p_ms, "losses": where, "loss_events": len(losses),
+                    "case": case, "seed": seed, "threshold": label, "threshold_ms": ms, "p_ms": p_ms, "losses": where, "loss_events": len(losses),
                     "efficiency": sc.efficiency, "transitions_2": sc.predicted, "transitions_5": sc.false_alarms,
                 })  # fmt: skip
         for name, verdict in high.items():
             sc = score(t, verdict, queue_losses)
             fig3.append({
-                "case": case, "predictor": name, "efficiency": sc.efficiency, "false_positives": sc.false_positives,
+                "case": case, "seed": seed, "predictor": name, "efficiency": sc.efficiency, "false_positives": sc.false_positives,
                 "false_negatives": sc.false_negatives, "transitions_2": sc.predicted, "transitions_4": sc.missed, "transitions_5": sc.false_alarms,
             })  # fmt: skip
         for suffix, _ in thresholds.values():
             for name in THRESHOLD_PREDICTORS:
                 for q in false_positive_queue(trace, high[name + suffix], queue_losses, r.trace_queue_limit):
-                    fig4.append({"case": case, "predictor": name + suffix, "queue_norm": float(q)})
-    schema4 = {"case": pl.String, "predictor": pl.String, "queue_norm": pl.Float64}
+                    fig4.append({"case": case, "seed": seed, "predictor": name + suffix, "queue_norm": float(q)})
+    schema4 = {"case": pl.String, "seed": pl.Int64, "predictor": pl.String, "queue_norm": pl.Float64}
     return pl.DataFrame(fig2), pl.DataFrame(fig3), pl.DataFrame(fig4, schema=schema4)
+
+
+#: The scores are fractions: their intervals over seeds are cut to [0, 1].
+SCORES = ("efficiency", "false_positives", "false_negatives")
+
+
+def fig2_means(fig2: pl.DataFrame) -> pl.DataFrame:
+    """Figure 2's efficiency per case, threshold and losses counted: the mean over seeds with
+    its 95 % interval (:func:`pertlab.sweep.aggregate`; NaN with one seed)."""
+    from ..sweep import FRACTION, aggregate
+
+    return aggregate(fig2, by=["case", "threshold", "losses"], metrics=("efficiency",), bounds={"efficiency": FRACTION})
+
+
+def fig3_per_seed(fig3: pl.DataFrame) -> pl.DataFrame:
+    """Each predictor's scores per seed: the mean over the cases of that seed's runs."""
+    return fig3.group_by("predictor", "seed", maintain_order=True).agg(pl.col(*SCORES).mean())
+
+
+def fig3_means(fig3: pl.DataFrame) -> pl.DataFrame:
+    """Each predictor's scores, the mean over cases and seeds, with the 95 % interval over seeds
+    of the per-seed means (:func:`fig3_per_seed`; NaN with one seed)."""
+    from ..sweep import FRACTION, aggregate
+
+    return aggregate(fig3_per_seed(fig3), by=["predictor"], metrics=SCORES, bounds=dict.fromkeys(SCORES, FRACTION))
+
+
+def _yerr(table: pl.DataFrame, metric: str) -> list[list[float]] | None:
+    from ..plots import _interval
+
+    return _interval(table, metric) if table["seeds"].max() > 1 else None
 
 
 def plot_fig2(fig2: pl.DataFrame, path: Path) -> None:
     from ..plots import saved_figure
 
-    cases = fig2["case"].unique(maintain_order=True).to_list()
+    means = fig2_means(fig2)
+    cases = means["case"].unique(maintain_order=True).to_list()
     x = np.arange(len(cases))
-    bars = [(label, where) for label in fig2["threshold"].unique(maintain_order=True).to_list() for where in ("flow", "queue")]
+    bars = [(label, where) for label in means["threshold"].unique(maintain_order=True).to_list() for where in ("flow", "queue")]
     width = 0.8 / len(bars)
     with saved_figure(path, figsize=(7, 3.5), title="Figure 2: high RTT followed by a loss") as (_, ax):
         for i, (label, where) in enumerate(bars):
-            sel = fig2.filter((pl.col("threshold") == label) & (pl.col("losses") == where))
-            v = [sel.filter(pl.col("case") == c)["efficiency"][0] for c in cases]
-            ax.bar(x + (i - (len(bars) - 1) / 2) * width, v, width, label=f"RTT > {label}, losses {'within the flow' if where == 'flow' else 'at the queue'}")
+            sel = means.filter((pl.col("threshold") == label) & (pl.col("losses") == where))
+            sel = pl.DataFrame({"case": cases}).join(sel, on="case", how="left", maintain_order="left")
+            ax.bar(x + (i - (len(bars) - 1) / 2) * width, sel["efficiency"].to_list(), width, yerr=_yerr(sel, "efficiency"), capsize=2,
+                   label=f"RTT > {label}, losses {'within the flow' if where == 'flow' else 'at the queue'}")  # fmt: skip
         ax.set_xticks(x, cases)
         ax.set_ylabel("high RTT -> loss / all exits from high RTT")
         ax.legend(fontsize=7)
@@ -152,11 +189,13 @@ def plot_fig2(fig2: pl.DataFrame, path: Path) -> None:
 def plot_fig3(fig3: pl.DataFrame, path: Path) -> None:
     from ..plots import saved_figure
 
-    mean = fig3.group_by("predictor", maintain_order=True).agg(pl.col("efficiency", "false_positives", "false_negatives").mean())
+    mean = fig3_means(fig3)
     x = np.arange(mean.height)
-    with saved_figure(path, figsize=(9, 3.8), title="Figure 3: predictors (mean over the cases; losses at the bottleneck queue)") as (_, ax):
-        for i, m in enumerate(("efficiency", "false_positives", "false_negatives")):
-            ax.bar(x + (i - 1) * 0.27, mean[m].to_list(), 0.27, label=m.replace("_", " "))
+    seeds = int(mean["seeds"].max())
+    over = "the cases" if seeds == 1 else f"the cases and {seeds} seeds"
+    with saved_figure(path, figsize=(9, 3.8), title=f"Figure 3: predictors (mean over {over}; losses at the bottleneck queue)") as (_, ax):
+        for i, m in enumerate(SCORES):
+            ax.bar(x + (i - 1) * 0.27, mean[m].to_list(), 0.27, yerr=_yerr(mean, m), capsize=2, label=m.replace("_", " "))
         ax.set_xticks(x, mean["predictor"].to_list(), rotation=30)
         ax.legend(fontsize=8)
 

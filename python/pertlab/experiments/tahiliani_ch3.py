@@ -294,10 +294,12 @@ def _run_fixed(args: tuple[str, int, str, bool]) -> tuple[str, pl.DataFrame]:
 
 
 def run_fixed_flows(
-    controllers: Iterable[str] = CONTROLLERS, seed: int = 1, duration: str = "100s", workers: Workers = Workers(), background: bool = False
-) -> dict[str, pl.DataFrame]:
-    """The bottleneck's queue series (with avg and max_p) under S3-2 (S3-3 with ``background``), per controller."""
-    return dict(workers.map(_run_fixed, [(k, seed, duration, background) for k in controllers]))
+    controllers: Iterable[str] = CONTROLLERS, seeds: Iterable[int] = (1,), duration: str = "100s", workers: Workers = Workers(), background: bool = False
+) -> dict[tuple[str, int], pl.DataFrame]:
+    """The bottleneck's queue series (with avg and max_p) under S3-2 (S3-3 with ``background``),
+    per controller and seed."""
+    tasks = [(k, s, duration, background) for k in controllers for s in seeds]
+    return {(k, s): series for (k, s, _, _), (_, series) in zip(tasks, workers.map(_run_fixed, tasks))}
 
 
 def bottleneck_series(r: Results) -> pl.DataFrame:
@@ -520,3 +522,23 @@ def plot_max_p(series: dict[str, pl.DataFrame], path, title: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def plot_statistics(sets: list[tuple[str, pl.DataFrame]], panels: list[tuple[str, str]], path, title: str) -> None:
+    """One panel per ``(metric, title)``: a bar per controller for each ``(label, table)`` of
+    ``sets`` (tables of per-controller means, as :func:`pertlab.sweep.aggregate` makes them),
+    with the 95 % interval over seeds as error bars where the table has one."""
+    from ..plots import _interval, _panels
+
+    with _panels(path, len(panels), (4.25, 3.4), title) as axes:
+        for ax, (metric, panel_title) in zip(axes, panels):
+            width = 0.8 / len(sets)
+            for i, (label, table) in enumerate(sets):
+                t = pl.DataFrame({"controller": list(CONTROLLERS)}).join(table, on="controller", how="left", maintain_order="left")
+                x = [j + (i - (len(sets) - 1) / 2) * width for j in range(t.height)]
+                err = _interval(t, metric) if "seeds" in t.columns and t["seeds"].max() > 1 else None
+                ax.bar(x, t[metric].to_list(), width, yerr=err, capsize=3, color=f"C{i}", label=label or None)
+            ax.set_xticks(range(len(CONTROLLERS)), [LABELS[k] for k in CONTROLLERS])
+            ax.set_title(panel_title, fontsize=10)
+        if len(sets) > 1:
+            axes[0].legend(fontsize=8)

@@ -18,6 +18,7 @@ pages; tests/python/test_reproductions_doc.py checks that they equal what this m
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from pathlib import Path
@@ -74,7 +75,8 @@ def _wall_times(reports: dict[str, Report], registry: dict[str, Any]) -> str:
     for name in sorted(registry):
         r = reports.get(name)
         rows.append(f"| `{name}` | none committed | | |" if r is None else f"| `{name}` | {r.mode} | {_seeds(r)} | {_wall(r)} |")
-    total = sum(r.wall_seconds or 0.0 for r in recorded)
+    # fsum: exact, so the total does not depend on the order the reports are read in (a sum ending in .5 rounds one way).
+    total = math.fsum(r.wall_seconds or 0.0 for r in recorded)
     rows.append("")
     rows.append(
         f"Total over the {len(recorded)} reports that record it: {total:.0f} s ({total / 3600:.1f} h); "

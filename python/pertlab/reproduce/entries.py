@@ -12,7 +12,8 @@ import polars as pl
 from ..experiments import tahiliani_ch3 as ch3
 from .. import units
 from ..parallel import Workers
-from ..sweep import aggregate
+from ..plots import interval_note
+from ..sweep import FRACTION, NON_NEGATIVE, aggregate
 from .registry import Claim, Entry, Figure, Report, Wire, rank_correlation, register
 
 THESIS = "Tahiliani, PhD thesis, NITK 2013, Chapter 3"
@@ -350,110 +351,207 @@ def _ch3_sharp_decrease(quick: bool, out: Path, workers: Workers) -> Report:
 #: and 13.85 packets). 100 s runs take ~2 s.
 S2_DURATION, S2_SETTLE = "100s", 20.0
 S2_BAND = (ch3.S32_MIN_TH + 0.4 * (ch3.S32_MAX_TH - ch3.S32_MIN_TH), ch3.S32_MIN_TH + 0.6 * (ch3.S32_MAX_TH - ch3.S32_MIN_TH))
+#: Seeds of Scenarios 2 and 3: the thesis shows one run of each; the full reports run three
+#: (issue 18), the quick ones one, to keep the test suite fast.
+S2_SEEDS = {"quick": (1,), "full": (1, 2, 3)}
+#: The per-run statistics of Scenarios 2 and 3, and the ranges their intervals are cut to.
+S2_METRICS = ("avg_mean_pkts", "avg_std_pkts", "in_band", "max_p_mean", "max_p_std")
+S2_BOUNDS = {"avg_mean_pkts": NON_NEGATIVE, "avg_std_pkts": NON_NEGATIVE, "in_band": FRACTION, "max_p_mean": FRACTION, "max_p_std": NON_NEGATIVE}
 
 
-def _fixed_flow_statistics(background: bool, workers: Workers) -> tuple[dict[str, pl.DataFrame], pl.DataFrame]:
-    series = ch3.run_fixed_flows(duration=S2_DURATION, workers=workers, background=background)
+def _s2_seeds(quick: bool) -> tuple[int, ...]:
+    return S2_SEEDS["quick" if quick else "full"]
+
+
+def _fixed_flow_statistics(background: bool, seeds: tuple[int, ...], workers: Workers) -> tuple[dict[str, pl.DataFrame], pl.DataFrame, pl.DataFrame]:
+    """The first seed's queue series per controller, one row of statistics per controller and
+    seed (over t >= S2_SETTLE), and their means over seeds with 95 % intervals."""
+    series = ch3.run_fixed_flows(seeds=seeds, duration=S2_DURATION, workers=workers, background=background)
     rows = []
-    for kind, s in series.items():
+    for (kind, seed), s in series.items():
         w = s.filter(pl.col("t_s") >= S2_SETTLE)
         rows.append({
-            "controller": kind, "avg_mean_pkts": float(w["avg"].mean()), "avg_std_pkts": float(w["avg"].std()),
+            "controller": kind, "seed": seed, "background": background,
+            "avg_mean_pkts": float(w["avg"].mean()), "avg_std_pkts": float(w["avg"].std()),
             "in_band": float(w["avg"].is_between(*S2_BAND).mean()),
             "max_p_mean": float(w["max_p"].mean()), "max_p_std": float(w["max_p"].std()),
         })  # fmt: skip
-    return series, pl.DataFrame(rows)
+    runs = pl.DataFrame(rows)
+    stats = aggregate(runs, by=["controller"], metrics=S2_METRICS, bounds=S2_BOUNDS)
+    return {kind: s for (kind, seed), s in series.items() if seed == seeds[0]}, runs, stats
 
 
 def _fixed_flow_scenarios(background: bool) -> Callable[[bool], Wire]:
-    """Scenarios 2 and 3 (the same in both modes: see S2_DURATION)."""
-    return lambda quick: {k: ch3.fixed_flows_scenario(k, duration=S2_DURATION, background=background).to_wire() for k in ch3.CONTROLLERS}
+    """Scenarios 2 and 3 (the same length in both modes, see S2_DURATION; full mode has more seeds)."""
+    return lambda quick: {
+        f"{k}-seed{seed}": ch3.fixed_flows_scenario(k, seed, duration=S2_DURATION, background=background).to_wire()
+        for k in ch3.CONTROLLERS for seed in _s2_seeds(quick)
+    }  # fmt: skip
 
 
-def _fixed_flow_report(name: str, title: str, scenario: str, background: bool, quick: bool, out: Path, stats: pl.DataFrame, series) -> Report:
+def _fixed_flow_report(name: str, title: str, scenario: str, background: bool, quick: bool, out: Path, runs: pl.DataFrame, stats: pl.DataFrame, series) -> Report:
     what = "100 fixed flows" + (" with background traffic" if background else "")
+    seeds = _s2_seeds(quick)
     report = Report(
         name=name,
         title=title,
         source=f"{THESIS}, Section 3.3 {scenario}",
         mode="quick" if quick else "full",
         out_dir=out,
-        tables={"statistics": stats},
+        tables={"statistics": stats, "runs": runs},
         notes=[
             f"15 Mbps, 250 ms RTT, 100 FTP flows starting within the first second, min_th 20, max_th 80, "
-            f"a {ch3.S32_BUFFER_PKTS}-packet buffer (not stated in the thesis), {S2_DURATION} runs; statistics over "
-            f"t >= {S2_SETTLE:g} s. ARED's and CARED's band is [{S2_BAND[0]:g}, {S2_BAND[1]:g}] packets (in_band: the "
-            "fraction of samples of the average inside it); Re-ARED's and FARED's is the narrower [0.48, 0.52] band."
+            f"a {ch3.S32_BUFFER_PKTS}-packet buffer (not stated in the thesis), {S2_DURATION} runs, seeds {', '.join(map(str, seeds))}; "
+            f"statistics over t >= {S2_SETTLE:g} s, per run in runs, their mean over seeds in statistics (with 95 % intervals "
+            f"when there are several seeds; the claims read the means). ARED's and CARED's band is [{S2_BAND[0]:g}, {S2_BAND[1]:g}] "
+            "packets (in_band: the fraction of samples of the average inside it); Re-ARED's and FARED's is the narrower [0.48, 0.52] band."
             + (f" Background: {ch3.S33_WEB_SESSIONS} web sessions (ns-2 WebTraf defaults) and one long reverse flow." if background else ""),
         ],
     )
     out.mkdir(parents=True, exist_ok=True)
-    ch3.plot_average_queue(series, out / AVERAGE_QUEUE_PNG, what, band=S2_BAND)
-    ch3.plot_max_p(series, out / MAX_P_PNG, f"max_p, {what}")
+    ch3.plot_average_queue(series, out / AVERAGE_QUEUE_PNG, f"{what}, seed {seeds[0]}", band=S2_BAND)
+    ch3.plot_max_p(series, out / MAX_P_PNG, f"max_p, {what}, seed {seeds[0]}")
     return report
+
+
+def _mh(mean: float, half: float, digits: int = 4) -> str:
+    """A mean and its 95 % half-width over seeds (where there is one: several seeds)."""
+    return f"{mean:.{digits}g}" + (f" ± {half:.2g}" if half == half else "")
+
+
+def _pm(values: dict[str, tuple[float, float]], digits: int = 4) -> str:
+    """Per controller, ordered by mean: the mean and its 95 % half-width over seeds."""
+    return ", ".join(f"{ch3.LABELS[k]} {_mh(m, h, digits)}" for k, (m, h) in sorted(values.items(), key=lambda kv: kv[1][0]))
+
+
+def _by_controller(stats: pl.DataFrame, metric: str) -> dict[str, tuple[float, float]]:
+    return {r["controller"]: (r[metric], r[f"{metric}_ci95"]) for r in stats.iter_rows(named=True)}
+
+
+def _order_per_seed(runs: pl.DataFrame, metric: str, order: tuple[str, ...]) -> str:
+    """In how many seeds ``metric`` increases along ``order`` (controllers), where there are several."""
+    seeds = sorted(runs["seed"].unique().to_list())
+    if len(seeds) < 2:
+        return ""
+    v = {(r["controller"], r["seed"]): r[metric] for r in runs.iter_rows(named=True)}
+    held = sum(all(v[(a, s)] < v[(b, s)] for a, b in zip(order, order[1:])) for s in seeds)
+    return f"; {' < '.join(ch3.LABELS[k] for k in order)} in {held} of {len(seeds)} seeds"
+
+
+def _over(stats: pl.DataFrame) -> str:
+    n = int(stats["seeds"].max())
+    return f"mean over {n} seeds ± 95 % interval; " if n > 1 else ""
 
 
 def _ch3_fixed_flows(quick: bool, out: Path, workers: Workers) -> Report:
-    series, stats = _fixed_flow_statistics(False, workers)
-    st = {r["controller"]: r for r in stats.iter_rows(named=True)}
+    series, runs, stats = _fixed_flow_statistics(False, _s2_seeds(quick), workers)
     report = _fixed_flow_report(
         "tahiliani-ch3-fixed-flows", "Fixed long flows, no background traffic: average queue and max_p (Figs. 3.4, 3.5, 3.22, 3.26-3.28)",
-        "Scenario 2", False, quick, out, stats, series,
+        "Scenario 2", False, quick, out, runs, stats, series,
     )  # fmt: skip
-    std = {k: st[k]["avg_std_pkts"] for k in ch3.CONTROLLERS}
+    mean, std, max_p = (_by_controller(stats, m) for m in ("avg_mean_pkts", "avg_std_pkts", "max_p_std"))
+    over = _over(stats)
+    in_band = runs.filter(pl.col("controller").is_in(["ared", "reared"])).group_by("seed").agg(pl.col("avg_mean_pkts").is_between(*S2_BAND).all())
     report.claims = [
         Claim(
             "ARED and Re-ARED stabilise the average around the target (Figs. 3.4, 3.5).",
-            all(S2_BAND[0] <= st[k]["avg_mean_pkts"] <= S2_BAND[1] for k in ("ared", "reared")),
-            "mean average: " + ", ".join(f"{ch3.LABELS[k]} {st[k]['avg_mean_pkts']:.1f}" for k in ch3.CONTROLLERS),
+            all(S2_BAND[0] <= mean[k][0] <= S2_BAND[1] for k in ("ared", "reared")),
+            f"{over}mean average: {_pm(mean, 3)}"
+            + (f"; both inside [{S2_BAND[0]:g}, {S2_BAND[1]:g}] in {int(in_band['avg_mean_pkts'].sum())} of {in_band.height} seeds" if over else ""),
         ),
-        Claim("Re-ARED's average oscillates less than ARED's (narrower target).", std["reared"] < std["ared"], "std of the average: " + _fmt(std)),
+        Claim(
+            "Re-ARED's average oscillates less than ARED's (narrower target).",
+            std["reared"][0] < std["ared"][0],
+            f"{over}std of the average: {_pm(std)}" + _order_per_seed(runs, "avg_std_pkts", ("reared", "ared")),
+        ),
         Claim(
             "CARED's oscillations are smaller than ARED's and slightly larger than Re-ARED's (Fig. 3.22).",
-            std["reared"] < std["cared"] < std["ared"],
-            "std of the average: " + _fmt(std),
+            std["reared"][0] < std["cared"][0] < std["ared"][0],
+            f"{over}std of the average: {_pm(std)}" + _order_per_seed(runs, "avg_std_pkts", ("reared", "cared", "ared")),
         ),
         Claim(
             "CARED's max_p shows minimal variations (Figs. 3.26-3.28).",
-            min(st, key=lambda k: st[k]["max_p_std"]) == "cared",
-            "std of max_p: " + _fmt({k: st[k]["max_p_std"] for k in ch3.CONTROLLERS}),
+            min(max_p, key=lambda k: max_p[k][0]) == "cared",
+            f"{over}std of max_p: {_pm(max_p)}" + _lowest_per_seed(runs, "max_p_std", "cared"),
         ),
     ]
     return report
+
+
+def _lowest_per_seed(runs: pl.DataFrame, metric: str, kind: str) -> str:
+    """In how many seeds ``kind`` has the lowest ``metric`` of the controllers, where there are several."""
+    seeds = sorted(runs["seed"].unique().to_list())
+    if len(seeds) < 2:
+        return ""
+    held = sum(runs.filter(pl.col("seed") == s).sort(metric)["controller"][0] == kind for s in seeds)
+    return f"; {ch3.LABELS[kind]} lowest in {held} of {len(seeds)} seeds"
 
 
 def _ch3_background(quick: bool, out: Path, workers: Workers) -> Report:
-    series, stats = _fixed_flow_statistics(True, workers)
-    _, quiet = _fixed_flow_statistics(False, workers)
-    st = {r["controller"]: r for r in stats.iter_rows(named=True)}
-    q = {r["controller"]: r for r in quiet.iter_rows(named=True)}
+    seeds = _s2_seeds(quick)
+    series, runs, stats = _fixed_flow_statistics(True, seeds, workers)
+    _, quiet_runs, quiet = _fixed_flow_statistics(False, seeds, workers)
     report = _fixed_flow_report(
         "tahiliani-ch3-background", "Fixed long flows with web and reverse traffic: average queue and max_p (Figs. 3.6, 3.7, 3.23, 3.29-3.31)",
-        "Scenario 3", True, quick, out, stats, series,
+        "Scenario 3", True, quick, out, pl.concat([runs, quiet_runs]), stats, series,
     )  # fmt: skip
     report.tables["without_background"] = quiet
-    std = {k: st[k]["avg_std_pkts"] for k in ch3.CONTROLLERS}
-    band = {k: st[k]["in_band"] for k in ch3.CONTROLLERS}
+    std, band, max_p = (_by_controller(stats, m) for m in ("avg_std_pkts", "in_band", "max_p_std"))
+    q = _by_controller(quiet, "max_p_std")
+    over = _over(stats)
+    per_seed = ""
+    if over:
+        w = {(r["controller"], r["seed"]): r["max_p_std"] for r in runs.iter_rows(named=True)}
+        wq = {(r["controller"], r["seed"]): r["max_p_std"] for r in quiet_runs.iter_rows(named=True)}
+        held = sum(w[("cared", s)] <= 2 * wq[("cared", s)] for s in seeds)
+        per_seed = _lowest_per_seed(runs, "max_p_std", "cared") + f"; CARED's with background at most twice its without in {held} of {len(seeds)} seeds"
     report.claims = [
         Claim(
             "ARED keeps the average inside the target band, with a few irregularities (Fig. 3.6).",
-            band["ared"] >= 0.5,
-            "fraction of time in ARED's band: " + _fmt(band),
+            band["ared"][0] >= 0.5,
+            f"{over}fraction of time in ARED's band: {_pm(band)}",
         ),
         Claim(
             "Re-ARED oscillates out of the target: with the reverse traffic its average varies more than ARED's (Fig. 3.7).",
-            std["reared"] > std["ared"],
-            "std of the average: " + _fmt(std),
+            std["reared"][0] > std["ared"][0],
+            f"{over}std of the average: {_pm(std)}" + _order_per_seed(runs, "avg_std_pkts", ("ared", "reared")),
         ),
-        Claim("CARED stays within the target apart from a few irregularities (Fig. 3.23).", band["cared"] >= 0.5, "fraction of time in the band: " + _fmt(band)),
+        Claim("CARED stays within the target apart from a few irregularities (Fig. 3.23).", band["cared"][0] >= 0.5, f"{over}fraction of time in the band: {_pm(band)}"),
         Claim(
             "CARED's max_p varies least and is not largely affected by background traffic (Figs. 3.29-3.31).",
-            min(st, key=lambda k: st[k]["max_p_std"]) == "cared" and st["cared"]["max_p_std"] <= 2 * q["cared"]["max_p_std"],
-            "std of max_p with / without background: "
-            + ", ".join(f"{ch3.LABELS[k]} {st[k]['max_p_std']:.4f} / {q[k]['max_p_std']:.4f}" for k in ch3.CONTROLLERS),
+            min(max_p, key=lambda k: max_p[k][0]) == "cared" and max_p["cared"][0] <= 2 * q["cared"][0],
+            f"{over}std of max_p with / without background: "
+            + ", ".join(f"{ch3.LABELS[k]} {_mh(*max_p[k])} / {_mh(*q[k])}" for k in ch3.CONTROLLERS)
+            + per_seed,
         ),
     ]
     return report
+
+
+def _statistics_figure(background: bool) -> Callable[[Report], Figure]:
+    """Scenario 2's (3's) statistics per controller: the mean over seeds with 95 % intervals
+    (with Scenario 2's beside them for Scenario 3), drawn from the report's tables."""
+    panels = [("avg_mean_pkts", "mean of the average (pkts)"), ("avg_std_pkts", "std of the average (pkts)"),
+              ("in_band", "fraction of time in ARED's band"), ("max_p_std", "std of max_p")]  # fmt: skip
+
+    def figure(report: Report) -> Figure:
+        stats = report.tables["statistics"]
+        sets = [("with background" if background else "", stats)] + ([("without background", report.tables["without_background"])] if background else [])
+        seeds = int(stats["seeds"].max()) if "seeds" in stats.columns else 1
+        over = f"the mean over {seeds} seeds" if seeds > 1 else "one run"
+        what = "with the background traffic and without it (Scenario 2's runs)" if background else "without background traffic"
+        caption = (
+            f"Per controller, {what}: statistics of RED's average queue and of max_p over t >= {S2_SETTLE:g} s, {over}. "
+            + interval_note(stats, panels, S2_BOUNDS) + " The thesis prints these as time plots only: there are no published values to mark."
+        )
+        return Figure("statistics.png", caption, lambda path: ch3.plot_statistics(sets, panels, path, report.title))
+
+    return figure
+
+
+def _fixed_flow_figures(what: str, background: bool) -> Callable[[Report], list[Figure]]:
+    series, stats = _series_figures(what, S2_BAND, max_p=True), _statistics_figure(background)
+    return lambda report: [stats(report), *series(report)]
 
 
 def _fmt(values: dict[str, float]) -> str:
@@ -463,9 +561,9 @@ def _fmt(values: dict[str, float]) -> str:
 register(Entry("tahiliani-ch3-flows", "Tables 3.3-3.9: throughput and drop rate, 10..100 flows", THESIS, _ch3_flows, _ch3_flows_figures,
                _ch3_flows_scenarios))  # fmt: skip
 register(Entry("tahiliani-ch3-fixed-flows", "Scenario 2: 100 fixed flows, average queue and max_p", THESIS, _ch3_fixed_flows,
-               _series_figures("100 fixed flows, seed 1", S2_BAND, max_p=True), _fixed_flow_scenarios(False)))  # fmt: skip
+               _fixed_flow_figures("100 fixed flows, seed 1", False), _fixed_flow_scenarios(False)))  # fmt: skip
 register(Entry("tahiliani-ch3-background", "Scenario 3: fixed flows with web and reverse traffic", THESIS, _ch3_background,
-               _series_figures("100 fixed flows with web and reverse traffic, seed 1", S2_BAND, max_p=True), _fixed_flow_scenarios(True)))  # fmt: skip
+               _fixed_flow_figures("100 fixed flows with web and reverse traffic, seed 1", True), _fixed_flow_scenarios(True)))  # fmt: skip
 register(Entry("tahiliani-ch3-sharp-increase", "Scenario 4: sharp increase in congestion", THESIS, _ch3_sharp_increase,
                _series_figures(f"on Floyd et al.'s network, seed 1: 20 flows join at {ch3.STEP_AT_S:g} s"), _sharp_increase_scenarios))  # fmt: skip
 register(Entry("tahiliani-ch3-sharp-decrease", "Scenario 5: sharp decrease in congestion", THESIS, _ch3_sharp_decrease,

@@ -12,6 +12,7 @@ import polars as pl
 from ..experiments import sigcomm07 as sc
 from ..parallel import Workers
 from ..plots import comparison_panels, interval_note
+from ..sweep import INTERVAL
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register, wire_of
 
 PAPER = "Bhandarkar et al., SIGCOMM 2007"
@@ -181,38 +182,60 @@ _figure_entry("fig14", _fig14_claims)
 
 
 def _fig12_scenarios(quick: bool) -> Wire:
-    return {p.values[0][1]: p.scenario.to_wire() for p in sc.fig12_points(sc.FIG12_QUICK if quick else sc.FIG12_FULL)}
+    return {f"{p.values[0][1]}-seed{p.seed}": p.scenario.to_wire() for p in sc.fig12_points(sc.FIG12_QUICK if quick else sc.FIG12_FULL)}
 
 
 def _fig12(quick: bool, out: Path, workers: Workers) -> Report:
     setup = sc.FIG12_QUICK if quick else sc.FIG12_FULL
-    series = sc.run_fig12(setup, out, workers)
-    jain = pl.concat([sc.phase_jain(s, setup).with_columns(pl.lit(slug).alias("scheme")) for slug, s in series.items()])
-    worst = {slug: float(jain.filter(pl.col("scheme") == slug)["jain"].min()) for slug in series}
+    throughput = sc.run_fig12(setup, out, workers)
+    runs = throughput.select("scheme", "seed").unique(maintain_order=True).iter_rows()
+    jain = pl.concat(
+        sc.phase_jain(throughput.filter((pl.col("scheme") == slug) & (pl.col("seed") == seed)), setup)
+        .with_columns(pl.lit(slug).alias("scheme"), pl.lit(seed).alias("seed"))
+        for slug, seed in runs
+    )
+    schemes = throughput["scheme"].unique(maintain_order=True).to_list()
+    seeds = sorted(throughput["seed"].unique().to_list())
+    # Each phase's Jain index, the mean over seeds; a scheme's worst phase is the lowest of those means.
+    per_phase = jain.group_by("scheme", "phase", maintain_order=True).agg(pl.col("jain").mean())
+    worst = {slug: float(per_phase.filter(pl.col("scheme") == slug)["jain"].min()) for slug in schemes}
+    # And each seed's own lowest phase, for the spread.
+    lowest = jain.group_by("scheme", "seed").agg(pl.col("jain").min()).sort("seed")
+    per_seed = {slug: lowest.filter(pl.col("scheme") == slug)["jain"].to_list() for slug in schemes}
+
+    def show(slug: str) -> str:
+        spread = f" (per seed {', '.join(f'{v:.3f}' for v in per_seed[slug])})" if len(seeds) > 1 else ""
+        return f"{sc.LABELS[slug]} {worst[slug]:.3f}{spread}"
+
+    over = f"lowest phase Jain (of the phases' means over {len(seeds)} seeds; per seed: that seed's lowest phase): " if len(seeds) > 1 else ""
     report = Report(
         name="sigcomm07-fig12",
         title="Response to flows joining and leaving (Figure 12)",
         source=f"{PAPER}, Section 4.7",
         mode="quick" if quick else "full",
         out_dir=out,
-        tables={"group_throughput": pl.concat([s.with_columns(pl.lit(k).alias("scheme")) for k, s in series.items()]), "phase_jain": jain},
+        tables={"group_throughput": throughput, "phase_jain": jain},
         notes=[
             f"{setup.groups} groups of {setup.group} flows at {setup.bw}, 60 ms; a group joins every {setup.step_s:g} s, "
-            f"then the groups leave in arrival order every {setup.step_s:g} s. phase_jain: Jain index of the groups' "
-            "mean throughputs over the second half of each phase with two or more groups active.",
+            f"then the groups leave in arrival order every {setup.step_s:g} s; seeds {', '.join(map(str, seeds))}. phase_jain: Jain "
+            "index of the groups' mean throughputs over the second half of each phase with two or more groups active, per run.",
         ],
     )
     report.claims = [
         Claim(
             "PERT flows respond quickly: groups share the link fairly in every phase (Jain of group throughputs at least 0.9).",
             worst["pert"] >= 0.9,
-            "lowest phase Jain: " + ", ".join(f"{sc.LABELS[k]} {v:.3f}" for k, v in worst.items()),
+            (over or "lowest phase Jain: ") + ", ".join(show(k) for k in schemes),
         ),
-        Claim("Vegas is unfair among groups that started at different times (lowest phase Jain below PERT's).", worst["vegas"] < worst["pert"], f"Vegas {worst['vegas']:.3f}, PERT {worst['pert']:.3f}"),
+        Claim(
+            "Vegas is unfair among groups that started at different times (lowest phase Jain below PERT's).",
+            worst["vegas"] < worst["pert"],
+            f"{over}{show('vegas')}, {show('pert')}",
+        ),
         Claim(
             "SACK/DropTail and SACK/RED-ECN behave like PERT (lowest phase Jain at least 0.9).",
             min(worst["sack-droptail"], worst["sack-red-ecn"]) >= 0.9,
-            f"SACK/DropTail {worst['sack-droptail']:.3f}, SACK/RED-ECN {worst['sack-red-ecn']:.3f}",
+            f"{over}{show('sack-droptail')}, {show('sack-red-ecn')}",
         ),
     ]
     return report
@@ -221,12 +244,15 @@ def _fig12(quick: bool, out: Path, workers: Workers) -> Report:
 def _fig12_figures(report: Report) -> list[Figure]:
     setup = sc.FIG12_QUICK if report.mode == "quick" else sc.FIG12_FULL
     t = report.tables["group_throughput"]
-    series = {slug: t.filter(pl.col("scheme") == slug).drop("scheme") for slug in t["scheme"].unique(maintain_order=True).to_list()}
+    if "seed" not in t.columns:  # reports written before Figure 12 had seeds
+        t = t.with_columns(pl.lit(1).alias("seed"))
+    seeds = t["seed"].n_unique()
+    over = (f"the mean over {seeds} seeds, shaded over its {INTERVAL} ([0, ∞))" if seeds > 1 else "one run")
     caption = (
-        f"Aggregate throughput of each group of {setup.group} flows per second, one panel per scheme ({setup.bw}, 60 ms): a group "
+        f"Aggregate throughput of each group of {setup.group} flows per second, one panel per scheme ({setup.bw}, 60 ms; {over}): a group "
         f"joins every {setup.step_s:g} s, then the groups leave in arrival order. {PLOT_ONLY}"
     )
-    return [Figure("fig12.png", caption, lambda path: sc.plot_fig12(series, setup, path))]
+    return [Figure("fig12.png", caption, lambda path: sc.plot_fig12(t, setup, path))]
 
 
 register(Entry("sigcomm07-fig12", "Figure 12: flows joining and leaving", f"{PAPER}, Section 4.7", _fig12, _fig12_figures, _fig12_scenarios,
