@@ -360,7 +360,8 @@ fn topology(s: &Scenario, est: &mut MemoryEstimate) {
     est.add(field, format!("{nodes} nodes and {links} links"), bytes, "a smaller network");
 }
 
-/// Routing tables: one entry per node for each node that is an endpoint.
+/// Routing tables: for each node that is an endpoint, one entry per router (a
+/// node with two links or more, `net::routing`), beside each node's own entry.
 fn routes(s: &Scenario, est: &mut MemoryEstimate) {
     let mut ends: BTreeSet<&str> = BTreeSet::new();
     for f in &s.flows {
@@ -374,9 +375,25 @@ fn routes(s: &Scenario, est: &mut MemoryEstimate) {
     }
     let field = if s.dumbbell.is_some() { "dumbbell.pairs" } else { "nodes" };
     let (nodes, _) = graph_size(s);
+    let routers = routers(s).min(nodes);
     let destinations = (ends.len() as u64).min(nodes);
-    let bytes = destinations.saturating_mul(nodes).saturating_mul(size_of::<u32>() as u64).saturating_add(nodes * size_of::<Vec<u32>>() as u64);
-    est.add(field, format!("routes towards {destinations} endpoints from {nodes} nodes"), bytes, "fewer nodes or endpoints");
+    let per_node = (3 * size_of::<u32>() + size_of::<Vec<u32>>()) as u64;
+    let bytes = destinations.saturating_mul(routers.max(1)).saturating_mul(size_of::<u32>() as u64).saturating_add(nodes.saturating_mul(per_node));
+    est.add(field, format!("routes towards {destinations} endpoints through {routers} routers"), bytes, "fewer nodes or endpoints");
+}
+
+/// Nodes with two links or more (a dumbbell's two routers).
+fn routers(s: &Scenario) -> u64 {
+    if s.dumbbell.is_some() {
+        return 2;
+    }
+    let mut degree: BTreeMap<&str, u32> = BTreeMap::new();
+    for l in &s.links {
+        for end in [l.a.as_str(), l.b.as_str()] {
+            *degree.entry(end).or_default() += 1;
+        }
+    }
+    degree.values().filter(|&&d| d > 1).count() as u64
 }
 
 /// A web group's sessions and the connections they can have open at once
