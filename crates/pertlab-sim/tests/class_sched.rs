@@ -17,11 +17,23 @@ use pertlab_sim::traffic::udp::{class_rates, UdpSource};
 /// Link rate of the driven queue: 80 Mbit/s, so one byte takes 100 ns.
 const RATE_BPS: u64 = 80_000_000;
 const NS_PER_BYTE: u64 = 100;
+/// Mean burst = mean idle time of the Pareto on/off sources, as
+/// `pertlab.experiments.hua02_swtp.BURST`. The thesis gives only the shape
+/// 1.9 (section 5.4; spec `vegas-jcc-swtp-hua.md` section 4.4, GAP "source
+/// model"). 30 ms is the shortest of 10, 20, 30, 50 ms at which WTP's and
+/// S-WTP's 6-class top pair comes within 3 % of 2.0 over ten seeds (1.97;
+/// 1.89 at 10 ms, 1.93 at 20 ms); see `the_top_pair_falls_short_by_a_floor_of_one_transmission`
+/// and docs/reproductions.md, "hua02-swtp".
+const BURST_NS: SimTime = 30_000_000;
+/// Pareto on/off sources per class (a GAP as well: "several flows" per connection).
+const SOURCES_PER_CLASS: usize = 4;
 
 #[derive(Clone, Copy)]
 enum Traffic {
     /// One Poisson source of exponential sizes (mean 1000 B) per class: M/M/1.
     Markov,
+    /// One Poisson source of the thesis's size mix per class.
+    PoissonMix,
     /// `k` ns-2-style Pareto on/off sources per class (shape 1.9, the size mix,
     /// mean burst and idle `period_ns`): the other reading of the thesis's source.
     OnOff { k: usize, period_ns: SimTime },
@@ -31,6 +43,7 @@ enum Traffic {
 fn sources(traffic: Traffic, loads: &[f64], seed: u64) -> Vec<UdpSource> {
     let (arrivals, sizes, mean, k, period) = match traffic {
         Traffic::Markov => (Arrivals::Poisson, SizeDist::Exponential, 1000, 1, 1),
+        Traffic::PoissonMix => (Arrivals::Poisson, SizeDist::Mix, 440, 1, 1),
         Traffic::OnOff { k, period_ns } => (Arrivals::ParetoOnOff, SizeDist::Mix, 440, k, period_ns),
     };
     let mut out = Vec::new();
@@ -132,30 +145,85 @@ fn wtp_mean_waits_match_kleinrock_on_mm1() {
 /// Table 5.1's set-up (thesis section 5.4.4): U = 0.95, target ratio 2.0,
 /// 4, 5 and 6 classes with equal loads, the 100/500/1000-byte mix. The
 /// sources are read as ns-2 Pareto on/off sources (shape 1.9; the number per
-/// class and the burst length are GAPs: 4 per class, mean burst = idle = 10 ms,
-/// about 230 packets per burst). S-WTP's long-run ratios stay within 0.05 of
-/// WTP's on the same arrivals (Table 5.1: at most 0.049 apart), and their mean
-/// over the pairs lies within 5 % of the target (Table 5.1: S-WTP's mean 1.969).
-/// Single pairs scatter more than the thesis's (heavy-tailed bursts; see
-/// docs/model.md), so each pair alone is not held to the 5 % band.
+/// class and the burst length are GAPs: [`SOURCES_PER_CLASS`] per class, mean
+/// burst = idle = [`BURST_NS`], 55 to 80 packets per burst at a source's peak).
+/// The long-run ratio of each pair, the mean over seeds 1 to 3 of runs of 4
+/// million departures, lies within 5 % of 2.0 (the issue's band; Table 5.1's
+/// largest error is 2.8 %), and S-WTP's within 0.05 of WTP's on the same
+/// arrivals (Table 5.1: at most 0.049 apart). A single run of 4 million
+/// departures scatters more (up to 12 % off on one pair over seeds 1 to 9:
+/// heavy-tailed bursts); the means over seeds 4-6 and 7-9 keep every pair
+/// within 3.8 % as well.
 #[test]
-fn swtp_follows_wtp_at_high_load_with_four_to_six_classes() {
-    let traffic = Traffic::OnOff { k: 4, period_ns: 10_000_000 };
+fn swtp_long_run_ratios_lie_within_five_percent_of_the_target_with_four_to_six_classes() {
+    let traffic = Traffic::OnOff { k: SOURCES_PER_CLASS, period_ns: BURST_NS };
     for n in [4, 5, 6] {
         let split = vec![1.0 / n as f64; n];
         let loads: Vec<f64> = class_rates(RATE_BPS, 0.95, &split).unwrap().iter().map(|&r| r as f64 / RATE_BPS as f64).collect();
-        let ratios = |s: Box<dyn Scheduler>| {
-            let (w, _) = drive(s, traffic, &loads, 3_000_000, 1);
-            w.windows(2).map(|p| p[0] / p[1]).collect::<Vec<f64>>()
+        let mean_ratios = |make: &dyn Fn() -> Box<dyn Scheduler>| {
+            let mut sum = vec![0.0; n - 1];
+            for seed in 1..=3 {
+                let (w, _) = drive(make(), traffic, &loads, 4_000_000, seed);
+                for (acc, p) in sum.iter_mut().zip(w.windows(2)) {
+                    *acc += p[0] / p[1] / 3.0;
+                }
+            }
+            sum
         };
-        let (swtp, wtp) = (ratios(Box::new(Swtp::new(weights(n, 2.0), true))), ratios(Box::new(Wtp::new(weights(n, 2.0)))));
+        let swtp = mean_ratios(&|| Box::new(Swtp::new(weights(n, 2.0), true)));
+        let wtp = mean_ratios(&|| Box::new(Wtp::new(weights(n, 2.0))));
         eprintln!("{n} classes: S-WTP {swtp:.4?} WTP {wtp:.4?}");
         for (i, (s, w)) in swtp.iter().zip(&wtp).enumerate() {
+            assert!((s / 2.0 - 1.0).abs() < 0.05, "{n} classes, pair {i}: S-WTP {s:.4} more than 5 % from 2.0");
             assert!((s - w).abs() <= 0.05, "{n} classes, pair {i}: S-WTP {s:.4} against WTP {w:.4}");
         }
-        let mean = swtp.iter().sum::<f64>() / swtp.len() as f64;
-        assert!((mean / 2.0 - 1.0).abs() < 0.05, "{n} classes: mean S-WTP ratio {mean:.4}");
     }
+}
+
+/// Why the top pair fell short with shorter bursts (issue 17): the top class's
+/// wait has a floor that does not scale with its weight (the packet found in
+/// transmission, non-preemptive: about 0.75 of a mean transmission with the
+/// size mix at U = 0.95), so WTP's top pair falls short of the target by about
+/// that floor over the top class's mean wait d_top. With 6 classes at U = 0.95,
+/// (2 - ratio) d_top stays near one transmission time while d_top grows from
+/// under 3 to over 9 transmission times with the burstiness of the traffic
+/// (Poisson gaps; on/off bursts of 1, 3 and 10 ms, the last over ten seeds as
+/// its scatter is larger); with 30 ms bursts ([`BURST_NS`]) d_top is about 30
+/// and the top pair within 5 % of 2.0. S-WTP adds its own lag (a class waits
+/// for its turn in the global update's round robin), far behind WTP on the top
+/// pair with Poisson gaps and on it with 30 ms bursts. Run length and warm-up
+/// are not the cause (docs/reproductions.md, "hua02-swtp").
+#[test]
+fn the_top_pair_falls_short_by_a_floor_of_one_transmission() {
+    let n = 6;
+    let loads = vec![0.95 / n as f64; n];
+    let b = weights(n, 2.0);
+    let on_off = |ms: u64| Traffic::OnOff { k: SOURCES_PER_CLASS, period_ns: ms * 1_000_000 };
+    let mut rows = Vec::new();
+    for (name, traffic, seeds) in
+        [("poisson", Traffic::PoissonMix, 3u64), ("1 ms", on_off(1), 3), ("3 ms", on_off(3), 3), ("10 ms", on_off(10), 10), ("30 ms", on_off(BURST_NS / 1_000_000), 3)]
+    {
+        let (mut top, mut d_top, mut s_top) = (0.0, 0.0, 0.0);
+        let k = seeds as f64;
+        for seed in 1..=seeds {
+            let (w, _) = drive(Box::new(Wtp::new(b.clone())), traffic, &loads, 2_000_000, seed);
+            let (s, _) = drive(Box::new(Swtp::new(b.clone(), true)), traffic, &loads, 2_000_000, seed);
+            top += w[n - 2] / w[n - 1] / k;
+            d_top += w[n - 1] / k;
+            s_top += s[n - 2] / s[n - 1] / k;
+        }
+        let floor = (2.0 - top) * d_top;
+        eprintln!("{name}: top class waits {d_top:.2} transmissions, WTP top pair {top:.3} (floor {floor:.2}), S-WTP {s_top:.3}");
+        rows.push((d_top, top, floor, s_top));
+    }
+    let (poisson, long) = (rows[0], rows[4]);
+    assert!(rows[3].0 > 3.0 * poisson.0 && long.0 > 8.0 * poisson.0, "the bursts lengthen the top class's waits: {rows:?}");
+    for &(d, top, floor, _) in &rows[..4] {
+        assert!((0.5..1.5).contains(&floor), "(2 - {top:.3}) x {d:.2} = {floor:.2} transmissions");
+    }
+    assert!(poisson.1 < 1.8 && long.1 > 1.9, "WTP's top pair: {:.3} with Poisson gaps, {:.3} with 30 ms bursts", poisson.1, long.1);
+    assert!(poisson.1 - poisson.3 > 0.1, "S-WTP's lag with Poisson gaps: WTP {:.3}, S-WTP {:.3}", poisson.1, poisson.3);
+    assert!((long.1 - long.3).abs() < 0.02, "S-WTP on WTP with 30 ms bursts: WTP {:.3}, S-WTP {:.3}", long.1, long.3);
 }
 
 /// Without the global update, a class whose last packet left quickly keeps a
