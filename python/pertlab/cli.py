@@ -24,7 +24,7 @@ from rich.table import Table
 from . import interrupt
 from .kinds import CC_KINDS, CC_NAMES
 from .kinds import QUEUE_NAMES
-from .units import format_rate, parse_size
+from .units import format_rate, parse_size, parse_value
 
 # The command line imports pydantic, polars and the core only in the commands that use them,
 # so that `pertlab --help` and the closed-form commands start at once (issue 21).
@@ -89,10 +89,11 @@ def _numbers(value: str | None, flag: str, kind: type = float) -> list | None:
 
 def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     """``["pert-adaptive.alpha_max=16"]`` -> ``{"pert-adaptive": {"alpha_max": 16}}``."""
+    if not items:
+        return {}
     from pydantic import TypeAdapter, ValidationError
 
     from .scenario import CcSpec, ScenarioError
-    from .sweep import parse_value
 
     params: dict[str, dict[str, Any]] = {}
     for item in items:

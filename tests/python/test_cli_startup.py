@@ -50,6 +50,13 @@ def test_closed_form_commands_load_no_simulator(args, allowed):
     assert set(heavy) <= allowed, heavy
 
 
+def test_dumbbell_json_loads_no_dataframe_library():
+    # The summary is printed from the core's JSON: polars and pyarrow come with a table or --out.
+    code, heavy = _loaded("dumbbell", "--duration", "1s", "--flows", "2", "--json", "--no-progress")
+    assert code in (0, None)
+    assert set(heavy) <= {"pydantic", "pertlab._core"}, heavy
+
+
 def test_run_is_the_function_whatever_was_imported_first():
     # pertlab.runner holds it: a module named `run` would shadow the function once imported.
     code = "import pertlab.cli, pertlab.runner, pertlab; assert callable(pertlab.run) and pertlab.run.__module__ == 'pertlab.runner'"
