@@ -1,5 +1,5 @@
 """The command line imports only what a command uses (issue 21): `pertlab --help` loads no
-pydantic, polars, numpy or core, and the closed-form commands no polars, core or Dask. Checked
+pydantic, polars, numpy, core or rich, and the closed-form commands no polars, core or Dask. Checked
 by the modules a fresh process has loaded, not by a wall-clock limit."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-HEAVY = ("polars", "pydantic", "numpy", "scipy", "pyarrow", "dask", "distributed", "matplotlib", "pertlab._core")
+HEAVY = ("polars", "pydantic", "numpy", "scipy", "pyarrow", "dask", "distributed", "matplotlib", "pertlab._core", "rich")
 
 PROBE = """
 import json, sys
@@ -54,7 +54,7 @@ def test_dumbbell_json_loads_no_dataframe_library():
     # The summary is printed from the core's JSON: polars and pyarrow come with a table or --out.
     code, heavy = _loaded("dumbbell", "--duration", "1s", "--flows", "2", "--json", "--no-progress")
     assert code in (0, None)
-    assert set(heavy) <= {"pydantic", "pertlab._core"}, heavy
+    assert set(heavy) <= {"pydantic", "pertlab._core", "rich"}, heavy
 
 
 def test_run_is_the_function_whatever_was_imported_first():
