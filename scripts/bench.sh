@@ -91,3 +91,7 @@ PY
 
 # The evaluation suite at 1 Gbit/s (issue 16), beside the canonical run in events per CPU second.
 .venv/bin/python scripts/bench_suite.py
+
+# Start-up of the command line (issue 21), beside the code of main before this work (5f013c3)
+# and before the first start-up commit of issue 21 (60568a6~1), run with this tree's core.
+.venv/bin/python scripts/bench_cli.py --vs 5f013c3 --vs 60568a6~1

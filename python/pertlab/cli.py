@@ -18,13 +18,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import click
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from . import interrupt
 from .kinds import CC_KINDS, CC_NAMES
 from .kinds import QUEUE_NAMES
-from .units import format_rate, parse_size
+from .units import format_rate, parse_size, parse_value
 
 # The command line imports pydantic, polars and the core only in the commands that use them,
 # so that `pertlab --help` and the closed-form commands start at once (issue 21).
@@ -39,8 +37,26 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-out = Console()
-err = Console(stderr=True)
+
+
+class _Console:
+    """A rich Console made when first used: importing rich takes about 25 ms, which `pertlab
+    --help` and the commands that print plain text need not wait for (issue 21)."""
+
+    def __init__(self, stderr: bool = False) -> None:
+        self._stderr = stderr
+        self._console = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(stderr=self._stderr)
+        return getattr(self._console, name)
+
+
+out = _Console()
+err = _Console(stderr=True)
 
 # Fluid models and stability theorems: `pertlab fluid ...`, `pertlab stability ...` (docs/fluid.md).
 from .fluid.cli import register as _register_fluid  # noqa: E402
@@ -89,10 +105,11 @@ def _numbers(value: str | None, flag: str, kind: type = float) -> list | None:
 
 def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     """``["pert-adaptive.alpha_max=16"]`` -> ``{"pert-adaptive": {"alpha_max": 16}}``."""
+    if not items:
+        return {}
     from pydantic import TypeAdapter, ValidationError
 
     from .scenario import CcSpec, ScenarioError
-    from .sweep import parse_value
 
     params: dict[str, dict[str, Any]] = {}
     for item in items:
@@ -382,6 +399,8 @@ def sweep(
     if as_json:
         sys.stdout.write(json.dumps({"out": str(out_dir), "points": table.to_dicts()}) + "\n")
         return
+    from rich.table import Table
+
     t = Table(title=f"sweep of {scenario_file.name}: mean (+- 95 % CI over {seeds} seed{'s' if seeds > 1 else ''})")
     keys = list(varied)
     for c in keys + list(_SWEEP_METRICS):
@@ -421,6 +440,8 @@ def reproduce(
         if as_json:
             sys.stdout.write(json.dumps({n: {"title": e.title, "source": e.source} for n, e in sorted(REGISTRY.items())}) + "\n")
             return
+        from rich.table import Table
+
         t = Table(title="reproducible tables and figures")
         t.add_column("name", no_wrap=True)  # names are copied into commands whole
         for col in ("what", "source"):
@@ -494,6 +515,8 @@ def demo(
     if as_json:
         sys.stdout.write(json.dumps({"schemes": table.to_dicts()}) + "\n")
         return
+    from rich.table import Table
+
     t = Table(title="150 Mbps, RTT 60 ms, 50 flows, buffer = BDP" + (" (quick run)" if quick else ""))
     t.add_column("scheme", no_wrap=True)
     for col in ("avg queue (norm.)", "drop rate", "mark rate", "utilization", "Jain index"):
@@ -563,6 +586,7 @@ def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: 
 
 def _print_summary(results: Results, title: str) -> None:
     import polars as pl
+    from rich.table import Table
 
     b = results.bottleneck
     if b is not None:

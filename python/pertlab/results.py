@@ -31,12 +31,17 @@ from __future__ import annotations
 import json
 import warnings as _warnings
 from pathlib import Path
-from typing import Any
-
-import polars as pl
+from typing import TYPE_CHECKING, Any
 
 from .lockstep import lockstep_warnings
 from .scenario import Scenario
+
+if TYPE_CHECKING:
+    import polars as pl
+
+# polars (about 0.15 s to import) and the tables' column types (pertlab.tables) are imported
+# when a table is first read: a run printed as JSON, and the summary, need no DataFrame
+# (issue 21's start-up time).
 
 __all__ = ["Results", "CaptureWarning", "drop_ratio", "empty_run_warnings"]
 
@@ -45,85 +50,10 @@ class CaptureWarning(RuntimeWarning):
     """A ``capture`` file could not be written to the end (the disk filled, the file went
     away): the message names ``capture[i].file``, the file and the error; the run itself is whole."""
 
-# Known column types; columns the core adds later are inferred.
-FLOW_SCHEMA = {
-    "id": pl.UInt32, "cc": pl.String, "label": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
-    "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64, "segments_received": pl.UInt64,
-    "retransmits": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64, "timeouts": pl.UInt64, "fast_recoveries": pl.UInt64,
-    "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "probe_echoes": pl.UInt64, "mean_r": pl.Float64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
-    "compete_s": pl.Float64, "base_rtt_ms": pl.Float64, "ack_policy": pl.String, "data_mbps": pl.Float64,
-    "acks_sent": pl.UInt64, "ack_mbps": pl.Float64, "data_ack_ratio": pl.Float64, "pacing": pl.Boolean,
-    "rtt_correction": pl.Boolean, "video_packets": pl.UInt64, "video_late": pl.UInt64, "video_late_fraction": pl.Float64,
-    "video_success": pl.Boolean, "video_t_mu": pl.Float64, "probe": pl.Boolean,
-    "rtt_samples": pl.UInt64, "rtt_mean_ms": pl.Float64, "rtt_min_ms": pl.Float64, "rtt_max_ms": pl.Float64,
-}  # fmt: skip
-QUEUE_SCHEMA = {
-    "link": pl.String, "from": pl.String, "to": pl.String, "discipline": pl.String, "rate_bps": pl.UInt64,
-    "limit_pkts": pl.UInt32, "limit_bytes": pl.UInt64, "avg_queue_pkts": pl.Float64,
-    "avg_queue_bytes": pl.Float64, "avg_queue_norm": pl.Float64, "arrivals": pl.UInt64,
-    "departures": pl.UInt64, "drops": pl.UInt64, "marks": pl.UInt64, "drop_rate": pl.Float64,
-    "mark_rate": pl.Float64, "utilization": pl.Float64, "link_losses": pl.UInt64,
-}  # fmt: skip
-CONTROLLER_SCHEMA = {
-    "label": pl.String, "flows": pl.UInt32, "goodput_mbps": pl.Float64, "share": pl.Float64,
-    "segments_sent": pl.UInt64, "segments_received": pl.UInt64, "drops": pl.UInt64, "drop_rate": pl.Float64,
-}  # fmt: skip
-QUEUE_POSITION_SCHEMA = {"label": pl.String, "position": pl.UInt32, "count": pl.UInt64}
-VIDEO_PLAYOUT_SCHEMA = {
-    "flow": pl.UInt32, "startup_delay_s": pl.Float64, "packets": pl.UInt64, "late": pl.UInt64, "late_fraction": pl.Float64, "success": pl.Boolean,
-}  # fmt: skip
-UDP_SCHEMA = {
-    "id": pl.UInt32, "src": pl.String, "dst": pl.String, "sent": pl.UInt64, "received": pl.UInt64,
-    "dropped": pl.UInt64, "throughput_mbps": pl.Float64,
-}  # fmt: skip
-SCHEDULER_SCHEMA = {
-    "link": pl.String, "from": pl.String, "to": pl.String, "scheduler": pl.String, "classes": pl.UInt32,
-    "decisions": pl.UInt64, "ops_per_decision": pl.Float64, "window_k": pl.UInt32,
-}  # fmt: skip
-CLASS_SCHEMA = {
-    "link": pl.String, "from": pl.String, "to": pl.String, "class": pl.UInt32, "arrivals": pl.UInt64, "drops": pl.UInt64,
-    "departures": pl.UInt64, "mean_wait_ms": pl.Float64, "mean_wait_tx": pl.Float64, "ratio_to_next": pl.Float64,
-    "windows": pl.UInt64, "window_ratio_p5": pl.Float64, "window_ratio_p25": pl.Float64, "window_ratio_p50": pl.Float64,
-    "window_ratio_p75": pl.Float64, "window_ratio_p95": pl.Float64,
-}  # fmt: skip
-QUEUE_SERIES_SCHEMA = {
-    "t_s": pl.Float64, "queue": pl.UInt32, "len_pkts": pl.UInt32, "len_bytes": pl.UInt64, "probability": pl.Float64,
-    "avg": pl.Float64, "max_p": pl.Float64, "utilization": pl.Float64,
-}  # fmt: skip
-FLOW_SERIES_SCHEMA = {
-    "t_s": pl.Float64, "flow": pl.UInt32, "cwnd": pl.UInt32, "ssthresh": pl.UInt32, "srtt_ms": pl.Float64,
-    "delivered_bytes": pl.UInt64, "mode": pl.String, "alpha": pl.Float64, "beta": pl.Float64, "p": pl.Float64,
-    "p_early": pl.Float64, "qdelay_ms": pl.Float64, "q_max_ms": pl.Float64, "r": pl.Float64,
-}  # fmt: skip
-CLASS_TRACE_SCHEMA = {
-    "link": pl.String, "from": pl.String, "to": pl.String, "t_s": pl.Float64, "class": pl.UInt32, "wait_ms": pl.Float64, "wait_tx": pl.Float64,
-}  # fmt: skip
-
 SERIES = ("queue_series", "flow_series", "trace", "class_traces")
-#: The per-packet trace (monitor.trace_flows): table name -> (column prefix in the core's output, schema).
-TRACE_TABLES = {
-    "trace_rtt": ("rtt_", {"t_s": pl.Float64, "flow": pl.UInt32, "ms": pl.Float64, "cwnd": pl.UInt32, "queue_pkts": pl.UInt32}),
-    "trace_losses": ("loss_", {"t_s": pl.Float64, "flow": pl.UInt32}),
-    "trace_drops": ("drop_", {"t_s": pl.Float64, "flow": pl.UInt32}),
-}
 TABLES = ("flows", "queues", "udp", "controllers", "queue_positions", "video_playout", "queue_series", "flow_series")
 # Fields of the core's results that change between identical runs.
 RUN_INFO = ("wall_seconds",)
-
-
-def _rows(rows: list[dict[str, Any]], schema: dict[str, Any]) -> pl.DataFrame:
-    if not rows:
-        return pl.DataFrame(schema=schema)
-    return pl.DataFrame(rows, schema_overrides=schema, infer_schema_length=None)
-
-
-def _columns(cols: dict[str, list[Any]], schema: dict[str, Any]) -> pl.DataFrame:
-    """A frame of the columns ``cols`` with the types of ``schema``; a column of the schema
-    missing from ``cols`` (result files written before it existed) is null."""
-    rows = len(next(iter(cols.values()), []))
-    known = {k: pl.Series(k, cols.get(k, [None] * rows), dtype=t) for k, t in schema.items()}
-    extra = {k: pl.Series(k, v) for k, v in cols.items() if k not in schema}
-    return pl.DataFrame({**known, **extra})
 
 
 class Results:
@@ -196,20 +126,26 @@ class Results:
     @property
     def flows(self) -> pl.DataFrame:
         """One row per TCP flow: goodput, drops, RTT statistics over the window."""
-        return self._frame("flows", lambda: _rows([{k: v for k, v in f.items() if k != "video_playout"} for f in self.data["flows"]], FLOW_SCHEMA))
+        from .tables import FLOW_SCHEMA, rows_frame
+
+        return self._frame("flows", lambda: rows_frame([{k: v for k, v in f.items() if k != "video_playout"} for f in self.data["flows"]], FLOW_SCHEMA))
 
     @property
     def video_playout(self) -> pl.DataFrame:
         """One row per video flow and further start-up delay (``VideoSpec.startup_delays``): the
         flow's ``video_packets``, ``video_late``, ``video_late_fraction`` and ``video_success``
         had its client started playback after that delay (Qian 2011, Figs 7, 8, 10-12)."""
+        from .tables import VIDEO_PLAYOUT_SCHEMA, rows_frame
+
         rows = [{"flow": f["id"], **p} for f in self.data["flows"] for p in f.get("video_playout", [])]
-        return self._frame("video_playout", lambda: _rows(rows, VIDEO_PLAYOUT_SCHEMA))
+        return self._frame("video_playout", lambda: rows_frame(rows, VIDEO_PLAYOUT_SCHEMA))
 
     @property
     def queues(self) -> pl.DataFrame:
         """One row per queue (each direction of each link), named by ``link``, ``from``, ``to``."""
-        return self._frame("queues", lambda: _rows(self.data["queues"], QUEUE_SCHEMA))
+        from .tables import QUEUE_SCHEMA, rows_frame
+
+        return self._frame("queues", lambda: rows_frame(self.data["queues"], QUEUE_SCHEMA))
 
     @property
     def controllers(self) -> pl.DataFrame:
@@ -217,26 +153,34 @@ class Results:
         builder's names such as ``sack``, ``pert``): flows, goodput_mbps (sum),
         share of all long flows' goodput, segments_sent, segments_received, drops,
         drop_rate = drops / (segments_received + drops)."""
-        return self._frame("controllers", lambda: _rows(self.data.get("controllers", []), CONTROLLER_SCHEMA))
+        from .tables import CONTROLLER_SCHEMA, rows_frame
+
+        return self._frame("controllers", lambda: rows_frame(self.data.get("controllers", []), CONTROLLER_SCHEMA))
 
     @property
     def queue_positions(self) -> pl.DataFrame:
         """Positions (packets waiting + 1) of the data packets the queue named by
         ``monitor.queue_positions`` accepted in the window: label, position,
         count, non-zero rows only (empty when not configured)."""
+        from .tables import QUEUE_POSITION_SCHEMA, columns_frame
+
         cols = self.data.get("queue_positions") or {}
-        return self._frame("queue_positions", lambda: _columns({k: cols.get(k, []) for k in QUEUE_POSITION_SCHEMA}, QUEUE_POSITION_SCHEMA))
+        return self._frame("queue_positions", lambda: columns_frame({k: cols.get(k, []) for k in QUEUE_POSITION_SCHEMA}, QUEUE_POSITION_SCHEMA))
 
     @property
     def udp(self) -> pl.DataFrame:
         """One row per UDP source."""
-        return self._frame("udp", lambda: _rows(self.data["udp"], UDP_SCHEMA))
+        from .tables import UDP_SCHEMA, rows_frame
+
+        return self._frame("udp", lambda: rows_frame(self.data["udp"], UDP_SCHEMA))
 
     @property
     def schedulers(self) -> pl.DataFrame:
         """One row per multi-class queue (kinds priority, wtp, swtp, bpr): decisions and
         operations per decision in the window, K of its delay-ratio windows."""
-        return self._frame("schedulers", lambda: _rows(self.data.get("schedulers", []), SCHEDULER_SCHEMA))
+        from .tables import SCHEDULER_SCHEMA, rows_frame
+
+        return self._frame("schedulers", lambda: rows_frame(self.data.get("schedulers", []), SCHEDULER_SCHEMA))
 
     @property
     def classes(self) -> pl.DataFrame:
@@ -244,7 +188,9 @@ class Results:
         wait (ms and packet-transmission times), the long-run ratio of its mean wait to the
         next class's, and the 5/25/50/75/95th percentiles of that ratio over windows of K
         departures (Hua's thesis section 5.4)."""
-        return self._frame("classes", lambda: _rows(self.data.get("classes", []), CLASS_SCHEMA))
+        from .tables import CLASS_SCHEMA, rows_frame
+
+        return self._frame("classes", lambda: rows_frame(self.data.get("classes", []), CLASS_SCHEMA))
 
     @property
     def class_trace(self) -> pl.DataFrame:
@@ -252,10 +198,13 @@ class Results:
         queue that keeps them, one row per packet from the measurement window's start:
         departure time, class, wait from arrival to the start of transmission in ms and in
         packet-transmission times (as ``classes.mean_wait_tx``; Hua's Fig 5.3)."""
+        import polars as pl
+
+        from .tables import CLASS_TRACE_SCHEMA, columns_frame
 
         def build() -> pl.DataFrame:
             frames = [
-                _columns({**{k: t[k] for k in ("t_s", "class", "wait_ms", "wait_tx")}, **{k: [t[k]] * len(t["t_s"]) for k in ("link", "from", "to")}}, CLASS_TRACE_SCHEMA)
+                columns_frame({**{k: t[k] for k in ("t_s", "class", "wait_ms", "wait_tx")}, **{k: [t[k]] * len(t["t_s"]) for k in ("link", "from", "to")}}, CLASS_TRACE_SCHEMA)
                 for t in self.data.get("class_traces", [])
             ]  # fmt: skip
             return pl.concat(frames) if frames else pl.DataFrame(schema=CLASS_TRACE_SCHEMA)
@@ -269,9 +218,12 @@ class Results:
         (the fraction of it the link was transmitting, as the summary's; 0 at t = 0);
         ``queue`` indexes :attr:`queues`, whose link and direction are joined in as ``link``,
         ``from``, ``to``."""
+        import polars as pl
+
+        from .tables import QUEUE_SERIES_SCHEMA, columns_frame
 
         def build() -> pl.DataFrame:
-            series = _columns(self.data["queue_series"], QUEUE_SERIES_SCHEMA)
+            series = columns_frame(self.data["queue_series"], QUEUE_SERIES_SCHEMA)
             names = self.queues.select(
                 pl.int_range(pl.len(), dtype=pl.UInt32).alias("queue"), "link", "from", "to"
             )
@@ -285,9 +237,12 @@ class Results:
         Adaptive PERT flows also have ``mode``, ``alpha``, ``beta``, ``p``, ``p_early``,
         ``qdelay_ms`` and ``q_max_ms``, JCC flows ``r``, the last path load reduction
         factor R echoed, as a probability (null for other controllers)."""
+        import polars as pl
+
+        from .tables import FLOW_SERIES_SCHEMA, columns_frame
 
         def build() -> pl.DataFrame:
-            series = _columns(self.data["flow_series"], FLOW_SERIES_SCHEMA)
+            series = columns_frame(self.data["flow_series"], FLOW_SERIES_SCHEMA)
             ccs = self.flows.select(pl.col("id").alias("flow"), "cc")
             return series.join(ccs, on="flow", how="left", maintain_order="left")
 
@@ -296,15 +251,19 @@ class Results:
     def flow_goodput(self) -> pl.DataFrame:
         """Each sampled flow's goodput between consecutive flow samples, ``mbps``
         (Mbit/s of payload delivered in order), at the sample ending the interval."""
+        import polars as pl
+
         fs = self.flow_series.sort("flow", "t_s")
         return fs.with_columns(
             (pl.col("delivered_bytes").cast(pl.Float64).diff().over("flow") * 8 / pl.col("t_s").diff().over("flow") / 1e6).alias("mbps")
         ).drop_nulls("mbps")
 
     def _trace(self, name: str) -> pl.DataFrame:
+        from .tables import TRACE_TABLES, columns_frame
+
         prefix, schema = TRACE_TABLES[name]
         trace = self.data.get("trace") or {}
-        return self._frame(name, lambda: _columns({k: trace.get(prefix + k, []) for k in schema}, schema))
+        return self._frame(name, lambda: columns_frame({k: trace.get(prefix + k, []) for k in schema}, schema))
 
     @property
     def trace_rtt(self) -> pl.DataFrame:
@@ -335,6 +294,8 @@ class Results:
 
     def write(self, out_dir: str | Path) -> Path:
         """Write the result files (see the module doc) into ``out_dir``; returns it."""
+        from .tables import TRACE_TABLES
+
         out = Path(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
@@ -361,6 +322,10 @@ class Results:
     @classmethod
     def read(cls, out_dir: str | Path) -> Results:
         """Load what :meth:`write` saved (time series from Parquet)."""
+        import polars as pl
+
+        from .tables import FLOW_SERIES_SCHEMA, QUEUE_SERIES_SCHEMA, TRACE_TABLES
+
         out = Path(out_dir)
         data = json.loads((out / "summary.json").read_text())
         info = json.loads((out / "run_info.json").read_text())

@@ -46,7 +46,7 @@ from .builders import CC_NAMES
 from .parallel import run_tasks
 from .results import Results
 from .scenario import Scenario, ScenarioError, TcpConfig
-from .units import parse_rate
+from .units import parse_rate, parse_value
 
 __all__ = [
     "Point", "parse_vary", "expand", "run_key", "run_points", "stored_results", "summary_row", "run_sweep", "aggregate",
@@ -132,14 +132,6 @@ def parse_vary(items: list[str]) -> dict[str, list[str]]:
             raise ScenarioError([("--vary", f"{path!r} is varied twice")])
         vary[path] = [v.strip() for v in values.split(",") if v.strip()]
     return vary
-
-
-def parse_value(text: str) -> Any:
-    """A command-line value: a number or boolean when it reads as one, else the text (units, names)."""
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
 
 
 def _set_cc(wire: dict[str, Any], name: str) -> None:

@@ -13,6 +13,9 @@ accept when they cannot.
 - Sizes: ``1500B``, ``64KB``, ``1MB`` (decimal), ``64KiB``, ``1MiB`` (binary).
   A plain number is bytes.
 
+Other values written on the command line (``--vary``, ``--cc-param``) are read by
+:func:`parse_value`: a number or boolean when they read as one, else the text.
+
 Every parser takes an optional ``field``: when given, the error message starts
 with it (``--bw: cannot read ...``), the convention of every pertlab error.
 """
@@ -20,11 +23,13 @@ with it (``--bw: cannot read ...``), the convention of every pertlab error.
 from __future__ import annotations
 
 import functools
+import json
 import math
 import re
 from fractions import Fraction
+from typing import Any
 
-__all__ = ["parse_rate", "parse_time", "parse_size", "format_rate", "format_time"]
+__all__ = ["parse_rate", "parse_time", "parse_size", "parse_value", "format_rate", "format_time"]
 
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _QUANTITY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\d\s][^\s]*)?\s*$")
@@ -150,3 +155,11 @@ def format_time(ns: float) -> str:
         if abs(ns) >= factor:
             return f"{ns / factor:g}{unit}"
     return f"{ns:g}ns"
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value: a number or boolean when it reads as one, else the text (units, names)."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text

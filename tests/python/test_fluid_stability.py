@@ -32,6 +32,23 @@ def test_theorem1_hand_computed_fig13_at_160ms():
     assert r.boundary_rtt_s == pytest.approx(0.171, abs=5e-5)  # the paper's 171 ms: (100 / 20000)^(1/3)
 
 
+@pytest.mark.parametrize("capacity, flows, delta", [(100, 5, 1e-4), (100, 1, 1e-2), (12500, 50, 1e-3), (1e5, 5, 1e-4)])
+def test_boundary_rtt_is_the_root_scipy_finds(capacity, flows, delta):
+    # boundary_rtt halves its bracket in plain Python (no scipy for `pertlab stability`);
+    # the root is the one scipy's brentq finds, to brentq's own tolerance.
+    from pertlab.fluid.models import bisect
+    from pertlab.fluid.stability import _lhs, _wg, boundary_rtt
+
+    K = math.log(0.99) / delta
+    L = 0.1 / 0.05
+    def gap(R):
+        return math.sqrt((_wg(capacity, R, flows) / K) ** 2 + 1.0) - _lhs(L, capacity, R, flows)
+
+    ours = boundary_rtt(capacity, flows, delta=delta)
+    assert ours == pytest.approx(bisect(gap, 1e-9, 4.0), rel=0, abs=1e-12)
+    assert gap(ours) * gap(math.nextafter(ours, 0)) <= 0 or gap(ours) * gap(math.nextafter(ours, 1)) <= 0
+
+
 def test_theorem1_fails_beyond_171ms():
     r = theorem1(100, 0.175, 5)
     assert not r.stable and r.margin < 0

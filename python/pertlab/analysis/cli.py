@@ -7,8 +7,6 @@ import sys
 from typing import Annotated, Optional
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from ..units import format_rate, parse_rate, parse_time
 from .vegas_parking_lot import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_CAPACITY_BPS, DEFAULT_PACKET_BYTES, vegas_parking_lot
@@ -63,6 +61,10 @@ def vegas_parking_lot_cmd(
     if as_json:
         sys.stdout.write(json.dumps(result.as_dict()) + "\n")
         return
+    # rich is imported for the table only: `pertlab --help` need not load it (issue 21).
+    from rich.console import Console
+    from rich.table import Table
+
     t = Table(title=f"Vegas on {hops} congested links, {flows} long flows (Hua 2002, Section 3.3)")
     t.add_column("quantity")
     t.add_column("value", justify="right")

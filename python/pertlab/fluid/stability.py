@@ -17,8 +17,9 @@ from __future__ import annotations
 import math
 from dataclasses import asdict, dataclass
 
+from typing import Callable
+
 from . import params as chk
-from .models import bisect
 
 __all__ = ["Theorem1", "Theorem2", "theorem1", "theorem2", "min_delta", "boundary_rtt", "pi_discrete"]
 
@@ -105,7 +106,33 @@ def boundary_rtt(capacity: float, flows_min: int, pmax: float = 0.1, tmin: float
     hi = 1.0
     while gap(hi) > 0:
         hi *= 2.0
-    return bisect(gap, 1e-9, hi)
+    return _sign_change(gap, 1e-9, hi)
+
+
+def _sign_change(f: Callable[[float], float], lo: float, hi: float) -> float:
+    """The float at which a continuous ``f`` changes sign on ``[lo, hi]``: the bracket is halved
+    until no float lies between its ends. Plain Python rather than scipy's brentq (which
+    :func:`pertlab.fluid.models.bisect` uses): importing scipy.optimize costs about 0.3 s, most of
+    the start-up of ``pertlab stability`` (issue 21), and about 60 halvings of a closed form cost
+    microseconds. The result is as close to the root as a float can be."""
+    flo, fhi = f(lo), f(hi)
+    if flo == 0:
+        return lo
+    if fhi == 0:
+        return hi
+    if (flo > 0) == (fhi > 0):
+        raise ValueError("no sign change on the bracket")
+    while True:
+        mid = lo + (hi - lo) / 2
+        if not lo < mid < hi:
+            return lo if abs(flo) <= abs(fhi) else hi
+        fmid = f(mid)
+        if fmid == 0:
+            return mid
+        if (fmid > 0) == (flo > 0):
+            lo, flo = mid, fmid
+        else:
+            hi, fhi = mid, fmid
 
 
 def theorem1(capacity: float, rtt_max: float, flows_min: int, pmax: float = 0.1, tmin: float = 0.05,

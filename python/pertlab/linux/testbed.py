@@ -49,7 +49,7 @@ from pathlib import Path
 import polars as pl
 
 from .. import interrupt
-from ..results import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, _rows
+from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, loader, runs
 from .scenario import EBPF_CCS, FRAME_BYTES, TestbedScenario
 
@@ -413,7 +413,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     if modes:
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
-    return TestbedResults(sc, _rows(flow_rows, flow_schema), _rows([queue_row], QUEUE_SCHEMA), _rows(series_rows, FLOW_SERIES_SCHEMA), _rows(qseries, QUEUE_SERIES_SCHEMA), extra)
+    return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra)
 
 
 def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_end: dict, flow_rows: list[dict], span: float, delayline: dict) -> dict:
