@@ -28,41 +28,65 @@ pub const NO_ROUTE: u32 = u32::MAX;
 impl Routes {
     /// `adjacency[n]` lists `(neighbour, channel from n to neighbour)` in
     /// declaration order; routes are computed towards each node in `destinations`.
+    ///
+    /// The search from each destination visits routers only: a host is a leaf
+    /// that leads nowhere, so skipping hosts leaves every router's parent (and
+    /// the declaration-order tie-breaking) as a search over all nodes gives it,
+    /// and costs the router-to-router links per destination instead of every
+    /// node (10,000 flows: 20,000 destinations x 20,002 nodes before).
     pub fn compute(adjacency: &[Vec<(u32, u32)>], destinations: impl IntoIterator<Item = u32>) -> Routes {
         let n = adjacency.len();
         let single: Vec<(u32, u32)> = adjacency.iter().map(|a| if let [(m, c)] = a[..] { (c, m) } else { (NO_ROUTE, NO_ROUTE) }).collect();
         let mut router_row = vec![NO_ROUTE; n];
-        let mut routers = 0u32;
-        for (row, a) in router_row.iter_mut().zip(adjacency) {
+        let mut routers = Vec::new();
+        for (node, a) in adjacency.iter().enumerate() {
             if a.len() > 1 {
-                *row = routers;
-                routers += 1;
+                router_row[node] = routers.len() as u32;
+                routers.push(node as u32);
+            }
+        }
+        let is_router = |m: u32| router_row[m as usize] != NO_ROUTE;
+        // The channel m -> u: the first of m's links to u in declaration order.
+        let back = |m: u32, u: u32| adjacency[m as usize].iter().find(|&&(v, _)| v == u).map_or(NO_ROUTE, |&(_, c)| c);
+        // Per router, its router neighbours in declaration order with the channel back from each.
+        let router_links: Vec<Vec<(u32, u32)>> =
+            routers.iter().map(|&u| adjacency[u as usize].iter().filter(|&&(m, _)| is_router(m)).map(|&(m, _)| (m, back(m, u))).collect()).collect();
+        // Per host, the channel its neighbour sends to it on.
+        let mut into_host = vec![NO_ROUTE; n];
+        for &r in &routers {
+            for &(m, c) in &adjacency[r as usize] {
+                if single[m as usize].1 == r && into_host[m as usize] == NO_ROUTE {
+                    into_host[m as usize] = c;
+                }
             }
         }
         let mut tables = vec![Vec::new(); n];
-        // Links are full duplex: the channel n -> m exists iff m -> n does, so a
-        // breadth-first search outward from d over the adjacency finds, for each
-        // node, the channel towards its parent, which is one hop closer to d.
+        let mut seen = vec![false; routers.len()];
+        let mut frontier = VecDeque::new();
         for d in destinations {
             if !tables[d as usize].is_empty() {
                 continue;
             }
-            let mut table = vec![NO_ROUTE; routers as usize];
-            let mut seen = vec![false; n];
-            seen[d as usize] = true;
-            let mut frontier = VecDeque::from([d]);
+            let mut table = vec![NO_ROUTE; routers.len()];
+            seen.iter_mut().for_each(|s| *s = false);
+            // Links are full duplex, so a breadth-first search outward from d
+            // finds, for each router, the channel towards its parent, one hop
+            // closer to d. From a host, the search starts at its neighbour.
+            let (start, first) = if is_router(d) { (d, NO_ROUTE) } else { (single[d as usize].1, into_host[d as usize]) };
+            if start != NO_ROUTE && is_router(start) {
+                let row = router_row[start as usize] as usize;
+                seen[row] = true;
+                table[row] = first;
+                frontier.push_back(start);
+            }
             while let Some(u) = frontier.pop_front() {
-                for &(m, _) in &adjacency[u as usize] {
-                    if seen[m as usize] {
-                        continue;
+                for &(m, to_u) in &router_links[router_row[u as usize] as usize] {
+                    let row = router_row[m as usize] as usize;
+                    if !seen[row] {
+                        seen[row] = true;
+                        table[row] = to_u;
+                        frontier.push_back(m);
                     }
-                    seen[m as usize] = true;
-                    if router_row[m as usize] != NO_ROUTE {
-                        // The channel m -> u.
-                        let back = adjacency[m as usize].iter().find(|&&(v, _)| v == u).map(|&(_, c)| c).unwrap_or(NO_ROUTE);
-                        table[router_row[m as usize] as usize] = back;
-                    }
-                    frontier.push_back(m);
                 }
             }
             // A destination with no router (two hosts joined by one link) keeps
@@ -147,7 +171,7 @@ mod tests {
 
     proptest::proptest! {
         /// Random graphs with hosts (one link), host pairs joined directly,
-        /// isolated nodes and several components: every node's next channel
+        /// isolated nodes, several components and parallel links: every node's next channel
         /// towards every computed destination is the full table's, and no
         /// route towards a destination not computed.
         #[test]
@@ -159,8 +183,9 @@ mod tests {
             let mut adjacency = vec![Vec::new(); nodes];
             let mut channel = 0u32;
             for (a, b) in links {
+                // Self-loops aside, anything goes: two links between the same pair too.
                 let (a, b) = (a % nodes as u32, b % nodes as u32);
-                if a == b || adjacency[a as usize].iter().any(|&(m, _)| m == b) {
+                if a == b {
                     continue;
                 }
                 adjacency[a as usize].push((b, channel));
