@@ -95,3 +95,6 @@ PY
 # Start-up of the command line (issue 21), beside the code of main before this work (5f013c3)
 # and before the first start-up commit of issue 21 (60568a6~1), run with this tree's core.
 .venv/bin/python scripts/bench_cli.py --vs 5f013c3 --vs 60568a6~1
+
+# The core at scale (issue 21): 50 to 10,000 flows, 10 Mbit/s to 10 Gbit/s, peak memory, a plot.
+.venv/bin/python scripts/bench_scale.py

@@ -6,12 +6,8 @@
 
 use pertlab_sim::presets::canonical_dumbbell_with_queue;
 
-/// Peak resident set size of this process in KiB (Linux VmHWM).
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
+#[path = "common/rss.rs"]
+mod rss;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -32,7 +28,7 @@ fn main() {
         r.events,
         r.events as f64 / wall,
         hops as f64 / wall,
-        peak_rss_kib().unwrap_or(0),
+        rss::peak_rss_kib().unwrap_or(0),
         r.bottleneck.map(|b| b.utilization).unwrap_or(0.0),
         r.conservation.ok
     );

@@ -1,5 +1,5 @@
 //! Run one scenario in the core's wire format (JSON, as `Scenario.to_wire_json()`
-//! writes it) and print its events, wall time and bottleneck as one JSON line.
+//! writes it) and print its events, wall time, bottleneck and peak memory as one JSON line.
 //! Used to profile scenarios other than the canonical dumbbell under callgrind
 //! (scripts/profile_scenario.sh), without the Python interpreter around the core.
 //! Usage: scenario PATH.json [RESULTS.json]
@@ -8,6 +8,9 @@
 //! on the canonical one).
 
 use pertlab_sim::Scenario;
+
+#[path = "common/rss.rs"]
+mod rss;
 
 fn main() {
     let path = std::env::args().nth(1).expect("usage: scenario PATH.json");
@@ -23,8 +26,9 @@ fn main() {
     }
     let (utilization, avg_queue) = r.bottleneck.map(|b| (b.utilization, b.avg_queue_pkts)).unwrap_or((0.0, 0.0));
     println!(
-        "{{\"events\": {}, \"wall_seconds\": {wall:.4}, \"events_per_second\": {:.0}, \"utilization\": {utilization:.4}, \"avg_queue_pkts\": {avg_queue:.1}}}",
+        "{{\"events\": {}, \"wall_seconds\": {wall:.4}, \"events_per_second\": {:.0}, \"utilization\": {utilization:.4}, \"avg_queue_pkts\": {avg_queue:.1}, \"peak_rss_kib\": {}}}",
         r.events,
         r.events as f64 / wall,
+        rss::peak_rss_kib().unwrap_or(0),
     );
 }
