@@ -17,7 +17,16 @@ use pertlab_sim::traffic::udp::UdpSource;
 const RATE_BPS: u64 = 80_000_000;
 const NS_PER_BYTE: u64 = 100;
 
-fn drive(sched: Box<dyn Scheduler>, arrivals: Arrivals, period: SimTime, k: usize, loads: &[f64], packets: u64, warm: u64, seed: u64) -> (Vec<f64>, f64, String) {
+fn drive(
+    sched: Box<dyn Scheduler>,
+    arrivals: Arrivals,
+    period: SimTime,
+    k: usize,
+    loads: &[f64],
+    packets: u64,
+    warm: u64,
+    seed: u64,
+) -> (Vec<f64>, f64, String) {
     let wk: u32 = std::env::var("K").ok().and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let mut q = MultiClass::new(loads.len(), QueueLimit::Packets(u32::MAX), sched, wk);
     let mut srcs = Vec::new();
@@ -26,7 +35,12 @@ fn drive(sched: Box<dyn Scheduler>, arrivals: Arrivals, period: SimTime, k: usiz
             let id = (c * k + j) as u32;
             let rate = (RATE_BPS as f64 * l / k as f64).round() as u64;
             let rng = stream(seed, StreamKind::Udp, u64::from(id));
-            srcs.push(UdpSource::new(id, 0, 1, rate, 440, arrivals, SizeDist::Mix, false, None, rng).with_class(c as u8).with_pareto_shape(1.9).with_on_off(period, period));
+            srcs.push(
+                UdpSource::new(id, 0, 1, rate, 440, arrivals, SizeDist::Mix, false, None, rng)
+                    .with_class(c as u8)
+                    .with_pareto_shape(1.9)
+                    .with_on_off(period, period),
+            );
         }
     }
     let mut next: Vec<SimTime> = srcs.iter_mut().map(|s| s.next_gap()).collect();
@@ -63,19 +77,29 @@ fn drive(sched: Box<dyn Scheduler>, arrivals: Arrivals, period: SimTime, k: usiz
     let base = base.unwrap_or_else(|| vec![(0, 0); loads.len()]);
     let svc = bytes as f64 / sent as f64 * NS_PER_BYTE as f64;
     let w: Vec<f64> = q.counters.iter().zip(&base).map(|(k, b)| (k.wait_ns - b.0) as f64 / (k.departures - b.1).max(1) as f64 / svc).collect();
-    let pct = q.windows.ratios.iter().map(|r| {
-        let mut r = r.clone();
-        r.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let at = |p: f64| r.get(((r.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(f64::NAN);
-        format!("{:.2}/{:.2}/{:.2}", at(0.05), at(0.5), at(0.95))
-    }).collect::<Vec<_>>().join(" ");
+    let pct = q
+        .windows
+        .ratios
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            let at = |p: f64| r.get(((r.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(f64::NAN);
+            format!("{:.2}/{:.2}/{:.2}", at(0.05), at(0.5), at(0.95))
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
     (w, busy as f64 / (t_end - t0).max(1) as f64, pct)
 }
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
     let n: usize = a[1].parse().unwrap();
-    let arrivals = match a[2].as_str() { "onoff" => Arrivals::ParetoOnOff, "pareto" => Arrivals::Pareto, _ => Arrivals::Poisson };
+    let arrivals = match a[2].as_str() {
+        "onoff" => Arrivals::ParetoOnOff,
+        "pareto" => Arrivals::Pareto,
+        _ => Arrivals::Poisson,
+    };
     let period = (a[3].parse::<f64>().unwrap() * 1e6) as SimTime;
     let k: usize = a[4].parse().unwrap();
     let packets: u64 = a[5].parse().unwrap();

@@ -200,9 +200,13 @@ fn the_top_pair_falls_short_by_a_floor_of_one_transmission() {
     let b = weights(n, 2.0);
     let on_off = |ms: u64| Traffic::OnOff { k: SOURCES_PER_CLASS, period_ns: ms * 1_000_000 };
     let mut rows = Vec::new();
-    for (name, traffic, seeds) in
-        [("poisson", Traffic::PoissonMix, 3u64), ("1 ms", on_off(1), 3), ("3 ms", on_off(3), 3), ("10 ms", on_off(10), 10), ("30 ms", on_off(BURST_NS / 1_000_000), 3)]
-    {
+    for (name, traffic, seeds) in [
+        ("poisson", Traffic::PoissonMix, 3u64),
+        ("1 ms", on_off(1), 3),
+        ("3 ms", on_off(3), 3),
+        ("10 ms", on_off(10), 10),
+        ("30 ms", on_off(BURST_NS / 1_000_000), 3),
+    ] {
         let (mut top, mut d_top, mut s_top) = (0.0, 0.0, 0.0);
         let k = seeds as f64;
         for seed in 1..=seeds {
