@@ -12,14 +12,27 @@ use std::collections::VecDeque;
 
 /// Routes towards the destinations that need them (see the module doc).
 pub struct Routes {
-    /// Per node: its one channel and the neighbour at the other end, for a
-    /// node with exactly one link; `(NO_ROUTE, NO_ROUTE)` otherwise.
-    single: Vec<(u32, u32)>,
-    /// Per node: its row in the tables if it has two links or more, else `NO_ROUTE`.
-    router_row: Vec<u32>,
-    /// `tables[d][r]`: the channel router `r` sends on to reach `d`, for the
-    /// destinations routes were computed towards (others are empty).
-    tables: Vec<Vec<u32>>,
+    /// What each hop looks up about a node, in one place.
+    nodes: Vec<NodeRoute>,
+    /// Number of routers: the length of each destination's table.
+    routers: usize,
+    /// The destinations' tables one after the other: `tables[t * routers + r]`
+    /// is the channel router `r` sends on to reach the destination whose
+    /// table is `t` (one array, so a lookup is one load, not two).
+    tables: Vec<u32>,
+}
+
+/// A node's part of the routes.
+#[derive(Clone, Copy)]
+struct NodeRoute {
+    /// Its one channel and the neighbour at the other end, for a node with
+    /// exactly one link; `NO_ROUTE` otherwise.
+    channel: u32,
+    neighbour: u32,
+    /// Its column in the tables if it has two links or more, else `NO_ROUTE`.
+    router: u32,
+    /// Its table as a destination, if routes were computed towards it, else `NO_ROUTE`.
+    table: u32,
 }
 
 /// No route (unreachable, or the node is the destination itself).
@@ -60,14 +73,16 @@ impl Routes {
                 }
             }
         }
-        let mut tables = vec![Vec::new(); n];
+        let width = routers.len().max(1);
+        let mut table_of = vec![NO_ROUTE; n];
+        let mut tables = Vec::new();
         let mut seen = vec![false; routers.len()];
         let mut frontier = VecDeque::new();
         for d in destinations {
-            if !tables[d as usize].is_empty() {
+            if table_of[d as usize] != NO_ROUTE {
                 continue;
             }
-            let mut table = vec![NO_ROUTE; routers.len()];
+            let mut table = vec![NO_ROUTE; width];
             seen.iter_mut().for_each(|s| *s = false);
             // Links are full duplex, so a breadth-first search outward from d
             // finds, for each router, the channel towards its parent, one hop
@@ -89,29 +104,30 @@ impl Routes {
                     }
                 }
             }
-            // A destination with no router (two hosts joined by one link) keeps
-            // a table of one unused entry, so that it reads as computed.
-            table.resize(table.len().max(1), NO_ROUTE);
-            tables[d as usize] = table;
+            table_of[d as usize] = (tables.len() / width) as u32;
+            tables.extend(table);
         }
-        Routes { single, router_row, tables }
+        let nodes = (0..n).map(|i| NodeRoute { channel: single[i].0, neighbour: single[i].1, router: router_row[i], table: table_of[i] }).collect();
+        Routes { nodes, routers: width, tables }
     }
 
     /// Channel from `node` towards `dst`, or `NO_ROUTE`.
     #[inline]
     pub fn next(&self, node: u32, dst: u32) -> u32 {
-        let Some(table) = self.tables.get(dst as usize).filter(|t| !t.is_empty()) else { return NO_ROUTE };
-        let router = |n: u32| self.router_row.get(n as usize).copied().unwrap_or(NO_ROUTE);
-        let r = router(node);
-        if r != NO_ROUTE {
-            return table[r as usize];
+        let (Some(at), Some(to)) = (self.nodes.get(node as usize), self.nodes.get(dst as usize)) else { return NO_ROUTE };
+        if to.table == NO_ROUTE {
+            return NO_ROUTE;
+        }
+        let table = &self.tables[to.table as usize * self.routers..][..self.routers];
+        if at.router != NO_ROUTE {
+            return table[at.router as usize];
         }
         // A host: its one link, if the neighbour is the destination or a
         // router with a route to it.
-        let Some(&(channel, neighbour)) = self.single.get(node as usize) else { return NO_ROUTE };
-        let reaches = neighbour == dst || router(neighbour) != NO_ROUTE && table[router(neighbour) as usize] != NO_ROUTE;
-        if channel != NO_ROUTE && node != dst && reaches {
-            channel
+        let neighbour = self.nodes.get(at.neighbour as usize).map_or(NO_ROUTE, |m| m.router);
+        let reaches = at.neighbour == dst || neighbour != NO_ROUTE && table[neighbour as usize] != NO_ROUTE;
+        if at.channel != NO_ROUTE && node != dst && reaches {
+            at.channel
         } else {
             NO_ROUTE
         }
@@ -123,7 +139,7 @@ impl Routes {
         let mut path = Vec::new();
         while at != dst {
             let c = self.next(at, dst);
-            if c == NO_ROUTE || path.len() > self.single.len() {
+            if c == NO_ROUTE || path.len() > self.nodes.len() {
                 return None;
             }
             path.push(c);
