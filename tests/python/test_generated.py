@@ -30,6 +30,7 @@ from typer.testing import CliRunner
 import pertlab
 from pertlab.cli import app
 from pertlab.linux.scenario import TestbedScenario
+from pertlab.scenario.controllers import Vegas
 
 import scenario_strategies as gen
 
@@ -169,6 +170,24 @@ def test_valid_scenarios_run_or_are_refused_with_field_errors(data):
     data, scenario = repaired
     note(json.dumps(data, default=str))
     run_or_refuse(scenario, "valid")
+
+
+@settings(**{**SETTINGS, "max_examples": min(SETTINGS["max_examples"], 40) if PROFILE == "bounded" else SETTINGS["max_examples"]}, **COMMON)
+@given(gen.scenario(BUDGET), st.data())
+def test_vegas_with_either_base_rtt_runs_or_is_refused_with_field_errors(data, draw):
+    """Vegas's ``base_rtt`` ("observed", or "propagation": the path's RTT, which the core computes
+    from the routes when it builds each long flow and each web connection) on every topology the
+    strategy draws: every long flow and web group runs a drawn Vegas with ``base_rtt`` set
+    (in the scenarios above Vegas is one controller of many and the field is set one time in four)."""
+    vegas = gen.model(Vegas, BUDGET, kind=st.just("vegas"), base_rtt=st.sampled_from(["observed", "propagation"]))
+    for t in [*data.get("flows", []), *data.get("web", [])]:
+        t["cc"] = draw.draw(vegas)
+    repaired = gen.repair(data)
+    assume(repaired is not None)
+    data, scenario = repaired
+    note(json.dumps(data, default=str))
+    OUTCOMES[("vegas base_rtt", "propagation" if '"propagation"' in json.dumps(data) else "observed only")] += 1
+    run_or_refuse(scenario, "vegas base_rtt")
 
 
 # --- mutations of valid scenarios --------------------------------------------------------

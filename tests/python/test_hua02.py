@@ -78,6 +78,35 @@ def test_vegas_on_one_link_holds_between_alpha_and_beta_packets_per_flow():
         assert 1.0 <= b["avg_queue_pkts"] / n <= 3.0, (n, b["avg_queue_pkts"])
 
 
+def test_vegas_base_rtt_is_observed_or_the_paths_and_bad_values_name_the_field():
+    """``base_rtt = "propagation"`` gives each Vegas flow its path's propagation and transmission
+    delays as baseRTT (Hua's d~, eq. 3.7). Sixteen flows starting together on one 2 Mbit/s link:
+    with it they hold alike, 1.37 packets each; with the least RTT measured, those whose least
+    RTT holds more of the start-up queue hold more, 1.65 to 2.21 (both inside alpha..beta = 1..3)."""
+    from pertlab import _core
+    from pertlab.scenario import Scenario
+
+    base = dumbbell(bw="2Mbps", rtt="100ms", flows=16, cc="vegas", duration="60s", start_window="0s", warmup="20s", packet_size=1000, buffer_pkts=1000)
+    wire = base.to_wire()
+    assert {f["cc"]["base_rtt"] for f in wire["flows"]} == {"observed"}
+    for f in wire["flows"]:
+        f["cc"]["base_rtt"] = "propagation"
+    known = run(Scenario.parse(wire)).flows
+    observed = run(base).flows
+    path_ms = known["rtt_min_ms"].min()
+    held = {name: (f["goodput_mbps"] * 1e6 / 960 / 8 * (f["rtt_mean_ms"] - path_ms) / 1e3).to_list() for name, f in (("known", known), ("observed", observed))}
+    assert all(1.0 <= d <= 3.0 for d in held["known"]) and max(held["known"]) - min(held["known"]) < 0.05, held
+    assert max(held["observed"]) - min(held["observed"]) > 0.5, held
+    assert observed["rtt_min_ms"].max() - path_ms > 50  # late starters' least RTT holds the start-up queue
+    bad = json.loads(json.dumps(wire))
+    bad["flows"][3]["cc"]["base_rtt"] = "minimum"
+    with pytest.raises(ScenarioError, match=r"flows\[3\]\.cc\.base_rtt"):
+        Scenario.parse(bad)
+    # The core refuses it too, naming the field in its message.
+    with pytest.raises(ValueError, match=r'flows\[3\]\.cc: base_rtt: must be "observed".*"propagation".*got "minimum"'):
+        _core.validate_json(json.dumps(bad))
+
+
 def test_parking_lot_builder_equalizes_base_rtts():
     sc = parking_lot(routers=4, hosts=1, long_flows=2, cross_flows=[1, 3, 0], equal_rtt=True, core_rate="2Mbps", core_delay="10ms",
                      access_rate="10Mbps", access_delay="2ms", packet_size=1000, buffer_pkts=50, duration="10s", start_window="0s")  # fmt: skip
@@ -177,13 +206,19 @@ def test_hua02_vegas_quick(tmp_path):
     gateways ends at the level of one (Fig 3.4). Documented differences (docs/reproductions.md,
     "Hua 2002"), each with pertlab's test of its cause holding: case 1's conn 0 is not within
     20 % of its fair share at every m (the cross flows took more of the start-up queue into
-    their baseRTT), and case 1's queue, held to the 50-packet buffer at m = 8, is not within 30 %
-    of case 2's sum (with 200-packet buffers it is)."""
+    their baseRTT; given every flow its true base RTT, conn 0 gets its share), and case 1's
+    queue, held to the 50-packet buffer at m = 8, is not within 30 % of case 2's sum (with
+    200-packet buffers it is)."""
     claims, report = _reproduce("hua02-vegas", tmp_path)
-    assert claims == [True, True, True, False, True, True, True, False, True], claims
+    assert claims == [True, True, True, False, True, True, True, True, False, True], claims
     conn0 = [r["conn0_kbps"] for r in sorted(_rows(report, "runs", figure="3.2"), key=lambda r: r["x"])]
     # One active cross connection: about the fair 100 kbit/s; ten: under a quarter of it (closed form 18.2).
     assert 75 < conn0[0] < 125 and conn0[-1] < 25 and conn0 == sorted(conn0, reverse=True), conn0
+    # Case 1 at m = 2, 4, 8: with the least RTT measured conn 0 gets 0.74 of its share at m = 4; with
+    # the true base RTT, its share within 2 % at every m.
+    share = {fig: [r["conn0_kbps"] / r["fair_kbps"] for r in sorted(_rows(report, "runs", figure=fig), key=lambda r: r["x"])]
+             for fig in ("3.4 case 1", "case 1 true base")}  # fmt: skip
+    assert share["3.4 case 1"][1] < 0.8 and all(abs(v - 1) < 0.02 for v in share["case 1 true base"]), share
 
 
 def test_hua02_jcc_quick(tmp_path):
@@ -240,3 +275,8 @@ def test_the_vegas_lot_draws_nothing_at_random_so_its_full_mode_runs_one_seed():
     assert runs[0].queues.to_dicts() == runs[1].queues.to_dicts() == runs[2].queues.to_dicts()
     assert runs[0].flows["goodput_mbps"].sum() > 1.5  # the lot's 2 Mbit/s links are in use
     assert FULL.seeds == (1, 2, 3) and _vegas_seeds(FULL) == (1,)
+    # So do those with the true base RTT (case 1 at m = 4, pertlab's direct test of case 1's difference).
+    lot = LotRun.one(4, 4)
+    runs = [run(vegas_lot(lot, duration="40s", warmup="10s", seed=seed, base_rtt="propagation")) for seed in (1, 2, 3)]
+    flows = [r.flows.drop([c for c in r.flows.columns if "wall" in c]).to_dicts() for r in runs]
+    assert flows[0] == flows[1] == flows[2] and len(flows[0]) == 16

@@ -2,8 +2,8 @@
 3.2 to 3.5, TCP Vegas on a parking lot of congested gateways, beside the closed form of
 eqs. 3.5 to 3.13. The report states the thesis's claims and whether our data bears them
 out, and pertlab's tests of the explanations of the claims that do not hold (base RTTs
-that hold the start-up queue, unequal backlogs inside [alpha, beta], the 50-packet
-buffer). Scenario choices: :mod:`pertlab.experiments.hua02`; Chapter 4 (JCC) is
+that hold the start-up queue, tested by giving every flow its true base RTT; unequal
+backlogs inside [alpha, beta]; the 50-packet buffer). Scenario choices: :mod:`pertlab.experiments.hua02`; Chapter 4 (JCC) is
 :mod:`pertlab.reproduce.hua02_jcc_entries`."""
 
 from __future__ import annotations
@@ -38,17 +38,24 @@ QUICK = Mode("60s", "20s", (1, 2, 5, 10), (1, 2, 4, 8), (2, 4, 8), (1,))
 FULL = Mode("200s", "50s", tuple(range(1, 11)), tuple(range(1, 11)), tuple(range(1, 11)), (1, 2, 3))
 #: pertlab's test of Fig 3.5's buffer explanation: case 1 again with gateway buffers this deep.
 DEEP_BUFFER_PKTS = 200
+#: pertlab's direct test of case 1's explanation: cases 1 and 2 again with every Vegas flow's
+#: baseRTT the path's propagation and transmission delays (Hua's d~, eq. 3.7), not the least
+#: RTT it measured.
+TRUE_BASE = {"3.4 case 1": "case 1 true base", "3.4 case 2": "case 2 true base"}
 
 
-def _lots(mode: Mode) -> list[tuple[str, int, h.LotRun, int]]:
-    """(figure, x, run, buffer): Fig 3.2 (N = 11, conn 0 of 10 flows, the first n links with 10
-    cross flows), Fig 3.3 (N = 11, m flows everywhere), Fig 3.4/3.5 (N = 4, cases 1 and 2), and
-    case 1 with deep buffers (pertlab's test of the buffer explanation)."""
-    runs = [("3.2", n, h.LotRun(11, 10, tuple(10 if i < n else 0 for i in range(10))), h.BUFFER_PKTS) for n in mode.cross_active]
-    runs += [("3.3", m, h.LotRun.several(11, m), h.BUFFER_PKTS) for m in mode.flows_per_conn]
-    runs += [("3.4 case 1", m, h.LotRun.one(4, m), h.BUFFER_PKTS) for m in mode.lot4_flows]
-    runs += [("3.4 case 2", m, h.LotRun.several(4, m), h.BUFFER_PKTS) for m in mode.lot4_flows]
-    runs += [("case 1 deep buffer", m, h.LotRun.one(4, m), DEEP_BUFFER_PKTS) for m in mode.lot4_flows]
+def _lots(mode: Mode) -> list[tuple[str, int, h.LotRun, int, str]]:
+    """(figure, x, run, buffer, base RTT): Fig 3.2 (N = 11, conn 0 of 10 flows, the first n links
+    with 10 cross flows), Fig 3.3 (N = 11, m flows everywhere), Fig 3.4/3.5 (N = 4, cases 1 and 2),
+    case 1 with deep buffers (pertlab's test of the buffer explanation), and cases 1 and 2 with
+    the true base RTT (pertlab's direct test of case 1's explanation)."""
+    runs = [("3.2", n, h.LotRun(11, 10, tuple(10 if i < n else 0 for i in range(10))), h.BUFFER_PKTS, "observed") for n in mode.cross_active]
+    runs += [("3.3", m, h.LotRun.several(11, m), h.BUFFER_PKTS, "observed") for m in mode.flows_per_conn]
+    runs += [("3.4 case 1", m, h.LotRun.one(4, m), h.BUFFER_PKTS, "observed") for m in mode.lot4_flows]
+    runs += [("3.4 case 2", m, h.LotRun.several(4, m), h.BUFFER_PKTS, "observed") for m in mode.lot4_flows]
+    runs += [("case 1 deep buffer", m, h.LotRun.one(4, m), DEEP_BUFFER_PKTS, "observed") for m in mode.lot4_flows]
+    runs += [(TRUE_BASE["3.4 case 1"], m, h.LotRun.one(4, m), h.BUFFER_PKTS, "propagation") for m in mode.lot4_flows]
+    runs += [(TRUE_BASE["3.4 case 2"], m, h.LotRun.several(4, m), h.BUFFER_PKTS, "propagation") for m in mode.lot4_flows]
     return runs
 
 
@@ -68,8 +75,9 @@ VEGAS_ONE_SEED = (
 
 def _vegas_runs(mode: Mode) -> list[tuple[dict, Point]]:
     """One run per lot of :func:`_lots` (and seed of :func:`_vegas_seeds`), in that order, with its labels."""
-    return seeded([({"figure": fig, "x": x, "lot": lot}, Point((("figure", fig), ("x", str(x))), 1, h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup, buffer_pkts=buf)))
-                   for fig, x, lot, buf in _lots(mode)], _vegas_seeds(mode))  # fmt: skip
+    return seeded([({"figure": fig, "x": x, "lot": lot}, Point((("figure", fig), ("x", str(x))), 1,
+                                                               h.vegas_lot(lot, duration=mode.duration, warmup=mode.warmup, buffer_pkts=buf, base_rtt=base)))
+                   for fig, x, lot, buf, base in _lots(mode)], _vegas_seeds(mode))  # fmt: skip
 
 
 def _first_seed(runs: list[tuple[dict, Point]]) -> Wire:
@@ -115,6 +123,9 @@ def _vegas(quick: bool, out: Path, workers: Workers) -> Report:
          "conn*_delta_pkts is the backlog a flow held by Vegas's own measure, rate x (mean RTT - least RTT); closed_form_measured_delta_conn0_kbps "
          "the closed form given those backlogs; conn*_base_excess_ms how far the flows' least RTT (Vegas's baseRTT) lies above the run's smallest. "
          f"'case 1 deep buffer' is case 1 with {DEEP_BUFFER_PKTS}-packet gateway buffers (pertlab's test of Fig 3.5's difference). "
+         "'case 1 true base' and 'case 2 true base' are cases 1 and 2 with every Vegas flow's baseRTT the path's propagation and "
+         "transmission delays (base_rtt = \"propagation\", Hua's d~ of eq. 3.7) instead of the least RTT it measured (pertlab's direct "
+         "test of case 1's difference); their conn*_base_excess_ms is still the least RTT measured, which Vegas no longer uses. "
          "The thesis prints these figures as plots only: its claims are checked below.", VEGAS_ONE_SEED],
     )  # fmt: skip
     report.tables["runs"] = table
@@ -149,12 +160,21 @@ def _vegas_claims(t: pl.DataFrame) -> list[Claim]:
                         several[-1] < 0.75 * fair2[-1] and abs(several[-1] / one[-1] - 1) <= 0.25,
                         f"m {fmt_values(ms)}: case 2 {fmt_values(several)} (fair {fmt_values(fair2)}), case 1 {fmt_values(one)} kbit/s"))
     short = [(m, a, b) for m, a, b, o, f in zip(ms, ex0, ex1, one, fair1) if o < 0.8 * f]
+    tms, true1, tfair = _sel(t, TRUE_BASE["3.4 case 1"], "conn0_kbps", "fair_kbps")
+    was, now = [o / f for o, f in zip(one, fair1)], [o / f for o, f in zip(true1, tfair)]
     claims.append(Claim("pertlab's test of case 1's difference: wherever conn 0 is more than 20 % below its fair share, the cross flows took more of "
                         "the start-up queue into their baseRTT than the long flows (least RTT above the run's smallest, by over 10 ms more), so "
                         "they hold more than Vegas's alpha..beta packets over the true base RTT and take more than their share.",
                         bool(short) and all(b - a > 10 for _, a, b in short),
                         f"m where conn 0 < 0.8 fair: {fmt_values([m for m, _, _ in short]) or 'none'}; least-RTT excess long {fmt_values([a for _, a, _ in short])}, "
-                        f"cross {fmt_values([b for _, _, b in short])} ms (all m: long {fmt_values(ex0)}, cross {fmt_values(ex1)})"))  # fmt: skip
+                        f"cross {fmt_values([b for _, _, b in short])} ms (all m: long {fmt_values(ex0)}, cross {fmt_values(ex1)})"))
+    claims.append(Claim("pertlab's direct test of case 1's difference: the same runs with every Vegas flow's baseRTT its path's propagation "
+                        "and transmission delays (base_rtt = \"propagation\"), not the least RTT it measured: conn 0 is no longer short of "
+                        "its fair share, at least 0.8 of it at every m (and it was short, below 0.8, at some m with the least RTT).",
+                        bool(short) and tms == ms and all(r >= 0.8 for r in now),
+                        f"m {fmt_values(ms)}: conn 0 / fair with the least RTT measured {fmt_values(was)}, with the true base RTT "
+                        f"{fmt_values(now)} ({fmt_values(true1)} kbit/s); within 20 % of fair (the thesis's claim) with the true base RTT "
+                        f"at {sum(abs(r - 1) <= 0.2 for r in now)} of {len(now)} m"))  # fmt: skip
     claims.append(Claim("pertlab's test of case 2's difference: conn 0 follows the closed form given the backlog each connection held "
                         "(Vegas keeps each flow's in [alpha, beta], not equal), within 20 % at every m.",
                         all(abs(a / b - 1) <= 0.2 for a, b in zip(several, cfm)),
@@ -183,8 +203,10 @@ def _vegas_figures(report: Report) -> list[Figure]:
                 if fig == "3.4":
                     for case in ("3.4 case 1", "3.4 case 2"):
                         xs, c0, fair = _sel(t, case, "conn0_kbps", "fair_kbps")
-                        ax.plot(xs, c0, "o-", label=f"conn 0, {case[4:]}")
-                        ax.plot(xs, fair, ":", label=f"fair, {case[4:]}")
+                        line = ax.plot(xs, c0, "o-", label=f"conn 0, {case[4:]}")[0]
+                        ax.plot(xs, fair, ":", color=line.get_color(), label=f"fair, {case[4:]}")
+                        xs, c0 = _sel(t, TRUE_BASE[case], "conn0_kbps")
+                        ax.plot(xs, c0, "x--", color=line.get_color(), label=f"conn 0, {case[4:]}, true base RTT")
                 else:
                     xs, c0, c1, cf0, fair = _sel(t, fig, "conn0_kbps", "conn1_kbps", "closed_form_conn0_kbps", "fair_kbps")
                     ax.plot(xs, c0, "x-", label="conn 0")
@@ -212,7 +234,8 @@ def _vegas_figures(report: Report) -> list[Figure]:
                 ax.legend(fontsize=7)
 
     return [
-        Figure("hua02-vegas.png", "Per-flow throughput of the long connection (conn 0) and of a cross connection, beside the closed form and the fair share.", draw),
+        Figure("hua02-vegas.png", "Per-flow throughput of the long connection (conn 0) and of a cross connection, beside the closed form and the fair share; "
+               "Fig 3.4 also with every flow's baseRTT its path's propagation and transmission delays (true base RTT).", draw),
         Figure("hua02-vegas-queues.png", "Fig 3.5: mean queue at each gateway and their sum, one congested gateway (case 1; also with deeper buffers) and three (case 2).", draw_queues),
     ]  # fmt: skip
 

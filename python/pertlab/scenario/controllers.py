@@ -28,6 +28,11 @@ class Vegas(_Model):
     beta: U32 = Field(3, description="shrink the window above this many queued packets", validate_default=True)
     gamma: U32 = Field(1, description="slow start ends above this many queued packets")
     slow_start_every_other_rtt: bool = Field(True, description="grow in slow start every other RTT (Brakmo et al.)")
+    base_rtt: Literal["observed", "propagation"] = Field(
+        "observed",
+        description="baseRTT: the minimum RTT measured (Brakmo et al., Hua 2002 eq. 3.1), or the path's propagation plus "
+        "transmission delays computed when the flow is built (Hua's d~, eq. 3.7; never lowered by samples)",
+    )
 
     _beta_at_least_alpha = field_validator("beta")(_compared_to("alpha", ">="))
 

@@ -135,7 +135,7 @@ impl World {
         net.estimate.check(limit.bytes)?;
         let Network { mut topo, ends, routes, .. } = *net;
         topo.attach_external_queues(scenario, ext)?;
-        let flows = long_flows(scenario, &ends.flows, ext)?;
+        let flows = long_flows(scenario, &ends.flows, &topo.channels, &routes, ext)?;
         let web = WebState::new(scenario, &ends, flows.len() as u32);
         let udp = udp_sources(scenario, &ends);
         let mut labels = Labels::of(scenario, &flows);

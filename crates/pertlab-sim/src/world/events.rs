@@ -132,7 +132,7 @@ impl World {
         let session = &mut self.web.sessions[s as usize];
         let spec = &self.scenario.web[session.group as usize];
         let (server, segments, next) = session.request(spec, self.now);
-        let Some(id) = self.web.open_conn(s, spec, server, segments, self.now, self.seed) else { return };
+        let Some(id) = self.web.open_conn(s, spec, server, segments, self.now, self.seed, &self.channels, &self.routes) else { return };
         self.schedule_web(s, next);
         let mut out = std::mem::take(&mut self.out);
         if let Some(flow) = self.web.conn_flow(id) {

@@ -7,6 +7,8 @@ use rand::Rng;
 use crate::engine::TimerSlot;
 use crate::error::ConfigError;
 use crate::external::Extensions;
+use crate::net::routing::Routes;
+use crate::net::Channel;
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, Scenario};
 use crate::tcp::cc::agent::Agent;
@@ -23,14 +25,14 @@ use crate::tcp::cc::pert_pi::pert_pi;
 use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::scalable::Scalable;
 use crate::tcp::cc::surathkal::Surathkal;
-use crate::tcp::cc::vegas::Vegas;
+use crate::tcp::cc::vegas::{BaseRtt, Vegas};
 use crate::tcp::cc::westwood::Westwood;
 use crate::tcp::cc::xcp::Xcp;
 use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::TcpConfig;
-use crate::time::SimTime;
+use crate::time::{tx_time, SimTime};
 use crate::traffic::video::Video;
 
 /// A TCP flow: its two endpoints, timers and random stream.
@@ -80,10 +82,32 @@ impl Flow {
     }
 }
 
+/// The round-trip time of one segment from `src` to `dst` over the empty path,
+/// acknowledged at once: each data-path channel's propagation delay and
+/// transmission time of a `tcp.packet_size` packet, plus the same over the ACK
+/// path with `tcp.ack_size` (Hua 2002's `d~`, eq. 3.7). Vegas's base RTT when
+/// it is "propagation". A direction without a route (never, once the routes
+/// are checked) counts nothing.
+pub(super) fn path_rtt(channels: &[Channel], routes: &Routes, src: u32, dst: u32, tcp: &TcpConfig) -> SimTime {
+    let one_way = |from: u32, to: u32, bytes: u32| -> SimTime {
+        let path = routes.path(from, to, |c| channels[c as usize].to).unwrap_or_default();
+        path.iter().map(|&c| &channels[c as usize]).map(|ch| ch.delay.saturating_add(tx_time(bytes, ch.rate_bps))).fold(0, SimTime::saturating_add)
+    };
+    one_way(src, dst, tcp.packet_size).saturating_add(one_way(dst, src, tcp.ack_size))
+}
+
 /// The scenario's long-lived flows between the nodes `endpoints[i]`, with their
 /// start times (fixed, or drawn in their window from the run's seed); `ext`
-/// supplies the controllers written outside the core.
-pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)], ext: &dyn Extensions) -> Result<Vec<Flow>, ConfigError> {
+/// supplies the controllers written outside the core. `channels` and
+/// `routes` give the paths' RTTs to the controllers that ask for them
+/// ([`builtin_cc`]).
+pub(super) fn long_flows(
+    scenario: &Scenario,
+    endpoints: &[(u32, u32)],
+    channels: &[Channel],
+    routes: &Routes,
+    ext: &dyn Extensions,
+) -> Result<Vec<Flow>, ConfigError> {
     let seed = scenario.seed;
     let mut start_rng = stream(seed, StreamKind::StartTimes, 0);
     scenario
@@ -99,7 +123,7 @@ pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)], ext: &dy
             };
             let cc = match &f.cc {
                 CcSpec::Py(p) => ext.congestion_control(&p.target, i as u32).map_err(|e| ConfigError::new(format!("flows[{i}].cc.target"), e))?,
-                spec => builtin_cc(spec),
+                spec => builtin_cc(spec, || path_rtt(channels, routes, src, dst, &f.tcp)),
             };
             let flow = Flow::new(i as u32, src, dst, &f.tcp, cc, seed, StreamKind::CongestionControl);
             Ok(match &f.video {
@@ -113,14 +137,19 @@ pub(super) fn long_flows(scenario: &Scenario, endpoints: &[(u32, u32)], ext: &dy
         .collect()
 }
 
-/// The core's controller of kind `spec`. A "py" controller comes from the
+/// The core's controller of kind `spec`; `path_rtt` gives the flow's RTT over
+/// the empty path ([`path_rtt`]), called only by a controller that needs it
+/// (Vegas with `base_rtt = "propagation"`). A "py" controller comes from the
 /// caller's [`Extensions`] instead; validation allows it only on long flows,
 /// which [`long_flows`] builds through `ext`, so it never reaches here from a
 /// validated scenario (Reno stands in, rather than a panic, if it did).
-pub(super) fn builtin_cc(spec: &CcSpec) -> Box<dyn CongestionControl> {
+pub(super) fn builtin_cc(spec: &CcSpec, path_rtt: impl FnOnce() -> SimTime) -> Box<dyn CongestionControl> {
     match spec {
         CcSpec::Reno => Box::new(Reno),
-        CcSpec::Vegas(c) => Box::new(Vegas::new(c.clone())),
+        CcSpec::Vegas(c) => match c.base_rtt {
+            BaseRtt::Observed => Box::new(Vegas::new(c.clone())),
+            BaseRtt::Propagation => Box::new(Vegas::with_path_rtt(c.clone(), path_rtt())),
+        },
         CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
         CcSpec::PertPi(c) => Box::new(pert_pi(c)),
         CcSpec::PertAdaptive(c) => Box::new(PertAdaptive::new(c.clone())),

@@ -3,8 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use super::flows::{builtin_cc, Flow};
+use super::flows::{builtin_cc, path_rtt, Flow};
 use super::topology::Endpoints;
+use crate::net::routing::Routes;
+use crate::net::Channel;
 use crate::rng::{stream, StreamKind};
 use crate::scenario::Scenario;
 use crate::time::SimTime;
@@ -91,11 +93,26 @@ impl WebState {
     /// Open a connection from server `server` of session `s`'s group to the
     /// session's client, carrying an object of `segments` segments, started at
     /// `now`. Returns its id, or `None` once every connection id is used.
-    pub(super) fn open_conn(&mut self, s: u32, spec: &WebSpec, server: usize, segments: u32, now: SimTime, seed: u64) -> Option<u32> {
+    /// `channels` and `routes` give the path's RTT to a controller that asks
+    /// for it, with the links' rates and delays in force now.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn open_conn(
+        &mut self,
+        s: u32,
+        spec: &WebSpec,
+        server: usize,
+        segments: u32,
+        now: SimTime,
+        seed: u64,
+        channels: &[Channel],
+        routes: &Routes,
+    ) -> Option<u32> {
         let id = self.next_id.checked_add(1).map(|n| std::mem::replace(&mut self.next_id, n))?;
         let session = &self.sessions[s as usize];
         let server_node = self.servers[session.group as usize][server];
-        let base = Flow::new(id, server_node, session.client, &spec.tcp, builtin_cc(&spec.cc), seed, StreamKind::WebConnection);
+        let client = session.client;
+        let cc = builtin_cc(&spec.cc, || path_rtt(channels, routes, server_node, client, &spec.tcp));
+        let base = Flow::new(id, server_node, client, &spec.tcp, cc, seed, StreamKind::WebConnection);
         let flow = Flow { sender: base.sender.with_data(segments), start: now, started: true, ..base };
         self.conns.insert(id, WebConn { flow, session: s, started: now, segments });
         self.started += 1;

@@ -48,6 +48,15 @@
 //! - Defaults: ns-2 `alpha = 1, beta = 3, gamma = 1`; Linux `2, 4, 1`. The
 //!   defaults here are ns-2's, since the papers reproduced used ns-2.
 //!
+//! Base RTT: [`VegasConfig::base_rtt`] selects where `baseRTT` comes from.
+//! `observed` (default) is the minimum RTT ever seen, as above: a flow that
+//! starts into a queue keeps part of that queue in its `baseRTT`, counts less
+//! backlog than it holds and may hold more than `beta` packets (Hua 2002,
+//! Section 3.3, sets this over-estimate of the propagation delay aside). `propagation` gives the flow its true base RTT instead,
+//! the RTT of a segment over the empty path (Hua's `d~`, eq. 3.7: propagation
+//! plus every link's transmission time), computed by the world when the flow
+//! is built (`world::flows::path_rtt`) and never lowered by samples.
+//!
 //! Counters: each Vegas decision that lowers `snd_cwnd` (a congestion-avoidance
 //! decrease, or leaving slow start with a window cut to the measured rate)
 //! counts as one `early_responses`, as [`CcCounters`] defines them.
@@ -75,6 +84,55 @@ const MIN_CWND: u32 = 2;
 /// "No sample yet" for the RTT minima (Linux uses 0x7fffffff microseconds).
 const NO_RTT: SimTime = SimTime::MAX;
 
+/// Where Vegas's `baseRTT` comes from ([`VegasConfig::base_rtt`]).
+/// Read from a string through [`BaseRtt::from_name`], so that a wrong value's
+/// error names the field (the controller's table is read whole, by its `kind`,
+/// and the error's path stops at `cc`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum BaseRtt {
+    /// The minimum of all RTTs measured (Brakmo and Peterson 1995, the
+    /// congestion-avoidance mechanism: "in practice, Vegas sets BaseRTT to the
+    /// minimum of all measured round trip times"; Hua 2002, eq. 3.1; Linux,
+    /// ns-2). Holds any queue the flow never saw drain.
+    #[default]
+    Observed,
+    /// The path's true base RTT, fixed for the run: the sum over the data path
+    /// of each link's propagation delay and the transmission time of a data
+    /// packet, plus the same over the ACK path with the ACK's size: the RTT of
+    /// a segment "when the connection is not congested" (Brakmo and Peterson's
+    /// definition of BaseRTT) and acknowledged at once, Hua's `d~ = d + sum tau_i` (eq.
+    /// 3.7), which the thesis's analysis takes as baseRTT. The world computes
+    /// it when it builds the flow; changes of a link's rate or delay during
+    /// the run do not update it. With delayed ACKs the samples also hold the
+    /// receiver's wait, which Vegas then counts as queued packets.
+    Propagation,
+}
+
+impl BaseRtt {
+    pub const NAMES: [&'static str; 2] = ["observed", "propagation"];
+
+    pub fn from_name(name: &str) -> Option<BaseRtt> {
+        match name {
+            "observed" => Some(BaseRtt::Observed),
+            "propagation" => Some(BaseRtt::Propagation),
+            _ => None,
+        }
+    }
+}
+
+impl TryFrom<String> for BaseRtt {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<BaseRtt, String> {
+        BaseRtt::from_name(&name).ok_or_else(|| {
+            format!(
+                "base_rtt: must be \"observed\" (the minimum RTT measured) or \"propagation\" (the path's propagation and transmission delays), got {name:?}"
+            )
+        })
+    }
+}
+
 /// Vegas parameters, in packets (segments) queued in the network.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -92,11 +150,15 @@ pub struct VegasConfig {
     /// with a constant window (Brakmo et al., ns-2). `false` grows and tests
     /// every RTT, as Linux does. Default `true`.
     pub slow_start_every_other_rtt: bool,
+    /// Where `baseRTT` comes from: "observed" (default, the minimum RTT
+    /// measured) or "propagation" (the path's propagation and transmission
+    /// delays, Hua's `d~`, eq. 3.7); see [`BaseRtt`].
+    pub base_rtt: BaseRtt,
 }
 
 impl Default for VegasConfig {
     fn default() -> Self {
-        VegasConfig { alpha: DEFAULT_ALPHA, beta: DEFAULT_BETA, gamma: DEFAULT_GAMMA, slow_start_every_other_rtt: true }
+        VegasConfig { alpha: DEFAULT_ALPHA, beta: DEFAULT_BETA, gamma: DEFAULT_GAMMA, slow_start_every_other_rtt: true, base_rtt: BaseRtt::Observed }
     }
 }
 
@@ -117,8 +179,12 @@ pub struct Vegas {
     doing_vegas_now: bool,
     /// The current RTT and its samples.
     round: RttRound,
-    /// Smallest RTT sample ever: the propagation-delay estimate.
+    /// Smallest RTT sample ever (the propagation-delay estimate), or the
+    /// path's RTT when it is known.
     base_rtt: SimTime,
+    /// The path's RTT without queueing, when `cfg.base_rtt` is
+    /// `propagation` ([`Vegas::with_path_rtt`]): `base_rtt` is held there.
+    path_rtt: Option<SimTime>,
     /// In every-other-RTT slow start: the window is held during this RTT.
     ss_hold: bool,
     /// `diff` of the last completed Vegas round, for traces.
@@ -128,10 +194,27 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Vegas {
-        Vegas { cfg, doing_vegas_now: true, round: RttRound::default(), base_rtt: NO_RTT, ss_hold: false, last_diff: None, counters: CcCounters::default() }
+        Vegas {
+            cfg,
+            doing_vegas_now: true,
+            round: RttRound::default(),
+            base_rtt: NO_RTT,
+            path_rtt: None,
+            ss_hold: false,
+            last_diff: None,
+            counters: CcCounters::default(),
+        }
     }
 
-    /// Minimum RTT ever seen (the propagation-delay estimate), if any.
+    /// Vegas whose `baseRTT` is `rtt_ns` throughout, the path's RTT without
+    /// queueing ([`BaseRtt::Propagation`]); samples never lower it. At least 1 ns.
+    pub fn with_path_rtt(cfg: VegasConfig, rtt_ns: SimTime) -> Vegas {
+        let rtt = rtt_ns.max(1);
+        Vegas { base_rtt: rtt, path_rtt: Some(rtt), ..Vegas::new(cfg) }
+    }
+
+    /// The `baseRTT` in use: the minimum RTT ever seen (the propagation-delay
+    /// estimate), or the path's RTT when known; None before any sample.
     pub fn base_rtt_ns(&self) -> Option<SimTime> {
         (self.base_rtt != NO_RTT).then_some(self.base_rtt)
     }
@@ -148,9 +231,9 @@ impl Vegas {
         self.ss_hold = false;
     }
 
-    /// Linux `tcp_vegas_init`: also forget the base RTT.
+    /// Linux `tcp_vegas_init`: also forget the base RTT (a known path RTT stays).
     fn reset(&mut self, tp: &CcState) {
-        self.base_rtt = NO_RTT;
+        self.base_rtt = self.path_rtt.unwrap_or(NO_RTT);
         self.enable(tp);
     }
 
@@ -252,7 +335,9 @@ impl CongestionControl for Vegas {
         let Some(rtt) = sample.rtt else { return };
         // Never a zero RTT: base RTT is a divisor.
         let rtt = rtt.max(1);
-        self.base_rtt = self.base_rtt.min(rtt);
+        if self.path_rtt.is_none() {
+            self.base_rtt = self.base_rtt.min(rtt);
+        }
         self.round.add(rtt);
     }
 
@@ -276,7 +361,8 @@ impl CongestionControl for Vegas {
     }
 
     /// `alpha`, `beta` and `gamma` apply from the end of the round in
-    /// progress (Linux reads its module parameters there too).
+    /// progress (Linux reads its module parameters there too). The base RTT's
+    /// source is not a live parameter (`LIVE_PARAMS`): it stays as built.
     fn set_params(&mut self, spec: &CcSpec) {
         if let CcSpec::Vegas(cfg) = spec {
             self.cfg = cfg.clone();
@@ -431,6 +517,78 @@ mod tests {
         f.cc.set_state(&mut f.tp, CaState::Open);
         assert_eq!(f.cc.round.beg_snd_nxt(), f.tp.snd_nxt);
         assert_eq!(f.cc.base_rtt_ns(), Some(100 * MS));
+    }
+
+    #[test]
+    fn base_rtt_reads_from_json_and_refuses_other_sources() {
+        let c: VegasConfig = serde_json::from_str(r#"{"base_rtt": "propagation"}"#).unwrap();
+        assert_eq!(c, VegasConfig { base_rtt: BaseRtt::Propagation, ..VegasConfig::default() });
+        assert_eq!(VegasConfig::default().base_rtt, BaseRtt::Observed);
+        let e = serde_json::from_str::<VegasConfig>(r#"{"base_rtt": "minimum"}"#).unwrap_err().to_string();
+        assert!(e.starts_with(r#"base_rtt: must be "observed""#) && e.contains(r#""propagation""#) && e.contains(r#"got "minimum""#), "{e}");
+        assert!(serde_json::from_str::<VegasConfig>(r#"{"base_rtt": 5}"#).is_err());
+        assert_eq!(serde_json::to_value(VegasConfig::default()).unwrap()["base_rtt"], "observed");
+        // As a flow's controller: the path stops at the controller's table, the message names the field.
+        let e = crate::scenario::Scenario::from_json(
+            r#"{"duration_ns": 1000000000, "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate_bps": 1000000, "delay_ns": 1000000}],
+                "flows": [{"src": "a", "dst": "b", "cc": {"kind": "vegas", "base_rtt": "minimum"}}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "flows[0].cc", "{e:?}");
+        assert!(e.message.starts_with("base_rtt: must be"), "{e:?}");
+    }
+
+    /// Every sample is 130 ms: the flow never saw the path's 100 ms (it
+    /// started into a 30 ms queue). With the observed minimum the queue is
+    /// taken for propagation; with the path's RTT it is counted.
+    #[test]
+    fn path_rtt_counts_the_queue_the_observed_minimum_takes_for_propagation() {
+        let mut observed = AckClock::new(Vegas::new(VegasConfig::default()), 20, 5);
+        let cfg = VegasConfig { base_rtt: BaseRtt::Propagation, ..VegasConfig::default() };
+        let mut known = AckClock::new(Vegas::with_path_rtt(cfg, 100 * MS), 20, 5);
+        assert_eq!(known.cc.base_rtt_ns(), Some(100 * MS));
+        observed.round(Some(130 * MS));
+        known.round(Some(130 * MS));
+        // diff = cwnd * 30 / 100, truncated: 6, 5, 5, 5, 4, 4, 4 > beta = 3, one
+        // segment off per round, then 13 * 30 / 100 = 3 holds.
+        let expect = [19, 18, 17, 16, 15, 14, 13, 13, 13];
+        for (k, w) in expect.iter().enumerate() {
+            observed.round(Some(130 * MS));
+            known.round(Some(130 * MS));
+            assert_eq!(known.tp.snd_cwnd, *w, "round {}", k + 2);
+            // Observed: base 130 ms, diff 0 < alpha: one more segment each round.
+            assert_eq!(observed.tp.snd_cwnd, 21 + k as u32);
+        }
+        assert_eq!((known.cc.last_diff(), observed.cc.last_diff()), (Some(3), Some(0)));
+        assert_eq!(observed.cc.base_rtt_ns(), Some(130 * MS));
+        assert_eq!(known.cc.counters(0).early_responses, 7);
+        // A sample below the path's RTT does not lower it: diff 0 (the ACK that
+        // ends a round brings its sample first), one more segment per round.
+        known.round(Some(90 * MS));
+        known.round(Some(90 * MS));
+        assert_eq!((known.cc.base_rtt_ns(), known.cc.last_diff(), known.tp.snd_cwnd), (Some(100 * MS), Some(0), 15));
+        // Nor does a restart after idle forget it (Linux forgets the minimum).
+        known.cc.cwnd_event(&mut known.tp, CaEvent::TxStart);
+        observed.cc.cwnd_event(&mut observed.tp, CaEvent::TxStart);
+        assert_eq!((known.cc.base_rtt_ns(), observed.cc.base_rtt_ns()), (Some(100 * MS), None));
+    }
+
+    #[test]
+    fn path_rtt_exits_slow_start_on_the_queue_of_the_first_round() {
+        // Samples of 150 ms over a 100 ms path from the start. Observed: base
+        // 150 ms, diff 0 every round: grow 2 -> 4, hold, grow 4 -> 8. Known:
+        // grow 2 -> 4, hold, then the test after the held round finds diff =
+        // 4 * 50 / 100 = 2 > gamma = 1: cwnd = min(4, 4 * 100 / 150 + 1) = 3
+        // = ssthresh.
+        let cfg = VegasConfig { base_rtt: BaseRtt::Propagation, ..VegasConfig::default() };
+        let mut known = AckClock::new(Vegas::with_path_rtt(cfg, 100 * MS), 2, INFINITE_SSTHRESH);
+        let mut observed = AckClock::new(Vegas::new(VegasConfig::default()), 2, INFINITE_SSTHRESH);
+        for _ in 0..3 {
+            known.round(Some(150 * MS));
+            observed.round(Some(150 * MS));
+        }
+        assert_eq!((known.tp.snd_cwnd, known.tp.snd_ssthresh), (3, 3));
+        assert_eq!((observed.tp.snd_cwnd, observed.tp.snd_ssthresh), (8, INFINITE_SSTHRESH));
     }
 
     #[test]
