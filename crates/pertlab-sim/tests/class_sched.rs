@@ -1,22 +1,19 @@
 //! Multi-class schedulers (Hua's thesis, CUHK 2002, Chapter 5; spec
 //! `vegas-jcc-swtp-hua.md` section 4): WTP against Kleinrock's formula, S-WTP's
 //! long-run ratios at U = 0.95 (Table 5.1's band), why S-WTP's global update
-//! exists, and the cost per decision. The queue is driven directly (a single
-//! server fed by per-class sources) so that runs of millions of packets stay
-//! fast; `multi_class_link_end_to_end` checks the same queue inside a world.
+//! exists, and the cost per decision. The queue is driven directly
+//! (`traffic::driven`: a single server fed by per-class sources) so that runs
+//! of millions of packets stay fast; `multi_class_link_end_to_end` checks the
+//! same queue inside a world.
 
-use pertlab_sim::queue::classes::{MultiClass, Scheduler};
+use pertlab_sim::queue::classes::Scheduler;
 use pertlab_sim::queue::swtp::Swtp;
 use pertlab_sim::queue::wtp::Wtp;
-use pertlab_sim::queue::QueueLimit;
-use pertlab_sim::rng::{stream, StreamKind};
-use pertlab_sim::scenario::{Arrivals, SizeDist};
+use pertlab_sim::scenario::Arrivals;
 use pertlab_sim::time::SimTime;
-use pertlab_sim::traffic::udp::{class_rates, UdpSource};
+use pertlab_sim::traffic::driven::{self, Traffic, RATE_BPS};
+use pertlab_sim::traffic::udp::class_rates;
 
-/// Link rate of the driven queue: 80 Mbit/s, so one byte takes 100 ns.
-const RATE_BPS: u64 = 80_000_000;
-const NS_PER_BYTE: u64 = 100;
 /// Mean burst = mean idle time of the Pareto on/off sources, as
 /// `pertlab.experiments.hua02_swtp.BURST`. The thesis gives only the shape
 /// 1.9 (section 5.4; spec `vegas-jcc-swtp-hua.md` section 4.4, GAP "source
@@ -28,67 +25,18 @@ const BURST_NS: SimTime = 30_000_000;
 /// Pareto on/off sources per class (a GAP as well: "several flows" per connection).
 const SOURCES_PER_CLASS: usize = 4;
 
-#[derive(Clone, Copy)]
-enum Traffic {
-    /// One Poisson source of exponential sizes (mean 1000 B) per class: M/M/1.
-    Markov,
-    /// One Poisson source of the thesis's size mix per class.
-    PoissonMix,
-    /// `k` ns-2-style Pareto on/off sources per class (shape 1.9, the size mix,
-    /// mean burst and idle `period_ns`): the other reading of the thesis's source.
-    OnOff { k: usize, period_ns: SimTime },
-}
-
-/// The sources of `traffic` loading the driven link to `loads` per class.
-fn sources(traffic: Traffic, loads: &[f64], seed: u64) -> Vec<UdpSource> {
-    let (arrivals, sizes, mean, k, period) = match traffic {
-        Traffic::Markov => (Arrivals::Poisson, SizeDist::Exponential, 1000, 1, 1),
-        Traffic::PoissonMix => (Arrivals::Poisson, SizeDist::Mix, 440, 1, 1),
-        Traffic::OnOff { k, period_ns } => (Arrivals::ParetoOnOff, SizeDist::Mix, 440, k, period_ns),
-    };
-    let mut out = Vec::new();
-    for (c, l) in loads.iter().enumerate() {
-        for j in 0..k {
-            let id = (c * k + j) as u32;
-            let rate = (RATE_BPS as f64 * l / k as f64).round() as u64;
-            let rng = stream(seed, StreamKind::Udp, u64::from(id));
-            out.push(
-                UdpSource::new(id, 0, 1, rate, mean, arrivals, sizes, false, None, rng).with_class(c as u8).with_pareto_shape(1.9).with_on_off(period, period),
-            );
-        }
-    }
-    out
+/// ns-2-style Pareto on/off sources, `SOURCES_PER_CLASS` per class, of mean
+/// burst and idle `period_ns`: the other reading of the thesis's source.
+fn on_off(period_ns: SimTime) -> Traffic {
+    Traffic::Mix { arrivals: Arrivals::ParetoOnOff, k: SOURCES_PER_CLASS, period_ns }
 }
 
 /// Mean waits per class (in mean service times of the traffic's sizes) and the
-/// scheduler's operations per decision, after `packets` departures of a
-/// work-conserving, non-preemptive server fed by `traffic` at loads `loads`.
+/// scheduler's operations per decision, after `packets` departures of the
+/// driven server (`traffic::driven`) fed by `traffic` at loads `loads`.
 fn drive(scheduler: Box<dyn Scheduler>, traffic: Traffic, loads: &[f64], packets: u64, seed: u64) -> (Vec<f64>, f64) {
-    let mut q = MultiClass::new(loads.len(), QueueLimit::Packets(u32::MAX), scheduler, 1000);
-    let mut srcs = sources(traffic, loads, seed);
-    let mut next: Vec<SimTime> = srcs.iter_mut().map(|s| s.next_gap()).collect();
-    let (mut free_at, mut queued) = (0, 0u64);
-    let (mut bytes, mut sent) = (0u64, 0u64);
-    while q.decisions < packets {
-        let (j, t) = next.iter().copied().enumerate().min_by_key(|&(_, t)| t).unwrap_or((0, 0));
-        if queued > 0 && free_at <= t {
-            let pkt = q.pop(free_at).expect("a backlogged queue yields a packet");
-            queued -= 1;
-            free_at += pkt.size as u64 * NS_PER_BYTE;
-            continue;
-        }
-        let mut pkt = srcs[j].next_packet();
-        pkt.enq_ts = t;
-        bytes += pkt.size as u64;
-        sent += 1;
-        q.push(pkt);
-        queued += 1;
-        free_at = free_at.max(t);
-        next[j] = t + srcs[j].next_gap();
-    }
-    let mean_service_ns = bytes as f64 / sent as f64 * NS_PER_BYTE as f64;
-    let waits = q.counters.iter().map(|k| k.wait_ns as f64 / k.departures.max(1) as f64 / mean_service_ns).collect();
-    (waits, q.ops() as f64 / q.decisions as f64)
+    let run = driven::drive(scheduler, traffic, loads, packets, 0, 1000, seed);
+    (run.waits, run.ops_per_decision)
 }
 
 /// Kleinrock's mean waits under time-dependent priorities (M/G/1,
@@ -156,7 +104,7 @@ fn wtp_mean_waits_match_kleinrock_on_mm1() {
 /// within 3.8 % as well.
 #[test]
 fn swtp_long_run_ratios_lie_within_five_percent_of_the_target_with_four_to_six_classes() {
-    let traffic = Traffic::OnOff { k: SOURCES_PER_CLASS, period_ns: BURST_NS };
+    let traffic = on_off(BURST_NS);
     for n in [4, 5, 6] {
         let split = vec![1.0 / n as f64; n];
         let loads: Vec<f64> = class_rates(RATE_BPS, 0.95, &split).unwrap().iter().map(|&r| r as f64 / RATE_BPS as f64).collect();
@@ -198,7 +146,7 @@ fn the_top_pair_falls_short_by_a_floor_of_one_transmission() {
     let n = 6;
     let loads = vec![0.95 / n as f64; n];
     let b = weights(n, 2.0);
-    let on_off = |ms: u64| Traffic::OnOff { k: SOURCES_PER_CLASS, period_ns: ms * 1_000_000 };
+    let on_off = |ms: u64| on_off(ms * 1_000_000);
     let mut rows = Vec::new();
     for (name, traffic, seeds) in [
         ("poisson", Traffic::PoissonMix, 3u64),

@@ -27,6 +27,7 @@ import numpy as np
 
 from . import params as chk
 from .dde import Trajectory, integrate
+from .stability import bracket_end_root
 
 __all__ = [
     "Equilibrium",
@@ -65,13 +66,9 @@ def bisect(f: Callable[[float], float], lo: float, hi: float, tol: float = 1e-13
     """Root of a continuous ``f`` with a sign change on ``[lo, hi]`` (scipy's brentq)."""
     from scipy.optimize import brentq
 
-    flo, fhi = f(lo), f(hi)
-    if flo == 0:
-        return lo
-    if fhi == 0:
-        return hi
-    if (flo > 0) == (fhi > 0):
-        raise ValueError("no sign change on the bracket")
+    end = bracket_end_root(f(lo), f(hi), lo, hi)
+    if end is not None:
+        return end
     return float(brentq(f, lo, hi, xtol=tol * max(1.0, abs(lo), abs(hi)), rtol=1e-15, maxiter=500))
 
 

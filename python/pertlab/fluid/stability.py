@@ -109,6 +109,18 @@ def boundary_rtt(capacity: float, flows_min: int, pmax: float = 0.1, tmin: float
     return _sign_change(gap, 1e-9, hi)
 
 
+def bracket_end_root(flo: float, fhi: float, lo: float, hi: float) -> float | None:
+    """``lo`` or ``hi`` when ``f`` is zero there (``flo``, ``fhi``), else None; raises when
+    ``f`` has no sign change on ``[lo, hi]``. The check every root finder here starts with."""
+    if flo == 0:
+        return lo
+    if fhi == 0:
+        return hi
+    if (flo > 0) == (fhi > 0):
+        raise ValueError("no sign change on the bracket")
+    return None
+
+
 def _sign_change(f: Callable[[float], float], lo: float, hi: float) -> float:
     """The float at which a continuous ``f`` changes sign on ``[lo, hi]``: the bracket is halved
     until no float lies between its ends. Plain Python rather than scipy's brentq (which
@@ -116,12 +128,9 @@ def _sign_change(f: Callable[[float], float], lo: float, hi: float) -> float:
     the start-up of ``pertlab stability`` (issue 21), and about 60 halvings of a closed form cost
     microseconds. The result is as close to the root as a float can be."""
     flo, fhi = f(lo), f(hi)
-    if flo == 0:
-        return lo
-    if fhi == 0:
-        return hi
-    if (flo > 0) == (fhi > 0):
-        raise ValueError("no sign change on the bracket")
+    end = bracket_end_root(flo, fhi, lo, hi)
+    if end is not None:
+        return end
     while True:
         mid = lo + (hi - lo) / 2
         if not lo < mid < hi:
