@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
-
 from typing import Callable
 
 from . import params as chk

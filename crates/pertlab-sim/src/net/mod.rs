@@ -30,6 +30,7 @@ use crate::packet_store::{PacketId, PacketStore};
 use crate::queue::OutputQueue;
 use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
+use routing::Routes;
 
 /// Cumulative counters of a channel (the wire side; the queue has its own).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -120,6 +121,14 @@ impl Channel {
     pub fn packets<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> {
         self.queue.packets(store).chain(self.pipe.iter().map(|&id| store.get(id)))
     }
+}
+
+/// The time one `bytes`-byte packet takes over the empty path from `from` to
+/// `to`: each channel's propagation delay and transmission time (with 0 bytes,
+/// the propagation delay alone). Nothing for a pair without a route.
+pub fn path_delay(channels: &[Channel], routes: &Routes, from: u32, to: u32, bytes: u32) -> SimTime {
+    let path = routes.path(from, to, |c| channels[c as usize].to).unwrap_or_default();
+    path.iter().map(|&c| &channels[c as usize]).fold(0, |sum: SimTime, ch| sum.saturating_add(ch.delay).saturating_add(tx_time(bytes, ch.rate_bps)))
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use crate::engine::TimerSlot;
 use crate::error::ConfigError;
 use crate::external::Extensions;
 use crate::net::routing::Routes;
-use crate::net::Channel;
+use crate::net::{path_delay, Channel};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, Scenario};
 use crate::tcp::cc::agent::Agent;
@@ -32,7 +32,7 @@ use crate::tcp::cc::CongestionControl;
 use crate::tcp::receiver::TcpReceiver;
 use crate::tcp::sender::TcpSender;
 use crate::tcp::TcpConfig;
-use crate::time::{tx_time, SimTime};
+use crate::time::SimTime;
 use crate::traffic::video::Video;
 
 /// A TCP flow: its two endpoints, timers and random stream.
@@ -89,11 +89,7 @@ impl Flow {
 /// it is "propagation". A direction without a route (never, once the routes
 /// are checked) counts nothing.
 pub(super) fn path_rtt(channels: &[Channel], routes: &Routes, src: u32, dst: u32, tcp: &TcpConfig) -> SimTime {
-    let one_way = |from: u32, to: u32, bytes: u32| -> SimTime {
-        let path = routes.path(from, to, |c| channels[c as usize].to).unwrap_or_default();
-        path.iter().map(|&c| &channels[c as usize]).map(|ch| ch.delay.saturating_add(tx_time(bytes, ch.rate_bps))).fold(0, SimTime::saturating_add)
-    };
-    one_way(src, dst, tcp.packet_size).saturating_add(one_way(dst, src, tcp.ack_size))
+    path_delay(channels, routes, src, dst, tcp.packet_size).saturating_add(path_delay(channels, routes, dst, src, tcp.ack_size))
 }
 
 /// The scenario's long-lived flows between the nodes `endpoints[i]`, with their

@@ -24,7 +24,7 @@ mod traffic;
 use crate::engine::EventQueue;
 use crate::external::{halted, Halt};
 use crate::net::routing::Routes;
-use crate::net::Channel;
+use crate::net::{path_delay, Channel};
 use crate::packet::{Packet, PacketKind, TCP_IP_HEADER_BYTES};
 use crate::packet_store::{PacketId, PacketStore};
 use crate::scenario::Scenario;
@@ -280,14 +280,8 @@ impl World {
             video_rate_bps: spec.video.as_ref().map(|v| v.rate_bps),
             probe: spec.probe,
             rtt_correction: spec.tcp.rtt_correction,
-            base_rtt: self.one_way_delay(f.src, f.dst).saturating_add(self.one_way_delay(f.dst, f.src)),
+            base_rtt: path_delay(&self.channels, &self.routes, f.src, f.dst, 0).saturating_add(path_delay(&self.channels, &self.routes, f.dst, f.src, 0)),
         }
-    }
-
-    /// Propagation delay of the path from `from` to `to`.
-    fn one_way_delay(&self, from: u32, to: u32) -> SimTime {
-        let path = self.routes.path(from, to, |c| self.channels[c as usize].to).unwrap_or_default();
-        path.iter().fold(0, |sum: SimTime, &c| sum.saturating_add(self.channels[c as usize].delay))
     }
 
     /// The counts of the conservation check, in total and per long flow.

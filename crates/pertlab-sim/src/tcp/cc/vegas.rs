@@ -85,7 +85,7 @@ const MIN_CWND: u32 = 2;
 const NO_RTT: SimTime = SimTime::MAX;
 
 /// Where Vegas's `baseRTT` comes from ([`VegasConfig::base_rtt`]).
-/// Read from a string through [`BaseRtt::from_name`], so that a wrong value's
+/// Read from a string (`TryFrom<String>`), so that a wrong value's
 /// error names the field (the controller's table is read whole, by its `kind`,
 /// and the error's path stops at `cc`).
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -109,27 +109,17 @@ pub enum BaseRtt {
     Propagation,
 }
 
-impl BaseRtt {
-    pub const NAMES: [&'static str; 2] = ["observed", "propagation"];
-
-    pub fn from_name(name: &str) -> Option<BaseRtt> {
-        match name {
-            "observed" => Some(BaseRtt::Observed),
-            "propagation" => Some(BaseRtt::Propagation),
-            _ => None,
-        }
-    }
-}
-
 impl TryFrom<String> for BaseRtt {
     type Error = String;
 
     fn try_from(name: String) -> Result<BaseRtt, String> {
-        BaseRtt::from_name(&name).ok_or_else(|| {
-            format!(
+        match name.as_str() {
+            "observed" => Ok(BaseRtt::Observed),
+            "propagation" => Ok(BaseRtt::Propagation),
+            _ => Err(format!(
                 "base_rtt: must be \"observed\" (the minimum RTT measured) or \"propagation\" (the path's propagation and transmission delays), got {name:?}"
-            )
-        })
+            )),
+        }
     }
 }
 
