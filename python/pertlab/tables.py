@@ -25,7 +25,8 @@ QUEUE_SCHEMA = {
     "link": pl.String, "from": pl.String, "to": pl.String, "discipline": pl.String, "rate_bps": pl.UInt64,
     "limit_pkts": pl.UInt32, "limit_bytes": pl.UInt64, "avg_queue_pkts": pl.Float64,
     "avg_queue_bytes": pl.Float64, "avg_queue_norm": pl.Float64, "arrivals": pl.UInt64,
-    "departures": pl.UInt64, "drops": pl.UInt64, "marks": pl.UInt64, "drop_rate": pl.Float64,
+    "departures": pl.UInt64, "drops": pl.UInt64, "drops_overflow": pl.UInt64, "drops_early": pl.UInt64,
+    "drops_forced": pl.UInt64, "drops_departure": pl.UInt64, "marks": pl.UInt64, "drop_rate": pl.Float64,
     "mark_rate": pl.Float64, "utilization": pl.Float64, "link_losses": pl.UInt64,
 }  # fmt: skip
 CONTROLLER_SCHEMA = {

@@ -91,6 +91,7 @@ def check_results(r: pertlab.Results) -> None:
         for m in ("drop_rate", "mark_rate", "utilization", "avg_queue_norm"):
             in_unit_interval(q[m], f"queues[{q['link']} {q['from']}->{q['to']}].{m}")
         assert q["drops"] <= q["arrivals"] + q["departures"] and q["marks"] <= q["arrivals"]
+        assert q["drops"] == sum(q[f"drops_{cause}"] for cause in ("overflow", "early", "forced", "departure")), q
     for c in summary["controllers"]:
         in_unit_interval(c["share"], f"controllers[{c['label']}].share")
         in_unit_interval(c["drop_rate"], f"controllers[{c['label']}].drop_rate")

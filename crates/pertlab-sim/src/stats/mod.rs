@@ -158,6 +158,14 @@ pub struct QueueResult {
     pub arrivals: u64,
     pub departures: u64,
     pub drops: u64,
+    /// `drops` by cause: the buffer was full (`overflow`), the discipline's
+    /// random early drop (`early`), RED's average beyond max_th (2 max_th
+    /// when gentle) dropping every arrival (`forced`), or dropped when
+    /// leaving the queue (`departure`: CoDel, PIE with sojourn time).
+    pub drops_overflow: u64,
+    pub drops_early: u64,
+    pub drops_forced: u64,
+    pub drops_departure: u64,
     pub marks: u64,
     /// drops / (departures + drops): see the module doc.
     pub drop_rate: f64,
@@ -349,7 +357,7 @@ pub struct QueueSeries {
 
 impl QueueResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 18;
+    pub const COLUMNS: u64 = 22;
 }
 
 impl FlowResult {
