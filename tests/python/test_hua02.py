@@ -230,15 +230,21 @@ def test_hua02_jcc_quick(tmp_path):
     and pertlab's tests of their causes: JCC's windows are 2 to 8, not 5 to 10; it leaves a
     sixth of the link unused (a RED average that follows the queue fills it); its loss is about
     half of Reno's, not a fifth, and stays above 0.3 of it with larger windows (the small-window
-    explanation does not hold); four flows from t = 0 with alpha = 0 share less fairly than Reno
+    explanation does not hold); most of JCC's drops are RED's forced drops, and with gentle RED its
+    loss falls to 0.3 of Reno's (just above the 0.3 asked on quick data, 0.28 in the full report's
+    seeds); four flows from t = 0 with alpha = 0 share less fairly than Reno
     (beta frozen at start-up losses; with alpha = 0.02 they share fairly); on the parking lot the
     long connection gets less as hops are added (its R, a maximum over ten hops, is larger);
     alpha = 0.02 is not enough to match Reno (alpha 0.06 is)."""
     claims, report = _reproduce("hua02-jcc", tmp_path)
     assert claims == [True, False, True, False, True, True, True, False, True, False, True, False, True, True, True, False, True, False,
-                      True, False, True, True, True, True], claims  # fmt: skip
-    jcc40, reno40 = (_rows(report, "loss_vs_flows", cc=cc, flows=40, bw_mbps=10.0)[0]["loss_ratio"] for cc in ("jcc", "reno"))
-    assert jcc40 < 0.7 * reno40, (jcc40, reno40)
+                      True, False, True, False, True, True, True, True], claims  # fmt: skip
+    jcc40, reno40 = (_rows(report, "loss_vs_flows", cc=cc, flows=40, bw_mbps=10.0, gentle=False)[0] for cc in ("jcc", "reno"))
+    assert jcc40["loss_ratio"] < 0.7 * reno40["loss_ratio"], (jcc40, reno40)
+    assert jcc40["forced_share"] > max(0.5, reno40["forced_share"]), (jcc40, reno40)
+    gentle = [_rows(report, "loss_vs_flows", cc=cc, flows=40, gentle=True)[0]["loss_ratio"] for cc in ("jcc", "reno")]
+    # Gentle RED takes away JCC's forced drops (its loss halves) and leaves Reno's loss as it was.
+    assert gentle[0] < 0.6 * jcc40["loss_ratio"] and abs(gentle[1] - reno40["loss_ratio"]) < 0.1 * reno40["loss_ratio"], (gentle, jcc40, reno40)
     shares = [r["goodput_kbps"] for r in _rows(report, "staggered_shares", cc="jcc")]
     assert len(shares) == 4 and sum(shares) ** 2 / (4 * sum(x * x for x in shares)) >= 0.95, shares
     a0, a2 = (_rows(report, "four_flows", variant=v)[0] for v in ("jcc alpha 0", "jcc alpha 0.02"))

@@ -76,6 +76,8 @@ def _runs(mode: Mode) -> list[tuple[dict, Point]]:
     for cc in ("jcc", "reno"):
         for n in mode.loss_flows:
             add({"exp": "4.10", "cc": cc, "flows": n}, h.jcc_dumbbell(cc, n, bw="10Mbps", duration=d, warmup=w))
+            # pertlab's test of Fig 4.10's difference: the same with gentle RED (ns-2's default from April 2001).
+            add({"exp": "4.10 gentle", "cc": cc, "flows": n}, h.jcc_dumbbell(cc, n, bw="10Mbps", duration=d, warmup=w, gentle=True))
         add({"exp": "4.10 wide", "cc": cc, "flows": WIDE_FLOWS}, h.jcc_dumbbell(cc, WIDE_FLOWS, bw=WIDE_BW, duration=d, warmup=w))
         end = f"{mode.stagger_end_s}s"
         add({"exp": "4.8", "cc": cc}, h.staggered(h.jcc_dumbbell(cc, 4, duration=end, warmup="150s", sample_interval="10s"), 50))
@@ -106,7 +108,7 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
     for labels, p in runs:
         by_exp.setdefault(labels["exp"], []).append((labels, results[p.key]))
     tables = {
-        "loss_vs_flows": _loss(by_exp["4.10"] + by_exp["4.10 wide"]),
+        "loss_vs_flows": _loss(by_exp["4.10"] + by_exp["4.10 wide"] + by_exp["4.10 gentle"]),
         **_staggered(by_exp["4.8"], mode),
         **_four(by_exp["four"], mode),
         "rtt_mix": _rtt_mix(by_exp["4.9"]),
@@ -123,7 +125,7 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
         [f"Dumbbells of 100 ms RTT, 50-packet buffers, 1000-byte packets; RED with old ns-2's defaults (min_th 5, max_th 15, q_w 0.002, "
          f"max_p 0.1, not gentle) as jcc-red (m = 8) under JCC and plain RED under Reno alone; JCC alpha 0 unless stated (pertlab.experiments.hua02). "
          f"{mode.duration} runs with metrics after {mode.warmup}, flows starting within the first second, unless stated. "
-         f"Fig 4.10: 10 Mbit/s ({WIDE_FLOWS} flows on {WIDE_BW} too: pertlab's test). Fig 4.8: 1 Mbit/s, four flows starting at 0, 50, 100, 150 s, "
+         f"Fig 4.10: 10 Mbit/s ({WIDE_FLOWS} flows on {WIDE_BW} too, and every point with gentle RED: pertlab's tests). Fig 4.8: 1 Mbit/s, four flows starting at 0, 50, 100, 150 s, "
          f"shares over the last 50 s of {mode.stagger_end_s} s (also with RED's q_w {FAST_Q_W}: pertlab's test). Figs 4.6, 4.7, 4.11, 4.13, 4.14 and Table 4.1: four flows from t = 0 on 1 Mbit/s "
          f"(the tables four_series, cwnd_zoom and jain_series are seed 1's, sampled every {SAMPLE_S} s). Fig 4.9: 1 Mbit/s, RTTs {', '.join(RTTS)}. "
          "Fig 4.15: two JCC and two Reno flows on 1 Mbit/s over jcc-red. Fig 4.12: Figure 3.1 (N = 11, as hua02-vegas) with JCC over jcc-red "
@@ -137,12 +139,16 @@ def _jcc(quick: bool, out: Path, workers: Workers) -> Report:
 
 
 def _loss(runs: list[tuple[dict, object]]) -> pl.DataFrame:
+    """Fig 4.10's runs: loss ratio and the share of the drops that were RED's forced drops
+    (average above max_th, every arrival dropped), by controller, link rate, flows and RED mode."""
     return seed_mean([
-        {"cc": lb["cc"], "bw_mbps": 10.0 if lb["exp"] == "4.10" else float(WIDE_BW.removesuffix("Mbps")), "flows": lb["flows"], "seed": lb["seed"],
-         "loss_ratio": r.bottleneck["drop_rate"], "utilization": r.bottleneck["utilization"], "mean_r": r.flows["mean_r"].mean(),
+        {"cc": lb["cc"], "bw_mbps": float(WIDE_BW.removesuffix("Mbps")) if lb["exp"] == "4.10 wide" else 10.0, "gentle": lb["exp"] == "4.10 gentle",
+         "flows": lb["flows"], "seed": lb["seed"], "loss_ratio": r.bottleneck["drop_rate"],
+         "forced_share": r.bottleneck["drops_forced"] / r.bottleneck["drops"] if r.bottleneck["drops"] else 0.0,
+         "utilization": r.bottleneck["utilization"], "mean_r": r.flows["mean_r"].mean(),
          "timeouts_per_flow": r.flows["timeouts"].mean(), "jain": r.jain, "thesis_loss_ratio": rep.THESIS_LOSS_AT_40[lb["cc"]] if lb["flows"] == 40 and lb["exp"] == "4.10" else None}
         for lb, r in runs
-    ], ["cc", "bw_mbps", "flows"])  # fmt: skip
+    ], ["cc", "bw_mbps", "gentle", "flows"])  # fmt: skip
 
 
 def _staggered(runs: list[tuple[dict, object]], mode: Mode) -> dict[str, pl.DataFrame]:
