@@ -51,12 +51,13 @@ def weights(classes: int, ratio: float) -> list[float]:
 
 def classed_link(
     kind: str, split: list[float], utilization: float, *, ratio: float = 2.0, packets: int = 1_000_000, window_k: int = 1000,
-    global_update: bool = True, seed: int = 1, trace_packets: int = 0,
+    global_update: bool = True, seed: int = 1, trace_packets: int = 0, burst: str = BURST,
 ) -> Scenario:  # fmt: skip
     """Figure 5.2's link under scheduler ``kind`` ("wtp", "swtp", ...), loaded to
     ``utilization`` with class loads in proportions ``split``, run long enough for about
     ``packets`` departures; the first 2 % of the run is left out of the metrics. The link
-    keeps the waits of its first ``trace_packets`` departures after that one by one (Fig 5.3)."""
+    keeps the waits of its first ``trace_packets`` departures after that one by one (Fig 5.3).
+    ``burst``: the sources' mean burst and idle time."""
     rates = class_rates(LINK_RATE_BPS, utilization, split)
     sched: dict = {"weights": weights(len(split), ratio), "window_k": window_k}
     if trace_packets:
@@ -66,7 +67,7 @@ def classed_link(
     duration_s = packets * MEAN_PACKET_BYTES * 8 / (LINK_RATE_BPS * min(utilization, 1.0))
     udp = [
         {"src": "a", "dst": "b", "rate": f"{max(1, round(r / SOURCES_PER_CLASS))}bps", "packet_size": MEAN_PACKET_BYTES, "arrivals": "pareto_onoff",
-         "sizes": "mix", "class": c, "burst": BURST, "idle": BURST}
+         "sizes": "mix", "class": c, "burst": burst, "idle": burst}
         for c, r in enumerate(rates) for _ in range(SOURCES_PER_CLASS)
     ]  # fmt: skip
     return Scenario.parse({

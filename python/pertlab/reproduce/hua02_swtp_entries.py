@@ -46,6 +46,9 @@ OPS_RATIO, OPS_LOAD = 1.1, 1.2
 TRACE_PACKETS, TRACE_RUN_PACKETS = 1500, 100_000
 #: Fig 5.3's claims look at the trace in windows of this many departures.
 TRACE_WINDOW = 150
+#: pertlab's test of Fig 5.3's difference: the instance traced again with this burst period, the
+#: shortest tried for :data:`pertlab.experiments.hua02_swtp.BURST` (three times the bursts per trace).
+SHORT_BURST = "10ms"
 
 
 @dataclass(frozen=True)
@@ -58,16 +61,20 @@ class Mode:
     splits: tuple[str, ...]
     ks: tuple[int, ...]
     ops_classes: tuple[int, ...]
+    #: Fig 5.3's instance is traced once per seed here, at each burst period (pertlab's test).
+    instance_seeds: tuple[int, ...]
 
 
-QUICK = Mode((1,), 100_000, 100_000, 50_000, (0.65, 0.8, 0.95), ("33:33:33",), (500, 5000), (4, 16, 64))
-FULL = Mode((1, 2, 3), 2_000_000, 1_000_000, 200_000, (0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95), tuple(SPLITS), (500, 1000, 5000, 10_000), (2, 4, 8, 16, 32, 64))
+QUICK = Mode((1,), 100_000, 100_000, 50_000, (0.65, 0.8, 0.95), ("33:33:33",), (500, 5000), (4, 16, 64), (1, 2))
+FULL = Mode((1, 2, 3), 2_000_000, 1_000_000, 200_000, (0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95), tuple(SPLITS), (500, 1000, 5000, 10_000), (2, 4, 8, 16, 32, 64),
+            (1, 2, 3, 4, 5, 6, 7, 8, 9, 10))  # fmt: skip
 
 
 def _points(mode: Mode) -> list[tuple[dict, Point]]:
     """(labels, point) for every run: tables, Fig 5.5 (with S-WTP's global update off on the
     equal split), Fig 5.4 (3 equal classes at U = 0.95), the cost runs, and Fig 5.3's traced
-    runs (the mode's first seed: an instance)."""
+    runs (one instance per seed of ``instance_seeds`` and burst period; the figure's is the
+    first seed's at the report's burst period)."""
     runs: list[tuple[dict, dict]] = []
     for target in THESIS_TABLES:
         for n in THESIS_TABLES[target]:
@@ -83,12 +90,14 @@ def _points(mode: Mode) -> list[tuple[dict, Point]]:
     for n in mode.ops_classes:
         for s in ("swtp", "wtp"):
             runs.append(({"exp": "ops", "classes": n, "sched": s}, dict(split=[1 / n] * n, utilization=OPS_LOAD, ratio=OPS_RATIO, packets=mode.ops_packets)))
-    for s in ("swtp", "wtp"):
-        runs.append(({"exp": "fig5.3", "sched": s}, dict(split=SPLITS["33:33:33"], utilization=0.95, packets=TRACE_RUN_PACKETS, trace_packets=TRACE_PACKETS)))
+    for burst in (h.BURST, SHORT_BURST):
+        for s in ("swtp", "wtp"):
+            runs.append(({"exp": "fig5.3", "burst": burst, "sched": s},
+                         dict(split=SPLITS["33:33:33"], utilization=0.95, packets=TRACE_RUN_PACKETS, trace_packets=TRACE_PACKETS, burst=burst)))  # fmt: skip
     out = []
     for labels, kw in runs:
         kind, global_update = ("swtp", False) if labels["sched"] == "swtp-no-global" else (labels["sched"], True)
-        for seed in mode.seeds[:1] if labels["exp"] == "fig5.3" else mode.seeds:
+        for seed in mode.instance_seeds if labels["exp"] == "fig5.3" else mode.seeds:
             sc = h.classed_link(kind, global_update=global_update, seed=seed, **kw)
             out.append(({**labels, "seed": seed}, Point(tuple((k, str(v)) for k, v in labels.items()), seed, sc)))
     return out
@@ -118,12 +127,15 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
     runs = _points(mode)
     unique = list({p.key: p for _, p in runs}.values())
     run_points(unique, out, jobs=workers.jobs, cluster=workers.cluster)
-    rows = [r for labels, p in runs for r in _rows(labels, stored_results(p, out))]
+    rows = [r for labels, p in runs if labels["exp"] != "fig5.3" for r in _rows(labels, stored_results(p, out))]
     per_run = pl.DataFrame(rows, infer_schema_length=None)
     traces = pl.concat([
-        stored_results(p, out).class_trace.filter(pl.col("from") == "r").select(pl.lit(labels["sched"]).alias("sched"), pl.int_range(pl.len()).alias("departure"), "t_s", "class", "wait_tx")
+        stored_results(p, out).class_trace.filter(pl.col("from") == "r").select(
+            pl.lit(labels["burst"]).alias("burst"), pl.lit(labels["seed"]).alias("seed"), pl.lit(labels["sched"]).alias("sched"),
+            pl.int_range(pl.len()).alias("departure"), "t_s", "class", "wait_tx")
         for labels, p in runs if labels["exp"] == "fig5.3"
     ])  # fmt: skip
+    instance = (pl.col("burst") == h.BURST) & (pl.col("seed") == mode.instance_seeds[0])
     report = Report(
         name="hua02-swtp", title=TITLE, source=f"{THESIS}, Chapter 5", mode="quick" if quick else "full",
         out_dir=out,
@@ -133,10 +145,14 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
                f"Fig 5.5, the first 2 % left out; seeds {', '.join(map(str, mode.seeds))}; numbers are means over seeds. Delays in transmission times "
                f"of the mean packet. Cost runs: every class backlogged (total load {OPS_LOAD}, weights {OPS_RATIO}^i), {mode.ops_packets:,} decisions. "
                f"Fig 5.3: the waits of the first {TRACE_PACKETS:,} departures after the first 2 % of a run of about {TRACE_RUN_PACKETS:,} (3 equal classes, "
-               f"U = 0.95, target 2.0, seed {mode.seeds[0]}), S-WTP and WTP on the same arrivals (table fig_5_3)."],
+               f"U = 0.95, target 2.0, seed {mode.instance_seeds[0]}), S-WTP and WTP on the same arrivals (table fig_5_3); the same instance "
+               f"traced with seeds {', '.join(map(str, mode.instance_seeds))} and with {SHORT_BURST} bursts too (table fig_5_3_instances: pertlab's test)."],
     )  # fmt: skip
     report.tables.update(_tables(per_run))
-    report.tables["fig_5_3"] = traces
+    report.tables["fig_5_3"] = traces.filter(instance).drop("burst", "seed")
+    report.tables["fig_5_3_instances"] = pl.DataFrame([
+        {"burst": b, "seed": sd, **_trace_stats(g)} for (b, sd), g in traces.group_by("burst", "seed", maintain_order=True)
+    ])  # fmt: skip
     report.tables["per_run"] = per_run
     report.claims = _claims(report.tables)
     return report
@@ -184,12 +200,12 @@ def _table_claims(t: pl.DataFrame, target: float, band: float, thesis_err: float
     ]  # fmt: skip
 
 
-def _trace_claims(trace: pl.DataFrame) -> list[Claim]:
-    """Fig 5.3 from the traced departures of S-WTP and WTP (the same arrivals)."""
-    means = trace.group_by("sched", "class").agg(pl.col("wait_tx").mean()).sort("sched", "class")
-    mean = {(sd, c): w for sd, c, w in means.rows()}
+def _trace_stats(trace: pl.DataFrame) -> dict:
+    """What Fig 5.3's claims read from one traced instance (S-WTP and WTP on the same
+    arrivals): windows of :data:`TRACE_WINDOW` departures ordered by class, of all; the highest
+    class's median and the lowest class's 95th percentile wait (transmission times); whether
+    each of the two claims holds."""
     classes = sorted(set(trace["class"].to_list()))
-    gap = max(abs(mean[("swtp", c)] / mean[("wtp", c)] - 1) for c in classes)
     windows = (
         trace.with_columns((pl.col("departure") // TRACE_WINDOW).alias("window"))
         .group_by("sched", "window", "class")
@@ -199,6 +215,19 @@ def _trace_claims(trace: pl.DataFrame) -> list[Claim]:
     )  # fmt: skip
     cols = [str(c) for c in classes]
     ordered = [all(r[a] is None or r[b] is None or r[a] > r[b] for a, b in zip(cols, cols[1:])) for r in windows.iter_rows(named=True)]
+    top_median = trace.filter(pl.col("class") == classes[-1])["wait_tx"].median()
+    low_p95 = trace.filter(pl.col("class") == classes[0])["wait_tx"].quantile(0.95)
+    return {"windows_ordered": sum(ordered), "windows": len(ordered), "top_median_tx": top_median, "low_p95_tx": low_p95,
+            "ordered_holds": all(ordered), "range_holds": 10 <= top_median < 100 and low_p95 >= 100}  # fmt: skip
+
+
+def _trace_claims(trace: pl.DataFrame) -> list[Claim]:
+    """Fig 5.3 from the traced departures of S-WTP and WTP (the same arrivals)."""
+    means = trace.group_by("sched", "class").agg(pl.col("wait_tx").mean()).sort("sched", "class")
+    mean = {(sd, c): w for sd, c, w in means.rows()}
+    classes = sorted(set(trace["class"].to_list()))
+    gap = max(abs(mean[("swtp", c)] / mean[("wtp", c)] - 1) for c in classes)
+    st = _trace_stats(trace)
     low = trace.filter(pl.col("class") == classes[0])["wait_tx"]
     top = trace.filter(pl.col("class") == classes[-1])["wait_tx"]
     return [
@@ -206,16 +235,33 @@ def _trace_claims(trace: pl.DataFrame) -> list[Claim]:
               gap <= 0.15, "mean wait (transmission times) by class, S-WTP " + fmt_values([mean[("swtp", c)] for c in classes])
               + ", WTP " + fmt_values([mean[("wtp", c)] for c in classes]) + f"; largest relative gap {gap:.3g}"),
         Claim(f"Fig 5.3: higher classes always see smaller delays (in every window of {TRACE_WINDOW} traced departures, each class's mean wait "
-              "above the next higher class's), for both schedulers.", all(ordered),
-              f"{sum(ordered)} of {len(ordered)} windows ordered (S-WTP and WTP together)"),
+              "above the next higher class's), for both schedulers.", st["ordered_holds"],
+              f"{st['windows_ordered']} of {st['windows']} windows ordered (S-WTP and WTP together)"),
         Claim("Fig 5.3: the waits run from tens of transmission times (highest class: median 10 to 100) to hundreds (lowest class: 95th percentile at least 100).",
-              10 <= top.median() < 100 and low.quantile(0.95) >= 100,
+              st["range_holds"],
               f"highest class median {top.median():.3g}, 95th {top.quantile(0.95):.3g}; lowest class median {low.median():.3g}, 95th {low.quantile(0.95):.3g}"),
     ]  # fmt: skip
 
 
+def _instance_claims(inst: pl.DataFrame) -> list[Claim]:
+    """pertlab's tests of Fig 5.3's difference: the figure is one instance, a draw."""
+    at = {b: inst.filter(pl.col("burst") == b).sort("seed") for b in (h.BURST, SHORT_BURST)}
+    both = at[h.BURST].filter(pl.col("ordered_holds") & pl.col("range_holds"))["seed"].to_list()
+    share = {b: g["windows_ordered"].sum() / g["windows"].sum() for b, g in at.items()}
+    per_seed = lambda b, col: fmt_values(at[b][col].to_list())  # noqa: E731
+    return [
+        Claim(f"pertlab's test of Fig 5.3's difference: the figure is one instance; traced with seeds {fmt_values(at[h.BURST]['seed'].to_list())}, "
+              "both its claims (every window ordered, the waits' range) hold together in at least one instance.", bool(both),
+              f"both hold with seeds {fmt_values(both) or 'none'}; windows ordered {per_seed(h.BURST, 'windows_ordered')} of {at[h.BURST]['windows'][0]}; "
+              f"highest class median {per_seed(h.BURST, 'top_median_tx')}; lowest class 95th {per_seed(h.BURST, 'low_p95_tx')} transmission times"),
+        Claim(f"pertlab's test of Fig 5.3's difference: with {SHORT_BURST} bursts (three times the bursts in a trace) the windows are ordered more often "
+              f"than with {h.BURST} (over the same seeds).", share[SHORT_BURST] > share[h.BURST],
+              f"windows ordered: {SHORT_BURST} {share[SHORT_BURST]:.3g} ({per_seed(SHORT_BURST, 'windows_ordered')}), {h.BURST} {share[h.BURST]:.3g}"),
+    ]  # fmt: skip
+
+
 def _claims(tables: dict[str, pl.DataFrame]) -> list[Claim]:
-    claims = _trace_claims(tables["fig_5_3"])
+    claims = _trace_claims(tables["fig_5_3"]) + _instance_claims(tables["fig_5_3_instances"])
     claims += _table_claims(tables["tables_5_1_5_2"], 2.0, 0.03, 0.028) + _table_claims(tables["tables_5_1_5_2"], 1.5, 0.05, 0.059)
     f54 = tables["fig_5_4"]
     ks = sorted(set(f54["k"].to_list()))
@@ -264,4 +310,4 @@ def _claims(tables: dict[str, pl.DataFrame]) -> list[Claim]:
     return claims
 
 
-register(Entry("hua02-swtp", TITLE, f"{THESIS}, Chapter 5", _run, figures, _scenarios, details=("per_run", "fig_5_3")))
+register(Entry("hua02-swtp", TITLE, f"{THESIS}, Chapter 5", _run, figures, _scenarios, details=("per_run", "fig_5_3", "fig_5_3_instances")))
