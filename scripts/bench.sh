@@ -98,3 +98,6 @@ PY
 
 # The core at scale (issue 21): 50 to 10,000 flows, 10 Mbit/s to 10 Gbit/s, peak memory, a plot.
 .venv/bin/python scripts/bench_scale.py
+
+# Qian's video study at the thesis's 7000 s (issue 15), with the `scenario` example bench_scale.py built.
+.venv/bin/python scripts/bench_video.py
