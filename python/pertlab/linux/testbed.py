@@ -125,10 +125,9 @@ class Testbed:
         self.ns(self.rcv, "ip", "route", "add", "default", "via", RTR_RCV_IP, *quick)
         for key in ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0"):
             self.ns(self.rtr, "sysctl", "-qw", key)
-        # Delay line: half the round trip each way.
+        # Delay line: half the round trip each way, the path's jitter, order and loss.
         b = self.sc.bottleneck
-        loss_ppm = round(b.loss * 1_000_000)
-        self.delayline = self.popen(self.rtr, str(delayline), "dl0", str(b.delay // 2000), str(loss_ppm), str(self.sc.seed))
+        self.delayline = self.popen(self.rtr, str(delayline), "dl0", *self.sc.delayline_args())
         line = self.delayline.stdout.readline() if self.delayline.stdout else ""
         if not line.startswith("ready"):
             raise RuntimeError(f"delay line failed: {self.delayline.stderr.read() if self.delayline.stderr else ''}")
