@@ -26,6 +26,9 @@
  *   ge_good=K         the bad state H (default 1) and in the good K (default 0).
  *                     Stationary loss rate (R K + P H) / (P + R).
  *   seed=N            seed of the random draws (default 0)
+ *   rtprio=N          run under SCHED_FIFO at priority N (1 to 99; default 0:
+ *                     the normal scheduler), so that releases are less late
+ *                     on a busy machine
  *
  * Loss and jitter draw from separate xorshift64* streams, so the same seed
  * drops the same packets whatever the jitter. A bad option is an error naming
@@ -57,6 +60,7 @@
 #include <linux/if_tun.h>
 #include <math.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -114,13 +118,14 @@ static struct {
 	double loss, ge_p, ge_r, ge_bad, ge_good;
 	int ge;
 	uint64_t seed;
+	double rtprio;
 } opt = { .pareto_shape = 2.5, .keep_order = 1, .ge_bad = 1.0 };
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s TUN [delay_us=N] [jitter=none|uniform|exponential|normal|pareto] [jitter_us=X] [jitter_sd_us=X]\n"
-		"       [pareto_shape=A] [order=keep|free] [loss=P] [ge_p=P ge_r=R [ge_bad=H] [ge_good=K]] [seed=N]\n",
+		"       [pareto_shape=A] [order=keep|free] [loss=P] [ge_p=P ge_r=R [ge_bad=H] [ge_good=K]] [seed=N] [rtprio=N]\n",
 		prog);
 }
 
@@ -202,6 +207,11 @@ static int parse(int argc, char **argv)
 			if (!number(key, val, 0, 1, dst))
 				return 0;
 			ge_keys |= key[3] == 'p' ? 1 : key[3] == 'r' ? 2 : 4;
+		} else if (!strcmp(key, "rtprio")) {
+			if (!number(key, val, 0, 99, &opt.rtprio))
+				return 0;
+			if (opt.rtprio != (int)opt.rtprio)
+				return bad(key, val, "must be an integer from 0 to 99");
 		} else if (!strcmp(key, "seed")) {
 			char *end;
 
@@ -212,7 +222,7 @@ static int parse(int argc, char **argv)
 		} else {
 			fprintf(stderr,
 				"delayline: unknown option '%s'; allowed: delay_us, jitter, jitter_us, jitter_sd_us, pareto_shape, order, "
-				"loss, ge_p, ge_r, ge_bad, ge_good, seed\n",
+				"loss, ge_p, ge_r, ge_bad, ge_good, seed, rtprio\n",
 				key);
 			return 0;
 		}
@@ -452,6 +462,14 @@ int main(int argc, char **argv)
 		free_slots[i] = SLOTS - 1 - i;
 	nfree = SLOTS;
 	prctl(PR_SET_TIMERSLACK, 1000UL);
+	if (opt.rtprio > 0) {
+		struct sched_param sp = { .sched_priority = (int)opt.rtprio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) < 0) {
+			perror("sched_setscheduler SCHED_FIFO");
+			return 1;
+		}
+	}
 	fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
 	if (fd < 0) {
 		perror("open /dev/net/tun");

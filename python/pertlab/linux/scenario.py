@@ -35,7 +35,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "Jitter", "Loss", "Path", "TestbedScenario", "load_scenario"]
+__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "Jitter", "Loss", "NetPath", "TestbedScenario", "load_scenario"]
 
 #: Congestion controls of the kernel the testbed selects by name, and the eBPF ``pert`` and
 #: ``pert_adaptive``.
@@ -167,7 +167,7 @@ class Loss(_Model):
         return []
 
 
-class Path(_Model):
+class NetPath(_Model):
     """What the delay line does to each packet besides the constant delay (``bottleneck.delay``):
     jitter, reordering, loss; or a named profile (:mod:`.profiles`) that fills them."""
 
@@ -206,8 +206,11 @@ class TestbedScenario(_Model):
     warmup: Time = Field(2_000_000_000, description="metrics cover [warmup, duration]")
     sample_interval: Duration = Field(100_000_000, description="TCP_INFO and queue sampling interval")
     seed: Annotated[int, Field(ge=0, le=U64_MAX)] = Field(1, description="seed of the delay line's random loss and jitter")
+    delayline_rtprio: Annotated[int, Field(ge=0, le=99)] = Field(
+        0, description="run the delay line under SCHED_FIFO at this priority (1 to 99; 0: the normal scheduler); its releases are then less late on a busy machine"
+    )
     delayed_ack: bool = Field(False, description="Linux's delayed ACKs at the receiver; default one ACK per segment (quickack), as the simulator")
-    path: Path = Field(default_factory=Path, description="the delay line's jitter, reordering and loss, or a named path profile")
+    path: NetPath = Field(default_factory=NetPath, description="the delay line's jitter, reordering and loss, or a named path profile")
     bottleneck: Bottleneck = Field(default_factory=Bottleneck, validate_default=True)
     flows: list[FlowGroup] = Field(default_factory=lambda: [FlowGroup(cc="pert")], min_length=1)
     pert: Pert = Field(default_factory=Pert, description="PERT's parameters: the simulator's `pert` controller fields")
@@ -308,7 +311,8 @@ class TestbedScenario(_Model):
         """The delay line's options (native/delayline.c) for one direction: half the round trip,
         the path's jitter, order and loss, the seed."""
         loss = self.path.loss.delayline_args() or ([f"loss={self.bottleneck.loss!r}"] if self.bottleneck.loss else [])
-        return [f"delay_us={self.bottleneck.delay / 2000:g}", *self.path.jitter.delayline_args(), f"order={self.path.order}", *loss, f"seed={self.seed}"]
+        rt = [f"rtprio={self.delayline_rtprio}"] if self.delayline_rtprio else []
+        return [f"delay_us={self.bottleneck.delay / 2000:g}", *self.path.jitter.delayline_args(), f"order={self.path.order}", *loss, f"seed={self.seed}", *rt]
 
     @property
     def loss_rate(self) -> float:
