@@ -29,6 +29,8 @@ from pertlab.linux.profiles import PROFILES
 from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.scenario import ScenarioError
 
+from test_cli_flags import covers
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = testbed.support_problem(needs_pert=False)
 needs_testbed = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
@@ -93,6 +95,19 @@ def test_every_profile_validates_and_has_an_example(name: str) -> None:
     example = ROOT / "examples" / "testbed" / f"path_{name.replace('-', '_')}.toml"
     loaded = load_scenario(example)
     assert loaded.path.profile == name
+
+
+@covers("testbed profiles", "--sources")
+def test_profiles_command_lists_every_profile() -> None:
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    r = CliRunner().invoke(app, ["testbed", "profiles", "--sources"])
+    assert r.exit_code == 0, r.output
+    for name in PROFILES:
+        assert f"\n{name} " in "\n" + r.output
+    assert "source: RTT: Dallas-Paris 130.9 ms" in r.output and "gilbert 0.00398 (bursts of 4)" in r.output
 
 
 def test_gilbert_stationary_rate() -> None:

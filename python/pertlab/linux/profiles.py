@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-__all__ = ["PathProfile", "PROFILES", "profile_names"]
+__all__ = ["PathProfile", "PROFILES", "describe", "profile_names"]
 
 
 @dataclass(frozen=True)
@@ -110,3 +110,25 @@ PROFILES: dict[str, PathProfile] = {
 
 def profile_names() -> str:
     return ", ".join(PROFILES)
+
+
+def _jitter_words(j: dict) -> str:
+    d = j["dist"]
+    if d == "uniform":
+        return f"uniform U(0, {j['scale']})"
+    if d == "normal":
+        return f"normal mean {j['scale']} sd {j['sd']}"
+    if d == "pareto":
+        return f"pareto mean {j['scale']} shape {j.get('shape', 2.5):g}"
+    return f"{d} mean {j['scale']}" if d != "none" else "none"
+
+
+def describe(p: PathProfile) -> str:
+    """One line: name, RTT, rate, jitter and loss (each way), title."""
+    loss = p.loss
+    if loss["model"] == "bernoulli":
+        lw = f"bernoulli {loss['rate']:g}"
+    else:
+        pgb, pbg, bad, good = loss["p_good_bad"], loss["p_bad_good"], loss.get("loss_bad", 1.0), loss.get("loss_good", 0.0)
+        lw = f"gilbert {(pbg * good + pgb * bad) / (pgb + pbg):.3g} (bursts of {1 / pbg:g})"
+    return f"{p.name:<9} rtt {p.rtt:>6}  rate {p.rate or '-':>6}  jitter {_jitter_words(p.jitter):<26} loss {lw:<30} {p.title}"
