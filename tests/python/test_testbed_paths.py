@@ -277,3 +277,25 @@ def test_other_jitter_distributions_mean_within_10_percent(jitter: dict, mean_ms
     assert len(d) == 20_000 and dl["lost"] == 0
     assert _within(measured["jitter_mean_ms"], mean_ms) and _within(measured["given_mean_ms"], mean_ms), measured
     assert _within(measured["jitter_median_ms"], median), measured
+
+
+@pytest.mark.skipif(testbed.support_problem(needs_pert=True) is not None, reason=f"testbed: {testbed.support_problem(needs_pert=True)}")
+def test_a_profile_run_with_background_flows_leaves_nothing_behind(tmp_path: Path) -> None:
+    """The us-dsl example (3 Mbit/s, 30 ms, uniform jitter, Bernoulli loss), shortened: PERT and
+    two kernel cubic background flows through it; the report names the path; no namespace is left."""
+    from pertlab.linux import loader
+
+    if loader.is_registered():
+        pytest.skip("pert is already registered on this host (pertlab linux unload pert)")
+    f = tmp_path / "dsl.toml"
+    f.write_text((ROOT / "examples" / "testbed" / "path_us_dsl.toml").read_text().replace('duration = "30s"', 'duration = "4s"').replace('warmup = "10s"', 'warmup = "1s"'))
+    before = set(runs.list_namespaces())
+    res = testbed.run(load_scenario(f))
+    report = res.report()
+    assert "testbed path-us-dsl: 3 Mbit/s, 30 ms, 4 s (profile us-dsl; uniform jitter of mean 1 ms each way, order keep; bernoulli loss 0.0005 each way)" in report, report
+    assert [r["ss_cc"] for r in res.flows.to_dicts()] == ["pert", "cubic", "cubic"], report
+    assert res.queues["utilization"][0] > 0.7, report
+    dl = res.extra["delayline"]
+    # 15 ms each way plus U(0, 2 ms): the delays the delay line gave (order kept raises some).
+    assert 15_000 <= dl["delay_given"]["min_us"] and 15_500 < dl["delay_given"]["mean_us"] < 17_500 and dl["reordered"] == 0, dl
+    assert set(runs.list_namespaces()) <= before and not loader.is_registered()
