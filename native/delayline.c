@@ -47,11 +47,12 @@
  * prints one JSON line of statistics and exits; the TUN device goes with it.
  * Bytes read from standard input are ignored. The statistics: packets read,
  * released, lost (and how many of them in the Gilbert-Elliott bad state),
- * packets read in the bad state, ring-full drops, releases out of arrival
- * order (within an address pair); the delay each released packet was given (due - read: the drawn
- * delay, raised to the previous release in order=keep) and the delay it got
- * (write - read), each as mean, sd, min, max and quantiles (10 us bins); and
- * the lateness of releases (write - due, the jitter this program adds).
+ * packets read in the bad state, drops for want of a free slot, releases
+ * behind a later packet of the same address pair; the delay each released
+ * packet was given (due - read: the drawn delay, raised to the previous
+ * packet's in order=keep) and the delay it got (write - read), each as mean,
+ * sd, min, max and quantiles (10 us bins); and the lateness of releases
+ * (write - due, the jitter this program adds).
  */
 #define _GNU_SOURCE
 #include <errno.h>
