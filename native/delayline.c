@@ -4,6 +4,7 @@
  * netem. Used by the pertlab testbed (python/pertlab/linux/testbed.py).
  *
  *   delayline TUN [KEY=VALUE ...]
+ *   delayline --check [KEY=VALUE ...]    (check the options, exit 0 or 2)
  *
  *   delay_us=N        constant delay, microseconds (0 to 10^7; default 0)
  *   jitter=D          none (default), uniform, exponential, normal, pareto:
@@ -445,7 +446,9 @@ int main(int argc, char **argv)
 	uint64_t packets = 0, lost = 0, lost_bad = 0, in_bad = 0, full = 0, seq = 0;
 	int fd, bad_state = 0;
 
-	if (argc < 2 || argv[1][0] == '-' || strchr(argv[1], '=')) {
+	int check = argc >= 2 && !strcmp(argv[1], "--check");
+
+	if (argc < 2 || (argv[1][0] == '-' && !check) || strchr(argv[1], '=')) {
 		usage(argv[0]);
 		return 2;
 	}
@@ -453,6 +456,8 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 		return 2;
 	}
+	if (check)
+		return 0;
 	loss_rng.s = 0x9e3779b97f4a7c15ULL ^ (opt.seed * 0xd1b54a32d192ed03ULL);
 	jitter_rng.s = 0x6a09e667f3bcc909ULL ^ (opt.seed * 0x9e3779b97f4a7c15ULL);
 	if (!loss_rng.s)

@@ -69,6 +69,8 @@ def _errors(data: dict) -> str:
         ({"path": {"loss": {"model": "gilbert", "p_good_bad": 0.1, "p_bad_good": 0.5, "rate": 0.1}}}, "path.loss.rate: is not used with model = 'gilbert'"),
         ({"path": {"loss": {"model": "bernoulli", "rate": 0.01}}, "bottleneck": {"loss": 0.01}}, "bottleneck.loss: give bottleneck.loss or a [path.loss] table"),
         ({"path": {"profil": "nz"}}, "path: unknown field `profil`"),
+        ({"bottleneck": {"delay": "21s"}}, "bottleneck.delay: must be at most 20s (10s each way), got 21s"),
+        ({"delayline_rtprio": 100}, "delayline_rtprio: Input should be less than or equal to 99, got 100"),
     ],
 )
 def test_bad_path_input_names_the_field(data: dict, message: str) -> None:

@@ -171,7 +171,9 @@ class NetPath(_Model):
     """What the delay line does to each packet besides the constant delay (``bottleneck.delay``):
     jitter, reordering, loss; or a named profile (:mod:`.profiles`) that fills them."""
 
-    profile: str | None = Field(None, description=f"a named path profile: {profile_names()}; fields given here or in [bottleneck] override it")
+    profile: Literal[tuple(PROFILES)] | None = Field(  # type: ignore[valid-type]
+        None, description=f"a named path profile: {profile_names()}; fields given here or in [bottleneck] override it"
+    )
     jitter: Jitter = Field(default_factory=Jitter)
     order: Literal["keep", "free"] = Field("keep", description="keep: packets between two addresses leave in the order they came; free: each at its own time (jitter reorders)")
     loss: Loss = Field(default_factory=Loss)
