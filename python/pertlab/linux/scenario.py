@@ -114,9 +114,9 @@ class Jitter(_Model):
     def delayline_args(self) -> list[str]:
         if self.dist == "none":
             return []
-        args = [f"jitter={self.dist}", f"jitter_us={self.scale / 1000:g}"]
+        args = [f"jitter={self.dist}", f"jitter_us={self.scale / 1000:.12g}"]
         if self.dist == "normal":
-            args.append(f"jitter_sd_us={self.sd / 1000:g}")  # type: ignore[operator]
+            args.append(f"jitter_sd_us={self.sd / 1000:.12g}")  # type: ignore[operator]
         if self.dist == "pareto":
             args.append(f"pareto_shape={self.shape if self.shape is not None else 2.5:g}")
         return args
@@ -314,7 +314,7 @@ class TestbedScenario(_Model):
         the path's jitter, order and loss, the seed."""
         loss = self.path.loss.delayline_args() or ([f"loss={self.bottleneck.loss!r}"] if self.bottleneck.loss else [])
         rt = [f"rtprio={self.delayline_rtprio}"] if self.delayline_rtprio else []
-        return [f"delay_us={self.bottleneck.delay / 2000:g}", *self.path.jitter.delayline_args(), f"order={self.path.order}", *loss, f"seed={self.seed}", *rt]
+        return [f"delay_us={self.bottleneck.delay / 2000:.12g}", *self.path.jitter.delayline_args(), f"order={self.path.order}", *loss, f"seed={self.seed}", *rt]
 
     @property
     def loss_rate(self) -> float:
