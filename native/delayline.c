@@ -31,8 +31,10 @@
  *                     the normal scheduler), so that releases are less late
  *                     on a busy machine
  *
- * Loss and jitter draw from separate xorshift64* streams, so the same seed
- * drops the same packets whatever the jitter. A bad option is an error naming
+ * Gilbert-Elliott keeps one chain per (source, destination) address pair (the
+ * buckets of order=keep), advanced by that pair's packets: each direction of a
+ * path has its own bursts. Loss and jitter draw from separate xorshift64*
+ * streams, so the same seed drops the same packets whatever the jitter. A bad option is an error naming
  * it and its allowed values (exit 2).
  *
  * Creates (or attaches to) the TUN device TUN (IFF_TUN | IFF_NO_PI). The
@@ -87,7 +89,7 @@ static uint16_t pair_of[SLOTS];
 /* Order is kept per (source, destination) address pair: hashed into PAIRS buckets. */
 #define PAIRS 1024
 static uint64_t pair_last_due[PAIRS], pair_last_seq[PAIRS];
-static uint8_t pair_seen[PAIRS];
+static uint8_t pair_seen[PAIRS], pair_bad[PAIRS]; /* pair_bad: its Gilbert-Elliott state */
 static unsigned free_slots[SLOTS], nfree;
 /* min-heap of (due, seq, slot) */
 struct entry {
@@ -444,7 +446,7 @@ int main(int argc, char **argv)
 	struct ifreq ifr;
 	struct rng loss_rng, jitter_rng;
 	uint64_t packets = 0, lost = 0, lost_bad = 0, in_bad = 0, full = 0, seq = 0;
-	int fd, bad_state = 0;
+	int fd;
 
 	int check = argc >= 2 && !strcmp(argv[1], "--check");
 
@@ -539,14 +541,17 @@ int main(int argc, char **argv)
 				if (n <= 0)
 					break;
 				packets++;
+				b = pair(buf[i], (size_t)n);
 				if (opt.ge) {
-					/* The state this packet sees, then the loss draw in it. */
-					if (bad_state ? unit(&loss_rng) < opt.ge_r : unit(&loss_rng) < opt.ge_p)
-						bad_state = !bad_state;
-					in_bad += bad_state;
-					if (unit(&loss_rng) < (bad_state ? opt.ge_bad : opt.ge_good)) {
+					/* The state this packet sees (its address pair's chain), then the loss draw in it. */
+					uint8_t *bad_state = &pair_bad[b];
+
+					if (*bad_state ? unit(&loss_rng) < opt.ge_r : unit(&loss_rng) < opt.ge_p)
+						*bad_state = !*bad_state;
+					in_bad += *bad_state;
+					if (unit(&loss_rng) < (*bad_state ? opt.ge_bad : opt.ge_good)) {
 						lost++;
-						lost_bad += bad_state;
+						lost_bad += *bad_state;
 						continue;
 					}
 				} else if (opt.loss > 0 && unit(&loss_rng) < opt.loss) {
@@ -556,7 +561,6 @@ int main(int argc, char **argv)
 				nfree--;
 				now = now_ns();
 				due = now + (uint64_t)llround((opt.delay_us + draw_jitter(&jitter_rng)) * 1000.0);
-				b = pair(buf[i], (size_t)n);
 				if (opt.keep_order && due < pair_last_due[b])
 					due = pair_last_due[b];
 				pair_last_due[b] = due;
