@@ -34,7 +34,8 @@
  * Gilbert-Elliott keeps one chain per (source, destination) address pair (the
  * buckets of order=keep), advanced by that pair's packets: each direction of a
  * path has its own bursts. Loss and jitter draw from separate xorshift64*
- * streams, so the same seed drops the same packets whatever the jitter. A bad option is an error naming
+ * streams: with the same seed, the same sequence of packets loses the same
+ * packets whatever the jitter. A bad option is an error naming
  * it and its allowed values (exit 2).
  *
  * Creates (or attaches to) the TUN device TUN (IFF_TUN | IFF_NO_PI). The
