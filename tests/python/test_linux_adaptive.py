@@ -11,6 +11,7 @@ import json
 import socket
 import threading
 import time
+import tomllib
 
 import pytest
 from typer.testing import CliRunner
@@ -250,6 +251,37 @@ def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_beh
     assert measured[0] <= 0.25 and measured[1] >= 0.5, (measured, predicted, m)
     assert m["alpha"] > 1.0 and res.extra["pert_adaptive_counters"]["alpha_periods"] > 20, m
     assert res.flows.row(0, named=True)["ss_cc"] == NAME
+    assert not loader.is_registered(NAME)
+
+
+def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_behind) -> None:
+    """The same path, the two kernel Reno flows present from 4 s to 10 s only (the flow group's
+    ``stop``), 18 s in all. The simulator, on the same scenario, predicts compete mode while they
+    are there and safe / high-speed mode from shortly after they leave (Kotla Ch. III.B: q below
+    half of q_max); the eBPF controller does the same: compete mode for at least a third of the
+    6 s they are there, at most a quarter of the time from 2 s after they leave to the end."""
+    from pertlab.linux import testbed
+    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.scenario import TestbedScenario
+    from pertlab.runner import run as sim_run
+
+    with open("examples/testbed/adaptive_reno_join.toml", "rb") as f:
+        base = tomllib.load(f)
+    join, leave, after = "4s", "10s", "12s"
+    base["flows"][1] |= {"start": join, "stop": leave}
+    sc = TestbedScenario.model_validate(base | {"duration": "18s", "warmup": after})
+
+    def compete(m: dict) -> tuple[float, float]:
+        """Seconds in compete mode, and its share of the time."""
+        return m["compete_s"], m["compete_s"] / (m["high_speed_s"] + m["safe_s"] + m["compete_s"])
+
+    sim = sim_run(sim_scenario(sc)).flows.row(0, named=True)
+    during = sim_run(sim_scenario(TestbedScenario.model_validate(base | {"duration": leave, "warmup": join}))).flows.row(0, named=True)
+    assert compete(sim)[1] <= 0.25 and compete(during)[1] >= 0.6, (compete(sim), compete(during))
+
+    res = testbed.run(sc)
+    m = res.extra["pert_adaptive_modes"][0]
+    assert compete(m["run"])[0] >= 2.0 and compete(m["window"])[1] <= 0.25, (m, compete(sim), compete(during))
     assert not loader.is_registered(NAME)
 
 

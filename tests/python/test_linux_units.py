@@ -95,6 +95,8 @@ def test_scenario_defaults_and_the_pert_table() -> None:
         ({"duration": "1s", "warmup": "2s"}, "warmup: must be less than duration (1s), got 2s"),
         ({"bottleneck": {"loss": 1.5}}, "bottleneck.loss: Input should be less than 1"),
         ({"pert": {"t_min": "10ms", "t_max": "5ms"}}, "pert.t_max: must be greater than t_min (10ms), got 5ms"),
+        ({"flows": [{"cc": "reno", "start": "4s", "stop": "3s"}]}, "flows[0].stop: must lie after start (4s) and at most at duration (10s), got 3s"),
+        ({"duration": "5s", "flows": [{"cc": "reno", "stop": "6s"}]}, "flows[0].stop: must lie after start (0ns) and at most at duration (5s), got 6s"),
     ],
 )
 def test_scenario_errors_name_the_field(data: dict, error: str) -> None:

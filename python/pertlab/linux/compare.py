@@ -2,7 +2,7 @@
 
 :func:`sim_scenario` maps a testbed scenario to a simulator dumbbell: the
 bottleneck's rate, round-trip delay and buffer (bfifo bytes -> full-size
-frames), each flow group starting when the testbed's does, the testbed's
+frames), each flow group starting and stopping when the testbed's does, the testbed's
 PERT parameters (the ``[pert]`` and ``[pert_adaptive]`` tables are the
 simulator's ``pert`` and ``pert-adaptive`` controllers). Kernel reno maps
 to the simulator's Reno with SACK, kernel cubic to its CUBIC (RFC 9438,
@@ -45,12 +45,14 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
             "pert-adaptive": sc.pert_adaptive.model_dump(mode="json", by_alias=True, exclude_none=True),
         },
     )  # fmt: skip
-    if all(f.start == 0 for f in sc.flows):
+    if all(f.start == 0 and f.stop is None for f in sc.flows):
         return sim
     data = sim.model_dump(mode="json", by_alias=True, exclude_none=True)
-    starts = [g.start for g in sc.flows for _ in range(g.count)]
-    for flow, start in zip(data["flows"], starts):
+    spans = [(g.start, g.stop) for g in sc.flows for _ in range(g.count)]
+    for flow, (start, stop) in zip(data["flows"], spans):
         flow["start_window_ns"] = [start, start]
+        if stop is not None and stop < sc.duration:
+            flow["stop_ns"] = stop
     return Scenario.model_validate(data)
 
 

@@ -11,7 +11,8 @@ bytes) and its PERT parameters (the ``[pert]`` table is the simulator's
 What a scenario leaves out: one bottleneck (a dumbbell of one sender, one
 router and one receiver namespace), all flows starting together, one
 round-trip delay for every flow. Flow groups may start later than the first
-(``start``: kernel Reno flows joining adaptive PERT), all end together.
+and stop earlier than the run (``start``, ``stop``: kernel Reno flows joining
+adaptive PERT, then leaving).
 """
 
 from __future__ import annotations
@@ -195,7 +196,8 @@ class FlowGroup(_Model):
 
     cc: Literal[CCS]  # type: ignore[valid-type]
     count: Count = 1
-    start: Time = Field(0, description="when the group starts sending, after the first group (all groups stop together)")
+    start: Time = Field(0, description="when the group starts sending, after the first group")
+    stop: Time | None = Field(None, description="when the group stops writing (its data in flight still drains); default the end of the run")
 
 
 class TestbedScenario(_Model):
@@ -247,14 +249,20 @@ class TestbedScenario(_Model):
 
     @field_validator("flows")
     @classmethod
-    def _starts_before_the_end(cls, v: list[FlowGroup], info: ValidationInfo) -> list[FlowGroup]:
+    def _starts_and_stops_within_the_run(cls, v: list[FlowGroup], info: ValidationInfo) -> list[FlowGroup]:
         duration = info.data.get("duration")
         for i, g in enumerate(v):
             if duration is not None and g.start >= duration:
-                raise PydanticCustomError(
-                    "item_error", "{message}", {"index": i, "field": "start", "message": f"must be before duration ({format_time(duration)}), got {format_time(g.start)}"}
-                )
+                message = f"must be before duration ({format_time(duration)}), got {format_time(g.start)}"
+                raise PydanticCustomError("item_error", "{message}", {"index": i, "field": "start", "message": message})
+            if g.stop is not None and (g.stop <= g.start or (duration is not None and g.stop > duration)):
+                message = f"must lie after start ({format_time(g.start)}) and at most at duration ({format_time(duration or 0)}), got {format_time(g.stop)}"
+                raise PydanticCustomError("item_error", "{message}", {"index": i, "field": "stop", "message": message})
         return v
+
+    def stop_of(self, group: FlowGroup) -> int:
+        """When ``group`` stops writing, ns: its ``stop``, or the end of the run."""
+        return self.duration if group.stop is None else group.stop
 
     @field_validator("pert_adaptive")
     @classmethod

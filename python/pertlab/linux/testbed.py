@@ -331,10 +331,10 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     t0 = time.monotonic() + 0.5 + 0.1 * len(sc.flows)
     senders = []
     for g in sc.flows:
-        start = g.start / 1e9  # later groups join; all stop at t0 + duration
+        start = g.start / 1e9  # later groups join; a group's writes end at its stop (default t0 + duration)
         p = tb.popen(
             tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", g.cc, "--count", str(g.count),
-            "--t0", repr(t0 + start), "--duration", repr(duration - start), "--interval", str(interval),
+            "--t0", repr(t0 + start), "--duration", repr(sc.stop_of(g) / 1e9 - start), "--interval", str(interval),
         )  # fmt: skip
         senders.append((g, p))
     ports: dict[int, tuple[int, str]] = {}  # port -> (flow id, cc)
