@@ -98,3 +98,7 @@ PY
 
 # The core at scale (issue 21): 50 to 10,000 flows, 10 Mbit/s to 10 Gbit/s, peak memory, a plot.
 .venv/bin/python scripts/bench_scale.py
+
+# The canonical run against a minimal Reno-only engine of the same scenario (issue 21: canonical
+# in at most 1.25 times the minimal engine's time), paired whole processes.
+python3 scripts/bench_minimal.py
