@@ -74,14 +74,19 @@ impl<T: Copy + Default> Ring<T> {
     fn new(cap: usize) -> Self {
         Ring { buf: vec![T::default(); cap.next_power_of_two()], head: 0, len: 0 }
     }
+    #[cold]
+    fn grow(&mut self) {
+        let mut bigger = vec![T::default(); 2 * self.buf.len()];
+        for (i, slot) in bigger.iter_mut().take(self.len).enumerate() {
+            *slot = self.buf[(self.head + i) & (self.buf.len() - 1)];
+        }
+        (self.buf, self.head) = (bigger, 0);
+        GROWS.fetch_add(1, Relaxed);
+    }
+    #[inline]
     fn push(&mut self, x: T) {
         if self.len == self.buf.len() {
-            let mut bigger = vec![T::default(); 2 * self.buf.len()];
-            for (i, slot) in bigger.iter_mut().take(self.len).enumerate() {
-                *slot = self.buf[(self.head + i) & (self.buf.len() - 1)];
-            }
-            (self.buf, self.head) = (bigger, 0);
-            GROWS.fetch_add(1, Relaxed);
+            self.grow();
         }
         let mask = self.buf.len() - 1;
         self.buf[(self.head + self.len) & mask] = x;
@@ -172,7 +177,7 @@ impl Sim {
         let mut lane = |d: Time| match lanes.iter().position(|l| l.0 == d) {
             Some(i) => i,
             None => {
-                lanes.push((d, Ring::new(8192)));
+                lanes.push((d, Ring::new(1024)));
                 lanes.len() - 1
             }
         };
@@ -183,7 +188,7 @@ impl Sim {
             let bn = l == n || l == 3 * n + 1;
             let (bps, delay, limit) = if bn { (BOTTLENECK_BPS, 28 * MS, BDP_PKTS) } else { (ACCESS_BPS, MS, ACCESS_LIMIT) };
             let (lane_data, lane_ack, lane_prop) = (lane(tx_time(DATA_BYTES, bps)), lane(tx_time(ACK_BYTES, bps)), lane(delay));
-            links.push(Link { bps, delay, limit, queue: Ring::new(limit + 1), busy: false, busy_ns: 0, drops: 0, lane_data, lane_ack, lane_prop });
+            links.push(Link { bps, delay, limit, queue: Ring::new(64), busy: false, busy_ns: 0, drops: 0, lane_data, lane_ack, lane_prop });
         }
         let mut timers = BinaryHeap::with_capacity(4 * n as usize);
         let mut rng = 1u64; // splitmix64, seed 1
