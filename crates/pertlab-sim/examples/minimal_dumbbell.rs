@@ -21,7 +21,8 @@
 //! link's rate), so each constant has a FIFO lane, sorted by construction; a binary heap
 //! holds only the timers (flow starts, RTOs, lazily re-armed). The next event is the
 //! earliest of the lane heads and the heap top. Packets are 16-byte Copy structs in
-//! preallocated ring buffers: nothing is allocated per packet.
+//! preallocated ring buffers that double if ever full (4 times in the canonical run,
+//! printed as `ring_grows`): nothing is allocated per packet.
 //!
 //! Leaves out: SACK (the canonical flows use it; recovery here is NewReno), monitors,
 //! traces, conservation checks, any other scenario or controller, Karn's back-off rule
