@@ -114,7 +114,9 @@ struct Ev {
 }
 
 struct Link {
-    bps: u64,
+    /// Transmission times of a data segment and of an ACK.
+    tx_data: Time,
+    tx_ack: Time,
     delay: Time,
     limit: usize,
     queue: Ring<Pkt>,
@@ -188,8 +190,9 @@ impl Sim {
         for l in 0..4 * n + 2 {
             let bn = l == n || l == 3 * n + 1;
             let (bps, delay, limit) = if bn { (BOTTLENECK_BPS, 28 * MS, BDP_PKTS) } else { (ACCESS_BPS, MS, ACCESS_LIMIT) };
-            let (lane_data, lane_ack, lane_prop) = (lane(tx_time(DATA_BYTES, bps)), lane(tx_time(ACK_BYTES, bps)), lane(delay));
-            links.push(Link { bps, delay, limit, queue: Ring::new(64), busy: false, busy_ns: 0, drops: 0, lane_data, lane_ack, lane_prop });
+            let (tx_data, tx_ack) = (tx_time(DATA_BYTES, bps), tx_time(ACK_BYTES, bps));
+            let (lane_data, lane_ack, lane_prop) = (lane(tx_data), lane(tx_ack), lane(delay));
+            links.push(Link { tx_data, tx_ack, delay, limit, queue: Ring::new(64), busy: false, busy_ns: 0, drops: 0, lane_data, lane_ack, lane_prop });
         }
         let mut timers = BinaryHeap::with_capacity(4 * n as usize);
         let mut rng = 1u64; // splitmix64, seed 1
@@ -249,8 +252,7 @@ impl Sim {
 
     fn start_tx(&mut self, l: u32, p: Pkt) {
         let link = &mut self.links[l as usize];
-        let (bytes, lane) = if p.ack { (ACK_BYTES, link.lane_ack) } else { (DATA_BYTES, link.lane_data) };
-        let tx = tx_time(bytes, link.bps);
+        let (tx, lane) = if p.ack { (link.tx_ack, link.lane_ack) } else { (link.tx_data, link.lane_data) };
         link.busy = true;
         link.busy_ns += tx;
         self.lanes[lane].1.push(Ev { at: self.now + tx, link: l, arrive: false, pkt: p });
