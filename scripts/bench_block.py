@@ -1,10 +1,23 @@
 """Write a block of BENCHMARKS.md between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
-(appended at the end the first time); shared by the benchmark scripts that keep a block of
-their own."""
+(appended at the end the first time), and the line saying where and when its figures were
+measured; shared by the benchmark scripts that keep a block of their own."""
 
 from __future__ import annotations
 
+import datetime
+import os
 import pathlib
+import platform
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def machine() -> str:
+    """Date, commit, processor, cores and load: what the figures depend on."""
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    return f"Measured {datetime.date.today()} at commit `{commit}` on {cpu} ({os.cpu_count()} cores), load average {os.getloadavg()[0]:.1f} at the start."
 
 
 def write_block(name: str, lines: list[str], path: pathlib.Path = pathlib.Path("BENCHMARKS.md")) -> None:

@@ -22,7 +22,6 @@ The heavy modules each command loads are read from one run under ``python -X imp
 from __future__ import annotations
 
 import argparse
-import datetime
 import json
 import os
 import pathlib
@@ -34,6 +33,7 @@ import sys
 import tempfile
 import time
 
+import bench_block
 from bench_block import write_block
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -92,12 +92,7 @@ def python_of(rev: str, into: pathlib.Path) -> tuple[str, pathlib.Path]:
 
 
 def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    return (
-        f"Measured {datetime.date.today()} at commit `{commit}` on {cpu} ({os.cpu_count()} cores), load average "
-        f"{os.getloadavg()[0]:.1f} at the start; Python {platform.python_version()}."
-    )
+    return f"{bench_block.machine()[:-1]}; Python {platform.python_version()}."
 
 
 def main() -> None:

@@ -13,9 +13,7 @@ The memory per flow is the slope of the peak between the two largest flow counts
 
 from __future__ import annotations
 
-import datetime
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -27,7 +25,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 import pertlab
-from bench_block import write_block
+from bench_block import machine, write_block
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 BIN = ROOT / "target" / "release" / "examples" / "scenario"
@@ -73,9 +71,7 @@ def plot(by_flows: dict[int, dict], by_rate: dict[str, dict]) -> None:
 
 def main() -> None:
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "pertlab-sim", "--example", "scenario"], cwd=ROOT, check=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
-    where = f"Measured {datetime.date.today()} at commit `{commit}` on {cpu} ({os.cpu_count()} cores), load average {os.getloadavg()[0]:.1f} at the start."
+    where = machine()
     with tempfile.TemporaryDirectory() as tmp:
         work = pathlib.Path(tmp)
         by_flows = {n: run(pertlab.dumbbell(flows=n), work) for n in FLOWS}

@@ -16,15 +16,11 @@ not its controller: the last line of the block compares XCP's rate with theirs.
 
 from __future__ import annotations
 
-import datetime
-import os
-import platform
-import subprocess
 import sys
 import time
 
 import pertlab
-from bench_block import write_block
+from bench_block import machine, write_block
 from pertlab.reproduce.tahiliani_suite_entries import FULL, VARIANTS
 
 
@@ -37,14 +33,6 @@ def measure(scenario: pertlab.Scenario) -> tuple[float, int, dict]:
     t = time.process_time()
     r = pertlab.run(scenario)
     return time.process_time() - t, r.data["events"], r.bottleneck
-
-
-def machine() -> str:
-    """Date, commit, processor, cores and load: what the figures depend on."""
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    load = os.getloadavg()[0]
-    return f"Measured {datetime.date.today()} at commit `{commit}` on {cpu} ({os.cpu_count()} cores), load average {load:.1f} at the start."
 
 
 def main() -> None:

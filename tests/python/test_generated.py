@@ -18,7 +18,10 @@ import json
 import math
 import os
 import re
+import shutil
+import subprocess
 from collections import Counter
+from functools import cache
 from typing import Any
 
 import pytest
@@ -312,6 +315,14 @@ def test_command_lines_run_or_name_the_flag(args):
 # --- testbed scenario files ---------------------------------------------------------------
 
 
+@cache
+def _delayline() -> str | None:
+    """The delay line's binary (built here), or None without a C compiler."""
+    from pertlab.linux import build
+
+    return str(build.build_delayline()) if shutil.which("cc") else None
+
+
 @settings(**SETTINGS, **COMMON)
 @given(gen.model(TestbedScenario, BUDGET), st.booleans())
 def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(data, mutate):
@@ -331,4 +342,9 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
     assert all(g.start < scenario.duration for g in scenario.flows)
     kind, limit = scenario.queue()
     assert kind in ("bfifo", "pfifo") and limit >= 1
+    # The delay line takes the path the model accepted (jitter, order, loss, seed).
+    if _delayline():
+        r = subprocess.run([_delayline(), "--check", *scenario.delayline_args()], capture_output=True, text=True, timeout=10)
+        assert r.returncode == 0, (scenario.delayline_args(), r.stderr)
+    assert 0.0 <= scenario.loss_rate <= 1.0
     OUTCOMES[("testbed scenario", "accepted")] += 1

@@ -347,7 +347,7 @@ def test_delay_line_exits_when_its_parent_dies() -> None:
     # A parent in a network namespace of its own starts the delay line, reports its PID, waits.
     code = (
         "import subprocess, sys, time\n"
-        f"p = subprocess.Popen([{str(dl)!r}, 'dltest0', '10000'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)\n"
+        f"p = subprocess.Popen([{str(dl)!r}, 'dltest0', 'delay_us=10000'], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)\n"
         "assert p.stdout.readline().startswith('ready')\n"
         "print(p.pid, flush=True)\n"
         "time.sleep(600)\n"

@@ -117,5 +117,5 @@ def build_delayline() -> Path:
     src = repo_root() / "native" / "delayline.c"
     out = build_dir() / "delayline"
     if _stale(out, [src]):
-        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out), str(src)])
+        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out), str(src), "-lm"])
     return out

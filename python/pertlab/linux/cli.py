@@ -209,6 +209,19 @@ def testbed_cleanup() -> None:
         typer.echo(f"left alone: run {info.get('run_id')} in progress (pid {info.get('pid')}, started {info.get('started')})")
 
 
+@testbed_app.command("profiles")
+def testbed_profiles(
+    sources: Annotated[bool, typer.Option("--sources", help="Also print where each profile's numbers come from.")] = False,
+) -> None:
+    """The named path profiles a scenario's ``[path] profile = NAME`` picks (no root needed)."""
+    from .profiles import PROFILES, describe
+
+    for p in PROFILES.values():
+        typer.echo(describe(p))
+        if sources:
+            typer.echo(f"    source: {p.source}")
+
+
 def _scenario(path: Path) -> TestbedScenario:
     """The testbed scenario in ``path``, or exit 2 with ``error: field: message`` lines."""
     from ..scenario import ScenarioError

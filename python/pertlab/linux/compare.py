@@ -7,7 +7,7 @@ PERT parameters (the ``[pert]`` and ``[pert_adaptive]`` tables are the
 simulator's ``pert`` and ``pert-adaptive`` controllers). Kernel reno maps
 to the simulator's Reno with SACK, kernel cubic to its CUBIC (RFC 9438,
 without HyStart); kernel bbr has no counterpart and is refused. Random loss
-is not carried over (the report says so).
+and the path's jitter are not carried over (the report says so).
 """
 
 from __future__ import annotations
@@ -103,7 +103,8 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         "",
         f"{sc.bottleneck.rate / 1e6:g} Mbit/s bottleneck, {sc.bottleneck.delay / 1e6:g} ms round-trip delay, {sc.queue()[0]} {sc.queue()[1]}, "
         f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
-        + (" Random loss is not modelled in the simulator run." if sc.bottleneck.loss else "")
+        + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
+        + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
            f" [{real.extra['window_start_s']:.1f} s, {real.extra['window_end_s']:.1f} s], the simulator's the whole window." if real.interrupted else ""),
         "",

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..scenario import U64_MAX, Count, Duration, Pert, PertAdaptive, Rate, ScenarioError, Size, Time
@@ -28,13 +28,14 @@ from ..scenario.base import _compared_to, _Model
 from ..units import format_time
 from .adaptive_params import PertAdaptiveParams
 from .loader import PertParamError, PertParams
+from .profiles import PROFILES, profile_names
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedScenario", "load_scenario"]
+__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "Jitter", "Loss", "NetPath", "TestbedScenario", "load_scenario"]
 
 #: Congestion controls of the kernel the testbed selects by name, and the eBPF ``pert`` and
 #: ``pert_adaptive``.
@@ -63,6 +64,132 @@ class Bottleneck(_Model):
         return v
 
 
+#: The delay line's jitter distributions (native/delayline.c) and its limit on a delay or a jitter (10 s).
+JITTERS = ("none", "uniform", "exponential", "normal", "pareto")
+MAX_DELAY_NS = 10_000_000_000
+Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def _field_error(field: str, message: str) -> PydanticCustomError:
+    return PydanticCustomError("field_error", "{message}", {"field": field, "message": message})
+
+
+class Jitter(_Model):
+    """A random delay added to each packet's constant delay, drawn per packet in each direction."""
+
+    dist: Literal[JITTERS] = Field("none", description="none, uniform, exponential, normal or pareto")  # type: ignore[valid-type]
+    scale: Time | None = Field(None, description="uniform: the upper bound (U(0, scale)); exponential, normal, pareto: the mean")
+    sd: Time | None = Field(None, description="normal only: the standard deviation (the draw is truncated at 0)")
+    shape: Annotated[float, Field(gt=1.0, le=100.0)] | None = Field(None, description="pareto only: the shape, above 1 (default 2.5); a Pareto II draw starting at 0")
+
+    @model_validator(mode="after")
+    def _parameters_fit_the_distribution(self) -> Jitter:
+        if self.dist == "none":
+            for f in ("scale", "sd", "shape"):
+                if getattr(self, f) is not None:
+                    raise _field_error(f, f"is not used with dist = 'none' (give a dist: {', '.join(JITTERS[1:])})")
+            return self
+        if self.scale is None:
+            raise _field_error("scale", f"required with dist = {self.dist!r} (" + ("the upper bound" if self.dist == "uniform" else "the mean") + ")")
+        if self.scale > MAX_DELAY_NS:
+            raise _field_error("scale", f"must be at most 10s, got {format_time(self.scale)}")
+        if self.dist == "normal":
+            if self.sd is None:
+                raise _field_error("sd", "required with dist = 'normal'")
+            if self.sd > MAX_DELAY_NS:
+                raise _field_error("sd", f"must be at most 10s, got {format_time(self.sd)}")
+        elif self.sd is not None:
+            raise _field_error("sd", f"only for dist = 'normal', not {self.dist!r}")
+        if self.shape is not None and self.dist != "pareto":
+            raise _field_error("shape", f"only for dist = 'pareto', not {self.dist!r}")
+        return self
+
+    @property
+    def mean_ns(self) -> float:
+        """The mean of the configured distribution (normal: before its truncation at 0)."""
+        if self.dist == "none" or self.scale is None:
+            return 0.0
+        return self.scale / 2 if self.dist == "uniform" else float(self.scale)
+
+    def delayline_args(self) -> list[str]:
+        if self.dist == "none":
+            return []
+        args = [f"jitter={self.dist}", f"jitter_us={self.scale / 1000:.12g}"]
+        if self.dist == "normal":
+            args.append(f"jitter_sd_us={self.sd / 1000:.12g}")  # type: ignore[operator]
+        if self.dist == "pareto":
+            args.append(f"pareto_shape={self.shape if self.shape is not None else 2.5:g}")
+        return args
+
+
+class Loss(_Model):
+    """Random loss per packet, each direction: none, Bernoulli, or bursty (Gilbert-Elliott)."""
+
+    model: Literal["none", "bernoulli", "gilbert"] = Field("none", description="none, bernoulli or gilbert")
+    rate: Probability | None = Field(None, description="bernoulli: the loss probability")
+    p_good_bad: Probability | None = Field(None, description="gilbert: probability per packet of going from the good to the bad state")
+    p_bad_good: Annotated[float, Field(gt=0.0, le=1.0)] | None = Field(None, description="gilbert: probability per packet of leaving the bad state (the mean burst is 1 / p_bad_good packets)")
+    loss_bad: Probability | None = Field(None, description="gilbert: loss probability in the bad state (default 1)")
+    loss_good: Probability | None = Field(None, description="gilbert: loss probability in the good state (default 0)")
+
+    @model_validator(mode="after")
+    def _parameters_fit_the_model(self) -> Loss:
+        gilbert = ("p_good_bad", "p_bad_good", "loss_bad", "loss_good")
+        unused = {"none": ("rate", *gilbert), "bernoulli": gilbert, "gilbert": ("rate",)}[self.model]
+        for f in unused:
+            if getattr(self, f) is not None:
+                raise _field_error(f, f"is not used with model = {self.model!r}")
+        if self.model == "bernoulli" and self.rate is None:
+            raise _field_error("rate", "required with model = 'bernoulli'")
+        if self.model == "gilbert":
+            for f in ("p_good_bad", "p_bad_good"):
+                if getattr(self, f) is None:
+                    raise _field_error(f, "required with model = 'gilbert'")
+        return self
+
+    @property
+    def stationary_rate(self) -> float:
+        """The long-run loss probability per packet."""
+        if self.model == "bernoulli":
+            return self.rate or 0.0
+        if self.model == "gilbert":
+            p, r = self.p_good_bad or 0.0, self.p_bad_good or 1.0
+            bad = 1.0 if self.loss_bad is None else self.loss_bad
+            good = self.loss_good or 0.0
+            return (r * good + p * bad) / (p + r)
+        return 0.0
+
+    def delayline_args(self) -> list[str]:
+        if self.model == "bernoulli":
+            return [f"loss={self.rate!r}"]
+        if self.model == "gilbert":
+            return [f"ge_p={self.p_good_bad!r}", f"ge_r={self.p_bad_good!r}", f"ge_bad={1.0 if self.loss_bad is None else self.loss_bad!r}", f"ge_good={self.loss_good or 0.0!r}"]
+        return []
+
+
+class NetPath(_Model):
+    """What the delay line does to each packet besides the constant delay (``bottleneck.delay``):
+    jitter, reordering, loss; or a named profile (:mod:`.profiles`) that fills them."""
+
+    profile: Literal[tuple(PROFILES)] | None = Field(  # type: ignore[valid-type]
+        None, description=f"a named path profile: {profile_names()}; fields given here or in [bottleneck] override it"
+    )
+    jitter: Jitter = Field(default_factory=Jitter)
+    order: Literal["keep", "free"] = Field("keep", description="keep: packets between two addresses leave in the order they came; free: each at its own time (jitter reorders)")
+    loss: Loss = Field(default_factory=Loss)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _profile_fills_the_rest(cls, data: object) -> object:
+        if not isinstance(data, dict) or data.get("profile") is None:
+            return data
+        name = data["profile"]
+        if not isinstance(name, str) or name not in PROFILES:
+            raise _field_error("profile", f"unknown path profile {name!r}; known: {profile_names()}")
+        prof = PROFILES[name]
+        return {"jitter": dict(prof.jitter), "loss": dict(prof.loss), "order": prof.order} | data
+
+
 class FlowGroup(_Model):
     """``count`` bulk TCP connections with one congestion control, in one sender process."""
 
@@ -80,9 +207,13 @@ class TestbedScenario(_Model):
     duration: Duration = Field(10_000_000_000, description="how long the flows send")
     warmup: Time = Field(2_000_000_000, description="metrics cover [warmup, duration]")
     sample_interval: Duration = Field(100_000_000, description="TCP_INFO and queue sampling interval")
-    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = Field(1, description="seed of the delay line's random loss")
+    seed: Annotated[int, Field(ge=0, le=U64_MAX)] = Field(1, description="seed of the delay line's random loss and jitter")
+    delayline_rtprio: Annotated[int, Field(ge=0, le=99)] = Field(
+        0, description="run the delay line under SCHED_FIFO at this priority (1 to 99; 0: the normal scheduler); its releases are then less late on a busy machine"
+    )
     delayed_ack: bool = Field(False, description="Linux's delayed ACKs at the receiver; default one ACK per segment (quickack), as the simulator")
-    bottleneck: Bottleneck = Field(default_factory=Bottleneck)
+    path: NetPath = Field(default_factory=NetPath, description="the delay line's jitter, reordering and loss, or a named path profile")
+    bottleneck: Bottleneck = Field(default_factory=Bottleneck, validate_default=True)
     flows: list[FlowGroup] = Field(default_factory=lambda: [FlowGroup(cc="pert")], min_length=1)
     pert: Pert = Field(default_factory=Pert, description="PERT's parameters: the simulator's `pert` controller fields")
     pert_adaptive: PertAdaptive = Field(
@@ -90,6 +221,29 @@ class TestbedScenario(_Model):
     )
 
     _warmup_below_duration = field_validator("warmup")(_compared_to("duration", "<", format_time))
+
+    @field_validator("bottleneck", mode="before")
+    @classmethod
+    def _profile_fills_delay_and_rate(cls, v: object, info: ValidationInfo) -> object:
+        """A path profile gives the round-trip delay (and the rate of an access link) unless the file does."""
+        path = info.data.get("path")
+        if path is None or path.profile is None or not isinstance(v, (dict, Bottleneck)):
+            return v
+        prof = PROFILES[path.profile]
+        if isinstance(v, Bottleneck):
+            v = v.model_dump(exclude_unset=True)
+        fill = {"delay": prof.rtt} | ({"rate": prof.rate} if prof.rate else {})
+        return fill | v
+
+    @field_validator("bottleneck")
+    @classmethod
+    def _one_loss_and_delays_in_range(cls, v: Bottleneck, info: ValidationInfo) -> Bottleneck:
+        path = info.data.get("path")
+        if v.delay // 2 > MAX_DELAY_NS:
+            raise _field_error("delay", f"must be at most 20s (10s each way), got {format_time(v.delay)}")
+        if path is not None and v.loss > 0 and path.loss.model != "none":
+            raise _field_error("loss", "give bottleneck.loss or a [path.loss] table (or a path profile's loss), not both")
+        return v
 
     @field_validator("flows")
     @classmethod
@@ -154,6 +308,18 @@ class TestbedScenario(_Model):
     def ebpf_ccs(self) -> list[str]:
         """The eBPF congestion controls the flows use."""
         return [c for c in EBPF_CCS if any(f.cc == c for f in self.flows)]
+
+    def delayline_args(self) -> list[str]:
+        """The delay line's options (native/delayline.c) for one direction: half the round trip,
+        the path's jitter, order and loss, the seed."""
+        loss = self.path.loss.delayline_args() or ([f"loss={self.bottleneck.loss!r}"] if self.bottleneck.loss else [])
+        rt = [f"rtprio={self.delayline_rtprio}"] if self.delayline_rtprio else []
+        return [f"delay_us={self.bottleneck.delay / 2000:.12g}", *self.path.jitter.delayline_args(), f"order={self.path.order}", *loss, f"seed={self.seed}", *rt]
+
+    @property
+    def loss_rate(self) -> float:
+        """The configured loss probability per packet, each direction."""
+        return self.path.loss.stationary_rate if self.path.loss.model != "none" else self.bottleneck.loss
 
     @property
     def needs_pert(self) -> bool:

@@ -9,8 +9,11 @@
 Every packet the router receives on r0 or r1 is routed (policy rule, table
 100) into the TUN device dl0; ``native/delayline.c`` reads it and writes it
 back to dl0 half the configured round-trip delay later (so both directions
-are delayed and ping sees the full delay), optionally dropping it at random
-(forward and reverse alike); the router then forwards it by its main table.
+are delayed and ping sees the full delay), plus the scenario's ``[path]``
+jitter (packets between two addresses kept in order, or not), optionally
+dropping it at random, Bernoulli or in bursts (forward and reverse alike;
+a named path profile fills these, :mod:`.profiles`); the router then
+forwards it by its main table.
 The bottleneck is the router's egress towards the receiver: htb at the
 configured rate with a bfifo (bytes) or pfifo (packets) leaf of the
 configured size. Segmentation and receive offloads are off on every veth.
@@ -125,10 +128,9 @@ class Testbed:
         self.ns(self.rcv, "ip", "route", "add", "default", "via", RTR_RCV_IP, *quick)
         for key in ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0"):
             self.ns(self.rtr, "sysctl", "-qw", key)
-        # Delay line: half the round trip each way.
+        # Delay line: half the round trip each way, the path's jitter, order and loss.
         b = self.sc.bottleneck
-        loss_ppm = round(b.loss * 1_000_000)
-        self.delayline = self.popen(self.rtr, str(delayline), "dl0", str(b.delay // 2000), str(loss_ppm), str(self.sc.seed))
+        self.delayline = self.popen(self.rtr, str(delayline), "dl0", *self.sc.delayline_args())
         line = self.delayline.stdout.readline() if self.delayline.stdout else ""
         if not line.startswith("ready"):
             raise RuntimeError(f"delay line failed: {self.delayline.stderr.read() if self.delayline.stderr else ''}")
@@ -221,7 +223,7 @@ class TestbedResults:
 
     def report(self) -> str:
         sc, x = self.scenario, self.extra
-        lines = [f"testbed {sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms, {sc.duration / 1e9:g} s"]
+        lines = [f"testbed {sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms, {sc.duration / 1e9:g} s" + _path_words(sc)]
         if self.interrupted and x["window_end_s"] > x["window_start_s"]:
             lines.append(f"interrupted at {x['stopped_at_s']:.1f} s; metrics over [{x['window_start_s']:.1f} s, {x['window_end_s']:.1f} s]")
         elif self.interrupted:
@@ -237,7 +239,12 @@ class TestbedResults:
             f"bottleneck: {q['discipline']} avg {_fmt(q['avg_queue_pkts'], '.1f')} pkts, drops {_fmt(q['drops'], 'd')} "
             f"({_fmt(q['drop_rate'], '.4f')}), utilization {_fmt(q['utilization'], '.3f')}"
         )
-        lines.append(f"idle ping: median {x['ping_idle_ms']['median']:.3f} ms; delay line late mean {x['delayline'].get('late_mean_us', 0):.1f} us")
+        dl = x["delayline"]
+        lines.append(
+            f"idle ping: median {x['ping_idle_ms']['median']:.3f} ms; delay line late mean {dl.get('late_mean_us', 0):.1f} us"
+            + (f"; lost {dl.get('lost', 0)} of {dl.get('packets', 0)} packets" if dl.get("lost") else "")
+            + (f"; delay given mean {dl['delay_given']['mean_us'] / 1000:.2f} ms, p90 {dl['delay_given']['p90_us'] / 1000:.2f} ms each way" if sc.path.jitter.dist != "none" and "delay_given" in dl else "")
+        )
         if "pert_counters" in x:
             lines.append(f"pert counters: {x['pert_counters']}")
         if "pert_adaptive_counters" in x:
@@ -249,6 +256,18 @@ class TestbedResults:
                 f"safe {w['safe_s']:.2f} s, compete {w['compete_s']:.2f} s"
             )
         return "\n".join(lines)
+
+
+def _path_words(sc: TestbedScenario) -> str:
+    """The path's profile, jitter, order and loss, when there is more than a constant delay."""
+    p, words = sc.path, []
+    if p.profile:
+        words.append(f"profile {p.profile}")
+    if p.jitter.dist != "none":
+        words.append(f"{p.jitter.dist} jitter of mean {p.jitter.mean_ns / 1e6:g} ms each way, order {p.order}")
+    if sc.loss_rate:
+        words.append(f"{p.loss.model if p.loss.model != 'none' else 'bernoulli'} loss {sc.loss_rate:.4g} each way")
+    return f" ({'; '.join(words)})" if words else ""
 
 
 def _fmt(v: float | int | None, spec: str) -> str:
