@@ -17,7 +17,6 @@ Run: python3 scripts/bench_minimal.py [ROUNDS] (default 11).
 
 from __future__ import annotations
 
-import datetime
 import json
 import os
 import pathlib
@@ -28,7 +27,7 @@ import sys
 import tempfile
 import time
 
-from bench_block import write_block
+from bench_block import machine, write_block
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "target" / "release" / "examples"
@@ -82,9 +81,7 @@ def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 11
     build = ["cargo", "build", "--release", "-q", "-p", "pertlab-sim", "--example", "canonical", "--example", "minimal_dumbbell"]
     subprocess.run(build, cwd=ROOT, check=True)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT).stdout.strip()
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
-    load = os.getloadavg()[0]
+    where = machine()
     c, m = fairness()
     runs: dict[str, list[tuple[float, float]]] = {"canonical": [], "minimal": []}
     for _ in range(rounds):
@@ -102,8 +99,7 @@ def main() -> None:
         "`examples/minimal_dumbbell`, a Reno-only engine of one file that uses nothing of pertlab-sim: the same",
         "scenario with NewReno instead of SACK recovery, FIFO lanes per constant delay, a heap for timers only,",
         "no allocation per packet, no monitors or checks). Both built with the release profile (fat LTO).",
-        f"Measured {datetime.date.today()} at commit `{commit}` on {cpu} ({os.cpu_count()} cores), load average",
-        f"{load:.1f} at the start and {load_end:.1f} at the end: {rounds} pairs of whole processes, in turn.",
+        f"{where[:-1]}, {load_end:.1f} at the end: {rounds} pairs of whole processes, in turn.",
         "",
         "| | canonical (pertlab) | minimal engine |",
         "|---|---|---|",
