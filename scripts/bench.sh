@@ -101,3 +101,7 @@ PY
 
 # Qian's video study at the thesis's 7000 s (issue 15), with the `scenario` example bench_scale.py built.
 .venv/bin/python scripts/bench_video.py
+
+# The canonical run against a minimal Reno-only engine of the same scenario (issue 21: canonical
+# in at most 1.25 times the minimal engine's time), paired whole processes.
+python3 scripts/bench_minimal.py

@@ -1,0 +1,124 @@
+"""The canonical dumbbell against a minimal engine (issue 21: "run the canonical dumbbell in at
+most 1.25 times the minimal engine's time"), written to BENCHMARKS.md between the
+``bench-minimal`` markers. Called by scripts/bench.sh (``make bench``).
+
+The minimal engine is ``examples/minimal_dumbbell.rs``: the same scenario with NewReno senders
+and nothing of pertlab-sim. Both examples are built here (release profile: fat LTO, one codegen
+unit). First one run of each for the fairness check (events, deliveries, drops, utilization,
+goodput: the two engines should do about the same work), with the canonical run's full results
+written to a temporary file. Then ROUNDS pairs, canonical and minimal in turn so that the load of
+a shared machine falls on both alike: each run's wall time as a whole process and its CPU time
+(user + system, from the operating system's accounting of the finished child), their medians,
+and the median of the pairwise ratios canonical / minimal. The cost per event is the median CPU
+time over the run's events.
+
+Run: python3 scripts/bench_minimal.py [ROUNDS] (default 11).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from bench_block import machine, write_block
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "target" / "release" / "examples"
+CANONICAL, MINIMAL = EXAMPLES / "canonical", EXAMPLES / "minimal_dumbbell"
+#: The issue's target: the canonical run in at most this many times the minimal engine's time.
+TARGET = 1.25
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds (user + system) of one run of ``cmd`` as a whole process, and its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
+
+
+def holds(ratio: float) -> str:
+    return "holds" if ratio <= TARGET else "does not hold"
+
+
+def jain(xs: list[float]) -> float:
+    return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
+
+
+def fairness() -> tuple[dict, dict]:
+    """What each engine did on one run: the figures both can state."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "results.json"
+        subprocess.run([str(CANONICAL), "50", "100", "droptail", str(path)], capture_output=True, check=True)
+        r = json.loads(path.read_text())
+    b = r["bottleneck"]
+    goodputs = [f["goodput_mbps"] for f in r["flows"]]
+    canonical = {
+        "events": r["events"],
+        "packets_delivered": r["conservation"]["delivered"],
+        "drops": sum(q["drops"] for q in r["queues"]),
+        "bottleneck_drops": b["drops"],
+        "utilization": b["utilization"],
+        "goodput_mean_mbps": statistics.mean(goodputs),
+        "goodput_jain": jain(goodputs),
+        "retransmits": sum(f["retransmits"] for f in r["flows"]),
+        "timeouts": sum(f["timeouts"] for f in r["flows"]),
+    }
+    minimal = json.loads(subprocess.run([str(MINIMAL), "50", "100"], capture_output=True, text=True, check=True).stdout)
+    return canonical, minimal
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 11
+    build = ["cargo", "build", "--release", "-q", "-p", "pertlab-sim", "--example", "canonical", "--example", "minimal_dumbbell"]
+    subprocess.run(build, cwd=ROOT, check=True)
+    where = machine()
+    c, m = fairness()
+    runs: dict[str, list[tuple[float, float]]] = {"canonical": [], "minimal": []}
+    for _ in range(rounds):
+        for name, cmd in (("canonical", [str(CANONICAL)]), ("minimal", [str(MINIMAL)])):
+            wall, cpu_s, _ = timed(cmd)
+            runs[name].append((wall, cpu_s))
+    load_end = os.getloadavg()[0]
+    med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
+    ratio_wall = statistics.median(a[0] / b[0] for a, b in zip(runs["canonical"], runs["minimal"]))
+    ratio_cpu = statistics.median(a[1] / b[1] for a, b in zip(runs["canonical"], runs["minimal"]))
+    ns_c, ns_m = med["canonical"][1] * 1e9 / c["events"], med["minimal"][1] * 1e9 / m["events"]
+    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu}), file=sys.stderr)
+    write_block("bench-minimal", [
+        "**Against a minimal engine** (issue 21; `scripts/bench_minimal.py`: `examples/canonical` against",
+        "`examples/minimal_dumbbell`, a Reno-only engine of one file that uses nothing of pertlab-sim: the same",
+        "scenario with NewReno instead of SACK recovery, FIFO lanes per constant delay, a heap for timers only,",
+        "no allocation per packet, no monitors or checks). Both built with the release profile (fat LTO).",
+        f"{where[:-1]}, {load_end:.1f} at the end: {rounds} pairs of whole processes, in turn.",
+        "",
+        "| | canonical (pertlab) | minimal engine |",
+        "|---|---|---|",
+        f"| events | {c['events'] / 1e6:.2f} M | {m['events'] / 1e6:.2f} M |",
+        f"| packets delivered (data and ACKs) | {c['packets_delivered'] / 1e6:.3f} M | {m['packets_delivered'] / 1e6:.3f} M |",
+        f"| drops (bottleneck) | {c['drops']} ({c['bottleneck_drops']}) | {m['drops']} ({m['bottleneck_drops']}) |",
+        f"| bottleneck utilization | {c['utilization']:.4f} | {m['utilization']:.4f} |",
+        f"| goodput per flow, mean (Jain index) | {c['goodput_mean_mbps']:.3f} Mbit/s ({c['goodput_jain']:.4f}) | {m['goodput_mean_mbps']:.3f} Mbit/s ({m['goodput_jain']:.4f}) |",
+        f"| retransmissions, timeouts | {c['retransmits']}, {c['timeouts']} | {m['retransmits']}, {m['timeouts']} |",
+        f"| wall s, median (process) | {med['canonical'][0]:.3f} | {med['minimal'][0]:.3f} |",
+        f"| CPU s, median (user + system) | {med['canonical'][1]:.3f} | {med['minimal'][1]:.3f} |",
+        f"| ns of CPU per event | {ns_c:.1f} | {ns_m:.1f} |",
+        "",
+        f"Canonical / minimal, median of the pairs: {ratio_wall:.2f} in wall time, {ratio_cpu:.2f} in CPU time;",
+        f"per event {ns_c / ns_m:.2f}. Issue 21's target is canonical <= {TARGET} x minimal: it {holds(ratio_cpu)} in CPU time",
+        f"and {holds(ratio_wall)} in wall time on this run. At these medians it asks for at most {TARGET * med['minimal'][1]:.3f} s of CPU",
+        f"for the canonical run ({100 * (1 - TARGET * med['minimal'][1] / med['canonical'][1]):.0f} % less than now), {TARGET * ns_m:.1f} ns per event at most.",
+    ])  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
