@@ -255,11 +255,14 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         line = snd.stdout.readline() if snd.stdout else ""
         if not line.startswith("{"):
             raise RuntimeError(f"sender ({cc}) failed: {snd.stderr.read() if snd.stderr else ''}")
-        # Start of the window, taken while the connections are established and idle (until t0).
-        a = { "bpf": prog_stats(progs), "machine": machine_cpu(), "snd": proc_cpu(snd.pid), "dl": proc_cpu(tb.delayline.pid), "rcv": proc_cpu(recv.pid), "ksoftirqd": ksoftirqd_cpu()}  # type: ignore[union-attr]
+        # Start of the window: the BPF counters and the testbed's processes now, while the
+        # connections are established and idle (until t0); the machine's counters, which other
+        # jobs move meanwhile, at t0.
+        a = {"bpf": prog_stats(progs), "snd": proc_cpu(snd.pid), "dl": proc_cpu(tb.delayline.pid), "rcv": proc_cpu(recv.pid)}  # type: ignore[union-attr]
         late = max(0.0, time.monotonic() - t0)
         time.sleep(max(0.0, t0 - time.monotonic()))
         started = time.monotonic()
+        a |= {"machine": machine_cpu(), "ksoftirqd": ksoftirqd_cpu()}
         time.sleep(max(0.0, t0 + setup.seconds / 2 - time.monotonic()))
         mid = {"t": time.monotonic(), "bpf": prog_stats(progs)}
         ss_cc = tb.ss()
@@ -303,7 +306,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         "ksoftirqd_ms_per_mb": per_mb(b["ksoftirqd"] - a["ksoftirqd"]),
         "machine_busy_ms_per_mb": per_mb(busy), "machine_busy_pct": 100 * busy / (window * os.cpu_count()),  # type: ignore[operator]
         "machine_steal_s": mach["steal"], "machine_softirq_s": mach["softirq"],
-        "load_before": load_before, "load_after": loadavg(),
+        "load_before": load_before, "load_after": loadavg(), "run_id": run_dir.id,
     }  # fmt: skip
     if progs:
         progs_rows = {}
