@@ -42,9 +42,11 @@ import json
 import math
 import os
 import platform
+import signal
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -230,6 +232,11 @@ def loadavg() -> list[float]:
 # ---------------------------------------------------------------- one run
 
 
+def _kill(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
 def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interrupt.Stop) -> dict:
     """One run of ``cc`` in a fresh testbed; the figures of :func:`measure`'s ``runs`` rows."""
     from .testbed import PORT, RCV_IP, Testbed  # the testbed imports polars; only here
@@ -271,7 +278,14 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         time.sleep(max(0.0, t0 + setup.seconds - time.monotonic()))
         with contextlib.suppress(OSError):
             snd.stdin.close()  # type: ignore[union-attr]
-        out = snd.stdout.read() if snd.stdout else ""  # type: ignore[union-attr]
+        # A sender that does not stop is killed (its output then fails the run below); not yet
+        # reaped, its PID cannot have been reused.
+        watchdog = threading.Timer(30.0, _kill, (snd.pid,))
+        watchdog.start()
+        try:
+            out = snd.stdout.read() if snd.stdout else ""  # type: ignore[union-attr]
+        finally:
+            watchdog.cancel()
         guard.interruptible = False
         _, status, ru = os.wait4(snd.pid, 0)
         snd.returncode = os.waitstatus_to_exitcode(status)
