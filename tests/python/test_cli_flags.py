@@ -644,6 +644,7 @@ def test_every_option_is_exercised():
     importlib.import_module("test_linux_cc")  # their options are registered when they are imported
     importlib.import_module("test_linux_adaptive")
     importlib.import_module("test_testbed")
+    importlib.import_module("test_linux_cpu_cost")
     importlib.import_module("test_validate_kernel")
     importlib.import_module("test_hua02")
     importlib.import_module("test_pcap")

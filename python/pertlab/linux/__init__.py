@@ -13,6 +13,8 @@
 - :mod:`pertlab.linux.runs`: run directories and their locks; removing what
   runs whose driver died left behind.
 - :mod:`pertlab.linux.compare`: a testbed scenario in the simulator, side by side.
+- :mod:`pertlab.linux.cpu_cost`: CPU cost of the congestion controls through the testbed
+  (BPF run time per call, CPU time per MB; Kotla's Table VI).
 
 See docs/linux.md.
 """

@@ -140,6 +140,45 @@ def status(
         typer.echo(f"  {st['note']}")
 
 
+@linux_app.command("cpu-cost")
+def cpu_cost(
+    flows: Annotated[int, typer.Option(help="Bulk TCP connections per run (one sender process).")] = 50,
+    seconds: Annotated[float, typer.Option(help="How long each run's flows send.")] = 20.0,
+    repeat: Annotated[int, typer.Option(help="Runs per congestion control (interleaved).")] = 3,
+    cc: Annotated[Optional[list[str]], typer.Option("--cc", help="Congestion control, repeatable: pert-adaptive, pert (eBPF), reno, cubic, bbr [default: pert-adaptive, reno, cubic].")] = None,
+    rate_mbit: Annotated[float, typer.Option(help="Bottleneck rate, Mbit/s (htb; pfifo of one BDP, at least 2 packets per flow).")] = 100.0,
+    rtt_ms: Annotated[float, typer.Option(help="Round-trip propagation delay, ms (the testbed's delay line).")] = 60.0,
+    out: Annotated[Optional[Path], typer.Option("--out", help="Write every run's figures and the summary here (JSON).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print them as JSON instead of the table.")] = False,
+) -> None:
+    """CPU cost of congestion controls (Kotla 2008, Table VI): FLOWS bulk connections through the
+    testbed per run; the eBPF programs' run time per call (BPF statistics) and the sender's,
+    the testbed's and the machine's CPU time per megabyte. See docs/linux.md."""
+    from .cpu_cost import DEFAULT_CCS, CpuCostError, Setup, measure
+
+    setup = Setup(flows=flows, seconds=seconds, repeat=repeat, ccs=tuple(cc) if cc else DEFAULT_CCS, rate_mbit=rate_mbit, rtt_ms=rtt_ms)
+    try:
+        setup.validate()
+    except CpuCostError as e:
+        _die(f"{_flag(e.field)}: {e.message}", 2)
+
+    def progress(row: dict) -> None:
+        bpf = f", BPF {row['bpf_ns_per_call']:.0f} ns per call" if row.get("bpf_ns_per_call") else ""
+        typer.echo(f"run {row['repeat'] + 1}/{repeat} {row['cc']}: {row['goodput_mbps']:.1f} Mbit/s, sender {row['sender_cpu_ms_per_mb']:.2f} ms/MB{bpf}", err=True)
+
+    try:
+        res = measure(setup, progress)
+    except RuntimeError as e:
+        _die(str(e))
+    except KeyboardInterrupt:
+        typer.echo("interrupted: the testbed was removed and the controller unregistered; nothing kept", err=True)
+        raise typer.Exit(130)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(res.as_dict(), indent=2) + "\n")
+    typer.echo(json.dumps(res.as_dict(), indent=2) if as_json else res.report())
+
+
 @testbed_app.command("run")
 def testbed_run(
     scenario_file: Annotated[Path, typer.Argument(help="Testbed scenario (.toml).", metavar="SCENARIO")],
