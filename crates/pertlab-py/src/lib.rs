@@ -273,6 +273,27 @@ fn jain_index(xs: Vec<f64>) -> f64 {
     pertlab_sim::stats::jain_index(&xs)
 }
 
+/// A live video stream's playout (Qian 2011, III.A), the core's one definition (also used for
+/// testbed streams): segment `i` generated at `start_ns + i * interval_ns` and delivered in
+/// order at `deliveries_ns[i]`, played `startup_delay_ns` after its generation; at `end_ns`,
+/// `(packets, late, late_fraction, success)` as the simulator's `video_*` results count them.
+#[pyfunction]
+fn video_playout(start_ns: u64, interval_ns: u64, startup_delay_ns: u64, deliveries_ns: Vec<u64>, end_ns: u64) -> PyResult<(u64, u64, f64, bool)> {
+    if interval_ns == 0 {
+        return Err(PyValueError::new_err("interval_ns: must be positive, got 0"));
+    }
+    if deliveries_ns.windows(2).any(|w| w[1] < w[0]) {
+        return Err(PyValueError::new_err("deliveries_ns: in-order deliveries cannot go back in time"));
+    }
+    let n = u32::try_from(deliveries_ns.len()).map_err(|_| PyValueError::new_err("deliveries_ns: at most 2^32 - 1 segments"))?;
+    let mut playout = pertlab_sim::traffic::video::Playout::new(start_ns, interval_ns, vec![startup_delay_ns]);
+    for (i, &t) in (0..n).zip(&deliveries_ns) {
+        playout.deliver(t, i, i + 1);
+    }
+    let r = playout.result(end_ns, n);
+    Ok((r.packets, r.late, r.late_fraction, r.success()))
+}
+
 /// Version of the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -283,6 +304,7 @@ fn version() -> &'static str {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run_json, m)?)?;
     m.add_function(wrap_pyfunction!(jain_index, m)?)?;
+    m.add_function(wrap_pyfunction!(video_playout, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate_json, m)?)?;
     m.add_function(wrap_pyfunction!(bytes_per_flow, m)?)?;

@@ -2,7 +2,9 @@
 
 :func:`sim_scenario` maps a testbed scenario to a simulator dumbbell: the
 bottleneck's rate, round-trip delay and buffer (bfifo bytes -> full-size
-frames), each flow group starting and stopping when the testbed's does, the testbed's
+frames), each flow group starting and stopping when the testbed's does (a video group
+with the same video rate and start-up delay; the simulator's segments carry its packet
+size's payload), the testbed's
 PERT parameters (the ``[pert]`` and ``[pert_adaptive]`` tables are the
 simulator's ``pert`` and ``pert-adaptive`` controllers). Kernel reno maps
 to the simulator's Reno with SACK, kernel cubic to its CUBIC (RFC 9438,
@@ -45,14 +47,15 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
             "pert-adaptive": sc.pert_adaptive.model_dump(mode="json", by_alias=True, exclude_none=True),
         },
     )  # fmt: skip
-    if all(f.start == 0 and f.stop is None for f in sc.flows):
+    if all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
         return sim
     data = sim.model_dump(mode="json", by_alias=True, exclude_none=True)
-    spans = [(g.start, g.stop) for g in sc.flows for _ in range(g.count)]
-    for flow, (start, stop) in zip(data["flows"], spans):
-        flow["start_window_ns"] = [start, start]
-        if stop is not None and stop < sc.duration:
-            flow["stop_ns"] = stop
+    for flow, g in zip(data["flows"], [g for g in sc.flows for _ in range(g.count)]):
+        flow["start_window_ns"] = [g.start, g.start]
+        if g.stop is not None and g.stop < sc.duration:
+            flow["stop_ns"] = g.stop
+        if g.video is not None:
+            flow["video"] = {"rate_bps": g.video.rate, "startup_delay_ns": g.video.startup_delay}
     return Scenario.model_validate(data)
 
 
@@ -95,6 +98,11 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
             modes = real.extra.get("pert_adaptive_modes", {})
             for m in ("high_speed", "safe", "compete"):
                 row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(x["window"][f"{m}_s"] for x in modes.values()), sf[f"{m}_s"].sum(), "{:.2f}")
+    if "video_packets" in real.flows.columns and (rv := real.flows.filter(pl.col("video_packets").is_not_null())).height:
+        sv = sim.flows.filter(pl.col("video_packets").is_not_null())
+        row("video streams: goodput per stream, Mbit/s (mean)", rv["goodput_mbps"].mean(), sv["goodput_mbps"].mean())
+        row("video streams: late fraction (worst stream)", rv["video_late_fraction"].max(), sv["video_late_fraction"].max(), "{:.2e}")
+        row("video streams: successful (late fraction below 1e-4)", int(rv["video_success"].sum()), int(sv["video_success"].sum()), "{}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), sim.jain)
     row("bottleneck utilization", rq["utilization"], sq["utilization"])
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")

@@ -3,10 +3,14 @@
 
 - ``recv``: accepts connections, counts bytes per connection and records the
   cumulative count every sample interval (on CLOCK_MONOTONIC, which all
-  namespaces share); prints one JSON object when its standard input closes.
+  namespaces share), and with ``--log`` after every read as well (what a video
+  client's playout is computed from); prints one JSON object when its standard
+  input closes.
 - ``send``: opens ``count`` connections with ``setsockopt(TCP_CONGESTION)``,
   sends as fast as the window allows until ``t0 + duration`` or until its
-  standard input closes (the driver stopped the run, or died), and samples
+  standard input closes (the driver stopped the run, or died), or with
+  ``--video-rate`` writes ``--segment`` bytes every ``segment / rate`` from
+  ``t0`` on each connection (a live video source, ``TCP_NODELAY``), and samples
   TCP_INFO of each socket (cwnd, ssthresh, srtt, bytes acked, retransmits)
   every interval; prints one JSON object at the end. Its sockets linger 0 s
   (``SO_LINGER``): closing one, also when the process is killed, resets the
@@ -60,13 +64,17 @@ def recv(args: argparse.Namespace) -> None:
     srv.bind((args.bind, args.port))
     srv.listen(256)
     counts: dict[int, list[int]] = {}  # peer port -> [bytes]
+    arrivals: dict[int, list[tuple[float, int]]] = {}  # peer port -> (time, bytes so far) after each read, with --log
     series: list[tuple[float, dict[int, int]]] = []
     lock = threading.Lock()
 
     def conn_loop(conn: socket.socket, port: int) -> None:
         cell = [0]
+        log: list[tuple[float, int]] = []
         with lock:
             counts[port] = cell
+            if args.log:
+                arrivals[port] = log
         buf = bytearray(1 << 18)
         view = memoryview(buf)
         while True:
@@ -77,6 +85,8 @@ def recv(args: argparse.Namespace) -> None:
             if n <= 0:
                 break
             cell[0] += n
+            if args.log:
+                log.append((time.monotonic(), cell[0]))
         conn.close()
 
     def accept_loop() -> None:
@@ -101,7 +111,7 @@ def recv(args: argparse.Namespace) -> None:
     _wait_stdin_eof()
     with lock:
         series.append((time.monotonic(), {p: c[0] for p, c in counts.items()}))
-        out = {"series": [{"t": t, "bytes": {str(p): b for p, b in c.items()}} for t, c in series]}
+        out = {"series": [{"t": t, "bytes": {str(p): b for p, b in c.items()}} for t, c in series], "arrivals": {str(p): log for p, log in arrivals.items()}}
     print(json.dumps(out), flush=True)
 
 
@@ -111,6 +121,8 @@ def send(args: argparse.Namespace) -> None:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, args.cc.encode())
+        if args.video_rate:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         s.connect((args.dst, args.port))
         socks.append(s)
     ports = [s.getsockname()[1] for s in socks]
@@ -137,7 +149,26 @@ def send(args: argparse.Namespace) -> None:
             except OSError:
                 return
 
-    threads = [threading.Thread(target=pump, args=(s,), daemon=True) for s in socks]
+    def write_video(s: socket.socket) -> None:
+        """Segment i at t0 + i x segment / rate, or as soon as the socket takes it when behind."""
+        s.settimeout(0.2)
+        segment = b"\0" * args.segment
+        interval = args.segment * 8 / args.video_rate
+        i = 0
+        while not stop.is_set() and (due := args.t0 + i * interval) < end:
+            if stop.wait(max(0.0, due - time.monotonic())):
+                return
+            view = memoryview(segment)
+            while view and not stop.is_set() and time.monotonic() < end:
+                try:
+                    view = view[s.send(view) :]
+                except socket.timeout:
+                    continue
+                except OSError:
+                    return
+            i += 1
+
+    threads = [threading.Thread(target=write_video if args.video_rate else pump, args=(s,), daemon=True) for s in socks]
     for t in threads:
         t.start()
     samples = []
@@ -177,6 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--bind", default="0.0.0.0")
     r.add_argument("--port", type=int, required=True)
     r.add_argument("--interval", type=float, default=0.1)
+    r.add_argument("--log", action="store_true", help="record (time, bytes so far) after every read")
     s = sub.add_parser("send")
     s.add_argument("--dst", required=True)
     s.add_argument("--port", type=int, required=True)
@@ -185,6 +217,8 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--t0", type=float, required=True)
     s.add_argument("--duration", type=float, required=True)
     s.add_argument("--interval", type=float, default=0.1)
+    s.add_argument("--video-rate", type=float, default=0.0, help="bit/s: a live video source on each connection instead of bulk data")
+    s.add_argument("--segment", type=int, default=1448, help="bytes per video write")
     args = ap.parse_args(argv)
     (recv if args.cmd == "recv" else send)(args)
 

@@ -26,7 +26,7 @@ from pydantic_core import PydanticCustomError
 
 from ..scenario import U64_MAX, Count, Duration, Pert, PertAdaptive, Rate, ScenarioError, Size, Time
 from ..scenario.base import _compared_to, _Model
-from ..units import format_time
+from ..units import format_rate, format_time
 from .adaptive_params import PertAdaptiveParams
 from .loader import PertParamError, PertParams
 from .profiles import PROFILES, profile_names
@@ -36,7 +36,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "Jitter", "Loss", "NetPath", "TestbedScenario", "load_scenario"]
+__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedVideo", "Jitter", "Loss", "NetPath", "TestbedScenario", "load_scenario"]
 
 #: Congestion controls of the kernel the testbed selects by name, and the eBPF ``pert`` and
 #: ``pert_adaptive``.
@@ -44,6 +44,7 @@ KERNEL_CCS = ("reno", "cubic", "bbr")
 EBPF_CCS = ("pert", "pert_adaptive")
 CCS = (*KERNEL_CCS, *EBPF_CCS)
 FRAME_BYTES = 1514  # a full-size Ethernet frame, what htb and bfifo count
+SEGMENT_BYTES = 1448  # payload of a full-size segment with the timestamps option
 #: The loader's names of the ``[pert]`` table's fields where they differ (the rest are the same).
 PERT_FIELDS = {"t_min_ms": "t_min", "t_max_ms": "t_max", "t_end_ms": "t_curve_end"}
 
@@ -191,13 +192,26 @@ class NetPath(_Model):
         return {"jitter": dict(prof.jitter), "loss": dict(prof.loss), "order": prof.order} | data
 
 
+class TestbedVideo(_Model):
+    """A live video stream on each connection of a group (Qian 2011, III.A and III.B): the sender
+    writes ``segment`` bytes every ``segment / rate`` (application-limited, ``TCP_NODELAY``), the
+    receiver plays segment i ``startup_delay`` after the sender wrote it; late and success as the
+    simulator counts them (``pertlab._core.video_playout``)."""
+
+    rate: Rate = Field(description="video bit rate mu, payload; at most the bottleneck's rate")
+    startup_delay: Time = Field(2_000_000_000, description="the client's start-up delay")
+    segment: Size = Field(SEGMENT_BYTES, description="bytes per write, one full-size segment by default")
+
+
 class FlowGroup(_Model):
-    """``count`` bulk TCP connections with one congestion control, in one sender process."""
+    """``count`` TCP connections with one congestion control, in one sender process: bulk
+    transfers, or a live video stream each (``video``)."""
 
     cc: Literal[CCS]  # type: ignore[valid-type]
     count: Count = 1
     start: Time = Field(0, description="when the group starts sending, after the first group")
     stop: Time | None = Field(None, description="when the group stops writing (its data in flight still drains); default the end of the run")
+    video: TestbedVideo | None = Field(None, description="a live video stream on each connection instead of bulk data")
 
 
 class TestbedScenario(_Model):
@@ -258,6 +272,10 @@ class TestbedScenario(_Model):
             if g.stop is not None and (g.stop <= g.start or (duration is not None and g.stop > duration)):
                 message = f"must lie after start ({format_time(g.start)}) and at most at duration ({format_time(duration or 0)}), got {format_time(g.stop)}"
                 raise PydanticCustomError("item_error", "{message}", {"index": i, "field": "stop", "message": message})
+            bottleneck = info.data.get("bottleneck")
+            if g.video is not None and bottleneck is not None and g.video.rate > bottleneck.rate:
+                message = f"must be at most the bottleneck's rate ({format_rate(bottleneck.rate)}), got {format_rate(g.video.rate)}"
+                raise PydanticCustomError("item_error", "{message}", {"index": i, "field": "video.rate", "message": message})
         return v
 
     def stop_of(self, group: FlowGroup) -> int:

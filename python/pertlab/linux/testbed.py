@@ -52,13 +52,13 @@ from pathlib import Path
 import polars as pl
 
 from .. import interrupt
+from .._core import video_playout
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, loader, runs
-from .scenario import EBPF_CCS, FRAME_BYTES, TestbedScenario
+from .scenario import EBPF_CCS, FRAME_BYTES, SEGMENT_BYTES, FlowGroup, TestbedScenario
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
 PORT = 5201
-SEGMENT_BYTES = 1448  # payload of a full-size segment with the timestamps option
 
 
 # ---------------------------------------------------------------- system checks
@@ -234,6 +234,11 @@ class TestbedResults:
                 f"{f['id']:>4} {f['cc']:>6} {f['ss_cc'] or '-':>6} {_fmt(f['goodput_mbps'], '.3f'):>15} {_fmt(f['rtt_mean_ms'], '.2f'):>12} "
                 f"{f['retransmits']:>8} {_fmt(f['early_responses'], 'd'):>8}"
             )
+        for f in self.flows.filter(pl.col("video_packets").is_not_null()).to_dicts() if "video_packets" in self.flows.columns else []:
+            lines.append(
+                f"video flow {f['id']} ({f['cc']}): late {f['video_late']} of {f['video_packets']} segments ({f['video_late_fraction']:.2e}), "
+                + ("successful" if f["video_success"] else "not successful (late fraction 1e-4 or more)")
+            )
         q = self.queues.to_dicts()[0]
         lines.append(
             f"bottleneck: {q['discipline']} avg {_fmt(q['avg_queue_pkts'], '.1f')} pkts, drops {_fmt(q['drops'], 'd')} "
@@ -325,7 +330,8 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     warmup = sc.warmup / 1e9
     ping_idle = tb.ping(count=10, interval=0.05)
     counters_before = {cc: h.counters() for cc, h in holders.items()}
-    recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", str(interval))
+    videos = any(g.video is not None for g in sc.flows)
+    recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", str(interval), *(["--log"] if videos else []))
     if not (recv.stdout and recv.stdout.readline().startswith("ready")):
         raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
     t0 = time.monotonic() + 0.5 + 0.1 * len(sc.flows)
@@ -335,10 +341,12 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         p = tb.popen(
             tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", g.cc, "--count", str(g.count),
             "--t0", repr(t0 + start), "--duration", repr(sc.stop_of(g) / 1e9 - start), "--interval", str(interval),
+            *(["--video-rate", str(g.video.rate), "--segment", str(g.video.segment)] if g.video else []),
         )  # fmt: skip
         senders.append((g, p))
     ports: dict[int, tuple[int, str]] = {}  # port -> (flow id, cc)
     starts: dict[int, float] = {}  # flow id -> start, s
+    groups: dict[int, FlowGroup] = {}  # flow id -> its group
     fid = 0
     for g, p in senders:
         line = p.stdout.readline() if p.stdout else ""
@@ -347,6 +355,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         for port in json.loads(line)["ready"]:
             ports[port] = (fid, g.cc)
             starts[fid] = g.start / 1e9
+            groups[fid] = g
             fid += 1
     # Sample the bottleneck; look at ss in the middle of the run. A signal stops the loop.
     qseries, ss_cc, ping_load = [], {}, []
@@ -378,7 +387,8 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     w_start = min(warmup, w_end)
     q_end = tb.qdisc_stats()
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
-    recv_series = _finish(recv, "receiver")["series"]
+    recv_out = _finish(recv, "receiver")
+    recv_series = recv_out["series"]
     counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
     ebpf_end = _ebpf_flows(sc, holders)
     # Over the measurement window, as the simulator counts them.
@@ -416,6 +426,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
             "rtt_max_ms": max(rtts) if rtts else None,
             "ss_cc": ss_cc.get(port), "local_port": port,
+            **_video_columns(sc, groups[i], recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
         })  # fmt: skip
         for s in samples:
             if s["port"] == port:
@@ -433,6 +444,25 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
     return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra)
+
+
+def _video_columns(sc: TestbedScenario, g: FlowGroup, arrivals: list[list[float]], t0: float, end_s: float) -> dict:
+    """A video stream's playout over the run (the simulator's ``video_*`` columns, its one
+    definition): segment i written at t0 + start + i x segment / rate, delivered when the
+    receiver's byte count first reached (i + 1) x segment (``arrivals``: its (time, bytes so
+    far) after each read), due ``startup_delay`` after it was written; the run ends at the
+    group's stop or at ``end_s`` from t0 (an interrupted run's stop), whichever is first."""
+    if g.video is None:
+        return {}
+    seg, interval = g.video.segment, round(g.video.segment * 8e9 / g.video.rate)
+    deliveries, i = [], 0
+    for t, total in arrivals:
+        while (i + 1) * seg <= total:
+            deliveries.append(max(0, round((t - t0) * 1e9)))
+            i += 1
+    end = min(sc.stop_of(g), round(end_s * 1e9))
+    packets, late, late_fraction, success = video_playout(g.start, interval, g.video.startup_delay, deliveries, end)
+    return {"video_packets": packets, "video_late": late, "video_late_fraction": late_fraction, "video_success": success}
 
 
 def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_end: dict, flow_rows: list[dict], span: float, delayline: dict) -> dict:

@@ -50,7 +50,7 @@ use std::mem::size_of;
 use serde::Serialize;
 
 use crate::time::{to_secs, SimTime};
-use crate::traffic::video::{PlayoutResult, SUCCESS_LATE_FRACTION};
+use crate::traffic::video::PlayoutResult;
 
 /// Everything a run produces.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
@@ -189,13 +189,7 @@ pub struct VideoPlayout {
 
 impl VideoPlayout {
     pub fn new(startup_delay: SimTime, r: PlayoutResult) -> VideoPlayout {
-        VideoPlayout {
-            startup_delay_s: to_secs(startup_delay),
-            packets: r.packets,
-            late: r.late,
-            late_fraction: r.late_fraction,
-            success: r.late_fraction < SUCCESS_LATE_FRACTION,
-        }
+        VideoPlayout { startup_delay_s: to_secs(startup_delay), packets: r.packets, late: r.late, late_fraction: r.late_fraction, success: r.success() }
     }
 }
 

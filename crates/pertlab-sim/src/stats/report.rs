@@ -12,7 +12,7 @@ use crate::tcp::receiver::ReceiverCounters;
 use crate::tcp::sender::SenderCounters;
 use crate::time::{to_secs, SimTime};
 use crate::traffic::udp::UdpCounters;
-use crate::traffic::video::{t_over_mu, PlayoutResult, SUCCESS_LATE_FRACTION};
+use crate::traffic::video::{t_over_mu, PlayoutResult};
 use crate::traffic::web::Completion;
 
 use super::{
@@ -237,7 +237,7 @@ pub fn assemble(input: ReportInput) -> Results {
                 video_packets: f.video.map(|v| v.packets),
                 video_late: f.video.map(|v| v.late),
                 video_late_fraction: f.video.map(|v| v.late_fraction),
-                video_success: f.video.map(|v| v.late_fraction < SUCCESS_LATE_FRACTION),
+                video_success: f.video.map(|v| v.success()),
                 video_playout: f.video_further.iter().map(|&(d, v)| VideoPlayout::new(d, v)).collect(),
                 video_t_mu: None,
                 probe: f.probe,

@@ -135,6 +135,13 @@ pub struct PlayoutResult {
     pub late_fraction: f64,
 }
 
+impl PlayoutResult {
+    /// A successful stream: its late fraction below [`SUCCESS_LATE_FRACTION`].
+    pub fn success(&self) -> bool {
+        self.late_fraction < SUCCESS_LATE_FRACTION
+    }
+}
+
 impl Playout {
     /// `delays`: the start-up delays to count at, the stream's own first (not empty).
     pub fn new(start: SimTime, interval: SimTime, delays: Vec<SimTime>) -> Playout {
