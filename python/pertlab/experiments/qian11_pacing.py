@@ -1,0 +1,178 @@
+"""Qian (MS thesis, 2011), Chapter IV.C, Figs 25 to 28: PERT flows of three flavours sharing
+one drop-tail bottleneck (shared/spec/pert-theses-kotla-qian.md B.7).
+
+Flavours (the thesis's names): "Delay Pacing" = Qian's adaptive delayed ACK at the receiver
+and pacing (srtt / cwnd) at the sender; "Delay ACK" = the adaptive receiver without pacing;
+"No Delay" = an every-segment receiver without pacing. Every flow is PERT.
+
+Scenarios:
+
+- **Fig 25**: ``FIG25_FLOWS_PER_FLAVOUR`` flows of each flavour on the base point: each
+  flavour's bandwidth and loss rate.
+- **Figs 26 to 28 and the HTTP sweep**: Delay Pacing and Delay ACK flows together; one
+  parameter of ``BASE`` moves at a time: the total flow count (Fig 26, half and half), the
+  share of Delay ACK flows, the buffer as a factor of the BDP (Fig 27), the RTT (Fig 28),
+  the number of HTTP (web) sessions as cross traffic. Per flavour and run: its share of the
+  long flows' goodput, its drop ratio, Jain's index over its own flows' goodputs; per run the
+  bottleneck's mean queue over its buffer.
+
+"Fairness" (the thesis does not say what it compares): Jain's index among the flows of one
+flavour; Delay Pacing "is fairer" at a point when its index is above Delay ACK's there (the
+mean over the seeds). The index over all flows and each flavour's bandwidth share are kept
+beside it.
+
+Choices where the thesis is silent (Chapter IV gives no link, buffer or packet size): the
+bottleneck is ``BOTTLENECK_MBPS`` (see there), the base RTT Chapter V's 40 ms, packets of
+1000 bytes, buffer = one BDP (at least two packets per flow, the builder's rule); receivers
+echo the timestamp of the newest segment (``ts_echo = latest``, ns-2's sinks, as the thesis's
+ns-2 runs did; with RFC 7323's echo a paced flow behind the adaptive receiver inflates its own
+srtt: qian11-ack-coalescing); the web sessions are ns-2 WebTraf sessions whose transfers run
+over PERT behind every-segment receivers (the builder's default), with the mean think time of
+qian11-video. Flows start uniformly in ``START_WINDOW`` from the seed, so seeds differ in the
+flows' start times (and the web sessions' draws), which breaks the phase locking of identical
+flows (Floyd and Jacobson 1992).
+
+Left out: Fig 29 (video streams with the three flavours); the thesis's "normalised queue
+length" per flavour (only the bottleneck's whole queue is measured).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from ..builders import dumbbell
+from ..runner import run
+from ..scenario import Scenario
+from .qian11 import PACKET_BYTES
+from .qian11_video import THINK_TIME
+from .tahiliani_ch4 import jain
+
+#: The flavours of Figs 25-29: (receiver ACK policy, sender pacing), named as the thesis does.
+FLAVOURS: dict[str, tuple[str, bool]] = {"delay-pacing": ("adaptive", True), "delay-ack": ("adaptive", False), "no-delay": ("every", False)}
+#: Bottleneck rate (Mbit/s; our choice, Chapter IV gives none). Chapter V's 3 Mbit/s would give
+#: each of Fig 26's 100 flows a fifth of a packet per RTT (BDP 15 packets at 40 ms); at
+#: 50 Mbit/s the BDP is 250 packets of 1000 B, so with a one-BDP buffer each of 100 flows
+#: holds about 5 packets (window + queue) and each of 10 flows about 50, enough for the
+#: adaptive receiver's trains of up to 4 segments to form.
+BOTTLENECK_MBPS = 50.0
+#: The point every sweep starts from: 20 flows (our choice), half Delay ACK (Fig 26's mix),
+#: buffer one BDP, Chapter V's 40 ms RTT (20 ms one way), no HTTP sessions.
+BASE: dict[str, float] = {"flows": 20, "delay_ack_share": 0.5, "bdp_factor": 1.0, "rtt_ms": 40, "http_sessions": 0}
+#: Flows of each flavour in Fig 25's run (the thesis does not say; 5 gives each flavour's mean
+#: some averaging and keeps the total, 15, near BASE's 20).
+FIG25_FLOWS_PER_FLAVOUR = 5
+#: Fig 25's point: BASE's link and buffer, the three flavours in equal numbers.
+FIG25 = {**BASE, "flows": len(FLAVOURS) * FIG25_FLOWS_PER_FLAVOUR, "delay_ack_share": 1 / len(FLAVOURS)}
+#: Flows start uniformly in [0, START_WINDOW] (drawn from the seed).
+START_WINDOW = "5s"
+#: The sweeps' parameters and their ranges in the thesis (Section IV.C, Figs 26-28).
+THESIS_RANGES = {"flows": (10, 100), "delay_ack_share": (0.1, 1.0), "bdp_factor": (0.4, 4.0), "rtt_ms": (10, 100), "http_sessions": (100, 1000)}
+
+
+@dataclass(frozen=True)
+class Setup:
+    duration: str
+    warmup: str
+    seeds: tuple[int, ...]
+    #: Sweep values by BASE parameter.
+    sweeps: dict[str, tuple[float, ...]]
+
+
+def flavour_counts(point: dict[str, float]) -> dict[str, int]:
+    """Delay ACK and Delay Pacing flows of a sweep point (the Delay ACK share rounded to whole flows)."""
+    n = int(point["flows"])
+    ack = round(n * point["delay_ack_share"])
+    return {"delay-pacing": n - ack, "delay-ack": ack}
+
+
+def scenario(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int) -> Scenario:
+    """PERT flows of the flavours in ``counts`` (in that order) at ``point``'s RTT, buffer and web load."""
+    web = int(point["http_sessions"])
+    sc = dumbbell(
+        bw=f"{BOTTLENECK_MBPS:g}Mbps", rtt=f"{point['rtt_ms']:g}ms", flows=sum(counts.values()), cc="pert",
+        duration=setup.duration, warmup=setup.warmup, start_window=START_WINDOW, packet_size=PACKET_BYTES, seed=seed, web_sessions=web,
+        web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"],
+    )  # fmt: skip
+    wire = sc.to_wire()
+    flavours = [name for name, k in counts.items() for _ in range(k)]
+    for f, name in zip(wire["flows"], flavours):
+        policy, paced = FLAVOURS[name]
+        f["label"] = name
+        f["tcp"].update(ack_policy=policy, pacing={"enabled": paced}, ts_echo="latest")
+    for w in wire.get("web", []):
+        w["tcp"]["ts_echo"] = "latest"
+    return Scenario.parse(wire)
+
+
+def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int) -> list[dict[str, Any]]:
+    """One row per flavour of one run: its flows, mean goodput per flow, share of the long flows'
+    goodput, drop ratio, Jain's index over its flows; the run's index over all flows and its queue."""
+    r = run(scenario(counts, point, setup, seed))
+    f, ctl = r.flows, r.controllers
+    total = f["goodput_mbps"].sum()
+    out = []
+    for name in counts:
+        if counts[name] == 0:
+            continue
+        g = f.filter(pl.col("label") == name)
+        c = ctl.filter(pl.col("label") == name).row(0, named=True)
+        out.append({
+            **{k: point[k] for k in BASE}, "buffer_pkts": r.bottleneck["limit_pkts"],
+            "seed": seed, "flavour": name, "n": g.height, "goodput_mbps": g["goodput_mbps"].mean(),
+            "share": g["goodput_mbps"].sum() / total, "fair_share": g.height / f.height, "drop_rate": c["drop_rate"],
+            "jain": jain(g["goodput_mbps"].to_list()), "data_ack_ratio": g["data_ack_ratio"].mean(), "timeouts": int(g["timeouts"].sum()),
+            "rtt_mean_ms": g["rtt_mean_ms"].mean(), "early_per_segment": g["early_responses"].sum() / max(g["segments_sent"].sum(), 1),
+            "jain_all": jain(f["goodput_mbps"].to_list()), "avg_queue_norm": r.bottleneck["avg_queue_norm"],
+            "utilization": r.bottleneck["utilization"], "lockstep_warnings": sum("lock" in w for w in r.warnings),
+        })  # fmt: skip
+    return out
+
+
+def sweep_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
+    """("base", BASE) and one point per sweep value, the others at BASE; a point another sweep
+    already has is listed once, under the first."""
+    points = [("base", dict(BASE))]
+    for name, values in setup.sweeps.items():
+        points += [(name, p) for p in ({**BASE, name: v} for v in values) if all(p != q for _, q in points)]
+    return points
+
+
+def fig25_counts() -> dict[str, int]:
+    return {name: FIG25_FLOWS_PER_FLAVOUR for name in FLAVOURS}
+
+
+def tasks(setup: Setup) -> list[tuple[str, dict[str, float], Setup, int]]:
+    """One run each: Fig 25's three-flavour run and every sweep point, at every seed."""
+    return [("fig25", FIG25, setup, s) for s in setup.seeds] + [(n, p, setup, s) for n, p in sweep_points(setup) for s in setup.seeds]
+
+
+def task(item: tuple[str, dict[str, float], Setup, int]) -> list[dict[str, Any]]:
+    """The rows of one run of :func:`tasks`, each with its sweep's name."""
+    sweep, point, setup, seed = item
+    counts = fig25_counts() if sweep == "fig25" else flavour_counts(point)
+    return [{"sweep": sweep, **row} for row in rows(counts, point, setup, seed)]
+
+
+#: The per-flavour columns of :func:`fairness` (suffixed ``_pacing`` and ``_ack``).
+PER_FLAVOUR = ("share", "fair_share", "drop_rate", "jain", "goodput_mbps", "rtt_mean_ms", "early_per_segment")
+
+
+def fairness(runs: pl.DataFrame) -> pl.DataFrame:
+    """Per sweep point: each flavour's mean (over the seeds) share, drop ratio and Jain index side by
+    side, and whether Delay Pacing's index is above Delay ACK's (null where one flavour has no flow)."""
+    keys = ["sweep", *BASE]
+    mean = runs.filter(pl.col("sweep") != "fig25").group_by([*keys, "flavour"], maintain_order=True).agg(
+        pl.col(*PER_FLAVOUR, "jain_all", "avg_queue_norm").mean(), pl.len().alias("runs")
+    )
+    out = None
+    for name, tag in (("delay-pacing", "pacing"), ("delay-ack", "ack")):
+        part = mean.filter(pl.col("flavour") == name).select(
+            *keys, *[pl.col(c).alias(f"{c}_{tag}") for c in PER_FLAVOUR]
+        )
+        out = part if out is None else out.join(part, on=keys, how="full", coalesce=True, maintain_order="left")
+    run_cols = mean.group_by(keys, maintain_order=True).agg(pl.col("jain_all", "avg_queue_norm").first(), pl.col("runs").first())
+    out = run_cols.join(out, on=keys, how="left", maintain_order="left")
+    return out.with_columns((pl.col("jain_pacing") > pl.col("jain_ack")).alias("pacing_fairer"))
