@@ -1,4 +1,4 @@
-"""Qian (MS thesis, 2011), Chapter IV.C, Figs 25 to 28: PERT flows of three flavours sharing
+"""Qian (MS thesis, 2011), Chapter IV.C, Figs 25 to 29: PERT flows of three flavours sharing
 one drop-tail bottleneck (shared/spec/pert-theses-kotla-qian.md B.7).
 
 Flavours (the thesis's names): "Delay Pacing" = Qian's adaptive delayed ACK at the receiver
@@ -32,8 +32,14 @@ qian11-video. Flows start uniformly in ``START_WINDOW`` from the seed, so seeds 
 flows' start times (and the web sessions' draws), which breaks the phase locking of identical
 flows (Floyd and Jacobson 1992).
 
-Left out: Fig 29 (video streams with the three flavours); the thesis's "normalised queue
-length" per flavour (only the bottleneck's whole queue is measured).
+- **Fig 29**: video with multiple PERT flows, each run of one flavour: ``VIDEO_STREAMS`` live
+  video streams (Qian's Chapter III clients) and ``VIDEO_GREEDY`` greedy flows, along the BDP
+  factor; Wei, Cao and Low's metrics (the thesis's [19]): the aggregate throughput of all flows
+  and the late-packet fraction of the worst stream. The thesis gives no load; the video rate
+  is ``VIDEO_RATE_MBPS`` (see there).
+
+Left out: the thesis's "normalised queue length" per flavour (only the bottleneck's whole queue
+is measured).
 """
 
 from __future__ import annotations
@@ -72,6 +78,19 @@ START_WINDOW = "5s"
 THESIS_RANGES = {"flows": (10, 100), "delay_ack_share": (0.1, 1.0), "bdp_factor": (0.4, 4.0), "rtt_ms": (10, 100), "http_sessions": (100, 1000)}
 
 
+#: Fig 29: video streams and greedy flows per run, all PERT of one flavour (our choice: the
+#: thesis says "multiple flows"; half and half, 20 flows as BASE).
+VIDEO_STREAMS = 10
+VIDEO_GREEDY = 10
+#: T/mu of the streams if every flow got an equal share of the link: 1.5, the middle of the
+#: 1.0 to 2.0 range Qian's Chapter III studies (Figs 4, 9), where streams succeed or fail by the
+#: controller; the video rate follows (about 1.67 Mbit/s).
+VIDEO_T_MU = 1.5
+VIDEO_RATE_MBPS = BOTTLENECK_MBPS / (VIDEO_STREAMS + VIDEO_GREEDY) / VIDEO_T_MU
+#: Start-up delay of the video clients (Chapter III: "a few seconds"; qian11-video's 5 s).
+VIDEO_STARTUP = "5s"
+
+
 @dataclass(frozen=True)
 class Setup:
     duration: str
@@ -79,6 +98,8 @@ class Setup:
     seeds: tuple[int, ...]
     #: Sweep values by BASE parameter.
     sweeps: dict[str, tuple[float, ...]]
+    #: Fig 29's BDP factors.
+    video_bdp: tuple[float, ...] = ()
 
 
 def flavour_counts(point: dict[str, float]) -> dict[str, int]:
@@ -96,15 +117,47 @@ def scenario(counts: dict[str, int], point: dict[str, float], setup: Setup, seed
         duration=setup.duration, warmup=setup.warmup, start_window=START_WINDOW, packet_size=PACKET_BYTES, seed=seed, web_sessions=web,
         web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"],
     )  # fmt: skip
-    wire = sc.to_wire()
     flavours = [name for name, k in counts.items() for _ in range(k)]
-    for f, name in zip(wire["flows"], flavours):
+    return _with_flavours(sc, flavours, relabel=True)
+
+
+def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool) -> Scenario:
+    """``sc`` with flow i's receiver and pacing those of ``flavours[i]`` (and its label the
+    flavour's name with ``relabel``); every receiver, the web sessions' too, echoes the newest segment."""
+    wire = sc.to_wire()
+    for f, name in zip(wire["flows"], flavours, strict=True):
         policy, paced = FLAVOURS[name]
-        f["label"] = name
         f["tcp"].update(ack_policy=policy, pacing={"enabled": paced}, ts_echo="latest")
+        if relabel:
+            f["label"] = name
     for w in wire.get("web", []):
         w["tcp"]["ts_echo"] = "latest"
     return Scenario.parse(wire)
+
+
+def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int) -> Scenario:
+    """Fig 29: VIDEO_GREEDY greedy flows and VIDEO_STREAMS video streams (label ``video-pert``),
+    every one PERT of ``flavour``, BASE's link and RTT, buffer ``bdp_factor`` x BDP."""
+    sc = dumbbell(
+        bw=f"{BOTTLENECK_MBPS:g}Mbps", rtt=f"{BASE['rtt_ms']:g}ms", flows=VIDEO_GREEDY, cc="pert", duration=setup.duration,
+        warmup=setup.warmup, start_window=START_WINDOW, buffer_bdp=bdp_factor, packet_size=PACKET_BYTES, seed=seed,
+        video=f"{VIDEO_STREAMS}@{VIDEO_RATE_MBPS * 1e3:.0f}kbps:pert", startup_delay=VIDEO_STARTUP,
+    )  # fmt: skip
+    return _with_flavours(sc, [flavour] * (VIDEO_GREEDY + VIDEO_STREAMS), relabel=False)
+
+
+def video_row(flavour: str, bdp_factor: float, setup: Setup, seed: int) -> dict[str, Any]:
+    """One run of Fig 29: the aggregate goodput of all flows, the worst and the mean late fraction
+    of the streams, their mean goodput, the bottleneck's drops and queue."""
+    r = run(video_scenario(flavour, bdp_factor, setup, seed))
+    f = r.flows
+    v = f.filter(pl.col("label").str.starts_with("video"))
+    return {
+        "sweep": "video", "flavour": flavour, "bdp_factor": bdp_factor, "seed": seed, "aggregate_mbps": f["goodput_mbps"].sum(),
+        "worst_late_fraction": v["video_late_fraction"].max(), "mean_late_fraction": v["video_late_fraction"].mean(),
+        "video_goodput_mbps": v["goodput_mbps"].mean(), "greedy_goodput_mbps": f.filter(~pl.col("label").str.starts_with("video"))["goodput_mbps"].mean(),
+        "drops": r.bottleneck["drops"], "avg_queue_norm": r.bottleneck["avg_queue_norm"],
+    }  # fmt: skip
 
 
 def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int) -> list[dict[str, Any]]:
@@ -144,14 +197,24 @@ def fig25_counts() -> dict[str, int]:
     return {name: FIG25_FLOWS_PER_FLAVOUR for name in FLAVOURS}
 
 
-def tasks(setup: Setup) -> list[tuple[str, dict[str, float], Setup, int]]:
-    """One run each: Fig 25's three-flavour run and every sweep point, at every seed."""
-    return [("fig25", FIG25, setup, s) for s in setup.seeds] + [(n, p, setup, s) for n, p in sweep_points(setup) for s in setup.seeds]
+def video_points(setup: Setup) -> list[dict[str, Any]]:
+    """Fig 29's runs: each flavour at each BDP factor."""
+    return [{"flavour": name, "bdp_factor": b} for name in FLAVOURS for b in setup.video_bdp]
 
 
-def task(item: tuple[str, dict[str, float], Setup, int]) -> list[dict[str, Any]]:
+def tasks(setup: Setup) -> list[tuple[str, dict[str, Any], Setup, int]]:
+    """One run each: Fig 25's three-flavour run, every sweep point and Fig 29's runs, at every seed."""
+    return (
+        [("fig25", FIG25, setup, s) for s in setup.seeds] + [(n, p, setup, s) for n, p in sweep_points(setup) for s in setup.seeds]
+        + [("video", p, setup, s) for p in video_points(setup) for s in setup.seeds]
+    )  # fmt: skip
+
+
+def task(item: tuple[str, dict[str, Any], Setup, int]) -> list[dict[str, Any]]:
     """The rows of one run of :func:`tasks`, each with its sweep's name."""
     sweep, point, setup, seed = item
+    if sweep == "video":
+        return [video_row(point["flavour"], point["bdp_factor"], setup, seed)]
     counts = fig25_counts() if sweep == "fig25" else flavour_counts(point)
     return [{"sweep": sweep, **row} for row in rows(counts, point, setup, seed)]
 

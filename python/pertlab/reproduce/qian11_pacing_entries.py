@@ -1,9 +1,10 @@
-"""Registry entry ``qian11-pacing``: Qian's 2011 thesis, Chapter IV.C, Figs 25 to 28: PERT flows
+"""Registry entry ``qian11-pacing``: Qian's 2011 thesis, Chapter IV.C, Figs 25 to 29: PERT flows
 with pacing and ACK coalescing ("Delay Pacing"), coalescing alone ("Delay ACK") and neither
-("No Delay") on one bottleneck; each flavour's bandwidth and loss (Fig 25) and the fairness of
+("No Delay") on one bottleneck; each flavour's bandwidth and loss (Fig 25), the fairness of
 Delay Pacing against Delay ACK along sweeps of the flow count, the Delay ACK share, the buffer,
-the RTT and HTTP cross traffic (Figs 26-28). Every claim is computed from the runs. Scenario
-choices, and what is left out (Fig 29's video): :mod:`pertlab.experiments.qian11_pacing`."""
+the RTT and HTTP cross traffic (Figs 26-28), and video streams with greedy flows of one flavour
+along the buffer (Fig 29). Every claim is computed from the runs. Scenario choices and what is
+left out: :mod:`pertlab.experiments.qian11_pacing`."""
 
 from __future__ import annotations
 
@@ -17,16 +18,18 @@ from ..plots import saved_figure
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, rank_correlation, register
 
 NAME = "qian11-pacing"
-TITLE = "Figs 25-28: PERT with pacing and ACK coalescing, bandwidth, loss and fairness against Delay ACK"
+TITLE = "Figs 25-29: PERT with pacing and ACK coalescing, bandwidth, loss and fairness against Delay ACK, video"
 SOURCE = "Qian, MS thesis, 2011, Chapter IV.C"
 QUICK = p.Setup(
     "30s", "10s", (1,),
     {"flows": (10, 40, 100), "delay_ack_share": (0.1, 0.9), "bdp_factor": (0.4, 4.0), "rtt_ms": (10, 100), "http_sessions": (1000,)},
+    (0.4, 4.0),
 )  # fmt: skip
 FULL = p.Setup(
-    "120s", "20s", (1, 2, 3),
+    "300s", "30s", (1, 2, 3),
     {"flows": (10, 30, 40, 60, 80, 100), "delay_ack_share": (0.1, 0.2, 0.3, 0.7, 0.9, 1.0), "bdp_factor": (0.4, 0.7, 1.5, 2.0, 3.0, 4.0),
      "rtt_ms": (10, 20, 60, 80, 100), "http_sessions": (100, 250, 500, 750, 1000)},
+    (0.4, 0.6, 0.8, 1.0, 2.0, 4.0),
 )  # fmt: skip
 #: "Nearly the same bandwidth" (Fig 25a): each flavour's mean goodput per flow within this
 #: fraction of the mean over all flows of the run.
@@ -44,15 +47,28 @@ def _scenarios(quick: bool) -> Wire:
     setup = QUICK if quick else FULL
     out = {}
     for sweep, point, _, seed in p.tasks(setup):
-        if seed == setup.seeds[0]:
-            counts = p.fig25_counts() if sweep == "fig25" else p.flavour_counts(point)
-            out[f"{sweep}-" + "-".join(f"{k}={v:g}" for k, v in point.items())] = p.scenario(counts, point, setup, seed).to_wire()
+        if seed != setup.seeds[0]:
+            continue
+        key = f"{sweep}-" + "-".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in point.items())
+        if sweep == "video":
+            out[key] = p.video_scenario(point["flavour"], point["bdp_factor"], setup, seed).to_wire()
+        else:
+            out[key] = p.scenario(p.fig25_counts() if sweep == "fig25" else p.flavour_counts(point), point, setup, seed).to_wire()
     return out
 
 
 def _run(quick: bool, out: Path, workers: Workers) -> Report:
     setup = QUICK if quick else FULL
-    runs = pl.DataFrame([row for rows in workers.map(p.task, p.tasks(setup)) for row in rows])
+    tasks = p.tasks(setup)
+    groups = workers.map(p.task, tasks)
+    runs = pl.DataFrame([row for (kind, *_), rows in zip(tasks, groups) if kind != "video" for row in rows])
+    video_runs = pl.DataFrame([row for (kind, *_), rows in zip(tasks, groups) if kind == "video" for row in rows])
+    video = (
+        video_runs.group_by("flavour", "bdp_factor", maintain_order=True)
+        .agg(pl.col("aggregate_mbps", "worst_late_fraction", "mean_late_fraction", "video_goodput_mbps", "greedy_goodput_mbps", "avg_queue_norm").mean(),
+             pl.col("drops").mean())
+        .sort("flavour", "bdp_factor")
+    )  # fmt: skip
     fig25 = (
         runs.filter(pl.col("sweep") == "fig25").group_by("flavour", maintain_order=True)
         .agg(pl.col("goodput_mbps", "share", "drop_rate", "jain", "data_ack_ratio", "rtt_mean_ms", "early_per_segment").mean(), pl.col("timeouts").sum())
@@ -93,11 +109,17 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
             "Fairness: loss-free PERT flows converge to nearly equal rates within a flavour at every flow count (Jain indices "
             "near 1 throughout), so neither the fall with the flow count nor a gain from pacing shows; the paced flows' "
             "indices are the lower ones (their per-flow goodputs spread more). Unexplained beyond that measurement.",
-            "Not reproduced here: Fig 29 (video streams of the three flavours: aggregate throughput, the worst stream's late rate).",
+            f"Fig 29: per run {p.VIDEO_GREEDY} greedy flows and {p.VIDEO_STREAMS} live video streams of {p.VIDEO_RATE_MBPS:.3g} Mbit/s "
+            f"(T/mu {p.VIDEO_T_MU:g} at an equal share of the link: the thesis gives no load), start-up delay {p.VIDEO_STARTUP}, all "
+            "PERT of one flavour, base link and RTT, buffer = BDP factor x BDP. aggregate = the goodput of all flows; worst late "
+            "fraction = the largest fraction of a stream's packets that missed their playout time, per run; both the mean over "
+            "the seeds (table video; per run: video_runs). The claims compare Delay Pacing with No Delay, as the thesis does. "
+            "The worst stream is one stream of ten in a run: a stream that falls behind its schedule after repeated early "
+            "responses sets it, so it varies much between seeds (video_runs).",
         ],
     )  # fmt: skip
-    report.tables = {"fig25": fig25, "fairness": fairness, "runs": runs}
-    report.claims = _fig25_claims(fig25) + _fairness_claims(fairness)
+    report.tables = {"fig25": fig25, "fairness": fairness, "video": video, "runs": runs, "video_runs": video_runs}
+    report.claims = _fig25_claims(fig25) + _fairness_claims(fairness) + _video_claims(video)
     return report
 
 
@@ -148,6 +170,26 @@ def _fairness_claims(t: pl.DataFrame) -> list[Claim]:
     ]  # fmt: skip
 
 
+def _video_claims(t: pl.DataFrame) -> list[Claim]:
+    def col(flavour: str, name: str) -> dict[float, float]:
+        part = t.filter(pl.col("flavour") == flavour)
+        return dict(zip(part["bdp_factor"].to_list(), part[name].to_list()))
+
+    agg_p, agg_n = col("delay-pacing", "aggregate_mbps"), col("no-delay", "aggregate_mbps")
+    late_p, late_n = col("delay-pacing", "worst_late_fraction"), col("no-delay", "worst_late_fraction")
+    small = [b for b in agg_p if b < 1.0]
+    lower = [late_p[b] < late_n[b] for b in late_p]
+    return [
+        Claim("Fig 29a: with BDP factors below 1.0 Delay Pacing gets a higher aggregate throughput than No Delay (at every such factor).",
+              bool(small) and all(agg_p[b] > agg_n[b] for b in small),
+              "; ".join(f"BDP factor {b:g}: Delay Pacing {agg_p[b]:.4g}, No Delay {agg_n[b]:.4g} Mbit/s" for b in small)),
+        Claim("Fig 29b: Delay Pacing's worst stream has a lower late-packet fraction than No Delay's (at over half the BDP factors; equal is not lower).",
+              sum(lower) > len(lower) / 2,
+              f"{sum(lower)} of {len(lower)} factors; BDP factors {fmt_values(list(late_p))}: Delay Pacing {fmt_values(list(late_p.values()))}, "
+              f"No Delay {fmt_values(list(late_n.values()))}"),
+    ]  # fmt: skip
+
+
 def _figures(report: Report) -> list[Figure]:
     fig25, fair = report.tables["fig25"], report.tables["fairness"]
     sweeps = [s for s in p.BASE if s in fair["sweep"].to_list()]
@@ -181,11 +223,25 @@ def _figures(report: Report) -> list[Figure]:
                         ax.set_xlabel(LABELS[sweep])
             axes[0][0].legend(fontsize=7)
 
+    video = report.tables["video"]
+
+    def draw_video(path: Path) -> None:
+        with saved_figure(path, 1, 2, figsize=(9, 3.4), title="Fig 29: video streams with greedy flows, one flavour per run") as (_, axes):
+            for name in p.FLAVOURS:
+                t = video.filter(pl.col("flavour") == name).sort("bdp_factor")
+                for ax, col in zip(axes, ("aggregate_mbps", "worst_late_fraction")):
+                    ax.plot(t["bdp_factor"].to_list(), t[col].to_list(), marker="o", label=name)
+            axes[0].set(xlabel="buffer / BDP", ylabel="aggregate throughput (Mbit/s)", xscale="log")
+            axes[1].set(xlabel="buffer / BDP", ylabel="worst stream's late fraction", xscale="log")
+            axes[0].legend(fontsize=7)
+
     return [
+        Figure(f"{NAME}-fig29.png", "Fig 29: the goodput of all flows and the late fraction of the worst video stream against the buffer, "
+               "per flavour (mean over the seeds).", draw_video),
         Figure(f"{NAME}-fig25.png", "Fig 25: mean goodput per flow and drop ratio of each flavour (five flows each, mean over the seeds).", draw25),
         Figure(f"{NAME}-sweeps.png", "Figs 26-28 and the share and HTTP sweeps: each flavour's bandwidth share (dotted: Delay Pacing's share of the "
                "flows), drop ratio, Jain index among its own flows, and the bottleneck's mean queue over its buffer; means over the seeds.", draw_sweeps),
     ]  # fmt: skip
 
 
-register(Entry(NAME, TITLE, SOURCE, _run, _figures, _scenarios))
+register(Entry(NAME, TITLE, SOURCE, _run, _figures, _scenarios, details=("runs", "video_runs")))
