@@ -237,8 +237,8 @@ def _figures(report: Report) -> list[Figure]:
                 t = video.filter(pl.col("flavour") == name).sort("bdp_factor")
                 for ax, col in zip(axes, ("aggregate_mbps", "worst_late_fraction")):
                     ax.plot(t["bdp_factor"].to_list(), t[col].to_list(), marker="o", label=name)
-            axes[0].set(xlabel="buffer / BDP", ylabel="aggregate throughput (Mbit/s)", xscale="log")
-            axes[1].set(xlabel="buffer / BDP", ylabel="worst stream's late fraction", xscale="log")
+            axes[0].set(xlabel="buffer / BDP", ylabel="aggregate throughput (Mbit/s)")
+            axes[1].set(xlabel="buffer / BDP", ylabel="worst stream's late fraction")
             axes[0].legend(fontsize=7)
 
     return [
