@@ -110,3 +110,12 @@ def test_the_paced_flows_deficit_is_not_the_receivers_ack_timer():
     assert paced["data_ack_ratio"].mean() < 1.1 < 2.5 < unpaced["data_ack_ratio"].mean()
     assert abs(paced["rtt_mean_ms"].mean() - unpaced["rtt_mean_ms"].mean()) < 0.3
     assert paced["goodput_mbps"].sum() < 0.45 * f["goodput_mbps"].sum()
+
+
+def test_the_full_sweeps_span_the_thesis_ranges():
+    from pertlab.experiments.qian11_pacing import BASE, THESIS_RANGES
+    from pertlab.reproduce.qian11_pacing_entries import FULL
+
+    for name, (lo, hi) in THESIS_RANGES.items():
+        values = [*FULL.sweeps[name], BASE[name]] if BASE[name] else list(FULL.sweeps[name])
+        assert (min(values), max(values)) == (lo, hi), name
