@@ -15,6 +15,11 @@ Scenarios:
   the number of HTTP (web) sessions as cross traffic. Per flavour and run: its share of the
   long flows' goodput, its drop ratio, Jain's index over its own flows' goodputs; per run the
   bottleneck's mean queue over its buffer.
+- **Fig 29**: video with multiple PERT flows, each run of one flavour: ``VIDEO_STREAMS`` live
+  video streams (Qian's Chapter III clients) and ``VIDEO_GREEDY`` greedy flows, along the BDP
+  factor; Wei, Cao and Low's metrics (the thesis's [19]): the aggregate throughput of all flows
+  and the late-packet fraction of the worst stream. The thesis gives no load; the video rate
+  is ``VIDEO_RATE_MBPS`` (see there).
 
 "Fairness" (the thesis does not say what it compares): Jain's index among the flows of one
 flavour; Delay Pacing "is fairer" at a point when its index is above Delay ACK's there (the
@@ -31,12 +36,6 @@ over PERT behind every-segment receivers (the builder's default), with the mean 
 qian11-video. Flows start uniformly in ``START_WINDOW`` from the seed, so seeds differ in the
 flows' start times (and the web sessions' draws), which breaks the phase locking of identical
 flows (Floyd and Jacobson 1992).
-
-- **Fig 29**: video with multiple PERT flows, each run of one flavour: ``VIDEO_STREAMS`` live
-  video streams (Qian's Chapter III clients) and ``VIDEO_GREEDY`` greedy flows, along the BDP
-  factor; Wei, Cao and Low's metrics (the thesis's [19]): the aggregate throughput of all flows
-  and the late-packet fraction of the worst stream. The thesis gives no load; the video rate
-  is ``VIDEO_RATE_MBPS`` (see there).
 
 Left out: the thesis's "normalised queue length" per flavour (only the bottleneck's whole queue
 is measured).
@@ -59,7 +58,7 @@ from .tahiliani_ch4 import jain
 #: The flavours of Figs 25-29: (receiver ACK policy, sender pacing), named as the thesis does.
 FLAVOURS: dict[str, tuple[str, bool]] = {"delay-pacing": ("adaptive", True), "delay-ack": ("adaptive", False), "no-delay": ("every", False)}
 #: Bottleneck rate (Mbit/s; our choice, Chapter IV gives none). Chapter V's 3 Mbit/s would give
-#: each of Fig 26's 100 flows a fifth of a packet per RTT (BDP 15 packets at 40 ms); at
+#: each of Fig 26's 100 flows 0.3 packets (BDP 15 packets at 40 ms, plus a one-BDP buffer); at
 #: 50 Mbit/s the BDP is 250 packets of 1000 B, so with a one-BDP buffer each of 100 flows
 #: holds about 5 packets (window + queue) and each of 10 flows about 50, enough for the
 #: adaptive receiver's trains of up to 4 segments to form.
