@@ -1,0 +1,240 @@
+"""Qian (MS thesis, 2011), Chapter IV.C, Figs 25 to 29: PERT flows of three flavours sharing
+one drop-tail bottleneck (shared/spec/pert-theses-kotla-qian.md B.7).
+
+Flavours (the thesis's names): "Delay Pacing" = Qian's adaptive delayed ACK at the receiver
+and pacing (srtt / cwnd) at the sender; "Delay ACK" = the adaptive receiver without pacing;
+"No Delay" = an every-segment receiver without pacing. Every flow is PERT.
+
+Scenarios:
+
+- **Fig 25**: ``FIG25_FLOWS_PER_FLAVOUR`` flows of each flavour on the base point: each
+  flavour's bandwidth and loss rate.
+- **Figs 26 to 28 and the HTTP sweep**: Delay Pacing and Delay ACK flows together; one
+  parameter of ``BASE`` moves at a time: the total flow count (Fig 26, half and half), the
+  share of Delay ACK flows, the buffer as a factor of the BDP (Fig 27), the RTT (Fig 28),
+  the number of HTTP (web) sessions as cross traffic. Per flavour and run: its share of the
+  long flows' goodput, its drop ratio, Jain's index over its own flows' goodputs; per run the
+  bottleneck's mean queue over its buffer.
+- **Fig 29**: video with multiple PERT flows, each run of one flavour: ``VIDEO_STREAMS`` live
+  video streams (Qian's Chapter III clients) and ``VIDEO_GREEDY`` greedy flows, along the BDP
+  factor; Wei, Cao and Low's metrics (the thesis's [19]): the aggregate throughput of all flows
+  and the late-packet fraction of the worst stream. The thesis gives no load; the video rate
+  is ``VIDEO_RATE_MBPS`` (see there).
+
+"Fairness" (the thesis does not say what it compares): Jain's index among the flows of one
+flavour; Delay Pacing "is fairer" at a point when its index is above Delay ACK's there (the
+mean over the seeds). The index over all flows and each flavour's bandwidth share are kept
+beside it.
+
+Choices where the thesis is silent (Chapter IV gives no link, buffer or packet size): the
+bottleneck is ``BOTTLENECK_MBPS`` (see there), the base RTT Chapter V's 40 ms, packets of
+1000 bytes, buffer = one BDP (at least two packets per flow, the builder's rule); receivers
+echo the timestamp of the newest segment (``ts_echo = latest``, ns-2's sinks, as the thesis's
+ns-2 runs did; with RFC 7323's echo a paced flow behind the adaptive receiver inflates its own
+srtt: qian11-ack-coalescing); the web sessions are ns-2 WebTraf sessions whose transfers run
+over PERT behind every-segment receivers (the builder's default), with the mean think time of
+qian11-video. Flows start uniformly in ``START_WINDOW`` from the seed, so seeds differ in the
+flows' start times (and the web sessions' draws), which breaks the phase locking of identical
+flows (Floyd and Jacobson 1992).
+
+Left out: the thesis's "normalised queue length" per flavour (only the bottleneck's whole queue
+is measured).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import polars as pl
+
+from ..builders import dumbbell
+from ..runner import run
+from ..scenario import Scenario
+from .qian11 import PACKET_BYTES
+from .qian11_video import THINK_TIME
+from .tahiliani_ch4 import jain
+
+#: The flavours of Figs 25-29: (receiver ACK policy, sender pacing), named as the thesis does.
+FLAVOURS: dict[str, tuple[str, bool]] = {"delay-pacing": ("adaptive", True), "delay-ack": ("adaptive", False), "no-delay": ("every", False)}
+#: Bottleneck rate (Mbit/s; our choice, Chapter IV gives none). Chapter V's 3 Mbit/s would give
+#: each of Fig 26's 100 flows 0.3 packets (BDP 15 packets at 40 ms, plus a one-BDP buffer); at
+#: 50 Mbit/s the BDP is 250 packets of 1000 B, so with a one-BDP buffer each of 100 flows
+#: holds about 5 packets (window + queue) and each of 10 flows about 50, enough for the
+#: adaptive receiver's trains of up to 4 segments to form.
+BOTTLENECK_MBPS = 50.0
+#: The point every sweep starts from: 20 flows (our choice), half Delay ACK (Fig 26's mix),
+#: buffer one BDP, Chapter V's 40 ms RTT (20 ms one way), no HTTP sessions.
+BASE: dict[str, float] = {"flows": 20, "delay_ack_share": 0.5, "bdp_factor": 1.0, "rtt_ms": 40, "http_sessions": 0}
+#: Flows of each flavour in Fig 25's run (the thesis does not say; 5 gives each flavour's mean
+#: some averaging and keeps the total, 15, near BASE's 20).
+FIG25_FLOWS_PER_FLAVOUR = 5
+#: Fig 25's point: BASE's link and buffer, the three flavours in equal numbers.
+FIG25 = {**BASE, "flows": len(FLAVOURS) * FIG25_FLOWS_PER_FLAVOUR, "delay_ack_share": 1 / len(FLAVOURS)}
+#: Flows start uniformly in [0, START_WINDOW] (drawn from the seed).
+START_WINDOW = "5s"
+#: The sweeps' parameters and their ranges in the thesis (Section IV.C, Figs 26-28).
+THESIS_RANGES = {"flows": (10, 100), "delay_ack_share": (0.1, 1.0), "bdp_factor": (0.4, 4.0), "rtt_ms": (10, 100), "http_sessions": (100, 1000)}
+
+
+#: Fig 29: video streams and greedy flows per run, all PERT of one flavour (our choice: the
+#: thesis says "multiple flows"; half and half, 20 flows as BASE).
+VIDEO_STREAMS = 10
+VIDEO_GREEDY = 10
+#: T/mu of the streams if every flow got an equal share of the link: 1.5, the middle of the
+#: 1.0 to 2.0 range Qian's Chapter III studies (Figs 4, 9), where streams succeed or fail by the
+#: controller; the video rate follows (about 1.67 Mbit/s).
+VIDEO_T_MU = 1.5
+VIDEO_RATE_MBPS = BOTTLENECK_MBPS / (VIDEO_STREAMS + VIDEO_GREEDY) / VIDEO_T_MU
+#: Start-up delay of the video clients (Chapter III: "a few seconds"; qian11-video's 5 s).
+VIDEO_STARTUP = "5s"
+
+
+@dataclass(frozen=True)
+class Setup:
+    duration: str
+    warmup: str
+    seeds: tuple[int, ...]
+    #: Sweep values by BASE parameter.
+    sweeps: dict[str, tuple[float, ...]]
+    #: Fig 29's BDP factors.
+    video_bdp: tuple[float, ...] = ()
+
+
+def flavour_counts(point: dict[str, float]) -> dict[str, int]:
+    """Delay ACK and Delay Pacing flows of a sweep point (the Delay ACK share rounded to whole flows)."""
+    n = int(point["flows"])
+    ack = round(n * point["delay_ack_share"])
+    return {"delay-pacing": n - ack, "delay-ack": ack}
+
+
+def scenario(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int) -> Scenario:
+    """PERT flows of the flavours in ``counts`` (in that order) at ``point``'s RTT, buffer and web load."""
+    web = int(point["http_sessions"])
+    sc = dumbbell(
+        bw=f"{BOTTLENECK_MBPS:g}Mbps", rtt=f"{point['rtt_ms']:g}ms", flows=sum(counts.values()), cc="pert",
+        duration=setup.duration, warmup=setup.warmup, start_window=START_WINDOW, packet_size=PACKET_BYTES, seed=seed, web_sessions=web,
+        web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"],
+    )  # fmt: skip
+    flavours = [name for name, k in counts.items() for _ in range(k)]
+    return _with_flavours(sc, flavours, relabel=True)
+
+
+def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool) -> Scenario:
+    """``sc`` with flow i's receiver and pacing those of ``flavours[i]`` (and its label the
+    flavour's name with ``relabel``); every receiver, the web sessions' too, echoes the newest segment."""
+    wire = sc.to_wire()
+    for f, name in zip(wire["flows"], flavours, strict=True):
+        policy, paced = FLAVOURS[name]
+        f["tcp"].update(ack_policy=policy, pacing={"enabled": paced}, ts_echo="latest")
+        if relabel:
+            f["label"] = name
+    for w in wire.get("web", []):
+        w["tcp"]["ts_echo"] = "latest"
+    return Scenario.parse(wire)
+
+
+def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int) -> Scenario:
+    """Fig 29: VIDEO_GREEDY greedy flows and VIDEO_STREAMS video streams (label ``video-pert``),
+    every one PERT of ``flavour``, BASE's link and RTT, buffer ``bdp_factor`` x BDP."""
+    sc = dumbbell(
+        bw=f"{BOTTLENECK_MBPS:g}Mbps", rtt=f"{BASE['rtt_ms']:g}ms", flows=VIDEO_GREEDY, cc="pert", duration=setup.duration,
+        warmup=setup.warmup, start_window=START_WINDOW, buffer_bdp=bdp_factor, packet_size=PACKET_BYTES, seed=seed,
+        video=f"{VIDEO_STREAMS}@{VIDEO_RATE_MBPS * 1e3:.0f}kbps:pert", startup_delay=VIDEO_STARTUP,
+    )  # fmt: skip
+    return _with_flavours(sc, [flavour] * (VIDEO_GREEDY + VIDEO_STREAMS), relabel=False)
+
+
+def video_row(flavour: str, bdp_factor: float, setup: Setup, seed: int) -> dict[str, Any]:
+    """One run of Fig 29: the aggregate goodput of all flows, the worst and the mean late fraction
+    of the streams, their mean goodput, the bottleneck's drops and queue."""
+    r = run(video_scenario(flavour, bdp_factor, setup, seed))
+    f = r.flows
+    v = f.filter(pl.col("label").str.starts_with("video"))
+    return {
+        "sweep": "video", "flavour": flavour, "bdp_factor": bdp_factor, "seed": seed, "aggregate_mbps": f["goodput_mbps"].sum(),
+        "worst_late_fraction": v["video_late_fraction"].max(), "mean_late_fraction": v["video_late_fraction"].mean(),
+        "video_goodput_mbps": v["goodput_mbps"].mean(), "greedy_goodput_mbps": f.filter(~pl.col("label").str.starts_with("video"))["goodput_mbps"].mean(),
+        "drops": r.bottleneck["drops"], "avg_queue_norm": r.bottleneck["avg_queue_norm"],
+    }  # fmt: skip
+
+
+def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int) -> list[dict[str, Any]]:
+    """One row per flavour of one run: its flows, mean goodput per flow, share of the long flows'
+    goodput, drop ratio, Jain's index over its flows; the run's index over all flows and its queue."""
+    r = run(scenario(counts, point, setup, seed))
+    f, ctl = r.flows, r.controllers
+    total = f["goodput_mbps"].sum()
+    out = []
+    for name in counts:
+        if counts[name] == 0:
+            continue
+        g = f.filter(pl.col("label") == name)
+        c = ctl.filter(pl.col("label") == name).row(0, named=True)
+        out.append({
+            **{k: point[k] for k in BASE}, "buffer_pkts": r.bottleneck["limit_pkts"],
+            "seed": seed, "flavour": name, "n": g.height, "goodput_mbps": g["goodput_mbps"].mean(),
+            "share": g["goodput_mbps"].sum() / total, "fair_share": g.height / f.height, "drop_rate": c["drop_rate"],
+            "jain": jain(g["goodput_mbps"].to_list()), "data_ack_ratio": g["data_ack_ratio"].mean(), "timeouts": int(g["timeouts"].sum()),
+            "rtt_mean_ms": g["rtt_mean_ms"].mean(), "early_per_segment": g["early_responses"].sum() / max(g["segments_sent"].sum(), 1),
+            "jain_all": jain(f["goodput_mbps"].to_list()), "avg_queue_norm": r.bottleneck["avg_queue_norm"],
+            "utilization": r.bottleneck["utilization"], "lockstep_warnings": sum("lock" in w for w in r.warnings),
+        })  # fmt: skip
+    return out
+
+
+def sweep_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
+    """("base", BASE) and one point per sweep value, the others at BASE; a point another sweep
+    already has is listed once, under the first."""
+    points = [("base", dict(BASE))]
+    for name, values in setup.sweeps.items():
+        points += [(name, p) for p in ({**BASE, name: v} for v in values) if all(p != q for _, q in points)]
+    return points
+
+
+def fig25_counts() -> dict[str, int]:
+    return {name: FIG25_FLOWS_PER_FLAVOUR for name in FLAVOURS}
+
+
+def video_points(setup: Setup) -> list[dict[str, Any]]:
+    """Fig 29's runs: each flavour at each BDP factor."""
+    return [{"flavour": name, "bdp_factor": b} for name in FLAVOURS for b in setup.video_bdp]
+
+
+def tasks(setup: Setup) -> list[tuple[str, dict[str, Any], Setup, int]]:
+    """One run each: Fig 25's three-flavour run, every sweep point and Fig 29's runs, at every seed."""
+    return (
+        [("fig25", FIG25, setup, s) for s in setup.seeds] + [(n, p, setup, s) for n, p in sweep_points(setup) for s in setup.seeds]
+        + [("video", p, setup, s) for p in video_points(setup) for s in setup.seeds]
+    )  # fmt: skip
+
+
+def task(item: tuple[str, dict[str, Any], Setup, int]) -> list[dict[str, Any]]:
+    """The rows of one run of :func:`tasks`, each with its sweep's name."""
+    sweep, point, setup, seed = item
+    if sweep == "video":
+        return [video_row(point["flavour"], point["bdp_factor"], setup, seed)]
+    counts = fig25_counts() if sweep == "fig25" else flavour_counts(point)
+    return [{"sweep": sweep, **row} for row in rows(counts, point, setup, seed)]
+
+
+#: The per-flavour columns of :func:`fairness` (suffixed ``_pacing`` and ``_ack``).
+PER_FLAVOUR = ("share", "fair_share", "drop_rate", "jain", "goodput_mbps", "rtt_mean_ms", "early_per_segment")
+
+
+def fairness(runs: pl.DataFrame) -> pl.DataFrame:
+    """Per sweep point: each flavour's mean (over the seeds) share, drop ratio and Jain index side by
+    side, and whether Delay Pacing's index is above Delay ACK's (null where one flavour has no flow)."""
+    keys = ["sweep", *BASE]
+    mean = runs.filter(pl.col("sweep") != "fig25").group_by([*keys, "flavour"], maintain_order=True).agg(
+        pl.col(*PER_FLAVOUR, "jain_all", "avg_queue_norm").mean(), pl.len().alias("runs")
+    )
+    out = None
+    for name, tag in (("delay-pacing", "pacing"), ("delay-ack", "ack")):
+        part = mean.filter(pl.col("flavour") == name).select(
+            *keys, *[pl.col(c).alias(f"{c}_{tag}") for c in PER_FLAVOUR]
+        )
+        out = part if out is None else out.join(part, on=keys, how="full", coalesce=True, maintain_order="left")
+    run_cols = mean.group_by(keys, maintain_order=True).agg(pl.col("jain_all", "avg_queue_norm").first(), pl.col("runs").first())
+    out = run_cols.join(out, on=keys, how="left", maintain_order="left")
+    return out.with_columns((pl.col("jain_pacing") > pl.col("jain_ack")).alias("pacing_fairer"))
