@@ -10,7 +10,9 @@ data packets lost / (data packets received + lost)); utilization = bits sent /
 (capacity x window); goodput excludes retransmissions; Jain's index over TCP
 goodputs. ``controllers`` sums the flows of each label (share of the long
 flows' goodput, drop rate as a flow's); the thesis's "drop ratio" of one label
-to another is :func:`drop_ratio`, and nothing else computes it.
+to another is :func:`drop_ratio`, and nothing else computes it. The RTT samples
+of a traced flow grouped by the sequence number of the segment each measures,
+modulo k (Qian 2011, Fig 18b), are :func:`rtt_by_seq_mod`.
 
 :meth:`Results.write` saves
 
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 # when a table is first read: a run printed as JSON, and the summary, need no DataFrame
 # (issue 21's start-up time).
 
-__all__ = ["Results", "CaptureWarning", "drop_ratio", "empty_run_warnings"]
+__all__ = ["Results", "CaptureWarning", "drop_ratio", "empty_run_warnings", "rtt_by_seq_mod"]
 
 
 class CaptureWarning(RuntimeWarning):
@@ -267,7 +269,8 @@ class Results:
 
     @property
     def trace_rtt(self) -> pl.DataFrame:
-        """Every RTT sample of the traced flows (``ms``), their window and the traced queue's length."""
+        """Every RTT sample of the traced flows (``ms``), the segment it measures (``seq``: the one
+        whose timestamp the ACK echoed, by ``tcp.ts_echo``), their window and the traced queue's length."""
         return self._trace("trace_rtt")
 
     @property
@@ -378,3 +381,27 @@ def drop_ratio(results: Results, of: str, to: str) -> float:
         if name not in rates:
             raise ValueError(f"no flows labelled {name!r}; labels: {', '.join(rates) or 'none'}")
     return rates[of] / rates[to] if rates[to] > 0 else float("nan")
+
+
+def rtt_by_seq_mod(trace_rtt: pl.DataFrame, k: int) -> pl.DataFrame:
+    """RTT samples grouped by ``seq mod k`` (Qian 2011, Chapter IV.B, Fig 18b: the samples of a
+    flow whose receiver coalesces up to k ACKs, by the position of the measured segment in a
+    train of k). ``trace_rtt`` is :attr:`Results.trace_rtt`, or rows of it (one flow, a time
+    window). One row per group 0..k-1, empty groups included: ``group``, ``samples``,
+    ``mean_ms`` (null when empty) and ``diff_ms``, the group's mean minus the previous group's
+    (null for group 0 and next to an empty group)."""
+    import polars as pl
+
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    groups = pl.DataFrame({"group": pl.Series(range(k), dtype=pl.UInt32)})
+    means = (
+        trace_rtt.select((pl.col("seq") % k).cast(pl.UInt32).alias("group"), "ms")
+        .group_by("group")
+        .agg(pl.len().cast(pl.UInt32).alias("samples"), pl.col("ms").mean().alias("mean_ms"))
+    )
+    return (
+        groups.join(means, on="group", how="left")
+        .sort("group")
+        .with_columns(pl.col("samples").fill_null(0), pl.col("mean_ms").diff().alias("diff_ms"))
+    )

@@ -66,7 +66,7 @@ CLASS_TRACE_SCHEMA = {
 
 #: The per-packet trace (monitor.trace_flows): table name -> (column prefix in the core's output, schema).
 TRACE_TABLES = {
-    "trace_rtt": ("rtt_", {"t_s": pl.Float64, "flow": pl.UInt32, "ms": pl.Float64, "cwnd": pl.UInt32, "queue_pkts": pl.UInt32}),
+    "trace_rtt": ("rtt_", {"t_s": pl.Float64, "flow": pl.UInt32, "ms": pl.Float64, "seq": pl.UInt32, "cwnd": pl.UInt32, "queue_pkts": pl.UInt32}),
     "trace_losses": ("loss_", {"t_s": pl.Float64, "flow": pl.UInt32}),
     "trace_drops": ("drop_", {"t_s": pl.Float64, "flow": pl.UInt32}),
 }

@@ -53,3 +53,27 @@ def test_known_differences(report):
     assert not claim(report, "Fig 21", "earliest").holds
     assert earliest["inflation_pacing_ms"] > 10 * earliest["inflation_none_ms"] > 0
     assert not claim(report, "Figs 22-24", "earliest").holds
+
+
+def test_fig18b_rtt_groups(report):
+    """Fig 18b: the groups by sequence number mod 4 do not differ here (the claims fail, both
+    echoes), and the aligned run shows why: one sample per ACK, always the same train position."""
+    step = 1000 * 8 / 3e3  # a packet time at the base point, ms
+    t = report.tables["fig18b"]
+    for echo in ("latest", "earliest"):
+        base = t.filter(run="fig18a_base", echo=echo).sort("group")
+        # Every group is sampled, about a quarter each: the trains drift against the numbers.
+        assert base["share"].to_list() == pytest.approx([0.25] * 4, abs=0.03)
+        assert base["mean_ms"].max() - base["mean_ms"].min() < 0.5 * step
+        assert not claim(report, "Fig 18b: the four groups", echo).holds
+        assert not claim(report, "Fig 18b: the difference", echo).holds
+        # Group 0 against all samples: within a fraction of a packet time, either side.
+        assert abs(base["mean_ms"][0] - base["all_mean_ms"][0]) < 0.25 * step
+        aligned = t.filter(run="aligned", echo=echo)
+        assert aligned["share"].max() == 1.0 and aligned["mean_ms"].drop_nulls().to_list() == pytest.approx([120.0], abs=0.5)
+    # ns-2's echo samples the train's last segment (group 0 here), RFC 7323's its first (group 1).
+    groups = {e: t.filter(run="aligned", echo=e, share=1.0)["group"][0] for e in ("latest", "earliest")}
+    assert groups == {"latest": 0, "earliest": 1}
+    c = claim(report, "Fig 18b, pertlab's test")
+    assert c.holds, c.evidence
+    assert "Fig 18b (RTT" not in " ".join(report.notes)

@@ -32,3 +32,6 @@ def test_video_success_against_t_over_mu(tmp_path):
     pert = by["pert-adaptive"]
     assert pert["success"].mean() < 0.2 and pert["goodput_mbps"].mean() < 0.3
     assert pert["early_responses_per_s"].mean() > 1.0
+    # The late-packet CDFs: a figure drawn from every stream's late fraction.
+    assert (tmp_path / "qian11-video-late.png").stat().st_size > 0
+    assert streams["late_fraction"].is_between(0, 1).all()

@@ -21,6 +21,12 @@ Scenarios:
   ns-2's sinks, ``earliest`` RFC 7323's). Sweeps: bottleneck 1 to 10 Mbit/s, one-way delay
   5 to 50 ms (Figs 24, 33), cross-traffic flows 5 to 10 (Figs 22, 32), cross-traffic packet
   size 500 to 1500 B (Figs 23, 34).
+- **RTT samples by sequence number** (Fig 18b): the base point's plain run, with both echoes,
+  the adaptive flow traced (one RTT sample per ACK, each with the segment it measures, see
+  ``Results.trace_rtt``); its samples in the window grouped by sequence number mod 4
+  (:func:`pertlab.results.rtt_by_seq_mod`). Beside it Fig 16's window-limited flow behind the
+  adaptive receiver, whose trains of 4 stay aligned to the sequence numbers: which groups its
+  samples fall in shows what a group mod 4 selects.
 
 Choices where the thesis is silent: the buffer is ns-2's default queue limit, 50 packets;
 cross traffic is greedy PERT flows behind every-segment receivers, neither paced nor
@@ -38,6 +44,7 @@ from typing import Any
 import polars as pl
 
 from ..builders import dumbbell
+from ..results import rtt_by_seq_mod
 from ..runner import run
 from ..scenario import Scenario
 
@@ -58,6 +65,17 @@ PACKET_BYTES = 1000
 CROSS_FLOWS_FOR_SIZE = 5
 #: ns-2's default queue limit (packets); the thesis gives no buffer for Chapters IV-V.
 BUFFER_PKTS = 50
+#: Fig 18b: the samples are grouped by sequence number mod 4, the adaptive receiver's largest
+#: train (IV.A: up to 4 data packets per ACK).
+TRAIN = 4
+#: Fig 18b's runs: Fig 18a's base point (its adaptive flow, flow 1) and Fig 16's window-limited
+#: flow (flow 0), whose trains stay aligned.
+TRAIN_RUNS = {"fig18a_base": 1, "aligned": 0}
+
+
+def packet_time_ms(bw_mbps):
+    """Transmission time of one ``PACKET_BYTES`` packet at ``bw_mbps`` (a number or a column), ms."""
+    return PACKET_BYTES * 8 / (bw_mbps * 1e3)
 
 
 @dataclass(frozen=True)
@@ -70,12 +88,14 @@ class Setup:
     sweeps: dict[str, tuple[float, ...]]
 
 
-def ack_scenario(policy: str, variant: str, setup: Setup, seed: int) -> Scenario:
-    """One SACK flow behind ``policy``: ``window_limited`` (window 100, loss-free) or ``greedy``."""
+def ack_scenario(policy: str, variant: str, setup: Setup, seed: int, echo: str | None = None) -> Scenario:
+    """One SACK flow behind ``policy``: ``window_limited`` (window 100, loss-free) or ``greedy``;
+    ``echo`` sets ``tcp.ts_echo`` (the default otherwise)."""
     cap = {"max_cwnd": 100} if variant == "window_limited" else {}
+    ts = {"ts_echo": echo} if echo else {}
     return dumbbell(
         bw="10Mbps", rtt="60ms", flows=1, duration=setup.duration, warmup=setup.warmup, start_window="1s", buffer_pkts=100, seed=seed,
-        tcp={"ack_policy": policy, **cap},
+        tcp={"ack_policy": policy, **cap, **ts},
     )  # fmt: skip
 
 
@@ -127,6 +147,47 @@ def srtt_row(item: tuple[str, dict[str, float], str, str, Setup, int]) -> dict[s
     }  # fmt: skip
 
 
+def train_scenario(name: str, echo: str, setup: Setup, seed: int) -> Scenario:
+    """Fig 18b's run ``name`` (a key of ``TRAIN_RUNS``) with ``echo``, its flow of
+    ``TRAIN_RUNS[name]`` traced."""
+    if name == "fig18a_base":
+        sc = srtt_scenario(dict(BASE), "none", echo, setup, seed)
+    else:
+        sc = ack_scenario("adaptive", "window_limited", setup, seed, echo)
+    wire = sc.to_wire()
+    wire["monitor"]["trace_flows"] = [TRAIN_RUNS[name]]
+    return Scenario.parse(wire)
+
+
+def train_rows(item: tuple[str, str, Setup, int]) -> list[dict[str, Any]]:
+    """Fig 18b: the traced flow's RTT samples in the window grouped by sequence number mod
+    ``TRAIN``, one row per group, with the sum of the samples (to pool seeds)."""
+    name, echo, setup, seed = item
+    r = run(train_scenario(name, echo, setup, seed))
+    samples = r.trace_rtt.filter(pl.col("t_s") >= r.summary["window_start_s"])
+    groups = rtt_by_seq_mod(samples, TRAIN)
+    return [
+        {"run": name, "echo": echo, "seed": seed, "group": g["group"], "samples": g["samples"],
+         "sum_ms": (g["mean_ms"] or 0.0) * g["samples"]}
+        for g in groups.iter_rows(named=True)
+    ]  # fmt: skip
+
+
+def train_groups(rows: pl.DataFrame) -> pl.DataFrame:
+    """Fig 18b's table: per run, echo and group, the samples of every seed pooled: ``samples``,
+    ``mean_ms`` (null for an empty group), ``diff_ms`` (minus the previous group's mean),
+    ``share`` (of the run and echo's samples), and ``all_mean_ms``, the mean of all of them."""
+    keys = ["run", "echo"]
+    t = rows.group_by([*keys, "group"], maintain_order=True).agg(pl.col("samples").sum(), pl.col("sum_ms").sum()).sort([*keys, "group"])
+    return t.with_columns(
+        pl.when(pl.col("samples") > 0).then(pl.col("sum_ms") / pl.col("samples")).alias("mean_ms"),
+        (pl.col("samples") / pl.col("samples").sum().over(keys)).alias("share"),
+        (pl.col("sum_ms").sum().over(keys) / pl.col("samples").sum().over(keys)).alias("all_mean_ms"),
+    ).with_columns(pl.col("mean_ms").diff().over(keys).alias("diff_ms")).select(
+        *keys, "group", "samples", "share", "mean_ms", "diff_ms", "all_mean_ms"
+    )
+
+
 def sweep_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
     """("base", BASE) and one point per sweep value, the other parameters at BASE; a point that
     another sweep already has (the packet-size sweep's 1000 B is the cross-flow sweep's 5 flows)
@@ -140,9 +201,10 @@ def sweep_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
 
 def tasks(setup: Setup) -> list[tuple[str, tuple]]:
     """The runs in groups, one task each: the three receivers of an ACK-ratio variant and seed,
-    and the fixes and echoes of an srtt point and seed (fewer, longer tasks for the workers)."""
+    Fig 18b's traced runs of a seed, and the fixes and echoes of an srtt point and seed (fewer, longer tasks for the workers)."""
     acks = [("ack", (v, setup, s)) for v in ("window_limited", "greedy") for s in setup.seeds]
-    return acks + [("srtt", (name, p, setup, s)) for name, p in sweep_points(setup) for s in setup.seeds]
+    trains = [("trains", (setup, s)) for s in setup.seeds]
+    return acks + trains + [("srtt", (name, p, setup, s)) for name, p in sweep_points(setup) for s in setup.seeds]
 
 
 def task(item: tuple[str, tuple]) -> list[dict[str, Any]]:
@@ -151,6 +213,9 @@ def task(item: tuple[str, tuple]) -> list[dict[str, Any]]:
     if kind == "ack":
         variant, setup, seed = args
         return [ack_row((p, variant, setup, seed)) for p in POLICIES]
+    if kind == "trains":
+        setup, seed = args
+        return [row for name in TRAIN_RUNS for echo in ECHOES for row in train_rows((name, echo, setup, seed))]
     name, point, setup, seed = args
     return [srtt_row((name, point, fix, echo, setup, seed)) for fix in FIXES for echo in ECHOES]
 

@@ -33,6 +33,9 @@ CONTROLLERS = ("pert-adaptive", "sack", "cubic", "pert")
 #: The thesis's T/mu bins (Fig 4); the claim reads [1.4, 2.0].
 BINS = ((1.0, 1.2), (1.2, 1.4), (1.4, 1.6), (1.6, 1.8), (1.8, 2.0))
 CLAIM_BIN = (1.4, 2.0)
+#: A stream succeeds when fewer than this share of its packets are late (Section III.A; the
+#: core's ``video_success``).
+SUCCESS_LATE_FRACTION = 1e-4
 #: Video rate mu (Table I), HTTP sessions, bottleneck buffer (packets), access link rate.
 VIDEO_RATE = "300kbps"
 VIDEO_RATE_MBPS = 0.3

@@ -2,7 +2,7 @@
 against T/mu) and, from Chapters IV and V, ``qian11-ack-coalescing``
 (Figs 16, 17: data/ACK ratios of the three receivers; Figs 18a, 21, 22-24 and 31-34: the
 srtt over-estimate ACK coalescing causes and its removal by pacing or by the ACK-train RTT
-correction). The tables carry the thesis's numbers beside ours; every claim is computed from
+correction; Fig 18b: the RTT samples grouped by sequence number mod 4). The tables carry the thesis's numbers beside ours; every claim is computed from
 the runs. Scenario choices: :mod:`pertlab.experiments.qian11` and :mod:`pertlab.experiments.qian11_video`."""
 
 from __future__ import annotations
@@ -27,6 +27,17 @@ FULL = q.Setup(
 )  # fmt: skip
 #: The share of the plain inflation a fix must remove to "remove most of it".
 MOST = 0.5
+#: Fig 18b, "different groups of packets have different measured RTT values": the four group
+#: means spread over at least this share of a packet time at the bottleneck (the step between
+#: successive positions in a train that the thesis's self-induced delay predicts).
+DIFFERENT = 0.5
+#: Fig 18b, "the difference between values of different groups is the same", roughly: the three
+#: successive differences have one sign and each is within this share of their mean.
+ROUGHLY = 0.5
+#: Fig 18b's test of why groups blur: the share of an aligned flow's samples in one group.
+ONE_GROUP = 0.99
+#: How the claims name the two timestamp echoes.
+READINGS = {"latest": "ns-2's echo (latest)", "earliest": "RFC 7323's echo (earliest)"}
 
 
 def _scenarios(quick: bool) -> Wire:
@@ -34,6 +45,7 @@ def _scenarios(quick: bool) -> Wire:
     setup = QUICK if quick else FULL
     return {
         **{f"ack-{v}-{p}": q.ack_scenario(p, v, setup, setup.seeds[0]).to_wire() for v in ("window_limited", "greedy") for p in q.POLICIES},
+        **{f"trains-{n}-{echo}": q.train_scenario(n, echo, setup, setup.seeds[0]).to_wire() for n in q.TRAIN_RUNS for echo in q.ECHOES},
         **{f"srtt-{s}-{fix}-{echo}-" + "-".join(f"{v:g}" for v in pt.values()): q.srtt_scenario(pt, fix, echo, setup, setup.seeds[0]).to_wire()
            for s, pt in q.sweep_points(setup) for fix in q.FIXES for echo in q.ECHOES},
     }  # fmt: skip
@@ -45,6 +57,7 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
     groups = workers.map(q.task, tasks)
     acks = pl.DataFrame([row for (kind, _), rows in zip(tasks, groups) if kind == "ack" for row in rows])
     runs = pl.DataFrame([row for (kind, _), rows in zip(tasks, groups) if kind == "srtt" for row in rows])
+    trains = q.train_groups(pl.DataFrame([row for (kind, _), rows in zip(tasks, groups) if kind == "trains" for row in rows]))
     ack_table = (
         acks.group_by("variant", "policy", maintain_order=True)
         .agg(pl.col("data_mbps", "ack_mbps", "data_ack_ratio", "goodput_mbps").mean(), pl.col("drops").sum())
@@ -81,11 +94,29 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
             "millisecond of zero (cross traffic), the ratios removed_by_* are noise.",
             "The correction with ns-2's echo over-corrects at low rates (bw 1 Mbit/s): the sample then runs from the train's "
             "last segment, which has no self-induced delay left to subtract.",
-            "Not reproduced here: Fig 18b (RTT samples grouped by sequence number mod 4), the pacing fairness sweeps (Figs 25-29).",
+            f"Fig 18b: the base point's plain run (Fig 18a's) with the adaptive flow traced, one RTT sample per ACK, each "
+            f"labelled with the segment whose timestamp the ACK echoed (the last the ACK covers with ns-2's echo, the first "
+            f"with RFC 7323's); the samples in the window, all seeds pooled, grouped by sequence number mod {q.TRAIN} (table "
+            f"fig18b). Tolerances, fixed before the full runs from the thesis's mechanism (each later segment of a train "
+            f"waits one packet time more, {q.packet_time_ms(q.BASE['bw_mbps']):.3g} ms here): the groups differ when their "
+            f"means spread over at least {DIFFERENT:g} packet time; the successive differences are roughly constant when "
+            f"they share a sign and each is within {100 * ROUGHLY:g} % of their mean. Beside it (run aligned) Fig 16's "
+            "window-limited flow behind the adaptive receiver, traced, both echoes.",
+            "Why Fig 18b's claims fail here: pertlab's trace has one RTT sample per ACK, taken on one segment of the ACK. The "
+            "adaptive flow's trains (about 2 segments per ACK, see Fig 18a) drift against the sequence numbers, so each group "
+            "mod 4 collects every train position about equally (a quarter of the samples each, share in table fig18b) and the "
+            "four means agree to a fraction of a packet time; group 0's margin over all samples, whichever its sign, is "
+            "of that size too (noise). The aligned run tests this: when trains of 4 stay aligned, every sample falls in one "
+            "group, the train's last segment with ns-2's echo and its first with RFC 7323's, and both echoes measure the same "
+            "RTT (the first segment's sample includes the receiver's hold for the other three, the last's its wait behind "
+            "them). Four groups a constant step apart would fit RTTs taken for every segment of a train, each from its own "
+            "send to its own arrival, which timestamps echoed once per ACK do not give (not tested here); the thesis does not "
+            "say how its Fig 18b samples were taken.",
+            "Not reproduced here: the pacing fairness sweeps (Figs 25-29).",
         ],
     )  # fmt: skip
-    report.tables = {"ack_ratios": ack_table, "inflation": inflation, "acks": acks, "runs": runs}
-    report.claims = _ack_claims(ack_table) + _srtt_claims(inflation)
+    report.tables = {"ack_ratios": ack_table, "inflation": inflation, "fig18b": trains, "acks": acks, "runs": runs}
+    report.claims = _ack_claims(ack_table) + _srtt_claims(inflation) + _train_claims(trains)
     return report
 
 
@@ -126,7 +157,7 @@ def _srtt_claims(t: pl.DataFrame) -> list[Claim]:
               q.THESIS_INFLATION_MS / 2 <= base["latest"]["inflation_none_ms"] <= 2 * q.THESIS_INFLATION_MS,
               f"latest: {base['latest']['inflation_none_ms']:.3g} ms; earliest: {base['earliest']['inflation_none_ms']:.3g} ms"),
     ]  # fmt: skip
-    for echo, reading in (("latest", "ns-2's echo (latest)"), ("earliest", "RFC 7323's echo (earliest)")):
+    for echo, reading in READINGS.items():
         b = base[echo]
         claims.append(Claim(f"Fig 21: pacing removes most (over half) of the inflation, with {reading}.", b["removed_by_pacing"] > MOST,
                             f"inflation {b['inflation_none_ms']:.3g} ms plain, {b['inflation_pacing_ms']:.3g} ms paced: "
@@ -144,7 +175,7 @@ def _srtt_claims(t: pl.DataFrame) -> list[Claim]:
                             f"inflation {b['inflation_none_ms']:.3g} ms plain, {b['inflation_correction_ms']:.3g} ms corrected: "
                             f"{100 * b['removed_by_correction']:.3g} % removed"))  # fmt: skip
     corr = sweeps.filter(pl.col("echo") == "earliest")
-    d_ms = (q.PACKET_BYTES * 8 / (corr["bw_mbps"] * 1e3)).to_list()
+    d_ms = q.packet_time_ms(corr["bw_mbps"]).to_list()
     within = [abs(x) < d for x, d in zip(corr["inflation_correction_ms"].to_list(), d_ms)]
     claims.append(Claim("Figs 32-34: with the correction, the two flows' mean srtts are about equal at every sweep point "
                         "(apart by less than one packet time at the bottleneck; earliest echo, eq. 5.1's R).", all(within),
@@ -153,8 +184,49 @@ def _srtt_claims(t: pl.DataFrame) -> list[Claim]:
     return claims
 
 
+def _groups(t: pl.DataFrame, run: str, echo: str) -> pl.DataFrame:
+    return t.filter((pl.col("run") == run) & (pl.col("echo") == echo)).sort("group")
+
+
+def _train_claims(t: pl.DataFrame) -> list[Claim]:
+    """Fig 18b's three statements on the base point's adaptive flow, each with both echoes, and
+    pertlab's test of what a group mod 4 selects (the aligned run)."""
+    step = q.packet_time_ms(q.BASE["bw_mbps"])
+    claims = []
+    for echo, reading in READINGS.items():
+        g = _groups(t, "fig18a_base", echo)
+        means, diffs, overall = g["mean_ms"].to_list(), g["diff_ms"].to_list()[1:], g["all_mean_ms"][0]
+        sampled = all(m is not None for m in means)
+        spread = max(means) - min(means) if sampled else 0.0
+        mean_diff = sum(diffs) / len(diffs) if sampled else 0.0
+        constant = sampled and mean_diff != 0 and all(d * mean_diff > 0 and abs(d - mean_diff) <= ROUGHLY * abs(mean_diff) for d in diffs)
+        shown = f"group means {fmt_values([round(m, 3) for m in means]) if sampled else means} ms ({fmt_values(g['samples'].to_list())} samples)"
+        claims += [
+            Claim(f"Fig 18b: the four groups of sequence numbers mod {q.TRAIN} measure different RTTs (means spread over at least "
+                  f"{DIFFERENT:g} packet time), with {reading}.", sampled and spread >= DIFFERENT * step,
+                  f"{shown}; spread {spread:.3g} ms against {DIFFERENT * step:.3g} ms"),
+            Claim(f"Fig 18b: the difference between successive groups is roughly constant (one sign, each within {100 * ROUGHLY:g} % "
+                  f"of their mean), with {reading}.", constant,
+                  f"successive differences {fmt_values([round(d, 3) for d in diffs]) if sampled else diffs} ms"),
+            Claim(f"Fig 18b: sampling group 0 alone gives a higher RTT estimate than all samples, with {reading}.",
+                  sampled and means[0] > overall,
+                  f"group 0 {means[0]:.4g} ms, all samples {overall:.4g} ms ({means[0] - overall:+.3g} ms; a packet time is {step:.3g} ms)"),
+        ]  # fmt: skip
+    aligned = {e: _groups(t, "aligned", e) for e in q.ECHOES}
+    top = {e: g.row(g["share"].arg_max(), named=True) for e, g in aligned.items()}
+    claims.append(Claim(
+        f"Fig 18b, pertlab's test of what a group selects: with trains of {q.TRAIN} that stay aligned (Fig 16's window-limited flow), "
+        f"one RTT sample per ACK measures one position of the train, so at least {100 * ONE_GROUP:g} % of the samples fall in one "
+        f"group: the train's last segment with ns-2's echo, its first with RFC 7323's ({q.TRAIN - 1} groups on, mod {q.TRAIN}).",
+        all(r["share"] >= ONE_GROUP for r in top.values()) and (top["latest"]["group"] - top["earliest"]["group"]) % q.TRAIN == q.TRAIN - 1,
+        "; ".join(f"{e}: group {r['group']} holds {100 * r['share']:.4g} % of {aligned[e]['samples'].sum()} samples, mean {r['mean_ms']:.4g} ms"
+                  for e, r in top.items()),
+    ))  # fmt: skip
+    return claims
+
+
 def _figures(report: Report) -> list[Figure]:
-    acks, infl = report.tables["ack_ratios"], report.tables["inflation"]
+    acks, infl, trains = report.tables["ack_ratios"], report.tables["inflation"], report.tables["fig18b"]
 
     def draw_acks(path: Path) -> None:
         with saved_figure(path, 1, 3, figsize=(12, 3.6), title="Figs 16-17: three receivers") as (_, axes):
@@ -183,10 +255,28 @@ def _figures(report: Report) -> list[Figure]:
                     ax.set_title(f"{echo} echo", fontsize=9)
             axes[0][0].legend(fontsize=8)
 
+    def draw_trains(path: Path) -> None:
+        with saved_figure(path, 1, 2, figsize=(10, 3.8), title=f"Fig 18b: RTT samples by sequence number mod {q.TRAIN}") as (_, axes):
+            for k, echo in enumerate(q.ECHOES):
+                g = _groups(trains, "fig18a_base", echo)
+                axes[0].bar([i + 0.4 * k for i in g["group"].to_list()], g["mean_ms"].fill_null(0).to_list(), width=0.4, label=f"{echo} echo")
+                axes[0].axhline(g["all_mean_ms"][0], color=f"C{k}", ls="--", lw=0.8)
+                a = _groups(trains, "aligned", echo)
+                axes[1].bar([i + 0.4 * k for i in a["group"].to_list()], a["share"].to_list(), width=0.4, label=f"{echo} echo")
+            low = trains.filter(pl.col("run") == "fig18a_base")["mean_ms"].min()
+            axes[0].set(title="Fig 18a's adaptive flow (dashed: all samples)", xlabel="sequence number mod 4", ylabel="mean RTT sample (ms)",
+                        ylim=(low - 1, None))
+            axes[1].set(title="window-limited flow, aligned trains", xlabel="sequence number mod 4", ylabel="share of the samples")
+            for ax in axes:
+                ax.set_xticks([i + 0.2 for i in range(q.TRAIN)], [str(i) for i in range(q.TRAIN)])
+                ax.legend(fontsize=8)
+
     return [
         Figure(f"{NAME}-acks.png", "Figs 16-17: data and ACK throughput and data packets per ACK of the three receivers (crosses: the thesis's ratios).", draw_acks),
         Figure(f"{NAME}-srtt.png", "Figs 18a, 21-24, 31-34: mean srtt of the adaptive flow minus the every-segment flow's, plain, paced and "
                "corrected, along each sweep (base point included); top: ns-2's echo, bottom: RFC 7323's.", draw_inflation),
+        Figure(f"{NAME}-fig18b.png", f"Fig 18b: left, the mean RTT sample of the base point's adaptive flow per group of sequence numbers mod "
+               f"{q.TRAIN} (dashed: all its samples); right, the share of the samples in each group for Fig 16's window-limited flow.", draw_trains),
     ]  # fmt: skip
 
 
@@ -324,10 +414,24 @@ def _video_figures(report: Report) -> list[Figure]:
             ax.set_ylabel("success fraction")
             ax.legend(fontsize=8)
 
+    def draw_late(path: Path) -> None:
+        with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Late packets: CDF of the streams' late fractions") as (_, ax):
+            for cc in v.CONTROLLERS:
+                late = sorted(streams.filter(pl.col("cc") == cc)["late_fraction"].to_list())
+                if late:
+                    ax.step(late, [(i + 1) / len(late) for i in range(len(late))], where="post", label=f"{cc} ({len(late)} streams)")
+            ax.axvline(v.SUCCESS_LATE_FRACTION, color="grey", lw=0.6, ls="--")
+            ax.set_xscale("symlog", linthresh=v.SUCCESS_LATE_FRACTION / 10)
+            ax.set(xlabel="late fraction of a stream's packets", ylabel="fraction of streams", xlim=(0, 1.05), ylim=(0, 1.02))
+            ax.legend(fontsize=8)
+
     return [
         Figure(f"{VIDEO_NAME}.png", "Fraction of a run's streams that succeed (late fraction < 1e-4) against the run's T/mu; grey lines: the thesis's bins.", draw),
         Figure(f"{VIDEO_NAME}-startup.png", "Figs 10 and 11: the fraction of the streams in each T/mu range that succeed, against the start-up delay, per controller "
                "(a controller without streams in the range is not drawn).", draw_startup),
+        Figure(f"{VIDEO_NAME}-late.png", f"CDF of the streams' late fractions per controller, every run and load pooled "
+               f"({streams.height} streams in all); dashed: the success threshold "
+               f"{v.SUCCESS_LATE_FRACTION:g}; the axis is linear below {v.SUCCESS_LATE_FRACTION / 10:g}.", draw_late),
     ]  # fmt: skip
 
 

@@ -101,11 +101,14 @@ pub struct Results {
 /// Per-packet trace of the traced flows and link, columnar, over the whole run.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct Trace {
-    /// Every RTT sample a traced sender took: time, flow, sample, window, and the
-    /// traced link's queue length (packets waiting) at that moment.
+    /// Every RTT sample a traced sender took: time, flow, sample, the segment
+    /// it measures (the one whose timestamp the ACK echoed, see
+    /// `TcpSender::echoed_segment`), window, and the traced link's queue length
+    /// (packets waiting) at that moment.
     pub rtt_t_s: Vec<f64>,
     pub rtt_flow: Vec<u32>,
     pub rtt_ms: Vec<f64>,
+    pub rtt_seq: Vec<u32>,
     pub rtt_cwnd: Vec<u32>,
     pub rtt_queue_pkts: Vec<u32>,
     /// Losses of the traced flows' data packets, anywhere.
@@ -406,9 +409,9 @@ impl FlowSeries {
 
 impl Trace {
     /// Columns and bytes of one RTT-sample row, and of one loss or drop row (for the memory estimate).
-    pub const RTT_COLUMNS: u64 = 5;
+    pub const RTT_COLUMNS: u64 = 6;
     pub const EVENT_COLUMNS: u64 = 2;
-    pub const RTT_ROW_BYTES: usize = 2 * size_of::<f64>() + 3 * size_of::<u32>();
+    pub const RTT_ROW_BYTES: usize = 2 * size_of::<f64>() + 4 * size_of::<u32>();
     pub const EVENT_ROW_BYTES: usize = size_of::<f64>() + size_of::<u32>();
 }
 

@@ -79,7 +79,7 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Acked, Scoreboard};
 use super::send_overhead::SendOverhead;
 use super::train_rtt::TrainRtt;
-use super::TcpConfig;
+use super::{TcpConfig, TsEcho};
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::rng::SimRng;
 use crate::scenario::CcSpec;
@@ -120,6 +120,14 @@ impl SenderCounters {
     }
 }
 
+/// One RTT sample and the segment it measures: the one whose timestamp the
+/// ACK echoed (see `TcpSender::echoed_segment`), by segment number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RttSample {
+    pub rtt: SimTime,
+    pub seq: u32,
+}
+
 pub struct TcpSender {
     pub tp: CcState,
     cc: Box<dyn CongestionControl>,
@@ -154,7 +162,7 @@ pub struct TcpSender {
     /// Segments the application has to send; `u32::MAX` for a bulk (FTP) source.
     data_segments: u32,
     /// The RTT sample the last ACK gave, if any (for per-packet traces).
-    pub last_rtt_sample: Option<SimTime>,
+    pub last_rtt_sample: Option<RttSample>,
     /// Stream of the RTT measurement noise; `None` when `cfg.rtt_noise_ns` is 0.
     rtt_noise: Option<SimRng>,
     /// When the last data segment (new or retransmitted) was sent.
@@ -489,8 +497,25 @@ impl TcpSender {
             self.rtt.reset_backoff();
         }
         self.counters.record_rtt(r);
-        self.last_rtt_sample = Some(r);
+        self.last_rtt_sample = Some(RttSample { rtt: r, seq: self.echoed_segment(ack, acked) });
         Some(r)
+    }
+
+    /// The segment whose timestamp `ack` echoes, by the receiver's echo rule
+    /// (`cfg.ts_echo`, see `receiver`): RFC 7323's TS.Recent is the segment at
+    /// the left edge of the window, the old `snd_una`; ns-2's newest timestamp
+    /// is the last segment to arrive, which on a path that keeps the order is
+    /// the newest sent: the last segment the ACK covers (`ack.seq - 1`), or
+    /// the retransmission of the old `snd_una` that filled the hole. Exact
+    /// while no segment is lost; around a loss, the RFC rule's "never goes
+    /// backwards" can keep an older echo, which this does not follow.
+    fn echoed_segment(&self, ack: &Packet, acked: &Acked) -> u32 {
+        let old_snd_una = ack.seq - acked.segments;
+        match self.cfg.ts_echo {
+            TsEcho::Earliest => old_snd_una,
+            TsEcho::Latest if acked.first_was_retransmitted => old_snd_una,
+            TsEcho::Latest => ack.seq - 1,
+        }
     }
 
     /// A duplicate ACK (RFC 5681 section 2: same cumulative ACK, data
@@ -1020,6 +1045,58 @@ mod tests {
         assert!(b.snd.rto() < 400 * MS, "rto {}", b.snd.rto());
         assert_eq!(b.snd.counters().timeouts, 3);
         b.check_conservation();
+    }
+
+    /// Runs `cfg` on the loss-free bench for 2 s and checks every RTT sample's
+    /// segment: it is `expected(first, last)` of the segments the ACK newly
+    /// covers, and its transmission left at the timestamp the ACK echoed.
+    /// Returns the samples and those whose first and last segments left at
+    /// different times (where the two echo rules give different timestamps).
+    fn check_sample_segments(cfg: TcpConfig, expected: fn(u32, u32) -> u32) -> (usize, usize) {
+        let mut b = Bench::new(cfg);
+        b.start();
+        b.run_until(2 * SEC);
+        assert_eq!(b.data_dropped, 0);
+        let sent_at = |seq: u32| b.log.iter().find(|s| s.seq == seq).map(|s| s.at).expect("segment sent");
+        let mut apart = 0;
+        for &(now, ack, snd_una, sample) in &b.samples {
+            let (first, last) = (snd_una, ack.seq - 1);
+            assert_eq!(sample.seq, expected(first, last), "ACK {} at {now}", ack.seq);
+            assert_eq!(sent_at(sample.seq), ack.ts, "segment {} echoed by ACK {}", sample.seq, ack.seq);
+            assert_eq!(sample.rtt, now - ack.ts);
+            apart += usize::from(sent_at(first) != sent_at(last));
+        }
+        assert!(b.samples.len() > 50, "{} samples", b.samples.len());
+        (b.samples.len(), apart)
+    }
+
+    #[test]
+    fn an_rtt_sample_names_the_segment_whose_timestamp_was_echoed() {
+        use super::super::pacing::PacingConfig;
+        use super::super::{AckPolicy, TsEcho};
+        let first = |f: u32, _: u32| f;
+        let last = |_: u32, l: u32| l;
+        // One ACK per segment: the sample is the acknowledged segment's, whichever echo.
+        for ts_echo in [TsEcho::Earliest, TsEcho::Latest] {
+            let cfg = TcpConfig { ack_policy: AckPolicy::Every, ts_echo, ..TcpConfig::default() };
+            let (_, apart) = check_sample_segments(cfg, |f, l| {
+                assert_eq!(f, l, "one segment per ACK");
+                f
+            });
+            assert_eq!(apart, 0);
+        }
+        // Coalesced ACKs: RFC 7323 echoes the first segment the ACK covers, ns-2 the
+        // last. Unpaced, the segments an ACK covers mostly left together (one
+        // timestamp); paced, they left apart, and the timestamp tells which was echoed.
+        for ack_policy in [AckPolicy::Delayed, AckPolicy::Adaptive] {
+            for (ts_echo, rule) in [(TsEcho::Earliest, first as fn(u32, u32) -> u32), (TsEcho::Latest, last)] {
+                let cfg = TcpConfig { ack_policy, ts_echo, max_cwnd: 50, ..TcpConfig::default() };
+                check_sample_segments(cfg.clone(), rule);
+                let paced = TcpConfig { pacing: PacingConfig { enabled: true, ..PacingConfig::default() }, ..cfg };
+                let (n, apart) = check_sample_segments(paced, rule);
+                assert!(apart * 2 > n, "{ack_policy:?} {ts_echo:?}, paced: {apart} of {n} samples tell the echoes apart");
+            }
+        }
     }
 
     #[test]

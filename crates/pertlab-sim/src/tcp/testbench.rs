@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use super::cc::reno::Reno;
 use super::cc::{CaState, CongestionControl};
 use super::receiver::TcpReceiver;
-use super::sender::TcpSender;
+use super::sender::{RttSample, TcpSender};
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet};
 use crate::rng::{self, SimRng};
@@ -59,6 +59,9 @@ pub struct Bench {
     pub transitions: Vec<Transition>,
     /// ACKs as they arrived at the sender.
     pub acks_seen: Vec<(SimTime, Packet)>,
+    /// The RTT samples the ACKs gave, each with its ACK's arrival, the ACK and
+    /// `snd_una` before it.
+    pub samples: Vec<(SimTime, Packet, u32, RttSample)>,
     pub data_delivered: u64,
     pub data_dropped: u64,
     /// Check the sender's invariants after every sender call (O(window) each).
@@ -100,6 +103,7 @@ impl Bench {
             log: Vec::new(),
             transitions: Vec::new(),
             acks_seen: Vec::new(),
+            samples: Vec::new(),
             data_delivered: 0,
             data_dropped: 0,
             check_each_step: true,
@@ -181,7 +185,11 @@ impl Bench {
             Event::AckArrives => {
                 let (_, ack) = self.acks.pop_front().expect("event of a queued packet");
                 self.acks_seen.push((self.now, ack));
+                let snd_una = self.snd.tp.snd_una;
                 self.snd.on_ack(self.now, &ack, &mut self.rng, &mut buf);
+                if let Some(sample) = self.snd.last_rtt_sample {
+                    self.samples.push((self.now, ack, snd_una, sample));
+                }
                 self.after_sender(&mut buf);
             }
             Event::Rto => {

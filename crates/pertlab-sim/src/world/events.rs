@@ -308,10 +308,10 @@ impl World {
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
                     flow.sender.on_ack(self.now, &pkt, &mut flow.rng, &mut out);
                     let finished = flow.sender.finished();
-                    if let (Some(r), true) = (flow.sender.last_rtt_sample, self.monitor.traced(f)) {
+                    if let (Some(sample), true) = (flow.sender.last_rtt_sample, self.monitor.traced(f)) {
                         let cwnd = flow.sender.tp.snd_cwnd;
                         let q = self.monitor.trace_channel.map_or(0, |c| self.channels[c as usize].queue.len_pkts());
-                        self.monitor.record_rtt(self.now, f, r, cwnd, q);
+                        self.monitor.record_rtt(self.now, f, sample, cwnd, q);
                     }
                     self.emit_from_sender(f, &mut out);
                     if finished {

@@ -12,6 +12,7 @@ use crate::net::Channel;
 use crate::queue::QueueLimit;
 use crate::scenario::{LinkSpec, Scenario};
 use crate::stats::{utilization, FlowSeries, QueueSeries, Trace};
+use crate::tcp::sender::RttSample;
 use crate::time::{SimTime, NS_PER_SEC};
 
 /// Positions of the data packets one queue accepts inside the measurement
@@ -123,13 +124,14 @@ impl Monitors {
         self.traced.get(f as usize).copied().unwrap_or(false)
     }
 
-    /// A traced sender took RTT sample `rtt` at `now` with window `cwnd`; the
+    /// A traced sender took RTT sample `sample` at `now` with window `cwnd`; the
     /// traced queue held `queue_pkts`.
-    pub fn record_rtt(&mut self, now: SimTime, f: u32, rtt: SimTime, cwnd: u32, queue_pkts: u32) {
+    pub fn record_rtt(&mut self, now: SimTime, f: u32, sample: RttSample, cwnd: u32, queue_pkts: u32) {
         let t = &mut self.trace;
         t.rtt_t_s.push(now as f64 / NS_PER_SEC as f64);
         t.rtt_flow.push(f);
-        t.rtt_ms.push(rtt as f64 / 1e6);
+        t.rtt_ms.push(sample.rtt as f64 / 1e6);
+        t.rtt_seq.push(sample.seq);
         t.rtt_cwnd.push(cwnd);
         t.rtt_queue_pkts.push(queue_pkts);
     }
