@@ -22,7 +22,7 @@ from pertlab.experiments import kotla08 as k
 
 def runs() -> list[tuple[str, pertlab.Scenario]]:
     full = k.FULL
-    single = k.highspeed_points(k.HighSpeed(2.4e9, (2.4e9,), "100s", "50s"))
+    single = k.highspeed_points(k.HighSpeed(2.4e9, (2.4e9,), "100s", "50s", (1,)))
     return [
         ("1 adaptive PERT flow, 2.4 Gbit/s, 70 ms, 100 s", next(p.scenario for p in single if dict(p.values)["scheme"] == k.PERT)),
         ("1000 flows (500 PERT + 500 SACK), 150 Mbit/s, 60 ms, 400 s", k.kotla_dumbbell(k.mix(500, 500), full, 1)),
