@@ -60,6 +60,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <linux/if.h>
 #include <linux/if_tun.h>
@@ -147,6 +148,10 @@ static int number(const char *key, const char *val, double lo, double hi, double
 
 	errno = 0;
 	v = strtod(val, &end);
+	/* An underflow (a subnormal such as 5e-324, or a value that rounds to 0) is
+	 * a valid tiny number, not an error: the scenario's model accepts it. */
+	if (errno == ERANGE && v < DBL_MIN && v > -DBL_MIN)
+		errno = 0;
 	if (!*val || *end || errno || !(v >= lo && v <= hi)) {
 		char msg[96];
 

@@ -140,6 +140,15 @@ def test_delayline_bad_options_name_the_option(args: list[str], message: str) ->
     assert r.returncode == 2 and message in r.stderr, r.stderr
 
 
+@pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler `cc` (Debian package gcc)")
+@pytest.mark.parametrize("args", [["loss=5e-324"], ["ge_p=5e-324", "ge_r=1"], ["loss=1e-400"]])
+def test_delayline_takes_tiny_probabilities_the_model_accepts(args: list[str]) -> None:
+    """A probability that underflows (subnormal 5e-324, or 1e-400, which rounds to 0) is a valid
+    number, not an error (the generated testbed scenarios found 5e-324 refused)."""
+    r = subprocess.run([str(build.build_delayline()), "--check", *args], capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+
+
 # ---------------------------------------------------------------- measurements
 
 
