@@ -154,7 +154,8 @@ pub struct QueueResult {
     pub limit_bytes: Option<u64>,
     pub avg_queue_pkts: f64,
     pub avg_queue_bytes: f64,
-    /// Average queue divided by the limit (packets by packets, bytes by bytes).
+    /// Average queue divided by the whole buffer (packets by packets, bytes by bytes): the
+    /// limit, times the classes of a multi-class queue (each class has a buffer of the limit).
     pub avg_queue_norm: f64,
     /// Packets that arrived, left, were dropped, and left with a CE mark this
     /// queue set, within the window.

@@ -42,7 +42,10 @@ pub struct QueueInfo {
     pub to: String,
     pub discipline: &'static str,
     pub rate_bps: u64,
+    /// The buffer limit of the queue, or of each class of a multi-class queue.
     pub limit: QueueLimit,
+    /// Buffers of `limit`: the classes of a multi-class queue (each has its own), else 1.
+    pub buffers: u32,
 }
 
 /// One long TCP flow, as the results describe it.
@@ -159,9 +162,11 @@ pub fn assemble(input: ReportInput) -> Results {
             let (qa, qb) = (&a.queues[i], &b.queues[i]);
             let avg_pkts = if span_ns == 0 { 0.0 } else { (qb.area_pkts - qa.area_pkts) as f64 / span_ns as f64 };
             let avg_bytes = if span_ns == 0 { 0.0 } else { (qb.area_bytes - qa.area_bytes) as f64 / span_ns as f64 };
+            // Normalized by the whole buffer: a multi-class queue holds up to `limit` per class.
+            let buffers = f64::from(ch.buffers.max(1));
             let (limit_pkts, limit_bytes, norm) = match ch.limit {
-                QueueLimit::Packets(p) => (Some(p), None, avg_pkts / p as f64),
-                QueueLimit::Bytes(by) => (None, Some(by), avg_bytes / by as f64),
+                QueueLimit::Packets(p) => (Some(p), None, avg_pkts / (p as f64 * buffers)),
+                QueueLimit::Bytes(by) => (None, Some(by), avg_bytes / (by as f64 * buffers)),
             };
             let departures = qb.departures - qa.departures;
             let drops = qb.drops() - qa.drops();

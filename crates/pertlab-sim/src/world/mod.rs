@@ -258,6 +258,7 @@ impl World {
             discipline: c.queue.classes.as_ref().map_or_else(|| c.queue.discipline().name(), |m| m.name()),
             rate_bps: c.rate_bps,
             limit: c.queue.limit,
+            buffers: c.queue.classes.as_ref().map_or(1, |m| m.classes() as u32),
         }
     }
 
