@@ -13,6 +13,7 @@ import threading
 import time
 import tomllib
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -256,10 +257,16 @@ def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_beh
 
 def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_behind) -> None:
     """The same path, the two kernel Reno flows present from 4 s to 10 s only (the flow group's
-    ``stop``), 18 s in all. The simulator, on the same scenario, predicts compete mode while they
+    ``stop``), 20 s in all. The simulator, on the same scenario, predicts compete mode while they
     are there and safe / high-speed mode from shortly after they leave (Kotla Ch. III.B: q below
     half of q_max); the eBPF controller does the same: compete mode for at least a third of the
-    6 s they are there, at most a quarter of the time from 2 s after they leave to the end."""
+    6 s they are there, at most a quarter of the 8 s from 2 s after they leave to the end.
+
+    Compete mode after they leave needs a queueing delay above half of q_max (about 35 ms here,
+    against about 7 ms that PERT alone holds), so a stalled host, whose late releases the sender
+    sees as queueing delay, can put it there: the delay line runs under real-time scheduling,
+    and a failure prints the delay line's lateness and the flow's srtt second by second. (CI once
+    measured 0.36 of a 6 s window in compete mode, with the delay line at normal priority.)"""
     from pertlab.linux import testbed
     from pertlab.linux.compare import sim_scenario
     from pertlab.linux.scenario import TestbedScenario
@@ -269,7 +276,8 @@ def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_be
         base = tomllib.load(f)
     join, leave, after = "4s", "10s", "12s"
     base["flows"][1] |= {"start": join, "stop": leave}
-    sc = TestbedScenario.model_validate(base | {"duration": "18s", "warmup": after})
+    base["delayline_rtprio"] = 10
+    sc = TestbedScenario.model_validate(base | {"duration": "20s", "warmup": after})
 
     def compete(m: dict) -> tuple[float, float]:
         """Seconds in compete mode, and its share of the time."""
@@ -281,7 +289,9 @@ def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_be
 
     res = testbed.run(sc)
     m = res.extra["pert_adaptive_modes"][0]
-    assert compete(m["run"])[0] >= 2.0 and compete(m["window"])[1] <= 0.25, (m, compete(sim), compete(during))
+    fs = res.flow_series.filter(pl.col("flow") == 0).group_by((pl.col("t_s") // 1).alias("s")).agg(pl.col("srtt_ms").mean().round(1)).sort("s")
+    seen = {"modes": m, "sim": compete(sim), "sim_during": compete(during), "delayline": res.extra["delayline"], "srtt_ms_by_second": fs.rows()}
+    assert compete(m["run"])[0] >= 2.0 and compete(m["window"])[1] <= 0.25, seen
     assert not loader.is_registered(NAME)
 
 
