@@ -30,7 +30,11 @@ SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cub
 
 def sim_scenario(sc: TestbedScenario) -> Scenario:
     """The simulator's dumbbell for ``sc``; a :class:`ScenarioError` names a flow
-    whose congestion control the simulator lacks."""
+    whose congestion control the simulator lacks. Of the delay line's path it carries the
+    mean: the round trip is the constant delay plus the jitter's mean each way, and the data
+    direction loses packets at random at the path's long-run loss rate. The simulator has no
+    jitter, so the variation of the delay, a Gilbert-Elliott path's bursts (its stationary rate
+    is used) and the losses of ACKs are not carried."""
     from ..builders import dumbbell
 
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -38,8 +42,9 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
         raise ScenarioError(missing)
     kind, limit = sc.queue()
     pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
+    rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     sim = dumbbell(
-        bw=sc.bottleneck.rate, rtt=f"{sc.bottleneck.delay}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
+        bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
         sample_interval=f"{sc.sample_interval}ns",
         cc_params={
@@ -47,9 +52,11 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
             "pert-adaptive": sc.pert_adaptive.model_dump(mode="json", by_alias=True, exclude_none=True),
         },
     )  # fmt: skip
-    if all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
+    loss = sc.path.loss.stationary_rate
+    if loss == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
         return sim
     data = sim.model_dump(mode="json", by_alias=True, exclude_none=True)
+    data["dumbbell"]["bottleneck_loss"] = loss
     for flow, g in zip(data["flows"], [g for g in sc.flows for _ in range(g.count)]):
         flow["start_window_ns"] = [g.start, g.start]
         if g.stop is not None and g.stop < sc.duration:

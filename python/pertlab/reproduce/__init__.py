@@ -20,6 +20,7 @@ from . import predictor_entries  # noqa: E402,F401  (PERT paper Section 2: Figur
 from . import kotla08_entries  # noqa: E402,F401  (Kotla 2008: adaptive PERT, Figures 4-11, 19, 23, 25, 26)
 from . import kotla08_tables  # noqa: E402,F401  (Kotla 2008: Tables I-V, Figures 12, 24, 27, 28)
 from . import kotla08_homogeneous_entries  # noqa: E402,F401  (Kotla 2008, Section VI: Figures 18, 20, 22)
+from . import kotla08_live_entries  # noqa: E402,F401  (Kotla 2008, Section V.E: the live experiments on this kernel, Figures 13, 14, 16, 17)
 from . import hua02_entries  # noqa: E402,F401  (Hua 2002: Vegas parking lot Figs 3.2-3.5)
 from . import hua02_jcc_entries  # noqa: E402,F401  (Hua 2002: JCC against Reno, Figs 4.6-4.15, Table 4.1)
 from . import hua02_swtp_entries  # noqa: E402,F401  (Hua 2002: S-WTP against WTP, Tables 5.1, 5.2, Figs 5.4, 5.5)

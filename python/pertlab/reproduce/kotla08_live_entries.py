@@ -1,0 +1,168 @@
+"""Registry entry ``kotla08-live``: Kotla (2008), Section V.E, Figs 13, 14, 16 and 17 redone on
+this host's kernel (the eBPF adaptive PERT against kernel reno and cubic over the six emulated
+client paths), with the simulator on the same scenarios beside it. Setups and choices:
+:mod:`pertlab.experiments.kotla08_live`. Needs root and BPF (the namespace testbed); its kernel
+runs are stored under runs/ as they finish and reused, so an interrupted run resumes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..experiments import kotla08_live as live
+from ..sweep import FRACTION, INTERVAL, NON_NEGATIVE, aggregate
+from .kotla08_common import THESIS
+from .registry import Claim, Entry, Figure, Report, fmt_values, register
+
+NAME = "kotla08-live"
+TITLE = "Figures 13, 14, 16, 17: adaptive PERT against reno and cubic over six emulated client paths, on this host's kernel"
+SECTION = "Section V.E"
+METRICS = ("pert_mbps", "comp_mbps", "pert_share", "pert_retx", "comp_retx", "utilization", "pert_compete_frac")
+BOUNDS = {"pert_mbps": NON_NEGATIVE, "comp_mbps": NON_NEGATIVE, "pert_share": FRACTION, "pert_retx": NON_NEGATIVE, "comp_retx": NON_NEGATIVE,
+          "utilization": NON_NEGATIVE, "pert_compete_frac": FRACTION}  # fmt: skip
+#: "Similar" throughputs (Figs 13, 16): the mean per-connection throughputs within a factor of
+#: two of each other. The thesis gives no number; a choice.
+SIMILAR_RATIO = 2.0
+#: "Almost all" cases (Fig 14): all but at most one in six. The thesis gives no number; a choice.
+ALMOST_ALL = 5 / 6
+KEYS = ["profile", "flows", "competitor"]
+
+
+def _mode(quick: bool) -> live.Mode:
+    return live.QUICK if quick else live.FULL
+
+
+def _summary(runs: pl.DataFrame) -> pl.DataFrame:
+    """Per source and case: every metric's mean over the repetitions with its 95 % interval."""
+    order = {p: i for i, p in enumerate(live.PROFILE_ORDER)}
+    t = aggregate(runs, ["source", *KEYS], METRICS, BOUNDS)
+    return t.with_columns(pl.col("profile").replace_strict(order, return_dtype=pl.Int32).alias("_o")).sort("source", "competitor", "_o", "flows").drop("_o")
+
+
+def _case(row: dict) -> str:
+    return f"{row['profile']} x{row['flows']}"
+
+
+def _kernel_claims(summary: pl.DataFrame, competitor: str, figs: tuple[int, int], baseline: str) -> list[Claim]:
+    k = summary.filter((pl.col("source") == "kernel") & (pl.col("competitor") == competitor)).to_dicts()
+    if not k:
+        return []
+    ratios = [r["pert_mbps"] / r["comp_mbps"] if r["comp_mbps"] else float("inf") for r in k]
+    similar = [1 / SIMILAR_RATIO <= x <= SIMILAR_RATIO for x in ratios]
+    higher = [r["pert_mbps"] >= r["comp_mbps"] for r in k]
+    fewer = [r["pert_retx"] <= r["comp_retx"] for r in k]
+    cases = ", ".join(f"{_case(r)} {x:.3g}" for r, x in zip(k, ratios))
+    retx = ", ".join(f"{_case(r)} {r['pert_retx']:.3g}/{r['comp_retx']:.3g}" for r in k)
+    n = len(k)
+    out = [
+        Claim(f"PERT's and {baseline}'s throughputs are similar at every client (Fig. {figs[0]}; per connection, within a factor of {SIMILAR_RATIO:g}).",
+              all(similar), f"PERT / {competitor} throughput per connection: {cases}"),
+    ]  # fmt: skip
+    if competitor == "reno":
+        out += [
+            Claim(f"PERT gets a little more than {baseline} in most cases (Fig. {figs[0]}: more than half of the {n} cases).",
+                  sum(higher) > n / 2, f"PERT at least {competitor}'s throughput in {sum(higher)} of {n} cases"),
+            Claim(f"PERT's losses are at most {baseline}'s in almost all cases (Fig. {figs[1]}: in at least {ALMOST_ALL:.3g} of the {n} cases).",
+                  sum(fewer) >= ALMOST_ALL * n, f"retransmissions per connection, PERT/{competitor}: {retx}; PERT's at most in {sum(fewer)} of {n}"),
+        ]  # fmt: skip
+    else:
+        out.append(
+            Claim(f"PERT has fewer losses than {baseline} in most cases (Fig. {figs[1]}: more than half of the {n} cases).",
+                  sum(r["pert_retx"] < r["comp_retx"] for r in k) > n / 2, f"retransmissions per connection, PERT/{competitor}: {retx}")
+        )  # fmt: skip
+    return out
+
+
+def _agreement(summary: pl.DataFrame) -> pl.DataFrame:
+    """Per case: the kernel's and the simulator's PERT share and per-connection retransmissions,
+    and whether their intervals overlap."""
+    k = summary.filter(pl.col("source") == "kernel").drop("source")
+    s = summary.filter(pl.col("source") == "sim").drop("source")
+    cols = [c for m in ("pert_share", "pert_retx", "comp_retx", "utilization") for c in (m, f"{m}_lo95", f"{m}_hi95")]
+    t = k.select(KEYS + cols).join(s.select(KEYS + cols), on=KEYS, suffix="_sim", maintain_order="left")
+    return t.with_columns(
+        *[((pl.col(f"{m}_lo95") <= pl.col(f"{m}_hi95_sim")) & (pl.col(f"{m}_lo95_sim") <= pl.col(f"{m}_hi95"))).alias(f"{m}_agree")
+          for m in ("pert_share", "pert_retx", "utilization")]
+    )  # fmt: skip
+
+
+def _agreement_claims(agree: pl.DataFrame) -> list[Claim]:
+    n = agree.height
+    share = agree["pert_share_agree"].sum()
+    differ = ", ".join(f"{_case(r)} {r['competitor']} (kernel {r['pert_share']:.3g}, sim {r['pert_share_sim']:.3g})" for r in agree.filter(~pl.col("pert_share_agree")).to_dicts())
+    util = agree["utilization_agree"].sum()
+    return [
+        Claim("pertlab: the simulator, given each path's mean delay and loss rate, predicts the kernel's PERT share: their 95 % intervals overlap in most cases.",
+              share > n / 2, f"overlap in {share} of {n} cases; they differ at: {differ or 'none'}"),
+        Claim("pertlab: the simulator predicts the link's utilization: their intervals overlap in most cases.",
+              util > n / 2, f"overlap in {util} of {n} cases; kernel {fmt_values(agree['utilization'].to_list())}; sim {fmt_values(agree['utilization_sim'].to_list())}"),
+    ]  # fmt: skip
+
+
+def _run(quick: bool, out: Path, workers: object) -> Report:
+    from ..linux import testbed
+
+    problem = testbed.support_problem(needs_pert=True)
+    if problem:
+        raise RuntimeError(f"{NAME} runs the namespace testbed and the eBPF adaptive PERT: {problem}")
+    mode = _mode(quick)
+    runs = live.run_table(mode, out)
+    summary = _summary(runs)
+    agree = _agreement(summary)
+    report = Report(NAME, TITLE, f"{THESIS}, {SECTION}", "quick" if quick else "full", out, notes=[
+        f"Clients (path profiles, docs/linux.md): {', '.join(mode.profiles)}; {', '.join(map(str, mode.flows))} connection(s) of the eBPF "
+        f"pert_adaptive against as many of reno (SACK on) and of cubic (in place of Compound TCP); {len(mode.seeds)} repetitions each "
+        f"(seeds {fmt_values(list(mode.seeds))}: the delay line's jitter and loss draws); {mode.duration} runs, throughput per connection "
+        f"over [{mode.warmup}, {mode.duration}], losses = retransmitted segments per connection over the run. Bottleneck: the access "
+        f"link's rate for us-dsl and us-cable, {live.PLANETLAB_RATE} for the PlanetLab paths; a one-BDP drop-tail buffer.",
+        f"Summary means with their {INTERVAL}. The kernel runs are stored under runs/ and reused; the simulator runs each case with the "
+        "same seeds, given the path's mean delay (jitter included) and its data-direction loss rate: no jitter variation, no loss bursts, "
+        "no ACK losses (pertlab.linux.compare.sim_scenario).",
+        "Fig. 15 (instantaneous RTT against srtt_0.99 on the DSL and cable paths) is not part of this report: the eBPF program does not "
+        "yet export its per-ACK samples.",
+    ])  # fmt: skip
+    report.tables["summary"] = summary
+    report.tables["kernel_vs_sim"] = agree
+    report.tables["runs"] = runs
+    report.claims = (
+        _kernel_claims(summary, "reno", (13, 14), "SACK (kernel reno)") + _kernel_claims(summary, "cubic", (16, 17), "CTCP (kernel cubic here)") + _agreement_claims(agree)
+    )
+    return report
+
+
+def _bars(summary: pl.DataFrame, competitor: str, path: Path, title: str) -> None:
+    from ..plots import saved_figure
+
+    k = summary.filter((pl.col("source") == "kernel") & (pl.col("competitor") == competitor)).to_dicts()
+    s = {(r["profile"], r["flows"]): r for r in summary.filter((pl.col("source") == "sim") & (pl.col("competitor") == competitor)).to_dicts()}
+    xs = list(range(len(k)))
+    with saved_figure(path, 2, 1, figsize=(10, 6), title=title) as (_, axes):
+        for ax, (m, label) in zip(axes, (("mbps", "throughput per connection (Mbit/s)"), ("retx", "retransmissions per connection"))):
+            for off, who, name in ((-0.2, "pert", "adaptive PERT"), (0.2, "comp", competitor)):
+                col = f"{who}_{m}"
+                ys = [r[col] for r in k]
+                err = [[y - r[f"{col}_lo95"] for y, r in zip(ys, k)], [r[f"{col}_hi95"] - y for y, r in zip(ys, k)]]
+                ax.bar([x + off for x in xs], ys, width=0.4, yerr=err, capsize=2, label=f"{name} (kernel)")
+                ax.plot([x + off for x in xs], [s[(r["profile"], r["flows"])][col] for r in k], "kD", ms=4, label=f"{name} (simulator)" if off < 0 else None)
+            ax.set_xticks(xs, [f"{r['profile']}\nx{r['flows']}" for r in k], fontsize=7)
+            ax.set_ylabel(label)
+        axes[0].legend(fontsize=7)
+
+
+def _figures(report: Report) -> list[Figure]:
+    summary = report.tables["summary"]
+    out = []
+    for competitor, figs in (("reno", "13 and 14"), ("cubic", "16 and 17")):
+        caption = (f"Figs. {figs}: per client path and number of connections of each, the kernel's mean throughput and retransmissions per "
+                   f"connection of adaptive PERT and {competitor} (bars; error bars: {INTERVAL}) and the simulator's means (black diamonds).")  # fmt: skip
+        out.append(Figure(f"kotla08-live-{competitor}.png", caption, lambda path, c=competitor: _bars(summary, c, path, f"{TITLE.split(':')[0]}: against {c}")))
+    return out
+
+
+def _scenarios(quick: bool) -> dict:
+    mode = _mode(quick)
+    return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.cases(mode)}
+
+
+register(Entry(NAME, TITLE, f"{THESIS}, {SECTION}", _run, _figures, _scenarios, details=("runs",)))
