@@ -51,6 +51,18 @@
 #define PERTA_AI_MAX_STEPS 64
 #define PERTA_MAX_INTERVAL 0xffffffffULL
 
+/* The record of the programs' optional trace (an RTT sample, the srtt_0.99 it
+ * gave, the connection's ports), shared with the loader that writes it out;
+ * not part of the algorithm. */
+struct perta_sample {
+	__u64 t_us;
+	__u64 rtt_us;
+	__u64 srtt_us;
+	__u16 sport;
+	__u16 dport;
+	__u32 pad;
+};
+
 /* Modes, as the simulator numbers them (Mode as usize). */
 #define PERTA_HIGH_SPEED 0U
 #define PERTA_SAFE 1U

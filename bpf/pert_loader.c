@@ -23,6 +23,9 @@
  * respond_in_slow_start, q_max_init, alpha_max, compete_frac, t3_frac,
  * ramp_pole_frac, alpha_period_rtts, high_speed_step, compete_step,
  * safe_decay, t3_floor, q_max_srtt, loss_half, and weights=w1,w2,... (1 to 8).
+ * pert_adaptive's hold also takes trace=FILE: the program then emits every
+ * RTT sample with its srtt_0.99 (struct perta_sample), which the loader
+ * writes to FILE until it ends, a line each: "t_us sport dport rtt_us srtt_us".
  *
  * Link-based registration: libbpf 1.1 (Debian 12) predates
  * SEC(".struct_ops.link"), so the loader sets BPF_F_LINK on the struct_ops
@@ -30,6 +33,7 @@
  * BPF_STRUCT_OPS); kernels from 6.4 support this.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +62,21 @@
 #define ATTACH_STRUCT_OPS 44 /* enum bpf_attach_type BPF_STRUCT_OPS, 6.4+ */
 
 static volatile sig_atomic_t stop;
+#ifdef PERT_ADAPTIVE
+static FILE *trace_out;
+
+static int on_sample(void *ctx, void *data, size_t len)
+{
+	const struct perta_sample *s = data;
+
+	(void)ctx;
+	if (len < sizeof(*s))
+		return 0;
+	fprintf(trace_out, "%llu %u %u %llu %llu\n", (unsigned long long)s->t_us, s->sport, s->dport, (unsigned long long)s->rtt_us,
+		(unsigned long long)s->srtt_us);
+	return 0;
+}
+#endif
 
 static void on_signal(int sig) { (void)sig; stop = 1; }
 
@@ -181,11 +200,29 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = first; i < argc; i++) {
+#ifdef PERT_ADAPTIVE
+		if (!dir && !strncmp(argv[i], "trace=", 6)) {
+			trace_out = fopen(argv[i] + 6, "w");
+			if (!trace_out) {
+				fprintf(stderr, "trace file '%s': %s\n", argv[i] + 6, strerror(errno));
+				return 2;
+			}
+			skel->rodata->trace_samples = 1;
+			continue;
+		}
+#endif
 		if (set_param(skel, argv[i])) {
 			fprintf(stderr, "bad parameter '%s'\n", argv[i]);
 			return 2;
 		}
 	}
+#ifdef PERT_ADAPTIVE
+	/* Untraced: the ring buffer stays unused; keep it at one page. */
+	if (!trace_out && bpf_map__set_max_entries(skel->maps.samples, 4096)) {
+		fprintf(stderr, "size the trace ring buffer\n");
+		return 1;
+	}
+#endif
 	err = bpf_map__set_map_flags(skel->maps.OPS_MAP, bpf_map__map_flags(skel->maps.OPS_MAP) | BPF_F_LINK);
 	if (err) {
 		fprintf(stderr, "set BPF_F_LINK: %s\n", strerror(-err));
@@ -239,14 +276,42 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	{
 		char buf[64];
+		struct ring_buffer *rb = NULL;
+		struct pollfd in = { .fd = 0, .events = POLLIN };
 
+#ifdef PERT_ADAPTIVE
+		if (trace_out) {
+			rb = ring_buffer__new(bpf_map__fd(skel->maps.samples), on_sample, NULL, NULL);
+			if (!rb) {
+				fprintf(stderr, "trace ring buffer: %s\n", strerror(errno));
+				return 1;
+			}
+		}
+#endif
 		while (!stop) {
-			ssize_t r = read(0, buf, sizeof(buf));
+			ssize_t r;
 
+			if (rb) { /* samples every 50 ms, standard input between */
+				if (ring_buffer__poll(rb, 50) < 0 && errno != EINTR)
+					break;
+				if (poll(&in, 1, 0) <= 0)
+					continue;
+			}
+			r = read(0, buf, sizeof(buf));
 			if (r == 0 || (r < 0 && errno != EINTR))
 				break;
 		}
+		if (rb) {
+			ring_buffer__consume(rb);
+			ring_buffer__free(rb);
+		}
 	}
+#ifdef PERT_ADAPTIVE
+	if (trace_out && fclose(trace_out)) {
+		fprintf(stderr, "trace file: %s\n", strerror(errno));
+		return 1;
+	}
+#endif
 	close(link_fd);
 	SKEL(destroy)(skel);
 	return 0;

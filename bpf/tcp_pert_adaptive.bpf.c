@@ -19,6 +19,12 @@
  * Counters: .bss totals over all sockets, and per connection the `flows`
  * LRU hash (early responses, draws, losses, alpha periods, and at the last
  * update alpha, mode, q_max, p, p' and the time spent in each mode).
+ *
+ * Trace (off by default; the loader's trace=FILE sets trace_samples): every
+ * RTT sample with the srtt_0.99 it gave, into the `samples` ring buffer
+ * (struct perta_sample, pert_adaptive_algo.h), which the loader writes out (Kotla
+ * Fig. 15: the instantaneous RTT against srtt_0.99). With trace_samples 0 the
+ * verifier drops the branch, so the untraced program is unchanged.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -54,6 +60,31 @@ const volatile struct perta_params perta_params = {
 	.n_weights = 8,
 	.t3_floor = 1,
 };
+
+/* Set by the loader's trace=FILE: emit every RTT sample into `samples`. */
+const volatile __u32 trace_samples = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 22);
+} samples SEC(".maps");
+
+/* One RTT sample and the srtt it gave (us), at the tcp_mstamp clock, into
+ * `samples`; dropped when the buffer is full. */
+static __always_inline void trace_sample(struct sock *sk, __u32 rtt_us, __u64 srtt_us)
+{
+	struct perta_sample *s = bpf_ringbuf_reserve(&samples, sizeof(*s), 0);
+
+	if (!s)
+		return;
+	s->t_us = tcp_sk(sk)->tcp_mstamp;
+	s->rtt_us = rtt_us;
+	s->srtt_us = srtt_us;
+	s->sport = sk->__sk_common.skc_num;
+	s->dport = __builtin_bswap16(sk->__sk_common.skc_dport);
+	s->pad = 0;
+	bpf_ringbuf_submit(s, 0);
+}
 
 /* Totals for `pertlab linux status`. */
 __u64 cnt_sockets = 0;
@@ -167,6 +198,8 @@ void BPF_PROG(bpf_perta_pkts_acked, struct sock *sk, const struct ack_sample *sa
 			 tcp_sk(sk)->tcp_mstamp);
 	if (rtt_us >= 0)
 		__sync_fetch_and_add(&cnt_rtt_samples, 1);
+	if (trace_samples && rtt_us >= 0)
+		trace_sample(sk, (__u32)rtt_us, st->sig.srtt >> PERT_SRTT_SHIFT);
 	if (had && st->period_start != start) {
 		__sync_fetch_and_add(&cnt_alpha_periods, 1);
 		flow_update(sk, st, FLOW_PERIOD);

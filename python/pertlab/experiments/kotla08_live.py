@@ -34,7 +34,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["Mode", "QUICK", "FULL", "PROFILE_ORDER", "COMPETITORS", "PLANETLAB_RATE", "Case", "cases", "scenario_of", "run_table"]
+__all__ = ["Mode", "QUICK", "FULL", "PROFILE_ORDER", "COMPETITORS", "PLANETLAB_RATE", "FIG15_PROFILES", "Case", "cases", "fig15_cases", "scenario_of", "run_table"]
 
 #: The thesis's order of the clients (Figs 13, 14, 16, 17: cn, fr, nz, se, US DSL, US cable).
 PROFILE_ORDER = ("cn", "fr", "nz", "se", "us-dsl", "us-cable")
@@ -69,15 +69,32 @@ class Case:
     flows: int
     competitor: str
     seed: int
+    #: False: the path's jitter replaced by its mean (a constant delay of the same mean RTT).
+    jitter: bool = True
+    #: The eBPF program's RTT samples and srtt_0.99 recorded (``trace_rtt``).
+    trace: bool = False
 
     @property
     def key(self) -> str:
-        return f"{self.profile}-{self.flows}-{self.competitor}-s{self.seed}"
+        return f"{self.profile}-{self.flows}-{self.competitor}-s{self.seed}" + ("" if self.jitter else "-steady") + ("-trace" if self.trace else "")
 
 
 def cases(mode: Mode) -> list[Case]:
     """Repetition by repetition, so that a run stopped early has every case with fewer repetitions."""
     return [Case(p, n, c, s) for s in mode.seeds for p in mode.profiles for n in mode.flows for c in COMPETITORS]
+
+
+#: Fig. 15's access paths: the thesis traced its cable and DSL hosts.
+FIG15_PROFILES = ("us-dsl", "us-cable")
+
+
+def fig15_cases(mode: Mode) -> list[Case]:
+    """Fig. 15 and its test: one PERT connection against one reno on each access path, traced
+    (the first repetition), and with the jitter replaced by its mean (every repetition), to set
+    beside the jittered runs of :func:`cases` with the same seeds."""
+    profiles = [p for p in FIG15_PROFILES if p in mode.profiles]
+    traced = [Case(p, 1, "reno", mode.seeds[0], trace=True) for p in profiles]
+    return traced + [Case(p, 1, "reno", s, jitter=False) for s in mode.seeds for p in profiles]
 
 
 def scenario_of(case: Case, mode: Mode) -> Any:
@@ -86,11 +103,16 @@ def scenario_of(case: Case, mode: Mode) -> Any:
     from ..linux.scenario import TestbedScenario
 
     rate = PROFILES[case.profile].rate or PLANETLAB_RATE
-    return TestbedScenario.model_validate({
+    data = {
         "name": f"kotla08-live-{case.key}", "duration": mode.duration, "warmup": mode.warmup, "seed": case.seed,
-        "delayline_rtprio": 10, "path": {"profile": case.profile}, "bottleneck": {"rate": rate},
+        "delayline_rtprio": 10, "path": {"profile": case.profile}, "bottleneck": {"rate": rate}, "trace_rtt": case.trace,
         "flows": [{"cc": PERT, "count": case.flows}, {"cc": case.competitor, "count": case.flows}],
-    })  # fmt: skip
+    }  # fmt: skip
+    sc = TestbedScenario.model_validate(data)
+    if case.jitter:
+        return sc
+    mean_rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
+    return TestbedScenario.model_validate(data | {"path": {"profile": case.profile, "jitter": {"dist": "none"}}, "bottleneck": {"rate": rate, "delay": f"{mean_rtt}ns"}})
 
 
 def _row(case: Case, source: str, flows: pl.DataFrame, capacity_mbps: float) -> dict[str, Any]:
@@ -99,6 +121,7 @@ def _row(case: Case, source: str, flows: pl.DataFrame, capacity_mbps: float) -> 
     total = flows["goodput_mbps"].sum()
     return {
         "source": source, "profile": case.profile, "flows": case.flows, "competitor": case.competitor, "seed": case.seed,
+        "jitter": case.jitter, "traced": case.trace,
         "pert_mbps": pert["goodput_mbps"].mean(), "comp_mbps": comp["goodput_mbps"].mean(),
         "pert_share": pert["goodput_mbps"].sum() / total if total > 0 else None,
         "pert_retx": float(pert["retransmits"].mean()), "comp_retx": float(comp["retransmits"].mean()),
@@ -108,7 +131,8 @@ def _row(case: Case, source: str, flows: pl.DataFrame, capacity_mbps: float) -> 
 
 
 def _kernel(case: Case, mode: Mode, runs_dir: Path) -> dict[str, Any]:
-    """The kernel run of ``case``, stored as JSON under ``runs_dir`` and read back on a rerun."""
+    """The kernel run of ``case``, stored as JSON under ``runs_dir`` (with a traced run's
+    samples beside it, ``{key}.trace.parquet``) and read back on a rerun."""
     from ..linux import testbed
 
     stored = runs_dir / f"{case.key}.json"
@@ -118,6 +142,9 @@ def _kernel(case: Case, mode: Mode, runs_dir: Path) -> dict[str, Any]:
     res = testbed.run(sc)
     if res.interrupted:
         raise KeyboardInterrupt(f"kotla08-live interrupted in run {case.key}; the runs before it are kept under {runs_dir}")
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    if res.rtt_trace is not None:
+        res.rtt_trace.with_columns(pl.lit(case.profile).alias("profile")).write_parquet(runs_dir / f"{case.key}.trace.parquet")
     modes = res.extra.get("pert_adaptive_modes", {})
     compete = {fid: m["window"]["compete_s"] / max(1e-9, sum(m["window"].values())) for fid, m in modes.items()}
     flows = res.flows.with_columns(pl.col("id").replace_strict(compete, default=None, return_dtype=pl.Float64).alias("compete_frac"))
@@ -125,7 +152,6 @@ def _kernel(case: Case, mode: Mode, runs_dir: Path) -> dict[str, Any]:
         "delayline_late_mean_us": res.extra.get("delayline", {}).get("late_mean_us"),
         "delayline_late_max_us": res.extra.get("delayline", {}).get("late_max_us"),
     }
-    runs_dir.mkdir(parents=True, exist_ok=True)
     tmp = stored.with_suffix(".tmp")
     tmp.write_text(json.dumps(row))
     tmp.replace(stored)
@@ -145,14 +171,16 @@ def _sim(case: Case, mode: Mode) -> dict[str, Any]:
     return _row(case, "sim", flows, sc.bottleneck.rate / 1e6) | {"delayline_late_mean_us": None, "delayline_late_max_us": None}
 
 
-def run_table(mode: Mode, out: Path, progress: bool = True) -> pl.DataFrame:
-    """Every case of ``mode`` on the kernel (stored runs reused) and in the simulator: one row
-    per run and source."""
+def run_table(mode: Mode, out: Path, progress: bool = True) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Every case of ``mode`` and of Fig. 15 on the kernel (stored runs reused), the first in
+    the simulator as well: one row per run and source; and the traced runs' samples."""
     rows = []
-    todo = cases(mode)
+    todo = cases(mode) + fig15_cases(mode)
     for i, case in enumerate(todo):
-        rows.append(_kernel(case, mode, out / "runs"))
-        rows.append(_sim(case, mode))
+        rows.append({"jitter": True, "traced": False} | _kernel(case, mode, out / "runs"))
+        if case.jitter and not case.trace:
+            rows.append(_sim(case, mode))
         if progress:
             print(f"kotla08-live: {i + 1}/{len(todo)} {case.key}", flush=True)
-    return pl.DataFrame(rows, infer_schema_length=None)
+    traces = [pl.read_parquet(out / "runs" / f"{c.key}.trace.parquet") for c in todo if c.trace]
+    return pl.DataFrame(rows, infer_schema_length=None), pl.concat(traces) if traces else pl.DataFrame()

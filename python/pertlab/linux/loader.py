@@ -367,12 +367,17 @@ class Holder:
 
 
 @contextlib.contextmanager
-def hold(name: str = NAME, params=None) -> Iterator[Holder]:
-    """Register ``name`` for the duration of the context (see module doc)."""
+def hold(name: str = NAME, params=None, trace: Path | None = None) -> Iterator[Holder]:
+    """Register ``name`` for the duration of the context (see module doc). ``trace``
+    (pert_adaptive only): a file the loader writes every RTT sample to, with the srtt_0.99 it
+    gave, a line each ("t_us sport dport rtt_us srtt_us", t_us on CLOCK_MONOTONIC); complete
+    when the context has ended."""
     ctrl, params, loader = _prepare(name, params)
+    if trace is not None and ctrl.name != "pert_adaptive":
+        raise ValueError(f"trace: only pert_adaptive emits its RTT samples, not {ctrl.name}")
     # Its own session: a Ctrl-C at the terminal reaches the caller, which ends the hold in order.
     proc = subprocess.Popen(
-        [str(loader), "hold", *params.loader_args()], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+        [str(loader), "hold", *params.loader_args(), *([f"trace={trace}"] if trace is not None else [])], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
     )
     try:
         line = proc.stdout.readline() if proc.stdout else ""

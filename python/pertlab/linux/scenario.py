@@ -228,6 +228,9 @@ class TestbedScenario(_Model):
         0, description="run the delay line under SCHED_FIFO at this priority (1 to 99; 0: the normal scheduler); its releases are then less late on a busy machine"
     )
     delayed_ack: bool = Field(False, description="Linux's delayed ACKs at the receiver; default one ACK per segment (quickack), as the simulator")
+    trace_rtt: bool = Field(
+        False, description="record every RTT sample of the eBPF pert_adaptive connections with the srtt_0.99 it gave (Kotla Fig. 15): TestbedResults.rtt_trace"
+    )
     path: NetPath = Field(default_factory=NetPath, description="the delay line's jitter, reordering and loss, or a named path profile")
     bottleneck: Bottleneck = Field(default_factory=Bottleneck, validate_default=True)
     flows: list[FlowGroup] = Field(default_factory=lambda: [FlowGroup(cc="pert")], min_length=1)
@@ -250,6 +253,12 @@ class TestbedScenario(_Model):
             v = v.model_dump(exclude_unset=True)
         fill = {"delay": prof.rtt} | ({"rate": prof.rate} if prof.rate else {})
         return fill | v
+
+    @model_validator(mode="after")
+    def _traced_controller_present(self) -> TestbedScenario:
+        if self.trace_rtt and not any(g.cc == "pert_adaptive" for g in self.flows):
+            raise _field_error("trace_rtt", "traces the eBPF pert_adaptive's RTT samples: give a flow group with cc = 'pert_adaptive'")
+        return self
 
     @field_validator("bottleneck")
     @classmethod

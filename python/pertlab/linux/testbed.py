@@ -205,6 +205,9 @@ class TestbedResults:
     flow_series: pl.DataFrame
     queue_series: pl.DataFrame
     extra: dict
+    #: With ``trace_rtt``: every RTT sample of the pert_adaptive connections and the srtt_0.99
+    #: it gave (t_s from the flows' start, flow, rtt_ms, srtt_ms), as the eBPF program saw them.
+    rtt_trace: pl.DataFrame | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -218,8 +221,9 @@ class TestbedResults:
     def write(self, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(self.summary(), indent=2, default=str) + "\n")
-        for name in ("flows", "queues", "flow_series", "queue_series"):
-            getattr(self, name).write_parquet(out / f"{name}.parquet")
+        for name in ("flows", "queues", "flow_series", "queue_series", "rtt_trace"):
+            if getattr(self, name) is not None:
+                getattr(self, name).write_parquet(out / f"{name}.parquet")
 
     def report(self) -> str:
         sc, x = self.scenario, self.extra
@@ -290,12 +294,16 @@ def run(sc: TestbedScenario) -> TestbedResults:
         stale = [r.what for r in runs.cleanup()]
         run_dir = runs.begin()
         stack = contextlib.ExitStack()
+        trace = run_dir.path / "rtt_trace.txt" if sc.trace_rtt else None
+        res = None
         try:
             holders: dict[str, loader.Holder] = {}
             for cc in sc.ebpf_ccs:
+                if cc == "pert_adaptive" and trace is not None and loader.is_registered(cc):
+                    raise RuntimeError("trace_rtt: pert_adaptive is already registered on this host, without the trace (pertlab linux unload pert-adaptive)")
                 if not loader.is_registered(cc):
                     params = sc.pert_params() if cc == "pert" else sc.pert_adaptive_params()
-                    holders[cc] = stack.enter_context(loader.hold(cc, params))
+                    holders[cc] = stack.enter_context(loader.hold(cc, params, trace=trace if cc == "pert_adaptive" else None))
             tb = Testbed(sc, run_dir)
             stack.callback(tb.close)
             tb.build()
@@ -305,8 +313,26 @@ def run(sc: TestbedScenario) -> TestbedResults:
         finally:
             # Signals from here on are only noted (pertlab.interrupt).
             guard.interruptible = False
-            stack.close()
+            stack.close()  # the loader has written the whole trace once it has ended
+            if trace is not None:
+                if res is not None and trace.is_file():
+                    res.rtt_trace = _read_trace(trace, res)
+                trace.unlink(missing_ok=True)
             runs.finish(run_dir)
+
+
+def _read_trace(path: Path, res: TestbedResults) -> pl.DataFrame:
+    """The loader's trace file as a frame: the samples of this run's connections (by local
+    port), timed from the flows' start."""
+    flow_of = dict(zip(res.flows["local_port"].to_list(), res.flows["id"].to_list()))
+    t0 = res.extra["t0_monotonic"]
+    rows = []
+    for line in path.read_text().splitlines():
+        t_us, sport, _dport, rtt_us, srtt_us = map(int, line.split())
+        if sport in flow_of:
+            rows.append({"t_s": t_us / 1e6 - t0, "flow": flow_of[sport], "rtt_ms": rtt_us / 1e3, "srtt_ms": srtt_us / 1e3})
+    schema = {"t_s": pl.Float64, "flow": pl.UInt32, "rtt_ms": pl.Float64, "srtt_ms": pl.Float64}
+    return pl.DataFrame(rows, schema=schema).sort("flow", "t_s")
 
 
 def _finish(p: subprocess.Popen, what: str, timeout: float = 15.0) -> dict:
@@ -435,7 +461,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     extra: dict = {
         "interrupted": interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load), "delayline": tb.delayline_stats,
-        "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"],
+        "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0,
     }  # fmt: skip
     for cc, after in counters_after.items():
         extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}

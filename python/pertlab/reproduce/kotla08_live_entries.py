@@ -26,6 +26,14 @@ BOUNDS = {"pert_mbps": NON_NEGATIVE, "comp_mbps": NON_NEGATIVE, "pert_share": FR
 SIMILAR_RATIO = 2.0
 #: "Almost all" cases (Fig 14): all but at most one in six. The thesis gives no number; a choice.
 ALMOST_ALL = 5 / 6
+#: "srtt_0.99 is a smooth signal" (Fig. 15): its mean change from one sample to the next at most
+#: this fraction of the instantaneous RTT's. A choice; an EWMA of weight 0.99 gives about 0.01
+#: to 0.02 on a signal that varies from sample to sample.
+SMOOTH_RATIO = 0.1
+#: "PERT is not affected by instantaneous RTT variability" (Section V.E.1): its share of the
+#: throughput against one reno connection moves by at most this much when the path's jitter is
+#: replaced by its mean. A choice.
+UNAFFECTED_SHARE = 0.1
 KEYS = ["profile", "flows", "competitor"]
 
 
@@ -107,8 +115,10 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
     if problem:
         raise RuntimeError(f"{NAME} runs the namespace testbed and the eBPF adaptive PERT: {problem}")
     mode = _mode(quick)
-    runs = live.run_table(mode, out)
-    summary = _summary(runs)
+    runs, traces = live.run_table(mode, out)
+    main = runs.filter(pl.col("jitter") & ~pl.col("traced"))
+    summary = _summary(main)
+    variability = _variability(runs)
     agree = _agreement(summary)
     report = Report(NAME, TITLE, f"{THESIS}, {SECTION}", "quick" if quick else "full", out, notes=[
         f"Clients (path profiles, docs/linux.md): {', '.join(mode.profiles)}; {', '.join(map(str, mode.flows))} connection(s) of the eBPF "
@@ -119,16 +129,58 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
         f"Summary means with their {INTERVAL}. The kernel runs are stored under runs/ and reused; the simulator runs each case with the "
         "same seeds, given the path's mean delay (jitter included) and its data-direction loss rate: no jitter variation, no loss bursts, "
         "no ACK losses (pertlab.linux.compare.sim_scenario).",
-        "Fig. 15 (instantaneous RTT against srtt_0.99 on the DSL and cable paths) is not part of this report: the eBPF program does not "
-        "yet export its per-ACK samples.",
+        f"Fig. 15: on {', '.join(live.FIG15_PROFILES)}, one PERT connection against one reno, with the eBPF program's trace on (every RTT "
+        "sample and the srtt_0.99 it gave, from the kernel; the first repetition); and, to test whether the RTT's variability affects "
+        "PERT, the same runs with the path's jitter replaced by its mean (a constant delay of the same mean RTT), every repetition, "
+        "set beside the jittered runs with the same seeds.",
     ])  # fmt: skip
     report.tables["summary"] = summary
     report.tables["kernel_vs_sim"] = agree
+    report.tables["fig15_variability"] = variability
+    report.tables["fig15_trace"] = traces
     report.tables["runs"] = runs
     report.claims = (
-        _kernel_claims(summary, "reno", (13, 14), "SACK (kernel reno)") + _kernel_claims(summary, "cubic", (16, 17), "CTCP (kernel cubic here)") + _agreement_claims(agree)
-    )
+        _kernel_claims(summary, "reno", (13, 14), "SACK (kernel reno)") + _kernel_claims(summary, "cubic", (16, 17), "CTCP (kernel cubic here)")
+        + _fig15_claims(traces, variability, mode) + _agreement_claims(agree)
+    )  # fmt: skip
     return report
+
+
+def _variability(runs: pl.DataFrame) -> pl.DataFrame:
+    """The Fig. 15 paths' one-against-one reno runs, with their jitter and with its mean instead:
+    PERT's share, throughput and retransmissions, means over the repetitions with intervals."""
+    t = runs.filter((pl.col("source") == "kernel") & ~pl.col("traced") & pl.col("profile").is_in(live.FIG15_PROFILES) & (pl.col("flows") == 1) & (pl.col("competitor") == "reno"))
+    return aggregate(t, ["profile", "jitter"], ("pert_share", "pert_mbps", "pert_retx", "comp_retx"), BOUNDS).sort("profile", "jitter")
+
+
+def _smoothness(trace: pl.DataFrame, warmup_s: float) -> tuple[float, float, float]:
+    """Of one connection's samples after the warm-up: the mean change from one sample to the next
+    of srtt_0.99 over the RTT's, and the standard deviations of the RTT and of srtt (ms)."""
+    t = trace.filter(pl.col("t_s") >= warmup_s).sort("t_s")
+    d = t.select(pl.col("rtt_ms").diff().abs().mean().alias("rtt"), pl.col("srtt_ms").diff().abs().mean().alias("srtt")).row(0, named=True)
+    return d["srtt"] / d["rtt"], float(t["rtt_ms"].std()), float(t["srtt_ms"].std())
+
+
+def _fig15_claims(traces: pl.DataFrame, variability: pl.DataFrame, mode: live.Mode) -> list[Claim]:
+    profiles = [p for p in live.FIG15_PROFILES if p in mode.profiles]
+    if not profiles:
+        return []
+    warm = float(mode.warmup.rstrip("s"))
+    smooth = {p: _smoothness(traces.filter((pl.col("profile") == p) & (pl.col("flow") == 0)), warm) for p in profiles}
+    share = {(r["profile"], r["jitter"]): r for r in variability.to_dicts()}
+    moved = {p: share[(p, True)]["pert_share"] - share[(p, False)]["pert_share"] for p in profiles}
+    shares = "; ".join(f"{p}: {share[(p, True)]['pert_share']:.3g} [{share[(p, True)]['pert_share_lo95']:.3g}, {share[(p, True)]['pert_share_hi95']:.3g}] "
+                       f"with jitter, {share[(p, False)]['pert_share']:.3g} [{share[(p, False)]['pert_share_lo95']:.3g}, {share[(p, False)]['pert_share_hi95']:.3g}] "
+                       f"with its mean" for p in profiles)  # fmt: skip
+    return [
+        Claim(f"srtt_0.99 is a smooth signal despite a highly varying instantaneous RTT on the cable and DSL paths (Fig. 15; its mean change per "
+              f"sample at most {SMOOTH_RATIO:g} of the RTT's).",
+              all(r <= SMOOTH_RATIO for r, _, _ in smooth.values()),
+              "; ".join(f"{p}: change per sample {r:.3g} of the RTT's; sd of the RTT {a:.3g} ms, of srtt_0.99 {b:.3g} ms" for p, (r, a, b) in smooth.items())),
+        Claim(f"PERT is not affected by the instantaneous RTT's variability (Section V.E.1): its share against one reno connection moves by at most "
+              f"{UNAFFECTED_SHARE:g} when the jitter is replaced by its mean (pertlab's test of the statement).",
+              all(abs(m) <= UNAFFECTED_SHARE for m in moved.values()), f"PERT's share, mean over repetitions: {shares}"),
+    ]  # fmt: skip
 
 
 def _bars(summary: pl.DataFrame, competitor: str, path: Path, title: str) -> None:
@@ -150,9 +202,29 @@ def _bars(summary: pl.DataFrame, competitor: str, path: Path, title: str) -> Non
         axes[0].legend(fontsize=7)
 
 
+def _trace_figure(trace: pl.DataFrame, path: Path, title: str) -> None:
+    from ..plots import saved_figure
+
+    profiles = [p for p in live.FIG15_PROFILES if p in trace["profile"].unique().to_list()]
+    with saved_figure(path, len(profiles), 1, figsize=(10, 3 * len(profiles)), title=title, squeeze=False) as (_, axes):
+        for ax, p in zip(axes[:, 0], profiles):
+            t = trace.filter((pl.col("profile") == p) & (pl.col("flow") == 0))
+            ax.plot(t["t_s"].to_list(), t["rtt_ms"].to_list(), ".", ms=1.5, color="0.6", label="instantaneous RTT")
+            ax.plot(t["t_s"].to_list(), t["srtt_ms"].to_list(), "-", lw=1.2, color="C3", label="srtt_0.99")
+            ax.set_title(p, fontsize=9)
+            ax.set_ylabel("ms")
+        axes[-1, 0].set_xlabel("time (s)")
+        axes[0, 0].legend(fontsize=7)
+
+
 def _figures(report: Report) -> list[Figure]:
     summary = report.tables["summary"]
     out = []
+    trace = report.tables.get("fig15_trace")
+    if trace is not None and trace.height:
+        caption = ("Fig. 15: the PERT connection's every RTT sample (grey dots) and the srtt_0.99 it gave (red), as the eBPF program "
+                   "computed them in the kernel, on the DSL and cable paths against one reno connection (first repetition).")  # fmt: skip
+        out.append(Figure("kotla08-live-fig15.png", caption, lambda path: _trace_figure(trace, path, "Fig. 15: instantaneous RTT and srtt_0.99")))
     for competitor, figs in (("reno", "13 and 14"), ("cubic", "16 and 17")):
         caption = (f"Figs. {figs}: per client path and number of connections of each, the kernel's mean throughput and retransmissions per "
                    f"connection of adaptive PERT and {competitor} (bars; error bars: {INTERVAL}) and the simulator's means (black diamonds).")  # fmt: skip
@@ -162,7 +234,7 @@ def _figures(report: Report) -> list[Figure]:
 
 def _scenarios(quick: bool) -> dict:
     mode = _mode(quick)
-    return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.cases(mode)}
+    return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.cases(mode) + live.fig15_cases(mode)}
 
 
-register(Entry(NAME, TITLE, f"{THESIS}, {SECTION}", _run, _figures, _scenarios, details=("runs",)))
+register(Entry(NAME, TITLE, f"{THESIS}, {SECTION}", _run, _figures, _scenarios, details=("runs", "fig15_trace")))
