@@ -44,3 +44,49 @@ def test_a_bottleneck_given_as_a_model_beside_a_path_profile_keeps_its_delay() -
     sc = TestbedScenario(path=NetPath(profile="nz"), bottleneck=Bottleneck(delay="50ms"))
     assert sc.bottleneck.delay == 50_000_000
     assert TestbedScenario.parse({"path": {"profile": "nz"}, "bottleneck": {"delay": "50ms"}}) == sc
+
+
+# --- the report's video lines ------------------------------------------------------------------
+
+
+def _results(sc: TestbedScenario, rows: list[dict]):
+    """A TestbedResults as the testbed builds it (its flow schema), from hand-made rows."""
+    import polars as pl
+
+    from pertlab.linux.testbed import TestbedResults
+    from pertlab.tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
+
+    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32}
+    queue = {"discipline": "bfifo", "avg_queue_pkts": 5.0, "drops": 2, "drop_rate": 0.001, "utilization": 0.95}
+    extra = {"interrupted": False, "ping_idle_ms": {"median": 20.1}, "delayline": {"late_mean_us": 3.0}}
+    return TestbedResults(sc, rows_frame(rows, flow_schema), rows_frame([queue], QUEUE_SCHEMA), rows_frame([], FLOW_SERIES_SCHEMA), rows_frame([], QUEUE_SERIES_SCHEMA), extra)
+
+
+#: Rows as the testbed writes them (testbed.run): a bulk flow's row has no video_* keys, a video
+#: stream's has them (_video_columns).
+BULK = {"id": 0, "cc": "reno", "src": "snd", "dst": "rcv", "start_s": 0.0, "goodput_mbps": 7.5, "goodput_bytes": 9375000, "retransmits": 3,
+        "early_responses": None, "base_rtt_ms": 20.0, "rtt_samples": 80, "rtt_mean_ms": 30.0, "rtt_min_ms": 20.1, "rtt_max_ms": 41.0,
+        "ss_cc": "reno", "local_port": 40001}  # fmt: skip
+VIDEO = {**BULK, "id": 1, "cc": "cubic", "goodput_mbps": 2.0, "retransmits": 0, "ss_cc": "cubic", "local_port": 40002,
+         "video_packets": 1000, "video_late": 3, "video_late_fraction": 0.003, "video_success": False}  # fmt: skip
+
+
+def test_the_report_has_no_video_lines_without_video_streams() -> None:
+    """Bulk flows only: the flows table has no video_* columns at all (rows_frame keeps the rows'
+    keys; FLOW_SCHEMA only types them), and the report has no video line."""
+    res = _results(TestbedScenario.parse({"flows": [{"cc": "reno"}]}), [BULK])
+    assert "video_packets" not in res.flows.columns
+    report = res.report()
+    assert "video" not in report
+    assert report.splitlines()[2].split() == ["0", "reno", "reno", "7.500", "30.00", "3", "-"]
+
+
+def test_the_report_has_a_video_line_per_video_stream() -> None:
+    sc = TestbedScenario.parse({"flows": [{"cc": "reno"}, {"cc": "cubic", "video": {"rate": "2Mbps"}}]})
+    res = _results(sc, [BULK, VIDEO])
+    assert res.flows["video_packets"].to_list() == [None, 1000]  # the bulk flow's is null
+    lines = res.report().splitlines()
+    video = [line for line in lines if "video" in line]
+    assert video == ["video flow 1 (cubic): late 3 of 1000 segments (3.00e-03), not successful (late fraction 1e-4 or more)"]
+    assert lines.index(video[0]) == 4  # after the flow table, before the bottleneck
+    assert lines[5].startswith("bottleneck: bfifo avg 5.0 pkts")
