@@ -1,5 +1,5 @@
 """The testbed's parts that need no root, namespaces or BPF: its scenario's JSON dump, its
-report, its video labels."""
+report, its video labels and the video success threshold they write."""
 
 from __future__ import annotations
 
@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from pertlab._core import video_playout
+from pertlab.experiments import qian11_video
 from pertlab.linux.scenario import Bottleneck, NetPath, TestbedScenario, load_scenario
+from pertlab.results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "testbed").glob("*.toml"))
@@ -90,3 +93,43 @@ def test_the_report_has_a_video_line_per_video_stream() -> None:
     assert video == ["video flow 1 (cubic): late 3 of 1000 segments (3.00e-03), not successful (late fraction 1e-4 or more)"]
     assert lines.index(video[0]) == 4  # after the flow table, before the bottleneck
     assert lines[5].startswith("bottleneck: bfifo avg 5.0 pkts")
+
+
+# --- the video success threshold ---------------------------------------------------------------
+
+
+def _one_late_of(due: int) -> tuple[int, int, float, bool]:
+    """The core's playout of ``due`` segments (one every 10 ms, start-up delay 15 ms) of which the
+    last never arrives: one late of ``due``."""
+    ms = 1_000_000
+    on_time = [i * 10 * ms + ms for i in range(due - 1)]
+    return video_playout(0, 10 * ms, 15 * ms, on_time, 15 * ms + (due - 1) * 10 * ms + 5 * ms)
+
+
+def test_the_python_success_threshold_is_the_cores() -> None:
+    """1 late of 10000 is exactly the threshold (not a success: below it is), 1 of 10001 just
+    below it: the core's success flips between them, and so does Python's rule."""
+    at = _one_late_of(10_000)
+    below = _one_late_of(10_001)
+    assert at[:2] == (10_000, 1) and below[:2] == (10_001, 1)
+    assert at[2] == SUCCESS_LATE_FRACTION and below[2] == 1 / 10_001 < SUCCESS_LATE_FRACTION
+    assert (at[3], below[3]) == (False, True)
+    assert [lf < SUCCESS_LATE_FRACTION for lf in (at[2], below[2])] == [at[3], below[3]]
+    # Further off on both sides.
+    assert _one_late_of(100)[3] is False and _one_late_of(100_000)[3] is True
+    assert SUCCESS_LATE_FRACTION_TEXT == "1e-4" and float(SUCCESS_LATE_FRACTION_TEXT) == SUCCESS_LATE_FRACTION
+    assert qian11_video.SUCCESS_LATE_FRACTION is SUCCESS_LATE_FRACTION
+
+
+def test_the_labels_write_the_threshold_from_its_one_definition(monkeypatch) -> None:
+    """The report's and compare's labels take the threshold from pertlab.results."""
+    import inspect
+
+    from pertlab.linux import compare, testbed
+
+    for module in (compare, testbed):
+        src = inspect.getsource(module)
+        assert "1e-4" not in src and "SUCCESS_LATE_FRACTION_TEXT" in src, module.__name__
+    monkeypatch.setattr(testbed, "SUCCESS_LATE_FRACTION_TEXT", "2e-4")
+    sc = TestbedScenario.parse({"flows": [{"cc": "reno"}, {"cc": "cubic", "video": {"rate": "2Mbps"}}]})
+    assert "not successful (late fraction 2e-4 or more)" in _results(sc, [BULK, VIDEO]).report()
