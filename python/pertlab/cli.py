@@ -30,6 +30,14 @@ if TYPE_CHECKING:
     from .results import Results
     from .scenario import Scenario
 
+# A newer typer (0.29 here) parses with the click it carries (typer._click), not the click package:
+# its usage errors are not click.ClickException, nor its abort (typer.Abort) click.Abort, and
+# main() catches both.
+try:
+    from typer._click.exceptions import ClickException as _TyperClickException
+except ImportError:  # an older typer, on click itself
+    _TyperClickException = click.ClickException
+
 app = typer.Typer(
     help="pertlab: congestion-control and AQM experiments on a packet-level simulator.",
     add_completion=False,
@@ -193,10 +201,10 @@ def main() -> None:
     command = typer.main.get_command(app)
     try:
         code = command.main(standalone_mode=False)
-    except click.ClickException as e:
+    except (click.ClickException, _TyperClickException) as e:
         e.show()
         code = e.exit_code
-    except (click.Abort, KeyboardInterrupt):
+    except (click.Abort, typer.Abort, KeyboardInterrupt):
         interrupt.ignore()
         err.print("interrupted: finished work is kept; run the same command again to resume where it can", highlight=False)
         code = 130

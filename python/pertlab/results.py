@@ -45,7 +45,16 @@ if TYPE_CHECKING:
 # when a table is first read: a run printed as JSON, and the summary, need no DataFrame
 # (issue 21's start-up time).
 
-__all__ = ["Results", "CaptureWarning", "drop_ratio", "empty_run_warnings", "rtt_by_seq_mod"]
+__all__ = ["Results", "CaptureWarning", "SUCCESS_LATE_FRACTION", "drop_ratio", "empty_run_warnings", "rtt_by_seq_mod"]
+
+#: A video stream succeeds when its late fraction is below this (Qian 2011, III.A.1, after Wang
+#: et al.: success is a late fraction below 10^-4). The core decides ``video_success`` (its
+#: ``SUCCESS_LATE_FRACTION``, crates/pertlab-sim/src/traffic/video.rs, which it does not export);
+#: this is its value for Python's labels and plots, and tests/python/test_offline_testbed.py
+#: checks it against ``pertlab._core.video_playout`` on both sides of it.
+SUCCESS_LATE_FRACTION = 1e-4
+#: :data:`SUCCESS_LATE_FRACTION` as the labels write it: "1e-4".
+SUCCESS_LATE_FRACTION_TEXT = f"{SUCCESS_LATE_FRACTION:.0e}".replace("e-0", "e-")
 
 
 class CaptureWarning(RuntimeWarning):

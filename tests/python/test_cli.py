@@ -152,3 +152,63 @@ def test_ctrl_c_keeps_partial_results(tmp_path):
     assert out["interrupted"] and 1 < out["sim_seconds"] < 5000
     assert out["conservation"]["ok"] and sum(f["goodput_mbps"] for f in out["flows"]) > 100
     assert json.loads((tmp_path / "summary.json").read_text())["interrupted"]
+
+
+def _integer_options() -> list[tuple[list[str], str]]:
+    """(command path, flag) of every integer option of every command."""
+    import typing
+
+    import typer
+
+    found = []
+
+    def walk(cmd, path: list[str]) -> None:
+        for name, sub in sorted(getattr(cmd, "commands", {}).items()):
+            walk(sub, [*path, name])
+        for p in cmd.params:
+            ann = getattr(getattr(p, "type_descriptor", None), "annotation", None)
+            if (ann is int or int in typing.get_args(ann)) and p.opts[0].startswith("--") and not getattr(p, "is_flag", False):
+                found.append((path, p.opts[0]))
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+INTEGER_OPTIONS = _integer_options()
+
+
+def test_there_are_integer_options_to_check():
+    assert (["dumbbell"], "--flows") in INTEGER_OPTIONS and len(INTEGER_OPTIONS) >= 5
+
+
+@pytest.mark.parametrize("path, flag", INTEGER_OPTIONS, ids=lambda x: " ".join(x) if isinstance(x, list) else x)
+def test_a_non_integer_for_an_integer_flag_is_a_usage_error(path, flag, monkeypatch, capsys):
+    """click's usage error naming the flag, status 2, from the app and from the ``pertlab`` entry
+    point (pertlab.cli:main), whose own handler missed the errors of the click typer carries and
+    let them out as a traceback."""
+    import pertlab.cli
+    from pertlab import interrupt
+
+    result = runner.invoke(app, [*path, flag, "abc"])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert f"Error: Invalid value for '{flag}': " in result.stderr and "valid integer" in result.stderr, result.stderr
+    assert "Traceback" not in result.output
+
+    monkeypatch.setattr(interrupt, "install", lambda: None)  # main() would leave pytest's SIGINT ignored
+    monkeypatch.setattr(interrupt, "ignore", lambda: None)
+    monkeypatch.setattr(sys, "argv", ["pertlab", *path, flag, "abc"])
+    with pytest.raises(SystemExit) as exit_:
+        pertlab.cli.main()
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"Error: Invalid value for '{flag}': " in err and "valid integer" in err and "Traceback" not in err, err
+
+
+def test_the_command_a_shell_runs_refuses_a_non_integer_flag_without_a_traceback():
+    """As the console script runs it ([project.scripts] pertlab = "pertlab.cli:main")."""
+    env = {**__import__("os").environ, "PYTHONPATH": str(EXAMPLES.parent / "python")}
+    proc = subprocess.run([sys.executable, "-c", "from pertlab.cli import main; main()", "dumbbell", "--flows", "abc"],
+                          capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Error: Invalid value for '--flows': Input should be a valid integer" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.stdout == ""

@@ -348,3 +348,24 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
         assert r.returncode == 0, (scenario.delayline_args(), r.stderr)
     assert 0.0 <= scenario.loss_rate <= 1.0
     OUTCOMES[("testbed scenario", "accepted")] += 1
+
+
+@settings(**SETTINGS, **COMMON)
+@given(gen.model(TestbedScenario, BUDGET))
+def test_testbed_scenarios_read_back_from_their_json_dump(data):
+    """``model_dump(mode="json")`` is a scenario again, the same one: its times are written with
+    their unit ("20000000ns"; a plain number would read as seconds), rates and sizes too."""
+    try:
+        scenario = TestbedScenario.parse(data)
+    except pertlab.ScenarioError:
+        OUTCOMES[("testbed scenario dump", "refused by the model")] += 1
+        return
+    if "warmup" not in data and scenario.warmup >= scenario.duration:
+        # The default warm-up (2 s) is not checked against a shorter duration, where a warm-up
+        # written out is refused: such a scenario cannot read back from any dump.
+        OUTCOMES[("testbed scenario dump", "default warm-up not below duration")] += 1
+        return
+    dumped = json.loads(json.dumps(scenario.model_dump(mode="json")))
+    assert TestbedScenario.parse(dumped) == scenario, dumped
+    assert TestbedScenario.parse(json.loads(scenario.model_dump_json(by_alias=True))) == scenario
+    OUTCOMES[("testbed scenario dump", "read back")] += 1

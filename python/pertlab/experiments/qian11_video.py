@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..builders import dumbbell
+from ..results import SUCCESS_LATE_FRACTION as _SUCCESS_LATE_FRACTION
 from ..runner import run
 from ..scenario import Scenario
 
@@ -34,8 +35,8 @@ CONTROLLERS = ("pert-adaptive", "sack", "cubic", "pert")
 BINS = ((1.0, 1.2), (1.2, 1.4), (1.4, 1.6), (1.6, 1.8), (1.8, 2.0))
 CLAIM_BIN = (1.4, 2.0)
 #: A stream succeeds when fewer than this share of its packets are late (Section III.A; the
-#: core's ``video_success``).
-SUCCESS_LATE_FRACTION = 1e-4
+#: core's ``video_success``): :data:`pertlab.results.SUCCESS_LATE_FRACTION`.
+SUCCESS_LATE_FRACTION = _SUCCESS_LATE_FRACTION
 #: Video rate mu (Table I), HTTP sessions, bottleneck buffer (packets), access link rate.
 VIDEO_RATE = "300kbps"
 VIDEO_RATE_MBPS = 0.3

@@ -17,14 +17,18 @@ adaptive PERT, then leaving).
 
 from __future__ import annotations
 
+import functools
 import sys
+import types
+import typing
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, Field, FieldSerializationInfo, PlainSerializer, SerializerFunctionWrapHandler, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
-from ..scenario import U64_MAX, Count, Duration, Pert, PertAdaptive, Rate, ScenarioError, Size, Time
+from .. import scenario as _sim
+from ..scenario import U64_MAX, Count, Pert, PertAdaptive, ScenarioError
 from ..scenario.base import _compared_to, _Model
 from ..units import format_rate, format_time
 from .adaptive_params import PertAdaptiveParams
@@ -47,6 +51,34 @@ FRAME_BYTES = 1514  # a full-size Ethernet frame, what htb and bfifo count
 SEGMENT_BYTES = 1448  # payload of a full-size segment with the timestamps option
 #: The loader's names of the ``[pert]`` table's fields where they differ (the rest are the same).
 PERT_FIELDS = {"t_min_ms": "t_min", "t_max_ms": "t_max", "t_end_ms": "t_curve_end"}
+
+
+def _in_unit(unit: str) -> PlainSerializer:
+    """Written to JSON as text with its unit ("1500000000ns", "10000000bps", "1448B"): a plain
+    number is read back as seconds for a time, so ``model_dump(mode="json")`` would not read back."""
+    return PlainSerializer(lambda v: f"{v}{unit}", return_type=str, when_used="json")
+
+
+# The simulator's quantities (held in ns, bit/s and bytes), written with their unit in JSON.
+Time = Annotated[_sim.Time, _in_unit("ns")]
+Duration = Annotated[_sim.Duration, _in_unit("ns")]
+Rate = Annotated[_sim.Rate, _in_unit("bps")]
+Size = Annotated[_sim.Size, _in_unit("B")]
+#: What reads a time in the simulator's models (the parser of ``Time`` and of ``Duration``).
+_TIME_PARSERS = [m for t in (_sim.Time, _sim.Duration) for m in t.__metadata__ if isinstance(m, BeforeValidator)]
+
+
+@functools.cache
+def _time_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """The fields of ``cls`` that are times (``Time``, ``Duration``, optional or not)."""
+    names = set()
+    for name, f in cls.model_fields.items():
+        meta = list(f.metadata)
+        for a in typing.get_args(f.annotation) if typing.get_origin(f.annotation) in (typing.Union, types.UnionType) else ():
+            meta += getattr(a, "__metadata__", ())
+        if any(m in _TIME_PARSERS for m in meta):
+            names.add(name)
+    return frozenset(names)
 
 
 class Bottleneck(_Model):
@@ -241,6 +273,19 @@ class TestbedScenario(_Model):
 
     _warmup_below_duration = field_validator("warmup")(_compared_to("duration", "<", format_time))
 
+    @field_serializer("pert", "pert_adaptive", mode="wrap", when_used="json")
+    def _pert_times_in_ns(self, v: Pert | PertAdaptive, handler: SerializerFunctionWrapHandler, info: FieldSerializationInfo) -> Any:
+        """The simulator's models keep their times as integers of ns in JSON (the core reads them
+        so, under the ``*_ns`` names); here they are written "5000000ns", which reads back under
+        either name."""
+        data = handler(v)
+        for name in _time_fields(type(v)):
+            alias = type(v).model_fields[name].serialization_alias
+            key = alias if info.by_alias and alias else name
+            if isinstance(data.get(key), int):
+                data[key] = f"{data[key]}ns"
+        return data
+
     @field_validator("bottleneck", mode="before")
     @classmethod
     def _profile_fills_delay_and_rate(cls, v: object, info: ValidationInfo) -> object:
@@ -250,7 +295,7 @@ class TestbedScenario(_Model):
             return v
         prof = PROFILES[path.profile]
         if isinstance(v, Bottleneck):
-            v = v.model_dump(exclude_unset=True)
+            v = v.model_dump(mode="json", exclude_unset=True)  # quantities with their units: a plain number of ns would read as seconds
         fill = {"delay": prof.rtt} | ({"rate": prof.rate} if prof.rate else {})
         return fill | v
 

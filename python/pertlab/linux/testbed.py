@@ -53,6 +53,7 @@ import polars as pl
 
 from .. import interrupt
 from .._core import video_playout
+from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, loader, runs
 from .scenario import EBPF_CCS, FRAME_BYTES, SEGMENT_BYTES, FlowGroup, TestbedScenario
@@ -241,7 +242,7 @@ class TestbedResults:
         for f in self.flows.filter(pl.col("video_packets").is_not_null()).to_dicts() if "video_packets" in self.flows.columns else []:
             lines.append(
                 f"video flow {f['id']} ({f['cc']}): late {f['video_late']} of {f['video_packets']} segments ({f['video_late_fraction']:.2e}), "
-                + ("successful" if f["video_success"] else "not successful (late fraction 1e-4 or more)")
+                + ("successful" if f["video_success"] else f"not successful (late fraction {SUCCESS_LATE_FRACTION_TEXT} or more)")
             )
         q = self.queues.to_dicts()[0]
         lines.append(

@@ -1,0 +1,135 @@
+"""The testbed's parts that need no root, namespaces or BPF: its scenario's JSON dump, its
+report, its video labels and the video success threshold they write."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pertlab._core import video_playout
+from pertlab.experiments import qian11_video
+from pertlab.linux.scenario import Bottleneck, NetPath, TestbedScenario, load_scenario
+from pertlab.results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples" / "testbed").glob("*.toml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_example_scenarios_read_back_from_their_json_dump(path: Path) -> None:
+    sc = load_scenario(path)
+    dumped = json.loads(json.dumps(sc.model_dump(mode="json")))
+    assert TestbedScenario.model_validate(dumped) == sc
+    assert TestbedScenario.model_validate(json.loads(sc.model_dump_json(by_alias=True))) == sc
+
+
+def test_the_json_dump_writes_quantities_with_their_unit() -> None:
+    sc = TestbedScenario.parse({"duration": "2.5s", "bottleneck": {"rate": "10Mbps", "delay": "20ms", "buffer": "15140B"},
+                                "flows": [{"cc": "reno", "start": "250ms", "video": {"rate": "2Mbps"}}], "pert": {"t_max": "12ms"}})  # fmt: skip
+    d = sc.model_dump(mode="json")
+    assert (d["duration"], d["warmup"], d["sample_interval"]) == ("2500000000ns", "2000000000ns", "100000000ns")
+    assert d["bottleneck"] == {"rate": "10000000bps", "delay": "20000000ns", "buffer": "15140B", "buffer_pkts": None, "loss": 0.0}
+    assert d["flows"][0]["start"] == "250000000ns" and d["flows"][0]["stop"] is None
+    assert d["flows"][0]["video"] == {"rate": "2000000bps", "startup_delay": "2000000000ns", "segment": "1448B"}
+    assert (d["pert"]["t_min"], d["pert"]["t_max"], d["pert"]["t_curve_end"]) == ("5000000ns", "12000000ns", None)
+    assert d["pert_adaptive"]["q_max_init"] == "10000000ns"
+    # Under the wire names too; the Python dump keeps the integers.
+    assert sc.model_dump(mode="json", by_alias=True)["pert"]["t_max_ns"] == "12000000ns"
+    assert sc.model_dump()["duration"] == 2_500_000_000 and sc.pert.model_dump(mode="json", by_alias=True)["t_max_ns"] == 12_000_000
+    assert TestbedScenario.model_validate(d) == sc
+
+
+def test_a_bottleneck_given_as_a_model_beside_a_path_profile_keeps_its_delay() -> None:
+    """The profile fills what the bottleneck leaves out; the bottleneck's own 50 ms stays 50 ms
+    (it was read back from the model's integer ns as 5e7 s)."""
+    sc = TestbedScenario(path=NetPath(profile="nz"), bottleneck=Bottleneck(delay="50ms"))
+    assert sc.bottleneck.delay == 50_000_000
+    assert TestbedScenario.parse({"path": {"profile": "nz"}, "bottleneck": {"delay": "50ms"}}) == sc
+
+
+# --- the report's video lines ------------------------------------------------------------------
+
+
+def _results(sc: TestbedScenario, rows: list[dict]):
+    """A TestbedResults as the testbed builds it (its flow schema), from hand-made rows."""
+    import polars as pl
+
+    from pertlab.linux.testbed import TestbedResults
+    from pertlab.tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
+
+    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32}
+    queue = {"discipline": "bfifo", "avg_queue_pkts": 5.0, "drops": 2, "drop_rate": 0.001, "utilization": 0.95}
+    extra = {"interrupted": False, "ping_idle_ms": {"median": 20.1}, "delayline": {"late_mean_us": 3.0}}
+    return TestbedResults(sc, rows_frame(rows, flow_schema), rows_frame([queue], QUEUE_SCHEMA), rows_frame([], FLOW_SERIES_SCHEMA), rows_frame([], QUEUE_SERIES_SCHEMA), extra)
+
+
+#: Rows as the testbed writes them (testbed.run): a bulk flow's row has no video_* keys, a video
+#: stream's has them (_video_columns).
+BULK = {"id": 0, "cc": "reno", "src": "snd", "dst": "rcv", "start_s": 0.0, "goodput_mbps": 7.5, "goodput_bytes": 9375000, "retransmits": 3,
+        "early_responses": None, "base_rtt_ms": 20.0, "rtt_samples": 80, "rtt_mean_ms": 30.0, "rtt_min_ms": 20.1, "rtt_max_ms": 41.0,
+        "ss_cc": "reno", "local_port": 40001}  # fmt: skip
+VIDEO = {**BULK, "id": 1, "cc": "cubic", "goodput_mbps": 2.0, "retransmits": 0, "ss_cc": "cubic", "local_port": 40002,
+         "video_packets": 1000, "video_late": 3, "video_late_fraction": 0.003, "video_success": False}  # fmt: skip
+
+
+def test_the_report_has_no_video_lines_without_video_streams() -> None:
+    """Bulk flows only: the flows table has no video_* columns at all (rows_frame keeps the rows'
+    keys; FLOW_SCHEMA only types them), and the report has no video line."""
+    res = _results(TestbedScenario.parse({"flows": [{"cc": "reno"}]}), [BULK])
+    assert "video_packets" not in res.flows.columns
+    report = res.report()
+    assert "video" not in report
+    assert report.splitlines()[2].split() == ["0", "reno", "reno", "7.500", "30.00", "3", "-"]
+
+
+def test_the_report_has_a_video_line_per_video_stream() -> None:
+    sc = TestbedScenario.parse({"flows": [{"cc": "reno"}, {"cc": "cubic", "video": {"rate": "2Mbps"}}]})
+    res = _results(sc, [BULK, VIDEO])
+    assert res.flows["video_packets"].to_list() == [None, 1000]  # the bulk flow's is null
+    lines = res.report().splitlines()
+    video = [line for line in lines if "video" in line]
+    assert video == ["video flow 1 (cubic): late 3 of 1000 segments (3.00e-03), not successful (late fraction 1e-4 or more)"]
+    assert lines.index(video[0]) == 4  # after the flow table, before the bottleneck
+    assert lines[5].startswith("bottleneck: bfifo avg 5.0 pkts")
+
+
+# --- the video success threshold ---------------------------------------------------------------
+
+
+def _one_late_of(due: int) -> tuple[int, int, float, bool]:
+    """The core's playout of ``due`` segments (one every 10 ms, start-up delay 15 ms) of which the
+    last never arrives: one late of ``due``."""
+    ms = 1_000_000
+    on_time = [i * 10 * ms + ms for i in range(due - 1)]
+    return video_playout(0, 10 * ms, 15 * ms, on_time, 15 * ms + (due - 1) * 10 * ms + 5 * ms)
+
+
+def test_the_python_success_threshold_is_the_cores() -> None:
+    """1 late of 10000 is exactly the threshold (not a success: below it is), 1 of 10001 just
+    below it: the core's success flips between them, and so does Python's rule."""
+    at = _one_late_of(10_000)
+    below = _one_late_of(10_001)
+    assert at[:2] == (10_000, 1) and below[:2] == (10_001, 1)
+    assert at[2] == SUCCESS_LATE_FRACTION and below[2] == 1 / 10_001 < SUCCESS_LATE_FRACTION
+    assert (at[3], below[3]) == (False, True)
+    assert [lf < SUCCESS_LATE_FRACTION for lf in (at[2], below[2])] == [at[3], below[3]]
+    # Further off on both sides.
+    assert _one_late_of(100)[3] is False and _one_late_of(100_000)[3] is True
+    assert SUCCESS_LATE_FRACTION_TEXT == "1e-4" and float(SUCCESS_LATE_FRACTION_TEXT) == SUCCESS_LATE_FRACTION
+    assert qian11_video.SUCCESS_LATE_FRACTION is SUCCESS_LATE_FRACTION
+
+
+def test_the_labels_write_the_threshold_from_its_one_definition(monkeypatch) -> None:
+    """The report's and compare's labels take the threshold from pertlab.results."""
+    import inspect
+
+    from pertlab.linux import compare, testbed
+
+    for module in (compare, testbed):
+        src = inspect.getsource(module)
+        assert "1e-4" not in src and "SUCCESS_LATE_FRACTION_TEXT" in src, module.__name__
+    monkeypatch.setattr(testbed, "SUCCESS_LATE_FRACTION_TEXT", "2e-4")
+    sc = TestbedScenario.parse({"flows": [{"cc": "reno"}, {"cc": "cubic", "video": {"rate": "2Mbps"}}]})
+    assert "not successful (late fraction 2e-4 or more)" in _results(sc, [BULK, VIDEO]).report()
