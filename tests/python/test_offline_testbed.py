@@ -41,6 +41,15 @@ def test_the_json_dump_writes_quantities_with_their_unit() -> None:
     assert TestbedScenario.model_validate(d) == sc
 
 
+def test_the_default_warmup_is_checked_against_the_duration() -> None:
+    """A 1 s run with the default 2 s warm-up would measure nothing: refused, naming the field."""
+    from pertlab.scenario import ScenarioError
+
+    with pytest.raises(ScenarioError, match=r"warmup: must be less than duration \(1s\), got 2s"):
+        TestbedScenario.parse({"duration": "1s"})
+    assert TestbedScenario.parse({"duration": "3s"}).warmup == 2_000_000_000
+
+
 def test_a_bottleneck_given_as_a_model_beside_a_path_profile_keeps_its_delay() -> None:
     """The profile fills what the bottleneck leaves out; the bottleneck's own 50 ms stays 50 ms
     (it was read back from the model's integer ns as 5e7 s)."""

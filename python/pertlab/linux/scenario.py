@@ -253,7 +253,7 @@ class TestbedScenario(_Model):
 
     name: str = "testbed"
     duration: Duration = Field(10_000_000_000, description="how long the flows send")
-    warmup: Time = Field(2_000_000_000, description="metrics cover [warmup, duration]")
+    warmup: Time = Field("2s", description="metrics cover [warmup, duration]", validate_default=True)
     sample_interval: Duration = Field(100_000_000, description="TCP_INFO and queue sampling interval")
     seed: Annotated[int, Field(ge=0, le=U64_MAX)] = Field(1, description="seed of the delay line's random loss and jitter")
     delayline_rtprio: Annotated[int, Field(ge=0, le=99)] = Field(
