@@ -108,6 +108,9 @@ class TcpConfig(_Model):
         "rtt_noise", "rtt_noise_ns", 0, "mean of the uniform noise U(0, 2 x mean) added to each RTT sample; 0: none"
     )
     pacing: Pacing = Field(default_factory=Pacing, description="sender pacing, srtt / cwnd between segments (Qian 2011, IV.C)")
+    cwnd_validation: bool = Field(
+        False, description="grow the window only while the flow uses it, as Linux's tcp_is_cwnd_limited (default: on every ACK, as ns-2)"
+    )
     ts_echo: Literal["earliest", "latest"] = Field(
         "earliest",
         description="timestamp an ACK echoes: earliest (RFC 7323; a delayed ACK's sample includes the hold) or latest (ns-2's sinks)",

@@ -18,6 +18,7 @@
 
 pub mod ack;
 pub mod cc;
+pub mod cwnd_validation;
 pub mod ecn_feedback;
 #[cfg(test)]
 mod ecn_tests;
@@ -142,6 +143,10 @@ pub struct TcpConfig {
     pub rtt_correction: bool,
     /// Sender pacing, srtt / cwnd between segments (Qian 2011, IV.C; off by default); see `pacing`.
     pub pacing: PacingConfig,
+    /// Grow the window only while the flow uses it, as Linux does
+    /// (`tcp_is_cwnd_limited`; off by default: ns-2's agents grow on every
+    /// ACK); see `cwnd_validation`.
+    pub cwnd_validation: bool,
     /// Random send overhead (ns-2 `Agent/TCP overhead_`, default 0): a sender
     /// with segments to send waits U(0, overhead) and then sends them all (see
     /// `send_overhead`). Floyd and Jacobson (1992) use it to break drop-tail
@@ -175,6 +180,7 @@ impl Default for TcpConfig {
             rtt_noise_ns: 0,
             overhead_ns: 0,
             pacing: PacingConfig::default(),
+            cwnd_validation: false,
             rtt_correction: false,
             ts_echo: TsEcho::Earliest,
         }

@@ -72,6 +72,7 @@
 
 use super::ack::SenderView;
 use super::cc::{AckEvent, AckSample, CaEvent, CaState, CcCounters, CcState, CcTelemetry, CongestionControl};
+use super::cwnd_validation::{hold_window, CwndUse};
 use super::ecn_feedback::{AckMarksIn, MarkCounter};
 use super::jcc_probe::ProbeClock;
 use super::pacing::Pacer;
@@ -175,6 +176,8 @@ pub struct TcpSender {
     pacer: Option<Pacer>,
     /// The ACK-train RTT correction; `None` when `cfg.rtt_correction` is off.
     train_rtt: Option<TrainRtt>,
+    /// Whether the window was used lately; `None` when `cfg.cwnd_validation` is off.
+    cwnd_use: Option<CwndUse>,
 }
 
 /// What `NextSeg` chose to send.
@@ -216,6 +219,7 @@ impl TcpSender {
             probe,
             pacer: Pacer::new(&cfg.pacing),
             train_rtt: cfg.rtt_correction.then(TrainRtt::new),
+            cwnd_use: cfg.cwnd_validation.then(CwndUse::default),
             cfg,
         }
     }
@@ -322,7 +326,12 @@ impl TcpSender {
             if let Some(h) = ack.xcp {
                 self.cc.on_xcp_feedback(&mut self.tp, f64::from(h.feedback));
             }
+            let before = (self.tp.snd_cwnd, self.tp.snd_cwnd_cnt);
+            let may_grow = self.cwnd_use.as_ref().is_none_or(|u| u.may_grow(&self.tp));
             self.cc.cong_avoid(&mut self.tp, acked.segments, rng);
+            if !may_grow {
+                hold_window(&mut self.tp, before);
+            }
         }
         self.transmit(now, out);
     }
@@ -663,6 +672,7 @@ impl TcpSender {
 
     /// Send what the window (and the pacing gate) allows.
     fn transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        let sent_before = out.len();
         while let Some(seg) = self.next_seg() {
             if let Some(pacer) = self.pacer.as_mut().filter(|p| !p.open(now, self.tp.ca_state)) {
                 pacer.hold();
@@ -677,6 +687,17 @@ impl TcpSender {
             }
         }
         self.sync_tp();
+        if self.cwnd_use.is_some() {
+            let in_flight = match self.tp.ca_state {
+                CaState::Recovery | CaState::Loss => self.pipe(),
+                _ => self.sb.outstanding(),
+            };
+            let window_full = in_flight >= self.tp.snd_cwnd.max(1);
+            let (packets_out, una, nxt) = (self.sb.outstanding(), self.sb.snd_una(), self.sb.snd_nxt());
+            if let Some(u) = self.cwnd_use.as_mut() {
+                u.on_transmit(window_full, out.len() > sent_before, packets_out, una, nxt);
+            }
+        }
     }
 
     /// The next segment the window allows, if any.

@@ -25,3 +25,41 @@ fn an_application_limited_sender_sends_only_what_was_written() {
     assert_eq!(b.rcv.rcv_nxt(), 2000, "everything written is delivered");
     assert_eq!(b.snd.counters().retransmits, 0);
 }
+
+/// The same writer with `cwnd_validation` (Linux's `tcp_is_cwnd_limited`):
+/// slow start from 2 segments falls behind the writer (one segment per 5 ms
+/// over a 100 ms round trip), so the window is full until it has caught up,
+/// with at most 64 in flight; then 20 are, and the window stops at 109,
+/// below twice the most it had in flight. Without validation every ACK
+/// grows it by one, to about the number written.
+#[test]
+fn cwnd_validation_stops_an_application_limited_window_at_twice_its_use() {
+    let run = |cwnd_validation: bool| {
+        let cfg = TcpConfig { cwnd_validation, ..TcpConfig::default() };
+        let mut b = Bench::new(cfg.clone());
+        b.snd = TcpSender::new(0, 0, 1, cfg, Box::new(Reno)).with_data(0);
+        b.start();
+        for written in 1..=2000u32 {
+            b.run_until(u64::from(written) * 5 * NS_PER_MS);
+            b.write(written);
+        }
+        b.run_until(10_200 * NS_PER_MS);
+        assert_eq!(b.rcv.rcv_nxt(), 2000, "everything written is delivered");
+        b.snd.tp.snd_cwnd
+    };
+    let (free, validated) = (run(false), run(true));
+    assert!(free > 1900, "without validation the window grew to {free}");
+    assert!((65..128).contains(&validated), "with validation it stopped at {validated}");
+}
+
+/// A bulk sender always fills its window: validation changes nothing.
+#[test]
+fn cwnd_validation_leaves_a_bulk_sender_as_it_was() {
+    let run = |cwnd_validation: bool| {
+        let mut b = Bench::new(TcpConfig { cwnd_validation, max_cwnd: 300, ..TcpConfig::default() }).drop_first_transmission_of(&[150, 400]);
+        b.start();
+        b.run_until(20_000 * NS_PER_MS);
+        (b.snd.tp.snd_cwnd, b.snd.tp.snd_ssthresh, b.snd.counters().segments_sent, b.rcv.rcv_nxt())
+    };
+    assert_eq!(run(true), run(false));
+}
