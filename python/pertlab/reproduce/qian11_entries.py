@@ -1,9 +1,9 @@
-"""Registry entries of Qian's 2011 thesis: ``qian11-video`` (Chapter III.A, Fig 9: video success
-against T/mu) and, from Chapters IV and V, ``qian11-ack-coalescing``
+"""Registry entry of Qian's 2011 thesis, Chapters IV and V: ``qian11-ack-coalescing``
 (Figs 16, 17: data/ACK ratios of the three receivers; Figs 18a, 21, 22-24 and 31-34: the
 srtt over-estimate ACK coalescing causes and its removal by pacing or by the ACK-train RTT
 correction; Fig 18b: the RTT samples grouped by sequence number mod 4). The tables carry the thesis's numbers beside ours; every claim is computed from
-the runs. Scenario choices: :mod:`pertlab.experiments.qian11` and :mod:`pertlab.experiments.qian11_video`."""
+the runs. Scenario choices: :mod:`pertlab.experiments.qian11`. The video study (Chapter III.A) is
+:mod:`.qian11_video_entries`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from pathlib import Path
 import polars as pl
 
 from ..experiments import qian11 as q
-from ..experiments import qian11_video as v
 from ..parallel import Workers
 from ..plots import saved_figure
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
@@ -281,179 +280,3 @@ def _figures(report: Report) -> list[Figure]:
 
 
 register(Entry(NAME, TITLE, SOURCE, _run, _figures, _scenarios, details=("acks", "runs")))
-
-
-# ------------------------------------------------------------------ Chapter III.A: video (Fig 9)
-
-VIDEO_NAME = "qian11-video"
-VIDEO_TITLE = "Fig 9: success fraction of live video streams against T/mu, PERT vs Reno vs CUBIC"
-VIDEO_QUICK = v.Setup("60s", "10s", "5s", (1,), ((25, 25), (30, 30)))
-VIDEO_FULL = v.Setup("300s", "30s", "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 30), (35, 35)))
-
-
-def _video_scenarios(quick: bool) -> Wire:
-    """One scenario per controller and load, at the first seed."""
-    setup = VIDEO_QUICK if quick else VIDEO_FULL
-    return {f"{cc}-{n}x{m}": v.video_scenario(cc, n, m, setup, setup.seeds[0]).to_wire() for cc in (*v.CONTROLLERS, v.NO_EARLY_RESPONSE) for n, m in setup.loads}
-
-
-def _video(quick: bool, out: Path, workers: Workers) -> Report:
-    setup = VIDEO_QUICK if quick else VIDEO_FULL
-    items = [(cc, n, m, setup, s) for cc in (*v.CONTROLLERS, v.NO_EARLY_RESPONSE) for n, m in setup.loads for s in setup.seeds]
-    streams = pl.DataFrame([row for rows in workers.map(v.video_rows, items) for row in rows])
-    streams = streams.with_columns(pl.col("t_mu").map_elements(v.bin_of, return_dtype=pl.String).alias("bin"))
-    table = (
-        streams.filter(pl.col("bin").is_not_null()).group_by("cc", "bin").agg(pl.len().alias("streams"), pl.col("success").mean().alias("success_fraction"))
-        .sort("cc", "bin")
-    )  # fmt: skip
-    report = Report(
-        VIDEO_NAME, VIDEO_TITLE, "Qian, MS thesis, 2011, Chapter III.A", "quick" if quick else "full", out,
-        notes=[
-            f"{setup.duration} runs (the thesis: 7000 s), seeds {fmt_values(list(setup.seeds))}, start-up delay {setup.startup_delay}; "
-            f"(video streams, FTP flows) per run: {', '.join(f'({n}, {m})' for n, m in setup.loads)}. Table I otherwise: 25 Mbit/s, "
-            f"{v.BUFFER_PKTS}-packet drop-tail buffer, 10 Mbit/s access links, RTT 100 ms, 1000-byte packets, {v.HTTP_SESSIONS} Reno "
-            f"(SACK) HTTP sessions (WebTraf, {v.THINK_TIME} mean think time: our choice), Reno (SACK) FTP flows.",
-            "T/mu: the goodput of one greedy probe flow of the streams' controller in the same run over 300 kbit/s "
-            "(docs/model.md); a run's streams share its T/mu and fall in the thesis's bins 1.0-1.2 ... 1.8-2.0 (streams "
-            "outside 1.0-2.0 are left out of the table). Success: late fraction below 1e-4 over the whole run.",
-            "The thesis prints Fig 9 as a plot: its statement (PERT's and CUBIC's success above Reno's, flat from 1.4 to 2.0) is "
-            "the claim checked; the quick mode's two loads may leave bins empty. PERT is pert-adaptive (Kotla's modified PERT, "
-            "which the thesis's Chapter II describes); the original PERT (pert) is run beside it.",
-            "Why PERT's streams fail here: the Reno FTP flows keep the 150-packet drop-tail buffer full (tens of ms of queueing), "
-            "far above PERT's thresholds (5 and 10 ms), so a PERT sender responds early about once per RTT; an application-"
-            "limited stream of 300 kbit/s needs a window of about 5 segments at this RTT, and the repeated cuts keep it below "
-            "that (goodput below the video rate, in the claim's evidence), so it falls behind its playout schedule by more than the "
-            f"{setup.startup_delay} start-up delay; with start-up delays of 16 s and more the same streams succeed (table startup, the Fig 11 claim). A "
-            "greedy PERT probe keeps more window between cuts and reaches T/mu above 1. The last claim tests this: the same runs "
-            f"with PERT's early response taken away ({v.NO_EARLY_RESPONSE}: thresholds of 0.5 and 1 s, above any delay the buffer "
-            "holds, alpha held at 1, PERT's loss response kept). The thesis's ns-2 PERT evidently kept its streams going under "
-            "the same load; which of its details does that is not in the thesis.",
-        ],
-    )  # fmt: skip
-    report.notes.append(
-        f"Figs 10 and 11: every client also counts late packets at start-up delays of {fmt_values(list(v.STARTUP_DELAYS_S))} s "
-        "(`video.startup_delays`: one run gives what a run with each delay would); table startup: the success fraction per "
-        "controller, T/mu range and delay. Fig 7 (PERT's success rising with the delay) holds by construction: a packet on "
-        "time at one delay is on time at every longer one."
-    )
-    report.tables = {"success": table, "startup": _startup_table(streams), "streams": streams}
-    lo, hi = v.CLAIM_BIN
-    in_bin = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
-    frac = dict(zip(in_bin["cc"].to_list(), in_bin["success"].to_list()))
-    count = dict(zip(in_bin["cc"].to_list(), in_bin["len"].to_list()))
-    measured = all(cc in frac for cc in ("pert-adaptive", "sack", "cubic"))
-    pert = streams.filter(pl.col("cc") == "pert-adaptive")
-    report.claims = _startup_claims(report.tables["startup"]) + [
-        Claim(f"Fig 9: PERT's (pert-adaptive) success fraction at T/mu in [{lo}, {hi}] is at least Reno's and CUBIC's.",
-              measured and frac["pert-adaptive"] >= max(frac["sack"], frac["cubic"]),
-              "; ".join(f"{cc}: {frac[cc]:.3g} of {count[cc]} streams" if cc in frac else f"{cc}: no stream in the range" for cc in v.CONTROLLERS)
-              + f". PERT's streams: goodput {pert['goodput_mbps'].mean():.3g} Mbit/s (the video rate is {v.VIDEO_RATE_MBPS}), "
-              f"{pert['early_responses_per_s'].mean():.3g} early responses per second, in compete mode {pert['compete_s'].mean():.3g} s "
-              f"of the window, mean late fraction {pert['late_fraction'].mean():.3g}"),
-        _early_response_claim(streams),
-    ]  # fmt: skip
-    return report
-
-
-#: "About as often as Reno's" in the test of the cause: within this share of the streams.
-SAME_SUCCESS = 0.1
-
-
-def _early_response_claim(streams: pl.DataFrame) -> Claim:
-    """pertlab's test of the note's explanation, over every stream of the same loads and seeds."""
-    by = {cc: streams.filter(pl.col("cc") == cc) for cc in ("pert-adaptive", v.NO_EARLY_RESPONSE, "sack")}
-    ok = {cc: float(t["success"].mean()) for cc, t in by.items()}
-    rate = by[v.NO_EARLY_RESPONSE]["early_responses_per_s"].mean()
-    return Claim(
-        f"pertlab: PERT's early responses are why its streams fail: without them ({v.NO_EARLY_RESPONSE}) its streams succeed about as "
-        f"often as Reno's at the same loads (within {SAME_SUCCESS:g}) and more often than PERT's.",
-        ok[v.NO_EARLY_RESPONSE] >= ok["sack"] - SAME_SUCCESS and ok[v.NO_EARLY_RESPONSE] > ok["pert-adaptive"],
-        f"success over all streams of the same runs: pert-adaptive {ok['pert-adaptive']:.3g}, {v.NO_EARLY_RESPONSE} {ok[v.NO_EARLY_RESPONSE]:.3g} "
-        f"({rate:.3g} early responses per second, goodput {by[v.NO_EARLY_RESPONSE]['goodput_mbps'].mean():.3g} Mbit/s), sack {ok['sack']:.3g}",
-    )
-
-
-#: The T/mu ranges of Figs 10 and 11 (Section III.A.2).
-STARTUP_RANGES = {"Fig 10": (1.0, 1.4), "Fig 11": (1.4, 1.8)}
-
-
-def _startup_table(streams: pl.DataFrame) -> pl.DataFrame:
-    """Per figure's T/mu range, controller and start-up delay: streams and success fraction."""
-    rows = []
-    for fig, (lo, hi) in STARTUP_RANGES.items():
-        part = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi))
-        for cc in v.CONTROLLERS:
-            t = part.filter(pl.col("cc") == cc)
-            for d in v.STARTUP_DELAYS_S:
-                rows.append({"figure": fig, "t_mu_range": f"{lo}-{hi}", "cc": cc, "startup_delay_s": float(d), "streams": t.height,
-                             "success_fraction": float(t[f"success_{d}s"].mean()) if t.height else None})  # fmt: skip
-    return pl.DataFrame(rows, schema_overrides={"success_fraction": pl.Float64})
-
-
-def _startup_claims(startup: pl.DataFrame) -> list[Claim]:
-    def success(fig: str, cc: str) -> dict[float, float]:
-        t = startup.filter((pl.col("figure") == fig) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
-        return dict(zip(t["startup_delay_s"].to_list(), t["success_fraction"].to_list()))
-
-    def shown(fig: str) -> str:
-        parts = [f"{cc}: {fmt_values(list(s.values()))}" if (s := success(fig, cc)) else f"{cc}: no stream in the range" for cc in v.CONTROLLERS]
-        return f"success at {fmt_values(list(v.STARTUP_DELAYS_S))} s: " + "; ".join(parts)
-
-    p10, c10, r10 = (success("Fig 10", cc) for cc in ("pert-adaptive", "cubic", "sack"))
-    p11, c11 = (success("Fig 11", cc) for cc in ("pert-adaptive", "cubic"))
-    late = [d for d in map(float, v.STARTUP_DELAYS_S) if d > 11]
-    return [
-        Claim("Fig 10: at T/mu in [1.0, 1.4), PERT's success is at least CUBIC's and CUBIC's at least Reno's at every start-up delay.",
-              bool(p10 and c10 and r10) and all(p10[d] >= c10[d] >= r10[d] for d in p10), shown("Fig 10")),
-        Claim("Fig 11: at T/mu in [1.4, 1.8), PERT's and CUBIC's streams reach about 100 % success with start-up delays above 11 s (at least 0.9).",
-              bool(p11 and c11) and all(min(p11[d], c11[d]) >= 0.9 for d in late), shown("Fig 11")),
-    ]  # fmt: skip
-
-
-def _video_figures(report: Report) -> list[Figure]:
-    streams = report.tables["streams"]
-    startup = report.tables["startup"]
-
-    def draw_startup(path: Path) -> None:
-        with saved_figure(path, 1, len(STARTUP_RANGES), figsize=(11, 3.8), title="Figs 10, 11: video success against the start-up delay") as (_, axes):
-            for ax, (fig, (lo, hi)) in zip(axes, STARTUP_RANGES.items()):
-                for cc in v.CONTROLLERS:
-                    t = startup.filter((pl.col("figure") == fig) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
-                    if t.height:
-                        ax.plot(t["startup_delay_s"].to_list(), t["success_fraction"].to_list(), marker="o", label=f"{cc} ({t['streams'][0]} streams)")
-                ax.set(title=f"{fig}: T/mu in [{lo}, {hi})", xlabel="start-up delay (s)", ylabel="success fraction", ylim=(-0.05, 1.05))
-                ax.legend(fontsize=7)
-
-    def draw(path: Path) -> None:
-        with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Fig 9: video success against T/mu") as (_, ax):
-            for cc in v.CONTROLLERS:
-                t = streams.filter(pl.col("cc") == cc).group_by("t_mu").agg(pl.col("success").mean()).sort("t_mu")
-                ax.plot(t["t_mu"].to_list(), t["success"].to_list(), marker="o", label=cc)
-            for lo, _ in v.BINS:
-                ax.axvline(lo, color="grey", lw=0.4)
-            ax.set_xlabel("T / mu (one point per run)")
-            ax.set_ylabel("success fraction")
-            ax.legend(fontsize=8)
-
-    def draw_late(path: Path) -> None:
-        with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Late packets: CDF of the streams' late fractions") as (_, ax):
-            for cc in v.CONTROLLERS:
-                late = sorted(streams.filter(pl.col("cc") == cc)["late_fraction"].to_list())
-                if late:
-                    ax.step(late, [(i + 1) / len(late) for i in range(len(late))], where="post", label=f"{cc} ({len(late)} streams)")
-            ax.axvline(v.SUCCESS_LATE_FRACTION, color="grey", lw=0.6, ls="--")
-            ax.set_xscale("symlog", linthresh=v.SUCCESS_LATE_FRACTION / 10)
-            ax.set(xlabel="late fraction of a stream's packets", ylabel="fraction of streams", xlim=(0, 1.05), ylim=(0, 1.02))
-            ax.legend(fontsize=8)
-
-    return [
-        Figure(f"{VIDEO_NAME}.png", "Fraction of a run's streams that succeed (late fraction < 1e-4) against the run's T/mu; grey lines: the thesis's bins.", draw),
-        Figure(f"{VIDEO_NAME}-startup.png", "Figs 10 and 11: the fraction of the streams in each T/mu range that succeed, against the start-up delay, per controller "
-               "(a controller without streams in the range is not drawn).", draw_startup),
-        Figure(f"{VIDEO_NAME}-late.png", f"CDF of the streams' late fractions per controller, every run and load pooled "
-               f"({streams.height} streams in all); dashed: the success threshold "
-               f"{v.SUCCESS_LATE_FRACTION:g}; the axis is linear below {v.SUCCESS_LATE_FRACTION / 10:g}.", draw_late),
-    ]  # fmt: skip
-
-
-register(Entry(VIDEO_NAME, VIDEO_TITLE, "Qian, MS thesis, 2011, Chapter III.A", _video, _video_figures, _video_scenarios, details=("streams",)))
