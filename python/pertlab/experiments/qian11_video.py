@@ -44,6 +44,9 @@ HTTP_SESSIONS = 300
 BUFFER_PKTS = 150
 #: Mean think time of the HTTP sessions (our choice; see the module doc).
 THINK_TIME = "5s"
+#: The thesis's loss-rate bins (Figs 8, 12; B.2.1): a stream's own drop rate. Fig 12's caption
+#: says 0.02-0.06 and its text 0.04-0.06 (spec erratum): the text's bin is the one checked.
+LOSS_BINS = ((0.0, 0.02), (0.02, 0.04), (0.04, 0.06))
 #: pertlab's test of why PERT's streams fail (the report's note): the same PERT with its early
 #: response taken away and nothing else changed that would help a stream. Its thresholds sit far
 #: above any queueing delay the 150-packet buffer can hold (48 ms at 25 Mbit/s), so the response

@@ -15,7 +15,7 @@ from ..plots import saved_figure
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
 
 VIDEO_NAME = "qian11-video"
-VIDEO_TITLE = "Fig 9: success fraction of live video streams against T/mu, PERT vs Reno vs CUBIC"
+VIDEO_TITLE = "Figs 8-12: success fraction of live video streams against T/mu, start-up delay and loss rate, PERT vs Reno vs CUBIC"
 VIDEO_QUICK = v.Setup("60s", "10s", "5s", (1,), ((25, 25), (30, 30)))
 VIDEO_FULL = v.Setup("300s", "30s", "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 30), (35, 35)))
 
@@ -65,14 +65,14 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
         "controller, T/mu range and delay. Fig 7 (PERT's success rising with the delay) holds by construction: a packet on "
         "time at one delay is on time at every longer one."
     )
-    report.tables = {"success": table, "startup": _startup_table(streams), "streams": streams}
+    report.tables = {"success": table, "startup": _startup_table(streams), "loss": _loss_table(streams), "streams": streams}
     lo, hi = v.CLAIM_BIN
     in_bin = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
     frac = dict(zip(in_bin["cc"].to_list(), in_bin["success"].to_list()))
     count = dict(zip(in_bin["cc"].to_list(), in_bin["len"].to_list()))
     measured = all(cc in frac for cc in ("pert-adaptive", "sack", "cubic"))
     pert = streams.filter(pl.col("cc") == "pert-adaptive")
-    report.claims = _startup_claims(report.tables["startup"]) + [
+    report.claims = _startup_claims(report.tables["startup"]) + _loss_claims(report.tables["loss"]) + [
         Claim(f"Fig 9: PERT's (pert-adaptive) success fraction at T/mu in [{lo}, {hi}] is at least Reno's and CUBIC's.",
               measured and frac["pert-adaptive"] >= max(frac["sack"], frac["cubic"]),
               "; ".join(f"{cc}: {frac[cc]:.3g} of {count[cc]} streams" if cc in frac else f"{cc}: no stream in the range" for cc in v.CONTROLLERS)
@@ -82,6 +82,53 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
         _early_response_claim(streams),
     ]  # fmt: skip
     return report
+
+
+def _loss_table(streams: pl.DataFrame) -> pl.DataFrame:
+    """Per loss-rate bin (:data:`v.LOSS_BINS`, a stream's own drop rate), controller and start-up
+    delay: streams and success fraction, over every T/mu (Figs 8 and 12)."""
+    rows = []
+    for lo, hi in v.LOSS_BINS:
+        part = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
+        for cc in v.CONTROLLERS:
+            t = part.filter(pl.col("cc") == cc)
+            for d in v.STARTUP_DELAYS_S:
+                rows.append({"loss_range": f"{lo:.2f}-{hi:.2f}", "cc": cc, "startup_delay_s": float(d), "streams": t.height,
+                             "success_fraction": float(t[f"success_{d}s"].mean()) if t.height else None})  # fmt: skip
+    return pl.DataFrame(rows, schema_overrides={"success_fraction": pl.Float64})
+
+
+#: Fig 8's "above 11 s" and its two levels: success "> 90 %" at low loss, "60 %" at high loss
+#: (read as at least half), and Reno's "almost all fail" (at most a tenth succeed).
+FIG8_LOW, FIG8_HIGH, ALMOST_ALL_FAIL = 0.9, 0.5, 0.1
+
+
+def _loss_claims(loss: pl.DataFrame) -> list[Claim]:
+    def success(bin_: str, cc: str) -> dict[float, float]:
+        t = loss.filter((pl.col("loss_range") == bin_) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
+        return dict(zip(t["startup_delay_s"].to_list(), t["success_fraction"].to_list()))
+
+    def shown(bin_: str, ccs: tuple[str, ...]) -> str:
+        def one(cc: str) -> str:
+            s = success(bin_, cc)
+            n = loss.filter((pl.col("loss_range") == bin_) & (pl.col("cc") == cc))["streams"][0]
+            return f"{cc} ({n} streams): {fmt_values(list(s.values()))}" if s else f"{cc}: no stream in the range"
+
+        return f"loss {bin_}, success at {fmt_values(list(v.STARTUP_DELAYS_S))} s: " + "; ".join(one(cc) for cc in ccs)
+
+    low, high = (f"{lo:.2f}-{hi:.2f}" for lo, hi in (v.LOSS_BINS[0], v.LOSS_BINS[-1]))
+    late = [d for d in map(float, v.STARTUP_DELAYS_S) if d > 11]
+    p_low, p_high, r_high, c_high = success(low, "pert-adaptive"), success(high, "pert-adaptive"), success(high, "sack"), success(high, "cubic")
+    return [
+        Claim(f"Fig 8: at loss {low}, more than {FIG8_LOW:.0%} of PERT's streams succeed with start-up delays above 11 s.",
+              bool(p_low) and all(p_low[d] > FIG8_LOW for d in late), shown(low, ("pert-adaptive",))),
+        Claim(f"Fig 8: at loss {high}, about 60 % of PERT's streams succeed (at least {FIG8_HIGH:.0%} with start-up delays above 11 s), "
+              f"while almost all of Reno's fail (at most {ALMOST_ALL_FAIL:.0%} succeed).",
+              bool(p_high and r_high) and all(p_high[d] >= FIG8_HIGH and r_high[d] <= ALMOST_ALL_FAIL for d in late), shown(high, ("pert-adaptive", "sack"))),
+        Claim(f"Fig 12: at loss {high}, PERT is generally better than Reno and CUBIC (its success at least theirs at most start-up delays).",
+              bool(p_high and r_high and c_high) and sum(p_high[d] >= max(r_high[d], c_high[d]) for d in p_high) > len(p_high) / 2,
+              shown(high, ("pert-adaptive", "sack", "cubic"))),
+    ]  # fmt: skip
 
 
 #: "About as often as Reno's" in the test of the cause: within this share of the streams.
@@ -175,8 +222,23 @@ def _video_figures(report: Report) -> list[Figure]:
             ax.set(xlabel="late fraction of a stream's packets", ylabel="fraction of streams", xlim=(0, 1.05), ylim=(0, 1.02))
             ax.legend(fontsize=8)
 
+    loss = report.tables["loss"]
+
+    def draw_loss(path: Path) -> None:
+        bins = [f"{lo:.2f}-{hi:.2f}" for lo, hi in v.LOSS_BINS]
+        with saved_figure(path, 1, len(bins), figsize=(13, 3.8), title="Figs 8, 12: video success against the start-up delay, per loss-rate bin") as (_, axes):
+            for ax, b in zip(axes, bins):
+                for cc in v.CONTROLLERS:
+                    t = loss.filter((pl.col("loss_range") == b) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
+                    if t.height:
+                        ax.plot(t["startup_delay_s"].to_list(), t["success_fraction"].to_list(), marker="o", label=f"{cc} ({t['streams'][0]} streams)")
+                ax.set(title=f"stream loss rate {b}", xlabel="start-up delay (s)", ylabel="success fraction", ylim=(-0.05, 1.05))
+                ax.legend(fontsize=7)
+
     return [
         Figure(f"{VIDEO_NAME}.png", "Fraction of a run's streams that succeed (late fraction < 1e-4) against the run's T/mu; grey lines: the thesis's bins.", draw),
+        Figure(f"{VIDEO_NAME}-loss.png", "Figs 8 and 12: the fraction of the streams whose own loss rate falls in each of the thesis's bins that succeed, "
+               "against the start-up delay, per controller, over every T/mu.", draw_loss),
         Figure(f"{VIDEO_NAME}-startup.png", "Figs 10 and 11: the fraction of the streams in each T/mu range that succeed, against the start-up delay, per controller "
                "(a controller without streams in the range is not drawn).", draw_startup),
         Figure(f"{VIDEO_NAME}-late.png", f"CDF of the streams' late fractions per controller, every run and load pooled "
