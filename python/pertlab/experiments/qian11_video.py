@@ -62,6 +62,36 @@ STARTUP_DELAYS_S = (1, 6, 11, 16, 21, 26)
 
 
 @dataclass(frozen=True)
+class PathSetup:
+    """A run's round-trip time and packet size (Table I: RTT 50 to 150 ms, 200- or 1000-byte
+    packets, every flow's); the main runs are :data:`MAIN`."""
+
+    rtt_ms: int = 100
+    packet_size: int = 1000
+
+    @property
+    def key(self) -> str:
+        return "" if self == MAIN else f"-{self.rtt_ms}ms-{self.packet_size}B"
+
+
+#: The main runs' path: the middle of Table I's RTTs and its 1000-byte packets (Figs 8 to 12).
+MAIN = PathSetup()
+#: Fig 6 (PERT's late fraction against the RTT): PERT's streams at the ends of Table I's RTTs too.
+FIG6_PATHS = (PathSetup(50), PathSetup(150))
+FIG6_CONTROLLERS = ("pert-adaptive",)
+#: Fig 9's 200-byte packets: PERT, Reno and CUBIC at 100 ms.
+SMALL_PACKETS = PathSetup(100, 200)
+SMALL_CONTROLLERS = ("pert-adaptive", "sack", "cubic")
+
+
+def runs_of(setup: "Setup", controllers: tuple[str, ...]) -> list[tuple[str, int, int, "Setup", int, PathSetup]]:
+    """Every run of a mode: each of ``controllers`` on the main path, PERT at Fig 6's RTTs, and
+    Fig 9's controllers with 200-byte packets; at each load and seed."""
+    combos = [(cc, MAIN) for cc in controllers] + [(cc, p) for p in FIG6_PATHS for cc in FIG6_CONTROLLERS] + [(cc, SMALL_PACKETS) for cc in SMALL_CONTROLLERS]
+    return [(cc, n, m, setup, s, path) for cc, path in combos for n, m in setup.loads for s in setup.seeds]
+
+
+@dataclass(frozen=True)
 class Setup:
     duration: str
     warmup: str
@@ -71,28 +101,28 @@ class Setup:
     loads: tuple[tuple[int, int], ...]
 
 
-def video_scenario(cc: str, streams: int, ftp: int, setup: Setup, seed: int) -> Scenario:
+def video_scenario(cc: str, streams: int, ftp: int, setup: Setup, seed: int, path: PathSetup = MAIN) -> Scenario:
     """Table I's dumbbell with ``streams`` video streams over ``cc`` (a controller or one of
-    :data:`VARIANTS`) and ``ftp`` Reno FTP flows."""
+    :data:`VARIANTS`) and ``ftp`` Reno FTP flows, on ``path``."""
     cc, cc_params = VARIANTS.get(cc, (cc, None))
     return dumbbell(
-        bw="25Mbps", rtt="100ms", flows=ftp, cc="sack", duration=setup.duration, warmup=setup.warmup, start_window="10s",
-        buffer_pkts=BUFFER_PKTS, packet_size=1000, access_rate="10Mbps", seed=seed, web_sessions=HTTP_SESSIONS,
+        bw="25Mbps", rtt=f"{path.rtt_ms}ms", flows=ftp, cc="sack", duration=setup.duration, warmup=setup.warmup, start_window="10s",
+        buffer_pkts=BUFFER_PKTS, packet_size=path.packet_size, access_rate="10Mbps", seed=seed, web_sessions=HTTP_SESSIONS,
         web={"think_time": THINK_TIME}, video=f"{streams}@{VIDEO_RATE}:{cc}", startup_delay=setup.startup_delay, t_mu_probe=True,
         startup_delays=[f"{d}s" for d in STARTUP_DELAYS_S], cc_params=cc_params,
     )  # fmt: skip
 
 
-def video_rows(item: tuple[str, int, int, Setup, int]) -> list[dict[str, Any]]:
+def video_rows(item: tuple[str, int, int, Setup, int, PathSetup]) -> list[dict[str, Any]]:
     """One row per stream of one run: its T/mu, late fraction and success, and its success at
     each of :data:`STARTUP_DELAYS_S` (``success_{d}s``)."""
-    cc, streams, ftp, setup, seed = item
-    r = run(video_scenario(cc, streams, ftp, setup, seed))
+    cc, streams, ftp, setup, seed, path = item
+    r = run(video_scenario(cc, streams, ftp, setup, seed, path))
     flows, window_s = r.flows, r.summary["window_end_s"] - r.summary["window_start_s"]
     videos = flows.filter(flows["label"] == f"video-{VARIANTS.get(cc, (cc,))[0]}")
     at = {(p["flow"], p["startup_delay_s"]): p["success"] for p in r.video_playout.to_dicts()}
     return [
-        {"cc": cc, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
+        {"cc": cc, "rtt_ms": path.rtt_ms, "packet_size": path.packet_size, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
          "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"],
          "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"],
          **{f"success_{d}s": at[(v["id"], float(d))] for d in STARTUP_DELAYS_S}}

@@ -1,6 +1,7 @@
 """Registry entry ``qian11-video``: Qian's 2011 thesis, Chapter III.A, live video over PERT, Reno
-and CUBIC in the simulator: the success fraction against T/mu (Fig 9), against the start-up delay
-(Figs 10, 11) and against the streams' loss rate (Figs 8, 12), with pertlab's test of why PERT's
+and CUBIC in the simulator: the success fraction against T/mu (Fig 9, with 1000- and 200-byte
+packets), against the start-up delay (Figs 10, 11) and against the streams' loss rate (Figs 8,
+12); PERT's late fraction against T/mu and the RTT (Fig 6); with pertlab's test of why PERT's
 streams fail here. Scenario choices: :mod:`pertlab.experiments.qian11_video`."""
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from ..plots import saved_figure
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
 
 VIDEO_NAME = "qian11-video"
-VIDEO_TITLE = "Figs 8-12: success fraction of live video streams against T/mu, start-up delay and loss rate, PERT vs Reno vs CUBIC"
+VIDEO_TITLE = "Figs 6, 8-12: live video streams' success against T/mu, start-up delay, loss rate, RTT and packet size, PERT vs Reno vs CUBIC"
 VIDEO_QUICK = v.Setup("60s", "10s", "5s", (1,), ((25, 25), (30, 30)))
 VIDEO_FULL = v.Setup("300s", "30s", "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 30), (35, 35)))
 
@@ -23,14 +24,17 @@ VIDEO_FULL = v.Setup("300s", "30s", "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 3
 def _video_scenarios(quick: bool) -> Wire:
     """One scenario per controller and load, at the first seed."""
     setup = VIDEO_QUICK if quick else VIDEO_FULL
-    return {f"{cc}-{n}x{m}": v.video_scenario(cc, n, m, setup, setup.seeds[0]).to_wire() for cc in (*v.CONTROLLERS, v.NO_EARLY_RESPONSE) for n, m in setup.loads}
+    return {f"{cc}-{n}x{m}{path.key}": v.video_scenario(cc, n, m, setup, seed, path).to_wire()
+            for cc, n, m, setup, seed, path in v.runs_of(setup, (*v.CONTROLLERS, v.NO_EARLY_RESPONSE)) if seed == setup.seeds[0]}  # fmt: skip
 
 
 def _video(quick: bool, out: Path, workers: Workers) -> Report:
     setup = VIDEO_QUICK if quick else VIDEO_FULL
-    items = [(cc, n, m, setup, s) for cc in (*v.CONTROLLERS, v.NO_EARLY_RESPONSE) for n, m in setup.loads for s in setup.seeds]
-    streams = pl.DataFrame([row for rows in workers.map(v.video_rows, items) for row in rows])
-    streams = streams.with_columns(pl.col("t_mu").map_elements(v.bin_of, return_dtype=pl.String).alias("bin"))
+    items = v.runs_of(setup, (*v.CONTROLLERS, v.NO_EARLY_RESPONSE))
+    every = pl.DataFrame([row for rows in workers.map(v.video_rows, items) for row in rows])
+    every = every.with_columns(pl.col("t_mu").map_elements(v.bin_of, return_dtype=pl.String).alias("bin"))
+    # Figs 8 to 12 are of the main path; Fig 6's RTTs and Fig 9's 200-byte packets have their own claims.
+    streams = main_path(every)
     table = (
         streams.filter(pl.col("bin").is_not_null()).group_by("cc", "bin").agg(pl.len().alias("streams"), pl.col("success").mean().alias("success_fraction"))
         .sort("cc", "bin")
@@ -65,7 +69,7 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
         "controller, T/mu range and delay. Fig 7 (PERT's success rising with the delay) holds by construction: a packet on "
         "time at one delay is on time at every longer one."
     )
-    report.tables = {"success": table, "startup": _startup_table(streams), "loss": _loss_table(streams), "streams": streams}
+    report.tables = {"success": table, "startup": _startup_table(streams), "loss": _loss_table(streams), "paths": _paths_table(every), "streams": every}
     lo, hi = v.CLAIM_BIN
     in_bin = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
     frac = dict(zip(in_bin["cc"].to_list(), in_bin["success"].to_list()))
@@ -80,8 +84,57 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
               f"{pert['early_responses_per_s'].mean():.3g} early responses per second, in compete mode {pert['compete_s'].mean():.3g} s "
               f"of the window, mean late fraction {pert['late_fraction'].mean():.3g}"),
         _early_response_claim(streams),
+        *_fig6_claims(every),
+        _small_packets_claim(every),
     ]  # fmt: skip
     return report
+
+
+def _paths_table(every: pl.DataFrame) -> pl.DataFrame:
+    """Per controller, RTT and packet size: streams, success fraction, mean late fraction, mean
+    T/mu, early responses per second (Figs 6 and 9's 200-byte packets beside the main runs)."""
+    return (
+        every.group_by("cc", "rtt_ms", "packet_size")
+        .agg(pl.len().alias("streams"), pl.col("success").mean().alias("success_fraction"), pl.col("late_fraction").mean().alias("mean_late_fraction"),
+             pl.col("t_mu").mean().alias("mean_t_mu"), pl.col("early_responses_per_s").mean())
+        .sort("cc", "packet_size", "rtt_ms")
+    )  # fmt: skip
+
+
+def _fig6_claims(every: pl.DataFrame) -> list[Claim]:
+    pert = every.filter((pl.col("cc") == "pert-adaptive") & (pl.col("packet_size") == v.MAIN.packet_size))
+    main = pert.filter(pl.col("rtt_ms") == v.MAIN.rtt_ms)
+    by_bin = main.filter(pl.col("bin").is_not_null()).group_by("bin").agg(pl.col("late_fraction").mean(), pl.len()).sort("bin")
+    lo = main.filter((pl.col("t_mu") >= 1.0) & (pl.col("t_mu") < 1.4))["late_fraction"].mean()
+    hi = main.filter((pl.col("t_mu") >= 1.4) & (pl.col("t_mu") < 2.0))["late_fraction"].mean()
+    rtts = pert.group_by("rtt_ms").agg(pl.col("late_fraction").mean(), pl.len()).sort("rtt_ms")
+    late = rtts["late_fraction"].to_list()
+    bins = ", ".join(f"{b}: {x:.3g} ({n} streams)" for b, x, n in by_bin.iter_rows())
+    return [
+        Claim("Fig 6: PERT's late fraction falls as T/mu goes from 1.0 to 2.0, sharply from 1.0 to 1.4 (the mean late fraction "
+              "at T/mu in [1.0, 1.4) at least twice that in [1.4, 2.0)).",
+              lo is not None and hi is not None and lo >= 2 * hi, f"mean late fraction per T/mu bin: {bins or 'no stream in 1.0-2.0'}"),
+        Claim("Fig 6: PERT's late fraction rises with the RTT from 50 to 150 ms (same loads and seeds).",
+              rtts.height == 3 and late == sorted(late) and late[0] < late[-1],
+              "mean late fraction at " + ", ".join(f"{r} ms: {x:.3g} ({n} streams)" for r, x, n in rtts.iter_rows())),
+    ]  # fmt: skip
+
+
+def _small_packets_claim(every: pl.DataFrame) -> Claim:
+    at = every.filter(pl.col("rtt_ms") == v.MAIN.rtt_ms).group_by("cc", "packet_size").agg(pl.col("success").mean(), pl.col("early_responses_per_s").mean())
+    ok = {(cc, size): (s_, e) for cc, size, s_, e in at.iter_rows()}
+    small, big = v.SMALL_PACKETS.packet_size, v.MAIN.packet_size
+    ccs = v.SMALL_CONTROLLERS
+    holds = all(ok[(cc, small)][0] > ok[(cc, big)][0] for cc in ccs) and ok[("pert-adaptive", small)][0] >= ok[("cubic", small)][0]
+    return Claim(
+        f"Fig 9: {small}-byte packets give higher success than {big}-byte ones for every controller, and with them PERT's is at least CUBIC's.",
+        holds,
+        "success over every stream of the same loads and seeds, "
+        + "; ".join(f"{cc}: {ok[(cc, big)][0]:.3g} ({big} B), {ok[(cc, small)][0]:.3g} ({small} B)" for cc in ccs)
+        + f". PERT's early responses per second: {ok[('pert-adaptive', big)][1]:.3g} ({big} B), {ok[('pert-adaptive', small)][1]:.3g} ({small} B): "
+        f"the {v.BUFFER_PKTS}-packet buffer holds at most {v.BUFFER_PKTS * small * 8 / 25e6 * 1e3:.3g} ms of {small}-byte packets at 25 Mbit/s, "
+        f"{v.BUFFER_PKTS * big * 8 / 25e6 * 1e3:.3g} ms of {big}-byte ones",
+    )
 
 
 def _loss_table(streams: pl.DataFrame) -> pl.DataFrame:
@@ -186,8 +239,13 @@ def _startup_claims(startup: pl.DataFrame) -> list[Claim]:
     ]  # fmt: skip
 
 
+def main_path(streams: pl.DataFrame) -> pl.DataFrame:
+    """The streams of the main runs (:data:`v.MAIN`: 100 ms, 1000-byte packets)."""
+    return streams.filter((pl.col("rtt_ms") == v.MAIN.rtt_ms) & (pl.col("packet_size") == v.MAIN.packet_size))
+
+
 def _video_figures(report: Report) -> list[Figure]:
-    streams = report.tables["streams"]
+    streams = main_path(report.tables["streams"])
     startup = report.tables["startup"]
 
     def draw_startup(path: Path) -> None:
