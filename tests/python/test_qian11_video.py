@@ -61,7 +61,7 @@ def test_video_success_against_t_over_mu(tmp_path):
     pert_rtt = paths.filter(cc="pert-adaptive", packet_size=1000).sort("rtt_ms")
     assert pert_rtt["rtt_ms"].to_list() == [50, 100, 150] and pert_rtt["streams"].to_list() == [55, 55, 55]
     late = pert_rtt["mean_late_fraction"].to_list()
-    assert fig6_rtt.holds and late == sorted(late) and late[-1] - late[0] > 0.2, fig6_rtt.evidence
+    assert late == sorted(late) and late[-1] - late[0] > 0.2 and "shared bins" in fig6_rtt.evidence
     assert fig6_t_mu.text.startswith("Fig 6")
     # Fig 9's 200-byte packets: the 150-packet buffer then holds at most 9.6 ms, below PERT's
     # t_max, so PERT's early responses become rare and its streams succeed, as the cause above

@@ -107,16 +107,22 @@ def _fig6_claims(every: pl.DataFrame) -> list[Claim]:
     by_bin = main.filter(pl.col("bin").is_not_null()).group_by("bin").agg(pl.col("late_fraction").mean(), pl.len()).sort("bin")
     lo = main.filter((pl.col("t_mu") >= 1.0) & (pl.col("t_mu") < 1.4))["late_fraction"].mean()
     hi = main.filter((pl.col("t_mu") >= 1.4) & (pl.col("t_mu") < 2.0))["late_fraction"].mean()
-    rtts = pert.group_by("rtt_ms").agg(pl.col("late_fraction").mean(), pl.len()).sort("rtt_ms")
-    late = rtts["late_fraction"].to_list()
+    rtts = pert.group_by("rtt_ms").agg(pl.col("late_fraction").mean(), pl.len(), pl.col("t_mu").mean(), pl.col("drop_rate").mean(), pl.col("timeouts").mean()).sort("rtt_ms")
+    # At equal T/mu (the thesis plots one curve per RTT against T/mu): the bins every RTT has streams in.
+    per = pert.filter(pl.col("bin").is_not_null()).group_by("bin", "rtt_ms").agg(pl.col("late_fraction").mean()).sort("bin", "rtt_ms")
+    shared = [b for b in per["bin"].unique().sort().to_list() if per.filter(pl.col("bin") == b).height == 3]
+    rising = [b for b in shared if (x := per.filter(pl.col("bin") == b)["late_fraction"].to_list()) == sorted(x) and x[0] < x[-1]]
     bins = ", ".join(f"{b}: {x:.3g} ({n} streams)" for b, x, n in by_bin.iter_rows())
+    at_bins = "; ".join(f"{b}: " + ", ".join(f"{r} ms {x:.3g}" for _, r, x in per.filter(pl.col("bin") == b).iter_rows()) for b in shared)
     return [
         Claim("Fig 6: PERT's late fraction falls as T/mu goes from 1.0 to 2.0, sharply from 1.0 to 1.4 (the mean late fraction "
               "at T/mu in [1.0, 1.4) at least twice that in [1.4, 2.0)).",
               lo is not None and hi is not None and lo >= 2 * hi, f"mean late fraction per T/mu bin: {bins or 'no stream in 1.0-2.0'}"),
-        Claim("Fig 6: PERT's late fraction rises with the RTT from 50 to 150 ms (same loads and seeds).",
-              rtts.height == 3 and late == sorted(late) and late[0] < late[-1],
-              "mean late fraction at " + ", ".join(f"{r} ms: {x:.3g} ({n} streams)" for r, x, n in rtts.iter_rows())),
+        Claim("Fig 6: PERT's late fraction rises with the RTT from 50 to 150 ms (at equal T/mu: in most of the T/mu bins that "
+              "streams at all three RTTs fall in).",
+              bool(shared) and len(rising) > len(shared) / 2,
+              f"rising in {len(rising)} of {len(shared)} shared bins ({at_bins or 'none'}). Over the same loads and seeds: "
+              + ", ".join(f"{r} ms: late {x:.3g}, T/mu {t:.3g}, loss rate {d:.3g}, timeouts {o:.3g} per stream ({n} streams)" for r, x, n, t, d, o in rtts.iter_rows())),
     ]  # fmt: skip
 
 
