@@ -117,13 +117,16 @@ def scenario(counts: dict[str, int], point: dict[str, float], setup: Setup, seed
         web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"],
     )  # fmt: skip
     flavours = [name for name, k in counts.items() for _ in range(k)]
-    return _with_flavours(sc, flavours, relabel=True)
+    return _with_flavours(sc, flavours, relabel=True, queue_positions=True)
 
 
-def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool) -> Scenario:
+def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool, queue_positions: bool = False) -> Scenario:
     """``sc`` with flow i's receiver and pacing those of ``flavours[i]`` (and its label the
-    flavour's name with ``relabel``); every receiver, the web sessions' too, echoes the newest segment."""
+    flavour's name with ``relabel``); every receiver, the web sessions' too, echoes the newest segment.
+    ``queue_positions``: count the packets each arrival at the bottleneck finds ahead of it, per label."""
     wire = sc.to_wire()
+    if queue_positions:
+        wire["monitor"] = {**wire.get("monitor", {}), "queue_positions": "bottleneck"}
     for f, name in zip(wire["flows"], flavours, strict=True):
         policy, paced = FLAVOURS[name]
         f["tcp"].update(ack_policy=policy, pacing={"enabled": paced}, ts_echo="latest")
@@ -165,6 +168,8 @@ def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: in
     r = run(scenario(counts, point, setup, seed))
     f, ctl = r.flows, r.controllers
     total = f["goodput_mbps"].sum()
+    qp = r.queue_positions.group_by("label").agg(((pl.col("position") * pl.col("count")).sum() / pl.col("count").sum()).alias("ahead"))
+    ahead = dict(qp.iter_rows())
     out = []
     for name in counts:
         if counts[name] == 0:
@@ -177,6 +182,7 @@ def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: in
             "share": g["goodput_mbps"].sum() / total, "fair_share": g.height / f.height, "drop_rate": c["drop_rate"],
             "jain": jain(g["goodput_mbps"].to_list()), "data_ack_ratio": g["data_ack_ratio"].mean(), "timeouts": int(g["timeouts"].sum()),
             "rtt_mean_ms": g["rtt_mean_ms"].mean(), "early_per_segment": g["early_responses"].sum() / max(g["segments_sent"].sum(), 1),
+            "queue_ahead_pkts": ahead.get(name),
             "jain_all": jain(f["goodput_mbps"].to_list()), "avg_queue_norm": r.bottleneck["avg_queue_norm"],
             "utilization": r.bottleneck["utilization"], "lockstep_warnings": sum("lock" in w for w in r.warnings),
         })  # fmt: skip
