@@ -142,3 +142,38 @@ def test_the_labels_write_the_threshold_from_its_one_definition(monkeypatch) -> 
     monkeypatch.setattr(testbed, "SUCCESS_LATE_FRACTION_TEXT", "2e-4")
     sc = TestbedScenario.parse({"flows": [{"cc": "reno"}, {"cc": "cubic", "video": {"rate": "2Mbps"}}]})
     assert "not successful (late fraction 2e-4 or more)" in _results(sc, [BULK, VIDEO]).report()
+
+
+def test_tcp_info_reads_the_chrono_statistics_of_a_loopback_transfer() -> None:
+    """The sender's TCP_INFO parser on a real loopback connection (no namespace, no root): 4 MB
+    sent into a receiver that reads nothing for 0.3 s, then everything. The connection was busy
+    sending and, while the receiver's buffer was full, limited by its window (Linux >= 4.10)."""
+    import socket
+    import threading
+    import time
+
+    from pertlab.linux.flows import tcp_info
+
+    srv = socket.create_server(("127.0.0.1", 0))
+    got = []
+
+    def rx() -> None:
+        conn, _ = srv.accept()
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 65536)
+        time.sleep(0.3)
+        n = 0
+        while b := conn.recv(1 << 16):
+            n += len(b)
+        got.append(n)
+
+    t = threading.Thread(target=rx)
+    t.start()
+    s = socket.create_connection(srv.getsockname())
+    s.sendall(b"\0" * (4 << 20))
+    time.sleep(0.05)
+    info = tcp_info(s)
+    s.close()
+    t.join(10)
+    assert got == [4 << 20]
+    assert 0.2e6 < info["busy_us"] < 10e6 and 0.1e6 < info["rwnd_limited_us"] <= info["busy_us"]
+    assert 0 <= info["sndbuf_limited_us"] <= info["busy_us"]

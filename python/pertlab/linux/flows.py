@@ -37,6 +37,11 @@ _OFF_CWND = 80
 _OFF_TOTAL_RETRANS = 100
 _OFF_BYTES_ACKED = 120
 _OFF_MIN_RTT = 148
+# Linux >= 4.10 (chrono stats): time busy sending, and the parts of it limited by the
+# receiver's window and by the send buffer (us).
+_OFF_BUSY_TIME = 168
+_OFF_RWND_LIMITED = 176
+_OFF_SNDBUF_LIMITED = 184
 
 
 def tcp_info(sock: socket.socket) -> dict:
@@ -50,6 +55,9 @@ def tcp_info(sock: socket.socket) -> dict:
         "total_retrans": u32(_OFF_TOTAL_RETRANS),
         "bytes_acked": struct.unpack_from("Q", raw, _OFF_BYTES_ACKED)[0],
         "min_rtt_us": u32(_OFF_MIN_RTT),
+        "busy_us": struct.unpack_from("Q", raw, _OFF_BUSY_TIME)[0],
+        "rwnd_limited_us": struct.unpack_from("Q", raw, _OFF_RWND_LIMITED)[0],
+        "sndbuf_limited_us": struct.unpack_from("Q", raw, _OFF_SNDBUF_LIMITED)[0],
     }
 
 

@@ -453,12 +453,14 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
             "rtt_max_ms": max(rtts) if rtts else None,
             "ss_cc": ss_cc.get(port), "local_port": port,
+            **{f"{k}_s": fin[f"{k}_us"] / 1e6 if f"{k}_us" in fin else None for k in ("busy", "sndbuf_limited", "rwnd_limited")},
             **_video_columns(sc, groups[i], recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
         })  # fmt: skip
         for s in samples:
             if s["port"] == port:
                 series_rows.append({"t_s": s["t"] - t0, "flow": i, "cwnd": s["cwnd"], "ssthresh": s["ssthresh"], "srtt_ms": s["srtt_us"] / 1000, "delivered_bytes": s["bytes_acked"]})
-    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32}
+    # Linux's chrono statistics over the connection's life: busy sending, and limited by the send buffer or the receiver's window.
+    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
     extra: dict = {
         "interrupted": interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load), "delayline": tb.delayline_stats,
