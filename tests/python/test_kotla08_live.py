@@ -56,17 +56,18 @@ def test_quick_mode_on_the_kernel_then_a_rerun_from_the_stored_runs(tmp_path, mo
     kernel = runs.filter(pl.col("source") == "kernel")
     # Every kernel run carried both groups over the 6 Mbit/s cable path, and PERT was adaptive.
     assert kernel["pert_mbps"].min() > 0.1 and kernel["comp_mbps"].min() > 0.1
-    assert 0.3 < kernel["utilization"].min() and kernel["utilization"].max() <= 1.0
+    assert 0.3 < kernel["goodput_over_capacity"].min() and kernel["goodput_over_capacity"].max() <= 1.1
     assert kernel["pert_compete_frac"].is_not_null().all() and kernel["delayline_late_mean_us"].is_not_null().all()
     assert len(report.claims) == 9 and all(c.evidence for c in report.claims)
     assert {f.file for f in report.figures} == {"kotla08-live-reno.png", "kotla08-live-cubic.png", "kotla08-live-fig15.png"}
     assert all((tmp_path / f.file).stat().st_size > 10_000 for f in report.figures)
     assert len(list((tmp_path / "runs").glob("*.json"))) == 7
-    # The kernel's trace: the PERT connection's samples over the whole 6 s run, one per ACK at
-    # about 250 segments a second or more, srtt_0.99 within the samples' range and smoother.
+    # The kernel's trace: the PERT connection's samples over the whole 6 s run, one per ACK (a
+    # connection of 1 Mbit/s or more acknowledges over 80 segments a second), srtt_0.99 within the
+    # samples' range and smoother.
     trace = report.tables["fig15_trace"]
     assert trace["flow"].unique().to_list() == [0] and trace["profile"].unique().to_list() == ["us-cable"]
-    assert trace.height > 1000 and 0 <= trace["t_s"].min() < 0.5 and 5.5 < trace["t_s"].max() < 6.5
+    assert trace.height > 6 * 80 and 0 <= trace["t_s"].min() < 0.5 and 5.5 < trace["t_s"].max() < 6.5
     assert trace["rtt_ms"].min() >= 15 and trace["srtt_ms"].min() >= trace["rtt_ms"].min() and trace["srtt_ms"].max() <= trace["rtt_ms"].max()
     assert trace["srtt_ms"].diff().abs().mean() < 0.1 * trace["rtt_ms"].diff().abs().mean()
     assert not loader.is_registered("pert_adaptive")
