@@ -34,7 +34,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["Mode", "QUICK", "FULL", "PROFILE_ORDER", "COMPETITORS", "PLANETLAB_RATE", "FIG15_PROFILES", "Case", "cases", "fig15_cases", "scenario_of", "run_table"]
+__all__ = ["Mode", "QUICK", "FULL", "PROFILE_ORDER", "COMPETITORS", "PLANETLAB_RATE", "FIG15_PROFILES", "Case", "cases", "fig15_cases", "long_cases", "scenario_of", "run_table"]
 
 #: The thesis's order of the clients (Figs 13, 14, 16, 17: cn, fr, nz, se, US DSL, US cable).
 PROFILE_ORDER = ("cn", "fr", "nz", "se", "us-dsl", "us-cable")
@@ -73,10 +73,13 @@ class Case:
     jitter: bool = True
     #: The eBPF program's RTT samples and srtt_0.99 recorded (``trace_rtt``).
     trace: bool = False
+    #: A run of :data:`LONG_DURATION` instead of the mode's.
+    long: bool = False
 
     @property
     def key(self) -> str:
-        return f"{self.profile}-{self.flows}-{self.competitor}-s{self.seed}" + ("" if self.jitter else "-steady") + ("-trace" if self.trace else "")
+        return (f"{self.profile}-{self.flows}-{self.competitor}-s{self.seed}" + ("" if self.jitter else "-steady") + ("-trace" if self.trace else "")
+                + ("-long" if self.long else ""))  # fmt: skip
 
 
 def cases(mode: Mode) -> list[Case]:
@@ -97,14 +100,29 @@ def fig15_cases(mode: Mode) -> list[Case]:
     return traced + [Case(p, 1, "reno", s, jitter=False) for s in mode.seeds for p in profiles]
 
 
+#: pertlab's test of whether the runs' start (slow start's overshoot, a large share of an 8 s run
+#: on a 140 ms path) explains PERT's deficit against reno: one connection each on the two paths
+#: where it was largest, :data:`LONG_DURATION` runs with the window from :data:`LONG_WARMUP`, the
+#: first :data:`LONG_SEEDS` repetitions (full mode only).
+LONG_PROFILES = ("fr", "se")
+LONG_DURATION, LONG_WARMUP, LONG_SEEDS = "60s", "10s", 3
+
+
+def long_cases(mode: Mode) -> list[Case]:
+    if mode != FULL:
+        return []
+    return [Case(p, 1, "reno", s, long=True) for s in mode.seeds[:LONG_SEEDS] for p in LONG_PROFILES]
+
+
 def scenario_of(case: Case, mode: Mode) -> Any:
     """The testbed scenario of one run (:class:`pertlab.linux.scenario.TestbedScenario`)."""
     from ..linux.profiles import PROFILES
     from ..linux.scenario import TestbedScenario
 
     rate = PROFILES[case.profile].rate or PLANETLAB_RATE
+    duration, warmup = (LONG_DURATION, LONG_WARMUP) if case.long else (mode.duration, mode.warmup)
     data = {
-        "name": f"kotla08-live-{case.key}", "duration": mode.duration, "warmup": mode.warmup, "seed": case.seed,
+        "name": f"kotla08-live-{case.key}", "duration": duration, "warmup": warmup, "seed": case.seed,
         "delayline_rtprio": 10, "path": {"profile": case.profile}, "bottleneck": {"rate": rate}, "trace_rtt": case.trace,
         "flows": [{"cc": PERT, "count": case.flows}, {"cc": case.competitor, "count": case.flows}],
     }  # fmt: skip
@@ -123,7 +141,7 @@ def _row(case: Case, source: str, flows: pl.DataFrame, capacity_mbps: float) -> 
     total = flows["goodput_mbps"].sum()
     return {
         "source": source, "profile": case.profile, "flows": case.flows, "competitor": case.competitor, "seed": case.seed,
-        "jitter": case.jitter, "traced": case.trace,
+        "jitter": case.jitter, "traced": case.trace, "long": case.long,
         "pert_mbps": pert["goodput_mbps"].mean(), "comp_mbps": comp["goodput_mbps"].mean(),
         "pert_share": pert["goodput_mbps"].sum() / total if total > 0 else None,
         "pert_retx": float(pert["retransmits"].mean()), "comp_retx": float(comp["retransmits"].mean()),
@@ -177,10 +195,10 @@ def run_table(mode: Mode, out: Path, progress: bool = True) -> tuple[pl.DataFram
     """Every case of ``mode`` and of Fig. 15 on the kernel (stored runs reused), the first in
     the simulator as well: one row per run and source; and the traced runs' samples."""
     rows = []
-    todo = cases(mode) + fig15_cases(mode)
+    todo = cases(mode) + fig15_cases(mode) + long_cases(mode)
     for i, case in enumerate(todo):
-        rows.append({"jitter": True, "traced": False} | _kernel(case, mode, out / "runs"))
-        if case.jitter and not case.trace:
+        rows.append({"jitter": True, "traced": False, "long": False} | _kernel(case, mode, out / "runs"))
+        if case.jitter and not case.trace and not case.long:
             rows.append(_sim(case, mode))
         if progress:
             print(f"kotla08-live: {i + 1}/{len(todo)} {case.key}", flush=True)

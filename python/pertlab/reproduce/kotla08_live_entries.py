@@ -116,7 +116,7 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
         raise RuntimeError(f"{NAME} runs the namespace testbed and the eBPF adaptive PERT: {problem}")
     mode = _mode(quick)
     runs, traces = live.run_table(mode, out)
-    main = runs.filter(pl.col("jitter") & ~pl.col("traced"))
+    main = runs.filter(pl.col("jitter") & ~pl.col("traced") & ~pl.col("long"))
     summary = _summary(main)
     variability = _variability(runs)
     agree = _agreement(summary)
@@ -141,9 +141,35 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
     report.tables["runs"] = runs
     report.claims = (
         _kernel_claims(summary, "reno", (13, 14), "SACK (kernel reno)") + _kernel_claims(summary, "cubic", (16, 17), "CTCP (kernel cubic here)")
-        + _fig15_claims(traces, variability, mode) + _agreement_claims(agree)
+        + _fig15_claims(traces, variability, mode) + _agreement_claims(agree) + _long_claims(runs)
     )  # fmt: skip
     return report
+
+
+#: "Not explained by the start": PERT's share in the long runs within this of the short runs'.
+SAME_SHARE = 0.1
+
+
+def _long_claims(runs: pl.DataFrame) -> list[Claim]:
+    """pertlab's test of the runs' start as the cause of PERT's deficit against reno (full mode)."""
+    long = runs.filter(pl.col("long"))
+    if not long.height:
+        return []
+    seeds = long["seed"].unique().to_list()
+    short = runs.filter((pl.col("source") == "kernel") & ~pl.col("long") & pl.col("jitter") & ~pl.col("traced") & (pl.col("flows") == 1)
+                        & (pl.col("competitor") == "reno") & pl.col("profile").is_in(live.LONG_PROFILES) & pl.col("seed").is_in(seeds))  # fmt: skip
+    t = lambda d: dict(d.group_by("profile").agg(pl.col("pert_share").mean()).iter_rows())  # noqa: E731
+    a, b = t(short), t(long)
+    r = lambda d: dict(d.group_by("profile").agg(pl.col("pert_retx").mean(), pl.col("comp_retx").mean()).iter_rows())  # noqa: E731
+    return [
+        Claim(f"pertlab: the runs' start does not explain PERT's deficit against reno: over {live.LONG_DURATION} (window from "
+              f"{live.LONG_WARMUP}) its share with one connection each on {', '.join(live.LONG_PROFILES)} is within {SAME_SHARE:g} of the "
+              f"{live.FULL.duration} runs' (same seeds).",
+              all(abs(b[p] - a[p]) <= SAME_SHARE for p in live.LONG_PROFILES),
+              "PERT's share: " + "; ".join(f"{p}: {a[p]:.3g} over {live.FULL.duration}, {b[p]:.3g} over {live.LONG_DURATION}" for p in live.LONG_PROFILES)
+              + f" (seeds {fmt_values(sorted(seeds))}); retransmissions per connection over {live.LONG_DURATION}, PERT/reno: "
+              + "; ".join(f"{p} {x:.3g}/{y:.3g}" for p, (x, y) in r(long).items())),
+    ]  # fmt: skip
 
 
 def _variability(runs: pl.DataFrame) -> pl.DataFrame:
@@ -234,7 +260,7 @@ def _figures(report: Report) -> list[Figure]:
 
 def _scenarios(quick: bool) -> dict:
     mode = _mode(quick)
-    return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.cases(mode) + live.fig15_cases(mode)}
+    return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.cases(mode) + live.fig15_cases(mode) + live.long_cases(mode)}
 
 
 register(Entry(NAME, TITLE, f"{THESIS}, {SECTION}", _run, _figures, _scenarios, details=("runs", "fig15_trace")))
