@@ -134,6 +134,12 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
         "PERT, the same runs with the path's jitter replaced by its mean (a constant delay of the same mean RTT), every repetition, "
         "set beside the jittered runs with the same seeds.",
     ])  # fmt: skip
+    kernel = runs.filter(pl.col("source") == "kernel")
+    report.notes.append(
+        f"{kernel.height} kernel runs ({kernel.filter(~pl.col('long')).height} of {mode.duration}, {kernel.filter(pl.col('long')).height} of "
+        f"{live.LONG_DURATION}), each with about 3 s of testbed set-up and removal besides; they are run one at a time. The wall time "
+        "in the header counts only the last invocation of the command, which reused the runs stored before it."
+    )
     report.tables["summary"] = summary
     report.tables["kernel_vs_sim"] = agree
     report.tables["fig15_variability"] = variability
@@ -160,7 +166,7 @@ def _long_claims(runs: pl.DataFrame) -> list[Claim]:
                         & (pl.col("competitor") == "reno") & pl.col("profile").is_in(live.LONG_PROFILES) & pl.col("seed").is_in(seeds))  # fmt: skip
     t = lambda d: dict(d.group_by("profile").agg(pl.col("pert_share").mean()).iter_rows())  # noqa: E731
     a, b = t(short), t(long)
-    r = lambda d: dict(d.group_by("profile").agg(pl.col("pert_retx").mean(), pl.col("comp_retx").mean()).iter_rows())  # noqa: E731
+    r = lambda d: {p: (x, y) for p, x, y in d.group_by("profile").agg(pl.col("pert_retx").mean(), pl.col("comp_retx").mean()).iter_rows()}  # noqa: E731
     return [
         Claim(f"pertlab: the runs' start does not explain PERT's deficit against reno: over {live.LONG_DURATION} (window from "
               f"{live.LONG_WARMUP}) its share with one connection each on {', '.join(live.LONG_PROFILES)} is within {SAME_SHARE:g} of the "
