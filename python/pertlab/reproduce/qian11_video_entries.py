@@ -146,15 +146,7 @@ def _small_packets_claim(every: pl.DataFrame) -> Claim:
 def _loss_table(streams: pl.DataFrame) -> pl.DataFrame:
     """Per loss-rate bin (:data:`v.LOSS_BINS`, a stream's own drop rate), controller and start-up
     delay: streams and success fraction, over every T/mu (Figs 8 and 12)."""
-    rows = []
-    for lo, hi in v.LOSS_BINS:
-        part = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
-        for cc in v.CONTROLLERS:
-            t = part.filter(pl.col("cc") == cc)
-            for d in v.STARTUP_DELAYS_S:
-                rows.append({"loss_range": f"{lo:.2f}-{hi:.2f}", "cc": cc, "startup_delay_s": float(d), "streams": t.height,
-                             "success_fraction": float(t[f"success_{d}s"].mean()) if t.height else None})  # fmt: skip
-    return pl.DataFrame(rows, schema_overrides={"success_fraction": pl.Float64})
+    return _by_delay(streams, "drop_rate", [({"loss_range": f"{lo:.2f}-{hi:.2f}"}, lo, hi) for lo, hi in v.LOSS_BINS])
 
 
 #: Fig 8's "above 11 s" and its two levels: success "> 90 %" at low loss, "60 %" at high loss
@@ -214,15 +206,33 @@ STARTUP_RANGES = {"Fig 10": (1.0, 1.4), "Fig 11": (1.4, 1.8)}
 
 def _startup_table(streams: pl.DataFrame) -> pl.DataFrame:
     """Per figure's T/mu range, controller and start-up delay: streams and success fraction."""
+    return _by_delay(streams, "t_mu", [({"figure": fig, "t_mu_range": f"{lo}-{hi}"}, lo, hi) for fig, (lo, hi) in STARTUP_RANGES.items()])
+
+
+def _by_delay(streams: pl.DataFrame, column: str, ranges: list[tuple[dict[str, str], float, float]]) -> pl.DataFrame:
+    """Per range [lo, hi) of ``column`` (with its label columns), controller and start-up delay:
+    the streams in the range and the fraction that succeed at that delay."""
     rows = []
-    for fig, (lo, hi) in STARTUP_RANGES.items():
-        part = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi))
+    for labels, lo, hi in ranges:
+        part = streams.filter((pl.col(column) >= lo) & (pl.col(column) < hi))
         for cc in v.CONTROLLERS:
             t = part.filter(pl.col("cc") == cc)
             for d in v.STARTUP_DELAYS_S:
-                rows.append({"figure": fig, "t_mu_range": f"{lo}-{hi}", "cc": cc, "startup_delay_s": float(d), "streams": t.height,
+                rows.append({**labels, "cc": cc, "startup_delay_s": float(d), "streams": t.height,
                              "success_fraction": float(t[f"success_{d}s"].mean()) if t.height else None})  # fmt: skip
     return pl.DataFrame(rows, schema_overrides={"success_fraction": pl.Float64})
+
+
+def _draw_by_delay(path: Path, table: pl.DataFrame, key: str, panels: list[tuple[str, str]], title: str, width: float) -> None:
+    """One panel per ``(value of key, panel title)``: each controller's success fraction against the start-up delay."""
+    with saved_figure(path, 1, len(panels), figsize=(width, 3.8), title=title) as (_, axes):
+        for ax, (value, panel_title) in zip(axes, panels):
+            for cc in v.CONTROLLERS:
+                t = table.filter((pl.col(key) == value) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
+                if t.height:
+                    ax.plot(t["startup_delay_s"].to_list(), t["success_fraction"].to_list(), marker="o", label=f"{cc} ({t['streams'][0]} streams)")
+            ax.set(title=panel_title, xlabel="start-up delay (s)", ylabel="success fraction", ylim=(-0.05, 1.05))
+            ax.legend(fontsize=7)
 
 
 def _startup_claims(startup: pl.DataFrame) -> list[Claim]:
@@ -255,14 +265,8 @@ def _video_figures(report: Report) -> list[Figure]:
     startup = report.tables["startup"]
 
     def draw_startup(path: Path) -> None:
-        with saved_figure(path, 1, len(STARTUP_RANGES), figsize=(11, 3.8), title="Figs 10, 11: video success against the start-up delay") as (_, axes):
-            for ax, (fig, (lo, hi)) in zip(axes, STARTUP_RANGES.items()):
-                for cc in v.CONTROLLERS:
-                    t = startup.filter((pl.col("figure") == fig) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
-                    if t.height:
-                        ax.plot(t["startup_delay_s"].to_list(), t["success_fraction"].to_list(), marker="o", label=f"{cc} ({t['streams'][0]} streams)")
-                ax.set(title=f"{fig}: T/mu in [{lo}, {hi})", xlabel="start-up delay (s)", ylabel="success fraction", ylim=(-0.05, 1.05))
-                ax.legend(fontsize=7)
+        panels = [(fig, f"{fig}: T/mu in [{lo}, {hi})") for fig, (lo, hi) in STARTUP_RANGES.items()]
+        _draw_by_delay(path, startup, "figure", panels, "Figs 10, 11: video success against the start-up delay", 11)
 
     def draw(path: Path) -> None:
         with saved_figure(path, 1, 1, figsize=(6, 3.8), title="Fig 9: video success against T/mu") as (_, ax):
@@ -289,15 +293,8 @@ def _video_figures(report: Report) -> list[Figure]:
     loss = report.tables["loss"]
 
     def draw_loss(path: Path) -> None:
-        bins = [f"{lo:.2f}-{hi:.2f}" for lo, hi in v.LOSS_BINS]
-        with saved_figure(path, 1, len(bins), figsize=(13, 3.8), title="Figs 8, 12: video success against the start-up delay, per loss-rate bin") as (_, axes):
-            for ax, b in zip(axes, bins):
-                for cc in v.CONTROLLERS:
-                    t = loss.filter((pl.col("loss_range") == b) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
-                    if t.height:
-                        ax.plot(t["startup_delay_s"].to_list(), t["success_fraction"].to_list(), marker="o", label=f"{cc} ({t['streams'][0]} streams)")
-                ax.set(title=f"stream loss rate {b}", xlabel="start-up delay (s)", ylabel="success fraction", ylim=(-0.05, 1.05))
-                ax.legend(fontsize=7)
+        panels = [(b, f"stream loss rate {b}") for b in (f"{lo:.2f}-{hi:.2f}" for lo, hi in v.LOSS_BINS)]
+        _draw_by_delay(path, loss, "loss_range", panels, "Figs 8, 12: video success against the start-up delay, per loss-rate bin", 13)
 
     return [
         Figure(f"{VIDEO_NAME}.png", "Fraction of a run's streams that succeed (late fraction < 1e-4) against the run's T/mu; grey lines: the thesis's bins.", draw),
