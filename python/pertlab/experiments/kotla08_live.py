@@ -34,7 +34,7 @@ from typing import Any
 
 import polars as pl
 
-__all__ = ["Mode", "QUICK", "FULL", "PROFILE_ORDER", "COMPETITORS", "PLANETLAB_RATE", "FIG15_PROFILES", "Case", "cases", "fig15_cases", "long_cases", "scenario_of", "run_table"]
+__all__ = ["Mode", "QUICK", "FULL", "PROFILE_ORDER", "COMPETITORS", "PLANETLAB_RATE", "FIG15_PROFILES", "Case", "cases", "fig15_cases", "long_cases", "all_cases", "scenario_of", "run_table"]
 
 #: The thesis's order of the clients (Figs 13, 14, 16, 17: cn, fr, nz, se, US DSL, US cable).
 PROFILE_ORDER = ("cn", "fr", "nz", "se", "us-dsl", "us-cable")
@@ -112,6 +112,11 @@ def long_cases(mode: Mode) -> list[Case]:
     if mode != FULL:
         return []
     return [Case(p, 1, "reno", s, long=True) for s in mode.seeds[:LONG_SEEDS] for p in LONG_PROFILES]
+
+
+def all_cases(mode: Mode) -> list[Case]:
+    """Every run of a mode: the figures' cases, Fig. 15's and the long runs."""
+    return cases(mode) + fig15_cases(mode) + long_cases(mode)
 
 
 def scenario_of(case: Case, mode: Mode) -> Any:
@@ -195,9 +200,9 @@ def run_table(mode: Mode, out: Path, progress: bool = True) -> tuple[pl.DataFram
     """Every case of ``mode`` and of Fig. 15 on the kernel (stored runs reused), the first in
     the simulator as well: one row per run and source; and the traced runs' samples."""
     rows = []
-    todo = cases(mode) + fig15_cases(mode) + long_cases(mode)
+    todo = all_cases(mode)
     for i, case in enumerate(todo):
-        rows.append({"jitter": True, "traced": False, "long": False} | _kernel(case, mode, out / "runs"))
+        rows.append(_kernel(case, mode, out / "runs"))
         if case.jitter and not case.trace and not case.long:
             rows.append(_sim(case, mode))
         if progress:

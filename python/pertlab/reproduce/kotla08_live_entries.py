@@ -164,17 +164,17 @@ def _long_claims(runs: pl.DataFrame) -> list[Claim]:
     seeds = long["seed"].unique().to_list()
     short = runs.filter((pl.col("source") == "kernel") & ~pl.col("long") & pl.col("jitter") & ~pl.col("traced") & (pl.col("flows") == 1)
                         & (pl.col("competitor") == "reno") & pl.col("profile").is_in(live.LONG_PROFILES) & pl.col("seed").is_in(seeds))  # fmt: skip
-    t = lambda d: dict(d.group_by("profile").agg(pl.col("pert_share").mean()).iter_rows())  # noqa: E731
-    a, b = t(short), t(long)
-    r = lambda d: {p: (x, y) for p, x, y in d.group_by("profile").agg(pl.col("pert_retx").mean(), pl.col("comp_retx").mean()).iter_rows()}  # noqa: E731
+    means = lambda d, cols: {r["profile"]: r for r in d.group_by("profile").agg(pl.col(*cols).mean()).to_dicts()}  # noqa: E731
+    a, b = means(short, ["pert_share"]), means(long, ["pert_share", "pert_retx", "comp_retx"])
     return [
         Claim(f"pertlab: the runs' start does not explain PERT's deficit against reno: over {live.LONG_DURATION} (window from "
               f"{live.LONG_WARMUP}) its share with one connection each on {', '.join(live.LONG_PROFILES)} is within {SAME_SHARE:g} of the "
               f"{live.FULL.duration} runs' (same seeds).",
-              all(abs(b[p] - a[p]) <= SAME_SHARE for p in live.LONG_PROFILES),
-              "PERT's share: " + "; ".join(f"{p}: {a[p]:.3g} over {live.FULL.duration}, {b[p]:.3g} over {live.LONG_DURATION}" for p in live.LONG_PROFILES)
+              all(abs(b[p]["pert_share"] - a[p]["pert_share"]) <= SAME_SHARE for p in live.LONG_PROFILES),
+              "PERT's share: " + "; ".join(f"{p}: {a[p]['pert_share']:.3g} over {live.FULL.duration}, {b[p]['pert_share']:.3g} over {live.LONG_DURATION}"
+                                           for p in live.LONG_PROFILES)
               + f" (seeds {fmt_values(sorted(seeds))}); retransmissions per connection over {live.LONG_DURATION}, PERT/reno: "
-              + "; ".join(f"{p} {x:.3g}/{y:.3g}" for p, (x, y) in r(long).items())),
+              + "; ".join(f"{p} {b[p]['pert_retx']:.3g}/{b[p]['comp_retx']:.3g}" for p in live.LONG_PROFILES)),
     ]  # fmt: skip
 
 
@@ -266,7 +266,7 @@ def _figures(report: Report) -> list[Figure]:
 
 def _scenarios(quick: bool) -> dict:
     mode = _mode(quick)
-    return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.cases(mode) + live.fig15_cases(mode) + live.long_cases(mode)}
+    return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.all_cases(mode)}
 
 
 register(Entry(NAME, TITLE, f"{THESIS}, {SECTION}", _run, _figures, _scenarios, details=("runs", "fig15_trace")))
