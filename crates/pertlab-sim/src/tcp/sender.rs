@@ -687,16 +687,14 @@ impl TcpSender {
             }
         }
         self.sync_tp();
-        if self.cwnd_use.is_some() {
+        if let Some(u) = self.cwnd_use.as_mut() {
+            // In flight as `next_seg` counts it: the pipe in Recovery and Loss (synced above), else the outstanding segments.
+            let outstanding = self.sb.outstanding();
             let in_flight = match self.tp.ca_state {
-                CaState::Recovery | CaState::Loss => self.pipe(),
-                _ => self.sb.outstanding(),
+                CaState::Recovery | CaState::Loss => self.tp.packets_in_flight,
+                _ => outstanding,
             };
-            let window_full = in_flight >= self.tp.snd_cwnd.max(1);
-            let (packets_out, una, nxt) = (self.sb.outstanding(), self.sb.snd_una(), self.sb.snd_nxt());
-            if let Some(u) = self.cwnd_use.as_mut() {
-                u.on_transmit(window_full, out.len() > sent_before, packets_out, una, nxt);
-            }
+            u.on_transmit(in_flight >= self.tp.snd_cwnd.max(1), out.len() > sent_before, outstanding, self.tp.snd_una, self.tp.snd_nxt);
         }
     }
 
