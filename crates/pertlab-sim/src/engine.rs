@@ -64,6 +64,34 @@ pub const EVENT_BYTES: usize = std::mem::size_of::<Entry>();
 /// lane go to the heap.
 const MAX_LANES: usize = 8;
 
+/// Bits of a lane key that hold the lane's rank (see [`EventQueue`]).
+const RANK_BITS: u32 = MAX_LANES.trailing_zeros();
+
+/// The latest time a lane holds; a later event goes to the heap (2^61 ns, 73
+/// years: its key would not fit in the 64 bits beside the rank).
+const LANE_TIME_MAX: SimTime = (u64::MAX >> RANK_BITS) - 1;
+
+/// The key of an empty lane: after every lane entry's key.
+const EMPTY: u64 = u64::MAX;
+
+/// A FIFO of the events of one delay, in time order by construction.
+struct Lane {
+    delay: SimTime,
+    entries: VecDeque<Entry>,
+}
+
+/// Which lane a caller's events of one delay went to last (a channel keeps one
+/// per kind of event): [`EventQueue::push_after`] checks it before searching
+/// the lanes by delay. Any value is safe; a stale one only costs the search.
+#[derive(Clone, Copy, Debug)]
+pub struct LaneHint(u8);
+
+impl Default for LaneHint {
+    fn default() -> Self {
+        LaneHint(u8::MAX)
+    }
+}
+
 /// A priority queue of events, FIFO among equal times.
 ///
 /// Most events are scheduled a constant delay after "now" (a transmission of a
@@ -74,35 +102,30 @@ const MAX_LANES: usize = 8;
 /// fronts by (time, insertion number), so the order is exactly the order a
 /// single heap would give.
 ///
-/// Each lane's front is also kept as one `u128` key (time, then insertion
-/// number; [`EMPTY`] for an empty lane) in `fronts`, so that finding the
-/// earliest event is a scan of a small contiguous array with one comparison per
-/// lane, instead of reading every `VecDeque`'s front (issue 21: the scan ran on
-/// every event and was the largest single cost of the event queue).
+/// Finding the earliest lane front is a scan of `fronts`, one 64-bit key per
+/// lane: the front's time, then the lane's *rank* in the low bits. Two lane
+/// fronts due at the same time were scheduled at `time - delay` of their lanes,
+/// so the one of the longer delay was scheduled at an earlier "now", hence
+/// earlier: ranking the lanes by delay, longest first, orders such ties by
+/// insertion number without carrying it in the key (issue 21: a scan of 64-bit
+/// keys instead of 128-bit (time, insertion) pairs, on every event). Only a tie
+/// between the heap's top and a lane front compares insertion numbers.
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<Entry>>,
-    lane_delays: Vec<SimTime>,
-    lanes: Vec<VecDeque<Entry>>,
-    /// `key` of each lane's front entry, [`EMPTY`] when the lane is empty or
+    lanes: Vec<Lane>,
+    /// Each lane's rank (0 for the longest delay) in the low bits of its keys.
+    ranks: [u64; MAX_LANES],
+    /// The key of each lane's front entry, [`EMPTY`] when the lane is empty or
     /// not in use yet (a fixed-size array: the scan compiles to straight code).
-    fronts: [u128; MAX_LANES],
+    fronts: [u64; MAX_LANES],
     next_seq: u64,
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), lane_delays: Vec::new(), lanes: Vec::new(), fronts: [EMPTY; MAX_LANES], next_seq: 0 }
+        EventQueue { heap: BinaryHeap::new(), lanes: Vec::new(), ranks: [0; MAX_LANES], fronts: [EMPTY; MAX_LANES], next_seq: 0 }
     }
 }
-
-/// The order of entries as one number: time, then insertion number.
-fn key(e: &Entry) -> u128 {
-    (u128::from(e.time) << 64) | u128::from(e.seq)
-}
-
-/// The key of an empty lane: after every entry (an entry at `SimTime::MAX`
-/// would need 2^64 insertions to reach it).
-const EMPTY: u128 = u128::MAX;
 
 impl EventQueue {
     /// Schedule `event` at `time`.
@@ -113,29 +136,61 @@ impl EventQueue {
 
     /// Schedule `event` at `now + delay` (at most `SimTime::MAX`: an event that
     /// late never runs), where `now` is the time of the event being processed
-    /// (never earlier than any previous `now`).
-    pub fn push_after(&mut self, now: SimTime, delay: SimTime, event: Event) {
-        let lane = match self.lane_delays.iter().position(|&d| d == delay) {
-            Some(i) => i,
-            None if self.lanes.len() < MAX_LANES => {
-                self.lane_delays.push(delay);
-                self.lanes.push(VecDeque::new());
-                self.lanes.len() - 1
-            }
-            None => match self.lanes.iter().position(VecDeque::is_empty) {
+    /// (never earlier than any previous `now`). `hint` is the caller's memory of
+    /// the lane this delay went to (see [`LaneHint`]).
+    #[inline]
+    pub fn push_after(&mut self, now: SimTime, delay: SimTime, event: Event, hint: &mut LaneHint) {
+        let time = now.saturating_add(delay);
+        let i = hint.0 as usize;
+        let lane = if i < self.lanes.len() && self.lanes[i].delay == delay {
+            i
+        } else {
+            match self.lane_for(delay) {
                 Some(i) => {
-                    self.lane_delays[i] = delay;
+                    hint.0 = i as u8;
                     i
                 }
-                None => return self.push(now.saturating_add(delay), event),
-            },
+                None => return self.push(time, event),
+            }
         };
-        let entry = Entry { time: now.saturating_add(delay), seq: self.next_seq, event };
-        if self.fronts[lane] == EMPTY {
-            self.fronts[lane] = key(&entry);
+        if time > LANE_TIME_MAX {
+            return self.push(time, event);
         }
-        self.lanes[lane].push_back(entry);
+        let entry = Entry { time, seq: self.next_seq, event };
         self.next_seq += 1;
+        if self.fronts[lane] == EMPTY {
+            self.fronts[lane] = (time << RANK_BITS) | self.ranks[lane];
+        }
+        self.lanes[lane].entries.push_back(entry);
+    }
+
+    /// The lane of `delay`: its own, or a new one, or an empty one given to it
+    /// (none when all lanes are taken by other delays).
+    #[cold]
+    fn lane_for(&mut self, delay: SimTime) -> Option<usize> {
+        if let Some(i) = self.lanes.iter().position(|l| l.delay == delay) {
+            return Some(i);
+        }
+        let i = if self.lanes.len() < MAX_LANES {
+            self.lanes.push(Lane { delay, entries: VecDeque::new() });
+            self.lanes.len() - 1
+        } else {
+            let i = self.lanes.iter().position(|l| l.entries.is_empty())?;
+            self.lanes[i].delay = delay;
+            i
+        };
+        self.rank_lanes();
+        Some(i)
+    }
+
+    /// Rank the lanes by delay, longest first, and re-key their fronts.
+    fn rank_lanes(&mut self) {
+        let mut order: Vec<usize> = (0..self.lanes.len()).collect();
+        order.sort_by_key(|&i| Reverse(self.lanes[i].delay));
+        for (rank, &i) in order.iter().enumerate() {
+            self.ranks[i] = rank as u64;
+            self.fronts[i] = self.lanes[i].entries.front().map_or(EMPTY, |e| (e.time << RANK_BITS) | rank as u64);
+        }
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
@@ -154,7 +209,11 @@ impl EventQueue {
             }
         }
         if let Some(&Reverse(top)) = self.heap.peek() {
-            if key(&top) < best {
+            let before_lanes = best == EMPTY || {
+                let t = best >> RANK_BITS;
+                top.time < t || (top.time == t && self.lanes[lane].entries.front().is_some_and(|f| top.seq < f.seq))
+            };
+            if before_lanes {
                 if top.time > limit {
                     return None;
                 }
@@ -162,12 +221,12 @@ impl EventQueue {
                 return Some((top.time, top.event));
             }
         }
-        if best == EMPTY || (best >> 64) as SimTime > limit {
+        if best == EMPTY || best >> RANK_BITS > limit {
             return None;
         }
-        let q = &mut self.lanes[lane];
-        let e = q.pop_front()?;
-        self.fronts[lane] = q.front().map_or(EMPTY, key);
+        let entries = &mut self.lanes[lane].entries;
+        let e = entries.pop_front()?;
+        self.fronts[lane] = entries.front().map_or(EMPTY, |f| (f.time << RANK_BITS) | self.ranks[lane]);
         Some((e.time, e.event))
     }
 
@@ -175,11 +234,11 @@ impl EventQueue {
     /// for changes between steps, not for the event loop).
     pub fn latest(&self, event: Event) -> Option<SimTime> {
         let heap = self.heap.iter().map(|Reverse(e)| e);
-        heap.chain(self.lanes.iter().flatten()).filter(|e| e.event == event).map(|e| e.time).max()
+        heap.chain(self.lanes.iter().flat_map(|l| &l.entries)).filter(|e| e.event == event).map(|e| e.time).max()
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>()
+        self.heap.len() + self.lanes.iter().map(|l| l.entries.len()).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -230,9 +289,9 @@ mod tests {
     #[test]
     fn the_latest_pending_event_of_a_kind_is_found_in_lanes_and_heap() {
         let mut q = EventQueue::default();
-        q.push_after(0, 10, Event::Arrive(1));
-        q.push_after(5, 10, Event::Arrive(1));
-        q.push_after(0, 40, Event::Arrive(2));
+        q.push_after(0, 10, Event::Arrive(1), &mut LaneHint::default());
+        q.push_after(5, 10, Event::Arrive(1), &mut LaneHint::default());
+        q.push_after(0, 40, Event::Arrive(2), &mut LaneHint::default());
         q.push(12, Event::Arrive(1));
         q.push(30, Event::Rto(1));
         assert_eq!((q.latest(Event::Arrive(1)), q.latest(Event::Arrive(2)), q.latest(Event::Arrive(3))), (Some(15), Some(40), None));
@@ -259,10 +318,10 @@ mod tests {
     #[test]
     fn lanes_and_heap_interleave_by_time_then_insertion() {
         let mut q = EventQueue::default();
-        q.push_after(0, 10, Event::TxDone(0)); // t = 10, seq 0
+        q.push_after(0, 10, Event::TxDone(0), &mut LaneHint::default()); // t = 10, seq 0
         q.push(10, Event::Sample); // t = 10, seq 1
-        q.push_after(0, 5, Event::Arrive(1)); // t = 5, seq 2
-        q.push_after(3, 5, Event::Arrive(2)); // t = 8, seq 3
+        q.push_after(0, 5, Event::Arrive(1), &mut LaneHint::default()); // t = 5, seq 2
+        q.push_after(3, 5, Event::Arrive(2), &mut LaneHint::default()); // t = 8, seq 3
         q.push(7, Event::Rto(0)); // t = 7, seq 4
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]);
@@ -278,12 +337,14 @@ mod tests {
         let mut q = EventQueue::default();
         let mut reference: Vec<(SimTime, u64, Event)> = Vec::new();
         let (mut now, mut seq) = (0, 0);
+        // One hint per delay, as channels keep them: stale once its lane goes to another delay.
+        let mut hints = [LaneHint::default(); 12];
         for step in 0..20_000u32 {
             if rng.gen_bool(0.55) {
                 let ev = Event::TxDone(step);
                 if rng.gen_bool(0.8) {
                     let delay = rng.gen_range(0..12) * 7;
-                    q.push_after(now, delay, ev);
+                    q.push_after(now, delay, ev, &mut hints[(delay / 7) as usize]);
                     reference.push((now + delay, seq, ev));
                 } else {
                     let t = now + rng.gen_range(0..100);
@@ -304,9 +365,37 @@ mod tests {
     }
 
     #[test]
+    fn equal_times_in_lanes_pop_in_insertion_order_whatever_the_lane_order() {
+        // Lanes created shortest delay first; ties at t = 30 must still pop in
+        // insertion order (the longer delay was scheduled earlier), and a tie
+        // with the heap's top goes by insertion number too.
+        let mut q = EventQueue::default();
+        let mut hints = [LaneHint::default(); 3];
+        q.push_after(0, 5, Event::TxDone(9), &mut hints[0]); // lane of 5 made first
+        q.push_after(0, 30, Event::Arrive(0), &mut hints[2]); // t = 30, seq 1
+        q.push_after(10, 20, Event::Arrive(1), &mut hints[1]); // t = 30, seq 2
+        q.push(30, Event::Sample); // t = 30, seq 3
+        q.push_after(25, 5, Event::Arrive(2), &mut hints[0]); // t = 30, seq 4
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(5, Event::TxDone(9)), (30, Event::Arrive(0)), (30, Event::Arrive(1)), (30, Event::Sample), (30, Event::Arrive(2))]);
+    }
+
+    #[test]
+    fn events_too_late_for_a_lane_key_go_to_the_heap_in_order() {
+        let mut q = EventQueue::default();
+        let mut hint = LaneHint::default();
+        let far = LANE_TIME_MAX - 5;
+        q.push_after(far, 10, Event::Arrive(1), &mut hint); // past LANE_TIME_MAX: heap
+        q.push_after(far, 3, Event::Arrive(2), &mut LaneHint::default()); // a lane
+        q.push_after(far, SimTime::MAX, Event::Arrive(3), &mut LaneHint::default()); // saturates: heap
+        let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        assert_eq!(order, vec![(far + 3, Event::Arrive(2)), (far + 10, Event::Arrive(1)), (SimTime::MAX, Event::Arrive(3))]);
+    }
+
+    #[test]
     fn pop_until_leaves_later_events() {
         let mut q = EventQueue::default();
-        q.push_after(0, 10, Event::Arrive(0));
+        q.push_after(0, 10, Event::Arrive(0), &mut LaneHint::default());
         q.push(20, Event::Sample);
         assert_eq!(q.pop_until(5), None);
         assert_eq!(q.pop_until(10), Some((10, Event::Arrive(0))));

@@ -25,6 +25,7 @@ pub mod routing;
 
 use std::collections::VecDeque;
 
+use crate::engine::LaneHint;
 use crate::packet::Packet;
 use crate::packet_store::{PacketId, PacketStore};
 use crate::queue::OutputQueue;
@@ -71,6 +72,10 @@ pub struct Channel {
     /// After a decrease of the delay, no packet leaves the wire before this
     /// time: the last arrival scheduled before the change (0 when none).
     pub hold_until: SimTime,
+    /// The event queue's lanes this channel's transmissions and propagations
+    /// went to last (issue 21: a push finds its lane without a search).
+    pub tx_lane: LaneHint,
+    pub prop_lane: LaneHint,
 }
 
 impl Channel {
@@ -153,6 +158,8 @@ mod tests {
             counters: ChannelCounters::default(),
             last_tx: (0, 0),
             hold_until: 0,
+            tx_lane: LaneHint::default(),
+            prop_lane: LaneHint::default(),
         }
     }
 

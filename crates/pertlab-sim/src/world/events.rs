@@ -208,7 +208,7 @@ impl World {
             ch.transmitting = true;
             ch.tx_started = self.now;
             ch.pipe.push_back(id);
-            self.queue.push_after(self.now, tx, Event::TxDone(c));
+            self.queue.push_after(self.now, tx, Event::TxDone(c), &mut ch.tx_lane);
             if !self.captures.is_empty() {
                 let pkt = *self.store.get(id);
                 self.capture(c, &pkt);
@@ -264,7 +264,7 @@ impl World {
             // to the engine's lane of that delay; after a decrease of the delay,
             // a packet held behind the ones ahead goes to the heap.
             match ch.arrival(self.now) {
-                None => self.queue.push_after(self.now, ch.delay, Event::Arrive(c)),
+                None => self.queue.push_after(self.now, ch.delay, Event::Arrive(c), &mut ch.prop_lane),
                 Some(at) => self.queue.push(at, Event::Arrive(c)),
             }
         }

@@ -105,6 +105,8 @@ impl Topology {
                 counters: ChannelCounters::default(),
                 last_tx: (0, 0),
                 hold_until: 0,
+                tx_lane: crate::engine::LaneHint::default(),
+                prop_lane: crate::engine::LaneHint::default(),
             });
             self.adjacency[from as usize].push((to, c));
         }
