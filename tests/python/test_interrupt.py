@@ -109,10 +109,16 @@ def test_interrupted_reproduction_resumes_from_its_stored_tasks(tmp_path):
     kept = len(list(tasks.glob("*.pickle")))
     total = int(err.split(" task")[0].rsplit("\n", 1)[-1])
     assert 1 <= kept < total
+    # The interrupted invocation's time is kept beside its runs, and the report counts it.
+    interrupted_s = json.loads((tasks / "wall_seconds.json").read_text())
+    assert interrupted_s > 0
     again = subprocess.run([EXE, *args], capture_output=True, text=True)
     assert again.returncode == 0, again.stderr
-    assert f"{total - kept} task" in again.stderr and json.loads(again.stdout)["mode"] == "quick"
+    report = json.loads(again.stdout)
+    assert f"{total - kept} task" in again.stderr and report["mode"] == "quick"
     assert len(list(tasks.glob("*.pickle"))) == total
+    both_s = json.loads((tasks / "wall_seconds.json").read_text())
+    assert both_s > interrupted_s and report["wall_seconds"] == round(both_s, 1)
 
 
 def test_local_workers_drop_only_the_closing_heartbeat_from_their_log():

@@ -89,8 +89,9 @@ class Report:
     scenarios: Wire = field(default_factory=dict)
     #: Names of the tables of per-run (or per-sample) rows: folded away in the page.
     details: tuple[str, ...] = RUN_TABLES
-    #: Seconds the command that wrote the report took (a resumed run counts only its own
-    #: part); None for a report read back from one written before this was kept.
+    #: Seconds of every invocation that ran into the report's folder (an interrupted one
+    #: and the ones that resumed it, as kept in :data:`WALL_LEDGER`); None for a report read
+    #: back from one written before this was kept.
     wall_seconds: float | None = None
 
     def write(self) -> Path:
@@ -146,6 +147,11 @@ class Report:
         }
 
 
+#: The seconds spent so far by the invocations that ran into a report folder, beside the
+#: runs they stored (``tasks/``, which a resumed run reuses; removed with them).
+WALL_LEDGER = Path("tasks") / "wall_seconds.json"
+
+
 @dataclass(frozen=True)
 class Entry:
     """A named reproduction: ``run(quick, out_dir, workers)`` returns its report (not yet
@@ -165,12 +171,21 @@ class Entry:
     details: tuple[str, ...] = RUN_TABLES
 
     def report(self, quick: bool, out: Path, workers: Any) -> Report:
-        """Run the reproduction and write its report folder."""
-        started = time.monotonic()
-        scenarios = self.scenarios(quick)
-        report = self.run(quick, out, workers)
+        """Run the reproduction and write its report folder. Its wall time adds this
+        invocation's to those of the earlier ones that ran into ``out`` (kept in
+        :data:`WALL_LEDGER`, whether they finished or were interrupted): a resumed
+        reproduction's report counts the time its stored runs took."""
+        started, ledger = time.monotonic(), out / WALL_LEDGER
+        earlier = float(json.loads(ledger.read_text())) if ledger.is_file() else 0.0
+        try:
+            scenarios = self.scenarios(quick)
+            report = self.run(quick, out, workers)
+        finally:
+            spent = round(earlier + time.monotonic() - started, 3)
+            ledger.parent.mkdir(parents=True, exist_ok=True)
+            ledger.write_text(json.dumps(spent) + "\n")
         report.scenarios = scenarios
-        report.wall_seconds = round(time.monotonic() - started, 1)
+        report.wall_seconds = round(spent, 1)
         self._present(report)
         report.write()
         return report
