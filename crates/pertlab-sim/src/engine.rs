@@ -11,7 +11,7 @@
 //! moving it earlier schedules a new event and the old one is recognised as stale.
 
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
 use crate::time::SimTime;
 
@@ -75,9 +75,69 @@ const LANE_TIME_MAX: SimTime = (u64::MAX >> RANK_BITS) - 1;
 const EMPTY: u64 = u64::MAX;
 
 /// A FIFO of the events of one delay, in time order by construction.
+///
+/// A ring of its own rather than a `VecDeque` (issue 21): a power-of-two
+/// capacity makes the wrap a mask, and a push or pop costs about a third of the
+/// instructions (callgrind: 18 per pop and 8 per push with `VecDeque`).
 struct Lane {
     delay: SimTime,
-    entries: VecDeque<Entry>,
+    /// The entries are `buf[(head + i) & (buf.len() - 1)]` for `i < len`;
+    /// `buf.len()` is 0 or a power of two, the rest of it filler.
+    buf: Vec<Entry>,
+    head: usize,
+    len: usize,
+}
+
+impl Lane {
+    fn new(delay: SimTime) -> Self {
+        Lane { delay, buf: Vec::new(), head: 0, len: 0 }
+    }
+
+    #[inline(always)]
+    fn push_back(&mut self, e: Entry) {
+        if self.len == self.buf.len() {
+            self.grow();
+        }
+        let mask = self.buf.len() - 1;
+        self.buf[(self.head + self.len) & mask] = e;
+        self.len += 1;
+    }
+
+    #[inline(always)]
+    fn front(&self) -> Option<&Entry> {
+        (self.len > 0).then(|| &self.buf[self.head])
+    }
+
+    #[inline(always)]
+    fn pop_front(&mut self) -> Option<Entry> {
+        if self.len == 0 {
+            return None;
+        }
+        let e = self.buf[self.head];
+        self.head = (self.head + 1) & (self.buf.len() - 1);
+        self.len -= 1;
+        Some(e)
+    }
+
+    /// Twice the capacity (16 at first), the entries moved to its start in order.
+    #[cold]
+    fn grow(&mut self) {
+        let filler = Entry { time: 0, seq: 0, event: Event::Sample };
+        let mut buf = vec![filler; (2 * self.buf.len()).max(16)];
+        for (i, e) in self.iter().enumerate() {
+            buf[i] = *e;
+        }
+        (self.buf, self.head) = (buf, 0);
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Entry> {
+        let mask = self.buf.len().wrapping_sub(1);
+        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
 }
 
 /// Which lane a caller's events of one delay went to last (a channel keeps one
@@ -138,30 +198,43 @@ impl EventQueue {
     /// late never runs), where `now` is the time of the event being processed
     /// (never earlier than any previous `now`). `hint` is the caller's memory of
     /// the lane this delay went to (see [`LaneHint`]).
-    #[inline]
+    #[inline(always)]
     pub fn push_after(&mut self, now: SimTime, delay: SimTime, event: Event, hint: &mut LaneHint) {
         let time = now.saturating_add(delay);
         let i = hint.0 as usize;
-        let lane = if i < self.lanes.len() && self.lanes[i].delay == delay {
-            i
+        if i < self.lanes.len() && self.lanes[i].delay == delay && time <= LANE_TIME_MAX {
+            self.push_lane(i, time, event);
         } else {
-            match self.lane_for(delay) {
-                Some(i) => {
-                    hint.0 = i as u8;
-                    i
-                }
-                None => return self.push(time, event),
-            }
-        };
-        if time > LANE_TIME_MAX {
-            return self.push(time, event);
+            self.push_after_unhinted(time, delay, event, hint);
         }
+    }
+
+    /// [`EventQueue::push_after`] when the hint does not name the lane of
+    /// `delay` (the first push of a channel, another packet size) or the
+    /// event is too late for a lane: find or make the lane, else the heap.
+    #[cold]
+    #[inline(never)]
+    fn push_after_unhinted(&mut self, time: SimTime, delay: SimTime, event: Event, hint: &mut LaneHint) {
+        match self.lane_for(delay) {
+            Some(i) => {
+                hint.0 = i as u8;
+                if time <= LANE_TIME_MAX {
+                    return self.push_lane(i, time, event);
+                }
+                self.push(time, event)
+            }
+            None => self.push(time, event),
+        }
+    }
+
+    #[inline(always)]
+    fn push_lane(&mut self, lane: usize, time: SimTime, event: Event) {
         let entry = Entry { time, seq: self.next_seq, event };
         self.next_seq += 1;
         if self.fronts[lane] == EMPTY {
             self.fronts[lane] = (time << RANK_BITS) | self.ranks[lane];
         }
-        self.lanes[lane].entries.push_back(entry);
+        self.lanes[lane].push_back(entry);
     }
 
     /// The lane of `delay`: its own, or a new one, or an empty one given to it
@@ -172,10 +245,10 @@ impl EventQueue {
             return Some(i);
         }
         let i = if self.lanes.len() < MAX_LANES {
-            self.lanes.push(Lane { delay, entries: VecDeque::new() });
+            self.lanes.push(Lane::new(delay));
             self.lanes.len() - 1
         } else {
-            let i = self.lanes.iter().position(|l| l.entries.is_empty())?;
+            let i = self.lanes.iter().position(Lane::is_empty)?;
             self.lanes[i].delay = delay;
             i
         };
@@ -189,7 +262,7 @@ impl EventQueue {
         order.sort_by_key(|&i| Reverse(self.lanes[i].delay));
         for (rank, &i) in order.iter().enumerate() {
             self.ranks[i] = rank as u64;
-            self.fronts[i] = self.lanes[i].entries.front().map_or(EMPTY, |e| (e.time << RANK_BITS) | rank as u64);
+            self.fronts[i] = self.lanes[i].front().map_or(EMPTY, |e| (e.time << RANK_BITS) | rank as u64);
         }
     }
 
@@ -211,7 +284,7 @@ impl EventQueue {
         if let Some(&Reverse(top)) = self.heap.peek() {
             let before_lanes = best == EMPTY || {
                 let t = best >> RANK_BITS;
-                top.time < t || (top.time == t && self.lanes[lane].entries.front().is_some_and(|f| top.seq < f.seq))
+                top.time < t || (top.time == t && self.lanes[lane].front().is_some_and(|f| top.seq < f.seq))
             };
             if before_lanes {
                 if top.time > limit {
@@ -224,7 +297,7 @@ impl EventQueue {
         if best == EMPTY || best >> RANK_BITS > limit {
             return None;
         }
-        let entries = &mut self.lanes[lane].entries;
+        let entries = &mut self.lanes[lane];
         let e = entries.pop_front()?;
         self.fronts[lane] = entries.front().map_or(EMPTY, |f| (f.time << RANK_BITS) | self.ranks[lane]);
         Some((e.time, e.event))
@@ -234,11 +307,11 @@ impl EventQueue {
     /// for changes between steps, not for the event loop).
     pub fn latest(&self, event: Event) -> Option<SimTime> {
         let heap = self.heap.iter().map(|Reverse(e)| e);
-        heap.chain(self.lanes.iter().flat_map(|l| &l.entries)).filter(|e| e.event == event).map(|e| e.time).max()
+        heap.chain(self.lanes.iter().flat_map(Lane::iter)).filter(|e| e.event == event).map(|e| e.time).max()
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(|l| l.entries.len()).sum::<usize>()
+        self.heap.len() + self.lanes.iter().map(|l| l.len).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {
