@@ -116,8 +116,17 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
             "Fairness: loss-free PERT flows converge to nearly equal rates within a flavour (Jain indices near 1 at every "
             "point), so the differences between the flavours' indices are in the third decimal or below and change sign from "
             "point to point and between the quick and the full mode: neither the fall with the flow count nor a gain from "
-            "pacing shows. Why the thesis's indices fell is not established here (its runs had losses, which ours mostly "
-            "do not).",
+            "pacing shows. pertlab tests two explanations on the flow-count sweep (tables fairness_tests, test_runs). Phase "
+            f"lock (Floyd and Jacobson 1992) is not it: the sweep loses no packet, the flows' goodputs differ (goodput_cv), and "
+            f"ns-2's random send overhead (U(0, {p.TEST_SWEEPS['flows+overhead']['overhead']}), sweep flows+overhead) leaves the "
+            "indices where they were. A queue that cannot drain is: on a "
+            f"{p.TEST_SWEEPS['flows@10Mbps']['bw_mbps']:g} Mbit/s link (sweep flows@10Mbps), once PERT's floor window of "
+            f"{MIN_WINDOW_PKTS} segments per flow exceeds the BDP, the queue stands; flows that start after it formed never see the "
+            "empty path, take a longer minimum RTT as their base (min_rtt_spread_ms), see less queueing delay than there is and "
+            "get more (min_rtt_rho), while the first flows sit at the floor window (the persistent congestion Low, Peterson and "
+            "Wang found for Vegas, 2002). There both indices fall with the flow count and Delay Pacing's is mostly the higher. "
+            f"On the {p.BOTTLENECK_MBPS:g} Mbit/s link every flow learns the same base. The thesis gives no link for Chapter IV; "
+            "Chapter V's 3 Mbit/s (BDP 15 packets at 40 ms) would be in that regime from 8 flows on.",
             f"Fig 29: per run {p.VIDEO_GREEDY} greedy flows and {p.VIDEO_STREAMS} live video streams of {p.VIDEO_RATE_MBPS:.3g} Mbit/s "
             f"(T/mu {p.VIDEO_T_MU:g} at an equal share of the link: the thesis gives no load), start-up delay {p.VIDEO_STARTUP}, all "
             "PERT of one flavour, base link and RTT, buffer = BDP factor x BDP. aggregate = the goodput of all flows; worst late "
@@ -127,8 +136,12 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
             "responses sets it, so it varies much between seeds (video_runs). The aggregate is set by the greedy flows (the "
             "streams get their rate with every flavour): No Delay's respond early more often (an ACK per segment, Fig 25's "
             "mechanism) and leave more of the link idle, at every buffer, not only below one BDP; over 30 s (quick mode) the "
-            "difference is within the noise. Only Delay Pacing's streams are late in more than a few runs; that this comes "
-            "from the paced flows' higher early-response rate is likely but not established.",
+            "difference is within the noise. Only Delay Pacing's streams are late in more than a few runs (Fig 29b), and "
+            "the late ones are the streams that stall at PERT's floor window of 2 segments for seconds after their start "
+            f"(stalled_streams: at cwnd 2 in more than {p.STALL_SECONDS} of the per-second samples after the stream's first "
+            "second); they fall seconds behind their schedule there and catch up later. No unpaced stream stalls so. The stall "
+            "needs the adaptive receiver's ACK timer (up to two expected gaps after the last paced segment): with it at half a "
+            "gap (flavour 'delay-pacing, timer 0.5', the receiver acknowledging each paced segment) no Delay Pacing stream is late.",
         ],
     )  # fmt: skip
     report.tables = {"fig25": fig25, "fairness": fairness, "fairness_tests": fairness_tests, "video": video, "runs": runs, "video_runs": video_runs, "test_runs": test_runs}
