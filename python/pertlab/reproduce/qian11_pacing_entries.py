@@ -390,7 +390,8 @@ def _figures(report: Report) -> list[Figure]:
 
     return [
         Figure(f"{NAME}-fig29.png", "Fig 29: the goodput of all flows and the late fraction of the worst video stream against the buffer, "
-               "per flavour (mean over the seeds).", draw_video),
+               "per flavour (mean over the seeds); dashed: pertlab's test, Delay Pacing with the adaptive receiver's ACK timer at half the "
+               "expected gap.", draw_video),
         Figure(f"{NAME}-fig25.png", "Fig 25: mean goodput per flow and drop ratio of each flavour (five flows each, mean over the seeds).", draw25),
         Figure(f"{NAME}-sweeps.png", "Figs 26-28 and the share and HTTP sweeps: each flavour's bandwidth share (dotted: Delay Pacing's share of the "
                "flows), drop ratio, Jain index among its own flows, and the bottleneck's mean queue over its buffer; means over the seeds.", draw_sweeps),
