@@ -37,6 +37,13 @@ qian11-video. Flows start uniformly in ``START_WINDOW`` from the seed, so seeds 
 flows' start times (and the web sessions' draws), which breaks the phase locking of identical
 flows (Floyd and Jacobson 1992).
 
+pertlab's tests of why the fairness claims fail (not the thesis's runs; :data:`TEST_SWEEPS`): the
+flow-count sweep again with ns-2's random send overhead (``flows+overhead``: do the indices near 1
+come from phase lock?) and on a 10 Mbit/s link (``flows@10Mbps``: a link on which two packets per
+flow exceed the BDP from 30 flows on, so the queue never drains). Per flavour and run they add the
+spread of its flows' minimum RTTs (PERT's base RTT estimate), the rank correlation of each flow's
+minimum RTT with its goodput, and the coefficient of variation of its flows' goodputs.
+
 Left out: the thesis's "normalised queue length" per flavour (only the bottleneck's whole queue
 is measured).
 """
@@ -77,6 +84,13 @@ START_WINDOW = "5s"
 THESIS_RANGES = {"flows": (10, 100), "delay_ack_share": (0.1, 1.0), "bdp_factor": (0.4, 4.0), "rtt_ms": (10, 100), "http_sessions": (100, 1000)}
 
 
+#: pertlab's tests of the fairness explanation (not in the thesis): sweep name -> the link rate
+#: and send overhead its runs change. ``flows+overhead``: ns-2's random send overhead (``overhead_``,
+#: kotla08's setting; docs/reproductions.md, "Phase effects"), which breaks phase lock among
+#: identical flows. ``flows@10Mbps``: BASE's RTT and one-BDP buffer on a link a fifth as fast, BDP
+#: 50 packets: from 30 flows on, two packets per flow exceed the BDP.
+TEST_SWEEPS: dict[str, dict[str, Any]] = {"flows+overhead": {"overhead": "1ms"}, "flows@10Mbps": {"bw_mbps": 10.0}}
+
 #: Fig 29: video streams and greedy flows per run, all PERT of one flavour (our choice: the
 #: thesis says "multiple flows"; half and half, 20 flows as BASE).
 VIDEO_STREAMS = 10
@@ -108,28 +122,36 @@ def flavour_counts(point: dict[str, float]) -> dict[str, int]:
     return {"delay-pacing": n - ack, "delay-ack": ack}
 
 
-def scenario(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int) -> Scenario:
-    """PERT flows of the flavours in ``counts`` (in that order) at ``point``'s RTT, buffer and web load."""
+def scenario(
+    counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int, bw_mbps: float | None = None, overhead: str | None = None
+) -> Scenario:
+    """PERT flows of the flavours in ``counts`` (in that order) at ``point``'s RTT, buffer and web load;
+    the link ``bw_mbps`` (default BOTTLENECK_MBPS) and every flow's ``tcp.overhead`` (default none)
+    for :data:`TEST_SWEEPS`."""
     web = int(point["http_sessions"])
     sc = dumbbell(
-        bw=f"{BOTTLENECK_MBPS:g}Mbps", rtt=f"{point['rtt_ms']:g}ms", flows=sum(counts.values()), cc="pert",
+        bw=f"{bw_mbps or BOTTLENECK_MBPS:g}Mbps", rtt=f"{point['rtt_ms']:g}ms", flows=sum(counts.values()), cc="pert",
         duration=setup.duration, warmup=setup.warmup, start_window=START_WINDOW, packet_size=PACKET_BYTES, seed=seed, web_sessions=web,
         web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"],
     )  # fmt: skip
     flavours = [name for name, k in counts.items() for _ in range(k)]
-    return _with_flavours(sc, flavours, relabel=True, queue_positions=True)
+    return _with_flavours(sc, flavours, relabel=True, queue_positions=True, overhead=overhead)
 
 
-def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool, queue_positions: bool = False) -> Scenario:
+def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool, queue_positions: bool = False, overhead: str | None = None) -> Scenario:
     """``sc`` with flow i's receiver and pacing those of ``flavours[i]`` (and its label the
     flavour's name with ``relabel``); every receiver, the web sessions' too, echoes the newest segment.
-    ``queue_positions``: count the packets each arrival at the bottleneck finds ahead of it, per label."""
+    ``queue_positions``: count the packets each arrival at the bottleneck finds ahead of it, per label.
+    ``overhead``: every long flow's ``tcp.overhead``."""
     wire = sc.to_wire()
     if queue_positions:
         wire["monitor"] = {**wire.get("monitor", {}), "queue_positions": "bottleneck"}
     for f, name in zip(wire["flows"], flavours, strict=True):
         policy, paced = FLAVOURS[name]
         f["tcp"].update(ack_policy=policy, pacing={"enabled": paced}, ts_echo="latest")
+        if overhead is not None:
+            f["tcp"].pop("overhead_ns", None)
+            f["tcp"]["overhead"] = overhead
         if relabel:
             f["label"] = name
     for w in wire.get("web", []):
@@ -137,35 +159,63 @@ def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool, queue_posit
     return Scenario.parse(wire)
 
 
-def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int) -> Scenario:
+def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int, ack_timeout_factor: float | None = None) -> Scenario:
     """Fig 29: VIDEO_GREEDY greedy flows and VIDEO_STREAMS video streams (label ``video-pert``),
-    every one PERT of ``flavour``, BASE's link and RTT, buffer ``bdp_factor`` x BDP."""
+    every one PERT of ``flavour``, BASE's link and RTT, buffer ``bdp_factor`` x BDP; every flow's
+    window sampled each second (:data:`STALL_SAMPLE`). ``ack_timeout_factor``: the adaptive
+    receivers' ACK timer in expected gaps (default the builder's, 2; :data:`VIDEO_TESTS`)."""
     sc = dumbbell(
         bw=f"{BOTTLENECK_MBPS:g}Mbps", rtt=f"{BASE['rtt_ms']:g}ms", flows=VIDEO_GREEDY, cc="pert", duration=setup.duration,
         warmup=setup.warmup, start_window=START_WINDOW, buffer_bdp=bdp_factor, packet_size=PACKET_BYTES, seed=seed,
         video=f"{VIDEO_STREAMS}@{VIDEO_RATE_MBPS * 1e3:.0f}kbps:pert", startup_delay=VIDEO_STARTUP,
     )  # fmt: skip
-    return _with_flavours(sc, [flavour] * (VIDEO_GREEDY + VIDEO_STREAMS), relabel=False)
+    sc = _with_flavours(sc, [flavour] * (VIDEO_GREEDY + VIDEO_STREAMS), relabel=False)
+    wire = sc.to_wire()
+    wire["monitor"] = {**wire.get("monitor", {}), "sample_interval": STALL_SAMPLE}
+    if ack_timeout_factor is not None:
+        for f in wire["flows"]:
+            f["tcp"]["adaptive_ack"]["timeout_factor"] = ack_timeout_factor
+    return Scenario.parse(wire)
 
 
-def video_row(flavour: str, bdp_factor: float, setup: Setup, seed: int) -> dict[str, Any]:
+#: A stream "stalls" when its window is at PERT's floor of 2 segments (MIN_CWND) in more than
+#: STALL_SECONDS of the per-second samples after its first second (the start of Fig 29's late streams).
+STALL_SAMPLE = "1s"
+STALL_SECONDS = 3
+#: pertlab's test of Fig 29b (not in the thesis): Delay Pacing with the adaptive receiver's ACK timer
+#: at half the expected gap instead of two (the receiver then acknowledges each paced segment;
+#: the test of the paced flows' RTT samples used the same setting).
+VIDEO_TESTS: dict[str, dict[str, Any]] = {"delay-pacing, timer 0.5": {"flavour": "delay-pacing", "ack_timeout_factor": 0.5}}
+
+
+def video_row(flavour: str, bdp_factor: float, setup: Setup, seed: int, label: str | None = None, ack_timeout_factor: float | None = None) -> dict[str, Any]:
     """One run of Fig 29: the aggregate goodput of all flows, the worst and the mean late fraction
-    of the streams, their mean goodput, the bottleneck's drops and queue."""
-    r = run(video_scenario(flavour, bdp_factor, setup, seed))
+    of the streams, their mean goodput, the bottleneck's drops and queue; the streams that stalled
+    (:data:`STALL_SECONDS`) and the worst late fraction among them and among the others. ``label``:
+    the row's flavour name (a :data:`VIDEO_TESTS` name)."""
+    r = run(video_scenario(flavour, bdp_factor, setup, seed, ack_timeout_factor))
     f = r.flows
     v = f.filter(pl.col("label").str.starts_with("video"))
+    series = r.flow_series.join(v.select(pl.col("id").alias("flow"), "start_s"), on="flow")
+    floor = series.filter((pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2)).group_by("flow").len()
+    stalled = set(floor.filter(pl.col("len") > STALL_SECONDS)["flow"].to_list())
+    late = dict(zip(v["id"].to_list(), v["video_late_fraction"].to_list()))
     return {
-        "sweep": "video", "flavour": flavour, "bdp_factor": bdp_factor, "seed": seed, "aggregate_mbps": f["goodput_mbps"].sum(),
+        "sweep": "video", "flavour": label or flavour, "bdp_factor": bdp_factor, "seed": seed, "aggregate_mbps": f["goodput_mbps"].sum(),
         "worst_late_fraction": v["video_late_fraction"].max(), "mean_late_fraction": v["video_late_fraction"].mean(),
         "video_goodput_mbps": v["goodput_mbps"].mean(), "greedy_goodput_mbps": f.filter(~pl.col("label").str.starts_with("video"))["goodput_mbps"].mean(),
-        "drops": r.bottleneck["drops"], "avg_queue_norm": r.bottleneck["avg_queue_norm"],
+        "drops": r.bottleneck["drops"], "avg_queue_norm": r.bottleneck["avg_queue_norm"], "stalled_streams": len(stalled),
+        "worst_late_stalled": max((late[i] for i in stalled), default=None), "worst_late_unstalled": max((x for i, x in late.items() if i not in stalled), default=None),
     }  # fmt: skip
 
 
-def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int) -> list[dict[str, Any]]:
+def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int, **link: Any) -> list[dict[str, Any]]:
     """One row per flavour of one run: its flows, mean goodput per flow, share of the long flows'
-    goodput, drop ratio, Jain's index over its flows; the run's index over all flows and its queue."""
-    r = run(scenario(counts, point, setup, seed))
+    goodput, drop ratio, Jain's index over its flows; the run's index over all flows and its queue.
+    Also (for the fairness tests) the spread of the flavour's minimum RTTs (max - min over its flows),
+    their rank correlation with the flows' goodputs (null when all are equal) and the coefficient of
+    variation of its goodputs. ``link``: :func:`scenario`'s ``bw_mbps`` and ``overhead``."""
+    r = run(scenario(counts, point, setup, seed, **link))
     f, ctl = r.flows, r.controllers
     total = f["goodput_mbps"].sum()
     qp = r.queue_positions.group_by("label").agg(((pl.col("position") * pl.col("count")).sum() / pl.col("count").sum()).alias("ahead"))
@@ -182,11 +232,28 @@ def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: in
             "share": g["goodput_mbps"].sum() / total, "fair_share": g.height / f.height, "drop_rate": c["drop_rate"],
             "jain": jain(g["goodput_mbps"].to_list()), "data_ack_ratio": g["data_ack_ratio"].mean(), "timeouts": int(g["timeouts"].sum()),
             "rtt_mean_ms": g["rtt_mean_ms"].mean(), "early_per_segment": g["early_responses"].sum() / max(g["segments_sent"].sum(), 1),
-            "queue_ahead_pkts": ahead.get(name),
+            "queue_ahead_pkts": ahead.get(name), "min_rtt_spread_ms": g["rtt_min_ms"].max() - g["rtt_min_ms"].min(),
+            "min_rtt_rho": _rank_corr(g["rtt_min_ms"].to_list(), g["goodput_mbps"].to_list()),
+            "goodput_cv": g["goodput_mbps"].std() / g["goodput_mbps"].mean() if g.height > 1 else None,
             "jain_all": jain(f["goodput_mbps"].to_list()), "avg_queue_norm": r.bottleneck["avg_queue_norm"],
             "utilization": r.bottleneck["utilization"], "lockstep_warnings": sum("lock" in w for w in r.warnings),
         })  # fmt: skip
     return out
+
+
+def _rank_corr(xs: list[float], ys: list[float]) -> float | None:
+    """Spearman's rank correlation, None with fewer than 3 values or either side constant."""
+    if len(xs) < 3 or len(set(xs)) < 2 or len(set(ys)) < 2:
+        return None
+    from scipy.stats import spearmanr
+
+    return float(spearmanr(xs, ys).statistic)
+
+
+def fairness_test_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
+    """:data:`TEST_SWEEPS`' runs: each at BASE and at every value of the flow-count sweep."""
+    counts = sorted({int(BASE["flows"]), *setup.sweeps.get("flows", ())})
+    return [(name, {**BASE, "flows": n}) for name in TEST_SWEEPS for n in counts]
 
 
 def sweep_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
@@ -203,15 +270,19 @@ def fig25_counts() -> dict[str, int]:
 
 
 def video_points(setup: Setup) -> list[dict[str, Any]]:
-    """Fig 29's runs: each flavour at each BDP factor."""
-    return [{"flavour": name, "bdp_factor": b} for name in FLAVOURS for b in setup.video_bdp]
+    """Fig 29's runs: each flavour at each BDP factor; then :data:`VIDEO_TESTS`' at each factor."""
+    return [{"flavour": name, "bdp_factor": b} for name in FLAVOURS for b in setup.video_bdp] + [
+        {"label": name, **test, "bdp_factor": b} for name, test in VIDEO_TESTS.items() for b in setup.video_bdp
+    ]
 
 
 def tasks(setup: Setup) -> list[tuple[str, dict[str, Any], Setup, int]]:
-    """One run each: Fig 25's three-flavour run, every sweep point and Fig 29's runs, at every seed."""
+    """One run each: Fig 25's three-flavour run, every sweep point, Fig 29's runs and the fairness
+    tests' runs (last), at every seed."""
     return (
         [("fig25", FIG25, setup, s) for s in setup.seeds] + [(n, p, setup, s) for n, p in sweep_points(setup) for s in setup.seeds]
         + [("video", p, setup, s) for p in video_points(setup) for s in setup.seeds]
+        + [(n, p, setup, s) for n, p in fairness_test_points(setup) for s in setup.seeds]
     )  # fmt: skip
 
 
@@ -219,13 +290,15 @@ def task(item: tuple[str, dict[str, Any], Setup, int]) -> list[dict[str, Any]]:
     """The rows of one run of :func:`tasks`, each with its sweep's name."""
     sweep, point, setup, seed = item
     if sweep == "video":
-        return [video_row(point["flavour"], point["bdp_factor"], setup, seed)]
+        return [video_row(point["flavour"], point["bdp_factor"], setup, seed, point.get("label"), point.get("ack_timeout_factor"))]
     counts = fig25_counts() if sweep == "fig25" else flavour_counts(point)
-    return [{"sweep": sweep, **row} for row in rows(counts, point, setup, seed)]
+    return [{"sweep": sweep, **row} for row in rows(counts, point, setup, seed, **TEST_SWEEPS.get(sweep, {}))]
 
 
 #: The per-flavour columns of :func:`fairness` (suffixed ``_pacing`` and ``_ack``).
-PER_FLAVOUR = ("share", "fair_share", "drop_rate", "jain", "goodput_mbps", "rtt_mean_ms", "early_per_segment")
+PER_FLAVOUR = (
+    "share", "fair_share", "drop_rate", "jain", "goodput_mbps", "rtt_mean_ms", "early_per_segment", "goodput_cv", "min_rtt_spread_ms", "min_rtt_rho"
+)  # fmt: skip
 
 
 def fairness(runs: pl.DataFrame) -> pl.DataFrame:

@@ -51,9 +51,10 @@ def _scenarios(quick: bool) -> Wire:
             continue
         key = f"{sweep}-" + "-".join(f"{k}={v:g}" if isinstance(v, (int, float)) else f"{k}={v}" for k, v in point.items())
         if sweep == "video":
-            out[key] = p.video_scenario(point["flavour"], point["bdp_factor"], setup, seed).to_wire()
+            out[key] = p.video_scenario(point["flavour"], point["bdp_factor"], setup, seed, point.get("ack_timeout_factor")).to_wire()
         else:
-            out[key] = p.scenario(p.fig25_counts() if sweep == "fig25" else p.flavour_counts(point), point, setup, seed).to_wire()
+            counts = p.fig25_counts() if sweep == "fig25" else p.flavour_counts(point)
+            out[key] = p.scenario(counts, point, setup, seed, **p.TEST_SWEEPS.get(sweep, {})).to_wire()
     return out
 
 
@@ -61,12 +62,13 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
     setup = QUICK if quick else FULL
     tasks = p.tasks(setup)
     groups = workers.map(p.task, tasks)
-    runs = pl.DataFrame([row for (kind, *_), rows in zip(tasks, groups) if kind != "video" for row in rows])
+    runs = pl.DataFrame([row for (kind, *_), rows in zip(tasks, groups) if kind != "video" and kind not in p.TEST_SWEEPS for row in rows])
+    test_runs = pl.DataFrame([row for (kind, *_), rows in zip(tasks, groups) if kind in p.TEST_SWEEPS for row in rows])
     video_runs = pl.DataFrame([row for (kind, *_), rows in zip(tasks, groups) if kind == "video" for row in rows])
     video = (
         video_runs.group_by("flavour", "bdp_factor", maintain_order=True)
         .agg(pl.col("aggregate_mbps", "worst_late_fraction", "mean_late_fraction", "video_goodput_mbps", "greedy_goodput_mbps", "avg_queue_norm").mean(),
-             pl.col("drops").mean())
+             pl.col("drops").mean(), pl.col("stalled_streams").sum(), pl.col("worst_late_stalled", "worst_late_unstalled").max())
         .sort("flavour", "bdp_factor")
     )  # fmt: skip
     fig25 = (
@@ -74,6 +76,8 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
         .agg(pl.col("goodput_mbps", "share", "drop_rate", "jain", "data_ack_ratio", "rtt_mean_ms", "early_per_segment", "queue_ahead_pkts").mean(), pl.col("timeouts").sum())
     )  # fmt: skip
     fairness = p.fairness(runs)
+    # The thesis's flow-count sweep beside pertlab's two tests of it (one row per sweep and flow count).
+    fairness_tests = p.fairness(pl.concat([runs.filter(pl.col("sweep").is_in(["base", "flows"])).with_columns(sweep=pl.lit("flows")), test_runs], how="diagonal_relaxed")).sort("sweep", "flows")
     report = Report(
         NAME, TITLE, SOURCE, "quick" if quick else "full", out,
         notes=[
@@ -112,8 +116,17 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
             "Fairness: loss-free PERT flows converge to nearly equal rates within a flavour (Jain indices near 1 at every "
             "point), so the differences between the flavours' indices are in the third decimal or below and change sign from "
             "point to point and between the quick and the full mode: neither the fall with the flow count nor a gain from "
-            "pacing shows. Why the thesis's indices fell is not established here (its runs had losses, which ours mostly "
-            "do not).",
+            "pacing shows. pertlab tests two explanations on the flow-count sweep (tables fairness_tests, test_runs). Phase "
+            f"lock (Floyd and Jacobson 1992) is not it: the sweep loses no packet, the flows' goodputs differ (goodput_cv), and "
+            f"ns-2's random send overhead (U(0, {p.TEST_SWEEPS['flows+overhead']['overhead']}), sweep flows+overhead) leaves the "
+            "indices where they were. A queue that cannot drain is: on a "
+            f"{p.TEST_SWEEPS['flows@10Mbps']['bw_mbps']:g} Mbit/s link (sweep flows@10Mbps), once PERT's floor window of "
+            f"{MIN_WINDOW_PKTS} segments per flow exceeds the BDP, the queue stands; flows that start after it formed never see the "
+            "empty path, take a longer minimum RTT as their base (min_rtt_spread_ms), see less queueing delay than there is and "
+            "get more (min_rtt_rho), while the first flows sit at the floor window (the persistent congestion Low, Peterson and "
+            "Wang found for Vegas, 2002). There both indices fall with the flow count and Delay Pacing's is mostly the higher. "
+            f"On the {p.BOTTLENECK_MBPS:g} Mbit/s link every flow learns the same base. The thesis gives no link for Chapter IV; "
+            "Chapter V's 3 Mbit/s (BDP 15 packets at 40 ms) would be in that regime from 8 flows on.",
             f"Fig 29: per run {p.VIDEO_GREEDY} greedy flows and {p.VIDEO_STREAMS} live video streams of {p.VIDEO_RATE_MBPS:.3g} Mbit/s "
             f"(T/mu {p.VIDEO_T_MU:g} at an equal share of the link: the thesis gives no load), start-up delay {p.VIDEO_STARTUP}, all "
             "PERT of one flavour, base link and RTT, buffer = BDP factor x BDP. aggregate = the goodput of all flows; worst late "
@@ -123,12 +136,16 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
             "responses sets it, so it varies much between seeds (video_runs). The aggregate is set by the greedy flows (the "
             "streams get their rate with every flavour): No Delay's respond early more often (an ACK per segment, Fig 25's "
             "mechanism) and leave more of the link idle, at every buffer, not only below one BDP; over 30 s (quick mode) the "
-            "difference is within the noise. Only Delay Pacing's streams are late in more than a few runs; that this comes "
-            "from the paced flows' higher early-response rate is likely but not established.",
+            "difference is within the noise. Only Delay Pacing's streams are late in more than a few runs (Fig 29b), and "
+            "the late ones are the streams that stall at PERT's floor window of 2 segments for seconds after their start "
+            f"(stalled_streams: at cwnd 2 in more than {p.STALL_SECONDS} of the per-second samples after the stream's first "
+            "second); they fall seconds behind their schedule there and catch up later. No unpaced stream stalls so. The stall "
+            "needs the adaptive receiver's ACK timer (up to two expected gaps after the last paced segment): with it at half a "
+            "gap (flavour 'delay-pacing, timer 0.5', the receiver acknowledging each paced segment) no Delay Pacing stream is late.",
         ],
     )  # fmt: skip
-    report.tables = {"fig25": fig25, "fairness": fairness, "video": video, "runs": runs, "video_runs": video_runs}
-    report.claims = _fig25_claims(fig25) + _fairness_claims(fairness) + _video_claims(video) + [_queue_claim(runs)]
+    report.tables = {"fig25": fig25, "fairness": fairness, "fairness_tests": fairness_tests, "video": video, "runs": runs, "video_runs": video_runs, "test_runs": test_runs}
+    report.claims = _fig25_claims(fig25) + _fairness_claims(fairness) + _video_claims(video) + [_queue_claim(runs)] + _fairness_test_claims(fairness_tests) + [_video_test_claim(video)] + _stall_claims(video)
     return report
 
 
@@ -149,6 +166,113 @@ def _queue_claim(runs: pl.DataFrame) -> Claim:
         abs(qp - qa) <= SAME_QUEUE_PKTS and (rp - ra) > abs(qp - qa) * pkt_ms,
         f"packets ahead at the bottleneck on arrival: Delay Pacing {qp:.3g}, Delay ACK {qa:.3g} ({(qp - qa) * pkt_ms:.3g} ms at "
         f"{pkt_ms:.3g} ms a packet); mean RTT sample: Delay Pacing {rp:.4g} ms, Delay ACK {ra:.4g} ms ({rp - ra:+.3g} ms)",
+    )
+
+
+#: "Within" for the phase-lock test: the send overhead moves no flavour's index by more than this.
+PHASE_JAIN = 0.01
+#: Goodputs "not equal": the coefficient of variation of a flavour's flows above this (phase-locked
+#: identical flows would have equal goodputs to many digits).
+UNEQUAL_CV = 0.005
+#: "Agree on the base RTT": the flows' minimum RTTs within this many ms of each other (a packet is
+#: 0.16 ms at 50 Mbit/s); "disagree": over BASE_RTT_SPLIT_MS apart.
+BASE_RTT_AGREE_MS = 1.0
+BASE_RTT_SPLIT_MS = 10.0
+#: PERT's floor window (its early response keeps at least 2 segments): from this many packets per
+#: flow on, the windows alone exceed the BDP and the queue cannot drain.
+MIN_WINDOW_PKTS = 2
+
+
+def _fairness_test_claims(t: pl.DataFrame) -> list[Claim]:
+    """pertlab's tests of why the fairness claims fail: phase lock (the send overhead), and a
+    standing queue that splits the flows' base RTTs (the 10 Mbit/s link)."""
+    plain, over, small = (t.filter(sweep=s).sort("flows") for s in ("flows", "flows+overhead", "flows@10Mbps"))
+    n = plain["flows"].to_list()
+    shift = max(abs(plain[f"jain_{tag}"].mean() - over[f"jain_{tag}"].mean()) for tag in ("pacing", "ack"))
+    rho_over = {tag: rank_correlation(n, over[f"jain_{tag}"].to_list()) for tag in ("pacing", "ack")}
+    cv = min(x for tag in ("pacing", "ack") for x in plain[f"goodput_cv_{tag}"].to_list())
+    bdp = p.BASE["rtt_ms"] * 1e-3 * p.TEST_SWEEPS["flows@10Mbps"]["bw_mbps"] * 1e6 / (8 * p.PACKET_BYTES)
+    standing = small.filter(pl.col("flows") * MIN_WINDOW_PKTS > bdp)
+    ns = small["flows"].to_list()
+    rho = {tag: rank_correlation(ns, small[f"jain_{tag}"].to_list()) for tag in ("pacing", "ack")}
+    fairer = standing["pacing_fairer"].to_list()
+    top = small.row(-1, named=True)
+    spread50 = max(x for tag in ("pacing", "ack") for x in plain[f"min_rtt_spread_ms_{tag}"].to_list())
+    return [
+        Claim(f"pertlab: the Jain indices near 1 are not phase lock: with ns-2's random send overhead (U(0, {p.TEST_SWEEPS['flows+overhead']['overhead']})) "
+              "Fig 26's pattern still does not appear (the indices do not fall with the flow count for both flavours, or Delay Pacing is not the "
+              f"fairer at every count), each flavour's mean index over the flow counts moves by at most {PHASE_JAIN:g}, and without the overhead no "
+              f"flavour's flows get equal goodputs (coefficient of variation above {100 * UNEQUAL_CV:g} % at every flow count).",
+              not (all(r < 0 for r in rho_over.values()) and all(over["pacing_fairer"].to_list())) and shift <= PHASE_JAIN and cv > UNEQUAL_CV,
+              f"flows {fmt_values(n)}: Jain without the overhead: Delay Pacing {fmt_values(plain['jain_pacing'].to_list())}, Delay ACK "
+              f"{fmt_values(plain['jain_ack'].to_list())}; with it: {fmt_values(over['jain_pacing'].to_list())} (rank corr. {rho_over['pacing']:.2f}), "
+              f"{fmt_values(over['jain_ack'].to_list())} ({rho_over['ack']:.2f}), Delay Pacing fairer at {sum(over['pacing_fairer'].to_list())} of "
+              f"{over.height}; mean index moved by at most {shift:.2g}; smallest goodput CV without it {100 * cv:.2g} %"),
+        Claim(f"pertlab: Fig 26c's fall appears where the flows cannot drain the queue: on a {p.TEST_SWEEPS['flows@10Mbps']['bw_mbps']:g} Mbit/s "
+              f"link (BDP {bdp:.0f} packets; from {standing['flows'].min()} flows on, {MIN_WINDOW_PKTS} packets per flow, PERT's floor window, exceed "
+              "it) both flavours' indices fall as the flows rise (rank correlation with the flow count negative for both).",
+              all(r < 0 for r in rho.values()),
+              f"flows {fmt_values(ns)}: Jain Delay Pacing {fmt_values(small['jain_pacing'].to_list())} (rank corr. {rho['pacing']:.2f}), Delay ACK "
+              f"{fmt_values(small['jain_ack'].to_list())} ({rho['ack']:.2f}); mean queue / buffer {fmt_values(small['avg_queue_norm'].to_list())}"),
+        Claim(f"pertlab: Fig 26's ranking appears there too: on the {p.TEST_SWEEPS['flows@10Mbps']['bw_mbps']:g} Mbit/s link Delay Pacing's index "
+              f"is above Delay ACK's at every flow count at which {MIN_WINDOW_PKTS} packets per flow exceed the BDP.",
+              len(fairer) > 0 and all(fairer),
+              f"Delay Pacing fairer at {sum(fairer)} of {len(fairer)} flow counts ({fmt_values(standing['flows'].to_list())}): Jain Delay Pacing "
+              f"{fmt_values(standing['jain_pacing'].to_list())}, Delay ACK {fmt_values(standing['jain_ack'].to_list())}"),
+        Claim(f"pertlab: there the flows disagree on the base RTT: on the {p.TEST_SWEEPS['flows@10Mbps']['bw_mbps']:g} Mbit/s link at {top['flows']} flows "
+              f"each flavour's minimum RTTs span over {BASE_RTT_SPLIT_MS:g} ms and its flows with the longer minimum get more (rank correlation of "
+              f"minimum RTT with goodput positive for both), while on the {p.BOTTLENECK_MBPS:g} Mbit/s link every flavour's minimum RTTs are within "
+              f"{BASE_RTT_AGREE_MS:g} ms at every flow count.",
+              min(top["min_rtt_spread_ms_pacing"], top["min_rtt_spread_ms_ack"]) > BASE_RTT_SPLIT_MS
+              and min(top["min_rtt_rho_pacing"] or 0, top["min_rtt_rho_ack"] or 0) > 0 and spread50 <= BASE_RTT_AGREE_MS,
+              f"{p.TEST_SWEEPS['flows@10Mbps']['bw_mbps']:g} Mbit/s, {top['flows']} flows: minimum RTTs span {top['min_rtt_spread_ms_pacing']:.3g} ms "
+              f"(Delay Pacing), {top['min_rtt_spread_ms_ack']:.3g} ms (Delay ACK); rank corr. with goodput {top['min_rtt_rho_pacing'] or float('nan'):.2f}, "
+              f"{top['min_rtt_rho_ack'] or float('nan'):.2f}; {p.BOTTLENECK_MBPS:g} Mbit/s: largest span {spread50:.2g} ms"),
+    ]  # fmt: skip
+
+
+def _stall_claims(t: pl.DataFrame) -> list[Claim]:
+    """pertlab's test of how pacing makes streams late: the stall at the floor window, and the
+    receiver's ACK timer it needs."""
+    def col(flavour: str, name: str) -> dict[float, float]:
+        part = t.filter(pl.col("flavour") == flavour).sort("bdp_factor")
+        return dict(zip(part["bdp_factor"].to_list(), part[name].to_list()))
+
+    stalled = {f: sum(col(f, "stalled_streams").values()) for f in p.FLAVOURS}
+    s_late, u_late = col("delay-pacing", "worst_late_stalled"), col("delay-pacing", "worst_late_unstalled")
+    with_stall = [b for b, x in s_late.items() if x is not None]
+    [test] = p.VIDEO_TESTS
+    late_p, late_t, stalled_t = col("delay-pacing", "worst_late_fraction"), col(test, "worst_late_fraction"), sum(col(test, "stalled_streams").values())
+    at = [b for b in late_p if late_p[b] > 0]
+    factors = list(late_p)
+    return [
+        Claim(f"pertlab: Delay Pacing's late streams are the ones that stall at PERT's floor window after their start (cwnd 2 in more than {p.STALL_SECONDS} "
+              "of the per-second samples): only paced streams stall (no Delay ACK or No Delay stream does), and at every BDP factor with a stalled "
+              "stream the worst stalled stream is later than the worst of the others.",
+              stalled["delay-pacing"] > 0 and stalled["delay-ack"] == 0 and stalled["no-delay"] == 0 and all(s_late[b] > (u_late[b] or 0) for b in with_stall),
+              f"stalled streams over all runs: {', '.join(f'{k} {v}' for k, v in stalled.items())}; Delay Pacing, BDP factors {fmt_values(factors)}: "
+              f"worst late fraction of the stalled {', '.join('-' if s_late[b] is None else f'{s_late[b]:.3g}' for b in factors)}, of the others "
+              f"{', '.join('-' if u_late[b] is None else f'{u_late[b]:.3g}' for b in factors)}"),
+        Claim(f"pertlab: the stall needs the adaptive receiver's ACK timer: with the timer at half the expected gap instead of two (each paced segment "
+              "acknowledged), fewer paced streams stall and Delay Pacing's worst late fraction is below the default's at every BDP factor where "
+              "that is above 0.",
+              len(at) > 0 and stalled_t < stalled["delay-pacing"] and all(late_t[b] < late_p[b] for b in at),
+              f"BDP factors {fmt_values(factors)}: worst late fraction, timer 2 gaps {fmt_values([late_p[b] for b in factors])}, half a gap "
+              f"{fmt_values([late_t[b] for b in factors])}; stalled streams {stalled['delay-pacing']}, {stalled_t}"),
+    ]  # fmt: skip
+
+
+def _video_test_claim(t: pl.DataFrame) -> Claim:
+    """pertlab's test of Fig 29b: Delay ACK is Delay Pacing without the pacing."""
+    late = {f: dict(zip(g["bdp_factor"].to_list(), g["worst_late_fraction"].to_list())) for (f,), g in t.group_by("flavour")}
+    late_p, late_a = late["delay-pacing"], late["delay-ack"]
+    at = [b for b in sorted(late_p) if late_p[b] > 0]
+    return Claim(
+        "pertlab: Delay Pacing's late streams come with its pacing, not its receiver: at every BDP factor at which Delay Pacing's worst "
+        "stream is late at all, Delay ACK's (the same adaptive receiver, unpaced) has the lower late fraction.",
+        len(at) > 0 and all(late_a[b] < late_p[b] for b in at),
+        f"BDP factors {fmt_values(sorted(late_p))}: worst late fraction Delay Pacing {fmt_values([late_p[b] for b in sorted(late_p)])}, "
+        f"Delay ACK {fmt_values([late_a[b] for b in sorted(late_p)])}",
     )
 
 
@@ -256,21 +380,22 @@ def _figures(report: Report) -> list[Figure]:
 
     def draw_video(path: Path) -> None:
         with saved_figure(path, 1, 2, figsize=(9, 3.4), title="Fig 29: video streams with greedy flows, one flavour per run") as (_, axes):
-            for name in p.FLAVOURS:
+            for i, name in enumerate([*p.FLAVOURS, *p.VIDEO_TESTS]):
                 t = video.filter(pl.col("flavour") == name).sort("bdp_factor")
                 for ax, col in zip(axes, ("aggregate_mbps", "worst_late_fraction")):
-                    ax.plot(t["bdp_factor"].to_list(), t[col].to_list(), marker="o", label=name)
+                    ax.plot(t["bdp_factor"].to_list(), t[col].to_list(), marker="o", label=name, ls="-" if name in p.FLAVOURS else "--", color=f"C{i}")
             axes[0].set(xlabel="buffer / BDP", ylabel="aggregate throughput (Mbit/s)")
             axes[1].set(xlabel="buffer / BDP", ylabel="worst stream's late fraction")
             axes[0].legend(fontsize=7)
 
     return [
         Figure(f"{NAME}-fig29.png", "Fig 29: the goodput of all flows and the late fraction of the worst video stream against the buffer, "
-               "per flavour (mean over the seeds).", draw_video),
+               "per flavour (mean over the seeds); dashed: pertlab's test, Delay Pacing with the adaptive receiver's ACK timer at half the "
+               "expected gap.", draw_video),
         Figure(f"{NAME}-fig25.png", "Fig 25: mean goodput per flow and drop ratio of each flavour (five flows each, mean over the seeds).", draw25),
         Figure(f"{NAME}-sweeps.png", "Figs 26-28 and the share and HTTP sweeps: each flavour's bandwidth share (dotted: Delay Pacing's share of the "
                "flows), drop ratio, Jain index among its own flows, and the bottleneck's mean queue over its buffer; means over the seeds.", draw_sweeps),
     ]  # fmt: skip
 
 
-register(Entry(NAME, TITLE, SOURCE, _run, _figures, _scenarios, details=("runs", "video_runs")))
+register(Entry(NAME, TITLE, SOURCE, _run, _figures, _scenarios, details=("runs", "video_runs", "test_runs")))
