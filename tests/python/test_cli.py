@@ -212,3 +212,26 @@ def test_the_command_a_shell_runs_refuses_a_non_integer_flag_without_a_traceback
     assert proc.returncode == 2, proc.stderr
     assert "Error: Invalid value for '--flows': Input should be a valid integer" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert proc.stdout == ""
+
+
+def _names() -> list[str]:
+    import typer
+
+    commands = [c.name or typer.main.get_command_name(c.callback.__name__) for c in app.registered_commands]
+    return commands + [g.name for g in app.registered_groups]
+
+
+@pytest.mark.parametrize("args", [[n, "--help"] for n in _names()] + [["dumbbell", "--flows", "x"], ["dumbbell", "--nosuch"], ["stability"], ["nosuch"]])
+def test_the_command_line_built_for_one_command_says_what_the_whole_app_says(args):
+    """`main` builds only the command named first (issue 21: start-up); its help, usage lines and
+    errors are the whole app's."""
+    import typer
+
+    from pertlab.cli import _app_for
+
+    whole = runner.invoke(app, args, prog_name="pertlab")
+    one = runner.invoke(_app_for(args), args, prog_name="pertlab")
+    assert (one.exit_code, one.output) == (whole.exit_code, whole.output)
+    assert whole.output.strip()
+    if args[0] in _names():
+        assert [c.name for c in typer.main.get_command(_app_for(args)).commands.values()] == [args[0]]
