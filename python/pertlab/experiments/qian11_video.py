@@ -14,7 +14,9 @@ of its 50 to 150 ms); runs of ``Setup.duration`` instead of 7000 s, start-up del
 ``Setup.startup_delay`` (the thesis: "only a few seconds"); Reno is SACK (the thesis's
 RENO-SACK); the HTTP sessions are ns-2 WebTraf sessions with a 5 s mean think time (the
 thesis does not give its HTTP model; with WebTraf's 1 s the 300 sessions alone would offer
-about 15 Mbit/s); flows and sessions start in the first 10 s.
+about 15 Mbit/s); flows and sessions start in the first 10 s. Every packet carries 40 bytes of
+TCP/IP header, and the video rate is of payload (docs/model.md): :data:`SMALL_TESTS` are the runs
+that test what that costs Reno's and CUBIC's streams with 200-byte packets.
 """
 
 from __future__ import annotations
