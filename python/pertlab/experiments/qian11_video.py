@@ -14,7 +14,9 @@ of its 50 to 150 ms); runs of ``Setup.duration`` instead of 7000 s, start-up del
 ``Setup.startup_delay`` (the thesis: "only a few seconds"); Reno is SACK (the thesis's
 RENO-SACK); the HTTP sessions are ns-2 WebTraf sessions with a 5 s mean think time (the
 thesis does not give its HTTP model; with WebTraf's 1 s the 300 sessions alone would offer
-about 15 Mbit/s); flows and sessions start in the first 10 s.
+about 15 Mbit/s); flows and sessions start in the first 10 s. Every packet carries 40 bytes of
+TCP/IP header, and the video rate is of payload (docs/model.md): :data:`SMALL_TESTS` are the runs
+that test what that costs Reno's and CUBIC's streams with 200-byte packets.
 """
 
 from __future__ import annotations
@@ -68,10 +70,17 @@ class PathSetup:
 
     rtt_ms: int = 100
     packet_size: int = 1000
+    #: pertlab's tests of Fig 9's 200-byte packets change these too: the bottleneck buffer
+    #: (packets) and the video rate (kbit/s of payload).
+    buffer_pkts: int = BUFFER_PKTS
+    video_kbps: int = 300
 
     @property
     def key(self) -> str:
-        return "" if self == MAIN else f"-{self.rtt_ms}ms-{self.packet_size}B"
+        if self == MAIN:
+            return ""
+        extra = (f"-{self.buffer_pkts}p" if self.buffer_pkts != BUFFER_PKTS else "") + (f"-{self.video_kbps}kbps" if self.video_kbps != 300 else "")
+        return f"-{self.rtt_ms}ms-{self.packet_size}B{extra}"
 
 
 #: The main runs' path: the middle of Table I's RTTs and its 1000-byte packets (Figs 8 to 12).
@@ -82,12 +91,35 @@ FIG6_CONTROLLERS = ("pert-adaptive",)
 #: Fig 9's 200-byte packets: PERT, Reno and CUBIC at 100 ms.
 SMALL_PACKETS = PathSetup(100, 200)
 SMALL_CONTROLLERS = ("pert-adaptive", "sack", "cubic")
+#: TCP/IP header bytes in every packet (the core's ``TCP_IP_HEADER_BYTES``): a packet of
+#: ``packet_size`` bytes carries ``packet_size - 40`` of payload, and the video rate is of payload.
+HEADER_BYTES = 40
+
+
+def wire_kbps(path: PathSetup) -> float:
+    """The bit rate (kbit/s) a stream of ``path.video_kbps`` of payload puts on the wire."""
+    return path.video_kbps * path.packet_size / (path.packet_size - HEADER_BYTES)
+
+
+#: pertlab's test of why Reno's and CUBIC's streams do worse with 200-byte packets: 200-byte
+#: packets with the buffer of the 1000-byte runs in bytes (and ms at 25 Mbit/s: 750 packets), and
+#: 200-byte packets with the video rate whose packets take as much of the wire as the 1000-byte
+#: runs' streams (250 kbit/s of payload: 312.5 kbit/s on the wire); and the converse, 1000-byte
+#: packets with the video rate whose packets take as much of the wire as the 200-byte runs'
+#: streams (360 kbit/s of payload: 375 kbit/s on the wire).
+SMALL_SAME_BUFFER = PathSetup(100, 200, buffer_pkts=BUFFER_PKTS * MAIN.packet_size // SMALL_PACKETS.packet_size)
+SMALL_SAME_WIRE = PathSetup(100, 200, video_kbps=round(wire_kbps(MAIN) * (200 - HEADER_BYTES) / 200))
+BIG_SMALL_WIRE = PathSetup(100, 1000, video_kbps=round(wire_kbps(SMALL_PACKETS) * (1000 - HEADER_BYTES) / 1000))
+SMALL_TESTS = (SMALL_SAME_BUFFER, SMALL_SAME_WIRE, BIG_SMALL_WIRE)
+SMALL_TEST_CONTROLLERS = ("sack", "cubic")
 
 
 def runs_of(setup: "Setup", controllers: tuple[str, ...]) -> list[tuple[str, int, int, "Setup", int, PathSetup]]:
     """Every run of a mode: each of ``controllers`` on the main path, PERT at Fig 6's RTTs, and
-    Fig 9's controllers with 200-byte packets; at each load and seed."""
+    Fig 9's controllers with 200-byte packets, and Reno and CUBIC on :data:`SMALL_TESTS`; at each
+    load and seed."""
     combos = [(cc, MAIN) for cc in controllers] + [(cc, p) for p in FIG6_PATHS for cc in FIG6_CONTROLLERS] + [(cc, SMALL_PACKETS) for cc in SMALL_CONTROLLERS]
+    combos += [(cc, p) for p in SMALL_TESTS for cc in SMALL_TEST_CONTROLLERS]
     return [(cc, n, m, setup, s, path) for cc, path in combos for n, m in setup.loads for s in setup.seeds]
 
 
@@ -107,23 +139,24 @@ def video_scenario(cc: str, streams: int, ftp: int, setup: Setup, seed: int, pat
     cc, cc_params = VARIANTS.get(cc, (cc, None))
     return dumbbell(
         bw="25Mbps", rtt=f"{path.rtt_ms}ms", flows=ftp, cc="sack", duration=setup.duration, warmup=setup.warmup, start_window="10s",
-        buffer_pkts=BUFFER_PKTS, packet_size=path.packet_size, access_rate="10Mbps", seed=seed, web_sessions=HTTP_SESSIONS,
-        web={"think_time": THINK_TIME}, video=f"{streams}@{VIDEO_RATE}:{cc}", startup_delay=setup.startup_delay, t_mu_probe=True,
+        buffer_pkts=path.buffer_pkts, packet_size=path.packet_size, access_rate="10Mbps", seed=seed, web_sessions=HTTP_SESSIONS,
+        web={"think_time": THINK_TIME}, video=f"{streams}@{path.video_kbps}kbps:{cc}", startup_delay=setup.startup_delay, t_mu_probe=True,
         startup_delays=[f"{d}s" for d in STARTUP_DELAYS_S], cc_params=cc_params,
     )  # fmt: skip
 
 
 def video_rows(item: tuple[str, int, int, Setup, int, PathSetup]) -> list[dict[str, Any]]:
     """One row per stream of one run: its T/mu, late fraction and success, and its success at
-    each of :data:`STARTUP_DELAYS_S` (``success_{d}s``)."""
+    each of :data:`STARTUP_DELAYS_S` (``success_{d}s``); and the run's bottleneck utilization
+    (of its rate, headers counted)."""
     cc, streams, ftp, setup, seed, path = item
     r = run(video_scenario(cc, streams, ftp, setup, seed, path))
     flows, window_s = r.flows, r.summary["window_end_s"] - r.summary["window_start_s"]
     videos = flows.filter(flows["label"] == f"video-{VARIANTS.get(cc, (cc,))[0]}")
     at = {(p["flow"], p["startup_delay_s"]): p["success"] for p in r.video_playout.to_dicts()}
     return [
-        {"cc": cc, "rtt_ms": path.rtt_ms, "packet_size": path.packet_size, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
-         "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"],
+        {"cc": cc, "rtt_ms": path.rtt_ms, "packet_size": path.packet_size, "buffer_pkts": path.buffer_pkts, "video_kbps": path.video_kbps, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
+         "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"], "utilization": r.summary["bottleneck"]["utilization"],
          "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"],
          **{f"success_{d}s": at[(v["id"], float(d))] for d in STARTUP_DELAYS_S}}
         for v in videos.to_dicts()

@@ -69,6 +69,20 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
         "controller, T/mu range and delay. Fig 7 (PERT's success rising with the delay) holds by construction: a packet on "
         "time at one delay is on time at every longer one."
     )
+    small, same_buffer, same_wire = v.SMALL_PACKETS, v.SMALL_SAME_BUFFER, v.SMALL_SAME_WIRE
+    report.notes.append(
+        f"Fig 9's {small.packet_size}-byte packets: every packet carries {v.HEADER_BYTES} bytes of TCP/IP header and the video rate is of payload, "
+        f"so a {small.video_kbps} kbit/s stream puts {v.wire_kbps(small):.4g} kbit/s on the wire with {small.packet_size}-byte packets and "
+        f"{v.wire_kbps(v.MAIN):.4g} with {v.MAIN.packet_size}-byte ones, and a greedy flow's goodput (T) is {small.packet_size - v.HEADER_BYTES}/"
+        f"{small.packet_size} of its share of the wire instead of {v.MAIN.packet_size - v.HEADER_BYTES}/{v.MAIN.packet_size}: the same load leaves "
+        f"Reno's and CUBIC's streams a lower T/mu. (The web sessions' objects are counted in segments, so their load in bytes is smaller with "
+        f"{small.packet_size}-byte packets.) The last claim tests this against the buffer: the {v.BUFFER_PKTS}-packet buffer holds a fifth of the "
+        f"bytes with {small.packet_size}-byte packets. Reno and CUBIC run again with {small.packet_size}-byte packets and a {same_buffer.buffer_pkts}-packet "
+        f"buffer (the {v.MAIN.packet_size}-byte runs' bytes and ms), and with the video rate at {same_wire.video_kbps} kbit/s, whose packets take "
+        f"{v.wire_kbps(same_wire):.4g} kbit/s of the wire as the {v.MAIN.packet_size}-byte streams' do; and the converse, {v.MAIN.packet_size}-byte "
+        f"packets at {v.BIG_SMALL_WIRE.video_kbps} kbit/s ({v.wire_kbps(v.BIG_SMALL_WIRE):.4g} kbit/s on the wire). The thesis does not say how its "
+        "packet sizes count headers."
+    )
     report.tables = {"success": table, "startup": _startup_table(streams), "loss": _loss_table(streams), "paths": _paths_table(every), "streams": every}
     lo, hi = v.CLAIM_BIN
     in_bin = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
@@ -86,6 +100,7 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
         _early_response_claim(streams),
         *_fig6_claims(every),
         _small_packets_claim(every),
+        _small_packets_cause_claim(every),
     ]  # fmt: skip
     return report
 
@@ -94,11 +109,18 @@ def _paths_table(every: pl.DataFrame) -> pl.DataFrame:
     """Per controller, RTT and packet size: streams, success fraction, mean late fraction, mean
     T/mu, early responses per second (Figs 6 and 9's 200-byte packets beside the main runs)."""
     return (
-        every.group_by("cc", "rtt_ms", "packet_size")
+        every.group_by("cc", "rtt_ms", "packet_size", "buffer_pkts", "video_kbps")
         .agg(pl.len().alias("streams"), pl.col("success").mean().alias("success_fraction"), pl.col("late_fraction").mean().alias("mean_late_fraction"),
-             pl.col("t_mu").mean().alias("mean_t_mu"), pl.col("early_responses_per_s").mean())
-        .sort("cc", "packet_size", "rtt_ms")
+             pl.col("t_mu").mean().alias("mean_t_mu"), pl.col("early_responses_per_s").mean(), pl.col("drop_rate").mean().alias("mean_drop_rate"),
+             pl.col("timeouts").mean().alias("mean_timeouts"), pl.col("utilization").mean().alias("mean_utilization"))
+        .sort("cc", "packet_size", "rtt_ms", "buffer_pkts", "video_kbps")
     )  # fmt: skip
+
+
+def on_path(every: pl.DataFrame, path: v.PathSetup) -> pl.DataFrame:
+    """The streams of the runs on ``path``."""
+    return every.filter((pl.col("rtt_ms") == path.rtt_ms) & (pl.col("packet_size") == path.packet_size)
+                        & (pl.col("buffer_pkts") == path.buffer_pkts) & (pl.col("video_kbps") == path.video_kbps))  # fmt: skip
 
 
 def _fig6_claims(every: pl.DataFrame) -> list[Claim]:
@@ -127,7 +149,7 @@ def _fig6_claims(every: pl.DataFrame) -> list[Claim]:
 
 
 def _small_packets_claim(every: pl.DataFrame) -> Claim:
-    at = every.filter(pl.col("rtt_ms") == v.MAIN.rtt_ms).group_by("cc", "packet_size").agg(pl.col("success").mean(), pl.col("early_responses_per_s").mean())
+    at = pl.concat([on_path(every, v.MAIN), on_path(every, v.SMALL_PACKETS)]).group_by("cc", "packet_size").agg(pl.col("success").mean(), pl.col("early_responses_per_s").mean())
     ok = {(cc, size): (s_, e) for cc, size, s_, e in at.iter_rows()}
     small, big = v.SMALL_PACKETS.packet_size, v.MAIN.packet_size
     ccs = v.SMALL_CONTROLLERS
@@ -141,6 +163,42 @@ def _small_packets_claim(every: pl.DataFrame) -> Claim:
         f"the {v.BUFFER_PKTS}-packet buffer holds at most {v.BUFFER_PKTS * small * 8 / 25e6 * 1e3:.3g} ms of {small}-byte packets at 25 Mbit/s, "
         f"{v.BUFFER_PKTS * big * 8 / 25e6 * 1e3:.3g} ms of {big}-byte ones",
     )
+
+
+def _small_packets_cause_claim(every: pl.DataFrame) -> Claim:
+    """pertlab's test of why Reno's and CUBIC's streams do worse with 200-byte packets (the note):
+    their success on :data:`v.SMALL_TESTS` against the 1000- and 200-byte runs, same loads and seeds."""
+    paths = {"big": v.MAIN, "small": v.SMALL_PACKETS, "buffer": v.SMALL_SAME_BUFFER, "wire": v.SMALL_SAME_WIRE, "big_wire": v.BIG_SMALL_WIRE}
+    at = {(cc, k): on_path(every, p).filter(pl.col("cc") == cc) for cc in v.SMALL_TEST_CONTROLLERS for k, p in paths.items()}
+    ok = {key: float(t["success"].mean()) for key, t in at.items()}
+    loss = {key: float(t["drop_rate"].mean()) for key, t in at.items()}
+    rto = {key: float(t["timeouts"].mean()) for key, t in at.items()}
+    use = {key: float(t["utilization"].mean()) for key, t in at.items()}
+    ccs = v.SMALL_TEST_CONTROLLERS
+    holds = all(ok[(cc, "wire")] >= ok[(cc, "big")] - SAME_SUCCESS and ok[(cc, "big_wire")] <= ok[(cc, "small")] + SAME_SUCCESS
+                and ok[(cc, "buffer")] < ok[(cc, "big")] - SAME_SUCCESS
+                and loss[(cc, "small")] < loss[(cc, "big")] and rto[(cc, "small")] < rto[(cc, "big")] for cc in ccs)  # fmt: skip
+    big, small, same_buffer, same_wire, big_wire = v.MAIN, v.SMALL_PACKETS, v.SMALL_SAME_BUFFER, v.SMALL_SAME_WIRE, v.BIG_SMALL_WIRE
+    label = {"big": f"{big.packet_size} B", "small": f"{small.packet_size} B", "buffer": f"{small.packet_size} B, {same_buffer.buffer_pkts}-packet buffer",
+             "wire": f"{small.packet_size} B at {same_wire.video_kbps} kbit/s", "big_wire": f"{big.packet_size} B at {big_wire.video_kbps} kbit/s"}  # fmt: skip
+    return Claim(
+        f"pertlab: Reno's and CUBIC's streams do worse with {small.packet_size}-byte packets because of the {v.HEADER_BYTES} header bytes in every "
+        f"packet (a {small.video_kbps} kbit/s stream then puts {v.wire_kbps(small):.4g} kbit/s on the wire, not {v.wire_kbps(big):.4g}), not because of "
+        f"the buffer's smaller size in bytes: at the video rate whose packets take {v.wire_kbps(same_wire):.4g} kbit/s of the wire ({same_wire.video_kbps} "
+        f"kbit/s) their success is back within {SAME_SUCCESS:g} of their {big.packet_size}-byte success or above, and {big.packet_size}-byte streams "
+        f"that take {v.wire_kbps(big_wire):.4g} kbit/s ({big_wire.video_kbps} kbit/s) do within {SAME_SUCCESS:g} of the {small.packet_size}-byte ones or "
+        f"worse, while with the {big.packet_size}-byte runs' buffer in bytes ({same_buffer.buffer_pkts} packets) their success stays more than "
+        f"{SAME_SUCCESS:g} below their {big.packet_size}-byte success; "
+        "and their streams lose fewer packets and "
+        f"time out less with {small.packet_size}-byte packets, not more.",
+        holds,
+        "; ".join(f"{cc}: success " + ", ".join(f"{ok[(cc, k)]:.3g} ({label[k]})" for k in paths)
+                  + f"; T/mu {at[(cc, 'big')]['t_mu'].mean():.3g} ({label['big']}), {at[(cc, 'small')]['t_mu'].mean():.3g} ({label['small']}), "
+                  f"{at[(cc, 'wire')]['t_mu'].mean():.3g} ({label['wire']}), {at[(cc, 'big_wire')]['t_mu'].mean():.3g} ({label['big_wire']}); loss rate {loss[(cc, 'big')]:.3g} ({label['big']}), {loss[(cc, 'small')]:.3g} "
+                  f"({label['small']}); timeouts per stream {rto[(cc, 'big')]:.3g} ({label['big']}), {rto[(cc, 'small')]:.3g} ({label['small']}); "
+                  f"bottleneck utilization " + ", ".join(f"{use[(cc, k)]:.3g} ({label[k]})" for k in ("big", "small", "buffer"))
+                  for cc in ccs),
+    )  # fmt: skip
 
 
 def _loss_table(streams: pl.DataFrame) -> pl.DataFrame:
@@ -257,7 +315,7 @@ def _startup_claims(startup: pl.DataFrame) -> list[Claim]:
 
 def main_path(streams: pl.DataFrame) -> pl.DataFrame:
     """The streams of the main runs (:data:`v.MAIN`: 100 ms, 1000-byte packets)."""
-    return streams.filter((pl.col("rtt_ms") == v.MAIN.rtt_ms) & (pl.col("packet_size") == v.MAIN.packet_size))
+    return on_path(streams, v.MAIN)
 
 
 def _video_figures(report: Report) -> list[Figure]:
