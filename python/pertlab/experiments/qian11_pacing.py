@@ -126,37 +126,33 @@ def scenario(
     counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int, bw_mbps: float | None = None, overhead: str | None = None
 ) -> Scenario:
     """PERT flows of the flavours in ``counts`` (in that order) at ``point``'s RTT, buffer and web load;
-    the link ``bw_mbps`` (default BOTTLENECK_MBPS) and every flow's ``tcp.overhead`` (default none)
+    the link ``bw_mbps`` (default BOTTLENECK_MBPS) and the senders' ``tcp.overhead`` (default none)
     for :data:`TEST_SWEEPS`."""
     web = int(point["http_sessions"])
     sc = dumbbell(
         bw=f"{bw_mbps or BOTTLENECK_MBPS:g}Mbps", rtt=f"{point['rtt_ms']:g}ms", flows=sum(counts.values()), cc="pert",
         duration=setup.duration, warmup=setup.warmup, start_window=START_WINDOW, packet_size=PACKET_BYTES, seed=seed, web_sessions=web,
-        web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"],
+        web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"], tcp={"overhead": overhead} if overhead else None,
     )  # fmt: skip
     flavours = [name for name, k in counts.items() for _ in range(k)]
-    return _with_flavours(sc, flavours, relabel=True, queue_positions=True, overhead=overhead)
+    wire = _with_flavours(sc, flavours, relabel=True)
+    wire["monitor"] = {**wire.get("monitor", {}), "queue_positions": "bottleneck"}
+    return Scenario.parse(wire)
 
 
-def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool, queue_positions: bool = False, overhead: str | None = None) -> Scenario:
-    """``sc`` with flow i's receiver and pacing those of ``flavours[i]`` (and its label the
-    flavour's name with ``relabel``); every receiver, the web sessions' too, echoes the newest segment.
-    ``queue_positions``: count the packets each arrival at the bottleneck finds ahead of it, per label.
-    ``overhead``: every long flow's ``tcp.overhead``."""
+def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool) -> dict[str, Any]:
+    """``sc``'s wire form with flow i's receiver and pacing those of ``flavours[i]`` (and its label
+    the flavour's name with ``relabel``); every receiver, the web sessions' too, echoes the newest
+    segment. The caller adds what else it changes and parses it once."""
     wire = sc.to_wire()
-    if queue_positions:
-        wire["monitor"] = {**wire.get("monitor", {}), "queue_positions": "bottleneck"}
     for f, name in zip(wire["flows"], flavours, strict=True):
         policy, paced = FLAVOURS[name]
         f["tcp"].update(ack_policy=policy, pacing={"enabled": paced}, ts_echo="latest")
-        if overhead is not None:
-            f["tcp"].pop("overhead_ns", None)
-            f["tcp"]["overhead"] = overhead
         if relabel:
             f["label"] = name
     for w in wire.get("web", []):
         w["tcp"]["ts_echo"] = "latest"
-    return Scenario.parse(wire)
+    return wire
 
 
 def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int, ack_timeout_factor: float | None = None) -> Scenario:
@@ -169,8 +165,7 @@ def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int, ack
         warmup=setup.warmup, start_window=START_WINDOW, buffer_bdp=bdp_factor, packet_size=PACKET_BYTES, seed=seed,
         video=f"{VIDEO_STREAMS}@{VIDEO_RATE_MBPS * 1e3:.0f}kbps:pert", startup_delay=VIDEO_STARTUP,
     )  # fmt: skip
-    sc = _with_flavours(sc, [flavour] * (VIDEO_GREEDY + VIDEO_STREAMS), relabel=False)
-    wire = sc.to_wire()
+    wire = _with_flavours(sc, [flavour] * (VIDEO_GREEDY + VIDEO_STREAMS), relabel=False)
     wire["monitor"] = {**wire.get("monitor", {}), "sample_interval": STALL_SAMPLE}
     if ack_timeout_factor is not None:
         for f in wire["flows"]:
