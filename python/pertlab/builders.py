@@ -73,6 +73,7 @@ from typing import Any
 from .kinds import CC_NAMES, CLASS_KINDS, PY_FORM, QUEUE_NAMES
 from .scenario.controllers import check_target
 from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError, class_rates
+from .scenario.traffic import TCP_IP_HEADER_BYTES
 from .units import parse_rate, parse_size, parse_time
 
 __all__ = [
@@ -81,8 +82,8 @@ __all__ = [
 ]  # fmt: skip
 
 NS_PER_MS = 1_000_000
-#: Bytes of an ACK on the wire: a bare TCP/IP header (the core's ``TCP_IP_HEADER_BYTES``).
-ACK_BYTES = 40
+#: Bytes of an ACK on the wire: a bare TCP/IP header.
+ACK_BYTES = TCP_IP_HEADER_BYTES
 
 #: ECN feedback of the controllers that read marks per packet, used when ``ecn`` is on
 #: (TCP Surathkal reads XECN, Tahiliani 2013 Ch. 4.2.2; DCTCP reads RFC 8257 3.2 feedback).

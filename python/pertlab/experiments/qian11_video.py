@@ -28,6 +28,7 @@ from ..builders import dumbbell
 from ..results import SUCCESS_LATE_FRACTION as _SUCCESS_LATE_FRACTION
 from ..runner import run
 from ..scenario import Scenario
+from ..scenario.traffic import TCP_IP_HEADER_BYTES as HEADER_BYTES  # a packet carries packet_size - this of payload; the video rate is of payload
 
 #: Controllers of the video streams: the thesis's PERT (its Chapter II describes Kotla's modified
 #: PERT, with the high-speed, safe and compete modes: ``pert-adaptive``), RENO (SACK) and CUBIC;
@@ -40,8 +41,8 @@ CLAIM_BIN = (1.4, 2.0)
 #: core's ``video_success``): :data:`pertlab.results.SUCCESS_LATE_FRACTION`.
 SUCCESS_LATE_FRACTION = _SUCCESS_LATE_FRACTION
 #: Video rate mu (Table I), HTTP sessions, bottleneck buffer (packets), access link rate.
-VIDEO_RATE = "300kbps"
-VIDEO_RATE_MBPS = 0.3
+VIDEO_KBPS = 300
+VIDEO_RATE_MBPS = VIDEO_KBPS / 1e3
 HTTP_SESSIONS = 300
 BUFFER_PKTS = 150
 #: Mean think time of the HTTP sessions (our choice; see the module doc).
@@ -73,13 +74,13 @@ class PathSetup:
     #: pertlab's tests of Fig 9's 200-byte packets change these too: the bottleneck buffer
     #: (packets) and the video rate (kbit/s of payload).
     buffer_pkts: int = BUFFER_PKTS
-    video_kbps: int = 300
+    video_kbps: int = VIDEO_KBPS
 
     @property
     def key(self) -> str:
         if self == MAIN:
             return ""
-        extra = (f"-{self.buffer_pkts}p" if self.buffer_pkts != BUFFER_PKTS else "") + (f"-{self.video_kbps}kbps" if self.video_kbps != 300 else "")
+        extra = (f"-{self.buffer_pkts}p" if self.buffer_pkts != BUFFER_PKTS else "") + (f"-{self.video_kbps}kbps" if self.video_kbps != VIDEO_KBPS else "")
         return f"-{self.rtt_ms}ms-{self.packet_size}B{extra}"
 
 
@@ -91,9 +92,6 @@ FIG6_CONTROLLERS = ("pert-adaptive",)
 #: Fig 9's 200-byte packets: PERT, Reno and CUBIC at 100 ms.
 SMALL_PACKETS = PathSetup(100, 200)
 SMALL_CONTROLLERS = ("pert-adaptive", "sack", "cubic")
-#: TCP/IP header bytes in every packet (the core's ``TCP_IP_HEADER_BYTES``): a packet of
-#: ``packet_size`` bytes carries ``packet_size - 40`` of payload, and the video rate is of payload.
-HEADER_BYTES = 40
 
 
 def wire_kbps(path: PathSetup) -> float:

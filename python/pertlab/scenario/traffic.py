@@ -12,6 +12,10 @@ from ..units import format_time
 from .base import U32, Count, Duration, PacketSize, Rate, Time, _compared_to, _Model, _unit
 from .controllers import CC_KINDS, CcSpec, Reno
 
+#: IPv4 + TCP headers without options, bytes: a TCP packet of ``packet_size`` bytes carries
+#: ``packet_size - TCP_IP_HEADER_BYTES`` of payload (the core's ``TCP_IP_HEADER_BYTES``).
+TCP_IP_HEADER_BYTES = 40
+
 
 #: A service class at multi-class queues (the packet's ``class: u8``; 0 is the lowest priority).
 Class = Annotated[int, Field(ge=0, le=255)]
@@ -128,8 +132,8 @@ class TcpConfig(_Model):
     @field_validator("packet_size")
     @classmethod
     def _above_header(cls, v: int) -> int:
-        if v <= 40:
-            raise ValueError(f"must exceed the 40-byte TCP/IP header, got {v}")
+        if v <= TCP_IP_HEADER_BYTES:
+            raise ValueError(f"must exceed the {TCP_IP_HEADER_BYTES}-byte TCP/IP header, got {v}")
         return v
 
     _rto_bounds = field_validator("max_rto")(_compared_to("min_rto", ">=", format_time))

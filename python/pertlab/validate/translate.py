@@ -41,6 +41,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..scenario import Scenario
+from ..scenario.traffic import TCP_IP_HEADER_BYTES
 
 __all__ = ["NotInNs3", "ns3_arguments", "NS3_CC", "NS3_QUEUE"]
 
@@ -57,8 +58,6 @@ BUFFER_HEADROOM = 2
 NS3_MIN_BUFFER = 131072
 #: Retransmissions before ns-3 abandons a connection; pertlab's senders never give up.
 NS3_DATA_RETRIES = 1_000_000
-#: IPv4 + TCP headers without options, bytes (pertlab's packet size includes them).
-HEADER_BYTES = 40
 
 
 class NotInNs3(ValueError):
@@ -87,7 +86,7 @@ def ns3_arguments(scenario: Scenario, starts_s: list[float], sample_interval_s: 
         raise NotInNs3("a byte-limited bottleneck buffer (the program takes packets)")
     bdp_pkts = d.bottleneck_rate * 2 * (d.bottleneck_delay + 2 * max(d.sender_access_delay)) / 1e9 / (8 * tcp.packet_size)
     buffer_bytes = max(NS3_MIN_BUFFER, BUFFER_HEADROOM * int(bdp_pkts + q.limit_pkts + 1) * tcp.packet_size)
-    buffer_bytes = min(buffer_bytes, max(NS3_MIN_BUFFER, tcp.max_cwnd * (tcp.packet_size - HEADER_BYTES)))
+    buffer_bytes = min(buffer_bytes, max(NS3_MIN_BUFFER, tcp.max_cwnd * (tcp.packet_size - TCP_IP_HEADER_BYTES)))
     return [
         f"--rate={d.bottleneck_rate}",
         f"--bottleneckDelay={d.bottleneck_delay}",
