@@ -204,7 +204,7 @@ def _app_for(args: list[str]) -> typer.Typer:
     what a command's start-up had left (issue 21). Usage lines, help and errors are the ones
     the whole app gives, as the group keeps its name and settings."""
     name = args[0] if args else None
-    commands = [c for c in app.registered_commands if (c.name or typer.main.get_command_name(c.callback.__name__)) == name]
+    commands = [c for c in app.registered_commands if command_name(c) == name]
     groups = [g for g in app.registered_groups if g.name == name]
     if not (commands or groups):
         return app
@@ -214,6 +214,11 @@ def _app_for(args: list[str]) -> typer.Typer:
     # the program itself); the app has no options of its own, and neither has this.
     one.callback()(_no_options)
     return one
+
+
+def command_name(info: Any) -> str:
+    """The name a registered command (typer's ``CommandInfo``) is called by."""
+    return info.name or typer.main.get_command_name(info.callback.__name__)
 
 
 def _no_options() -> None:

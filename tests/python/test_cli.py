@@ -215,10 +215,9 @@ def test_the_command_a_shell_runs_refuses_a_non_integer_flag_without_a_traceback
 
 
 def _names() -> list[str]:
-    import typer
+    from pertlab.cli import command_name
 
-    commands = [c.name or typer.main.get_command_name(c.callback.__name__) for c in app.registered_commands]
-    return commands + [g.name for g in app.registered_groups]
+    return [command_name(c) for c in app.registered_commands] + [g.name for g in app.registered_groups]
 
 
 @pytest.mark.parametrize("args", [[n, "--help"] for n in _names()] + [["dumbbell", "--flows", "x"], ["dumbbell", "--nosuch"], ["stability"], ["nosuch"]])
