@@ -28,6 +28,7 @@ from ..builders import dumbbell
 from ..results import SUCCESS_LATE_FRACTION as _SUCCESS_LATE_FRACTION
 from ..runner import run
 from ..scenario import Scenario
+from ..scenario.controllers import PertAdaptive
 from ..scenario.traffic import TCP_IP_HEADER_BYTES as HEADER_BYTES  # a packet carries packet_size - this of payload; the video rate is of payload
 
 #: Controllers of the video streams: the thesis's PERT (its Chapter II describes Kotla's modified
@@ -56,8 +57,16 @@ LOSS_BINS = ((0.0, 0.02), (0.02, 0.04), (0.04, 0.06))
 #: curve is never reached; that puts it in high-speed mode, whose growing alpha is held at 1 by
 #: ``alpha_max``; its loss response (q / (q + q_max)) stays PERT's.
 NO_EARLY_RESPONSE = "pert-adaptive-no-early"
+#: pertlab's test of the compete-mode alpha ramp, whose speed neither thesis gives (spec C8; the
+#: default 0.1 per 5-RTT period is the third-party port's): alpha set to its target
+#: ``min(alpha_max, 1 + p'/p)`` at the end of every compete period, as Qian's Chapter II reads
+#: ("increases the window every RTT additively with alpha = 1 + p'/p"). A step of ``alpha_max``
+#: reaches any target at once; nothing else changes.
+ALPHA_AT_TARGET = "pert-adaptive-alpha-at-target"
+ALPHA_MAX: float = PertAdaptive.model_fields["alpha_max"].default
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     NO_EARLY_RESPONSE: ("pert-adaptive", {"pert-adaptive": {"t_min": "500ms", "t_max": "1s", "alpha_max": 1.0}}),
+    ALPHA_AT_TARGET: ("pert-adaptive", {"pert-adaptive": {"compete_step": ALPHA_MAX}}),
 }
 #: Start-up delays (s) at which every stream's client also counts late packets: the thesis's
 #: Figs 7, 10 and 11 sweep 1 to 30 s and read "above 11 s" (Section III.A.2); steps of 5 s.
