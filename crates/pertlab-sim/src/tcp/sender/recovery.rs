@@ -1,0 +1,97 @@
+//! Loss recovery's state machine (Linux `tcp_fastretrans_alert`): duplicate
+//! ACKs, loss detection, fast recovery in and out (RFC 5681, 6582, 6675), and
+//! the `ca_state` changes the controller hears of.
+
+use super::TcpSender;
+use crate::packet::Packet;
+use crate::tcp::cc::{CaEvent, CaState};
+use crate::time::SimTime;
+
+impl TcpSender {
+    /// A duplicate ACK (RFC 5681 section 2: same cumulative ACK, data
+    /// outstanding; with SACK, RFC 6675 section 2: it must SACK new data).
+    pub(super) fn count_dupack(&mut self, newly_sacked: u32) {
+        let outstanding = self.sb.outstanding();
+        if outstanding == 0 || (self.cfg.sack && newly_sacked == 0) {
+            return;
+        }
+        self.dupacks += 1;
+        if !self.cfg.sack {
+            // The segment at snd_una is the one missing: at most outstanding - 1 arrived.
+            self.reno_sacked = (self.reno_sacked + 1).min(outstanding - 1);
+        }
+    }
+
+    /// The state machine of loss recovery (Linux `tcp_fastretrans_alert`), run
+    /// after the scoreboard has been updated with an ACK.
+    pub(super) fn update_ca_state(&mut self, advanced: bool, now: SimTime, out: &mut Vec<Packet>) {
+        let window_done = self.sb.snd_una() >= self.recovery_point;
+        match self.tp.ca_state {
+            CaState::Recovery if window_done => self.exit_recovery(),
+            CaState::Recovery if advanced && !self.cfg.sack => {
+                // RFC 6582 3.2 step 5: a partial ACK; the next hole is lost too.
+                self.sb.mark_head_lost();
+                self.retransmit_head(now, out);
+            }
+            // RFC 6675 5.1: recovery after a timeout ends at RecoveryPoint.
+            CaState::Loss if window_done => self.set_ca_state(CaState::Open),
+            CaState::Cwr if window_done => {
+                self.sync_tp();
+                self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
+                self.set_ca_state(CaState::Open);
+            }
+            _ => {}
+        }
+        if matches!(self.tp.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            if self.loss_detected() {
+                self.enter_recovery(now, out);
+            } else if self.tp.ca_state != CaState::Cwr {
+                let disorder = self.dupacks > 0 || self.sb.sacked_out() > 0 || self.reno_sacked > 0;
+                self.set_ca_state(if disorder { CaState::Disorder } else { CaState::Open });
+            }
+        }
+    }
+
+    /// RFC 5681 3.2 (DupThresh duplicate ACKs) or, with SACK, RFC 6675
+    /// section 5: `IsLost(HighACK + 1)`.
+    fn loss_detected(&self) -> bool {
+        self.dupacks >= self.cfg.dupthresh.max(1) || (self.cfg.sack && self.sb.head_is_lost())
+    }
+
+    /// Enter fast recovery (RFC 6675 section 5 steps 4.1-4.3; RFC 6582 3.2 steps 1-2).
+    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+        self.counters.fast_recoveries += 1;
+        if self.tp.ca_state != CaState::Cwr {
+            // One reduction per window: an ECN reduction already made counts (RFC 3168 6.1.2).
+            self.sync_tp();
+            self.tp.snd_ssthresh = self.cc.ssthresh(&self.tp);
+            self.cwr_pending = self.cfg.ecn;
+        }
+        self.tp.snd_cwnd = self.tp.snd_ssthresh.clamp(1, self.tp.snd_cwnd_clamp.max(1));
+        self.tp.snd_cwnd_cnt = 0;
+        self.recovery_point = self.sb.snd_nxt();
+        self.set_ca_state(CaState::Recovery);
+        self.sb.mark_head_lost();
+        self.retransmit_head(now, out);
+    }
+
+    /// Leave fast recovery on the ACK that covers RecoveryPoint.
+    fn exit_recovery(&mut self) {
+        self.tp.snd_cwnd = self.tp.snd_ssthresh.clamp(1, self.tp.snd_cwnd_clamp.max(1));
+        self.tp.snd_cwnd_cnt = 0;
+        self.reno_sacked = 0;
+        self.sync_tp();
+        self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
+        self.set_ca_state(CaState::Open);
+    }
+
+    /// Change `ca_state` and tell the controller (after the change).
+    pub(super) fn set_ca_state(&mut self, state: CaState) {
+        if self.tp.ca_state == state {
+            return;
+        }
+        self.tp.ca_state = state;
+        self.sync_tp();
+        self.cc.set_state(&mut self.tp, state);
+    }
+}
