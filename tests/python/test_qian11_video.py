@@ -50,6 +50,13 @@ def test_video_success_against_t_over_mu(tmp_path):
     at_target = streams.filter(cc="pert-adaptive-alpha-at-target")
     assert at_target["early_responses_per_s"].mean() > 0.8 * pert["early_responses_per_s"].mean()
     assert at_target["success"].mean() >= 0.9 and at_target["t_mu"].mean() > pert["t_mu"].mean() + 0.3
+    # With Qian's compete threshold (0.65 q_max) as well, the streams spend less of the window in
+    # compete mode at every load, and succeed less often.
+    qian = streams.filter(cc="pert-adaptive-qian-compete")
+    for n in (25, 30):
+        assert qian.filter(streams=n)["compete_s"].mean() < at_target.filter(streams=n)["compete_s"].mean()
+    assert qian["success"].mean() < at_target["success"].mean()
+    assert "compete mode, by load" in ramp.evidence
     # Figs 8 and 12: per loss-rate bin (a stream's own drop rate), the streams of every T/mu; each
     # stream below 0.06 falls in one bin, and success can only rise with the start-up delay.
     loss = report.tables["loss"]
