@@ -53,7 +53,9 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
             "outside 1.0-2.0 are left out of the table). Success: late fraction below 1e-4 over the whole run.",
             "The thesis prints Fig 9 as a plot: its statement (PERT's and CUBIC's success above Reno's, flat from 1.4 to 2.0) is "
             "the claim checked; the quick mode's two loads may leave bins empty. PERT is pert-adaptive (Kotla's modified PERT, "
-            "which the thesis's Chapter II describes); the original PERT (pert) is run beside it.",
+            "which the thesis's Chapter II describes, with Kotla's defaults; the chapter's two differences from Kotla, alpha "
+            "= 1 + p'/p in compete mode and compete above 0.65 q_max, are tested in the ramp claim); the original PERT "
+            "(pert) is run beside it.",
             "Why PERT's streams fail here: the Reno FTP flows keep the 150-packet drop-tail buffer full (tens of ms of queueing), "
             "far above PERT's thresholds (5 and 10 ms), so a PERT sender responds early about once per RTT; an application-"
             "limited stream of 300 kbit/s needs a window of about 5 segments at this RTT, and the repeated cuts keep it below "
