@@ -64,14 +64,15 @@ NO_EARLY_RESPONSE = "pert-adaptive-no-early"
 #: reaches any target at once; nothing else changes.
 ALPHA_AT_TARGET = "pert-adaptive-alpha-at-target"
 ALPHA_MAX: float = PertAdaptive.model_fields["alpha_max"].default
+_AT_TARGET = {"compete_step": ALPHA_MAX}
 #: The rest of Qian's Chapter II reading: compete mode above her "TCP-compete threshold" of
 #: 0.65 q_max (Kotla: 0.5 q_max, spec C1), alpha at its target there as in ALPHA_AT_TARGET.
 QIAN_COMPETE = "pert-adaptive-qian-compete"
 QIAN_COMPETE_FRAC = 0.65
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     NO_EARLY_RESPONSE: ("pert-adaptive", {"pert-adaptive": {"t_min": "500ms", "t_max": "1s", "alpha_max": 1.0}}),
-    ALPHA_AT_TARGET: ("pert-adaptive", {"pert-adaptive": {"compete_step": ALPHA_MAX}}),
-    QIAN_COMPETE: ("pert-adaptive", {"pert-adaptive": {"compete_step": ALPHA_MAX, "compete_frac": QIAN_COMPETE_FRAC}}),
+    ALPHA_AT_TARGET: ("pert-adaptive", {"pert-adaptive": _AT_TARGET}),
+    QIAN_COMPETE: ("pert-adaptive", {"pert-adaptive": {**_AT_TARGET, "compete_frac": QIAN_COMPETE_FRAC}}),
 }
 #: Start-up delays (s) at which every stream's client also counts late packets: the thesis's
 #: Figs 7, 10 and 11 sweep 1 to 30 s and read "above 11 s" (Section III.A.2); steps of 5 s.

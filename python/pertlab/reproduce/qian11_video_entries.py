@@ -96,15 +96,13 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
     )
     report.tables = {"success": table, "startup": _startup_table(streams), "loss": _loss_table(streams), "paths": _paths_table(every), "streams": every}
     lo, hi = v.CLAIM_BIN
-    in_bin = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
-    frac = dict(zip(in_bin["cc"].to_list(), in_bin["success"].to_list()))
-    count = dict(zip(in_bin["cc"].to_list(), in_bin["len"].to_list()))
-    measured = all(cc in frac for cc in ("pert-adaptive", "sack", "cubic"))
+    in_bin = _claim_bin(streams)
+    measured = all(cc in in_bin for cc in ("pert-adaptive", "sack", "cubic"))
     pert = streams.filter(pl.col("cc") == "pert-adaptive")
     report.claims = _startup_claims(report.tables["startup"]) + _loss_claims(report.tables["loss"]) + [
         Claim(f"Fig 9: PERT's (pert-adaptive) success fraction at T/mu in [{lo}, {hi}] is at least Reno's and CUBIC's.",
-              measured and frac["pert-adaptive"] >= max(frac["sack"], frac["cubic"]),
-              "; ".join(f"{cc}: {frac[cc]:.3g} of {count[cc]} streams" if cc in frac else f"{cc}: no stream in the range" for cc in v.CONTROLLERS)
+              measured and in_bin["pert-adaptive"][0] >= max(in_bin["sack"][0], in_bin["cubic"][0]),
+              "; ".join(_shown_in_bin(in_bin, cc) for cc in v.CONTROLLERS)
               + f". PERT's streams: goodput {pert['goodput_mbps'].mean():.3g} Mbit/s (the video rate is {v.VIDEO_RATE_MBPS}), "
               f"{pert['early_responses_per_s'].mean():.3g} early responses per second, in compete mode {pert['compete_s'].mean():.3g} s "
               f"of the window, mean late fraction {pert['late_fraction'].mean():.3g}"),
@@ -115,6 +113,21 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
         _small_packets_cause_claim(every),
     ]  # fmt: skip
     return report
+
+
+def _claim_bin(streams: pl.DataFrame) -> dict[str, tuple[float, int]]:
+    """Per controller, the success fraction of its streams at T/mu in Fig 9's range and their number."""
+    lo, hi = v.CLAIM_BIN
+    t = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
+    return {cc: (success, n) for cc, success, n in t.select("cc", "success", "len").iter_rows()}
+
+
+def _shown_in_bin(in_bin: dict[str, tuple[float, int]], cc: str) -> str:
+    """``cc``'s entry of :func:`_claim_bin` as evidence."""
+    if cc not in in_bin:
+        return f"{cc}: no stream in the range"
+    success, n = in_bin[cc]
+    return f"{cc}: {success:.3g} of {n} streams"
 
 
 def _paths_table(every: pl.DataFrame) -> pl.DataFrame:
@@ -279,28 +292,24 @@ def _alpha_ramp_claim(streams: pl.DataFrame) -> Claim:
     """pertlab's test of the compete-mode alpha ramp (:data:`v.ALPHA_AT_TARGET`): over every stream
     of the same loads and seeds, and in Fig 9's T/mu range."""
     ccs = ("pert-adaptive", v.ALPHA_AT_TARGET, v.QIAN_COMPETE, "sack")
-    ok = {cc: float(streams.filter(pl.col("cc") == cc)["success"].mean()) for cc in ccs}
+    by_cc = {cc: streams.filter(pl.col("cc") == cc) for cc in ccs}
+    ok = {cc: float(t["success"].mean()) for cc, t in by_cc.items()}
     lo, hi = v.CLAIM_BIN
-    in_bin = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi))
+    in_bin = _claim_bin(streams)
 
-    def binned(cc: str) -> str:
-        t = in_bin.filter(pl.col("cc") == cc)
-        return f"{cc}: {t['success'].mean():.3g} of {t.height} streams" if t.height else f"{cc}: no stream in the range"
+    def compete_by_load(cc: str) -> str:
+        t = by_cc[cc].group_by("streams").agg(pl.col("compete_s").mean()).sort("streams")
+        return f"{cc} " + ", ".join(f"{n}: {c:.0f}" for n, c in t.iter_rows())
 
-    fast = streams.filter(pl.col("cc") == v.ALPHA_AT_TARGET)
-    by_load = streams.filter(pl.col("cc").is_in(ccs[:3])).group_by("cc", "streams").agg(pl.col("compete_s").mean()).sort("streams")
-    compete = "; ".join(
-        f"{cc} " + ", ".join(f"{n}: {c:.0f}" for n, c in by_load.filter(pl.col("cc") == cc).select("streams", "compete_s").iter_rows()) for cc in ccs[:3]
-    )
     return Claim(
         f"pertlab: the compete-mode alpha ramp, whose speed neither thesis gives (spec C8; 0.1 per period is the third-party port's), "
         f"decides much of PERT's failure: with alpha at its target min(alpha_max, 1 + p'/p) at each period's end ({v.ALPHA_AT_TARGET}, "
         f"Qian's Chapter II reading of compete mode) PERT's streams close at least {RAMP_CLOSES:.0%} of the gap to Reno's success at the same loads.",
         ok[v.ALPHA_AT_TARGET] - ok["pert-adaptive"] >= RAMP_CLOSES * (ok["sack"] - ok["pert-adaptive"]),
-        f"success over all streams of the same runs: " + ", ".join(f"{cc} {ok[cc]:.3g}" for cc in ccs)
-        + f"; mean T/mu {fast['t_mu'].mean():.3g} ({v.ALPHA_AT_TARGET}) against {streams.filter(pl.col('cc') == 'pert-adaptive')['t_mu'].mean():.3g}; "
-        f"seconds of the window in compete mode, by load (streams): {compete}; "
-        f"at T/mu in [{lo}, {hi}]: " + ", ".join(binned(cc) for cc in ccs),
+        "success over all streams of the same runs: " + ", ".join(f"{cc} {ok[cc]:.3g}" for cc in ccs)
+        + f"; mean T/mu {by_cc[v.ALPHA_AT_TARGET]['t_mu'].mean():.3g} ({v.ALPHA_AT_TARGET}) against {by_cc['pert-adaptive']['t_mu'].mean():.3g}; "
+        f"seconds of the window in compete mode, by load (streams): {'; '.join(compete_by_load(cc) for cc in ccs[:3])}; "
+        f"at T/mu in [{lo}, {hi}]: " + ", ".join(_shown_in_bin(in_bin, cc) for cc in ccs),
     )
 
 
