@@ -1,7 +1,8 @@
 //! The PERT paper's Section 4 shape on a small scale, and RED's equilibrium.
 
 use pertlab_sim::queue::red::RedConfig;
-use pertlab_sim::scenario::{CcSpec, QueueSpec};
+use pertlab_sim::scenario::{CcSpec, MonitorSpec, QueueSpec};
+use pertlab_sim::time::NS_PER_MS;
 use pertlab_sim::tcp::cc::pert::PertConfig;
 use pertlab_sim::tcp::TcpConfig;
 
@@ -135,4 +136,39 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
     );
     assert!((p_b_formula - p_b_implied).abs() / p_b_implied < 0.1, "formula {p_b_formula} vs implied {p_b_implied}");
     assert!((p_b_sampled - p_b_implied).abs() / p_b_implied < 0.05, "sampled {p_b_sampled} vs implied {p_b_implied}");
+}
+
+#[test]
+fn pert_queueing_delay_in_the_flow_series_tracks_the_bottleneck_queue() {
+    // Two PERT flows beside two Reno flows, which keep a standing queue whose
+    // sawtooth drains at each halving (buffer one BDP), so P is the base RTT.
+    let (bw, rtt) = (10, 60);
+    let mut flows = bulk_flows(2, CcSpec::Pert(PertConfig::default()), TcpConfig::default(), secs(1));
+    let mut reno = bulk_flows(4, CcSpec::Reno, TcpConfig::default(), secs(1));
+    flows.extend(reno.drain(2..));
+    let mut s = scenario(dumbbell(4, bw, rtt, droptail(bdp_pkts(bw, rtt))), flows, 120, 20);
+    s.monitor = MonitorSpec { sample_interval_ns: Some(100 * NS_PER_MS), links: Some(vec!["bottleneck".into()]), ..Default::default() };
+    let r = pertlab_sim::run(&s).unwrap();
+    let fs = &r.flow_series;
+    let after = |t: &f64| *t >= 20.0;
+    let of_flow = |f: u32| -> Vec<Option<f64>> {
+        fs.t_s.iter().zip(&fs.flow).zip(&fs.qdelay_ms).filter(|((t, &g), _)| after(t) && g == f).map(|(_, q)| *q).collect()
+    };
+    assert!(of_flow(2).iter().all(Option::is_none), "Reno estimates no queueing delay");
+    // The data direction of the bottleneck (its other queue holds ACKs).
+    let forward = r.queues.iter().position(|q| q.link == "bottleneck" && q.from == "r0").unwrap() as u32;
+    let qs = &r.queue_series;
+    let queue_ms: Vec<f64> = (0..qs.t_s.len())
+        .filter(|&i| after(&qs.t_s[i]) && qs.queue[i] == forward)
+        .map(|i| qs.len_bytes[i] as f64 * 8.0 / (bw as f64 * 1e3))
+        .collect();
+    let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
+    let queue_mean = mean(&queue_ms);
+    for f in 0..2 {
+        let q: Vec<f64> = of_flow(f).into_iter().map(|q| q.expect("every PERT sample has it")).collect();
+        let pert_mean = mean(&q);
+        eprintln!("flow {f}: PERT's srtt_0.99 - P {pert_mean:.2} ms, bottleneck queue {queue_mean:.2} ms");
+        assert!(q.iter().all(|&x| x >= 0.0));
+        assert!((pert_mean - queue_mean).abs() < 0.2 * queue_mean, "PERT {pert_mean:.2} ms, queue {queue_mean:.2} ms");
+    }
 }

@@ -421,6 +421,11 @@ impl TcpSender {
         self.cc.telemetry()
     }
 
+    /// The queueing delay the controller estimates (every PERT variant), ns.
+    pub fn cc_queueing_delay(&self) -> Option<SimTime> {
+        self.cc.queueing_delay()
+    }
+
     /// The controller's last path load reduction factor R (JCC), if it probes.
     pub fn cc_path_r(&self) -> Option<f64> {
         self.cc.path_r()

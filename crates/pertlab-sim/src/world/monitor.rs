@@ -174,7 +174,7 @@ impl Monitors {
             s.beta.push(tm.map(|x| x.beta));
             s.p.push(tm.map(|x| x.p));
             s.p_early.push(tm.map(|x| x.p_early));
-            s.qdelay_ms.push(tm.map(|x| x.qdelay_ms));
+            s.qdelay_ms.push(flow.sender.cc_queueing_delay().map(|ns| ns as f64 / 1e6));
             s.q_max_ms.push(tm.map(|x| x.q_max_ms));
             s.r.push(flow.sender.cc_path_r());
         }

@@ -285,8 +285,8 @@ pub struct CcTelemetry {
     /// Estimated loss-event rate and early-response rate.
     pub p: f64,
     pub p_early: f64,
-    /// Estimated queueing delay and its observed maximum.
-    pub qdelay_ms: f64,
+    /// Observed maximum of the estimated queueing delay (the estimate itself is
+    /// [`CongestionControl::queueing_delay`], which every PERT variant has).
     pub q_max_ms: f64,
 }
 
@@ -365,6 +365,13 @@ pub trait CongestionControl: Send {
 
     /// Adaptation state for time series; none for controllers without one.
     fn telemetry(&self) -> Option<CcTelemetry> {
+        None
+    }
+
+    /// The queueing delay the controller estimates from its RTT samples and
+    /// responds to (every PERT variant: `srtt_0.99 - P`, zero before the first
+    /// sample), for time series; none for controllers without one.
+    fn queueing_delay(&self) -> Option<SimTime> {
         None
     }
 

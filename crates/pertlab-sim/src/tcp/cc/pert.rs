@@ -369,6 +369,10 @@ impl<E: Emulation> CongestionControl for Pert<E> {
         CcCounters { early_responses: self.early_responses, ..CcCounters::default() }
     }
 
+    fn queueing_delay(&self) -> Option<SimTime> {
+        Some(self.qdelay_ns())
+    }
+
     /// The thresholds and `p_max` apply from the next ACK's probability, the
     /// decrease from the next early response; the signal, `P` and the
     /// once-per-RTT guard go on.

@@ -486,9 +486,12 @@ impl<A: Arith> CongestionControl for PertAdaptive<A> {
             beta: self.beta(),
             p: self.loss_rate(),
             p_early: self.early_response_rate(),
-            qdelay_ms: self.qdelay_ns() as f64 / 1e6,
             q_max_ms: self.q_max_ns() as f64 / 1e6,
         })
+    }
+
+    fn queueing_delay(&self) -> Option<SimTime> {
+        Some(self.qdelay_ns())
     }
 }
 
