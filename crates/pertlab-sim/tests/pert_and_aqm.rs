@@ -2,9 +2,9 @@
 
 use pertlab_sim::queue::red::RedConfig;
 use pertlab_sim::scenario::{CcSpec, MonitorSpec, QueueSpec};
-use pertlab_sim::time::NS_PER_MS;
 use pertlab_sim::tcp::cc::pert::PertConfig;
 use pertlab_sim::tcp::TcpConfig;
+use pertlab_sim::time::NS_PER_MS;
 
 mod common;
 use common::*;
@@ -151,17 +151,14 @@ fn pert_queueing_delay_in_the_flow_series_tracks_the_bottleneck_queue() {
     let r = pertlab_sim::run(&s).unwrap();
     let fs = &r.flow_series;
     let after = |t: &f64| *t >= 20.0;
-    let of_flow = |f: u32| -> Vec<Option<f64>> {
-        fs.t_s.iter().zip(&fs.flow).zip(&fs.qdelay_ms).filter(|((t, &g), _)| after(t) && g == f).map(|(_, q)| *q).collect()
-    };
+    let of_flow =
+        |f: u32| -> Vec<Option<f64>> { fs.t_s.iter().zip(&fs.flow).zip(&fs.qdelay_ms).filter(|((t, &g), _)| after(t) && g == f).map(|(_, q)| *q).collect() };
     assert!(of_flow(2).iter().all(Option::is_none), "Reno estimates no queueing delay");
     // The data direction of the bottleneck (its other queue holds ACKs).
     let forward = r.queues.iter().position(|q| q.link == "bottleneck" && q.from == "r0").unwrap() as u32;
     let qs = &r.queue_series;
-    let queue_ms: Vec<f64> = (0..qs.t_s.len())
-        .filter(|&i| after(&qs.t_s[i]) && qs.queue[i] == forward)
-        .map(|i| qs.len_bytes[i] as f64 * 8.0 / (bw as f64 * 1e3))
-        .collect();
+    let queue_ms: Vec<f64> =
+        (0..qs.t_s.len()).filter(|&i| after(&qs.t_s[i]) && qs.queue[i] == forward).map(|i| qs.len_bytes[i] as f64 * 8.0 / (bw as f64 * 1e3)).collect();
     let mean = |xs: &[f64]| xs.iter().sum::<f64>() / xs.len() as f64;
     let queue_mean = mean(&queue_ms);
     for f in 0..2 {
