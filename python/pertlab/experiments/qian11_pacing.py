@@ -56,8 +56,10 @@ from typing import Any
 import polars as pl
 
 from ..builders import dumbbell
+from ..results import Results
 from ..runner import run
 from ..scenario import Scenario
+from ..scenario.controllers import Pert
 from .qian11 import PACKET_BYTES
 from .qian11_video import THINK_TIME
 from .tahiliani_ch4 import jain
@@ -158,7 +160,8 @@ def _with_flavours(sc: Scenario, flavours: list[str], relabel: bool) -> dict[str
 def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int, ack_timeout_factor: float | None = None) -> Scenario:
     """Fig 29: VIDEO_GREEDY greedy flows and VIDEO_STREAMS video streams (label ``video-pert``),
     every one PERT of ``flavour``, BASE's link and RTT, buffer ``bdp_factor`` x BDP; every flow's
-    window sampled each second (:data:`STALL_SAMPLE`). ``ack_timeout_factor``: the adaptive
+    window and PERT's queueing-delay estimate sampled each second (:data:`STALL_SAMPLE`), every RTT
+    sample of the streams traced. ``ack_timeout_factor``: the adaptive
     receivers' ACK timer in expected gaps (default the builder's, 2; :data:`VIDEO_TESTS`)."""
     sc = dumbbell(
         bw=f"{BOTTLENECK_MBPS:g}Mbps", rtt=f"{BASE['rtt_ms']:g}ms", flows=VIDEO_GREEDY, cc="pert", duration=setup.duration,
@@ -166,7 +169,8 @@ def video_scenario(flavour: str, bdp_factor: float, setup: Setup, seed: int, ack
         video=f"{VIDEO_STREAMS}@{VIDEO_RATE_MBPS * 1e3:.0f}kbps:pert", startup_delay=VIDEO_STARTUP,
     )  # fmt: skip
     wire = _with_flavours(sc, [flavour] * (VIDEO_GREEDY + VIDEO_STREAMS), relabel=False)
-    wire["monitor"] = {**wire.get("monitor", {}), "sample_interval": STALL_SAMPLE}
+    streams = [i for i, f in enumerate(wire["flows"]) if f.get("video")]
+    wire["monitor"] = {**wire.get("monitor", {}), "sample_interval": STALL_SAMPLE, "trace_flows": streams}
     if ack_timeout_factor is not None:
         for f in wire["flows"]:
             f["tcp"]["adaptive_ack"]["timeout_factor"] = ack_timeout_factor
@@ -195,13 +199,47 @@ def video_row(flavour: str, bdp_factor: float, setup: Setup, seed: int, label: s
     floor = series.filter((pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2)).group_by("flow").len()
     stalled = set(floor.filter(pl.col("len") > STALL_SECONDS)["flow"].to_list())
     late = dict(zip(v["id"].to_list(), v["video_late_fraction"].to_list()))
+    memory = _estimate_memory(r, series, stalled, late)
     return {
         "sweep": "video", "flavour": label or flavour, "bdp_factor": bdp_factor, "seed": seed, "aggregate_mbps": f["goodput_mbps"].sum(),
         "worst_late_fraction": v["video_late_fraction"].max(), "mean_late_fraction": v["video_late_fraction"].mean(),
         "video_goodput_mbps": v["goodput_mbps"].mean(), "greedy_goodput_mbps": f.filter(~pl.col("label").str.starts_with("video"))["goodput_mbps"].mean(),
         "drops": r.bottleneck["drops"], "avg_queue_norm": r.bottleneck["avg_queue_norm"], "stalled_streams": len(stalled),
         "worst_late_stalled": max((late[i] for i in stalled), default=None), "worst_late_unstalled": max((x for i, x in late.items() if i not in stalled), default=None),
+        **memory,
     }  # fmt: skip
+
+
+#: PERT's thresholds on its queueing-delay estimate (the flows' defaults), ms: below T_MIN_MS no
+#: early response; above T_MAX_MS the probability climbs from p_max to 1 (at 2 T_MAX_MS).
+T_MIN_MS = Pert().t_min / 1e6
+T_MAX_MS = Pert().t_max / 1e6
+
+
+def _estimate_memory(r: Results, series: pl.DataFrame, stalled: set[int], late: dict[int, float]) -> dict[str, Any]:
+    """pertlab's test of why paced streams stall (Fig 29b): PERT's estimate srtt_0.99 - P against
+    the bottleneck's queueing delay at the same per-second samples, and how often a stream at the
+    floor window gets an RTT sample (srtt_0.99 moves 1 % of the way to each sample).
+
+    ``stalls``: one entry per stalled stream with its mean estimate and the mean bottleneck
+    queueing delay over its floor seconds (``q_ms``, ``queue_ms``); ``first_q_above_t_max``: the
+    streams whose first sampled estimate after their start is above T_MAX_MS; ``floor_sample_gap_ms``:
+    the mean time from an RTT sample taken at the floor window to the stream's next sample, over
+    the streams' samples after their first second (None without one)."""
+    forward = r.queue_series.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0"))
+    queue = forward.select("t_s", (pl.col("len_bytes") * 8 / (BOTTLENECK_MBPS * 1e3)).alias("queue_ms"))
+    after = series.filter(pl.col("t_s") > pl.col("start_s")).join(queue, on="t_s", how="left").sort("flow", "t_s")
+    first = after.group_by("flow").agg(pl.col("qdelay_ms").first())
+    at_floor = after.filter((pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2) & pl.col("flow").is_in(sorted(stalled)))
+    stalls = at_floor.group_by("flow").agg(pl.col("qdelay_ms").mean().alias("q_ms"), pl.col("queue_ms").mean().alias("queue_ms")).sort("flow")
+    starts = series.group_by("flow").agg(pl.col("start_s").first())
+    samples = r.trace_rtt.join(starts, on="flow").sort("flow", "t_s").with_columns(gap_ms=(pl.col("t_s").shift(-1).over("flow") - pl.col("t_s")) * 1e3)
+    gaps = samples.filter((pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2))["gap_ms"].drop_nulls()
+    return {
+        "stalls": [{**row, "late_fraction": late[row["flow"]]} for row in stalls.iter_rows(named=True)],
+        "first_q_above_t_max": first.filter(pl.col("qdelay_ms") > T_MAX_MS).height,
+        "floor_sample_gap_ms": gaps.mean() if len(gaps) else None,
+    }
 
 
 def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int, **link: Any) -> list[dict[str, Any]]:

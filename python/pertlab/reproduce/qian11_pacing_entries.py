@@ -68,9 +68,13 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
     video = (
         video_runs.group_by("flavour", "bdp_factor", maintain_order=True)
         .agg(pl.col("aggregate_mbps", "worst_late_fraction", "mean_late_fraction", "video_goodput_mbps", "greedy_goodput_mbps", "avg_queue_norm").mean(),
-             pl.col("drops").mean(), pl.col("stalled_streams").sum(), pl.col("worst_late_stalled", "worst_late_unstalled").max())
+             pl.col("drops").mean(), pl.col("stalled_streams", "first_q_above_t_max").sum(), pl.col("worst_late_stalled", "worst_late_unstalled").max(),
+             pl.col("floor_sample_gap_ms").mean())
         .sort("flavour", "bdp_factor")
     )  # fmt: skip
+    # One row per stalled stream: PERT's estimate and the bottleneck's queueing delay over its floor seconds.
+    stalls = video_runs.select("flavour", "bdp_factor", "seed", "stalls").explode("stalls").drop_nulls("stalls").unnest("stalls")
+    video_runs = video_runs.drop("stalls")
     fig25 = (
         runs.filter(pl.col("sweep") == "fig25").group_by("flavour", maintain_order=True)
         .agg(pl.col("goodput_mbps", "share", "drop_rate", "jain", "data_ack_ratio", "rtt_mean_ms", "early_per_segment", "queue_ahead_pkts").mean(), pl.col("timeouts").sum())
@@ -141,11 +145,17 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
             f"(stalled_streams: at cwnd 2 in more than {p.STALL_SECONDS} of the per-second samples after the stream's first "
             "second); they fall seconds behind their schedule there and catch up later. No unpaced stream stalls so. The stall "
             "needs the adaptive receiver's ACK timer (up to two expected gaps after the last paced segment): with it at half a "
-            "gap (flavour 'delay-pacing, timer 0.5', the receiver acknowledging each paced segment) no Delay Pacing stream is late.",
+            "gap (flavour 'delay-pacing, timer 0.5', the receiver acknowledging each paced segment) no Delay Pacing stream is late. "
+            "What holds a stalled stream at the floor is PERT's own estimate: srtt_0.99 moves 1 % of the way to each RTT sample, "
+            "so after a stream's first samples meet a full buffer its estimate stays above T_max (response probability near 1) "
+            "for tens of samples after the queue has drained; at the floor the receiver acknowledges a paced pair of segments "
+            "once, about every 1.5 RTT, where an unpaced pair gets two ACKs an RTT. Table stalls: each stalled stream's mean "
+            "estimate and the bottleneck's queueing delay over its floor seconds (video_runs: floor_sample_gap_ms, the mean time "
+            "from an RTT sample at the floor window to the next).",
         ],
     )  # fmt: skip
-    report.tables = {"fig25": fig25, "fairness": fairness, "fairness_tests": fairness_tests, "video": video, "runs": runs, "video_runs": video_runs, "test_runs": test_runs}
-    report.claims = _fig25_claims(fig25) + _fairness_claims(fairness) + _video_claims(video) + [_queue_claim(runs)] + _fairness_test_claims(fairness_tests) + [_video_test_claim(video)] + _stall_claims(video)
+    report.tables = {"fig25": fig25, "fairness": fairness, "fairness_tests": fairness_tests, "video": video, "runs": runs, "video_runs": video_runs, "test_runs": test_runs, "stalls": stalls}
+    report.claims = _fig25_claims(fig25) + _fairness_claims(fairness) + _video_claims(video) + [_queue_claim(runs)] + _fairness_test_claims(fairness_tests) + [_video_test_claim(video)] + _stall_claims(video) + [_memory_claim(video, stalls)]
     return report
 
 
@@ -260,6 +270,43 @@ def _stall_claims(t: pl.DataFrame) -> list[Claim]:
               f"BDP factors {fmt_values(factors)}: worst late fraction, timer 2 gaps {fmt_values([late_p[b] for b in factors])}, half a gap "
               f"{fmt_values([late_t[b] for b in factors])}; stalled streams {stalled['delay-pacing']}, {stalled_t}"),
     ]  # fmt: skip
+
+
+#: The share of stalled streams whose PERT estimate must exceed the bottleneck's queueing delay by
+#: more than T_min for the memory claim ("most": the queue itself may also be high at a stall).
+MEMORY_SHARE = 0.75
+#: How much further apart a paced stream's RTT samples must come at the floor window than an
+#: unpaced one's: the adaptive receiver acknowledges a paced pair once (Delay ACK's back-to-back
+#: pair is acknowledged segment by segment, the second as the window's last), so at least twice.
+FLOOR_GAP_RATIO = 2.0
+
+
+def _memory_claim(t: pl.DataFrame, stalls: pl.DataFrame) -> Claim:
+    """pertlab's test of why a paced stream stays at the floor: PERT's srtt_0.99 still holds a
+    queue that has gone (every stream's first estimates are taken while the others' slow starts
+    fill the buffer), and at the floor a paced stream's samples come too seldom to forget it soon."""
+    gap = {f: t.filter(pl.col("flavour") == f)["floor_sample_gap_ms"].mean() for f in p.FLAVOURS}
+    high_start = {f: t.filter(pl.col("flavour") == f)["first_q_above_t_max"].sum() for f in p.FLAVOURS}
+    paced = stalls.filter(pl.col("flavour") == "delay-pacing")
+    remembered = paced.filter(pl.col("q_ms") - pl.col("queue_ms") > p.T_MIN_MS).height
+    unpaced = [f for f in p.FLAVOURS if f != "delay-pacing"]
+    holds = (
+        paced.height > 0 and remembered >= MEMORY_SHARE * paced.height and all(high_start[f] > 0 for f in unpaced)
+        and all(gap[f] is not None for f in p.FLAVOURS) and all(gap["delay-pacing"] >= FLOOR_GAP_RATIO * gap[f] for f in unpaced)
+    )  # fmt: skip
+    shown = ", ".join(f"{f} {'-' if gap[f] is None else f'{gap[f]:.3g} ms'}" for f in p.FLAVOURS)
+    return Claim(
+        f"pertlab: a paced stream stalls because PERT's estimate remembers a queue that has gone: while it is stalled, PERT's estimate (srtt_0.99 - P) "
+        f"exceeds the bottleneck's queueing delay by more than T_min ({p.T_MIN_MS:g} ms) for most stalled streams (at least {MEMORY_SHARE:.0%}); "
+        f"unpaced streams also start with an estimate above T_max ({p.T_MAX_MS:g} ms), but at the floor window a paced stream's RTT samples come "
+        f"at least {FLOOR_GAP_RATIO:g} times as far apart as an unpaced one's (the receiver acknowledges a paced pair once), so srtt_0.99, which "
+        "moves 1 % of the way to each sample, takes that much longer to forget.",
+        holds,
+        f"stalled Delay Pacing streams {paced.height}, estimate above the queueing delay by more than T_min in {remembered}; over their floor "
+        f"seconds, mean estimate {paced['q_ms'].mean() or float('nan'):.3g} ms, mean queueing delay {paced['queue_ms'].mean() or float('nan'):.3g} ms; "
+        f"streams whose first estimate is above T_max: {', '.join(f'{f} {n}' for f, n in high_start.items())}; mean time from an RTT sample at "
+        f"the floor window to the next: {shown}",
+    )  # fmt: skip
 
 
 def _video_test_claim(t: pl.DataFrame) -> Claim:
