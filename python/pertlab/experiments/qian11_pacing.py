@@ -19,7 +19,10 @@ Scenarios:
   video streams (Qian's Chapter III clients) and ``VIDEO_GREEDY`` greedy flows, along the BDP
   factor; Wei, Cao and Low's metrics (the thesis's [19]): the aggregate throughput of all flows
   and the late-packet fraction of the worst stream. The thesis gives no load; the video rate
-  is ``VIDEO_RATE_MBPS`` (see there).
+  is ``VIDEO_RATE_MBPS`` (see there). pertlab's tests of why paced streams are late: which
+  streams stall at PERT's floor window, PERT's queueing-delay estimate against the bottleneck's
+  queue while they do, and how often a stream at the floor gets an RTT sample (every RTT sample
+  of the streams is traced).
 
 "Fairness" (the thesis does not say what it compares): Jain's index among the flows of one
 flavour; Delay Pacing "is fairer" at a point when its index is above Delay ACK's there (the
