@@ -285,7 +285,8 @@ def _memory_claim(t: pl.DataFrame, stalls: pl.DataFrame) -> Claim:
     """pertlab's test of why a paced stream stays at the floor: PERT's srtt_0.99 still holds a
     queue that has gone (every stream's first estimates are taken while the others' slow starts
     fill the buffer), and at the floor a paced stream's samples come too seldom to forget it soon."""
-    gap = {f: t.filter(pl.col("flavour") == f)["floor_sample_gap_ms"].mean() for f in p.FLAVOURS}
+    [test] = p.VIDEO_TESTS
+    gap = {f: t.filter(pl.col("flavour") == f)["floor_sample_gap_ms"].mean() for f in (*p.FLAVOURS, test)}
     high_start = {f: t.filter(pl.col("flavour") == f)["first_q_above_t_max"].sum() for f in p.FLAVOURS}
     paced = stalls.filter(pl.col("flavour") == "delay-pacing")
     remembered = paced.filter(pl.col("q_ms") - pl.col("queue_ms") > p.T_MIN_MS).height
@@ -294,7 +295,7 @@ def _memory_claim(t: pl.DataFrame, stalls: pl.DataFrame) -> Claim:
         paced.height > 0 and remembered >= MEMORY_SHARE * paced.height and all(high_start[f] > 0 for f in unpaced)
         and all(gap[f] is not None for f in p.FLAVOURS) and all(gap["delay-pacing"] >= FLOOR_GAP_RATIO * gap[f] for f in unpaced)
     )  # fmt: skip
-    shown = ", ".join(f"{f} {'-' if gap[f] is None else f'{gap[f]:.3g} ms'}" for f in p.FLAVOURS)
+    shown = "; ".join(f"{f}: {'-' if gap[f] is None else f'{gap[f]:.3g} ms'}" for f in gap)
     return Claim(
         f"pertlab: a paced stream stalls because PERT's estimate remembers a queue that has gone: while it is stalled, PERT's estimate (srtt_0.99 - P) "
         f"exceeds the bottleneck's queueing delay by more than T_min ({p.T_MIN_MS:g} ms) for most stalled streams (at least {MEMORY_SHARE:.0%}); "
