@@ -30,6 +30,7 @@ from ..runner import run
 from ..scenario import Scenario
 from ..scenario.controllers import PertAdaptive
 from ..scenario.traffic import TCP_IP_HEADER_BYTES as HEADER_BYTES  # a packet carries packet_size - this of payload; the video rate is of payload
+from ..units import parse_time
 
 #: Controllers of the video streams: the thesis's PERT (its Chapter II describes Kotla's modified
 #: PERT, with the high-speed, safe and compete modes: ``pert-adaptive``), RENO (SACK) and CUBIC;
@@ -41,6 +42,8 @@ CLAIM_BIN = (1.4, 2.0)
 #: A stream succeeds when fewer than this share of its packets are late (Section III.A; the
 #: core's ``video_success``): :data:`pertlab.results.SUCCESS_LATE_FRACTION`.
 SUCCESS_LATE_FRACTION = _SUCCESS_LATE_FRACTION
+#: The thesis's run length (Section III.A: "video length to 7,000 seconds"): the full mode's.
+VIDEO_LENGTH = "7000s"
 #: Video rate mu (Table I), HTTP sessions, bottleneck buffer (packets), access link rate.
 VIDEO_KBPS = 300
 VIDEO_RATE_MBPS = VIDEO_KBPS / 1e3
@@ -107,6 +110,11 @@ FIG6_CONTROLLERS = ("pert-adaptive",)
 #: Fig 9's 200-byte packets: PERT, Reno and CUBIC at 100 ms.
 SMALL_PACKETS = PathSetup(100, 200)
 SMALL_CONTROLLERS = ("pert-adaptive", "sack", "cubic")
+
+
+def stream_packets(setup: "Setup", path: PathSetup) -> int:
+    """Packets a stream of ``path`` sends over a run of ``setup`` (its rate is of payload)."""
+    return int(parse_time(setup.duration) / 1e9 * path.video_kbps * 1e3 / 8 / (path.packet_size - HEADER_BYTES))
 
 
 def wire_kbps(path: PathSetup) -> float:
