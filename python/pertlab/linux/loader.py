@@ -263,13 +263,20 @@ def unload(name: str = NAME) -> bool:
     return had
 
 
-def _dump(args: list[str]) -> dict:
-    """A .bss / .rodata map's variables, by name, from bpftool's BTF-typed JSON."""
-    r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True)
+def _map_entries(args: list[str]) -> list[dict]:
+    """``bpftool -j map dump`` of one map: its entries as JSON. bpftool runs in its own session, so
+    a terminal's Ctrl-C (sent to the whole process group) does not kill the read of results that a
+    stopping run is keeping."""
+    r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True, start_new_session=True)
     if r.returncode != 0:
         raise RuntimeError(f"bpftool map dump {' '.join(args)}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
+
+
+def _dump(args: list[str]) -> dict:
+    """A .bss / .rodata map's variables, by name, from bpftool's BTF-typed JSON."""
     out: dict = {}
-    for entry in json.loads(r.stdout):
+    for entry in _map_entries(args):
         formatted = entry.get("formatted", entry)
         for section in formatted.get("value", {}).values():
             for var in section:
@@ -297,12 +304,8 @@ def flow_counters(flows_map_id: int | None = None, name: str = NAME) -> list[dic
     from the pinned map or a map id."""
     import ipaddress
 
-    args = _map_args(flows_map_id, name, "flows")
-    r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"bpftool map dump {' '.join(args)}: {r.stderr.strip()}")
     rows = []
-    for entry in json.loads(r.stdout):
+    for entry in _map_entries(_map_args(flows_map_id, name, "flows")):
         f = entry.get("formatted", entry)
         k, v = f["key"], f["value"]
         addr = lambda x: str(ipaddress.IPv4Address(int(x).to_bytes(4, "little")))  # noqa: E731  (network order in a u32)
