@@ -190,6 +190,12 @@ STALL_SECONDS = 3
 VIDEO_TESTS: dict[str, dict[str, Any]] = {"delay-pacing, timer 0.5": {"flavour": "delay-pacing", "ack_timeout_factor": 0.5}}
 
 
+def _at_floor() -> pl.Expr:
+    """Rows (per-second samples or RTT samples, with the stream's ``start_s``) taken after the
+    stream's first second with its window at PERT's floor of 2 segments."""
+    return (pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2)
+
+
 def video_row(flavour: str, bdp_factor: float, setup: Setup, seed: int, label: str | None = None, ack_timeout_factor: float | None = None) -> dict[str, Any]:
     """One run of Fig 29: the aggregate goodput of all flows, the worst and the mean late fraction
     of the streams, their mean goodput, the bottleneck's drops and queue; the streams that stalled
@@ -199,7 +205,7 @@ def video_row(flavour: str, bdp_factor: float, setup: Setup, seed: int, label: s
     f = r.flows
     v = f.filter(pl.col("label").str.starts_with("video"))
     series = r.flow_series.join(v.select(pl.col("id").alias("flow"), "start_s"), on="flow")
-    floor = series.filter((pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2)).group_by("flow").len()
+    floor = series.filter(_at_floor()).group_by("flow").len()
     stalled = set(floor.filter(pl.col("len") > STALL_SECONDS)["flow"].to_list())
     late = dict(zip(v["id"].to_list(), v["video_late_fraction"].to_list()))
     memory = _estimate_memory(r, series, stalled, late)
@@ -233,11 +239,11 @@ def _estimate_memory(r: Results, series: pl.DataFrame, stalled: set[int], late: 
     queue = forward.select("t_s", (pl.col("len_bytes") * 8 / (BOTTLENECK_MBPS * 1e3)).alias("queue_ms"))
     after = series.filter(pl.col("t_s") > pl.col("start_s")).join(queue, on="t_s", how="left").sort("flow", "t_s")
     first = after.group_by("flow").agg(pl.col("qdelay_ms").first())
-    at_floor = after.filter((pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2) & pl.col("flow").is_in(sorted(stalled)))
+    at_floor = after.filter(_at_floor() & pl.col("flow").is_in(sorted(stalled)))
     stalls = at_floor.group_by("flow").agg(pl.col("qdelay_ms").mean().alias("q_ms"), pl.col("queue_ms").mean().alias("queue_ms")).sort("flow")
     starts = series.group_by("flow").agg(pl.col("start_s").first())
     samples = r.trace_rtt.join(starts, on="flow").sort("flow", "t_s").with_columns(gap_ms=(pl.col("t_s").shift(-1).over("flow") - pl.col("t_s")) * 1e3)
-    gaps = samples.filter((pl.col("t_s") > pl.col("start_s") + 1) & (pl.col("cwnd") <= 2))["gap_ms"].drop_nulls()
+    gaps = samples.filter(_at_floor())["gap_ms"].drop_nulls()
     return {
         "stalls": [{**row, "late_fraction": late[row["flow"]]} for row in stalls.iter_rows(named=True)],
         "first_q_above_t_max": first.filter(pl.col("qdelay_ms") > T_MAX_MS).height,
