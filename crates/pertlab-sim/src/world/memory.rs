@@ -44,6 +44,7 @@ use crate::net::routing::Routes;
 use crate::net::{Channel, ChannelCounters};
 use crate::packet::{Packet, SackBlock};
 use crate::packet_store::BYTES_PER_PACKET;
+use crate::queue::classes::MultiClass;
 use crate::queue::codel::Codel;
 use crate::queue::jcc::JccRed;
 use crate::queue::pi::Pi;
@@ -254,6 +255,8 @@ fn discipline_bytes(q: &QueueSpec) -> u64 {
         "jcc-red" => size_of::<JccRed>(),
         "step" => size_of::<Step>(),
         "xcp" => size_of::<XcpRouter>(),
+        // A multi-class queue's boxed classes and scheduler (its buffers are in `buffers`).
+        "priority" | "wtp" | "swtp" | "bpr" => size_of::<MultiClass>(),
         _ => size_of::<Red>(),
     }) as u64
 }
