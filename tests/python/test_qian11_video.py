@@ -1,11 +1,14 @@
 """`pertlab reproduce qian11-video --quick`: Qian 2011 Figs 9, 10, 11 on quick data. The Fig 9
 claim (PERT's success at T/mu in [1.4, 2.0] at least Reno's and CUBIC's) does not hold here:
 asserted as a known difference, with the mechanism the report gives and its test (the same PERT
-without early responses succeeds as Reno does) and pertlab's test of alpha's compete-mode ramp;
+without early responses succeeds as Reno does), the timeouts that follow from it at high loss,
+and pertlab's test of alpha's compete-mode ramp;
 Fig 9's 200-byte packets, and the test of why Reno's and CUBIC's streams do worse with them (the
 packets' header bytes)."""
 
 from __future__ import annotations
+
+import polars as pl
 
 from pertlab.reproduce import get
 from pertlab.reproduce.qian11_video_entries import main_path
@@ -24,7 +27,7 @@ def test_video_success_against_t_over_mu(tmp_path):
     # Reno and CUBIC streams succeed at T/mu >= 1.35; PERT's fall behind the video rate.
     for cc in ("sack", "cubic"):
         assert by[cc].filter(by[cc]["t_mu"] >= 1.35)["success"].mean() >= 0.9
-    fig10, fig11, fig8_low, fig8_high, fig12, c, cause, ramp, fig6_t_mu, fig6_rtt, small, small_cause = report.claims
+    fig10, fig11, fig8_low, fig8_high, fig12, c, cause, timeouts, ramp, fig6_t_mu, fig6_rtt, small, small_cause = report.claims
     assert c.text.startswith("Fig 9") and not c.holds, c.evidence
     # Figs 10, 11 (success against the start-up delay, from the same runs): with 60 s runs PERT's
     # streams lag their schedule by less than 26 s, so longer delays rescue them; the quick loads
@@ -43,6 +46,13 @@ def test_video_success_against_t_over_mu(tmp_path):
     without = streams.filter(cc="pert-adaptive-no-early")
     assert without["early_responses_per_s"].max() == 0 and without["success"].mean() >= 0.9
     assert without["goodput_mbps"].mean() >= 0.299
+    # Why PERT's streams fail at high loss: the early responses keep the window below what three
+    # duplicate ACKs need, so a larger share of their loss repairs are timeouts, against Reno's in
+    # the same loss range and against the same PERT without early responses over the same runs.
+    assert timeouts.text.startswith("pertlab: at loss 0.04-0.06") and timeouts.holds, timeouts.evidence
+    repairs = {cc: streams.filter(cc=cc).select(pl.col("timeouts").sum(), pl.col("fast_recoveries").sum()).row(0) for cc in ("pert-adaptive", "pert-adaptive-no-early")}
+    share = {cc: t / (t + f) for cc, (t, f) in repairs.items()}
+    assert share["pert-adaptive"] > 3 * share["pert-adaptive-no-early"] and repairs["pert-adaptive"][1] > 1000
     # pertlab's test of one detail the thesis leaves open: alpha's ramp in compete mode. Set to its
     # target 1 + p'/p at each period's end, alpha keeps the streams' windows up between cuts; the
     # early responses stay as frequent, and the streams and the greedy probe both do better.

@@ -76,6 +76,10 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
             f"(spec C1): {v.QIAN_COMPETE} takes that too, and its success is in the claim's evidence. It does worse: the "
             "standing queue here is near 0.65 q_max, and at the lighter loads its streams spend most of the window out of "
             "compete mode (the evidence's compete-mode seconds by load), where alpha decays toward 1.",
+            "Fig 8's high loss: three duplicate ACKs need three segments sent after the lost one. A window kept small by the "
+            "early responses, of a stream that often has no new data to send (limited transmit, RFC 3042, is on, but needs "
+            "new data), often does not have them, and the loss waits for the retransmission timer. The timeout claim compares the "
+            "share of loss repairs that are timeouts; the table streams has each stream's timeouts and fast recoveries.",
         ],
     )  # fmt: skip
     report.notes.append(
@@ -111,6 +115,7 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
               f"{pert['early_responses_per_s'].mean():.3g} early responses per second, in compete mode {pert['compete_s'].mean():.3g} s "
               f"of the window, mean late fraction {pert['late_fraction'].mean():.3g}"),
         _early_response_claim(streams),
+        _timeout_claim(streams),
         _alpha_ramp_claim(streams),
         *_fig6_claims(every),
         _small_packets_claim(every),
@@ -267,6 +272,50 @@ def _loss_claims(loss: pl.DataFrame) -> list[Claim]:
               bool(p_high and r_high and c_high) and sum(p_high[d] >= max(r_high[d], c_high[d]) for d in p_high) > len(p_high) / 2,
               shown(high, ("pert-adaptive", "sack", "cubic"))),
     ]  # fmt: skip
+
+
+#: "A larger share" in the test of why PERT's high-loss streams fail: PERT's share of loss repairs
+#: that are timeouts at least this many times Reno's and its own without early responses.
+TIMEOUT_SHARE_RATIO = 1.5
+
+
+def _timeout_share(t: pl.DataFrame) -> float:
+    """Of the loss repairs of ``t``'s streams, the share that were retransmission timeouts (timeouts
+    over timeouts plus fast recoveries); NaN for streams that repaired nothing."""
+    timeouts, fast = float(t["timeouts"].sum()), float(t["fast_recoveries"].sum())
+    return timeouts / (timeouts + fast) if timeouts + fast else float("nan")
+
+
+def _timeout_claim(streams: pl.DataFrame) -> Claim:
+    """pertlab's test of why PERT's streams fail at Fig 8's high loss: the early responses keep the
+    window below what three duplicate ACKs need, so losses end in timeouts. In the loss bin, PERT
+    against Reno; over every stream of the same runs, PERT against itself without early responses
+    (whose streams lose less and seldom fall in the bin)."""
+    lo, hi = v.LOSS_BINS[-1]
+    in_bin = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
+    ccs = ("pert-adaptive", "sack")
+    bin_ = {cc: in_bin.filter(pl.col("cc") == cc) for cc in ccs}
+    every = {cc: streams.filter(pl.col("cc") == cc) for cc in ("pert-adaptive", v.NO_EARLY_RESPONSE)}
+    share_bin = {cc: _timeout_share(t) for cc, t in bin_.items()}
+    share_all = {cc: _timeout_share(t) for cc, t in every.items()}
+
+    def shown(t: pl.DataFrame, share: float) -> str:
+        if not t.height:
+            return "no stream"
+        return (f"{share:.3g} ({t.height} streams: {t['timeouts'].mean():.3g} timeouts and {t['fast_recoveries'].mean():.3g} fast "
+                f"recoveries each, goodput {t['goodput_mbps'].mean():.3g} Mbit/s, success {t['success'].mean():.3g})")  # fmt: skip
+
+    return Claim(
+        f"pertlab: at loss {lo:.2f}-{hi:.2f}, PERT's early responses keep its streams' windows too small for three duplicate "
+        f"ACKs, so more of their losses end in timeouts: of their loss repairs, the share that are timeouts is at least "
+        f"{TIMEOUT_SHARE_RATIO:g} times Reno's in the same loss range and {TIMEOUT_SHARE_RATIO:g} times that of PERT without early "
+        f"responses ({v.NO_EARLY_RESPONSE}) over the same runs.",
+        all(bin_[cc].height for cc in ccs)
+        and share_bin["pert-adaptive"] >= TIMEOUT_SHARE_RATIO * share_bin["sack"]
+        and share_all["pert-adaptive"] >= TIMEOUT_SHARE_RATIO * share_all[v.NO_EARLY_RESPONSE],
+        f"timeouts among loss repairs at loss {lo:.2f}-{hi:.2f}: " + "; ".join(f"{cc} {shown(bin_[cc], share_bin[cc])}" for cc in ccs)
+        + "; over every stream of the same runs: " + "; ".join(f"{cc} {shown(every[cc], share_all[cc])}" for cc in every),
+    )
 
 
 #: "About as often as Reno's" in the test of the cause: within this share of the streams.
