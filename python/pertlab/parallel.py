@@ -11,13 +11,17 @@ then raises :class:`KeyboardInterrupt`: nothing handed back before is lost.
 
 :class:`Workers` is what reproductions take: ``jobs`` local processes or a
 cluster, and optionally a store where each task's result is kept by a key of
-the task and of the code, so that an interrupted reproduction resumes.
+the task, with the code it ran (see :func:`loaded_code`), so that an
+interrupted reproduction resumes, and a change to code no task ran (a
+report's claims, notes or figures) reruns nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import importlib.util
 import multiprocessing.spawn as mp_spawn
 import os
 import pickle
@@ -37,7 +41,7 @@ from . import interrupt
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["run_tasks", "Workers", "code_fingerprint", "write_atomically"]
+__all__ = ["run_tasks", "Workers", "code_fingerprint", "loaded_code", "write_atomically"]
 
 #: How often the gathering loop looks for finished tasks and stop signals, seconds.
 POLL_S = 0.05
@@ -145,6 +149,56 @@ def code_fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+def _file_hash(path: str) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+
+
+@cache
+def _hash_as_loaded(path: str) -> str:
+    """The hash of ``path`` the first time this process asks: the code a process runs is what
+    it imported, and a file changed since does not change it."""
+    return _file_hash(path)
+
+
+def _module_file(name: str) -> str | None:
+    """The source (or compiled core) of the module ``name`` as it is on disk now, without
+    importing it; None for a module that has no file or no longer exists."""
+    module = sys.modules.get(name)
+    path = getattr(module, "__file__", None)
+    if path is None:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        path = spec.origin if spec is not None and spec.has_location else None
+    return path if path is not None and Path(path).is_file() else None
+
+
+def loaded_code(task_module: str) -> dict[str, str]:
+    """Module name -> hash of its file, for every pertlab module this process has loaded (the
+    compiled core among them) and ``task_module``, the task function's own: the code a task
+    may have run. Loaded by any task of a long-lived worker counts too, so the record can only
+    name more modules than the task used, never fewer."""
+    names = {n for n in list(sys.modules) if n == "pertlab" or n.startswith("pertlab.")} | {task_module}
+    code = {}
+    for name in sorted(names):
+        path = _module_file(name)
+        if path is not None:
+            code[name] = _hash_as_loaded(path)
+    return code
+
+
+def _run_recording_code(fn: Callable[[T], R], item: T) -> tuple[dict[str, str], R]:
+    """``fn(item)`` and the code it ran (:func:`loaded_code`), as a worker returns them."""
+    result = fn(item)
+    return loaded_code(fn.__module__), result
+
+
+#: The format of a stored result: a pickle of ``(loaded_code, result)``; part of its key, so
+#: that a store written in another format is not read.
+STORE_FORMAT = 2
+
+
 @dataclass(frozen=True)
 class Workers:
     """``jobs`` local worker processes (default one per core), or the Dask scheduler
@@ -156,29 +210,44 @@ class Workers:
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[fn(x) for x in items]`` on these workers, in order. With a store, each
-        result is written there as it arrives (a pickle named by a hash of ``fn``, the
-        item and :func:`code_fingerprint`) and results already stored are not computed again."""
+        result is written there as it arrives (a pickle named by a hash of ``fn`` and the
+        item, holding the result and the code that computed it, :func:`loaded_code`), and a
+        result stored is not computed again while every file of that code is as it was."""
         items = list(items)
         paths = [self._path(fn, x) for x in items] if self.store is not None else [None] * len(items)
         results: dict[int, R] = {}
+        now: dict[str, str | None] = {}
         for i, path in enumerate(paths):
             if path is not None and path.is_file():
-                results[i] = pickle.loads(path.read_bytes())
+                code, result = pickle.loads(path.read_bytes())
+                if all(_hash_now(name, now) == h for name, h in code.items()):
+                    results[i] = result
         todo = [i for i in range(len(items)) if i not in results]
+        if self.store is None:
+            run_tasks(fn, items, results.__setitem__, jobs=self.jobs, cluster=self.cluster)
+            return [results[i] for i in range(len(items))]
 
-        def keep(j: int, result: R) -> None:
+        def keep(j: int, stored: tuple[dict[str, str], R]) -> None:
             i = todo[j]
-            results[i] = result
-            if paths[i] is not None:
-                write_atomically(paths[i], pickle.dumps(result))
+            results[i] = stored[1]
+            write_atomically(paths[i], pickle.dumps(stored))
 
-        run_tasks(fn, [items[i] for i in todo], keep, jobs=self.jobs, cluster=self.cluster)
+        run_tasks(functools.partial(_run_recording_code, fn), [items[i] for i in todo], keep, jobs=self.jobs, cluster=self.cluster)
         return [results[i] for i in range(len(items))]
 
     def _path(self, fn: Callable, item: object) -> Path:
         assert self.store is not None
-        key = hashlib.sha256(pickle.dumps((fn.__module__, fn.__qualname__, item, code_fingerprint()), protocol=4)).hexdigest()[:20]
+        key = hashlib.sha256(pickle.dumps((STORE_FORMAT, fn.__module__, fn.__qualname__, item), protocol=4)).hexdigest()[:20]
         return self.store / f"{key}.pickle"
+
+
+def _hash_now(name: str, seen: dict[str, str | None]) -> str | None:
+    """The hash of module ``name``'s file as it is on disk now (None if it has none), once per
+    name in ``seen``."""
+    if name not in seen:
+        path = _module_file(name)
+        seen[name] = _file_hash(path) if path is not None else None
+    return seen[name]
 
 
 def write_atomically(path: Path, data: bytes, mode: int = 0o644) -> None:
