@@ -13,6 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::ring::Ring;
 use crate::time::SimTime;
 
 /// Everything that can happen.
@@ -74,69 +75,16 @@ const LANE_TIME_MAX: SimTime = (u64::MAX >> RANK_BITS) - 1;
 /// The key of an empty lane: after every lane entry's key.
 const EMPTY: u64 = u64::MAX;
 
-/// A FIFO of the events of one delay, in time order by construction.
-///
-/// A ring of its own rather than a `VecDeque` (issue 21): a power-of-two
-/// capacity makes the wrap a mask, and a push or pop costs about a third of the
-/// instructions (callgrind: 18 per pop and 8 per push with `VecDeque`).
+/// A FIFO of the events of one delay, in time order by construction (a
+/// [`Ring`]: see its module doc for why not a `VecDeque`).
 struct Lane {
     delay: SimTime,
-    /// The entries are `buf[(head + i) & (buf.len() - 1)]` for `i < len`;
-    /// `buf.len()` is 0 or a power of two, the rest of it filler.
-    buf: Vec<Entry>,
-    head: usize,
-    len: usize,
+    entries: Ring<Entry>,
 }
 
 impl Lane {
     fn new(delay: SimTime) -> Self {
-        Lane { delay, buf: Vec::new(), head: 0, len: 0 }
-    }
-
-    #[inline(always)]
-    fn push_back(&mut self, e: Entry) {
-        if self.len == self.buf.len() {
-            self.grow();
-        }
-        let mask = self.buf.len() - 1;
-        self.buf[(self.head + self.len) & mask] = e;
-        self.len += 1;
-    }
-
-    #[inline(always)]
-    fn front(&self) -> Option<&Entry> {
-        (self.len > 0).then(|| &self.buf[self.head])
-    }
-
-    #[inline(always)]
-    fn pop_front(&mut self) -> Option<Entry> {
-        if self.len == 0 {
-            return None;
-        }
-        let e = self.buf[self.head];
-        self.head = (self.head + 1) & (self.buf.len() - 1);
-        self.len -= 1;
-        Some(e)
-    }
-
-    /// Twice the capacity (16 at first), the entries moved to its start in order.
-    #[cold]
-    fn grow(&mut self) {
-        let filler = Entry { time: 0, seq: 0, event: Event::Sample };
-        let mut buf = vec![filler; (2 * self.buf.len()).max(16)];
-        for (i, e) in self.iter().enumerate() {
-            buf[i] = *e;
-        }
-        (self.buf, self.head) = (buf, 0);
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Entry> {
-        let mask = self.buf.len().wrapping_sub(1);
-        (0..self.len).map(move |i| &self.buf[(self.head + i) & mask])
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
+        Lane { delay, entries: Ring::new() }
     }
 }
 
@@ -234,7 +182,7 @@ impl EventQueue {
         if self.fronts[lane] == EMPTY {
             self.fronts[lane] = (time << RANK_BITS) | self.ranks[lane];
         }
-        self.lanes[lane].push_back(entry);
+        self.lanes[lane].entries.push_back(entry);
     }
 
     /// The lane of `delay`: its own, or a new one, or an empty one given to it
@@ -248,7 +196,7 @@ impl EventQueue {
             self.lanes.push(Lane::new(delay));
             self.lanes.len() - 1
         } else {
-            let i = self.lanes.iter().position(Lane::is_empty)?;
+            let i = self.lanes.iter().position(|l| l.entries.is_empty())?;
             self.lanes[i].delay = delay;
             i
         };
@@ -262,7 +210,7 @@ impl EventQueue {
         order.sort_by_key(|&i| Reverse(self.lanes[i].delay));
         for (rank, &i) in order.iter().enumerate() {
             self.ranks[i] = rank as u64;
-            self.fronts[i] = self.lanes[i].front().map_or(EMPTY, |e| (e.time << RANK_BITS) | rank as u64);
+            self.fronts[i] = self.lanes[i].entries.front().map_or(EMPTY, |e| (e.time << RANK_BITS) | rank as u64);
         }
     }
 
@@ -284,7 +232,7 @@ impl EventQueue {
         if let Some(&Reverse(top)) = self.heap.peek() {
             let before_lanes = best == EMPTY || {
                 let t = best >> RANK_BITS;
-                top.time < t || (top.time == t && self.lanes[lane].front().is_some_and(|f| top.seq < f.seq))
+                top.time < t || (top.time == t && self.lanes[lane].entries.front().is_some_and(|f| top.seq < f.seq))
             };
             if before_lanes {
                 if top.time > limit {
@@ -297,7 +245,7 @@ impl EventQueue {
         if best == EMPTY || best >> RANK_BITS > limit {
             return None;
         }
-        let entries = &mut self.lanes[lane];
+        let entries = &mut self.lanes[lane].entries;
         let e = entries.pop_front()?;
         self.fronts[lane] = entries.front().map_or(EMPTY, |f| (f.time << RANK_BITS) | self.ranks[lane]);
         Some((e.time, e.event))
@@ -307,11 +255,11 @@ impl EventQueue {
     /// for changes between steps, not for the event loop).
     pub fn latest(&self, event: Event) -> Option<SimTime> {
         let heap = self.heap.iter().map(|Reverse(e)| e);
-        heap.chain(self.lanes.iter().flat_map(Lane::iter)).filter(|e| e.event == event).map(|e| e.time).max()
+        heap.chain(self.lanes.iter().flat_map(|l| l.entries.iter())).filter(|e| e.event == event).map(|e| e.time).max()
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(|l| l.len).sum::<usize>()
+        self.heap.len() + self.lanes.iter().map(|l| l.entries.len()).sum::<usize>()
     }
 
     pub fn is_empty(&self) -> bool {

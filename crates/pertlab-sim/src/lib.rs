@@ -14,6 +14,7 @@ pub mod packet_store;
 pub mod pcap;
 pub mod presets;
 pub mod queue;
+pub mod ring;
 pub mod rng;
 pub mod scenario;
 pub mod stats;

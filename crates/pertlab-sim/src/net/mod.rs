@@ -23,12 +23,11 @@
 pub mod burst_loss;
 pub mod routing;
 
-use std::collections::VecDeque;
-
 use crate::engine::LaneHint;
 use crate::packet::Packet;
 use crate::packet_store::{PacketId, PacketStore};
 use crate::queue::OutputQueue;
+use crate::ring::Ring;
 use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
 use routing::Routes;
@@ -63,7 +62,7 @@ pub struct Channel {
     pub tx_started: SimTime,
     /// Packets on the wire, oldest first (each has an `Arrive` event pending),
     /// then the packet being serialised if `transmitting`: their slots.
-    pub pipe: VecDeque<PacketId>,
+    pub pipe: Ring<PacketId>,
     pub counters: ChannelCounters,
     /// The last packet size sent and its transmission time: a channel mostly
     /// carries one size (data one way, ACKs the other), and the division of
@@ -154,7 +153,7 @@ mod tests {
             queue: OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(DropTail), crate::rng::from_seed(2)),
             transmitting: false,
             tx_started: 0,
-            pipe: VecDeque::new(),
+            pipe: Ring::new(),
             counters: ChannelCounters::default(),
             last_tx: (0, 0),
             hold_until: 0,

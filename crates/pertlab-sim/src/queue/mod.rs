@@ -36,12 +36,11 @@ pub mod swtp;
 pub mod wtp;
 pub mod xcp;
 
-use std::collections::VecDeque;
-
 use rand::Rng;
 
 use crate::packet::{Ecn, Packet};
 use crate::packet_store::{PacketId, PacketStore};
+use crate::ring::Ring;
 use crate::rng::SimRng;
 use crate::time::SimTime;
 
@@ -194,7 +193,7 @@ impl QueueCounters {
 /// A FIFO buffer with a limit, a discipline and counters. The buffer holds
 /// the packets' slots in the world's [`PacketStore`] (see `packet_store`).
 pub struct OutputQueue {
-    buf: VecDeque<PacketId>,
+    buf: Ring<PacketId>,
     /// The per-class buffers and scheduler of a multi-class queue (then `buf`
     /// stays empty). Boxed: inline it made every channel 264 bytes larger, and
     /// a single-FIFO queue's per-packet fields further apart (issue 21).
@@ -221,7 +220,7 @@ pub enum Enqueued {
 impl OutputQueue {
     pub fn new(limit: QueueLimit, link_rate_bps: u64, discipline: Box<dyn QueueDiscipline>, rng: SimRng) -> Self {
         OutputQueue {
-            buf: VecDeque::new(),
+            buf: Ring::new(),
             classes: None,
             len_pkts: 0,
             len_bytes: 0,
