@@ -23,7 +23,7 @@ fn packet(class: usize) -> Packet {
 /// A queue of `n` classes (or a FIFO when `scheduler` is None) with BACKLOG packets per class.
 fn filled(n: usize, scheduler: Option<Box<dyn Scheduler>>) -> StandaloneQueue {
     let q = OutputQueue::new(QueueLimit::Packets(u32::MAX), 1_000_000_000, Box::new(DropTail), from_seed(1));
-    let mut q = match scheduler {
+    let q = match scheduler {
         Some(s) => q.with_classes(MultiClass::new(n, QueueLimit::Packets(u32::MAX), s, 1000)),
         None => q,
     };

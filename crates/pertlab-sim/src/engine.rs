@@ -64,6 +64,8 @@ pub const EVENT_BYTES: usize = std::mem::size_of::<Entry>();
 /// an empty lane is given to a new delay, and events of a delay that finds no
 /// lane go to the heap.
 const MAX_LANES: usize = 8;
+// `EventQueue::pop_until` takes the least of the lanes' keys as a tree of eight.
+const _: () = assert!(MAX_LANES == 8);
 
 /// Bits of a lane key that hold the lane's rank (see [`EventQueue`]).
 const RANK_BITS: u32 = MAX_LANES.trailing_zeros();
@@ -74,6 +76,15 @@ const LANE_TIME_MAX: SimTime = (u64::MAX >> RANK_BITS) - 1;
 
 /// The key of an empty lane: after every lane entry's key.
 const EMPTY: u64 = u64::MAX;
+
+/// The low bits of a lane key: the lane's rank, which is its index.
+const RANK_MASK: u64 = (MAX_LANES - 1) as u64;
+
+/// The key of a lane entry due at `time` in the lane of rank `rank`.
+#[inline(always)]
+fn key(time: SimTime, rank: usize) -> u64 {
+    (time << RANK_BITS) | rank as u64
+}
 
 /// A FIFO of the events of one delay, in time order by construction (a
 /// [`Ring`]: see its module doc for why not a `VecDeque`).
@@ -110,28 +121,31 @@ impl Default for LaneHint {
 /// fronts by (time, insertion number), so the order is exactly the order a
 /// single heap would give.
 ///
-/// Finding the earliest lane front is a scan of `fronts`, one 64-bit key per
+/// Finding the earliest lane front is the least of `fronts`, one 64-bit key per
 /// lane: the front's time, then the lane's *rank* in the low bits. Two lane
 /// fronts due at the same time were scheduled at `time - delay` of their lanes,
 /// so the one of the longer delay was scheduled at an earlier "now", hence
 /// earlier: ranking the lanes by delay, longest first, orders such ties by
-/// insertion number without carrying it in the key (issue 21: a scan of 64-bit
-/// keys instead of 128-bit (time, insertion) pairs, on every event). Only a tie
-/// between the heap's top and a lane front compares insertion numbers.
+/// insertion number without carrying it in the key (issue 21: 64-bit keys
+/// instead of 128-bit (time, insertion) pairs, on every event). The lanes are
+/// kept in rank order, so the least key also names its lane, and the least of
+/// the fixed array is taken pairwise (a tree of depth 3, not a chain of 8
+/// dependent comparisons). Only a tie between the heap's top and a lane front
+/// compares insertion numbers.
 pub struct EventQueue {
     heap: BinaryHeap<Reverse<Entry>>,
+    /// The lanes by delay, longest first: a lane's index is its rank, in the
+    /// low bits of its keys.
     lanes: Vec<Lane>,
-    /// Each lane's rank (0 for the longest delay) in the low bits of its keys.
-    ranks: [u64; MAX_LANES],
     /// The key of each lane's front entry, [`EMPTY`] when the lane is empty or
-    /// not in use yet (a fixed-size array: the scan compiles to straight code).
+    /// not in use yet (a fixed-size array: its least is straight code).
     fronts: [u64; MAX_LANES],
     next_seq: u64,
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), lanes: Vec::new(), ranks: [0; MAX_LANES], fronts: [EMPTY; MAX_LANES], next_seq: 0 }
+        EventQueue { heap: BinaryHeap::new(), lanes: Vec::new(), fronts: [EMPTY; MAX_LANES], next_seq: 0 }
     }
 }
 
@@ -180,7 +194,7 @@ impl EventQueue {
         let entry = Entry { time, seq: self.next_seq, event };
         self.next_seq += 1;
         if self.fronts[lane] == EMPTY {
-            self.fronts[lane] = (time << RANK_BITS) | self.ranks[lane];
+            self.fronts[lane] = key(time, lane);
         }
         self.lanes[lane].entries.push_back(entry);
     }
@@ -192,25 +206,23 @@ impl EventQueue {
         if let Some(i) = self.lanes.iter().position(|l| l.delay == delay) {
             return Some(i);
         }
-        let i = if self.lanes.len() < MAX_LANES {
+        if self.lanes.len() < MAX_LANES {
             self.lanes.push(Lane::new(delay));
-            self.lanes.len() - 1
         } else {
             let i = self.lanes.iter().position(|l| l.entries.is_empty())?;
             self.lanes[i].delay = delay;
-            i
-        };
+        }
         self.rank_lanes();
-        Some(i)
+        self.lanes.iter().position(|l| l.delay == delay)
     }
 
-    /// Rank the lanes by delay, longest first, and re-key their fronts.
+    /// Put the lanes in rank order (by delay, longest first) and re-key their
+    /// fronts. Lanes move, so callers' hints may name another lane now: they
+    /// then find theirs by search (see [`LaneHint`]).
     fn rank_lanes(&mut self) {
-        let mut order: Vec<usize> = (0..self.lanes.len()).collect();
-        order.sort_by_key(|&i| Reverse(self.lanes[i].delay));
-        for (rank, &i) in order.iter().enumerate() {
-            self.ranks[i] = rank as u64;
-            self.fronts[i] = self.lanes[i].entries.front().map_or(EMPTY, |e| (e.time << RANK_BITS) | rank as u64);
+        self.lanes.sort_by_key(|l| Reverse(l.delay));
+        for (rank, lane) in self.lanes.iter().enumerate() {
+            self.fronts[rank] = lane.entries.front().map_or(EMPTY, |e| key(e.time, rank));
         }
     }
 
@@ -222,13 +234,10 @@ impl EventQueue {
     /// the lanes: the main loop's check of the end time costs nothing extra).
     #[inline(always)]
     pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
-        // The earliest lane front: its key and lane (`EMPTY` if all lanes are empty).
-        let (mut best, mut lane) = (EMPTY, 0);
-        for (i, &k) in self.fronts.iter().enumerate() {
-            if k < best {
-                (best, lane) = (k, i);
-            }
-        }
+        // The earliest lane front's key (`EMPTY` if all lanes are empty), and its lane.
+        let f = &self.fronts;
+        let best = (f[0].min(f[1]).min(f[2].min(f[3]))).min(f[4].min(f[5]).min(f[6].min(f[7])));
+        let lane = (best & RANK_MASK) as usize;
         if let Some(&Reverse(top)) = self.heap.peek() {
             let before_lanes = best == EMPTY || {
                 let t = best >> RANK_BITS;
@@ -247,7 +256,7 @@ impl EventQueue {
         }
         let entries = &mut self.lanes[lane].entries;
         let e = entries.pop_front()?;
-        self.fronts[lane] = entries.front().map_or(EMPTY, |f| (f.time << RANK_BITS) | self.ranks[lane]);
+        self.fronts[lane] = entries.front().map_or(EMPTY, |f| key(f.time, lane));
         Some((e.time, e.event))
     }
 
