@@ -284,7 +284,12 @@ impl World {
                 Some(at) => self.queue.push(at, Event::Arrive(c)),
             }
         }
-        self.start_tx(c);
+        // An access link's queue is empty after nearly every transmission: the
+        // check here spares `start_tx`'s call (issue 21), which on an empty
+        // queue does nothing (no discipline sees an empty queue's dequeue).
+        if !self.channels[c as usize].queue.is_empty() {
+            self.start_tx(c);
+        }
     }
 
     fn arrive(&mut self, c: u32) {
