@@ -180,8 +180,6 @@ pub struct QueueCounters {
     pub area_pkts: u128,
     /// Integral of the length in bytes over time, byte-nanoseconds.
     pub area_bytes: u128,
-    /// Time of the last update of the integrals.
-    pub last_change: SimTime,
 }
 
 impl QueueCounters {
@@ -271,12 +269,23 @@ impl OutputQueue {
         QueueView { len_pkts: self.len_pkts, len_bytes: self.len_bytes, limit: self.limit, link_rate_bps: self.link_rate_bps }
     }
 
-    /// Bring the time integrals up to `now` (call before every length change).
-    pub fn integrate(&mut self, now: SimTime) {
-        let dt = now.saturating_sub(self.counters.last_change) as u128;
-        self.counters.area_pkts += dt * self.len_pkts as u128;
-        self.counters.area_bytes += dt * self.len_bytes as u128;
-        self.counters.last_change = now;
+    /// The counters as of `now`, the time integrals with the packets still
+    /// waiting counted up to `now`.
+    ///
+    /// The integral of the length over time is the sum of every packet's time
+    /// in the buffer (exactly, in integer nanoseconds): `counters` holds that
+    /// sum over the packets that have left, added once per packet as it leaves
+    /// ([`OutputQueue::dequeue`]), instead of the length times the time since
+    /// the last change at every arrival and departure (issue 21: half the
+    /// updates, and no 128-bit multiplication for the packet count).
+    pub fn counters_at(&self, now: SimTime, store: &PacketStore) -> QueueCounters {
+        let mut c = self.counters;
+        for pkt in self.packets(store) {
+            let waited = now.saturating_sub(pkt.enq_ts);
+            c.area_pkts += u128::from(waited);
+            c.area_bytes += u128::from(waited) * u128::from(pkt.size);
+        }
+        c
     }
 
     fn would_overflow(&self, pkt: &Packet) -> bool {
@@ -308,7 +317,6 @@ impl OutputQueue {
             pkt.enq_ts = now;
             let size = pkt.size as u64;
             classes.push(store.take(id));
-            self.integrate(now);
             self.len_pkts += 1;
             self.len_bytes += size;
             return Enqueued::Queued;
@@ -328,7 +336,6 @@ impl OutputQueue {
         pkt.marked = !was_ce && pkt.ecn == Ecn::Ce;
         pkt.enq_ts = now;
         let size = pkt.size as u64;
-        self.integrate(now);
         self.len_pkts += 1;
         self.len_bytes += size;
         self.buf.push_back(id);
@@ -342,7 +349,7 @@ impl OutputQueue {
     pub fn dequeue(&mut self, now: SimTime, store: &mut PacketStore, dropped: &mut Vec<PacketId>) -> Option<PacketId> {
         if let Some(classes) = self.classes.as_mut() {
             let pkt = classes.pop(now)?;
-            self.integrate_removed(now, pkt.size);
+            self.leave(now, &pkt);
             self.counters.departures += 1;
             self.counters.departure_bytes += pkt.size as u64;
             return Some(store.put(pkt));
@@ -352,7 +359,7 @@ impl OutputQueue {
                 store.prefetch(next);
             }
             let pkt = store.get_mut(id);
-            self.integrate_removed(now, pkt.size);
+            self.leave(now, pkt);
             let was_ce = pkt.ecn == Ecn::Ce;
             let verdict = if self.passive { Verdict::Pass } else { self.discipline.on_departure(&self.view(), pkt, now) };
             match verdict {
@@ -374,14 +381,14 @@ impl OutputQueue {
         None
     }
 
-    fn integrate_removed(&mut self, now: SimTime, size: u32) {
-        // The integral covers the time the packet was still in the buffer.
-        let dt = now.saturating_sub(self.counters.last_change) as u128;
-        self.counters.area_pkts += dt * (self.len_pkts as u128);
-        self.counters.area_bytes += dt * (self.len_bytes as u128);
-        self.counters.last_change = now;
+    /// `pkt` leaves the buffer at `now`: its time there goes into the
+    /// integrals (see [`OutputQueue::counters_at`]).
+    fn leave(&mut self, now: SimTime, pkt: &Packet) {
+        let waited = now.saturating_sub(pkt.enq_ts);
+        self.counters.area_pkts += u128::from(waited);
+        self.counters.area_bytes += u128::from(waited) * u128::from(pkt.size);
         self.len_pkts -= 1;
-        self.len_bytes -= size as u64;
+        self.len_bytes -= pkt.size as u64;
     }
 
     fn count_drop(&mut self, kind: DropKind) {
@@ -453,13 +460,18 @@ mod tests {
         let mut q = StandaloneQueue::new(OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1)));
         assert_eq!(q.offer(pkt(100), 0), Enqueued::Queued);
         assert_eq!(q.offer(pkt(100), 10), Enqueued::Queued);
+        assert_eq!(q.offer(pkt(50), 20), Enqueued::Queued);
+        // At 25: 1 packet for 10 ns, 2 for 10 ns, 3 for 5 ns.
+        let at = q.queue.counters_at(25, &q.store);
+        assert_eq!((at.area_pkts, at.area_bytes), (10 + 20 + 15, 1000 + 2000 + 5 * 250));
         q.serve(30).unwrap();
         q.serve(40).unwrap();
-        q.queue.integrate(100);
-        // 1 packet for 10 ns, 2 for 20 ns, 1 for 10 ns: 10 + 40 + 10.
-        assert_eq!(q.counters.area_pkts, 60);
-        assert_eq!(q.counters.area_bytes, 6000);
-        assert_eq!(q.len_bytes(), 0);
+        q.serve(50).unwrap();
+        // 1 packet for 10 ns, 2 for 10, 3 for 10, 2 for 10, 1 for 10: 10 + 20 + 30 + 20 + 10.
+        let done = q.queue.counters_at(100, &q.store);
+        assert_eq!(done.area_pkts, 90);
+        assert_eq!(done.area_bytes, 100 * (30 + 30) + 50 * 30);
+        assert_eq!((done, q.len_bytes()), (q.counters, 0));
     }
 
     #[test]

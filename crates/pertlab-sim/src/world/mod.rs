@@ -176,12 +176,9 @@ impl World {
     /// Every cumulative counter of the world now.
     fn snapshot(&mut self) -> Snapshot {
         let now = self.now;
-        for c in self.channels.iter_mut() {
-            c.queue.integrate(now);
-        }
         Snapshot {
             time: now,
-            queues: self.channels.iter().map(|c| c.queue.counters).collect(),
+            queues: self.channels.iter().map(|c| c.queue.counters_at(now, &self.store)).collect(),
             channels: self.channels.iter().map(|c| c.counters_at(now)).collect(),
             senders: self.flows.iter().map(|f| *f.sender.counters()).collect(),
             receivers: self.flows.iter().map(|f| *f.receiver.counters()).collect(),
