@@ -214,18 +214,18 @@ class Workers:
         item, holding the result and the code that computed it, :func:`loaded_code`), and a
         result stored is not computed again while every file of that code is as it was."""
         items = list(items)
-        paths = [self._path(fn, x) for x in items] if self.store is not None else [None] * len(items)
         results: dict[int, R] = {}
-        now: dict[str, str | None] = {}
-        for i, path in enumerate(paths):
-            if path is not None and path.is_file():
-                code, result = pickle.loads(path.read_bytes())
-                if all(_hash_now(name, now) == h for name, h in code.items()):
-                    results[i] = result
-        todo = [i for i in range(len(items)) if i not in results]
         if self.store is None:
             run_tasks(fn, items, results.__setitem__, jobs=self.jobs, cluster=self.cluster)
             return [results[i] for i in range(len(items))]
+        paths = [self._path(fn, x) for x in items]
+        on_disk: dict[str, str | None] = {}
+        for i, path in enumerate(paths):
+            if path.is_file():
+                code, result = pickle.loads(path.read_bytes())
+                if all(_hash_now(name, on_disk) == h for name, h in code.items()):
+                    results[i] = result
+        todo = [i for i in range(len(items)) if i not in results]
 
         def keep(j: int, stored: tuple[dict[str, str], R]) -> None:
             i = todo[j]

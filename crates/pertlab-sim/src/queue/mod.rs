@@ -204,6 +204,8 @@ pub struct OutputQueue {
     discipline: Box<dyn QueueDiscipline>,
     /// `discipline.is_passive()`, asked once.
     passive: bool,
+    /// Counts so far; its time integrals cover the packets that have left
+    /// (read them through [`OutputQueue::counters_at`], which adds the rest).
     pub counters: QueueCounters,
     pub rng: SimRng,
 }

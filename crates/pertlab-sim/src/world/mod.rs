@@ -174,7 +174,7 @@ impl World {
     }
 
     /// Every cumulative counter of the world now.
-    fn snapshot(&mut self) -> Snapshot {
+    fn snapshot(&self) -> Snapshot {
         let now = self.now;
         Snapshot {
             time: now,
