@@ -27,7 +27,7 @@ def test_video_success_against_t_over_mu(tmp_path):
     # Reno and CUBIC streams succeed at T/mu >= 1.35; PERT's fall behind the video rate.
     for cc in ("sack", "cubic"):
         assert by[cc].filter(by[cc]["t_mu"] >= 1.35)["success"].mean() >= 0.9
-    fig10, fig11, fig8_low, fig8_high, fig12, c, cause, timeouts, ramp, fig6_t_mu, fig6_rtt, small, small_cause = report.claims
+    fig10, fig11, fig8_low, fig8_high, fig12, c, cause, timeouts, waits, ramp, fig6_t_mu, fig6_rtt, small, small_cause = report.claims
     assert c.text.startswith("Fig 9") and not c.holds, c.evidence
     # Figs 10, 11 (success against the start-up delay, from the same runs): with 60 s runs PERT's
     # streams lag their schedule by less than 26 s, so longer delays rescue them; the quick loads
@@ -53,6 +53,17 @@ def test_video_success_against_t_over_mu(tmp_path):
     repairs = {cc: streams.filter(cc=cc).select(pl.col("timeouts").sum(), pl.col("fast_recoveries").sum()).row(0) for cc in ("pert-adaptive", "pert-adaptive-no-early")}
     share = {cc: t / (t + f) for cc, (t, f) in repairs.items()}
     assert share["pert-adaptive"] > 3 * share["pert-adaptive-no-early"] and repairs["pert-adaptive"][1] > 1000
+    # How much of the high-loss failure those timeouts can carry: PERT's streams wait on the timer
+    # far longer than Reno's, but for less of the run than they fall short of the video rate, so the
+    # timeouts are not the whole of it (a known difference from the explanation, measured).
+    assert waits.text.startswith("pertlab: at loss 0.04-0.06") and not waits.holds, waits.evidence
+    lo, hi = 0.04, 0.06
+    in_bin = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
+    wait = {cc: (t["rto_wait_s"] / t["window_s"]).mean() for cc, t in ((cc, in_bin.filter(cc=cc)) for cc in ("pert-adaptive", "sack"))}
+    pert_bin = in_bin.filter(cc="pert-adaptive")
+    shortfall = (1 - pert_bin["goodput_mbps"] * 1000 / pert_bin["video_kbps"]).mean()
+    assert wait["pert-adaptive"] > 5 * wait["sack"] and 0.02 < wait["pert-adaptive"] < shortfall / 2, (wait, shortfall)
+    assert (pert_bin["rto_wait_s"] >= 0.2 * pert_bin["timeouts"]).all(), "each timeout waits at least the 200 ms RTO floor"
     # pertlab's test of one detail the thesis leaves open: alpha's ramp in compete mode. Set to its
     # target 1 + p'/p at each period's end, alpha keeps the streams' windows up between cuts; the
     # early responses stay as frequent, and the streams and the greedy probe both do better.

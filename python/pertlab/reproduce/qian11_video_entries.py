@@ -116,6 +116,7 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
               f"of the window, mean late fraction {pert['late_fraction'].mean():.3g}"),
         _early_response_claim(streams),
         _timeout_claim(streams),
+        _timeout_wait_claim(streams),
         _alpha_ramp_claim(streams),
         *_fig6_claims(every),
         _small_packets_claim(every),
@@ -315,6 +316,44 @@ def _timeout_claim(streams: pl.DataFrame) -> Claim:
         and share_all["pert-adaptive"] >= TIMEOUT_SHARE_RATIO * share_all[v.NO_EARLY_RESPONSE],
         f"timeouts among loss repairs at loss {lo:.2f}-{hi:.2f}: " + "; ".join(f"{cc} {shown(bin_[cc], share_bin[cc])}" for cc in ccs)
         + "; over every stream of the same runs: " + "; ".join(f"{cc} {shown(every[cc], share_all[cc])}" for cc in every),
+    )
+
+
+def _wait_and_shortfall(t: pl.DataFrame) -> tuple[float, float]:
+    """Of ``t``'s streams, the mean share of the window spent waiting on retransmission timeouts,
+    and the mean shortfall of the goodput from the video rate, as a share of that rate."""
+    wait = (t["rto_wait_s"] / t["window_s"]).mean()
+    shortfall = (1 - t["goodput_mbps"] * 1000 / t["video_kbps"]).mean()
+    return float(wait), float(shortfall)
+
+
+def _timeout_wait_claim(streams: pl.DataFrame) -> Claim:
+    """pertlab's test of how much of PERT's failure at Fig 8's high loss the timeouts can carry: a
+    stream sends and learns nothing while it waits on the retransmission timer, so if that time is
+    smaller than its shortfall from the video rate, something else must make up the difference."""
+    lo, hi = v.LOSS_BINS[-1]
+    in_bin = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
+    ccs = ("pert-adaptive", "sack")
+    t = {cc: in_bin.filter(pl.col("cc") == cc) for cc in ccs}
+    measured = all(x.height for x in t.values())
+    ws = {cc: _wait_and_shortfall(x) for cc, x in t.items() if x.height}
+    pert = ws.get("pert-adaptive", (float("nan"), float("nan")))
+
+    def shown(cc: str) -> str:
+        if cc not in ws:
+            return f"{cc}: no stream"
+        (wait, shortfall), x = ws[cc], t[cc]
+        return (f"{cc} ({x.height} streams): waiting {wait:.3g} of the window ({x['rto_wait_s'].mean():.4g} s in "
+                f"{x['timeouts'].mean():.4g} timeouts, {x['rto_wait_s'].sum() / max(x['timeouts'].sum(), 1):.3g} s each), "
+                f"shortfall {shortfall:.3g}")  # fmt: skip
+
+    return Claim(
+        f"pertlab: at loss {lo:.2f}-{hi:.2f}, PERT's streams spend at least as large a share of the run waiting on retransmission "
+        f"timeouts as they fall short of the video rate (so the timeouts alone can account for the shortfall), and at least "
+        f"{TIMEOUT_SHARE_RATIO:g} times the share Reno's streams in the same loss range wait.",
+        measured and pert[0] >= pert[1] > 0 and pert[0] >= TIMEOUT_SHARE_RATIO * ws["sack"][0],
+        f"at loss {lo:.2f}-{hi:.2f}, share of the window waiting on timeouts against the shortfall of goodput from the video "
+        "rate: " + "; ".join(shown(cc) for cc in ccs),
     )
 
 

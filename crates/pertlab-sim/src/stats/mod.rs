@@ -222,6 +222,11 @@ pub struct FlowResult {
     /// drops / (segments_received + drops): see the module doc.
     pub drop_rate: f64,
     pub timeouts: u64,
+    /// Within the window: seconds the sender waited on the retransmission
+    /// timeouts that fired, each from the timer's arming to its expiry
+    /// (`SenderCounters::rto_wait_ns`; a timeout that fires after the window
+    /// ends is not counted, one that fires within it is counted whole).
+    pub rto_wait_s: f64,
     pub fast_recoveries: u64,
     pub ecn_reductions: u64,
     pub early_responses: u64,
@@ -360,7 +365,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 40;
+    pub const COLUMNS: u64 = 41;
 }
 
 impl ControllerResult {

@@ -228,6 +228,7 @@ pub fn assemble(input: ReportInput) -> Results {
                 drops,
                 drop_rate: ratio(drops, received + drops),
                 timeouts: sb.timeouts - sa.timeouts,
+                rto_wait_s: to_secs(sb.rto_wait_ns - sa.rto_wait_ns),
                 fast_recoveries: sb.fast_recoveries - sa.fast_recoveries,
                 ecn_reductions: sb.ecn_reductions - sa.ecn_reductions,
                 early_responses: b.cc[i].early_responses - a.cc[i].early_responses,

@@ -107,6 +107,10 @@ pub struct SenderCounters {
     pub retransmits: u64,
     /// Retransmission timeouts that fired.
     pub timeouts: u64,
+    /// Time spent waiting on those timeouts: for each, from the arming of the
+    /// timer to its expiry (the RTO then in force, backed off after earlier
+    /// timeouts), ns. Nothing is sent or acknowledged in that time.
+    pub rto_wait_ns: u64,
     /// Entries into fast recovery.
     pub fast_recoveries: u64,
     /// Window reductions in response to ECN echoes.
@@ -152,6 +156,8 @@ pub struct TcpSender {
     rtt: RttEstimator,
     /// When the retransmission timer fires; `None` when it is stopped.
     rto_at: Option<SimTime>,
+    /// When it was last armed (for `SenderCounters::rto_wait_ns`).
+    rto_armed_at: SimTime,
     /// RFC 6675 RecoveryPoint / RFC 6582 `recover` (Linux `high_seq`): `snd_nxt`
     /// when the window was last reduced (loss, timeout or ECN). Recovery, Loss
     /// and CWR end when `snd_una` reaches it; an ECE is acted upon only if the
@@ -207,6 +213,7 @@ impl TcpSender {
             sb: Scoreboard::new(),
             rtt,
             rto_at: None,
+            rto_armed_at: 0,
             recovery_point: 0,
             dupacks: 0,
             reno_sacked: 0,
@@ -356,6 +363,7 @@ impl TcpSender {
             return;
         }
         self.counters.timeouts += 1;
+        self.counters.rto_wait_ns += now - self.rto_armed_at;
         self.sync_tp();
         // RFC 5681 3.1: ssthresh is held constant when the timer fires again
         // for data it already retransmitted.
@@ -373,8 +381,14 @@ impl TcpSender {
         self.sync_tp();
         self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
         self.set_ca_state(CaState::Loss);
-        self.rto_at = Some(now.saturating_add(self.rtt.rto()));
+        self.arm_rto(now);
         self.transmit(now, out);
+    }
+
+    /// (Re)start the retransmission timer at `now`: it fires one RTO later.
+    fn arm_rto(&mut self, now: SimTime) {
+        self.rto_at = Some(now.saturating_add(self.rtt.rto()));
+        self.rto_armed_at = now;
     }
 
     /// When the retransmission timer fires, if armed.

@@ -18,7 +18,11 @@ impl TcpSender {
         self.reno_sacked = self.reno_sacked.saturating_sub(acked.segments - 1);
         let rtt = self.take_rtt_sample(now, ack, acked);
         // RFC 6298 5.2: stop the timer when nothing is outstanding; 5.3: restart it.
-        self.rto_at = (self.sb.outstanding() > 0).then(|| now.saturating_add(self.rtt.rto()));
+        if self.sb.outstanding() > 0 {
+            self.arm_rto(now);
+        } else {
+            self.rto_at = None;
+        }
         rtt
     }
 

@@ -161,6 +161,8 @@ fn rto_backs_off_exponentially_and_collapses_after_new_data_is_acked() {
         b.run_until(t * SEC);
         let c = b.snd.counters();
         assert_eq!((c.timeouts, c.retransmits), (k as u64 + 1, k as u64 + 1));
+        // Waited from the start (timer armed at 0) to this timeout: 1 s, then 2 and 4 more.
+        assert_eq!(c.rto_wait_ns, t * SEC);
         assert_eq!(b.snd.rto_deadline(), Some(next * SEC));
         assert_eq!((b.snd.tp.snd_cwnd, b.snd.tp.snd_ssthresh), (1, 2));
         assert_eq!(b.snd.tp.ca_state, CaState::Loss);
@@ -177,6 +179,7 @@ fn rto_backs_off_exponentially_and_collapses_after_new_data_is_acked() {
     b.run_until(7 * SEC + 250 * MS);
     assert!(b.snd.rto() < 400 * MS, "rto {}", b.snd.rto());
     assert_eq!(b.snd.counters().timeouts, 3);
+    assert_eq!(b.snd.counters().rto_wait_ns, 7 * SEC, "no timeout since the one at 7 s");
     b.check_conservation();
 }
 

@@ -125,7 +125,7 @@ impl TcpSender {
     /// just before the ACK of the retransmission (one RTT to collect the
     /// duplicate ACKs or SACKs, one for the retransmission).
     fn restart_timer_for_head(&mut self, now: SimTime) {
-        self.rto_at = Some(now.saturating_add(self.rtt.rto()));
+        self.arm_rto(now);
     }
 
     fn data_packet(&self, seq: u32, now: SimTime) -> Packet {
@@ -141,7 +141,7 @@ impl TcpSender {
     fn emit(&mut self, pkt: Packet, now: SimTime, out: &mut Vec<Packet>) {
         // RFC 6298 5.1: start the timer if it is not running.
         if self.rto_at.is_none() {
-            self.rto_at = Some(now.saturating_add(self.rtt.rto()));
+            self.arm_rto(now);
         }
         match self.overhead.as_mut() {
             Some(overhead) => overhead.hold(now, pkt),
