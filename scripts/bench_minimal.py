@@ -12,6 +12,12 @@ a shared machine falls on both alike: each run's wall time as a whole process an
 and the median of the pairwise ratios canonical / minimal. The cost per event is the median CPU
 time over the run's events.
 
+Each round also runs both engines with MANY flows (issue 21: "run 1000 flows at the canonical
+run's events per second, within 15 %"): the events per CPU second of the MANY-flow run over the
+50-flow run's, for pertlab against its target and for the minimal engine beside it, whose
+per-flow state is a few dozen bytes: how much of the slowdown with many flows the scenario
+itself brings.
+
 Run: python3 scripts/bench_minimal.py [ROUNDS] (default 11).
 """
 
@@ -34,6 +40,8 @@ EXAMPLES = ROOT / "target" / "release" / "examples"
 CANONICAL, MINIMAL = EXAMPLES / "canonical", EXAMPLES / "minimal_dumbbell"
 #: The issue's target: the canonical run in at most this many times the minimal engine's time.
 TARGET = 1.25
+#: The many-flow run, and the issue's target for its events per second over the 50-flow run's.
+MANY, MANY_TARGET = 1000, 0.85
 
 
 def timed(cmd: list[str]) -> tuple[float, float, str]:
@@ -83,17 +91,26 @@ def main() -> None:
     subprocess.run(build, cwd=ROOT, check=True)
     where = machine()
     c, m = fairness()
-    runs: dict[str, list[tuple[float, float]]] = {"canonical": [], "minimal": []}
+    runs: dict[str, list[tuple[float, float]]] = {"canonical": [], "minimal": [], "canonical_many": [], "minimal_many": []}
+    events: dict[str, int] = {}
     for _ in range(rounds):
-        for name, cmd in (("canonical", [str(CANONICAL)]), ("minimal", [str(MINIMAL)])):
-            wall, cpu_s, _ = timed(cmd)
+        for name, cmd in (("canonical", [str(CANONICAL)]), ("minimal", [str(MINIMAL)]),
+                          ("canonical_many", [str(CANONICAL), str(MANY)]), ("minimal_many", [str(MINIMAL), str(MANY)])):  # fmt: skip
+            wall, cpu_s, out = timed(cmd)
             runs[name].append((wall, cpu_s))
+            events[name] = json.loads(out)["events"]
     load_end = os.getloadavg()[0]
+    # Events per CPU second with MANY flows over those with 50, per round (the two runs of one
+    # engine in the same round saw about the same load), and their median.
+    scaling = {
+        engine: statistics.median((events[f"{engine}_many"] / many[1]) / (events[engine] / few[1]) for few, many in zip(runs[engine], runs[f"{engine}_many"]))
+        for engine in ("canonical", "minimal")
+    }  # fmt: skip
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     ratio_wall = statistics.median(a[0] / b[0] for a, b in zip(runs["canonical"], runs["minimal"]))
     ratio_cpu = statistics.median(a[1] / b[1] for a, b in zip(runs["canonical"], runs["minimal"]))
     ns_c, ns_m = med["canonical"][1] * 1e9 / c["events"], med["minimal"][1] * 1e9 / m["events"]
-    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu}), file=sys.stderr)
+    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "scaling": scaling}), file=sys.stderr)
     write_block("bench-minimal", [
         "**Against a minimal engine** (issue 21; `scripts/bench_minimal.py`: `examples/canonical` against",
         "`examples/minimal_dumbbell`, a Reno-only engine of one file that uses nothing of pertlab-sim: the same",
@@ -117,6 +134,12 @@ def main() -> None:
         f"per event {ns_c / ns_m:.2f}. Issue 21's target is canonical <= {TARGET} x minimal: it {holds(ratio_cpu)} in CPU time",
         f"and {holds(ratio_wall)} in wall time on this run. At these medians it asks for at most {TARGET * med['minimal'][1]:.3f} s of CPU",
         f"for the canonical run ({100 * (1 - TARGET * med['minimal'][1] / med['canonical'][1]):.0f} % less than now), {TARGET * ns_m:.1f} ns per event at most.",
+        "",
+        f"With {MANY} flows (the same rounds, each engine's {MANY}-flow run beside its 50-flow run): events per CPU second",
+        f"at {MANY} flows over those at 50, median of the rounds: pertlab {scaling['canonical']:.2f}, the minimal engine",
+        f"{scaling['minimal']:.2f}. Issue 21's target for pertlab is at least {MANY_TARGET}: it {'holds' if scaling['canonical'] >= MANY_TARGET else 'does not hold'} on this run.",
+        f"Events per CPU second: pertlab {events['canonical'] / med['canonical'][1] / 1e6:.1f} M (50 flows), {events['canonical_many'] / med['canonical_many'][1] / 1e6:.1f} M ({MANY});",
+        f"minimal engine {events['minimal'] / med['minimal'][1] / 1e6:.1f} M (50), {events['minimal_many'] / med['minimal_many'][1] / 1e6:.1f} M ({MANY}).",
     ])  # fmt: skip
 
 
