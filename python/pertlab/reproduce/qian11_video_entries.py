@@ -79,7 +79,11 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
             "Fig 8's high loss: three duplicate ACKs need three segments sent after the lost one. A window kept small by the "
             "early responses, of a stream that often has no new data to send (limited transmit, RFC 3042, is on, but needs "
             "new data), often does not have them, and the loss waits for the retransmission timer. The timeout claim compares the "
-            "share of loss repairs that are timeouts; the table streams has each stream's timeouts and fast recoveries.",
+            "share of loss repairs that are timeouts; the table streams has each stream's timeouts and fast recoveries. The claim "
+            "after it asks how much of the failure those timeouts can carry: while a stream waits on the timer it sends nothing, "
+            "so it compares each stream's time spent waiting on timeouts (from the timer's arming to its expiry, `rto_wait_s` "
+            "in the table streams, out of `window_s`) with its shortfall from the video rate. Waits shorter than the shortfall "
+            "leave the rest to the small windows between timeouts.",
         ],
     )  # fmt: skip
     report.notes.append(
