@@ -80,8 +80,8 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
             "early responses, of a stream that often has no new data to send (limited transmit, RFC 3042, is on, but needs "
             "new data), often does not have them, and the loss waits for the retransmission timer. The timeout claim compares the "
             "share of loss repairs that are timeouts; the table streams has each stream's timeouts and fast recoveries. The claim "
-            "after it asks how much of the failure those timeouts can carry: while a stream waits on the timer it sends nothing, "
-            "so it compares each stream's time spent waiting on timeouts (from the timer's arming to its expiry, `rto_wait_s` "
+            "after it asks how much of the failure those timeouts can carry: while a stream waits on the timer no ACK moves its "
+            "window on, so it compares each stream's time spent waiting on timeouts (from the timer's arming to its expiry, `rto_wait_s` "
             "in the table streams, out of `window_s`) with its shortfall from the video rate. Waits shorter than the shortfall "
             "leave the rest to the small windows between timeouts.",
         ],
@@ -333,8 +333,9 @@ def _wait_and_shortfall(t: pl.DataFrame) -> tuple[float, float]:
 
 def _timeout_wait_claim(streams: pl.DataFrame) -> Claim:
     """pertlab's test of how much of PERT's failure at Fig 8's high loss the timeouts can carry: a
-    stream sends and learns nothing while it waits on the retransmission timer, so if that time is
-    smaller than its shortfall from the video rate, something else must make up the difference."""
+    stream's window does not move while it waits on the retransmission timer (an ACK that moved it
+    would restart the timer), so if that time is smaller than its shortfall from the video rate,
+    something else must make up the difference."""
     lo, hi = v.LOSS_BINS[-1]
     in_bin = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
     ccs = ("pert-adaptive", "sack")

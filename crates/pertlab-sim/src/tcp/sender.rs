@@ -109,7 +109,8 @@ pub struct SenderCounters {
     pub timeouts: u64,
     /// Time spent waiting on those timeouts: for each, from the arming of the
     /// timer to its expiry (the RTO then in force, backed off after earlier
-    /// timeouts), ns. Nothing is sent or acknowledged in that time.
+    /// timeouts), ns. No ACK advances `snd_una` in that time (one that did
+    /// would have restarted the timer).
     pub rto_wait_ns: u64,
     /// Entries into fast recovery.
     pub fast_recoveries: u64,
