@@ -99,6 +99,15 @@ def check_results(r: pertlab.Results) -> None:
         in_unit_interval(c["share"], f"controllers[{c['label']}].share")
         in_unit_interval(c["drop_rate"], f"controllers[{c['label']}].drop_rate")
     in_unit_interval(summary["jain"], "jain")
+    # A flow waits on each timeout that fires from the timer's arming on; those waits never
+    # overlap (each ends at a firing, after which the timer is armed anew), so the window's
+    # add up to at most the window and the part of one wait (an RTO, at most max_rto) before it.
+    window_s = summary["window_end_s"] - summary["window_start_s"]
+    flow_specs = r.scenario.to_wire()["flows"]
+    for f in r.flows.iter_rows(named=True):
+        tcp = flow_specs[f["id"]]["tcp"]
+        longest_rto_s = max(tcp["max_rto_ns"], tcp["min_rto_ns"]) / 1e9
+        assert (f["rto_wait_s"] > 0) == (f["timeouts"] > 0) and f["rto_wait_s"] <= window_s + longest_rto_s + 1e-9, (f["id"], f["timeouts"], f["rto_wait_s"], window_s)
     series = r.data.get("queue_series") or {}
     for m in ("utilization", "probability"):
         for i, v in enumerate(series.get(m, [])):
