@@ -14,9 +14,9 @@ time over the run's events.
 
 Each round also runs both engines with MANY flows (issue 21: "run 1000 flows at the canonical
 run's events per second, within 15 %"): the events per CPU second of the MANY-flow run over the
-50-flow run's, for pertlab against its target and for the minimal engine beside it, whose
-per-flow state is a few dozen bytes: how much of the slowdown with many flows the scenario
-itself brings.
+50-flow run's, for pertlab against its target and for the minimal engine beside it, which
+touches little memory per event: how much of the slowdown with many flows the scenario itself
+brings.
 
 Run: python3 scripts/bench_minimal.py [ROUNDS] (default 11).
 """

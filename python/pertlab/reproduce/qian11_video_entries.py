@@ -284,6 +284,13 @@ def _loss_claims(loss: pl.DataFrame) -> list[Claim]:
 TIMEOUT_SHARE_RATIO = 1.5
 
 
+def _high_loss(streams: pl.DataFrame) -> tuple[float, float, pl.DataFrame]:
+    """Fig 8's high-loss bin (the last of :data:`v.LOSS_BINS`) and the streams whose own drop rate
+    falls in it."""
+    lo, hi = v.LOSS_BINS[-1]
+    return lo, hi, streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
+
+
 def _timeout_share(t: pl.DataFrame) -> float:
     """Of the loss repairs of ``t``'s streams, the share that were retransmission timeouts (timeouts
     over timeouts plus fast recoveries); NaN for streams that repaired nothing."""
@@ -296,8 +303,7 @@ def _timeout_claim(streams: pl.DataFrame) -> Claim:
     window below what three duplicate ACKs need, so losses end in timeouts. In the loss bin, PERT
     against Reno; over every stream of the same runs, PERT against itself without early responses
     (whose streams lose less and seldom fall in the bin)."""
-    lo, hi = v.LOSS_BINS[-1]
-    in_bin = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
+    lo, hi, in_bin = _high_loss(streams)
     ccs = ("pert-adaptive", "sack")
     bin_ = {cc: in_bin.filter(pl.col("cc") == cc) for cc in ccs}
     every = {cc: streams.filter(pl.col("cc") == cc) for cc in ("pert-adaptive", v.NO_EARLY_RESPONSE)}
@@ -336,13 +342,11 @@ def _timeout_wait_claim(streams: pl.DataFrame) -> Claim:
     stream's window does not move while it waits on the retransmission timer (an ACK that moved it
     would restart the timer), so if that time is smaller than its shortfall from the video rate,
     something else must make up the difference."""
-    lo, hi = v.LOSS_BINS[-1]
-    in_bin = streams.filter((pl.col("drop_rate") >= lo) & (pl.col("drop_rate") < hi))
+    lo, hi, in_bin = _high_loss(streams)
     ccs = ("pert-adaptive", "sack")
     t = {cc: in_bin.filter(pl.col("cc") == cc) for cc in ccs}
     measured = all(x.height for x in t.values())
     ws = {cc: _wait_and_shortfall(x) for cc, x in t.items() if x.height}
-    pert = ws.get("pert-adaptive", (float("nan"), float("nan")))
 
     def shown(cc: str) -> str:
         if cc not in ws:
@@ -356,7 +360,7 @@ def _timeout_wait_claim(streams: pl.DataFrame) -> Claim:
         f"pertlab: at loss {lo:.2f}-{hi:.2f}, PERT's streams spend at least as large a share of the run waiting on retransmission "
         f"timeouts as they fall short of the video rate (so the timeouts alone can account for the shortfall), and at least "
         f"{TIMEOUT_SHARE_RATIO:g} times the share Reno's streams in the same loss range wait.",
-        measured and pert[0] >= pert[1] > 0 and pert[0] >= TIMEOUT_SHARE_RATIO * ws["sack"][0],
+        measured and ws["pert-adaptive"][0] >= ws["pert-adaptive"][1] > 0 and ws["pert-adaptive"][0] >= TIMEOUT_SHARE_RATIO * ws["sack"][0],
         f"at loss {lo:.2f}-{hi:.2f}, share of the window waiting on timeouts against the shortfall of goodput from the video "
         "rate: " + "; ".join(shown(cc) for cc in ccs),
     )
