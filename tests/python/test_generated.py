@@ -375,3 +375,18 @@ def test_testbed_scenarios_read_back_from_their_json_dump(data):
     assert TestbedScenario.parse(dumped) == scenario, dumped
     assert TestbedScenario.parse(json.loads(scenario.model_dump_json(by_alias=True))) == scenario
     OUTCOMES[("testbed scenario dump", "read back")] += 1
+
+
+@settings(**SETTINGS, **COMMON)
+@given(gen.scenario(BUDGET))
+def test_scenarios_read_back_from_their_dumps(data):
+    """A simulator scenario dumps under the core's wire names (``duration_ns``), whose plain
+    numbers read back as ns, so ``model_validate(model_dump())`` is the same scenario, in Python
+    and in JSON (under the human names a plain number would read as seconds)."""
+    repaired = gen.repair(data)
+    assume(repaired is not None)
+    _, scenario = repaired
+    assert pertlab.Scenario.model_validate(scenario.model_dump()) == scenario
+    assert pertlab.Scenario.model_validate(json.loads(json.dumps(scenario.model_dump(mode="json")))) == scenario
+    assert pertlab.Scenario.model_validate_json(scenario.model_dump_json()) == scenario
+    OUTCOMES[("scenario dump", "read back")] += 1

@@ -24,12 +24,13 @@ import typing
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, BeforeValidator, Field, FieldSerializationInfo, PlainSerializer, SerializerFunctionWrapHandler, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, FieldSerializationInfo, PlainSerializer, SerializerFunctionWrapHandler, ValidationError, ValidationInfo, field_serializer, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from .. import scenario as _sim
 from ..scenario import U64_MAX, Count, Pert, PertAdaptive, ScenarioError
-from ..scenario.base import _compared_to, _Model
+from ..scenario.base import _compared_to
+from ..scenario.base import _Model as _SimModel
 from ..units import format_rate, format_time
 from .adaptive_params import PertAdaptiveParams
 from .loader import PertParamError, PertParams
@@ -51,6 +52,13 @@ FRAME_BYTES = 1514  # a full-size Ethernet frame, what htb and bfifo count
 SEGMENT_BYTES = 1448  # payload of a full-size segment with the timestamps option
 #: The loader's names of the ``[pert]`` table's fields where they differ (the rest are the same).
 PERT_FIELDS = {"t_min_ms": "t_min", "t_max_ms": "t_max", "t_end_ms": "t_curve_end"}
+
+
+class _Model(_SimModel):
+    """The testbed's models dump under their own names (``duration``), with the units written
+    out in JSON (``Time`` and the others below); the simulator's dump under the core's wire names."""
+
+    model_config = ConfigDict(serialize_by_alias=False)
 
 
 def _in_unit(unit: str) -> PlainSerializer:
@@ -278,13 +286,15 @@ class TestbedScenario(_Model):
         """The simulator's models keep their times as integers of ns in JSON (the core reads them
         so, under the ``*_ns`` names); here they are written "5000000ns", which reads back under
         either name."""
-        data = handler(v)
-        for name in _time_fields(type(v)):
-            alias = type(v).model_fields[name].serialization_alias
-            key = alias if info.by_alias and alias else name
-            if isinstance(data.get(key), int):
-                data[key] = f"{data[key]}ns"
-        return data
+        names = {f.serialization_alias: n for n, f in type(v).model_fields.items() if f.serialization_alias}
+        times = _time_fields(type(v))
+        out = {}
+        # The handler writes the wire names (the simulator's models dump under them); they are
+        # kept only when the caller asked for them.
+        for key, value in handler(v).items():
+            name = names.get(key, key)
+            out[key if info.by_alias else name] = f"{value}ns" if name in times and isinstance(value, int) else value
+        return out
 
     @field_validator("bottleneck", mode="before")
     @classmethod

@@ -109,10 +109,11 @@ class _Model(BaseModel):
 
     A quantity may be written under its wire name (``delay_ns``), as in the
     JSON the core reads; a plain number there is in the wire unit (ns), where
-    under the human name (``delay``) it would be seconds.
+    under the human name (``delay``) it would be seconds. Dumps use the wire
+    names, so ``model_validate(model_dump())`` is the same model again.
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, validate_assignment=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, serialize_by_alias=True, validate_assignment=True, allow_inf_nan=False)
 
     @model_validator(mode="before")
     @classmethod
