@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-import time
 import tomllib
 
 import polars as pl
@@ -21,6 +19,7 @@ from pertlab.cli import app
 from pertlab.linux import loader
 from pertlab.linux.adaptive_params import PertAdaptiveParams
 
+from loopback import transfer
 from test_cli_flags import covers
 
 NAME = "pert_adaptive"
@@ -40,39 +39,6 @@ def nothing_left_behind():
         assert not loader.pin_dir(NAME).exists()
 
 
-def _transfer(seconds: float) -> tuple[int, str]:
-    """Send for ``seconds`` over loopback with TCP_CONGESTION=pert_adaptive; (bytes received, cc read back)."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-    got = []
-
-    def rx() -> None:
-        conn, _ = srv.accept()
-        n = 0
-        while b := conn.recv(1 << 16):
-            n += len(b)
-        got.append(n)
-        conn.close()
-
-    t = threading.Thread(target=rx, daemon=True)
-    t.start()
-    s = socket.socket()
-    try:
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, NAME.encode())
-        s.connect(srv.getsockname())
-        cc = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
-        end = time.monotonic() + seconds
-        chunk = b"\0" * (1 << 16)
-        while time.monotonic() < end:
-            s.sendall(chunk)
-    finally:
-        s.close()
-        t.join(10)
-        srv.close()
-    return got[0], cc
-
-
 @needs_bpf
 def test_load_transfer_counters_and_unload(nothing_left_behind) -> None:
     """On loopback the queueing delay stays below T1 (5 ms): the connection is in high-speed
@@ -80,7 +46,8 @@ def test_load_transfer_counters_and_unload(nothing_left_behind) -> None:
     does there (Ch. III.B); the counters show it per connection."""
     loader.load("pert-adaptive")
     assert NAME in loader.available()
-    n, cc = _transfer(0.8)
+    t = transfer(NAME, seconds=0.8)
+    n, cc = t.received, t.cc
     assert n > 10 << 20 and cc == NAME
     st = loader.status(NAME)
     assert st["registered"] and st["pinned"]
@@ -173,7 +140,7 @@ def test_a_failed_load_leaves_nothing_registered(nothing_left_behind, monkeypatc
 def test_held_registration_ends_with_the_loader(nothing_left_behind) -> None:
     with loader.hold("pert-adaptive") as h:
         assert loader.is_registered(NAME)
-        _transfer(0.3)
+        transfer(NAME, seconds=0.3)
         assert h.counters()["sockets"] >= 1
         assert any(f["alpha_periods"] > 0 for f in h.flow_counters())
         h.process.kill()  # the loader dies: the kernel drops its link

@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
-import threading
 
 import pytest
 
 from pertlab.linux import loader
 
+from loopback import transfer
 from test_cli_flags import covers
 
 PROBLEM = loader.support_problem()
@@ -30,42 +29,11 @@ def nothing_left_behind():
         assert not loader.is_registered()
 
 
-def _transfer(nbytes: int) -> tuple[int, str, str]:
-    """Send nbytes over loopback with TCP_CONGESTION=pert; returns (received, cc read back, ss -ti line)."""
-    srv = socket.socket()
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(1)
-    port = srv.getsockname()[1]
-    got = []
-
-    def rx() -> None:
-        conn, _ = srv.accept()
-        n = 0
-        while b := conn.recv(1 << 16):
-            n += len(b)
-        got.append(n)
-        conn.close()
-
-    t = threading.Thread(target=rx, daemon=True)
-    t.start()
-    s = socket.socket()
-    try:
-        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, b"pert")
-        s.connect(("127.0.0.1", port))
-        cc = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16).rstrip(b"\0").decode()
-        s.sendall(b"\0" * nbytes)
-        ss = subprocess.run(["ss", "-tin", "dst", f"127.0.0.1:{port}"], capture_output=True, text=True, check=True).stdout
-    finally:
-        s.close()
-        t.join(10)
-        srv.close()
-    return got[0], cc, ss
-
-
 def test_load_use_and_unload_pinned() -> None:
     loader.load()
     assert "pert" in loader.available()
-    n, cc, ss = _transfer(8 << 20)
+    t = transfer("pert", nbytes=8 << 20)
+    n, cc, ss = t.received, t.cc, t.ss
     assert n == 8 << 20 and cc == "pert"
     assert " pert " in ss or "\tpert " in ss, ss
     st = loader.status()
@@ -90,7 +58,7 @@ def test_parameters_are_set_at_load_time() -> None:
 def test_held_registration_ends_with_the_loader() -> None:
     with loader.hold() as h:
         assert loader.is_registered()
-        _transfer(1 << 20)
+        transfer("pert", nbytes=1 << 20)
         assert h.counters()["sockets"] >= 1
         h.process.kill()  # the loader dies: the kernel drops its link
         h.process.wait()
