@@ -245,6 +245,33 @@ fn alpha_rises_by_the_compete_step_per_period_in_compete_mode() {
     assert_eq!(PertAdaptiveConfig::default().compete_step, 0.1);
 }
 
+/// Compete mode's step up is `min(alpha + compete_step, target)` (spec C8, the third-party
+/// port's): a target below alpha takes alpha down to it in one period. The theses do not say how
+/// alpha moves down in compete mode; a queue standing near `0.5 q_max`, where the target is
+/// about 1, so takes alpha from tens to 1 at once (docs/model.md, issue 15's video study).
+#[test]
+fn a_compete_target_below_alpha_takes_alpha_down_to_it_in_one_period() {
+    let mut cc = PertAdaptive::new(PertAdaptiveConfig::default());
+    let mut tp = ca_state(100);
+    run(&mut cc, &mut tp, 0, 1, 100);
+    run(&mut cc, &mut tp, 1, 10_000, 130);
+    assert_eq!(cc.mode(), Mode::Compete);
+    // Both estimators have counted the 10,000 ACKs so far; a loss after 100,000 more and an
+    // early response after 50,000 more close intervals of 110,000 and 60,000 ACKs, far longer
+    // than the period's 650 (so no ageing moves the target during it): target
+    // 1 + 110,000 / 60,000, in force above 0.65 q_max (q about 30 ms = q_max here).
+    for (est, n) in [(&mut cc.losses, 100_000), (&mut cc.early, 50_000)] {
+        est.on_acked(n);
+        est.on_event();
+    }
+    let target = 1.0 + 110_000.0 / 60_000.0;
+    assert!((cc.compete_target() - target).abs() < 1e-9, "{}", cc.compete_target());
+    cc.alpha = 20.0;
+    run(&mut cc, &mut tp, 10_000, 10_650, 130);
+    assert_eq!(cc.mode(), Mode::Compete);
+    assert!((cc.alpha() - target).abs() < 1e-9, "{} against {target}", cc.alpha());
+}
+
 #[test]
 fn validation_names_the_field() {
     let d = PertAdaptiveConfig::default;
