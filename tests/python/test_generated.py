@@ -45,6 +45,9 @@ SETTINGS = {
     "bounded": dict(max_examples=150, derandomize=True, database=None),
     "campaign": dict(max_examples=int(os.environ.get("PERTLAB_FUZZ_EXAMPLES", "5000")), database=DirectoryBasedExampleDatabase(".hypothesis/pertlab-fuzz")),
 }[PROFILE]
+#: The tests that draw the scenarios of the first test again to check one property of them take
+#: 40 examples in the bounded profile (in a campaign, as many as the others).
+FEWER = {**SETTINGS, "max_examples": min(SETTINGS["max_examples"], 40) if PROFILE == "bounded" else SETTINGS["max_examples"]}
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much], print_blob=True)
 OUTCOMES: Counter[tuple[str, str]] = Counter()
 
@@ -185,7 +188,7 @@ def test_valid_scenarios_run_or_are_refused_with_field_errors(data):
     run_or_refuse(scenario, "valid")
 
 
-@settings(**{**SETTINGS, "max_examples": min(SETTINGS["max_examples"], 40) if PROFILE == "bounded" else SETTINGS["max_examples"]}, **COMMON)
+@settings(**FEWER, **COMMON)
 @given(gen.scenario(BUDGET), st.data())
 def test_vegas_with_either_base_rtt_runs_or_is_refused_with_field_errors(data, draw):
     """Vegas's ``base_rtt`` ("observed", or "propagation": the path's RTT, which the core computes
@@ -377,7 +380,7 @@ def test_testbed_scenarios_read_back_from_their_json_dump(data):
     OUTCOMES[("testbed scenario dump", "read back")] += 1
 
 
-@settings(**SETTINGS, **COMMON)
+@settings(**FEWER, **COMMON)
 @given(gen.scenario(BUDGET))
 def test_scenarios_read_back_from_their_dumps(data):
     """A simulator scenario dumps under the core's wire names (``duration_ns``), whose plain
