@@ -18,6 +18,10 @@ run's events per second, within 15 %"): the events per CPU second of the MANY-fl
 touches little memory per event: how much of the slowdown with many flows the scenario itself
 brings.
 
+Each round also runs the canonical example with ``engine.tx_end_events = when_needed``
+(docs/model.md, "Transmission ends": the same results on this scenario with fewer events), at
+50 and at MANY flows, for the same ratios.
+
 Run: python3 scripts/bench_minimal.py [ROUNDS] (default 11).
 """
 
@@ -91,11 +95,16 @@ def main() -> None:
     subprocess.run(build, cwd=ROOT, check=True)
     where = machine()
     c, m = fairness()
-    runs: dict[str, list[tuple[float, float]]] = {"canonical": [], "minimal": [], "canonical_many": [], "minimal_many": []}
+    when_needed = ["droptail", "-", "when_needed"]
+    commands = {
+        "canonical": [str(CANONICAL)], "minimal": [str(MINIMAL)],
+        "canonical_many": [str(CANONICAL), str(MANY)], "minimal_many": [str(MINIMAL), str(MANY)],
+        "when_needed": [str(CANONICAL), "50", "100", *when_needed], "when_needed_many": [str(CANONICAL), str(MANY), "100", *when_needed],
+    }  # fmt: skip
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     events: dict[str, int] = {}
     for _ in range(rounds):
-        for name, cmd in (("canonical", [str(CANONICAL)]), ("minimal", [str(MINIMAL)]),
-                          ("canonical_many", [str(CANONICAL), str(MANY)]), ("minimal_many", [str(MINIMAL), str(MANY)])):  # fmt: skip
+        for name, cmd in commands.items():
             wall, cpu_s, out = timed(cmd)
             runs[name].append((wall, cpu_s))
             events[name] = json.loads(out)["events"]
@@ -104,13 +113,15 @@ def main() -> None:
     # engine in the same round saw about the same load), and their median.
     scaling = {
         engine: statistics.median((events[f"{engine}_many"] / many[1]) / (events[engine] / few[1]) for few, many in zip(runs[engine], runs[f"{engine}_many"]))
-        for engine in ("canonical", "minimal")
+        for engine in ("canonical", "minimal", "when_needed")
     }  # fmt: skip
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     ratio_wall = statistics.median(a[0] / b[0] for a, b in zip(runs["canonical"], runs["minimal"]))
     ratio_cpu = statistics.median(a[1] / b[1] for a, b in zip(runs["canonical"], runs["minimal"]))
+    ratio_when_needed = statistics.median(a[1] / b[1] for a, b in zip(runs["when_needed"], runs["minimal"]))
+    ratio_modes = statistics.median(a[1] / b[1] for a, b in zip(runs["when_needed"], runs["canonical"]))
     ns_c, ns_m = med["canonical"][1] * 1e9 / c["events"], med["minimal"][1] * 1e9 / m["events"]
-    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "scaling": scaling}), file=sys.stderr)
+    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "ratio_when_needed": ratio_when_needed, "scaling": scaling}), file=sys.stderr)
     write_block("bench-minimal", [
         "**Against a minimal engine** (issue 21; `scripts/bench_minimal.py`: `examples/canonical` against",
         "`examples/minimal_dumbbell`, a Reno-only engine of one file that uses nothing of pertlab-sim: the same",
@@ -140,6 +151,12 @@ def main() -> None:
         f"{scaling['minimal']:.2f}. Issue 21's target for pertlab is at least {MANY_TARGET}: it {'holds' if scaling['canonical'] >= MANY_TARGET else 'does not hold'} on this run.",
         f"Events per CPU second: pertlab {events['canonical'] / med['canonical'][1] / 1e6:.1f} M (50 flows), {events['canonical_many'] / med['canonical_many'][1] / 1e6:.1f} M ({MANY});",
         f"minimal engine {events['minimal'] / med['minimal'][1] / 1e6:.1f} M (50), {events['minimal_many'] / med['minimal_many'][1] / 1e6:.1f} M ({MANY}).",
+        "",
+        "With `engine.tx_end_events = when_needed` (docs/model.md, \"Transmission ends\"; the same results on this",
+        f"scenario, {events['when_needed'] / 1e6:.2f} M events instead of {events['canonical'] / 1e6:.2f} M): CPU s, median, {med['when_needed'][1]:.3f}",
+        f"({ratio_modes:.2f} of the default's, median of the rounds); against the minimal engine {ratio_when_needed:.2f} in CPU time:",
+        f"the target {holds(ratio_when_needed)}. With {MANY} flows, {med['when_needed_many'][1]:.3f} CPU s, and events per CPU second at {MANY} flows",
+        f"over those at 50 {scaling['when_needed']:.2f} (target at least {MANY_TARGET}: it {'holds' if scaling['when_needed'] >= MANY_TARGET else 'does not hold'}).",
     ])  # fmt: skip
 
 

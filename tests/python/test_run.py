@@ -1,6 +1,7 @@
 """Running scenarios: results as tables and files, determinism, interrupts."""
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pyarrow.parquet as pq
@@ -11,6 +12,8 @@ from pertlab import _core
 from pertlab.results import TABLES, Results
 
 from conftest import small_dumbbell, udp_graph
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 DETERMINISTIC_FILES = [f"{t}.parquet" for t in TABLES] + ["summary.json", "scenario.json"]
 
@@ -166,3 +169,24 @@ def test_a_scenario_loaded_from_a_file_equals_the_same_scenario_built_in_code(tm
     loaded = pertlab.Scenario.load(tmp_path / "s.json")
     assert loaded.source_dir == tmp_path.resolve() and built.source_dir is None
     assert loaded == built and loaded != built.model_copy(update={"seed": 2})
+
+
+def test_transmission_ends_when_needed_from_a_scenario_file(tmp_path):
+    """``engine.tx_end_events = "when_needed"`` (docs/model.md, "Transmission ends") in the
+    example dumbbell file: the same results as the default with about 0.6 of its events; a
+    value outside the two is refused naming the field and both values."""
+    from pertlab.scenario import Scenario, ScenarioError
+
+    example = (EXAMPLES / "dumbbell.toml").read_text().replace('duration = "100s"', 'duration = "30s"').replace('end = "100s"', 'end = "30s"')
+    (tmp_path / "always.toml").write_text(example)
+    (tmp_path / "when_needed.toml").write_text(example + '\n[engine]\ntx_end_events = "when_needed"\n')
+    always, when_needed = Scenario.load(tmp_path / "always.toml"), Scenario.load(tmp_path / "when_needed.toml")
+    assert (always.engine.tx_end_events, when_needed.engine.tx_end_events) == ("always", "when_needed")
+    a, w = pertlab.run(always), pertlab.run(when_needed)
+    assert 0.5 < w.summary["events"] / a.summary["events"] < 0.7
+    assert a.bottleneck["departures"] > 100_000
+    for table in ("flows", "queues"):
+        assert getattr(a, table).equals(getattr(w, table)), table
+    with pytest.raises(ScenarioError) as e:
+        Scenario.parse({**always.model_dump(), "engine": {"tx_end_events": "sometimes"}})
+    assert "engine.tx_end_events" in str(e.value) and "when_needed" in str(e.value)

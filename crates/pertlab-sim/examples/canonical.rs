@@ -1,8 +1,10 @@
 //! Run the canonical dumbbell once and print wall time, events/s, packet-hops/s
 //! and peak memory as one JSON line (used by scripts/bench.sh).
-//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json]
-//! With a fourth argument, the full results are also written there as JSON
-//! (scripts/check_identical.sh compares them between two builds).
+//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS]
+//! With a fourth argument other than `-`, the full results are also written
+//! there as JSON (scripts/check_identical.sh compares them between two builds);
+//! the fifth is the scenario's `engine.tx_end_events` (`always`, the default,
+//! or `when_needed`).
 
 use pertlab_sim::presets::canonical_dumbbell_with_queue;
 
@@ -14,11 +16,16 @@ fn main() {
     let flows: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
     let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
     let kind = args.next().unwrap_or_else(|| "droptail".to_string());
-    let scenario = canonical_dumbbell_with_queue(flows, seconds, &kind);
+    let results_path = args.next().filter(|p| p != "-");
+    let mut scenario = canonical_dumbbell_with_queue(flows, seconds, &kind);
+    if let Some(mode) = args.next() {
+        scenario.engine.tx_end_events =
+            serde_json::from_value(serde_json::Value::String(mode.clone())).unwrap_or_else(|_| panic!("tx end events: always or when_needed, not {mode:?}"));
+    }
     let started = std::time::Instant::now();
     let r = pertlab_sim::run(&scenario).expect("the canonical scenario is valid");
     let wall = started.elapsed().as_secs_f64();
-    if let Some(path) = args.next() {
+    if let Some(path) = results_path {
         let json = serde_json::to_string(&r).expect("results serialise");
         std::fs::write(&path, json).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
     }

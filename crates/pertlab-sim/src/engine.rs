@@ -156,6 +156,19 @@ impl EventQueue {
         self.next_seq += 1;
     }
 
+    /// The insertion number the next push takes.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Schedule `event` at `time` in the place among same-time events it
+    /// would have had if pushed when the insertion number was `seq` (an
+    /// earlier [`EventQueue::next_seq`]): an event decided later than the
+    /// moment it stands for. `(time, seq, event)` must not be pending already.
+    pub fn push_as_of(&mut self, time: SimTime, seq: u64, event: Event) {
+        self.heap.push(Reverse(Entry { time, seq, event }));
+    }
+
     /// Schedule `event` at `now + delay` (at most `SimTime::MAX`: an event that
     /// late never runs), where `now` is the time of the event being processed
     /// (never earlier than any previous `now`). `hint` is the caller's memory of

@@ -55,5 +55,6 @@ pub fn canonical_dumbbell_with_queue(flows: u32, duration_s: u64, kind: &str) ->
         web: vec![],
         monitor: Default::default(),
         capture: Vec::new(),
+        engine: Default::default(),
     }
 }

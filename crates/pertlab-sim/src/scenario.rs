@@ -79,6 +79,31 @@ pub struct Scenario {
     /// pcap captures of links (`world::capture`, docs/pcap.md).
     #[serde(default)]
     pub capture: Vec<crate::world::capture::CaptureSpec>,
+    /// How the engine schedules its work; no field changes the model.
+    #[serde(default)]
+    pub engine: EngineSpec,
+}
+
+/// How the engine schedules its work (docs/model.md, "Transmission ends").
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSpec {
+    #[serde(default)]
+    pub tx_end_events: TxEndEvents,
+}
+
+/// Which transmission ends are events of their own (see the module doc of `net`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TxEndEvents {
+    /// Every transmission's end (the convention of every committed report).
+    #[default]
+    Always,
+    /// Only where something happens then: a loss draw, the next packet of the
+    /// queue to start, a wire holding packets back after a decrease of its
+    /// delay. Other packets' arrivals are scheduled when their transmission
+    /// starts, which changes only the order of events due at the same nanosecond.
+    WhenNeeded,
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq)]

@@ -113,6 +113,7 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
         web: vec![],
         monitor: MonitorSpec { sample_interval_ns: Some(ms(10)), flows: None, links: Some(vec!["bottleneck".into()]), ..Default::default() },
         capture: Vec::new(),
+        engine: Default::default(),
     };
     let r = pertlab_sim::run(&s).unwrap();
     let b = r.bottleneck.unwrap();

@@ -47,6 +47,7 @@ fn mm1_number_in_system(rho: f64, duration_s: u64) -> (f64, pertlab_sim::Results
         web: vec![],
         monitor: Default::default(),
         capture: Vec::new(),
+        engine: Default::default(),
     };
     let r = pertlab_sim::run(&scenario).unwrap();
     let q = r.queues.iter().find(|q| q.from == "a").unwrap().clone();

@@ -2,7 +2,7 @@
 //! live state that moves as the run does, and changes made between steps
 //! that show in the results at the instant they were made.
 
-use pertlab_sim::scenario::{CcSpec, MonitorSpec, QueueSpec, Scenario};
+use pertlab_sim::scenario::{CcSpec, MonitorSpec, QueueSpec, Scenario, TxEndEvents};
 use pertlab_sim::tcp::TcpConfig;
 use pertlab_sim::time::{NS_PER_MS, NS_PER_SEC};
 use pertlab_sim::world::World;
@@ -32,8 +32,15 @@ fn in_one_go(s: &Scenario) -> String {
 
 #[test]
 fn a_run_in_steps_gives_the_results_of_one_call() {
-    let s = mixed();
-    let mut w = World::build(&s).unwrap();
+    for tx_end_events in [TxEndEvents::Always, TxEndEvents::WhenNeeded] {
+        let mut s = mixed();
+        s.engine.tx_end_events = tx_end_events;
+        in_steps_as_in_one_go(&s);
+    }
+}
+
+fn in_steps_as_in_one_go(s: &Scenario) {
+    let mut w = World::build(s).unwrap();
     // Uneven steps, one ending on the window's start and one past the end.
     let mut t = 0;
     for step_ms in [1, 333, 4666, 7, 2500, 12_000, 99_999] {
@@ -47,7 +54,7 @@ fn a_run_in_steps_gives_the_results_of_one_call() {
     w.finish();
     let mut stepped = w.into_results();
     stepped.wall_seconds = 0.0;
-    assert_eq!(serde_json::to_string(&stepped).unwrap(), in_one_go(&s));
+    assert_eq!(serde_json::to_string(&stepped).unwrap(), in_one_go(s));
 }
 
 #[test]

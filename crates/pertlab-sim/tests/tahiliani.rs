@@ -78,6 +78,7 @@ fn last_hop(loss: f64, loss_ba: f64, burst_loss: Option<BurstLossConfig>, durati
         web: vec![],
         monitor: MonitorSpec { links: Some(vec!["wireless".into()]), ..Default::default() },
         capture: Vec::new(),
+        engine: Default::default(),
     };
     let r = pertlab_sim::run(&s).unwrap();
     assert!(r.conservation.ok, "{:?}", r.conservation.violations);

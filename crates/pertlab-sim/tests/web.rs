@@ -55,6 +55,7 @@ fn path(web: Vec<WebSpec>, duration_s: u64, seed: u64) -> Scenario {
         web,
         monitor: Default::default(),
         capture: Vec::new(),
+        engine: Default::default(),
     }
 }
 

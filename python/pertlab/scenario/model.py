@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -68,6 +68,20 @@ class CaptureSpec(_Model):
         return v
 
 
+class EngineSpec(_Model):
+    """How the engine schedules its work; nothing here changes the model (docs/model.md,
+    "Transmission ends")."""
+
+    tx_end_events: Literal["always", "when_needed"] = Field(
+        "always",
+        description=(
+            "which transmission ends are events: always (the convention of every committed report) or "
+            "when_needed (only where a loss is drawn or a queued packet starts then: fewer events and a "
+            "faster run, whose results differ only where two events fall on the same nanosecond)"
+        ),
+    )
+
+
 class MeasureWindow(_Model):
     """Window over which summary metrics are computed."""
 
@@ -90,6 +104,7 @@ class Scenario(_Model):
     web: list[WebSpec] = Field(default_factory=list)
     monitor: MonitorSpec = Field(default_factory=MonitorSpec)
     capture: list[CaptureSpec] = Field(default_factory=list, description="pcap captures of links")
+    engine: EngineSpec = Field(default_factory=EngineSpec)
 
     @field_validator("measure")
     @classmethod

@@ -6,8 +6,23 @@
 //! leave the wire in the order they entered: the wire is a FIFO (`pipe`) and only
 //! each packet's arrival is an event in the engine's FIFO lane for that delay
 //! (see `engine::EventQueue`), never a heap operation. The packet being
-//! serialised already sits at the back of the pipe (`transmitting`). Queue and
-//! pipe hold the packet's slot in the world's `PacketStore`, not the packet.
+//! serialised already sits at the back of the pipe. Queue and pipe hold the
+//! packet's slot in the world's `PacketStore`, not the packet.
+//!
+//! The end of each transmission is an event (`TxDone`) that schedules the
+//! packet's arrival and starts the next packet of the queue. With the
+//! scenario's `engine.tx_end_events = when_needed` it is one only when
+//! something happens then: a loss draw, or the next packet of the queue to
+//! start. A packet that starts on an idle lossless channel and leaves the queue
+//! empty behind it has its arrival scheduled at once, `tx + delay` later, and
+//! no `TxDone` (issue 21: on a dumbbell's access links that is nearly every
+//! packet, a third of all events). If a packet reaches the queue before that
+//! transmission ends, the `TxDone` is scheduled then, at the transmission's
+//! end, in the place among same-time events the start gave it (`tx_seq`). The
+//! one difference this makes to a run: the arrival's insertion number is taken
+//! at the transmission's start, not its end, so it can order differently
+//! against another event due at the very same nanosecond (docs/model.md,
+//! "Transmission ends").
 //!
 //! A run in steps may change the delay ([`Channel::set_delay`]): packets on the
 //! wire keep their arrival times, later ones get the new delay, and the wire
@@ -57,9 +72,23 @@ pub struct Channel {
     pub burst: Option<burst_loss::BurstLoss>,
     pub loss_rng: SimRng,
     pub queue: OutputQueue,
-    /// A packet is being serialised (the back of `pipe`), since `tx_started`.
-    pub transmitting: bool,
+    /// The last transmission started: from `tx_started` to `tx_end`, its
+    /// packet at the back of `pipe` until `tx_end`.
     pub tx_started: SimTime,
+    pub tx_end: SimTime,
+    /// A `TxDone` event is pending for the transmission in progress.
+    pub tx_done_pending: bool,
+    /// The engine's insertion number when the transmission in progress
+    /// started: a `TxDone` scheduled later for it takes this one, the place
+    /// among same-time events it would have had if scheduled at the start.
+    pub tx_seq: u64,
+    /// The transmission in progress had its arrival scheduled when it started
+    /// (see the module doc): its end needs an event only to start the next packet.
+    pub arrival_scheduled: bool,
+    /// This channel schedules an arrival at the transmission's start when it
+    /// can: the scenario's `engine.tx_end_events` is `when_needed` and the
+    /// channel draws no losses at transmission ends.
+    pub arrival_at_start: bool,
     /// Packets on the wire, oldest first (each has an `Arrive` event pending),
     /// then the packet being serialised if `transmitting`: their slots.
     pub pipe: Ring<PacketId>,
@@ -75,6 +104,8 @@ pub struct Channel {
     /// went to last (issue 21: a push finds its lane without a search).
     pub tx_lane: LaneHint,
     pub prop_lane: LaneHint,
+    /// The lane of arrivals scheduled at a transmission's start (`tx + delay`).
+    pub tx_prop_lane: LaneHint,
 }
 
 impl Channel {
@@ -112,12 +143,19 @@ impl Channel {
         (now.saturating_add(self.delay) < self.hold_until).then_some(self.hold_until)
     }
 
-    /// The counters as of `now`, with the transmission in progress counted up to `now`.
+    /// A transmission is in progress at `now`: the channel cannot start
+    /// another. One whose `TxDone` is pending counts until that event has run
+    /// (at `tx_end`, perhaps after other events of the same instant).
+    #[inline(always)]
+    pub fn busy(&self, now: SimTime) -> bool {
+        self.tx_done_pending || now < self.tx_end
+    }
+
+    /// The counters as of `now`, with the transmission in progress counted up
+    /// to `now` (`busy_ns` counts each transmission whole when it starts).
     pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
         let mut c = self.counters;
-        if self.transmitting {
-            c.busy_ns += now - self.tx_started;
-        }
+        c.busy_ns = c.busy_ns.saturating_sub(self.tx_end.saturating_sub(now));
         c
     }
 
@@ -151,14 +189,19 @@ mod tests {
             burst: None,
             loss_rng: crate::rng::from_seed(1),
             queue: OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(DropTail), crate::rng::from_seed(2)),
-            transmitting: false,
             tx_started: 0,
+            tx_end: 0,
+            tx_done_pending: false,
+            tx_seq: 0,
+            arrival_scheduled: false,
+            arrival_at_start: false,
             pipe: Ring::new(),
             counters: ChannelCounters::default(),
             last_tx: (0, 0),
             hold_until: 0,
             tx_lane: LaneHint::default(),
             prop_lane: LaneHint::default(),
+            tx_prop_lane: LaneHint::default(),
         }
     }
 

@@ -209,8 +209,13 @@ impl World {
                         qp.record(&self.labels, flow, ch.queue.len_pkts());
                     }
                 }
-                if !ch.transmitting {
+                if !ch.busy(self.now) {
                     self.start_tx(c);
+                } else if !ch.tx_done_pending {
+                    // The transmission in progress had no end event (its
+                    // arrival is scheduled): its end now starts this packet.
+                    ch.tx_done_pending = true;
+                    self.queue.push_as_of(ch.tx_end, ch.tx_seq, Event::TxDone(c));
                 }
             }
             Enqueued::Dropped(_) => self.count_drop(id, Some(c)),
@@ -221,10 +226,23 @@ impl World {
         let ch = &mut self.channels[c as usize];
         if let Some(id) = ch.queue.dequeue(self.now, &mut self.store, &mut self.dropped) {
             let tx = ch.tx_time(self.store.get(id).size);
-            ch.transmitting = true;
             ch.tx_started = self.now;
+            ch.tx_end = self.now.saturating_add(tx);
+            ch.counters.busy_ns += tx;
             ch.pipe.push_back(id);
-            self.queue.push_after(self.now, tx, Event::TxDone(c), &mut ch.tx_lane);
+            // With `engine.tx_end_events = when_needed`, nothing happens at the
+            // end of this transmission unless the queue holds the next packet,
+            // a loss is drawn then, or the wire holds the packet back after a
+            // decrease of its delay: else its arrival is scheduled now (see the
+            // module doc of `net`).
+            ch.arrival_scheduled = ch.arrival_at_start && ch.queue.is_empty() && ch.arrival(ch.tx_end).is_none();
+            ch.tx_done_pending = !ch.arrival_scheduled;
+            if ch.arrival_scheduled {
+                ch.tx_seq = self.queue.next_seq();
+                self.queue.push_after(self.now, tx.saturating_add(ch.delay), Event::Arrive(c), &mut ch.tx_prop_lane);
+            } else {
+                self.queue.push_after(self.now, tx, Event::TxDone(c), &mut ch.tx_lane);
+            }
             if !self.captures.is_empty() {
                 let pkt = *self.store.get(id);
                 self.capture(c, &pkt);
@@ -261,11 +279,15 @@ impl World {
 
     fn tx_done(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
-        if !ch.transmitting {
+        if !ch.tx_done_pending {
             return;
         }
-        ch.transmitting = false;
-        ch.counters.busy_ns += self.now - ch.tx_started;
+        ch.tx_done_pending = false;
+        if ch.arrival_scheduled {
+            // Scheduled only because a packet waits in the queue (`forward`).
+            self.start_tx(c);
+            return;
+        }
         let bernoulli = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
         let lost = ch.burst.as_mut().is_some_and(|b| b.lost(&mut ch.loss_rng)) || bernoulli;
         if lost {

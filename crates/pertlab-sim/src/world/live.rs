@@ -183,7 +183,10 @@ impl World {
 
     /// Every channel of link `link` gives the packets that finish their
     /// transmission from now on the propagation delay `delay_ns`; packets on
-    /// the wire keep their arrival times, and none overtakes another.
+    /// the wire keep their arrival times, and none overtakes another. With
+    /// `engine.tx_end_events = when_needed`, a packet whose arrival was
+    /// scheduled when its transmission started (see the module doc of `net`)
+    /// keeps the delay it started with.
     pub fn set_link_delay(&mut self, link: &str, delay_ns: SimTime) -> Result<(), ConfigError> {
         for c in self.link_channels(link)? {
             let last = self.queue.latest(Event::Arrive(c as u32)).unwrap_or(0);

@@ -24,7 +24,7 @@ use crate::queue::wtp::Wtp;
 use crate::queue::xcp::XcpRouter;
 use crate::queue::{OutputQueue, QueueDiscipline, QueueLimit};
 use crate::rng::{stream, SimRng, StreamKind};
-use crate::scenario::{LinkSpec, QueueSpec, Scenario};
+use crate::scenario::{LinkSpec, QueueSpec, Scenario, TxEndEvents};
 
 /// Nodes and channels: channel `2 i` is link `i`'s a -> b direction, `2 i + 1` its b -> a.
 pub(super) struct Topology {
@@ -68,7 +68,7 @@ impl Topology {
             linked: HashSet::with_capacity(links.len()),
         };
         for (i, l) in links.iter().enumerate() {
-            topo.add_link(i, l, scenario.seed)?;
+            topo.add_link(i, l, scenario.seed, scenario.engine.tx_end_events)?;
         }
         topo.links = links;
         Ok(topo)
@@ -80,7 +80,7 @@ impl Topology {
     }
 
     /// Link `i`: its a -> b channel, then its b -> a channel.
-    fn add_link(&mut self, i: usize, l: &LinkSpec, seed: u64) -> Result<(), ConfigError> {
+    fn add_link(&mut self, i: usize, l: &LinkSpec, seed: u64, tx_end_events: TxEndEvents) -> Result<(), ConfigError> {
         let a = self.node(&l.a, format!("links[{i}].a"))?;
         let b = self.node(&l.b, format!("links[{i}].b"))?;
         if !self.linked.insert((a.min(b), a.max(b))) {
@@ -99,14 +99,19 @@ impl Topology {
                 burst: l.burst_loss.as_ref().map(BurstLoss::new),
                 loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                 queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
-                transmitting: false,
                 tx_started: 0,
+                tx_end: 0,
+                tx_done_pending: false,
+                tx_seq: 0,
+                arrival_scheduled: false,
+                arrival_at_start: tx_end_events == TxEndEvents::WhenNeeded && loss == 0.0 && l.burst_loss.is_none(),
                 pipe: Default::default(),
                 counters: ChannelCounters::default(),
                 last_tx: (0, 0),
                 hold_until: 0,
                 tx_lane: crate::engine::LaneHint::default(),
                 prop_lane: crate::engine::LaneHint::default(),
+                tx_prop_lane: crate::engine::LaneHint::default(),
             });
             self.adjacency[from as usize].push((to, c));
         }

@@ -75,6 +75,7 @@ pub fn scenario(dumbbell: DumbbellSpec, flows: Vec<FlowSpec>, duration_s: u64, w
         web: vec![],
         monitor: Default::default(),
         capture: Vec::new(),
+        engine: Default::default(),
     }
 }
 
