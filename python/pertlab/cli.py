@@ -317,6 +317,7 @@ def dumbbell(
     pcap: Annotated[
         Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
     ] = None,
+    tx_end_events: Annotated[str, typer.Option(help=TX_END_EVENTS_HELP, metavar="always|when_needed")] = "always",
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
@@ -342,7 +343,7 @@ def dumbbell(
         )  # fmt: skip
     except ValueError as e:
         _fail(e, _FLAGS)
-    scenario = _with_pcap(scenario, pcap)
+    scenario = _with_tx_end_events(_with_pcap(scenario, pcap), tx_end_events)
     d = scenario.dumbbell
     title = (
         f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
@@ -385,6 +386,9 @@ def run_file(
     pcap: Annotated[
         Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
     ] = None,
+    tx_end_events: Annotated[
+        Optional[str], typer.Option(help=TX_END_EVENTS_HELP + " [default: the scenario's engine.tx_end_events]", metavar="always|when_needed")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
     memory_limit: Annotated[Optional[str], typer.Option(help=MEMORY_LIMIT_HELP)] = None,
@@ -400,7 +404,7 @@ def run_file(
             scenario = scenario.model_copy(update={"seed": seed})
     except ValueError as e:
         _fail(e)
-    scenario = _with_pcap(scenario, pcap)
+    scenario = _with_tx_end_events(_with_pcap(scenario, pcap), tx_end_events)
     target = out_dir if out_dir is not None else Path("out") / scenario_file.stem
     _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}", _memory_limit(memory_limit))
 
@@ -576,6 +580,27 @@ def demo(
 
 
 # --- helpers ----------------------------------------------------------------
+
+
+TX_END_EVENTS_HELP = (
+    "Which transmission ends are events: always (every one; the committed reports' convention) or when_needed "
+    "(only where a loss is drawn or a queued packet starts: fewer events, a faster run, results that differ only "
+    "where two events fall on one nanosecond; docs/model.md, Transmission ends)."
+)
+
+
+def _with_tx_end_events(scenario: Scenario, value: str | None) -> Scenario:
+    """``--tx-end-events`` set in the scenario's ``engine`` section (None: as the scenario has it)."""
+    from typing import get_args
+
+    from .scenario import EngineSpec
+
+    if value is None:
+        return scenario
+    allowed = get_args(EngineSpec.model_fields["tx_end_events"].annotation)
+    if value not in allowed:
+        _fail(ValueError(f"--tx-end-events: must be one of {', '.join(allowed)}, got `{value}`"))
+    return scenario.model_copy(update={"engine": EngineSpec(tx_end_events=value)})
 
 
 def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:

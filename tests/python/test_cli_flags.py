@@ -142,6 +142,14 @@ DUMBBELL_CASES = {
         and not any(f["pacing"] for f in b["flows"])
         and s["events"] != b["events"],
     ),
+    # Fewer events, the same model: on this dumbbell every other figure is the default's.
+    "--tx-end-events": (
+        ["--tx-end-events", "when_needed"],
+        lambda s, out, b: scenario(out)["engine"]["tx_end_events"] == "when_needed"
+        and s["events"] < 0.7 * b["events"]
+        and s["flows"] == b["flows"]
+        and s["bottleneck"] == b["bottleneck"],
+    ),
     "--rtt-correction": (
         ["--rtt-correction", "--ack-policy", "delayed"],
         lambda s, out, b: scenario(out)["flows"][0]["tcp"]["rtt_correction"]
@@ -301,6 +309,19 @@ def test_run_flags(scenario_file, tmp_path, monkeypatch):
     assert "Jain index" in table.stdout and "3/3 s simulated" in table.stderr
 
 
+@covers("run", "--tx-end-events")
+def test_run_tx_end_events(scenario_file, tmp_path):
+    """``run --tx-end-events`` sets the scenario's engine.tx_end_events (stored in scenario.json);
+    a value outside the two is refused naming the flag and both values."""
+    default = json.loads(invoke("run", str(scenario_file), "--json", "--no-progress", "--out", str(tmp_path / "a")).stdout)
+    fewer = json.loads(invoke("run", str(scenario_file), "--tx-end-events", "when_needed", "--json", "--no-progress", "--out", str(tmp_path / "w")).stdout)
+    assert json.loads((tmp_path / "w" / "scenario.json").read_text())["engine"]["tx_end_events"] == "when_needed"
+    assert json.loads((tmp_path / "a" / "scenario.json").read_text())["engine"]["tx_end_events"] == "always"
+    assert fewer["events"] < default["events"] and fewer["flows"] == default["flows"]
+    refused = runner.invoke(app, ["run", str(scenario_file), "--tx-end-events", "sometimes", "--json", "--no-progress"])
+    assert refused.exit_code == 2 and "--tx-end-events: must be one of always, when_needed, got `sometimes`" in refused.stderr, refused.stderr
+
+
 @covers("dumbbell", "--memory-limit")
 @covers("run", "--memory-limit")
 def test_memory_limit(scenario_file):
@@ -332,7 +353,7 @@ def test_plot_writes_the_figures(scenario_file, tmp_path):
 @covers("schema", "schema")
 def test_schema_names_every_top_level_field():
     schema = json.loads(invoke("schema").stdout)
-    assert set(schema["properties"]) == {"seed", "duration", "measure", "nodes", "links", "dumbbell", "flows", "udp", "web", "monitor", "capture"}
+    assert set(schema["properties"]) == {"seed", "duration", "measure", "nodes", "links", "dumbbell", "flows", "udp", "web", "monitor", "capture", "engine"}
 
 
 # --- sweep, reproduce, demo: local workers or a real Dask cluster ------------------------
@@ -648,6 +669,7 @@ def test_every_option_is_exercised():
     importlib.import_module("test_validate_kernel")
     importlib.import_module("test_hua02")
     importlib.import_module("test_pcap")
+    importlib.import_module("test_testbed_paths")
     missing = sorted(all_options() - COVERED)
     assert not missing, missing
 
