@@ -156,15 +156,16 @@ impl EventQueue {
         self.next_seq += 1;
     }
 
-    /// The insertion number the next push takes.
-    pub fn next_seq(&self) -> u64 {
-        self.next_seq
+    /// Take an insertion number now for an event that may be pushed later
+    /// ([`EventQueue::push_as_of`]).
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
     }
 
     /// Schedule `event` at `time` in the place among same-time events it
-    /// would have had if pushed when the insertion number was `seq` (an
-    /// earlier [`EventQueue::next_seq`]): an event decided later than the
-    /// moment it stands for. `(time, seq, event)` must not be pending already.
+    /// would have had if pushed when `seq` was reserved
+    /// ([`EventQueue::reserve_seq`]; each reserved number is pushed at most once).
     pub fn push_as_of(&mut self, time: SimTime, seq: u64, event: Event) {
         self.heap.push(Reverse(Entry { time, seq, event }));
     }
@@ -433,6 +434,19 @@ mod tests {
         q.push_after(far, SimTime::MAX, Event::Arrive(3), &mut LaneHint::default()); // saturates: heap
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(order, vec![(far + 3, Event::Arrive(2)), (far + 10, Event::Arrive(1)), (SimTime::MAX, Event::Arrive(3))]);
+    }
+
+    #[test]
+    fn an_event_pushed_as_of_a_reserved_number_takes_that_place_among_same_time_events() {
+        let mut q = EventQueue::default();
+        q.push(10, Event::Rto(0));
+        let reserved = q.reserve_seq();
+        q.push(10, Event::Rto(2));
+        q.push_after(0, 10, Event::Arrive(3), &mut LaneHint::default());
+        // Decided after the others, but stands for the moment of the reservation.
+        q.push_as_of(10, reserved, Event::TxDone(1));
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec![Event::Rto(0), Event::TxDone(1), Event::Rto(2), Event::Arrive(3)]);
     }
 
     #[test]

@@ -18,7 +18,7 @@
 //! no `TxDone` (issue 21: on a dumbbell's access links that is nearly every
 //! packet, a third of all events). If a packet reaches the queue before that
 //! transmission ends, the `TxDone` is scheduled then, at the transmission's
-//! end, in the place among same-time events the start gave it (`tx_seq`). The
+//! end, in the place among same-time events the start gave it (`tx_seq`, reserved then). The
 //! one difference this makes to a run: the arrival's insertion number is taken
 //! at the transmission's start, not its end, so it can order differently
 //! against another event due at the very same nanosecond (docs/model.md,
@@ -72,9 +72,8 @@ pub struct Channel {
     pub burst: Option<burst_loss::BurstLoss>,
     pub loss_rng: SimRng,
     pub queue: OutputQueue,
-    /// The last transmission started: from `tx_started` to `tx_end`, its
-    /// packet at the back of `pipe` until `tx_end`.
-    pub tx_started: SimTime,
+    /// The end of the last transmission started (its packet is at the back of
+    /// `pipe` until then).
     pub tx_end: SimTime,
     /// A `TxDone` event is pending for the transmission in progress.
     pub tx_done_pending: bool,
@@ -90,7 +89,7 @@ pub struct Channel {
     /// channel draws no losses at transmission ends.
     pub arrival_at_start: bool,
     /// Packets on the wire, oldest first (each has an `Arrive` event pending),
-    /// then the packet being serialised if `transmitting`: their slots.
+    /// then the packet being serialised if [`Channel::busy`]: their slots.
     pub pipe: Ring<PacketId>,
     pub counters: ChannelCounters,
     /// The last packet size sent and its transmission time: a channel mostly
@@ -189,7 +188,6 @@ mod tests {
             burst: None,
             loss_rng: crate::rng::from_seed(1),
             queue: OutputQueue::new(QueueLimit::Packets(10), 1_000_000, Box::new(DropTail), crate::rng::from_seed(2)),
-            tx_started: 0,
             tx_end: 0,
             tx_done_pending: false,
             tx_seq: 0,

@@ -226,7 +226,6 @@ impl World {
         let ch = &mut self.channels[c as usize];
         if let Some(id) = ch.queue.dequeue(self.now, &mut self.store, &mut self.dropped) {
             let tx = ch.tx_time(self.store.get(id).size);
-            ch.tx_started = self.now;
             ch.tx_end = self.now.saturating_add(tx);
             ch.counters.busy_ns += tx;
             ch.pipe.push_back(id);
@@ -238,7 +237,8 @@ impl World {
             ch.arrival_scheduled = ch.arrival_at_start && ch.queue.is_empty() && ch.arrival(ch.tx_end).is_none();
             ch.tx_done_pending = !ch.arrival_scheduled;
             if ch.arrival_scheduled {
-                ch.tx_seq = self.queue.next_seq();
+                // The place a `TxDone` pushed now would take, for one scheduled later.
+                ch.tx_seq = self.queue.reserve_seq();
                 self.queue.push_after(self.now, tx.saturating_add(ch.delay), Event::Arrive(c), &mut ch.tx_prop_lane);
             } else {
                 self.queue.push_after(self.now, tx, Event::TxDone(c), &mut ch.tx_lane);

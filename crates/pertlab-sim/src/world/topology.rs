@@ -99,7 +99,6 @@ impl Topology {
                 burst: l.burst_loss.as_ref().map(BurstLoss::new),
                 loss_rng: stream(seed, StreamKind::LinkLoss, c as u64),
                 queue: build_queue(qspec, l.rate_bps, stream(seed, StreamKind::Queue, c as u64)),
-                tx_started: 0,
                 tx_end: 0,
                 tx_done_pending: false,
                 tx_seq: 0,
