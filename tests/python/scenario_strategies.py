@@ -11,7 +11,7 @@ this file. What the model cannot say is written here once: which names a referen
 the refusals (memory estimate, timer bounds) are exercised too.
 
 :func:`scenario` composes a whole valid-by-construction scenario: a dumbbell or a graph,
-flows, UDP sources, web sessions and monitors over it. ``test_generated.mutated`` breaks one field of it.
+flows, UDP sources, web sessions and monitors over it, and the engine's settings. ``test_generated.mutated`` breaks one field of it.
 """
 
 from __future__ import annotations
@@ -251,6 +251,8 @@ def scenario(draw, budget: Budget = BOUNDED) -> dict[str, Any]:
     if draw(st.booleans()):
         start = draw(st.integers(0, duration_ms - 1))
         data["measure"] = {"start": f"{start}ms", "end": f"{draw(st.integers(start + 1, duration_ms))}ms"}
+    # Either way of scheduling transmission ends, evenly: one changes the engine's path on every run.
+    data["engine"] = draw(model(sc.EngineSpec, budget, tx_end_events=st.sampled_from(["always", "when_needed"])))
     return data
 
 

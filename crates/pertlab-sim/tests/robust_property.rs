@@ -28,7 +28,7 @@ const MEMORY_LIMIT: u64 = 1 << 30;
 /// Node and link names of the base scenarios, the pool of names a mutation picks from.
 const NAMES: [&str; 12] = ["s0", "d0", "s1", "r0", "r1", "a", "b", "c", "r", "bottleneck", "a-r", "nowhere"];
 /// Every enum spelling of the wire format, the pool of strings a mutation picks from.
-const WORDS: [&str; 20] = [
+const WORDS: [&str; 22] = [
     "packets",
     "bytes",
     "edges",
@@ -49,6 +49,8 @@ const WORDS: [&str; 20] = [
     "srtt",
     "adaptive",
     "half",
+    "always",
+    "when_needed",
 ];
 
 fn u64_pool() -> Vec<u64> {
@@ -75,6 +77,8 @@ struct Base {
     positions: bool,
     trace: bool,
     window: bool,
+    /// `engine.tx_end_events = when_needed` (else the default, `always`).
+    when_needed: bool,
     duration_ms: u64,
 }
 
@@ -86,10 +90,10 @@ fn base_strategy() -> impl Strategy<Value = Base> {
         any::<bool>(),
         prop::collection::vec(0..CcSpec::KINDS.len(), 0..4),
         0usize..3,
-        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         1u64..1500,
     )
-        .prop_map(|(dumbbell, pairs, queue_kinds, byte_limit, ccs, udp, (web, sample, positions, trace, window), duration_ms)| Base {
+        .prop_map(|(dumbbell, pairs, queue_kinds, byte_limit, ccs, udp, (web, sample, positions, trace, window, when_needed), duration_ms)| Base {
             dumbbell,
             pairs,
             queue_kinds,
@@ -101,6 +105,7 @@ fn base_strategy() -> impl Strategy<Value = Base> {
             positions,
             trace,
             window,
+            when_needed,
             duration_ms,
         })
 }
@@ -185,6 +190,9 @@ impl Base {
         s["monitor"] = monitor;
         if self.window {
             s["measure"] = json!({"start_ns": duration / 3, "end_ns": duration});
+        }
+        if self.when_needed {
+            s["engine"] = json!({"tx_end_events": "when_needed"});
         }
         s
     }
