@@ -2,7 +2,8 @@
 #
 #   make demo    virtual environment + release build + the PERT paper's
 #                single-bottleneck comparison (table on stdout, files in demo-out/)
-#   make test    the whole test suite: cargo test (release) and pytest
+#   make test    the whole test suite: cargo test (release-test profile: release
+#                without LTO, see Cargo.toml) and pytest
 #   make fuzz    a long property-based campaign (hypothesis and proptest) over every
 #                scenario a user can write; resumes from .hypothesis/, writes its counts
 #                to docs/reliability (FUZZ_EXAMPLES, PROPTEST_CASES set its size)
@@ -72,7 +73,7 @@ demo: build
 test: test-rust test-python
 
 test-rust:
-	$(CARGO) test --workspace --release
+	$(CARGO) test --workspace --profile release-test
 
 test-python: build
 	$(BIN)/python -m pytest -q --durations=15 tests/python
