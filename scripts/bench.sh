@@ -39,7 +39,7 @@ for kind in $kinds; do
   aqm_rows+="$kind ${best[$kind]}"$'\n'
 done
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')
+cpu=$(python3 -c 'import sys; sys.path.insert(0, "scripts"); import bench_block; print(bench_block.cpu())')
 cores=$(nproc)
 mem=$(free -g | awk '/Mem:/ {print $2}')
 rustc_v=$(rustc --version)
@@ -60,7 +60,7 @@ path = pathlib.Path("BENCHMARKS.md")
 text = path.read_text() if path.exists() else ""
 marker_start, marker_end = "<!-- bench:start -->", "<!-- bench:end -->"
 block = f"""{marker_start}
-Measured {today} at commit `{commit}` on {cpu} ({cores} cores, {mem} GiB), {rustc}, release build
+Measured {today} at commit `{commit}` on {cpu}, {cores} cores, {mem} GiB, {rustc}, release build
 (LTO, one codegen unit), single thread. Written by `make bench` (scripts/bench.sh).
 
 **Canonical dumbbell** (150 Mbps, 60 ms RTT, 50 SACK flows, DropTail, BDP buffer of 750 packets,

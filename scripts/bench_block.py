@@ -13,11 +13,36 @@ import subprocess
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 
+def cpu() -> str:
+    """The processor as the figures depend on it: its name, and, where Linux says, its family and
+    model numbers and its caches. This virtual machine names every host "AMD EPYC", and the
+    same build's times moved by 40 % between hosts of different generations (BENCHMARKS.md,
+    "Against a minimal engine"), so the name alone does not tell two hosts apart."""
+    info = {}
+    for line in open("/proc/cpuinfo"):
+        key, _, value = line.partition(":")
+        if not key.strip():
+            break  # the first processor's block is enough
+        info.setdefault(key.strip(), value.strip())
+    name = info.get("model name", platform.processor())
+    details = [f"family {info['cpu family']} model {info['model']}"] if "cpu family" in info and "model" in info else []
+    caches = pathlib.Path("/sys/devices/system/cpu/cpu0/cache")
+    for index in sorted(caches.glob("index*")):
+        try:
+            level, kind, size = ((index / f).read_text().strip() for f in ("level", "type", "size"))
+        except OSError:
+            continue
+        if kind != "Instruction":
+            kib = int(size.rstrip("K")) if size.endswith("K") and size[:-1].isdigit() else None
+            shown = size if kib is None else f"{kib // 1024} MiB" if kib % 1024 == 0 else f"{kib} KiB"
+            details.append(f"L{level}{'d' if kind == 'Data' else ''} {shown}")
+    return f"{name} ({'; '.join(details)})" if details else name
+
+
 def machine() -> str:
     """Date, commit, processor, cores and load: what the figures depend on."""
-    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), platform.processor())
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
-    return f"Measured {datetime.date.today()} at commit `{commit}` on {cpu} ({os.cpu_count()} cores), load average {os.getloadavg()[0]:.1f} at the start."
+    return f"Measured {datetime.date.today()} at commit `{commit}` on {cpu()}, {os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at the start."
 
 
 def write_block(name: str, lines: list[str], path: pathlib.Path = pathlib.Path("BENCHMARKS.md")) -> None:

@@ -24,10 +24,12 @@ python=$?
 
 mkdir -p docs/reliability
 .venv/bin/python - "$counts" "$examples" "$cases" "$rust" "$python" "$started" <<'PY'
-import json, os, platform, sys, time
+import json, os, sys, time
 counts_path, examples, cases, rust, python, started = sys.argv[1:]
 counts = json.load(open(counts_path))
-cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), platform.machine())
+sys.path.insert(0, "scripts")
+from bench_block import cpu as describe_cpu
+cpu = describe_cpu()
 mem = next(int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("MemTotal"))
 failures = [name for name, code in (("Rust property tests", rust), ("generated-scenario tests", python)) if code != "0"]
 campaign = {
