@@ -301,7 +301,7 @@ impl TimerSlot {
     /// before the pending one.
     pub fn arm(&mut self, deadline: Option<SimTime>, queue: &mut EventQueue, event: Event) {
         if let Some(d) = deadline {
-            if self.pending.map_or(true, |p| d < p) {
+            if self.pending.is_none_or(|p| d < p) {
                 queue.push(d, event);
                 self.pending = Some(d);
             }

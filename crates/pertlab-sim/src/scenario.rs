@@ -314,9 +314,10 @@ pub struct DumbbellSpec {
 }
 
 /// Congestion controller of a flow and its parameters.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum CcSpec {
+    #[default]
     Reno,
     Vegas(VegasConfig),
     Pert(PertConfig),
@@ -396,12 +397,6 @@ impl CcSpec {
             CcSpec::Jcc(c) => c.validate(&path),
             CcSpec::Py(c) => c.validate(&path),
         }
-    }
-}
-
-impl Default for CcSpec {
-    fn default() -> Self {
-        CcSpec::Reno
     }
 }
 

@@ -326,7 +326,7 @@ fn the_first_departures_waits_are_traced_one_by_one() {
         assert!(means[0] > means[1] && means[1] > means[2]);
         per_class.push(means);
     }
-    for c in 0..3 {
-        assert!((per_class[0][c] / per_class[1][c] - 1.0).abs() < 0.15, "class {c}: S-WTP {:.2} against WTP {:.2}", per_class[0][c], per_class[1][c]);
+    for (c, (swtp, wtp)) in per_class[0].iter().zip(&per_class[1]).enumerate() {
+        assert!((swtp / wtp - 1.0).abs() < 0.15, "class {c}: S-WTP {swtp:.2} against WTP {wtp:.2}");
     }
 }

@@ -98,7 +98,7 @@ impl Capture {
         self.left > 0
             && self.error.is_none()
             && self.channels.contains(&c)
-            && self.flows.as_ref().map_or(true, |on| pkt.kind != PacketKind::Udp && on.get(pkt.flow as usize).copied().unwrap_or(false))
+            && self.flows.as_ref().is_none_or(|on| pkt.kind != PacketKind::Udp && on.get(pkt.flow as usize).copied().unwrap_or(false))
     }
 
     /// Record `pkt` on `ch` at `now`; `segment_bytes` is its TCP flow's data packet size.
