@@ -600,7 +600,7 @@ def _with_tx_end_events(scenario: Scenario, value: str | None) -> Scenario:
     allowed = get_args(EngineSpec.model_fields["tx_end_events"].annotation)
     if value not in allowed:
         _fail(ValueError(f"--tx-end-events: must be one of {', '.join(allowed)}, got `{value}`"))
-    return scenario.model_copy(update={"engine": EngineSpec(tx_end_events=value)})
+    return scenario.model_copy(update={"engine": scenario.engine.model_copy(update={"tx_end_events": value})})
 
 
 def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:

@@ -283,11 +283,24 @@ impl World {
             return;
         }
         ch.tx_done_pending = false;
-        if ch.arrival_scheduled {
-            // Scheduled only because a packet waits in the queue (`forward`).
-            self.start_tx(c);
-            return;
+        // An arrival scheduled when the transmission started (`when_needed`)
+        // leaves this event only the next packet of the queue to start.
+        if !ch.arrival_scheduled {
+            self.leave_transmitter(c);
         }
+        // An access link's queue is empty after nearly every transmission: the
+        // check here spares `start_tx`'s call (issue 21), which on an empty
+        // queue does nothing (no discipline sees an empty queue's dequeue).
+        if !self.channels[c as usize].queue.is_empty() {
+            self.start_tx(c);
+        }
+    }
+
+    /// The packet just transmitted on channel `c` (the back of its wire) is
+    /// lost there, or its arrival at the far end is scheduled.
+    #[inline(always)]
+    fn leave_transmitter(&mut self, c: u32) {
+        let ch = &mut self.channels[c as usize];
         let bernoulli = ch.loss > 0.0 && ch.loss_rng.gen::<f64>() < ch.loss;
         let lost = ch.burst.as_mut().is_some_and(|b| b.lost(&mut ch.loss_rng)) || bernoulli;
         if lost {
@@ -296,7 +309,7 @@ impl World {
                 self.count_drop(id, None);
             }
         } else {
-            // This event pops after those of the packets ahead on the wire (at a
+            // The transmission's end pops after those of the packets ahead on the wire (at a
             // later time, or at the same time inserted later), so the head of the
             // pipe is always the packet arriving. With a constant delay it goes
             // to the engine's lane of that delay; after a decrease of the delay,
@@ -305,12 +318,6 @@ impl World {
                 None => self.queue.push_after(self.now, ch.delay, Event::Arrive(c), &mut ch.prop_lane),
                 Some(at) => self.queue.push(at, Event::Arrive(c)),
             }
-        }
-        // An access link's queue is empty after nearly every transmission: the
-        // check here spares `start_tx`'s call (issue 21), which on an empty
-        // queue does nothing (no discipline sees an empty queue's dequeue).
-        if !self.channels[c as usize].queue.is_empty() {
-            self.start_tx(c);
         }
     }
 
