@@ -3,8 +3,6 @@ units (``Rate``, ``Time``, ``Duration``, ``Size``, ``PacketSize``), bounded numb
 (``Probability``, ``Count``, ``U32``), the base model (unknown fields are errors; wire
 names accepted) and the cross-field comparison validator."""
 
-from __future__ import annotations
-
 import functools
 import operator
 from typing import Annotated, Any, Callable

@@ -1,8 +1,6 @@
 """Congestion controllers and their parameters (the core's ``tcp/cc/``), one model per
 controller, told apart by ``kind``: :data:`CcSpec`."""
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Literal, Union
 

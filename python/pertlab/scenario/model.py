@@ -1,8 +1,6 @@
 """The whole scenario: topology, traffic, monitors and the measurement window; reading it from
 TOML or JSON, writing the core's wire format, and asking the core to check it."""
 
-from __future__ import annotations
-
 import json
 import sys
 from pathlib import Path
@@ -155,7 +153,7 @@ class Scenario(_Model):
     # -- construction --
 
     @classmethod
-    def parse(cls, data: dict[str, Any]) -> Scenario:
+    def parse(cls, data: dict[str, Any]) -> "Scenario":
         """Validate a mapping (as read from TOML or JSON); raises :class:`ScenarioError`."""
         try:
             return cls.model_validate(data)
@@ -163,7 +161,7 @@ class Scenario(_Model):
             raise ScenarioError.from_pydantic(e) from None
 
     @classmethod
-    def from_toml(cls, path: str | Path) -> Scenario:
+    def from_toml(cls, path: str | Path) -> "Scenario":
         """Read a scenario file written in TOML with human units."""
         path = Path(path)
         try:
@@ -173,7 +171,7 @@ class Scenario(_Model):
         return cls.parse(data)
 
     @classmethod
-    def from_json(cls, text: str) -> Scenario:
+    def from_json(cls, text: str) -> "Scenario":
         """Read a scenario from JSON (human units or the wire format)."""
         try:
             data = json.loads(text)
@@ -182,7 +180,7 @@ class Scenario(_Model):
         return cls.parse(data)
 
     @classmethod
-    def load(cls, path: str | Path) -> Scenario:
+    def load(cls, path: str | Path) -> "Scenario":
         """Read a ``.toml`` or ``.json`` scenario file."""
         path = Path(path)
         scenario = cls.from_json(path.read_text()) if path.suffix == ".json" else cls.from_toml(path)
@@ -212,7 +210,7 @@ class Scenario(_Model):
         """The core's wire format as JSON text."""
         return json.dumps(self.to_wire(), indent=indent)
 
-    def check(self, memory_limit: float | None = None) -> Scenario:
+    def check(self, memory_limit: float | None = None) -> "Scenario":
         """Ask the core to build the world without running it (checks node names,
         connectivity, and the memory estimate against ``memory_limit``: bytes,
         default the memory available now, ``math.inf`` for none; see

@@ -2,8 +2,6 @@
 PI, PIE and CoDel, with the papers' and RFCs' defaults, and the multi-class schedulers
 (strict priority, WTP, S-WTP, BPR; one ``sched`` section) (the core's ``queue/``)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import Field, ValidationInfo, field_validator

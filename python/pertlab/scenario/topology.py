@@ -1,7 +1,5 @@
 """Topologies: explicit links between named nodes, or the dumbbell the core expands."""
 
-from __future__ import annotations
-
 from typing import Annotated, Any, Union
 
 from pydantic import BeforeValidator, Field, ValidationInfo, field_validator

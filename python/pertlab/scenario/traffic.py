@@ -1,7 +1,5 @@
 """What sends: long-lived TCP flows (with their TCP options), UDP sources and web sessions."""
 
-from __future__ import annotations
-
 import math
 from typing import Annotated, Any, Literal, Union
 
