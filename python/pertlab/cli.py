@@ -16,7 +16,6 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Optional
 
-import click
 import typer
 
 from . import interrupt
@@ -30,13 +29,18 @@ if TYPE_CHECKING:
     from .results import Results
     from .scenario import Scenario
 
-# A newer typer (0.29 here) parses with the click it carries (typer._click), not the click package:
-# its usage errors are not click.ClickException, nor its abort (typer.Abort) click.Abort, and
-# main() catches both.
+# A newer typer (0.29 here) parses with the click it carries (typer._click): its usage errors
+# derive from typer._click's ClickException and its abort is typer.Abort, and the click package,
+# 20 ms to import, is not loaded (issue 21). An older typer parses with click itself.
 try:
-    from typer._click.exceptions import ClickException as _TyperClickException
+    from typer._click.exceptions import ClickException as _ClickException
+
+    _ABORTS: tuple[type[BaseException], ...] = (typer.Abort, KeyboardInterrupt)
 except ImportError:  # an older typer, on click itself
-    _TyperClickException = click.ClickException
+    import click
+
+    _ClickException = click.ClickException
+    _ABORTS = (click.Abort, typer.Abort, KeyboardInterrupt)
 
 _APP_SETTINGS: dict[str, Any] = dict(
     help="pertlab: congestion-control and AQM experiments on a packet-level simulator.",
@@ -231,10 +235,10 @@ def main() -> None:
     command = typer.main.get_command(_app_for(sys.argv[1:]))
     try:
         code = command.main(standalone_mode=False)
-    except (click.ClickException, _TyperClickException) as e:
+    except _ClickException as e:
         e.show()
         code = e.exit_code
-    except (click.Abort, typer.Abort, KeyboardInterrupt):
+    except _ABORTS:
         interrupt.ignore()
         err.print("interrupted: finished work is kept; run the same command again to resume where it can", highlight=False)
         code = 130
