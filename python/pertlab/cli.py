@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
 import sys
 from pathlib import Path
@@ -53,23 +54,43 @@ app = typer.Typer(**_APP_SETTINGS)
 
 
 class _Console:
-    """A rich Console made when first used: importing rich takes about 25 ms, which `pertlab
-    --help` and the commands that print plain text need not wait for (issue 21)."""
+    """A rich Console on stdout made when first used: importing rich takes about 25 ms, which
+    `pertlab --help` and the commands that print plain text need not wait for (issue 21)."""
 
-    def __init__(self, stderr: bool = False) -> None:
-        self._stderr = stderr
+    def __init__(self) -> None:
         self._console = None
 
     def __getattr__(self, name: str) -> Any:
         if self._console is None:
             from rich.console import Console
 
-            self._console = Console(stderr=self._stderr)
+            self._console = Console()
         return getattr(self._console, name)
 
 
 out = _Console()
-err = _Console(stderr=True)
+
+
+def _rich_stderr() -> bool:
+    """Whether rich may draw on stderr: a terminal, or one of the variables by which rich is told
+    to treat the stream as one (FORCE_COLOR, TTY_COMPATIBLE). Elsewhere (a log, a pipe) rich would
+    write plain characters and nothing live, so the command need not import it (about 25 ms;
+    issue 21)."""
+    return sys.stderr.isatty() or any(name in os.environ for name in ("FORCE_COLOR", "TTY_COMPATIBLE"))
+
+
+def _say(text: str, label: str = "", style: str = "") -> None:
+    """One message on stderr, ``label: text``; where rich draws (:func:`_rich_stderr`) with
+    ``style`` on the label (on the text if there is none), elsewhere as plain characters."""
+    if not _rich_stderr():
+        sys.stderr.write(f"{label}: {text}\n" if label else f"{text}\n")
+        return
+    from rich.console import Console
+    from rich.text import Text
+
+    message = Text.assemble((f"{label}:", style), " ", text) if label else Text(text, style)
+    Console(stderr=True).print(message, soft_wrap=True)
+
 
 # Fluid models and stability theorems: `pertlab fluid ...`, `pertlab stability ...` (docs/fluid.md).
 from .fluid.cli import register as _register_fluid  # noqa: E402
@@ -157,7 +178,7 @@ def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
         argument = re.sub(r"\[\d+\]$", "", argument_of(field))
         if flags and sep and argument in flags:
             line = f"{flags[argument]}: {message}"
-        err.print(f"[bold red]error:[/] {line}", highlight=False, markup=True, soft_wrap=True)
+        _say(line, "error", "bold red")
     raise typer.Exit(2)
 
 
@@ -186,7 +207,7 @@ def _run_and_report(
     with interrupt.deferred():
         results = _run(scenario, progress, memory_limit, flags, out_dir)
         if out_dir is not None:
-            err.print(f"results in {results.write(out_dir)}/", highlight=False)
+            _say(f"results in {results.write(out_dir)}/")
         _emit(results, as_json, title)
 
 
@@ -240,7 +261,7 @@ def main() -> None:
         code = e.exit_code
     except _ABORTS:
         interrupt.ignore()
-        err.print("interrupted: finished work is kept; run the same command again to resume where it can", highlight=False)
+        _say("finished work is kept; run the same command again to resume where it can", "interrupted")
         code = 130
     # The command is over: a stop signal now would only turn a clean exit into a killed process.
     interrupt.ignore()
@@ -439,7 +460,7 @@ def sweep(
         _fail(e, {"--vary": "--vary", "--seeds": "--seeds"})
     except KeyboardInterrupt:
         stop()
-        err.print(f"interrupted: finished runs are kept in {out_dir}/runs; run the same command to resume", highlight=False)
+        _say(f"finished runs are kept in {out_dir}/runs; run the same command to resume", "interrupted")
         raise typer.Exit(130)
     stop()
     if as_json:
@@ -512,7 +533,7 @@ def reproduce(
         try:
             report = entry.report(quick, folder, Workers(jobs, cluster, store=folder / "tasks"))
         except KeyboardInterrupt:
-            err.print(f"interrupted: finished runs are kept in {folder}; run the same command to resume", highlight=False)
+            _say(f"finished runs are kept in {folder}; run the same command to resume", "interrupted")
             raise typer.Exit(130)
     index = folder / "index.html"
     if as_json:
@@ -634,20 +655,21 @@ def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", CaptureWarning)  # printed below with the run's other warnings
-            results = run(scenario, progress=progress, memory_limit=memory_limit)
+            # The bar is transient: where rich does not draw on stderr it would leave nothing.
+            results = run(scenario, progress=progress and _rich_stderr(), memory_limit=memory_limit)
     except ModelError as e:
         # A model written in Python failed: its traceback, the simulated time, the flow, the hook.
-        err.print(f"[bold red]error:[/] {e}", highlight=False, markup=True, soft_wrap=True)
+        _say(str(e), "error", "bold red")
         if out_dir is not None:
             at = e.results.data["sim_seconds"]
-            err.print(f"results up to the failure ({at:g} s simulated, flagged interrupted) in {e.results.write(out_dir)}/", highlight=False)
+            _say(f"results up to the failure ({at:g} s simulated, flagged interrupted) in {e.results.write(out_dir)}/")
         raise typer.Exit(1)
     except ValueError as e:
         _fail(e, flags)
     if results.interrupted:
-        err.print(f"[yellow]interrupted at {results.data['sim_seconds']:.1f} s simulated; results so far follow")
+        _say(f"interrupted at {results.data['sim_seconds']:.1f} s simulated; results so far follow", style="yellow")
     for warning in results.warnings:
-        err.print(f"[bold yellow]warning:[/] {warning}", highlight=False, soft_wrap=True)
+        _say(warning, "warning", "bold yellow")
     return results
 
 

@@ -5,12 +5,14 @@ by the modules a fresh process has loaded, not by a wall-clock limit."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
 import pytest
 
-HEAVY = ("polars", "pydantic", "numpy", "scipy", "pyarrow", "dask", "distributed", "matplotlib", "pertlab._core", "rich")
+# click is not heavy, but typer 0.29 carries its own: the click package would be 20 ms for nothing.
+HEAVY = ("polars", "pydantic", "numpy", "scipy", "pyarrow", "dask", "distributed", "matplotlib", "pertlab._core", "rich", "click")
 
 PROBE = """
 import json, sys
@@ -26,7 +28,10 @@ print(json.dumps({{"code": code, "heavy": heavy}}), file=sys.stderr)
 
 
 def _loaded(*args: str) -> tuple[int, list[str]]:
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(HEAVY=HEAVY), *args], capture_output=True, text=True, check=False)
+    """The exit status and the heavy modules of one command, its stderr a pipe (no terminal, and
+    none forced on rich by the environment)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    proc = subprocess.run([sys.executable, "-c", PROBE.format(HEAVY=HEAVY), *args], capture_output=True, text=True, check=False, env=env)
     report = json.loads(proc.stderr.strip().splitlines()[-1])
     return report["code"], report["heavy"]
 
@@ -50,11 +55,26 @@ def test_closed_form_commands_load_no_simulator(args, allowed):
     assert set(heavy) <= allowed, heavy
 
 
-def test_dumbbell_json_loads_no_dataframe_library():
+def test_dumbbell_json_loads_no_dataframe_library_nor_rich_off_a_terminal():
     # The summary is printed from the core's JSON: polars and pyarrow come with a table or --out.
-    code, heavy = _loaded("dumbbell", "--duration", "1s", "--flows", "2", "--json", "--no-progress")
+    # Off a terminal the progress bar (on by default) would draw nothing, and a warning (a run of
+    # 10 ms has one: no flow completes a round trip) is plain text: rich is not needed.
+    code, heavy = _loaded("dumbbell", "--duration", "10ms", "--flows", "2", "--json")
     assert code in (0, None)
-    assert set(heavy) <= {"pydantic", "pertlab._core", "rich"}, heavy
+    assert set(heavy) <= {"pydantic", "pertlab._core"}, heavy
+
+
+def test_messages_off_a_terminal_are_rich_s_characters():
+    """`warning: ...` and `error: ...` written without rich are what rich writes to a pipe."""
+    args = [sys.executable, "-c", "from pertlab.cli import main; main()", "dumbbell", "--duration", "10ms", "--flows", "2", "--json"]
+    env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
+    plain = subprocess.run(args, capture_output=True, text=True, check=True, env=env).stderr
+    assert "\nwarning: 2 of 2 TCP flows completed no round trip" in plain and plain.startswith("warning: the bottleneck"), plain
+    # With TTY_COMPATIBLE=0 rich writes the same message itself, without escape codes.
+    by_rich = subprocess.run(args, capture_output=True, text=True, check=True, env={**env, "TTY_COMPATIBLE": "0"}).stderr
+    assert by_rich == plain
+    bad = subprocess.run([*args[:4], "--bw", "0"], capture_output=True, text=True, env=env)
+    assert bad.returncode == 2 and bad.stderr == "error: --bw: must be positive, got '0'\n", bad.stderr
 
 
 def test_run_is_the_function_whatever_was_imported_first():
