@@ -196,6 +196,7 @@ def test_a_non_integer_for_an_integer_flag_is_a_usage_error(path, flag, monkeypa
 
     monkeypatch.setattr(interrupt, "install", lambda: None)  # main() would leave pytest's SIGINT ignored
     monkeypatch.setattr(interrupt, "ignore", lambda: None)
+    monkeypatch.setattr(pertlab.cli.gc, "freeze", lambda: None)  # main() would keep pytest's objects from every later collection
     monkeypatch.setattr(sys, "argv", ["pertlab", *path, flag, "abc"])
     with pytest.raises(SystemExit) as exit_:
         pertlab.cli.main()
