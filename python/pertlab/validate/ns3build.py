@@ -2,9 +2,10 @@
 
 ns-3 comes from its pip wheel (``ns3`` in requirements.lock), which ships the headers and
 shared libraries; the program is compiled with the system C++ compiler against them, once,
-into a cache directory named by a hash of the source, the wheel's version and the
-compiler's, so that a new source, wheel or compiler builds again and every later run (and
-every test session) reuses the binary. Concurrent builds (Dask workers, test processes)
+into a cache directory named by a hash of the source, the wheel's version and place (the
+binary is linked to its libraries by path) and the compiler's version, so that a new source,
+wheel, environment or compiler builds again and every later run (and every test session)
+reuses the binary. Concurrent builds (Dask workers, test processes)
 wait for one another on a lock file.
 
 The cache is ``$PERTLAB_NS3_CACHE`` or ``~/.cache/pertlab/ns3``.
@@ -89,7 +90,11 @@ def program() -> Path:
     wheel, cxx, source = _wheel_dir(), _compiler(), _repo_source()
     assert wheel is not None and cxx is not None
     version = subprocess.run([cxx, "--version"], capture_output=True, text=True, check=True).stdout
-    key = hashlib.sha256(source.read_bytes() + f"{wheel_version()}\n{version}".encode()).hexdigest()[:16]
+    # The binary finds the wheel's libraries by the path linked into it (its run path): one linked
+    # against another environment's wheel fails once that environment is gone, so the path is
+    # part of the key as well.
+    lib = wheel / "lib64"
+    key = hashlib.sha256(source.read_bytes() + f"{wheel_version()}\n{version}\n{lib}".encode()).hexdigest()[:16]
     out = _cache_dir() / f"dumbbell-{key}"
     if out.is_file():
         return out
@@ -98,7 +103,6 @@ def program() -> Path:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if out.is_file():
             return out
-        lib = wheel / "lib64"
         tmp = out.with_name(f".{out.name}.tmp-{os.getpid()}")
         cmd = [
             cxx, f"-std={STANDARD}", "-O2", "-Wall", *(f"-D{d}" for d in DEFINES), "-I", str(wheel / "include"),
