@@ -72,10 +72,22 @@ _AT_TARGET = {"compete_step": ALPHA_MAX}
 #: 0.65 q_max (Kotla: 0.5 q_max, spec C1), alpha at its target there as in ALPHA_AT_TARGET.
 QIAN_COMPETE = "pert-adaptive-qian-compete"
 QIAN_COMPETE_FRAC = 0.65
+#: pertlab's sweep of the same ramp (``qian11-video-ramp``): alpha's step per compete-mode period
+#: from the default (0.1) to ``alpha_max`` (ALPHA_AT_TARGET), about three times larger each time.
+RAMP_STEPS: tuple[float, ...] = (PertAdaptive.model_fields["compete_step"].default, 0.3, 1.0, 3.0, ALPHA_MAX)
+
+
+def ramp_variant(step: float) -> str:
+    """The name of PERT with ``step`` of :data:`RAMP_STEPS`: ``pert-adaptive`` at the default
+    step, :data:`ALPHA_AT_TARGET` at ``alpha_max``, else ``pert-adaptive-step-{step}``."""
+    return {RAMP_STEPS[0]: "pert-adaptive", ALPHA_MAX: ALPHA_AT_TARGET}.get(step, f"pert-adaptive-step-{step:g}")
+
+
 VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     NO_EARLY_RESPONSE: ("pert-adaptive", {"pert-adaptive": {"t_min": "500ms", "t_max": "1s", "alpha_max": 1.0}}),
     ALPHA_AT_TARGET: ("pert-adaptive", {"pert-adaptive": _AT_TARGET}),
     QIAN_COMPETE: ("pert-adaptive", {"pert-adaptive": {**_AT_TARGET, "compete_frac": QIAN_COMPETE_FRAC}}),
+    **{ramp_variant(step): ("pert-adaptive", {"pert-adaptive": {"compete_step": step}}) for step in RAMP_STEPS[1:-1]},
 }
 #: Start-up delays (s) at which every stream's client also counts late packets: the thesis's
 #: Figs 7, 10 and 11 sweep 1 to 30 s and read "above 11 s" (Section III.A.2); steps of 5 s.

@@ -108,13 +108,13 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
     )
     report.tables = {"success": table, "startup": _startup_table(streams), "loss": _loss_table(streams), "paths": _paths_table(every), "streams": every}
     lo, hi = v.CLAIM_BIN
-    in_bin = _claim_bin(streams)
+    in_bin = claim_bin(streams)
     measured = all(cc in in_bin for cc in ("pert-adaptive", "sack", "cubic"))
     pert = streams.filter(pl.col("cc") == "pert-adaptive")
     report.claims = _startup_claims(report.tables["startup"]) + _loss_claims(report.tables["loss"]) + [
         Claim(f"Fig 9: PERT's (pert-adaptive) success fraction at T/mu in [{lo}, {hi}] is at least Reno's and CUBIC's.",
               measured and in_bin["pert-adaptive"][0] >= max(in_bin["sack"][0], in_bin["cubic"][0]),
-              "; ".join(_shown_in_bin(in_bin, cc) for cc in v.CONTROLLERS)
+              "; ".join(shown_in_bin(in_bin, cc) for cc in v.CONTROLLERS)
               + f". PERT's streams: goodput {pert['goodput_mbps'].mean():.3g} Mbit/s (the video rate is {v.VIDEO_RATE_MBPS}), "
               f"{pert['early_responses_per_s'].mean():.3g} early responses per second, in compete mode {pert['compete_s'].mean():.3g} s "
               f"of the window, mean late fraction {pert['late_fraction'].mean():.3g}"),
@@ -129,15 +129,15 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
     return report
 
 
-def _claim_bin(streams: pl.DataFrame) -> dict[str, tuple[float, int]]:
+def claim_bin(streams: pl.DataFrame) -> dict[str, tuple[float, int]]:
     """Per controller, the success fraction of its streams at T/mu in Fig 9's range and their number."""
     lo, hi = v.CLAIM_BIN
     t = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
     return {cc: (success, n) for cc, success, n in t.select("cc", "success", "len").iter_rows()}
 
 
-def _shown_in_bin(in_bin: dict[str, tuple[float, int]], cc: str) -> str:
-    """``cc``'s entry of :func:`_claim_bin` as evidence."""
+def shown_in_bin(in_bin: dict[str, tuple[float, int]], cc: str) -> str:
+    """``cc``'s entry of :func:`claim_bin` as evidence."""
     if cc not in in_bin:
         return f"{cc}: no stream in the range"
     success, n = in_bin[cc]
@@ -396,7 +396,7 @@ def _alpha_ramp_claim(streams: pl.DataFrame) -> Claim:
     by_cc = {cc: streams.filter(pl.col("cc") == cc) for cc in ccs}
     ok = {cc: float(t["success"].mean()) for cc, t in by_cc.items()}
     lo, hi = v.CLAIM_BIN
-    in_bin = _claim_bin(streams)
+    in_bin = claim_bin(streams)
 
     def compete_by_load(cc: str) -> str:
         t = by_cc[cc].group_by("streams").agg(pl.col("compete_s").mean()).sort("streams")
@@ -410,7 +410,7 @@ def _alpha_ramp_claim(streams: pl.DataFrame) -> Claim:
         "success over all streams of the same runs: " + ", ".join(f"{cc} {ok[cc]:.3g}" for cc in ccs)
         + f"; mean T/mu {by_cc[v.ALPHA_AT_TARGET]['t_mu'].mean():.3g} ({v.ALPHA_AT_TARGET}) against {by_cc['pert-adaptive']['t_mu'].mean():.3g}; "
         f"seconds of the window in compete mode, by load (streams): {'; '.join(compete_by_load(cc) for cc in ccs[:3])}; "
-        f"at T/mu in [{lo}, {hi}]: " + ", ".join(_shown_in_bin(in_bin, cc) for cc in ccs),
+        f"at T/mu in [{lo}, {hi}]: " + ", ".join(shown_in_bin(in_bin, cc) for cc in ccs),
     )
 
 

@@ -1,0 +1,146 @@
+"""Registry entry ``qian11-video-ramp``: pertlab's sweep of adaptive PERT's compete-mode alpha step
+under the load of Qian's video study (2011, Chapter III.A, Fig 9).
+
+Neither thesis says how fast alpha rises toward its compete-mode target 1 + p'/p (Kotla: "linearly",
+every 5 RTTs; Qian: "increased linearly"; spec C8), and ``qian11-video`` finds that the speed
+decides much of why PERT's streams fail there (its ramp claim: the default step, 0.1 per period,
+against alpha at its target). This entry asks the question Fig 9 leaves: is there a step at which
+PERT's streams do as the thesis says, at least as well as Reno's and CUBIC's at T/mu in
+[1.4, 2.0]? It runs the main path of ``qian11-video`` (100 ms, 1000-byte packets) with PERT at each
+step of :data:`pertlab.experiments.qian11_video.RAMP_STEPS`, and Reno and CUBIC beside them, at the
+same loads and seeds. Each run's T/mu comes from a greedy probe of the same PERT, so a faster ramp
+moves the probe's T as well as the streams."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..experiments import qian11_video as v
+from ..parallel import Workers
+from ..plots import saved_figure
+from .qian11_video_entries import claim_bin, shown_in_bin
+from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
+
+NAME = "qian11-video-ramp"
+TITLE = "Fig 9 against the compete-mode alpha step (spec C8): PERT's video streams as alpha rises faster, beside Reno and CUBIC"
+SOURCE = "Qian, MS thesis, 2011, Chapter III.A (Fig 9); Kotla, MS thesis, 2008, Chapter IV (the alpha ramp)"
+QUICK = v.Setup("60s", "10s", "5s", (1,), ((25, 25), (30, 30)))
+FULL = v.Setup(v.VIDEO_LENGTH, "30s", "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 30), (35, 35)))
+#: PERT at each step of the ramp, then the thesis's other two controllers.
+PERT_RUNS = tuple(v.ramp_variant(step) for step in v.RAMP_STEPS)
+RUNS = (*PERT_RUNS, "sack", "cubic")
+#: How far a larger step's success may fall below a smaller one's before the sweep counts as
+#: falling (a run's streams share its T/mu, so a load's success moves in steps).
+FALL_SLACK = 0.05
+
+
+def _items(setup: v.Setup) -> list[tuple[str, int, int, v.Setup, int, v.PathSetup]]:
+    return [(cc, n, m, setup, seed, v.MAIN) for cc in RUNS for n, m in setup.loads for seed in setup.seeds]
+
+
+def _scenarios(quick: bool) -> Wire:
+    """One scenario per controller and load, at the first seed."""
+    setup = QUICK if quick else FULL
+    return {f"{cc}-{n}x{m}": v.video_scenario(cc, n, m, setup, seed).to_wire() for cc, n, m, setup, seed, _ in _items(setup) if seed == setup.seeds[0]}
+
+
+def _steps_table(streams: pl.DataFrame) -> pl.DataFrame:
+    """Per controller (PERT per step, then Reno and CUBIC): streams, success over all of them and at
+    T/mu in Fig 9's range, mean T/mu, goodput, early responses per second, compete-mode seconds."""
+    lo, hi = v.CLAIM_BIN
+    in_range = (pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)
+    steps = {v.ramp_variant(step): step for step in v.RAMP_STEPS}
+    return (
+        streams.group_by("cc")
+        .agg(pl.len().alias("streams"), pl.col("success").mean().alias("success_fraction"), in_range.sum().alias("streams_in_range"),
+             pl.col("success").filter(in_range).mean().alias("success_in_range"), pl.col("t_mu").mean().alias("mean_t_mu"),
+             pl.col("goodput_mbps").mean().alias("mean_goodput_mbps"), pl.col("early_responses_per_s").mean(), pl.col("compete_s").mean().alias("mean_compete_s"))
+        .with_columns(pl.col("cc").replace_strict(steps, default=None, return_dtype=pl.Float64).alias("compete_step"), pl.col("cc").replace_strict({cc: i for i, cc in enumerate(RUNS)}).alias("order"))
+        .sort("order").drop("order").select("cc", "compete_step", pl.exclude("cc", "compete_step"))
+    )  # fmt: skip
+
+
+def _run(quick: bool, out: Path, workers: Workers) -> Report:
+    setup = QUICK if quick else FULL
+    streams = pl.DataFrame([row for rows in workers.map(v.video_rows, _items(setup)) for row in rows])
+    streams = streams.with_columns(pl.col("t_mu").map_elements(v.bin_of, return_dtype=pl.String).alias("bin"))
+    steps = _steps_table(streams)
+    report = Report(
+        NAME, TITLE, SOURCE, "quick" if quick else "full", out,
+        notes=[
+            f"{setup.duration} runs{'' if setup.duration == v.VIDEO_LENGTH else f' (the thesis: {v.VIDEO_LENGTH})'}, seeds {fmt_values(list(setup.seeds))}; "
+            f"(video streams, FTP flows) per run: {', '.join(f'({n}, {m})' for n, m in setup.loads)}; otherwise qian11-video's main path "
+            f"(25 Mbit/s, {v.BUFFER_PKTS}-packet drop-tail buffer, RTT 100 ms, 1000-byte packets, {v.HTTP_SESSIONS} HTTP sessions, Reno FTP flows).",
+            f"PERT is pert-adaptive with alpha's compete-mode step per 5-RTT period (`compete_step`) at {fmt_values(list(v.RAMP_STEPS))}: "
+            f"{v.ramp_variant(v.RAMP_STEPS[0])} is the default (the third-party port's 0.1), {v.ALPHA_AT_TARGET} the step of alpha_max, which "
+            "reaches any target at the end of the period (qian11-video's ramp claim). Nothing else changes; the greedy probe that gives "
+            "a run's T/mu is the same PERT, so its T moves with the step too, and the streams of one step fall in other T/mu bins than "
+            "those of another.",
+            "Success: late fraction below 1e-4 over the run, as in qian11-video; table steps: per controller, the success over all its "
+            "streams and over those at T/mu in Fig 9's range [1.4, 2.0).",
+        ],
+    )  # fmt: skip
+    report.tables = {"steps": steps, "streams": streams}
+    report.claims = [_fig9_claim(streams), _no_fall_claim(steps)]
+    return report
+
+
+def _fig9_claim(streams: pl.DataFrame) -> Claim:
+    """Fig 9's statement at the step that suits PERT best."""
+    lo, hi = v.CLAIM_BIN
+    in_bin = claim_bin(streams)
+    others = [in_bin[cc][0] for cc in ("sack", "cubic") if cc in in_bin]
+    measured = len(others) == 2 and any(cc in in_bin for cc in PERT_RUNS)
+    best = max((in_bin[cc][0] for cc in PERT_RUNS if cc in in_bin), default=float("nan"))
+    return Claim(
+        f"Fig 9 at the ramp that suits PERT best: at some compete-mode step, PERT's success fraction at T/mu in [{lo}, {hi}] is at least Reno's and CUBIC's.",
+        measured and best >= max(others),
+        "at T/mu in the range: " + "; ".join(shown_in_bin(in_bin, cc) for cc in RUNS),
+    )
+
+
+def _no_fall_claim(steps: pl.DataFrame) -> Claim:
+    """pertlab: PERT's success over all its streams does not fall as the step grows."""
+    pert = steps.filter(pl.col("compete_step").is_not_null())
+    success = pert["success_fraction"].to_list()
+    never_falls = all(b >= a - FALL_SLACK for a, b in zip(success, success[1:]))
+    reno = steps.filter(pl.col("cc") == "sack")["success_fraction"].to_list()
+    return Claim(
+        f"pertlab: PERT's success over all its streams does not fall as the compete-mode step grows (no larger step more than {FALL_SLACK} "
+        "below a smaller one), so the ramp's speed, which neither thesis gives, moves Fig 9 one way only.",
+        never_falls,
+        "success over all streams, by step: " + ", ".join(f"{s:g}: {x:.3g}" for s, x in zip(pert["compete_step"], success))
+        + f"; Reno (sack) at the same loads {reno[0]:.3g}; mean T/mu by step: " + ", ".join(f"{s:g}: {t:.3g}" for s, t in zip(pert["compete_step"], pert["mean_t_mu"])),
+    )
+
+
+def _figures(report: Report) -> list[Figure]:
+    steps = report.tables["steps"]
+
+    lo, hi = v.CLAIM_BIN
+    in_range = f"T/mu in [{lo}, {hi})"
+
+    def draw(path: Path) -> None:
+        pert = steps.filter(pl.col("compete_step").is_not_null())
+        with saved_figure(path, 1, 1, figsize=(8.5, 3.8), title="PERT's video success against the compete-mode alpha step") as (_, ax):
+            ax.plot(pert["compete_step"].to_list(), pert["success_fraction"].to_list(), marker="o", color="C0", label="PERT, all streams")
+            ax.plot(pert["compete_step"].to_list(), pert["success_in_range"].to_list(), marker="s", ls="--", color="C0", label=f"PERT, {in_range}")
+            for cc, color in (("sack", "C2"), ("cubic", "C3")):
+                row = steps.filter(pl.col("cc") == cc)
+                ax.axhline(row["success_fraction"][0], color=color, ls=":", lw=1, label=f"{cc}, all streams")
+                if row["success_in_range"][0] is not None:
+                    ax.axhline(row["success_in_range"][0], color=color, ls="--", lw=1, label=f"{cc}, {in_range}")
+            ax.set_xscale("log")
+            ax.set(xlabel="alpha step per compete-mode period (log)", ylabel="success fraction", ylim=(-0.02, 1.02))
+            ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+
+    return [
+        Figure(f"{NAME}.png", "The success fraction of PERT's streams against alpha's compete-mode step per 5-RTT period (the rightmost point is "
+               "alpha_max: alpha at its target), over all streams (solid) and over those at T/mu in Fig 9's range (dashed; a step with none "
+               "there has no point); horizontal lines: Reno's (sack) and CUBIC's streams at the same loads, all (dotted) and in the range (dashed).", draw),
+    ]  # fmt: skip
+
+
+register(Entry(NAME, TITLE, SOURCE, _run, _figures, _scenarios, details=("streams",)))
