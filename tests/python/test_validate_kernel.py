@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
@@ -19,12 +20,34 @@ PROBLEM = testbed.support_problem(needs_pert=False)
 pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
 
 
+def _locked_out(out) -> list[int]:
+    """The kernel flows of the quick case that delivered nothing after their handshake in the
+    whole run, though their first window went out: each ended at one segment after a timeout,
+    the sign of docs/validation.md's start-up lockout (every retransmission lost, backed off)."""
+    series = pl.read_parquet(out / "reno-5mbps" / "testbed" / "flow_series.parquet")
+    per_flow = series.group_by("flow").agg(pl.col("delivered_bytes").max(), pl.col("cwnd").first().alias("first_cwnd"), pl.col("cwnd").last().alias("last_cwnd"))
+    locked = per_flow.filter(pl.col("delivered_bytes") <= 1)
+    assert (locked["first_cwnd"] == 10).all() and (locked["last_cwnd"] == 1).all(), locked
+    return sorted(locked["flow"].to_list())
+
+
 @covers("validate kernel", "--quick", "--out", "--json")
 def test_validate_kernel_quick(tmp_path):
     """Ten identical reno flows on 5 Mbit/s: queue, utilization and fairness agree with the
-    kernel's; the kernel drops more, as docs/validation.md ('End-host timing') explains."""
-    result = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(tmp_path), "--json"], catch_exceptions=False)
+    kernel's; the kernel drops more, as docs/validation.md ('End-host timing') explains.
+
+    A rare kernel run (one in the test suite's runs of 2026-11-30, none in eight runs after it)
+    locks flows out from the start (docs/validation.md, 'Start-up lockout'): their fairness
+    then differs for the whole 30 s. Such a run is asserted to be that lockout and the case runs
+    once more, a new sample of the unseeded testbed; the second run must agree."""
+    out = tmp_path / "first"
+    result = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
     rows = {r["metric"]: r for r in json.loads(result.stdout)["rows"]}
+    if {rows["jain"]["verdict"], rows["goodput_cov"]["verdict"]} != {"agrees"}:
+        assert _locked_out(out), result.output
+        out = tmp_path / "second"
+        result = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
+        rows = {r["metric"]: r for r in json.loads(result.stdout)["rows"]}
     verdicts = {m: r["verdict"] for m, r in rows.items()}
     # The kernel drops about 1.33-1.5 times what the simulator does (ratios 0.67-0.75 measured);
     # drop_rate's stated tolerance is 25 %, so a 30 s kernel run lands on either side of it: the
@@ -34,7 +57,7 @@ def test_validate_kernel_quick(tmp_path):
     assert verdicts == {"avg_queue_pkts": "agrees", "mark_rate": "agrees", "utilization": "agrees", "jain": "agrees", "goodput_cov": "agrees"}
     assert result.exit_code == (0 if rows["drop_rate"]["verdict"] == "explained" else 1), result.output
     assert rows["drop_rate"]["ratio"] < 0.8
-    assert (tmp_path / "report.html").is_file() and (tmp_path / "reno-5mbps" / "report.md").is_file()
+    assert (out / "report.html").is_file() and (out / "reno-5mbps" / "report.md").is_file()
     # Stored: a rerun reads the case back without running the testbed.
-    again = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(tmp_path), "--json"], catch_exceptions=False)
+    again = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
     assert json.loads(again.stdout)["rows"] == json.loads(result.stdout)["rows"]
