@@ -20,7 +20,7 @@ import polars as pl
 from ..experiments import qian11_video as v
 from ..parallel import Workers
 from ..plots import saved_figure
-from .qian11_video_entries import claim_bin, shown_in_bin
+from .qian11_video_entries import Item, claim_bin, first_seed_scenarios, shown_in_bin, stream_table
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
 
 NAME = "qian11-video-ramp"
@@ -36,14 +36,13 @@ RUNS = (*PERT_RUNS, "sack", "cubic")
 FALL_SLACK = 0.05
 
 
-def _items(setup: v.Setup) -> list[tuple[str, int, int, v.Setup, int, v.PathSetup]]:
+def _items(setup: v.Setup) -> list[Item]:
     return [(cc, n, m, setup, seed, v.MAIN) for cc in RUNS for n, m in setup.loads for seed in setup.seeds]
 
 
 def _scenarios(quick: bool) -> Wire:
     """One scenario per controller and load, at the first seed."""
-    setup = QUICK if quick else FULL
-    return {f"{cc}-{n}x{m}": v.video_scenario(cc, n, m, setup, seed).to_wire() for cc, n, m, setup, seed, _ in _items(setup) if seed == setup.seeds[0]}
+    return first_seed_scenarios(_items(QUICK if quick else FULL))
 
 
 def _steps_table(streams: pl.DataFrame) -> pl.DataFrame:
@@ -64,8 +63,7 @@ def _steps_table(streams: pl.DataFrame) -> pl.DataFrame:
 
 def _run(quick: bool, out: Path, workers: Workers) -> Report:
     setup = QUICK if quick else FULL
-    streams = pl.DataFrame([row for rows in workers.map(v.video_rows, _items(setup)) for row in rows])
-    streams = streams.with_columns(pl.col("t_mu").map_elements(v.bin_of, return_dtype=pl.String).alias("bin"))
+    streams = stream_table(_items(setup), workers)
     steps = _steps_table(streams)
     report = Report(
         NAME, TITLE, SOURCE, "quick" if quick else "full", out,

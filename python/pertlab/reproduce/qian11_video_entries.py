@@ -23,18 +23,30 @@ MAIN_RUNS = (*v.CONTROLLERS, v.NO_EARLY_RESPONSE, v.ALPHA_AT_TARGET, v.QIAN_COMP
 VIDEO_FULL = v.Setup(v.VIDEO_LENGTH, "30s", "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 30), (35, 35)))
 
 
+Item = tuple[str, int, int, v.Setup, int, v.PathSetup]
+
+
+def first_seed_scenarios(items: list[Item]) -> Wire:
+    """The scenarios of ``items`` at their first seed, one per controller, load and path: what a
+    report records (``Entry.scenarios``)."""
+    return {f"{cc}-{n}x{m}{path.key}": v.video_scenario(cc, n, m, setup, seed, path).to_wire()
+            for cc, n, m, setup, seed, path in items if seed == setup.seeds[0]}  # fmt: skip
+
+
+def stream_table(items: list[Item], workers: Workers) -> pl.DataFrame:
+    """One row per stream of every run of ``items`` (:func:`v.video_rows`), with its T/mu bin."""
+    every = pl.DataFrame([row for rows in workers.map(v.video_rows, items) for row in rows])
+    return every.with_columns(pl.col("t_mu").map_elements(v.bin_of, return_dtype=pl.String).alias("bin"))
+
+
 def _video_scenarios(quick: bool) -> Wire:
     """One scenario per controller and load, at the first seed."""
-    setup = VIDEO_QUICK if quick else VIDEO_FULL
-    return {f"{cc}-{n}x{m}{path.key}": v.video_scenario(cc, n, m, setup, seed, path).to_wire()
-            for cc, n, m, setup, seed, path in v.runs_of(setup, MAIN_RUNS) if seed == setup.seeds[0]}  # fmt: skip
+    return first_seed_scenarios(v.runs_of(VIDEO_QUICK if quick else VIDEO_FULL, MAIN_RUNS))
 
 
 def _video(quick: bool, out: Path, workers: Workers) -> Report:
     setup = VIDEO_QUICK if quick else VIDEO_FULL
-    items = v.runs_of(setup, MAIN_RUNS)
-    every = pl.DataFrame([row for rows in workers.map(v.video_rows, items) for row in rows])
-    every = every.with_columns(pl.col("t_mu").map_elements(v.bin_of, return_dtype=pl.String).alias("bin"))
+    every = stream_table(v.runs_of(setup, MAIN_RUNS), workers)
     # Figs 8 to 12 are of the main path; Fig 6's RTTs and Fig 9's 200-byte packets have their own claims.
     streams = main_path(every)
     packets = v.stream_packets(setup, v.MAIN)
