@@ -10,7 +10,6 @@ then exits with status 130.
 from __future__ import annotations
 
 import gc
-import json
 import math
 import os
 import re
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from . import interrupt
+from .jsonable import dumps
 from .kinds import CC_KINDS, CC_NAMES
 from .kinds import QUEUE_NAMES
 from .units import format_rate, parse_size, parse_value
@@ -215,7 +215,7 @@ def _run_and_report(
 def _emit(results: Results, as_json: bool, title: str) -> None:
     """Print the results; an interrupted run then exits with 130, as after Ctrl-C."""
     if as_json:
-        sys.stdout.write(json.dumps(results.summary) + "\n")
+        sys.stdout.write(dumps(results.summary) + "\n")
     else:
         _print_summary(results, title)
     if results.interrupted:
@@ -471,7 +471,7 @@ def sweep(
         raise typer.Exit(130)
     stop()
     if as_json:
-        sys.stdout.write(json.dumps({"out": str(out_dir), "points": table.to_dicts()}) + "\n")
+        sys.stdout.write(dumps({"out": str(out_dir), "points": table.to_dicts()}) + "\n")
         return
     from rich.table import Table
 
@@ -512,7 +512,7 @@ def reproduce(
 
     if list_ or name is None:
         if as_json:
-            sys.stdout.write(json.dumps({n: {"title": e.title, "source": e.source} for n, e in sorted(REGISTRY.items())}) + "\n")
+            sys.stdout.write(dumps({n: {"title": e.title, "source": e.source} for n, e in sorted(REGISTRY.items())}) + "\n")
             return
         from rich.table import Table
 
@@ -544,7 +544,7 @@ def reproduce(
             raise typer.Exit(130)
     index = folder / "index.html"
     if as_json:
-        sys.stdout.write(json.dumps(report.summary()) + "\n")
+        sys.stdout.write(dumps(report.summary()) + "\n")
         return
     for c in report.claims:
         mark = "[green]holds[/]" if c.holds else "[red]does not hold[/]"
@@ -571,7 +571,7 @@ def schema() -> None:
     """Print the JSON Schema of scenario files."""
     from .scenario import Scenario
 
-    sys.stdout.write(json.dumps(Scenario.json_schema(), indent=2) + "\n")
+    sys.stdout.write(dumps(Scenario.json_schema(), indent=2) + "\n")
 
 
 @app.command()
@@ -587,7 +587,7 @@ def demo(
 
     table = run_demo(out_dir, quick=quick, seed=seed, jobs=jobs)
     if as_json:
-        sys.stdout.write(json.dumps({"schemes": table.to_dicts()}) + "\n")
+        sys.stdout.write(dumps({"schemes": table.to_dicts()}) + "\n")
         return
     from rich.table import Table
 

@@ -1,10 +1,20 @@
-"""Strict JSON of the fluid models' results (numpy scalars, tuples, non-finite floats), in a
-module of its own so that the stability calculators print JSON without loading plotting."""
+"""Strict JSON (RFC 8259) of pertlab's outputs: numpy scalars, tuples and non-finite floats
+made plain, in a module of its own so that commands print JSON without loading numpy or
+plotting.
+
+Python's ``json.dumps`` writes NaN and infinities as ``NaN`` and ``Infinity``, which strict
+parsers (``JSON.parse``, jq, serde) refuse; every JSON file and ``--json`` line pertlab writes
+goes through :func:`dumps` instead, where they become ``null`` ("no value": a confidence
+interval over one seed, a ratio to zero)."""
 
 from __future__ import annotations
 
+import json
 import math
 import sys
+from typing import Any
+
+__all__ = ["jsonable", "dumps"]
 
 
 def jsonable(obj: object) -> object:
@@ -25,3 +35,9 @@ def jsonable(obj: object) -> object:
     if isinstance(obj, np.bool_):
         return bool(obj)
     return obj
+
+
+def dumps(obj: Any, **kw: Any) -> str:
+    """``json.dumps`` of :func:`jsonable` ``(obj)``: strict JSON whatever floats ``obj`` holds
+    (``kw`` as for ``json.dumps``: ``indent``, ``sort_keys``, ``default``)."""
+    return json.dumps(jsonable(obj), allow_nan=False, **kw)

@@ -35,6 +35,7 @@ import warnings as _warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .jsonable import dumps
 from .lockstep import lockstep_warnings
 from .scenario import Scenario
 
@@ -316,14 +317,14 @@ class Results:
         if self.trace_rtt.height or self.trace_drops.height:
             for name in TRACE_TABLES:
                 getattr(self, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=True)
-            (out / "trace.json").write_text(json.dumps({"queue_limit_pkts": self.trace_queue_limit}) + "\n")
+            (out / "trace.json").write_text(dumps({"queue_limit_pkts": self.trace_queue_limit}) + "\n")
         if self.class_trace.height:
             self.class_trace.write_parquet(out / "class_trace.parquet", compression="zstd", statistics=True)
         summary = {k: v for k, v in self.summary.items() if k not in RUN_INFO}
-        (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+        (out / "summary.json").write_text(dumps(summary, indent=2) + "\n")
         if self.scenario is not None:
             (out / "scenario.json").write_text(self.scenario.to_wire_json(indent=2) + "\n")
-        (out / "run_info.json").write_text(json.dumps(self._run_info(), indent=2) + "\n")
+        (out / "run_info.json").write_text(dumps(self._run_info(), indent=2) + "\n")
         return out
 
     def _run_info(self) -> dict[str, Any]:

@@ -1,6 +1,5 @@
 """The command line: --json output, files, and errors without tracebacks."""
 
-import json
 import signal
 import subprocess
 import sys
@@ -11,6 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from pertlab.cli import app
+
+import strict_json
 from processes import wait_for_cpu_seconds
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -28,7 +29,7 @@ def invoke(*args: str):
 def test_dumbbell_json_has_the_documented_keys():
     result = invoke("dumbbell", *SMALL, "--cc", "pert:2,sack:2", "--json")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+    out = strict_json.loads(result.stdout)
     assert {"bottleneck", "queues", "flows", "jain", "events", "wall_seconds"} <= out.keys()
     assert QUEUE_KEYS <= out["bottleneck"].keys() and out["bottleneck"]["link"] == "bottleneck"
     assert all(QUEUE_KEYS | {"link"} <= q.keys() for q in out["queues"])
@@ -41,7 +42,7 @@ def test_dumbbell_json_has_the_documented_keys():
 def test_dumbbell_ared_ecn_marks():
     result = invoke("dumbbell", *SMALL, "--queue", "ared", "--ecn", "--json")
     assert result.exit_code == 0, result.output
-    b = json.loads(result.stdout)["bottleneck"]
+    b = strict_json.loads(result.stdout)["bottleneck"]
     assert b["discipline"] == "ared" and b["marks"] > 0
 
 
@@ -78,8 +79,8 @@ def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
 def test_cc_param_reaches_the_flows_of_that_kind():
     """pert-adaptive.alpha_max=1 pins alpha at 1: in a 50-50 mix PERT then has no drop and a small share."""
     args = ["dumbbell", "--bw", "20Mbps", "--flows", "10", "--cc", "pert-adaptive:50%,sack:50%", "--duration", "60s", "--json", "--no-progress"]
-    pinned = json.loads(runner.invoke(app, args + ["--cc-param", "pert-adaptive.alpha_max=1"]).stdout)
-    free = json.loads(runner.invoke(app, args).stdout)
+    pinned = strict_json.loads(runner.invoke(app, args + ["--cc-param", "pert-adaptive.alpha_max=1"]).stdout)
+    free = strict_json.loads(runner.invoke(app, args).stdout)
     share = lambda r: {c["label"]: c["share"] for c in r["controllers"]}["pert-adaptive"]  # noqa: E731
     assert share(pinned) < 0.5 * share(free), (share(pinned), share(free))
 
@@ -88,7 +89,7 @@ def test_send_overhead_reaches_every_sender():
     """--send-overhead 1ms changes the run (the senders wait before sending) and stays a function
     of the seed; 0s is the default."""
     args = ["dumbbell", "--bw", "20Mbps", "--flows", "10", "--duration", "30s", "--warmup", "10s", "--json", "--no-progress"]
-    metrics = lambda extra: {k: v for k, v in json.loads(runner.invoke(app, args + extra).stdout)["bottleneck"].items() if k != "wall_seconds"}  # noqa: E731
+    metrics = lambda extra: {k: v for k, v in strict_json.loads(runner.invoke(app, args + extra).stdout)["bottleneck"].items() if k != "wall_seconds"}  # noqa: E731
     plain, zero = metrics([]), metrics(["--send-overhead", "0s"])
     late, again = metrics(["--send-overhead", "1ms"]), metrics(["--send-overhead", "1ms"])
     assert plain == zero
@@ -107,11 +108,11 @@ def test_run_bad_scenario_file(tmp_path):
 def test_run_writes_parquet_and_summary(tmp_path):
     result = invoke("run", str(EXAMPLES / "graph.toml"), "--out", str(tmp_path), "--json", "--no-progress")
     assert result.exit_code == 0, result.output
-    out = json.loads(result.stdout)
+    out = strict_json.loads(result.stdout)
     assert [f["cc"] for f in out["flows"]] == ["pert", "reno"] and out["udp"][0]["received"] > 0
     for name in ("flows", "queues", "udp", "queue_series", "flow_series"):
         assert (tmp_path / f"{name}.parquet").stat().st_size > 0
-    assert json.loads((tmp_path / "summary.json").read_text())["flows"] == out["flows"]
+    assert strict_json.loads((tmp_path / "summary.json").read_text())["flows"] == out["flows"]
     # The scenario as run reads back and runs to the same bytes.
     again = invoke("run", str(tmp_path / "scenario.json"), "--out", str(tmp_path / "again"), "--no-progress")
     assert again.exit_code == 0, again.output
@@ -130,7 +131,7 @@ def test_dumbbell_help_names_the_python_forms_of_cc_and_queue():
 def test_schema_is_json():
     result = invoke("schema")
     assert result.exit_code == 0
-    assert json.loads(result.stdout)["title"] == "Scenario"
+    assert strict_json.loads(result.stdout)["title"] == "Scenario"
 
 
 def test_console_script_is_installed():
@@ -148,10 +149,10 @@ def test_ctrl_c_keeps_partial_results(tmp_path):
     proc.send_signal(signal.SIGINT)
     stdout, stderr = proc.communicate(timeout=120)
     assert proc.returncode == 130, stderr
-    out = json.loads(stdout)
+    out = strict_json.loads(stdout)
     assert out["interrupted"] and 1 < out["sim_seconds"] < 5000
     assert out["conservation"]["ok"] and sum(f["goodput_mbps"] for f in out["flows"]) > 100
-    assert json.loads((tmp_path / "summary.json").read_text())["interrupted"]
+    assert strict_json.loads((tmp_path / "summary.json").read_text())["interrupted"]
 
 
 def _integer_options() -> list[tuple[list[str], str]]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import polars as pl
 from typer.testing import CliRunner
 
 from pertlab.cli import app
+
+import strict_json
 
 runner = CliRunner()
 ARGS = ["--capacity", "100pkt/s", "--rtt", "160ms", "--flows", "5", "--pmax", "0.1", "--tmin", "50ms",
@@ -17,7 +17,7 @@ ARGS = ["--capacity", "100pkt/s", "--rtt", "160ms", "--flows", "5", "--pmax", "0
 def test_stability_pert_red_json_keys():
     r = runner.invoke(app, ["stability", "pert-red", *ARGS, "--json"])
     assert r.exit_code == 0, r.output
-    d = json.loads(r.stdout)
+    d = strict_json.loads(r.stdout)
     for key in ("stable", "margin", "w_star", "p_star", "tq_star_s", "min_delta_s"):
         assert key in d
     assert d["stable"] is True
@@ -32,7 +32,7 @@ def test_stability_pert_red_text_and_unit_forms():
 
 def test_stability_pert_pi_json():
     r = runner.invoke(app, ["stability", "pert-pi", "--capacity", "100pkt/s", "--rtt", "160ms", "--flows", "5", "--json"])
-    d = json.loads(r.stdout)
+    d = strict_json.loads(r.stdout)
     assert abs(d["m"] - 3.90625) < 1e-9 and abs(d["k"] - 11.2462) < 1e-3
 
 
@@ -48,11 +48,11 @@ def test_errors_name_the_flag():
 def test_fluid_pert_red_writes_parquet_png_json(tmp_path):
     r = runner.invoke(app, ["fluid", "pert-red", *ARGS, "--duration", "5s", "--out", str(tmp_path), "--json"])
     assert r.exit_code == 0, r.output
-    d = json.loads(r.stdout)
+    d = strict_json.loads(r.stdout)
     df = pl.read_parquet(tmp_path / "pert-red.parquet")
     assert {"t_s", "window_pkts", "queueing_delay_s", "filtered_rtt_s"} <= set(df.columns)
     assert df["t_s"][-1] == 5.0 and (tmp_path / "pert-red.png").stat().st_size > 1000
-    assert json.loads((tmp_path / "pert-red.json").read_text())["parameters"]["rtt"] == 0.16
+    assert strict_json.loads((tmp_path / "pert-red.json").read_text())["parameters"]["rtt"] == 0.16
     assert d["equilibrium"]["w_star"] == 3.2
 
 
@@ -65,14 +65,14 @@ def test_fluid_other_models_run(tmp_path):
 
 def test_reproduce_list_has_the_fluid_entries():
     r = runner.invoke(app, ["reproduce", "--list", "--json"])
-    names = json.loads(r.stdout)
+    names = strict_json.loads(r.stdout)
     assert "sigcomm07-fig13" in names and "tahiliani-ch5-fluid" in names
 
 
 def test_quick_fig13_reproduction(tmp_path):
     r = runner.invoke(app, ["reproduce", "sigcomm07-fig13", "--quick", "--out", str(tmp_path), "--json"])
     assert r.exit_code == 0, r.output
-    d = json.loads(r.stdout)
+    d = strict_json.loads(r.stdout)
     assert (tmp_path / "index.html").exists() and (tmp_path / "scenarios.json").exists()
     assert len(list(tmp_path.glob("*.png"))) == 3 and len(list(tmp_path.glob("*.parquet"))) >= 3
     holds = {c["text"][:40]: c["holds"] for c in d["claims"]}

@@ -36,6 +36,7 @@ from pertlab.linux.scenario import TestbedScenario
 from pertlab.scenario.controllers import Vegas
 
 import scenario_strategies as gen
+import strict_json
 
 PROFILE = os.environ.get("PERTLAB_FUZZ_PROFILE", "bounded")
 BUDGET = gen.CAMPAIGN if PROFILE == "campaign" else gen.BOUNDED
@@ -318,7 +319,7 @@ def test_command_lines_run_or_name_the_flag(args):
         assert "error: " in result.stderr or "Invalid value for '--" in result.stderr, result.stderr
         OUTCOMES[("command line", "refused")] += 1
         return
-    summary = json.loads(result.stdout)
+    summary = strict_json.loads(result.stdout)
     assert summary["conservation"]["ok"], summary["conservation"]
     finite_everywhere(summary)
     OUTCOMES[("command line", "ran")] += 1

@@ -14,6 +14,7 @@ from pertlab.cli import app
 from pertlab.experiments.hua02 import LotRun, lot_connections, vegas_lot
 from pertlab.runner import run
 from pertlab.scenario import ScenarioError
+import strict_json
 from test_cli_flags import covers
 
 runner = CliRunner()
@@ -55,11 +56,11 @@ def test_closed_form_refuses_bad_input_naming_the_field():
 def test_analyze_command_prints_the_closed_form():
     res = runner.invoke(app, ["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--json"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    data = json.loads(res.output)
+    data = strict_json.loads(res.output)
     assert data["long_flow_bps"] == pytest.approx(250e3) and data["queue_pkts_beta"] == pytest.approx([8.0] * 3)
     args = ["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "1", "--cross-flows", "3,0,0", "--capacity", "1Mbps",
             "--packet-size", "500", "--base-rtt", "50ms", "--alpha", "2", "--beta", "4", "--json"]  # fmt: skip
-    data = json.loads(runner.invoke(app, args, catch_exceptions=False).output)
+    data = strict_json.loads(runner.invoke(app, args, catch_exceptions=False).output)
     assert data["long_flow_bps"] == pytest.approx(250e3) and data["base_rtt_s"] == pytest.approx(0.05)
     # Three cross flows of 250 kbit/s (62.5 pkt/s) holding 2 packets each: 32 ms of queue, 8 packets at 250 pkt/s.
     assert data["queue_pkts_alpha"] == pytest.approx([8.0, 0.0, 0.0])
@@ -190,7 +191,7 @@ def _reproduce(name: str, tmp_path) -> tuple[list[bool], dict]:
     """The quick report of ``name``: whether each claim holds, in order, and the report (its tables as rows)."""
     res = runner.invoke(app, ["reproduce", name, "--quick", "--jobs", "1", "--out", str(tmp_path), "--json"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    report = json.loads(res.stdout)
+    report = strict_json.loads(res.stdout)
     assert (tmp_path / "index.html").is_file() and report["figures"]
     assert all((tmp_path / f).is_file() for f in report["figures"])
     return [c["holds"] for c in report["claims"]], report

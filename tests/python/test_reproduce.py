@@ -1,6 +1,5 @@
 """Reproductions in quick mode: the registry, the report folder, and the thesis's claims."""
 
-import json
 
 import polars as pl
 import pytest
@@ -9,13 +8,15 @@ from typer.testing import CliRunner
 from pertlab.cli import app
 from pertlab.experiments import tahiliani_ch3 as ch3
 
+import strict_json
+
 runner = CliRunner()
 
 
 def test_list_names_every_reproduction():
     res = runner.invoke(app, ["reproduce", "--list", "--json"])
     assert res.exit_code == 0, res.output
-    assert {"tahiliani-ch3-flows", "tahiliani-ch3-sharp-increase"} <= set(json.loads(res.stdout))
+    assert {"tahiliani-ch3-flows", "tahiliani-ch3-sharp-increase"} <= set(strict_json.loads(res.stdout))
 
 
 def test_unknown_reproduction_is_an_error_naming_the_known_ones():
@@ -38,7 +39,7 @@ def test_chapter3_flows_report_with_the_thesis_numbers_beside_ours(tmp_path):
     # RED keeps the bottleneck busy at every load (the thesis: above 91 %).
     assert (runs["throughput_kbps"] > 9100).all()
     assert runs.height == 4 * len(ch3.THESIS_FLOWS) * len(ch3.QUICK.seeds)
-    claims = {c["text"]: c for c in json.loads(res.stdout)["claims"]}
+    claims = {c["text"]: c for c in strict_json.loads(res.stdout)["claims"]}
 
     def claim(start: str) -> dict:
         return next(c for t, c in claims.items() if t.startswith(start))
@@ -85,7 +86,7 @@ def test_return_time_on_a_hand_made_average():
 def test_chapter3_sharp_increase_order_and_its_mechanism(tmp_path):
     res = runner.invoke(app, ["reproduce", "tahiliani-ch3-sharp-increase", "--quick", "--out", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
-    report = json.loads(res.stdout)
+    report = strict_json.loads(res.stdout)
     def claim(start: str) -> dict:
         return next(c for c in report["claims"] if c["text"].startswith(start))
 
@@ -119,7 +120,7 @@ def test_chapter3_sharp_decrease_report(tmp_path):
     # The two flows left have windows of up to 15 segments on a path that holds about 9
     # packets: they can refill the queue, and every run's average is back up in the band.
     assert runs["return_s"].is_not_null().all()
-    claims = {c["text"]: c for c in json.loads(res.stdout)["claims"]}
+    claims = {c["text"]: c for c in strict_json.loads(res.stdout)["claims"]}
 
     def claim(start: str) -> dict:
         return next(c for t, c in claims.items() if t.startswith(start))
@@ -148,7 +149,7 @@ def test_chapter3_fixed_flows_oscillations(tmp_path):
 def test_chapter3_background_scenario_3(tmp_path):
     res = runner.invoke(app, ["reproduce", "tahiliani-ch3-background", "--quick", "--jobs", "2", "--out", str(tmp_path), "--json"])
     assert res.exit_code == 0, res.output
-    claims = {c["text"][:30]: c for c in json.loads(res.stdout)["claims"]}
+    claims = {c["text"][:30]: c for c in strict_json.loads(res.stdout)["claims"]}
     # The claim that holds here (docs/reproductions.md explains the three that do not).
     cared = next(c for t, c in claims.items() if t.startswith("CARED's max_p varies least"))
     assert cared["holds"], cared["evidence"]

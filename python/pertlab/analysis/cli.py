@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Annotated, Optional
 
 import typer
 
+from ..jsonable import dumps
 from ..units import format_rate, parse_rate, parse_time
 from .vegas_parking_lot import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_CAPACITY_BPS, DEFAULT_PACKET_BYTES, vegas_parking_lot
 
@@ -59,7 +59,7 @@ def vegas_parking_lot_cmd(
             typer.echo(f"error: {_FLAGS.get(field, field)}: {message}" if sep else f"error: {line}", err=True)
         raise typer.Exit(2)
     if as_json:
-        sys.stdout.write(json.dumps(result.as_dict()) + "\n")
+        sys.stdout.write(dumps(result.as_dict()) + "\n")
         return
     # rich is imported for the table only: `pertlab --help` need not load it (issue 21).
     from rich.console import Console

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -35,6 +34,21 @@ Capacity = Annotated[str, typer.Option(help="Link capacity C: 100pkt/s, or a bit
 PacketSize = Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 OutDir = Annotated[Path, typer.Option("--out", help="Directory of the output files.")]
+Step = Annotated[Optional[str], typer.Option(help="Integration step [default: 1ms].")]
+Duration = Annotated[str, typer.Option(help="Time integrated.")]
+# PERT/RED's emulated RED (fluid pert-red, stability pert-red)
+Pmax = Annotated[float, typer.Option(help="p_max, the early-response probability at T_max.")]
+Tmin = Annotated[str, typer.Option(help="T_min (queueing delay).")]
+Tmax = Annotated[str, typer.Option(help="T_max (queueing delay).")]
+Alpha = Annotated[float, typer.Option(help="EWMA weight of the RTT filter (5).")]
+# The TCP/RED models (tcp-red, surathkal-tcp-red)
+PropDelay = Annotated[str, typer.Option(help="Round-trip propagation delay T_p.")]
+MinTh = Annotated[float, typer.Option(help="RED min_th (packets).")]
+MaxTh = Annotated[float, typer.Option(help="RED max_th (packets).")]
+MaxP = Annotated[float, typer.Option(help="RED max_p (drop probability at max_th).")]
+Wq = Annotated[float, typer.Option("--wq", help="RED EWMA weight w_q (delta = 1/C).")]
+Gentle = Annotated[bool, typer.Option(help="Gentle RED above max_th.")]
+Buffer = Annotated[Optional[float], typer.Option(help="Queue limit (packets) [default: 4 max_th].")]
 
 
 def _guard(fn: Callable[[], None]) -> None:
@@ -49,10 +63,10 @@ def _guard(fn: Callable[[], None]) -> None:
 
 
 def _print(obj: dict, as_json: bool, title: str) -> None:
-    from .jsonable import jsonable
+    from ..jsonable import dumps
 
     if as_json:
-        sys.stdout.write(json.dumps(jsonable(obj)) + "\n")
+        sys.stdout.write(dumps(obj) + "\n")
         return
     typer.echo(title)
     width = max(len(k) for k in obj)
@@ -90,15 +104,15 @@ def fluid_pert_red(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Round-trip time R of DDE (14).")] = "160ms",
     flows: Annotated[int, typer.Option(help="Number of flows N.")] = 5,
-    pmax: float = 0.1,
-    tmin: Annotated[str, typer.Option(help="T_min (queueing delay).")] = "50ms",
-    tmax: Annotated[str, typer.Option(help="T_max (queueing delay).")] = "100ms",
-    alpha: Annotated[float, typer.Option(help="EWMA weight of the RTT filter (5).")] = 0.99,
+    pmax: Pmax = 0.1,
+    tmin: Tmin = "50ms",
+    tmax: Tmax = "100ms",
+    alpha: Alpha = 0.99,
     delta: Annotated[str, typer.Option(help="Sampling interval delta of (6).")] = "0.1ms",
     beta: Annotated[float, typer.Option(help="Window decrease factor (0.5 in Section 5).")] = 0.5,
     decrease: Annotated[str, typer.Option(help="paper: W(t)W(t-R) as in (14); current: W(t)^2; delayed: W(t-R)^2.")] = "paper",
-    duration: str = "60s",
-    step: Annotated[Optional[str], typer.Option(help="Integration step [default: 1ms].")] = None,
+    duration: Duration = "60s",
+    step: Step = None,
     packet_size: PacketSize = "1250B",
     out_dir: OutDir = Path("out/fluid"),
     as_json: AsJson = False,
@@ -119,13 +133,13 @@ def fluid_pert_red(
 def fluid_pert_pi(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p (R = T_p + T_q).")] = "160ms",
-    flows: int = 5,
+    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 5,
     target: Annotated[str, typer.Option(help="Reference queueing delay T_q*.")] = "3ms",
     m: Annotated[Optional[float], typer.Option(help="PI zero m (1/s) [default: Theorem 2].")] = None,
     k: Annotated[Optional[float], typer.Option(help="PI gain K [default: Theorem 2].")] = None,
-    beta: float = 0.5,
-    duration: str = "60s",
-    step: Optional[str] = None,
+    beta: Annotated[float, typer.Option(help="Window decrease factor.")] = 0.5,
+    duration: Duration = "60s",
+    step: Step = None,
     packet_size: PacketSize = "1250B",
     out_dir: OutDir = Path("out/fluid"),
     as_json: AsJson = False,
@@ -154,17 +168,17 @@ def _tcp_red(cls, capacity, rtt, flows, min_th, max_th, max_p, wq, gentle, buffe
 @fluid_app.command("tcp-red")
 def fluid_tcp_red(
     capacity: Capacity = "5Mbps",
-    rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p.")] = "200ms",
-    flows: int = 40,
-    min_th: Annotated[float, typer.Option(help="RED min_th (packets).")] = 150.0,
-    max_th: Annotated[float, typer.Option(help="RED max_th (packets).")] = 200.0,
-    max_p: float = 0.1,
-    wq: Annotated[float, typer.Option("--wq", help="RED EWMA weight w_q (delta = 1/C).")] = 1e-4,
-    gentle: Annotated[bool, typer.Option(help="Gentle RED above max_th.")] = True,
-    buffer: Annotated[Optional[float], typer.Option(help="Queue limit (packets) [default: 4 max_th].")] = None,
-    duration: str = "70s",
-    step: Optional[str] = None,
-    packet_size: Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")] = "500B",
+    rtt: PropDelay = "200ms",
+    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 40,
+    min_th: MinTh = 150.0,
+    max_th: MaxTh = 200.0,
+    max_p: MaxP = 0.1,
+    wq: Wq = 1e-4,
+    gentle: Gentle = True,
+    buffer: Buffer = None,
+    duration: Duration = "70s",
+    step: Step = None,
+    packet_size: PacketSize = "500B",
     out_dir: OutDir = Path("out/fluid"),
     as_json: AsJson = False,
 ) -> None:
@@ -178,17 +192,17 @@ def fluid_tcp_red(
 @fluid_app.command("surathkal-tcp-red")
 def fluid_surathkal(
     capacity: Capacity = "5Mbps",
-    rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p.")] = "200ms",
-    flows: int = 40,
-    min_th: float = 150.0,
-    max_th: float = 200.0,
-    max_p: float = 0.1,
-    wq: Annotated[float, typer.Option("--wq", help="RED EWMA weight w_q (delta = 1/C).")] = 1e-4,
-    gentle: bool = True,
-    buffer: Optional[float] = None,
-    duration: str = "70s",
-    step: Optional[str] = None,
-    packet_size: Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")] = "500B",
+    rtt: PropDelay = "200ms",
+    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 40,
+    min_th: MinTh = 150.0,
+    max_th: MaxTh = 200.0,
+    max_p: MaxP = 0.1,
+    wq: Wq = 1e-4,
+    gentle: Gentle = True,
+    buffer: Buffer = None,
+    duration: Duration = "70s",
+    step: Step = None,
+    packet_size: PacketSize = "500B",
     out_dir: OutDir = Path("out/fluid"),
     as_json: AsJson = False,
 ) -> None:
@@ -207,10 +221,10 @@ def stability_pert_red(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Bound R+ on the stationary RTT.")] = "160ms",
     flows: Annotated[int, typer.Option(help="Bound N- on the number of flows.")] = 5,
-    pmax: float = 0.1,
-    tmin: str = "50ms",
-    tmax: str = "100ms",
-    alpha: float = 0.99,
+    pmax: Pmax = 0.1,
+    tmin: Tmin = "50ms",
+    tmax: Tmax = "100ms",
+    alpha: Alpha = 0.99,
     delta: Annotated[str, typer.Option(help="Sampling interval delta.")] = "0.1ms",
     packet_size: PacketSize = "1250B",
     as_json: AsJson = False,

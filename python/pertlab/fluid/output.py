@@ -3,7 +3,6 @@ parameters with the equilibrium (JSON)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Sequence
 
@@ -14,10 +13,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import polars as pl  # noqa: E402
 
-from .jsonable import jsonable  # noqa: E402
+from ..jsonable import dumps  # noqa: E402
 from .models import FluidRun  # noqa: E402
 
-__all__ = ["frame", "write_run", "plot_runs", "envelope", "jsonable"]
+__all__ = ["frame", "write_run", "plot_runs", "envelope"]
 
 #: Panels of the standard plot: (column, axis label, scale to display units).
 _PANELS = {
@@ -83,5 +82,5 @@ def write_run(run: FluidRun, out_dir: Path, stem: str | None = None, title: str 
     except ValueError as e:
         eq = {"error": str(e)}
     meta = {"parameters": run.model.config(), "step_s": run.trajectory.step, "equilibrium": eq, "final": run.final()}
-    paths["json"].write_text(json.dumps(jsonable(meta), indent=2) + "\n")
+    paths["json"].write_text(dumps(meta, indent=2) + "\n")
     return paths

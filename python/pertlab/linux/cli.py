@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
 
 import typer
+
+from ..jsonable import dumps
 
 if TYPE_CHECKING:
     from .scenario import TestbedScenario
@@ -125,7 +126,7 @@ def status(
     except ValueError as e:
         _die(str(e), 2)
     if as_json:
-        typer.echo(json.dumps(st, indent=2))
+        typer.echo(dumps(st, indent=2))
         return
     typer.echo(f"available: {' '.join(st['available'])}")
     typer.echo(f"{st['name']}: {'registered' if st['registered'] else 'not registered'}" + (f", pinned at {st['pin_dir']}" if st["pinned"] else ""))
@@ -175,8 +176,8 @@ def cpu_cost(
         raise typer.Exit(130)
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(res.as_dict(), indent=2) + "\n")
-    typer.echo(json.dumps(res.as_dict(), indent=2) if as_json else res.report())
+        out.write_text(dumps(res.as_dict(), indent=2) + "\n")
+    typer.echo(dumps(res.as_dict(), indent=2) if as_json else res.report())
 
 
 @testbed_app.command("run")
@@ -199,7 +200,7 @@ def testbed_run(
         _interrupted_early()
     if out_dir:
         res.write(out_dir)
-    typer.echo(json.dumps(res.summary(), indent=2) if as_json else res.report())
+    typer.echo(dumps(res.summary(), indent=2) if as_json else res.report())
     if res.interrupted:
         raise typer.Exit(130)
 

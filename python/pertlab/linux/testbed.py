@@ -53,6 +53,7 @@ import polars as pl
 
 from .. import interrupt
 from .._core import video_playout
+from ..jsonable import dumps
 from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, loader, runs
@@ -221,7 +222,7 @@ class TestbedResults:
 
     def write(self, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "summary.json").write_text(json.dumps(self.summary(), indent=2, default=str) + "\n")
+        (out / "summary.json").write_text(dumps(self.summary(), indent=2, default=str) + "\n")
         for name in ("flows", "queues", "flow_series", "queue_series", "rtt_trace"):
             if getattr(self, name) is not None:
                 getattr(self, name).write_parquet(out / f"{name}.parquet")

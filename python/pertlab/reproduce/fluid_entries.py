@@ -18,7 +18,7 @@ import polars as pl
 
 from ..fluid.linear import linear_boundary_rtt
 from ..fluid.models import FlowGroup, PertRed, SurathkalTcpRed, TcpRed, TcpRedParams
-from ..fluid.jsonable import jsonable
+from ..jsonable import jsonable
 from ..fluid.output import frame, plot_runs
 from ..fluid.regimes import classify, settling_time
 from ..fluid.stability import boundary_rtt, min_delta, theorem1

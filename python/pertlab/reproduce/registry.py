@@ -11,6 +11,8 @@ from typing import Any, Callable
 
 import polars as pl
 
+from ..jsonable import dumps
+
 __all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "fmt_seeds", "rank_correlation", "Wire", "wire_of"]
 
 #: Scenarios by name in the core's wire format (:meth:`pertlab.scenario.Scenario.to_wire`; the fluid
@@ -99,8 +101,8 @@ class Report:
         out.mkdir(parents=True, exist_ok=True)
         for name, table in self.tables.items():
             table.write_parquet(out / f"{name}.parquet")
-        (out / "scenarios.json").write_text(json.dumps(self.scenarios, indent=1, sort_keys=True) + "\n")
-        (out / "report.json").write_text(json.dumps(self.summary(), indent=2) + "\n")
+        (out / "scenarios.json").write_text(dumps(self.scenarios, indent=1, sort_keys=True) + "\n")
+        (out / "report.json").write_text(dumps(self.summary(), indent=2) + "\n")
         return self.write_page()
 
     def write_page(self) -> Path:
@@ -183,7 +185,7 @@ class Entry:
         finally:
             spent = round(earlier + time.monotonic() - started, 3)
             ledger.parent.mkdir(parents=True, exist_ok=True)
-            ledger.write_text(json.dumps(spent) + "\n")
+            ledger.write_text(dumps(spent) + "\n")
         report.scenarios = scenarios
         report.wall_seconds = round(spent, 1)
         self._present(report)

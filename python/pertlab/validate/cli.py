@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+
+from ..jsonable import dumps
 
 validate_app = typer.Typer(
     help="pertlab beside the tools users trust: ns-3 and the Linux kernel (docs/validation.md).",
@@ -59,7 +60,7 @@ def _finish(results: list, folder: Path, title: str, tool: str, as_json: bool) -
 
     counts, table = write_report(results, folder, title, tool)
     if as_json:
-        sys.stdout.write(json.dumps({"verdicts": counts, "rows": table}) + "\n")
+        sys.stdout.write(dumps({"verdicts": counts, "rows": table}) + "\n")
     else:
         for row in table:
             if row["verdict"] not in ("agrees", NOT_IN_REFERENCE):

@@ -9,12 +9,12 @@ case the reference cannot run says so and why.
 
 from __future__ import annotations
 
-import json
 import math
 from html import escape
 from pathlib import Path
 from typing import Any
 
+from ..jsonable import dumps
 from ..plots import saved_figure
 from ..reproduce.page import CSS
 from .compare import CaseResult, rows
@@ -67,9 +67,9 @@ def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "
     out.mkdir(parents=True, exist_ok=True)
     table = rows(results)
     header = _header(tool)
-    (out / "rows.json").write_text(json.dumps(table, indent=1) + "\n")
+    (out / "rows.json").write_text(dumps(table, indent=1) + "\n")
     cases = [{"case": r.case.name, "what": r.case.what, "seeds": r.case.seeds, "seconds": r.seconds} for r in results]
-    (out / "cases.json").write_text(json.dumps(cases, indent=1) + "\n")
+    (out / "cases.json").write_text(dumps(cases, indent=1) + "\n")
     for r in results:
         _cwnd_figure(r, out / f"cwnd-{r.case.name}.png", tool)
     counts: dict[str, int] = {}
