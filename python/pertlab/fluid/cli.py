@@ -155,62 +155,41 @@ def fluid_pert_pi(
     _guard(go)
 
 
-def _tcp_red(cls, capacity, rtt, flows, min_th, max_th, max_p, wq, gentle, buffer, duration, step, packet_size,
-             out_dir, as_json) -> None:  # fmt: skip
-    def go() -> None:
-        model = cls.homogeneous(parse_capacity(capacity, packet_size), flows, parse_seconds(rtt, "rtt"),
-                                min_th=min_th, max_th=max_th, max_p=max_p, w_q=wq, gentle=gentle, buffer=buffer)  # fmt: skip
-        _simulate(model, duration, step, out_dir, as_json)
+def _tcp_red_command(name: str, model: str, doc: str) -> None:
+    """Register ``pertlab fluid NAME`` for the TCP/RED model class ``model`` of :mod:`.models`
+    (``tcp-red`` and ``surathkal-tcp-red`` take the same options)."""
 
-    _guard(go)
+    def command(
+        capacity: Capacity = "5Mbps",
+        rtt: PropDelay = "200ms",
+        flows: Annotated[int, typer.Option(help="Number of flows N.")] = 40,
+        min_th: MinTh = 150.0,
+        max_th: MaxTh = 200.0,
+        max_p: MaxP = 0.1,
+        wq: Wq = 1e-4,
+        gentle: Gentle = True,
+        buffer: Buffer = None,
+        duration: Duration = "70s",
+        step: Step = None,
+        packet_size: PacketSize = "500B",
+        out_dir: OutDir = Path("out/fluid"),
+        as_json: AsJson = False,
+    ) -> None:
+        from . import models
+
+        def go() -> None:
+            m = getattr(models, model).homogeneous(parse_capacity(capacity, packet_size), flows, parse_seconds(rtt, "rtt"),
+                                                   min_th=min_th, max_th=max_th, max_p=max_p, w_q=wq, gentle=gentle, buffer=buffer)  # fmt: skip
+            _simulate(m, duration, step, out_dir, as_json)
+
+        _guard(go)
+
+    command.__doc__ = doc
+    fluid_app.command(name)(command)
 
 
-@fluid_app.command("tcp-red")
-def fluid_tcp_red(
-    capacity: Capacity = "5Mbps",
-    rtt: PropDelay = "200ms",
-    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 40,
-    min_th: MinTh = 150.0,
-    max_th: MaxTh = 200.0,
-    max_p: MaxP = 0.1,
-    wq: Wq = 1e-4,
-    gentle: Gentle = True,
-    buffer: Buffer = None,
-    duration: Duration = "70s",
-    step: Step = None,
-    packet_size: PacketSize = "500B",
-    out_dir: OutDir = Path("out/fluid"),
-    as_json: AsJson = False,
-) -> None:
-    """TCP/RED, Misra-Gong-Towsley / Hollot et al. (thesis eqs. 5.1.1-5.1.4)."""
-    from .models import TcpRed
-
-    _tcp_red(TcpRed, capacity, rtt, flows, min_th, max_th, max_p, wq, gentle, buffer, duration, step, packet_size,
-             out_dir, as_json)  # fmt: skip
-
-
-@fluid_app.command("surathkal-tcp-red")
-def fluid_surathkal(
-    capacity: Capacity = "5Mbps",
-    rtt: PropDelay = "200ms",
-    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 40,
-    min_th: MinTh = 150.0,
-    max_th: MaxTh = 200.0,
-    max_p: MaxP = 0.1,
-    wq: Wq = 1e-4,
-    gentle: Gentle = True,
-    buffer: Buffer = None,
-    duration: Duration = "70s",
-    step: Step = None,
-    packet_size: PacketSize = "500B",
-    out_dir: OutDir = Path("out/fluid"),
-    as_json: AsJson = False,
-) -> None:
-    """The thesis's TCP Surathkal model (5.2.1): decrease scaled by alpha_i = p."""
-    from .models import SurathkalTcpRed
-
-    _tcp_red(SurathkalTcpRed, capacity, rtt, flows, min_th, max_th, max_p, wq, gentle, buffer, duration, step,
-             packet_size, out_dir, as_json)  # fmt: skip
+_tcp_red_command("tcp-red", "TcpRed", "TCP/RED, Misra-Gong-Towsley / Hollot et al. (thesis eqs. 5.1.1-5.1.4).")
+_tcp_red_command("surathkal-tcp-red", "SurathkalTcpRed", "The thesis's TCP Surathkal model (5.2.1): decrease scaled by alpha_i = p.")
 
 
 # --- stability --------------------------------------------------------------
