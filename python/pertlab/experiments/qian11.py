@@ -10,7 +10,10 @@ Scenarios:
   between the path (50) and the path plus the buffer (150): no loss, the link busy, as in
   Fig 16's trace. ``greedy`` has no cap: drop-tail losses every few seconds (Fig 17 shows
   throughputs that differ, which a loss-free flow cannot give). The thesis gives neither
-  link nor buffer for these figures.
+  link nor buffer for these figures. ``ack_path_overloaded`` is ``greedy`` with UDP from the
+  receiver's side offering ``REVERSE_LOAD`` times the bottleneck's rate on the ACKs' direction:
+  pertlab's test of whether a congested ACK path, where fewer ACKs should help, gives Fig
+  17(a)'s order.
 - **srtt inflation** (Figs 18a, 21, 31 to 34): Chapter V's validation, two PERT flows on
   a 3 Mbit/s bottleneck with 20 ms one-way ("end-to-end") delay (RTT 40 ms) and
   1000-byte packets, one flow behind an every-segment receiver and one behind the
@@ -52,6 +55,12 @@ from ..scenario import Scenario
 THESIS_RATIO = {"adaptive": 4.0, "delayed": 2.0, "every": 1.0}
 #: Fig 17(a)/(b): the order of data throughput and ACK throughput, highest first.
 THESIS_DATA_ORDER = ("adaptive", "delayed", "every")
+#: The ACK-ratio runs: Fig 16's window-limited flow, Fig 17's greedy one, and the greedy one
+#: with its ACK path overloaded (see the module doc).
+ACK_VARIANTS = ("window_limited", "greedy", "ack_path_overloaded")
+#: ``ack_path_overloaded``: UDP load on the ACKs' direction of the bottleneck, as a share of its
+#: rate (above 1, so the reverse queue stays full and drops ACKs as well as UDP packets).
+REVERSE_LOAD = 1.1
 #: Fig 18(a): srtt of the "Delay By 4" flow above the "No Delay" flow, ms ("about 5 ms").
 THESIS_INFLATION_MS = 5.0
 POLICIES = ("adaptive", "delayed", "every")
@@ -61,6 +70,8 @@ ECHOES = ("latest", "earliest")
 #: Chapter V's validation (spec B.8): 3 Mbit/s, 20 ms end-to-end (one-way) delay, 1000 B.
 BASE = {"bw_mbps": 3.0, "delay_ms": 20, "cross_flows": 0, "cross_size": 1000}
 PACKET_BYTES = 1000
+#: The ACK-ratio runs' bottleneck (Figs 16, 17: the thesis gives none), Mbit/s.
+ACK_RATE_MBPS = 10
 #: Cross-traffic flows of the packet-size sweep (Figs 23, 34; the thesis does not say).
 CROSS_FLOWS_FOR_SIZE = 5
 #: ns-2's default queue limit (packets); the thesis gives no buffer for Chapters IV-V.
@@ -89,22 +100,30 @@ class Setup:
 
 
 def ack_scenario(policy: str, variant: str, setup: Setup, seed: int, echo: str | None = None) -> Scenario:
-    """One SACK flow behind ``policy``: ``window_limited`` (window 100, loss-free) or ``greedy``;
-    ``echo`` sets ``tcp.ts_echo`` (the default otherwise)."""
+    """One SACK flow behind ``policy``, as :data:`ACK_VARIANTS` says; ``echo`` sets
+    ``tcp.ts_echo`` (the default otherwise)."""
     cap = {"max_cwnd": 100} if variant == "window_limited" else {}
     ts = {"ts_echo": echo} if echo else {}
-    return dumbbell(
-        bw="10Mbps", rtt="60ms", flows=1, duration=setup.duration, warmup=setup.warmup, start_window="1s", buffer_pkts=100, seed=seed,
+    sc = dumbbell(
+        bw=f"{ACK_RATE_MBPS}Mbps", rtt="60ms", flows=1, duration=setup.duration, warmup=setup.warmup, start_window="1s", buffer_pkts=100, seed=seed,
         tcp={"ack_policy": policy, **cap, **ts},
     )  # fmt: skip
+    if variant != "ack_path_overloaded":
+        return sc
+    wire = sc.to_wire()
+    wire["udp"] = [{"src": "d0", "dst": "s0", "rate_bps": round(REVERSE_LOAD * ACK_RATE_MBPS * 1e6), "packet_size": PACKET_BYTES, "arrivals": "cbr_random"}]
+    return Scenario.parse(wire)
 
 
 def ack_row(item: tuple[str, str, Setup, int]) -> dict[str, Any]:
+    """The flow's data and ACK throughputs, and the drop rate of the bottleneck's ACK direction."""
     policy, variant, setup, seed = item
-    f = run(ack_scenario(policy, variant, setup, seed)).flows.row(0, named=True)
+    r = run(ack_scenario(policy, variant, setup, seed))
+    f = r.flows.row(0, named=True)
+    reverse = r.queues.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r1")).row(0, named=True)
     return {
         "variant": variant, "policy": policy, "seed": seed, "data_mbps": f["data_mbps"], "ack_mbps": f["ack_mbps"],
-        "data_ack_ratio": f["data_ack_ratio"], "goodput_mbps": f["goodput_mbps"], "drops": f["drops"],
+        "data_ack_ratio": f["data_ack_ratio"], "goodput_mbps": f["goodput_mbps"], "drops": f["drops"], "reverse_drop_rate": reverse["drop_rate"],
     }  # fmt: skip
 
 
@@ -202,7 +221,7 @@ def sweep_points(setup: Setup) -> list[tuple[str, dict[str, float]]]:
 def tasks(setup: Setup) -> list[tuple[str, tuple]]:
     """The runs in groups, one task each: the three receivers of an ACK-ratio variant and seed,
     Fig 18b's traced runs of a seed, and the fixes and echoes of an srtt point and seed (fewer, longer tasks for the workers)."""
-    acks = [("ack", (v, setup, s)) for v in ("window_limited", "greedy") for s in setup.seeds]
+    acks = [("ack", (v, setup, s)) for v in ACK_VARIANTS for s in setup.seeds]
     trains = [("trains", (setup, s)) for s in setup.seeds]
     return acks + trains + [("srtt", (name, p, setup, s)) for name, p in sweep_points(setup) for s in setup.seeds]
 
