@@ -377,8 +377,10 @@ def dumbbell(
         _fail(e, _FLAGS)
     scenario = _with_tx_end_events(_with_pcap(scenario, pcap), tx_end_events)
     d = scenario.dumbbell
+    bulk = sum(f.video is None and not f.probe for f in scenario.flows)
+    streams = f", video {video}{' and a T/mu probe' if t_mu_probe else ''}" if video else ""
     title = (
-        f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {d.pairs} flows ({cc}), "
+        f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {bulk} flows ({cc}){streams}, "
         f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
     )
     _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, limit, _FLAGS)
@@ -680,6 +682,42 @@ def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: 
     return results
 
 
+def _print_video(results: Results) -> None:
+    """The video streams (Qian 2011), by label: T/mu (with a probe), the mean and the worst late
+    fraction, and the share of streams that succeed, at the start-up delay and at each further one."""
+    import polars as pl
+    from rich.table import Table
+
+    from .results import SUCCESS_LATE_FRACTION_TEXT
+
+    videos = results.flows.filter(pl.col("video_success").is_not_null())
+    if videos.is_empty():
+        return
+    by_label = videos.group_by("label", maintain_order=True).agg(
+        pl.len().alias("streams"), pl.col("video_t_mu").mean(), pl.col("video_late_fraction").mean().alias("late"),
+        pl.col("video_late_fraction").max().alias("worst"), pl.col("video_success").mean().alias("success"),
+    )  # fmt: skip
+    playout = results.video_playout.join(videos.select(pl.col("id").alias("flow"), "label"), on="flow")
+    delays = playout["startup_delay_s"].unique(maintain_order=True).sort().to_list()
+    at = {(r["label"], r["startup_delay_s"]): r["success"] for r in playout.group_by("label", "startup_delay_s").agg(pl.col("success").mean()).iter_rows(named=True)}
+    # The start-up delay of each label's streams, as the scenario gives it (a file may give its
+    # streams different ones).
+    start: dict[str, set[float]] = {}
+    if results.scenario is not None:
+        for f in videos.select("id", "label").iter_rows(named=True):
+            start.setdefault(f["label"], set()).add(results.scenario.flows[f["id"]].video.startup_delay / 1e9)
+    t = Table(title=f"video streams (success: late fraction below {SUCCESS_LATE_FRACTION_TEXT})")
+    columns = ["label", "streams", "T/mu", "start-up delay", "late fraction", "worst", "success", *(f"success at {d:g} s" for d in delays)]
+    for col in columns:
+        t.add_column(col, justify="left" if col == "label" else "right")
+    for r in by_label.iter_rows(named=True):
+        t_mu = "" if r["video_t_mu"] is None else f"{r['video_t_mu']:.2f}"
+        delay = ", ".join(f"{d:g} s" for d in sorted(start.get(r["label"], ())))
+        t.add_row(r["label"], str(r["streams"]), t_mu, delay, f"{r['late']:.2e}", f"{r['worst']:.2e}", f"{r['success']:.2f}",
+                  *(f"{at[(r['label'], d)]:.2f}" for d in delays))  # fmt: skip
+    out.print(t)
+
+
 def _print_summary(results: Results, title: str) -> None:
     import polars as pl
     from rich.table import Table
@@ -715,6 +753,7 @@ def _print_summary(results: Results, title: str) -> None:
                 f"{r['max']:.2f}", str(r["drops"]), f"{r['drop_rate']:.2e}", str(r["timeouts"]),
             )  # fmt: skip
         out.print(t)
+    _print_video(results)
     udp = results.udp
     if not udp.is_empty():
         t = Table(title="UDP sources")

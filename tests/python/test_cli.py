@@ -52,6 +52,26 @@ def test_dumbbell_table_output():
     assert "avg/buffer" in result.stdout and "Jain index" in result.stdout
 
 
+def test_dumbbell_tables_show_the_video_streams(monkeypatch):
+    """With --video the tables say how the streams did, as --json does: one row per label with
+    T/mu, the late fractions and the share that succeed at each start-up delay."""
+    monkeypatch.setenv("COLUMNS", "200")
+    args = ["dumbbell", "--bw", "25Mbps", "--rtt", "100ms", "--flows", "3", "--duration", "20s", "--warmup", "4s", "--video", "4@300kbps:pert",
+            "--t-mu-probe", "--startup-delay", "2s", "--startup-delays", "1s,10s"]  # fmt: skip
+    table = invoke(*args, "--no-progress")
+    assert table.exit_code == 0, table.output
+    assert "3 flows (sack), video 4@300kbps:pert and a T/mu probe" in " ".join(table.stdout.split())
+    flows = [f for f in strict_json.loads(invoke(*args, "--json").stdout)["flows"] if f["label"] == "video-pert"]
+    # The video table's row: the TCP flows table has a video-pert row too, with no start-up delay.
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in table.stdout.splitlines() if line.startswith("│ video-pert ")]
+    [cells] = [r for r in rows if len(r) == 9 and r[3] == "2 s"]
+    success = {p["startup_delay_s"]: sum(q["success"] for f in flows for q in f["video_playout"] if q["startup_delay_s"] == p["startup_delay_s"]) / 4 for p in flows[0]["video_playout"]}
+    assert cells == [
+        "video-pert", "4", f"{sum(f['video_t_mu'] for f in flows) / 4:.2f}", "2 s", f"{sum(f['video_late_fraction'] for f in flows) / 4:.2e}",
+        f"{max(f['video_late_fraction'] for f in flows):.2e}", f"{sum(f['video_success'] for f in flows) / 4:.2f}", f"{success[1.0]:.2f}", f"{success[10.0]:.2f}",
+    ]  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
