@@ -1,10 +1,11 @@
 //! Run the canonical dumbbell once and print wall time, events/s, packet-hops/s
 //! and peak memory as one JSON line (used by scripts/bench.sh).
-//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS]
+//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS|-] [SEND OVERHEAD NS]
 //! With a fourth argument other than `-`, the full results are also written
 //! there as JSON (scripts/check_identical.sh compares them between two builds);
 //! the fifth is the scenario's `engine.tx_end_events` (`always`, the default,
-//! or `when_needed`).
+//! or `when_needed`); the sixth every flow's `tcp.overhead_ns` (ns-2's random
+//! send overhead; default 0, none).
 
 use pertlab_sim::presets::canonical_dumbbell_with_queue;
 
@@ -18,9 +19,13 @@ fn main() {
     let kind = args.next().unwrap_or_else(|| "droptail".to_string());
     let results_path = args.next().filter(|p| p != "-");
     let mut scenario = canonical_dumbbell_with_queue(flows, seconds, &kind);
-    if let Some(mode) = args.next() {
+    if let Some(mode) = args.next().filter(|m| m != "-") {
         scenario.engine.tx_end_events =
             serde_json::from_value(serde_json::Value::String(mode.clone())).unwrap_or_else(|_| panic!("tx end events: always or when_needed, not {mode:?}"));
+    }
+    if let Some(overhead) = args.next() {
+        let ns: u64 = overhead.parse().unwrap_or_else(|_| panic!("send overhead: a number of ns, not {overhead:?}"));
+        scenario.flows.iter_mut().for_each(|f| f.tcp.overhead_ns = ns);
     }
     let started = std::time::Instant::now();
     let r = pertlab_sim::run(&scenario).expect("the canonical scenario is valid");
