@@ -701,7 +701,8 @@ def _print_video(results: Results) -> None:
     delays = playout["startup_delay_s"].unique(maintain_order=True).sort().to_list()
     at = {(r["label"], r["startup_delay_s"]): r["success"] for r in playout.group_by("label", "startup_delay_s").agg(pl.col("success").mean()).iter_rows(named=True)}
     # The start-up delay of each label's streams, as the scenario gives it (a file may give its
-    # streams different ones).
+    # streams different ones, and different further delays: a label's cell is empty at a delay
+    # its streams do not count at).
     start: dict[str, set[float]] = {}
     if results.scenario is not None:
         for f in videos.select("id", "label").iter_rows(named=True):
@@ -714,7 +715,7 @@ def _print_video(results: Results) -> None:
         t_mu = "" if r["video_t_mu"] is None else f"{r['video_t_mu']:.2f}"
         delay = ", ".join(f"{d:g} s" for d in sorted(start.get(r["label"], ())))
         t.add_row(r["label"], str(r["streams"]), t_mu, delay, f"{r['late']:.2e}", f"{r['worst']:.2e}", f"{r['success']:.2f}",
-                  *(f"{at[(r['label'], d)]:.2f}" for d in delays))  # fmt: skip
+                  *("" if (r["label"], d) not in at else f"{at[(r['label'], d)]:.2f}" for d in delays))  # fmt: skip
     out.print(t)
 
 

@@ -72,6 +72,26 @@ def test_dumbbell_tables_show_the_video_streams(monkeypatch):
     ]  # fmt: skip
 
 
+def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_path, monkeypatch):
+    """A scenario file may give two groups of streams different further start-up delays: each
+    group's row has a number at its own delays and a blank cell at the other's."""
+    from pertlab.builders import dumbbell as build
+    from pertlab.jsonable import dumps
+
+    monkeypatch.setenv("COLUMNS", "200")
+    wire = build(bw="25Mbps", rtt="100ms", flows=2, duration="10s", warmup="2s", video="2@300kbps:pert", startup_delays=["1s", "8s"]).to_wire()
+    other = [f for f in wire["flows"] if "video" in f][1]
+    other["video"]["startup_delays_ns"], other["label"] = [2_000_000_000], "video-other"
+    (tmp_path / "s.json").write_text(dumps(wire))
+    result = invoke("run", str(tmp_path / "s.json"), "--no-progress")
+    assert result.exit_code == 0, result.output
+    header = next(line for line in result.stdout.splitlines() if "success at" in line)
+    assert [c.strip() for c in header.split("┃")[-4:-1]] == ["success at 1 s", "success at 2 s", "success at 8 s"]
+    cells = {r[0]: r[-3:] for r in ([c.strip() for c in line.split("│")[1:-1]] for line in result.stdout.splitlines()) if r and r[0].startswith("video-") and len(r) == 10}
+    blank = {label: [c == "" for c in row] for label, row in cells.items()}
+    assert blank == {"video-pert": [False, True, False], "video-other": [True, False, True]}
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
