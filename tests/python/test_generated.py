@@ -31,7 +31,9 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from typer.testing import CliRunner
 
 import pertlab
+from pertlab.cli import _print_summary as print_summary
 from pertlab.cli import app
+from pertlab.jsonable import dumps
 from pertlab.linux.scenario import TestbedScenario
 from pertlab.scenario.controllers import Vegas
 
@@ -117,6 +119,9 @@ def check_results(r: pertlab.Results) -> None:
         for i, v in enumerate(series.get(m, [])):
             in_unit_interval(v, f"queue_series.{m}[{i}]")
     assert summary["events"] <= work_bound(r.scenario.to_wire()), (summary["events"], work_bound(r.scenario.to_wire()))
+    # What `pertlab run` prints of any run: its tables, and its --json as strict JSON.
+    print_summary(r, "generated")
+    strict_json.loads(dumps(summary))
 
 
 #: Events one packet or one timer expiry may cause (enqueue, transmission end, arrival,
