@@ -87,6 +87,14 @@ def test_unknown_queue_and_controller_list_the_allowed_values():
     )
 
 
+@pytest.mark.parametrize(("name", "sack"), [("sack", "true"), ("newreno", "false")])
+def test_a_command_line_controller_name_in_a_scenario_says_what_to_write(name, sack):
+    """`--cc sack` and `--cc newreno` name the recovery too; a scenario file writes it apart."""
+    message = error_of(udp_graph(flows=[{"src": "a", "dst": "b", "cc": name}]))
+    assert message.startswith(f"flows[0].cc: unknown kind '{name}'; allowed: 'reno', ")
+    assert message.endswith(f"('{name}' is a command-line name: in a scenario, write 'reno' with tcp.sack = {sack})")
+
+
 def test_cross_field_errors_name_the_field():
     assert error_of(udp_graph(measure={"start": "4s", "end": "9s"})).startswith("measure: need start < end <= duration (5s)")
     flows = {"flows": [{"src": "a", "dst": "b", "start": "1s", "start_window": ["0s", "2s"]}]}

@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from ..kinds import CC_KINDS
+from ..kinds import CC_KINDS, CC_NAMES
 
 __all__ = ["ScenarioError"]
 
@@ -104,7 +104,12 @@ def _message(err: dict[str, Any]) -> str:
     if kind == "literal_error":
         return f"got {value!r}; allowed: {ctx['expected']}"
     if kind == "union_tag_invalid":
-        return f"unknown {ctx['discriminator'].strip(chr(39))} {ctx['tag']!r}; allowed: {ctx['expected_tags']}"
+        said = f"unknown {ctx['discriminator'].strip(chr(39))} {ctx['tag']!r}; allowed: {ctx['expected_tags']}"
+        if ctx["tag"] in CC_NAMES and ctx["tag"] not in CC_KINDS:
+            # `sack` and `newreno` name a recovery as well as a controller on the command line.
+            core, sack = CC_NAMES[ctx["tag"]]
+            said += f" ({ctx['tag']!r} is a command-line name: in a scenario, write {core!r} with tcp.sack = {str(sack).lower()})"
+        return said
     if kind == "union_tag_not_found":
         return f"needs a `{ctx['discriminator'].strip(chr(39))}`; allowed: {', '.join(CC_KINDS)}"
     msg = err["msg"]
