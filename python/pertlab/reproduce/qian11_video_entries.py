@@ -7,6 +7,7 @@ streams fail here. Scenario choices: :mod:`pertlab.experiments.qian11_video`."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Sequence
 
 import polars as pl
 
@@ -118,7 +119,7 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
         f"packets at {v.BIG_SMALL_WIRE.video_kbps} kbit/s ({v.wire_kbps(v.BIG_SMALL_WIRE):.4g} kbit/s on the wire). The thesis does not say how its "
         "packet sizes count headers."
     )
-    report.tables = {"success": table, "startup": _startup_table(streams), "loss": _loss_table(streams), "paths": _paths_table(every), "streams": every}
+    report.tables = {"success": table, "startup": _startup_table(streams), "loss": loss_table(streams), "paths": _paths_table(every), "streams": every}
     lo, hi = v.CLAIM_BIN
     in_bin = claim_bin(streams)
     measured = all(cc in in_bin for cc in ("pert-adaptive", "sack", "cubic"))
@@ -252,42 +253,68 @@ def _small_packets_cause_claim(every: pl.DataFrame) -> Claim:
     )  # fmt: skip
 
 
-def _loss_table(streams: pl.DataFrame) -> pl.DataFrame:
+def loss_table(streams: pl.DataFrame, controllers: Sequence[str] = v.CONTROLLERS) -> pl.DataFrame:
     """Per loss-rate bin (:data:`v.LOSS_BINS`, a stream's own drop rate), controller and start-up
     delay: streams and success fraction, over every T/mu (Figs 8 and 12)."""
-    return _by_delay(streams, "drop_rate", [({"loss_range": f"{lo:.2f}-{hi:.2f}"}, lo, hi) for lo, hi in v.LOSS_BINS])
+    return _by_delay(streams, "drop_rate", [({"loss_range": f"{lo:.2f}-{hi:.2f}"}, lo, hi) for lo, hi in v.LOSS_BINS], controllers)
 
 
 #: Fig 8's "above 11 s" and its two levels: success "> 90 %" at low loss, "60 %" at high loss
 #: (read as at least half), and Reno's "almost all fail" (at most a tenth succeed).
 FIG8_LOW, FIG8_HIGH, ALMOST_ALL_FAIL = 0.9, 0.5, 0.1
+#: Fig 8's lowest and highest loss bins, as :func:`loss_table` names them.
+LOW_LOSS, HIGH_LOSS = (f"{lo:.2f}-{hi:.2f}" for lo, hi in (v.LOSS_BINS[0], v.LOSS_BINS[-1]))
+#: The start-up delays "above 11 s" of Fig 8.
+ABOVE_11_S = [d for d in map(float, v.STARTUP_DELAYS_S) if d > 11]
+
+
+def loss_success(loss: pl.DataFrame, bin_: str, cc: str) -> dict[float, float]:
+    """``cc``'s success fraction by start-up delay in a loss bin of :func:`loss_table` (empty: no stream)."""
+    t = loss.filter((pl.col("loss_range") == bin_) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
+    return dict(zip(t["startup_delay_s"].to_list(), t["success_fraction"].to_list()))
+
+
+def shown_by_loss(loss: pl.DataFrame, bin_: str, ccs: Sequence[str]) -> str:
+    """The evidence of a loss bin: each of ``ccs``'s streams and success by start-up delay."""
+
+    def one(cc: str) -> str:
+        s = loss_success(loss, bin_, cc)
+        n = loss.filter((pl.col("loss_range") == bin_) & (pl.col("cc") == cc))["streams"][0]
+        return f"{cc} ({n} streams): {fmt_values(list(s.values()))}" if s else f"{cc}: no stream in the range"
+
+    return f"loss {bin_}, success at {fmt_values(list(v.STARTUP_DELAYS_S))} s: " + "; ".join(one(cc) for cc in ccs)
+
+
+def fig8_low(pert: dict[float, float]) -> bool:
+    """Fig 8 at low loss: more than :data:`FIG8_LOW` of PERT's streams succeed above 11 s."""
+    return bool(pert) and all(pert[d] > FIG8_LOW for d in ABOVE_11_S)
+
+
+def fig8_high(pert: dict[float, float], reno: dict[float, float]) -> bool:
+    """Fig 8 at high loss: at least :data:`FIG8_HIGH` of PERT's streams succeed above 11 s, at
+    most :data:`ALMOST_ALL_FAIL` of Reno's."""
+    return bool(pert and reno) and all(pert[d] >= FIG8_HIGH and reno[d] <= ALMOST_ALL_FAIL for d in ABOVE_11_S)
+
+
+def fig12(pert: dict[float, float], reno: dict[float, float], cubic: dict[float, float]) -> bool:
+    """Fig 12: PERT's success at least Reno's and CUBIC's at most start-up delays."""
+    return bool(pert and reno and cubic) and sum(pert[d] >= max(reno[d], cubic[d]) for d in pert) > len(pert) / 2
+
+
+#: The statements of :func:`fig8_low`, :func:`fig8_high` and :func:`fig12`.
+FIG8_LOW_TEXT = f"at loss {LOW_LOSS}, more than {FIG8_LOW:.0%} of PERT's streams succeed with start-up delays above 11 s"
+FIG8_HIGH_TEXT = (f"at loss {HIGH_LOSS}, about 60 % of PERT's streams succeed (at least {FIG8_HIGH:.0%} with start-up delays above 11 s), "
+                  f"while almost all of Reno's fail (at most {ALMOST_ALL_FAIL:.0%} succeed)")  # fmt: skip
+FIG12_TEXT = f"at loss {HIGH_LOSS}, PERT is generally better than Reno and CUBIC (its success at least theirs at most start-up delays)"
 
 
 def _loss_claims(loss: pl.DataFrame) -> list[Claim]:
-    def success(bin_: str, cc: str) -> dict[float, float]:
-        t = loss.filter((pl.col("loss_range") == bin_) & (pl.col("cc") == cc) & (pl.col("streams") > 0))
-        return dict(zip(t["startup_delay_s"].to_list(), t["success_fraction"].to_list()))
-
-    def shown(bin_: str, ccs: tuple[str, ...]) -> str:
-        def one(cc: str) -> str:
-            s = success(bin_, cc)
-            n = loss.filter((pl.col("loss_range") == bin_) & (pl.col("cc") == cc))["streams"][0]
-            return f"{cc} ({n} streams): {fmt_values(list(s.values()))}" if s else f"{cc}: no stream in the range"
-
-        return f"loss {bin_}, success at {fmt_values(list(v.STARTUP_DELAYS_S))} s: " + "; ".join(one(cc) for cc in ccs)
-
-    low, high = (f"{lo:.2f}-{hi:.2f}" for lo, hi in (v.LOSS_BINS[0], v.LOSS_BINS[-1]))
-    late = [d for d in map(float, v.STARTUP_DELAYS_S) if d > 11]
-    p_low, p_high, r_high, c_high = success(low, "pert-adaptive"), success(high, "pert-adaptive"), success(high, "sack"), success(high, "cubic")
+    p_low, p_high = loss_success(loss, LOW_LOSS, "pert-adaptive"), loss_success(loss, HIGH_LOSS, "pert-adaptive")
+    r_high, c_high = loss_success(loss, HIGH_LOSS, "sack"), loss_success(loss, HIGH_LOSS, "cubic")
     return [
-        Claim(f"Fig 8: at loss {low}, more than {FIG8_LOW:.0%} of PERT's streams succeed with start-up delays above 11 s.",
-              bool(p_low) and all(p_low[d] > FIG8_LOW for d in late), shown(low, ("pert-adaptive",))),
-        Claim(f"Fig 8: at loss {high}, about 60 % of PERT's streams succeed (at least {FIG8_HIGH:.0%} with start-up delays above 11 s), "
-              f"while almost all of Reno's fail (at most {ALMOST_ALL_FAIL:.0%} succeed).",
-              bool(p_high and r_high) and all(p_high[d] >= FIG8_HIGH and r_high[d] <= ALMOST_ALL_FAIL for d in late), shown(high, ("pert-adaptive", "sack"))),
-        Claim(f"Fig 12: at loss {high}, PERT is generally better than Reno and CUBIC (its success at least theirs at most start-up delays).",
-              bool(p_high and r_high and c_high) and sum(p_high[d] >= max(r_high[d], c_high[d]) for d in p_high) > len(p_high) / 2,
-              shown(high, ("pert-adaptive", "sack", "cubic"))),
+        Claim(f"Fig 8: {FIG8_LOW_TEXT}.", fig8_low(p_low), shown_by_loss(loss, LOW_LOSS, ("pert-adaptive",))),
+        Claim(f"Fig 8: {FIG8_HIGH_TEXT}.", fig8_high(p_high, r_high), shown_by_loss(loss, HIGH_LOSS, ("pert-adaptive", "sack"))),
+        Claim(f"Fig 12: {FIG12_TEXT}.", fig12(p_high, r_high, c_high), shown_by_loss(loss, HIGH_LOSS, ("pert-adaptive", "sack", "cubic"))),
     ]  # fmt: skip
 
 
@@ -435,13 +462,13 @@ def _startup_table(streams: pl.DataFrame) -> pl.DataFrame:
     return _by_delay(streams, "t_mu", [({"figure": fig, "t_mu_range": f"{lo}-{hi}"}, lo, hi) for fig, (lo, hi) in STARTUP_RANGES.items()])
 
 
-def _by_delay(streams: pl.DataFrame, column: str, ranges: list[tuple[dict[str, str], float, float]]) -> pl.DataFrame:
+def _by_delay(streams: pl.DataFrame, column: str, ranges: list[tuple[dict[str, str], float, float]], controllers: Sequence[str] = v.CONTROLLERS) -> pl.DataFrame:
     """Per range [lo, hi) of ``column`` (with its label columns), controller and start-up delay:
     the streams in the range and the fraction that succeed at that delay."""
     rows = []
     for labels, lo, hi in ranges:
         part = streams.filter((pl.col(column) >= lo) & (pl.col(column) < hi))
-        for cc in v.CONTROLLERS:
+        for cc in controllers:
             t = part.filter(pl.col("cc") == cc)
             for d in v.STARTUP_DELAYS_S:
                 rows.append({**labels, "cc": cc, "startup_delay_s": float(d), "streams": t.height,
