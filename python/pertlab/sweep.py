@@ -43,6 +43,7 @@ from typing import Any, Callable
 import polars as pl
 
 from .builders import CC_NAMES
+from .jsonable import dumps
 from .parallel import run_tasks
 from .results import Results
 from .scenario import Scenario, ScenarioError, TcpConfig
@@ -232,7 +233,7 @@ def _store(out: Path, point: Point, results_json: str) -> None:
     tmp = out / "runs" / f".{point.key}.tmp-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
     Results(json.loads(results_json), point.scenario).write(tmp)
-    (tmp / "point.json").write_text(json.dumps({"values": dict(point.values), "seed": point.seed}, indent=2) + "\n")
+    (tmp / "point.json").write_text(dumps({"values": dict(point.values), "seed": point.seed}, indent=2) + "\n")
     tmp.rename(final)
 
 
@@ -338,7 +339,7 @@ def run_sweep(
     out.mkdir(parents=True, exist_ok=True)
     points = expand(base, vary, seeds)
     (out / "sweep.json").write_text(
-        json.dumps({"base": base.to_wire(), "vary": vary, "seeds": seeds}, indent=2, sort_keys=True) + "\n"
+        dumps({"base": base.to_wire(), "vary": vary, "seeds": seeds}, indent=2, sort_keys=True) + "\n"
     )
     runs = run_points(points, out, jobs=jobs, cluster=cluster, on_progress=on_progress)
     table = aggregate(runs, list(vary))

@@ -43,6 +43,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ..jsonable import dumps
+
 RUN_ROOT = Path("/run/pertlab/testbed")
 NETNS_DIR = Path("/run/netns")
 NS_PREFIX = "pltb-"
@@ -123,7 +125,7 @@ def begin() -> Run:
             "namespaces": namespaces(run_id), "argv": sys.argv,
         }  # fmt: skip
         tmp = path / "run.json.tmp"
-        tmp.write_text(json.dumps(info, indent=2) + "\n")
+        tmp.write_text(dumps(info, indent=2) + "\n")
         tmp.replace(path / "run.json")
         return Run(run_id, path, fd, info)
 
