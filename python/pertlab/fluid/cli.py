@@ -34,6 +34,7 @@ Capacity = Annotated[str, typer.Option(help="Link capacity C: 100pkt/s, or a bit
 PacketSize = Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 OutDir = Annotated[Path, typer.Option("--out", help="Directory of the output files.")]
+Flows = Annotated[int, typer.Option(help="Number of flows N.")]
 Step = Annotated[Optional[str], typer.Option(help="Integration step [default: 1ms].")]
 Duration = Annotated[str, typer.Option(help="Time integrated.")]
 # PERT/RED's emulated RED (fluid pert-red, stability pert-red)
@@ -103,7 +104,7 @@ def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json:
 def fluid_pert_red(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Round-trip time R of DDE (14).")] = "160ms",
-    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 5,
+    flows: Flows = 5,
     pmax: Pmax = 0.1,
     tmin: Tmin = "50ms",
     tmax: Tmax = "100ms",
@@ -133,7 +134,7 @@ def fluid_pert_red(
 def fluid_pert_pi(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p (R = T_p + T_q).")] = "160ms",
-    flows: Annotated[int, typer.Option(help="Number of flows N.")] = 5,
+    flows: Flows = 5,
     target: Annotated[str, typer.Option(help="Reference queueing delay T_q*.")] = "3ms",
     m: Annotated[Optional[float], typer.Option(help="PI zero m (1/s) [default: Theorem 2].")] = None,
     k: Annotated[Optional[float], typer.Option(help="PI gain K [default: Theorem 2].")] = None,
@@ -162,7 +163,7 @@ def _tcp_red_command(name: str, model: str, doc: str) -> None:
     def command(
         capacity: Capacity = "5Mbps",
         rtt: PropDelay = "200ms",
-        flows: Annotated[int, typer.Option(help="Number of flows N.")] = 40,
+        flows: Flows = 40,
         min_th: MinTh = 150.0,
         max_th: MaxTh = 200.0,
         max_p: MaxP = 0.1,
