@@ -269,7 +269,8 @@ def _map_entries(args: list[str]) -> list[dict]:
     stopping run is keeping."""
     r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True, start_new_session=True)
     if r.returncode != 0:
-        raise RuntimeError(f"bpftool map dump {' '.join(args)}: {r.stderr.strip()}")
+        # With -j, bpftool writes its error on stdout as {"error": ...}.
+        raise RuntimeError(f"bpftool map dump {' '.join(args)} (exit {r.returncode}): {(r.stderr + r.stdout).strip()}")
     return json.loads(r.stdout)
 
 
