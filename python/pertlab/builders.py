@@ -74,7 +74,7 @@ from .kinds import CC_NAMES, CLASS_KINDS, PY_FORM, QUEUE_NAMES
 from .scenario.controllers import check_target
 from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError, class_rates
 from .scenario.traffic import TCP_IP_HEADER_BYTES
-from .units import parse_rate, parse_size, parse_time
+from .units import format_size, parse_rate, parse_size, parse_time
 
 __all__ = [
     "CC_NAMES", "QUEUE_NAMES", "NS2_TCP", "dumbbell", "parking_lot", "parse_cc_mix", "split_rtt", "buffer_packets",
@@ -97,19 +97,24 @@ NS2_TCP: dict[str, Any] = {"initial_rto": "3s", "min_rto": "200ms", "rto_min_on"
 AQM_SECTION = {k: "red" for k in ("red", "ared", "reared", "fared", "cared", "feng", "nlred", "jcc-red")} | {k: k for k in ("pi", "pie", "codel", "step", "xcp")}
 
 
-def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[str, int]]:
+#: Flows of a dumbbell when neither ``flows`` nor counts in its ``cc`` say how many.
+DEFAULT_FLOWS = 50
+
+
+def parse_cc_mix(cc: str, flows: int | None, field: str = "cc", default_flows: int | None = None) -> list[tuple[str, int]]:
     """``"sack"`` -> ``[("sack", flows)]``; ``"pert:25,sack:25"`` -> two groups;
     ``"pert:50%,sack:50%"`` with ``flows`` -> two groups of those shares.
 
     With counts, ``flows`` may be None (the counts decide) or must equal their sum.
-    Percentages need ``flows``, must sum to 100 and cannot be mixed with counts;
+    Without counts, a None ``flows`` means ``default_flows`` (an error if that is None too).
+    Percentages need ``flows`` (or ``default_flows``), must sum to 100 and cannot be mixed with counts;
     a 0% entry gives no flows. Rounding: largest remainder (Hamilton): each group
     gets the whole part of its share of ``flows``, and the flows left over go one
     each to the groups with the largest fractional parts, ties to the earlier
     group, so the counts sum to ``flows``.
     """
     if "%" in cc:
-        return _parse_percent_mix(cc, flows, field)
+        return _parse_percent_mix(cc, default_flows if flows is None else flows, field)
     allowed = ", ".join(CC_NAMES)
     groups: list[tuple[str, int]] = []
     for part in cc.split(","):
@@ -119,9 +124,9 @@ def parse_cc_mix(cc: str, flows: int | None, field: str = "cc") -> list[tuple[st
         if not sep:
             if len(cc.split(",")) > 1:
                 raise ScenarioError([(field, f"in a mix every controller needs a flow count, as in pert:25,sack:25; got {cc!r}")])
-            if flows is None:
+            if flows is None and default_flows is None:
                 raise ScenarioError([("flows", "give the number of flows, or counts in the controller mix (pert:25,sack:25)")])
-            groups.append((name, flows))
+            groups.append((name, default_flows if flows is None else flows))
             continue
         try:
             n = int(count)
@@ -216,12 +221,19 @@ def window_defaults(end_ns: int) -> tuple[int, int]:
     return min(START_WINDOW_NS, end_ns // 10), min(WARMUP_NS, end_ns // 5)
 
 
-def _parse_video(video: str | None, startup_delay: str | int, startup_delays: list[str | int] | None, default_cc: str) -> tuple[str, int, dict[str, Any]] | None:
+#: The video clients' start-up delay when none is given (docs/cli.md, ``--startup-delay``).
+DEFAULT_STARTUP_DELAY = "5s"
+
+
+def _parse_video(video: str | None, startup_delay: str | int | None, startup_delays: list[str | int] | None, default_cc: str) -> tuple[str, int, dict[str, Any]] | None:
     """``"20@300kbps:pert"`` -> ("pert", 20, the flows' video section); None without ``video``."""
     if video is None:
         if startup_delays:
             raise ScenarioError([("startup_delays", "further start-up delays need video streams (video)")])
+        if startup_delay is not None:
+            raise ScenarioError([("startup_delay", "a start-up delay needs video streams (video)")])
         return None
+    startup_delay = DEFAULT_STARTUP_DELAY if startup_delay is None else startup_delay
     count, at, rest = video.partition("@")
     rate, _, name = rest.partition(":")
     name = name.strip() or default_cc
@@ -243,7 +255,7 @@ def _parse_video(video: str | None, startup_delay: str | int, startup_delays: li
 def dumbbell(
     bw: str | int = "150Mbps",
     rtt: str | int | list[str | int] = "60ms",
-    flows: int | None = 50,
+    flows: int | None = None,
     cc: str = "sack",
     queue: str = "droptail",
     duration: str | int = "100s",
@@ -267,13 +279,13 @@ def dumbbell(
     web: dict[str, Any] | None = None,
     memory_limit: float | None = None,
     video: str | None = None,
-    startup_delay: str | int = "5s",
+    startup_delay: str | int | None = None,
     startup_delays: list[str | int] | None = None,
     class_weights: list[float] | None = None,
     flow_classes: list[int] | None = None,
     udp_load: float = 0.0,
     udp_split: list[float] | None = None,
-    udp_arrivals: str = "pareto",
+    udp_arrivals: str | None = None,
     t_mu_probe: bool = False,
 ) -> Scenario:
     """A single-bottleneck scenario (see the module doc for every choice).
@@ -282,7 +294,8 @@ def dumbbell(
     (bit/s; seconds for times). Metrics cover ``[warmup, measure_end]``
     (default: to the end of the run); unset ``start_window`` and ``warmup``
     follow :func:`window_defaults`. ``cc`` is one controller name or a mix with
-    counts ("pert:25,sack:25", then ``flows`` may be None). ``sample_interval``
+    counts ("pert:25,sack:25") or percentages ("pert:50%,sack:50%"); ``flows`` is the number of
+    flows (default: the sum of the mix's counts, else :data:`DEFAULT_FLOWS`). ``sample_interval``
     turns on time series of the bottleneck queue and of ``monitor_flows``
     (default: all flows). ``cc_params`` maps a core controller ("pert",
     "vegas") to its parameters; ``aqm`` holds the parameters of the bottleneck's
@@ -292,7 +305,7 @@ def dumbbell(
     the bottleneck like the long flows (``web`` overrides the web parameters).
     ``video`` ("N@RATE" or "N@RATE:CC", e.g. "20@300kbps:pert") adds N live video streams over TCP
     (Qian 2011; controller CC, default the first of ``cc``, label ``video-CC``) whose clients play
-    with ``startup_delay`` (and count late segments at each of ``startup_delays`` too:
+    with ``startup_delay`` (default :data:`DEFAULT_STARTUP_DELAY`) (and count late segments at each of ``startup_delays`` too:
     ``Results.video_playout``). ``t_mu_probe`` adds one greedy probe flow of the streams' controller
     (label ``probe-CC``, ``FlowSpec.probe``) whose goodput over the video rate is each stream's
     ``video_t_mu`` (Qian's T/mu).
@@ -308,7 +321,7 @@ def dumbbell(
     size = _packet_size(packet_size)
     if flows is not None and flows < 1:
         raise ScenarioError([("flows", f"must be at least 1, got {flows}")])
-    groups = [(name, k) for name, k in parse_cc_mix(cc, flows) if k > 0]
+    groups = [(name, k) for name, k in parse_cc_mix(cc, flows, default_flows=DEFAULT_FLOWS) if k > 0]
     video_group = _parse_video(video, startup_delay, startup_delays, groups[0][0] if groups else "sack")
     if t_mu_probe and video_group is None:
         raise ScenarioError([("t_mu_probe", "a T/mu probe needs video streams to measure T for")])
@@ -340,6 +353,11 @@ def dumbbell(
     bottleneck_queue = _queue_wire(queue, limit, aqm, ecn, size)
     udp_wire = _classes(queue, bottleneck_queue, rate, class_weights, flow_classes, udp_load, udp_split, udp_arrivals)
 
+    used = {cc_wire(name)[0]["kind"] for name, _ in groups}
+    unused = sorted(set(cc_params or {}) - used)
+    if unused:
+        running = sorted({name if name == cc_wire(name)[0]["kind"] else f"{name} ({cc_wire(name)[0]['kind']})" for name, _ in groups})
+        raise ScenarioError([("cc_params", f"parameters of {', '.join(unused)}, which no flow runs (the flows run {', '.join(running)})")])
     flows_wire = []
     for (name, count), role in zip(groups, roles):
         spec, sack = cc_wire(name)
@@ -368,6 +386,10 @@ def dumbbell(
     if web_sessions:
         i = len(flows_wire)
         first = flows_wire[0]
+        if first["cc"]["kind"] == "py":
+            reordered = sorted(groups, key=lambda g: g[0].startswith("py:"))  # core controllers first
+            example = ",".join(f"{name}:{k}" for name, k in (reordered if reordered != groups else [("sack", 1), *groups]))
+            raise ScenarioError([("cc", f"web sessions take the first controller of the mix, here {groups[0][0]!r}, and a controller written in Python drives long flows only; put a core controller first (e.g. {example})")])
         web_wire.append({
             "clients": [f"d{i}"], "servers": [f"s{i}"], "sessions": web_sessions, "start_window_ns": [0, window_ns],
             "cc": first["cc"], "tcp": first["tcp"], **(web or {}),
@@ -537,9 +559,13 @@ UDP_MIX_MEAN_BYTES = 440
 UDP_ARRIVALS = ("cbr", "cbr_random", "poisson", "pareto", "pareto_onoff")
 
 
+#: Arrivals of the UDP sources when none are given (Hua 2002's Pareto gaps, docs/cli.md).
+DEFAULT_UDP_ARRIVALS = "pareto"
+
+
 def _classes(
     queue: str, bottleneck_queue: dict[str, Any], rate: int, weights: list[float] | None, flow_classes: list[int] | None, load: float,
-    split: list[float] | None, arrivals: str,
+    split: list[float] | None, arrivals: str | None,
 ) -> list[dict[str, Any]]:  # fmt: skip
     """The dumbbell's service classes: ``sched.weights`` set on ``bottleneck_queue``, and the
     UDP sources (their pair is filled in by the caller); errors name the argument."""
@@ -552,8 +578,10 @@ def _classes(
     for i, c in enumerate(flow_classes or []):
         if not 0 <= c < classes:
             raise ScenarioError([(f"flow_classes[{i}]", f"class {c} has no queue: the bottleneck's {classes} classes are 0 to {classes - 1}")])
-    if split is not None and load <= 0:
-        raise ScenarioError([("udp_split", "needs udp_load above 0")])
+    for name, given in (("udp_split", split), ("udp_arrivals", arrivals)):
+        if given is not None and load <= 0:
+            raise ScenarioError([(name, "needs udp_load above 0")])
+    arrivals = DEFAULT_UDP_ARRIVALS if arrivals is None else arrivals
     if not (0 <= load <= 1 and math.isfinite(load)):
         raise ScenarioError([("udp_load", f"must lie in [0, 1] (a fraction of the bottleneck rate), got {load}")])
     if arrivals not in UDP_ARRIVALS:
@@ -645,7 +673,7 @@ def _fits_in_memory(flows: int, memory_limit: float | None) -> None:
     need = flows * (MODEL_BYTES_PER_FLOW + _core.bytes_per_flow())
     if limit is not None and need > limit:
         what = "of the memory limit" if given is not None and memory_limit is not None else "available now"
-        raise ScenarioError([("flows", f"{flows:,} flows need at least {need / 2**30:.1f} GiB to describe and run, more than the {limit / 2**30:.1f} GiB {what}")])
+        raise ScenarioError([("flows", f"{flows:,} flows need at least {format_size(need)} to describe and run, more than the {format_size(limit)} {what}")])
 
 
 def _window(duration: Any, start_window: Any, warmup: Any, measure_end: Any) -> tuple[int, int, int, int]:
@@ -711,7 +739,7 @@ _ARGUMENT_OF_FIELD = [
     (r"udp\[\d+\]", "udp_load"),
     (r"dumbbell\.pairs", "flows"),
     (r"dumbbell\.bottleneck_rate(?:_bps)?", "bw"),
-    (r"dumbbell\.bottleneck_queue\.limit_pkts|links\[\d+\]\.queue\.limit_pkts", "buffer_pkts"),
+    (r"dumbbell\.bottleneck_queue\.(?:limit_pkts|step)|links\[\d+\]\.queue\.limit_pkts", "buffer_pkts"),
     (r"dumbbell\.(?:bottleneck|sender_access|receiver_access)_delay(?:_ns)?", "rtt"),
     (r"dumbbell\.bottleneck_queue\.(?:red|pi|pie|codel)|links\[\d+\]\.queue\.(?:red|pi|pie|codel)", "aqm"),
     (r"dumbbell\.access_rate(?:_bps)?", "access_rate"),

@@ -54,8 +54,22 @@ _APP_SETTINGS: dict[str, Any] = dict(
 app = typer.Typer(**_APP_SETTINGS)
 
 
+#: Columns of stdout off a terminal (see :func:`stdout_console`).
+PIPE_WIDTH = 1000
+
+
+def stdout_console() -> Any:
+    """A rich Console on stdout. Off a terminal (a pipe, a log file) rich would take 80 columns and
+    cut the tables' labels and numbers (``pert-a…``); there a table is as wide as its cells, unless
+    COLUMNS says otherwise."""
+    from rich.console import Console
+
+    piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(width=PIPE_WIDTH) if piped else Console()
+
+
 class _Console:
-    """A rich Console on stdout made when first used: importing rich takes about 25 ms, which
+    """:func:`stdout_console` made when first used: importing rich takes about 25 ms, which
     `pertlab --help` and the commands that print plain text need not wait for (issue 21)."""
 
     def __init__(self) -> None:
@@ -63,9 +77,7 @@ class _Console:
 
     def __getattr__(self, name: str) -> Any:
         if self._console is None:
-            from rich.console import Console
-
-            self._console = Console()
+            self._console = stdout_console()
         return getattr(self._console, name)
 
 
@@ -124,7 +136,7 @@ _FLAGS = {
     "tcp.ack_policy": "--ack-policy",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
     "video": "--video", "startup_delay": "--startup-delay", "startup_delays": "--startup-delays", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
-    "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals",
+    "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals", "cc_params": "--cc-param",
 }  # fmt: skip
 
 
@@ -161,12 +173,25 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
             TypeAdapter(CcSpec).validate_python({"kind": kind, **fields})
         except ValidationError as e:
             # Fields the builder derives (pert-pi's capacity) are missing here, not wrong.
+            if not _cc_fields(kind):
+                errors.append((f"--cc-param {kind}", f"{kind} has no parameters" + (" (sack and newreno are reno)" if kind == "reno" else "")))
+                continue
             for x in e.errors():
                 if x["type"] != "missing":
                     errors.append((".".join([f"--cc-param {kind}", *map(str, x["loc"][1:])]), x["msg"]))
     if errors:
         raise ScenarioError(errors)
     return params
+
+
+def _cc_fields(kind: str) -> list[str]:
+    """The parameters of controller ``kind`` (its scenario model's fields but ``kind``)."""
+    from typing import get_args
+
+    from .scenario import CcSpec
+
+    model = next(m for m in get_args(get_args(CcSpec)[0]) if m.model_fields["kind"].default == kind)
+    return [name for name in model.model_fields if name != "kind"]
 
 
 def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
@@ -319,7 +344,7 @@ def dumbbell(
         Optional[str],
         typer.Option(help="N live video streams over TCP beside the flows: N@RATE or N@RATE:CC, e.g. 20@300kbps:pert (Qian 2011).", metavar="N@RATE[:CC]"),
     ] = None,
-    startup_delay: Annotated[str, typer.Option(help="Start-up delay of the video clients' playback.")] = "5s",
+    startup_delay: Annotated[Optional[str], typer.Option(help="Start-up delay of the video clients' playback [default: 5s].")] = None,
     startup_delays: Annotated[
         Optional[str],
         typer.Option(help="Further start-up delays the video clients also count late packets at, increasing, e.g. 1s,11s,21s (results: video_playout).", metavar="T,T,..."),
@@ -345,7 +370,7 @@ def dumbbell(
         float, typer.Option(help="UDP load on the bottleneck, a fraction of --bw: one source per class (Hua's 100/500/1000-byte mix) from one more host pair.")
     ] = 0.0,
     udp_split: Annotated[Optional[str], typer.Option(help="Class shares of --udp-load, summing to 1, e.g. 0.6,0.2,0.2 [default: equal].", metavar="F1,F2,...")] = None,
-    udp_arrivals: Annotated[str, typer.Option(help="Arrivals of the UDP sources: pareto (gaps, shape 1.9), pareto_onoff, poisson, cbr or cbr_random (ns-2's random_ 1).")] = "pareto",
+    udp_arrivals: Annotated[Optional[str], typer.Option(help="Arrivals of the UDP sources: pareto (gaps, shape 1.9), pareto_onoff, poisson, cbr or cbr_random (ns-2's random_ 1) [default: pareto].")] = None,
     pcap: Annotated[
         Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
     ] = None,
@@ -358,8 +383,6 @@ def dumbbell(
     """One bottleneck shared by long-lived TCP flows (see docs/cli.md for the defaults)."""
     from .builders import dumbbell as build_dumbbell
 
-    if flows is None and ":" not in cc:
-        flows = 50
     limit = _memory_limit(memory_limit)
     classes = {
         "class_weights": _numbers(class_weights, "--class-weights"), "flow_classes": _numbers(flow_classes, "--flow-classes", int),
@@ -392,7 +415,7 @@ def eval_suite_command(
     bw: Annotated[str, typer.Option(help="Bottleneck rate, e.g. 10Mbps, 1Gbps.")] = "10Mbps",
     rtt: Annotated[str, typer.Option(help="Round-trip propagation delay RTTp (bottleneck 0.4 RTTp, edges 0.05 RTTp).")] = "80ms",
     duration: Annotated[str, typer.Option(help="Simulated time (the suite: 100s).")] = "100s",
-    warmup: Annotated[str, typer.Option(help="Metrics start here.")] = "20s",
+    warmup: Annotated[Optional[str], typer.Option(help="Metrics start here [default: 20s, or a fifth of --duration if shorter].")] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
     pacing: Annotated[bool, typer.Option(help="Pace every TCP sender (srtt / cwnd apart); not in the suite.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables and summary.json here.")] = None,
@@ -406,7 +429,7 @@ def eval_suite_command(
     try:
         scenario = eval_suite(cc, bw=bw, rtt=rtt, duration=duration, warmup=warmup, seed=seed, pacing=pacing)
     except ValueError as e:
-        _fail(e)
+        _fail(e, {k: _FLAGS[k] for k in ("cc", "bw", "rtt", "duration", "warmup", "seed")})
     q = scenario.dumbbell.bottleneck_queue
     title = f"evaluation suite {bw}, RTT {rtt}, {cc}{' paced' if pacing else ''}, buffer {q.limit_pkts} pkts ({q.kind}), seed {seed}"
     _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, None)
@@ -449,7 +472,7 @@ def sweep(
     vary: Annotated[Optional[list[str]], typer.Option("--vary", help="PATH=V1,V2,... (repeatable), e.g. bottleneck.rate=1Mbps,10Mbps or cc=pert,sack.")] = None,
     seeds: Annotated[int, typer.Option(help="Seeds 1..N for every point.")] = 1,
     out_dir: Annotated[Path, typer.Option("--out", help="Directory of the sweep; runs already stored there are skipped.")] = Path("out/sweep"),
-    jobs: Annotated[Optional[int], typer.Option(help="Local worker processes [default: one per core].")] = None,
+    jobs: Annotated[Optional[int], typer.Option(min=1, help="Local worker processes [default: one per core].")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="Dask scheduler address (tcp://host:8786) instead of local workers.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate table as one JSON object.")] = False,
 ) -> None:
@@ -499,7 +522,7 @@ def reproduce(
     name: Annotated[Optional[str], typer.Argument(help="Reproduction to run (see --list).")] = None,
     list_: Annotated[bool, typer.Option("--list", help="Name every reproducible table and figure.")] = False,
     quick: Annotated[bool, typer.Option("--quick", help="Scaled-down version (about a minute).")] = False,
-    jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
+    jobs: Annotated[Optional[int], typer.Option(min=1, help="Parallel runs [default: one per core].")] = None,
     cluster: Annotated[
         Optional[str], typer.Option(help="Run on this Dask scheduler (tcp://host:8786) instead of local processes.")
     ] = None,
@@ -581,7 +604,7 @@ def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("demo-out"),
     quick: Annotated[bool, typer.Option("--quick", help="30 s runs instead of 400 s (a first look, and tests).")] = False,
     seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
-    jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core, at most 4].")] = None,
+    jobs: Annotated[Optional[int], typer.Option(min=1, help="Parallel runs [default: one per core, at most 4].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as one JSON object.")] = False,
 ) -> None:
     """The PERT paper's single-bottleneck comparison of PERT, SACK, SACK/RED-ECN and Vegas."""

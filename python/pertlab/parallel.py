@@ -62,6 +62,8 @@ def run_tasks(
     per item) or the scheduler at ``cluster``; a line on stderr says which. A worker's
     exception is raised here.
     """
+    if jobs is not None and jobs < 1:
+        raise ValueError(f"jobs: must be at least 1 (or None for one per core), got {jobs}")
     items = list(items)
     if not items:
         return

@@ -110,7 +110,7 @@ class Simulation:
         """From the next packet it sends, each direction of ``link`` sends at ``rate``
         ("5Mbps" or bit/s). The packet being sent keeps its end time; disciplines keep
         what they derived from the rate when built (RED's automatic parameters)."""
-        self._call(self._core.set_link_rate, link, parse_rate(rate, "rate"))
+        self._call(self._core.set_link_rate, link, _not_negative(parse_rate(rate, "rate"), "rate"))
 
     def set_link_delay(self, link: str, delay: str | float) -> None:
         """Each direction of ``link`` gives the packets that finish their transmission from now
@@ -118,14 +118,14 @@ class Simulation:
         wire keep their arrival times and none overtakes another: after a decrease, the first
         packets sent with the new delay leave the wire right behind the last ones sent with
         the old (docs/simulation.md)."""
-        self._call(self._core.set_link_delay, link, parse_time(delay, "delay"))
+        self._call(self._core.set_link_delay, link, _not_negative(parse_time(delay, "delay"), "delay"))
 
     def set_pacing_rate(self, flow: int, rate: str | float) -> None:
         """Long flow ``flow``, whose controller must be ``agent``, paces its segments at ``rate``
         ("5Mbps" or bit/s) from now on: consecutive segments leave at least one segment's
         transmission time at that rate apart, in every state; its window still bounds what is
         in flight (:mod:`pertlab.gym`'s ``action="pacing_rate"``)."""
-        self._call(self._core.set_pacing_rate, _flow(flow), parse_rate(rate, "rate"))
+        self._call(self._core.set_pacing_rate, _flow(flow), _not_negative(parse_rate(rate, "rate"), "rate"))
 
     def stop_flow(self, flow: int) -> None:
         """Long flow ``flow``'s application has no new data from now (what it sent is still delivered)."""
@@ -180,6 +180,13 @@ class Simulation:
             method(*args)
         except ValueError as e:
             raise ScenarioError.from_core(e) from None
+
+
+def _not_negative(value: int, field: str) -> int:
+    """``value`` (a parsed rate or time) if it is zero or more; the core takes unsigned numbers."""
+    if value < 0:
+        raise ScenarioError([(field, f"must not be negative, got {value}")])
+    return value
 
 
 def _wire_name(spec: Any, field: str) -> str | None:

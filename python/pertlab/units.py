@@ -29,7 +29,7 @@ import re
 from fractions import Fraction
 from typing import Any
 
-__all__ = ["parse_rate", "parse_time", "parse_size", "parse_value", "format_rate", "format_time"]
+__all__ = ["parse_rate", "parse_time", "parse_size", "parse_value", "format_rate", "format_size", "format_time"]
 
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _QUANTITY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\d\s][^\s]*)?\s*$")
@@ -147,6 +147,14 @@ def format_rate(bps: float) -> str:
         if abs(bps) >= factor:
             return f"{bps / factor:g}{prefix}bps"
     return f"{bps:g}bps"
+
+
+def format_size(n_bytes: float) -> str:
+    """A size in binary units, three figures: ``1.5 GiB``, ``640 KiB``, ``512 B``."""
+    for unit, factor in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if abs(n_bytes) >= factor:
+            return f"{n_bytes / factor:.3g} {unit}"
+    return f"{n_bytes:.0f} B"
 
 
 def format_time(ns: float) -> str:

@@ -106,6 +106,15 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.alpha_max=0.5"], "error: --cc-param pert-adaptive.alpha_max: Input should be greater than or equal to 1\n"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.bogus=1"], "error: --cc-param pert-adaptive: unknown field `bogus`"),
         (["dumbbell", "--send-overhead", "-1ms"], "error: --send-overhead: must be zero or a positive time, got '-1ms'"),
+        (["dumbbell", "--cc", "sack", "--cc-param", "pert.p_max=0.05"], "error: --cc-param: parameters of pert, which no flow runs (the flows run sack (reno))"),
+        (["dumbbell", "--cc-param", "reno.x=1"], "error: --cc-param reno: reno has no parameters (sack and newreno are reno)"),
+        (["dumbbell", "--startup-delay", "-1s"], "error: --startup-delay: a start-up delay needs video streams"),
+        (["dumbbell", "--udp-arrivals", "poisson"], "error: --udp-arrivals: needs udp_load above 0"),
+        (["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--queue", "step"], "error: --buffer: K = 65 packets is more than the buffer holds (33 packets"),
+        (["dumbbell", "--flows", "4", "--memory-limit", "1KB"], "error: --flows: 4 flows need at least "),
+        (["eval-suite", "--cc", "foo"], "error: --cc: unknown controller 'foo'"),
+        (["eval-suite", "--bw", "0"], "error: --bw: must be positive"),
+        (["sweep", str(EXAMPLES / "graph.toml"), "--jobs", "0"], "Usage:"),
     ],
 )
 def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
@@ -276,3 +285,40 @@ def test_the_command_line_built_for_one_command_says_what_the_whole_app_says(arg
     assert whole.output.strip()
     if args[0] in _names():
         assert [c.name for c in typer.main.get_command(_app_for(args)).commands.values()] == [args[0]]
+
+
+def test_the_memory_limit_error_gives_sizes_in_readable_units():
+    result = runner.invoke(app, ["dumbbell", "--flows", "4", "--memory-limit", "1KB"])
+    assert "than the 1000 B of the memory limit" in result.stderr and "0.0 GiB" not in result.stderr, result.stderr
+
+
+def test_a_python_controller_alone_takes_the_default_number_of_flows(monkeypatch):
+    """`--cc py:reno:Reno` (docs/python-cc.md) has colons but no counts: 50 flows, as for a core controller."""
+    monkeypatch.syspath_prepend(str(EXAMPLES / "python_cc"))
+    result = invoke("dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--duration", "1s", "--cc", "py:reno:Reno", "--json")
+    assert result.exit_code == 0, result.output
+    assert len(strict_json.loads(result.stdout)["flows"]) == 50
+
+
+def test_web_sessions_behind_a_python_controller_say_how_to_order_the_mix(monkeypatch):
+    monkeypatch.syspath_prepend(str(EXAMPLES / "python_cc"))
+    result = runner.invoke(app, ["dumbbell", "--duration", "1s", "--cc", "py:reno:Reno:2,sack:2", "--web-sessions", "1"])
+    assert result.exit_code == 2 and "error: --cc: web sessions take the first controller of the mix" in result.stderr, result.stderr
+    assert "(e.g. sack:2,py:reno:Reno:2)" in result.stderr
+    ok = invoke("dumbbell", "--bw", "10Mbps", "--duration", "1s", "--cc", "sack:2,py:reno:Reno:2", "--web-sessions", "1", "--json")
+    assert ok.exit_code == 0, ok.output
+
+
+def test_tables_are_not_cut_when_stdout_is_not_a_terminal():
+    """Piped into a file or another program (CliRunner's stdout is not a terminal), a table is as wide
+    as its cells: rich's 80 columns cut 'pert-adaptive' to 'pert-a…'."""
+    result = invoke("dumbbell", *SMALL, "--cc", "pert-adaptive:2,pert-pi:2", "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "│ pert-adaptive │" in result.stdout and "│ pert-pi       │" in result.stdout and "…" not in result.stdout, result.stdout
+
+
+def test_eval_suite_runs_shorter_than_its_warmup_start_metrics_at_a_fifth():
+    result = invoke("eval-suite", "--duration", "5s", "--json")
+    assert result.exit_code == 0, result.output
+    out = strict_json.loads(result.stdout)
+    assert (out["window_start_s"], out["window_end_s"]) == (1.0, 5.0)

@@ -348,3 +348,11 @@ def test_generated_scenarios_give_the_same_results_in_steps(data, fractions):
     for name in ("flows", "queues", "udp", "queue_series", "flow_series"):
         assert getattr(stepped, name).equals(getattr(whole, name)), name
     assert {k: v for k, v in stepped.summary.items() if k != "wall_seconds"} == {k: v for k, v in whole.summary.items() if k != "wall_seconds"}
+
+
+@pytest.mark.parametrize(("method", "value", "field"), [("set_link_rate", "-5Mbps", "rate"), ("set_link_delay", "-1ms", "delay")])
+def test_a_negative_rate_or_delay_is_refused_naming_it(method, value, field):
+    """The core takes unsigned numbers: a negative one was an OverflowError from the binding."""
+    sim = pertlab.Simulation(pertlab.dumbbell(bw="20Mbps", rtt="40ms", flows=2, duration="2s"))
+    with pytest.raises(ScenarioError, match=rf"^{field}: must not be negative, got -"):
+        getattr(sim, method)("bottleneck", value)

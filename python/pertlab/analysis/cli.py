@@ -62,8 +62,9 @@ def vegas_parking_lot_cmd(
         sys.stdout.write(dumps(result.as_dict()) + "\n")
         return
     # rich is imported for the table only: `pertlab --help` need not load it (issue 21).
-    from rich.console import Console
     from rich.table import Table
+
+    from ..cli import stdout_console
 
     t = Table(title=f"Vegas on {hops} congested links, {flows} long flows (Hua 2002, Section 3.3)")
     t.add_column("quantity")
@@ -76,4 +77,4 @@ def vegas_parking_lot_cmd(
     t.add_row("eq. 3.10 backlog M (alpha .. beta)", f"{result.backlog_eq310_alpha:.3g} .. {result.backlog_eq310_beta:.3g} pkts")
     t.add_row("eq. 3.12 bounds at beta", f"{result.bound_eq312_low:.3g} .. {result.bound_eq312_high:.3g} pkts")
     t.add_row("long flow window (alpha .. beta)", f"{result.long_window_alpha:.3g} .. {result.long_window_beta:.3g} pkts")
-    Console().print(t)
+    stdout_console().print(t)

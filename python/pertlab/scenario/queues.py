@@ -174,6 +174,14 @@ class QueueSpec(_Model):
             raise ValueError(f"only a \"py\" queue names a class; this queue's kind is {kind!r}")
         return v if v is None else check_target(v)
 
+    @field_validator("step")
+    @classmethod
+    def _k_within_buffer(cls, v: StepConfig, info: ValidationInfo) -> StepConfig:
+        limit = info.data.get("limit_pkts")
+        if info.data.get("kind") == "step" and limit is not None and v.k_pkts > limit:
+            raise ValueError(f"K = {v.k_pkts} packets is more than the buffer holds ({limit} packets, limit_pkts): the queue would never mark; make k_pkts at most limit_pkts")
+        return v
+
     @field_validator("limit_bytes")
     @classmethod
     def _one_limit(cls, v: int | None, info: ValidationInfo) -> int | None:

@@ -20,7 +20,7 @@ validate_app = typer.Typer(
 def ns3(
     quick: Annotated[bool, typer.Option("--quick", help="Fourteen cases, most of them 40 s long, instead of the whole matrix.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-ns3].")] = None,
-    jobs: Annotated[Optional[int], typer.Option(help="Parallel runs [default: one per core].")] = None,
+    jobs: Annotated[Optional[int], typer.Option(min=1, help="Parallel runs [default: one per core].")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="Run on this Dask scheduler (tcp://host:8786) instead of local processes.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table's rows as one JSON object.")] = False,
     case: Annotated[
