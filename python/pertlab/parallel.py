@@ -69,7 +69,7 @@ def run_tasks(
         return
     from dask.distributed import Client, LocalCluster, as_completed
 
-    from ._worker_logs import QuietHeartbeatLoss
+    from ._worker_logs import QuietClose
 
     with interrupt.deferred() as stop:
         local = client = None
@@ -87,7 +87,7 @@ def run_tasks(
             if not stop:
                 client = Client(local or cluster)
                 if local is not None:
-                    client.register_plugin(QuietHeartbeatLoss(), name="pertlab-quiet-heartbeat-loss")
+                    client.register_plugin(QuietClose(), name="pertlab-quiet-close")
                 where = f"{workers} local worker process{'es' if workers > 1 else ''}" if local else f"the Dask cluster at {cluster}"
                 print(f"{len(items)} task{'s' if len(items) > 1 else ''} on {where}", file=sys.stderr)
                 # Keys name the tasks on the scheduler (and its dashboard) as pertlab's runs.

@@ -121,27 +121,32 @@ def test_interrupted_reproduction_resumes_from_its_stored_tasks(tmp_path):
     assert both_s > interrupted_s and report["wall_seconds"] == round(both_s, 1)
 
 
-def test_local_workers_drop_only_the_closing_heartbeat_from_their_log():
-    """The message filtered is the one distributed's Worker.heartbeat logs (an upgrade that
-    rewords it fails here), and nothing else a worker logs is dropped."""
+def test_local_workers_drop_only_what_closing_cuts_short_from_their_log():
+    """The messages filtered are the ones distributed's Worker.heartbeat and its worker state
+    machine log (an upgrade that rewords them fails here), and nothing else a worker logs is dropped."""
     import inspect
     import logging
 
     import distributed.worker
+    import distributed.worker_state_machine
 
-    from pertlab._worker_logs import HEARTBEAT_LOSS, QuietHeartbeatLoss, _drop_heartbeat_loss
+    from pertlab._worker_logs import CANCELLED_TASK, HEARTBEAT_LOSS, QuietClose, _drop_cancelled_task, _drop_heartbeat_loss
 
     assert f'"{HEARTBEAT_LOSS}."' in inspect.getsource(distributed.worker.Worker.heartbeat)
-    QuietHeartbeatLoss().setup(worker=None)
-    log = logging.getLogger("distributed.worker")
+    assert 'f"{0}{{task}}{1}"'.format(*CANCELLED_TASK) in inspect.getsource(distributed.worker_state_machine)
+    QuietClose().setup(worker=None)
     kept = []
     handler = logging.Handler()
     handler.emit = kept.append
-    log.addHandler(handler)
+    logs = [logging.getLogger("distributed.worker"), logging.getLogger("distributed.worker.state_machine")]
+    logs[0].addHandler(handler)  # the state machine's records reach it too
     try:
-        log.error(HEARTBEAT_LOSS + ".")
-        log.error("Compute Failed")
+        logs[0].error(HEARTBEAT_LOSS + ".")
+        logs[0].error("Compute Failed")
+        logs[1].warning("Async instruction for <Task cancelled name='execute(x)'> ended with CancelledError")
+        logs[1].warning("Async instruction for <Task finished> ended with something else")
     finally:
-        log.removeHandler(handler)
-        log.removeFilter(_drop_heartbeat_loss)
-    assert [r.msg for r in kept] == ["Compute Failed"]
+        logs[0].removeHandler(handler)
+        logs[0].removeFilter(_drop_heartbeat_loss)
+        logs[1].removeFilter(_drop_cancelled_task)
+    assert [r.msg for r in kept] == ["Compute Failed", "Async instruction for <Task finished> ended with something else"]
