@@ -175,7 +175,7 @@ def test_adaptive_options_with_pert_and_unknown_names_are_refused() -> None:
     assert r.exit_code == 2 and "error: --alpha-max: applies to pert-adaptive only" in r.output
     for cmd in (["load"], ["unload"], ["status"]):
         r = CliRunner().invoke(app, ["linux", *cmd, "pert-turbo"])
-        assert r.exit_code == 2 and "error: unknown congestion control 'pert-turbo'; allowed: pert, pert-adaptive" in r.output
+        assert r.exit_code == 2 and "error: NAME: unknown congestion control 'pert-turbo'; allowed: pert, pert-adaptive" in r.output
 
 
 def _testbed_problem() -> str | None:

@@ -16,6 +16,16 @@ linux_app = typer.Typer(help="The eBPF PERT congestion controls on this host (pe
 testbed_app = typer.Typer(help="Network-namespace testbed with a real bottleneck (needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
+def _controller(name: str):
+    """The controller the argument NAME names; exits 2 naming NAME and the allowed ones."""
+    from .loader import controller
+
+    try:
+        return controller(name)
+    except ValueError as e:
+        _die(f"NAME: {e}", 2)
+
+
 def _die(msg: str, code: int = 1) -> NoReturn:
     """``error: ...`` on stderr (one line per line of ``msg``), then exit with ``code``:
     2 for bad input, 1 when the host cannot do it or it failed."""
@@ -65,12 +75,9 @@ def load(
     """Compile (clang) and register NAME as a TCP congestion control, pinned in bpffs."""
     given = {k: v for k, v in locals().items() if k in _ADAPTIVE_ONLY and v is not None}
     from .adaptive_params import PertAdaptiveParams
-    from .loader import PertParamError, PertParams, controller, load as do_load
+    from .loader import PertParamError, PertParams, load as do_load
 
-    try:
-        ctrl = controller(name)
-    except ValueError as e:
-        _die(str(e), 2)
+    ctrl = _controller(name)
     if ctrl.cli_name == "pert":
         if given:
             _die(f"{_flag(next(iter(given)))}: applies to pert-adaptive only", 2)
@@ -100,10 +107,10 @@ def load(
 @linux_app.command()
 def unload(name: Annotated[str, typer.Argument(help="Congestion control to remove: pert or pert-adaptive.")] = "pert") -> None:
     """Remove the pinned registration of NAME."""
-    from .loader import controller, unload as do_unload
+    from .loader import unload as do_unload
 
+    ctrl = _controller(name)
     try:
-        ctrl = controller(name)
         had = do_unload(ctrl.name)
     except ValueError as e:
         _die(str(e), 2)
@@ -119,10 +126,11 @@ def status(
 ) -> None:
     """What is registered, and the counters (early responses, ...; for pert-adaptive also mode
     residency and alpha per connection) of a pinned NAME."""
-    from .loader import controller, status as do_status
+    from .loader import status as do_status
 
+    ctrl = _controller(name)
     try:
-        st = do_status(controller(name).name)
+        st = do_status(ctrl.name)
     except ValueError as e:
         _die(str(e), 2)
     if as_json:
