@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from pertlab.cli import app
@@ -52,8 +53,53 @@ def test_fluid_pert_red_writes_parquet_png_json(tmp_path):
     df = pl.read_parquet(tmp_path / "pert-red.parquet")
     assert {"t_s", "window_pkts", "queueing_delay_s", "filtered_rtt_s"} <= set(df.columns)
     assert df["t_s"][-1] == 5.0 and (tmp_path / "pert-red.png").stat().st_size > 1000
-    assert strict_json.loads((tmp_path / "pert-red.json").read_text())["parameters"]["rtt"] == 0.16
+    meta = strict_json.loads((tmp_path / "pert-red.json").read_text())
+    assert meta["parameters"]["rtt"] == 0.16 and meta["diverged_at_s"] is None and d["diverged_at_s"] is None
     assert d["equilibrium"]["w_star"] == 3.2
+
+
+@pytest.mark.parametrize(
+    "args, at, root",
+    [
+        # C = 1000 pkt/s: Theorem 1 fails, the linearised (14) has its rightmost root at +5.21 1/s
+        (["--capacity", "10Mbps", "--duration", "2s"], 1.904, "+5.21"),
+        # W(t-R)^2 at 160 ms: unstable above 153.4 ms (docs/fluid.md), root +0.225 1/s
+        (["--decrease", "delayed", "--duration", "20s", "--json"], 7.502, "+0.225"),
+    ],
+)
+def test_fluid_divergence_writes_the_run_and_exits_1(tmp_path, args, at, root):
+    out = tmp_path / "flx"
+    r = runner.invoke(app, ["fluid", "pert-red", *args, "--out", str(out)])
+    assert r.exit_code == 1 and isinstance(r.exception, SystemExit), r.exception  # not an uncaught FloatingPointError
+    assert "Traceback" not in r.stdout + r.stderr
+    (err,) = r.stderr.strip().splitlines()
+    assert err.startswith(f"error: the model diverged at t = {at:g} s ") and f"in {out}/" in err
+    assert f"is unstable for these parameters (rightmost root {root} 1/s)" in err and "`pertlab stability pert-red`" in err
+    df = pl.read_parquet(out / "pert-red.parquet")
+    assert 0 < df["t_s"][-1] < at and df["t_s"][-1] == pytest.approx(at - 0.001)  # up to the last finite step
+    assert df.height > 1000 and all(df[c].is_finite().all() for c in df.columns)
+    meta = strict_json.loads((out / "pert-red.json").read_text())
+    assert meta["diverged_at_s"] == pytest.approx(at) and meta["final"]["t_s"] == df["t_s"][-1]
+    assert (out / "pert-red.png").stat().st_size > 1000
+    if "--json" in args:
+        d = strict_json.loads(r.stdout)
+        assert d["diverged_at_s"] == pytest.approx(at) and d["files"]["parquet"] == str(out / "pert-red.parquet")
+    else:
+        assert f"pert-red: diverged at t = {at:g} s" in r.stdout and f"wrote {out / 'pert-red.json'}" in r.stdout
+
+
+def test_every_fluid_model_reports_divergence_the_same_way(tmp_path):
+    # A 0.9 s step on a 1 s RTT with RED at max_p = 1 from 1 packet: RK4 leaves the finite numbers.
+    big_step = ["--rtt", "1s", "--step", "0.9s", "--duration", "60s"]
+    red = ["--max-p", "1", "--min-th", "1", "--max-th", "2", "--flows", "100"]
+    for cmd in (["tcp-red", *big_step, *red], ["surathkal-tcp-red", *big_step, *red], ["pert-pi", *big_step, "--k", "1000"]):
+        r = runner.invoke(app, ["fluid", *cmd, "--out", str(tmp_path), "--json"])
+        assert r.exit_code == 1 and isinstance(r.exception, SystemExit), (cmd, r.exception)
+        (err,) = r.stderr.strip().splitlines()
+        at = strict_json.loads(r.stdout)["diverged_at_s"]
+        assert 0 < at < 60 and err.startswith(f"error: the model diverged at t = {at:g} s ") and "smaller --step" in err
+        meta = strict_json.loads((tmp_path / f"{cmd[0]}.json").read_text())
+        assert meta["diverged_at_s"] == at and 0 < meta["final"]["t_s"] < at
 
 
 def test_fluid_other_models_run(tmp_path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pertlab.fluid import History, PertPi, PertRed, TcpRed, integrate
+from pertlab.fluid import Diverged, History, PertPi, PertRed, TcpRed, integrate
 
 
 def test_history_interpolates_and_holds_initial_state():
@@ -25,6 +25,19 @@ def test_delay_differential_equation_exact_solution():
     # x'(t) = -x(t - 1), x = 1 on [-1, 0]: x(t) = 1 - t on [0, 1], 1 - t + (t-1)^2/2 on [1, 2].
     tr = integrate(lambda t, x, past: -past(1.0), [1.0], 2.0, 1e-3, 1.0)
     assert tr.x[-1, 0] == pytest.approx(1 - 2 + 0.5, abs=1e-6)
+
+
+def test_divergence_keeps_the_trajectory_up_to_the_last_finite_state():
+    # x' = x^2, x(0) = 1: x = 1/(1 - t) blows up at t = 1; RK4 overflows three steps after.
+    with pytest.raises(Diverged) as e:
+        integrate(lambda t, x, past: x * x, [1.0], 2.0, 1e-3, 1e-3, record_every=7)
+    assert isinstance(e.value, FloatingPointError)  # what callers that only stop on it catch
+    tr = e.value.trajectory
+    assert tr.diverged_at == pytest.approx(1.003) and "t = 1.003 s" in str(e.value)
+    # every 7th step as asked (1.001 s = step 1001), then the last finite state, 1.002 s, unrecorded otherwise
+    assert tr.t[-3:] == pytest.approx([0.994, 1.001, 1.002]) and len(tr.t) == 1001 // 7 + 2
+    assert np.all(np.isfinite(tr.x)) and tr.x[-1, 0] > 1e100
+    assert tr.x[-3, 0] == pytest.approx(1 / (1 - 0.994), rel=1e-3)  # still on the exact solution
 
 
 def test_delay_shorter_than_step_is_an_error():

@@ -9,7 +9,7 @@ from .._lazy import lazy_exports
 
 #: Public names, by module, imported on first use (``pertlab stability`` needs no DDE solver).
 _EXPORTS = {
-    **dict.fromkeys(("History", "Trajectory", "integrate"), ".dde"),
+    **dict.fromkeys(("Diverged", "History", "Trajectory", "integrate"), ".dde"),
     **dict.fromkeys(
         (
             "Equilibrium", "FlowGroup", "PertPi", "PertPiParams", "PertRed", "PertRedParams", "SurathkalTcpRed", "TcpRed",

@@ -1,7 +1,8 @@
 """``pertlab fluid ...`` and ``pertlab stability ...`` (typer sub-apps).
 
 :func:`register` adds both to the main ``pertlab`` app. Errors print
-``error: --flag: message`` on stderr and exit with status 2.
+``error: --flag: message`` on stderr and exit with status 2; a fluid model that
+diverges is written up to the divergence, then ``error: ...``, status 1.
 """
 
 from __future__ import annotations
@@ -76,25 +77,64 @@ def _print(obj: dict, as_json: bool, title: str) -> None:
 
 
 def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json: bool) -> None:
+    """Integrate ``model``, write its files and print a summary. A run that diverges is written and
+    printed up to its last finite step (``diverged_at_s`` set), then ``error: ...`` and exit 1."""
+    from .dde import Diverged
+    from .models import FluidRun
     from .output import write_run
 
-    run = model.simulate(parse_seconds(duration, "duration"), None if step is None else parse_seconds(step, "step"))
+    try:
+        run = model.simulate(parse_seconds(duration, "duration"), None if step is None else parse_seconds(step, "step"))
+    except Diverged as e:
+        run = FluidRun(model=model, trajectory=e.trajectory)
+    diverged = run.trajectory.diverged_at
     paths = write_run(run, out_dir, model.name)
-    summary = {"model": model.name, "final": run.final(), "files": {k: str(v) for k, v in paths.items()}}
+    summary = {"model": model.name, "final": run.final(), "files": {k: str(v) for k, v in paths.items()},
+               "diverged_at_s": diverged}  # fmt: skip
     try:
         summary["equilibrium"] = model.equilibrium().as_dict()
     except ValueError as e:
         summary["equilibrium"] = {"error": str(e)}
     if as_json:
         _print(summary, True, "")
-        return
-    typer.echo(f"{model.name}: integrated {duration} with step {run.trajectory.step:g} s")
-    for k, v in summary["equilibrium"].items():
-        typer.echo(f"  equilibrium {k:<12} {v:.6g}" if isinstance(v, float) else f"  equilibrium {k:<12} {v}")
-    for k, v in run.final().items():
-        typer.echo(f"  final {k:<18} {v:.6g}")
-    for k, v in paths.items():
-        typer.echo(f"  wrote {v}")
+    else:
+        if diverged is None:
+            typer.echo(f"{model.name}: integrated {duration} with step {run.trajectory.step:g} s")
+        else:
+            typer.echo(f"{model.name}: diverged at t = {diverged:g} s of {duration} (step {run.trajectory.step:g} s); "
+                       f"final = last finite state, t = {run.trajectory.t[-1]:g} s")  # fmt: skip
+        for k, v in summary["equilibrium"].items():
+            typer.echo(f"  equilibrium {k:<12} {v:.6g}" if isinstance(v, float) else f"  equilibrium {k:<12} {v}")
+        for k, v in run.final().items():
+            typer.echo(f"  final {k:<18} {v:.6g}")
+        for k, v in paths.items():
+            typer.echo(f"  wrote {v}")
+    if diverged is not None:
+        typer.echo(f"error: {_divergence(model, diverged, out_dir)}", err=True)
+        raise typer.Exit(1)
+
+
+def _divergence(model, at: float, out_dir: Path) -> str:
+    """The one-line error of a run that diverged at ``at`` seconds, with what the linearisation
+    says where the model has one (PERT/RED: the rightmost root of :mod:`.linear`)."""
+    from .linear import rightmost_root
+    from .models import PertPi, PertRed
+
+    msg = f"the model diverged at t = {at:g} s (the solution left the finite numbers); the run up to then is in {out_dir}/"
+    if isinstance(model, PertRed):
+        P = model.params
+        try:
+            # linear.py's loop gain L C/(2N) is beta = 1/2's; beta enters it only as the product beta L.
+            root = rightmost_root(P.rtt, P.capacity, P.flows, 2 * P.beta * P.l_pert, -P.k, P.decrease).real
+        except ArithmeticError:
+            return f"{msg}; see `pertlab stability pert-red` (Theorem 1) and docs/fluid.md"
+        verdict = "unstable" if root > 0 else "stable (the divergence is not local)"
+        return (f"{msg}; linearised about its equilibrium, (14) with --decrease {P.decrease} is {verdict} for these "
+                f"parameters (rightmost root {root:+.3g} 1/s); `pertlab stability pert-red` checks Theorem 1 (docs/fluid.md)")  # fmt: skip
+    step = "; a smaller --step tells a numerical instability from the model's"
+    if isinstance(model, PertPi):
+        return f"{msg}{step}, `pertlab stability pert-pi` gives Theorem 2's gains for this path (docs/fluid.md)"
+    return msg + step
 
 
 # --- fluid ------------------------------------------------------------------

@@ -18,6 +18,9 @@ test (``tests/python/test_fluid_dde.py`` and ``docs/fluid.md``).
 Discontinuities (flows leaving and joining) are handled by *events*: at a grid
 time ``t_e`` a callback may replace the state; the history keeps the values
 before the event, as the physical past does.
+
+A solution that leaves the finite numbers raises :class:`Diverged`, which
+carries the trajectory up to the last finite grid state.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["History", "Trajectory", "integrate"]
+__all__ = ["Diverged", "History", "Trajectory", "integrate"]
 
 #: ``rhs(t, x, past) -> dx/dt``; ``past(tau)`` is the state at ``t - tau``.
 Rhs = Callable[[float, np.ndarray, Callable[[float], np.ndarray]], np.ndarray]
@@ -83,15 +86,27 @@ class History:
 
 @dataclass
 class Trajectory:
-    """Recorded states: ``t`` (shape ``(n,)``) and ``x`` (shape ``(n, d)``)."""
+    """Recorded states: ``t`` (shape ``(n,)``) and ``x`` (shape ``(n, d)``);
+    ``diverged_at`` the time (s) at which the solution left the finite numbers,
+    None for a run integrated to its end."""
 
     t: np.ndarray
     x: np.ndarray
     step: float
     names: tuple[str, ...] = field(default=())
+    diverged_at: float | None = None
 
     def column(self, name: str) -> np.ndarray:
         return self.x[:, self.names.index(name)]
+
+
+class Diverged(FloatingPointError):
+    """The solution left the finite numbers; ``trajectory`` holds the recorded
+    states up to the last finite grid state (its ``diverged_at`` is set)."""
+
+    def __init__(self, trajectory: Trajectory) -> None:
+        super().__init__(f"the solution left the finite numbers at t = {trajectory.diverged_at:g} s (the model diverged)")
+        self.trajectory = trajectory
 
 
 def integrate(
@@ -115,7 +130,8 @@ def integrate(
     ``events`` are ``(time, fn)`` pairs: at the first grid time ``>= time`` the
     state becomes ``fn(t, x)`` before the step from ``t`` is taken.
     ``project`` (optional) maps each new grid state back into the model's
-    domain, e.g. a queue clipped at zero.
+    domain, e.g. a queue clipped at zero. A non-finite state raises
+    :class:`Diverged` with the states recorded so far and the last finite one.
     """
     if not (h > 0 and math.isfinite(h)):
         raise ValueError(f"step: must be a positive number of seconds, got {h!r}")
@@ -159,11 +175,15 @@ def _loop(rhs, x, hist, steps, t0, h, lo, hi, max_delay, pending, project, recor
         k2 = rhs(t + 0.5 * h, x + 0.5 * h * k1, p_half)
         k3 = rhs(t + 0.5 * h, x + 0.5 * h * k2, p_half)
         k4 = rhs(t + h, x + h * k3, p1)
+        x_t = x
         x = x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
         if project is not None:
             x = project(x)
         if not np.all(np.isfinite(x)):
-            raise FloatingPointError(f"the solution left the finite numbers at t = {t + h:g} s (the model diverged)")
+            if i % record_every:  # the last finite state, at t, was not recorded
+                rec_t[r], rec_x[r] = t, x_t
+                r += 1
+            raise Diverged(Trajectory(t=rec_t[:r], x=rec_x[:r], step=h, names=tuple(names), diverged_at=t0 + (i + 1) * h))
         hist.push(x)
         if (i + 1) % record_every == 0 or i + 1 == steps:
             rec_t[r], rec_x[r] = t + h, x

@@ -70,7 +70,8 @@ def plot_runs(runs: Sequence[tuple[str, FluidRun]], path: Path, title: str, colu
 
 
 def write_run(run: FluidRun, out_dir: Path, stem: str | None = None, title: str | None = None) -> dict[str, Path]:
-    """Write ``<stem>.parquet``, ``<stem>.png`` and ``<stem>.json`` into ``out_dir``."""
+    """Write ``<stem>.parquet``, ``<stem>.png`` and ``<stem>.json`` into ``out_dir``; the JSON's
+    ``diverged_at_s`` is the time the model diverged (the run then ends before it), else null."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     stem = stem or run.model.name
@@ -81,6 +82,7 @@ def write_run(run: FluidRun, out_dir: Path, stem: str | None = None, title: str 
         eq = run.model.equilibrium().as_dict()
     except ValueError as e:
         eq = {"error": str(e)}
-    meta = {"parameters": run.model.config(), "step_s": run.trajectory.step, "equilibrium": eq, "final": run.final()}
+    meta = {"parameters": run.model.config(), "step_s": run.trajectory.step, "equilibrium": eq, "final": run.final(),
+            "diverged_at_s": run.trajectory.diverged_at}  # fmt: skip
     paths["json"].write_text(dumps(meta, indent=2) + "\n")
     return paths
