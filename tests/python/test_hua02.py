@@ -45,6 +45,40 @@ def test_eq_310_backlog_is_the_sum_of_the_queues_and_eq_312_bounds_the_largest()
                 assert x * c + r.flows * r.long_flow_bps == pytest.approx(r.capacity_bps)
 
 
+@pytest.mark.parametrize(
+    "hops, m, cross",
+    [(2, 1, [0, 0]), (3, 1, [0, 0, 0]), (3, 4, [0, 0, 0]), (1, 2, [0]), (2, 1, [0, 3]), (2, 1, [3, 0]), (3, 2, None),
+     (5, 3, [3, 1, 0, 6, 2])],  # fmt: skip
+)
+def test_queues_add_up_to_the_backlog_and_the_window_is_base_plus_backlog(hops, m, cross):
+    # 2 Mbit/s of 1000-byte packets: C = 250 pkt/s; d~ = 100 ms; alpha 1, beta 3.
+    r = vegas_parking_lot(hops, m, cross)
+    c = [m] * hops if cross is None else cross
+    C, d, n = 250.0, 0.1, m + sum(c)
+    x0 = C / n  # long flow, pkt/s
+    assert r.long_flow_bps == pytest.approx(x0 * 8000)
+    for delta, q, M, W in ((1.0, r.queue_pkts_alpha, r.backlog_eq310_alpha, r.long_window_alpha),
+                           (3.0, r.queue_pkts_beta, r.backlog_eq310_beta, r.long_window_beta)):  # fmt: skip
+        assert W == pytest.approx(x0 * d + delta)  # base window plus the flow's own backlog
+        assert M == pytest.approx(delta / (W - delta) * d * C) == pytest.approx(delta * n)  # eq. 3.10: every flow's Δ
+        assert sum(q) == pytest.approx(M)
+        if any(c):  # link i: Δ / x_i of delay, x_i = (C - m x0) / c_i, none where no cross flow
+            assert q == pytest.approx([delta * C * ci / (C - m * x0) for ci in c])
+        else:  # the long flows alone: all m Δ at the first link
+            assert q == pytest.approx([delta * m] + [0.0] * (hops - 1))
+    queued = sum(1 for x in r.queue_pkts_beta if x)  # eq. 3.12's N, the links holding a queue
+    assert r.bound_eq312_low == pytest.approx(r.backlog_eq310_beta / queued) and r.bound_eq312_high == pytest.approx(r.backlog_eq310_beta)
+    assert r.bound_eq312_low * (1 - 1e-12) <= max(r.queue_pkts_beta) <= r.bound_eq312_high * (1 + 1e-12)
+
+
+def test_analyze_command_with_no_cross_traffic_prints_consistent_numbers():
+    res = runner.invoke(app, ["analyze", "vegas-parking-lot", "--hops", "2", "--flows", "1", "--cross-flows", "0,0"], catch_exceptions=False)
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in res.output.splitlines() if line.count("│") == 3}
+    assert rows["queue, link 1 (alpha .. beta)"] == "1 .. 3 pkts" and rows["queue, link 2 (alpha .. beta)"] == "0 .. 0 pkts"
+    assert rows["eq. 3.10 backlog M (alpha .. beta)"] == "1 .. 3 pkts"
+    assert rows["long flow window (alpha .. beta)"] == "26 .. 28 pkts"  # 250 pkt/s x 100 ms + 1 .. 3
+
+
 def test_closed_form_refuses_bad_input_naming_the_field():
     for kwargs, field in (({"hops": 0, "flows": 1}, "hops"), ({"hops": 2, "flows": 1, "cross_flows": [1]}, "cross_flows"),
                           ({"hops": 2, "flows": 1, "alpha": 4.0}, "alpha"), ({"hops": 2, "flows": 1, "backlog_long": 0.0}, "backlog_long")):  # fmt: skip

@@ -16,7 +16,17 @@ window-limited, the equilibrium is the one that maximises Σ Δ log x
   traffic, which the long flows alone cannot fill), so link i holds
   n_i = Δ C / x_i packets (rates in packets/s): c_i Δ of its cross flows plus
   m Δ x0 / x_i of the long flows, whose backlog spreads over the congested
-  links in proportion to their delays (eq. 3.13 when these are equal).
+  links in proportion to their delays (eq. 3.13 when these are equal);
+- no cross traffic at all: the long flows alone fill every link (x0 = C / m)
+  and their backlog, n_1 = m Δ packets, queues at the first link, since the
+  later ones receive the first one's output, at most C (eq. 3.11's case 1 with
+  the first gateway; pertlab's simulator puts it there too). The
+  proportionally fair optimum leaves this split open (the links' rows of the
+  routing matrix coincide, so Low et al.'s unique-price condition fails); the
+  path's total delay Δ / x0 is all the equations fix.
+
+Either way the long flow's queueing delays add up to Δ / x0, so its window is
+W = x0 · d̃ + Δ (its base window plus its backlog) and Σ n_i = Δ C / x0.
 
 The shares do not depend on Δ; the queues do, linearly, so they are given at
 Δ = alpha and Δ = beta (the band Vegas allows). Beside them, eqs. 3.9 and 3.10
@@ -79,7 +89,7 @@ class VegasParkingLot:
     #: The long flow's window (packets) at Δ = alpha and beta.
     long_window_alpha: float
     long_window_beta: float
-    #: Eq. 3.12's bounds on the largest per-gateway backlog at Δ = beta: M/N and M, N the congested links.
+    #: Eq. 3.12's bounds on the largest per-gateway backlog at Δ = beta: M/N and M, N the links holding a queue.
     bound_eq312_low: float
     bound_eq312_high: float
 
@@ -133,16 +143,21 @@ def vegas_parking_lot(
     rest = capacity_bps - m * x0
     xc = [rest / c if c else 0.0 for c in cross]
     pkt_bits = 8 * packet_bytes
-    congested = [i for i, c in enumerate(cross) if c]
+    # Each link's queueing delay per packet of Δ (seconds): 1 / x_i where cross flows saturate it, none
+    # elsewhere; without any cross flow the long flows' 1 / x0 sits at the first link (module doc).
+    if any(cross):
+        delay_per_pkt = [pkt_bits / xc[i] if cross[i] else 0.0 for i in range(hops)]
+    else:
+        delay_per_pkt = [pkt_bits / x0] + [0.0] * (hops - 1)
+    congested = [i for i, d in enumerate(delay_per_pkt) if d]
 
     def queues(delta: float) -> list[float]:
-        # Link i's queueing delay is Δ / x_i; in packets at rate C it is that times C / packet bits.
-        return [delta / (xc[i] / pkt_bits) * capacity_bps / pkt_bits if cross[i] else 0.0 for i in range(hops)]
+        # Link i's queueing delay at Δ = delta, in packets at rate C.
+        return [delta * d * capacity_bps / pkt_bits for d in delay_per_pkt]
 
     def window(delta: float) -> float:
         # Long flow: x0 (packets/s) times its RTT, d̃ + Σ queueing delays (eq. 3.8).
-        q_delay = sum(q * pkt_bits / capacity_bps for q in queues(delta))
-        return x0 / pkt_bits * (base_rtt_s + q_delay)
+        return x0 / pkt_bits * (base_rtt_s + delta * sum(delay_per_pkt))
 
     def backlog_eq310(delta: float) -> float:
         w = window(delta)
@@ -156,5 +171,5 @@ def vegas_parking_lot(
         queue_pkts_alpha=queues(alpha), queue_pkts_beta=queues(beta),
         backlog_eq310_alpha=backlog_eq310(alpha), backlog_eq310_beta=m_beta,
         long_window_alpha=window(alpha), long_window_beta=window(beta),
-        bound_eq312_low=m_beta / max(len(congested), 1), bound_eq312_high=m_beta,
+        bound_eq312_low=m_beta / len(congested), bound_eq312_high=m_beta,
     )  # fmt: skip
