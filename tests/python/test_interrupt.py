@@ -150,3 +150,33 @@ def test_local_workers_drop_only_what_closing_cuts_short_from_their_log():
         logs[0].removeFilter(_drop_heartbeat_loss)
         logs[1].removeFilter(_drop_cancelled_task)
     assert [r.msg for r in kept] == ["Compute Failed", "Async instruction for <Task finished> ended with something else"]
+
+
+def test_a_detached_command_survives_ctrl_c_at_any_moment_of_its_start(tmp_path):
+    """run_detached's commands are never killed by the stop signals, even by one that comes
+    while the child starts (before its setsid, when it is still in the terminal's process group;
+    subprocess.run(..., start_new_session=True) lost a few per cent of them so)."""
+    script = tmp_path / "storm.py"
+    script.write_text(
+        "import collections, json, os, signal, time\n"
+        "from pertlab.interrupt import run_detached\n"
+        "signal.signal(signal.SIGINT, lambda *a: None)\n"
+        "group = os.getpgrp()\n"
+        "storm = os.fork()\n"
+        "if storm == 0:\n"
+        "    end = time.monotonic() + 4\n"
+        "    while time.monotonic() < end:\n"
+        "        os.killpg(group, signal.SIGINT)\n"
+        "        time.sleep(0.0002)\n"
+        "    os._exit(0)\n"
+        "codes = collections.Counter()\n"
+        "end = time.monotonic() + 3\n"
+        "while time.monotonic() < end:\n"
+        "    codes[run_detached(['true']).returncode] += 1\n"
+        "os.waitpid(storm, 0)\n"
+        "print(json.dumps(codes))\n"
+    )
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, start_new_session=True)
+    assert r.returncode == 0, r.stderr
+    codes = json.loads(r.stdout)  # exit code -> commands
+    assert set(codes) == {"0"} and codes["0"] > 100, codes

@@ -175,7 +175,7 @@ def controller_programs(holder: loader.Holder) -> dict[int, str]:
 
 
 def _bpftool_progs() -> list[dict]:
-    r = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True)
+    r = interrupt.run_detached(["bpftool", "-j", "prog", "show"])
     if r.returncode != 0:
         raise RuntimeError(f"bpftool prog show: {r.stderr.strip()}")
     return json.loads(r.stdout or "[]")

@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
+from ..interrupt import run_detached
 from . import build
 
 NAME = "pert"
@@ -264,10 +265,10 @@ def unload(name: str = NAME) -> bool:
 
 
 def _map_entries(args: list[str]) -> list[dict]:
-    """``bpftool -j map dump`` of one map: its entries as JSON. bpftool runs in its own session, so
-    a terminal's Ctrl-C (sent to the whole process group) does not kill the read of results that a
+    """``bpftool -j map dump`` of one map: its entries as JSON. No stop signal reaches bpftool
+    (:func:`pertlab.interrupt.run_detached`), so a Ctrl-C does not kill the read of results that a
     stopping run is keeping."""
-    r = subprocess.run(["bpftool", "-j", "map", "dump", *args], capture_output=True, text=True, start_new_session=True)
+    r = run_detached(["bpftool", "-j", "map", "dump", *args])
     if r.returncode != 0:
         # With -j, bpftool writes its error on stdout as {"error": ...}.
         raise RuntimeError(f"bpftool map dump {' '.join(args)} (exit {r.returncode}): {(r.stderr + r.stdout).strip()}")

@@ -36,13 +36,13 @@ import re
 import secrets
 import select
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from ..interrupt import run_detached
 from ..jsonable import dumps
 
 RUN_ROOT = Path("/run/pertlab/testbed")
@@ -64,7 +64,7 @@ def namespaces(run_id: str) -> list[str]:
 
 
 def list_namespaces() -> list[str]:
-    out = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, start_new_session=True).stdout
+    out = run_detached(["ip", "netns", "list"]).stdout
     return [line.split()[0] for line in out.splitlines() if line.strip()]
 
 
@@ -271,5 +271,5 @@ def remove_namespaces(names: list[str]) -> int:
     of processes killed."""
     killed = kill_processes(names)
     for ns in names:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True, start_new_session=True)
+        run_detached(["ip", "netns", "del", ns])
     return killed

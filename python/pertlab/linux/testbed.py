@@ -84,8 +84,8 @@ def support_problem(needs_pert: bool = True) -> str | None:
 
 
 def _sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
-    # Its own session: a Ctrl-C at the terminal must not kill `ip netns del` half way.
-    r = subprocess.run(list(cmd), capture_output=True, text=True, start_new_session=True)
+    # No stop signal reaches it: a Ctrl-C at the terminal must not kill `ip netns del` half way.
+    r = interrupt.run_detached(cmd)
     if check and r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip() or r.returncode}")
     return r
@@ -242,8 +242,9 @@ class TestbedResults:
             )
         for f in self.flows.filter(pl.col("video_packets").is_not_null()).to_dicts() if "video_packets" in self.flows.columns else []:
             lines.append(
-                f"video flow {f['id']} ({f['cc']}): late {f['video_late']} of {f['video_packets']} segments ({f['video_late_fraction']:.2e}), "
-                + ("successful" if f["video_success"] else f"not successful (late fraction {SUCCESS_LATE_FRACTION_TEXT} or more)")
+                f"video flow {f['id']} ({f['cc']}): late {f['video_late']} of {f['video_packets']} segments ({_fmt(f['video_late_fraction'], '.2e')}), "
+                + ("no segment counted" if f["video_success"] is None else "successful" if f["video_success"]
+                   else f"not successful (late fraction {SUCCESS_LATE_FRACTION_TEXT} or more)")
             )
         q = self.queues.to_dicts()[0]
         lines.append(
