@@ -153,9 +153,9 @@ def test_local_workers_drop_only_what_closing_cuts_short_from_their_log():
 
 
 def test_a_detached_command_survives_ctrl_c_at_any_moment_of_its_start(tmp_path):
-    """run_detached's commands are never killed by the stop signals, even by one that comes
+    """run_detached's commands end by themselves whatever stop signals come, even one that comes
     while the child starts (before its setsid, when it is still in the terminal's process group;
-    subprocess.run(..., start_new_session=True) lost a few per cent of them so)."""
+    subprocess.run(..., start_new_session=True) lost a few per cent of them so: it runs them again)."""
     script = tmp_path / "storm.py"
     script.write_text(
         "import collections, json, os, signal, time\n"
