@@ -19,6 +19,7 @@ report's claims, notes or figures) reruns nothing.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import hashlib
 import importlib.util
@@ -27,6 +28,7 @@ import os
 import pickle
 import shlex
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -34,14 +36,14 @@ import uuid
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
 from . import interrupt
 
 T = TypeVar("T")
 R = TypeVar("R")
 
-__all__ = ["run_tasks", "Workers", "code_fingerprint", "loaded_code", "write_atomically"]
+__all__ = ["run_tasks", "run_program", "Workers", "code_fingerprint", "loaded_code", "write_atomically"]
 
 #: How often the gathering loop looks for finished tasks and stop signals, seconds.
 POLL_S = 0.05
@@ -126,6 +128,29 @@ def _workers_ignore_stop_signals() -> Iterator[None]:
         yield
     finally:
         mp_spawn.set_executable(previous)
+
+
+#: Linux's prctl option: the signal a process gets when the thread that started it ends.
+PR_SET_PDEATHSIG = 1
+
+
+def run_program(args: Sequence[str]) -> subprocess.CompletedProcess:
+    """``subprocess.run(args, capture_output=True, text=True)`` of a program a task runs (ns-3 in
+    ``pertlab validate``), which dies with the process that started it.
+
+    The program inherits the worker's ignored stop signals (:func:`_workers_ignore_stop_signals`),
+    so a stop does not reach it; the worker, busy waiting for it, is killed a few seconds into
+    the stop, and the program would run on as an orphan that SIGTERM cannot stop. With Linux's
+    PR_SET_PDEATHSIG it gets SIGKILL when the thread that started it ends: with the worker."""
+    return subprocess.run(list(args), capture_output=True, text=True, preexec_fn=functools.partial(_killed_with_parent, os.getpid()))
+
+
+def _killed_with_parent(parent: int) -> None:
+    """In the child before exec (:func:`run_program`): SIGKILL when the parent thread ends, and at
+    once if the parent process ``parent`` ended already (the child then belongs to another)."""
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 @cache

@@ -180,3 +180,33 @@ def test_a_detached_command_survives_ctrl_c_at_any_moment_of_its_start(tmp_path)
     assert r.returncode == 0, r.stderr
     codes = json.loads(r.stdout)  # exit code -> commands
     assert set(codes) == {"0"} and codes["0"] > 100, codes
+
+
+def test_a_program_a_task_runs_dies_with_its_worker(tmp_path):
+    """pertlab validate's ns-3 runs ignore the stop signals, as the workers that start them do:
+    when a stop kills a busy worker, its program must not run on as an orphan."""
+    script = tmp_path / "worker.py"
+    script.write_text(
+        "import signal, sys, threading\n"
+        "from pertlab.parallel import run_program\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)  # as a worker: ignored, inherited across exec\n"
+        "threading.Thread(target=run_program, args=(['sleep', '60'],)).start()  # a task's thread\n"
+    )
+    worker = subprocess.Popen([sys.executable, str(script)])
+    try:
+        child = _wait_for(lambda: [c for c in psutil.Process(worker.pid).children() if c.name() == "sleep"], 10)
+        assert child, "the program did not start"
+        assert psutil.Process(child[0].pid).status() != psutil.STATUS_ZOMBIE
+        worker.kill()  # what the nanny does to a worker still busy a few seconds into a stop
+        worker.wait()
+        assert _wait_for(lambda: not psutil.pid_exists(child[0].pid) or psutil.Process(child[0].pid).status() == psutil.STATUS_ZOMBIE, 10), "the program outlived its worker"
+    finally:
+        worker.kill()
+
+
+def _wait_for(cond, timeout: float):
+    """cond()'s first true value within ``timeout`` seconds, else its last value."""
+    end = time.monotonic() + timeout
+    while not (value := cond()) and time.monotonic() < end:
+        time.sleep(0.05)
+    return value

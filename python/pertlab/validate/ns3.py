@@ -18,13 +18,12 @@ variation of the flows' goodput, and flow 0's congestion window every
 from __future__ import annotations
 
 import json
-import subprocess
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..parallel import Workers
+from ..parallel import Workers, run_program
 from ..runner import run
 from .cases import Case, seeds, select
 from .compare import CaseResult, metrics
@@ -57,7 +56,7 @@ def _run_seed(
     except NotInNs3 as e:
         return ours, None, str(e), cwnd, seconds
     t0 = time.perf_counter()
-    p = subprocess.run([ns3_program, *args], capture_output=True, text=True)
+    p = run_program([ns3_program, *args])  # dies with this worker when a stop kills it
     seconds["reference"] = time.perf_counter() - t0
     if p.returncode != 0:
         raise RuntimeError(f"ns-3 failed on case {c.name} ({p.returncode}): {p.stderr[-2000:]}")
