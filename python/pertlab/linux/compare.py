@@ -48,10 +48,10 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
         sample_interval=f"{sc.sample_interval}ns",
-        cc_params={
-            "pert": sc.pert.model_dump(mode="json", by_alias=True, exclude_none=True),
-            "pert-adaptive": sc.pert_adaptive.model_dump(mode="json", by_alias=True, exclude_none=True),
-        },
+        cc_params={kind: params for kind, params in (
+            ("pert", sc.pert.model_dump(mode="json", by_alias=True, exclude_none=True)),
+            ("pert-adaptive", sc.pert_adaptive.model_dump(mode="json", by_alias=True, exclude_none=True)),
+        ) if any(SIM_CC[f.cc] == kind for f in sc.flows)},  # the parameters of the PERTs the flows run
     )  # fmt: skip
     loss = sc.path.loss.stationary_rate
     if loss == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
