@@ -507,8 +507,10 @@ def sweep(
     for r in table.iter_rows(named=True):
         cells = [str(r[k]) for k in keys]
         for m in _SWEEP_METRICS:
-            ci = r.get(f"{m}_ci95")
-            cells.append(f"{r[m]:.3g}" + (f" +- {ci:.2g}" if ci == ci and ci is not None else ""))
+            # A mean that no seed defines (NaN, or null from a Parquet file) is a blank cell.
+            mean, ci = r[m], r.get(f"{m}_ci95")
+            defined = lambda x: x is not None and x == x  # noqa: E731
+            cells.append((f"{mean:.3g}" + (f" +- {ci:.2g}" if defined(ci) else "")) if defined(mean) else "")
         t.add_row(*cells)
     out.print(t)
     out.print(f"[dim]runs.parquet and aggregate.parquet in {out_dir}/", highlight=False)
@@ -713,7 +715,9 @@ def _print_video(results: Results) -> None:
 
     from .results import SUCCESS_LATE_FRACTION_TEXT
 
-    videos = results.flows.filter(pl.col("video_success").is_not_null())
+    # Video flows have a packet count; their late fraction and success are None (a blank cell
+    # here, as in the mean over a label's streams) when a stream counted no segment.
+    videos = results.flows.filter(pl.col("video_packets").is_not_null())
     if videos.is_empty():
         return
     by_label = videos.group_by("label", maintain_order=True).agg(
@@ -734,17 +738,23 @@ def _print_video(results: Results) -> None:
     columns = ["label", "streams", "T/mu", "start-up delay", "late fraction", "worst", "success", *(f"success at {d:g} s" for d in delays)]
     for col in columns:
         t.add_column(col, justify="left" if col == "label" else "right")
+    def cell(x: float | None, spec: str) -> str:
+        return "" if x is None else format(x, spec)
+
     for r in by_label.iter_rows(named=True):
-        t_mu = "" if r["video_t_mu"] is None else f"{r['video_t_mu']:.2f}"
         delay = ", ".join(f"{d:g} s" for d in sorted(start.get(r["label"], ())))
-        t.add_row(r["label"], str(r["streams"]), t_mu, delay, f"{r['late']:.2e}", f"{r['worst']:.2e}", f"{r['success']:.2f}",
-                  *("" if (r["label"], d) not in at else f"{at[(r['label'], d)]:.2f}" for d in delays))  # fmt: skip
+        t.add_row(r["label"], str(r["streams"]), cell(r["video_t_mu"], ".2f"), delay, cell(r["late"], ".2e"), cell(r["worst"], ".2e"), cell(r["success"], ".2f"),
+                  *(cell(at.get((r["label"], d)), ".2f") for d in delays))  # fmt: skip
     out.print(t)
 
 
 def _print_summary(results: Results, title: str) -> None:
     import polars as pl
     from rich.table import Table
+
+    def cell(x: float | None, spec: str, undefined: str = "") -> str:
+        """``x`` formatted, or ``undefined`` (a blank cell) when the metric is undefined (None)."""
+        return undefined if x is None else format(x, spec)
 
     b = results.bottleneck
     if b is not None:
@@ -755,8 +765,8 @@ def _print_summary(results: Results, title: str) -> None:
             b["link"],
             f"{b['avg_queue_pkts']:.1f}",
             f"{b['avg_queue_norm']:.3f}",
-            f"{b['drop_rate']:.2e}",
-            f"{b['mark_rate']:.2e}",
+            cell(b["drop_rate"], ".2e"),
+            cell(b["mark_rate"], ".2e"),
             f"{100 * b['utilization']:.2f} %",
         )
         out.print(t)
@@ -768,13 +778,13 @@ def _print_summary(results: Results, title: str) -> None:
             pl.col("timeouts").sum(),
         )
         by_label = results.controllers.join(spread, on="label", how="left", maintain_order="left")
-        t = Table(title=f"TCP flows (Jain index {results.jain:.3f})")
+        t = Table(title=f"TCP flows (Jain index {cell(results.jain, '.3f', '-')})")
         for col in ("label", "flows", "goodput Mbit/s", "share", "min", "max", "drops", "drop rate", "timeouts"):
             t.add_column(col, justify="left" if col == "label" else "right")
         for r in by_label.iter_rows(named=True):
             t.add_row(
-                r["label"], str(r["flows"]), f"{r['goodput_mbps']:.2f}", f"{r['share']:.3f}", f"{r['min']:.2f}",
-                f"{r['max']:.2f}", str(r["drops"]), f"{r['drop_rate']:.2e}", str(r["timeouts"]),
+                r["label"], str(r["flows"]), f"{r['goodput_mbps']:.2f}", cell(r["share"], ".3f"), f"{r['min']:.2f}",
+                f"{r['max']:.2f}", str(r["drops"]), cell(r["drop_rate"], ".2e"), str(r["timeouts"]),
             )  # fmt: skip
         out.print(t)
     _print_video(results)
@@ -792,8 +802,8 @@ def _print_summary(results: Results, title: str) -> None:
         for col in ("queue", "class", "departures", "drops", "mean wait ms", "wait (tx times)", "ratio to next"):
             t.add_column(col, justify="left" if col == "queue" else "right")
         for r in classes.filter(pl.col("departures") + pl.col("drops") > 0).iter_rows(named=True):
-            ratio = "" if r["ratio_to_next"] is None else f"{r['ratio_to_next']:.3f}"
-            t.add_row(f"{r['from']} -> {r['to']}", str(r["class"]), str(r["departures"]), str(r["drops"]), f"{r['mean_wait_ms']:.3f}", f"{r['mean_wait_tx']:.2f}", ratio)
+            t.add_row(f"{r['from']} -> {r['to']}", str(r["class"]), str(r["departures"]), str(r["drops"]),
+                      cell(r["mean_wait_ms"], ".3f"), cell(r["mean_wait_tx"], ".2f"), cell(r["ratio_to_next"], ".3f"))  # fmt: skip
         out.print(t)
     w = results.web
     if w is not None:
@@ -801,8 +811,8 @@ def _print_summary(results: Results, title: str) -> None:
         for col in ("objects", "Mbit/s", "response mean ms", "p50", "p95", "p99"):
             t.add_column(col, justify="right")
         t.add_row(
-            str(w["objects_completed"]), f"{w['throughput_mbps']:.2f}", f"{w['response_ms_mean']:.1f}",
-            f"{w['response_ms_p50']:.1f}", f"{w['response_ms_p95']:.1f}", f"{w['response_ms_p99']:.1f}",
+            str(w["objects_completed"]), f"{w['throughput_mbps']:.2f}", cell(w["response_ms_mean"], ".1f"),
+            cell(w["response_ms_p50"], ".1f"), cell(w["response_ms_p95"], ".1f"), cell(w["response_ms_p99"], ".1f"),
         )  # fmt: skip
         out.print(t)
     d = results.data

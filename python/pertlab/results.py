@@ -10,7 +10,11 @@ data packets lost / (data packets received + lost)); utilization = bits sent /
 (capacity x window); goodput excludes retransmissions; Jain's index over TCP
 goodputs. ``controllers`` sums the flows of each label (share of the long
 flows' goodput, drop rate as a flow's); the thesis's "drop ratio" of one label
-to another is :func:`drop_ratio`, and nothing else computes it. The RTT samples
+to another is :func:`drop_ratio`, and nothing else computes it. A ratio, mean or
+percentile over an empty set is undefined: None here, null in the JSON and the
+Parquet files (a rate of a queue or flow with no packet decided, Jain's index and
+every share when no long flow delivered anything, the RTT statistics of a flow
+without a sample, web response times without a completed object, ...). The RTT samples
 of a traced flow grouped by the sequence number of the segment each measures,
 modulo k (Qian 2011, Fig 18b), are :func:`rtt_by_seq_mod`.
 
@@ -112,7 +116,9 @@ class Results:
         return self.data.get("web")
 
     @property
-    def jain(self) -> float:
+    def jain(self) -> float | None:
+        """Jain's index over the long TCP flows' goodputs; None without a flow or when every
+        goodput is 0."""
         return self.data["jain"]
 
     @property
@@ -368,13 +374,13 @@ def empty_run_warnings(data: dict[str, Any]) -> list[str]:
     """Warnings of a run nobody wants, from the core's summary: the bottleneck (the
     link named ``bottleneck``, else the busiest queue) sent no packet in the
     measurement window, or a TCP flow had no RTT sample (no round trip completed)
-    by the end of the window (the core reports ``rtt_min_ms`` 0 then)."""
+    by the end of the window (the core reports ``rtt_min_ms`` None then)."""
     out = []
     window = f"[{data['window_start_s']:g}, {data['window_end_s']:g}] s"
     b = data.get("bottleneck")
     if b is not None and b["departures"] == 0:
         out.append(f"the bottleneck ({b['link']}: {b['from']} -> {b['to']}) carried no packet in the measurement window {window}")
-    silent = [f for f in data["flows"] if f["rtt_min_ms"] == 0]
+    silent = [f for f in data["flows"] if f["rtt_min_ms"] is None]
     if silent:
         ids = ", ".join(f"{f['id']} ({f['label']}, starts at {f['start_s']:g} s)" for f in silent[:5])
         more = f" and {len(silent) - 5} more" if len(silent) > 5 else ""
@@ -385,13 +391,16 @@ def empty_run_warnings(data: dict[str, Any]) -> list[str]:
 def drop_ratio(results: Results, of: str, to: str) -> float:
     """Drop rate of the flows labelled ``of`` over that of the flows labelled
     ``to`` (Kotla's "drop ratio", e.g. ``drop_ratio(r, "pert", "sack")``);
-    NaN when ``to`` has a zero drop rate. A label not in the run is an error
+    NaN when ``to`` has a zero drop rate, or either label an undefined one (None: none
+    of its data packets was decided in the window). A label not in the run is an error
     listing the labels."""
     rates = dict(results.controllers.select("label", "drop_rate").iter_rows())
     for name in (of, to):
         if name not in rates:
             raise ValueError(f"no flows labelled {name!r}; labels: {', '.join(rates) or 'none'}")
-    return rates[of] / rates[to] if rates[to] > 0 else float("nan")
+    if rates[of] is None or rates[to] is None or rates[to] == 0:
+        return float("nan")
+    return rates[of] / rates[to]
 
 
 def rtt_by_seq_mod(trace_rtt: pl.DataFrame, k: int) -> pl.DataFrame:

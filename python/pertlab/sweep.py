@@ -240,7 +240,8 @@ def _store(out: Path, point: Point, results_json: str) -> None:
 def summary_row(point: Point, results: Results) -> dict[str, Any]:
     """The point's key, values and seed, the bottleneck's metrics (:data:`METRICS`), the
     Jain index and the number of TCP flows it is over (``tcp_flows``), the long flows'
-    total goodput and the wall time: one row of a sweep."""
+    total goodput and the wall time: one row of a sweep. A metric the run leaves undefined
+    (a drop rate over no packet, the Jain index when nothing was delivered) is None."""
     b = results.bottleneck or {}
     row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
     for m in ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization"):
@@ -268,6 +269,9 @@ def aggregate(runs: pl.DataFrame, by: list[str], metrics: tuple[str, ...] = METR
         n = part.height
         row["seeds"] = n
         for m in present:
+            # Undefined values (null) are skipped, not propagated: the mean is over the seeds
+            # where the metric is defined (a seed whose window delivered nothing says nothing
+            # about fairness), NaN when it is defined in none.
             x = part[m].cast(pl.Float64).drop_nulls()
             k = x.len()
             mean = float(x.mean()) if k else math.nan
@@ -313,7 +317,9 @@ def run_points(
             on_progress(done, total)
 
     run_tasks(_simulate, [p.scenario.to_wire_json() for p in todo], keep, jobs=jobs, cluster=cluster)
-    return pl.DataFrame([summary_row(p, Results.read(out / "runs" / p.key)) for p in points])
+    # The metrics stay Float64 columns when a run leaves one undefined (None), even in every run.
+    rows = [summary_row(p, Results.read(out / "runs" / p.key)) for p in points]
+    return pl.DataFrame(rows, schema_overrides={m: pl.Float64 for m in METRICS}, infer_schema_length=None)
 
 
 def stored_results(point: Point, out: str | Path) -> Results:

@@ -267,18 +267,26 @@ impl Simulation {
     }
 }
 
-/// Jain's fairness index of `xs`, the core's one definition (also used for testbed runs).
+/// Jain's fairness index of `xs`, the core's one definition (also used for testbed runs);
+/// None for an empty or all-zero `xs`.
 #[pyfunction]
-fn jain_index(xs: Vec<f64>) -> f64 {
+fn jain_index(xs: Vec<f64>) -> Option<f64> {
     pertlab_sim::stats::jain_index(&xs)
 }
 
 /// A live video stream's playout (Qian 2011, III.A), the core's one definition (also used for
 /// testbed streams): segment `i` generated at `start_ns + i * interval_ns` and delivered in
 /// order at `deliveries_ns[i]`, played `startup_delay_ns` after its generation; at `end_ns`,
-/// `(packets, late, late_fraction, success)` as the simulator's `video_*` results count them.
+/// `(packets, late, late_fraction, success)` as the simulator's `video_*` results count them
+/// (the last two None when no segment is counted).
 #[pyfunction]
-fn video_playout(start_ns: u64, interval_ns: u64, startup_delay_ns: u64, deliveries_ns: Vec<u64>, end_ns: u64) -> PyResult<(u64, u64, f64, bool)> {
+fn video_playout(
+    start_ns: u64,
+    interval_ns: u64,
+    startup_delay_ns: u64,
+    deliveries_ns: Vec<u64>,
+    end_ns: u64,
+) -> PyResult<(u64, u64, Option<f64>, Option<bool>)> {
     if interval_ns == 0 {
         return Err(PyValueError::new_err("interval_ns: must be positive, got 0"));
     }

@@ -32,7 +32,7 @@ fn run_for(queue: QueueSpec, ecn: bool, duration_s: u64, warmup_s: u64) -> Queue
     assert!(r.conservation.ok, "{:?}", r.conservation.violations);
     let b = r.bottleneck.unwrap();
     eprintln!(
-        "{:>7}{}: q {:6.2} pkts, delay {:5.2} ms, u {:.4}, drops {:6} ({:.4}), marks {:6}",
+        "{:>7}{}: q {:6.2} pkts, delay {:5.2} ms, u {:.4}, drops {:6} ({:.4?}), marks {:6}",
         b.discipline,
         if ecn { "+ECN" } else { "    " },
         b.avg_queue_pkts,

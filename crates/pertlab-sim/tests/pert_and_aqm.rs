@@ -24,12 +24,13 @@ fn pert_on_droptail_keeps_drops_near_zero_and_the_queue_far_below_sack() {
     let pert = run_dumbbell(CcSpec::Pert(PertConfig::default()), droptail(limit), false, 20);
     let sack = run_dumbbell(CcSpec::Reno, droptail(limit), false, 20);
     let (p, s) = (pert.bottleneck.unwrap(), sack.bottleneck.unwrap());
+    let (p_drop, s_drop) = (p.drop_rate.expect("packets through"), s.drop_rate.expect("packets through"));
     eprintln!(
-        "PERT: q {:.3} drops {:.2e} u {:.4} | SACK: q {:.3} drops {:.2e} u {:.4}",
-        p.avg_queue_norm, p.drop_rate, p.utilization, s.avg_queue_norm, s.drop_rate, s.utilization
+        "PERT: q {:.3} drops {p_drop:.2e} u {:.4} | SACK: q {:.3} drops {s_drop:.2e} u {:.4}",
+        p.avg_queue_norm, p.utilization, s.avg_queue_norm, s.utilization
     );
-    assert!(p.drop_rate < 1e-4, "PERT drop rate {}", p.drop_rate);
-    assert!(s.drop_rate > 10.0 * p.drop_rate.max(1e-6), "SACK drop rate {} vs PERT {}", s.drop_rate, p.drop_rate);
+    assert!(p_drop < 1e-4, "PERT drop rate {p_drop}");
+    assert!(s_drop > 10.0 * p_drop.max(1e-6), "SACK drop rate {s_drop} vs PERT {p_drop}");
     assert!(p.avg_queue_norm < 0.5 * s.avg_queue_norm, "PERT queue {} vs SACK {}", p.avg_queue_norm, s.avg_queue_norm);
     assert!(p.utilization > 0.9, "PERT utilization {}", p.utilization);
     assert!(pert.flows.iter().map(|f| f.early_responses).sum::<u64>() > 0);
@@ -119,10 +120,11 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
     let b = r.bottleneck.unwrap();
     assert!(r.conservation.ok);
     assert!(b.avg_queue_pkts > min_th && b.avg_queue_pkts < max_th, "average queue {}", b.avg_queue_pkts);
-    assert!((b.drop_rate - (1.0 - 1.0 / 1.05)).abs() < 0.002, "drop rate {}", b.drop_rate);
+    let drop_rate = b.drop_rate.expect("packets through");
+    assert!((drop_rate - (1.0 - 1.0 / 1.05)).abs() < 0.002, "drop rate {drop_rate}");
     // Without `wait`, count spacing makes the gap between drops uniform on
     // 1..1/p_b, so the drop fraction is d = 2 p_b / (1 + p_b), i.e. p_b = d / (2 - d).
-    let p_b_implied = b.drop_rate / (2.0 - b.drop_rate);
+    let p_b_implied = drop_rate / (2.0 - drop_rate);
     let p_b_formula = max_p * (b.avg_queue_pkts - min_th) / (max_th - min_th);
     // And the discipline's own p_b, sampled over the window, agrees with both.
     let fwd = r.queues.iter().position(|q| q.link == "bottleneck" && q.from == "router").unwrap() as u32;
@@ -132,8 +134,8 @@ fn red_under_fixed_overload_settles_between_the_thresholds_at_the_formula_probab
         .collect();
     let p_b_sampled = sampled.iter().sum::<f64>() / sampled.len() as f64;
     eprintln!(
-        "RED overload: avg {:.2} pkts, drop rate {:.4}, p_b implied {p_b_implied:.4}, formula at avg {p_b_formula:.4}, sampled {p_b_sampled:.4}",
-        b.avg_queue_pkts, b.drop_rate
+        "RED overload: avg {:.2} pkts, drop rate {drop_rate:.4}, p_b implied {p_b_implied:.4}, formula at avg {p_b_formula:.4}, sampled {p_b_sampled:.4}",
+        b.avg_queue_pkts
     );
     assert!((p_b_formula - p_b_implied).abs() / p_b_implied < 0.1, "formula {p_b_formula} vs implied {p_b_implied}");
     assert!((p_b_sampled - p_b_implied).abs() / p_b_implied < 0.05, "sampled {p_b_sampled} vs implied {p_b_implied}");

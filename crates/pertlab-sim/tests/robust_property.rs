@@ -311,16 +311,23 @@ fn scenario_json(base: &Base, mutations: &[Mutation]) -> Option<String> {
     Some(v.to_string())
 }
 
-/// Every rate and fraction in [0, 1], every float finite, packets conserved.
+/// Every rate and fraction in [0, 1], every float finite, packets conserved;
+/// a ratio undefined (None) exactly when its population is empty.
 fn check(r: &Results) -> Result<(), String> {
     let unit = |name: &str, x: f64| if (0.0..=1.0).contains(&x) { Ok(()) } else { Err(format!("{name} = {x}, outside [0, 1]")) };
     let finite = |name: &str, x: f64| if x.is_finite() { Ok(()) } else { Err(format!("{name} = {x}")) };
+    // `x` over a population that is `empty`: None then, else Some in [0, 1].
+    let rate = |name: &str, x: Option<f64>, empty: bool| match (x, empty) {
+        (None, true) => Ok(()),
+        (Some(x), false) => unit(name, x),
+        (x, _) => Err(format!("{name} = {x:?} over {} population", if empty { "an empty" } else { "a non-empty" })),
+    };
     if !r.conservation.ok {
         return Err(format!("conservation: {:?}", r.conservation.violations));
     }
     for q in &r.queues {
-        unit("queue drop_rate", q.drop_rate)?;
-        unit("queue mark_rate", q.mark_rate)?;
+        rate("queue drop_rate", q.drop_rate, q.departures + q.drops == 0)?;
+        rate("queue mark_rate", q.mark_rate, q.departures + q.drops == 0)?;
         unit("queue utilization", q.utilization)?;
         unit("queue avg_queue_norm", q.avg_queue_norm)?;
         finite("avg_queue_pkts", q.avg_queue_pkts)?;
@@ -330,17 +337,16 @@ fn check(r: &Results) -> Result<(), String> {
     let ns = |s: f64| (s * 1e9).round() as u64;
     let span = ns(r.window_end_s) - ns(r.window_start_s);
     for f in &r.flows {
-        for (name, x) in [
-            ("goodput_mbps", f.goodput_mbps),
-            ("start_s", f.start_s),
-            ("base_rtt_ms", f.base_rtt_ms),
-            ("rtt_mean_ms", f.rtt_mean_ms),
-            ("rtt_min_ms", f.rtt_min_ms),
-            ("rtt_max_ms", f.rtt_max_ms),
-        ] {
+        for (name, x) in [("goodput_mbps", f.goodput_mbps), ("start_s", f.start_s), ("base_rtt_ms", f.base_rtt_ms)] {
             finite(name, x)?;
         }
-        unit("flow drop_rate", f.drop_rate)?;
+        for (name, x) in [("rtt_mean_ms", f.rtt_mean_ms), ("rtt_min_ms", f.rtt_min_ms), ("rtt_max_ms", f.rtt_max_ms)] {
+            x.map_or(Ok(()), |x| finite(name, x))?;
+        }
+        if f.rtt_samples > 0 && f.rtt_mean_ms.is_none() {
+            return Err(format!("{} RTT samples and no mean: {f:?}", f.rtt_samples));
+        }
+        rate("flow drop_rate", f.drop_rate, f.segments_received + f.drops == 0)?;
         if let Some(r) = f.mean_r {
             unit("flow mean_r", r)?;
         }
@@ -350,17 +356,22 @@ fn check(r: &Results) -> Result<(), String> {
         }
     }
     for c in &r.controllers {
-        unit("controller share", c.share)?;
-        unit("controller drop_rate", c.drop_rate)?;
+        rate("controller share", c.share, r.flows.iter().all(|f| f.goodput_mbps == 0.0))?;
+        rate("controller drop_rate", c.drop_rate, c.segments_received + c.drops == 0)?;
         finite("controller goodput_mbps", c.goodput_mbps)?;
     }
-    unit("jain", r.jain)?;
+    rate("jain", r.jain, r.flows.iter().all(|f| f.goodput_mbps == 0.0))?;
     for u in &r.udp {
         finite("udp throughput_mbps", u.throughput_mbps)?;
     }
     if let Some(w) = &r.web {
-        for x in [w.throughput_mbps, w.response_ms_mean, w.response_ms_p50, w.response_ms_p95, w.response_ms_p99] {
-            finite("web", x)?;
+        finite("web throughput_mbps", w.throughput_mbps)?;
+        for x in [w.response_ms_mean, w.response_ms_p50, w.response_ms_p95, w.response_ms_p99] {
+            match x {
+                Some(x) => finite("web response", x)?,
+                None if w.objects_completed == 0 => {}
+                None => return Err(format!("{} objects completed and no response time: {w:?}", w.objects_completed)),
+            }
         }
     }
     let qs = &r.queue_series;

@@ -46,7 +46,7 @@ fn throughput_under_random_loss(p: f64, duration_s: u64) -> (f64, f64, u64) {
     let r = pertlab_sim::run(&s).unwrap();
     assert!(r.conservation.ok, "{:?}", r.conservation.violations);
     let f = &r.flows[0];
-    (f.goodput_mbps * 1e6 / 8.0 / MSS_BYTES, f.rtt_mean_ms / 1e3, f.timeouts)
+    (f.goodput_mbps * 1e6 / 8.0 / MSS_BYTES, f.rtt_mean_ms.expect("RTT samples") / 1e3, f.timeouts)
 }
 
 #[test]

@@ -41,7 +41,8 @@ fn a_lone_flow_measures_the_path_rtt_so_both_sources_give_the_same_run() {
     let (observed, known) = (run(1, BaseRtt::Observed), run(1, BaseRtt::Propagation));
     let (a, b) = (&observed.flows[0], &known.flows[0]);
     // The first segment finds the path empty: its RTT is the path's, to the ns.
-    assert!((a.rtt_min_ms - path_rtt_ms()).abs() < 1e-6, "{} against {}", a.rtt_min_ms, path_rtt_ms());
+    let min = a.rtt_min_ms.expect("RTT samples");
+    assert!((min - path_rtt_ms()).abs() < 1e-6, "{min} against {}", path_rtt_ms());
     assert_eq!((a.goodput_bytes, a.segments_sent, a.rtt_samples), (b.goodput_bytes, b.segments_sent, b.rtt_samples));
     assert_eq!((a.rtt_mean_ms, a.rtt_min_ms, a.rtt_max_ms), (b.rtt_mean_ms, b.rtt_min_ms, b.rtt_max_ms));
 }
@@ -50,7 +51,7 @@ fn a_lone_flow_measures_the_path_rtt_so_both_sources_give_the_same_run() {
 /// base RTT: its rate on the wire times its mean RTT above the path's.
 fn backlog(f: &pertlab_sim::stats::FlowResult) -> f64 {
     let pkts_per_s = f.goodput_mbps * 1e6 / (8.0 * f64::from(PACKET - 40));
-    pkts_per_s * (f.rtt_mean_ms - path_rtt_ms()) / 1e3
+    pkts_per_s * (f.rtt_mean_ms.expect("RTT samples") - path_rtt_ms()) / 1e3
 }
 
 #[test]
@@ -60,7 +61,7 @@ fn with_the_path_rtt_flows_starting_together_hold_alpha_to_beta_packets_each() {
     // with much of that queue in it.
     let n = 16;
     let (observed, known) = (run(n, BaseRtt::Observed), run(n, BaseRtt::Propagation));
-    let spread = |r: &pertlab_sim::stats::Results| r.flows.iter().map(|f| f.rtt_min_ms).fold(0.0, f64::max) - path_rtt_ms();
+    let spread = |r: &pertlab_sim::stats::Results| r.flows.iter().map(|f| f.rtt_min_ms.expect("RTT samples")).fold(0.0, f64::max) - path_rtt_ms();
     assert!(spread(&observed) > 50.0, "least RTT {} ms above the path's", spread(&observed));
     for r in [&observed, &known] {
         let b = r.bottleneck.as_ref().unwrap();

@@ -66,8 +66,8 @@ pub struct SchedulerResult {
     /// Scheduling decisions (packets transmitted) within the window.
     pub decisions: u64,
     /// Operations (subtractions, multiplications, comparisons, heap and
-    /// round-robin steps) per decision within the window.
-    pub ops_per_decision: f64,
+    /// round-robin steps) per decision within the window; None without a decision.
+    pub ops_per_decision: Option<f64>,
     pub window_k: u32,
 }
 
@@ -81,10 +81,11 @@ pub struct ClassResult {
     pub arrivals: u64,
     pub drops: u64,
     pub departures: u64,
-    /// Mean wait from arrival to the start of transmission.
-    pub mean_wait_ms: f64,
+    /// Mean wait from arrival to the start of transmission over the class's
+    /// departures in the window; None without a departure.
+    pub mean_wait_ms: Option<f64>,
     /// The same in packet-transmission times.
-    pub mean_wait_tx: f64,
+    pub mean_wait_tx: Option<f64>,
     /// Long-run mean wait of this class over that of the next class (none for the top class).
     pub ratio_to_next: Option<f64>,
     /// Windows of K departures with both classes present, and percentiles of
@@ -130,7 +131,7 @@ pub fn class_results(queues: &[QueueInfo], a: &Snapshot, b: &Snapshot, windows: 
             scheduler: info.discipline.to_string(),
             classes: delta.len() as u32,
             decisions,
-            ops_per_decision: if decisions > 0 { (sb.ops - sa.ops) as f64 / decisions as f64 } else { 0.0 },
+            ops_per_decision: (decisions > 0).then(|| (sb.ops - sa.ops) as f64 / decisions as f64),
             window_k: w.k,
         });
         if w.trace.limit() > 0 {
@@ -159,8 +160,8 @@ pub fn class_results(queues: &[QueueInfo], a: &Snapshot, b: &Snapshot, windows: 
                 arrivals: c.arrivals,
                 drops: c.drops,
                 departures: c.departures,
-                mean_wait_ms: mean.unwrap_or(0.0) / 1e6,
-                mean_wait_tx: if tx_ns > 0.0 { mean.unwrap_or(0.0) / tx_ns } else { 0.0 },
+                mean_wait_ms: mean.map(|m| m / 1e6),
+                mean_wait_tx: mean.filter(|_| tx_ns > 0.0).map(|m| m / tx_ns),
                 ratio_to_next: match (mean, next) {
                     (Some(m), Some(n)) if n > 0.0 => Some(m / n),
                     _ => None,

@@ -6,7 +6,8 @@
 //!   and normalized by the buffer limit;
 //! - every **rate** is a ratio of two counts of one population of packets,
 //!   counted over the window, the numerator a part of the denominator, so it
-//!   lies in [0, 1] by construction (0 when the population is empty):
+//!   lies in [0, 1] by construction; it is undefined (`None`, null in JSON)
+//!   when the population is empty:
 //!   - a queue's drop rate = packets it dropped / packets whose fate it
 //!     decided in the window (departed + dropped); mark rate = packets that
 //!     departed with a CE mark it set / the same population. A packet's fate
@@ -25,17 +26,25 @@
 //! - goodput = bytes of payload delivered in order to the receiver, each segment
 //!   once (retransmissions excluded), / window;
 //! - Jain's fairness index over the goodputs of the long-lived TCP flows (web
-//!   transfers are summarised apart, in `web`);
+//!   transfers are summarised apart, in `web`); undefined without a flow or
+//!   when every goodput is 0 ([`jain_index`]);
 //! - per label (`FlowSpec::label`, default the controller's name), in
 //!   `controllers`: sums of the label's flows' window numbers (goodput,
 //!   segments sent and received, data packets dropped anywhere), share = its
-//!   goodput / all long flows' goodput, drop rate as above;
+//!   goodput / all long flows' goodput (undefined when that is 0), drop rate
+//!   as above;
 //! - time in a mode (adaptive PERT): seconds of the window during which the
 //!   mode decided at the end of an alpha period was in force;
 //! - queue positions (`monitor.queue_positions`): for each data packet the
 //!   observed queue accepts inside the window, packets already waiting + 1;
 //! - web response time: from the start of an object's connection to the ACK of
-//!   its last segment, for the objects completed inside the window.
+//!   its last segment, for the objects completed inside the window (its mean
+//!   and percentiles undefined when none completed).
+//!
+//! Every other mean, ratio or percentile over a set that can be empty (a
+//! flow's RTT samples, its data/ACK ratio, a class's waits, a scheduler's
+//! operations per decision, a video stream's late fraction) is likewise `None`
+//! over an empty set, never a made-up 0 or 1.
 //!
 //! Window metrics are differences of two snapshots of cumulative counters taken
 //! at the window's start and end, so no metric needs its own bookkeeping.
@@ -72,8 +81,9 @@ pub struct Results {
     pub class_traces: Vec<ClassTrace>,
     /// Web traffic over the window, when the scenario has web sessions.
     pub web: Option<WebResult>,
-    /// Jain's fairness index over TCP flow goodputs (1 = perfectly fair).
-    pub jain: f64,
+    /// Jain's fairness index over TCP flow goodputs (1 = perfectly fair); None
+    /// without a TCP flow or when every goodput is 0 ([`jain_index`]).
+    pub jain: Option<f64>,
     /// Events processed by the engine.
     pub events: u64,
     /// Wall-clock seconds of the run (set by the caller that timed it; not part
@@ -131,11 +141,12 @@ pub struct WebResult {
     /// Payload bytes of the objects completed inside the window, and that as a rate.
     pub bytes_completed: u64,
     pub throughput_mbps: f64,
-    /// Response times of those objects, milliseconds (0 when none completed).
-    pub response_ms_mean: f64,
-    pub response_ms_p50: f64,
-    pub response_ms_p95: f64,
-    pub response_ms_p99: f64,
+    /// Response times of those objects, milliseconds: mean and nearest-rank
+    /// percentiles; None when none completed.
+    pub response_ms_mean: Option<f64>,
+    pub response_ms_p50: Option<f64>,
+    pub response_ms_p95: Option<f64>,
+    pub response_ms_p99: Option<f64>,
     /// Object transfers still open when the run ended.
     pub open_at_end: u64,
 }
@@ -171,10 +182,11 @@ pub struct QueueResult {
     pub drops_forced: u64,
     pub drops_departure: u64,
     pub marks: u64,
-    /// drops / (departures + drops): see the module doc.
-    pub drop_rate: f64,
-    /// marks / (departures + drops).
-    pub mark_rate: f64,
+    /// drops / (departures + drops): see the module doc; None when the queue
+    /// decided no packet's fate in the window.
+    pub drop_rate: Option<f64>,
+    /// marks / (departures + drops); None as `drop_rate`.
+    pub mark_rate: Option<f64>,
     pub utilization: f64,
     /// Packets lost on the wire (Bernoulli loss of the link).
     pub link_losses: u64,
@@ -187,8 +199,9 @@ pub struct VideoPlayout {
     pub startup_delay_s: f64,
     pub packets: u64,
     pub late: u64,
-    pub late_fraction: f64,
-    pub success: bool,
+    /// None when no segment is counted (`packets` 0), and then `success` too.
+    pub late_fraction: Option<f64>,
+    pub success: Option<bool>,
 }
 
 impl VideoPlayout {
@@ -219,8 +232,9 @@ pub struct FlowResult {
     pub segments_received: u64,
     pub retransmits: u64,
     pub drops: u64,
-    /// drops / (segments_received + drops): see the module doc.
-    pub drop_rate: f64,
+    /// drops / (segments_received + drops): see the module doc; None when
+    /// both are 0.
+    pub drop_rate: Option<f64>,
     pub timeouts: u64,
     /// Within the window: seconds the sender waited on the retransmission
     /// timeouts that fired, each from the timer's arming to its expiry
@@ -255,7 +269,8 @@ pub struct FlowResult {
     /// window: segments counted (due by the end of the run, or delivered),
     /// late ones (delivered in order after their playout deadline, or due and
     /// never delivered), their fraction, and success = late fraction < 1e-4.
-    /// None for other flows.
+    /// None for other flows; the fraction and success also None for a stream
+    /// with no segment counted.
     pub video_packets: Option<u64>,
     pub video_late: Option<u64>,
     pub video_late_fraction: Option<f64>,
@@ -273,16 +288,18 @@ pub struct FlowResult {
     /// Within the window: data packets arriving at the receiver (duplicates
     /// included) in Mbit/s on the wire (`segments_received` x packet size),
     /// ACKs the receiver sent and their Mbit/s on the wire (x ACK size), and
-    /// the data/ACK ratio `segments_received / acks_sent` (0 without ACKs).
+    /// the data/ACK ratio `segments_received / acks_sent` (None without ACKs).
     pub data_mbps: f64,
     pub acks_sent: u64,
     pub ack_mbps: f64,
-    pub data_ack_ratio: f64,
-    /// RTT samples over the window.
+    pub data_ack_ratio: Option<f64>,
+    /// RTT samples over the window and their mean (None without a sample);
+    /// the smallest and largest sample from the start of the run to the
+    /// window's end (None when the flow has taken none).
     pub rtt_samples: u64,
-    pub rtt_mean_ms: f64,
-    pub rtt_min_ms: f64,
-    pub rtt_max_ms: f64,
+    pub rtt_mean_ms: Option<f64>,
+    pub rtt_min_ms: Option<f64>,
+    pub rtt_max_ms: Option<f64>,
 }
 
 /// The long TCP flows of one label, over the measurement window; sums of
@@ -292,14 +309,14 @@ pub struct ControllerResult {
     pub label: String,
     pub flows: u32,
     pub goodput_mbps: f64,
-    /// This label's goodput / the goodput of all long TCP flows (0 when that is 0).
-    pub share: f64,
+    /// This label's goodput / the goodput of all long TCP flows (None when that is 0).
+    pub share: Option<f64>,
     pub segments_sent: u64,
     pub segments_received: u64,
     /// Data packets of these flows lost anywhere (queues and wire).
     pub drops: u64,
-    /// drops / (segments_received + drops): see the module doc.
-    pub drop_rate: f64,
+    /// drops / (segments_received + drops): see the module doc; None when both are 0.
+    pub drop_rate: Option<f64>,
 }
 
 /// Columnar counts of queue positions: one row per (label, position) with a
@@ -434,18 +451,15 @@ pub fn utilization(busy_ns: u64, span_ns: u64) -> f64 {
     }
 }
 
-/// Jain's fairness index (sum x)^2 / (n sum x^2); 1 for an empty or all-zero set.
+/// Jain's fairness index (sum x)^2 / (n sum x^2), in [1/n, 1]; None for an
+/// empty or all-zero set (0/0: nothing was shared, so neither fair nor unfair).
 /// At most 1 (Cauchy-Schwarz); the floating-point sums can land an ulp above,
 /// which is cut off.
-pub fn jain_index(xs: &[f64]) -> f64 {
+pub fn jain_index(xs: &[f64]) -> Option<f64> {
     let n = xs.len() as f64;
     let sum: f64 = xs.iter().sum();
     let sum_sq: f64 = xs.iter().map(|x| x * x).sum();
-    if sum_sq == 0.0 {
-        1.0
-    } else {
-        (sum * sum / (n * sum_sq)).min(1.0)
-    }
+    (sum_sq > 0.0).then(|| (sum * sum / (n * sum_sq)).min(1.0))
 }
 
 #[cfg(test)]
@@ -478,13 +492,29 @@ mod tests {
 
     #[test]
     fn jain_index_of_equal_and_skewed_shares() {
-        assert_eq!(jain_index(&[3.0, 3.0, 3.0]), 1.0);
+        assert_eq!(jain_index(&[3.0, 3.0, 3.0]), Some(1.0));
         // One flow takes everything: 1/n.
-        assert!((jain_index(&[4.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
-        assert!((jain_index(&[1.0, 2.0]) - 0.9).abs() < 1e-12);
+        assert!((jain_index(&[4.0, 0.0, 0.0, 0.0]).unwrap() - 0.25).abs() < 1e-12);
+        // (1 + 2)^2 / (2 (1 + 4)) = 9 / 10.
+        assert!((jain_index(&[1.0, 2.0]).unwrap() - 0.9).abs() < 1e-12);
+        // (1 + 2 + 3)^2 / (3 (1 + 4 + 9)) = 36 / 42.
+        assert!((jain_index(&[1.0, 2.0, 3.0]).unwrap() - 6.0 / 7.0).abs() < 1e-12);
         // Equal shares whose sums round above 1 (found by the property test).
         let xs = [2.7, 2.7, 2.7];
         assert!(xs.iter().sum::<f64>().powi(2) / (3.0 * xs.iter().map(|x| x * x).sum::<f64>()) > 1.0);
-        assert_eq!(jain_index(&xs), 1.0);
+        assert_eq!(jain_index(&xs), Some(1.0));
+    }
+
+    #[test]
+    fn jain_index_of_nothing_shared_is_undefined() {
+        // All-zero goodputs (no flow delivered anything in the window) and no
+        // flow at all: 0/0, not a perfectly fair 1.
+        assert_eq!(jain_index(&[0.0, 0.0]), None);
+        assert_eq!(jain_index(&[0.0]), None);
+        assert_eq!(jain_index(&[]), None);
+        // One flow with a goodput is fair to itself.
+        assert_eq!(jain_index(&[0.5]), Some(1.0));
+        // Undefined is null in the JSON the results are written as.
+        assert_eq!(serde_json::to_string(&Results::default().jain).unwrap(), "null");
     }
 }

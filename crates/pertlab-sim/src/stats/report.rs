@@ -139,14 +139,10 @@ pub struct ReportInput<'a> {
     pub trace: Trace,
 }
 
-/// `num / den`, 0 when `den` is 0; callers pass a part of a population and the
-/// population, so the ratio lies in [0, 1].
-fn ratio(num: u64, den: u64) -> f64 {
-    if den == 0 {
-        0.0
-    } else {
-        num as f64 / den as f64
-    }
+/// `num / den`, None (undefined) when `den` is 0; callers pass a part of a
+/// population and the population, so the ratio lies in [0, 1].
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
 }
 
 pub fn assemble(input: ReportInput) -> Results {
@@ -242,8 +238,8 @@ pub fn assemble(input: ReportInput) -> Results {
                 pacing: f.pacing,
                 video_packets: f.video.map(|v| v.packets),
                 video_late: f.video.map(|v| v.late),
-                video_late_fraction: f.video.map(|v| v.late_fraction),
-                video_success: f.video.map(|v| v.success()),
+                video_late_fraction: f.video.and_then(|v| v.late_fraction),
+                video_success: f.video.and_then(|v| v.success()),
                 video_playout: f.video_further.iter().map(|&(d, v)| VideoPlayout::new(d, v)).collect(),
                 video_t_mu: None,
                 probe: f.probe,
@@ -251,11 +247,11 @@ pub fn assemble(input: ReportInput) -> Results {
                 data_mbps: rate_mbps(received, f.packet_size),
                 acks_sent,
                 ack_mbps: rate_mbps(acks_sent, f.ack_size),
-                data_ack_ratio: if acks_sent == 0 { 0.0 } else { received as f64 / acks_sent as f64 },
+                data_ack_ratio: (acks_sent > 0).then(|| received as f64 / acks_sent as f64),
                 rtt_samples,
-                rtt_mean_ms: if rtt_samples == 0 { 0.0 } else { (sb.rtt_sum_ns - sa.rtt_sum_ns) as f64 / rtt_samples as f64 / 1e6 },
-                rtt_min_ms: if sb.rtt_samples == 0 { 0.0 } else { sb.rtt_min_ns as f64 / 1e6 },
-                rtt_max_ms: sb.rtt_max_ns as f64 / 1e6,
+                rtt_mean_ms: (rtt_samples > 0).then(|| (sb.rtt_sum_ns - sa.rtt_sum_ns) as f64 / rtt_samples as f64 / 1e6),
+                rtt_min_ms: (sb.rtt_samples > 0).then(|| sb.rtt_min_ns as f64 / 1e6),
+                rtt_max_ms: (sb.rtt_samples > 0).then(|| sb.rtt_max_ns as f64 / 1e6),
             }
         })
         .collect();
@@ -346,7 +342,7 @@ fn controllers(flows: &[FlowResult]) -> Vec<ControllerResult> {
         r.drops += f.drops;
     }
     for r in &mut rows {
-        r.share = if total > 0.0 { r.goodput_mbps / total } else { 0.0 };
+        r.share = (total > 0.0).then(|| r.goodput_mbps / total);
         r.drop_rate = ratio(r.drops, r.segments_received + r.drops);
     }
     rows
@@ -371,8 +367,8 @@ fn web_result(web: &WebInput, start: SimTime, end: SimTime) -> WebResult {
     let done: Vec<&Completion> = web.completions.iter().filter(|c| c.at > start && c.at <= end).collect();
     let mut ms: Vec<f64> = done.iter().map(|c| c.response as f64 / 1e6).collect();
     ms.sort_by(f64::total_cmp);
-    // Nearest-rank percentile.
-    let pct = |p: f64| if ms.is_empty() { 0.0 } else { ms[((p * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1] };
+    // Nearest-rank percentile; None without a completed object.
+    let pct = |p: f64| (!ms.is_empty()).then(|| ms[((p * ms.len() as f64).ceil() as usize).clamp(1, ms.len()) - 1]);
     let bytes: u64 = done.iter().map(|c| c.bytes).sum();
     let span_s = to_secs(end.saturating_sub(start));
     WebResult {
@@ -381,7 +377,7 @@ fn web_result(web: &WebInput, start: SimTime, end: SimTime) -> WebResult {
         objects_completed: done.len() as u64,
         bytes_completed: bytes,
         throughput_mbps: if span_s > 0.0 { bytes as f64 * 8.0 / span_s / 1e6 } else { 0.0 },
-        response_ms_mean: if ms.is_empty() { 0.0 } else { ms.iter().sum::<f64>() / ms.len() as f64 },
+        response_ms_mean: (!ms.is_empty()).then(|| ms.iter().sum::<f64>() / ms.len() as f64),
         response_ms_p50: pct(0.50),
         response_ms_p95: pct(0.95),
         response_ms_p99: pct(0.99),
@@ -401,4 +397,41 @@ fn conservation(c: &ConservationInput) -> Conservation {
         violations.push(format!("all packets: injected {} != delivered {} + dropped {} + in network {}", c.injected, c.delivered, c.dropped, c.in_network));
     }
     Conservation { ok: violations.is_empty(), injected: c.injected, delivered: c.delivered, dropped: c.dropped, in_network: c.in_network, violations }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flow(label: &str, goodput_mbps: f64, segments_received: u64, drops: u64) -> FlowResult {
+        FlowResult { label: label.into(), goodput_mbps, segments_received, drops, ..FlowResult::default() }
+    }
+
+    #[test]
+    fn shares_and_drop_rates_of_labels_are_undefined_over_nothing() {
+        // Goodputs 3 and 1 Mbit/s: shares 3/4 and 1/4; drop rates 1/(9 + 1) and 0/(5 + 0).
+        let rows = controllers(&[flow("a", 3.0, 9, 1), flow("b", 1.0, 5, 0)]);
+        assert_eq!((rows[0].share, rows[1].share), (Some(0.75), Some(0.25)));
+        assert_eq!((rows[0].drop_rate, rows[1].drop_rate), (Some(0.1), Some(0.0)));
+        // Nothing delivered by anyone, and no packet of "b" decided: no share, no rate.
+        let rows = controllers(&[flow("a", 0.0, 0, 4), flow("b", 0.0, 0, 0)]);
+        assert_eq!((rows[0].share, rows[1].share), (None, None));
+        assert_eq!((rows[0].drop_rate, rows[1].drop_rate), (Some(1.0), None));
+    }
+
+    #[test]
+    fn web_response_times_are_undefined_without_a_completed_object() {
+        let done = [Completion { at: 5, response: 2_000_000, bytes: 100 }, Completion { at: 50, response: 4_000_000, bytes: 100 }];
+        let web = |completions| WebInput { sessions: 1, requested: 2, completions, open: 0 };
+        // One object completed in (0, 10]: 2 ms for the mean and every percentile.
+        let w = web_result(&web(&done), 0, 10);
+        assert_eq!((w.objects_completed, w.response_ms_mean, w.response_ms_p50, w.response_ms_p99), (1, Some(2.0), Some(2.0), Some(2.0)));
+        // Both in (0, 100]: mean 3 ms, p50 the first (nearest rank), p95 the second.
+        let w = web_result(&web(&done), 0, 100);
+        assert_eq!((w.response_ms_mean, w.response_ms_p50, w.response_ms_p95), (Some(3.0), Some(2.0), Some(4.0)));
+        // None in (60, 100]: nothing measured.
+        let w = web_result(&web(&done), 60, 100);
+        assert_eq!((w.objects_completed, w.response_ms_mean, w.response_ms_p50, w.response_ms_p95, w.response_ms_p99), (0, None, None, None, None));
+        assert!(serde_json::to_string(&w).unwrap().contains(r#""response_ms_mean":null"#));
+    }
 }

@@ -132,13 +132,15 @@ pub struct PlayoutResult {
     pub packets: u64,
     /// Of those, segments delivered after their deadline or not delivered although due.
     pub late: u64,
-    pub late_fraction: f64,
+    /// late / packets; None when no segment is counted (`packets` 0).
+    pub late_fraction: Option<f64>,
 }
 
 impl PlayoutResult {
-    /// A successful stream: its late fraction below [`SUCCESS_LATE_FRACTION`].
-    pub fn success(&self) -> bool {
-        self.late_fraction < SUCCESS_LATE_FRACTION
+    /// A successful stream: its late fraction below [`SUCCESS_LATE_FRACTION`];
+    /// None when the late fraction is (no segment counted).
+    pub fn success(&self) -> Option<bool> {
+        self.late_fraction.map(|f| f < SUCCESS_LATE_FRACTION)
     }
 }
 
@@ -187,7 +189,7 @@ impl Playout {
         let missing = due.saturating_sub(u64::from(delivered));
         let late = self.late[k] + missing;
         let packets = self.on_time[k] + late;
-        PlayoutResult { packets, late, late_fraction: if packets == 0 { 0.0 } else { late as f64 / packets as f64 } }
+        PlayoutResult { packets, late, late_fraction: (packets > 0).then(|| late as f64 / packets as f64) }
     }
 }
 
@@ -238,14 +240,17 @@ mod tests {
         // The run ends at 240 ms: segments 7 and 8 (due 220, 230) never came; 9 is due at 240.
         let r = p.result(240 * MS, 7);
         assert_eq!((r.packets, r.late), (10, 7));
-        assert!((r.late_fraction - 0.7).abs() < 1e-12);
+        assert!((r.late_fraction.unwrap() - 0.7).abs() < 1e-12);
+        assert_eq!(r.success(), Some(false));
         // At 60 ms segment i is due at 160 + 10 i: 3 and 4 (due 190, 200, delivered at 205) are late,
         // and 7 and 8 (due 230, 240) never came. At 200 ms every delivered segment is on time and
         // nothing else is due by 240 ms.
         let further = p.further_results(240 * MS, 7);
         assert_eq!(further.iter().map(|(d, r)| (*d, r.packets, r.late)).collect::<Vec<_>>(), vec![(60 * MS, 9, 4), (200 * MS, 7, 0)]);
-        // Before anything is due, nothing is counted.
-        assert_eq!(Playout::new(100 * MS, 10 * MS, vec![50 * MS]).result(149 * MS, 0), PlayoutResult::default());
+        // Before anything is due, nothing is counted: no late fraction, no verdict.
+        let none = Playout::new(100 * MS, 10 * MS, vec![50 * MS]).result(149 * MS, 0);
+        assert_eq!(none, PlayoutResult { packets: 0, late: 0, late_fraction: None });
+        assert_eq!(none.success(), None);
     }
 
     #[test]
