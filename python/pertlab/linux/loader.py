@@ -349,7 +349,7 @@ def status(name: str = NAME) -> dict:
         st["flows"] = flow_counters(name=ctrl.name)
         st["params_fixed"] = _params_fixed(ctrl.name)
     elif st["registered"]:
-        st["note"] = "registered by another process (pertlab linux hold, a test or the testbed)"
+        st["note"] = "registered by another process (a testbed run, a test, or pertlab's loader holding it: `pgrep -af '_loader hold'`)"
     return st
 
 
