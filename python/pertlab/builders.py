@@ -713,7 +713,10 @@ def _bdp_buffer(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: float,
     """:func:`buffer_packets`, or an error when a queue cannot hold that many: naming the
     arguments of the bandwidth-delay product (``bdp_fields``) when one BDP is already too many
     packets, else ``buffer_bdp``, which multiplies it past the bound."""
-    limit = buffer_packets(rate_bps, rtt_ns, packet_size, buffer_bdp, flows)
+    try:
+        limit = buffer_packets(rate_bps, rtt_ns, packet_size, buffer_bdp, flows)
+    except OverflowError:  # buffer_bdp x BDP beyond the floats: round(inf)
+        raise ScenarioError([("buffer_bdp", f"{buffer_bdp:g} bandwidth-delay products are more packets than a queue holds (at most {U32_MAX})")]) from None
     if limit <= U32_MAX:
         return limit
     bdp = buffer_packets(rate_bps, rtt_ns, packet_size, 1.0, flows)

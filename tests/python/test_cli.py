@@ -115,6 +115,7 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["eval-suite", "--cc", "foo"], "error: --cc: unknown controller 'foo'"),
         (["eval-suite", "--bw", "0"], "error: --bw: must be positive"),
         (["sweep", str(EXAMPLES / "graph.toml"), "--jobs", "0"], "Usage:"),
+        (["dumbbell", "--buffer-bdp", "1e308"], "error: --buffer-bdp: 1e+308 bandwidth-delay products are more packets than a queue holds"),
     ],
 )
 def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
