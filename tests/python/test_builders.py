@@ -70,9 +70,16 @@ def test_ecn_with_ared_marks():
     assert all(f.tcp.ecn for f in s.flows)
 
 
-def test_mix_without_flow_count_needs_counts():
+def test_without_a_flow_count_the_mix_or_the_default_decides():
+    """flows=None: the counts of the mix, else DEFAULT_FLOWS (also for a py:module:Class, whose
+    colons are not counts); parse_cc_mix without a default still asks for a number."""
+    from pertlab.builders import DEFAULT_FLOWS, parse_cc_mix
+
+    assert len(pertlab.dumbbell(flows=None, cc="sack").flows) == DEFAULT_FLOWS == 50
+    assert len(pertlab.dumbbell(cc="pert:3,sack:4").flows) == 7
+    assert [n for _, n in parse_cc_mix("pert:50%,sack:50%", None, default_flows=DEFAULT_FLOWS)] == [25, 25]
     with pytest.raises(ScenarioError, match="^flows: give the number of flows"):
-        pertlab.dumbbell(flows=None, cc="sack")
+        parse_cc_mix("sack", None)
 
 
 def test_one_rtt_per_flow_sets_each_pairs_access_delays():

@@ -91,20 +91,35 @@ def in_unit_interval(value: float, what: str) -> None:
     assert 0.0 <= value <= 1.0, f"{what} = {value}"
 
 
+def rate_of(value: float | None, population: int, what: str) -> None:
+    """A rate: undefined (None) exactly when its population is empty, else in [0, 1]."""
+    assert (value is None) == (population == 0), f"{what} = {value} over {population}"
+    if value is not None:
+        in_unit_interval(value, what)
+
+
 def check_results(r: pertlab.Results) -> None:
     """The invariants of every run."""
     summary = r.summary
     assert r.conservation["ok"], r.conservation["violations"]
     finite_everywhere(summary)
     for q in summary["queues"]:
-        for m in ("drop_rate", "mark_rate", "utilization", "avg_queue_norm"):
-            in_unit_interval(q[m], f"queues[{q['link']} {q['from']}->{q['to']}].{m}")
+        where = f"queues[{q['link']} {q['from']}->{q['to']}]"
+        for m in ("utilization", "avg_queue_norm"):
+            in_unit_interval(q[m], f"{where}.{m}")
+        for m in ("drop_rate", "mark_rate"):
+            rate_of(q[m], q["departures"] + q["drops"], f"{where}.{m}")
         assert q["drops"] <= q["arrivals"] + q["departures"] and q["marks"] <= q["arrivals"]
         assert q["drops"] == sum(q[f"drops_{cause}"] for cause in ("overflow", "early", "forced", "departure")), q
+    delivered = sum(f["goodput_bytes"] for f in summary["flows"])
     for c in summary["controllers"]:
-        in_unit_interval(c["share"], f"controllers[{c['label']}].share")
-        in_unit_interval(c["drop_rate"], f"controllers[{c['label']}].drop_rate")
-    in_unit_interval(summary["jain"], "jain")
+        assert (c["share"] is None) == (delivered == 0), (c["label"], c["share"], delivered)
+        if c["share"] is not None:
+            in_unit_interval(c["share"], f"controllers[{c['label']}].share")
+        rate_of(c["drop_rate"], c["segments_received"] + c["drops"], f"controllers[{c['label']}].drop_rate")
+    assert (summary["jain"] is None) == (delivered == 0), (summary["jain"], delivered)
+    if summary["jain"] is not None:
+        in_unit_interval(summary["jain"], "jain")
     # A flow waits on each timeout that fires from the timer's arming on; those waits never
     # overlap (each ends at a firing, after which the timer is armed anew), so the window's
     # add up to at most the window and the part of one wait (an RTO, at most max_rto) before it.
