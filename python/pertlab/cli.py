@@ -54,6 +54,8 @@ _APP_SETTINGS: dict[str, Any] = dict(
 app = typer.Typer(**_APP_SETTINGS)
 
 
+#: The largest seed (the core's seeds are 64-bit).
+U64_MAX = 2**64 - 1
 #: Columns of stdout off a terminal (see :func:`stdout_console`).
 PIPE_WIDTH = 1000
 
@@ -136,7 +138,7 @@ _FLAGS = {
     "tcp.ack_policy": "--ack-policy",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
     "video": "--video", "startup_delay": "--startup-delay", "startup_delays": "--startup-delays", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
-    "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals", "cc_params": "--cc-param",
+    "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals", "cc_params": "--cc-param", "memory_limit": "--memory-limit",
 }  # fmt: skip
 
 
@@ -230,11 +232,24 @@ def _run_and_report(
     run where it is, and the results so far are still written and printed (exit status 130).
     ``memory_limit`` as :func:`_memory_limit` reads it; ``flags`` names the flags behind the
     fields of a refusal."""
+    if out_dir is not None:
+        check_out_dir(out_dir)
     with interrupt.deferred():
         results = _run(scenario, progress, memory_limit, flags, out_dir)
         if out_dir is not None:
             _say(f"results in {results.write(out_dir)}/")
         _emit(results, as_json, title)
+
+
+def check_out_dir(out_dir: Path, flag: str = "--out") -> None:
+    """Exit 2 naming ``flag`` before any work if ``out_dir`` cannot become a directory of result
+    files (a file is there, or in its way, or its first existing parent is not writable): found
+    only when the results are written, the run's work would be lost."""
+    existing = next(p for p in (out_dir.absolute(), *out_dir.absolute().parents) if p.exists())
+    if not existing.is_dir():
+        _fail(ValueError(f"{flag}: {existing} is {'there' if existing == out_dir.absolute() else 'in the way'} and is not a directory"))
+    if not os.access(existing, os.W_OK | os.X_OK):
+        _fail(ValueError(f"{flag}: cannot write in {existing}"))
 
 
 def _emit(results: Results, as_json: bool, title: str) -> None:
@@ -325,7 +340,7 @@ def dumbbell(
     warmup: Annotated[
         Optional[str], typer.Option(help="Metrics cover [warmup, duration] [default: 20s, or a fifth of --duration below 100s].")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Seed of every random draw.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, max=U64_MAX, help="Seed of every random draw.")] = 1,
     access_rate: Annotated[Optional[str], typer.Option(help="Access link rate [default: max(10 x bw, 1Gbps)].")] = None,
     packet_size: Annotated[str, typer.Option(help="TCP segment size on the wire.")] = "1500B",
     sample_interval: Annotated[
@@ -416,7 +431,7 @@ def eval_suite_command(
     rtt: Annotated[str, typer.Option(help="Round-trip propagation delay RTTp (bottleneck 0.4 RTTp, edges 0.05 RTTp).")] = "80ms",
     duration: Annotated[str, typer.Option(help="Simulated time (the suite: 100s).")] = "100s",
     warmup: Annotated[Optional[str], typer.Option(help="Metrics start here [default: 20s, or a fifth of --duration if shorter].")] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, max=U64_MAX, help="Random seed.")] = 1,
     pacing: Annotated[bool, typer.Option(help="Pace every TCP sender (srtt / cwnd apart); not in the suite.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables and summary.json here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
@@ -439,7 +454,7 @@ def eval_suite_command(
 def run_file(
     scenario_file: Annotated[Path, typer.Argument(help="Scenario file (.toml, or .json).", metavar="SCENARIO")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Directory of the result files [default: out/<scenario name>].")] = None,
-    seed: Annotated[Optional[int], typer.Option(help="Override the scenario's seed.")] = None,
+    seed: Annotated[Optional[int], typer.Option(min=0, max=U64_MAX, help="Override the scenario's seed.")] = None,
     pcap: Annotated[
         Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
     ] = None,
@@ -482,6 +497,7 @@ def sweep(
 
     if not scenario_file.is_file():
         _fail(ValueError(f"{scenario_file}: no such file"))
+    check_out_dir(out_dir)
     update, stop = progress_printer()
     try:
         base = as_scenario(scenario_file)
@@ -489,7 +505,7 @@ def sweep(
         _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update)
     except ValueError as e:
         stop()
-        _fail(e, {"--vary": "--vary", "--seeds": "--seeds"})
+        _fail(e, {"--vary": "--vary", "--seeds": "--seeds", "cluster": "--cluster"})
     except KeyboardInterrupt:
         stop()
         _say(f"finished runs are kept in {out_dir}/runs; run the same command to resume", "interrupted")
@@ -558,6 +574,7 @@ def reproduce(
     from .parallel import Workers
 
     folder = out_dir or Path("reports") / name
+    check_out_dir(folder)
     if render_only:
         try:
             report = entry.render(folder)
@@ -566,6 +583,8 @@ def reproduce(
     else:
         try:
             report = entry.report(quick, folder, Workers(jobs, cluster, store=folder / "tasks"))
+        except ValueError as e:
+            _fail(e, {"cluster": "--cluster"})
         except KeyboardInterrupt:
             _say(f"finished runs are kept in {folder}; run the same command to resume", "interrupted")
             raise typer.Exit(130)
@@ -589,7 +608,11 @@ def plot(
 
     if not (results_dir / "summary.json").is_file():
         _fail(ValueError(f"{results_dir}: no summary.json here; give a directory written by `pertlab run`"))
-    for path in write_figures({results_dir.name: Results.read(results_dir)}, results_dir):
+    try:
+        results = Results.read(results_dir)
+    except (OSError, ValueError) as e:  # a file missing or unreadable (JSONDecodeError is a ValueError)
+        _fail(ValueError(f"{results_dir}: not a complete result directory of `pertlab run` ({type(e).__name__}: {e})"))
+    for path in write_figures({results_dir.name: results}, results_dir):
         out.print(str(path), highlight=False)
 
 
@@ -605,13 +628,14 @@ def schema() -> None:
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("demo-out"),
     quick: Annotated[bool, typer.Option("--quick", help="30 s runs instead of 400 s (a first look, and tests).")] = False,
-    seed: Annotated[int, typer.Option(help="Seed of every run.")] = 1,
+    seed: Annotated[int, typer.Option(min=0, max=U64_MAX, help="Seed of every run.")] = 1,
     jobs: Annotated[Optional[int], typer.Option(min=1, help="Parallel runs [default: one per core, at most 4].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table as one JSON object.")] = False,
 ) -> None:
     """The PERT paper's single-bottleneck comparison of PERT, SACK, SACK/RED-ECN and Vegas."""
     from .demo import run_demo
 
+    check_out_dir(out_dir)
     table = run_demo(out_dir, quick=quick, seed=seed, jobs=jobs)
     if as_json:
         sys.stdout.write(dumps({"schemes": table.to_dicts()}) + "\n")

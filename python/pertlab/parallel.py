@@ -87,7 +87,10 @@ def run_tasks(
                         if not stop:
                             raise
             if not stop:
-                client = Client(local or cluster)
+                try:
+                    client = Client(local or cluster)
+                except OSError as e:  # no scheduler there (Dask's connect timeout, an unknown host)
+                    raise ValueError(f"cluster: cannot reach the Dask scheduler at {cluster}: {e}") from None
                 if local is not None:
                     client.register_plugin(QuietClose(), name="pertlab-quiet-close")
                 where = f"{workers} local worker process{'es' if workers > 1 else ''}" if local else f"the Dask cluster at {cluster}"

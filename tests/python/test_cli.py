@@ -115,6 +115,12 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["eval-suite", "--cc", "foo"], "error: --cc: unknown controller 'foo'"),
         (["eval-suite", "--bw", "0"], "error: --bw: must be positive"),
         (["sweep", str(EXAMPLES / "graph.toml"), "--jobs", "0"], "Usage:"),
+        (["dumbbell", "--flows", "2", "--duration", "1s", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way and is not a directory"),
+        (["sweep", str(EXAMPLES / "graph.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+        (["dumbbell", "--flows", "2", "--memory-limit", "0"], "error: --memory-limit: must be a positive number of bytes"),
+        (["run", str(EXAMPLES / "graph.toml"), "--seed", "-1"], "Usage:"),
+        (["stability", "pert-red", "--capacity", "1e-320"], "error: the model cannot be computed with these values (ZeroDivisionError"),
+        (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308"], "error: the equilibrium cannot be computed with these values"),
         (["dumbbell", "--buffer-bdp", "1e308"], "error: --buffer-bdp: 1e+308 bandwidth-delay products are more packets than a queue holds"),
     ],
 )
@@ -323,3 +329,9 @@ def test_eval_suite_runs_shorter_than_its_warmup_start_metrics_at_a_fifth():
     assert result.exit_code == 0, result.output
     out = strict_json.loads(result.stdout)
     assert (out["window_start_s"], out["window_end_s"]) == (1.0, 5.0)
+
+
+def test_plot_of_an_incomplete_result_directory_says_so(tmp_path):
+    (tmp_path / "summary.json").write_text("{")
+    result = runner.invoke(app, ["plot", str(tmp_path)])
+    assert result.exit_code == 2 and "not a complete result directory of `pertlab run` (JSONDecodeError" in result.stderr, result.output

@@ -50,6 +50,8 @@ give the shares for measured backlogs; the queues stay those of equal ones.
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import asdict, dataclass
 
 
@@ -125,8 +127,8 @@ def vegas_parking_lot(
     for name, v in (("capacity_bps", capacity_bps), ("packet_bytes", packet_bytes), ("base_rtt_s", base_rtt_s)):
         if not v > 0:
             errors.append((name, f"must be positive, got {v}"))
-    if not 0 < alpha <= beta:
-        errors.append(("alpha", f"need 0 < alpha <= beta, got alpha {alpha}, beta {beta}"))
+    if not 0 < alpha <= beta < math.inf:
+        errors.append(("alpha", f"need 0 < alpha <= beta, both finite, got alpha {alpha}, beta {beta}"))
     d0 = 1.0 if backlog_long is None else backlog_long
     dc = [1.0] * len(cross) if backlog_cross is None else list(backlog_cross)
     if not d0 > 0:

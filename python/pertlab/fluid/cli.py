@@ -54,13 +54,18 @@ Buffer = Annotated[Optional[float], typer.Option(help="Queue limit (packets) [de
 
 
 def _guard(fn: Callable[[], None]) -> None:
-    """Run ``fn``; a ValueError becomes ``error: --flag: message`` and exit 2."""
+    """Run ``fn``; a ValueError becomes ``error: --flag: message`` and exit 2, and so do values the
+    checks pass but the arithmetic cannot take (a capacity of 1e-320 divides by zero, one of 1e308
+    overflows; a buffer of 1e10 packets does not fit in memory)."""
     try:
         fn()
     except ValueError as e:
         for line in str(e).splitlines():
             line = re.sub(r"^(\w+)(?=:)", lambda m: _FLAGS.get(m.group(1), m.group(1)), line)
             typer.echo(f"error: {line}", err=True)
+        raise typer.Exit(2)
+    except (ArithmeticError, MemoryError) as e:
+        typer.echo(f"error: the model cannot be computed with these values ({type(e).__name__}: {e}): one of the options given is far outside its range", err=True)
         raise typer.Exit(2)
 
 
@@ -79,9 +84,12 @@ def _print(obj: dict, as_json: bool, title: str) -> None:
 def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json: bool) -> None:
     """Integrate ``model``, write its files and print a summary. A run that diverges is written and
     printed up to its last finite step (``diverged_at_s`` set), then ``error: ...`` and exit 1."""
+    from ..cli import check_out_dir
     from .dde import Diverged
     from .models import FluidRun
     from .output import write_run
+
+    check_out_dir(out_dir)
 
     try:
         run = model.simulate(parse_seconds(duration, "duration"), None if step is None else parse_seconds(step, "step"))
