@@ -131,7 +131,14 @@ def parse_vary(items: list[str]) -> dict[str, list[str]]:
             raise ScenarioError([("--vary", f"write PATH=V1,V2,..., got {item!r}")])
         if path in vary:
             raise ScenarioError([("--vary", f"{path!r} is varied twice")])
-        vary[path] = [v.strip() for v in values.split(",") if v.strip()]
+        if path == "seed":  # every point runs with seeds 1..N, which would overwrite the varied one
+            raise ScenarioError([("--vary", "the seed is not a varied field: --seeds N runs every point with seeds 1..N")])
+        listed = [v.strip() for v in values.split(",")]
+        if not all(listed):
+            raise ScenarioError([("--vary", f"an empty value in {item!r}")])
+        if len(set(listed)) < len(listed):
+            raise ScenarioError([("--vary", f"a value listed twice in {item!r}")])
+        vary[path] = listed
     return vary
 
 

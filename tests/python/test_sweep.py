@@ -20,6 +20,13 @@ def test_vary_parsing_and_its_errors():
         parse_vary(["bottleneck.rate"])
     with pytest.raises(ScenarioError, match="varied twice"):
         parse_vary(["cc=pert", "cc=sack"])
+    # The seeds come from --seeds: a varied seed was overwritten (seed=1,2 ran seed 1 twice).
+    with pytest.raises(ScenarioError, match="--vary: the seed is not a varied field: --seeds N"):
+        parse_vary(["seed=1,2"])
+    with pytest.raises(ScenarioError, match="--vary: an empty value"):
+        parse_vary(["cc=pert,,sack"])
+    with pytest.raises(ScenarioError, match="--vary: a value listed twice"):
+        parse_vary(["cc=pert,pert"])
 
 
 def test_expansion_sets_the_named_fields_and_the_seeds():
