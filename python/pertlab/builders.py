@@ -113,8 +113,9 @@ def parse_cc_mix(cc: str, flows: int | None, field: str = "cc", default_flows: i
     each to the groups with the largest fractional parts, ties to the earlier
     group, so the counts sum to ``flows``.
     """
+    given = default_flows if flows is None else flows  # the count of a controller without one
     if "%" in cc:
-        return _parse_percent_mix(cc, default_flows if flows is None else flows, field)
+        return _parse_percent_mix(cc, given, field)
     allowed = ", ".join(CC_NAMES)
     groups: list[tuple[str, int]] = []
     for part in cc.split(","):
@@ -124,9 +125,9 @@ def parse_cc_mix(cc: str, flows: int | None, field: str = "cc", default_flows: i
         if not sep:
             if len(cc.split(",")) > 1:
                 raise ScenarioError([(field, f"in a mix every controller needs a flow count, as in pert:25,sack:25; got {cc!r}")])
-            if flows is None and default_flows is None:
+            if given is None:
                 raise ScenarioError([("flows", "give the number of flows, or counts in the controller mix (pert:25,sack:25)")])
-            groups.append((name, default_flows if flows is None else flows))
+            groups.append((name, given))
             continue
         try:
             n = int(count)
@@ -353,10 +354,10 @@ def dumbbell(
     bottleneck_queue = _queue_wire(queue, limit, aqm, ecn, size)
     udp_wire = _classes(queue, bottleneck_queue, rate, class_weights, flow_classes, udp_load, udp_split, udp_arrivals)
 
-    used = {cc_wire(name)[0]["kind"] for name, _ in groups}
-    unused = sorted(set(cc_params or {}) - used)
+    kind_of = {name: cc_wire(name)[0]["kind"] for name, _ in groups}
+    unused = sorted(set(cc_params or {}) - set(kind_of.values()))
     if unused:
-        running = sorted({name if name == cc_wire(name)[0]["kind"] else f"{name} ({cc_wire(name)[0]['kind']})" for name, _ in groups})
+        running = sorted(name if name == kind else f"{name} ({kind})" for name, kind in kind_of.items())
         raise ScenarioError([("cc_params", f"parameters of {', '.join(unused)}, which no flow runs (the flows run {', '.join(running)})")])
     flows_wire = []
     for (name, count), role in zip(groups, roles):

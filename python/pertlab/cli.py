@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 
@@ -239,6 +239,19 @@ def _run_and_report(
         if out_dir is not None:
             _say(f"results in {results.write(out_dir)}/")
         _emit(results, as_json, title)
+
+
+def _cell(x: float | None, spec: str, undefined: str = "") -> str:
+    """A table cell: ``x`` formatted, or ``undefined`` (a blank cell) when the metric is undefined
+    (None; NaN, a mean over seeds none of which defines it)."""
+    return undefined if x is None or x != x else format(x, spec)
+
+
+def fail_out_of_range(exc: ArithmeticError | MemoryError, what: str) -> NoReturn:
+    """Exit 2 for values the checks passed but the arithmetic of ``what`` cannot take (a capacity of
+    1e-320 divides by zero, 1e308 overflows, a buffer of 1e10 packets does not fit in memory)."""
+    _say(f"{what} cannot be computed with these values ({type(exc).__name__}: {exc}): one of the options given is far outside its range", "error", "bold red")
+    raise typer.Exit(2)
 
 
 def check_out_dir(out_dir: Path, flag: str = "--out") -> None:
@@ -523,10 +536,8 @@ def sweep(
     for r in table.iter_rows(named=True):
         cells = [str(r[k]) for k in keys]
         for m in _SWEEP_METRICS:
-            # A mean that no seed defines (NaN, or null from a Parquet file) is a blank cell.
-            mean, ci = r[m], r.get(f"{m}_ci95")
-            defined = lambda x: x is not None and x == x  # noqa: E731
-            cells.append((f"{mean:.3g}" + (f" +- {ci:.2g}" if defined(ci) else "")) if defined(mean) else "")
+            mean, ci = _cell(r[m], ".3g"), _cell(r.get(f"{m}_ci95"), ".2g")
+            cells.append(f"{mean} +- {ci}" if mean and ci else mean)
         t.add_row(*cells)
     out.print(t)
     out.print(f"[dim]runs.parquet and aggregate.parquet in {out_dir}/", highlight=False)
@@ -762,23 +773,16 @@ def _print_video(results: Results) -> None:
     columns = ["label", "streams", "T/mu", "start-up delay", "late fraction", "worst", "success", *(f"success at {d:g} s" for d in delays)]
     for col in columns:
         t.add_column(col, justify="left" if col == "label" else "right")
-    def cell(x: float | None, spec: str) -> str:
-        return "" if x is None else format(x, spec)
-
     for r in by_label.iter_rows(named=True):
         delay = ", ".join(f"{d:g} s" for d in sorted(start.get(r["label"], ())))
-        t.add_row(r["label"], str(r["streams"]), cell(r["video_t_mu"], ".2f"), delay, cell(r["late"], ".2e"), cell(r["worst"], ".2e"), cell(r["success"], ".2f"),
-                  *(cell(at.get((r["label"], d)), ".2f") for d in delays))  # fmt: skip
+        t.add_row(r["label"], str(r["streams"]), _cell(r["video_t_mu"], ".2f"), delay, _cell(r["late"], ".2e"), _cell(r["worst"], ".2e"), _cell(r["success"], ".2f"),
+                  *(_cell(at.get((r["label"], d)), ".2f") for d in delays))  # fmt: skip
     out.print(t)
 
 
 def _print_summary(results: Results, title: str) -> None:
     import polars as pl
     from rich.table import Table
-
-    def cell(x: float | None, spec: str, undefined: str = "") -> str:
-        """``x`` formatted, or ``undefined`` (a blank cell) when the metric is undefined (None)."""
-        return undefined if x is None else format(x, spec)
 
     b = results.bottleneck
     if b is not None:
@@ -789,8 +793,8 @@ def _print_summary(results: Results, title: str) -> None:
             b["link"],
             f"{b['avg_queue_pkts']:.1f}",
             f"{b['avg_queue_norm']:.3f}",
-            cell(b["drop_rate"], ".2e"),
-            cell(b["mark_rate"], ".2e"),
+            _cell(b["drop_rate"], ".2e"),
+            _cell(b["mark_rate"], ".2e"),
             f"{100 * b['utilization']:.2f} %",
         )
         out.print(t)
@@ -802,13 +806,13 @@ def _print_summary(results: Results, title: str) -> None:
             pl.col("timeouts").sum(),
         )
         by_label = results.controllers.join(spread, on="label", how="left", maintain_order="left")
-        t = Table(title=f"TCP flows (Jain index {cell(results.jain, '.3f', '-')})")
+        t = Table(title=f"TCP flows (Jain index {_cell(results.jain, '.3f', '-')})")
         for col in ("label", "flows", "goodput Mbit/s", "share", "min", "max", "drops", "drop rate", "timeouts"):
             t.add_column(col, justify="left" if col == "label" else "right")
         for r in by_label.iter_rows(named=True):
             t.add_row(
-                r["label"], str(r["flows"]), f"{r['goodput_mbps']:.2f}", cell(r["share"], ".3f"), f"{r['min']:.2f}",
-                f"{r['max']:.2f}", str(r["drops"]), cell(r["drop_rate"], ".2e"), str(r["timeouts"]),
+                r["label"], str(r["flows"]), f"{r['goodput_mbps']:.2f}", _cell(r["share"], ".3f"), f"{r['min']:.2f}",
+                f"{r['max']:.2f}", str(r["drops"]), _cell(r["drop_rate"], ".2e"), str(r["timeouts"]),
             )  # fmt: skip
         out.print(t)
     _print_video(results)
@@ -827,7 +831,7 @@ def _print_summary(results: Results, title: str) -> None:
             t.add_column(col, justify="left" if col == "queue" else "right")
         for r in classes.filter(pl.col("departures") + pl.col("drops") > 0).iter_rows(named=True):
             t.add_row(f"{r['from']} -> {r['to']}", str(r["class"]), str(r["departures"]), str(r["drops"]),
-                      cell(r["mean_wait_ms"], ".3f"), cell(r["mean_wait_tx"], ".2f"), cell(r["ratio_to_next"], ".3f"))  # fmt: skip
+                      _cell(r["mean_wait_ms"], ".3f"), _cell(r["mean_wait_tx"], ".2f"), _cell(r["ratio_to_next"], ".3f"))  # fmt: skip
         out.print(t)
     w = results.web
     if w is not None:
@@ -835,8 +839,8 @@ def _print_summary(results: Results, title: str) -> None:
         for col in ("objects", "Mbit/s", "response mean ms", "p50", "p95", "p99"):
             t.add_column(col, justify="right")
         t.add_row(
-            str(w["objects_completed"]), f"{w['throughput_mbps']:.2f}", cell(w["response_ms_mean"], ".1f"),
-            cell(w["response_ms_p50"], ".1f"), cell(w["response_ms_p95"], ".1f"), cell(w["response_ms_p99"], ".1f"),
+            str(w["objects_completed"]), f"{w['throughput_mbps']:.2f}", _cell(w["response_ms_mean"], ".1f"),
+            _cell(w["response_ms_p50"], ".1f"), _cell(w["response_ms_p95"], ".1f"), _cell(w["response_ms_p99"], ".1f"),
         )  # fmt: skip
         out.print(t)
     d = results.data

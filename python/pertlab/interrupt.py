@@ -117,8 +117,8 @@ def deferred(interruptible: bool = False) -> Iterator[Stop]:
             signal.signal(s, handler)
 
 
-def run_detached(args: Sequence[str], text: bool = True) -> subprocess.CompletedProcess:
-    """``subprocess.run(args, capture_output=True)`` of a short command that no stop signal kills.
+def run_detached(args: Sequence[str]) -> subprocess.CompletedProcess:
+    """``subprocess.run(args, capture_output=True, text=True)`` of a short command that no stop signal kills.
 
     The command runs in a session of its own (``start_new_session``), out of the process group
     that a terminal's Ctrl-C goes to. That alone leaves a gap: CPython's child restores the
@@ -129,6 +129,6 @@ def run_detached(args: Sequence[str], text: bool = True) -> subprocess.Completed
     child starts closes the gap too, but two Ctrl-Cs in that time then merge into one.)"""
     stop_codes = {-s for s in SIGNALS}
     while True:
-        r = subprocess.run(list(args), capture_output=True, text=text, start_new_session=True)
+        r = subprocess.run(list(args), capture_output=True, text=True, start_new_session=True)
         if r.returncode not in stop_codes:
             return r

@@ -18,3 +18,12 @@ def wait_for_cpu_seconds(pid: int, seconds: float, timeout: float = 300.0) -> No
             return
         time.sleep(0.05)
     raise AssertionError(f"process {pid} did not use {seconds} s of CPU in {timeout} s")
+
+
+def wait_until(cond, timeout: float):
+    """``cond()``'s first true value within ``timeout`` seconds (polled every 50 ms), else its
+    last value."""
+    end = time.monotonic() + timeout
+    while not (value := cond()) and time.monotonic() < end:
+        time.sleep(0.05)
+    return value

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
-from processes import wait_for_cpu_seconds
+from processes import wait_for_cpu_seconds, wait_until
 
 EXE = str(Path(sys.executable).parent / "pertlab")
 
@@ -26,10 +26,7 @@ def start(*args: str) -> subprocess.Popen:
 
 
 def wait_for(condition, timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not reached"
-        time.sleep(0.05)
+    assert wait_until(condition, timeout), "condition not reached"
 
 
 def stop(proc: subprocess.Popen, sig: int, times: int = 1, gap: float = 0.02) -> tuple[str, str]:
@@ -194,19 +191,11 @@ def test_a_program_a_task_runs_dies_with_its_worker(tmp_path):
     )
     worker = subprocess.Popen([sys.executable, str(script)])
     try:
-        child = _wait_for(lambda: [c for c in psutil.Process(worker.pid).children() if c.name() == "sleep"], 10)
+        child = wait_until(lambda: [c for c in psutil.Process(worker.pid).children() if c.name() == "sleep"], 10)
         assert child, "the program did not start"
         assert psutil.Process(child[0].pid).status() != psutil.STATUS_ZOMBIE
         worker.kill()  # what the nanny does to a worker still busy a few seconds into a stop
         worker.wait()
-        assert _wait_for(lambda: not psutil.pid_exists(child[0].pid) or psutil.Process(child[0].pid).status() == psutil.STATUS_ZOMBIE, 10), "the program outlived its worker"
+        assert wait_until(lambda: not psutil.pid_exists(child[0].pid) or psutil.Process(child[0].pid).status() == psutil.STATUS_ZOMBIE, 10), "the program outlived its worker"
     finally:
         worker.kill()
-
-
-def _wait_for(cond, timeout: float):
-    """cond()'s first true value within ``timeout`` seconds, else its last value."""
-    end = time.monotonic() + timeout
-    while not (value := cond()) and time.monotonic() < end:
-        time.sleep(0.05)
-    return value

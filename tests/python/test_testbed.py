@@ -18,13 +18,14 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
 
 from pertlab.linux import build, loader, runs, testbed
 from pertlab.linux.scenario import load_scenario
 
+from processes import wait_until
 from test_cli_flags import covers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,15 +82,6 @@ def _ns_pids(ns: str) -> list[int]:
     return [int(p) for p in subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()]
 
 
-def _wait(cond: Callable[[], bool], timeout: float) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
-
-
 def _scenario(tmp_path: Path, duration: str, warmup: str = "1s") -> Path:
     f = tmp_path / f"smoke-{duration}.toml"
     f.write_text(SMOKE.read_text().replace('duration = "5s"', f'duration = "{duration}"').replace('warmup = "1s"', f'warmup = "{warmup}"'))
@@ -121,7 +113,7 @@ def _flows_running(before: set[str], p: subprocess.Popen, after_s: float = 1.0) 
             and bool(subprocess.run(["ip", "netns", "exec", snd[0], "ss", "-tnH", "state", "established"], capture_output=True, text=True).stdout.strip())
         )
 
-    if not _wait(lambda: established() or p.poll() is not None, 30) or p.poll() is not None:
+    if not wait_until(lambda: established() or p.poll() is not None, 30) or p.poll() is not None:
         pytest.fail(f"no flows after 30 s: new namespaces {_namespaces() - before}, driver " + (f"exited: {p.communicate()}" if p.poll() is not None else "running"))
     time.sleep(after_s)
     return _namespaces() - before
@@ -165,7 +157,7 @@ def test_no_controller_left_loaded_after_a_run(tmp_path: Path, foreign_struct_op
         assert ours, "pert is not loaded while the flows run"
         out, err = p.communicate(timeout=60)
     assert p.returncode == 0, err
-    assert _wait(lambda: not ours & _pert_struct_ops(), 5), f"struct_ops {ours} still loaded: {_pert_struct_ops()}"
+    assert wait_until(lambda: not ours & _pert_struct_ops(), 5), f"struct_ops {ours} still loaded: {_pert_struct_ops()}"
     assert "pert" not in loader.available()
 
 
@@ -199,7 +191,7 @@ def test_double_ctrl_c_keeps_results_and_removes_everything(tmp_path: Path, gap_
         os.killpg(p.pid, signal.SIGINT)
         out, err = p.communicate(timeout=60)
     assert not _namespaces() & new, err
-    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
+    assert wait_until(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
     assert p.returncode == 130, err
     assert "SIGINT: already stopping" in err and "Traceback" not in err, err
     # The flows' results up to the Ctrl-C are printed.
@@ -224,7 +216,7 @@ def test_sigterm_keeps_what_was_measured(tmp_path: Path, foreign_struct_ops: set
     assert 5.0 < flow["goodput_mbps"] < 10.0 and summary["queues"][0]["utilization"] > 0.5, summary
     assert (out_dir / "flow_series.parquet").is_file()
     assert not _namespaces() & new
-    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5)
+    assert wait_until(lambda: not _pert_struct_ops() - foreign_struct_ops, 5)
 
 
 @covers("testbed cleanup", "testbed cleanup")
@@ -238,9 +230,9 @@ def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path
         p.kill()
         p.communicate()
     # The delay line, the receiver and the sender see their standard input close and end.
-    assert _wait(lambda: not any(_alive(pid) for pid in helpers), 10), {pid: c for pid, c in helpers.items() if _alive(pid)}
+    assert wait_until(lambda: not any(_alive(pid) for pid in helpers), 10), {pid: c for pid, c in helpers.items() if _alive(pid)}
     # With them the sockets, and with the loader the registration: pert is unloaded.
-    assert _wait(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
+    assert wait_until(lambda: not _pert_struct_ops() - foreign_struct_ops, 5) and not loader.is_registered()
     # The namespaces stay until a cleanup.
     assert new <= _namespaces()
     r = subprocess.run([PERTLAB, "testbed", "cleanup"], capture_output=True, text=True, timeout=60)
@@ -358,7 +350,7 @@ def test_delay_line_exits_when_its_parent_dies() -> None:
         assert _alive(pid) and Path(f"/proc/{pid}/comm").read_text().strip() == "delayline"
         parent.kill()
         parent.wait()
-        assert _wait(lambda: not _alive(pid), 5), "the delay line outlived its parent"
+        assert wait_until(lambda: not _alive(pid), 5), "the delay line outlived its parent"
     finally:
         if parent.poll() is None:
             parent.kill()

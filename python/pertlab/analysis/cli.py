@@ -58,9 +58,10 @@ def vegas_parking_lot_cmd(
             field, sep, message = line.partition(": ")
             typer.echo(f"error: {_FLAGS.get(field, field)}: {message}" if sep else f"error: {line}", err=True)
         raise typer.Exit(2)
-    except (ArithmeticError, MemoryError) as e:  # values the checks pass but the arithmetic cannot take (1e308 packets)
-        typer.echo(f"error: the equilibrium cannot be computed with these values ({type(e).__name__}: {e}): one of the options given is far outside its range", err=True)
-        raise typer.Exit(2)
+    except (ArithmeticError, MemoryError) as e:
+        from ..cli import fail_out_of_range
+
+        fail_out_of_range(e, "the equilibrium")
     if as_json:
         sys.stdout.write(dumps(result.as_dict()) + "\n")
         return

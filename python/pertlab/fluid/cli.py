@@ -55,8 +55,7 @@ Buffer = Annotated[Optional[float], typer.Option(help="Queue limit (packets) [de
 
 def _guard(fn: Callable[[], None]) -> None:
     """Run ``fn``; a ValueError becomes ``error: --flag: message`` and exit 2, and so do values the
-    checks pass but the arithmetic cannot take (a capacity of 1e-320 divides by zero, one of 1e308
-    overflows; a buffer of 1e10 packets does not fit in memory)."""
+    checks pass but the arithmetic cannot take (:func:`pertlab.cli.fail_out_of_range`)."""
     try:
         fn()
     except ValueError as e:
@@ -65,8 +64,9 @@ def _guard(fn: Callable[[], None]) -> None:
             typer.echo(f"error: {line}", err=True)
         raise typer.Exit(2)
     except (ArithmeticError, MemoryError) as e:
-        typer.echo(f"error: the model cannot be computed with these values ({type(e).__name__}: {e}): one of the options given is far outside its range", err=True)
-        raise typer.Exit(2)
+        from ..cli import fail_out_of_range
+
+        fail_out_of_range(e, "the model")
 
 
 def _print(obj: dict, as_json: bool, title: str) -> None:

@@ -44,14 +44,13 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     kind, limit = sc.queue()
     pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
+    running = {SIM_CC[f.cc] for f in sc.flows}
     sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
         sample_interval=f"{sc.sample_interval}ns",
-        cc_params={kind: params for kind, params in (
-            ("pert", sc.pert.model_dump(mode="json", by_alias=True, exclude_none=True)),
-            ("pert-adaptive", sc.pert_adaptive.model_dump(mode="json", by_alias=True, exclude_none=True)),
-        ) if any(SIM_CC[f.cc] == kind for f in sc.flows)},  # the parameters of the PERTs the flows run
+        cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
+                   for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running},
     )  # fmt: skip
     loss = sc.path.loss.stationary_rate
     if loss == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
