@@ -51,8 +51,14 @@ from .units import parse_rate, parse_value
 
 __all__ = [
     "Point", "parse_vary", "expand", "run_key", "run_points", "stored_results", "summary_row", "run_sweep", "aggregate",
-    "METRICS", "Range", "BOUNDS", "INTERVAL", "clipped_interval",
+    "METRICS", "Range", "BOUNDS", "INTERVAL", "clipped_interval", "MAX_SEEDS", "MAX_POINTS",
 ]  # fmt: skip
+
+#: The most seeds per point (``--seeds``): Student t over 1000 seeds is the normal interval already.
+MAX_SEEDS = 1000
+#: The most runs of one sweep (seeds x the product of the numbers of ``--vary`` values): every point
+#: is built (a scenario each) before the first run starts, and 10 000 runs are days of simulation.
+MAX_POINTS = 10_000
 
 #: Summary metrics collected per run (bottleneck queue and flows).
 METRICS = ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization", "jain", "goodput_mbps")
@@ -199,9 +205,18 @@ def _set_path(wire: dict[str, Any], path: str, text: str) -> None:
 
 
 def expand(base: Scenario, vary: dict[str, list[str]], seeds: int) -> list[Point]:
-    """Every combination of the varied values, each with seeds 1..``seeds``."""
-    if seeds < 1:
-        raise ScenarioError([("--seeds", f"must be at least 1, got {seeds}")])
+    """Every combination of the varied values, each with seeds 1..``seeds``: at most
+    :data:`MAX_SEEDS` seeds and :data:`MAX_POINTS` runs (checked before any is built)."""
+    if not 1 <= seeds <= MAX_SEEDS:
+        raise ScenarioError([("--seeds", f"must be 1 to {MAX_SEEDS} (seeds per point), got {seeds}")])
+    counts = [len(v) for v in vary.values()]
+    total = seeds * math.prod(counts)
+    if total > MAX_POINTS:
+        sizes = " x ".join(f"{len(v)} ({p})" for p, v in vary.items())
+        fit = MAX_POINTS // math.prod(counts)
+        hint = f"at most {fit} seed{'s' if fit > 1 else ''} with these --vary values" if fit else "fewer --vary values"
+        raise ScenarioError([("--seeds, --vary", f"{seeds} seeds x {sizes} values = {total:,} runs, above the limit of "
+                              f"{MAX_POINTS:,} runs per sweep; use {hint}, or split the sweep")])  # fmt: skip
     points = []
     paths = list(vary)
     for combo in itertools.product(*(vary[p] for p in paths)):

@@ -28,11 +28,13 @@ _FLAGS = {
     "tmax": "--tmax", "alpha": "--alpha", "delta": "--delta", "duration": "--duration", "step": "--step",
     "beta": "--beta", "target": "--target", "packet_size": "--packet-size", "min_th": "--min-th",
     "max_th": "--max-th", "max_p": "--max-p", "w_q": "--wq", "buffer": "--buffer", "m": "--m", "k": "--k",
-    "decrease": "--decrease", "r_star": "--r-star",
+    "decrease": "--decrease", "r_star": "--r-star", "gentle": "--gentle",
 }  # fmt: skip
 
 Capacity = Annotated[str, typer.Option(help="Link capacity C: 100pkt/s, or a bit rate (10Mbps) with --packet-size.")]
-PacketSize = Annotated[str, typer.Option(help="Packet size for bit-rate capacities.")]
+_SIZE_HELP = "Packet size converting a bit-rate --capacity to pkt/s, 1B to 65535B [default: {}]; refused with a capacity in pkt/s."
+PacketSize = Annotated[Optional[str], typer.Option(help=_SIZE_HELP.format("1250B"))]
+TcpPacketSize = Annotated[Optional[str], typer.Option(help=_SIZE_HELP.format("500B"))]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object.")]
 OutDir = Annotated[Path, typer.Option("--out", help="Directory of the output files.")]
 Flows = Annotated[int, typer.Option(help="Number of flows N.")]
@@ -60,7 +62,8 @@ def _guard(fn: Callable[[], None]) -> None:
         fn()
     except ValueError as e:
         for line in str(e).splitlines():
-            line = re.sub(r"^(\w+)(?=:)", lambda m: _FLAGS.get(m.group(1), m.group(1)), line)
+            # "capacity: ..." and "capacity, rtt, flows: ..." (the options that set a value together)
+            line = re.sub(r"^\w+(?:, \w+)*(?=:)", lambda m: ", ".join(_FLAGS.get(n, n) for n in m.group(0).split(", ")), line)
             typer.echo(f"error: {line}", err=True)
         raise typer.Exit(2)
     except (ArithmeticError, MemoryError) as e:
@@ -88,8 +91,15 @@ def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json:
     from .dde import Diverged
     from .models import FluidRun
     from .output import write_run
+    from .params import NoEquilibrium
 
     check_out_dir(out_dir)
+    try:  # a path with no equilibrium with p in [0, 1] is refused before any work (exit 2)
+        model.equilibrium()
+    except NoEquilibrium:
+        raise
+    except ValueError:
+        pass  # an equilibrium the model cannot place (e.g. on original RED's jump): the run still means something
 
     try:
         run = model.simulate(parse_seconds(duration, "duration"), None if step is None else parse_seconds(step, "step"))
@@ -162,7 +172,7 @@ def fluid_pert_red(
     decrease: Annotated[str, typer.Option(help="paper: W(t)W(t-R) as in (14); current: W(t)^2; delayed: W(t-R)^2.")] = "paper",
     duration: Duration = "60s",
     step: Step = None,
-    packet_size: PacketSize = "1250B",
+    packet_size: PacketSize = None,
     out_dir: OutDir = Path("out/fluid"),
     as_json: AsJson = False,
 ) -> None:
@@ -189,7 +199,7 @@ def fluid_pert_pi(
     beta: Annotated[float, typer.Option(help="Window decrease factor.")] = 0.5,
     duration: Duration = "60s",
     step: Step = None,
-    packet_size: PacketSize = "1250B",
+    packet_size: PacketSize = None,
     out_dir: OutDir = Path("out/fluid"),
     as_json: AsJson = False,
 ) -> None:
@@ -220,14 +230,14 @@ def _tcp_red_command(name: str, model: str, doc: str) -> None:
         buffer: Buffer = None,
         duration: Duration = "70s",
         step: Step = None,
-        packet_size: PacketSize = "500B",
+        packet_size: TcpPacketSize = None,
         out_dir: OutDir = Path("out/fluid"),
         as_json: AsJson = False,
     ) -> None:
         from . import models
 
         def go() -> None:
-            m = getattr(models, model).homogeneous(parse_capacity(capacity, packet_size), flows, parse_seconds(rtt, "rtt"),
+            m = getattr(models, model).homogeneous(parse_capacity(capacity, packet_size, default_size=500), flows, parse_seconds(rtt, "rtt"),
                                                    min_th=min_th, max_th=max_th, max_p=max_p, w_q=wq, gentle=gentle, buffer=buffer)  # fmt: skip
             _simulate(m, duration, step, out_dir, as_json)
 
@@ -254,7 +264,7 @@ def stability_pert_red(
     tmax: Tmax = "100ms",
     alpha: Alpha = 0.99,
     delta: Annotated[str, typer.Option(help="Sampling interval delta.")] = "0.1ms",
-    packet_size: PacketSize = "1250B",
+    packet_size: PacketSize = None,
     as_json: AsJson = False,
 ) -> None:
     """Theorem 1: condition (11) with w_g (12), equilibrium (9), minimum delta (13)."""
@@ -276,7 +286,7 @@ def stability_pert_pi(
     flows: Annotated[int, typer.Option(help="Bound N- on the number of flows.")] = 5,
     r_star: Annotated[Optional[str], typer.Option(help="Stationary RTT R* in (21) [default: R+].")] = None,
     delta: Annotated[Optional[str], typer.Option(help="Sampling interval: also print (18)'s gamma and beta.")] = None,
-    packet_size: PacketSize = "1250B",
+    packet_size: PacketSize = None,
     as_json: AsJson = False,
 ) -> None:
     """Theorem 2: the PI zero m and gain K of (21)."""

@@ -31,10 +31,30 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-__all__ = ["Diverged", "History", "Trajectory", "integrate"]
+from .params import bound_text
+
+__all__ = ["Diverged", "History", "Trajectory", "integrate", "MAX_STEPS", "check_steps"]
+
+#: The most integration steps (duration / step) one :func:`integrate` call takes. The loop is plain
+#: Python, 20 to 100 us a step for the models here: 1e6 steps is about one to two minutes. The
+#: largest committed run, ``tahiliani-ch5-fluid``'s Scenario 2 (380 s at 1 ms), is 380 000 steps;
+#: the default 1 ms step allows 1000 s. docs/fluid.md states the limit.
+MAX_STEPS = 1_000_000
 
 #: ``rhs(t, x, past) -> dx/dt``; ``past(tau)`` is the state at ``t - tau``.
 Rhs = Callable[[float, np.ndarray, Callable[[float], np.ndarray]], np.ndarray]
+
+
+def check_steps(duration: float, h: float) -> int:
+    """The number of steps of ``h`` seconds that cover ``duration``; ValueError naming step and
+    duration, with the smallest step allowed for that duration, beyond :data:`MAX_STEPS`."""
+    ratio = duration / h - 1e-9
+    if not ratio <= MAX_STEPS:
+        raise ValueError(f"step, duration: {duration:g} s in steps of {h:g} s is {ratio:.3g} integration steps, above the "
+                         f"limit of {MAX_STEPS:,}; for {duration:g} s the step must be at least "
+                         f"{bound_text(duration / MAX_STEPS, digits=3)} s, or shorten the duration to at most "
+                         f"{bound_text(MAX_STEPS * h, up=False, digits=3)} s")  # fmt: skip
+    return int(math.ceil(ratio))
 
 
 class History:
@@ -126,7 +146,8 @@ def integrate(
 
     ``max_delay`` bounds every delay the right-hand side asks for (it sizes the
     ring buffer); a delay below ``h`` or above ``max_delay`` is an error.
-    Every ``record_every``-th grid state is returned (the first and last always).
+    Every ``record_every``-th grid state is returned (the first and last always). At most
+    :data:`MAX_STEPS` steps (ValueError naming ``step`` and ``duration`` beyond).
     ``events`` are ``(time, fn)`` pairs: at the first grid time ``>= time`` the
     state becomes ``fn(t, x)`` before the step from ``t`` is taken.
     ``project`` (optional) maps each new grid state back into the model's
@@ -139,9 +160,10 @@ def integrate(
         raise ValueError(f"duration: must be positive, got {t_end - t0!r} s")
     if max_delay < h:
         raise ValueError(f"step: {h:g} s is longer than the largest delay {max_delay:g} s; use a smaller step")
-    steps = int(math.ceil((t_end - t0) / h - 1e-9))
+    steps = check_steps(t_end - t0, h)
     x = np.array(x0, dtype=float)
-    hist = History(t0, h, x, capacity=int(math.ceil(max_delay / h)) + 3)
+    # No delayed state lies further back than the run's start (before it, the initial state).
+    hist = History(t0, h, x, capacity=int(math.ceil(min(max_delay / h, steps))) + 3)
     n_rec = steps // record_every + 1 + (steps % record_every != 0)
     rec_t = np.empty(n_rec)
     rec_x = np.empty((n_rec, len(x)))

@@ -26,6 +26,7 @@ from typing import Callable, Literal
 import numpy as np
 
 from . import params as chk
+from .params import NoEquilibrium
 from .dde import Trajectory, integrate
 from .stability import bracket_end_root
 
@@ -254,10 +255,10 @@ class PertRed(FluidModel):
 
     def equilibrium(self) -> Equilibrium:
         """(9): W* = R C / N, p* = 2 N^2 / (R C)^2 (p* = 1 / (beta W*^2) for a
-        general beta), T_q* = T_min + p* / L_PERT from (4)."""
+        general beta), T_q* = T_min + p* / L_PERT from (4). Raises
+        :class:`~pertlab.fluid.params.NoEquilibrium` when p* would exceed 1."""
         P = self.params
-        w = P.rtt * P.capacity / P.flows
-        p = 1.0 / (P.beta * w * w)
+        w, p = chk.pert_equilibrium(P.capacity, P.rtt, P.flows, P.beta)
         tq = P.tmin + p / P.l_pert
         return Equilibrium(w_star=w, p_star=p, tq_star_s=tq, r_star_s=P.rtt, q_star_pkts=tq * P.capacity)
 
@@ -318,9 +319,13 @@ class PertPiParams:
             raise ValueError(f"initial: needs three values (W, T_q, integral of T_q - target), got {self.initial!r}")
 
     def gains(self) -> tuple[float, float]:
-        """(m, K): given, or Theorem 2's (21) at R+ = T_p + target."""
+        """(m, K): given, or Theorem 2's (21) at R+ = T_p + target (for a path with an
+        equilibrium: :class:`~pertlab.fluid.params.NoEquilibrium` otherwise)."""
         from .stability import theorem2
 
+        if self.m is not None and self.k is not None:
+            return self.m, self.k
+        chk.pert_equilibrium(self.capacity, self.prop_delay, self.flows, self.beta, self.target)
         t2 = theorem2(capacity=self.capacity, rtt_max=self.prop_delay + self.target, flows_min=self.flows)
         return (self.m if self.m is not None else t2.m, self.k if self.k is not None else t2.k)
 
@@ -381,11 +386,12 @@ class PertPi(FluidModel):
 
     def equilibrium(self) -> Equilibrium:
         """(9) with T_q* = the PI's target and R* = T_p + T_q*:
-        W* = R* C / N, p* = 2 N^2 / (R* C)^2."""
+        W* = R* C / N, p* = 2 N^2 / (R* C)^2 (:class:`~pertlab.fluid.params.NoEquilibrium`
+        when it would exceed 1)."""
         P = self.params
         r = P.prop_delay + P.target
-        w = r * P.capacity / P.flows
-        return Equilibrium(w_star=w, p_star=1.0 / (P.beta * w * w), tq_star_s=P.target, r_star_s=r,
+        w, p = chk.pert_equilibrium(P.capacity, P.prop_delay, P.flows, P.beta, P.target)
+        return Equilibrium(w_star=w, p_star=p, tq_star_s=P.target, r_star_s=r,
                            q_star_pkts=P.target * P.capacity)  # fmt: skip
 
     def outputs(self, traj: Trajectory) -> dict[str, np.ndarray]:
@@ -597,6 +603,10 @@ class TcpRed(FluidModel):
         Every window is W* = sqrt(2/p*) and the link is full:
         C = W* sum_i N_i / (T_p,i + q*/C), p* = p_RED(q*) (x* = q*); q* by
         bisection. For one group this is W* = R* C / N, p* = 2 N^2/(R* C)^2.
+        Past the end of RED's curve (2 max_th gentle, max_th original) p = 1 up to
+        the queue limit, where q* may also lie. Raises
+        :class:`~pertlab.fluid.params.NoEquilibrium` when even p = 1 with the queue
+        at its limit leaves the flows sending more than C.
         """
         P = self.params
         C = P.capacity
@@ -604,21 +614,55 @@ class TcpRed(FluidModel):
         if not act:
             raise ValueError(f"at: no flows are active at t = {at:g} s")
 
-        def excess(q: float) -> float:
-            p = self._p(q)
+        def excess(q: float, p: float | None = None) -> float:
+            p = self._p(q) if p is None else p
             if p <= 0:
                 return math.inf
             return self._window_of_p(p) * sum(g.count / (g.prop_delay + q / C) for g in act) - C
 
+        limit = P.queue_limit
         lo = P.min_th + 1e-12 * max(1.0, P.max_th)
-        hi = 2 * P.max_th if P.gentle else P.max_th * (1 - 1e-12)
-        if excess(hi) > 0:
-            raise ValueError("the RED curve cannot bring this load to equilibrium below max_th (p* would exceed max_p)")
-        q = bisect(excess, lo, hi)
-        p = self._p(q)
+        if limit <= lo:
+            raise ValueError(f"buffer: {limit:g} packets is not above min_th = {P.min_th:g}: RED never drops, so the "
+                             "windows grow without bound (no equilibrium)")  # fmt: skip
+        if excess(limit, 1.0) > 0:
+            raise NoEquilibrium(self._overload(act, limit))
+        end = 2 * P.max_th if P.gentle else P.max_th  # where RED's probability reaches 1
+        hi = min(end if P.gentle else P.max_th * (1 - 1e-12), limit)
+        if excess(hi) <= 0:
+            q = bisect(excess, lo, hi)
+            p = self._p(q)
+        elif end >= limit:
+            raise ValueError(f"buffer: the equilibrium needs a queue above the queue limit ({limit:g} packets), "
+                             "which cuts RED's curve before its end; raise it")  # fmt: skip
+        elif excess(end, 1.0) <= 0:  # original RED jumps from max_p to 1 at max_th
+            raise ValueError(f"gentle: the equilibrium falls on original RED's jump from max_p to 1 at max_th = {P.max_th:g} "
+                             "packets (p* between max_p and 1): the model has none there; gentle RED has one")  # fmt: skip
+        else:
+            q = bisect(lambda v: excess(v, 1.0), end, limit)
+            p = 1.0
         w = self._window_of_p(p)
         r = sum(g.count * (g.prop_delay + q / C) for g in act) / sum(g.count for g in act)
         return Equilibrium(w_star=w, p_star=p, tq_star_s=q / C, r_star_s=r, q_star_pkts=q)
+
+    def _overload(self, act: list[FlowGroup], limit: float) -> str:
+        """The message of :class:`NoEquilibrium`: even windows of p = 1 over a full queue overload C."""
+        P = self.params
+        C = P.capacity
+        w1 = self._window_of_p(1.0)
+        rate = w1 * sum(g.count / (g.prop_delay + limit / C) for g in act)
+        n = sum(g.count for g in act)
+        msg = (f"capacity, rtt, flows, buffer: no equilibrium with p in [0, 1]: even at p = 1 (windows of {w1:.3g} "
+               f"packets) with the queue at its limit ({limit:g} packets) the {n} flows send {rate:.4g} pkt/s, more than "
+               f"C = {C:.4g} pkt/s")  # fmt: skip
+        if len({g.prop_delay for g in act}) > 1:
+            return msg + "; raise capacity, rtt or buffer, or use fewer flows"
+        tp = act[0].prop_delay
+        need = w1 * n  # packets in flight at p = 1: the link and the queue must hold them (C T_p + limit)
+        fewer = f", or flows <= {math.floor((C * tp + limit) / w1)}" if C * tp + limit >= w1 else ""
+        up = chk.bound_text
+        return (f"{msg}; an equilibrium needs C rtt + buffer >= {need:.4g} packets: capacity >= {up((need - limit) / tp)} pkt/s, "
+                f"rtt >= {up((need - limit) / C)} s, buffer >= {up(need - C * tp)} packets{fewer}")  # fmt: skip
 
     def outputs(self, traj: Trajectory) -> dict[str, np.ndarray]:
         P = self.params

@@ -52,7 +52,10 @@ def plot_runs(runs: Sequence[tuple[str, FluidRun]], path: Path, title: str, colu
         for name, run in runs:
             c = run.columns()
             (line,) = ax.plot(c["t_s"], c[col] * scale, lw=1.0, label=name)
-            eq = run.model.equilibrium() if not hasattr(run.model.params, "groups") else None
+            try:
+                eq = run.model.equilibrium() if not hasattr(run.model.params, "groups") else None
+            except ValueError:  # none with p in [0, 1] (NoEquilibrium): no dashed line
+                eq = None
             if eq is not None and col == "window_pkts":
                 ax.axhline(eq.w_star, color=line.get_color(), ls="--", lw=0.7)
         ax.set_ylabel(label, fontsize=8)

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["positive", "non_negative", "count", "open_unit", "unit_interval", "ordered"]
+__all__ = ["positive", "non_negative", "count", "open_unit", "unit_interval", "ordered", "NoEquilibrium", "pert_equilibrium",
+           "bound_text"]  # fmt: skip
 
 
 def _num(name: str, value: object) -> float:
@@ -66,3 +67,43 @@ def ordered(lo_name: str, lo: float, hi_name: str, hi: float, unit: str = "") ->
     """Require ``lo < hi``; the message names both parameters."""
     if not lo < hi:
         raise ValueError(f"{lo_name}: must be below {hi_name} ({lo_name} = {lo:g}{unit}, {hi_name} = {hi:g}{unit})")
+
+
+def bound_text(x: float, up: bool = True, digits: int = 4) -> str:
+    """``x`` to ``digits`` significant digits rounded up (``up``) or down, so that a printed lower
+    (upper) bound is itself allowed: 44.194 -> "44.2" up to three digits, not "44.19"."""
+    if not (math.isfinite(x) and x > 0):
+        return f"{x:g}"
+    scale = 10.0 ** (math.floor(math.log10(x)) - digits + 1)
+    v = x / scale
+    n = math.ceil(v * (1 - 1e-12)) if up else math.floor(v * (1 + 1e-12))
+    return f"{n * scale:.{digits}g}"
+
+
+class NoEquilibrium(ValueError):
+    """The operating point has no equilibrium with the probability p in [0, 1]: even p = 1, the
+    flows' smallest stationary windows, sends more than the link carries at that RTT. The
+    message starts with the parameters that set the point (``capacity, rtt, flows: ...``)."""
+
+
+def pert_equilibrium(capacity: float, rtt: float, flows: int, beta: float = 0.5, target: float | None = None) -> tuple[float, float]:
+    """(W*, p*) of the PERT models' equilibrium (9): W* = R C / N, p* = 1 / (beta W*^2), with
+    R = ``rtt`` (+ ``target``, PERT/PI's queueing delay, when given). Raises
+    :class:`NoEquilibrium` when p* > 1, i.e. W* < sqrt(1/beta): the N flows cannot load a link of
+    C pkt/s and that R to its equilibrium; the message gives the capacity, RTT and number of flows
+    that would."""
+    R = rtt + (target or 0.0)
+    w = R * capacity / flows
+    p = 1.0 / (beta * w * w)
+    if p <= 1.0:
+        return w, p
+    w_min = math.sqrt(1.0 / beta)
+    r_text = f"R = rtt + target = {R:.4g} s" if target else f"R = rtt = {R:.4g} s"
+    n_max = math.floor(R * capacity / w_min)
+    fewer = f", or flows <= {n_max}" if n_max >= 1 else " (even one flow is too many for this capacity and RTT)"
+    raise NoEquilibrium(
+        f"capacity, rtt, flows: no equilibrium with p in [0, 1]: {flows} flows over C = {capacity:.4g} pkt/s and "
+        f"{r_text} have W* = R C / N = {w:.3g} packets and would need p* = 1/(beta W*^2) = {p:.3g} > 1; "
+        f"an equilibrium needs W* >= sqrt(1/beta) = {w_min:.3g}: capacity >= {bound_text(w_min * flows / R)} pkt/s, "
+        f"or rtt >= {bound_text(w_min * flows / capacity - (target or 0.0))} s{fewer}"
+    )

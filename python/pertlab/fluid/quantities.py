@@ -69,15 +69,26 @@ def parse_bytes(value: object, field: str) -> int:
     return _size_bytes(value, field)
 
 
-def parse_capacity(value: object, packet_size: object = 1250, field: str = "capacity") -> float:
-    """Packets per second from ``"100pkt/s"``, ``100`` or ``"10Mbps"`` (with ``packet_size``)."""
+def parse_capacity(value: object, packet_size: object = None, field: str = "capacity", default_size: int = 1250) -> float:
+    """Packets per second from ``"100pkt/s"``, ``100`` or ``"10Mbps"`` (with ``packet_size``,
+    1 to :data:`pertlab.scenario.MAX_PACKET_BYTES` bytes; ``default_size`` when None).
+
+    A packet size serves only to convert a bit rate: given with a capacity in packets/s it
+    would be ignored, so the pair is refused (``packet_size, capacity: ...``)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return float(value)
-    m = _PKT.match(str(value))
-    if m:
-        return float(m.group(1))
-    bps = _rate_bps(value, field)
-    size = parse_bytes(packet_size, "packet_size")
-    if size <= 0:
-        raise ValueError(f"packet_size: must be positive, got {packet_size!r}")
-    return bps / (8.0 * size)
+        pps = float(value)
+    elif m := _PKT.match(str(value)):
+        pps = float(m.group(1))
+    else:
+        bps = _rate_bps(value, field)
+        size = parse_bytes(default_size if packet_size is None else packet_size, "packet_size")
+        from ..scenario import MAX_PACKET_BYTES  # here only: pertlab.scenario costs 0.2 s to import
+
+        if not 1 <= size <= MAX_PACKET_BYTES:
+            raise ValueError(f"packet_size: must be 1 to {MAX_PACKET_BYTES} bytes, got {packet_size!r}")
+        return bps / (8.0 * size)
+    if packet_size is not None:
+        raise ValueError(f"packet_size, {field}: a packet size only converts a bit-rate {field} to packets/s, and "
+                         f"{value!r} is in packets/s already; drop the packet size, or give the {field} as a bit rate "
+                         "(10Mbps)")  # fmt: skip
+    return pps

@@ -145,7 +145,8 @@ def _sign_change(f: Callable[[float], float], lo: float, hi: float) -> float:
 
 def theorem1(capacity: float, rtt_max: float, flows_min: int, pmax: float = 0.1, tmin: float = 0.05,
              tmax: float = 0.1, alpha: float = 0.99, delta: float = 1e-4) -> Theorem1:  # fmt: skip
-    """Evaluate Theorem 1 (10)-(13) for capacity C (pkt/s), R+ (s), N-.
+    """Evaluate Theorem 1 (10)-(13) for capacity C (pkt/s), R+ (s), N-. Raises
+    :class:`~pertlab.fluid.params.NoEquilibrium` when the equilibrium (9) would need p* > 1.
 
     Example (Figure 13, R+ = 160 ms): ``theorem1(100, 0.16, 5).stable`` is True,
     and the boundary R+ is 171 ms.
@@ -156,8 +157,7 @@ def theorem1(capacity: float, rtt_max: float, flows_min: int, pmax: float = 0.1,
     wg = _wg(C, R, N)
     lhs = _lhs(L, C, R, N)
     rhs = math.sqrt((wg / K) ** 2 + 1.0)
-    w = R * C / N
-    p = 2.0 * N * N / (R * C) ** 2
+    w, p = chk.pert_equilibrium(C, R, N)  # (9): W* = R C / N, p* = 2 N^2 / (R C)^2 <= 1, else NoEquilibrium
     return Theorem1(
         stable=lhs <= rhs,
         margin=rhs - lhs,
@@ -216,17 +216,18 @@ def theorem2(capacity: float, rtt_max: float, flows_min: int, r_star: float | No
              delta: float | None = None) -> Theorem2:  # fmt: skip
     """(21): m = 2 N- / (R+^2 C), K = m |j R* m + 1| / (R+^3 C^2 / (2 N-)^2).
 
-    ``r_star`` is the stationary RTT R* (default R+, the worst case).
+    ``r_star`` is the stationary RTT R* (default R+, the worst case). Raises
+    :class:`~pertlab.fluid.params.NoEquilibrium` when p* = 2 / W*^2 would exceed 1.
     ``assumption_w_star_gg_2`` reports (20) as W* = R+ C / N- >= 10 (a
     judgement of "much larger than 2")."""
     C = chk.positive("capacity", capacity, " pkt/s")
     R = chk.positive("rtt", rtt_max, " s")
     N = chk.count("flows", flows_min)
     Rs = R if r_star is None else chk.positive("r_star", r_star, " s")
+    w, p = chk.pert_equilibrium(C, R, N)  # W* = R+ C / N-, p* = 2 / W*^2 <= 1, else NoEquilibrium
     m = 2.0 * N / (R * R * C)
     k = m * abs(complex(1.0, Rs * m)) / (R**3 * C * C / (2.0 * N) ** 2)
-    w = R * C / N
-    out = dict(m=m, k=k, w_star=w, p_star=2.0 / (w * w), assumption_w_star_gg_2=w >= 10.0, rtt_max_s=R,
+    out = dict(m=m, k=k, w_star=w, p_star=p, assumption_w_star_gg_2=w >= 10.0, rtt_max_s=R,
                r_star_s=Rs, flows_min=N, capacity_pps=C)  # fmt: skip
     if delta is not None:
         d = chk.positive("delta", delta, " s")
