@@ -114,3 +114,32 @@ def test_a_drop_ratio_with_an_undefined_drop_rate_is_nan():
     r = Results({"controllers": [{**row, "label": "a", "drop_rate": None}, {**row, "label": "b", "drop_rate": 0.1}]})
     assert math.isnan(drop_ratio(r, "a", "b")) and math.isnan(drop_ratio(r, "b", "a"))
     assert drop_ratio(r, "b", "b") == 1.0
+
+
+def test_pythons_rates_follow_the_cores_rule():
+    from pertlab.metrics import rate
+
+    assert rate(3, 4) == 0.75
+    assert rate(0, 4) == 0.0
+    assert rate(0, 0) is None
+
+
+def test_jain_per_bin_is_null_where_no_flow_delivered():
+    # hua02-jcc's Jain series takes the core's definition, bin by bin.
+    from pertlab.reproduce.hua02_jcc_entries import _jain_bins
+
+    binned = pl.DataFrame({"bin_s": [0.0, 0.0, 5.0, 5.0, 10.0, 10.0], "kbps": [1.0, 3.0, 2.0, 2.0, 0.0, 0.0]})
+    assert _jain_bins(binned)["jain"].to_list() == [0.8, 1.0, None]
+
+
+def test_the_testbeds_queue_rates_are_undefined_without_arrivals():
+    from pertlab.linux.scenario import load_scenario
+    from pertlab.linux.testbed import _queue_row
+
+    sc = load_scenario("examples/testbed/smoke.toml")
+    warm, start = {"packets": 10, "drops": 2}, sc.warmup / 1e9
+    # Nothing reached the queue in the window, and no length sample fell inside it.
+    idle = _queue_row(sc, [{"t_s": start - 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, warm, [], 1.0, {})
+    assert (idle["arrivals"], idle["drop_rate"], idle["mark_rate"], idle["avg_queue_pkts"]) == (0, None, None, None)
+    busy = _queue_row(sc, [{"t_s": start + 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, {"packets": 16, "drops": 4}, [], 1.0, {})
+    assert (busy["arrivals"], busy["drop_rate"], busy["mark_rate"], busy["avg_queue_pkts"]) == (8, 0.25, 0.0, 3.0)

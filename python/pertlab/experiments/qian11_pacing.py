@@ -59,13 +59,13 @@ from typing import Any
 import polars as pl
 
 from ..builders import dumbbell
+from ..metrics import jain_index as jain, rate
 from ..results import Results
 from ..runner import run
 from ..scenario import Scenario
 from ..scenario.controllers import Pert
 from .qian11 import PACKET_BYTES
 from .qian11_video import THINK_TIME
-from .tahiliani_ch4 import jain
 
 #: The flavours of Figs 25-29: (receiver ACK policy, sender pacing), named as the thesis does.
 FLAVOURS: dict[str, tuple[str, bool]] = {"delay-pacing": ("adaptive", True), "delay-ack": ("adaptive", False), "no-delay": ("every", False)}
@@ -273,7 +273,7 @@ def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: in
             "seed": seed, "flavour": name, "n": g.height, "goodput_mbps": g["goodput_mbps"].mean(),
             "share": g["goodput_mbps"].sum() / total, "fair_share": g.height / f.height, "drop_rate": c["drop_rate"],
             "jain": jain(g["goodput_mbps"].to_list()), "data_ack_ratio": g["data_ack_ratio"].mean(), "timeouts": int(g["timeouts"].sum()),
-            "rtt_mean_ms": g["rtt_mean_ms"].mean(), "early_per_segment": g["early_responses"].sum() / max(g["segments_sent"].sum(), 1),
+            "rtt_mean_ms": g["rtt_mean_ms"].mean(), "early_per_segment": rate(g["early_responses"].sum(), g["segments_sent"].sum()),
             "queue_ahead_pkts": ahead.get(name), "min_rtt_spread_ms": g["rtt_min_ms"].max() - g["rtt_min_ms"].min(),
             "min_rtt_rho": _rank_corr(g["rtt_min_ms"].to_list(), g["goodput_mbps"].to_list()),
             "goodput_cv": g["goodput_mbps"].std() / g["goodput_mbps"].mean() if g.height > 1 else None,

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..builders import dumbbell
+from ..metrics import jain_index as jain, rate
 from ..runner import run
 from ..scenario import Scenario
 
@@ -134,27 +135,23 @@ def suite_row(scenario: Scenario) -> dict[str, Any]:
     forward = f.filter(f["src"].str.starts_with("s"))  # the reverse FTP flows send from the d hosts
     return {
         "utilization": float(b["utilization"]), "queue_pct": 100 * float(b["avg_queue_pkts"]) / buffer,
-        "drop_rate": float(b["drop_rate"]), "mark_rate": float(b["mark_rate"]),
+        "drop_rate": b["drop_rate"], "mark_rate": b["mark_rate"],
         "ftp_goodput_mbps": float(forward["goodput_mbps"].sum()), "timeouts": int(f["timeouts"].sum()),
-        "udp_loss": int(u["dropped"].sum()) / max(int(u["sent"].sum()), 1),
+        "udp_loss": rate(int(u["dropped"].sum()), int(u["sent"].sum())),
     }  # fmt: skip
-
-
-def jain(xs: list[float]) -> float:
-    """Jain's fairness index, Eq. 4.4.1: (sum x)^2 / (n sum x^2); 1 when all are equal."""
-    total, squares = sum(xs), sum(x * x for x in xs)
-    return total * total / (len(xs) * squares) if squares > 0 else 1.0
 
 
 def fairness_row(scenario: Scenario) -> dict[str, Any]:
     """Run a half-SACK, half-Surathkal ``scenario`` (Figs. 4.6, 4.7): each class's mean goodput
     per flow, Eq. 4.4.1 over every flow's goodput (``jain_flows``) and over the two class means
-    (``jain_classes``, the other reading of the thesis's "fairness ratio"; spec 6, item 14)."""
+    (``jain_classes``, the other reading of the thesis's "fairness ratio"; spec 6, item 14). The
+    index (:func:`pertlab._core.jain_index`, the one definition) and the ratio are None where
+    nothing was delivered to divide by."""
     f = run(scenario).flows
     by = {label: f.filter(f["label"] == label)["goodput_mbps"].to_list() for label in ("sack", "surathkal")}
     means = {label: sum(xs) / len(xs) for label, xs in by.items()}
     return {
-        "sack_mbps": means["sack"], "surathkal_mbps": means["surathkal"], "ratio": means["surathkal"] / means["sack"],
+        "sack_mbps": means["sack"], "surathkal_mbps": means["surathkal"], "ratio": means["surathkal"] / means["sack"] if means["sack"] > 0 else None,
         "jain_flows": jain(by["sack"] + by["surathkal"]), "jain_classes": jain(list(means.values())),
         "jain_sack": jain(by["sack"]), "jain_surathkal": jain(by["surathkal"]),
     }  # fmt: skip

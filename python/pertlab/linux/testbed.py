@@ -54,6 +54,7 @@ import polars as pl
 from .. import interrupt
 from .._core import video_playout
 from ..jsonable import dumps
+from ..metrics import rate
 from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, loader, runs
@@ -498,12 +499,14 @@ def _video_columns(sc: TestbedScenario, g: FlowGroup, arrivals: list[list[float]
 
 def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_end: dict, flow_rows: list[dict], span: float, delayline: dict) -> dict:
     """The bottleneck over the measurement window, as the simulator reports it
-    (counters None when the run stopped before the window opened)."""
+    (counters None when the run stopped before the window opened; rates and averages None over an
+    empty population, as the simulator's: :mod:`pertlab.metrics`). The testbed's queues do not
+    mark, so marks are 0 and the mark rate is 0 whenever a packet arrived."""
     kind, limit = sc.queue()
     row = {
         "link": "bottleneck", "from": "rtr", "to": "rcv", "discipline": kind, "rate_bps": sc.bottleneck.rate,
         "limit_pkts": limit if kind == "pfifo" else None, "limit_bytes": limit if kind == "bfifo" else None,
-        "marks": 0, "mark_rate": 0.0, "link_losses": delayline.get("lost", 0),
+        "marks": 0, "mark_rate": None, "link_losses": delayline.get("lost", 0),
         "avg_queue_pkts": None, "avg_queue_bytes": None, "arrivals": None, "departures": None, "drops": None,
         "drop_rate": None, "utilization": None,
     }  # fmt: skip
@@ -514,10 +517,10 @@ def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_
     departures, drops = q_end["packets"] - q_warm["packets"], q_end["drops"] - q_warm["drops"]
     arrivals = departures + drops
     return row | {
-        "avg_queue_pkts": statistics.fmean(q["len_pkts"] for q in in_window) if in_window else 0.0,
-        "avg_queue_bytes": statistics.fmean(q["len_bytes"] for q in in_window) if in_window else 0.0,
+        "avg_queue_pkts": statistics.fmean(q["len_pkts"] for q in in_window) if in_window else None,
+        "avg_queue_bytes": statistics.fmean(q["len_bytes"] for q in in_window) if in_window else None,
         "arrivals": arrivals, "departures": departures, "drops": drops,
-        "drop_rate": drops / arrivals if arrivals else 0.0, "utilization": sent_bits / (sc.bottleneck.rate * span),
+        "drop_rate": rate(drops, arrivals), "mark_rate": rate(0, arrivals), "utilization": sent_bits / (sc.bottleneck.rate * span),
     }  # fmt: skip
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import polars as pl
 
 from ..experiments import hua02 as h
+from ..metrics import jain_index
 from ..parallel import Workers
 from ..sweep import Point
 from . import hua02_jcc_report as rep
@@ -180,12 +181,10 @@ def _binned(r, bin_s: float, since_s: float) -> pl.DataFrame:
 
 
 def _jain_bins(binned: pl.DataFrame) -> pl.DataFrame:
-    """Jain's index (eq. 4.5) of the flows' goodputs in each bin."""
-    return (
-        binned.group_by("bin_s")
-        .agg((pl.col("kbps").sum() ** 2 / (pl.len() * (pl.col("kbps") ** 2).sum())).alias("jain"))
-        .sort("bin_s")
-    )
+    """Jain's index (eq. 4.5, :func:`pertlab.metrics.jain_index`) of the flows' goodputs in each
+    bin; None in a bin where no flow delivered anything."""
+    index = pl.col("kbps").map_elements(lambda kbps: jain_index(kbps.to_list()), return_dtype=pl.Float64)
+    return binned.group_by("bin_s").agg(pl.col("kbps")).select("bin_s", index.alias("jain")).sort("bin_s")
 
 
 def _four(runs: list[tuple[dict, object]], mode: Mode) -> dict[str, pl.DataFrame]:
