@@ -22,7 +22,9 @@ by SIGHUP (a closed terminal), once or several times, at any moment:
   second Ctrl-C cannot cut that short.
 
 - :func:`run_detached` runs a short command (``ip``, ``tc``, ``bpftool``) that no stop signal
-  kills, so that a Ctrl-C cannot cut it short (a namespace half deleted, a counter unread).
+  kills, so that a Ctrl-C cannot cut it short (a namespace half deleted, a counter unread), and
+  :func:`popen_detached` starts a long-lived one (the testbed's flows, its delay line, the eBPF
+  loader's hold), which the caller stops itself.
 
 Left out: no number of signals forces an exit; SIGKILL cannot be caught, and
 what it loses is bounded by the stores (each run is stored as it finishes).
@@ -31,13 +33,14 @@ what it loses is bounded by the stores (each run is stored as it finishes).
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 import subprocess
 import sys
 import threading
 from typing import Iterator, Sequence
 
-__all__ = ["SIGNALS", "Stop", "install", "ignore", "deferred", "requested", "run_detached"]
+__all__ = ["SIGNALS", "Stop", "install", "ignore", "deferred", "requested", "run_detached", "popen_detached"]
 
 #: The signals that stop a command.
 SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -132,3 +135,27 @@ def run_detached(args: Sequence[str]) -> subprocess.CompletedProcess:
         r = subprocess.run(list(args), capture_output=True, text=True, start_new_session=True)
         if r.returncode not in stop_codes:
             return r
+
+
+def popen_detached(args: Sequence[str], **kwargs) -> subprocess.Popen:
+    """``subprocess.Popen(args, start_new_session=True, **kwargs)`` of a long-lived program that
+    no stop signal kills while it starts (the gap of :func:`run_detached`).
+
+    Popen returns once the child has called ``exec`` (its error pipe closes on exec) or died. A
+    child that died has no executable image left, so ``/proc/PID/exe`` cannot be read: then its
+    exit status tells a stop signal's victim (it died before ``exec``: after ``setsid`` nothing
+    sends it one) from a program that ran and ended by itself, and only the first is started
+    again. A program that runs is returned at once; stopping it is the caller's business."""
+    stop_codes = {-s for s in SIGNALS}
+    while True:
+        p = subprocess.Popen(list(args), start_new_session=True, **kwargs)
+        try:
+            os.readlink(f"/proc/{p.pid}/exe")
+            return p
+        except OSError:
+            pass
+        if p.wait() not in stop_codes:
+            return p
+        for pipe in (p.stdin, p.stdout, p.stderr):
+            if pipe is not None:
+                pipe.close()

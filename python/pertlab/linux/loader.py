@@ -33,7 +33,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterator
 
-from ..interrupt import run_detached
+from ..interrupt import popen_detached, run_detached
 from . import build
 
 NAME = "pert"
@@ -381,8 +381,8 @@ def hold(name: str = NAME, params=None, trace: Path | None = None) -> Iterator[H
     if trace is not None and ctrl.name != "pert_adaptive":
         raise ValueError(f"trace: only pert_adaptive emits its RTT samples, not {ctrl.name}")
     # Its own session: a Ctrl-C at the terminal reaches the caller, which ends the hold in order.
-    proc = subprocess.Popen(
-        [str(loader), "hold", *params.loader_args(), *([f"trace={trace}"] if trace is not None else [])], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    proc = popen_detached(
+        [str(loader), "hold", *params.loader_args(), *([f"trace={trace}"] if trace is not None else [])], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     try:
         line = proc.stdout.readline() if proc.stdout else ""

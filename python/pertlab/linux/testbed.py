@@ -109,9 +109,10 @@ class Testbed:
         return _sh("ip", "netns", "exec", ns, *cmd, check=check)
 
     def popen(self, ns: str, *cmd: str) -> subprocess.Popen:
-        """A process in ``ns``, in its own session, with its standard input a pipe
-        from this process (the helpers stop when it closes)."""
-        p = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        """A process in ``ns``, in its own session (:func:`pertlab.interrupt.popen_detached`: a
+        Ctrl-C while it starts does not kill it), with its standard input a pipe from this process
+        (the helpers stop when it closes)."""
+        p = interrupt.popen_detached(["ip", "netns", "exec", ns, *cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.procs.append(p)
         return p
 
