@@ -81,3 +81,10 @@ def test_run_is_the_function_whatever_was_imported_first():
     # pertlab.runner holds it: a module named `run` would shadow the function once imported.
     code = "import pertlab.cli, pertlab.runner, pertlab; assert callable(pertlab.run) and pertlab.run.__module__ == 'pertlab.runner'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_python_dash_m_runs_the_command():
+    """`python -m pertlab` is the `pertlab` command (for a Python whose scripts are not on the PATH)."""
+    proc = subprocess.run([sys.executable, "-m", "pertlab", "stability", "pert-red", "--help"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("Usage: python -m pertlab stability pert-red [OPTIONS]")
