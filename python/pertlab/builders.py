@@ -66,7 +66,9 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
 from __future__ import annotations
 
 import math
+import numbers
 import re
+from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
@@ -74,7 +76,7 @@ from .kinds import CC_NAMES, CLASS_KINDS, PY_FORM, QUEUE_NAMES
 from .scenario.controllers import check_target
 from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError, class_rates
 from .scenario.traffic import TCP_IP_HEADER_BYTES
-from .units import format_size, parse_rate, parse_size, parse_time
+from .units import U64_MAX, format_size, parse_rate, parse_size, parse_time
 
 __all__ = [
     "CC_NAMES", "QUEUE_NAMES", "NS2_TCP", "dumbbell", "parking_lot", "parse_cc_mix", "split_rtt", "buffer_packets",
@@ -246,6 +248,9 @@ def _parse_video(video: str | None, startup_delay: str | int | None, startup_del
     if delay_ns < 0:
         raise ScenarioError([("startup_delay", f"must be zero or positive, got {startup_delay!r}")])
     further = [parse_time(d, f"startup_delays[{i}]") for i, d in enumerate(startup_delays or [])]
+    for i, d in enumerate(further):
+        if d < 0:
+            raise ScenarioError([(f"startup_delays[{i}]", f"must be zero or positive, got {startup_delays[i]!r}")])
     for i in range(1, len(further)):
         if further[i] <= further[i - 1]:
             raise ScenarioError([(f"startup_delays[{i}]", f"must be strictly increasing, got {startup_delays[i]} after {startup_delays[i - 1]}")])
@@ -313,9 +318,15 @@ def dumbbell(
     ``class_weights``, ``flow_classes``, ``udp_load``, ``udp_split`` and ``udp_arrivals`` set up
     service classes on a multi-class ``queue`` (module doc, "Service classes").
     ``memory_limit`` (as :func:`pertlab.runner.run` takes it) refuses at once more flows
-    than it can hold. Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument.
+    than it can hold. Errors are :class:`~pertlab.scenario.ScenarioError` naming the argument
+    (a value of the wrong type too, :data:`ARGUMENT_KINDS`), or a ``ValueError`` of a quantity
+    naming it; an argument given where it does not apply (``aqm`` with a queue that takes none,
+    ``monitor_flows`` without ``sample_interval``, ``web`` without ``web_sessions``) is refused.
     """
+    _check_kinds(locals())
     rate = _positive(parse_rate, bw, "bw")
+    if access_rate is None and 10 * rate > U64_MAX:  # the derived access rate would not fit: the bottleneck rate is at fault
+        raise ScenarioError([("bw", f"must be at most {U64_MAX // 10} bit/s unless the access rate is given (the access links run at 10 x bw, and a rate is at most {U64_MAX} bit/s), got {bw!r}")])
     rtt_list = [x.strip() for x in rtt.split(",")] if isinstance(rtt, str) else rtt if isinstance(rtt, (list, tuple)) else [rtt]
     rtts_ns = [_positive(parse_time, x, "rtt") for x in rtt_list]
     duration_ns, end_ns, window_ns, warmup_ns = _window(duration, start_window, warmup, measure_end)
@@ -342,6 +353,8 @@ def dumbbell(
     _fits_in_memory(n + reverse_flows, memory_limit)
     if web_sessions < 0:
         raise ScenarioError([("web_sessions", f"must be zero or positive, got {web_sessions}")])
+    _applies("web", web, web_sessions > 0, f"with web sessions (the parameters of their pair); web_sessions is {web_sessions}")
+    _applies("monitor_flows", monitor_flows, sample_interval is not None, "with sample_interval (the time series it picks flows for); sample_interval is None")
     _check_queue(queue)
     _check_xcp_router([name for name, _ in groups], queue)
     _check_window(end_ns, window_ns, warmup_ns, start_window, warmup, measure_end)
@@ -484,8 +497,10 @@ def parking_lot(
     crosses two such links each way): (n - 2) router links of propagation both
     ways plus the transmission of one packet and one ACK on each, to the
     nanosecond. ``buffer_pkts`` sets the router buffers in packets instead of
-    ``buffer_bdp`` (Hua gives no buffer; ns-2's default is 50).
+    ``buffer_bdp`` (Hua gives no buffer; ns-2's default is 50). Errors name the argument, as
+    :func:`dumbbell`'s do.
     """
+    _check_kinds(locals())
     if routers < 2:
         raise ScenarioError([("routers", f"need at least 2 routers, got {routers}")])
     if hosts < 1:
@@ -613,6 +628,81 @@ def _check_xcp_router(names: list[str], queue: str) -> None:
         raise ScenarioError([("queue", f'xcp flows need queue "xcp" (the XCP router) at the bottleneck, got {queue!r}')])
 
 
+def _is_int(value: Any) -> bool:
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+#: The kinds of :data:`ARGUMENT_KINDS`: a test of the value and what it reads as in an error.
+_KINDS = {
+    "int": (_is_int, "an integer"),
+    "number": (_is_number, "a number"),
+    "bool": (lambda v: isinstance(v, bool), "True or False"),
+    "str": (lambda v: isinstance(v, str), "a string"),
+    "dict": (lambda v: isinstance(v, Mapping), "a dict"),
+    "dicts": (lambda v: isinstance(v, Mapping) and all(isinstance(x, Mapping) for x in v.values()), "a dict of dicts"),
+    "list": (lambda v: isinstance(v, (list, tuple)), "a list"),
+    "ints": (lambda v: isinstance(v, (list, tuple)) and all(map(_is_int, v)), "a list of integers"),
+    "numbers": (lambda v: isinstance(v, (list, tuple)) and all(map(_is_number, v)), "a list of numbers"),
+}  # fmt: skip
+
+#: What the builders' arguments accept, but the quantities (``bw``, ``rtt``, ``duration``, ...,
+#: read by :mod:`pertlab.units`) and ``memory_limit`` (:func:`pertlab.memory.core_limit`), whose
+#: errors name them already: a kind of :data:`_KINDS` (``?``: or None) and what the value means.
+ARGUMENT_KINDS: dict[str, tuple[str, str]] = {
+    "flows": ("int?", "the number of flows"),
+    "cc": ("str", "a controller or a mix, e.g. 'pert' or 'pert:25,sack:25'"),
+    "queue": ("str", f"a discipline: {', '.join(QUEUE_NAMES)}, or py:module:Class"),
+    "buffer_bdp": ("number", "bandwidth-delay products"),
+    "buffer_pkts": ("int?", "packets"),
+    "seed": ("int", "the seed of every random draw"),
+    "ecn": ("bool", "whether the flows use ECN"),
+    "monitor_flows": ("ints?", "indices of the flows to sample"),
+    "cc_params": ("dicts?", "a controller's parameters by its name, e.g. {'pert': {'t_max': '10ms'}}"),
+    "aqm": ("dict?", "the parameters of the queue's discipline, e.g. {'min_th': 5, 'max_th': 15}"),
+    "reverse_flows": ("int", "the number of reverse flows"),
+    "tcp": ("dict?", "TCP options, e.g. {'initial_rto': '3s'}"),
+    "web_sessions": ("int", "the number of web sessions"),
+    "web": ("dict?", "web parameters, e.g. {'think_time': '1s'}"),
+    "video": ("str?", "N@RATE or N@RATE:CC, e.g. '20@300kbps:pert'"),
+    "startup_delays": ("list?", "times, e.g. ['10s', '20s']"),
+    "class_weights": ("numbers?", "one weight per class"),
+    "flow_classes": ("ints?", "the classes of the flows in turn"),
+    "udp_load": ("number", "a fraction of the bottleneck rate"),
+    "udp_split": ("numbers?", "one fraction per class"),
+    "udp_arrivals": ("str?", f"one of {', '.join(UDP_ARRIVALS)}"),
+    "t_mu_probe": ("bool", "whether to add a T/mu probe flow"),
+    "routers": ("int", "the number of routers"),
+    "hosts": ("int", "hosts per router"),
+    "long_flows": ("int?", "the number of long flows"),
+    "cross_flows": ("ints?", "one count per router link"),
+    "equal_rtt": ("bool", "whether every flow gets the long flows' RTT"),
+}
+
+
+def _check_kinds(arguments: dict[str, Any]) -> None:
+    """A builder's arguments (its ``locals()`` on entry) of the kinds :data:`ARGUMENT_KINDS`
+    says, before anything reads them; an error names the argument and what it accepts."""
+    for name, value in arguments.items():
+        if name not in ARGUMENT_KINDS:
+            continue
+        kind, what = ARGUMENT_KINDS[name]
+        optional = kind.endswith("?")
+        test, text = _KINDS[kind.rstrip("?")]
+        if not (test(value) or (optional and value is None)):
+            raise ScenarioError([(name, f"must be {text}{' or None' if optional else ''} ({what}), got {value!r}")])
+
+
+def _applies(argument: str, value: Any, applies: bool, where: str) -> None:
+    """Refuse an ``argument`` given (not None or empty) where it does not apply, rather than drop
+    it: ``where`` says where it applies and why not here, naming the argument that decides."""
+    if value and not applies:
+        raise ScenarioError([(argument, f"applies only {where}")])
+
+
 def _check_queue(queue: str) -> None:
     """``queue`` is a discipline of the core or ``py:module:Class``; an error names the argument."""
     if queue.startswith("py:"):
@@ -631,6 +721,7 @@ def _queue_wire(queue: str, limit: int, aqm: dict[str, Any] | None, ecn: bool, p
         if aqm:
             raise ScenarioError([("aqm", "a discipline written in Python takes no aqm parameters: they are its class's attributes (subclass it)")])
         return {"kind": "py", "target": queue[3:], "limit_pkts": limit}
+    _applies("aqm", aqm, queue in AQM_SECTION, f"to an AQM queue ({', '.join(AQM_SECTION)}); queue is {queue!r}")
     wire: dict[str, Any] = {"kind": queue, "limit_pkts": limit}
     if queue in AQM_SECTION:
         wire[AQM_SECTION[queue]] = _aqm_section(queue, aqm, ecn, packet_size)
@@ -749,7 +840,12 @@ _ARGUMENT_OF_FIELD = [
     (r"dumbbell\.access_rate(?:_bps)?", "access_rate"),
     (r"(?:flows|web)\[\d+\]\.tcp\.packet_size", "packet_size"),
     (r"(?:flows|web)\[\d+\]\.tcp", "tcp"),
+    (r"(?:flows|web)\[\d+\]\.cc\.target", "cc"),
     (r"(?:flows|web)\[\d+\]\.cc", "cc_params"),
+    (r"flows\[\d+\]\.video\.startup_delays(?:_ns)?", "startup_delays"),
+    (r"flows\[\d+\]\.video\.startup_delay(?:_ns)?", "startup_delay"),
+    (r"flows\[\d+\]\.video", "video"),
+    (r"dumbbell\.bottleneck_queue\.target", "queue"),
     (r"web\[\d+\]\.sessions", "web_sessions"),
     (r"web\[\d+\]", "web"),
     (r"measure\.start(?:_ns)?", "warmup"),

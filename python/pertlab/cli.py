@@ -159,6 +159,8 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     from pydantic import TypeAdapter, ValidationError
 
     from .scenario import CcSpec, ScenarioError
+    from .scenario.errors import _item as _error_item
+    from .scenario.errors import _path as _error_path
 
     params: dict[str, dict[str, Any]] = {}
     for item in items:
@@ -180,7 +182,10 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
                 continue
             for x in e.errors():
                 if x["type"] != "missing":
-                    errors.append((".".join([f"--cc-param {kind}", *map(str, x["loc"][1:])]), x["msg"]))
+                    # The field as a scenario error names it (a check of the whole controller, such as
+                    # a boolean for a number, names its field in the error's context).
+                    field = (_error_path(x["loc"][1:]) if len(x["loc"]) > 1 else "") + _error_item(x)
+                    errors.append((f"--cc-param {kind}" + (f".{field.lstrip('.')}" if field else ""), x["msg"].removeprefix("Value error, ")))
     if errors:
         raise ScenarioError(errors)
     return params
@@ -708,8 +713,9 @@ def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
         link, sep, file = value.partition(":")
         if not (sep and link and file):
             _fail(ValueError(f"--pcap: give LINK:FILE, e.g. bottleneck:bottleneck.pcap, got `{value}`"))
+        if not scenario.has_link(link):
+            _fail(ValueError(f"--pcap: no link named `{link}`; links: {scenario.link_names()}"))
         added.append(CaptureSpec(link=link, file=file))
-    # The core checks the link's name (an error names `capture[i].link`).
     return scenario.model_copy(update={"capture": [*scenario.capture, *added]})
 
 

@@ -9,9 +9,11 @@ check all take their limit from :func:`core_limit`.
 from __future__ import annotations
 
 import math
+import numbers
 from pathlib import Path
 
 from .scenario.errors import ScenarioError
+from .units import U64_MAX
 
 __all__ = ["available_memory", "core_limit"]
 
@@ -34,11 +36,11 @@ def available_memory() -> int | None:
 
 
 def core_limit(memory_limit: float | None) -> int | None:
-    """The limit handed to the core: ``memory_limit`` bytes, the available
-    memory when None, no limit (None) for ``math.inf``. Anything else is an error
-    naming ``memory_limit``."""
+    """The limit handed to the core: ``memory_limit`` bytes (1 to :data:`~pertlab.units.U64_MAX`,
+    the core's u64; a fraction rounds down), the available memory when None, no limit (None)
+    for ``math.inf``. Anything else is an error naming ``memory_limit``."""
     if memory_limit is None:
         return available_memory()
-    if isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, float)) or math.isnan(memory_limit) or memory_limit <= 0:
-        raise ScenarioError([("memory_limit", f"must be a positive number of bytes, or math.inf for no limit, got {memory_limit!r}")])
+    if isinstance(memory_limit, bool) or not isinstance(memory_limit, numbers.Real) or math.isnan(memory_limit) or not (1 <= memory_limit <= U64_MAX or memory_limit == math.inf):
+        raise ScenarioError([("memory_limit", f"must be a positive number of bytes, 1 to {U64_MAX} (2**64 - 1), or math.inf for no limit, got {memory_limit!r}")])
     return None if math.isinf(memory_limit) else int(memory_limit)

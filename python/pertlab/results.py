@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 # when a table is first read: a run printed as JSON, and the summary, need no DataFrame
 # (issue 21's start-up time).
 
-__all__ = ["Results", "CaptureWarning", "SUCCESS_LATE_FRACTION", "drop_ratio", "empty_run_warnings", "rtt_by_seq_mod"]
+__all__ = ["Results", "CaptureWarning", "SUCCESS_LATE_FRACTION", "drop_ratio", "empty_run_warnings", "rtt_by_seq_mod", "MAX_SEQ_MOD"]
 
 #: A video stream succeeds when its late fraction is below this (Qian 2011, III.A.1, after Wang
 #: et al.: success is a late fraction below 10^-4). The core decides ``video_success`` (its
@@ -403,17 +403,25 @@ def drop_ratio(results: Results, of: str, to: str) -> float:
     return rates[of] / rates[to]
 
 
+#: The largest ``k`` of :func:`rtt_by_seq_mod`: its table has a row per group, empty ones too, so an
+#: unbounded k (2**31) would allocate gigabytes; trains of coalesced ACKs are a few segments long.
+MAX_SEQ_MOD = 2**16
+
+
 def rtt_by_seq_mod(trace_rtt: pl.DataFrame, k: int) -> pl.DataFrame:
     """RTT samples grouped by ``seq mod k`` (Qian 2011, Chapter IV.B, Fig 18b: the samples of a
     flow whose receiver coalesces up to k ACKs, by the position of the measured segment in a
     train of k). ``trace_rtt`` is :attr:`Results.trace_rtt`, or rows of it (one flow, a time
-    window). One row per group 0..k-1, empty groups included: ``group``, ``samples``,
+    window); ``k`` an integer from 1 to :data:`MAX_SEQ_MOD` (else a ValueError naming k). One row
+    per group 0..k-1, empty groups included: ``group``, ``samples``,
     ``mean_ms`` (null when empty) and ``diff_ms``, the group's mean minus the previous group's
     (null for group 0 and next to an empty group)."""
+    import numbers
+
     import polars as pl
 
-    if k < 1:
-        raise ValueError(f"k must be at least 1, got {k}")
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or not 1 <= k <= MAX_SEQ_MOD:
+        raise ValueError(f"k must be at least 1 and at most {MAX_SEQ_MOD} (MAX_SEQ_MOD), an integer, got {k!r}")
     groups = pl.DataFrame({"group": pl.Series(range(k), dtype=pl.UInt32)})
     means = (
         trace_rtt.select((pl.col("seq") % k).cast(pl.UInt32).alias("group"), "ms")

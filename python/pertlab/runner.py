@@ -66,8 +66,8 @@ def memory_estimate(scenario: Scenario | dict[str, Any] | str | Path, *, memory_
 def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = False, memory_limit: float | None = None) -> Results:
     """Run a scenario and return its results.
 
-    ``progress=True`` shows simulated time on stderr. ``memory_limit`` (bytes;
-    default the memory available now, ``math.inf`` for none): a run whose
+    ``progress=True`` shows simulated time on stderr. ``memory_limit`` (bytes, 1 to
+    2**64 - 1; default the memory available now, ``math.inf`` for none): a run whose
     memory estimate is larger is refused before it starts. Bad input raises
     :class:`~pertlab.scenario.ScenarioError` (``field.path: message``); the
     core never panics on a validated scenario. A model written in Python whose code

@@ -5,9 +5,10 @@ names accepted) and the cross-field comparison validator."""
 
 import functools
 import operator
-from typing import Annotated, Any, Callable
+import types
+from typing import Annotated, Any, Callable, Union, get_args, get_origin
 
-from pydantic import AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, WithJsonSchema, model_validator
+from pydantic import AfterValidator, AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..units import RATE_FORMS, SIZE_FORMS, TIME_FORMS, parse_rate, parse_size, parse_time
@@ -60,6 +61,24 @@ Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 Count = Annotated[int, Field(ge=1, le=U32_MAX)]
 U32 = Annotated[int, Field(ge=0, le=U32_MAX)]
 NonNegative = Annotated[float, Field(ge=0.0)]
+
+
+def _within(lo: float, hi: float) -> AfterValidator:
+    """A check that a number lies in [lo, hi], whose error names the range as the core's
+    ``check::in_range`` does (``must lie in [0, 1], got 2``), the value written short."""
+
+    def check(v: float) -> float:
+        if not lo <= v <= hi:
+            raise ValueError(f"must lie in [{lo:g}, {hi:g}], got {v:g}")
+        return v
+
+    return AfterValidator(check)
+
+
+#: A coefficient of the PI law, router PI's and PERT/PI's ``a`` and ``b``: in [0, 1], the core's
+#: bounds (``queue/pi.rs``, ``tcp/cc/pert_pi.rs``: 1 already moves the probability across [0, 1] on
+#: one packet of error), checked here so that 1e308 is refused in a line, not in 309 digits.
+PiCoefficient = Annotated[float, _within(0.0, 1.0), WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1})]
 
 
 def _unit(name: str, wire: str, default: Any = ..., description: str | None = None) -> Any:
@@ -126,6 +145,7 @@ class _Model(BaseModel):
                 "unknown field `{field}`; allowed: {allowed}",
                 {"field": unknown[0], "allowed": ", ".join(cls.model_fields)},
             )
+        _refuse_booleans(data, _number_fields(cls))
         return {k: _in_ns(v) if k in wire_ns else v for k, v in data.items()}
 
 
@@ -141,6 +161,44 @@ def _names(cls: type[BaseModel]) -> tuple[frozenset[str], frozenset[str]]:
             if f.serialization_alias.endswith("_ns"):
                 wire_ns.add(f.serialization_alias)
     return frozenset(accepted), frozenset(wire_ns)
+
+
+@functools.cache
+def _number_fields(cls: type[BaseModel]) -> frozenset[str]:
+    """The names (and aliases) of the fields of ``cls`` that take plain numbers (:func:`_takes_number`)."""
+    names = set()
+    for name, f in cls.model_fields.items():
+        if not any(isinstance(m, BeforeValidator) for m in f.metadata) and _takes_number(f.annotation):
+            aliases = f.validation_alias.choices if isinstance(f.validation_alias, AliasChoices) else [f.alias or name]
+            names.update([name, *(a for a in aliases if isinstance(a, str))])
+    return frozenset(names)
+
+
+def _takes_number(tp: Any) -> bool:
+    """Whether values of ``tp`` are plain numbers: int or float, alone, optional or in a list.
+    A quantity read by a parser of its own (``Rate``, ``Time``: a ``BeforeValidator``) refuses a
+    boolean itself, in its own words; a field that also takes a bool is not a number field."""
+    origin = get_origin(tp)
+    if origin is Annotated:
+        base, *meta = get_args(tp)
+        return not any(isinstance(m, BeforeValidator) for m in meta) and _takes_number(base)
+    if origin in (Union, types.UnionType, list, tuple):
+        args = [a for a in get_args(tp) if a is not type(None) and a is not Ellipsis]
+        return bool(args) and all(_takes_number(a) for a in args)
+    return tp in (int, float)
+
+
+def _refuse_booleans(data: dict[str, Any], numbers: frozenset[str]) -> None:
+    """A boolean given for a number is an error naming the field: Python's bool is an int, and
+    pydantic would read ``true`` as 1 (``a = true`` in a file, ``--cc-param pert-pi.a=true``)."""
+    for key, value in data.items():
+        if key not in numbers:
+            continue
+        items = list(enumerate(value)) if isinstance(value, (list, tuple)) else [(None, value)]
+        for i, v in items:
+            if isinstance(v, bool):
+                field = key if i is None else f"{key}[{i}]"
+                raise PydanticCustomError("field_error", "must be a number, got {value}", {"field": field, "value": str(v).lower()})
 
 
 def _in_ns(value: Any) -> Any:

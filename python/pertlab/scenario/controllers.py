@@ -8,7 +8,7 @@ from pydantic import Field, field_validator
 
 from ..kinds import CC_KINDS
 from ..units import format_time
-from .base import U32, Duration, Time, _compared_to, _Model, _unit
+from .base import U32, Duration, PiCoefficient, Time, _compared_to, _Model, _unit
 
 
 
@@ -62,8 +62,8 @@ class PertPi(_Model):
 
     kind: Literal["pert-pi"] = "pert-pi"
     target_delay: Time = _unit("target_delay", "target_delay_ns", "3ms", "target queueing delay T_q* (Section 6.1)")
-    a: Annotated[float, Field(ge=0.0)] = Field(1.822e-5, description="router PI's a (per packet of queue), ns-2 default")
-    b: Annotated[float, Field(ge=0.0)] = Field(1.816e-5, description="router PI's b (per packet of queue), ns-2 default")
+    a: PiCoefficient = Field(1.822e-5, description="router PI's a (per packet of queue), ns-2 default; in [0, 1]")
+    b: PiCoefficient = Field(1.816e-5, description="router PI's b (per packet of queue), ns-2 default; in [0, 1]")
     capacity_pps: Annotated[float, Field(gt=0.0)] = Field(
         description="bottleneck capacity in packets/s that scales a and b (Section 6.1); builders set it"
     )

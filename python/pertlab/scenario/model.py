@@ -2,6 +2,7 @@
 TOML or JSON, writing the core's wire format, and asking the core to check it."""
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -25,6 +26,32 @@ def _fewest_classes(links: list[LinkSpec], dumbbell: DumbbellSpec | None) -> tup
         queues += [(f"dumbbell.{name}", getattr(dumbbell, name)) for name in ("bottleneck_queue", "bottleneck_queue_reverse", "access_queue")]
     counts = [(q.classes(), path) for path, q in queues if q is not None and q.classes() is not None]
     return min(counts, key=lambda c: c[0]) if counts else None
+
+
+def _has_link(name: str, links: list[LinkSpec], dumbbell: DumbbellSpec | None) -> bool:
+    """Whether the topology has a link called ``name``: an explicit link's ``name`` (default
+    ``a-b``), or one the core makes of a dumbbell, ``s{i}-r0``, ``bottleneck``, ``r1-d{i}``
+    (``DumbbellSpec::expand``), told without making its pairs (there may be 2^32 of them)."""
+    if dumbbell is not None:
+        m = _ACCESS_LINK.fullmatch(name)
+        return name == "bottleneck" or (m is not None and int(m[1] or m[2]) < dumbbell.pairs)
+    return any((link.name or f"{link.a}-{link.b}") == name for link in links)
+
+
+#: A dumbbell's access link: ``s{i}-r0`` or ``r1-d{i}``, ``i`` without leading zeros.
+_ACCESS_LINK = re.compile(r"s(0|[1-9][0-9]*)-r0|r1-d(0|[1-9][0-9]*)")
+#: Links an error lists by name at most; the rest are counted.
+_LINKS_LISTED = 20
+
+
+def _link_list(links: list[LinkSpec], dumbbell: DumbbellSpec | None) -> str:
+    """The topology's link names for an error: ``bottleneck, s0-r0 .. s49-r0, r1-d0 .. r1-d49``."""
+    if dumbbell is not None:
+        last = dumbbell.pairs - 1
+        return "bottleneck, s0-r0, r1-d0" if last == 0 else f"bottleneck, s0-r0 .. s{last}-r0, r1-d0 .. r1-d{last}"
+    names = [link.name or f"{link.a}-{link.b}" for link in links]
+    more = f", ... ({len(names)} links)" if len(names) > _LINKS_LISTED else ""
+    return ", ".join(names[:_LINKS_LISTED]) + more
 
 
 if sys.version_info >= (3, 11):
@@ -150,6 +177,19 @@ class Scenario(_Model):
                 raise PydanticCustomError("item_error", "{message}", {"index": j, "field": "cc", "message": message})
         return v
 
+    @field_validator("capture")
+    @classmethod
+    def _captured_links_exist(cls, v: list[CaptureSpec], info: ValidationInfo) -> list[CaptureSpec]:
+        """Every captured link is one of the topology's (the core checks it too, without naming the others)."""
+        links, dumbbell = info.data.get("links"), info.data.get("dumbbell")
+        if links is None or "dumbbell" not in info.data or not (links or dumbbell):
+            return v  # the topology is wrong, or missing: its own error says so
+        for j, c in enumerate(v):
+            if not _has_link(c.link, links, dumbbell):
+                message = f"no link named `{c.link}`; links: {_link_list(links, dumbbell)}"
+                raise PydanticCustomError("item_error", "{message}", {"index": j, "field": "link", "message": message})
+        return v
+
     # -- construction --
 
     @classmethod
@@ -199,6 +239,14 @@ class Scenario(_Model):
         if not isinstance(other, Scenario):
             return NotImplemented
         return self.__dict__ == other.__dict__
+
+    def has_link(self, name: str) -> bool:
+        """Whether the topology has a link called ``name`` (a dumbbell's: ``bottleneck``, ``s{i}-r0``, ``r1-d{i}``)."""
+        return _has_link(name, self.links, self.dumbbell)
+
+    def link_names(self) -> str:
+        """The topology's link names, for a message: ``bottleneck, s0-r0 .. s49-r0, r1-d0 .. r1-d49``."""
+        return _link_list(self.links, self.dumbbell)
 
     # -- output --
 

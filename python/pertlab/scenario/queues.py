@@ -8,7 +8,7 @@ from pydantic import Field, ValidationInfo, field_validator
 
 from ..kinds import CLASS_KINDS, QUEUE_KINDS
 from .controllers import check_target
-from .base import _unit, Count, Duration, NonNegative, PacketSize, Probability, Size, Time, _Model, MAX_PACKET_BYTES, U32
+from .base import _unit, Count, Duration, NonNegative, PacketSize, PiCoefficient, Probability, Size, Time, _Model, MAX_PACKET_BYTES, U32
 
 
 
@@ -59,8 +59,8 @@ class RedConfig(_Model):
 class PiConfig(_Model):
     """Router PI controller (Hollot, Misra, Towsley, Gong 2001; ns-2 ``Queue/PI`` defaults)."""
 
-    a: NonNegative = Field(1.822e-5, description="coefficient of q - qref")
-    b: NonNegative = Field(1.816e-5, description="coefficient of q_old - qref")
+    a: PiCoefficient = Field(1.822e-5, description="coefficient of q - qref, in [0, 1]")
+    b: PiCoefficient = Field(1.816e-5, description="coefficient of q_old - qref, in [0, 1]")
     w_hz: Annotated[float, Field(gt=0.0, le=1e9)] = Field(170.0, description="sampling frequency, Hz")
     qref: NonNegative = Field(50.0, description="target queue, packets")
     use_ecn: bool = Field(False, description="mark ECN-capable packets instead of dropping them")

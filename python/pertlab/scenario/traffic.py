@@ -3,7 +3,7 @@
 import math
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import AliasChoices, BeforeValidator, Field, ValidationInfo, field_validator
+from pydantic import AliasChoices, BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from ..units import format_time
@@ -13,6 +13,24 @@ from .controllers import CC_KINDS, CcSpec, Reno
 #: IPv4 + TCP headers without options, bytes: a TCP packet of ``packet_size`` bytes carries
 #: ``packet_size - TCP_IP_HEADER_BYTES`` of payload (the core's ``TCP_IP_HEADER_BYTES``).
 TCP_IP_HEADER_BYTES = 40
+
+#: Largest receive window, bytes of payload: 2^30 (RFC 7323 2.3, window scale 14; the core's
+#: ``tcp::MAX_WINDOW_BYTES``): ``max_cwnd`` segments of payload must fit in it.
+MAX_WINDOW_BYTES = 2**30
+#: ``max_cwnd`` when none is given, segments (the core's default), where that many segments fit in
+#: :data:`MAX_WINDOW_BYTES` (packets up to 10,777 bytes): :func:`default_max_cwnd`.
+DEFAULT_MAX_CWND = 100_000
+
+
+def most_segments(packet_size: int) -> int:
+    """The largest ``max_cwnd`` of packets of ``packet_size`` bytes: :data:`MAX_WINDOW_BYTES` of payload."""
+    return MAX_WINDOW_BYTES // (packet_size - TCP_IP_HEADER_BYTES)
+
+
+def default_max_cwnd(packet_size: int) -> int:
+    """``max_cwnd`` when none is given: :data:`DEFAULT_MAX_CWND`, or as many segments as a window
+    holds when that is fewer (packets above 10,777 bytes)."""
+    return min(DEFAULT_MAX_CWND, most_segments(packet_size))
 
 
 #: A service class at multi-class queues (the packet's ``class: u8``; 0 is the lowest priority).
@@ -89,7 +107,11 @@ class TcpConfig(_Model):
         False, description="xecn only: count the ACKs inferred lost before an ECE ACK as marks (default: Algorithm 6's single increment)"
     )
     init_cwnd: Count = Field(2, description="initial window, segments")
-    max_cwnd: Count = Field(100_000, description="receiver window, segments")
+    max_cwnd: Count = Field(
+        DEFAULT_MAX_CWND,
+        description="receiver window, segments, at most 2^30 bytes of payload (RFC 7323 2.3); "
+        "default 100,000, or as many as 2^30 bytes hold of segments above 10,777 bytes",
+    )
     dupthresh: Count = 3
     limited_transmit: bool = True
     initial_rto: Duration = _unit("initial_rto", "initial_rto_ns", 1_000_000_000)
@@ -156,6 +178,22 @@ class TcpConfig(_Model):
         if v == "adaptive" and info.data.get("delayed_ack"):
             raise ValueError('delayed_ack = true means ack_policy = "delayed"; give one of them')
         return v
+
+    @model_validator(mode="after")
+    def _window_fits(self) -> "TcpConfig":
+        """``max_cwnd`` segments of payload fit in a window of 2^30 bytes, as the core requires:
+        unset, it is :func:`default_max_cwnd` of the packet size (unchanged where 100,000 fit);
+        set, a larger one is an error naming both."""
+        most = most_segments(self.packet_size)
+        if "max_cwnd" not in self.model_fields_set:
+            self.__dict__["max_cwnd"] = default_max_cwnd(self.packet_size)
+        elif self.max_cwnd > most:
+            message = (
+                f"must be at most {most} segments with packet_size {self.packet_size} B: a window holds at most 2^30 bytes "
+                f"of payload (RFC 7323 2.3), {self.packet_size - TCP_IP_HEADER_BYTES} bytes a segment; got {self.max_cwnd}"
+            )
+            raise PydanticCustomError("field_error", "{message}", {"field": "max_cwnd", "message": message})
+        return self
 
 
 def _cc_shorthand(value: Any) -> Any:
