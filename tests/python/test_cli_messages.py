@@ -14,21 +14,13 @@ from pertlab.scenario import U64_MAX, Scenario, ScenarioError
 
 import strict_json
 
+from cli_errors import refusal
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 runner = CliRunner()
 
 #: A dumbbell that runs in a few milliseconds.
 TINY = ["dumbbell", "--bw", "10Mbps", "--rtt", "20ms", "--flows", "2", "--duration", "2s", "--no-progress"]
-
-
-def refusal(args: list[str]) -> str:
-    """The one line a refused command prints on stderr (it exits 2, with no traceback)."""
-    result = runner.invoke(app, args)
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.output
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1, result.stderr
-    return lines[0]
 
 
 def run_json(args: list[str]) -> dict:

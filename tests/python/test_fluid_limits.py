@@ -19,18 +19,9 @@ from pertlab.fluid.params import NoEquilibrium, bound_text
 from pertlab.fluid.quantities import parse_capacity
 from pertlab.scenario import MAX_PACKET_BYTES
 
+from cli_errors import refusal
+
 runner = CliRunner()
-
-
-def refused(args: list[str], *flags: str) -> str:
-    """The one error line of a refused command (exit 2), which names every flag in ``flags``."""
-    r = runner.invoke(app, args)
-    assert r.exit_code == 2, r.output
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: "), r.stderr
-    for flag in flags:
-        assert flag in lines[0], (flag, lines[0])
-    return lines[0]
 
 
 # --- no equilibrium with p in [0, 1] -------------------------------------------------------------
@@ -38,7 +29,7 @@ def refused(args: list[str], *flags: str) -> str:
 
 @pytest.mark.parametrize("command", ["pert-red", "pert-pi"])
 def test_stability_refuses_p_star_above_one(command):
-    line = refused(["stability", command, "--capacity", "10"], "--capacity, --rtt, --flows:")
+    line = refusal(["stability", command, "--capacity", "10"], "--capacity, --rtt, --flows:")
     assert "no equilibrium with p in [0, 1]" in line and "19.5 > 1" in line
     # What would do: C >= sqrt(2) N / R = 44.19 (printed rounded up), R >= 0.7071 s, N <= 1.
     assert "capacity >= 44.2 pkt/s" in line and "rtt >= 0.7072 s" in line and "flows <= 1" in line
@@ -54,7 +45,7 @@ def test_stability_at_the_bound_still_works(command):
 
 
 def test_one_flow_too_many_is_said():
-    line = refused(["stability", "pert-pi", "--capacity", "10", "--flows", "50", "--rtt", "10ms"], "--capacity")
+    line = refusal(["stability", "pert-pi", "--capacity", "10", "--flows", "50", "--rtt", "10ms"], "--capacity")
     assert "even one flow is too many" in line
 
 
@@ -70,7 +61,7 @@ def test_theorems_raise_no_equilibrium():
 @pytest.mark.parametrize("command", ["pert-red", "pert-pi"])
 def test_fluid_refuses_p_star_above_one_before_any_work(command, tmp_path):
     out = tmp_path / "out"
-    refused(["fluid", command, "--capacity", "10", "--out", str(out)], "--capacity, --rtt, --flows:")
+    refusal(["fluid", command, "--capacity", "10", "--out", str(out)], "--capacity, --rtt, --flows:")
     assert not out.exists()
 
 
@@ -87,7 +78,7 @@ def test_pert_models_raise_no_equilibrium():
 
 @pytest.mark.parametrize("command", ["tcp-red", "surathkal-tcp-red"])
 def test_tcp_red_refuses_only_when_even_p_one_overloads(command, tmp_path):
-    line = refused(["fluid", command, "--capacity", "100pkt/s", "--flows", "2000", "--out", str(tmp_path)],
+    line = refusal(["fluid", command, "--capacity", "100pkt/s", "--flows", "2000", "--out", str(tmp_path)],
                    "--capacity, --rtt, --flows, --buffer:")  # fmt: skip
     assert "even at p = 1" in line and "flows <= 579" in line
 
@@ -125,13 +116,13 @@ def test_tcp_red_on_red_jump_still_runs(tmp_path):
                                   ["fluid", "tcp-red"], ["fluid", "surathkal-tcp-red"]])  # fmt: skip
 def test_packet_size_with_a_pkt_per_s_capacity_is_refused(args, tmp_path):
     out = ["--out", str(tmp_path)] if args[0] == "fluid" else []
-    line = refused([*args, "--capacity", "100pkt/s", "--packet-size", "1500B", *out], "--packet-size, --capacity:")
+    line = refusal([*args, "--capacity", "100pkt/s", "--packet-size", "1500B", *out], "--packet-size, --capacity:")
     assert "already" in line
 
 
 @pytest.mark.parametrize("size", ["0B", "-5B", f"{MAX_PACKET_BYTES + 1}B", "1MB"])
 def test_packet_size_out_of_range(size):
-    line = refused(["stability", "pert-red", "--capacity", "10Mbps", f"--packet-size={size}"], "--packet-size:")
+    line = refusal(["stability", "pert-red", "--capacity", "10Mbps", f"--packet-size={size}"], "--packet-size:")
     assert f"1 to {MAX_PACKET_BYTES} bytes" in line
 
 
@@ -153,7 +144,7 @@ def test_packet_size_valid_values():
 @pytest.mark.parametrize("command", ["pert-red", "pert-pi", "tcp-red", "surathkal-tcp-red"])
 def test_too_many_steps_refused_before_any_work(command, tmp_path):
     out = tmp_path / "out"
-    line = refused(["fluid", command, "--step", "1ns", "--duration", "60s", "--out", str(out)], "--step, --duration:")
+    line = refusal(["fluid", command, "--step", "1ns", "--duration", "60s", "--out", str(out)], "--step, --duration:")
     assert f"{MAX_STEPS:,}" in line and "the step must be at least 6e-05 s" in line
     assert not out.exists()
 

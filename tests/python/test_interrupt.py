@@ -149,45 +149,14 @@ def test_local_workers_drop_only_what_closing_cuts_short_from_their_log():
     assert [r.msg for r in kept] == ["Compute Failed", "Async instruction for <Task finished> ended with something else"]
 
 
-def test_a_detached_command_survives_ctrl_c_at_any_moment_of_its_start(tmp_path):
-    """run_detached's commands end by themselves whatever stop signals come, even one that comes
-    while the child starts (before its setsid, when it is still in the terminal's process group;
-    subprocess.run(..., start_new_session=True) lost a few per cent of them so: it runs them again)."""
-    script = tmp_path / "storm.py"
-    script.write_text(
-        "import collections, json, os, signal, time\n"
-        "from pertlab.interrupt import run_detached\n"
-        "signal.signal(signal.SIGINT, lambda *a: None)\n"
-        "group = os.getpgrp()\n"
-        "storm = os.fork()\n"
-        "if storm == 0:\n"
-        "    end = time.monotonic() + 4\n"
-        "    while time.monotonic() < end:\n"
-        "        os.killpg(group, signal.SIGINT)\n"
-        "        time.sleep(0.0002)\n"
-        "    os._exit(0)\n"
-        "codes = collections.Counter()\n"
-        "end = time.monotonic() + 3\n"
-        "while time.monotonic() < end:\n"
-        "    codes[run_detached(['true']).returncode] += 1\n"
-        "os.waitpid(storm, 0)\n"
-        "print(json.dumps(codes))\n"
-    )
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, start_new_session=True)
-    assert r.returncode == 0, r.stderr
-    codes = json.loads(r.stdout)  # exit code -> commands
-    assert set(codes) == {"0"} and codes["0"] > 100, codes
-
-
-def test_a_long_lived_detached_program_survives_ctrl_c_at_any_moment_of_its_start(tmp_path):
-    """popen_detached's programs (the testbed's flows, delay line and loader) run until they end by
-    themselves, whatever stop signals come while they start. Plain Popen(start_new_session=True)
-    lost about a third of them to this storm (718 of 2257 on 2026-11-30, exit -2). Half the
-    programs run a little (sleep), half end at once (true: the exit is seen, not taken for a death)."""
+def _exit_codes_under_a_storm(tmp_path, spawn: str) -> dict[str, int]:
+    """Exit code -> count of the programs ``spawn`` (a line of Python: ``i`` counts the spawns,
+    and the line puts each exit code in ``codes``) started for 3 s while a child of the same
+    process group sent the group SIGINTs every 0.2 ms (the spawning process ignores them)."""
     script = tmp_path / "storm.py"
     script.write_text(
         "import collections, json, os, signal, subprocess, time\n"
-        "from pertlab.interrupt import popen_detached\n"
+        "from pertlab.interrupt import popen_detached, run_detached\n"
         "signal.signal(signal.SIGINT, lambda *a: None)\n"
         "group = os.getpgrp()\n"
         "storm = os.fork()\n"
@@ -200,16 +169,31 @@ def test_a_long_lived_detached_program_survives_ctrl_c_at_any_moment_of_its_star
         "codes = collections.Counter()\n"
         "end, i = time.monotonic() + 3, 0\n"
         "while time.monotonic() < end:\n"
-        "    p = popen_detached(['true'] if i % 2 else ['sleep', '0.002'], stdout=subprocess.PIPE)\n"
+        f"    {spawn}\n"
         "    i += 1\n"
-        "    p.stdout.close()\n"
-        "    codes[p.wait()] += 1\n"
         "os.waitpid(storm, 0)\n"
         "print(json.dumps(codes))\n"
     )
     r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, start_new_session=True)
     assert r.returncode == 0, r.stderr
-    codes = json.loads(r.stdout)  # exit code -> programs
+    return json.loads(r.stdout)
+
+
+def test_a_detached_command_survives_ctrl_c_at_any_moment_of_its_start(tmp_path):
+    """run_detached's commands end by themselves whatever stop signals come, even one that comes
+    while the child starts (before its setsid, when it is still in the terminal's process group;
+    subprocess.run(..., start_new_session=True) lost a few per cent of them so: it runs them again)."""
+    codes = _exit_codes_under_a_storm(tmp_path, "codes[run_detached(['true']).returncode] += 1")
+    assert set(codes) == {"0"} and codes["0"] > 100, codes
+
+
+def test_a_long_lived_detached_program_survives_ctrl_c_at_any_moment_of_its_start(tmp_path):
+    """popen_detached's programs (the testbed's flows, delay line and loader) run until they end by
+    themselves, whatever stop signals come while they start. Plain Popen(start_new_session=True)
+    lost about a third of them to this storm (718 of 2257 on 2026-11-30, exit -2). Half the
+    programs run a little (sleep), half end at once (true: the exit is seen, not taken for a death)."""
+    spawn = "p = popen_detached(['true'] if i % 2 else ['sleep', '0.002']); codes[p.wait()] += 1"
+    codes = _exit_codes_under_a_storm(tmp_path, spawn)
     assert set(codes) == {"0"} and codes["0"] > 100, codes
 
 
