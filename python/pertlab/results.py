@@ -371,12 +371,18 @@ class Results:
 
 
 def empty_run_warnings(data: dict[str, Any]) -> list[str]:
-    """Warnings of a run nobody wants, from the core's summary: the bottleneck (the
+    """Warnings of a run nobody wants, from the core's summary: the run stopped before its
+    measurement window opened (then only that), the bottleneck (the
     link named ``bottleneck``, else the busiest queue) sent no packet in the
     measurement window, or a TCP flow had no RTT sample (no round trip completed)
     by the end of the window (the core reports ``rtt_min_ms`` None then)."""
     out = []
     window = f"[{data['window_start_s']:g}, {data['window_end_s']:g}] s"
+    if data["window_end_s"] <= data["window_start_s"]:
+        # Stopped (interrupted, or a step run read early) before the window opened: every
+        # figure is over no time at all.
+        return [f"the run stopped at {data['window_end_s']:g} s, before its measurement window opened: its rates, "
+                "averages and utilizations are over an empty window (0), not measured"]
     b = data.get("bottleneck")
     if b is not None and b["departures"] == 0:
         out.append(f"the bottleneck ({b['link']}: {b['from']} -> {b['to']}) carried no packet in the measurement window {window}")

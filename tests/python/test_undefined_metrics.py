@@ -143,3 +143,18 @@ def test_the_testbeds_queue_rates_are_undefined_without_arrivals():
     assert (idle["arrivals"], idle["drop_rate"], idle["mark_rate"], idle["avg_queue_pkts"]) == (0, None, None, None)
     busy = _queue_row(sc, [{"t_s": start + 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, {"packets": 16, "drops": 4}, [], 1.0, {})
     assert (busy["arrivals"], busy["drop_rate"], busy["mark_rate"], busy["avg_queue_pkts"]) == (8, 0.25, 0.0, 3.0)
+
+
+def test_a_run_stopped_before_its_window_says_its_figures_are_not_measured():
+    from pertlab import Simulation, dumbbell
+
+    sim = Simulation(dumbbell(bw="10Mbps", rtt="20ms", flows=2, duration="4s", start_window="0.5s", warmup="2s"))
+    sim.run_until("1s")
+    r = sim.results(to_end=False)
+    assert r.interrupted and (r.summary["window_start_s"], r.summary["window_end_s"]) == (1.0, 1.0)
+    assert r.warnings == ["the run stopped at 1 s, before its measurement window opened: its rates, averages and "
+                          "utilizations are over an empty window (0), not measured"]  # fmt: skip
+    # Stopped inside the window: measured, no such warning.
+    sim = Simulation(dumbbell(bw="10Mbps", rtt="20ms", flows=2, duration="4s", start_window="0.5s", warmup="2s"))
+    sim.run_until("3s")
+    assert not any("empty window" in w for w in sim.results(to_end=False).warnings)
