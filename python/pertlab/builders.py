@@ -66,12 +66,11 @@ papers. Its choices, where a paper gives only "bandwidth, RTT, flows":
 from __future__ import annotations
 
 import math
-import numbers
 import re
-from collections.abc import Mapping
 from fractions import Fraction
 from typing import Any
 
+from .arguments import check_kinds
 from .kinds import CC_NAMES, CLASS_KINDS, PY_FORM, QUEUE_NAMES
 from .scenario.controllers import check_target
 from .scenario import MAX_PACKET_BYTES, U32_MAX, Scenario, ScenarioError, class_rates
@@ -323,7 +322,7 @@ def dumbbell(
     naming it; an argument given where it does not apply (``aqm`` with a queue that takes none,
     ``monitor_flows`` without ``sample_interval``, ``web`` without ``web_sessions``) is refused.
     """
-    _check_kinds(locals())
+    check_kinds(locals(), ARGUMENT_KINDS)
     rate = _positive(parse_rate, bw, "bw")
     if access_rate is None and 10 * rate > U64_MAX:  # the derived access rate would not fit: the bottleneck rate is at fault
         raise ScenarioError([("bw", f"must be at most {U64_MAX // 10} bit/s unless the access rate is given (the access links run at 10 x bw, and a rate is at most {U64_MAX} bit/s), got {bw!r}")])
@@ -500,7 +499,7 @@ def parking_lot(
     ``buffer_bdp`` (Hua gives no buffer; ns-2's default is 50). Errors name the argument, as
     :func:`dumbbell`'s do.
     """
-    _check_kinds(locals())
+    check_kinds(locals(), ARGUMENT_KINDS)
     if routers < 2:
         raise ScenarioError([("routers", f"need at least 2 routers, got {routers}")])
     if hosts < 1:
@@ -628,30 +627,10 @@ def _check_xcp_router(names: list[str], queue: str) -> None:
         raise ScenarioError([("queue", f'xcp flows need queue "xcp" (the XCP router) at the bottleneck, got {queue!r}')])
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-#: The kinds of :data:`ARGUMENT_KINDS`: a test of the value and what it reads as in an error.
-_KINDS = {
-    "int": (_is_int, "an integer"),
-    "number": (_is_number, "a number"),
-    "bool": (lambda v: isinstance(v, bool), "True or False"),
-    "str": (lambda v: isinstance(v, str), "a string"),
-    "dict": (lambda v: isinstance(v, Mapping), "a dict"),
-    "dicts": (lambda v: isinstance(v, Mapping) and all(isinstance(x, Mapping) for x in v.values()), "a dict of dicts"),
-    "list": (lambda v: isinstance(v, (list, tuple)), "a list"),
-    "ints": (lambda v: isinstance(v, (list, tuple)) and all(map(_is_int, v)), "a list of integers"),
-    "numbers": (lambda v: isinstance(v, (list, tuple)) and all(map(_is_number, v)), "a list of numbers"),
-}  # fmt: skip
-
 #: What the builders' arguments accept, but the quantities (``bw``, ``rtt``, ``duration``, ...,
 #: read by :mod:`pertlab.units`) and ``memory_limit`` (:func:`pertlab.memory.core_limit`), whose
-#: errors name them already: a kind of :data:`_KINDS` (``?``: or None) and what the value means.
+#: errors name them already: a kind of :data:`pertlab.arguments.KINDS` (``?``: or None) and what
+#: the value means.
 ARGUMENT_KINDS: dict[str, tuple[str, str]] = {
     "flows": ("int?", "the number of flows"),
     "cc": ("str", "a controller or a mix, e.g. 'pert' or 'pert:25,sack:25'"),
@@ -681,19 +660,6 @@ ARGUMENT_KINDS: dict[str, tuple[str, str]] = {
     "cross_flows": ("ints?", "one count per router link"),
     "equal_rtt": ("bool", "whether every flow gets the long flows' RTT"),
 }
-
-
-def _check_kinds(arguments: dict[str, Any]) -> None:
-    """A builder's arguments (its ``locals()`` on entry) of the kinds :data:`ARGUMENT_KINDS`
-    says, before anything reads them; an error names the argument and what it accepts."""
-    for name, value in arguments.items():
-        if name not in ARGUMENT_KINDS:
-            continue
-        kind, what = ARGUMENT_KINDS[name]
-        optional = kind.endswith("?")
-        test, text = _KINDS[kind.rstrip("?")]
-        if not (test(value) or (optional and value is None)):
-            raise ScenarioError([(name, f"must be {text}{' or None' if optional else ''} ({what}), got {value!r}")])
 
 
 def _applies(argument: str, value: Any, applies: bool, where: str) -> None:

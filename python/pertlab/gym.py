@@ -34,6 +34,7 @@ Left out: RTT-long steps (steps are fixed simulated intervals).
 
 from __future__ import annotations
 
+import numbers
 from pathlib import Path
 from typing import Any, Callable
 
@@ -41,8 +42,9 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from .arguments import check_kinds
 from .runner import as_scenario
-from .scenario import Scenario, ScenarioError
+from .scenario import U32_MAX, Scenario, ScenarioError
 from .simulation import Simulation
 from .units import parse_rate, parse_time
 
@@ -59,6 +61,16 @@ FEATURES = (
     "ecn_marks_step",  # ECN marks echoed during the step
     "in_flight",  # RFC 6675's pipe, segments
 )
+#: What the constructor's arguments that are not quantities accept (:func:`pertlab.arguments.check_kinds`).
+ENV_KINDS = {
+    "multiplier_range": ("numbers", "(low, high) factors of the window"),
+    "max_cwnd": ("int", "segments"),
+    "rate_range": ("list?", "(low, high) rates, e.g. ('1Mbps', '20Mbps')"),
+    "observe_queue": ("str?", "a link's name, e.g. 'bottleneck'"),
+    "reward": ("callable?", "reward(obs, info) returning a float"),
+    "delay_weight": ("finite", "the weight of the queueing delay in the default reward"),
+    "loss_weight": ("finite", "the weight of retransmissions in the default reward"),
+}
 #: The kinds of action (see the module doc).
 ACTIONS = ("cwnd_multiplier", "cwnd", "pacing_rate")
 #: Columns appended with ``observe_queue``: that queue's length now and its drops and marks in the step.
@@ -93,6 +105,10 @@ class CongestionEnv(gymnasium.Env):
         delay_weight: float = 0.5,
         loss_weight: float = 1.0,
     ):
+        check_kinds(locals(), ENV_KINDS)
+        for name, pair in (("multiplier_range", multiplier_range), ("rate_range", rate_range)):
+            if pair is not None and len(pair) != 2:
+                raise ScenarioError([(name, f"must be a pair (low, high), got {pair!r}")])
         self.scenario = as_scenario(scenario)
         self.agents = [i for i, f in enumerate(self.scenario.flows) if f.cc.kind == "agent"]
         if not self.agents:
@@ -105,8 +121,8 @@ class CongestionEnv(gymnasium.Env):
         low, high = multiplier_range
         if not 0 < low <= 1 <= high:
             raise ScenarioError([("multiplier_range", f"got {multiplier_range!r}; needs 0 < low <= 1 <= high")])
-        if not isinstance(max_cwnd, int) or max_cwnd < 1:
-            raise ScenarioError([("max_cwnd", f"got {max_cwnd!r}; a whole number of segments, at least 1")])
+        if not 1 <= max_cwnd <= U32_MAX:
+            raise ScenarioError([("max_cwnd", f"got {max_cwnd!r}; a whole number of segments, at least 1 and at most {U32_MAX}")])
         self.action_kind, self.max_cwnd = action, max_cwnd
         self.capacity_bps = capacity(self.scenario)
         rates = (self.capacity_bps / 100, self.capacity_bps) if rate_range is None else tuple(parse_rate(r, "rate_range") for r in rate_range)
@@ -145,7 +161,7 @@ class CongestionEnv(gymnasium.Env):
     def step(self, action):
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
-        action = np.asarray(action, dtype=np.float64).reshape(len(self.agents))
+        action = self._action(action)
         flows = self._last["flows"]
         low, high = self.action_space.low, self.action_space.high
         for k, i in enumerate(self.agents):
@@ -160,8 +176,27 @@ class CongestionEnv(gymnasium.Env):
             self.sim.set_cwnd(i, int(np.clip(round(cwnd), 1, self.max_cwnd)))
         over = self.sim.run_until(self.sim.now + self.step_ns / 1e9)
         obs, info = self._observe()
-        reward = float(self.reward_fn(obs, info)) if self.reward_fn else self._default_reward(obs, info)
+        reward = self._reward(obs, info) if self.reward_fn else self._default_reward(obs, info)
         return obs, reward, over, False, info
+
+    def _action(self, action: Any) -> np.ndarray:
+        """``action`` as one finite number per agent flow (out-of-range values are clipped to the
+        action space later); anything else is an error naming ``action``."""
+        n = len(self.agents)
+        try:
+            values = np.asarray(action, dtype=np.float64)
+        except (TypeError, ValueError):
+            values = None
+        if values is None or values.size != n or not np.all(np.isfinite(values)):
+            raise ScenarioError([("action", f"must be {n} finite number{'s' if n > 1 else ''} (one per agent flow, {self.action_kind}), got {action!r}")])
+        return values.reshape(n)
+
+    def _reward(self, obs: np.ndarray, info: dict[str, Any]) -> float:
+        """The value of the ``reward`` callable, which must be a real number."""
+        value = self.reward_fn(obs, info)
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise TypeError(f"reward: the callable must return a number, it returned {value!r}")
+        return float(value)
 
     def _observe(self) -> tuple[np.ndarray, dict[str, Any]]:
         assert self.sim is not None

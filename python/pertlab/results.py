@@ -316,7 +316,7 @@ class Results:
         """Write the result files (see the module doc) into ``out_dir``; returns it."""
         from .tables import TRACE_TABLES
 
-        out = Path(out_dir)
+        out = _directory(out_dir)
         out.mkdir(parents=True, exist_ok=True)
         for name in TABLES:
             getattr(self, name).write_parquet(out / f"{name}.parquet", compression="zstd", statistics=True)
@@ -346,7 +346,9 @@ class Results:
 
         from .tables import FLOW_SERIES_SCHEMA, QUEUE_SERIES_SCHEMA, TRACE_TABLES
 
-        out = Path(out_dir)
+        out = _directory(out_dir)
+        if not (out / "summary.json").is_file():
+            raise ValueError(f"out_dir: {str(out)!r} holds no results (no summary.json); Results.write writes them")
         data = json.loads((out / "summary.json").read_text())
         info = json.loads((out / "run_info.json").read_text())
         data.update({k: info[k] for k in RUN_INFO})
@@ -368,6 +370,18 @@ class Results:
         scenario_file = out / "scenario.json"
         scenario = Scenario.load(scenario_file) if scenario_file.exists() else None
         return cls(data, scenario)
+
+
+def _directory(out_dir: Any) -> Path:
+    """``out_dir`` of :meth:`Results.write` and :meth:`Results.read` as a path; anything but a
+    non-empty path (an empty text would be the current directory) is an error naming it."""
+    import os
+
+    if not isinstance(out_dir, (str, os.PathLike)):
+        raise TypeError(f"out_dir: must be the path of a directory, got {out_dir!r}")
+    if out_dir == "":
+        raise ValueError("out_dir: must be the path of a directory, got '' (write '.' for the current directory)")
+    return Path(out_dir)
 
 
 def empty_run_warnings(data: dict[str, Any]) -> list[str]:
@@ -400,10 +414,15 @@ def drop_ratio(results: Results, of: str, to: str) -> float:
     NaN when ``to`` has a zero drop rate, or either label an undefined one (None: none
     of its data packets was decided in the window). A label not in the run is an error
     listing the labels."""
+    from .arguments import check_kinds
+
+    if not isinstance(results, Results):
+        raise TypeError(f"results: must be the Results of a run (pertlab.run), got {results!r}")
+    check_kinds({"of": of, "to": to}, {"of": ("str", "a flow label, e.g. 'pert'"), "to": ("str", "a flow label, e.g. 'sack'")})
     rates = dict(results.controllers.select("label", "drop_rate").iter_rows())
-    for name in (of, to):
+    for argument, name in (("of", of), ("to", to)):
         if name not in rates:
-            raise ValueError(f"no flows labelled {name!r}; labels: {', '.join(rates) or 'none'}")
+            raise ValueError(f"{argument}: no flows labelled {name!r}; labels: {', '.join(rates) or 'none'}")
     if rates[of] is None or rates[to] is None or rates[to] == 0:
         return float("nan")
     return rates[of] / rates[to]

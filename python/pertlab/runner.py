@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import sys
+from os import PathLike
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,8 @@ def as_scenario(scenario: Scenario | dict[str, Any] | str | Path) -> Scenario:
         return scenario
     if isinstance(scenario, dict):
         return Scenario.parse(scenario)
+    if not isinstance(scenario, (str, PathLike)):
+        raise ScenarioError([("scenario", f"must be a Scenario, a dict or the path of a .toml or .json file, got {scenario!r}")])
     return Scenario.load(scenario)
 
 
@@ -63,6 +66,10 @@ def memory_estimate(scenario: Scenario | dict[str, Any] | str | Path, *, memory_
     return estimate
 
 
+#: What :func:`run`'s flags accept (:func:`pertlab.arguments.check_kinds`).
+RUN_KINDS = {"progress": ("bool", "whether to show simulated time on stderr")}
+
+
 def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = False, memory_limit: float | None = None) -> Results:
     """Run a scenario and return its results.
 
@@ -73,6 +80,9 @@ def run(scenario: Scenario | dict[str, Any] | str | Path, *, progress: bool = Fa
     core never panics on a validated scenario. A model written in Python whose code
     fails stops the run with :data:`ModelError` (results so far in its ``results``).
     """
+    from .arguments import check_kinds
+
+    check_kinds({"progress": progress}, RUN_KINDS)
     scenario = as_scenario(scenario)
     wire = scenario.to_wire_json()
     limit = core_limit(memory_limit)

@@ -34,9 +34,18 @@ from .memory import core_limit
 from .pymodels import resolve
 from .scenario import Scenario, ScenarioError
 from .scenario.errors import people_path
+from .arguments import check_kinds
 from .units import parse_rate, parse_time
 
 __all__ = ["Simulation"]
+
+#: What the methods' arguments that are neither times, rates nor flows accept
+#: (:func:`pertlab.arguments.check_kinds`).
+SIMULATION_KINDS = {
+    "link": ("str", "a link's name, e.g. 'bottleneck'"),
+    "field": ("str", "a parameter of the flow's controller, e.g. 'p_max'"),
+    "to_end": ("bool", "whether to run to the end first"),
+}
 
 
 class Simulation:
@@ -110,6 +119,7 @@ class Simulation:
         """From the next packet it sends, each direction of ``link`` sends at ``rate``
         ("5Mbps" or bit/s). The packet being sent keeps its end time; disciplines keep
         what they derived from the rate when built (RED's automatic parameters)."""
+        check_kinds({"link": link}, SIMULATION_KINDS)
         self._call(self._core.set_link_rate, link, _not_negative(parse_rate(rate, "rate"), "rate"))
 
     def set_link_delay(self, link: str, delay: str | float) -> None:
@@ -118,6 +128,7 @@ class Simulation:
         wire keep their arrival times and none overtakes another: after a decrease, the first
         packets sent with the new delay leave the wire right behind the last ones sent with
         the old (docs/simulation.md)."""
+        check_kinds({"link": link}, SIMULATION_KINDS)
         self._call(self._core.set_link_delay, link, _not_negative(parse_time(delay, "delay"), "delay"))
 
     def set_pacing_rate(self, flow: int, rate: str | float) -> None:
@@ -149,11 +160,16 @@ class Simulation:
         list (docs/simulation.md); the value is checked as a scenario's would be, with the same
         message (``flows[0].cc.p_max: ...``)."""
         i = _flow(flow)
+        check_kinds({"field": field}, SIMULATION_KINDS)
         if i >= len(self.scenario.flows):
             self._call(self._core.set_cc_param, i, field, "null")  # the core names the flows there are
         changed = _with_param(self._cc_in_force.get(i, self.scenario.flows[i].cc), i, field, value)
         if changed is None:  # not a field of the controller: the core says what changes mid-run
-            self._call(self._core.set_cc_param, i, field, json.dumps(value, default=str))
+            try:
+                text = json.dumps(value, default=str, allow_nan=False)
+            except ValueError:  # NaN or an infinity, which JSON cannot carry
+                raise ScenarioError([(f"flows[{i}].cc.{field}", f"must be finite, got {value!r}")]) from None
+            self._call(self._core.set_cc_param, i, field, text)
             return
         wire = _wire_name(changed, field)
         self._call(self._core.set_cc_param, i, wire, json.dumps(changed.model_dump(by_alias=True)[wire]))
@@ -170,6 +186,7 @@ class Simulation:
         """The run's :class:`~pertlab.results.Results`, after running to its end
         (``to_end=False``: where it stands, flagged ``interrupted`` when short of the end).
         The simulation is then spent."""
+        check_kinds({"to_end": to_end}, SIMULATION_KINDS)
         if to_end:
             self._core.run_until(self.scenario.duration)
         return Results.from_json(self._core.results_json(), self.scenario)
@@ -214,7 +231,9 @@ def _with_param(spec: Any, flow: int, field: str, value: Any) -> Any:
     except ValidationError as e:
         prefix = f"flows[{flow}].cc"
         errors = ScenarioError.from_pydantic(e).errors
-        raise ScenarioError([(prefix if path == "scenario" else f"{prefix}.{people_path(path)}", message) for path, message in errors]) from None
+        # The model's own checks (a boolean for a number) report at its top, "scenario[.field]".
+        at = [prefix + path.removeprefix("scenario") if path == "scenario" or path.startswith("scenario.") else f"{prefix}.{people_path(path)}" for path, _ in errors]
+        raise ScenarioError([(where, message) for where, (_, message) in zip(at, errors)]) from None
 
 
 def _flow(flow: object) -> int:

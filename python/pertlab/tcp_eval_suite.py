@@ -31,7 +31,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from .builders import _positive, dumbbell
+from .arguments import check_kinds
+from .builders import ARGUMENT_KINDS, _positive, dumbbell
 from .kinds import CC_NAMES
 from .scenario import Scenario, ScenarioError
 from .units import parse_rate, parse_time
@@ -72,6 +73,15 @@ WARMUP_NS = 20_000_000_000
 NO_ECN = frozenset({"cubic"})
 
 
+#: What :func:`eval_suite`'s arguments that are not quantities accept (:func:`pertlab.arguments.check_kinds`).
+EVAL_SUITE_KINDS = {
+    "cc": ("str", "a controller, e.g. 'pert'"),
+    "seed": ARGUMENT_KINDS["seed"],
+    "queue": ("str?", ARGUMENT_KINDS["queue"][1]),
+    "pacing": ("bool", "whether every TCP sender paces its segments"),
+}
+
+
 def suite_buffer_pkts(rate_bps: int, rtt_ns: int) -> int:
     """The suite's bottleneck buffer: rate x RTT in 1000-byte packets, at least
     :data:`MIN_BUFFER_PER_FTP` per FTP flow (both directions' flows)."""
@@ -90,12 +100,13 @@ def eval_suite(cc: str = "sack", bw: str | int = "10Mbps", rtt: str | int = "80m
     or a fifth of ``duration`` if that is shorter). The UDP start times come from
     ``seed``, so the scenario is a pure function of its arguments. Bad arguments raise a
     ``ValueError`` (:class:`~pertlab.scenario.ScenarioError` or a unit's) naming the argument."""
+    check_kinds(locals(), EVAL_SUITE_KINDS)
     if cc not in CC_NAMES:
         raise ScenarioError([("cc", f"unknown controller {cc!r}; allowed: {', '.join(CC_NAMES)}")])
     kind = CC_NAMES[cc][0]
     rate = _positive(parse_rate, bw, "bw")
     rtt_ns = _positive(parse_time, rtt, "rtt")
-    queue = queue or ("xcp" if kind == "xcp" else "ared")
+    queue = ("xcp" if kind == "xcp" else "ared") if queue is None else queue
     ecn = kind not in NO_ECN and queue != "xcp"
     aqm = dict(SUITE_RED) if queue == "ared" else None
     if warmup is None:

@@ -174,3 +174,177 @@ def test_the_package_s_callers_pass_only_what_applies():
     assert hua02.vegas_lot(run, duration="10s", warmup="2s").links[0].queue.kind == "droptail"
     assert hua02.jcc_lot(run, duration="10s", warmup="2s").links[0].queue.kind == "jcc-red"
     assert all(demo.scenario_for(scheme, True, 1).monitor.flows == demo.FLOWS_SAMPLED for scheme in demo.SCHEMES)
+
+
+# 5. The rest of the API: run, Simulation, eval_suite, results, Scenario files, gym, fluid -------
+
+
+@pytest.mark.parametrize("scenario", [None, 1.5, True, [1], 2**64])
+def test_a_scenario_of_no_accepted_type_is_named(scenario):
+    message = "^scenario: must be a Scenario, a dict or the path of a .toml or .json file, got "
+    for call in (lambda: pertlab.run(scenario), lambda: pertlab.Simulation(scenario)):
+        with pytest.raises(ScenarioError, match=message):
+            call()
+
+
+def test_scenario_files_that_cannot_be_read_are_named(tmp_path):
+    (tmp_path / "bin.toml").write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(ScenarioError, match=r"bin\.toml: not UTF-8 text"):
+        pertlab.run(tmp_path / "bin.toml")
+    with pytest.raises(ScenarioError, match=r"missing\.toml: cannot read the scenario file: No such file or directory"):
+        pertlab.Scenario.load(tmp_path / "missing.toml")
+    with pytest.raises(ScenarioError, match=r"cannot read the scenario file: Is a directory"):
+        pertlab.Scenario.load(tmp_path)
+    for path in (None, 3, ""):
+        with pytest.raises(ScenarioError, match="^path: must be the path of a .toml or .json scenario file"):
+            pertlab.Scenario.load(path)
+    with pytest.raises(ScenarioError, match="^scenario: JSON text must be a str, bytes or bytearray, got None"):
+        pertlab.Scenario.from_json(None)
+    path = tmp_path / "ok.json"
+    path.write_text(dumbbell(**SMALL).to_wire_json(indent=2))
+    assert pertlab.Scenario.load(str(path)) == dumbbell(**SMALL)
+
+
+@pytest.mark.parametrize("indent", [10**9, -1, 1.5, "  ", True])
+def test_indent_of_the_wire_json_is_bounded(indent):
+    with pytest.raises(ValueError, match=r"^indent: must be None or an integer from 0 to 64"):
+        dumbbell(**SMALL).to_wire_json(indent=indent)
+
+
+def test_flags_of_run_and_results_are_booleans():
+    scenario = dumbbell(**SMALL)
+    with pytest.raises(ScenarioError, match=r"^progress: must be True or False \(whether to show simulated time on stderr\), got 'no'"):
+        pertlab.run(scenario, progress="no")
+    with pytest.raises(ScenarioError, match=r"^to_end: must be True or False .*, got 0"):
+        pertlab.Simulation(scenario).results(to_end=0)
+    assert pertlab.Simulation(scenario).results(to_end=False).interrupted
+
+
+@pytest.mark.parametrize("call,name", [
+    (lambda s: s.set_link_rate(None, "5Mbps"), "link"), (lambda s: s.set_link_delay(3, "5ms"), "link"),
+    (lambda s: s.set_cc_param(0, None, 0.5), "field"),
+])  # fmt: skip
+def test_names_given_to_a_simulation_must_be_strings(call, name):
+    with pytest.raises(ScenarioError, match=f"^{name}: must be a string"):
+        call(pertlab.Simulation(dumbbell(**SMALL)))
+
+
+def test_controller_parameters_mid_run_name_their_field():
+    sim = pertlab.Simulation(dumbbell(**SMALL, cc="pert"))
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.p_max: must be a number, got true$"):
+        sim.set_cc_param(0, "p_max", True)
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.foo: must be finite, got nan$"):
+        sim.set_cc_param(0, "foo", math.nan)
+    sim.set_cc_param(0, "p_max", 0.2)
+    assert sim.results().flows.height == 2
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(cc=["pert"]), "cc: must be a string"), (dict(queue=""), "queue: unknown queue ''"), (dict(queue=0), "queue: must be a string or None"),
+    (dict(pacing="yes"), "pacing: must be True or False"), (dict(seed=1.5), "seed: must be an integer"),
+])  # fmt: skip
+def test_eval_suite_arguments_are_named(kw, message):
+    with pytest.raises(ScenarioError) as e:
+        pertlab.eval_suite(duration="10s", **kw)
+    assert str(e.value).startswith(message), str(e.value)
+    assert pertlab.eval_suite(duration="10s", queue=None, pacing=True).dumbbell.bottleneck_queue.kind == "ared"
+
+
+def test_drop_ratio_and_result_files_name_their_arguments(tmp_path):
+    r = pertlab.run(dumbbell(**SMALL, cc="pert:1,sack:1"))
+    with pytest.raises(TypeError, match=r"^results: must be the Results of a run"):
+        pertlab.drop_ratio(None, "pert", "sack")
+    with pytest.raises(ScenarioError, match=r"^of: must be a string"):
+        pertlab.drop_ratio(r, ["pert"], "sack")
+    with pytest.raises(ValueError, match=r"^to: no flows labelled 'vegas'; labels: pert, sack"):
+        pertlab.drop_ratio(r, "pert", "vegas")
+    with pytest.raises(ValueError, match=r"^out_dir: must be the path of a directory, got ''"):
+        r.write("")
+    with pytest.raises(TypeError, match=r"^out_dir: must be the path of a directory, got None"):
+        pertlab.Results.read(None)
+    with pytest.raises(ValueError, match=r"^out_dir: .* holds no results \(no summary.json\)"):
+        pertlab.Results.read(tmp_path)
+    assert pertlab.Results.read(r.write(tmp_path / "out")).flows.height == 2
+
+
+AGENT = dict(SMALL, cc="agent:1,sack:1")
+
+
+@pytest.mark.parametrize("kw,name", [
+    (dict(multiplier_range=None), "multiplier_range"), (dict(multiplier_range=(0.5, 1, 2)), "multiplier_range"),
+    (dict(rate_range=1.5), "rate_range"), (dict(rate_range=("1Mbps",)), "rate_range"), (dict(max_cwnd=True), "max_cwnd"),
+    (dict(max_cwnd=2**64), "max_cwnd"), (dict(reward="x"), "reward"), (dict(delay_weight=None), "delay_weight"),
+    (dict(loss_weight=math.inf), "loss_weight"), (dict(observe_queue=3), "observe_queue"),
+])  # fmt: skip
+def test_gym_constructor_arguments_are_named(kw, name):
+    from pertlab.gym import CongestionEnv
+
+    with pytest.raises(ScenarioError, match=f"^{name}: "):
+        CongestionEnv(dumbbell(**AGENT), **kw)
+
+
+@pytest.mark.parametrize("action", [None, "abc", math.nan, math.inf, [1.0, 2.0], {}])
+def test_gym_actions_that_are_not_one_finite_number_per_agent_are_named(action):
+    from pertlab.gym import CongestionEnv
+
+    for kind in ("cwnd_multiplier", "cwnd", "pacing_rate"):
+        env = CongestionEnv(dumbbell(**AGENT), action=kind)
+        env.reset(seed=1)
+        with pytest.raises(ScenarioError, match=rf"^action: must be 1 finite number \(one per agent flow, {kind}\), got "):
+            env.step(action)
+        assert env.step([1e308])[0].shape == (1, 8)  # out of range but finite: clipped to the action space
+
+
+def test_a_gym_reward_that_is_not_a_number_is_named():
+    from pertlab.gym import CongestionEnv
+
+    env = CongestionEnv(dumbbell(**AGENT), reward=lambda obs, info: "x")
+    env.reset(seed=1)
+    with pytest.raises(TypeError, match=r"^reward: the callable must return a number, it returned 'x'"):
+        env.step([1.0])
+    env = CongestionEnv(dumbbell(**AGENT), reward=lambda obs, info: np.float32(0.5), delay_weight=0, loss_weight=np.float64(2))
+    env.reset(seed=1)
+    assert env.step([1.0])[1] == 0.5
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(flows=math.nan), "flows: must be a positive integer, got nan"), (dict(flows=math.inf), "flows: must be a positive integer, got inf"),
+    (dict(flows=1e308), "flows: must be a positive integer (at least one flow, at most 4294967295)"),
+    (dict(initial=None), "initial: needs 3 values (W, T_q, filtered T_q), got None"), (dict(initial="abc"), "initial: needs 3 values"),
+    (dict(initial=(1, math.nan, 1)), "initial[1]: must be finite, got nan"), (dict(initial=(1, "a", 1)), "initial[1]: must be a number"),
+])  # fmt: skip
+def test_fluid_model_parameters_are_named(kw, message):
+    from pertlab.fluid import PertRed
+
+    with pytest.raises(ValueError) as e:
+        PertRed(**{"capacity": 100, "rtt": 0.16, "flows": 5, **kw})
+    assert str(e.value).startswith(message), str(e.value)
+    assert PertRed(capacity=100, rtt=0.16, flows=5.0, initial=[1, 1, 1]).params.flows == 5.0
+
+
+def test_fluid_tcp_red_arguments_are_named():
+    from pertlab.fluid import FlowGroup, TcpRed
+
+    with pytest.raises(ValueError, match=r"^gentle: must be True or False, got 'no'"):
+        TcpRed.homogeneous(capacity=1250, flows=40, prop_delay=0.2, gentle="no")
+    with pytest.raises(ValueError, match=r"^flows: groups must be a tuple of FlowGroup, got \[1\]"):
+        TcpRed(capacity=1250, groups=[1])
+    with pytest.raises(ValueError, match=r"^on: must be a non-empty list of \(start, stop\) intervals"):
+        FlowGroup(count=5, prop_delay=0.1, on=None)
+    with pytest.raises(ValueError, match=r"^on: each interval is a pair \(start, stop\) of seconds, got 1"):
+        FlowGroup(count=5, prop_delay=0.1, on=[1, 2])
+    assert FlowGroup(count=5, prop_delay=0.1, on=[(0, 1), (2, 3)]).active(2.5)
+
+
+@pytest.mark.parametrize("kw,message", [
+    (dict(record_every=0), "record_every: must be an integer of at least 1"), (dict(record_every=1.5), "record_every: must be an integer"),
+    (dict(record_every="2"), "record_every: must be an integer"), (dict(duration=1e308), "step, duration: 1e+308 s in steps of 0.001 s"),
+])  # fmt: skip
+def test_fluid_simulate_arguments_are_named(kw, message):
+    from pertlab.fluid import PertRed
+
+    model = PertRed(capacity=100, rtt=0.16, flows=5)
+    with pytest.raises(ValueError) as e:
+        model.simulate(**{"duration": 1, **kw})
+    assert str(e.value).startswith(message), str(e.value)
+    assert model.simulate(1, record_every=np.int64(100)).trajectory.t.shape == (11,)

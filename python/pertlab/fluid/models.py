@@ -20,6 +20,7 @@ per second.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Literal
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from . import params as chk
 from .params import NoEquilibrium
-from .dde import Trajectory, integrate
+from .dde import Trajectory, check_steps, integrate
 from .stability import bracket_end_root
 
 __all__ = [
@@ -118,8 +119,7 @@ class PertRedParams:
         chk.open_unit("beta", self.beta)
         if self.decrease not in ("paper", "current", "delayed"):
             raise ValueError(f"decrease: must be 'paper', 'current' or 'delayed', got {self.decrease!r}")
-        if len(self.initial) != 3:
-            raise ValueError(f"initial: needs three values (W, T_q, filtered T_q), got {self.initial!r}")
+        chk.state("initial", self.initial, "W, T_q, filtered T_q")
 
     @property
     def l_pert(self) -> float:
@@ -171,6 +171,9 @@ class FluidModel:
         ``record_every`` is given."""
         chk.positive("duration", duration, " s")
         h = self.default_step if step is None else chk.positive("step", step, " s")
+        check_steps(duration, h)  # before anything counts them: 1e308 s is no number of steps
+        if record_every is not None and (isinstance(record_every, bool) or not isinstance(record_every, numbers.Integral) or record_every < 1):
+            raise ValueError(f"record_every: must be an integer of at least 1 (keep every n-th step), got {record_every!r}")
         if record_every is None:
             record_every = max(1, int(duration / h) // 10_000)
         traj = integrate(
@@ -315,8 +318,7 @@ class PertPiParams:
         chk.open_unit("beta", self.beta)
         chk.positive("tq_limit", self.tq_limit, " s")
         chk.ordered("target", self.target, "tq_limit", self.tq_limit, " s")
-        if len(self.initial) != 3:
-            raise ValueError(f"initial: needs three values (W, T_q, integral of T_q - target), got {self.initial!r}")
+        chk.state("initial", self.initial, "W, T_q, integral of T_q - target")
 
     def gains(self) -> tuple[float, float]:
         """(m, K): given, or Theorem 2's (21) at R+ = T_p + target (for a path with an
@@ -438,7 +440,12 @@ class FlowGroup:
         chk.count("flows", self.count)
         chk.positive("rtt", self.prop_delay, " s")
         last = -math.inf
-        for start, stop in self.on:
+        if not isinstance(self.on, (list, tuple)) or not self.on:
+            raise ValueError(f"on: must be a non-empty list of (start, stop) intervals in seconds, got {self.on!r}")
+        for interval in self.on:
+            if not (isinstance(interval, (list, tuple)) and len(interval) == 2 and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in interval)):
+                raise ValueError(f"on: each interval is a pair (start, stop) of seconds, got {interval!r}")
+            start, stop = interval
             if not (start >= 0 and stop > start and start >= last):
                 raise ValueError(f"on: intervals must be increasing and non-overlapping (start < stop), got {self.on!r}")
             last = stop
@@ -474,6 +481,10 @@ class TcpRedParams:
         chk.positive("capacity", self.capacity, " pkt/s")
         if not self.groups:
             raise ValueError("flows: at least one group of flows is needed")
+        if not isinstance(self.groups, (list, tuple)) or not all(isinstance(g, FlowGroup) for g in self.groups):
+            raise ValueError(f"flows: groups must be a tuple of FlowGroup, got {self.groups!r}")
+        if not isinstance(self.gentle, bool):
+            raise ValueError(f"gentle: must be True or False, got {self.gentle!r}")
         chk.non_negative("min_th", self.min_th, " pkts")
         chk.positive("max_th", self.max_th, " pkts")
         chk.ordered("min_th", self.min_th, "max_th", self.max_th, " pkts")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["positive", "non_negative", "count", "open_unit", "unit_interval", "ordered", "NoEquilibrium", "pert_equilibrium",
-           "bound_text"]  # fmt: skip
+__all__ = ["positive", "non_negative", "count", "open_unit", "unit_interval", "ordered", "state", "NoEquilibrium",
+           "pert_equilibrium", "bound_text", "MAX_FLOWS"]  # fmt: skip
 
 
 def _num(name: str, value: object) -> float:
@@ -38,13 +38,26 @@ def non_negative(name: str, value: object, unit: str = "") -> float:
     return v
 
 
+#: The most flows a model takes: the packet simulator's bound (a u32), far beyond any path's.
+MAX_FLOWS = 2**32 - 1
+
+
 def count(name: str, value: object) -> int:
-    """An integer >= 1 (a number of flows)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or float(value) != int(value):
+    """An integer from 1 to :data:`MAX_FLOWS` (a number of flows)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or float(value) != int(value):
         raise ValueError(f"{name}: must be a positive integer, got {value!r}")
-    if int(value) < 1:
-        raise ValueError(f"{name}: must be a positive integer (at least one flow), got {int(value)}")
+    if not 1 <= int(value) <= MAX_FLOWS:
+        raise ValueError(f"{name}: must be a positive integer (at least one flow, at most {MAX_FLOWS}), got {int(value)}")
     return int(value)
+
+
+def state(name: str, value: object, what: str) -> tuple[float, ...]:
+    """A model's initial point: a list or tuple of finite numbers, as many as ``what`` names
+    (``"W, T_q, filtered T_q"``)."""
+    size = len(what.split(", "))
+    if not isinstance(value, (list, tuple)) or len(value) != size:
+        raise ValueError(f"{name}: needs {size} values ({what}), got {value!r}")
+    return tuple(_num(f"{name}[{i}]", v) for i, v in enumerate(value))
 
 
 def open_unit(name: str, value: object) -> float:

@@ -2,6 +2,7 @@
 TOML or JSON, writing the core's wire format, and asking the core to check it."""
 
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -58,6 +59,26 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+
+#: The most spaces a level of :meth:`Scenario.to_wire_json` takes (a huge indent is gigabytes of spaces).
+MAX_INDENT = 64
+
+
+def _read(path: Any, check_only: bool = False) -> Any:
+    """The text of the scenario file ``path`` (``path`` itself with ``check_only``); a path of
+    another type, or a file that cannot be read as UTF-8 text, is a :class:`ScenarioError`
+    naming the path."""
+    if not isinstance(path, (str, os.PathLike)) or path == "":
+        raise ScenarioError([("path", f"must be the path of a .toml or .json scenario file, got {path!r}")])
+    if check_only:
+        return path
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as e:
+        raise ScenarioError([(str(path), f"cannot read the scenario file: {e.strerror or e}")]) from None
+    except UnicodeDecodeError as e:
+        raise ScenarioError([(str(path), f"not UTF-8 text: {e}")]) from None
 
 
 class MonitorSpec(_Model):
@@ -203,9 +224,8 @@ class Scenario(_Model):
     @classmethod
     def from_toml(cls, path: str | Path) -> "Scenario":
         """Read a scenario file written in TOML with human units."""
-        path = Path(path)
         try:
-            data = tomllib.loads(path.read_text())
+            data = tomllib.loads(_read(path))
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError([(str(path), f"not valid TOML: {e}")]) from None
         return cls.parse(data)
@@ -213,6 +233,8 @@ class Scenario(_Model):
     @classmethod
     def from_json(cls, text: str) -> "Scenario":
         """Read a scenario from JSON (human units or the wire format)."""
+        if not isinstance(text, (str, bytes, bytearray)):
+            raise ScenarioError([("scenario", f"JSON text must be a str, bytes or bytearray, got {text!r}")])
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
@@ -222,8 +244,8 @@ class Scenario(_Model):
     @classmethod
     def load(cls, path: str | Path) -> "Scenario":
         """Read a ``.toml`` or ``.json`` scenario file."""
-        path = Path(path)
-        scenario = cls.from_json(path.read_text()) if path.suffix == ".json" else cls.from_toml(path)
+        path = Path(_read(path, check_only=True))
+        scenario = cls.from_json(_read(path)) if path.suffix == ".json" else cls.from_toml(path)
         scenario._source_dir = path.resolve().parent
         return scenario
 
@@ -255,7 +277,9 @@ class Scenario(_Model):
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
     def to_wire_json(self, indent: int | None = None) -> str:
-        """The core's wire format as JSON text."""
+        """The core's wire format as JSON text, ``indent`` spaces a level (None: one line)."""
+        if indent is not None and (isinstance(indent, bool) or not isinstance(indent, int) or not 0 <= indent <= MAX_INDENT):
+            raise ValueError(f"indent: must be None or an integer from 0 to {MAX_INDENT} (spaces a level), got {indent!r}")
         return json.dumps(self.to_wire(), indent=indent)
 
     def check(self, memory_limit: float | None = None) -> "Scenario":
