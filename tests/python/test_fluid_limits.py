@@ -175,3 +175,13 @@ def test_a_valid_small_step_runs(tmp_path):
 def test_bound_text_rounds_outwards():
     assert bound_text(44.194) == "44.2" and bound_text(0.70710678) == "0.7072"
     assert bound_text(0.0019999, up=False, digits=3) == "0.00199" and bound_text(6e-5, digits=3) == "6e-05"
+
+
+def test_the_stability_boundary_below_a_nanosecond_is_found():
+    """On a link of 1e30 pkt/s Theorem 1's boundary R+ lies far below 1 ns (the search started
+    there and failed with "no sign change on the bracket"); (11) holds just below it, not above."""
+    from pertlab.fluid.stability import boundary_rtt
+
+    r = boundary_rtt(1e30, 5)
+    assert 0 < r < 1e-9
+    assert theorem1(1e30, 0.99 * r, 5).stable and not theorem1(1e30, 1.01 * r, 5).stable

@@ -105,7 +105,14 @@ def boundary_rtt(capacity: float, flows_min: int, pmax: float = 0.1, tmin: float
     hi = 1.0
     while gap(hi) > 0:
         hi *= 2.0
-    return _sign_change(gap, 1e-9, hi)
+    # (11) holds at small R+; on very fast links only below a nanosecond (1e30 pkt/s: about
+    # 1e-17 s), so the lower end goes down until it does.
+    lo = 1e-9
+    while gap(lo) <= 0:
+        if lo < 1e-300:
+            raise ValueError(f"capacity: {C:g} pkt/s is beyond what Theorem 1 can evaluate: (11) fails at every R+ down to 1e-300 s")
+        lo /= 1024.0
+    return _sign_change(gap, lo, hi)
 
 
 def bracket_end_root(flo: float, fhi: float, lo: float, hi: float) -> float | None:
