@@ -46,7 +46,7 @@ from .arguments import check_kinds
 from .runner import as_scenario
 from .scenario import U32_MAX, Scenario, ScenarioError
 from .simulation import Simulation
-from .units import parse_rate, parse_time
+from .units import U64_MAX, parse_rate, parse_time
 
 __all__ = ["CongestionEnv", "ACTIONS", "FEATURES", "QUEUE_FEATURES", "capacity"]
 
@@ -142,6 +142,8 @@ class CongestionEnv(gymnasium.Env):
         self._episodes = 0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or not 0 <= seed <= U64_MAX):
+            raise ScenarioError([("seed", f"must be None or an integer from 0 to {U64_MAX} (the run's seed), got {seed!r}")])
         super().reset(seed=seed)
         if seed is not None:
             run_seed = seed

@@ -295,6 +295,16 @@ def test_gym_actions_that_are_not_one_finite_number_per_agent_are_named(action):
         assert env.step([1e308])[0].shape == (1, 8)  # out of range but finite: clipped to the action space
 
 
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, "1", True])
+def test_a_gym_reset_seed_out_of_range_is_named(seed):
+    from pertlab.gym import CongestionEnv
+
+    env = CongestionEnv(dumbbell(**AGENT))
+    with pytest.raises(ScenarioError, match=r"^seed: must be None or an integer from 0 to 18446744073709551615"):
+        env.reset(seed=seed)
+    assert env.reset(seed=2**64 - 1)[0].shape == (1, 8)  # the largest seed runs
+
+
 def test_a_gym_reward_that_is_not_a_number_is_named():
     from pertlab.gym import CongestionEnv
 
