@@ -10,8 +10,8 @@ The flows whose controller is ``agent`` (:class:`pertlab.scenario.Agent`: a wind
 outside, no growth or reduction of its own; a timeout still sets one segment) are the agent's;
 every other flow runs its own controller. Each step applies the action to the agent flows'
 windows (:meth:`pertlab.Simulation.set_cwnd`), then advances the simulation by ``step`` of
-simulated time; the episode ends with the scenario's duration. This is the shape of ns3-gym's
-time-based TCP environment.
+simulated time; the episode ends with the scenario's duration (``terminated``; a step after it
+is an error until :meth:`reset`). This is the shape of ns3-gym's time-based TCP environment.
 
 **Observation**: a ``float32`` array of shape ``(agent flows, len(FEATURES))``, one row per agent
 flow in the scenario's order, columns :data:`FEATURES` (over the step just taken where the name
@@ -139,6 +139,7 @@ class CongestionEnv(gymnasium.Env):
         else:
             self.action_space = spaces.Box(float(low), float(high), shape=(n,), dtype=np.float32)
         self.sim: Simulation | None = None
+        self._over = False  # the episode reached the run's end
         self._episodes = 0
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -153,6 +154,7 @@ class CongestionEnv(gymnasium.Env):
             run_seed = int(self.np_random.integers(0, 2**63))
         self._episodes += 1
         self.sim = Simulation(self.scenario.model_copy(update={"seed": run_seed}))
+        self._over = False
         state = self.sim.state()
         self._queue_index = self._find_queue(state)
         self._last = state
@@ -163,6 +165,8 @@ class CongestionEnv(gymnasium.Env):
     def step(self, action):
         if self.sim is None:
             raise RuntimeError("call reset() before step()")
+        if self._over:
+            raise RuntimeError(f"the episode is over (terminated at the run's end, {self.sim.now:g} s); call reset() to start another")
         action = self._action(action)
         flows = self._last["flows"]
         low, high = self.action_space.low, self.action_space.high
@@ -176,7 +180,7 @@ class CongestionEnv(gymnasium.Env):
             else:
                 cwnd = flows[i]["cwnd"] * float(np.clip(action[k], low[k], high[k]))
             self.sim.set_cwnd(i, int(np.clip(round(cwnd), 1, self.max_cwnd)))
-        over = self.sim.run_until(self.sim.now + self.step_ns / 1e9)
+        over = self._over = self.sim.run_until(self.sim.now + self.step_ns / 1e9)
         obs, info = self._observe()
         reward = self._reward(obs, info) if self.reward_fn else self._default_reward(obs, info)
         return obs, reward, over, False, info

@@ -305,6 +305,19 @@ def test_a_gym_reset_seed_out_of_range_is_named(seed):
     assert env.reset(seed=2**64 - 1)[0].shape == (1, 8)  # the largest seed runs
 
 
+def test_a_gym_step_after_the_episode_ended_is_refused():
+    from pertlab.gym import CongestionEnv
+
+    env = CongestionEnv(dumbbell(**AGENT), step="500ms")
+    env.reset(seed=1)
+    ends = [env.step([1.0])[2] for _ in range(3)]
+    assert ends == [False, False, True]  # 2 s in steps of 0.5 s, the first taken by reset
+    with pytest.raises(RuntimeError, match=r"^the episode is over \(terminated at the run's end, 2 s\); call reset\(\)"):
+        env.step([1.0])
+    env.reset(seed=2)
+    assert env.step([1.0])[2] is False
+
+
 def test_a_gym_reward_that_is_not_a_number_is_named():
     from pertlab.gym import CongestionEnv
 
