@@ -195,7 +195,10 @@ def test_an_exception_in_a_hook_stops_the_run_with_traceback_time_and_queue(tmp_
         ("enqueue", "True", "it returned True (a bool); enqueue returns"),
         ("enqueue", "'mark'", "it returned 'mark' for a packet that is not ECN-capable (pkt.ecn_capable is False); return 'drop' for those"),
         ("dequeue", "0", "it returned 0 (a int); dequeue returns None, 'accept', 'drop' or 'mark'"),
-        ("probability", "'high'", "the attribute probability is 'high'; it must be a number (or None)"),
+        ("probability", "'high'", "the attribute probability is 'high'; it must be a number in [0, 1] (or None)"),
+        ("probability", "float('nan')", "the attribute probability is nan; it must be a number in [0, 1] (or None)"),
+        ("probability", "2**70", "the attribute probability is 1180591620717411303424; it must be a number in [0, 1] (or None)"),
+        ("average", "float('inf')", "the attribute average is inf; it must be a finite number (or None)"),
     ],
 )
 def test_an_invalid_value_is_named_with_the_hook(tmp_path, monkeypatch, hook, value, shown):
@@ -204,6 +207,7 @@ def test_an_invalid_value_is_named_with_the_hook(tmp_path, monkeypatch, hook, va
         "enqueue": f"    def enqueue(self, q, pkt):\n        return {value} if q.now > 500_000_000 else 'accept'\n",
         "dequeue": f"    def enqueue(self, q, pkt):\n        return 'accept'\n\n    def dequeue(self, q, pkt):\n        return {value} if q.now > 500_000_000 else None\n",
         "probability": f"    probability = {value}\n\n    def enqueue(self, q, pkt):\n        return 'accept'\n",
+        "average": f"    average = {value}\n\n    def enqueue(self, q, pkt):\n        return 'accept'\n",
     }[hook]
     write_module(tmp_path, monkeypatch, module, f"class Bad:\n{body}")
     with pytest.raises(pertlab.ModelError) as info:

@@ -268,7 +268,8 @@ impl PyQueue {
     }
 
     /// A number attribute of the object (`probability`, `average`, `max_p`),
-    /// if it has one; a value that is not a number stops the run.
+    /// if it has one; a value that is not a finite number stops the run, and so
+    /// does a probability (`probability`, `max_p`) outside [0, 1].
     fn attribute(&self, name: &str) -> Option<f64> {
         Python::with_gil(|py| {
             let value = match self.obj.bind(py).getattr(name) {
@@ -282,11 +283,15 @@ impl PyQueue {
             };
             if value.is_instance_of::<PyFloat>() || (value.is_instance_of::<PyInt>() && !value.is_instance_of::<PyBool>()) {
                 if let Ok(x) = value.extract::<f64>() {
-                    return Some(x);
+                    let probability = matches!(name, "probability" | "max_p");
+                    if x.is_finite() && (!probability || (0.0..=1.0).contains(&x)) {
+                        return Some(x);
+                    }
                 }
             }
             let shown = value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "?".into());
-            self.fault.fail(py, &self.who, name, self.now, format!("the attribute {name} is {shown}; it must be a number (or None)"), None);
+            let allowed = if matches!(name, "probability" | "max_p") { "a number in [0, 1] (or None)" } else { "a finite number (or None)" };
+            self.fault.fail(py, &self.who, name, self.now, format!("the attribute {name} is {shown}; it must be {allowed}"), None);
             None
         })
     }
