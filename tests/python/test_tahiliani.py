@@ -53,6 +53,15 @@ def test_step_k_zero_is_an_error_naming_the_field():
     assert msg.startswith("links[0].queue.step.k_pkts: ") and "greater than or equal to 1" in msg
 
 
+def test_step_k_above_the_buffer_is_an_error_with_the_default_k_too():
+    """The default K of 65 is checked against the buffer as a written one is: left out, a buffer
+    of 1 packet was accepted, and its dump (which writes K) then refused (found by make fuzz)."""
+    for queue in ({"kind": "step", "limit_pkts": 1}, {"kind": "step", "limit_pkts": 1, "step": {"k_pkts": 65}}):
+        msg = error_of(two_nodes({}, queue=queue))
+        assert msg.startswith("links[0].queue.step: K = 65 packets is more than the buffer holds (1 packets, limit_pkts)"), msg
+    assert Scenario.parse(two_nodes({}, queue={"kind": "step", "limit_pkts": 65})).links[0].queue.step.k_pkts == 65
+
+
 def test_surathkal_options_are_checked_and_recorded_in_the_results(tmp_path):
     assert "alpha_timing" in error_of(two_nodes({}, cc={"kind": "surathkal", "alpha_timing": "eventually"}))
     s = dumbbell(bw="8Mbps", rtt="60ms", flows=2, cc="surathkal", queue="ared", duration="20s", ecn=True, packet_size=1040)

@@ -156,7 +156,7 @@ class QueueSpec(_Model):
     pie: PieConfig = Field(default_factory=PieConfig)
     codel: CodelConfig = Field(default_factory=CodelConfig)
     jcc: JccQueueConfig = Field(default_factory=JccQueueConfig, description="jcc-red: the code's bits (RED's parameters are in red)")
-    step: StepConfig = Field(default_factory=StepConfig, description="kind step: DCTCP's marking threshold K")
+    step: StepConfig = Field(default_factory=StepConfig, description="kind step: DCTCP's marking threshold K", validate_default=True)
     xcp: XcpQueueConfig = Field(default_factory=XcpQueueConfig, description="kind xcp: the XCP router's controllers")
     sched: SchedConfig = Field(default_factory=SchedConfig, description="the multi-class kinds: priority, wtp, swtp, bpr")
 
