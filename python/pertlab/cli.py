@@ -254,9 +254,36 @@ def _cell(x: float | None, spec: str, undefined: str = "") -> str:
 
 def fail_out_of_range(exc: ArithmeticError | MemoryError, what: str) -> NoReturn:
     """Exit 2 for values the checks passed but the arithmetic of ``what`` cannot take (a capacity of
-    1e-320 divides by zero, 1e308 overflows, a buffer of 1e10 packets does not fit in memory)."""
-    _say(f"{what} cannot be computed with these values ({type(exc).__name__}: {exc}): one of the options given is far outside its range", "error", "bold red")
+    1e-320 divides by zero, 1e308 overflows, a buffer of 1e10 packets does not fit in memory),
+    listing the options given on the command line: one of them is the culprit."""
+    given = _options_given()
+    among = f" (given: {', '.join(given)})" if given else ""
+    _say(f"{what} cannot be computed with these values ({type(exc).__name__}: {exc}): one of the options given is far outside its range{among}",
+         "error", "bold red")  # fmt: skip
     raise typer.Exit(2)
+
+
+def _options_given() -> list[str]:
+    """The options of the running command that the command line set with a value, as written back
+    (``--capacity 1e250pkt/s``); the defaults are in range and switches have none, so the culprit
+    is among them."""
+    try:
+        from typer._click.core import ParameterSource
+        from typer._click.globals import get_current_context
+    except ImportError:  # an older typer, on click itself
+        from click.core import ParameterSource
+        from click.globals import get_current_context
+
+    ctx = get_current_context(silent=True)
+    if ctx is None:
+        return []
+    out = []
+    for p in ctx.command.params:
+        if p.name in ctx.params and ctx.get_parameter_source(p.name) == ParameterSource.COMMANDLINE and p.opts[0].startswith("--"):
+            value = ctx.params[p.name]
+            if not isinstance(value, bool):
+                out.append(f"{p.opts[0]} {value}")
+    return out
 
 
 def check_out_dir(out_dir: Path, flag: str = "--out") -> None:

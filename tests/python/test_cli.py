@@ -120,6 +120,7 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["dumbbell", "--flows", "2", "--memory-limit", "0"], "error: --memory-limit: must be a positive number of bytes"),
         (["run", str(EXAMPLES / "graph.toml"), "--seed", "-1"], "Usage:"),
         (["stability", "pert-red", "--capacity", "1e-320"], "error: the model cannot be computed with these values (ZeroDivisionError"),
+        (["stability", "pert-red", "--capacity", "1e250pkt/s", "--flows", "3", "--json"], "error: the model cannot be computed with these values (OverflowError: (34, 'Numerical result out of range')): one of the options given is far outside its range (given: --capacity 1e250pkt/s, --flows 3)"),
         (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308"], "error: the equilibrium cannot be computed with these values"),
         (["dumbbell", "--buffer-bdp", "1e308"], "error: --buffer-bdp: 1e+308 bandwidth-delay products are more packets than a queue holds"),
     ],
