@@ -159,8 +159,7 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     from pydantic import TypeAdapter, ValidationError
 
     from .scenario import CcSpec, ScenarioError
-    from .scenario.errors import _item as _error_item
-    from .scenario.errors import _path as _error_path
+    from .scenario.errors import field_of
 
     params: dict[str, dict[str, Any]] = {}
     for item in items:
@@ -184,7 +183,7 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
                 if x["type"] != "missing":
                     # The field as a scenario error names it (a check of the whole controller, such as
                     # a boolean for a number, names its field in the error's context).
-                    field = (_error_path(x["loc"][1:]) if len(x["loc"]) > 1 else "") + _error_item(x)
+                    field = field_of(x, x["loc"][1:], whole="")  # loc[0] is the kind
                     errors.append((f"--cc-param {kind}" + (f".{field.lstrip('.')}" if field else ""), x["msg"].removeprefix("Value error, ")))
     if errors:
         raise ScenarioError(errors)

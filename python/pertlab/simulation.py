@@ -230,10 +230,10 @@ def _with_param(spec: Any, flow: int, field: str, value: Any) -> Any:
         return type(spec).model_validate({**data, field: value})
     except ValidationError as e:
         prefix = f"flows[{flow}].cc"
-        errors = ScenarioError.from_pydantic(e).errors
-        # The model's own checks (a boolean for a number) report at its top, "scenario[.field]".
-        at = [prefix + path.removeprefix("scenario") if path == "scenario" or path.startswith("scenario.") else f"{prefix}.{people_path(path)}" for path, _ in errors]
-        raise ScenarioError([(where, message) for where, (_, message) in zip(at, errors)]) from None
+        # The model's own checks (a boolean for a number) name a part of it, ".field".
+        errors = ScenarioError.from_pydantic(e, whole="").errors
+        raise ScenarioError([(prefix + people_path(path) if path[:1] in ("", ".", "[") else f"{prefix}.{people_path(path)}", message)
+                             for path, message in errors]) from None  # fmt: skip
 
 
 def _flow(flow: object) -> int:

@@ -23,8 +23,10 @@ class ScenarioError(ValueError):
         super().__init__("\n".join(f"{path}: {message}" for path, message in errors))
 
     @classmethod
-    def from_pydantic(cls, exc: ValidationError) -> ScenarioError:
-        return cls([(_path(e["loc"]) + _item(e), _message(e)) for e in exc.errors()])
+    def from_pydantic(cls, exc: ValidationError, whole: str = "scenario") -> ScenarioError:
+        """The errors of a validation, each at its field (:func:`field_of`; ``whole`` names the
+        model validated when an error is about all of it)."""
+        return cls([(field_of(e, whole=whole), _message(e)) for e in exc.errors()])
 
     @classmethod
     def from_core(cls, exc: ValueError, default_limit: bool = False) -> ScenarioError:
@@ -72,7 +74,14 @@ def _names_of_wire_fields() -> dict[str, str]:
     return names
 
 
-def _path(loc: tuple[Any, ...]) -> str:
+def field_of(err: dict[str, Any], loc: tuple[Any, ...] | None = None, whole: str = "scenario") -> str:
+    """The field a pydantic error names, in the names people write: the path of ``loc`` (default
+    the error's own; ``whole`` when it names the model itself) and the part of it a validator of
+    the whole field names (:func:`_item`)."""
+    return _path(err["loc"] if loc is None else loc, whole) + _item(err)
+
+
+def _path(loc: tuple[Any, ...], whole: str = "scenario") -> str:
     parts: list[str] = []
     for i, item in enumerate(loc):
         if isinstance(item, int):
@@ -83,7 +92,7 @@ def _path(loc: tuple[Any, ...]) -> str:
             continue
         else:
             parts.append(("." if parts else "") + item)
-    return "".join(parts) or "scenario"
+    return "".join(parts) or whole
 
 
 def _item(err: dict[str, Any]) -> str:
