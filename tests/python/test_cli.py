@@ -120,8 +120,9 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["dumbbell", "--flows", "2", "--memory-limit", "0"], "error: --memory-limit: must be a positive number of bytes"),
         (["run", str(EXAMPLES / "graph.toml"), "--seed", "-1"], "Usage:"),
         (["stability", "pert-red", "--capacity", "1e-320"], "error: the model cannot be computed with these values (ZeroDivisionError"),
-        (["stability", "pert-red", "--capacity", "1e250pkt/s", "--flows", "3", "--json"], "error: the model cannot be computed with these values (OverflowError: (34, 'Numerical result out of range')): one of the options given is far outside its range (given: --capacity 1e250pkt/s, --flows 3)"),
-        (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308"], "error: the equilibrium cannot be computed with these values"),
+        (["stability", "pert-red", "--capacity", "1e250pkt/s", "--flows", "3", "--json"], "error: the model cannot be computed with these values (OverflowError: (34, 'Numerical result out of range')): --capacity 1e250pkt/s is far outside the range it can take (with its default in its place, the model is computed)"),
+        (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308", "--alpha", "1e308"], "error: the equilibrium cannot be computed with these values (ZeroDivisionError: float division by zero): one of the options given is far outside its range (given: --hops 3, --flows 2, --alpha 1e+308, --beta 1e+308)"),
+        (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308"], "error: the equilibrium cannot be computed with these values (ZeroDivisionError: float division by zero): --beta 1e+308 is far outside"),
         (["dumbbell", "--buffer-bdp", "1e308"], "error: --buffer-bdp: 1e+308 bandwidth-delay products are more packets than a queue holds"),
     ],
 )
@@ -131,6 +132,16 @@ def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
     assert result.stderr.startswith(message), result.stderr
     assert "Traceback" not in result.output
     assert isinstance(result.exception, SystemExit)  # a clean exit, not an escaped error
+
+
+def test_the_culprit_search_reruns_a_fluid_model_without_writing(tmp_path):
+    """Of two options given, the one whose default lets the model through is named; the rerun that
+    shows it (the default capacity with the 3 flows) integrates the model and writes nothing."""
+    out = tmp_path / "fluid"
+    result = runner.invoke(app, ["fluid", "pert-pi", "--capacity", "1e-300pkt/s", "--flows", "3", "--duration", "1s", "--out", str(out)])
+    assert result.exit_code == 2
+    assert "ZeroDivisionError" in result.stderr and ": --capacity 1e-300pkt/s is far outside the range it can take" in result.stderr, result.stderr
+    assert result.stdout == "" and not out.exists()
 
 
 def test_cc_param_reaches_the_flows_of_that_kind():

@@ -87,7 +87,7 @@ def _print(obj: dict, as_json: bool, title: str) -> None:
 def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json: bool) -> None:
     """Integrate ``model``, write its files and print a summary. A run that diverges is written and
     printed up to its last finite step (``diverged_at_s`` set), then ``error: ...`` and exit 1."""
-    from ..cli import check_out_dir
+    from ..cli import check_out_dir, rerunning_for_culprit
     from .dde import Diverged
     from .models import FluidRun
     from .output import write_run
@@ -106,6 +106,8 @@ def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json:
     except Diverged as e:
         run = FluidRun(model=model, trajectory=e.trajectory)
     diverged = run.trajectory.diverged_at
+    if rerunning_for_culprit():
+        return  # the arithmetic went through: nothing is written for a rerun
     paths = write_run(run, out_dir, model.name)
     summary = {"model": model.name, "final": run.final(), "files": {k: str(v) for k, v in paths.items()},
                "diverged_at_s": diverged}  # fmt: skip
