@@ -171,6 +171,12 @@ def test_simulator_scenario_mirrors_the_testbed() -> None:
     both = sim_scenario(TestbedScenario.parse({"flows": [{"cc": "cubic", "count": 2}, {"cc": "reno"}]}))
     assert [f.cc.kind for f in both.flows] == ["cubic", "cubic", "reno"]
     assert all(f.tcp.sack for f in both.flows)
+    # The initial window: each side's own unless the scenario sets it (then both start alike).
+    assert {f.tcp.init_cwnd for f in both.flows} == {2} and TestbedScenario.parse({}).init_cwnd is None
+    set_ = sim_scenario(TestbedScenario.parse({"init_cwnd": 4, "flows": [{"cc": "reno", "count": 2}]}))
+    assert [f.tcp.init_cwnd for f in set_.flows] == [4, 4] and all(f.tcp.sack for f in set_.flows)
+    with pytest.raises(ScenarioError, match="init_cwnd"):
+        TestbedScenario.parse({"init_cwnd": 0})
 
 
 def test_cli_lists_the_linux_and_testbed_commands() -> None:

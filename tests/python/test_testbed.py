@@ -172,6 +172,8 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     report = (tmp_path / "cmp" / "report.md").read_text()
     assert "| metric | testbed (Linux) | simulator |" in report and "pert: goodput total" in report
+    # The scenario sets no initial window: the report says that the two sides start differently.
+    assert "Initial window: the kernel's 10 segments, the simulator's 2 (`init_cwnd` sets one for both)." in report
     for side in ("sim", "testbed"):
         assert (tmp_path / "cmp" / side / "flows.parquet").is_file()
     assert _namespaces() == before

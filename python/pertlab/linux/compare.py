@@ -21,7 +21,7 @@ import polars as pl
 from .._core import jain_index
 from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..scenario import Scenario, ScenarioError
-from .scenario import FRAME_BYTES, TestbedScenario
+from .scenario import FRAME_BYTES, LINUX_INIT_CWND, TestbedScenario
 from .testbed import TestbedResults, run
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
@@ -35,7 +35,8 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     mean: the round trip is the constant delay plus the jitter's mean each way, and the data
     direction loses packets at random at the path's long-run loss rate. The simulator has no
     jitter, so the variation of the delay, a Gilbert-Elliott path's bursts (its stationary rate
-    is used) and the losses of ACKs are not carried."""
+    is used) and the losses of ACKs are not carried. The initial window is carried when the
+    scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2)."""
     from ..builders import dumbbell
 
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -48,7 +49,7 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
-        sample_interval=f"{sc.sample_interval}ns",
+        sample_interval=f"{sc.sample_interval}ns", tcp=None if sc.init_cwnd is None else {"init_cwnd": sc.init_cwnd},
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
                    for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running},
     )  # fmt: skip
@@ -120,6 +121,8 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         "",
         f"{sc.bottleneck.rate / 1e6:g} Mbit/s bottleneck, {sc.bottleneck.delay / 1e6:g} ms round-trip delay, {sc.queue()[0]} {sc.queue()[1]}, "
         f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
+        + (f" Initial window {sc.init_cwnd} segments on both sides." if sc.init_cwnd is not None else
+           f" Initial window: the kernel's {LINUX_INIT_CWND} segments, the simulator's {sim_sc.flows[0].tcp.init_cwnd} (`init_cwnd` sets one for both).")
         + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
         + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"

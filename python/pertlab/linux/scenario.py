@@ -41,7 +41,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-__all__ = ["KERNEL_CCS", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedVideo", "Jitter", "Loss", "NetPath", "TestbedScenario", "load_scenario"]
+__all__ = ["KERNEL_CCS", "LINUX_INIT_CWND", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedVideo", "Jitter", "Loss", "NetPath", "TestbedScenario", "load_scenario"]
 
 #: Congestion controls of the kernel the testbed selects by name, and the eBPF ``pert`` and
 #: ``pert_adaptive``.
@@ -254,6 +254,10 @@ class FlowGroup(_Model):
     video: TestbedVideo | None = Field(None, description="a live video stream on each connection instead of bulk data")
 
 
+#: The kernel's initial window, segments (``TCP_INIT_CWND``, include/net/tcp.h; RFC 6928).
+LINUX_INIT_CWND = 10
+
+
 class TestbedScenario(_Model):
     """A testbed run."""
 
@@ -268,6 +272,11 @@ class TestbedScenario(_Model):
         0, description="run the delay line under SCHED_FIFO at this priority (1 to 99; 0: the normal scheduler); its releases are then less late on a busy machine"
     )
     delayed_ack: bool = Field(False, description="Linux's delayed ACKs at the receiver; default one ACK per segment (quickack), as the simulator")
+    init_cwnd: Count | None = Field(
+        None,
+        description="the senders' initial window, segments: set on the sender's route (initcwnd), and the simulator's flows' `tcp.init_cwnd` in `testbed compare`; "
+        f"default each side's own: the kernel's {LINUX_INIT_CWND} (RFC 6928), the simulator's 2 (ns-2's)",
+    )
     trace_rtt: bool = Field(
         False, description="record every RTT sample of the eBPF pert_adaptive connections with the srtt_0.99 it gave (Kotla Fig. 15): TestbedResults.rtt_trace"
     )

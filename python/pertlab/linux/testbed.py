@@ -127,7 +127,8 @@ class Testbed:
             self.ns(ns, "ip", "addr", "add", f"{addr}/24", "dev", dev)
             self.ns(ns, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off", check=False)
             self.ns(ns, "ip", "link", "set", dev, "up")
-        self.ns(self.snd, "ip", "route", "add", "default", "via", RTR_SND_IP)
+        initcwnd = [] if self.sc.init_cwnd is None else ["initcwnd", str(self.sc.init_cwnd)]
+        self.ns(self.snd, "ip", "route", "add", "default", "via", RTR_SND_IP, *initcwnd)
         quick = [] if self.sc.delayed_ack else ["quickack", "1"]
         self.ns(self.rcv, "ip", "route", "add", "default", "via", RTR_RCV_IP, *quick)
         for key in ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0"):
