@@ -87,6 +87,20 @@ def test_a_field_added_with_its_default_is_not_a_change(tmp_path, capsys):
     assert "new defaulted fields (not counted as changes): " in capsys.readouterr().out
 
 
+def test_testbed_scenarios_are_read_through_today_s_testbed_model(tmp_path):
+    """kotla08-live's scenarios are namespace-testbed scenarios: its committed report predates
+    the testbed's `init_cwnd`, which reads as a defaulted field; set in the report, it is a change."""
+    name = "kotla08-live"
+    c = compare(REGISTRY[name], REPORTS / name)
+    assert not c.stale, c.lines()
+    assert {d.path for p in c.pairs for d in p.defaulted} == {"init_cwnd"}
+    folder = _copy(tmp_path, name)
+    key = next(iter(json.loads((folder / "scenarios.json").read_text())))
+    _edit(folder, lambda s: s[key].update(init_cwnd=10))
+    (pair,) = [p for p in compare(REGISTRY[name], folder).pairs if p.changes]
+    assert [(d.path, d.old, d.new) for d in pair.changes] == [("init_cwnd", 10, None)]
+
+
 def test_a_field_set_away_from_its_default_is_a_change(tmp_path):
     folder = _copy(tmp_path)
     _edit(folder, lambda s: s["bw_mbps=4-surathkal-seed1"]["flows"][1]["tcp"].update(dupthresh=4))
