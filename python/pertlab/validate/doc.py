@@ -1,15 +1,17 @@
-"""The matrix of docs/validation.md, generated from the committed full run of ``pertlab validate ns3``.
+"""The matrices of docs/validation.md, generated from the committed full runs of ``pertlab validate
+ns3`` and ``pertlab validate kernel``.
 
-The page's table of every case (pertlab / ns-3 per metric, with the verdict's mark), the count of
-each verdict and the run times are written from ``docs/validation/ns3/rows.json`` and
-``cases.json`` (the report of ``pertlab validate ns3 --out docs/validation/ns3``), between::
+Each table of every case (pertlab / the reference per metric, with the verdict's mark), the count
+of each verdict and, for ns-3, the run times are written from a run's ``rows.json`` and
+``cases.json`` (the report of ``pertlab validate ns3 --out docs/validation/ns3``, or of
+``validate kernel --out docs/validation/kernel``), between::
 
-    <!-- BEGIN generated: ns3-matrix -->
+    <!-- BEGIN generated: ns3-matrix -->      (or kernel-matrix)
     ...  (rewritten by ``make docs``; do not edit)
     <!-- END generated -->
 
-``python -m pertlab.validate.doc [--check] [PAGE]`` rewrites the block (or, with ``--check``,
-exits 1 when it differs from what would be written); tests/python/test_validate.py checks it.
+``python -m pertlab.validate.doc [--check] [PAGE]`` rewrites the blocks (or, with ``--check``,
+exits 1 when one differs from what would be written); tests/python/test_validate.py checks it.
 """
 
 from __future__ import annotations
@@ -17,15 +19,30 @@ from __future__ import annotations
 import json
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .compare import NOT_IN_REFERENCE
 from .tolerance import METRICS
 
-__all__ = ["render_matrix", "render_page", "main"]
+__all__ = ["Matrix", "MATRICES", "render_matrix", "render_page", "main"]
 
-BLOCK = re.compile(r"(<!-- BEGIN generated: ns3-matrix -->\n)(?P<body>.*?)(<!-- END generated -->)", re.S)
+
+@dataclass(frozen=True)
+class Matrix:
+    """A generated block: its name, the committed run's folder (relative to the page's) and what
+    the reference is called in the cells."""
+
+    block: str
+    folder: str
+    reference: str
+
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(rf"(<!-- BEGIN generated: {self.block} -->\n)(?P<body>.*?)(<!-- END generated -->)", re.S)
+
+
+MATRICES = (Matrix("ns3-matrix", "validation/ns3", "ns-3"), Matrix("kernel-matrix", "validation/kernel", "Linux"))
 
 #: Column heading and number format of each metric.
 COLUMNS = {
@@ -34,50 +51,53 @@ COLUMNS = {
 }  # fmt: skip
 #: The mark a cell carries for its verdict.
 MARKS = {"agrees": "", "explained": " (e)", "differs": " **(d)**", "explained difference not seen": " **(not seen)**"}
-#: How the verdicts are named in the count.
+#: How the verdicts are named in the count (and NOT_IN_REFERENCE: "are not in" the reference).
 COUNTED = {"agrees": "agree", "explained": "differ as explained", "differs": "differ unexplained (open, below)",
-           "explained difference not seen": "explained but not seen", NOT_IN_REFERENCE: "are not in ns-3"}  # fmt: skip
+           "explained difference not seen": "explained but not seen"}  # fmt: skip
 
 
-def _cell(row: dict[str, Any]) -> str:
+def _cell(row: dict[str, Any], reference: str) -> str:
     fmt = COLUMNS[row["metric"]][1]
     ours = fmt.format(row["pertlab"]).replace("%", " %")
     if row["verdict"] == NOT_IN_REFERENCE:
-        return f"{ours} / not in ns-3"
+        return f"{ours} / not in {reference}"
     return f"{ours} / {fmt.format(row['reference']).replace('%', ' %')}{MARKS[row['verdict']]}"
 
 
-def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]]) -> str:
-    """The block's Markdown: one table row per case, the verdict counts and the run times."""
+def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]], reference: str = "ns-3") -> str:
+    """The block's Markdown: one table row per case, the verdict counts and the run times (where
+    the run recorded them)."""
     by_case: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
         by_case.setdefault(row["case"], {})[row["metric"]] = row
     lines = ["| case | " + " | ".join(COLUMNS[m][0] for m in METRICS) + " |", "|---|" + "---|" * len(METRICS)]
     for c in cases:
         seeds = f" (mean of seeds 1-{c['seeds']})" if c["seeds"] > 1 else ""
-        lines.append(f"| {c['case']}{seeds} | " + " | ".join(_cell(by_case[c["case"]][m]) for m in METRICS) + " |")
+        lines.append(f"| {c['case']}{seeds} | " + " | ".join(_cell(by_case[c["case"]][m], reference) for m in METRICS) + " |")
     counts: dict[str, int] = {}
     for row in rows:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
-    said = ", ".join(f"{counts[v]} {name}" for v, name in COUNTED.items() if counts.get(v))
-    ns3 = sum(c["seconds"].get("reference", 0.0) for c in cases)
-    ours = sum(c["seconds"]["pertlab"] for c in cases)
-    lines += [
-        "",
-        f"Verdicts over the {len(rows)} case-metric pairs of {len(cases)} cases: {said}. Run time summed over"
-        f" the cases: ns-3 {ns3 / 60:.0f} min, pertlab {ours:.0f} s.",
-    ]
-    return "\n".join(lines) + "\n"
+    counted = {**COUNTED, NOT_IN_REFERENCE: f"are not in {reference}"}
+    said = ", ".join(f"{counts[v]} {name}" for v, name in counted.items() if counts.get(v))
+    summary = f"Verdicts over the {len(rows)} case-metric pairs of {len(cases)} cases: {said}."
+    if all("reference" in c["seconds"] for c in cases):
+        ref = sum(c["seconds"]["reference"] for c in cases)
+        ours = sum(c["seconds"]["pertlab"] for c in cases)
+        summary += f" Run time summed over the cases: {reference} {ref / 60:.0f} min, pertlab {ours:.0f} s."
+    return "\n".join([*lines, "", summary]) + "\n"
 
 
-def render_page(text: str, report_dir: Path) -> str:
-    """``text`` with its ns3-matrix block written from the report in ``report_dir``."""
-    rows = json.loads((report_dir / "rows.json").read_text())
-    cases = json.loads((report_dir / "cases.json").read_text())
-    body = render_matrix(rows, cases)
-    if not BLOCK.search(text):
-        raise ValueError("no <!-- BEGIN generated: ns3-matrix --> ... <!-- END generated --> block")
-    return BLOCK.sub(lambda m: m.group(1) + body + m.group(3), text)
+def render_page(text: str, page_dir: Path) -> str:
+    """``text`` with each block of :data:`MATRICES` written from its run under ``page_dir``."""
+    for m in MATRICES:
+        report_dir = page_dir / m.folder
+        rows = json.loads((report_dir / "rows.json").read_text())
+        cases = json.loads((report_dir / "cases.json").read_text())
+        body = render_matrix(rows, cases, m.reference)
+        if not m.pattern().search(text):
+            raise ValueError(f"no <!-- BEGIN generated: {m.block} --> ... <!-- END generated --> block")
+        text = m.pattern().sub(lambda g: g.group(1) + body + g.group(3), text)
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,10 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     args = [a for a in args if a != "--check"]
     page = Path(args[0] if args else "docs/validation.md")
     text = page.read_text()
-    fresh = render_page(text, page.parent / "validation" / "ns3")
+    fresh = render_page(text, page.parent)
     if check:
         if fresh != text:
-            print(f"{page}: the ns3-matrix block is out of date (make docs)", file=sys.stderr)
+            print(f"{page}: a generated validation block is out of date (make docs)", file=sys.stderr)
             return 1
         return 0
     page.write_text(fresh)
