@@ -81,6 +81,9 @@ def test_pi_bounds_and_booleans_in_a_scenario_file(tmp_path):
         path = tmp_path / "s.toml"
         path.write_text(base.format(**values))
         assert refusal(["run", str(path), "--out", str(tmp_path / "out"), "--no-progress"]) == message
+    # A top-level field is named alone, as the other errors of the whole scenario name it.
+    path.write_text("seed = true\n" + base.format(a="0.5", p_max="0.1"))
+    assert refusal(["run", str(path), "--out", str(tmp_path / "out"), "--no-progress"]) == "error: seed: must be a number, got true"
     path.write_text(base.format(a="0.5", p_max="0.1") + '[[capture]]\nlink = "s5-r0"\nfile = "x.pcap"\n')
     line = refusal(["run", str(path), "--out", str(tmp_path / "out"), "--no-progress"])
     assert line == "error: capture[0].link: no link named `s5-r0`; links: bottleneck, s0-r0 .. s1-r0, r1-d0 .. r1-d1"

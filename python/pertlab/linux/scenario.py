@@ -30,6 +30,7 @@ from pydantic_core import PydanticCustomError
 from .. import scenario as _sim
 from ..scenario import U64_MAX, Count, Pert, PertAdaptive, ScenarioError
 from ..scenario.base import _compared_to
+from ..scenario.traffic import DEFAULT_MAX_CWND
 from ..scenario.base import _Model as _SimModel
 from ..units import format_rate, format_time
 from .adaptive_params import PertAdaptiveParams
@@ -272,9 +273,9 @@ class TestbedScenario(_Model):
         0, description="run the delay line under SCHED_FIFO at this priority (1 to 99; 0: the normal scheduler); its releases are then less late on a busy machine"
     )
     delayed_ack: bool = Field(False, description="Linux's delayed ACKs at the receiver; default one ACK per segment (quickack), as the simulator")
-    init_cwnd: Count | None = Field(
+    init_cwnd: Annotated[int, Field(ge=1, le=DEFAULT_MAX_CWND)] | None = Field(
         None,
-        description="the senders' initial window, segments: set on the sender's route (initcwnd), and the simulator's flows' `tcp.init_cwnd` in `testbed compare`; "
+        description="the senders' initial window, 1 to 100000 segments (the simulator's max_cwnd): set on the sender's route (initcwnd), and the simulator's flows' `tcp.init_cwnd` in `testbed compare`; "
         f"default each side's own: the kernel's {LINUX_INIT_CWND} (RFC 6928), the simulator's 2 (ns-2's)",
     )
     trace_rtt: bool = Field(

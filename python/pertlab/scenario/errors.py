@@ -78,7 +78,10 @@ def field_of(err: dict[str, Any], loc: tuple[Any, ...] | None = None, whole: str
     """The field a pydantic error names, in the names people write: the path of ``loc`` (default
     the error's own; ``whole`` when it names the model itself) and the part of it a validator of
     the whole field names (:func:`_item`)."""
-    return _path(err["loc"] if loc is None else loc, whole) + _item(err)
+    path, item = _path(err["loc"] if loc is None else loc, ""), _item(err)
+    if not path:  # a validator of the whole model naming one of its fields: that field alone
+        return item.removeprefix(".") or whole
+    return path + item
 
 
 def _path(loc: tuple[Any, ...], whole: str = "scenario") -> str:
