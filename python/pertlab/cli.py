@@ -255,90 +255,19 @@ def fail_out_of_range(exc: ArithmeticError | MemoryError, what: str) -> NoReturn
     """Exit 2 for values the checks passed but the arithmetic of ``what`` cannot take (a capacity of
     1e-320 divides by zero, 1e308 overflows, a buffer of 1e10 packets does not fit in memory),
     naming the option to blame: the one given on the command line whose default, put in its
-    place, lets the arithmetic through (:func:`_culprits`); failing that, every option given."""
-    if _culprit_rerun:
-        raise _StillOutOfRange
-    given = _options_given()
-    culprits = _culprits(given)
-    if culprits:
-        names = " and ".join(text for _, text in culprits)
-        blame = f"{names}{' is' if len(culprits) == 1 else ': each is'} far outside the range it can take (with its default in its place, {what} is computed)"
+    place, lets the arithmetic through (:mod:`pertlab.culprit`); failing that, every option given.
+    In one of the culprit search's reruns, raises :class:`pertlab.culprit.StillOutOfRange`."""
+    from . import culprit
+
+    if culprit.rerunning():
+        raise culprit.StillOutOfRange
+    found, given = culprit.search()
+    if found:
+        blame = f"{' and '.join(found)}{' is' if len(found) == 1 else ': each is'} far outside the range it can take (with its default in its place, {what} is computed)"
     else:
-        among = f" (given: {', '.join(text for _, text in given)})" if given else ""
-        blame = f"one of the options given is far outside its range{among}"
+        blame = "one of the options given is far outside its range" + (f" (given: {', '.join(given)})" if given else "")
     _say(f"{what} cannot be computed with these values ({type(exc).__name__}: {exc}): {blame}", "error", "bold red")
     raise typer.Exit(2)
-
-
-class _StillOutOfRange(Exception):
-    """Raised by :func:`fail_out_of_range` inside :func:`_culprits`' reruns."""
-
-
-#: Set while :func:`_culprits` runs the command again.
-_culprit_rerun = False
-
-
-def rerunning_for_culprit() -> bool:
-    """Whether the running command is one of :func:`_culprits`' reruns: a command that writes
-    files returns before writing them once its arithmetic is done."""
-    return _culprit_rerun
-
-
-def _culprits(given: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
-    """The options of ``given`` (click parameters, as :func:`_options_given` lists them) each of
-    which, put back to its default with the others kept, lets the running command finish: the
-    command is run again once per option, its output discarded. A required option
-    has no default to put in its place and is not tried."""
-    import contextlib
-    import io
-
-    global _culprit_rerun
-    ctx = _click_context()
-    out = []
-    _culprit_rerun = True
-    try:
-        for p, text in given:
-            if p.required:
-                continue
-            sink = io.StringIO()
-            try:
-                with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
-                    ctx.invoke(ctx.command.callback, **{**ctx.params, p.name: p.process_value(ctx, p.get_default(ctx))})
-            except (typer.Exit, SystemExit) as e:
-                if (e.exit_code if isinstance(e, typer.Exit) else e.code) not in (0, None):
-                    continue  # refused for another reason: no proof either way
-            except Exception:  # still out of range (_StillOutOfRange, ArithmeticError...), or another error
-                continue
-            out.append((p, text))
-    finally:
-        _culprit_rerun = False
-    return out
-
-
-def _click_context() -> Any:
-    """The click context of the running command, or None outside one (typer's own click, or the
-    click package under an older typer)."""
-    try:
-        from typer._click.globals import get_current_context
-    except ImportError:  # an older typer, on click itself
-        from click.globals import get_current_context
-    return get_current_context(silent=True)
-
-
-def _options_given() -> list[tuple[Any, str]]:
-    """The options of the running command that the command line set with a value, each with its
-    text as written back (``--capacity 1e250pkt/s``); the defaults are in range and switches have
-    none, so the culprit is among them."""
-    ctx = _click_context()
-    if ctx is None:
-        return []
-    out = []
-    for p in ctx.command.params:
-        if p.name in ctx.params and ctx.get_parameter_source(p.name).name == "COMMANDLINE" and p.opts[0].startswith("--"):
-            value = ctx.params[p.name]
-            if not isinstance(value, bool):
-                out.append((p, f"{p.opts[0]} {value}"))
-    return out
 
 
 def check_out_dir(out_dir: Path, flag: str = "--out") -> None:

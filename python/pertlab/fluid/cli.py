@@ -59,9 +59,9 @@ def _guard(fn: Callable[[], None]) -> None:
     """Run ``fn``; a ValueError becomes ``error: --flag: message`` and exit 2, and so do values the
     checks pass but the arithmetic cannot take (:func:`pertlab.cli.fail_out_of_range`)."""
     global _failed_integrating
-    from ..cli import rerunning_for_culprit
+    from ..culprit import rerunning
 
-    if not rerunning_for_culprit():
+    if not rerunning():
         _failed_integrating = False
     try:
         fn()
@@ -90,14 +90,15 @@ def _print(obj: dict, as_json: bool, title: str) -> None:
 
 
 #: Whether the integration raised the arithmetic error of this command: only then do the culprit
-#: search's reruns (:func:`pertlab.cli.fail_out_of_range`) integrate, as long as the run did.
+#: search's reruns (:mod:`pertlab.culprit`) integrate, as long as the run did.
 _failed_integrating = False
 
 
 def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json: bool) -> None:
     """Integrate ``model``, write its files and print a summary. A run that diverges is written and
     printed up to its last finite step (``diverged_at_s`` set), then ``error: ...`` and exit 1."""
-    from ..cli import check_out_dir, rerunning_for_culprit
+    from ..cli import check_out_dir
+    from ..culprit import rerunning
     from .dde import Diverged
     from .models import FluidRun
     from .output import write_run
@@ -112,7 +113,7 @@ def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json:
         pass  # an equilibrium the model cannot place (e.g. on original RED's jump): the run still means something
 
     global _failed_integrating
-    if rerunning_for_culprit() and not _failed_integrating:
+    if rerunning() and not _failed_integrating:
         return  # the error came before the integration, and the model is built: nothing is integrated or written
     try:
         run = model.simulate(parse_seconds(duration, "duration"), None if step is None else parse_seconds(step, "step"))
@@ -122,7 +123,7 @@ def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json:
         _failed_integrating = True
         raise
     diverged = run.trajectory.diverged_at
-    if rerunning_for_culprit():
+    if rerunning():
         return  # the integration went through: nothing is written for a rerun
     paths = write_run(run, out_dir, model.name)
     summary = {"model": model.name, "final": run.final(), "files": {k: str(v) for k, v in paths.items()},
