@@ -34,6 +34,7 @@ import pertlab
 from pertlab.cli import _print_summary as print_summary
 from pertlab.cli import app
 from pertlab.jsonable import dumps
+from pertlab.linux.compare import sim_scenario
 from pertlab.linux.scenario import TestbedScenario
 from pertlab.scenario.controllers import Vegas
 
@@ -380,6 +381,13 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
         r = subprocess.run([_delayline(), "--check", *scenario.delayline_args()], capture_output=True, text=True, timeout=10)
         assert r.returncode == 0, (scenario.delayline_args(), r.stderr)
     assert 0.0 <= scenario.loss_rate <= 1.0
+    # `testbed compare` puts it in the simulator, or says what the simulator refuses (a
+    # controller it lacks, a path with no delay) naming the testbed file's field.
+    try:
+        sim_scenario(scenario)
+    except pertlab.ScenarioError as e:
+        assert all(re.split(r"[.\[]", path)[0] in TestbedScenario.model_fields for path, _ in e.errors), e
+        OUTCOMES[("testbed scenario", "accepted, refused by the simulator")] += 1
     OUTCOMES[("testbed scenario", "accepted")] += 1
 
 

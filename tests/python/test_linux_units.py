@@ -175,6 +175,9 @@ def test_simulator_scenario_mirrors_the_testbed() -> None:
     assert {f.tcp.init_cwnd for f in both.flows} == {2} and TestbedScenario.parse({}).init_cwnd is None
     set_ = sim_scenario(TestbedScenario.parse({"init_cwnd": 4, "flows": [{"cc": "reno", "count": 2}]}))
     assert [f.tcp.init_cwnd for f in set_.flows] == [4, 4] and all(f.tcp.sack for f in set_.flows)
+    # What the testbed runs and the simulator cannot is named by the testbed's field.
+    with pytest.raises(ScenarioError, match=r"^bottleneck\.delay: in the simulator, must be positive, got '0ns'$"):
+        sim_scenario(TestbedScenario.parse({"bottleneck": {"delay": "0ns"}, "flows": [{"cc": "reno"}]}))
     for bad in (0, 100_001, True):  # the simulator's max_cwnd bounds both sides
         with pytest.raises(ScenarioError, match=r"^init_cwnd: "):
             TestbedScenario.parse({"init_cwnd": bad})

@@ -14,7 +14,10 @@ and the path's jitter are not carried over (the report says so).
 
 from __future__ import annotations
 
+import re
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import polars as pl
 
@@ -36,9 +39,8 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     direction loses packets at random at the path's long-run loss rate. The simulator has no
     jitter, so the variation of the delay, a Gilbert-Elliott path's bursts (its stationary rate
     is used) and the losses of ACKs are not carried. The initial window is carried when the
-    scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2)."""
-    from ..builders import dumbbell
-
+    scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
+    What the simulator refuses is named by the testbed's field (``bottleneck.delay``)."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
     if missing:
         raise ScenarioError(missing)
@@ -46,6 +48,36 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
+    with _named_as_in_the_testbed():
+        return _dumbbell_of(sc, rtt, pkts, running)
+
+
+#: What :func:`sim_scenario` sets in the simulator (the builder's arguments, the scenario's
+#: fields), by the testbed field each comes from.
+_TESTBED_FIELDS = {
+    "bw": "bottleneck.rate", "rtt": "bottleneck.delay", "buffer_pkts": "bottleneck.buffer", "duration": "duration", "warmup": "warmup",
+    "sample_interval": "sample_interval", "seed": "seed", "cc": "flows", "cc_params": "pert", "tcp": "init_cwnd",
+    "dumbbell.bottleneck_loss": "path.loss", "flows": "flows",
+}  # fmt: skip
+
+
+def _testbed_field(path: str) -> str:
+    return next((field for sim, field in _TESTBED_FIELDS.items() if re.match(rf"{re.escape(sim)}(?:$|[.\[])", path)), path)
+
+
+@contextmanager
+def _named_as_in_the_testbed() -> Iterator[None]:
+    """A refusal of the simulator's dumbbell names the testbed file's field it came from
+    (``bottleneck.delay: in the simulator, must be positive`` for a testbed with no delay)."""
+    try:
+        yield
+    except ScenarioError as e:
+        raise ScenarioError([(_testbed_field(path), f"in the simulator, {message}") for path, message in e.errors]) from None
+
+
+def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) -> Scenario:
+    from ..builders import dumbbell
+
     sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
@@ -64,7 +96,7 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
             flow["stop_ns"] = g.stop
         if g.video is not None:
             flow["video"] = {"rate_bps": g.video.rate, "startup_delay_ns": g.video.startup_delay}
-    return Scenario.model_validate(data)
+    return Scenario.parse(data)
 
 
 def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]:
