@@ -40,6 +40,20 @@ def test_divergence_keeps_the_trajectory_up_to_the_last_finite_state():
     assert tr.x[-3, 0] == pytest.approx(1 / (1 - 0.994), rel=1e-3)  # still on the exact solution
 
 
+def test_a_delay_that_follows_a_state_gone_non_finite_is_a_divergence():
+    """A delay taken from the state (R = T_p + T_q) is NaN once the state is: the run diverged
+    (its trajectory kept), not an error about the delay's range. x goes NaN in the first step's
+    second stage (x + h/2 k1 with k1 = inf - inf)."""
+
+    def rhs(t, x, past):
+        d = past(0.01 + min(max(x[0], 0.0), 0.05) if np.isfinite(x[0]) else x[0])
+        return np.array([np.inf - np.inf if t > 0 else d[0] * 0.0])
+
+    with pytest.raises(Diverged) as e:
+        integrate(rhs, [0.01], 1.0, 1e-3, 0.1)
+    assert e.value.trajectory.diverged_at == pytest.approx(1e-3)
+
+
 def test_delay_shorter_than_step_is_an_error():
     with pytest.raises(ValueError, match="^step: "):
         integrate(lambda t, x, past: -past(1e-4), [1.0], 1.0, 1e-3, 1e-4)

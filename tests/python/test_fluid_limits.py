@@ -61,8 +61,15 @@ def test_theorems_raise_no_equilibrium():
 @pytest.mark.parametrize("command", ["pert-red", "pert-pi"])
 def test_fluid_refuses_p_star_above_one_before_any_work(command, tmp_path):
     out = tmp_path / "out"
-    refusal(["fluid", command, "--capacity", "10", "--out", str(out)], "--capacity, --rtt, --flows:")
+    # The fluid models take the decrease factor (and PERT/PI its target delay) too: named with the
+    # value of each that gives an equilibrium.
+    named = {"pert-red": "--capacity, --rtt, --flows, --beta:", "pert-pi": "--capacity, --rtt, --flows, --target, --beta:"}[command]
+    line = refusal(["fluid", command, "--capacity", "10", "--out", str(out)], named)
     assert not out.exists()
+    if command == "pert-pi":
+        assert line.endswith("or target >= 0.5472 s, or flows <= 1"), line
+    line = refusal(["fluid", command, "--beta", "0.01", "--out", str(out)], named)
+    assert "or beta >= 0.0" in line, line
 
 
 def test_pert_models_raise_no_equilibrium():

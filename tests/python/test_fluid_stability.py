@@ -83,7 +83,7 @@ def test_theorem2_hand_computed():
 def test_theorem_errors_name_the_parameter():
     with pytest.raises(ValueError, match="^flows: "):
         theorem1(100, 0.16, 0)
-    with pytest.raises(ValueError, match="^tmin: "):
+    with pytest.raises(ValueError, match="^tmin, tmax: "):
         theorem1(100, 0.16, 5, tmin=0.1, tmax=0.05)
     with pytest.raises(ValueError, match="^alpha: "):
         theorem1(100, 0.16, 5, alpha=1.2)

@@ -346,6 +346,65 @@ def test_command_lines_run_or_name_the_flag(args):
     OUTCOMES[("command line", "ran")] += 1
 
 
+# --- the closed-form and fluid-model commands --------------------------------------------
+
+#: A magnitude anywhere in the floats' range, the kind of value the arithmetic cannot take.
+MAGNITUDE = st.one_of(st.integers(-320, 308).map(lambda e: f"1e{e}"), st.sampled_from(["0", "-1", "0.5", "2", "nan", "inf"]))
+COUNT = st.one_of(st.integers(0, 50).map(str), st.sampled_from(["4294967296", "1000000000", "-3"]))
+#: Per command: its required arguments, and each option with its values (a unit appended to a
+#: magnitude for quantities). Fluid runs integrate at most 1 s.
+ARITHMETIC_COMMANDS = {
+    ("stability", "pert-red"): ([], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--pmax": "", "--tmin": "s", "--tmax": "s", "--alpha": "", "--delta": "s"}),
+    ("stability", "pert-pi"): ([], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--r-star": "s", "--delta": "s"}),
+    ("fluid", "pert-pi"): (["--duration", "1s"], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--target": "s", "--m": "", "--k": "", "--beta": ""}),
+    ("fluid", "tcp-red"): (["--duration", "1s"], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--min-th": "", "--max-th": "", "--max-p": "", "--wq": "", "--buffer": ""}),
+    ("analyze", "vegas-parking-lot"): (["--hops", "3", "--flows", "2"], {"--capacity": "bps", "--packet-size": None, "--base-rtt": "s", "--alpha": "", "--beta": ""}),
+}  # fmt: skip
+
+
+@st.composite
+def arithmetic_command_lines(draw) -> list[str]:
+    command = draw(st.sampled_from(sorted(ARITHMETIC_COMMANDS)))
+    required, options = ARITHMETIC_COMMANDS[command]
+    args = [*command, *required]
+    for flag in draw(st.lists(st.sampled_from(sorted(options)), min_size=1, max_size=3, unique=True)):
+        unit = options[flag]
+        args += [flag, draw(COUNT) if unit is None else draw(MAGNITUDE) + unit]
+    return args
+
+
+@settings(**SETTINGS, **COMMON)
+@given(args=arithmetic_command_lines())
+def test_arithmetic_commands_compute_or_name_the_option(args, tmp_path_factory):
+    """`stability`, `fluid` and `analyze` with values anywhere in the floats' range: a result
+    (exit 0; 1 for a fluid run that diverged, written and said), or exit 2 with every error
+    naming an option given: at the start of the line, or as the culprit of an overflow
+    (pertlab.culprit), or among the options given when none is alone. Never a traceback."""
+    note(" ".join(args))
+    if args[0] == "fluid":
+        args = [*args, "--out", str(tmp_path_factory.mktemp("fluid"))]
+    result = CliRunner().invoke(app, args)
+    assert "Traceback" not in result.output and not isinstance(result.exception, (ArithmeticError, MemoryError))
+    assert result.exit_code in (0, 1, 2), (result.exit_code, result.output, result.exception)
+    if result.exit_code == 1:
+        assert args[0] == "fluid" and "diverged" in result.stderr, result.stderr
+    if result.exit_code == 2:
+        given_flags = {a for a in args if a.startswith("--")}
+        for line in result.stderr.splitlines():
+            if not line.startswith("error: "):
+                continue
+            if "cannot be computed with these values" in line:
+                blamed = line.split("): ", 1)[1]
+                named = re.findall(r"--[a-z-]+", blamed)
+                assert named and set(named) <= given_flags, line
+            else:  # "--capacity: ...", or "--alpha, --beta: ..." for a value they set together
+                named = re.findall(r"--[a-z-]+", line.removeprefix("error: ").split(": ")[0])
+                assert named and set(named) & given_flags, line
+        OUTCOMES[("arithmetic command", "refused")] += 1
+        return
+    OUTCOMES[("arithmetic command", "computed" if result.exit_code == 0 else "diverged")] += 1
+
+
 # --- testbed scenario files ---------------------------------------------------------------
 
 

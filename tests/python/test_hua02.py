@@ -81,7 +81,7 @@ def test_analyze_command_with_no_cross_traffic_prints_consistent_numbers():
 
 def test_closed_form_refuses_bad_input_naming_the_field():
     for kwargs, field in (({"hops": 0, "flows": 1}, "hops"), ({"hops": 2, "flows": 1, "cross_flows": [1]}, "cross_flows"),
-                          ({"hops": 2, "flows": 1, "alpha": 4.0}, "alpha"), ({"hops": 2, "flows": 1, "backlog_long": 0.0}, "backlog_long")):  # fmt: skip
+                          ({"hops": 2, "flows": 1, "alpha": 4.0}, "^alpha, beta: "), ({"hops": 2, "flows": 1, "backlog_long": 0.0}, "backlog_long")):  # fmt: skip
         with pytest.raises(ScenarioError, match=field):
             vegas_parking_lot(**kwargs)
 

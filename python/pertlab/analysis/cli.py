@@ -19,7 +19,7 @@ analyze_app = typer.Typer(
 #: The function's arguments as the command spells them, for error messages.
 _FLAGS = {
     "hops": "--hops", "flows": "--flows", "cross_flows": "--cross-flows", "capacity_bps": "--capacity",
-    "packet_bytes": "--packet-size", "base_rtt_s": "--base-rtt", "alpha": "--alpha",
+    "packet_bytes": "--packet-size", "base_rtt_s": "--base-rtt", "alpha": "--alpha", "beta": "--beta",
 }  # fmt: skip
 
 
@@ -55,8 +55,9 @@ def vegas_parking_lot_cmd(
         )  # fmt: skip
     except ValueError as e:
         for line in str(e).splitlines():
-            field, sep, message = line.partition(": ")
-            typer.echo(f"error: {_FLAGS.get(field, field)}: {message}" if sep else f"error: {line}", err=True)
+            field, sep, message = line.partition(": ")  # "alpha, beta: ..." names the arguments that set a value together
+            flags = ", ".join(_FLAGS.get(name, name) for name in field.split(", "))
+            typer.echo(f"error: {flags}: {message}" if sep else f"error: {line}", err=True)
         raise typer.Exit(2)
     except (ArithmeticError, MemoryError) as e:
         from ..cli import fail_out_of_range

@@ -128,7 +128,7 @@ def vegas_parking_lot(
         if not v > 0:
             errors.append((name, f"must be positive, got {v}"))
     if not 0 < alpha <= beta < math.inf:
-        errors.append(("alpha", f"need 0 < alpha <= beta, both finite, got alpha {alpha}, beta {beta}"))
+        errors.append(("alpha, beta", f"need 0 < alpha <= beta, both finite, got alpha {alpha}, beta {beta}"))
     d0 = 1.0 if backlog_long is None else backlog_long
     dc = [1.0] * len(cross) if backlog_cross is None else list(backlog_cross)
     if not d0 > 0:

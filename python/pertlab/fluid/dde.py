@@ -120,6 +120,11 @@ class Trajectory:
         return self.x[:, self.names.index(name)]
 
 
+class _NonFiniteDelay(Exception):
+    """A delay the right-hand side asked for is NaN or infinite: it follows a state (the queue)
+    that left the finite numbers in one of the step's stages."""
+
+
 class Diverged(FloatingPointError):
     """The solution left the finite numbers; ``trajectory`` holds the recorded
     states up to the last finite grid state (its ``diverged_at`` is set)."""
@@ -187,18 +192,23 @@ def _loop(rhs, x, hist, steps, t0, h, lo, hi, max_delay, pending, project, recor
         def past_at(stage_t: float) -> Callable[[float], np.ndarray]:
             def past(tau: float) -> np.ndarray:
                 if not lo <= tau <= hi:
+                    if not math.isfinite(tau):
+                        raise _NonFiniteDelay
                     raise ValueError(f"delay: {tau:g} s is outside [step, max_delay] = [{h:g}, {max_delay:g}] s")
                 return hist.at(stage_t - tau)
 
             return past
 
         p0, p_half, p1 = past_at(t), past_at(t + 0.5 * h), past_at(t + h)
-        k1 = rhs(t, x, p0)
-        k2 = rhs(t + 0.5 * h, x + 0.5 * h * k1, p_half)
-        k3 = rhs(t + 0.5 * h, x + 0.5 * h * k2, p_half)
-        k4 = rhs(t + h, x + h * k3, p1)
         x_t = x
-        x = x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        try:
+            k1 = rhs(t, x, p0)
+            k2 = rhs(t + 0.5 * h, x + 0.5 * h * k1, p_half)
+            k3 = rhs(t + 0.5 * h, x + 0.5 * h * k2, p_half)
+            k4 = rhs(t + h, x + h * k3, p1)
+            x = x + (h / 6.0) * (k1 + 2.0 * k2 + 2.0 * k3 + k4)
+        except _NonFiniteDelay:  # a stage's state left the finite numbers, and its delay with it
+            x = np.full_like(x_t, np.nan)
         if project is not None:
             x = project(x)
         if not np.all(np.isfinite(x)):

@@ -326,10 +326,14 @@ class PertPiParams:
         from .stability import theorem2
 
         if self.m is not None and self.k is not None:
-            return self.m, self.k
-        chk.pert_equilibrium(self.capacity, self.prop_delay, self.flows, self.beta, self.target)
-        t2 = theorem2(capacity=self.capacity, rtt_max=self.prop_delay + self.target, flows_min=self.flows)
-        return (self.m if self.m is not None else t2.m, self.k if self.k is not None else t2.k)
+            m, k = self.m, self.k
+        else:
+            chk.pert_equilibrium(self.capacity, self.prop_delay, self.flows, self.beta, self.target)
+            t2 = theorem2(capacity=self.capacity, rtt_max=self.prop_delay + self.target, flows_min=self.flows)
+            m, k = (self.m if self.m is not None else t2.m, self.k if self.k is not None else t2.k)
+        if not math.isfinite(k / m):  # (16)'s proportional gain: m = 1e-308 overflows it
+            raise ValueError(f"m, k: the proportional gain K/m must be finite, got K = {k:g}, m = {m:g}")
+        return m, k
 
 
 class PertPi(FluidModel):

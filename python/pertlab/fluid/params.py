@@ -77,9 +77,10 @@ def unit_interval(name: str, value: object) -> float:
 
 
 def ordered(lo_name: str, lo: float, hi_name: str, hi: float, unit: str = "") -> None:
-    """Require ``lo < hi``; the message names both parameters."""
+    """Require ``lo < hi``; the message names both parameters, as the field of the error too
+    (either may be the one given)."""
     if not lo < hi:
-        raise ValueError(f"{lo_name}: must be below {hi_name} ({lo_name} = {lo:g}{unit}, {hi_name} = {hi:g}{unit})")
+        raise ValueError(f"{lo_name}, {hi_name}: {lo_name} must be below {hi_name} ({lo_name} = {lo:g}{unit}, {hi_name} = {hi:g}{unit})")
 
 
 def bound_text(x: float, up: bool = True, digits: int = 4) -> str:
@@ -99,24 +100,35 @@ class NoEquilibrium(ValueError):
     message starts with the parameters that set the point (``capacity, rtt, flows: ...``)."""
 
 
-def pert_equilibrium(capacity: float, rtt: float, flows: int, beta: float = 0.5, target: float | None = None) -> tuple[float, float]:
+def pert_equilibrium(capacity: float, rtt: float, flows: int, beta: float | None = None, target: float | None = None) -> tuple[float, float]:
     """(W*, p*) of the PERT models' equilibrium (9): W* = R C / N, p* = 1 / (beta W*^2), with
-    R = ``rtt`` (+ ``target``, PERT/PI's queueing delay, when given). Raises
-    :class:`NoEquilibrium` when p* > 1, i.e. W* < sqrt(1/beta): the N flows cannot load a link of
-    C pkt/s and that R to its equilibrium; the message gives the capacity, RTT and number of flows
-    that would."""
+    R = ``rtt`` (+ ``target``, PERT/PI's queueing delay, when given) and ``beta`` the decrease
+    factor (None: the theorems' fixed 1/2, not a parameter). Raises :class:`NoEquilibrium` when
+    p* > 1, i.e. W* < sqrt(1/beta): the N flows cannot load a link of C pkt/s and that R to its
+    equilibrium; the message names the parameters that set the point and the value of each that
+    would."""
+    b = 0.5 if beta is None else beta
     R = rtt + (target or 0.0)
     w = R * capacity / flows
-    p = 1.0 / (beta * w * w)
+    p = 1.0 / (b * w * w)
     if p <= 1.0:
         return w, p
-    w_min = math.sqrt(1.0 / beta)
+    w_min = math.sqrt(1.0 / b)
     r_text = f"R = rtt + target = {R:.4g} s" if target else f"R = rtt = {R:.4g} s"
     n_max = math.floor(R * capacity / w_min)
-    fewer = f", or flows <= {n_max}" if n_max >= 1 else " (even one flow is too many for this capacity and RTT)"
+    needs = [f"capacity >= {bound_text(w_min * flows / R)} pkt/s", f"rtt >= {bound_text(w_min * flows / capacity - (target or 0.0))} s"]
+    names = ["capacity", "rtt", "flows"]
+    if target:
+        names.append("target")
+        needs.append(f"target >= {bound_text(w_min * flows / capacity - rtt)} s")
+    if beta is not None:
+        names.append("beta")
+        if 1.0 / (w * w) <= 1.0:
+            needs.append(f"beta >= {bound_text(1.0 / (w * w))}")
+    needs.append(f"flows <= {n_max}" if n_max >= 1 else "(even one flow is too many for this capacity and RTT)")
+    alternatives = ", or ".join(n for n in needs if not n.startswith("(")) + (f" {needs[-1]}" if needs[-1].startswith("(") else "")
     raise NoEquilibrium(
-        f"capacity, rtt, flows: no equilibrium with p in [0, 1]: {flows} flows over C = {capacity:.4g} pkt/s and "
+        f"{', '.join(names)}: no equilibrium with p in [0, 1]: {flows} flows over C = {capacity:.4g} pkt/s and "
         f"{r_text} have W* = R C / N = {w:.3g} packets and would need p* = 1/(beta W*^2) = {p:.3g} > 1; "
-        f"an equilibrium needs W* >= sqrt(1/beta) = {w_min:.3g}: capacity >= {bound_text(w_min * flows / R)} pkt/s, "
-        f"or rtt >= {bound_text(w_min * flows / capacity - (target or 0.0))} s{fewer}"
+        f"an equilibrium needs W* >= sqrt(1/beta) = {w_min:.3g}: {alternatives}"
     )
