@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Callable, NoReturn, Optional, TypeVar
 
 import typer
 
@@ -43,6 +43,9 @@ except ImportError:  # an older typer, on click itself
 
     _ClickException = click.ClickException
     _ABORTS = (click.Abort, typer.Abort, KeyboardInterrupt)
+
+T = TypeVar("T")
+
 
 _APP_SETTINGS: dict[str, Any] = dict(
     help="pertlab: congestion-control and AQM experiments on a packet-level simulator.",
@@ -249,6 +252,22 @@ def _cell(x: float | None, spec: str, undefined: str = "") -> str:
     """A table cell: ``x`` formatted, or ``undefined`` (a blank cell) when the metric is undefined
     (None; NaN, a mean over seeds none of which defines it)."""
     return undefined if x is None or x != x else format(x, spec)
+
+
+def computed(fn: Callable[[], T], flags: dict[str, str], what: str) -> T:
+    """``fn()`` of a command that computes from its options (`stability`, `fluid`, `analyze`). A
+    ValueError becomes one ``error: --flag: message`` line per line of it, the field (or the fields
+    that set a value together, ``capacity, rtt, flows``) named by ``flags``, and exit 2; values the
+    checks pass but the arithmetic of ``what`` cannot take go to :func:`fail_out_of_range`."""
+    try:
+        return fn()
+    except ValueError as e:
+        for line in str(e).splitlines():
+            line = re.sub(r"^\w+(?:, \w+)*(?=:)", lambda m: ", ".join(flags.get(n, n) for n in m.group(0).split(", ")), line)
+            typer.echo(f"error: {line}", err=True)
+        raise typer.Exit(2)
+    except (ArithmeticError, MemoryError) as e:
+        fail_out_of_range(e, what)
 
 
 def fail_out_of_range(exc: ArithmeticError | MemoryError, what: str) -> NoReturn:

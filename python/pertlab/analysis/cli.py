@@ -48,21 +48,15 @@ def vegas_parking_lot_cmd(
 ) -> None:
     """The equilibrium of Vegas flows on a parking lot of congested gateways (Hua 2002, eqs. 3.5 to 3.13):
     per-flow throughputs, queues at Delta = alpha and beta, and eq. 3.10's backlog."""
-    try:
-        result = vegas_parking_lot(
+    from ..cli import computed
+
+    result = computed(
+        lambda: vegas_parking_lot(
             hops, flows, _counts(cross_flows, "--cross-flows"), capacity_bps=parse_rate(capacity, "--capacity"),
             packet_bytes=packet_size, base_rtt_s=parse_time(base_rtt, "--base-rtt") / 1e9, alpha=alpha, beta=beta,
-        )  # fmt: skip
-    except ValueError as e:
-        for line in str(e).splitlines():
-            field, sep, message = line.partition(": ")  # "alpha, beta: ..." names the arguments that set a value together
-            flags = ", ".join(_FLAGS.get(name, name) for name in field.split(", "))
-            typer.echo(f"error: {flags}: {message}" if sep else f"error: {line}", err=True)
-        raise typer.Exit(2)
-    except (ArithmeticError, MemoryError) as e:
-        from ..cli import fail_out_of_range
-
-        fail_out_of_range(e, "the equilibrium")
+        ),
+        _FLAGS, "the equilibrium",
+    )  # fmt: skip
     if as_json:
         sys.stdout.write(dumps(result.as_dict()) + "\n")
         return

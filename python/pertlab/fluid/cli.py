@@ -7,7 +7,6 @@ diverges is written up to the divergence, then ``error: ...``, status 1.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 from typing import Annotated, Callable, Optional
@@ -56,25 +55,14 @@ Buffer = Annotated[Optional[float], typer.Option(help="Queue limit (packets) [de
 
 
 def _guard(fn: Callable[[], None]) -> None:
-    """Run ``fn``; a ValueError becomes ``error: --flag: message`` and exit 2, and so do values the
-    checks pass but the arithmetic cannot take (:func:`pertlab.cli.fail_out_of_range`)."""
+    """Run ``fn``, its errors named by the flags (:func:`pertlab.cli.computed`)."""
     global _failed_integrating
+    from ..cli import computed
     from ..culprit import rerunning
 
     if not rerunning():
         _failed_integrating = False
-    try:
-        fn()
-    except ValueError as e:
-        for line in str(e).splitlines():
-            # "capacity: ..." and "capacity, rtt, flows: ..." (the options that set a value together)
-            line = re.sub(r"^\w+(?:, \w+)*(?=:)", lambda m: ", ".join(_FLAGS.get(n, n) for n in m.group(0).split(", ")), line)
-            typer.echo(f"error: {line}", err=True)
-        raise typer.Exit(2)
-    except (ArithmeticError, MemoryError) as e:
-        from ..cli import fail_out_of_range
-
-        fail_out_of_range(e, "the model")
+    computed(fn, _FLAGS, "the model")
 
 
 def _print(obj: dict, as_json: bool, title: str) -> None:

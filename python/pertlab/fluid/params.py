@@ -125,8 +125,9 @@ def pert_equilibrium(capacity: float, rtt: float, flows: int, beta: float | None
         names.append("beta")
         if 1.0 / (w * w) <= 1.0:
             needs.append(f"beta >= {bound_text(1.0 / (w * w))}")
-    needs.append(f"flows <= {n_max}" if n_max >= 1 else "(even one flow is too many for this capacity and RTT)")
-    alternatives = ", or ".join(n for n in needs if not n.startswith("(")) + (f" {needs[-1]}" if needs[-1].startswith("(") else "")
+    if n_max >= 1:
+        needs.append(f"flows <= {n_max}")
+    alternatives = ", or ".join(needs) + ("" if n_max >= 1 else " (even one flow is too many for this capacity and RTT)")
     raise NoEquilibrium(
         f"{', '.join(names)}: no equilibrium with p in [0, 1]: {flows} flows over C = {capacity:.4g} pkt/s and "
         f"{r_text} have W* = R C / N = {w:.3g} packets and would need p* = 1/(beta W*^2) = {p:.3g} > 1; "

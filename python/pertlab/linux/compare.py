@@ -15,9 +15,7 @@ and the path's jitter are not carried over (the report says so).
 from __future__ import annotations
 
 import re
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 import polars as pl
 
@@ -48,8 +46,10 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
-    with _named_as_in_the_testbed():
+    try:
         return _dumbbell_of(sc, rtt, pkts, running)
+    except ScenarioError as e:  # named by the testbed file's field (a testbed with no delay: bottleneck.delay)
+        raise ScenarioError([(_testbed_field(path), f"in the simulator, {message}") for path, message in e.errors]) from None
 
 
 #: What :func:`sim_scenario` sets in the simulator (the builder's arguments, the scenario's
@@ -62,17 +62,8 @@ _TESTBED_FIELDS = {
 
 
 def _testbed_field(path: str) -> str:
+    """The testbed field a simulator scenario's ``path`` comes from (``path`` itself if none)."""
     return next((field for sim, field in _TESTBED_FIELDS.items() if re.match(rf"{re.escape(sim)}(?:$|[.\[])", path)), path)
-
-
-@contextmanager
-def _named_as_in_the_testbed() -> Iterator[None]:
-    """A refusal of the simulator's dumbbell names the testbed file's field it came from
-    (``bottleneck.delay: in the simulator, must be positive`` for a testbed with no delay)."""
-    try:
-        yield
-    except ScenarioError as e:
-        raise ScenarioError([(_testbed_field(path), f"in the simulator, {message}") for path, message in e.errors]) from None
 
 
 def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) -> Scenario:

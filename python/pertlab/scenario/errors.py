@@ -78,13 +78,13 @@ def field_of(err: dict[str, Any], loc: tuple[Any, ...] | None = None, whole: str
     """The field a pydantic error names, in the names people write: the path of ``loc`` (default
     the error's own; ``whole`` when it names the model itself) and the part of it a validator of
     the whole field names (:func:`_item`)."""
-    path, item = _path(err["loc"] if loc is None else loc, ""), _item(err)
+    path, item = _path(err["loc"] if loc is None else loc), _item(err)
     if not path:  # a validator of the whole model naming one of its fields: that field alone
         return item.removeprefix(".") or whole
     return path + item
 
 
-def _path(loc: tuple[Any, ...], whole: str = "scenario") -> str:
+def _path(loc: tuple[Any, ...]) -> str:
     parts: list[str] = []
     for i, item in enumerate(loc):
         if isinstance(item, int):
@@ -95,7 +95,7 @@ def _path(loc: tuple[Any, ...], whole: str = "scenario") -> str:
             continue
         else:
             parts.append(("." if parts else "") + item)
-    return "".join(parts) or whole
+    return "".join(parts)
 
 
 def _item(err: dict[str, Any]) -> str:
