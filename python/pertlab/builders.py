@@ -730,8 +730,9 @@ def _fits_in_memory(flows: int, memory_limit: float | None) -> None:
     limit = given if given is not None else available_memory()
     need = flows * (MODEL_BYTES_PER_FLOW + _core.bytes_per_flow())
     if limit is not None and need > limit:
-        what = "of the memory limit" if given is not None and memory_limit is not None else "available now"
-        raise ScenarioError([("flows", f"{flows:,} flows need at least {format_size(need)} to describe and run, more than the {format_size(limit)} {what}")])
+        limited = given is not None and memory_limit is not None
+        what = "of the memory limit" if limited else "available now"
+        raise ScenarioError([("flows, memory_limit" if limited else "flows", f"{flows:,} flows need at least {format_size(need)} to describe and run, more than the {format_size(limit)} {what}")])
 
 
 def _window(duration: Any, start_window: Any, warmup: Any, measure_end: Any) -> tuple[int, int, int, int]:

@@ -210,9 +210,11 @@ def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
 
     for line in str(exc).splitlines():
         field, sep, message = line.partition(": ")
-        argument = re.sub(r"\[\d+\]$", "", argument_of(field))
-        if flags and sep and argument in flags:
-            line = f"{flags[argument]}: {message}"
+        # one field, or the fields that set a value together (``flows, memory_limit``)
+        fields = field.split(", ")
+        arguments = [re.sub(r"\[\d+\]$", "", argument_of(f)) for f in fields]
+        if flags and sep and any(a in flags for a in arguments):
+            line = f"{', '.join(flags.get(a, f) for f, a in zip(fields, arguments))}: {message}"
         _say(line, "error", "bold red")
     raise typer.Exit(2)
 

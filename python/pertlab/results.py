@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 # when a table is first read: a run printed as JSON, and the summary, need no DataFrame
 # (issue 21's start-up time).
 
-__all__ = ["Results", "CaptureWarning", "SUCCESS_LATE_FRACTION", "drop_ratio", "empty_run_warnings", "rtt_by_seq_mod", "MAX_SEQ_MOD"]
+__all__ = ["Results", "CaptureWarning", "SUCCESS_LATE_FRACTION", "drop_ratio", "empty_run_warnings", "undue_video_warnings", "rtt_by_seq_mod", "MAX_SEQ_MOD"]
 
 #: A video stream succeeds when its late fraction is below this (Qian 2011, III.A.1, after Wang
 #: et al.: success is a late fraction below 10^-4). The core decides ``video_success`` (its
@@ -128,11 +128,13 @@ class Results:
     @property
     def warnings(self) -> list[str]:
         """The captures that could not be written to the end (``capture_errors``, each naming its
-        ``capture[i].file``), what makes the run's numbers meaningless (:func:`empty_run_warnings`)
-        or unlike real hosts' (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
+        ``capture[i].file``), what makes the run's numbers meaningless (:func:`empty_run_warnings`,
+        :func:`undue_video_warnings`) or unlike real hosts' (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
         if "warnings" not in self.data:
             captures = list(self.data.get("capture_errors", []))
-            self.data["warnings"] = captures + empty_run_warnings(self.data) + lockstep_warnings(self.data, self.scenario)
+            self.data["warnings"] = (
+                captures + empty_run_warnings(self.data) + undue_video_warnings(self.data, self.scenario) + lockstep_warnings(self.data, self.scenario)
+            )
         return self.data["warnings"]
 
     @property
@@ -406,6 +408,34 @@ def empty_run_warnings(data: dict[str, Any]) -> list[str]:
         more = f" and {len(silent) - 5} more" if len(silent) > 5 else ""
         out.append(f"{len(silent)} of {len(data['flows'])} TCP flows completed no round trip by the end of the window {window}: {ids}{more}")
     return out
+
+
+def undue_video_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[str]:
+    """A warning when the run ended before some video stream's first segment was due at one of its
+    start-up delays (stream start + delay after the end): its late fraction and success there count
+    only the segments delivered ahead of their deadlines, so a stream far slower than its video
+    rate still "succeeds" (found by generated command lines: ``--video 1@200Mbps`` over 10 Mbit/s
+    for 2 s, success 1.00). None without the scenario (the own start-up delay is in it)."""
+    if scenario is None or len(scenario.flows) > len(data["flows"]):
+        return []
+    end = data["sim_seconds"]
+    undue: dict[float, int] = {}
+    streams = 0
+    for spec, flow in zip(scenario.flows, data["flows"]):
+        if spec.video is None:
+            continue
+        streams += 1
+        for delay in (spec.video.startup_delay / 1e9, *(d / 1e9 for d in spec.video.startup_delays)):
+            if flow["start_s"] + delay > end:
+                undue[delay] = undue.get(delay, 0) + 1
+    if not undue:
+        return []
+    at = ", ".join(f"{delay:g} s ({n} of {streams} streams)" for delay, n in sorted(undue.items()))
+    return [
+        f"the run ended at {end:g} s, before the first segment of a video stream was due at start-up delay {at}: "
+        "their late fractions and success there count only the segments delivered early, not whether the stream "
+        "keeps up with its rate; run for longer than each stream's start plus its start-up delay"
+    ]
 
 
 def drop_ratio(results: Results, of: str, to: str) -> float:

@@ -119,5 +119,5 @@ def _run(wire: str, scenario: Scenario, callback, limit: int | None, defaulted: 
         e.results = Results.from_json(e.results_json, scenario)
         raise
     except ValueError as e:
-        raise ScenarioError.from_core(e, default_limit=defaulted) from None
+        raise ScenarioError.from_core(e, memory_limit="default" if defaulted else "given") from None
     return Results.from_json(text, scenario)

@@ -64,7 +64,7 @@ class Simulation:
         try:
             self._core = _core.Simulation(self.scenario.to_wire_json(), core_limit(memory_limit), models or None)
         except ValueError as e:
-            raise ScenarioError.from_core(e, default_limit=memory_limit is None) from None
+            raise ScenarioError.from_core(e, memory_limit="default" if memory_limit is None else "given") from None
 
     @property
     def now(self) -> float:

@@ -111,7 +111,7 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["dumbbell", "--startup-delay", "-1s"], "error: --startup-delay: a start-up delay needs video streams"),
         (["dumbbell", "--udp-arrivals", "poisson"], "error: --udp-arrivals: needs udp_load above 0"),
         (["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--queue", "step"], "error: --buffer: K = 65 packets is more than the buffer holds (33 packets"),
-        (["dumbbell", "--flows", "4", "--memory-limit", "1KB"], "error: --flows: 4 flows need at least "),
+        (["dumbbell", "--flows", "4", "--memory-limit", "1KB"], "error: --flows, --memory-limit: 4 flows need at least "),
         (["eval-suite", "--cc", "foo"], "error: --cc: unknown controller 'foo'"),
         (["eval-suite", "--bw", "0"], "error: --bw: must be positive"),
         (["sweep", str(EXAMPLES / "graph.toml"), "--jobs", "0"], "Usage:"),

@@ -330,7 +330,7 @@ def test_memory_limit(scenario_file):
     small = ["dumbbell", *SMALL, "--json"]
     refused = runner.invoke(app, [*small, "--memory-limit", "64KiB"])
     assert refused.exit_code == 2 and "more than the memory limit 64.0 KiB" in refused.stderr, refused.stderr
-    assert re.match(r"error: --(flows|buffer): ", refused.stderr), refused.stderr  # the largest part, by its flag
+    assert re.match(r"error: --(flows|buffer), --memory-limit: ", refused.stderr), refused.stderr  # the largest part, by its flag, and the limit
     assert json.loads(invoke(*small, "--memory-limit", "none").stdout)["conservation"]["ok"]
     assert json.loads(invoke(*small, "--memory-limit", "64MiB").stdout)["conservation"]["ok"]
     refused = runner.invoke(app, ["run", str(scenario_file), "--json", "--no-progress", "--memory-limit", "1KiB"])

@@ -55,8 +55,11 @@ FEWER = {**SETTINGS, "max_examples": min(SETTINGS["max_examples"], 40) if PROFIL
 COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much], print_blob=True)
 OUTCOMES: Counter[tuple[str, str]] = Counter()
 
-#: A line of a field error: ``links[0].queue.red.top: message``.
-FIELD_ERROR = re.compile(r"^(?:[A-Za-z_][\w-]*|\[\d+\])(?:\.[A-Za-z_][\w-]*|\[\d+\])*: \S")
+#: A field's path: ``links[0].queue.red.top``.
+_PATH = r"(?:[A-Za-z_][\w-]*|\[\d+\])(?:\.[A-Za-z_][\w-]*|\[\d+\])*"
+#: A line of a field error: ``links[0].queue.red.top: message``, or the fields that refuse a value
+#: together: ``dumbbell.pairs, memory_limit: message``.
+FIELD_ERROR = re.compile(rf"^{_PATH}(?:, {_PATH})*: \S")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -301,20 +304,57 @@ CLI_FLAGS = {
     "--sample-interval": mostly(st.integers(1, 500).map(lambda n: f"{n}ms")), "--web-sessions": mostly(st.integers(0, 5).map(str)),
     "--send-overhead": mostly(st.integers(0, 20).map(lambda n: f"{n}ms")),
     "--cc-param": mostly(st.sampled_from(["pert.p_max=0.2", "pert.p_max=2", "reno.x=1", "vegas.alpha=3", "pert-adaptive.alpha_max=8"])),
+    "--ack-policy": mostly(st.sampled_from(["every", "delayed", "adaptive"])),
+    "--tx-end-events": mostly(st.sampled_from(["always", "when_needed"])),
+    "--memory-limit": mostly(st.sampled_from(["8GiB", "none", "1KiB", "256MiB"])),
+}  # fmt: skip
+#: Options that take no value.
+CLI_SWITCHES = ["--ecn", "--pacing", "--rtt-correction"]
+#: Options that only mean something together, drawn as a group so that most of them run:
+#: live video streams (Qian 2011) and a multi-class queue with its classes (Hua 2002).
+CLI_GROUPS = {
+    "video": {
+        "--video": mostly(st.builds("{}@{}kbps{}".format, st.integers(1, 4), st.integers(1, 3000), st.sampled_from(["", ":pert", ":sack", ":cubic", ":pert-adaptive", ":vegas"]))),
+        "--startup-delay": mostly(TIME), "--startup-delays": mostly(st.lists(TIME, min_size=1, max_size=3).map(",".join)),
+        "--t-mu-probe": st.none(),
+    },
+    "classes": {
+        "--queue": mostly(st.sampled_from(["priority", "wtp", "swtp", "bpr"])),
+        "--class-weights": mostly(st.lists(st.sampled_from(["1", "2", "4", "0.5", "8"]), min_size=1, max_size=4).map(",".join)),
+        "--flow-classes": mostly(st.lists(st.integers(0, 3).map(str), min_size=1, max_size=4).map(",".join)),
+        "--udp-load": mostly(st.sampled_from(["0", "0.1", "0.5", "0.9", "1", "1.5"])),
+        "--udp-split": mostly(st.lists(st.sampled_from(["0", "0.2", "0.5", "0.6", "1"]), min_size=1, max_size=4).map(",".join)),
+        "--udp-arrivals": mostly(st.sampled_from(["pareto", "pareto_onoff", "poisson", "cbr", "cbr_random"])),
+    },
 }  # fmt: skip
 
 
 @st.composite
 def command_lines(draw) -> list[str]:
+    """Options with values first, then the switches (``--json`` last)."""
     args = ["dumbbell", "--bw", "10Mbps", "--duration", "2s", "--flows", "3"]
-    for flag in draw(st.lists(st.sampled_from(sorted(CLI_FLAGS)), max_size=4, unique=True)):
+    switches = draw(st.lists(st.sampled_from(CLI_SWITCHES), max_size=2, unique=True))
+    grouped: set[str] = set()
+    for group in draw(st.lists(st.sampled_from(sorted(CLI_GROUPS)), max_size=2, unique=True)):
+        members = CLI_GROUPS[group]
+        # the group's first option (what the others need) four times in five, then any others
+        chosen = [next(iter(members))] if draw(st.integers(0, 4)) else []
+        chosen += draw(st.lists(st.sampled_from(sorted(members)), max_size=3, unique=True))
+        for flag in dict.fromkeys(chosen):
+            value = draw(members[flag])
+            if value is None:
+                switches.append(flag)
+            else:
+                args += [flag, value]
+        grouped |= set(chosen)
+    for flag in draw(st.lists(st.sampled_from(sorted(set(CLI_FLAGS) - grouped)), max_size=3, unique=True)):
         args += [flag, draw(CLI_FLAGS[flag])]
-    return args + ["--json", "--no-progress"]
+    return args + switches + ["--json", "--no-progress"]
 
 
 def _cheap(args: list[str]) -> bool:
     """A command line whose run stays small: at most 2 s simulated, 100 Mbit/s, 6 flows."""
-    values = dict(zip(args[1::2], args[2::2]))
+    values = dict(zip(args[1::2], args[2::2]))  # the pairs come first, the switches after them
     try:
         seconds = pertlab.units.parse_time(values["--duration"]) / 1e9
         bw = pertlab.units.parse_rate(values["--bw"])
@@ -333,10 +373,11 @@ def test_command_lines_run_or_name_the_flag(args):
     assert "Traceback" not in result.output
     assert result.exit_code in (0, 2), (result.exit_code, result.output, result.exception)
     if result.exit_code == 2:
-        given_flags = set(args[1::2])
+        given_flags = {arg for arg in args if arg.startswith("--")}
         for line in result.stderr.splitlines():
             if line.startswith("error: "):
-                assert line.split(":")[1].strip().split(" ")[0] in given_flags, line
+                # "--bw", "--cc-param reno", or the flags that set a value together: "--flows, --memory-limit"
+                assert {name.split(" ")[0] for name in line.split(": ")[1].split(", ")} <= given_flags, line
         assert "error: " in result.stderr or "Invalid value for '--" in result.stderr, result.stderr
         OUTCOMES[("command line", "refused")] += 1
         return

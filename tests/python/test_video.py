@@ -30,6 +30,22 @@ def test_a_video_stream_sends_its_rate_and_plays_on_time():
     assert all(b["video_packets"] is None and b["video_success"] is None for b in bulk)
 
 
+def test_a_run_that_ends_before_any_segment_is_due_warns():
+    """A 2 Mbit/s stream on a 1 Mbit/s link cannot keep up, but a 3-s run with a 5-s start-up delay
+    judges only the segments delivered early: all on time, success. The run says so; a run that
+    outlasts the delay judges the stream (late) and does not warn."""
+    sc = dict(bw="1Mbps", rtt="60ms", flows=1, cc="sack", packet_size=1000, start_window=0, warmup="1s", video="2@2Mbps")
+    short = run(dumbbell(duration="3s", startup_delay="5s", startup_delays=["1s", "6s"], **sc))
+    videos = short.flows.filter(short.flows["video_packets"].is_not_null())
+    assert videos["video_success"].to_list() == [True, True]
+    [warning] = [w for w in short.warnings if "video" in w]
+    assert "ended at 3 s" in warning and "5 s (2 of 2 streams), 6 s (2 of 2 streams)" in warning and " 1 s" not in warning
+    assert short.video_playout.filter(short.video_playout["startup_delay_s"] == 1.0)["success"].to_list() == [False, False]
+    long = run(dumbbell(duration="8s", startup_delay="5s", **sc))
+    assert long.flows.filter(long.flows["video_packets"].is_not_null())["video_success"].to_list() == [False, False]
+    assert not [w for w in long.warnings if "video" in w]
+
+
 def test_without_a_start_up_delay_every_packet_is_late():
     """Deadline = generation time: no packet can make it (the path takes 60 ms)."""
     videos, _ = video_rows(startup_delay="0s")

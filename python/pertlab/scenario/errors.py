@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -29,17 +29,23 @@ class ScenarioError(ValueError):
         return cls([(field_of(e, whole=whole), _message(e)) for e in exc.errors()])
 
     @classmethod
-    def from_core(cls, exc: ValueError, default_limit: bool = False) -> ScenarioError:
+    def from_core(cls, exc: ValueError, memory_limit: Literal["default", "given"] | None = None) -> ScenarioError:
         """The core raises ``ValueError("field.path: message")`` in its wire names
         (``monitor.sample_interval_ns``); the path is given back in the names people write
-        (``monitor.sample_interval``). ``default_limit``: the run was held to the memory
-        available now (no ``memory_limit`` given), which a refusal for memory then says."""
+        (``monitor.sample_interval``). ``memory_limit``: what the run was held to, if the core
+        checked it against a limit. A refusal for memory then says it was the memory available
+        now (``"default"``, no ``memory_limit`` given), or names ``memory_limit`` beside the field
+        (``"given"``: the caller's limit is one of the two values that refuse the run)."""
         path, _, message = str(exc).partition(": ")
         if not message:
             return cls([("scenario", str(exc))])
-        if default_limit and _MEMORY_REFUSAL in message:
-            message += _DEFAULT_LIMIT_NOTE
-        return cls([(people_path(path), message)])
+        path = people_path(path)
+        if _MEMORY_REFUSAL in message:
+            if memory_limit == "default":
+                message += _DEFAULT_LIMIT_NOTE
+            elif memory_limit == "given":
+                path += ", memory_limit"
+        return cls([(path, message)])
 
 
 #: The core's words for a run above the memory limit, and what a refusal adds when the limit was the default.

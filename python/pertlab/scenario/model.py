@@ -294,7 +294,7 @@ class Scenario(_Model):
         try:
             _core.validate_json(self.to_wire_json(), limit)
         except ValueError as e:
-            raise ScenarioError.from_core(e, default_limit=memory_limit is None) from None
+            raise ScenarioError.from_core(e, memory_limit="default" if memory_limit is None else "given") from None
         return self
 
     @classmethod

@@ -319,7 +319,7 @@ pub fn from_scenario(s: &Scenario) -> MemoryEstimate {
     let captures = s.capture.len() as u64 * (super::capture::BUFFER_BYTES + crate::pcap::SNAPLEN as usize + 128) as u64;
     est.add("capture", format!("{} pcap capture buffers", s.capture.len()), captures, "fewer captures");
     // One row per label, at most one per flow.
-    est.add("flows", "labels", s.flows.len() as u64 * (size_of::<ControllerResult>() as u64 + NAME_BYTES), "fewer flows");
+    est.add("flows", "the labels' results", s.flows.len() as u64 * (size_of::<ControllerResult>() as u64 + NAME_BYTES), "fewer flows");
     // The summary rows of the flows and queues are passed on too.
     est.record("flows", (s.flows.len() as u64).saturating_mul(FlowResult::COLUMNS + ControllerResult::COLUMNS));
     est.record("links", channels(s).saturating_mul(QueueResult::COLUMNS));
@@ -631,7 +631,7 @@ pub(super) fn with_routes(s: &Scenario, topo: &Topology, ends: &Endpoints, route
         }
     }
     // The scratch buffer of the packets an endpoint sends at once.
-    est.add("flows", "the largest burst", grown(burst, size_of::<Packet>()), "a smaller tcp.max_cwnd or init_cwnd");
+    est.add("flows", "the packets of the largest burst", grown(burst, size_of::<Packet>()), "a smaller tcp.max_cwnd or init_cwnd");
     buffers(s, topo, &cross, &sharing, est);
     traces(s, topo, ends, routes, est);
     cross
