@@ -540,6 +540,9 @@ def sweep(
     jobs: Annotated[Optional[int], typer.Option(min=1, help="Local worker processes [default: one per core].")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="Dask scheduler address (tcp://host:8786) instead of local workers.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the aggregate table as one JSON object.")] = False,
+    memory_limit: Annotated[
+        Optional[str], typer.Option(help="Refuse a point whose memory estimate is larger, before any run starts: a size (8GiB), or none [default: the memory available now; each run is also held to its worker's].")
+    ] = None,
 ) -> None:
     """Run a scenario over the cross product of varied fields and seeds (Dask); resumable."""
     from .runner import as_scenario
@@ -548,14 +551,15 @@ def sweep(
     if not scenario_file.is_file():
         _fail(ValueError(f"{scenario_file}: no such file"))
     check_out_dir(out_dir)
+    limit = _memory_limit(memory_limit)
     update, stop = progress_printer()
     try:
         base = as_scenario(scenario_file)
         varied = parse_vary(vary or [])
-        _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update)
+        _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update, memory_limit=limit)
     except ValueError as e:
         stop()
-        _fail(e, {"--vary": "--vary", "--seeds": "--seeds", "cluster": "--cluster"})
+        _fail(e, {"--vary": "--vary", "--seeds": "--seeds", "cluster": "--cluster", "memory_limit": "--memory-limit"})
     except KeyboardInterrupt:
         stop()
         _say(f"finished runs are kept in {out_dir}/runs; run the same command to resume", "interrupted")

@@ -34,11 +34,12 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Literal
 
 import polars as pl
 
@@ -173,8 +174,9 @@ def _bottleneck_pps(wire: dict[str, Any], flow: dict[str, Any]) -> float:
 
 
 def _set_path(wire: dict[str, Any], path: str, text: str) -> None:
-    """Set the field at dotted ``path`` of the wire-format dict to a value as written by people."""
-    parts = path.split(".")
+    """Set the field at dotted ``path`` of the wire-format dict to a value as written by people;
+    a list entry is ``flows[0]`` (as errors name it) or ``flows.0``."""
+    parts = re.sub(r"\[(\d+)\]", r".\1", path).split(".")
     if parts[0] == "bottleneck" and len(parts) == 2:
         if wire.get("dumbbell"):
             parts = ["dumbbell", f"bottleneck_{parts[1]}"]
@@ -185,7 +187,7 @@ def _set_path(wire: dict[str, Any], path: str, text: str) -> None:
             parts = ["links", str(names.index("bottleneck")), parts[1]]
     node: Any = wire
     for i, part in enumerate(parts[:-1]):
-        where = ".".join(parts[: i + 1])
+        where = re.sub(r"\.(\d+)", r"[\1]", ".".join(parts[: i + 1]))  # flows[12], as errors name it
         if isinstance(node, list):
             if not part.isdigit() or int(part) >= len(node):
                 raise ScenarioError([(path, f"{where}: not an index below {len(node)}")])
@@ -204,9 +206,10 @@ def _set_path(wire: dict[str, Any], path: str, text: str) -> None:
     node[last] = parse_value(text)
 
 
-def expand(base: Scenario, vary: dict[str, list[str]], seeds: int) -> list[Point]:
+def expand(base: Scenario, vary: dict[str, list[str]], seeds: int, memory_limit: float | None = None) -> list[Point]:
     """Every combination of the varied values, each with seeds 1..``seeds``: at most
-    :data:`MAX_SEEDS` seeds and :data:`MAX_POINTS` runs (checked before any is built)."""
+    :data:`MAX_SEEDS` seeds and :data:`MAX_POINTS` runs (checked before any is built). Each
+    combination passes the core's check (:meth:`Scenario.check` with ``memory_limit``)."""
     if not 1 <= seeds <= MAX_SEEDS:
         raise ScenarioError([("--seeds", f"must be 1 to {MAX_SEEDS} (seeds per point), got {seeds}")])
     counts = [len(v) for v in vary.values()]
@@ -230,6 +233,12 @@ def expand(base: Scenario, vary: dict[str, list[str]], seeds: int) -> list[Point
             wire["seed"] = seed
             try:
                 scenario = Scenario.parse(wire)
+                if seed == 1:
+                    # The core's own check (the topology, the memory estimate), once per
+                    # combination: the seed changes neither. Without it a point the model accepts
+                    # failed on a worker (`dumbbell.pairs=1` with flows on s1), or killed four of
+                    # them in turn (`monitor.sample_interval=1ns`).
+                    scenario.check(memory_limit)
             except ScenarioError as e:
                 where = ", ".join(f"{p}={v}" for p, v in zip(paths, combo))
                 raise ScenarioError([(f, f"{m} (with {where})") for f, m in e.errors]) from None
@@ -237,14 +246,24 @@ def expand(base: Scenario, vary: dict[str, list[str]], seeds: int) -> list[Point
     return points
 
 
-def _simulate(wire_json: str) -> str:
-    """Run one scenario in the core (on a Dask worker); returns the results JSON."""
+def _simulate(task: tuple[str, float | None]) -> str:
+    """Run one scenario (its wire JSON) in the core, on a Dask worker, held to the memory limit
+    (None: the memory the worker's host has now), so that a run too large for it is refused, not
+    killed; returns the results JSON."""
     import time
 
     from . import _core
+    from .memory import core_limit
 
+    wire_json, memory_limit = task
     started = time.perf_counter()
-    data = json.loads(_core.run_json(wire_json, None))
+    try:
+        text = _core.run_json(wire_json, None, core_limit(memory_limit))
+    except ValueError as e:
+        # A plain ValueError crosses to the client intact; the message in the names people write.
+        limit: Literal["default", "given"] = "default" if memory_limit is None else "given"
+        raise ValueError(str(ScenarioError.from_core(e, memory_limit=limit))) from None
+    data = json.loads(text)
     data["wall_seconds"] = time.perf_counter() - started
     return json.dumps(data)
 
@@ -313,12 +332,15 @@ def run_points(
     jobs: int | None = None,
     cluster: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    memory_limit: float | None = None,
 ) -> pl.DataFrame:
     """Run every point not yet stored under ``out/runs`` on Dask and return one
     row of summary metrics per point (:data:`METRICS`, plus the varied values).
 
     Workers are a ``LocalCluster`` of ``jobs`` processes, or the scheduler at
-    ``cluster`` (:func:`pertlab.parallel.run_tasks`). ``on_progress(done, total)``
+    ``cluster`` (:func:`pertlab.parallel.run_tasks`). Each run is held to ``memory_limit``
+    (bytes, or ``math.inf``; None: the memory its worker's host has when it starts), so that a
+    run too large is refused, not killed. ``on_progress(done, total)``
     is called as runs finish (stored ones count as done). A stop signal keeps the
     runs stored so far and raises :class:`KeyboardInterrupt`. Used by sweeps and
     by reproductions alike.
@@ -338,7 +360,7 @@ def run_points(
         if on_progress:
             on_progress(done, total)
 
-    run_tasks(_simulate, [p.scenario.to_wire_json() for p in todo], keep, jobs=jobs, cluster=cluster)
+    run_tasks(_simulate, [(p.scenario.to_wire_json(), memory_limit) for p in todo], keep, jobs=jobs, cluster=cluster)
     # The metrics stay Float64 columns when a run leaves one undefined (None), even in every run.
     rows = [summary_row(p, Results.read(out / "runs" / p.key)) for p in points]
     return pl.DataFrame(rows, schema_overrides={m: pl.Float64 for m in METRICS}, infer_schema_length=None)
@@ -358,18 +380,21 @@ def run_sweep(
     jobs: int | None = None,
     cluster: str | None = None,
     on_progress: Callable[[int, int], None] | None = None,
+    memory_limit: float | None = None,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Run every point not yet stored under ``out``; return (runs, aggregate) tables.
 
-    ``on_progress(done, total)`` is called as runs finish (stored ones count as done).
+    ``on_progress(done, total)`` is called as runs finish (stored ones count as done). Every
+    point is checked against ``memory_limit`` before the first run starts, and each run is held
+    to it on its worker (:func:`run_points`).
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    points = expand(base, vary, seeds)
+    points = expand(base, vary, seeds, memory_limit)
     (out / "sweep.json").write_text(
         dumps({"base": base.to_wire(), "vary": vary, "seeds": seeds}, indent=2, sort_keys=True) + "\n"
     )
-    runs = run_points(points, out, jobs=jobs, cluster=cluster, on_progress=on_progress)
+    runs = run_points(points, out, jobs=jobs, cluster=cluster, on_progress=on_progress, memory_limit=memory_limit)
     table = aggregate(runs, list(vary))
     runs.write_parquet(out / "runs.parquet")
     table.write_parquet(out / "aggregate.parquet")

@@ -381,6 +381,17 @@ def test_sweep_flags(scenario_file, tmp_path):
     assert u["5Mbps"] > 0.5 and out["points"][0]["goodput_mbps"] < out["points"][1]["goodput_mbps"]
 
 
+@covers("sweep", "--memory-limit")
+def test_sweep_memory_limit(scenario_file, tmp_path):
+    """Every point is checked against the limit before any run starts, naming the field, the
+    limit and the point; a limit the points fit in runs them."""
+    refused = runner.invoke(app, ["sweep", str(scenario_file), "--vary", "links.0.rate=5Mbps,10Mbps", "--out", str(tmp_path / "a"), "--memory-limit", "1KiB"])
+    assert refused.exit_code == 2 and not (tmp_path / "a" / "runs").exists(), refused.stderr
+    assert re.match(r"error: [\w.\[\]]+, --memory-limit: .* more than the memory limit 1.00 KiB.*\(with links.0.rate=5Mbps\)$", refused.stderr.strip()), refused.stderr
+    ran = invoke("sweep", str(scenario_file), "--vary", "links.0.rate=5Mbps", "--out", str(tmp_path / "b"), "--jobs", "1", "--memory-limit", "64MiB", "--json")
+    assert json.loads(ran.stdout)["points"][0]["seeds"] == 1
+
+
 @covers("sweep", "--cluster")
 def test_sweep_on_a_dask_cluster(scenario_file, tmp_path, dask_cluster):
     result = invoke("sweep", str(scenario_file), "--seeds", "2", "--out", str(tmp_path), "--cluster", dask_cluster)

@@ -52,6 +52,35 @@ def test_expansion_errors_name_the_path():
         expand(base(), {"bottleneck.rate": ["-1Mbps"]}, seeds=1)
 
 
+def test_list_entries_are_named_as_errors_name_them():
+    [bracket] = expand(base(), {"flows[1].tcp.init_cwnd": ["4"]}, seeds=1)
+    [dotted] = expand(base(), {"flows.1.tcp.init_cwnd": ["4"]}, seeds=1)
+    assert bracket.scenario.to_wire() == dotted.scenario.to_wire()
+    assert [f["tcp"]["init_cwnd"] for f in bracket.scenario.to_wire()["flows"]] == [2, 4, 2]
+    with pytest.raises(ScenarioError, match=r"^flows\[7\].cc: flows\[7\]: not an index below 3$"):
+        expand(base(), {"flows[7].cc": ["pert"]}, seeds=1)
+
+
+def test_points_the_core_refuses_are_refused_before_any_run(tmp_path):
+    """Points the scenario model accepts and the core refuses (a topology without the flows'
+    nodes; more memory than the limit) are refused up front naming the field and the point:
+    before, the first failed on a worker and the second killed four workers in turn."""
+    with pytest.raises(ScenarioError, match=r"^flows\[1\].src: unknown node `s1`.*\(with dumbbell.pairs=1\)$"):
+        run_sweep(base(), {"dumbbell.pairs": ["3", "1"]}, 1, tmp_path / "pairs")
+    assert not (tmp_path / "pairs" / "runs").exists()  # nothing started
+    with pytest.raises(ScenarioError, match=r"^monitor.sample_interval: .* more than the memory limit .*\(with monitor.sample_interval=1ns\)$"):
+        expand(base(), {"monitor.sample_interval": ["1ns"]}, seeds=1)
+    # A limit given is named beside the field; it also holds each run on its worker.
+    with pytest.raises(ScenarioError, match=r"^monitor.sample_interval, memory_limit: .* more than the memory limit 1.00 KiB"):
+        expand(base(), {"monitor.sample_interval": ["10ms"]}, seeds=1, memory_limit=1024)
+    from pertlab.sweep import _simulate
+
+    wire = expand(base(), {"monitor.sample_interval": ["10ms"]}, seeds=1)[0].scenario.to_wire_json()
+    with pytest.raises(ValueError, match=r"^monitor.sample_interval, memory_limit: .* more than the memory limit 1.00 KiB"):
+        _simulate((wire, 1024))
+    assert json.loads(_simulate((wire, None)))["conservation"]["ok"]
+
+
 def test_confidence_interval_is_student_t_over_seeds():
     runs = pl.DataFrame({"cc": ["a", "a", "a", "b"], "utilization": [1.0, 2.0, 3.0, 5.0]})
     table = aggregate(runs, ["cc"]).sort("cc")
