@@ -741,6 +741,7 @@ def _with_tx_end_events(scenario: Scenario, value: str | None) -> Scenario:
 def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
     """``--pcap LINK:FILE`` entries added to the scenario's ``capture`` list (both directions)."""
     from .scenario import CaptureSpec
+    from .scenario.model import same_capture_file
 
     if not pcap:
         return scenario
@@ -751,8 +752,17 @@ def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
             _fail(ValueError(f"--pcap: give LINK:FILE, e.g. bottleneck:bottleneck.pcap, got `{value}`"))
         if not scenario.has_link(link):
             _fail(ValueError(f"--pcap: no link named `{link}`; links: {scenario.link_names()}"))
+        folder = Path(file).parent
+        if Path(file).is_dir() or not folder.is_dir():
+            where = f"`{file}` is a directory" if Path(file).is_dir() else f"no directory `{folder}`"
+            _fail(ValueError(f"--pcap: cannot write `{file}`: {where}"))
         added.append(CaptureSpec(link=link, file=file))
-    return scenario.model_copy(update={"capture": [*scenario.capture, *added]})
+    captures = [*scenario.capture, *added]
+    if same := same_capture_file(captures):
+        i, j = same
+        earlier = f"--pcap {pcap[i - len(scenario.capture)]}" if i >= len(scenario.capture) else f"the scenario's capture[{i}]"
+        _fail(ValueError(f"--pcap: `{captures[j].file}` is also the file of {earlier}: two captures cannot write one file; give each its own"))
+    return scenario.model_copy(update={"capture": captures})
 
 
 def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None, out_dir: Path | None = None) -> Results:

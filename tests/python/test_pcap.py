@@ -141,3 +141,22 @@ def test_a_capture_that_cannot_be_written_is_a_warning_of_the_run(tmp_path, monk
     (tmp_path / "s.json").write_text(scenario_.to_wire_json())
     out = runner.invoke(app, ["run", str(tmp_path / "s.json"), "--out", str(tmp_path / "cli"), "--no-progress"])
     assert out.exit_code == 0 and "warning: capture[0].file: writing `/dev/full` failed" in out.output
+
+
+def test_two_captures_of_one_file_and_unwritable_pcap_flags_are_refused(tmp_path, monkeypatch):
+    """Two captures writing one file interleaved into a file that broke off at its 892nd record
+    (found by trying --pcap twice); both spellings of one path count. The command line also names
+    --pcap for a file it cannot create, which the core named capture[0].file."""
+    monkeypatch.chdir(tmp_path)
+    wire = scenario(Path("x.pcap")).to_wire()
+    with pytest.raises(pertlab.ScenarioError, match=r"^capture\[1\]\.file: `\./x\.pcap` is also capture\[0\]'s file: two captures cannot write one file"):
+        Scenario.parse({**wire, "capture": [*wire["capture"], {"link": "bottleneck", "file": "./x.pcap"}]})
+    small = ["dumbbell", "--flows", "2", "--duration", "1s", "--no-progress"]
+    for pcap, message in [
+        (["bottleneck:b.pcap", "s0-r0:./b.pcap"], "error: --pcap: `./b.pcap` is also the file of --pcap bottleneck:b.pcap: two captures cannot write one file"),
+        (["bottleneck:missing/b.pcap"], "error: --pcap: cannot write `missing/b.pcap`: no directory `missing`"),
+        (["bottleneck:."], "error: --pcap: cannot write `.`: `.` is a directory"),
+    ]:
+        refused = runner.invoke(app, [*small, *(x for p in pcap for x in ("--pcap", p))])
+        assert refused.exit_code == 2 and refused.stderr.startswith(message), refused.stderr
+    assert not list(tmp_path.iterdir()), "nothing written"

@@ -114,6 +114,16 @@ class CaptureSpec(_Model):
         return v
 
 
+def same_capture_file(captures: list[CaptureSpec]) -> tuple[int, int] | None:
+    """The first pair ``(i, j)``, i < j, of captures that name one file (as paths, normalized), or None."""
+    first: dict[str, int] = {}
+    for j, c in enumerate(captures):
+        i = first.setdefault(os.path.normpath(c.file), j)
+        if i != j:
+            return (i, j)
+    return None
+
+
 class EngineSpec(_Model):
     """How the engine schedules its work; nothing here changes the model (docs/model.md,
     "Transmission ends")."""
@@ -209,6 +219,18 @@ class Scenario(_Model):
             if not _has_link(c.link, links, dumbbell):
                 message = f"no link named `{c.link}`; links: {_link_list(links, dumbbell)}"
                 raise PydanticCustomError("item_error", "{message}", {"index": j, "field": "link", "message": message})
+        return v
+
+    @field_validator("capture")
+    @classmethod
+    def _captures_write_their_own_files(cls, v: list[CaptureSpec]) -> list[CaptureSpec]:
+        """No two captures write one file: their writers would interleave into a file no pcap
+        reader takes (found: ``--pcap bottleneck:x.pcap --pcap s0-r0:x.pcap`` ran, and the file
+        broke off at its 892nd record)."""
+        if same := same_capture_file(v):
+            i, j = same
+            message = f"`{v[j].file}` is also capture[{i}]'s file: two captures cannot write one file; give each its own"
+            raise PydanticCustomError("item_error", "{message}", {"index": j, "field": "file", "message": message})
         return v
 
     # -- construction --
