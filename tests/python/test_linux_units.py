@@ -45,7 +45,8 @@ def test_parameter_validation_names_the_field(kwargs: dict, message: str) -> Non
     ("args", "first_line"),
     [
         (["--p-max", "2"], "error: --p-max: must lie in (0, 1], got 2.0"),
-        (["--t-min-ms", "20", "--t-max-ms", "10"], "error: --t-min-ms: need 0 <= t_min_ms < t_max_ms"),
+        (["--t-min-ms", "20", "--t-max-ms", "10"], "error: --t-min-ms, --t-max-ms: need 0 <= t_min_ms < t_max_ms"),
+        (["--t-min-ms", "nan"], "error: --t-min-ms: must be a finite number, at most 1e+06 ms, got nan"),
         (["--t-end-ms", "1e9"], "error: --t-end-ms: must be at most 1e+06 ms"),
     ],
 )

@@ -95,8 +95,9 @@ def load(
     try:
         params.validate()
     except PertParamError as e:
-        # Bad input: the message names the flag the user wrote (t_min_ms -> --t-min-ms), exit 2.
-        _die(f"{_flag(e.field)}: {e.message}", 2)
+        # Bad input: the message names the flags the user wrote (t_min_ms -> --t-min-ms), and
+        # those a constraint binds them to (--t-min-ms, --t-max-ms), exit 2.
+        _die(f"{', '.join(_flag(f) for f in (e.field, *e.also))}: {e.message}", 2)
     try:
         pin = do_load(ctrl.name, params)
     except (RuntimeError, ValueError) as e:

@@ -54,12 +54,14 @@ def _round(x: float) -> int:
 
 
 class PertParamError(ValueError):
-    """A parameter the kernel code cannot take: ``field`` (a :class:`PertParams` field name) and
-    ``message``; reads ``field: message``."""
+    """A parameter the kernel code cannot take: ``field`` (a :class:`PertParams` field name),
+    ``also`` (the fields a constraint between values binds it to: ``t_max_ms`` for ``t_min_ms <
+    t_max_ms``) and ``message``; reads ``field, also...: message``."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(f"{field}: {message}")
+    def __init__(self, field: str, message: str, also: tuple[str, ...] = ()) -> None:
+        super().__init__(f"{', '.join((field, *also))}: {message}")
         self.field = field
+        self.also = also
         self.message = message
 
 
@@ -82,11 +84,12 @@ class PertParams:
         for name in ("t_min_ms", "t_max_ms", "t_end_ms"):
             v = getattr(self, name)
             if v is not None and not v <= MAX_TIME_MS:
-                raise PertParamError(name, f"must be at most {MAX_TIME_MS:g} ms, got {v}")
+                finite = "a finite number, " if math.isnan(v) else ""
+                raise PertParamError(name, f"must be {finite}at most {MAX_TIME_MS:g} ms, got {v}")
         if not 0 <= self.t_min_ms < self.t_max_ms:
-            raise PertParamError("t_min_ms", f"need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}")
+            raise PertParamError("t_min_ms", f"need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}", also=("t_max_ms",))
         if self.t_end_ms is not None and self.t_end_ms <= self.t_max_ms:
-            raise PertParamError("t_end_ms", f"must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}")
+            raise PertParamError("t_end_ms", f"must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}", also=("t_max_ms",))
         if not 0 < self.p_max <= 1:
             raise PertParamError("p_max", f"must lie in (0, 1], got {self.p_max}")
         for name in ("decrease", "srtt_weight"):
