@@ -120,7 +120,7 @@ class Simulation:
         ("5Mbps" or bit/s). The packet being sent keeps its end time; disciplines keep
         what they derived from the rate when built (RED's automatic parameters)."""
         check_kinds({"link": link}, SIMULATION_KINDS)
-        self._call(self._core.set_link_rate, link, _not_negative(parse_rate(rate, "rate"), "rate"))
+        self._call(self._core.set_link_rate, link, _not_negative(parse_rate(rate, "rate"), "rate", rate))
 
     def set_link_delay(self, link: str, delay: str | float) -> None:
         """Each direction of ``link`` gives the packets that finish their transmission from now
@@ -129,14 +129,14 @@ class Simulation:
         packets sent with the new delay leave the wire right behind the last ones sent with
         the old (docs/simulation.md)."""
         check_kinds({"link": link}, SIMULATION_KINDS)
-        self._call(self._core.set_link_delay, link, _not_negative(parse_time(delay, "delay"), "delay"))
+        self._call(self._core.set_link_delay, link, _not_negative(parse_time(delay, "delay"), "delay", delay))
 
     def set_pacing_rate(self, flow: int, rate: str | float) -> None:
         """Long flow ``flow``, whose controller must be ``agent``, paces its segments at ``rate``
         ("5Mbps" or bit/s) from now on: consecutive segments leave at least one segment's
         transmission time at that rate apart, in every state; its window still bounds what is
         in flight (:mod:`pertlab.gym`'s ``action="pacing_rate"``)."""
-        self._call(self._core.set_pacing_rate, _flow(flow), _not_negative(parse_rate(rate, "rate"), "rate"))
+        self._call(self._core.set_pacing_rate, _flow(flow), _not_negative(parse_rate(rate, "rate"), "rate", rate))
 
     def stop_flow(self, flow: int) -> None:
         """Long flow ``flow``'s application has no new data from now (what it sent is still delivered)."""
@@ -179,7 +179,7 @@ class Simulation:
         """Long flow ``flow``'s window becomes ``cwnd`` segments (at most its receiver window);
         its controller must be ``agent``, which keeps what it is given (:mod:`pertlab.gym`)."""
         if isinstance(cwnd, bool) or not isinstance(cwnd, int) or not 1 <= cwnd < 2**32:
-            raise ScenarioError([("cwnd", f"{cwnd!r} is not a window: a whole number of segments, at least 1")])
+            raise ScenarioError([("cwnd", f"{cwnd!r} is not a window: a whole number of segments, 1 to {2**32 - 1}")])
         self._call(self._core.set_cwnd, _flow(flow), cwnd)
 
     def results(self, *, to_end: bool = True) -> Results:
@@ -199,10 +199,11 @@ class Simulation:
             raise ScenarioError.from_core(e) from None
 
 
-def _not_negative(value: int, field: str) -> int:
-    """``value`` (a parsed rate or time) if it is zero or more; the core takes unsigned numbers."""
+def _not_negative(value: int, field: str, given: Any) -> int:
+    """``value`` (a rate or time parsed from ``given``) if it is zero or more; the core takes
+    unsigned numbers. The error shows ``given`` as the caller wrote it (``-1ms``, not -1000000)."""
     if value < 0:
-        raise ScenarioError([(field, f"must not be negative, got {value}")])
+        raise ScenarioError([(field, f"must not be negative, got {given!r}")])
     return value
 
 

@@ -120,6 +120,8 @@ def test_bad_arguments_name_the_field():
         sim.set_cwnd(1, 10)
     with pytest.raises(ScenarioError, match=r"^cwnd: 0 is not a window"):
         pertlab.Simulation(small()).set_cwnd(0, 0)
+    with pytest.raises(ScenarioError, match=r"^cwnd: 1099511627776 is not a window: a whole number of segments, 1 to 4294967295$"):
+        pertlab.Simulation(small()).set_cwnd(0, 2**40)
     with pytest.raises(ScenarioError, match=r"^flow: flow 2's controller is reno, which sets its own window; only agent flows take a window or a pacing rate"):
         pertlab.Simulation(small()).set_pacing_rate(2, "1Mbps")
     with pytest.raises(ScenarioError, match=r"^rate: must be at least 1 bit/s"):

@@ -225,12 +225,12 @@ fn a_bad_parameter_is_refused_as_a_scenario_holding_it_is() {
     let e = w.set_cc_param(1, "t_min_ns", serde_json::json!("soon")).unwrap_err();
     assert!(e.to_string().starts_with("flows[1].cc.t_min_ns: invalid type: string \"soon\", expected u64"), "{e}");
     let e = w.set_cc_param(1, "srtt_weight", serde_json::json!(0.9)).unwrap_err();
-    assert_eq!(e.to_string(), "flows[1].cc.srtt_weight: not a parameter of pert that changes mid-run; those are t_min_ns, t_max_ns, p_max, decrease");
+    assert_eq!(e.to_string(), "flows[1].cc.srtt_weight: not a parameter of pert that changes mid-run; those are t_min, t_max, p_max, decrease");
     let e = w.set_cc_param(4, "p_max", serde_json::json!(0.1)).unwrap_err();
     assert_eq!(e.to_string(), "flow: no flow 4; the long flows are 0 to 3");
     let mut w = World::build(&mixed()).unwrap();
     let e = w.set_cc_param(0, "p_max", serde_json::json!(0.1)).unwrap_err().to_string();
-    assert!(e.starts_with("flows[0].cc: flow 0's controller is reno, which has no parameters that change mid-run; those that have: pert (t_min_ns"), "{e}");
+    assert!(e.starts_with("flows[0].cc: flow 0's controller is reno, which has no parameters that change mid-run; those that have: pert (t_min"), "{e}");
     // Nothing changed: the refused values left the run as it was.
     w.run_until(s.duration_ns, &mut |_| true);
     w.finish();

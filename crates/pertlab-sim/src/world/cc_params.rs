@@ -22,6 +22,11 @@ use crate::error::ConfigError;
 use crate::scenario::CcSpec;
 use crate::tcp::cc::{live_params, LIVE_PARAMS};
 
+/// Field names as scenario files write them (`t_min`, not the wire's `t_min_ns`), for messages.
+fn people_names(fields: &[&str]) -> String {
+    fields.iter().map(|f| f.strip_suffix("_ns").unwrap_or(f)).collect::<Vec<_>>().join(", ")
+}
+
 impl World {
     /// Field `field` of long flow `flow`'s controller becomes `value` (JSON:
     /// a number, in the scenario's units, e.g. `t_min_ns` in ns), from the
@@ -31,7 +36,7 @@ impl World {
         let kind = self.long_flow(flow)?.sender.cc_name();
         let path = format!("flows[{flow}].cc");
         let Some(fields) = live_params(kind) else {
-            let kinds: Vec<String> = LIVE_PARAMS.iter().map(|(k, f)| format!("{k} ({})", f.join(", "))).collect();
+            let kinds: Vec<String> = LIVE_PARAMS.iter().map(|(k, f)| format!("{k} ({})", people_names(f))).collect();
             return Err(ConfigError::new(
                 path,
                 format!("flow {flow}'s controller is {kind}, which has no parameters that change mid-run; those that have: {}", kinds.join("; ")),
@@ -40,7 +45,7 @@ impl World {
         if !fields.contains(&field) {
             return Err(ConfigError::new(
                 format!("{path}.{field}"),
-                format!("not a parameter of {kind} that changes mid-run; those are {}", fields.join(", ")),
+                format!("not a parameter of {kind} that changes mid-run; those are {}", people_names(fields)),
             ));
         }
         let spec = with_field(&self.scenario.flows[flow as usize].cc, field, value).map_err(|e| ConfigError::new(format!("{path}.{field}"), e))?;
