@@ -518,8 +518,6 @@ def run_file(
     """Run a scenario file; save Parquet tables and the summary JSON."""
     from .runner import as_scenario
 
-    if not scenario_file.is_file():
-        _fail(ValueError(f"{scenario_file}: no such file"))
     try:
         scenario = as_scenario(scenario_file)
         if seed is not None:
@@ -548,8 +546,6 @@ def sweep(
     from .runner import as_scenario
     from .sweep import parse_vary, progress_printer, run_sweep
 
-    if not scenario_file.is_file():
-        _fail(ValueError(f"{scenario_file}: no such file"))
     check_out_dir(out_dir)
     limit = _memory_limit(memory_limit)
     update, stop = progress_printer()

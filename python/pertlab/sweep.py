@@ -424,4 +424,8 @@ def progress_printer() -> tuple[Callable[[int, int], None], Callable[[], None]]:
             task = bar.add_task("sweep", total=total)
         bar.update(task, completed=done)
 
-    return update, bar.stop
+    def close() -> None:
+        if task is not None:  # a bar never started would print an empty line (before an error)
+            bar.stop()
+
+    return update, close

@@ -100,7 +100,7 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["dumbbell", "--queue", "fifo"], "error: --queue: unknown queue 'fifo'; allowed: droptail, red, ared"),
         (["dumbbell", "--warmup", "200s"], "error: --warmup: must lie in [0, duration)"),
         (["dumbbell", "--buffer", "0"], "error: --buffer: "),
-        (["run", "no-such-file.toml"], "error: no-such-file.toml: no such file"),
+        (["run", "no-such-file.toml"], "error: no-such-file.toml: cannot read the scenario file: No such file or directory"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "alpha_max=3"], "error: --cc-param: write KIND.FIELD=VALUE"),
         (["dumbbell", "--cc-param", "bbr.x=1"], "error: --cc-param: unknown controller kind 'bbr'; allowed: reno, vegas, pert"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.alpha_max=0.5"], "error: --cc-param pert-adaptive.alpha_max: Input should be greater than or equal to 1\n"),
@@ -325,6 +325,17 @@ def test_the_command_line_built_for_one_command_says_what_the_whole_app_says(arg
     assert whole.output.strip()
     if args[0] in _names():
         assert [c.name for c in typer.main.get_command(_app_for(args)).commands.values()] == [args[0]]
+
+
+def test_scenario_files_that_cannot_be_read_are_named(tmp_path):
+    """A directory was 'no such file'; a JSON file's syntax error named 'scenario', not the file
+    (a TOML file's named the file). run and sweep read them alike."""
+    (tmp_path / "comma.json").write_text('{"duration": "1s",}')
+    for path, message in [(tmp_path, "cannot read the scenario file: Is a directory"), (tmp_path / "comma.json", "not valid JSON: Expecting property name")]:
+        for command in (["run", str(path)], ["sweep", str(path), "--out", str(tmp_path / "sweep")]):
+            result = runner.invoke(app, command)
+            assert result.exit_code == 2 and result.stderr.startswith(f"error: {path}: {message}"), result.stderr
+    assert not (tmp_path / "sweep").exists()
 
 
 def test_the_memory_limit_error_gives_sizes_in_readable_units():

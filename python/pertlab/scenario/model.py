@@ -265,9 +265,17 @@ class Scenario(_Model):
 
     @classmethod
     def load(cls, path: str | Path) -> "Scenario":
-        """Read a ``.toml`` or ``.json`` scenario file."""
+        """Read a ``.toml`` or ``.json`` scenario file; a file that is not valid JSON or TOML is
+        an error naming the file."""
         path = Path(_read(path, check_only=True))
-        scenario = cls.from_json(_read(path)) if path.suffix == ".json" else cls.from_toml(path)
+        if path.suffix == ".json":
+            try:
+                data = json.loads(_read(path))
+            except json.JSONDecodeError as e:
+                raise ScenarioError([(str(path), f"not valid JSON: {e}")]) from None
+            scenario = cls.parse(data)
+        else:
+            scenario = cls.from_toml(path)
         scenario._source_dir = path.resolve().parent
         return scenario
 
