@@ -51,6 +51,10 @@ def test_errors_name_the_flag():
     assert r.exit_code == 2 and "error: --m, --k: the proportional gain K/m must be finite" in r.stderr, r.stderr
     r = runner.invoke(app, ["stability", "pert-red", "--delta=-0.1ms"])
     assert r.exit_code == 2 and "--delta:" in r.stderr
+    # A time below the nanosecond times are read to was 0 ("must be positive, got 0 s").
+    for command in (["fluid", "pert-red", "--duration", "1s"], ["stability", "pert-red"]):
+        r = runner.invoke(app, [*command, "--delta", "1e-300s"])
+        assert r.exit_code == 2 and r.stderr.startswith("error: --delta: 1e-300s is below the nanosecond times are read to; write at least 1ns"), r.stderr
 
 
 def test_fluid_pert_red_writes_parquet_png_json(tmp_path):

@@ -453,12 +453,15 @@ def test_command_lines_run_or_name_the_flag(args):
 MAGNITUDE = st.one_of(st.integers(-320, 308).map(lambda e: f"1e{e}"), st.sampled_from(["0", "-1", "0.5", "2", "nan", "inf"]))
 COUNT = st.one_of(st.integers(0, 50).map(str), st.sampled_from(["4294967296", "1000000000", "-3"]))
 #: Per command: its required arguments, and each option with its values (a unit appended to a
-#: magnitude for quantities). Fluid runs integrate at most 1 s.
+#: magnitude for quantities, a count for None, or a strategy of its own). Fluid runs integrate at
+#: most 1 s.
 ARITHMETIC_COMMANDS = {
     ("stability", "pert-red"): ([], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--pmax": "", "--tmin": "s", "--tmax": "s", "--alpha": "", "--delta": "s"}),
     ("stability", "pert-pi"): ([], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--r-star": "s", "--delta": "s"}),
     ("fluid", "pert-pi"): (["--duration", "1s"], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--target": "s", "--m": "", "--k": "", "--beta": ""}),
+    ("fluid", "pert-red"): (["--duration", "1s"], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--pmax": "", "--tmin": "s", "--tmax": "s", "--alpha": "", "--delta": "s", "--beta": "", "--decrease": st.sampled_from(["paper", "current", "delayed", "0.5", ""])}),
     ("fluid", "tcp-red"): (["--duration", "1s"], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--min-th": "", "--max-th": "", "--max-p": "", "--wq": "", "--buffer": ""}),
+    ("fluid", "surathkal-tcp-red"): (["--duration", "1s"], {"--capacity": "pkt/s", "--rtt": "s", "--flows": None, "--min-th": "", "--max-th": "", "--max-p": "", "--wq": "", "--buffer": ""}),
     ("analyze", "vegas-parking-lot"): (["--hops", "3", "--flows", "2"], {"--capacity": "bps", "--packet-size": None, "--base-rtt": "s", "--alpha": "", "--beta": ""}),
 }  # fmt: skip
 
@@ -470,7 +473,10 @@ def arithmetic_command_lines(draw) -> list[str]:
     args = [*command, *required]
     for flag in draw(st.lists(st.sampled_from(sorted(options)), min_size=1, max_size=3, unique=True)):
         unit = options[flag]
-        args += [flag, draw(COUNT) if unit is None else draw(MAGNITUDE) + unit]
+        if isinstance(unit, st.SearchStrategy):  # an option that takes names, not magnitudes
+            args += [flag, draw(unit)]
+        else:
+            args += [flag, draw(COUNT) if unit is None else draw(MAGNITUDE) + unit]
     return args
 
 

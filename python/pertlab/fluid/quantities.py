@@ -4,64 +4,34 @@ Capacities are written ``100pkt/s`` (also ``100pps``, ``100 pkts/s``; a plain
 number is packets per second) or as a bit rate (``10Mbps``) with a packet size
 (``1250B``): C = rate / (8 x size). Times are ``160ms``, ``0.1ms``, ``60s``
 (a plain number is seconds). Bit rates, sizes and times are read by
-:mod:`pertlab.units` when the package has it; otherwise by the small fallback
-parser below (same forms, decimal prefixes).
+:mod:`pertlab.units`.
 """
 
 from __future__ import annotations
 
 import re
 
+from ..units import parse_rate as _rate_bps
+from ..units import parse_size as _size_bytes
+from ..units import parse_time as _time_ns
+
 __all__ = ["parse_capacity", "parse_seconds", "parse_bytes"]
 
 _PKT = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*(pkt/s|pkts/s|packets/s|pps|pkt/sec)?\s*$")
 
-try:  # the package's parser (python/pertlab/units.py)
-    from ..units import parse_rate as _rate_bps
-    from ..units import parse_size as _size_bytes
-    from ..units import parse_time as _time_ns
-except ImportError:  # pragma: no cover - only before the units module exists
-    _Q = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-zµ/]*)\s*$")
-    _P = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-
-    def _split(v: object, field: str | None, kind: str) -> tuple[float, str]:
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return float(v), ""
-        m = _Q.match(str(v))
-        if not m:
-            raise ValueError(f"{field}: cannot read {v!r} as a {kind}")
-        return float(m.group(1)), m.group(2)
-
-    def _rate_bps(v: object, field: str | None = None) -> int:
-        n, u = _split(v, field, "rate")
-        for pre, f in _P.items():
-            if u in (pre + "bps", pre + "bit/s"):
-                return round(n * f)
-            if u in (pre + "Bps", pre + "B/s"):
-                return round(8 * n * f)
-        raise ValueError(f"{field}: cannot read {v!r} as a rate; write e.g. 10Mbps")
-
-    def _size_bytes(v: object, field: str | None = None) -> int:
-        n, u = _split(v, field, "size")
-        if u in ("", "B"):
-            return round(n)
-        if u.endswith("B") and u[:-1] in _P:
-            return round(n * _P[u[:-1]])
-        raise ValueError(f"{field}: cannot read {v!r} as a size; write e.g. 1250B")
-
-    def _time_ns(v: object, field: str | None = None) -> int:
-        n, u = _split(v, field, "time")
-        f = {"": 1e9, "s": 1e9, "ms": 1e6, "us": 1e3, "µs": 1e3, "ns": 1.0, "min": 60e9}.get(u)
-        if f is None:
-            raise ValueError(f"{field}: cannot read {v!r} as a time; write e.g. 160ms")
-        return round(n * f)
+#: The number at the front of a quantity (``1e-300`` of ``1e-300s``).
+_NUMBER = re.compile(r"^\s*([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)")
 
 
 def parse_seconds(value: object, field: str) -> float:
-    """``"160ms"`` -> 0.16; a plain number is seconds."""
+    """``"160ms"`` -> 0.16; a plain number is seconds. Times are read to the nanosecond, so a
+    time that is not zero but rounds to 0 ns (``1e-300s``) is an error, not 0."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
-    return _time_ns(value, field) / 1e9
+    ns = _time_ns(value, field)
+    if ns == 0 and (m := _NUMBER.match(str(value))) and float(m.group(1)) != 0:
+        raise ValueError(f"{field}: {value} is below the nanosecond times are read to; write at least 1ns")
+    return ns / 1e9
 
 
 def parse_bytes(value: object, field: str) -> int:
