@@ -380,9 +380,10 @@ def hold(name: str = NAME, params=None, trace: Path | None = None) -> Iterator[H
     (pert_adaptive only): a file the loader writes every RTT sample to, with the srtt_0.99 it
     gave, a line each ("t_us sport dport rtt_us srtt_us", t_us on CLOCK_MONOTONIC); complete
     when the context has ended."""
+    # The arguments first: a bad one is refused on any host, before the build tools are looked for.
+    if trace is not None and controller(name).name != "pert_adaptive":
+        raise ValueError(f"trace: only pert_adaptive emits its RTT samples, not {controller(name).name}")
     ctrl, params, loader = _prepare(name, params)
-    if trace is not None and ctrl.name != "pert_adaptive":
-        raise ValueError(f"trace: only pert_adaptive emits its RTT samples, not {ctrl.name}")
     # Its own session: a Ctrl-C at the terminal reaches the caller, which ends the hold in order.
     proc = popen_detached(
         [str(loader), "hold", *params.loader_args(), *([f"trace={trace}"] if trace is not None else [])], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
