@@ -175,6 +175,13 @@ class Simulation:
         self._call(self._core.set_cc_param, i, wire, json.dumps(changed.model_dump(by_alias=True)[wire]))
         self._cc_in_force[i] = changed
 
+    @staticmethod
+    def live_params() -> dict[str, tuple[str, ...]]:
+        """The controller parameters :meth:`set_cc_param` may change, by controller kind:
+        ``{"pert": ("t_min", "t_max", "p_max", "decrease"), "vegas": ("alpha", "beta", "gamma"), ...}``
+        (the core's list; the other controllers have none)."""
+        return {kind: tuple(fields) for kind, fields in _core.live_params()}
+
     def set_cwnd(self, flow: int, cwnd: int) -> None:
         """Long flow ``flow``'s window becomes ``cwnd`` segments (at most its receiver window);
         its controller must be ``agent``, which keeps what it is given (:mod:`pertlab.gym`)."""
@@ -232,9 +239,19 @@ def _with_param(spec: Any, flow: int, field: str, value: Any) -> Any:
     except ValidationError as e:
         prefix = f"flows[{flow}].cc"
         # The model's own checks (a boolean for a number) name a part of it, ".field".
-        errors = ScenarioError.from_pydantic(e, whole="").errors
-        raise ScenarioError([(prefix + people_path(path) if path[:1] in ("", ".", "[") else f"{prefix}.{people_path(path)}", message)
-                             for path, message in errors]) from None  # fmt: skip
+        errors = [(prefix + people_path(path) if path[:1] in ("", ".", "[") else f"{prefix}.{people_path(path)}", message)
+                  for path, message in ScenarioError.from_pydantic(e, whole="").errors]  # fmt: skip
+        raise ScenarioError([_joint(prefix, field, path, message) for path, message in errors]) from None
+
+
+def _joint(prefix: str, field: str, path: str, message: str) -> tuple[str, str]:
+    """An error of a check between two fields (Vegas' ``beta >= alpha``) that names the one not
+    changed (``beta``) when ``field`` (``alpha``) was: it names both, and says the other keeps its
+    value (so that the other changes first)."""
+    other = path.removeprefix(prefix + ".")
+    if other in ("", field) or not other.isidentifier():
+        return path, message
+    return f"{prefix}.{field}, {path}", f"{other} {message} ({other} keeps its value: to move both, change {other} first)"
 
 
 def _flow(flow: object) -> int:

@@ -2,6 +2,9 @@
 with the run, and a change between steps (a link's rate or delay, a flow's start or sending, a
 controller's parameter) shows in the results at the instant it was made."""
 
+import re
+from pathlib import Path
+
 import polars as pl
 import pytest
 
@@ -256,6 +259,25 @@ def test_a_parameter_set_to_its_value_gives_the_bytes_of_a_plain_run():
     assert stepped.summary["events"] == whole.summary["events"]
 
 
+def test_live_params_are_the_cores_list_and_the_docs_table():
+    """``Simulation.live_params()`` is what ``set_cc_param`` takes (each field changes, another is
+    refused naming the list), and docs/simulation.md's table says the same."""
+    live = pertlab.Simulation.live_params()
+    assert live["pert"] == ("t_min", "t_max", "p_max", "decrease") and "reno" not in live
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "simulation.md").read_text()
+    rows = re.findall(r"^  \| `([a-z-]+)` \| ((?:`\w+`(?:, )?)+) \|", doc, re.M)
+    assert {kind: tuple(re.findall(r"`(\w+)`", fields)) for kind, fields in rows} == live
+    for kind, fields in live.items():
+        sim = pertlab.Simulation(pertlab.dumbbell(flows=1, cc=kind, duration="1s"))
+        sim.run_until("0.5s")
+        wire = sim.scenario.flows[0].cc.model_dump(by_alias=True)
+        for field in fields:  # to the value it has, under the wire's name (`t_min_ns`, in ns)
+            key = field if field in wire else f"{field}_ns"
+            sim.set_cc_param(0, key, wire[key])
+        with pytest.raises(ScenarioError, match=rf"not a parameter of {kind} that changes mid-run; those are {', '.join(fields)}$"):
+            sim.set_cc_param(0, "bogus", 1)
+
+
 def test_bad_controller_parameters_name_the_flow_the_field_and_what_is_allowed():
     s = scenario(flows=3, cc="pert:2,sack:1", duration="4s", warmup="1s")
     sim = pertlab.Simulation(s)
@@ -268,7 +290,8 @@ def test_bad_controller_parameters_name_the_flow_the_field_and_what_is_allowed()
     with pytest.raises(ScenarioError) as set_error:
         sim.set_cc_param(1, "p_max", 1.5)
     assert str(set_error.value) == str(scenario_error.value) == "flows[1].cc.p_max: Input should be less than or equal to 1, got 1.5"
-    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_max: must be greater than t_min \(12ms\), got 10ms$"):
+    # A check between two fields names both, the changed one first, and says which to change first.
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_min, flows\[0\]\.cc\.t_max: t_max must be greater than t_min \(12ms\), got 10ms \(t_max keeps its value: to move both, change t_max first\)$"):
         sim.set_cc_param(0, "t_min", "12ms")
     with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_min: cannot read 'soon' as a time"):
         sim.set_cc_param(0, "t_min", "soon")

@@ -302,6 +302,16 @@ fn video_playout(
     Ok((r.packets, r.late, r.late_fraction, r.success()))
 }
 
+/// The controller parameters a run in steps may change (`tcp::cc::LIVE_PARAMS`), by kind, in
+/// the scenario files' names (`t_min`, not the wire's `t_min_ns`).
+#[pyfunction]
+fn live_params() -> Vec<(&'static str, Vec<&'static str>)> {
+    pertlab_sim::tcp::cc::LIVE_PARAMS
+        .iter()
+        .map(|&(kind, fields)| (kind, fields.iter().map(|f| pertlab_sim::tcp::cc::people_name(f)).collect()))
+        .collect()
+}
+
 /// Version of the core.
 #[pyfunction]
 fn version() -> &'static str {
@@ -316,6 +326,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(memory_estimate_json, m)?)?;
     m.add_function(wrap_pyfunction!(bytes_per_flow, m)?)?;
+    m.add_function(wrap_pyfunction!(live_params, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     m.add_class::<Simulation>()?;
     m.add_class::<pycc::CcStateView>()?;

@@ -20,11 +20,11 @@ use serde_json::Value;
 use super::World;
 use crate::error::ConfigError;
 use crate::scenario::CcSpec;
-use crate::tcp::cc::{live_params, LIVE_PARAMS};
+use crate::tcp::cc::{live_params, people_name, LIVE_PARAMS};
 
-/// Field names as scenario files write them (`t_min`, not the wire's `t_min_ns`), for messages.
+/// Field names as scenario files write them, for messages.
 fn people_names(fields: &[&str]) -> String {
-    fields.iter().map(|f| f.strip_suffix("_ns").unwrap_or(f)).collect::<Vec<_>>().join(", ")
+    fields.iter().map(|f| people_name(f)).collect::<Vec<_>>().join(", ")
 }
 
 impl World {

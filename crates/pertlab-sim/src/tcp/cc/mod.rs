@@ -405,6 +405,11 @@ pub const LIVE_PARAMS: [(&str, &[&str]); 6] = [
     ("scalable", &["a", "b"]),
 ];
 
+/// A live parameter's name as scenario files write it: `t_min`, not the wire's `t_min_ns`.
+pub fn people_name(field: &str) -> &str {
+    field.strip_suffix("_ns").unwrap_or(field)
+}
+
 /// The live parameters of the controller of kind `kind` (none for the others).
 pub fn live_params(kind: &str) -> Option<&'static [&'static str]> {
     LIVE_PARAMS.iter().find(|(k, _)| *k == kind).map(|&(_, fields)| fields)
