@@ -1,10 +1,12 @@
 """Generated scenarios, mutated scenarios and command lines: what the schema accepts runs to the
 end or is refused up front with field errors; nothing panics, aborts or prints a traceback, and
-every result is a possible one (issue 25).
+every result is a possible one (issue 25). Runs taken in steps, with changes between them, are
+generated in ``test_generated_steps.py``.
 
-Invariants on every run: packets conserved per flow and in total; every rate and fraction in
-[0, 1]; every number finite; wall time bounded by the work done (events). Outcomes are counted
-per kind; the counts are printed at the end and written to ``$PERTLAB_FUZZ_COUNTS`` when set.
+Invariants on every run (``generated.check_results``): packets conserved per flow and in total;
+every rate and fraction in [0, 1]; every number finite; wall time bounded by the work done
+(events). Outcomes are counted per kind; the counts are printed at the end and written to
+``$PERTLAB_FUZZ_COUNTS`` when set.
 
 Profiles (``PERTLAB_FUZZ_PROFILE``): ``bounded`` (default, in ``make test``: fixed seed, a few
 hundred cases, about two minutes) and ``campaign`` (``make fuzz``: many cases, a wider budget,
@@ -15,192 +17,33 @@ from __future__ import annotations
 
 import copy
 import json
-import math
-import os
 import re
 import shutil
 import subprocess
-from collections import Counter
 from functools import cache
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
-from hypothesis.database import DirectoryBasedExampleDatabase
 from typer.testing import CliRunner
 
 import pertlab
-from pertlab.cli import _print_summary as print_summary
 from pertlab.cli import app
-from pertlab.jsonable import dumps
 from pertlab.linux.compare import sim_scenario
 from pertlab.linux.scenario import TestbedScenario
 from pertlab.scenario.controllers import Vegas
 
+import generated
 import scenario_strategies as gen
 import strict_json
-
-PROFILE = os.environ.get("PERTLAB_FUZZ_PROFILE", "bounded")
-BUDGET = gen.CAMPAIGN if PROFILE == "campaign" else gen.BOUNDED
-#: Memory the generated runs may take; larger estimates are refused up front (and counted).
-MEMORY_LIMIT = 256 * 2**20
-SETTINGS = {
-    "bounded": dict(max_examples=150, derandomize=True, database=None),
-    "campaign": dict(max_examples=int(os.environ.get("PERTLAB_FUZZ_EXAMPLES", "5000")), database=DirectoryBasedExampleDatabase(".hypothesis/pertlab-fuzz")),
-}[PROFILE]
-#: The tests that draw the scenarios of the first test again to check one property of them take
-#: 40 examples in the bounded profile (in a campaign, as many as the others).
-FEWER = {**SETTINGS, "max_examples": min(SETTINGS["max_examples"], 40) if PROFILE == "bounded" else SETTINGS["max_examples"]}
-COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much], print_blob=True)
-OUTCOMES: Counter[tuple[str, str]] = Counter()
-
-#: A field's path: ``links[0].queue.red.top``.
-_PATH = r"(?:[A-Za-z_][\w-]*|\[\d+\])(?:\.[A-Za-z_][\w-]*|\[\d+\])*"
-#: A line of a field error: ``links[0].queue.red.top: message``, or the fields that refuse a value
-#: together: ``dumbbell.pairs, memory_limit: message``.
-FIELD_ERROR = re.compile(rf"^{_PATH}(?:, {_PATH})*: \S")
+from generated import BAD_VALUES, BUDGET, COMMON, FEWER, MEMORY_LIMIT, OUTCOMES, SETTINGS, check_results, field_errors, finite_everywhere, run_or_refuse, work_bound
 
 
 @pytest.fixture(scope="module", autouse=True)
 def report_counts():
     yield
-    counts: dict[str, dict[str, int]] = {}
-    for (kind, outcome), n in sorted(OUTCOMES.items()):
-        counts.setdefault(kind, {})[outcome] = n
-    print("\ngenerated cases:", json.dumps(counts, indent=1))
-    if path := os.environ.get("PERTLAB_FUZZ_COUNTS"):
-        with open(path, "w") as f:
-            json.dump({"profile": PROFILE, "counts": counts}, f, indent=1)
-
-
-def field_errors(e: pertlab.ScenarioError) -> list[str]:
-    lines = str(e).splitlines()
-    assert lines and all(FIELD_ERROR.match(line) for line in lines), lines
-    return lines
-
-
-def finite_everywhere(x: Any, path: str = "") -> None:
-    if isinstance(x, float):
-        assert math.isfinite(x), f"{path} = {x}"
-    elif isinstance(x, dict):
-        for k, v in x.items():
-            finite_everywhere(v, f"{path}.{k}")
-    elif isinstance(x, list):
-        for i, v in enumerate(x):
-            finite_everywhere(v, f"{path}[{i}]")
-
-
-def in_unit_interval(value: float, what: str) -> None:
-    assert 0.0 <= value <= 1.0, f"{what} = {value}"
-
-
-def rate_of(value: float | None, population: int, what: str) -> None:
-    """A rate: undefined (None) exactly when its population is empty, else in [0, 1]."""
-    assert (value is None) == (population == 0), f"{what} = {value} over {population}"
-    if value is not None:
-        in_unit_interval(value, what)
-
-
-def check_results(r: pertlab.Results) -> None:
-    """The invariants of every run."""
-    summary = r.summary
-    assert r.conservation["ok"], r.conservation["violations"]
-    finite_everywhere(summary)
-    for q in summary["queues"]:
-        where = f"queues[{q['link']} {q['from']}->{q['to']}]"
-        for m in ("utilization", "avg_queue_norm"):
-            in_unit_interval(q[m], f"{where}.{m}")
-        for m in ("drop_rate", "mark_rate"):
-            rate_of(q[m], q["departures"] + q["drops"], f"{where}.{m}")
-        assert q["drops"] <= q["arrivals"] + q["departures"] and q["marks"] <= q["arrivals"]
-        assert q["drops"] == sum(q[f"drops_{cause}"] for cause in ("overflow", "early", "forced", "departure")), q
-    delivered = sum(f["goodput_bytes"] for f in summary["flows"])
-    for c in summary["controllers"]:
-        assert (c["share"] is None) == (delivered == 0), (c["label"], c["share"], delivered)
-        if c["share"] is not None:
-            in_unit_interval(c["share"], f"controllers[{c['label']}].share")
-        rate_of(c["drop_rate"], c["segments_received"] + c["drops"], f"controllers[{c['label']}].drop_rate")
-    assert (summary["jain"] is None) == (delivered == 0), (summary["jain"], delivered)
-    if summary["jain"] is not None:
-        in_unit_interval(summary["jain"], "jain")
-    # A flow waits on each timeout that fires from the timer's arming on; those waits never
-    # overlap (each ends at a firing, after which the timer is armed anew), so the window's
-    # add up to at most the window and the part of one wait (an RTO, at most max_rto) before it.
-    window_s = summary["window_end_s"] - summary["window_start_s"]
-    flow_specs = r.scenario.to_wire()["flows"]
-    for f in r.flows.iter_rows(named=True):
-        tcp = flow_specs[f["id"]]["tcp"]
-        longest_rto_s = max(tcp["max_rto_ns"], tcp["min_rto_ns"]) / 1e9
-        assert (f["rto_wait_s"] > 0) == (f["timeouts"] > 0) and f["rto_wait_s"] <= window_s + longest_rto_s + 1e-9, (f["id"], f["timeouts"], f["rto_wait_s"], window_s)
-    series = r.data.get("queue_series") or {}
-    for m in ("utilization", "probability"):
-        for i, v in enumerate(series.get(m, [])):
-            in_unit_interval(v, f"queue_series.{m}[{i}]")
-    assert summary["events"] <= work_bound(r.scenario.to_wire()), (summary["events"], work_bound(r.scenario.to_wire()))
-    # What `pertlab run` prints of any run: its tables, and its --json as strict JSON.
-    print_summary(r, "generated")
-    strict_json.loads(dumps(summary))
-
-
-#: Events one packet or one timer expiry may cause (enqueue, transmission end, arrival,
-#: the ACK it triggers, the timers it sets), with room to spare.
-EVENTS_PER_UNIT = 16
-
-
-def _peak(u: dict[str, Any]) -> float:
-    """A UDP source's highest rate over its mean: a Pareto gap is at least mean (a - 1) / a; an
-    on/off source sends at rate (burst + idle) / burst during a burst; a dithered CBR gap is at
-    least half the interval."""
-    if u["arrivals"] == "pareto":
-        return u["pareto_shape"] / (u["pareto_shape"] - 1)
-    if u["arrivals"] == "pareto_onoff":
-        return (u["burst_ns"] + u["idle_ns"]) / u["burst_ns"]
-    if u["arrivals"] == "cbr_random":
-        return 2.0  # its shortest gap is half the interval
-    return 1.0
-
-
-def work_bound(wire: dict[str, Any]) -> float:
-    """The most events a run can take: what its links can carry (every direction full of
-    the smallest packet any source sends), the packets its UDP sources send, and its timers at
-    the rate of their lower bounds (each flow's RTO at its floor, web think times and requests,
-    monitor samples), times
-    :data:`EVENTS_PER_UNIT`. An event storm (issue 25: 1-ns RTOs took 78 s for 3 s simulated)
-    breaks it; the project's rules keep wall-clock limits out of tests, so this bounds the
-    work, not the time it takes."""
-    seconds = wire["duration_ns"] / 1e9
-    sizes = [40]
-    for f in wire["flows"]:
-        sizes += [f["tcp"]["ack_size"], f["tcp"]["packet_size"]]
-    sizes += [100 if u["sizes"] == "mix" else u["packet_size"] for u in wire["udp"]]
-    smallest_bits = 8 * max(1, min(sizes))
-    if d := wire.get("dumbbell"):
-        rates = [d["bottleneck_rate_bps"]] + [d["access_rate_bps"]] * (2 * d["pairs"])
-    else:
-        rates = [link["rate_bps"] for link in wire["links"]]
-    packets = sum(2 * rate * seconds / smallest_bits for rate in rates)
-    per_second = lambda ns: 1e9 / max(ns, 1_000)  # noqa: E731  (timers fire at most every microsecond)
-    timers = sum(per_second(f["tcp"]["min_rto_ns"]) for f in wire["flows"]) * seconds
-    timers += sum(w["sessions"] * (per_second(w["think_time_ns"]) + per_second(w["inter_object_ns"])) for w in wire["web"]) * seconds
-    # A UDP source sends at its own rate whatever its link carries (the queue drops the rest).
-    # Pareto sources send at up to their peak rate (the core bounds it), with Hua's mix down to 100 B.
-    timers += sum(u["rate_bps"] * _peak(u) / (8 * (100 if u["sizes"] == "mix" else max(1, u["packet_size"]))) for u in wire["udp"]) * seconds
-    if interval := wire["monitor"].get("sample_interval_ns"):
-        timers += (1 + len(wire["flows"])) * per_second(interval) * seconds
-    return EVENTS_PER_UNIT * (packets + timers) + 10_000
-
-
-def run_or_refuse(scenario: pertlab.Scenario, kind: str) -> None:
-    try:
-        results = pertlab.run(scenario, memory_limit=MEMORY_LIMIT)
-    except pertlab.ScenarioError as e:
-        note(f"refused: {e}")
-        field_errors(e)
-        OUTCOMES[(kind, "refused by the core")] += 1
-        return
-    check_results(results)
-    OUTCOMES[(kind, "ran" if not results.warnings else "ran, with warnings")] += 1
+    generated.report_counts()
 
 
 @settings(**SETTINGS, **COMMON)
@@ -233,9 +76,6 @@ def test_vegas_with_either_base_rtt_runs_or_is_refused_with_field_errors(data, d
 
 
 # --- mutations of valid scenarios --------------------------------------------------------
-
-BAD_VALUES = [None, "", "x", "-1", "nan", "1e400", -1, -1.5, 0, 2**64, 2**70, float("nan"), float("inf"), [], {}, [1, 2], {"x": 1}, True]
-
 
 def leaves(x: Any, path: tuple = ()) -> list[tuple]:
     """Paths of every value in a nested mapping (dicts and lists), containers included."""
