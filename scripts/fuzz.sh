@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make fuzz`: a long property-based campaign over everything a user can write (issue 25).
 #   - the Rust property tests over Scenario::validate and World::build, PROPTEST_CASES cases each;
-#   - the generated-scenario tests (tests/python/test_generated.py) in their `campaign` profile:
+#   - the generated-scenario tests (tests/python/test_generated.py, test_generated_steps.py) in their `campaign` profile:
 #     FUZZ_EXAMPLES cases per kind, a wider budget, resuming from and growing hypothesis's
 #     example database in .hypothesis/ (so a second campaign starts where the first stopped
 #     and replays every failure found before);
@@ -19,7 +19,7 @@ rust=$?
 
 counts=$(mktemp)
 PERTLAB_FUZZ_PROFILE=campaign PERTLAB_FUZZ_EXAMPLES=$examples PERTLAB_FUZZ_COUNTS=$counts \
-  .venv/bin/python -m pytest -q -s -p no:logging tests/python/test_generated.py
+  .venv/bin/python -m pytest -q -s -p no:logging tests/python/test_generated.py tests/python/test_generated_steps.py
 python=$?
 
 mkdir -p docs/reliability
