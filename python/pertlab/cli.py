@@ -601,6 +601,15 @@ def reproduce(
     """Reproduce a table or figure of the source documents; writes an HTML report with data and plots."""
     from .reproduce import REGISTRY, get
 
+    # Options that mean something only for one reproduction's run, or only when it runs.
+    runs = {"--quick": quick, "--jobs": jobs is not None, "--cluster": cluster is not None}
+    given = [flag for flag, on in {**runs, "--out": out_dir is not None, "--render-only": render_only}.items() if on]
+    if list_ and name is not None:
+        _fail(ValueError("name: --list names every reproduction; give a name or --list, not both"))
+    if (list_ or name is None) and given:
+        _fail(ValueError(f"{given[0]}: needs a reproduction's name (pertlab reproduce NAME {given[0]}; --list names them)"))
+    if render_only and (ran := [flag for flag, on in runs.items() if on]):
+        _fail(ValueError(f"{ran[0]}: --render-only runs nothing (it redraws the report in --out from its stored tables)"))
     if list_ or name is None:
         if as_json:
             sys.stdout.write(dumps({n: {"title": e.title, "source": e.source} for n, e in sorted(REGISTRY.items())}) + "\n")

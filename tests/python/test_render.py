@@ -41,3 +41,16 @@ def test_render_only_needs_a_report_of_that_entry(tmp_path):
     shutil.copytree(COMMITTED / "kotla08-table2", tmp_path / "t2")
     res = _render("sigcomm07-table1", tmp_path / "t2")
     assert res.exit_code == 2 and "holds the report of 'kotla08-table2'" in res.output
+
+
+def test_options_that_need_a_run_are_refused_where_nothing_runs():
+    """Without a name the command lists the reproductions; it used to ignore --render-only,
+    --quick and the rest silently there (and --quick beside --render-only)."""
+    for flag, args in (("--render-only", []), ("--quick", []), ("--jobs", ["2"]), ("--out", ["x", "--list"])):
+        res = runner.invoke(app, ["reproduce", flag, *args])
+        assert res.exit_code == 2 and f"error: {flag}: needs a reproduction's name" in res.output, (flag, res.output)
+    res = runner.invoke(app, ["reproduce", "sigcomm07-table1", "--list"])
+    assert res.exit_code == 2 and "error: name: --list names every reproduction; give a name or --list, not both" in res.output
+    res = runner.invoke(app, ["reproduce", "sigcomm07-table1", "--render-only", "--quick"])
+    assert res.exit_code == 2 and "error: --quick: --render-only runs nothing" in res.output
+    assert runner.invoke(app, ["reproduce", "--list", "--json"]).exit_code == 0
