@@ -296,6 +296,8 @@ def test_bad_controller_parameters_name_the_flow_the_field_and_what_is_allowed()
     with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_min: cannot read 'soon' as a time"):
         sim.set_cc_param(0, "t_min", "soon")
     # A field that does not change mid-run, or none at all; a controller without such fields; no such flow.
+    with pytest.raises(ScenarioError, match=r"^field: must name a parameter of pert; those that change mid-run are t_min, t_max, p_max, decrease$"):
+        sim.set_cc_param(0, "", 0.9)
     for field in ("srtt_weight", "cwnd"):
         with pytest.raises(ScenarioError, match=rf"^flows\[0\]\.cc\.{field}: not a parameter of pert that changes mid-run; those are t_min, t_max, p_max, decrease$"):
             sim.set_cc_param(0, field, 0.9)

@@ -226,6 +226,9 @@ fn a_bad_parameter_is_refused_as_a_scenario_holding_it_is() {
     assert!(e.to_string().starts_with("flows[1].cc.t_min_ns: invalid type: string \"soon\", expected u64"), "{e}");
     let e = w.set_cc_param(1, "srtt_weight", serde_json::json!(0.9)).unwrap_err();
     assert_eq!(e.to_string(), "flows[1].cc.srtt_weight: not a parameter of pert that changes mid-run; those are t_min, t_max, p_max, decrease");
+    // No name at all: the generated steps found "flows[1].cc.: not a parameter ...", a path with an empty field.
+    let e = w.set_cc_param(1, "", serde_json::json!(0.9)).unwrap_err();
+    assert_eq!(e.to_string(), "field: must name a parameter of pert; those that change mid-run are t_min, t_max, p_max, decrease");
     let e = w.set_cc_param(4, "p_max", serde_json::json!(0.1)).unwrap_err();
     assert_eq!(e.to_string(), "flow: no flow 4; the long flows are 0 to 3");
     let mut w = World::build(&mixed()).unwrap();

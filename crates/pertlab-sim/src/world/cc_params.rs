@@ -42,6 +42,9 @@ impl World {
                 format!("flow {flow}'s controller is {kind}, which has no parameters that change mid-run; those that have: {}", kinds.join("; ")),
             ));
         };
+        if field.is_empty() {
+            return Err(ConfigError::new("field", format!("must name a parameter of {kind}; those that change mid-run are {}", people_names(fields))));
+        }
         if !fields.contains(&field) {
             return Err(ConfigError::new(
                 format!("{path}.{field}"),
