@@ -306,10 +306,7 @@ fn video_playout(
 /// the scenario files' names (`t_min`, not the wire's `t_min_ns`).
 #[pyfunction]
 fn live_params() -> Vec<(&'static str, Vec<&'static str>)> {
-    pertlab_sim::tcp::cc::LIVE_PARAMS
-        .iter()
-        .map(|&(kind, fields)| (kind, fields.iter().map(|f| pertlab_sim::tcp::cc::people_name(f)).collect()))
-        .collect()
+    pertlab_sim::tcp::cc::LIVE_PARAMS.iter().map(|&(kind, fields)| (kind, fields.iter().map(|f| pertlab_sim::tcp::cc::people_name(f)).collect())).collect()
 }
 
 /// Version of the core.
