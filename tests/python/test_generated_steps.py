@@ -35,7 +35,6 @@ from generated import BUDGET, COMMON, FEWER, FIELD_ERROR, MEMORY_LIMIT, OUTCOMES
 KIND = "steps"
 
 
-
 def mostly(valid: st.SearchStrategy, other: st.SearchStrategy) -> st.SearchStrategy:
     """``valid`` four times in five, else ``other`` (boundaries and garbage): most steps are
     taken, so that the changes they make reach the core."""
