@@ -381,8 +381,8 @@ def hold(name: str = NAME, params=None, trace: Path | None = None) -> Iterator[H
     gave, a line each ("t_us sport dport rtt_us srtt_us", t_us on CLOCK_MONOTONIC); complete
     when the context has ended."""
     # The arguments first: a bad one is refused on any host, before the build tools are looked for.
-    if trace is not None and controller(name).name != "pert_adaptive":
-        raise ValueError(f"trace: only pert_adaptive emits its RTT samples, not {controller(name).name}")
+    if trace is not None and (kind := controller(name).name) != "pert_adaptive":
+        raise ValueError(f"trace: only pert_adaptive emits its RTT samples, not {kind}")
     ctrl, params, loader = _prepare(name, params)
     # Its own session: a Ctrl-C at the terminal reaches the caller, which ends the hold in order.
     proc = popen_detached(
