@@ -186,8 +186,8 @@ def _cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
                 if x["type"] != "missing":
                     # The field as a scenario error names it (a check of the whole controller, such as
                     # a boolean for a number, names its field in the error's context).
-                    field = field_of(x, x["loc"][1:], whole="")  # loc[0] is the kind
-                    errors.append((f"--cc-param {kind}" + (f".{field.lstrip('.')}" if field else ""), x["msg"].removeprefix("Value error, ")))
+                    field = field_of(x, x["loc"][1:], whole="")  # loc[0] is the kind; two fields for a joint check
+                    errors.append((", ".join(f"--cc-param {kind}" + (f".{f.lstrip('.')}" if f else "") for f in field.split(", ")), x["msg"].removeprefix("Value error, ")))
     if errors:
         raise ScenarioError(errors)
     return params

@@ -238,20 +238,22 @@ def _with_param(spec: Any, flow: int, field: str, value: Any) -> Any:
         return type(spec).model_validate({**data, field: value})
     except ValidationError as e:
         prefix = f"flows[{flow}].cc"
-        # The model's own checks (a boolean for a number) name a part of it, ".field".
-        errors = [(prefix + people_path(path) if path[:1] in ("", ".", "[") else f"{prefix}.{people_path(path)}", message)
+        # The model's own checks (a boolean for a number) name a part of it, ".field"; a check
+        # between two fields names both, "alpha, beta".
+        errors = [(", ".join(prefix + people_path(p) if p[:1] in ("", ".", "[") else f"{prefix}.{people_path(p)}" for p in path.split(", ")), message)
                   for path, message in ScenarioError.from_pydantic(e, whole="").errors]  # fmt: skip
         raise ScenarioError([_joint(prefix, field, path, message) for path, message in errors]) from None
 
 
 def _joint(prefix: str, field: str, path: str, message: str) -> tuple[str, str]:
-    """An error of a check between two fields (Vegas' ``beta >= alpha``) that names the one not
-    changed (``beta``) when ``field`` (``alpha``) was: it names both, and says the other keeps its
-    value (so that the other changes first)."""
-    other = path.removeprefix(prefix + ".")
-    if other in ("", field) or not other.isidentifier():
+    """An error of a check between two fields (Vegas' ``beta >= alpha``, both named) when the
+    earlier field (``alpha``) was changed: it says the other keeps its value, so that the other
+    changes first."""
+    names = [p.removeprefix(prefix + ".") for p in path.split(", ")]
+    if len(names) != 2 or names[0] != field:
         return path, message
-    return f"{prefix}.{field}, {path}", f"{other} {message} ({other} keeps its value: to move both, change {other} first)"
+    other = names[1]
+    return path, f"{message} ({other} keeps its value: to move both, change {other} first)"
 
 
 def _flow(flow: object) -> int:

@@ -105,6 +105,7 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
         (["dumbbell", "--cc-param", "bbr.x=1"], "error: --cc-param: unknown controller kind 'bbr'; allowed: reno, vegas, pert"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.alpha_max=0.5"], "error: --cc-param pert-adaptive.alpha_max: Input should be greater than or equal to 1\n"),
         (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.bogus=1"], "error: --cc-param pert-adaptive: unknown field `bogus`"),
+        (["dumbbell", "--cc", "vegas", "--cc-param", "vegas.alpha=4"], "error: --cc-param vegas.alpha, --cc-param vegas.beta: beta must be at least alpha (4), got 3\n"),
         (["dumbbell", "--send-overhead", "-1ms"], "error: --send-overhead: must be zero or a positive time, got '-1ms'"),
         (["dumbbell", "--cc", "sack", "--cc-param", "pert.p_max=0.05"], "error: --cc-param: parameters of pert, which no flow runs (the flows run sack (reno))"),
         (["dumbbell", "--cc-param", "reno.x=1"], "error: --cc-param reno: reno has no parameters (sack and newreno are reno)"),

@@ -45,7 +45,7 @@ def test_the_default_warmup_is_checked_against_the_duration() -> None:
     """A 1 s run with the default 2 s warm-up would measure nothing: refused, naming the field."""
     from pertlab.scenario import ScenarioError
 
-    with pytest.raises(ScenarioError, match=r"warmup: must be less than duration \(1s\), got 2s"):
+    with pytest.raises(ScenarioError, match=r"duration, warmup: warmup must be less than duration \(1s\), got 2s"):
         TestbedScenario.parse({"duration": "1s"})
     assert TestbedScenario.parse({"duration": "3s"}).warmup == 2_000_000_000
 

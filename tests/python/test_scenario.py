@@ -100,7 +100,7 @@ def test_cross_field_errors_name_the_field():
     flows = {"flows": [{"src": "a", "dst": "b", "start": "1s", "start_window": ["0s", "2s"]}]}
     assert error_of(udp_graph(**flows)) == "flows[0].start_window: give start or start_window, not both"
     flows = {"flows": [{"src": "a", "dst": "b", "tcp": {"min_rto": "1s", "max_rto": "100ms"}}]}
-    assert error_of(udp_graph(**flows)) == "flows[0].tcp.max_rto: must be at least min_rto (1s), got 100ms"
+    assert error_of(udp_graph(**flows)) == "flows[0].tcp.min_rto, flows[0].tcp.max_rto: max_rto must be at least min_rto (1s), got 100ms"
     dumbbell = {"pairs": 1, "bottleneck_rate": "1Mbps", "bottleneck_delay": "1ms", "access_rate": "1Gbps",
                 "sender_access_delay": "1ms", "receiver_access_delay": ["1ms", "2ms"]}  # fmt: skip
     assert error_of(udp_graph(dumbbell=dumbbell)).startswith(
@@ -149,8 +149,8 @@ def test_controller_and_red_parameters_are_checked():
         return udp_graph(flows=[{"src": "a", "dst": "b", "cc": cc}])
 
     assert error_of(flow({"kind": "pert", "p_max": 2})) == "flows[0].cc.p_max: Input should be less than or equal to 1, got 2"
-    assert error_of(flow({"kind": "pert", "t_max": "4ms"})) == "flows[0].cc.t_max: must be greater than t_min (5ms), got 4ms"
-    assert error_of(flow({"kind": "vegas", "alpha": 4})) == "flows[0].cc.beta: must be at least alpha (4), got 3"
+    assert error_of(flow({"kind": "pert", "t_max": "4ms"})) == "flows[0].cc.t_min, flows[0].cc.t_max: t_max must be greater than t_min (5ms), got 4ms"
+    assert error_of(flow({"kind": "vegas", "alpha": 4})) == "flows[0].cc.alpha, flows[0].cc.beta: beta must be at least alpha (4), got 3"
     assert error_of(flow({"kind": "vegas", "alhpa": 4})).startswith("flows[0].cc: unknown field `alhpa`; allowed: kind, alpha,")
     red = udp_graph()
     red["links"][1]["queue"] = {"kind": "ared", "red": {"bottom": 0.7}}

@@ -308,7 +308,7 @@ def test_bad_controller_parameters_name_the_flow_the_field_and_what_is_allowed()
     # Both names of a time are read; refused values changed nothing, accepted ones stay in force.
     sim.set_cc_param(0, "t_max_ns", 30_000_000)
     sim.set_cc_param(0, "t_min", "12ms")
-    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_max: must be greater than t_min \(12ms\), got 11ms$"):
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.cc\.t_min, flows\[0\]\.cc\.t_max: t_max must be greater than t_min \(12ms\), got 11ms$"):
         sim.set_cc_param(0, "t_max", "11ms")
 
 

@@ -108,14 +108,20 @@ _ORDER: dict[str, tuple[str, Callable[[Any, Any], bool]]] = {
 
 def _compared_to(other: str, relation: str, show: Callable[[Any], str] = str) -> Callable[..., Any]:
     """A field validator: the field (when set) must be ``relation`` the field
-    ``other``, declared before it (when set). The message reads ``must be
-    greater than t_min (5ms), got 4ms``, values written with ``show``."""
+    ``other``, declared before it (when set). The error (type ``joint_error``) names
+    both fields, since either may be the one written wrong (``alpha = 4`` against
+    beta's default 3): ``t_min, t_max: t_max must be greater than t_min (5ms), got
+    4ms``, values written with ``show`` (:func:`.errors.field_of` gives the path)."""
     words, holds = _ORDER[relation]
 
     def check(cls: Any, v: Any, info: ValidationInfo) -> Any:
         ref = info.data.get(other)
         if v is not None and ref is not None and not holds(v, ref):
-            raise ValueError(f"must be {words} {other} ({show(ref)}), got {show(v)}")
+            raise PydanticCustomError(
+                "joint_error",
+                "{field} must be {words} {other} ({ref}), got {value}",
+                {"field": info.field_name, "words": words, "other": other, "ref": show(ref), "value": show(v)},
+            )
         return v
 
     return check

@@ -83,8 +83,13 @@ def _names_of_wire_fields() -> dict[str, str]:
 def field_of(err: dict[str, Any], loc: tuple[Any, ...] | None = None, whole: str = "scenario") -> str:
     """The field a pydantic error names, in the names people write: the path of ``loc`` (default
     the error's own; ``whole`` when it names the model itself) and the part of it a validator of
-    the whole field names (:func:`_item`)."""
-    path, item = _path(err["loc"] if loc is None else loc), _item(err)
+    the whole field names (:func:`_item`); both fields, the earlier first, for a check between two
+    (``t_min, t_max``)."""
+    loc = err["loc"] if loc is None else loc
+    path, item = _path(loc), _item(err)
+    if err["type"] == "joint_error":  # a check between two fields (``_compared_to``): both, the earlier first
+        parent = _path(loc[:-1])
+        return (f"{parent}.{err['ctx']['other']}" if parent else err["ctx"]["other"]) + ", " + path
     if not path:  # a validator of the whole model naming one of its fields: that field alone
         return item.removeprefix(".") or whole
     return path + item
@@ -131,6 +136,8 @@ def _message(err: dict[str, Any]) -> str:
     if kind == "union_tag_not_found":
         return f"needs a `{ctx['discriminator'].strip(chr(39))}`; allowed: {', '.join(CC_KINDS)}"
     msg = err["msg"]
+    if kind == "joint_error":
+        return msg
     if kind == "value_error":
         return msg.removeprefix("Value error, ")
     if isinstance(value, (dict, list)):
