@@ -452,3 +452,80 @@ def test_scenarios_read_back_from_their_dumps(data):
     assert pertlab.Scenario.model_validate(json.loads(json.dumps(scenario.model_dump(mode="json")))) == scenario
     assert pertlab.Scenario.model_validate_json(scenario.model_dump_json()) == scenario
     OUTCOMES[("scenario dump", "read back")] += 1
+
+
+# --- `linux load` options -----------------------------------------------------------------
+
+#: A value for a `linux load` option: the usual magnitudes, ones the kernel code's units (whole
+#: microseconds, millionths, 2^-32) cannot tell from 0 or from 1, and the float's extremes.
+_LOAD_EDGES = st.sampled_from([0.0, 1.0, 1e-12, 1e-9, 4e-7, 5e-7, 1e-6, 0.0004, 0.0009995, 0.001, 0.9999995, 0.9999999, 1 - 1e-12, 1e6, 1e7, -1.0])
+LOAD_VALUE = st.one_of(_LOAD_EDGES, st.floats(0, 1e-5), st.floats(0, 100, allow_nan=False), st.floats(-1e300, 1e300))
+LOAD_OPTIONS = {
+    "pert": ("t_min_ms", "t_max_ms", "t_end_ms", "p_max", "decrease", "srtt_weight"),
+    "pert-adaptive": ("t_min_ms", "t_max_ms", "p_max", "srtt_weight", "alpha_max", "compete_frac", "t3_frac", "ramp_pole_frac", "q_max_init_ms", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay", "interval_weights"),
+}  # fmt: skip
+
+
+@st.composite
+def load_options(draw) -> tuple[str, dict[str, Any]]:
+    name = draw(st.sampled_from(sorted(LOAD_OPTIONS)))
+    chosen = draw(st.lists(st.sampled_from(LOAD_OPTIONS[name]), min_size=1, max_size=4, unique=True))
+    given = {}
+    for field in chosen:
+        if field == "interval_weights":
+            given[field] = ",".join(repr(draw(LOAD_VALUE)) for _ in range(draw(st.integers(1, 9))))
+        elif field in ("t_max_ms", "t_end_ms") and "t_min_ms" in given and draw(st.booleans()):
+            # Close to t_min: ordered in ms, perhaps not in the kernel code's microseconds.
+            given[field] = given["t_min_ms"] + draw(st.sampled_from([1e-7, 4e-4, 1e-3, 1.5e-3]))
+        else:
+            given[field] = draw(LOAD_VALUE)
+    return name, given
+
+
+def _kernel_reads_what_was_given(name: str, fixed: dict[str, Any], params: Any) -> None:
+    """The fixed point the loader hands the eBPF program keeps what the checks accepted: the
+    thresholds ordered, every positive value positive, every value below 1 below 1."""
+    from pertlab.linux.loader import PPM, PROB_ONE
+
+    assert fixed["t_min"] < fixed["t_max"], fixed
+    assert 1 <= fixed["p_max"] <= PROB_ONE, fixed
+    assert 0 < fixed["weight_ppm"] < PPM, fixed
+    if name == "pert":
+        assert 0 < fixed["keep_ppm"] < PPM, fixed
+        assert not fixed["have_t_end"] or fixed["t_end"] > fixed["t_max"], fixed
+        return
+    assert fixed["alpha_max"] >= PPM and 0 < fixed["compete_frac"] <= fixed["t3_frac"] <= PPM, fixed
+    assert 0 < fixed["safe_decay"] <= PPM and fixed["ramp_pole_frac"] > 0 and fixed["alpha_period_rtts"] > 0, fixed
+    for field in ("high_speed_step", "compete_step"):
+        assert (fixed[field] > 0) == (getattr(params, field) > 0), (field, fixed)
+    assert all((w > 0) == (x > 0) for w, x in zip(fixed["weights"], params.interval_weights)) and sum(fixed["weights"]) > 0, fixed
+
+
+@settings(**SETTINGS, **COMMON)
+@given(load_options())
+def test_linux_load_options_fit_the_kernel_code_or_name_the_flag(case):
+    """`linux load` accepts only parameters the eBPF program reads as given (its fixed point:
+    whole microseconds, millionths, 2^-32), and refuses the rest before anything is compiled
+    (exit 2, naming flags given, no traceback): `--t-min-ms 0.0001 --t-max-ms 0.0005` once
+    registered t_min = t_max = 0, an early response on every ACK."""
+    import typer
+
+    from pertlab.linux.cli import load_params
+
+    name, given = case
+    note(f"{name} {given}")
+    options = {"t_min_ms": 5.0, "t_max_ms": 10.0, "t_end_ms": None, "p_max": 0.05, "decrease": None, "srtt_weight": 0.99, "literal": False, "slow_start_response": None}
+    options |= {field: None for field in LOAD_OPTIONS["pert-adaptive"] if field not in options} | given
+    try:
+        params = load_params(name, options)
+    except typer.Exit as e:
+        assert e.exit_code == 2
+        args = ["linux", "load", name, *(x for field, v in given.items() for x in (f"--{field.replace('_', '-')}", str(v)))]
+        result = CliRunner().invoke(app, args)
+        assert result.exit_code == 2 and "Traceback" not in result.output, result.output
+        named = re.findall(r"--[a-z0-9-]+|NAME", result.stderr.removeprefix("error: ").split(": ")[0])
+        assert set(named) & {a for a in args if a.startswith("--")}, result.stderr  # a constraint names the flags it binds
+        OUTCOMES[("linux load options", "refused")] += 1
+        return
+    _kernel_reads_what_was_given(name, params.fixed(), params)
+    OUTCOMES[("linux load options", "accepted")] += 1

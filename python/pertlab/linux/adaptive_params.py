@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .loader import MAX_TIME_MS, PPM, PROB_ONE, SRTT_SHIFT, PertParamError, _round
+from .loader import MAX_TIME_MS, PPM, PROB_ONE, SRTT_SHIFT, PertParamError, _round, refuse_lost_precision
 
 #: Largest alpha_max: alpha in millionths stays below 2^32.
 MAX_ALPHA = 4000.0
@@ -98,6 +98,15 @@ class PertAdaptiveParams:
                 raise PertParamError("interval_weights", f"each weight must lie in [0, 1], got {x} at position {i}")
         if sum(w) <= 0:
             raise PertParamError("interval_weights", f"must sum to a positive number, got {sum(w)}")
+        for i, x in enumerate(w):
+            if 0 < x and _round(x * PPM) == 0:
+                raise PertParamError("interval_weights", f"a positive weight must be at least 5e-07 (the kernel code counts millionths), got {x} at position {i}")
+        refuse_lost_precision(
+            self,
+            times=("t_min_ms", "t_max_ms"),
+            millionths=("srtt_weight", "alpha_max", "compete_frac", "t3_frac", "ramp_pole_frac", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay"),
+            below_one=("srtt_weight",),
+        )
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertAdaptiveParams":

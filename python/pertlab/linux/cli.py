@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn, Optional
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 
@@ -73,36 +73,48 @@ def load(
     ] = None,
 ) -> None:
     """Compile (clang) and register NAME as a TCP congestion control, pinned in bpffs."""
-    given = {k: v for k, v in locals().items() if k in _ADAPTIVE_ONLY and v is not None}
-    from .adaptive_params import PertAdaptiveParams
-    from .loader import PertParamError, PertParams, load as do_load
+    options = {k: v for k, v in locals().items() if k != "name"}
+    from .loader import load as do_load
 
     ctrl = _controller(name)
-    if ctrl.cli_name == "pert":
+    params = load_params(ctrl.cli_name, options)
+    try:
+        pin = do_load(ctrl.name, params)
+    except (RuntimeError, ValueError) as e:
+        _die(str(e))
+    typer.echo(f"{ctrl.name} registered (link pinned at {pin}/link); select it with setsockopt(TCP_CONGESTION, \"{ctrl.name}\") or iperf3 -C {ctrl.name}")
+
+
+def load_params(cli_name: str, options: dict[str, Any]):
+    """The parameters `load` registers controller ``cli_name`` with, from its options
+    (``t_min_ms``...; None where not given), checked as the kernel code takes them; exits 2
+    naming the flags of a bad value (those a constraint binds it to too)."""
+    from .adaptive_params import PertAdaptiveParams
+    from .loader import PertParamError, PertParams
+
+    given = {k: v for k, v in options.items() if k in _ADAPTIVE_ONLY and v is not None}
+    o = options
+    if cli_name == "pert":
         if given:
             _die(f"{_flag(next(iter(given)))}: applies to pert-adaptive only", 2)
-        params = PertParams(t_min_ms, t_max_ms, t_end_ms, p_max, 0.35 if decrease is None else decrease, srtt_weight, literal, slow_start_response is not False)
+        params = PertParams(o["t_min_ms"], o["t_max_ms"], o["t_end_ms"], o["p_max"], 0.35 if o["decrease"] is None else o["decrease"], o["srtt_weight"], o["literal"], o["slow_start_response"] is not False)
     else:
-        for flag, v in (("--t-end-ms", t_end_ms), ("--decrease", decrease), ("--literal", literal or None)):
+        for flag, v in (("--t-end-ms", o["t_end_ms"]), ("--decrease", o["decrease"]), ("--literal", o["literal"] or None)):
             if v is not None:
                 _die(f"{flag}: applies to pert only (pert-adaptive's curve ends at t3_frac q_max and its decrease is q / (q + q_max))", 2)
         if "interval_weights" in given:
             try:
                 given["interval_weights"] = tuple(float(x) for x in given["interval_weights"].split(","))
             except ValueError:
-                _die(f"--interval-weights: a comma-separated list of numbers, got {interval_weights!r}", 2)
-        params = PertAdaptiveParams(t_min_ms=t_min_ms, t_max_ms=t_max_ms, p_max=p_max, srtt_weight=srtt_weight, respond_in_slow_start=bool(slow_start_response), **given)
+                _die(f"--interval-weights: a comma-separated list of numbers, got {o['interval_weights']!r}", 2)
+        params = PertAdaptiveParams(t_min_ms=o["t_min_ms"], t_max_ms=o["t_max_ms"], p_max=o["p_max"], srtt_weight=o["srtt_weight"], respond_in_slow_start=bool(o["slow_start_response"]), **given)
     try:
         params.validate()
     except PertParamError as e:
         # Bad input: the message names the flags the user wrote (t_min_ms -> --t-min-ms), and
         # those a constraint binds them to (--t-min-ms, --t-max-ms), exit 2.
         _die(f"{', '.join(_flag(f) for f in (e.field, *e.also))}: {e.message}", 2)
-    try:
-        pin = do_load(ctrl.name, params)
-    except (RuntimeError, ValueError) as e:
-        _die(str(e))
-    typer.echo(f"{ctrl.name} registered (link pinned at {pin}/link); select it with setsockopt(TCP_CONGESTION, \"{ctrl.name}\") or iperf3 -C {ctrl.name}")
+    return params
 
 
 @linux_app.command()

@@ -53,6 +53,37 @@ def _round(x: float) -> int:
     return int(math.floor(x + 0.5))
 
 
+def _us(ms: float) -> int:
+    """A time in ms in the kernel code's unit, whole microseconds (ns rounded, then truncated)."""
+    return _round(ms * 1e6) // 1000
+
+
+def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str, ...], below_one: tuple[str, ...]) -> None:
+    """Raise :class:`PertParamError` where the kernel code's units read a value the ranges
+    accept as another (``linux load pert --t-min-ms 0.0001 --t-max-ms 0.0005`` once registered
+    t_min = t_max = 0, an early response on every ACK): a positive time below a microsecond (0),
+    ``t_min_ms`` below ``t_max_ms`` but equal in microseconds, a positive fraction below half a
+    millionth (0), one that must stay below 1 within half a millionth of it (1), a positive
+    ``p_max`` below 2^-33 (0 in units of 2^-32). ``times``, ``millionths``: the fields of
+    ``params`` in each unit; ``below_one``: the millionths whose range is open at 1."""
+    for name in times:
+        v = getattr(params, name)
+        if v is not None and v > 0 and _us(v) == 0:
+            raise PertParamError(name, f"a positive time must be at least 0.001 ms (the kernel code counts whole microseconds), got {v}")
+    if _us(params.t_min_ms) >= _us(params.t_max_ms):
+        raise PertParamError(
+            "t_min_ms", f"need t_min < t_max in whole microseconds (the kernel code's unit), got {params.t_min_ms} ms and {params.t_max_ms} ms", also=("t_max_ms",)
+        )
+    for name in millionths:
+        v = getattr(params, name)
+        if v > 0 and _round(v * PPM) == 0:
+            raise PertParamError(name, f"a positive value must be at least 5e-07 (the kernel code counts millionths), got {v}")
+        if name in below_one and _round(v * PPM) >= PPM:
+            raise PertParamError(name, f"must be at most 0.9999995 (the kernel code counts millionths), got {v}")
+    if params.p_max > 0 and _round(params.p_max * PROB_ONE) == 0:
+        raise PertParamError("p_max", f"must be at least 2^-33 (1.2e-10; the kernel code counts probabilities in 2^-32), got {params.p_max}")
+
+
 class PertParamError(ValueError):
     """A parameter the kernel code cannot take: ``field`` (a :class:`PertParams` field name),
     ``also`` (the fields a constraint between values binds it to: ``t_max_ms`` for ``t_min_ms <
@@ -96,6 +127,11 @@ class PertParams:
             v = getattr(self, name)
             if not 0 < v < 1:
                 raise PertParamError(name, f"must lie strictly between 0 and 1, got {v}")
+        refuse_lost_precision(self, times=("t_min_ms", "t_max_ms", "t_end_ms"), millionths=("decrease", "srtt_weight"), below_one=("decrease", "srtt_weight"))
+        if self.t_end_ms is not None and _us(self.t_end_ms) <= _us(self.t_max_ms):
+            raise PertParamError(
+                "t_end_ms", f"need t_end > t_max in whole microseconds (the kernel code's unit), got {self.t_end_ms} ms and {self.t_max_ms} ms", also=("t_max_ms",)
+            )
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertParams":

@@ -51,8 +51,8 @@ EBPF_CCS = ("pert", "pert_adaptive")
 CCS = (*KERNEL_CCS, *EBPF_CCS)
 FRAME_BYTES = 1514  # a full-size Ethernet frame, what htb and bfifo count
 SEGMENT_BYTES = 1448  # payload of a full-size segment with the timestamps option
-#: The loader's names of the ``[pert]`` table's fields where they differ (the rest are the same).
-PERT_FIELDS = {"t_min_ms": "t_min", "t_max_ms": "t_max", "t_end_ms": "t_curve_end"}
+#: The loader's names of the ``[pert]`` table's fields where they differ by more than ``_ms``.
+PERT_FIELDS = {"t_end_ms": "t_curve_end"}
 
 
 class _Model(_SimModel):
@@ -111,6 +111,13 @@ class Bottleneck(_Model):
 JITTERS = ("none", "uniform", "exponential", "normal", "pareto")
 MAX_DELAY_NS = 10_000_000_000
 Probability = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+def _kernel_error(e: PertParamError) -> PydanticCustomError:
+    """A refusal of the eBPF code's parameters at the scenario's fields (``t_min_ms`` ->
+    ``t_min``, ``t_end_ms`` -> ``t_curve_end``), with those a constraint binds it to."""
+    fields = ", ".join(PERT_FIELDS.get(f, f.removesuffix("_ms")) for f in (e.field, *e.also))
+    return _field_error(fields, e.message)
 
 
 def _field_error(field: str, message: str) -> PydanticCustomError:
@@ -363,8 +370,7 @@ class TestbedScenario(_Model):
         try:
             PertAdaptiveParams.from_sim_config(v.model_dump(by_alias=True)).validate()
         except PertParamError as e:
-            field = e.field.removesuffix("_ms") if e.field.endswith("_ms") else e.field
-            raise PydanticCustomError("field_error", "{message}", {"field": field, "message": e.message}) from None
+            raise _kernel_error(e) from None
         return v
 
     @field_validator("pert")
@@ -374,7 +380,7 @@ class TestbedScenario(_Model):
         try:
             PertParams.from_sim_config(v.model_dump(by_alias=True)).validate()
         except PertParamError as e:
-            raise PydanticCustomError("field_error", "{message}", {"field": PERT_FIELDS.get(e.field, e.field), "message": e.message}) from None
+            raise _kernel_error(e) from None
         return v
 
     @classmethod

@@ -92,6 +92,8 @@ def field_of(err: dict[str, Any], loc: tuple[Any, ...] | None = None, whole: str
         return (f"{parent}.{err['ctx']['other']}" if parent else err["ctx"]["other"]) + ", " + path
     if not path:  # a validator of the whole model naming one of its fields: that field alone
         return item.removeprefix(".") or whole
+    if err["type"] == "field_error":  # one field of it, or those a constraint binds ("t_min, t_max")
+        return ", ".join(f"{path}.{field}" for field in err["ctx"]["field"].split(", "))
     return path + item
 
 
