@@ -112,7 +112,7 @@ def eval_suite(cc: str = "sack", bw: str | int = "10Mbps", rtt: str | int = "80m
     if warmup is None:
         warmup = f"{min(WARMUP_NS, _positive(parse_time, duration, 'duration') // 5)}ns"
     base = dumbbell(
-        bw=rate, rtt=rtt_ns, flows=FTP_FLOWS, cc=cc, queue=queue, duration=duration, warmup=warmup, start_window=0,
+        bw=rate, rtt=f"{rtt_ns}ns", flows=FTP_FLOWS, cc=cc, queue=queue, duration=duration, warmup=warmup, start_window=0,
         buffer_pkts=suite_buffer_pkts(rate, rtt_ns), seed=seed, ecn=ecn, aqm=aqm, packet_size=WIRE_BYTES,
         access_rate=EDGE_RATE_FACTOR * rate, reverse_flows=FTP_FLOWS, web_sessions=WEB_SESSIONS, web=WEB,
         tcp={"pacing": {"enabled": True}} if pacing else None, sample_interval=sample_interval,

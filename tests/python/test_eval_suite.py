@@ -32,6 +32,10 @@ def test_links_buffer_and_queues_follow_the_suite_rules():
     red = q["red"]
     assert red["use_ecn"] and red["gentle"] and red["q_w"] == SUITE_RED["q_w"] == 0.001 and red["bottom"] == 0.001
     assert red["target_delay_ns"] == 5_000_000
+    # Long round trips too: the RTT once reached the dumbbell builder in ns, which reads a plain
+    # number as seconds, so 20 s was refused as 2e19 ns "too large".
+    long = eval_suite("sack", bw="10Mbps", rtt="20s", duration="30s").to_wire()["dumbbell"]
+    assert 2 * (long["bottleneck_delay_ns"] + 2 * long["sender_access_delay_ns"][0]) == 20 * 10**9
     # XCP runs over XCP routers both ways, without ECN.
     x = eval_suite("xcp").to_wire()["dumbbell"]
     assert x["bottleneck_queue"]["kind"] == x["bottleneck_queue_reverse"]["kind"] == "xcp"
