@@ -781,7 +781,7 @@ def _bdp_buffer(rate_bps: int, rtt_ns: int, packet_size: int, buffer_bdp: float,
     bdp = buffer_packets(rate_bps, rtt_ns, packet_size, 1.0, flows)
     if bdp > U32_MAX:
         message = f"one bandwidth-delay product is {bdp} packets; a queue holds at most {U32_MAX}"
-        raise ScenarioError([(field, message) for field in bdp_fields])
+        raise ScenarioError([(", ".join(bdp_fields), message)])
     raise ScenarioError([("buffer_bdp", f"gives a buffer of {limit} packets; a queue holds at most {U32_MAX}")])
 
 

@@ -486,18 +486,21 @@ def eval_suite_command(
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Write Parquet tables and summary.json here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
+    memory_limit: Annotated[Optional[str], typer.Option(help=MEMORY_LIMIT_HELP)] = None,
 ) -> None:
     """The TCP evaluation suite's dumbbell (Tahiliani 2013, Sec. 4.4.2): 5 FTP flows each way, two-way voice,
     streaming both ways and web sessions over the suite's adaptive ECN RED (XCP routers for xcp)."""
     from .tcp_eval_suite import eval_suite
 
+    # The suite derives the access rate (2 x --bw) and the buffer (a BDP) from the options too.
+    flags = {k: _FLAGS[k] for k in ("cc", "bw", "rtt", "duration", "warmup", "seed")} | {"access_rate": "--bw", "buffer_pkts": "--bw, --rtt", "memory_limit": "--memory-limit"}
     try:
         scenario = eval_suite(cc, bw=bw, rtt=rtt, duration=duration, warmup=warmup, seed=seed, pacing=pacing)
     except ValueError as e:
-        _fail(e, {k: _FLAGS[k] for k in ("cc", "bw", "rtt", "duration", "warmup", "seed")})
+        _fail(e, flags)
     q = scenario.dumbbell.bottleneck_queue
     title = f"evaluation suite {bw}, RTT {rtt}, {cc}{' paced' if pacing else ''}, buffer {q.limit_pkts} pkts ({q.kind}), seed {seed}"
-    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, None)
+    _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, _memory_limit(memory_limit), flags)
 
 
 @app.command("run")

@@ -34,7 +34,7 @@ from typing import Any
 from .arguments import check_kinds
 from .builders import ARGUMENT_KINDS, _positive, dumbbell
 from .kinds import CC_NAMES
-from .scenario import Scenario, ScenarioError
+from .scenario import U32_MAX, Scenario, ScenarioError
 from .units import parse_rate, parse_time
 
 #: FTP flows each way, voice sources each way, streaming sources each way (spec 2.2, S4-B).
@@ -106,6 +106,10 @@ def eval_suite(cc: str = "sack", bw: str | int = "10Mbps", rtt: str | int = "80m
     kind = CC_NAMES[cc][0]
     rate = _positive(parse_rate, bw, "bw")
     rtt_ns = _positive(parse_time, rtt, "rtt")
+    buffer = suite_buffer_pkts(rate, rtt_ns)
+    if buffer > U32_MAX:
+        message = f"the buffer, one bandwidth-delay product, is {buffer} packets; a queue holds at most {U32_MAX}"
+        raise ScenarioError([("bw, rtt", message)])
     queue = ("xcp" if kind == "xcp" else "ared") if queue is None else queue
     ecn = kind not in NO_ECN and queue != "xcp"
     aqm = dict(SUITE_RED) if queue == "ared" else None
@@ -113,7 +117,7 @@ def eval_suite(cc: str = "sack", bw: str | int = "10Mbps", rtt: str | int = "80m
         warmup = f"{min(WARMUP_NS, _positive(parse_time, duration, 'duration') // 5)}ns"
     base = dumbbell(
         bw=rate, rtt=f"{rtt_ns}ns", flows=FTP_FLOWS, cc=cc, queue=queue, duration=duration, warmup=warmup, start_window=0,
-        buffer_pkts=suite_buffer_pkts(rate, rtt_ns), seed=seed, ecn=ecn, aqm=aqm, packet_size=WIRE_BYTES,
+        buffer_pkts=buffer, seed=seed, ecn=ecn, aqm=aqm, packet_size=WIRE_BYTES,
         access_rate=EDGE_RATE_FACTOR * rate, reverse_flows=FTP_FLOWS, web_sessions=WEB_SESSIONS, web=WEB,
         tcp={"pacing": {"enabled": True}} if pacing else None, sample_interval=sample_interval,
     ).to_wire()  # fmt: skip

@@ -236,6 +236,20 @@ def test_eval_suite_flags(tmp_path):
     assert bad.exit_code == 2 and "cc: unknown controller 'tahoe'" in bad.stderr
 
 
+@covers("eval-suite", "--memory-limit")
+def test_eval_suite_memory_limit():
+    """Refusals for memory name the suite's options (a 136-year RTT: its buffer, then a wire that
+    holds a 1000-s run at 10 Gbit/s), and one under --memory-limit names it beside the part."""
+    long_rtt = runner.invoke(app, ["eval-suite", "--rtt", "4294967296", "--json"])
+    assert long_rtt.exit_code == 2 and long_rtt.stderr.startswith("error: --bw, --rtt: the buffer, one bandwidth-delay product, is "), long_rtt.stderr
+    wire = runner.invoke(app, ["eval-suite", "--bw", "10Gbps", "--rtt", "1000s", "--duration", "1000s", "--json"])
+    assert wire.exit_code == 2 and wire.stderr.startswith("error: --rtt: the packets in flight on "), wire.stderr
+    base = ["eval-suite", "--duration", "1s", "--json", "--no-progress"]
+    refused = runner.invoke(app, [*base, "--memory-limit", "1KiB"])
+    assert refused.exit_code == 2 and re.match(r"error: [\w.]+, --memory-limit: .* more than the memory limit 1.00 KiB", refused.stderr), refused.stderr
+    assert json.loads(invoke(*base, "--memory-limit", "256MiB").stdout)["conservation"]["ok"]
+
+
 def test_short_runs_get_a_warmup_and_start_window_that_fit():
     """Issue 20: a 5 s run with no --warmup was refused ('must lie in [0, duration)')."""
     s = json.loads(invoke("dumbbell", "--bw", "10Mbps", "--flows", "4", "--duration", "5s", "--json").stdout)
@@ -257,7 +271,7 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--buffer-bdp", "inf"], "error: --buffer-bdp: must be a finite number"),
         (["--buffer-bdp", "1e12"], "error: --buffer-bdp: gives a buffer of"),
         # Found by a generated command line: a 136-year RTT named --buffer-bdp, which the user had not given.
-        (["--rtt", "4294967296"], "error: --bw: one bandwidth-delay product is 53687091200000 packets; a queue holds at most 4294967295\nerror: --rtt: one"),
+        (["--rtt", "4294967296"], "error: --bw, --rtt: one bandwidth-delay product is 53687091200000 packets; a queue holds at most 4294967295\n"),
         (["--bw", "1e300Gbps"], "error: --bw: '1e300Gbps' is too large"),
         (["--duration", "1e300"], "error: --duration: '1e300' is too large"),
         (["--send-overhead", "1e300"], "error: --send-overhead: '1e300' is too large"),
@@ -266,7 +280,8 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         # Issue 25: refused at once, before a minute of building the description of 10^8 flows.
         (["--flows", "100000000"], "error: --flows: 100,000,000 flows need at least"),
         # Found by a generated command line: the packets in flight on a 136-year wire, named --buffer.
-        (["--rtt", "4294967296", "--buffer-bdp", "0", "--no-progress"], "error: --rtt: the packets in flight on"),
+        # (Such a wire now holds what enters it over the run: a 1000-s run at 10 Gbit/s.)
+        (["--rtt", "1000s", "--duration", "1000s", "--bw", "10Gbps", "--buffer-bdp", "0", "--no-progress"], "error: --rtt: the packets in flight on"),
         (["--memory-limit", "5parsecs"], "error: --memory-limit: cannot read '5parsecs' as a size"),
         (["--ack-policy", "sometimes"], "error: --ack-policy: "),
         (["--video", "2@30Gbps"], "error: --video: the video rate (30000000000 bit/s) must be at most the access link rate"),

@@ -310,6 +310,59 @@ def test_command_lines_run_or_name_the_flag(args):
     OUTCOMES[("command line", "ran")] += 1
 
 
+#: `eval-suite`'s options (Tahiliani's suite dumbbell): every controller `--cc` names, rates from
+#: 1 kbit/s to 10 Gbit/s, RTTs from 1 us to 30 s, runs of at most 1 s.
+EVAL_SUITE_FLAGS = {
+    "--cc": mostly(st.sampled_from(["sack", "newreno", "reno", "vegas", "pert", "pert-pi", "pert-adaptive", "hstcp", "cubic", "compound", "illinois", "fast", "jcc", "surathkal", "dctcp", "scalable", "westwood", "xcp", "agent"])),
+    "--bw": mostly(st.sampled_from(["1kbps", "64kbps", "1Mbps", "10Mbps", "100Mbps", "1Gbps", "10Gbps"])),
+    "--rtt": mostly(st.sampled_from(["1us", "1ms", "10ms", "80ms", "300ms", "2s", "20s", "30s"])),
+    "--duration": mostly(st.sampled_from(["1ns", "10ms", "200ms", "1s"])),
+    "--warmup": mostly(st.sampled_from(["0s", "1ms", "100ms", "900ms", "1s"])), "--seed": mostly(st.integers(0, 2**64 - 1).map(str)),
+    "--memory-limit": mostly(st.sampled_from(["8GiB", "none", "1KiB", "256MiB"])),
+}  # fmt: skip
+
+
+@st.composite
+def eval_suite_lines(draw) -> list[str]:
+    args = ["eval-suite", "--duration", "1s"]
+    for flag in draw(st.lists(st.sampled_from(sorted(EVAL_SUITE_FLAGS)), min_size=1, max_size=3, unique=True)):
+        args += [flag, draw(EVAL_SUITE_FLAGS[flag])]
+    return args + (["--pacing"] if draw(st.booleans()) else []) + ["--json", "--no-progress"]
+
+
+@settings(**FEWER, **COMMON)
+@given(eval_suite_lines())
+def test_eval_suite_command_lines_run_or_name_the_flag(args):
+    """`eval-suite` with every controller and rates, RTTs and durations far from the suite's:
+    a run whose results keep every invariant, or exit 2 naming an option given (beside the other
+    options of a value set by two, or, for a refusal under `--memory-limit`, the part of the
+    suite's fixed network that needs the most)."""
+    values = dict(zip(args[1::2], args[2::2]))
+    try:
+        bits = pertlab.units.parse_rate(values.get("--bw", "10Mbps")) * pertlab.units.parse_time(values["--duration"]) / 1e9
+    except ValueError:
+        bits = 0  # refused before anything runs
+    assume(bits <= 1e9)  # at most 1 Gbit of the bottleneck's capacity: about 125,000 packets
+    note(" ".join(args))
+    result = CliRunner().invoke(app, args)
+    assert "Traceback" not in result.output and result.exit_code in (0, 2), (result.exit_code, result.output, result.exception)
+    if result.exit_code == 2:
+        given_flags = {a for a in args if a.startswith("--")}
+        lines = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+        assert lines or "Invalid value for '--" in result.stderr, result.stderr
+        for line in lines:
+            named = line.removeprefix("error: ").split(": ")[0].split(", ")
+            flags = {name for name in named if name.startswith("--")}
+            # A value set by two options (the buffer, one BDP: --bw and --rtt) names both.
+            assert flags & given_flags and flags <= set(EVAL_SUITE_FLAGS) and all(re.fullmatch(generated._PATH, name) for name in set(named) - flags), line
+        OUTCOMES[("eval-suite command line", "refused")] += 1
+        return
+    summary = strict_json.loads(result.stdout)
+    assert summary["conservation"]["ok"], summary["conservation"]
+    finite_everywhere(summary)
+    OUTCOMES[("eval-suite command line", "ran")] += 1
+
+
 # --- the closed-form and fluid-model commands --------------------------------------------
 
 #: A magnitude anywhere in the floats' range, the kind of value the arithmetic cannot take.

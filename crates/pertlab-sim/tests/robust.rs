@@ -246,6 +246,27 @@ fn scenarios_too_large_for_the_memory_limit_are_refused_up_front() {
 }
 
 #[test]
+fn a_wire_longer_than_the_run_holds_what_enters_it_over_the_run() {
+    // A 10 Gbit/s link of 1000 s one way holds 1.25 TB over its delay, but a 1 s run puts at most
+    // 1.25 GB on it: the estimate (once 1000 times that, refusing the run) follows the run.
+    let link = |delay_ns: u64, duration_ns: u64| {
+        format!(
+            r#"{{"duration_ns": {duration_ns}, "nodes": ["a", "b"], "links": [{{"a": "a", "b": "b", "rate_bps": 10000000000, "delay_ns": {delay_ns}}}],
+            "udp": [{{"src": "a", "dst": "b", "rate_bps": 10000000000, "packet_size": 1500}}]}}"#
+        )
+    };
+    let wires = |json: &str| {
+        let e = World::memory_estimate(&Scenario::from_json(json).unwrap(), MemoryLimit { bytes: u64::MAX, per_recorded_value: 0 }).unwrap();
+        e.parts.iter().find(|p| p.what.starts_with("the packets in flight")).map(|p| p.bytes).unwrap()
+    };
+    let second = 1_000_000_000;
+    assert_eq!(wires(&link(1000 * second, second)), wires(&link(second, second)));
+    assert!(wires(&link(1000 * second, 1000 * second)) > 500 * wires(&link(second, second)));
+    let e = refusal_within(&link(1000 * second, 1000 * second), 8 * GIB);
+    assert!(e.starts_with("links[0].delay_ns: the packets in flight on 2 channels need"), "{e}");
+}
+
+#[test]
 fn a_window_the_receiver_cannot_advertise_is_refused() {
     // Issue 25 item 5: init_cwnd = max_cwnd = 2^32 - 1 made the first burst 4 billion packets.
     let e = refusal(&two_nodes(1_000_000_000, "{}", r#"{"init_cwnd": 4294967295, "max_cwnd": 4294967295}"#));

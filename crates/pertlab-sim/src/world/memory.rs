@@ -650,8 +650,8 @@ fn window_bytes(tcp: &TcpConfig, w: u64) -> u64 {
 /// traffic that crosses it can arrive faster than its rate, all the windows
 /// that cross it (or the whole buffer, for UDP and web traffic); otherwise
 /// about one packet per link into its node. A wire holds
-/// the packets that enter it over one propagation delay, at the lesser of the
-/// link's rate and the rate they can arrive at. Both are at most what the
+/// the packets that enter it over one propagation delay (or the whole run, if
+/// shorter), at the lesser of the link's rate and the rate they can arrive at. Both are at most what the
 /// limit allows.
 fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], est: &mut MemoryEstimate) {
     let channels = &topo.channels;
@@ -701,7 +701,9 @@ fn buffers(s: &Scenario, topo: &Topology, cross: &[Crossing], sharing: &[u64], e
         };
         let queued = grown(limit.min(x.local_bursts.saturating_add(backlog)), BYTES_PER_PACKET);
         let enter_bps = arrival.min(ch.rate_bps as f64);
-        let flying = (enter_bps * ch.delay as f64 / (8.0 * pkt as f64 * NS_PER_SEC as f64)).min(u64::MAX as f64) as u64 + 1;
+        // No more than enter over the run: a delay longer than the run holds what it sends.
+        let filled_ns = ch.delay.min(s.duration_ns);
+        let flying = (enter_bps * filled_ns as f64 / (8.0 * pkt as f64 * NS_PER_SEC as f64)).min(u64::MAX as f64) as u64 + 1;
         let flying = grown(flying, BYTES_PER_PACKET + EVENT_BYTES);
         if queued > buffers.0 {
             let unit = if matches!(ch.queue.limit, QueueLimit::Bytes(_)) { "bytes" } else { "pkts" };
