@@ -92,47 +92,88 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
     assert blank == {"video-pert": [False, True, False], "video-other": [True, False, True]}
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
-        (["dumbbell", "--bw", "150Mpbs"], "error: --bw: cannot read '150Mpbs' as a rate"),
-        (["dumbbell", "--cc", "bbr"], "error: --cc: unknown controller 'bbr'; allowed: sack, newreno, reno, vegas, pert, pert-pi, pert-adaptive, hstcp, cubic, compound, illinois, fast"),
-        (["dumbbell", "--queue", "fifo"], "error: --queue: unknown queue 'fifo'; allowed: droptail, red, ared"),
-        (["dumbbell", "--warmup", "200s"], "error: --warmup: must lie in [0, duration)"),
-        (["dumbbell", "--buffer", "0"], "error: --buffer: "),
-        (["run", "no-such-file.toml"], "error: no-such-file.toml: cannot read the scenario file: No such file or directory"),
-        (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "alpha_max=3"], "error: --cc-param: write KIND.FIELD=VALUE"),
-        (["dumbbell", "--cc-param", "bbr.x=1"], "error: --cc-param: unknown controller kind 'bbr'; allowed: reno, vegas, pert"),
-        (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.alpha_max=0.5"], "error: --cc-param pert-adaptive.alpha_max: Input should be greater than or equal to 1\n"),
-        (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.bogus=1"], "error: --cc-param pert-adaptive: unknown field `bogus`"),
-        (["dumbbell", "--cc", "vegas", "--cc-param", "vegas.alpha=4"], "error: --cc-param vegas.alpha, --cc-param vegas.beta: beta must be at least alpha (4), got 3\n"),
-        (["dumbbell", "--send-overhead", "-1ms"], "error: --send-overhead: must be zero or a positive time, got '-1ms'"),
-        (["dumbbell", "--cc", "sack", "--cc-param", "pert.p_max=0.05"], "error: --cc-param: parameters of pert, which no flow runs (the flows run sack (reno))"),
-        (["dumbbell", "--cc-param", "reno.x=1"], "error: --cc-param reno: reno has no parameters (sack and newreno are reno)"),
-        (["dumbbell", "--startup-delay", "-1s"], "error: --startup-delay: a start-up delay needs video streams"),
-        (["dumbbell", "--udp-arrivals", "poisson"], "error: --udp-arrivals: needs udp_load above 0"),
-        (["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--queue", "step"], "error: --buffer: K = 65 packets is more than the buffer holds (33 packets"),
-        (["dumbbell", "--flows", "4", "--memory-limit", "1KB"], "error: --flows, --memory-limit: 4 flows need at least "),
-        (["eval-suite", "--cc", "foo"], "error: --cc: unknown controller 'foo'"),
-        (["eval-suite", "--bw", "0"], "error: --bw: must be positive"),
-        (["sweep", str(EXAMPLES / "graph.toml"), "--jobs", "0"], "Usage:"),
-        (["dumbbell", "--flows", "2", "--duration", "1s", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way and is not a directory"),
-        (["sweep", str(EXAMPLES / "graph.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
-        (["dumbbell", "--flows", "2", "--memory-limit", "0"], "error: --memory-limit: must be a positive number of bytes"),
-        (["run", str(EXAMPLES / "graph.toml"), "--seed", "-1"], "Usage:"),
-        (["stability", "pert-red", "--capacity", "1e-320"], "error: the model cannot be computed with these values (ZeroDivisionError"),
-        (["stability", "pert-red", "--capacity", "1e250pkt/s", "--flows", "3", "--json"], "error: the model cannot be computed with these values (OverflowError: (34, 'Numerical result out of range')): --capacity 1e250pkt/s is far outside the range it can take (with its default in its place, the model is computed)"),
-        (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308", "--alpha", "1e308"], "error: the equilibrium cannot be computed with these values (ZeroDivisionError: float division by zero): one of the options given is far outside its range (given: --hops 3, --flows 2, --alpha 1e+308, --beta 1e+308)"),
-        (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308"], "error: the equilibrium cannot be computed with these values (ZeroDivisionError: float division by zero): --beta 1e+308 is far outside"),
-        (["dumbbell", "--buffer-bdp", "1e308"], "error: --buffer-bdp: 1e+308 bandwidth-delay products are more packets than a queue holds"),
-    ],
-)
+#: Bad input on the command line, and the first line of its error.
+ERROR_CASES = [
+    (["dumbbell", "--bw", "150Mpbs"], "error: --bw: cannot read '150Mpbs' as a rate"),
+    (["dumbbell", "--cc", "bbr"], "error: --cc: unknown controller 'bbr'; allowed: sack, newreno, reno, vegas, pert, pert-pi, pert-adaptive, hstcp, cubic, compound, illinois, fast"),
+    (["dumbbell", "--queue", "fifo"], "error: --queue: unknown queue 'fifo'; allowed: droptail, red, ared"),
+    (["dumbbell", "--warmup", "200s"], "error: --warmup: must lie in [0, duration)"),
+    (["dumbbell", "--buffer", "0"], "error: --buffer: "),
+    (["run", "no-such-file.toml"], "error: no-such-file.toml: cannot read the scenario file: No such file or directory"),
+    (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "alpha_max=3"], "error: --cc-param: write KIND.FIELD=VALUE"),
+    (["dumbbell", "--cc-param", "bbr.x=1"], "error: --cc-param: unknown controller kind 'bbr'; allowed: reno, vegas, pert"),
+    (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.alpha_max=0.5"], "error: --cc-param pert-adaptive.alpha_max: Input should be greater than or equal to 1\n"),
+    (["dumbbell", "--cc", "pert-adaptive", "--cc-param", "pert-adaptive.bogus=1"], "error: --cc-param pert-adaptive: unknown field `bogus`"),
+    (["dumbbell", "--cc", "vegas", "--cc-param", "vegas.alpha=4"], "error: --cc-param vegas.alpha, --cc-param vegas.beta: beta must be at least alpha (4), got 3\n"),
+    (["dumbbell", "--send-overhead", "-1ms"], "error: --send-overhead: must be zero or a positive time, got '-1ms'"),
+    (["dumbbell", "--cc", "sack", "--cc-param", "pert.p_max=0.05"], "error: --cc-param: parameters of pert, which no flow runs (the flows run sack (reno))"),
+    (["dumbbell", "--cc-param", "reno.x=1"], "error: --cc-param reno: reno has no parameters (sack and newreno are reno)"),
+    (["dumbbell", "--startup-delay", "-1s"], "error: --startup-delay: a start-up delay needs video streams"),
+    (["dumbbell", "--udp-arrivals", "poisson"], "error: --udp-arrivals: needs udp_load above 0"),
+    (["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--queue", "step"], "error: --buffer: K = 65 packets is more than the buffer holds (33 packets"),
+    (["dumbbell", "--flows", "4", "--memory-limit", "1KB"], "error: --flows, --memory-limit: 4 flows need at least "),
+    (["eval-suite", "--cc", "foo"], "error: --cc: unknown controller 'foo'"),
+    (["eval-suite", "--bw", "0"], "error: --bw: must be positive"),
+    (["sweep", str(EXAMPLES / "graph.toml"), "--jobs", "0"], "Usage:"),
+    (["dumbbell", "--flows", "2", "--duration", "1s", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way and is not a directory"),
+    (["sweep", str(EXAMPLES / "graph.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["eval-suite", "--duration", "1s", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["run", str(EXAMPLES / "graph.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["reproduce", "sigcomm07-fig2", "--quick", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["demo", "--quick", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    *[(["fluid", model, "--duration", "0.1s", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way") for model in ("pert-red", "pert-pi", "tcp-red", "surathkal-tcp-red")],
+    # Refused before any run (they wrote their first file only after a run: a traceback then).
+    (["validate", "ns3", "--quick", "--case", "droptail", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["validate", "kernel", "--quick", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["testbed", "run", str(EXAMPLES / "testbed" / "smoke.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["testbed", "compare", str(EXAMPLES / "testbed" / "smoke.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    (["linux", "cpu-cost", "--out", "/dev/null/x.json"], "error: --out: /dev/null is there and is not a directory"),
+    (["linux", "cpu-cost", "--out", str(EXAMPLES)], f"error: --out: {EXAMPLES} is a directory; give the file to write"),
+    (["dumbbell", "--flows", "2", "--memory-limit", "0"], "error: --memory-limit: must be a positive number of bytes"),
+    (["run", str(EXAMPLES / "graph.toml"), "--seed", "-1"], "Usage:"),
+    (["stability", "pert-red", "--capacity", "1e-320"], "error: the model cannot be computed with these values (ZeroDivisionError"),
+    (["stability", "pert-red", "--capacity", "1e250pkt/s", "--flows", "3", "--json"], "error: the model cannot be computed with these values (OverflowError: (34, 'Numerical result out of range')): --capacity 1e250pkt/s is far outside the range it can take (with its default in its place, the model is computed)"),
+    (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308", "--alpha", "1e308"], "error: the equilibrium cannot be computed with these values (ZeroDivisionError: float division by zero): one of the options given is far outside its range (given: --hops 3, --flows 2, --alpha 1e+308, --beta 1e+308)"),
+    (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "2", "--beta", "1e308"], "error: the equilibrium cannot be computed with these values (ZeroDivisionError: float division by zero): --beta 1e+308 is far outside"),
+    (["dumbbell", "--buffer-bdp", "1e308"], "error: --buffer-bdp: 1e+308 bandwidth-delay products are more packets than a queue holds"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), ERROR_CASES)
 def test_errors_exit_2_with_the_field_and_no_traceback(args, message):
     result = runner.invoke(app, args)
     assert result.exit_code == 2
     assert result.stderr.startswith(message), result.stderr
     assert "Traceback" not in result.output
     assert isinstance(result.exception, SystemExit)  # a clean exit, not an escaped error
+
+
+def test_every_out_option_is_checked_before_any_work():
+    """Every command that writes into `--out` is among the error cases with an `--out` under a
+    file, so that a new one does not run first and fail at its first write."""
+    import typer
+
+    root = typer.main.get_command(app)
+
+    def writers(c, path=()):
+        subs = getattr(c, "commands", None)
+        if subs:
+            for name, sub in subs.items():
+                yield from writers(sub, (*path, name))
+        elif any("--out" in p.opts for p in c.params):
+            yield path
+
+    def command_of(args):  # the leading arguments that name a command and its subcommands
+        c, path = root, ()
+        for a in args:
+            subs = getattr(c, "commands", None)
+            if not subs or a not in subs:
+                break
+            c, path = subs[a], (*path, a)
+        return path
+
+    tested = {command_of(args) for args, message in ERROR_CASES if message.startswith("error: --out: ")}
+    assert set(writers(root)) <= tested, set(writers(root)) - tested
 
 
 def test_the_culprit_search_reruns_a_fluid_model_without_writing(tmp_path):

@@ -176,6 +176,7 @@ def cpu_cost(
     """CPU cost of congestion controls (Kotla 2008, Table VI): FLOWS bulk connections through the
     testbed per run; the eBPF programs' run time per call (BPF statistics) and the sender's,
     the testbed's and the machine's CPU time per megabyte. See docs/linux.md."""
+    from ..cli import check_out_dir
     from .cpu_cost import DEFAULT_CCS, CpuCostError, Setup, measure
 
     setup = Setup(flows=flows, seconds=seconds, repeat=repeat, ccs=tuple(cc) if cc else DEFAULT_CCS, rate_mbit=rate_mbit, rtt_ms=rtt_ms)
@@ -183,6 +184,10 @@ def cpu_cost(
         setup.validate()
     except CpuCostError as e:
         _die(f"{_flag(e.field)}: {e.message}", 2)
+    if out:
+        if out.is_dir():
+            _die(f"--out: {out} is a directory; give the file to write", 2)
+        check_out_dir(out.parent)
 
     def progress(row: dict) -> None:
         bpf = f", BPF {row['bpf_ns_per_call']:.0f} ns per call" if row.get("bpf_ns_per_call") else ""
@@ -210,9 +215,12 @@ def testbed_run(
     """Build the namespaces, run the flows through the bottleneck, collect, remove everything.
 
     Ctrl-C or SIGTERM stops the flows and keeps what was measured (exit 130)."""
+    from ..cli import check_out_dir
     from . import testbed
 
     sc = _scenario(scenario_file)
+    if out_dir:
+        check_out_dir(out_dir)
     try:
         res = testbed.run(sc)
     except RuntimeError as e:
@@ -232,10 +240,12 @@ def testbed_compare(
     out_dir: Annotated[Path, typer.Option("--out", help="Directory of the report and both result sets.")] = Path("out/compare"),
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
+    from ..cli import check_out_dir
     from ..scenario import ScenarioError
     from .compare import compare
 
     sc = _scenario(scenario_file)
+    check_out_dir(out_dir)
     try:
         report, real = compare(sc, out_dir)
     except ScenarioError as e:

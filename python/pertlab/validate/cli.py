@@ -30,6 +30,7 @@ def ns3(
 ) -> None:
     """Run the matrix of dumbbells in pertlab and in ns-3 (its pip wheel); write report.md and report.html
     with both columns, their ratio and a verdict per metric. Exits 1 when a metric differs unexplained."""
+    from ..cli import check_out_dir
     from .cases import select
     from .ns3 import run_matrix
     from .ns3build import missing
@@ -39,11 +40,12 @@ def ns3(
     except ValueError as e:
         typer.echo(f"error: --case: {e}", err=True)
         raise typer.Exit(2)
+    folder = out_dir or Path("reports") / "validate-ns3"
+    check_out_dir(folder)
     why = missing()
     if why:
         typer.echo(f"error: ns-3: {why}", err=True)
         raise typer.Exit(2)
-    folder = out_dir or Path("reports") / "validate-ns3"
     try:
         results = run_matrix(quick, folder, jobs, cluster, case)
     except KeyboardInterrupt:
@@ -78,14 +80,16 @@ def kernel(
 ) -> None:
     """Run testbed scenarios (kernel reno, cubic, the eBPF PERT; bfifo) in the namespace testbed and in pertlab
     through `testbed compare`; write report.md and report.html as `validate ns3` does. Needs root."""
+    from ..cli import check_out_dir
     from ..linux.testbed import support_problem
     from .kernel import cases, needs_pert, run_kernel
 
+    folder = out_dir or Path("reports") / "validate-kernel"
+    check_out_dir(folder)
     why = support_problem(needs_pert=needs_pert(cases(quick)))
     if why:
         typer.echo(f"error: testbed: {why}", err=True)
         raise typer.Exit(2)
-    folder = out_dir or Path("reports") / "validate-kernel"
     try:
         results = run_kernel(quick, folder)
     except KeyboardInterrupt:
