@@ -75,14 +75,17 @@ def stdout_console() -> Any:
 
 class _Console:
     """:func:`stdout_console` made when first used: importing rich takes about 25 ms, which
-    `pertlab --help` and the commands that print plain text need not wait for (issue 21)."""
+    `pertlab --help` and the commands that print plain text need not wait for (issue 21). Made
+    again when ``sys.stdout`` is another (a caller running commands in one process, such as
+    click's test runner): a console keeps the colours and width of the stdout it was made for."""
 
     def __init__(self) -> None:
         self._console = None
+        self._stdout = None
 
     def __getattr__(self, name: str) -> Any:
-        if self._console is None:
-            self._console = stdout_console()
+        if self._console is None or self._stdout is not sys.stdout:
+            self._console, self._stdout = stdout_console(), sys.stdout
         return getattr(self._console, name)
 
 
