@@ -70,6 +70,12 @@ SERIES = ("queue_series", "flow_series", "trace", "class_traces")
 TABLES = ("flows", "queues", "udp", "controllers", "queue_positions", "video_playout", "queue_series", "flow_series")
 # Fields of the core's results that change between identical runs.
 RUN_INFO = ("wall_seconds",)
+#: What :meth:`Results.read` needs of a ``summary.json``, with their JSON types: a file without
+#: them (another tool's, one cut down by hand) is refused, not read into a :class:`KeyError` later.
+SUMMARY_KEYS: dict[str, type | tuple[type, ...]] = {
+    "flows": list, "queues": list, "udp": list, "bottleneck": (dict, type(None)), "window_start_s": (int, float), "window_end_s": (int, float),
+    "seed": int, "sim_seconds": (int, float), "events": int, "conservation": dict, "jain": (int, float, type(None)),
+}  # fmt: skip
 
 
 class Results:
@@ -352,6 +358,9 @@ class Results:
         if not (out / "summary.json").is_file():
             raise ValueError(f"out_dir: {str(out)!r} holds no results (no summary.json); Results.write writes them")
         data = json.loads((out / "summary.json").read_text())
+        missing = [k for k, kind in SUMMARY_KEYS.items() if not isinstance(data, dict) or not isinstance(data.get(k), kind)]
+        if missing:
+            raise ValueError(f"{out / 'summary.json'}: not a summary pertlab wrote ({'it is not an object' if not isinstance(data, dict) else 'no ' + ', '.join(missing)})")
         info = json.loads((out / "run_info.json").read_text())
         data.update({k: info[k] for k in RUN_INFO})
         for name in ("queue_series", "flow_series"):

@@ -421,3 +421,10 @@ def test_plot_of_an_incomplete_result_directory_says_so(tmp_path):
     (tmp_path / "summary.json").write_text("{")
     result = runner.invoke(app, ["plot", str(tmp_path)])
     assert result.exit_code == 2 and "not a complete result directory of `pertlab run` (JSONDecodeError" in result.stderr, result.output
+    # A summary.json of another shape (another tool's, or one cut down by hand) is refused naming
+    # what it lacks, not read into a KeyError traceback while plotting.
+    for text, said in (("{}", "no flows, queues, udp"), ("[1]", "it is not an object"), ('{"flows": {}}', "no flows, queues")):
+        (tmp_path / "summary.json").write_text(text)
+        result = runner.invoke(app, ["plot", str(tmp_path)])
+        assert result.exit_code == 2 and "summary.json: not a summary pertlab wrote (" + said in result.stderr, result.output
+        assert "Traceback" not in result.output
