@@ -9,13 +9,15 @@ then exits with status 130.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import math
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Callable, NoReturn, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, NoReturn, Optional, TypeVar
 
 import typer
 
@@ -98,6 +100,24 @@ def _rich_stderr() -> bool:
     write plain characters and nothing live, so the command need not import it (about 25 ms;
     issue 21)."""
     return sys.stderr.isatty() or any(name in os.environ for name in ("FORCE_COLOR", "TTY_COMPATIBLE"))
+
+
+@contextlib.contextmanager
+def _warnings_said(*categories: type[Warning]) -> Iterator[None]:
+    """Inside, warnings of ``categories`` print as ``warning: ...`` lines (:func:`_say`) when
+    they are raised, each time, not as Python's ``file:line: Category: ...`` once."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", categories)  # type: ignore[arg-type]
+        shown = warnings.showwarning
+
+        def show(message: Warning | str, category: type[Warning], *rest: Any, **kw: Any) -> None:
+            if issubclass(category, categories):
+                _say(str(message), "warning", "bold yellow")
+            else:
+                shown(message, category, *rest, **kw)
+
+        warnings.showwarning = show  # catch_warnings puts the old one back
+        yield
 
 
 def _say(text: str, label: str = "", style: str = "") -> None:
@@ -550,7 +570,7 @@ def sweep(
 ) -> None:
     """Run a scenario over the cross product of varied fields and seeds (Dask); resumable."""
     from .runner import as_scenario
-    from .sweep import parse_vary, progress_printer, run_sweep
+    from .sweep import StoredRunWarning, parse_vary, progress_printer, run_sweep
 
     check_out_dir(out_dir)
     limit = _memory_limit(memory_limit)
@@ -558,7 +578,8 @@ def sweep(
     try:
         base = as_scenario(scenario_file)
         varied = parse_vary(vary or [])
-        _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update, memory_limit=limit)
+        with _warnings_said(StoredRunWarning):
+            _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update, memory_limit=limit)
     except ValueError as e:
         stop()
         _fail(e, {"--vary": "--vary", "--seeds": "--seeds", "cluster": "--cluster", "memory_limit": "--memory-limit"})
@@ -644,8 +665,11 @@ def reproduce(
         except ValueError as e:
             _fail(e)
     else:
+        from .parallel import StoredRunWarning
+
         try:
-            report = entry.report(quick, folder, Workers(jobs, cluster, store=folder / "tasks"))
+            with _warnings_said(StoredRunWarning):
+                report = entry.report(quick, folder, Workers(jobs, cluster, store=folder / "tasks"))
         except ValueError as e:
             _fail(e, {"cluster": "--cluster"})
         except KeyboardInterrupt:
@@ -779,8 +803,6 @@ def _with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
 def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None, out_dir: Path | None = None) -> Results:
     """Run ``scenario``; a failure of a model written in Python prints its message, writes the
     results up to the failure into ``out_dir`` (if given) and exits with status 1."""
-    import warnings
-
     from .results import CaptureWarning
     from .runner import ModelError, run
 

@@ -33,6 +33,7 @@ import sys
 import tempfile
 import time
 import uuid
+import warnings
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -252,7 +253,11 @@ class Workers:
         on_disk: dict[str, str | None] = {}
         for i, path in enumerate(paths):
             if path.is_file():
-                code, result = pickle.loads(path.read_bytes())
+                try:
+                    code, result = pickle.loads(path.read_bytes())
+                except Exception as e:  # noqa: BLE001 (unpickling a damaged file raises almost anything)
+                    warnings.warn(f"{path}: a stored result that cannot be read ({type(e).__name__}: {e}); computed again", StoredRunWarning, stacklevel=2)
+                    continue
                 if all(_hash_now(name, on_disk) == h for name, h in code.items()):
                     results[i] = result
         todo = [i for i in range(len(items)) if i not in results]
@@ -269,6 +274,11 @@ class Workers:
         assert self.store is not None
         key = hashlib.sha256(pickle.dumps((STORE_FORMAT, fn.__module__, fn.__qualname__, item), protocol=4)).hexdigest()[:20]
         return self.store / f"{key}.pickle"
+
+
+class StoredRunWarning(UserWarning):
+    """A stored run or result that cannot be read (damaged, or cut by something else than
+    pertlab, whose writes are atomic) is run again."""
 
 
 def _hash_now(name: str, seen: dict[str, str | None]) -> str | None:

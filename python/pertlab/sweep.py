@@ -37,6 +37,7 @@ import os
 import re
 import shutil
 import sys
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Literal
@@ -45,7 +46,7 @@ import polars as pl
 
 from .builders import CC_NAMES
 from .jsonable import dumps
-from .parallel import run_tasks
+from .parallel import StoredRunWarning, run_tasks
 from .results import Results
 from .scenario import Scenario, ScenarioError, TcpConfig
 from .units import parse_rate, parse_value
@@ -347,7 +348,7 @@ def run_points(
     """
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    todo = list({p.key: p for p in points if not (out / "runs" / p.key).is_dir()}.values())
+    todo = [p for p in {p.key: p for p in points}.values() if not _stored(out / "runs" / p.key)]
     total = len({p.key for p in points})
     done = total - len(todo)
     if on_progress:
@@ -364,6 +365,24 @@ def run_points(
     # The metrics stay Float64 columns when a run leaves one undefined (None), even in every run.
     rows = [summary_row(p, Results.read(out / "runs" / p.key)) for p in points]
     return pl.DataFrame(rows, schema_overrides={m: pl.Float64 for m in METRICS}, infer_schema_length=None)
+
+
+def _stored(run: Path) -> bool:
+    """Whether ``run`` holds a stored run that can be read. One that cannot (damaged or cut by
+    something else than pertlab, whose writes are atomic; or written by another version) is
+    renamed ``.KEY.unreadable``, a :class:`StoredRunWarning` says so, and it is run again: read
+    only at the end, it stopped the sweep there on every resume."""
+    if not run.is_dir():
+        return False
+    try:
+        Results.read(run)
+        return True
+    except (OSError, ValueError) as e:  # a file missing or unreadable (JSONDecodeError is a ValueError)
+        aside = run.with_name(f".{run.name}.unreadable")
+        shutil.rmtree(aside, ignore_errors=True)
+        run.rename(aside)
+        warnings.warn(f"{run}: a stored run that cannot be read ({type(e).__name__}: {e}); moved to {aside.name}, and run again", StoredRunWarning, stacklevel=3)
+        return False
 
 
 def stored_results(point: Point, out: str | Path) -> Results:

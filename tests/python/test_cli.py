@@ -428,3 +428,21 @@ def test_plot_of_an_incomplete_result_directory_says_so(tmp_path):
         result = runner.invoke(app, ["plot", str(tmp_path)])
         assert result.exit_code == 2 and "summary.json: not a summary pertlab wrote (" + said in result.stderr, result.output
         assert "Traceback" not in result.output
+
+
+def test_a_sweep_says_which_stored_run_it_runs_again(tmp_path):
+    """A damaged stored run is named on stderr as a warning line (not Python's file:line form)."""
+    import pertlab
+    from pertlab.jsonable import dumps
+
+    scenario = tmp_path / "s.json"
+    scenario.write_text(dumps(pertlab.dumbbell(bw="5Mbps", rtt="20ms", flows=2, duration="2s", warmup="1s").to_wire()))
+    args = ["sweep", str(scenario), "--vary", "cc=pert,sack", "--out", str(tmp_path / "sw"), "--jobs", "1", "--json"]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    run = sorted((tmp_path / "sw" / "runs").iterdir())[0]
+    (run / "summary.json").write_text("{")
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0, again.output
+    assert again.stderr.startswith(f"warning: {run}: a stored run that cannot be read (JSONDecodeError"), again.stderr
+    assert strict_json.loads(again.stdout) == strict_json.loads(first.stdout)

@@ -7,7 +7,7 @@ import pytest
 
 import pertlab
 from pertlab.scenario import ScenarioError
-from pertlab.sweep import aggregate, expand, parse_vary, run_key, run_sweep
+from pertlab.sweep import StoredRunWarning, aggregate, expand, parse_vary, run_key, run_sweep
 
 
 def base() -> pertlab.Scenario:
@@ -122,6 +122,13 @@ def test_sweep_on_dask_stores_every_run_and_resumes_after_a_loss(tmp_path):
     assert {k: (tmp_path / "runs" / k / "summary.json").stat().st_mtime_ns for k in keys[1:]} == kept
     assert (tmp_path / "runs" / keys[0] / "summary.json").read_bytes() == summary_lost
     assert table2.equals(table)
+
+    # A stored run damaged by something else (cut, edited) is moved aside with a warning naming it,
+    # and run again: it used to stop every resume at the end with a bare JSONDecodeError.
+    (tmp_path / "runs" / keys[1] / "summary.json").write_text("{")
+    with pytest.warns(StoredRunWarning, match=rf"runs/{keys[1]}: a stored run that cannot be read \(JSONDecodeError"):
+        _, table3 = run_sweep(base(), vary, 2, tmp_path, jobs=1)
+    assert table3.equals(table) and (tmp_path / "runs" / f".{keys[1]}.unreadable" / "summary.json").read_text() == "{"
 
 
 def test_aggregate_leaves_undefined_values_out_of_the_mean():

@@ -12,7 +12,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from pertlab.parallel import STORE_FORMAT, Workers, loaded_code
+import pytest
+
+from pertlab.parallel import STORE_FORMAT, StoredRunWarning, Workers, loaded_code
 
 TASK = """
 from pathlib import Path
@@ -65,6 +67,13 @@ def test_stored_results_are_reused_until_the_code_they_ran_changes(tmp_path, mon
     assert sorted(computed()) == ["1", "1", "1", "2", "2", "3", "4"]
     # The key holds the store's format: a file of another format is never read as this one.
     assert STORE_FORMAT == 2 and len(list(store.glob("*.pickle"))) == 4
+    # A stored result damaged by something else (a cut copy) is computed again with a warning
+    # naming it, and written whole: it used to end the reproduction in an UnpicklingError.
+    path = workers._path(store_task_mod.task, 3)
+    path.write_bytes(path.read_bytes()[:10])
+    with pytest.warns(StoredRunWarning, match=rf"{path.name}: a stored result that cannot be read \(\w+Error"):
+        assert workers.map(store_task_mod.task, [3]) == [30]
+    assert computed().count("3") == 2 and pickle.loads(path.read_bytes())[1] == 30
 
 
 def test_loaded_code_names_what_this_process_has_imported():
