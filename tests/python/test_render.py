@@ -41,6 +41,17 @@ def test_render_only_needs_a_report_of_that_entry(tmp_path):
     shutil.copytree(COMMITTED / "kotla08-table2", tmp_path / "t2")
     res = _render("sigcomm07-table1", tmp_path / "t2")
     assert res.exit_code == 2 and "holds the report of 'kotla08-table2'" in res.output
+    # A report with a file missing or damaged is named, not a KeyError or FileNotFoundError traceback.
+    for damage, said in (("report.json", "(KeyError: 'name')"), ("table1.parquet", "(FileNotFoundError:"), ("scenarios.json", "(FileNotFoundError:")):
+        folder = tmp_path / damage
+        shutil.copytree(COMMITTED / "sigcomm07-table1", folder)
+        if damage == "report.json":
+            (folder / damage).write_text("{}")
+        else:
+            (folder / damage).unlink()
+        res = _render("sigcomm07-table1", folder)
+        assert res.exit_code == 2 and f"error: {folder}: not a whole report of pertlab reproduce {said}" in res.stderr, res.output
+        assert "Traceback" not in res.output
 
 
 def test_options_that_need_a_run_are_refused_where_nothing_runs():

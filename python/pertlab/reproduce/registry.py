@@ -115,14 +115,18 @@ class Report:
     @classmethod
     def read(cls, folder: Path) -> Report:
         """The report a folder holds: ``report.json``, its tables' Parquet files and
-        ``scenarios.json`` (figures are the entry's to list: :meth:`Entry.render`)."""
-        data = json.loads((folder / "report.json").read_text())
-        return cls(
-            name=data["name"], title=data["title"], source=data["source"], mode=data["mode"], out_dir=folder, notes=data["notes"],
-            claims=[Claim(**c) for c in data["claims"]],
-            tables={name: pl.read_parquet(folder / f"{name}.parquet") for name in data["tables"]},
-            scenarios=json.loads((folder / "scenarios.json").read_text()), wall_seconds=data.get("wall_seconds"),
-        )  # fmt: skip
+        ``scenarios.json`` (figures are the entry's to list: :meth:`Entry.render`). A folder
+        missing one of them, or holding one damaged, is a ``ValueError`` naming the folder."""
+        try:
+            data = json.loads((folder / "report.json").read_text())
+            return cls(
+                name=data["name"], title=data["title"], source=data["source"], mode=data["mode"], out_dir=folder, notes=data["notes"],
+                claims=[Claim(**c) for c in data["claims"]],
+                tables={name: pl.read_parquet(folder / f"{name}.parquet") for name in data["tables"]},
+                scenarios=json.loads((folder / "scenarios.json").read_text()), wall_seconds=data.get("wall_seconds"),
+            )  # fmt: skip
+        except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError) as e:  # JSONDecodeError is a ValueError
+            raise ValueError(f"{folder}: not a whole report of pertlab reproduce ({type(e).__name__}: {e}); run the reproduction again") from None
 
     def seeds(self) -> list[int]:
         """Seeds of the report's runs: its tables' ``seed`` columns and its scenarios' seeds
