@@ -113,11 +113,12 @@ def run_case(c: KernelCase, out: Path) -> CaseResult:
 
 def _stored(path: Path) -> dict[str, Any] | None:
     """The kept case in ``path``, or None when there is none (or only a truncated one, which
-    runs written before ``write_atomically`` could leave)."""
+    runs written before ``write_atomically`` could leave, or anything but an object)."""
     try:
-        return json.loads(path.read_text())
+        kept = json.loads(path.read_text())
     except (FileNotFoundError, json.JSONDecodeError):
         return None
+    return kept if isinstance(kept, dict) else None
 
 
 def run_kernel(quick: bool, out: Path) -> list[CaseResult]:
