@@ -80,3 +80,16 @@ def test_validate_kernel_quick(tmp_path):
     # Stored: a rerun reads the case back without running the testbed.
     again = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
     assert json.loads(again.stdout)["rows"] == json.loads(result.stdout)["rows"]
+
+
+def test_a_kept_case_that_cannot_be_read_is_run_again(tmp_path):
+    """No root needed: what `run_kernel` resumes from. A truncated file (written before kept cases
+    were written atomically) or one holding anything but an object is no kept case."""
+    from pertlab.validate.kernel import _stored
+
+    for text in ("", '{"key": ', "[1]", "null"):
+        (tmp_path / "case.json").write_text(text)
+        assert _stored(tmp_path / "case.json") is None
+    assert _stored(tmp_path / "missing.json") is None
+    (tmp_path / "case.json").write_text('{"key": "k"}')
+    assert _stored(tmp_path / "case.json") == {"key": "k"}
