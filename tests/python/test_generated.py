@@ -304,10 +304,15 @@ def test_command_lines_run_or_name_the_flag(args):
         assert "error: " in result.stderr or "Invalid value for '--" in result.stderr, result.stderr
         OUTCOMES[("command line", "refused")] += 1
         return
+    _ran(result, "command line")
+
+
+def _ran(result: Any, kind: str) -> None:
+    """A command's `--json` summary: strict JSON, packets conserved, every number finite."""
     summary = strict_json.loads(result.stdout)
     assert summary["conservation"]["ok"], summary["conservation"]
     finite_everywhere(summary)
-    OUTCOMES[("command line", "ran")] += 1
+    OUTCOMES[(kind, "ran")] += 1
 
 
 #: `eval-suite`'s options (Tahiliani's suite dumbbell): every controller `--cc` names, rates from
@@ -357,10 +362,7 @@ def test_eval_suite_command_lines_run_or_name_the_flag(args):
             assert flags & given_flags and flags <= set(EVAL_SUITE_FLAGS) and all(re.fullmatch(generated._PATH, name) for name in set(named) - flags), line
         OUTCOMES[("eval-suite command line", "refused")] += 1
         return
-    summary = strict_json.loads(result.stdout)
-    assert summary["conservation"]["ok"], summary["conservation"]
-    finite_everywhere(summary)
-    OUTCOMES[("eval-suite command line", "ran")] += 1
+    _ran(result, "eval-suite command line")
 
 
 # --- the closed-form and fluid-model commands --------------------------------------------

@@ -10,6 +10,8 @@ import typer
 from ..jsonable import dumps
 
 if TYPE_CHECKING:
+    from .adaptive_params import PertAdaptiveParams
+    from .loader import PertParams
     from .scenario import TestbedScenario
 
 linux_app = typer.Typer(help="The eBPF PERT congestion controls on this host (pert, pert-adaptive; needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
@@ -85,7 +87,7 @@ def load(
     typer.echo(f"{ctrl.name} registered (link pinned at {pin}/link); select it with setsockopt(TCP_CONGESTION, \"{ctrl.name}\") or iperf3 -C {ctrl.name}")
 
 
-def load_params(cli_name: str, options: dict[str, Any]):
+def load_params(cli_name: str, options: dict[str, Any]) -> PertParams | PertAdaptiveParams:
     """The parameters `load` registers controller ``cli_name`` with, from its options
     (``t_min_ms``...; None where not given), checked as the kernel code takes them; exits 2
     naming the flags of a bad value (those a constraint binds it to too)."""
