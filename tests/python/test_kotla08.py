@@ -67,7 +67,7 @@ def test_alpha_stays_one_among_pert_flows_and_rises_toward_the_target_when_sack_
         ({"alpha_max": 0.5}, "flows[0].cc.alpha_max", "greater than or equal to 1"),
         ({"interval_weights": [0.0, 0.0]}, "flows[0].cc.interval_weights", "positive"),
         ({"interval_weights": [1.0, -1.0]}, "flows[0].cc.interval_weights[1]", "greater than or equal to 0"),
-        ({"t3_frac": 0.4}, "flows[0].cc.t3_frac", "compete_frac"),
+        ({"t3_frac": 0.4}, "flows[0].cc.compete_frac, flows[0].cc.t3_frac", "t3_frac must be at least compete_frac"),
         ({"q_max_init": "0ms"}, "flows[0].cc.q_max_init", "positive"),
     ],
 )
