@@ -570,7 +570,8 @@ def sweep(
 ) -> None:
     """Run a scenario over the cross product of varied fields and seeds (Dask); resumable."""
     from .runner import as_scenario
-    from .sweep import StoredRunWarning, parse_vary, progress_printer, run_sweep
+    from .parallel import StoredRunWarning
+    from .sweep import parse_vary, progress_printer, run_sweep
 
     check_out_dir(out_dir)
     limit = _memory_limit(memory_limit)

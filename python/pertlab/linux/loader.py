@@ -76,9 +76,10 @@ def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str,
         )
     for name in millionths:
         v = getattr(params, name)
-        if v > 0 and _round(v * PPM) == 0:
+        fixed = _round(v * PPM)
+        if v > 0 and fixed == 0:
             raise PertParamError(name, f"a positive value must be at least 5e-07 (the kernel code counts millionths), got {v}")
-        if name in below_one and _round(v * PPM) >= PPM:
+        if name in below_one and fixed >= PPM:
             raise PertParamError(name, f"must be at most 0.9999995 (the kernel code counts millionths), got {v}")
     if params.p_max > 0 and _round(params.p_max * PROB_ONE) == 0:
         raise PertParamError("p_max", f"must be at least 2^-33 (1.2e-10; the kernel code counts probabilities in 2^-32), got {params.p_max}")
