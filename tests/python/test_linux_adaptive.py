@@ -154,7 +154,7 @@ def test_held_registration_ends_with_the_loader(nothing_left_behind) -> None:
     [
         (["--alpha-max", "5000"], "--alpha-max: must lie in [1, 4000], got 5000.0"),
         (["--compete-frac", "0"], "--compete-frac: must lie in (0, 1], got 0.0"),
-        (["--t3-frac", "0.4"], "--t3-frac, --compete-frac: must be at least compete_frac (0.5), got 0.4"),
+        (["--t3-frac", "0.4"], "--compete-frac, --t3-frac: --t3-frac must be at least --compete-frac (0.5), got 0.4"),
         (["--safe-decay", "1.5"], "--safe-decay: must lie in (0, 1], got 1.5"),
         (["--alpha-period-rtts", "0"], "--alpha-period-rtts: must lie in (0, 1000], got 0.0"),
         (["--interval-weights", "1,2"], "--interval-weights: each weight must lie in [0, 1], got 2.0 at position 1"),

@@ -29,8 +29,9 @@ def test_default_parameters_are_the_bpf_programs_defaults() -> None:
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        (dict(t_min_ms=10, t_max_ms=10), "t_min_ms < t_max_ms"),
-        (dict(t_end_ms=10), "t_end_ms"),
+        (dict(t_min_ms=10, t_max_ms=10), "t_min_ms, t_max_ms: t_max_ms must be greater than t_min_ms (10 ms), got 10 ms"),
+        (dict(t_end_ms=10), "t_max_ms, t_end_ms: t_end_ms must be greater than t_max_ms (10.0 ms), got 10 ms"),
+        (dict(t_min_ms=-1), "t_min_ms: must be at least 0, got -1"),
         (dict(p_max=0), "p_max"),
         (dict(decrease=1.0), "decrease"),
         (dict(srtt_weight=0), "srtt_weight"),
@@ -45,9 +46,13 @@ def test_parameter_validation_names_the_field(kwargs: dict, message: str) -> Non
     ("args", "first_line"),
     [
         (["--p-max", "2"], "error: --p-max: must lie in (0, 1], got 2.0"),
-        (["--t-min-ms", "20", "--t-max-ms", "10"], "error: --t-min-ms, --t-max-ms: need 0 <= t_min_ms < t_max_ms"),
+        (["--t-min-ms", "20", "--t-max-ms", "10"], "error: --t-min-ms, --t-max-ms: --t-max-ms must be greater than --t-min-ms (20.0 ms), got 10.0 ms"),
         (["--t-min-ms", "nan"], "error: --t-min-ms: must be a finite number, at most 1e+06 ms, got nan"),
         (["--t-end-ms", "1e9"], "error: --t-end-ms: must be at most 1e+06 ms"),
+        # Equal in the kernel code's whole microseconds: the pair, in the words the simulator's
+        # scenario checks use ("t_max must be greater than t_min"), with the flags' names.
+        (["--t-min-ms", "5.0001", "--t-max-ms", "5.0004"], "error: --t-min-ms, --t-max-ms: --t-max-ms must be greater than --t-min-ms (5000 us), got 5000 us (5.0004 ms); the kernel code counts whole microseconds"),
+        (["--t-end-ms", "10.0002"], "error: --t-max-ms, --t-end-ms: --t-end-ms must be greater than --t-max-ms (10000 us), got 10000 us (10.0002 ms); the kernel code counts whole microseconds"),
     ],
 )
 def test_load_errors_name_the_flag_and_exit_2(args: list[str], first_line: str) -> None:
@@ -96,6 +101,10 @@ def test_scenario_defaults_and_the_pert_table() -> None:
         ({"duration": "1s", "warmup": "2s"}, "duration, warmup: warmup must be less than duration (1s), got 2s"),
         ({"bottleneck": {"loss": 1.5}}, "bottleneck.loss: Input should be less than 1"),
         ({"pert": {"t_min": "10ms", "t_max": "5ms"}}, "pert.t_min, pert.t_max: t_max must be greater than t_min (10ms), got 5ms"),
+        # The same constraint in the kernel code's whole microseconds, in the same words.
+        ({"pert": {"t_min": "5.0001ms", "t_max": "5.0004ms"}}, "pert.t_min, pert.t_max: t_max must be greater than t_min (5000 us), got 5000 us (5.0004 ms); the kernel code counts whole microseconds"),
+        ({"pert": {"t_max": "10ms", "t_curve_end": "10.0002ms"}}, "pert.t_max, pert.t_curve_end: t_curve_end must be greater than t_max (10000 us), got 10000 us (10.0002 ms)"),
+        ({"pert_adaptive": {"t3_frac": 0.4}}, "pert_adaptive.compete_frac, pert_adaptive.t3_frac: t3_frac must be at least compete_frac (0.5), got 0.4"),
         ({"flows": [{"cc": "reno", "start": "4s", "stop": "3s"}]}, "flows[0].stop: must lie after start (4s) and at most at duration (10s), got 3s"),
         ({"duration": "5s", "flows": [{"cc": "reno", "stop": "6s"}]}, "flows[0].stop: must lie after start (0ns) and at most at duration (5s), got 6s"),
     ],

@@ -71,7 +71,7 @@ class PertAdaptiveParams:
         in_range("t_min_ms", 0, MAX_TIME_MS)
         in_range("t_max_ms", 0, MAX_TIME_MS)
         if not self.t_min_ms < self.t_max_ms:
-            raise PertParamError("t_min_ms", f"must be less than t_max_ms ({self.t_max_ms}), got {self.t_min_ms}", also=("t_max_ms",))
+            raise PertParamError.ordered("t_min_ms", "t_max_ms", f"{self.t_min_ms} ms", f"{self.t_max_ms} ms", "greater than")
         in_range("p_max", 0, 1, lo_open=True)
         if not 0 < self.srtt_weight < 1:
             raise PertParamError("srtt_weight", f"must lie in (0, 1), got {self.srtt_weight}")
@@ -79,7 +79,7 @@ class PertAdaptiveParams:
         in_range("compete_frac", 0, 1, lo_open=True)
         in_range("t3_frac", 0, 1, lo_open=True)
         if self.t3_frac < self.compete_frac:
-            raise PertParamError("t3_frac", f"must be at least compete_frac ({self.compete_frac}), got {self.t3_frac}", also=("compete_frac",))
+            raise PertParamError.ordered("compete_frac", "t3_frac", self.compete_frac, self.t3_frac, "at least")
         in_range("ramp_pole_frac", 0, MAX_FACTOR, lo_open=True)
         in_range("q_max_init_ms", 0.001, MAX_TIME_MS)
         in_range("alpha_period_rtts", 0, MAX_FACTOR, lo_open=True)

@@ -115,7 +115,7 @@ def load_params(cli_name: str, options: dict[str, Any]) -> PertParams | PertAdap
     except PertParamError as e:
         # Bad input: the message names the flags the user wrote (t_min_ms -> --t-min-ms), and
         # those a constraint binds them to (--t-min-ms, --t-max-ms), exit 2.
-        _die(f"{', '.join(_flag(f) for f in (e.field, *e.also))}: {e.message}", 2)
+        _die(e.render(_flag), 2)
     return params
 
 

@@ -31,7 +31,7 @@ import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from ..interrupt import popen_detached, run_detached
 from . import build
@@ -62,7 +62,8 @@ def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str,
     """Raise :class:`PertParamError` where the kernel code's units read a value the ranges
     accept as another (``linux load pert --t-min-ms 0.0001 --t-max-ms 0.0005`` once registered
     t_min = t_max = 0, an early response on every ACK): a positive time below a microsecond (0),
-    ``t_min_ms`` below ``t_max_ms`` but equal in microseconds, a positive fraction below half a
+    ``t_min_ms`` below ``t_max_ms`` (or ``t_max_ms`` below ``t_end_ms``) but equal in
+    microseconds, a positive fraction below half a
     millionth (0), one that must stay below 1 within half a millionth of it (1), a positive
     ``p_max`` below 2^-33 (0 in units of 2^-32). ``times``, ``millionths``: the fields of
     ``params`` in each unit; ``below_one``: the millionths whose range is open at 1."""
@@ -70,10 +71,10 @@ def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str,
         v = getattr(params, name)
         if v is not None and v > 0 and _us(v) == 0:
             raise PertParamError(name, f"a positive time must be at least 0.001 ms (the kernel code counts whole microseconds), got {v}")
-    if _us(params.t_min_ms) >= _us(params.t_max_ms):
-        raise PertParamError(
-            "t_min_ms", f"need t_min < t_max in whole microseconds (the kernel code's unit), got {params.t_min_ms} ms and {params.t_max_ms} ms", also=("t_max_ms",)
-        )
+    us = {name: _us(getattr(params, name)) for name in times if getattr(params, name) is not None}
+    for earlier, later in (("t_min_ms", "t_max_ms"), ("t_max_ms", "t_end_ms")):
+        if earlier in us and later in us and us[later] <= us[earlier]:
+            raise PertParamError.ordered(earlier, later, f"{us[earlier]} us", f"{us[later]} us ({getattr(params, later)} ms)", "greater than", why="; the kernel code counts whole microseconds")
     for name in millionths:
         v = getattr(params, name)
         fixed = _round(v * PPM)
@@ -88,13 +89,33 @@ def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str,
 class PertParamError(ValueError):
     """A parameter the kernel code cannot take: ``field`` (a :class:`PertParams` field name),
     ``also`` (the fields a constraint between values binds it to: ``t_max_ms`` for ``t_min_ms <
-    t_max_ms``) and ``message``; reads ``field, also...: message``."""
+    t_max_ms``) and ``message``, where ``{t_min_ms}`` stands for a field's name as the
+    reader wrote it; :meth:`render` writes the error with the names of a command line
+    (``--t-min-ms``) or of a scenario file (``pert.t_min``)."""
 
     def __init__(self, field: str, message: str, also: tuple[str, ...] = ()) -> None:
-        super().__init__(f"{', '.join((field, *also))}: {message}")
         self.field = field
         self.also = also
         self.message = message
+        super().__init__(self.render(lambda name: name))
+
+    @classmethod
+    def ordered(cls, earlier: str, later: str, ref: object, value: object, words: str, why: str = "") -> PertParamError:
+        """``earlier, later: later must be <words> earlier (ref), got value<why>``: the wording of
+        the simulator's checks between two fields (``scenario.base._compared_to``), naming both,
+        the earlier first."""
+        return cls(earlier, f"{{{later}}} must be {words} {{{earlier}}} ({ref}), got {value}{why}", also=(later,))
+
+    def render(self, name: Callable[[str], str]) -> str:
+        """``field, also...: message`` with every field written as ``name`` gives it."""
+        return f"{', '.join(map(name, (self.field, *self.also)))}: {self.text(name)}"
+
+    def text(self, name: Callable[[str], str]) -> str:
+        """The message with every field written as ``name`` gives it."""
+        message = self.message
+        for f in (self.field, *self.also):
+            message = message.replace("{" + f + "}", name(f))
+        return message
 
 
 @dataclass
@@ -118,10 +139,11 @@ class PertParams:
             if v is not None and not v <= MAX_TIME_MS:
                 finite = "a finite number, " if math.isnan(v) else ""
                 raise PertParamError(name, f"must be {finite}at most {MAX_TIME_MS:g} ms, got {v}")
-        if not 0 <= self.t_min_ms < self.t_max_ms:
-            raise PertParamError("t_min_ms", f"need 0 <= t_min_ms < t_max_ms, got {self.t_min_ms}, {self.t_max_ms}", also=("t_max_ms",))
-        if self.t_end_ms is not None and self.t_end_ms <= self.t_max_ms:
-            raise PertParamError("t_end_ms", f"must be greater than t_max_ms ({self.t_max_ms}), got {self.t_end_ms}", also=("t_max_ms",))
+        if not 0 <= self.t_min_ms:
+            raise PertParamError("t_min_ms", f"must be at least 0, got {self.t_min_ms}")
+        for earlier, later in (("t_min_ms", "t_max_ms"), ("t_max_ms", "t_end_ms")):
+            if getattr(self, later) is not None and not getattr(self, earlier) < getattr(self, later):
+                raise PertParamError.ordered(earlier, later, f"{getattr(self, earlier)} ms", f"{getattr(self, later)} ms", "greater than")
         if not 0 < self.p_max <= 1:
             raise PertParamError("p_max", f"must lie in (0, 1], got {self.p_max}")
         for name in ("decrease", "srtt_weight"):
@@ -129,10 +151,6 @@ class PertParams:
             if not 0 < v < 1:
                 raise PertParamError(name, f"must lie strictly between 0 and 1, got {v}")
         refuse_lost_precision(self, times=("t_min_ms", "t_max_ms", "t_end_ms"), millionths=("decrease", "srtt_weight"), below_one=("decrease", "srtt_weight"))
-        if self.t_end_ms is not None and _us(self.t_end_ms) <= _us(self.t_max_ms):
-            raise PertParamError(
-                "t_end_ms", f"need t_end > t_max in whole microseconds (the kernel code's unit), got {self.t_end_ms} ms and {self.t_max_ms} ms", also=("t_max_ms",)
-            )
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertParams":

@@ -116,8 +116,10 @@ Probability = Annotated[float, Field(ge=0.0, le=1.0)]
 def _kernel_error(e: PertParamError) -> PydanticCustomError:
     """A refusal of the eBPF code's parameters at the scenario's fields (``t_min_ms`` ->
     ``t_min``, ``t_end_ms`` -> ``t_curve_end``), with those a constraint binds it to."""
-    fields = ", ".join(PERT_FIELDS.get(f, f.removesuffix("_ms")) for f in (e.field, *e.also))
-    return _field_error(fields, e.message)
+    def name(f: str) -> str:
+        return PERT_FIELDS.get(f, f.removesuffix("_ms"))
+
+    return _field_error(", ".join(map(name, (e.field, *e.also))), e.text(name))
 
 
 def _field_error(field: str, message: str) -> PydanticCustomError:
