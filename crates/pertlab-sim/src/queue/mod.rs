@@ -344,6 +344,33 @@ impl OutputQueue {
         Enqueued::Queued
     }
 
+    /// Offer the packet in slot `id` to this queue, empty, when its link is idle: the packet
+    /// would leave as it arrives. For a passive single FIFO (DropTail) the counters and the
+    /// packet end as an [`OutputQueue::enqueue`] and an [`OutputQueue::dequeue`] at the same
+    /// instant leave them (no time in the buffer, no mark), without going through the ring
+    /// (issue 21: nearly every packet on a dumbbell's access links). `Some(Enqueued::Queued)`:
+    /// the packet is to be sent now; `Some(Dropped)`: it does not fit even an empty buffer;
+    /// `None`: nothing done, the queue is not one this applies to (the caller enqueues).
+    #[inline(always)]
+    pub fn pass_idle(&mut self, id: PacketId, store: &mut PacketStore, now: SimTime) -> Option<Enqueued> {
+        if !self.passive || self.len_pkts != 0 || self.classes.is_some() {
+            return None;
+        }
+        let pkt = store.get_mut(id);
+        let size = pkt.size as u64;
+        self.counters.arrivals += 1;
+        self.counters.arrival_bytes += size;
+        if self.would_overflow(pkt) {
+            self.count_drop(DropKind::Overflow);
+            return Some(Enqueued::Dropped(DropKind::Overflow));
+        }
+        pkt.marked = false;
+        pkt.enq_ts = now;
+        self.counters.departures += 1;
+        self.counters.departure_bytes += size;
+        Some(Enqueued::Queued)
+    }
+
     /// Take the next packet for transmission (its slot in `store`). Packets the
     /// discipline drops at departure are returned in `dropped`, still in their
     /// slots, so the caller can account for them and free them.
@@ -474,6 +501,36 @@ mod tests {
         assert_eq!(done.area_pkts, 90);
         assert_eq!(done.area_bytes, 100 * (30 + 30) + 50 * 30);
         assert_eq!((done, q.len_bytes()), (q.counters, 0));
+    }
+
+    /// `pass_idle` leaves an empty DropTail queue, and the packet, as an enqueue and a dequeue at
+    /// the same instant leave them; it declines a queue holding a packet or an active discipline.
+    #[test]
+    fn passing_an_empty_droptail_queue_counts_as_an_enqueue_and_a_dequeue() {
+        let droptail = |limit| OutputQueue::new(limit, 1_000_000, Box::new(droptail::DropTail), crate::rng::from_seed(1));
+        for (limit, size) in [(QueueLimit::Packets(3), 100), (QueueLimit::Bytes(150), 100), (QueueLimit::Bytes(150), 200)] {
+            let (mut passed, mut queued) = (StandaloneQueue::new(droptail(limit)), StandaloneQueue::new(droptail(limit)));
+            let mut p = pkt(size);
+            (p.marked, p.enq_ts, p.ecn) = (true, 3, Ecn::Ce);
+            let (a, b) = (passed.store.put(p), queued.store.put(p));
+            let verdict = passed.queue.pass_idle(a, &mut passed.store, 40);
+            assert_eq!(verdict, Some(queued.queue.enqueue(b, &mut queued.store, 40)));
+            if verdict == Some(Enqueued::Queued) {
+                assert_eq!(queued.queue.dequeue(40, &mut queued.store, &mut queued.dropped), Some(b));
+            }
+            assert_eq!((passed.queue.counters, passed.queue.len_pkts(), passed.queue.len_bytes()), (queued.queue.counters, 0, 0));
+            let (x, y) = (passed.store.get(a), queued.store.get(b));
+            assert_eq!((x.marked, x.enq_ts, x.ecn), (y.marked, y.enq_ts, y.ecn));
+        }
+        let mut busy = StandaloneQueue::new(droptail(QueueLimit::Packets(3)));
+        busy.offer(pkt(100), 0);
+        let id = busy.store.put(pkt(100));
+        assert_eq!(busy.queue.pass_idle(id, &mut busy.store, 1), None);
+        let red = red::Red::new(red::RedConfig::default(), red::RedVariant::Red, 3, 1_000_000);
+        let mut active = StandaloneQueue::new(OutputQueue::new(QueueLimit::Packets(3), 1_000_000, Box::new(red), crate::rng::from_seed(1)));
+        let id = active.store.put(pkt(100));
+        assert_eq!(active.queue.pass_idle(id, &mut active.store, 1), None);
+        assert_eq!(active.queue.counters, QueueCounters::default());
     }
 
     #[test]

@@ -202,14 +202,26 @@ impl World {
             return;
         }
         let ch = &mut self.channels[c as usize];
+        let idle = !ch.busy(self.now);
+        if idle {
+            // An empty DropTail queue on an idle link: the packet goes straight to the transmitter.
+            match ch.queue.pass_idle(id, &mut self.store, self.now) {
+                Some(Enqueued::Queued) => {
+                    self.record_position(c, kind, flow, 1);
+                    self.transmit(c, id);
+                    return;
+                }
+                Some(Enqueued::Dropped(_)) => return self.count_drop(id, Some(c)),
+                None => {}
+            }
+        }
+        let ch = &mut self.channels[c as usize];
         match ch.queue.enqueue(id, &mut self.store, self.now) {
             Enqueued::Queued => {
-                if let Some(qp) = &mut self.monitor.queue_positions {
-                    if qp.channel == c && kind == PacketKind::Data && self.snap_start.is_some() && self.snap_end.is_none() {
-                        qp.record(&self.labels, flow, ch.queue.len_pkts());
-                    }
-                }
-                if !ch.busy(self.now) {
+                let len = ch.queue.len_pkts();
+                self.record_position(c, kind, flow, len);
+                let ch = &mut self.channels[c as usize];
+                if idle {
                     self.start_tx(c);
                 } else if !ch.tx_done_pending {
                     // The transmission in progress had no end event (its
@@ -222,31 +234,21 @@ impl World {
         }
     }
 
+    /// The queue-position monitor (Kotla's Fig. 2) records a data packet of `flow` queued at
+    /// `position` (the queue's length with it) on channel `c` within the measurement window.
+    #[inline(always)]
+    fn record_position(&mut self, c: u32, kind: PacketKind, flow: u32, position: u32) {
+        if let Some(qp) = &mut self.monitor.queue_positions {
+            if qp.channel == c && kind == PacketKind::Data && self.snap_start.is_some() && self.snap_end.is_none() {
+                qp.record(&self.labels, flow, position);
+            }
+        }
+    }
+
     fn start_tx(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         if let Some(id) = ch.queue.dequeue(self.now, &mut self.store, &mut self.dropped) {
-            let tx = ch.tx_time(self.store.get(id).size);
-            ch.tx_end = self.now.saturating_add(tx);
-            ch.counters.busy_ns += tx;
-            ch.pipe.push_back(id);
-            // With `engine.tx_end_events = when_needed`, nothing happens at the
-            // end of this transmission unless the queue holds the next packet,
-            // a loss is drawn then, or the wire holds the packet back after a
-            // decrease of its delay: else its arrival is scheduled now (see the
-            // module doc of `net`).
-            ch.arrival_scheduled = ch.arrival_at_start && ch.queue.is_empty() && ch.arrival(ch.tx_end).is_none();
-            ch.tx_done_pending = !ch.arrival_scheduled;
-            if ch.arrival_scheduled {
-                // The place a `TxDone` pushed now would take, for one scheduled later.
-                ch.tx_seq = self.queue.reserve_seq();
-                self.queue.push_after(self.now, tx.saturating_add(ch.delay), Event::Arrive(c), &mut ch.tx_prop_lane);
-            } else {
-                self.queue.push_after(self.now, tx, Event::TxDone(c), &mut ch.tx_lane);
-            }
-            if !self.captures.is_empty() {
-                let pkt = *self.store.get(id);
-                self.capture(c, &pkt);
-            }
+            self.transmit(c, id);
         }
         // Only sojourn-time AQMs drop at departure: the buffer is taken out of
         // `self` (for `count_drop`) only when it holds something.
@@ -256,6 +258,34 @@ impl World {
                 self.count_drop(id, Some(c));
             }
             self.dropped = dropped;
+        }
+    }
+
+    /// The packet in slot `id`, out of channel `c`'s queue, starts its transmission now.
+    #[inline(always)]
+    fn transmit(&mut self, c: u32, id: PacketId) {
+        let ch = &mut self.channels[c as usize];
+        let tx = ch.tx_time(self.store.get(id).size);
+        ch.tx_end = self.now.saturating_add(tx);
+        ch.counters.busy_ns += tx;
+        ch.pipe.push_back(id);
+        // With `engine.tx_end_events = when_needed`, nothing happens at the
+        // end of this transmission unless the queue holds the next packet,
+        // a loss is drawn then, or the wire holds the packet back after a
+        // decrease of its delay: else its arrival is scheduled now (see the
+        // module doc of `net`).
+        ch.arrival_scheduled = ch.arrival_at_start && ch.queue.is_empty() && ch.arrival(ch.tx_end).is_none();
+        ch.tx_done_pending = !ch.arrival_scheduled;
+        if ch.arrival_scheduled {
+            // The place a `TxDone` pushed now would take, for one scheduled later.
+            ch.tx_seq = self.queue.reserve_seq();
+            self.queue.push_after(self.now, tx.saturating_add(ch.delay), Event::Arrive(c), &mut ch.tx_prop_lane);
+        } else {
+            self.queue.push_after(self.now, tx, Event::TxDone(c), &mut ch.tx_lane);
+        }
+        if !self.captures.is_empty() {
+            let pkt = *self.store.get(id);
+            self.capture(c, &pkt);
         }
     }
 
