@@ -9,6 +9,10 @@
 //! the packet first (so RED's average is updated on every arrival), then the hard
 //! limit may still drop it ("overflow").
 //!
+//! A packet that finds an idle link and an empty DropTail queue is handed to the
+//! transmitter without entering the buffer ([`OutputQueue::pass_idle`]), with the
+//! counters an enqueue and a dequeue at the same instant would leave (issue 21).
+//!
 //! Disciplines whose original runs on a timer (PI's sampling, PIE's
 //! `T_UPDATE`) are not given engine events: they catch up the missed timer
 //! instants at the next packet event (see [`periodic`]). The queue only changes
