@@ -63,9 +63,8 @@ def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str,
     accept as another (``linux load pert --t-min-ms 0.0001 --t-max-ms 0.0005`` once registered
     t_min = t_max = 0, an early response on every ACK): a positive time below a microsecond (0),
     ``t_min_ms`` below ``t_max_ms`` (or ``t_max_ms`` below ``t_end_ms``) but equal in
-    microseconds, a positive fraction below half a
-    millionth (0), one that must stay below 1 within half a millionth of it (1), a positive
-    ``p_max`` below 2^-33 (0 in units of 2^-32). ``times``, ``millionths``: the fields of
+    microseconds, a positive fraction below half a millionth (0), one that must stay below 1
+    within half a millionth of it (1), a positive ``p_max`` below 2^-33 (0 in units of 2^-32). ``times``, ``millionths``: the fields of
     ``params`` in each unit; ``below_one``: the millionths whose range is open at 1."""
     for name in times:
         v = getattr(params, name)
