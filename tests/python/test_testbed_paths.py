@@ -36,6 +36,9 @@ PROBLEM = testbed.support_problem(needs_pert=False)
 needs_testbed = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
 PROBE_PORT = 5301
 RATE_PPS = 10_000
+#: The delay line's mean lateness (release after due time, us) above which the host, not the
+#: delay line, is what a run measures (test_other_jitter_distributions_mean_within_10_percent).
+HOST_LATE_US = 100.0
 
 
 # ---------------------------------------------------------------- validation
@@ -286,7 +289,18 @@ def test_other_jitter_distributions_mean_within_10_percent(jitter: dict, mean_ms
     2026-11-29 a fresh clone's run measured normal jitter of mean 4 ms at 4.41 ms at the
     receiver (+10.2 %) while the delay line gave 4.00 ms and the receiver's median was 4.17."""
     sc = _scenario({"jitter": jitter, "order": "free"}, delay="20ms")
-    got, dl, _ = _probe(sc, 20_000)
+    # A run in which the host held the delay line itself back is no measurement of it: under
+    # SCHED_FIFO its releases are 10 to 20 us late on average on this machine, and a fresh
+    # clone's run on 2026-12-01 (quiet, but the virtual machine's host took time: 6 % steal a
+    # minute later) had them 320 to 985 us late in all three cases, the receiver's medians 6 to
+    # 80 % high. Such a run is measured again, at most twice; the lateness of each is recorded.
+    lateness = []
+    for _ in range(3):
+        got, dl, _ = _probe(sc, 20_000)
+        lateness.append(dl["late_mean_us"])
+        if dl["late_mean_us"] <= HOST_LATE_US:
+            break
+    assert lateness[-1] <= HOST_LATE_US, f"the host held the delay line's releases back in every run (mean lateness {lateness} us, healthy at most {HOST_LATE_US}): no measurement of the path"
     d = [x / 1000 - 10.0 for x in got["delay_us"]]
     # The medians of the configured distributions.
     median = {"exponential": mean_ms * math.log(2), "normal": mean_ms, "pareto": mean_ms * 2 * (2 ** (1 / 3) - 1)}[jitter["dist"]]
@@ -294,7 +308,7 @@ def test_other_jitter_distributions_mean_within_10_percent(jitter: dict, mean_ms
         "jitter_mean_ms": statistics.fmean(d), "jitter_median_ms": statistics.median(d), "given_mean_ms": dl["delay_given"]["mean_us"] / 1000 - 10.0, "n": len(d),
         # Where a receiver's median above the configured comes from: the delay line's releases
         # (its median read-to-write delay, 10 us bins, and its mean lateness), or the host's path.
-        "delayline_got_median_ms": dl["delay_got"]["p50_us"] / 1000 - 10.0, "delayline_late_mean_us": dl["late_mean_us"],
+        "delayline_got_median_ms": dl["delay_got"]["p50_us"] / 1000 - 10.0, "delayline_late_mean_us": lateness,
     }  # fmt: skip
     record_property("measured", json.dumps(measured))
     print(json.dumps(measured))
