@@ -48,6 +48,10 @@ PROB_ONE = 1 << 32
 MAX_TIME_MS = 1e6
 
 
+#: Thresholds that must rise in this order (a field absent from a parameter set, or None, is skipped).
+ORDERED_TIMES = (("t_min_ms", "t_max_ms"), ("t_max_ms", "t_end_ms"))
+
+
 def _round(x: float) -> int:
     """Rust's f64::round for non-negative values (half away from zero)."""
     return int(math.floor(x + 0.5))
@@ -64,14 +68,15 @@ def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str,
     t_min = t_max = 0, an early response on every ACK): a positive time below a microsecond (0),
     ``t_min_ms`` below ``t_max_ms`` (or ``t_max_ms`` below ``t_end_ms``) but equal in
     microseconds, a positive fraction below half a millionth (0), one that must stay below 1
-    within half a millionth of it (1), a positive ``p_max`` below 2^-33 (0 in units of 2^-32). ``times``, ``millionths``: the fields of
-    ``params`` in each unit; ``below_one``: the millionths whose range is open at 1."""
+    within half a millionth of it (1), a positive ``p_max`` below 2^-33 (0 in units of 2^-32).
+    ``times``, ``millionths``: the fields of ``params`` in each unit; ``below_one``: the
+    millionths whose range is open at 1."""
     for name in times:
         v = getattr(params, name)
         if v is not None and v > 0 and _us(v) == 0:
             raise PertParamError(name, f"a positive time must be at least 0.001 ms (the kernel code counts whole microseconds), got {v}")
     us = {name: _us(getattr(params, name)) for name in times if getattr(params, name) is not None}
-    for earlier, later in (("t_min_ms", "t_max_ms"), ("t_max_ms", "t_end_ms")):
+    for earlier, later in ORDERED_TIMES:
         if earlier in us and later in us and us[later] <= us[earlier]:
             raise PertParamError.ordered(earlier, later, f"{us[earlier]} us", f"{us[later]} us ({getattr(params, later)} ms)", "greater than", why="; the kernel code counts whole microseconds")
     for name in millionths:
@@ -107,7 +112,11 @@ class PertParamError(ValueError):
 
     def render(self, name: Callable[[str], str]) -> str:
         """``field, also...: message`` with every field written as ``name`` gives it."""
-        return f"{', '.join(map(name, (self.field, *self.also)))}: {self.text(name)}"
+        return f"{self.fields(name)}: {self.text(name)}"
+
+    def fields(self, name: Callable[[str], str]) -> str:
+        """``field, also...``, each written as ``name`` gives it."""
+        return ", ".join(map(name, (self.field, *self.also)))
 
     def text(self, name: Callable[[str], str]) -> str:
         """The message with every field written as ``name`` gives it."""
@@ -140,7 +149,7 @@ class PertParams:
                 raise PertParamError(name, f"must be {finite}at most {MAX_TIME_MS:g} ms, got {v}")
         if not 0 <= self.t_min_ms:
             raise PertParamError("t_min_ms", f"must be at least 0, got {self.t_min_ms}")
-        for earlier, later in (("t_min_ms", "t_max_ms"), ("t_max_ms", "t_end_ms")):
+        for earlier, later in ORDERED_TIMES:
             if getattr(self, later) is not None and not getattr(self, earlier) < getattr(self, later):
                 raise PertParamError.ordered(earlier, later, f"{getattr(self, earlier)} ms", f"{getattr(self, later)} ms", "greater than")
         if not 0 < self.p_max <= 1:

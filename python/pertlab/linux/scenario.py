@@ -119,7 +119,7 @@ def _kernel_error(e: PertParamError) -> PydanticCustomError:
     def name(f: str) -> str:
         return PERT_FIELDS.get(f, f.removesuffix("_ms"))
 
-    return _field_error(", ".join(map(name, (e.field, *e.also))), e.text(name))
+    return _field_error(e.fields(name), e.text(name))
 
 
 def _field_error(field: str, message: str) -> PydanticCustomError:

@@ -124,11 +124,13 @@ class Testbed:
             self.ns(ns, "ip", "link", "set", "lo", "up")
         _sh("ip", "link", "add", "s0", "netns", self.snd, "type", "veth", "peer", "name", "r0", "netns", self.rtr)
         _sh("ip", "link", "add", "d0", "netns", self.rcv, "type", "veth", "peer", "name", "r1", "netns", self.rtr)
+        steered = []
         for ns, dev, addr in ((self.snd, "s0", SND_IP), (self.rtr, "r0", RTR_SND_IP), (self.rtr, "r1", RTR_RCV_IP), (self.rcv, "d0", RCV_IP)):
             self.ns(ns, "ip", "addr", "add", f"{addr}/24", "dev", dev)
             self.ns(ns, "ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off", check=False)
             self.ns(ns, "ip", "link", "set", dev, "up")
-        self.steer_receives()
+            steered.append(self.steer_receives(ns, dev))
+        self.steered = all(steered)
         initcwnd = [] if self.sc.init_cwnd is None else ["initcwnd", str(self.sc.init_cwnd)]
         self.ns(self.snd, "ip", "route", "add", "default", "via", RTR_SND_IP, *initcwnd)
         quick = [] if self.sc.delayed_ack else ["quickack", "1"]
@@ -153,8 +155,8 @@ class Testbed:
         self.ns(self.rtr, "tc", "class", "add", "dev", "r1", "parent", "1:", "classid", "1:1", "htb", "rate", f"{rate}bit", "ceil", f"{rate}bit")
         self.ns(self.rtr, "tc", "qdisc", "add", "dev", "r1", "parent", "1:1", "handle", "10:", kind, "limit", str(limit))
 
-    def steer_receives(self) -> None:
-        """Every veth's received packets to one CPU's backlog (RPS, ``rps_cpus`` = CPU 0).
+    def steer_receives(self, ns: str, dev: str) -> bool:
+        """What veth ``dev`` receives to one CPU's backlog (RPS, ``rps_cpus`` = CPU 0), as on every veth.
 
         A veth hands a packet to the per-CPU backlog of the CPU that sends it, so two packets sent
         in order from two CPUs (a sender or the delay line moved between CPUs, or htb's timer
@@ -162,13 +164,9 @@ class Testbed:
         load, sometimes the later first. Measured with the delay line keeping order (exponential
         jitter, 50,000 UDP probes per round, both CPUs busy): 4 reorderings at the receiver in 28
         rounds without this, none in 40 rounds with it, and none in the delay line's own count
-        in either (docs/linux.md). Sets ``self.steered``: False on a kernel without RPS, where the
-        order is as the kernel gives it."""
-        ok = True
-        for ns, dev in ((self.snd, "s0"), (self.rtr, "r0"), (self.rtr, "r1"), (self.rcv, "d0")):
-            r = self.ns(ns, "sh", "-c", f"echo 1 > /sys/class/net/{dev}/queues/rx-0/rps_cpus", check=False)
-            ok = ok and r.returncode == 0
-        self.steered = ok
+        in either (docs/linux.md). False on a kernel without RPS, where the order is as the kernel
+        gives it (``self.steered`` says whether every veth was steered)."""
+        return self.ns(ns, "sh", "-c", f"echo 1 > /sys/class/net/{dev}/queues/rx-0/rps_cpus", check=False).returncode == 0
 
     def close(self) -> None:
         """Stop every process and delete every namespace; safe to call twice."""
