@@ -122,15 +122,31 @@ def _flows_running(before: set[str], p: subprocess.Popen, after_s: float = 1.0) 
 # ---------------------------------------------------------------- runs
 
 
-def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck() -> None:
+#: CPU seconds the host may take from this machine (/proc/stat steal, all CPUs) during the idle
+#: ping (0.5 s on 2 CPUs) before the ping measures the host rather than the delay line.
+HOST_STEAL_S = 0.02
+
+
+def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck(record_property) -> None:
     sc = load_scenario(SMOKE)
-    res = testbed.run(sc)
+    # The delay line: idle ping within 1 ms of the configured 20 ms. On a quiet host the median
+    # is 20.5 ms. Fresh clones on 2026-12-01 measured 21.45 and 23.15 ms while the virtual
+    # machine's host took about 9 % of its CPUs (steal), and 20.5 ms when rerun minutes later.
+    # A ping out of bounds while the host took more than HOST_STEAL_S is measured again, at most
+    # twice; one out of bounds on a host that took nothing fails.
+    pings = []
+    for _ in range(3):
+        res = testbed.run(sc)
+        ping, steal = res.extra["ping_idle_ms"], res.extra["host_steal_s"]["idle_ping"]
+        pings.append({"median_ms": ping["median"], "min_ms": ping["min"], "host_steal_s": steal})
+        if abs(ping["median"] - 20.0) < 1.0 or steal <= HOST_STEAL_S:
+            break
+    record_property("idle_pings", json.dumps(pings))
+    assert abs(pings[-1]["median_ms"] - 20.0) < 1.0, pings
     flow = res.flows.to_dicts()[0]
     # ss saw the flow using the eBPF congestion control.
     assert flow["ss_cc"] == "pert", res.report()
     assert flow["goodput_mbps"] > 0.8 * 10, res.report()
-    # The delay line: idle ping within 1 ms of the configured 20 ms.
-    assert abs(res.extra["ping_idle_ms"]["median"] - 20.0) < 1.0, res.extra["ping_idle_ms"]
     assert res.extra["pert_counters"]["rtt_samples"] > 100
     # Per-flow early responses come from the BPF program's per-connection map.
     # (the flow's over the measurement window, the global counter over the run)

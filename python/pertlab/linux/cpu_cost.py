@@ -53,6 +53,7 @@ from pathlib import Path
 
 from .. import interrupt
 from . import loader, runs
+from .hostcpu import machine_cpu, proc_cpu
 from .scenario import FRAME_BYTES, KERNEL_CCS, TestbedScenario
 
 #: The congestion controls a run can use, by the names the command takes: the eBPF ones
@@ -64,7 +65,6 @@ MB = 1_000_000
 #: The thesis's Table VI: CPU utilisation range (%) with 50 flows from the client (Linux 2.6.18).
 THESIS_TABLE_VI = {"SACK (NewReno)": (1.5, 3.5), "CTCP": (1.0, 3.0), "PERT": (2.0, 3.6)}
 
-_CLK_TCK = os.sysconf("SC_CLK_TCK")
 _BPF_ENABLE_STATS = 32  # enum bpf_cmd (include/uapi/linux/bpf.h), Linux 5.8
 _BPF_STATS_RUN_TIME = 0
 _NR_BPF = {"x86_64": 321, "aarch64": 280}
@@ -198,21 +198,6 @@ def prog_stats(ids: dict[int, str]) -> dict[str, dict]:
 # ---------------------------------------------------------------- CPU time
 
 
-def proc_cpu(pid: int) -> tuple[float, float]:
-    """User and system CPU seconds of a process so far (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return int(fields[11]) / _CLK_TCK, int(fields[12]) / _CLK_TCK
-
-
-_STAT_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
-
-
-def machine_cpu() -> dict[str, float]:
-    """The machine's CPU seconds by kind, all CPUs (/proc/stat)."""
-    first = Path("/proc/stat").read_text().splitlines()[0].split()
-    return {k: int(v) / _CLK_TCK for k, v in zip(_STAT_FIELDS, first[1:])}
-
-
 def ksoftirqd_cpu() -> float:
     """CPU seconds of the ksoftirqd threads so far (softirq work the kernel deferred to them:
     ours, and that of every other job on the machine)."""
@@ -304,7 +289,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
     snd_user, snd_sys = ru.ru_utime - a["snd"][0], ru.ru_stime - a["snd"][1]
     dl_user, dl_sys = (b["dl"][i] - a["dl"][i] for i in (0, 1))
     rcv_user, rcv_sys = (b["rcv"][i] - a["rcv"][i] for i in (0, 1))
-    mach = {k: b["machine"][k] - a["machine"][k] for k in _STAT_FIELDS}
+    mach = {k: b["machine"][k] - a["machine"][k] for k in a["machine"]}
     busy = sum(mach[k] for k in ("user", "nice", "system", "irq", "softirq"))
     per_mb = lambda s: s * 1e3 / mb if mb > 0 else float("nan")  # noqa: E731  (CPU ms per MB)
     row = {

@@ -58,6 +58,7 @@ from ..metrics import rate
 from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, loader, runs
+from .hostcpu import steal_s
 from .scenario import EBPF_CCS, FRAME_BYTES, SEGMENT_BYTES, FlowGroup, TestbedScenario
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
@@ -274,6 +275,7 @@ class TestbedResults:
         dl = x["delayline"]
         lines.append(
             f"idle ping: median {x['ping_idle_ms']['median']:.3f} ms; delay line late mean {dl.get('late_mean_us', 0):.1f} us"
+            + (f"; the host took {steal['idle_ping']:.2f} s of CPU during the idle ping, {steal['run']:.2f} s over the run" if (steal := x.get("host_steal_s")) else "")
             + (f"; lost {dl.get('lost', 0)} of {dl.get('packets', 0)} packets" if dl.get("lost") else "")
             + (f"; delay given mean {dl['delay_given']['mean_us'] / 1000:.2f} ms, p90 {dl['delay_given']['p90_us'] / 1000:.2f} ms each way" if sc.path.jitter.dist != "none" and "delay_given" in dl else "")
         )
@@ -377,7 +379,10 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     interval = sc.sample_interval / 1e9
     duration = sc.duration / 1e9
     warmup = sc.warmup / 1e9
+    # The host's steal over the idle ping and over the run: a ping the host held back measures the host.
+    steal_start = steal_s()
     ping_idle = tb.ping(count=10, interval=0.05)
+    steal_idle = steal_s() - steal_start
     counters_before = {cc: h.counters() for cc, h in holders.items()}
     videos = any(g.video is not None for g in sc.flows)
     recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", str(interval), *(["--log"] if videos else []))
@@ -487,6 +492,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         "interrupted": interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load), "delayline": tb.delayline_stats,
         "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
+        "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
     }  # fmt: skip
     for cc, after in counters_after.items():
         extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}
