@@ -284,8 +284,18 @@ def summary_row(point: Point, results: Results) -> dict[str, Any]:
     Jain index and the number of TCP flows it is over (``tcp_flows``), the long flows'
     total goodput and the wall time: one row of a sweep. A metric the run leaves undefined
     (a drop rate over no packet, the Jain index when nothing was delivered) is None."""
+    return _point_columns(point) | _run_metrics(results)
+
+
+def _point_columns(point: Point) -> dict[str, Any]:
+    """The part of :func:`summary_row` that comes from the point: its key, values and seed."""
+    return {"key": point.key, **dict(point.values), "seed": point.seed}
+
+
+def _run_metrics(results: Results) -> dict[str, Any]:
+    """The part of :func:`summary_row` that comes from the run."""
     b = results.bottleneck or {}
-    row: dict[str, Any] = {"key": point.key, **dict(point.values), "seed": point.seed}
+    row: dict[str, Any] = {}
     for m in ("avg_queue_norm", "avg_queue_pkts", "drop_rate", "mark_rate", "utilization"):
         row[m] = b.get(m)
     row["jain"] = results.jain
@@ -348,8 +358,11 @@ def run_points(
     """
     out = Path(out)
     (out / "runs").mkdir(parents=True, exist_ok=True)
-    todo = [p for p in {p.key: p for p in points}.values() if not _stored(out / "runs" / p.key)]
-    total = len({p.key for p in points})
+    unique = {p.key: p for p in points}
+    # Each stored run is read once: what its row needs is kept, not the run.
+    metrics = {key: _run_metrics(r) for key in unique if (r := _stored(out / "runs" / key)) is not None}
+    todo = [p for key, p in unique.items() if key not in metrics]
+    total = len(unique)
     done = total - len(todo)
     if on_progress:
         on_progress(done, total)
@@ -363,26 +376,27 @@ def run_points(
 
     run_tasks(_simulate, [(p.scenario.to_wire_json(), memory_limit) for p in todo], keep, jobs=jobs, cluster=cluster)
     # The metrics stay Float64 columns when a run leaves one undefined (None), even in every run.
-    rows = [summary_row(p, Results.read(out / "runs" / p.key)) for p in points]
+    for p in todo:
+        metrics[p.key] = _run_metrics(Results.read(out / "runs" / p.key))
+    rows = [_point_columns(p) | metrics[p.key] for p in points]
     return pl.DataFrame(rows, schema_overrides={m: pl.Float64 for m in METRICS}, infer_schema_length=None)
 
 
-def _stored(run: Path) -> bool:
-    """Whether ``run`` holds a stored run that can be read. One that cannot (damaged or cut by
+def _stored(run: Path) -> Results | None:
+    """The stored run in ``run``, if it holds one that can be read. One that cannot (damaged or cut by
     something else than pertlab, whose writes are atomic; or written by another version) is
     renamed ``.KEY.unreadable``, a :class:`StoredRunWarning` says so, and it is run again: read
     only at the end, it stopped the sweep there on every resume."""
     if not run.is_dir():
-        return False
+        return None
     try:
-        Results.read(run)
-        return True
+        return Results.read(run)
     except (OSError, ValueError) as e:  # a file missing or unreadable (JSONDecodeError is a ValueError)
         aside = run.with_name(f".{run.name}.unreadable")
         shutil.rmtree(aside, ignore_errors=True)
         run.rename(aside)
         warnings.warn(f"{run}: a stored run that cannot be read ({type(e).__name__}: {e}); moved to {aside.name}, and run again", StoredRunWarning, stacklevel=3)
-        return False
+        return None
 
 
 def stored_results(point: Point, out: str | Path) -> Results:

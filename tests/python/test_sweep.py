@@ -1,11 +1,13 @@
 """Sweeps on a real Dask LocalCluster: expansion, storage by key, resume, statistics."""
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
 
 import pertlab
+from pertlab.results import Results
 from pertlab.scenario import ScenarioError
 from pertlab.sweep import StoredRunWarning, aggregate, expand, parse_vary, run_key, run_sweep
 
@@ -117,7 +119,14 @@ def test_sweep_on_dask_stores_every_run_and_resumes_after_a_loss(tmp_path):
         f.unlink()
     (tmp_path / "runs" / keys[0]).rmdir()
     calls.clear()
-    runs2, table2 = run_sweep(base(), vary, 2, tmp_path, jobs=1, on_progress=lambda d, t: calls.append((d, t)))
+    # Each run is read once on a resume: the three stored ones when they are checked, the one
+    # computed again when it is done (each stored run used to be read twice).
+    reads: list[str] = []
+    real_read = Results.read
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(Results, "read", staticmethod(lambda path: reads.append(Path(path).name) or real_read(path)))
+        runs2, table2 = run_sweep(base(), vary, 2, tmp_path, jobs=1, on_progress=lambda d, t: calls.append((d, t)))
+    assert sorted(reads) == keys, reads
     assert calls[0] == (3, 4) and calls[-1] == (4, 4)
     assert {k: (tmp_path / "runs" / k / "summary.json").stat().st_mtime_ns for k in keys[1:]} == kept
     assert (tmp_path / "runs" / keys[0] / "summary.json").read_bytes() == summary_lost
