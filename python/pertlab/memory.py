@@ -15,16 +15,26 @@ from pathlib import Path
 from .scenario.errors import ScenarioError
 from .units import U64_MAX
 
-__all__ = ["available_memory", "core_limit"]
+__all__ = ["available_memory", "total_memory", "core_limit"]
 
 
 def available_memory() -> int | None:
     """Bytes of memory available for new work now: ``MemAvailable`` of
     ``/proc/meminfo`` (Linux), else psutil's figure when psutil is installed,
     else None (no limit)."""
+    return _meminfo("MemAvailable:", "available")
+
+
+def total_memory() -> int | None:
+    """Bytes of memory of the machine: ``MemTotal`` of ``/proc/meminfo`` (Linux), else
+    psutil's figure when psutil is installed, else None."""
+    return _meminfo("MemTotal:", "total")
+
+
+def _meminfo(line_start: str, psutil_field: str) -> int | None:
     try:
         for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
+            if line.startswith(line_start):
                 return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
@@ -32,7 +42,7 @@ def available_memory() -> int | None:
         import psutil
     except ImportError:
         return None
-    return int(psutil.virtual_memory().available)
+    return int(getattr(psutil.virtual_memory(), psutil_field))
 
 
 def core_limit(memory_limit: float | None) -> int | None:

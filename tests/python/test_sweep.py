@@ -83,6 +83,39 @@ def test_points_the_core_refuses_are_refused_before_any_run(tmp_path):
     assert json.loads(_simulate((wire, None)))["conservation"]["ok"]
 
 
+def test_a_run_the_memory_available_refused_for_a_moment_is_tried_again(monkeypatch):
+    """With the default limit (the memory available now), a run refused while other work held the
+    memory, though the machine's memory holds it, waits and is tried again (MEMORY_WAITS_S); one
+    that the machine's memory cannot hold, or a limit given, is refused at once."""
+    import pertlab.memory
+    from pertlab import sweep
+
+    wire = expand(base(), {"monitor.sample_interval": ["10ms"]}, seeds=1)[0].scenario.to_wire_json()
+    real = pertlab.memory.available_memory
+    short = iter([1024, 1024])  # the first two tries find 1 KiB available
+    monkeypatch.setattr(pertlab.memory, "available_memory", lambda: next(short, None) or real())
+    waits: list[float] = []
+    monkeypatch.setattr("time.sleep", waits.append)
+    assert json.loads(sweep._simulate((wire, None)))["conservation"]["ok"]
+    assert waits == [1.0, 2.0]
+    # Memory short at every try: the refusal stands after the waits, saying it was the memory available.
+    monkeypatch.setattr(pertlab.memory, "available_memory", lambda: 1024)
+    waits.clear()
+    with pytest.raises(ValueError, match=r"more than the memory limit 1.00 KiB; .* \(the memory available now; "):
+        sweep._simulate((wire, None))
+    assert waits == list(sweep.MEMORY_WAITS_S)
+    # A run that needs more than the machine has is refused without waiting.
+    monkeypatch.setattr(pertlab.memory, "total_memory", lambda: 2048)
+    waits.clear()
+    with pytest.raises(ValueError, match="more than the memory limit 1.00 KiB"):
+        sweep._simulate((wire, None))
+    assert waits == []
+    # So is a run above a limit the caller gave.
+    with pytest.raises(ValueError, match=r"^monitor.sample_interval, memory_limit: "):
+        sweep._simulate((wire, 1024))
+    assert waits == []
+
+
 def test_confidence_interval_is_student_t_over_seeds():
     runs = pl.DataFrame({"cc": ["a", "a", "a", "b"], "utilization": [1.0, 2.0, 3.0, 5.0]})
     table = aggregate(runs, ["cc"]).sort("cc")

@@ -22,6 +22,11 @@ class ScenarioError(ValueError):
         self.errors = errors
         super().__init__("\n".join(f"{path}: {message}" for path, message in errors))
 
+    @property
+    def memory_refusal(self) -> bool:
+        """Whether the core refused the run for the memory it would need (above the limit)."""
+        return any(_MEMORY_REFUSAL in message for _, message in self.errors)
+
     @classmethod
     def from_pydantic(cls, exc: ValidationError, whole: str = "scenario") -> ScenarioError:
         """The errors of a validation, each at its field (:func:`field_of`; ``whole`` names the
