@@ -655,7 +655,7 @@ def reproduce(
     try:
         entry = get(name)
     except ValueError as e:
-        _fail(e)
+        _fail(ValueError(f"name: {e}"))
     from .parallel import Workers
 
     folder = out_dir or Path("reports") / name
@@ -664,7 +664,8 @@ def reproduce(
         try:
             report = entry.render(folder)
         except ValueError as e:
-            _fail(e)
+            # Every refusal here is about the folder --out gives, or its default.
+            _fail(ValueError(f"--out: {e}" + ("" if out_dir else " (--out was not given: reports/NAME is its default)")))
     else:
         from .parallel import StoredRunWarning
 

@@ -21,6 +21,7 @@ import re
 import shutil
 import subprocess
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -38,6 +39,9 @@ import generated
 import scenario_strategies as gen
 import strict_json
 from generated import BAD_VALUES, BUDGET, COMMON, FEWER, MEMORY_LIMIT, OUTCOMES, SETTINGS, check_results, field_errors, finite_everywhere, run_or_refuse, work_bound
+
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -428,6 +432,91 @@ def test_arithmetic_commands_compute_or_name_the_option(args, tmp_path_factory):
         OUTCOMES[("arithmetic command", "refused")] += 1
         return
     OUTCOMES[("arithmetic command", "computed" if result.exit_code == 0 else "diverged")] += 1
+
+
+# --- reproduce command lines -------------------------------------------------------------
+
+#: What `reproduce --out` is given: a copy of the committed report of sigcomm07-fig13, an empty
+#: place, a file, a path under a file, and a committed report of another entry.
+REPRODUCE_OUT = ("report", "new", "file", "under a file", "other report")
+REPRODUCE_OPTIONS = {
+    "--jobs": st.sampled_from(["1", "2", "0", "-1", "x", "1.5", ""]),
+    "--cluster": st.sampled_from(["tcp://127.0.0.1:9", "nonsense", ""]),
+    "--out": st.sampled_from(REPRODUCE_OUT),
+}
+
+
+@st.composite
+def reproduce_lines(draw) -> tuple[list[str], str | None]:
+    """`reproduce` with any of its options: a name (an entry's, an unknown one, or none), the
+    switches, and option values valid or not. The kind of --out is returned beside the line."""
+    json_switch = ["--json"] if draw(st.booleans()) else []
+    # One line in three of each of the uses that succeed (the list; a report redrawn), with
+    # anything else in it only now and then; the rest are any mix.
+    use = draw(st.sampled_from(["list", "redraw", "any"]))
+    if use == "list":
+        return ["reproduce", "--list", *json_switch], None
+    if use == "redraw":
+        out = draw(st.sampled_from(["report", "report", "other report", "new"]))
+        return ["reproduce", draw(st.sampled_from(["sigcomm07-fig13", "sigcomm07-fig13", "nope"])), "--render-only", "--out", out, *json_switch], out
+    args = ["reproduce"]
+    name = draw(st.sampled_from([None, "sigcomm07-fig13", "tahiliani-ch5-fluid", "nope"]))
+    if name is not None:
+        args.append(name)
+    out = None
+    for flag in draw(st.lists(st.sampled_from(sorted(REPRODUCE_OPTIONS)), max_size=3, unique=True)):
+        value = draw(REPRODUCE_OPTIONS[flag])
+        out = value if flag == "--out" else out
+        args += [flag, value]
+    args += draw(st.lists(st.sampled_from(["--list", "--quick", "--render-only"]), max_size=2, unique=True))
+    return args + json_switch, out
+
+
+def _runs_a_reproduction(args: list[str], out: str | None) -> bool:
+    """Whether the line would start a reproduction's runs (minutes): a known name, neither
+    --list nor --render-only, --jobs absent or a count, --out absent or a folder that can be."""
+    values = dict(zip(args, args[1:]))
+    jobs_ok = "--jobs" not in values or values["--jobs"] in ("1", "2")
+    return args[1:2] in (["sigcomm07-fig13"], ["tahiliani-ch5-fluid"]) and not {"--list", "--render-only"} & set(args) and jobs_ok and out in (None, "report", "new", "other report")
+
+
+@settings(**FEWER, **COMMON)
+@given(case=reproduce_lines())
+def test_reproduce_command_lines_that_run_nothing_exit_0_or_name_the_option(case, tmp_path_factory):
+    """Every `reproduce` line that starts no run (those would take minutes each): the list, a
+    report redrawn (--render-only), or exit 2 with an error that names the option, or `name`,
+    at the start of its line. Never a traceback. A redrawn report's --json is strict JSON."""
+    args, out = case
+    assume(not _runs_a_reproduction(args, out))
+    where = tmp_path_factory.mktemp("reproduce")
+    paths = {
+        "report": where / "fig13", "new": where / "new", "file": where / "file", "under a file": where / "file" / "x",
+        "other report": where / "table1",
+    }
+    shutil.copytree(ROOT / "docs" / "reproductions" / "sigcomm07-fig13", paths["report"], ignore=shutil.ignore_patterns("tasks"))
+    shutil.copytree(ROOT / "docs" / "reproductions" / "sigcomm07-table1", paths["other report"], ignore=shutil.ignore_patterns("tasks"))
+    paths["file"].write_text("")
+    if out is not None:
+        args = [str(paths[out]) if a == out and args[i - 1] == "--out" else a for i, a in enumerate(args)]
+    note(" ".join(args))
+    result = CliRunner().invoke(app, args)
+    assert "Traceback" not in result.output and (result.exception is None or isinstance(result.exception, SystemExit)), (result.output, result.exception)
+    assert result.exit_code in (0, 2), (result.exit_code, result.output)
+    if result.exit_code == 2:
+        given = {a for a in args if a.startswith("--")} | ({"name"} if args[1:2] and not args[1].startswith("--") else set())
+        # --render-only without --out redraws --out's default folder, and a refusal names it so.
+        given |= {"--out"} if "--render-only" in args else set()
+        errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+        if errors:
+            named = set(re.findall(r"--[a-z-]+|\bname\b", errors[0].removeprefix("error: ").split(": ")[0]))
+            assert named and named <= given, errors[0]
+        else:  # click's own refusal of a value its type cannot take
+            assert "Invalid value for '--" in result.stderr, result.stderr
+        OUTCOMES[("reproduce command line", "refused")] += 1
+        return
+    if "--json" in args:
+        strict_json.loads(result.stdout)
+    OUTCOMES[("reproduce command line", "listed" if "--render-only" not in args else "redrawn")] += 1
 
 
 # --- testbed scenario files ---------------------------------------------------------------

@@ -37,10 +37,10 @@ def test_render_only_redraws_the_page_and_figures_and_keeps_the_data(tmp_path):
 
 def test_render_only_needs_a_report_of_that_entry(tmp_path):
     res = _render("sigcomm07-table1", tmp_path)
-    assert res.exit_code == 2 and "no report.json here" in res.output
+    assert res.exit_code == 2 and res.stderr.startswith(f"error: --out: {tmp_path}: no report.json here"), res.output
     shutil.copytree(COMMITTED / "kotla08-table2", tmp_path / "t2")
     res = _render("sigcomm07-table1", tmp_path / "t2")
-    assert res.exit_code == 2 and "holds the report of 'kotla08-table2'" in res.output
+    assert res.exit_code == 2 and res.stderr.startswith(f"error: --out: {tmp_path / 't2'} holds the report of 'kotla08-table2'"), res.output
     # A report with a file missing or damaged is named, not a KeyError or FileNotFoundError traceback.
     for damage, said in (("report.json", "(KeyError: 'name')"), ("table1.parquet", "(FileNotFoundError:"), ("scenarios.json", "(FileNotFoundError:")):
         folder = tmp_path / damage
@@ -50,7 +50,7 @@ def test_render_only_needs_a_report_of_that_entry(tmp_path):
         else:
             (folder / damage).unlink()
         res = _render("sigcomm07-table1", folder)
-        assert res.exit_code == 2 and f"error: {folder}: not a whole report of pertlab reproduce {said}" in res.stderr, res.output
+        assert res.exit_code == 2 and f"error: --out: {folder}: not a whole report of pertlab reproduce {said}" in res.stderr, res.output
         assert "Traceback" not in res.output
 
 
@@ -65,3 +65,7 @@ def test_options_that_need_a_run_are_refused_where_nothing_runs():
     res = runner.invoke(app, ["reproduce", "sigcomm07-table1", "--render-only", "--quick"])
     assert res.exit_code == 2 and "error: --quick: --render-only runs nothing" in res.output
     assert runner.invoke(app, ["reproduce", "--list", "--json"]).exit_code == 0
+    res = runner.invoke(app, ["reproduce", "sigcomm07-table1", "--render-only"])
+    assert res.exit_code == 2 and res.stderr.startswith("error: --out: reports/sigcomm07-table1: no report.json here") and "(--out was not given: reports/NAME is its default)" in res.stderr, res.output
+    res = runner.invoke(app, ["reproduce", "nope"])
+    assert res.exit_code == 2 and res.stderr.startswith("error: name: unknown reproduction 'nope'; known: hua02-jcc, "), res.output
