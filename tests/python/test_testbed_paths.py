@@ -29,6 +29,7 @@ from pertlab.linux.profiles import PROFILES
 from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.scenario import ScenarioError
 
+from host import measured
 from test_cli_flags import covers
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -180,28 +181,41 @@ def _probe(sc: TestbedScenario, count: int, ping: int = 0) -> tuple[dict, dict, 
     return got, {**tb.delayline_stats, "receives_on_one_cpu": tb.steered}, rtts
 
 
-#: Waits (s) before a probe run is taken again because the host held the delay line back
-#: (mean lateness above HOST_LATE_US): a host that takes time does so for minutes at a time.
-HOST_WAITS_S = (5.0, 15.0, 30.0)
-
-
 def _probe_measured(sc: TestbedScenario, count: int, ping: int = 0) -> tuple[dict, dict, list[float], list[float]]:
-    """:func:`_probe` on a host that let the delay line keep time: a run in which the host held
-    the delay line itself back is no measurement of it. Under SCHED_FIFO its releases are 10 to
-    20 us late on average on this machine; a fresh clone's run on 2026-12-01 (quiet, but the
-    virtual machine's host took time: 6 % steal a minute later) had them 320 to 985 us late in
-    three cases, the receiver's medians 6 to 80 % high, and another that afternoon 470 to 1510 us
-    in two tests' three runs each, minutes apart. Such a run is taken again after each of
-    HOST_WAITS_S; the mean lateness of every run is returned (the last is the one measured)."""
-    lateness = []
-    for wait in (*HOST_WAITS_S, None):
-        got, dl, rtts = _probe(sc, count, ping)
-        lateness.append(dl["late_mean_us"])
-        if dl["late_mean_us"] <= HOST_LATE_US or wait is None:
-            break
-        time.sleep(wait)
-    assert lateness[-1] <= HOST_LATE_US, f"the host held the delay line's releases back in every run (mean lateness {lateness} us, healthy at most {HOST_LATE_US}): no measurement of the path"
+    """:func:`_probe` on a host that let the delay line keep time (:func:`host.measured`): a run
+    in which the host held the delay line itself back is no measurement of it. Under SCHED_FIFO
+    its releases are 10 to 20 us late on average on this machine; a fresh clone's run on
+    2026-12-01 (quiet, but the virtual machine's host took time: 6 % steal a minute later) had
+    them 320 to 985 us late in three cases, the receiver's medians 6 to 80 % high, and another
+    that afternoon 470 to 1510 us in two tests' three runs each, minutes apart. The mean
+    lateness of every run is returned (the last is the one measured)."""
+    lateness: list[float] = []
+
+    def late(got: tuple) -> str | None:
+        lateness.append(got[1]["late_mean_us"])
+        return None if lateness[-1] <= HOST_LATE_US else f"delay line releases {lateness[-1]:.0f} us late on average (healthy at most {HOST_LATE_US})"
+
+    (got, dl, rtts), _ = measured(lambda: _probe(sc, count, ping), late)
     return got, dl, rtts, lateness
+
+
+@needs_testbed
+def test_a_ping_nobody_answers_gives_no_rtts_not_an_error() -> None:
+    """``Testbed.ping`` with every reply lost (the receiver ignores echo requests) returns no
+    RTTs: ping exits 1 then, which failed the whole run before, and it ends by its deadline
+    rather than waiting 10 s for a reply (a run pings under load while it samples)."""
+    runs.cleanup()
+    run = runs.begin()
+    tb = testbed.Testbed(_scenario({}), run)
+    try:
+        tb.build()
+        answered = tb.ping(count=3, interval=0.05)
+        tb.ns(tb.rcv, "sysctl", "-qw", "net.ipv4.icmp_echo_ignore_all=1")
+        ignored = tb.ping(count=3, interval=0.05)
+    finally:
+        tb.close()
+        runs.finish(run)
+    assert len(answered) == 3 and all(38 < rtt < 60 for rtt in answered) and ignored == [], (answered, ignored)
 
 
 def _quantile(xs: list[float], q: float) -> float:

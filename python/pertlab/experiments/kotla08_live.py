@@ -171,7 +171,7 @@ def _kernel(case: Case, mode: Mode, runs_dir: Path) -> dict[str, Any]:
     if res.rtt_trace is not None:
         res.rtt_trace.with_columns(pl.lit(case.profile).alias("profile")).write_parquet(runs_dir / f"{case.key}.trace.parquet")
     modes = res.extra.get("pert_adaptive_modes", {})
-    compete = {fid: m["window"]["compete_s"] / max(1e-9, sum(m["window"].values())) for fid, m in modes.items()}
+    compete = {fid: w["compete_s"] / max(1e-9, sum(w.values())) for fid, m in modes.items() if (w := m["window"])}
     flows = res.flows.with_columns(pl.col("id").replace_strict(compete, default=None, return_dtype=pl.Float64).alias("compete_frac"))
     row = _row(case, "kernel", flows, sc.bottleneck.rate / 1e6) | {
         "delayline_late_mean_us": res.extra.get("delayline", {}).get("late_mean_us"),

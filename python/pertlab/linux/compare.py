@@ -128,7 +128,8 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         if cc == "pert_adaptive":
             modes = real.extra.get("pert_adaptive_modes", {})
             for m in ("high_speed", "safe", "compete"):
-                row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(x["window"][f"{m}_s"] for x in modes.values()), sf[f"{m}_s"].sum(), "{:.2f}")
+                windows = [x["window"] for x in modes.values()]
+                row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(w[f"{m}_s"] for w in windows) if all(windows) else None, sf[f"{m}_s"].sum(), "{:.2f}")
     if "video_packets" in real.flows.columns and (rv := real.flows.filter(pl.col("video_packets").is_not_null())).height:
         sv = sim.flows.filter(pl.col("video_packets").is_not_null())
         row("video streams: goodput per stream, Mbit/s (mean)", rv["goodput_mbps"].mean(), sv["goodput_mbps"].mean())

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import statistics
@@ -63,6 +64,9 @@ from .scenario import EBPF_CCS, FRAME_BYTES, SEGMENT_BYTES, FlowGroup, TestbedSc
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
 PORT = 5201
+#: Seconds a ping waits for replies beyond its requests' span and twice the path's longest
+#: round trip (:meth:`Testbed._ping_cmd`) before it ends.
+PING_WAIT_S = 2
 
 
 # ---------------------------------------------------------------- system checks
@@ -91,6 +95,11 @@ def _sh(*cmd: str, check: bool = True) -> subprocess.CompletedProcess:
     if check and r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: {r.stderr.strip() or r.returncode}")
     return r
+
+
+def ping_rtts(out: str) -> list[float]:
+    """The RTTs (ms) in ``ping -n`` output, one per reply."""
+    return [float(m) for m in re.findall(r"time=([\d.]+) ms", out)]
 
 
 class Testbed:
@@ -190,10 +199,25 @@ class Testbed:
         runs.remove_namespaces(self.namespaces)
 
     # -- measurements
+    def _ping_cmd(self, count: int, interval: float) -> list[str]:
+        """``ping`` from the sender to the receiver, ending by its deadline (``-w``) even when
+        replies are lost: without one, iputils waits 10 s for a reply that never comes. The
+        deadline leaves twice the path's longest round trip (its delay, a full buffer's drain,
+        the jitter's mean each way) and PING_WAIT_S after the last request."""
+        sc = self.sc
+        kind, limit = sc.queue()
+        drain_s = (limit * FRAME_BYTES if kind == "pfifo" else limit) * 8 / sc.bottleneck.rate
+        rtt_s = sc.bottleneck.delay / 1e9 + drain_s + 2 * sc.path.jitter.mean_ns / 1e9
+        deadline = math.ceil(count * interval + 2 * rtt_s) + PING_WAIT_S
+        return ["ping", "-n", "-c", str(count), "-i", str(interval), "-w", str(deadline), RCV_IP]
+
     def ping(self, count: int = 10, interval: float = 0.05) -> list[float]:
-        """ICMP echo RTTs (ms) from the sender to the receiver."""
-        out = self.ns(self.snd, "ping", "-n", "-c", str(count), "-i", str(interval), RCV_IP).stdout
-        return [float(m) for m in re.findall(r"time=([\d.]+) ms", out)]
+        """ICMP echo RTTs (ms) from the sender to the receiver (those answered)."""
+        return ping_rtts(self.ns(self.snd, *self._ping_cmd(count, interval), check=False).stdout)
+
+    def ping_started(self, count: int, interval: float) -> subprocess.Popen:
+        """:meth:`ping` in the background; its output goes to :func:`ping_rtts`."""
+        return self.popen(self.snd, *self._ping_cmd(count, interval))
 
     def qdisc_stats(self) -> dict:
         data = json.loads(self.ns(self.rtr, "tc", "-s", "-j", "qdisc", "show", "dev", "r1").stdout)
@@ -255,6 +279,11 @@ class TestbedResults:
             lines.append(f"interrupted at {x['stopped_at_s']:.1f} s; metrics over [{x['window_start_s']:.1f} s, {x['window_end_s']:.1f} s]")
         elif self.interrupted:
             lines.append(f"interrupted at {x['stopped_at_s']:.1f} s, before the warm-up ({sc.warmup / 1e9:g} s) ended: no window metrics")
+        read = x.get("warm_read_s", sc.warmup / 1e9)  # absent from runs stored before it was recorded
+        if read is None and not self.interrupted:
+            lines.append("the counters were not read when the warm-up ended (the sampling loop was held back): no queue or eBPF window metrics")
+        elif read is not None and read - sc.warmup / 1e9 > 2 * sc.sample_interval / 1e9:
+            lines.append(f"the counters were read {read - sc.warmup / 1e9:.2f} s after the warm-up ended: the queue's and eBPF's window metrics start then")
         lines.append(f"{'flow':>4} {'cc':>6} {'ss cc':>6} {'goodput Mbit/s':>15} {'rtt mean ms':>12} {'retrans':>8} {'early':>8}")
         for f in self.flows.to_dicts():
             lines.append(
@@ -286,8 +315,8 @@ class TestbedResults:
         for fid, m in x.get("pert_adaptive_modes", {}).items():
             w = m["window"]
             lines.append(
-                f"flow {fid} pert_adaptive: alpha {m['alpha']:g}, mode {m['mode']}; in the window high speed {w['high_speed_s']:.2f} s, "
-                f"safe {w['safe_s']:.2f} s, compete {w['compete_s']:.2f} s"
+                f"flow {fid} pert_adaptive: alpha {m['alpha']:g}, mode {m['mode']}; "
+                + (f"in the window high speed {w['high_speed_s']:.2f} s, safe {w['safe_s']:.2f} s, compete {w['compete_s']:.2f} s" if w else "no window")
             )
         return "\n".join(lines)
 
@@ -411,10 +440,12 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             starts[fid] = g.start / 1e9
             groups[fid] = g
             fid += 1
-    # Sample the bottleneck; look at ss in the middle of the run. A signal stops the loop.
-    qseries, ss_cc, ping_load = [], {}, []
+    # Sample the bottleneck; look at ss in the middle of the run and ping under load (in the
+    # background: nothing here may hold the loop past the warm-up's reads). A signal stops the loop.
+    qseries, ss_cc, ping_load = [], {}, None
     q_warm: dict | None = None  # tc counters at the start of the measurement window
     ebpf_warm: dict[int, dict] = {}  # per-flow eBPF counters then
+    warm_read_s: float | None = None  # when they were read, s from t0
     end = t0 + duration
     nxt = t0
     interrupted = False
@@ -425,10 +456,11 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
                 if q_warm is None and now - t0 >= warmup:
                     q_warm = st
                     ebpf_warm = _ebpf_flows(sc, holders)
+                    warm_read_s = now - t0
                 qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
-                if not ss_cc and now - t0 >= duration / 2:
+                if ping_load is None and now - t0 >= duration / 2:
                     ss_cc = tb.ss()
-                    ping_load = tb.ping(count=5, interval=0.02)
+                    ping_load = tb.ping_started(count=5, interval=0.02)
             nxt = max(nxt + interval, time.monotonic())
             time.sleep(max(0.0, min(nxt, end) - time.monotonic()))
         guard.interruptible = False
@@ -441,6 +473,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     w_start = min(warmup, w_end)
     q_end = tb.qdisc_stats()
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
+    ping_load_rtts = _ping_finished(ping_load)
     recv_out = _finish(recv, "receiver")
     recv_series = recv_out["series"]
     counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
@@ -490,13 +523,13 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
     extra: dict = {
         "interrupted": interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
-        "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load), "delayline": tb.delayline_stats,
+        "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": warm_read_s, "delayline": tb.delayline_stats,
         "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
         "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
     }  # fmt: skip
     for cc, after in counters_after.items():
         extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}
-    modes = {ports[port][0]: _modes(f, ebpf_warm.get(port)) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
+    modes = {ports[port][0]: _modes(f, ebpf_warm.get(port) if q_warm is not None else None, q_warm is not None) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
     if modes:
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
@@ -561,12 +594,21 @@ def _ebpf_flows(sc: TestbedScenario, holders: dict[str, loader.Holder]) -> dict[
     return {f["sport"]: f for f in rows if f["daddr"] == RCV_IP and f["dport"] == PORT}
 
 
-def _modes(end: dict, warm: dict | None) -> dict:
-    """An adaptive-PERT flow's alpha and mode at its last update, and its time in each
-    mode over the whole run and over the measurement window (seconds)."""
+def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
+    """An adaptive-PERT flow's alpha and mode at its last update, and its time in each mode
+    over the whole run and over the measurement window (seconds): the run's less its counters
+    at the warm-up's read (``warm``; None when it had none yet: it had not started). No window
+    (None) when the counters were not read at the warm-up (``warm_read`` false: the run stopped
+    before it), never the whole run in its place."""
     run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}
-    window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()}
-    return {"alpha": end["alpha"], "mode": end["mode"], "run": run, "window": window}
+    window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()} if warm_read else None
+    return {"alpha": end["alpha"], "mode": end["mode"], "run": run, "window": window, "at_warm_read": warm is not None}
+
+
+def _ping_finished(p: subprocess.Popen | None) -> list[float]:
+    """The RTTs of a ping started by :meth:`Testbed.ping_started` (none if it was not): it ends
+    by its deadline."""
+    return ping_rtts(p.communicate()[0]) if p is not None else []
 
 
 def _stats(xs: list[float]) -> dict:
