@@ -242,6 +242,18 @@ def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
     raise typer.Exit(2)
 
 
+def _cluster(value: str | None) -> str | None:
+    """``--cluster``: a Dask scheduler address, checked before anything runs."""
+    from .parallel import check_cluster_address
+
+    try:
+        if value is not None:
+            check_cluster_address(value)
+    except ValueError as e:
+        _fail(e, {"cluster": "--cluster"})
+    return value
+
+
 def _memory_limit(value: str | None) -> float | None:
     """``--memory-limit``: a size (``4GiB``), ``none`` for no limit, or unset for the memory available now."""
     if value is None:
@@ -575,6 +587,7 @@ def sweep(
 
     check_out_dir(out_dir)
     limit = _memory_limit(memory_limit)
+    cluster = _cluster(cluster)
     update, stop = progress_printer()
     try:
         base = as_scenario(scenario_file)
@@ -660,6 +673,7 @@ def reproduce(
 
     folder = out_dir or Path("reports") / name
     check_out_dir(folder)
+    cluster = _cluster(cluster)
     if render_only:
         try:
             report = entry.render(folder)

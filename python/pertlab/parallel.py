@@ -50,6 +50,29 @@ __all__ = ["run_tasks", "run_program", "Workers", "code_fingerprint", "loaded_co
 POLL_S = 0.05
 
 
+def check_cluster_address(cluster: str) -> None:
+    """Refuse, naming ``cluster``, what is not a Dask scheduler address as Dask reads one
+    (``[scheme://]host:port``, a scheme Dask has, a port in 1 to 65535), before any connection
+    is tried: Dask's own words named no option, and a port beyond 65535 waited 30 s."""
+    from distributed.comm import parse_address
+    from distributed.comm.addressing import parse_host_port
+    from distributed.comm.registry import backends
+
+    try:
+        scheme, loc = parse_address(cluster)
+        if scheme not in backends:
+            raise ValueError(f"unknown scheme {scheme!r} (known: {', '.join(sorted(backends))})")
+        if scheme not in ("inproc", "ucx"):
+            try:
+                host, port = parse_host_port(loc)
+            except ValueError:
+                raise ValueError(f"the port of {loc!r} is not a whole number") from None
+            if not host or not 1 <= port <= 65535:
+                raise ValueError(f"host {host!r}, port {port}: want a host and a port in 1 to 65535")
+    except ValueError as e:
+        raise ValueError(f"cluster: not a Dask scheduler address, {e}; write [scheme://]host:port, e.g. tcp://10.0.0.5:8786; got {cluster!r}") from None
+
+
 def run_tasks(
     fn: Callable[[T], R],
     items: Iterable[T],
@@ -67,6 +90,8 @@ def run_tasks(
     """
     if jobs is not None and jobs < 1:
         raise ValueError(f"jobs: must be at least 1 (or None for one per core), got {jobs}")
+    if cluster is not None:
+        check_cluster_address(cluster)
     items = list(items)
     if not items:
         return
@@ -238,6 +263,11 @@ class Workers:
     jobs: int | None = None
     cluster: str | None = None
     store: Path | None = None
+
+    def __post_init__(self) -> None:
+        # Refused when given, even to a reproduction that computes here and never uses it.
+        if self.cluster is not None:
+            check_cluster_address(self.cluster)
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> list[R]:
         """``[fn(x) for x in items]`` on these workers, in order. With a store, each

@@ -414,6 +414,19 @@ def test_sweep_on_a_dask_cluster(scenario_file, tmp_path, dask_cluster):
     assert pl.read_parquet(tmp_path / "runs.parquet").height == 2
 
 
+@pytest.mark.parametrize("address", ["nonsense", "x:y", "tcp://127.0.0.1:99999", "udp://h:1", "tcp://"])
+@pytest.mark.parametrize("command", ["sweep", "reproduce", "validate ns3"])
+def test_a_cluster_address_dask_cannot_read_is_refused_before_anything_runs(command, address, scenario_file, tmp_path):
+    """Refused naming --cluster and the form it takes, before any run or connection (Dask's own
+    words named no option; a port beyond 65535 waited 30 s; a reproduction that computes here
+    ignored the option): nothing is written under --out."""
+    args = {"sweep": ["sweep", str(scenario_file), "--seeds", "2"], "reproduce": ["reproduce", "tahiliani-ch5-fluid", "--quick"], "validate ns3": ["validate", "ns3", "--quick"]}[command]
+    result = runner.invoke(app, [*args, "--cluster", address, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: --cluster: not a Dask scheduler address, ") and result.stderr.rstrip().endswith(f"got {address!r}"), result.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
 QUICK_REPRODUCTION = "tahiliani-ch3-sharp-decrease"
 
 
