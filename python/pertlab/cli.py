@@ -15,6 +15,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, NoReturn, Optional, TypeVar
@@ -328,13 +329,25 @@ def fail_out_of_range(exc: ArithmeticError | MemoryError, what: str) -> NoReturn
 
 def check_out_dir(out_dir: Path, flag: str = "--out") -> None:
     """Exit 2 naming ``flag`` before any work if ``out_dir`` cannot become a directory of result
-    files (a file is there, or in its way, or its first existing parent is not writable): found
-    only when the results are written, the run's work would be lost."""
-    existing = next(p for p in (out_dir.absolute(), *out_dir.absolute().parents) if p.exists())
+    files (a file is there, or in its way, or it cannot be made, or a file cannot be written in
+    it): found only when the results are written, the run's work would be lost. It is made and
+    a file written in it to know (permissions alone do not tell: root may write anywhere but in
+    /proc), then what was made is removed."""
+    out = out_dir.absolute()
+    existing = next(p for p in (out, *out.parents) if p.exists())
     if not existing.is_dir():
-        _fail(ValueError(f"{flag}: {existing} is {'there' if existing == out_dir.absolute() else 'in the way'} and is not a directory"))
-    if not os.access(existing, os.W_OK | os.X_OK):
-        _fail(ValueError(f"{flag}: cannot write in {existing}"))
+        _fail(ValueError(f"{flag}: {existing} is {'there' if existing == out else 'in the way'} and is not a directory"))
+    made = [p for p in (out, *out.parents) if not p.exists()]  # the deepest first
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as e:
+        _fail(ValueError(f"{flag}: cannot write in {out if not made else existing}: {e.strerror}"))
+    finally:
+        for p in made:
+            with contextlib.suppress(OSError):
+                p.rmdir()
 
 
 def _emit(results: Results, as_json: bool, title: str) -> None:

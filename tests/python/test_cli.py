@@ -127,6 +127,10 @@ ERROR_CASES = [
     (["validate", "kernel", "--quick", "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
     (["testbed", "run", str(EXAMPLES / "testbed" / "smoke.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
     (["testbed", "compare", str(EXAMPLES / "testbed" / "smoke.toml"), "--out", "/dev/null/x"], "error: --out: /dev/null is in the way"),
+    # Where permissions allow it but nothing can be made (root may write anywhere but in /proc):
+    # `testbed run` ran the whole run and then lost it in a FileNotFoundError traceback.
+    (["testbed", "run", str(EXAMPLES / "testbed" / "smoke.toml"), "--out", "/proc/pertlab"], "error: --out: cannot write in /proc: "),
+    (["run", str(EXAMPLES / "graph.toml"), "--out", "/proc"], "error: --out: cannot write in /proc: "),
     (["linux", "cpu-cost", "--out", "/dev/null/x.json"], "error: --out: /dev/null is there and is not a directory"),
     (["linux", "cpu-cost", "--out", str(EXAMPLES)], f"error: --out: {EXAMPLES} is a directory; give the file to write"),
     (["dumbbell", "--flows", "2", "--memory-limit", "0"], "error: --memory-limit: must be a positive number of bytes"),

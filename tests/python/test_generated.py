@@ -681,3 +681,50 @@ def test_linux_load_options_fit_the_kernel_code_or_name_the_flag(case):
         return
     _kernel_reads_what_was_given(name, params.fixed(), params)
     OUTCOMES[("linux load options", "accepted")] += 1
+
+
+# --- testbed run command lines -----------------------------------------------------------
+
+#: Scenario files `testbed run` is given, by kind; "missing" and "directory" name no file.
+TESTBED_FILES = {
+    "valid": 'duration = "2s"\nwarmup = "1s"\n[[flows]]\ncc = "reno"\n',
+    "empty": "",  # every field at its default: a valid scenario
+    "bad toml": "x = \n",
+    "bad field": '[bottleneck]\nrate = "0Mbps"\n',
+    "unknown field": "colour = 1\n",
+}
+#: What each kind of file is refused naming (the path as written where the file is the fault).
+TESTBED_FILE_FAULT = {"missing": "PATH", "directory": "PATH", "bad toml": "PATH", "bad field": "bottleneck.rate", "unknown field": "scenario"}
+#: What `--out` is given: nothing, a new folder, a file, a path under a file, one that root's
+#: permissions allow but nothing can be made in (/proc).
+TESTBED_OUT = (None, "new", "file", "under a file", "proc")
+
+
+@settings(**FEWER, **COMMON)
+@given(kind=st.sampled_from([*TESTBED_FILES, "missing", "directory"]), out=st.sampled_from(TESTBED_OUT), as_json=st.booleans())
+def test_testbed_run_command_lines_that_run_nothing_exit_2_naming_the_file_field_or_out(kind, out, as_json, tmp_path_factory):
+    """Every `testbed run` line that starts no run (a run needs root and seconds): exit 2 with
+    one error whose subject is the scenario's path (missing, a directory, not TOML), the field
+    at fault, or --out, in that order of checking, before any namespace is made. Never a
+    traceback."""
+    assume(not (kind in ("valid", "empty") and out in (None, "new")))
+    where = tmp_path_factory.mktemp("testbed-run")
+    path = where / "scenario.toml"
+    if kind in TESTBED_FILES:
+        path.write_text(TESTBED_FILES[kind])
+    elif kind == "directory":
+        path.mkdir()
+    (where / "file").write_text("")
+    outs = {"new": where / "new", "file": where / "file", "under a file": where / "file" / "x", "proc": Path("/proc/pertlab-out")}
+    args = ["testbed", "run", str(path), *(["--out", str(outs[out])] if out else []), *(["--json"] if as_json else [])]
+    note(" ".join(args))
+    result = CliRunner().invoke(app, args)
+    assert "Traceback" not in result.output and isinstance(result.exception, SystemExit), (result.output, result.exception)
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    errors = [line for line in result.stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, result.stderr
+    subject = errors[0].removeprefix("error: ").split(": ")[0]
+    fault = TESTBED_FILE_FAULT.get(kind, "--out")
+    assert subject == (str(path) if fault == "PATH" else fault), errors[0]
+    assert not (where / "new").exists()
+    OUTCOMES[("testbed run command line", "refused")] += 1
