@@ -243,8 +243,8 @@ def _fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
     raise typer.Exit(2)
 
 
-def _cluster(value: str | None) -> str | None:
-    """``--cluster``: a Dask scheduler address, checked before anything runs."""
+def check_cluster(value: str | None) -> None:
+    """``--cluster``, when given: a Dask scheduler address, checked before anything runs."""
     from .parallel import check_cluster_address
 
     try:
@@ -252,7 +252,6 @@ def _cluster(value: str | None) -> str | None:
             check_cluster_address(value)
     except ValueError as e:
         _fail(e, {"cluster": "--cluster"})
-    return value
 
 
 def _memory_limit(value: str | None) -> float | None:
@@ -600,7 +599,7 @@ def sweep(
 
     check_out_dir(out_dir)
     limit = _memory_limit(memory_limit)
-    cluster = _cluster(cluster)
+    check_cluster(cluster)
     update, stop = progress_printer()
     try:
         base = as_scenario(scenario_file)
@@ -686,7 +685,6 @@ def reproduce(
 
     folder = out_dir or Path("reports") / name
     check_out_dir(folder)
-    cluster = _cluster(cluster)
     if render_only:
         try:
             report = entry.render(folder)

@@ -18,11 +18,11 @@ T = TypeVar("T")
 HOST_WAITS_S = (5.0, 15.0, 30.0)
 
 
-def measured(run: Callable[[], T], held_back: Callable[[T], str | None]) -> tuple[T, list[str | None]]:
+def measured(run: Callable[[], T], held_back: Callable[[T], str | None], waits: tuple[float, ...] = HOST_WAITS_S) -> tuple[T, list[str | None]]:
     """``run()`` until ``held_back`` finds nothing (None), at most once more per wait of
-    HOST_WAITS_S; the last run and what ``held_back`` said of each. Fails when every run was."""
+    ``waits``; the last run and what ``held_back`` said of each. Fails when every run was."""
     said: list[str | None] = []
-    for wait in (*HOST_WAITS_S, None):
+    for wait in (*waits, None):
         got = run()
         said.append(held_back(got))
         if said[-1] is None or wait is None:

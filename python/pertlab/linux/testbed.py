@@ -473,7 +473,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     w_start = min(warmup, w_end)
     q_end = tb.qdisc_stats()
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
-    ping_load_rtts = _ping_finished(ping_load)
+    ping_load_rtts = ping_rtts(ping_load.communicate()[0]) if ping_load is not None else []  # it ends by its deadline
     recv_out = _finish(recv, "receiver")
     recv_series = recv_out["series"]
     counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
@@ -529,7 +529,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     }  # fmt: skip
     for cc, after in counters_after.items():
         extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}
-    modes = {ports[port][0]: _modes(f, ebpf_warm.get(port) if q_warm is not None else None, q_warm is not None) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
+    modes = {ports[port][0]: _modes(f, ebpf_warm.get(port), warm_read_s is not None) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
     if modes:
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
@@ -603,12 +603,6 @@ def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
     run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}
     window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()} if warm_read else None
     return {"alpha": end["alpha"], "mode": end["mode"], "run": run, "window": window, "at_warm_read": warm is not None}
-
-
-def _ping_finished(p: subprocess.Popen | None) -> list[float]:
-    """The RTTs of a ping started by :meth:`Testbed.ping_started` (none if it was not): it ends
-    by its deadline."""
-    return ping_rtts(p.communicate()[0]) if p is not None else []
 
 
 def _stats(xs: list[float]) -> dict:

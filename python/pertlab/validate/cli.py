@@ -30,7 +30,7 @@ def ns3(
 ) -> None:
     """Run the matrix of dumbbells in pertlab and in ns-3 (its pip wheel); write report.md and report.html
     with both columns, their ratio and a verdict per metric. Exits 1 when a metric differs unexplained."""
-    from ..cli import _cluster, _fail, check_out_dir
+    from ..cli import _fail, check_cluster, check_out_dir
     from .cases import select
     from .ns3 import run_matrix
     from .ns3build import missing
@@ -40,7 +40,7 @@ def ns3(
     except ValueError as e:
         typer.echo(f"error: --case: {e}", err=True)
         raise typer.Exit(2)
-    cluster = _cluster(cluster)
+    check_cluster(cluster)
     folder = out_dir or Path("reports") / "validate-ns3"
     check_out_dir(folder)
     why = missing()
