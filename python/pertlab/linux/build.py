@@ -2,14 +2,19 @@
 user-space harness that replays the shared PERT vectors.
 
 Outputs go to ``build/bpf/`` in the repository (or ``$PERTLAB_BUILD_DIR``) and
-are rebuilt when a source is newer than the output.
+are rebuilt when a source is newer than the output. Builds in several processes at once
+(test workers, Dask workers) wait for one another on a lock file there, so that none runs
+a program another is still writing.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 VMLINUX_BTF = Path("/sys/kernel/btf/vmlinux")
@@ -35,6 +40,15 @@ def build_dir() -> Path:
     d = Path(os.environ.get("PERTLAB_BUILD_DIR") or repo_root() / "build" / "bpf")
     d.mkdir(parents=True, exist_ok=True)
     return d
+
+
+@contextmanager
+def _locked() -> Iterator[Path]:
+    """The build directory, held against builds in other processes until the block ends."""
+    d = build_dir()
+    with open(d / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield d
 
 
 def missing_build_tools(bpf: bool = True) -> list[str]:
@@ -71,10 +85,10 @@ def build_vector_harness(name: str = "pert_vectors") -> Path:
     """A user-space vector harness (``bpf/pert_vectors.c``, ``bpf/pert_adaptive_vectors.c``)
     with the system C compiler."""
     src = bpf_dir()
-    out = build_dir() / name
-    sources = [src / f"{name}.c", *src.glob("*.h")]
-    if _stale(out, sources):
-        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(src), "-o", str(out), str(src / f"{name}.c")])
+    with _locked() as d:
+        out = d / name
+        if _stale(out, [src / f"{name}.c", *src.glob("*.h")]):
+            _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(src), "-o", str(out), str(src / f"{name}.c")])
     return out
 
 
@@ -87,8 +101,11 @@ def build_bpf(source: str = "tcp_pert") -> tuple[Path, Path]:
     missing = missing_build_tools()
     if missing:
         raise RuntimeError("cannot build the eBPF congestion control; missing: " + "; ".join(missing))
-    src = bpf_dir()
-    out = build_dir()
+    with _locked() as out:
+        return _build_bpf(source, bpf_dir(), out)
+
+
+def _build_bpf(source: str, src: Path, out: Path) -> tuple[Path, Path]:
     vmlinux = out / "vmlinux.h"
     if not vmlinux.exists() or vmlinux.stat().st_mtime < VMLINUX_BTF.stat().st_mtime:
         r = subprocess.run(["bpftool", "btf", "dump", "file", str(VMLINUX_BTF), "format", "c"], capture_output=True, text=True, check=True)
@@ -115,7 +132,8 @@ def build_bpf(source: str = "tcp_pert") -> tuple[Path, Path]:
 def build_delayline() -> Path:
     """``native/delayline.c`` (the testbed's user-space delay line)."""
     src = repo_root() / "native" / "delayline.c"
-    out = build_dir() / "delayline"
-    if _stale(out, [src]):
-        _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out), str(src), "-lm"])
+    with _locked() as d:
+        out = d / "delayline"
+        if _stale(out, [src]):
+            _run(["cc", "-O2", "-Wall", "-Wextra", "-Werror", "-o", str(out), str(src), "-lm"])
     return out
