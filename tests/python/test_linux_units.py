@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from pertlab.cli import app
-from pertlab.linux import loader
+from pertlab.linux import build, loader
 from pertlab.linux.compare import sim_scenario
 from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.scenario import ScenarioError
+from processes import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -198,3 +203,45 @@ def test_cli_lists_the_linux_and_testbed_commands() -> None:
     assert r.exit_code == 0 and all(c in r.output for c in ("load", "unload", "status"))
     r = CliRunner().invoke(app, ["testbed", "--help"])
     assert r.exit_code == 0 and all(c in r.output for c in ("run", "compare", "cleanup"))
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler `cc` (make sysdeps installs gcc)")
+def test_a_build_waits_while_another_process_builds_in_the_same_directory(tmp_path, monkeypatch) -> None:
+    """Test workers and Dask workers build the delay line and the harnesses on demand; one must not
+    run a program another is still writing. While this process holds the build directory, a build
+    in another process waits on its lock (the kernel lists it as blocked in /proc/locks), and
+    finishes once the lock is let go."""
+    monkeypatch.setenv("PERTLAB_BUILD_DIR", str(tmp_path))
+    code = "from pertlab.linux import build; print(build.build_delayline())"
+    with build._locked():
+        other = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+
+        def waiting() -> bool:
+            return any(line.split()[1:2] == ["->"] and str(other.pid) in line.split() for line in Path("/proc/locks").read_text().splitlines())
+
+        wait_until(lambda: waiting() or other.poll() is not None, 120)
+        assert waiting(), "the other build did not wait on the build directory's lock"
+        assert not (tmp_path / "delayline").exists()
+    out, _ = other.communicate(timeout=120)
+    assert other.returncode == 0
+    assert Path(out.strip()) == tmp_path / "delayline" and os.access(tmp_path / "delayline", os.X_OK)
+
+
+def test_every_test_file_that_needs_the_kernel_runs_alone() -> None:
+    """`make test` runs the files marked quiet_host alone, after the others run two at a time; a file
+    that asks whether this host can run the testbed, eBPF or the CPU-cost runs (``support_problem``)
+    measures the kernel against real time, and would be made late by a test beside it."""
+    here = Path(__file__).parent
+    unmarked = [p.name for p in sorted(here.glob("test_*.py")) if p.name != Path(__file__).name and "support_problem(" in (text := p.read_text()) and "pytest.mark.quiet_host" not in text]
+    assert not unmarked, f"mark these with pytestmark = pytest.mark.quiet_host: {unmarked}"
+
+
+def test_an_empty_testbed_file_is_the_default_scenario_as_docs_linux_says(tmp_path) -> None:
+    """Every testbed field has a default (docs/linux.md, Testbed): an empty file runs one pert flow
+    through 10 Mbit/s and 20 ms for 10 s, metrics after 2 s, a bfifo of one BDP. The simulator
+    refuses an empty scenario (its duration is required)."""
+    (tmp_path / "empty.toml").write_text("")
+    sc = load_scenario(tmp_path / "empty.toml")
+    assert [(f.cc, f.count) for f in sc.flows] == [("pert", 1)]
+    assert (sc.bottleneck.rate, sc.bottleneck.delay, sc.duration, sc.warmup) == (10_000_000, 20_000_000, 10_000_000_000, 2_000_000_000)
+    assert sc.queue() == ("bfifo", sc.bdp_bytes) and sc.bdp_bytes == 10_000_000 // 8 * 20 // 1000
