@@ -75,8 +75,16 @@ test: test-rust test-python
 test-rust:
 	$(CARGO) test --workspace --profile release-test
 
+# Two phases: the tests of the simulator and the command line run two at a time
+# (pytest-xdist, a file per worker so that a file's module fixtures are computed once); the
+# files marked quiet_host (real kernels, namespaces, the delay line, signals against real
+# time) run after them, alone, as other work beside them makes them late. Both phases
+# always run; the target fails if either did.
 test-python: build
-	$(BIN)/python -m pytest -q --durations=15 tests/python
+	@status=0; \
+	$(BIN)/python -m pytest -q --durations=15 -n 2 --dist loadfile -m "not quiet_host" tests/python || status=$$?; \
+	$(BIN)/python -m pytest -q --durations=15 -m quiet_host tests/python || status=$$?; \
+	exit $$status
 
 reports: build
 	@for d in docs/reproductions/*/; do \

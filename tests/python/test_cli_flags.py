@@ -423,7 +423,7 @@ def test_a_cluster_address_dask_cannot_read_is_refused_before_anything_runs(comm
     args = {"sweep": ["sweep", str(scenario_file), "--seeds", "2"], "reproduce": ["reproduce", "tahiliani-ch5-fluid", "--quick"], "validate ns3": ["validate", "ns3", "--quick"]}[command]
     result = runner.invoke(app, [*args, "--cluster", address, "--out", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
-    assert result.stderr.startswith(f"error: --cluster: not a Dask scheduler address, ") and result.stderr.rstrip().endswith(f"got {address!r}"), result.stderr
+    assert result.stderr.startswith("error: --cluster: not a Dask scheduler address, ") and result.stderr.rstrip().endswith(f"got {address!r}"), result.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
 
 

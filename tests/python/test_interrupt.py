@@ -17,6 +17,9 @@ import psutil
 import pytest
 from processes import wait_for_cpu_seconds, wait_until
 
+#: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
+pytestmark = pytest.mark.quiet_host
+
 EXE = str(Path(sys.executable).parent / "pertlab")
 
 

@@ -17,6 +17,9 @@ from pertlab.linux.scenario import SEGMENT_BYTES
 from pertlab.reproduce import REGISTRY
 from pertlab.units import parse_time
 
+#: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
+pytestmark = pytest.mark.quiet_host
+
 PROBLEM = testbed.support_problem(needs_pert=True)
 
 

@@ -23,6 +23,9 @@ from host import measured
 from loopback import transfer
 from test_cli_flags import covers
 
+#: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
+pytestmark = pytest.mark.quiet_host
+
 NAME = "pert_adaptive"
 PROBLEM = loader.support_problem()
 needs_bpf = pytest.mark.skipif(PROBLEM is not None, reason=f"eBPF congestion control: {PROBLEM}")

@@ -15,7 +15,7 @@ from loopback import transfer
 from test_cli_flags import covers
 
 PROBLEM = loader.support_problem()
-pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"eBPF congestion control: {PROBLEM}")
+pytestmark = [pytest.mark.quiet_host, pytest.mark.skipif(PROBLEM is not None, reason=f"eBPF congestion control: {PROBLEM}")]
 
 
 @pytest.fixture(autouse=True)

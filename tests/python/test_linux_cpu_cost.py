@@ -20,6 +20,9 @@ from pertlab.linux import cpu_cost, loader, runs
 
 from test_cli_flags import covers
 
+#: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
+pytestmark = pytest.mark.quiet_host
+
 STATS_SYSCTL = Path("/proc/sys/kernel/bpf_stats_enabled")
 PROBLEM = cpu_cost.support_problem(cpu_cost.DEFAULT_CCS)
 root = pytest.mark.skipif(PROBLEM is not None, reason=f"cpu-cost: {PROBLEM}")

@@ -4,10 +4,8 @@ stops the run with the traceback, the simulated time, the flow and the hook, and
 results; bad names and classes are refused naming the field."""
 
 import json
-import math
 from pathlib import Path
 
-import polars as pl
 import pytest
 
 import pertlab

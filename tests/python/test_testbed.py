@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SMOKE = ROOT / "examples" / "testbed" / "smoke.toml"
 PERTLAB = str(Path(sys.executable).parent / "pertlab")
 PROBLEM = testbed.support_problem(needs_pert=True)
-pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
+pytestmark = [pytest.mark.quiet_host, pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")]
 
 
 @pytest.fixture(autouse=True)

@@ -32,6 +32,9 @@ from pertlab.scenario import ScenarioError
 from host import measured
 from test_cli_flags import covers
 
+#: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
+pytestmark = pytest.mark.quiet_host
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = testbed.support_problem(needs_pert=False)
 needs_testbed = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")

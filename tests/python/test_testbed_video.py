@@ -17,6 +17,9 @@ from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.linux.testbed import _video_columns
 from pertlab.scenario import ScenarioError
 
+#: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
+pytestmark = pytest.mark.quiet_host
+
 PROBLEM = testbed.support_problem(needs_pert=False)
 needs_testbed = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
 MS = 1_000_000

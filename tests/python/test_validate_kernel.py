@@ -18,7 +18,7 @@ from pertlab.validate.kernel import QUICK
 from test_cli_flags import covers
 
 PROBLEM = testbed.support_problem(needs_pert=False)
-pytestmark = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
+pytestmark = [pytest.mark.quiet_host, pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")]
 
 _CASE = json.loads(QUICK[0].scenario)
 INIT_CWND = _CASE["init_cwnd"]
