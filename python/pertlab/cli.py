@@ -681,6 +681,8 @@ def reproduce(
         entry = get(name)
     except ValueError as e:
         _fail(ValueError(f"name: {e}"))
+    if entry.runs_here and (unused := [flag for flag in ("--jobs", "--cluster") if runs[flag]]):
+        _fail(ValueError(f"{unused[0]}: {name} sends nothing to workers ({entry.runs_here}); leave {unused[0]} out"))
     from .parallel import Workers
 
     folder = out_dir or Path("reports") / name

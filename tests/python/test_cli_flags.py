@@ -22,6 +22,7 @@ import typer
 from typer.testing import CliRunner
 
 from pertlab.cli import app
+from pertlab.reproduce import REGISTRY
 
 runner = CliRunner()
 COVERED: set[tuple[str, str]] = set()
@@ -418,13 +419,43 @@ def test_sweep_on_a_dask_cluster(scenario_file, tmp_path, dask_cluster):
 @pytest.mark.parametrize("command", ["sweep", "reproduce", "validate ns3"])
 def test_a_cluster_address_dask_cannot_read_is_refused_before_anything_runs(command, address, scenario_file, tmp_path):
     """Refused naming --cluster and the form it takes, before any run or connection (Dask's own
-    words named no option; a port beyond 65535 waited 30 s; a reproduction that computes here
-    ignored the option): nothing is written under --out."""
-    args = {"sweep": ["sweep", str(scenario_file), "--seeds", "2"], "reproduce": ["reproduce", "tahiliani-ch5-fluid", "--quick"], "validate ns3": ["validate", "ns3", "--quick"]}[command]
+    words named no option; a port beyond 65535 waited 30 s): nothing is written under --out."""
+    args = {"sweep": ["sweep", str(scenario_file), "--seeds", "2"], "reproduce": ["reproduce", QUICK_REPRODUCTION, "--quick"], "validate ns3": ["validate", "ns3", "--quick"]}[command]
     result = runner.invoke(app, [*args, "--cluster", address, "--out", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("error: --cluster: not a Dask scheduler address, ") and result.stderr.rstrip().endswith(f"got {address!r}"), result.stderr
     assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("flag, value", [("--jobs", "2"), ("--cluster", "tcp://127.0.0.1:8786")])
+@pytest.mark.parametrize("name", sorted(n for n, e in REGISTRY.items() if e.runs_here))
+def test_a_reproduction_that_uses_no_workers_refuses_jobs_and_cluster(name, flag, value, tmp_path):
+    """The fluid entries solve their models here and kotla08-live runs the kernel here: --jobs and
+    --cluster were accepted and silently unused. Refused naming the option and why, before
+    anything runs."""
+    result = runner.invoke(app, ["reproduce", name, "--quick", flag, value, "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"error: {flag}: {name} sends nothing to workers ({REGISTRY[name].runs_here}); leave {flag} out"), result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_entries_that_say_they_use_no_workers_are_those_whose_run_never_names_them():
+    """``Entry.runs_here`` is set exactly where the entry's run function (a def taking quick, out,
+    workers; a lambda passes them on to one) never names its workers argument: an entry that starts
+    using workers, or stops, must change its declaration with it."""
+    import ast
+    import inspect
+    import textwrap
+
+    def names_workers(fn) -> bool:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)).strip().rstrip(","))
+        node = next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda)))
+        param = node.args.args[2].arg
+        return any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(node.body if isinstance(node, ast.Lambda) else tree))
+
+    unused = {n for n, e in REGISTRY.items() if not names_workers(e.run)}
+    assert unused == {n for n, e in REGISTRY.items() if e.runs_here}
+    assert unused == {"kotla08-live", "sigcomm07-fig13", "tahiliani-ch5-fluid"}
 
 
 QUICK_REPRODUCTION = "tahiliani-ch3-sharp-decrease"

@@ -269,4 +269,15 @@ def _scenarios(quick: bool) -> dict:
     return {c.key: live.scenario_of(c, mode).model_dump(mode="json") for c in live.all_cases(mode)}
 
 
-register(Entry(NAME, TITLE, f"{THESIS}, {SECTION}", _run, _figures, _scenarios, details=("runs", "fig15_trace")))
+register(
+    Entry(
+        NAME,
+        TITLE,
+        f"{THESIS}, {SECTION}",
+        _run,
+        _figures,
+        _scenarios,
+        details=("runs", "fig15_trace"),
+        runs_here="its runs are real kernel connections in network namespaces of this host, one at a time",
+    )
+)

@@ -166,7 +166,9 @@ class Entry:
     tables, so that a written report can be rendered again without running anything.
     ``scenarios(quick)`` gives the scenarios a mode runs without running them (the run builds
     its runs from the same function; :mod:`pertlab.reproduce.stale` compares them with a
-    committed report's). ``details`` names its tables of per-run rows."""
+    committed report's). ``details`` names its tables of per-run rows. ``runs_here`` says why
+    an entry computes everything in this process and sends nothing to ``workers`` (None for the
+    entries that use them); the command line then refuses ``--jobs`` and ``--cluster``."""
 
     name: str
     title: str
@@ -175,6 +177,7 @@ class Entry:
     figures: Callable[[Report], list[Figure]]
     scenarios: Callable[[bool], Wire]
     details: tuple[str, ...] = RUN_TABLES
+    runs_here: str | None = None
 
     def report(self, quick: bool, out: Path, workers: Any) -> Report:
         """Run the reproduction and write its report folder. Its wall time adds this
