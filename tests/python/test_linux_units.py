@@ -17,6 +17,7 @@ from pertlab.linux import build, loader
 from pertlab.linux.compare import sim_scenario
 from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.scenario import ScenarioError
+import host
 from processes import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -245,3 +246,23 @@ def test_an_empty_testbed_file_is_the_default_scenario_as_docs_linux_says(tmp_pa
     assert [(f.cc, f.count) for f in sc.flows] == [("pert", 1)]
     assert (sc.bottleneck.rate, sc.bottleneck.delay, sc.duration, sc.warmup) == (10_000_000, 20_000_000, 10_000_000_000, 2_000_000_000)
     assert sc.queue() == ("bfifo", sc.bdp_bytes) and sc.bdp_bytes == 10_000_000 // 8 * 20 // 1000
+
+
+@pytest.mark.parametrize(("shares", "verdict"), [((0.3, 0.2), "skipped"), ((0.3, 0.01), "failed"), ((0.0, 0.0), "failed")])
+def test_testbed_runs_all_held_back_skip_only_when_the_host_took_the_machine_in_each(shares, verdict, monkeypatch) -> None:
+    """tests/python/host.py: runs that the host held back every time are the host's doing, and the
+    test is skipped saying so, only if the host took at least STEAL_SHARE of the machine during
+    every one of them; one run with less steal makes it this machine's lateness, a failure."""
+    clock = iter(range(0, 1000, 10))  # each run lasts 10 s of monotonic time
+    steal = {"s": 0.0}
+    run_shares = iter(shares)
+
+    def run() -> str:
+        steal["s"] += next(run_shares) * 10 * (os.cpu_count() or 1)
+        return "late"
+
+    monkeypatch.setattr(host, "monotonic", lambda: next(clock))
+    monkeypatch.setattr(host, "steal_s", lambda: steal["s"])
+    with pytest.raises((pytest.skip.Exception, AssertionError)) as caught:
+        host.measured(run, lambda got: "delay line late", waits=(0.0,))
+    assert ("skipped" if caught.type is pytest.skip.Exception else "failed") == verdict, caught.value
