@@ -14,9 +14,8 @@ run's lateness and steal. Otherwise the lateness is this machine's own, and the 
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable
-from time import monotonic
+from time import monotonic, sleep
 from typing import TypeVar
 
 import pytest
@@ -51,7 +50,7 @@ def measured(run: Callable[[], T], held_back: Callable[[T], str | None], waits: 
         said.append(held_back(got))
         if said[-1] is None or wait is None:
             break
-        time.sleep(wait)
+        sleep(wait)
     if said[-1] is not None:
         runs = "; ".join(f"{why} (the host took {share:.1%} of the machine)" for why, share in zip(said, stolen))
         if min(stolen) >= STEAL_SHARE:

@@ -440,20 +440,18 @@ def test_a_reproduction_that_uses_no_workers_refuses_jobs_and_cluster(name, flag
 
 
 def test_the_entries_that_say_they_use_no_workers_are_those_whose_run_never_names_them():
-    """``Entry.runs_here`` is set exactly where the entry's run function (a def taking quick, out,
-    workers; a lambda passes them on to one) never names its workers argument: an entry that starts
-    using workers, or stops, must change its declaration with it."""
-    import ast
-    import inspect
-    import textwrap
+    """``Entry.runs_here`` is set exactly where the entry's run function (quick, out, workers; a
+    lambda passes them on to another) never reads its workers argument, by its bytecode (or a nested
+    function does, which makes it a cell): an entry that starts using workers, or stops, must change
+    its declaration with it."""
+    import dis
 
-    def names_workers(fn) -> bool:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)).strip().rstrip(","))
-        node = next(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda)))
-        param = node.args.args[2].arg
-        return any(isinstance(n, ast.Name) and n.id == param for n in ast.walk(node.body if isinstance(node, ast.Lambda) else tree))
+    def reads_workers(fn) -> bool:
+        workers = fn.__code__.co_varnames[2]
+        loads = (i.argval for i in dis.get_instructions(fn) if i.opname.startswith("LOAD_"))
+        return workers in fn.__code__.co_cellvars or any(workers in (a if isinstance(a, tuple) else (a,)) for a in loads)
 
-    unused = {n for n, e in REGISTRY.items() if not names_workers(e.run)}
+    unused = {n for n, e in REGISTRY.items() if not reads_workers(e.run)}
     assert unused == {n for n, e in REGISTRY.items() if e.runs_here}
     assert unused == {"kotla08-live", "sigcomm07-fig13", "tahiliani-ch5-fluid"}
 
