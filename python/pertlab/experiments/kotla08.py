@@ -34,7 +34,7 @@ seeds show the spread, and the claims judge their mean).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 

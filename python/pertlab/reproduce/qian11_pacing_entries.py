@@ -263,7 +263,7 @@ def _stall_claims(t: pl.DataFrame) -> list[Claim]:
               f"stalled streams over all runs: {', '.join(f'{k} {v}' for k, v in stalled.items())}; Delay Pacing, BDP factors {fmt_values(factors)}: "
               f"worst late fraction of the stalled {', '.join('-' if s_late[b] is None else f'{s_late[b]:.3g}' for b in factors)}, of the others "
               f"{', '.join('-' if u_late[b] is None else f'{u_late[b]:.3g}' for b in factors)}"),
-        Claim(f"pertlab: the stall needs the adaptive receiver's ACK timer: with the timer at half the expected gap instead of two (each paced segment "
+        Claim("pertlab: the stall needs the adaptive receiver's ACK timer: with the timer at half the expected gap instead of two (each paced segment "
               "acknowledged), fewer paced streams stall and Delay Pacing's worst late fraction is below the default's at every BDP factor where "
               "that is above 0.",
               len(at) > 0 and stalled_t < stalled["delay-pacing"] and all(late_t[b] < late_p[b] for b in at),

@@ -165,7 +165,7 @@ def _bw_claims(t: _Table) -> list[Claim]:
     sack_close = [abs(t.v[u]["sack"][i] - t.v[u]["surathkal"][i]) <= UTIL_CLOSE and all(_within(t.v[m]["sack"][i], t.v[m]["surathkal"][i]) for m in (q, d)) for i in range(n)]
     return [
         Claim("Surathkal's utilization beats HSTCP's, STCP's and CUBIC's (higher at more than half of the points, each).", all(_most(f) for f in beats.values()),
-              f"points where Surathkal's is at least theirs: " + ", ".join(f"{c} {sum(f)} of {n}" for c, f in beats.items()) + f"; {_show(t, u, ('surathkal', 'hstcp', 'scalable', 'cubic'))}"),
+              "points where Surathkal's is at least theirs: " + ", ".join(f"{c} {sum(f)} of {n}" for c, f in beats.items()) + f"; {_show(t, u, ('surathkal', 'hstcp', 'scalable', 'cubic'))}"),
         Claim("XCP has the highest utilization above 100 Mbit/s.", bool(xcp_best) and all(xcp_best), f"{_show(t, u, CCS, above)}"),
         Claim("STCP has the poorest utilization (lowest at more than half of the points).", _most(stcp_worst[u]), f"lowest at {sum(stcp_worst[u])} of {n}; {_show(t, u, CCS)}"),
         Claim("STCP has the highest mean queue (at more than half of the points).", _most(stcp_worst[q]), f"highest at {sum(stcp_worst[q])} of {n}; {_show(t, q, CCS)}"),

@@ -25,10 +25,11 @@ The models live by subject: :mod:`.base` (quantities, the base model),
 (flows, UDP, web), :mod:`.model` (the whole scenario) and :mod:`.errors`.
 """
 
+from ..kinds import CC_KINDS
 from ..units import U64_MAX
 from .base import MAX_PACKET_BYTES, U32, U32_MAX, Count, Duration, NonNegative, PacketSize, Probability, Rate, Size, Time
 from .controllers import (
-    CC_KINDS, Agent, CcSpec, Compound, Cubic, Dctcp, Fast, Hstcp, Illinois, Jcc, Pert, PertAdaptive, PertPi, Reno, Scalable, Surathkal,
+    Agent, CcSpec, Compound, Cubic, Dctcp, Fast, Hstcp, Illinois, Jcc, Pert, PertAdaptive, PertPi, Reno, Scalable, Surathkal,
     Vegas, Westwood, Xcp,
 )  # fmt: skip
 from .errors import ScenarioError

@@ -6,7 +6,6 @@ from typing import Annotated, Literal, Union
 
 from pydantic import Field, field_validator
 
-from ..kinds import CC_KINDS
 from ..units import format_time
 from .base import U32, Duration, PiCoefficient, Time, _compared_to, _Model, _unit
 

@@ -8,7 +8,8 @@ from pydantic_core import PydanticCustomError
 
 from ..units import format_time
 from .base import U32, Count, Duration, PacketSize, Rate, Time, _compared_to, _Model, _unit
-from .controllers import CC_KINDS, CcSpec, Reno
+from ..kinds import CC_KINDS
+from .controllers import CcSpec, Reno
 
 #: IPv4 + TCP headers without options, bytes: a TCP packet of ``packet_size`` bytes carries
 #: ``packet_size - TCP_IP_HEADER_BYTES`` of payload (the core's ``TCP_IP_HEADER_BYTES``).
