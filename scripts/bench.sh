@@ -105,3 +105,7 @@ PY
 # The canonical run against a minimal Reno-only engine of the same scenario (issue 21: canonical
 # in at most 1.25 times the minimal engine's time), paired whole processes.
 python3 scripts/bench_minimal.py
+
+# pertlab against ns-3 on the canonical dumbbell, both run here (the project's aim: 100 times
+# ns-3's speed on the same scenario); the ns-3 program is built on first use.
+.venv/bin/python scripts/bench_ns3.py

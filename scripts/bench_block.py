@@ -1,6 +1,7 @@
 """Write a block of BENCHMARKS.md between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
 (appended at the end the first time), and the line saying where and when its figures were
-measured; shared by the benchmark scripts that keep a block of their own."""
+measured, and the timing of a whole process; shared by the benchmark scripts that keep a block of
+their own."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import datetime
 import os
 import pathlib
 import platform
+import resource
 import subprocess
+import time
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -55,3 +58,14 @@ def write_block(name: str, lines: list[str], path: pathlib.Path = pathlib.Path("
     else:
         text = text.rstrip() + "\n\n" + block + "\n"
     path.write_text(text)
+
+
+def timed(cmd: list[str]) -> tuple[float, float, str]:
+    """Wall and CPU seconds (user + system, the operating system's accounting of the finished
+    child) of one run of ``cmd`` as a whole process, and its output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out

@@ -30,14 +30,12 @@ from __future__ import annotations
 import json
 import os
 import pathlib
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
-from bench_block import machine, write_block
+from bench_block import machine, timed, write_block
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "target" / "release" / "examples"
@@ -46,16 +44,6 @@ CANONICAL, MINIMAL = EXAMPLES / "canonical", EXAMPLES / "minimal_dumbbell"
 TARGET = 1.25
 #: The many-flow run, and the issue's target for its events per second over the 50-flow run's.
 MANY, MANY_TARGET = 1000, 0.85
-
-
-def timed(cmd: list[str]) -> tuple[float, float, str]:
-    """Wall and CPU seconds (user + system) of one run of ``cmd`` as a whole process, and its output."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), out
 
 
 def holds(ratio: float) -> str:

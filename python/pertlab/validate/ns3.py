@@ -25,12 +25,13 @@ import numpy as np
 
 from ..parallel import Workers, run_program
 from ..runner import run
+from ..scenario import Scenario
 from .cases import Case, seeds, select
 from .compare import CaseResult, metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
 
-__all__ = ["run_case", "run_matrix", "CWND_SAMPLE_S"]
+__all__ = ["run_case", "run_matrix", "reference_metrics", "CWND_SAMPLE_S"]
 
 #: The interval of the congestion-window series of flow 0, seconds.
 CWND_SAMPLE_S = 0.1
@@ -61,13 +62,19 @@ def _run_seed(
     if p.returncode != 0:
         raise RuntimeError(f"ns-3 failed on case {c.name} ({p.returncode}): {p.stderr[-2000:]}")
     m = json.loads(p.stdout)
+    cwnd["reference"] = [tuple(x) for x in m["cwnd"]]
+    return ours, reference_metrics(scenario, m), None, cwnd, seconds
+
+
+def reference_metrics(scenario: Scenario, m: dict) -> dict[str, float]:
+    """The metrics of :mod:`.tolerance` from the ns-3 program's output ``m`` (its JSON line) for
+    ``scenario``, the dumbbell it was given."""
     arrivals = max(m["arrivals"], 1)
     d = scenario.dumbbell
     assert d is not None
     queue = {"avg_queue_pkts": m["avg_queue_pkts"], "drop_rate": m["drops"] / arrivals, "mark_rate": m["marks"] / arrivals,
              "utilization": m["tx_bytes"] * 8 / (d.bottleneck_rate * m["window_s"])}  # fmt: skip
-    cwnd["reference"] = [tuple(x) for x in m["cwnd"]]
-    return ours, metrics(queue, m["rx_bytes"]), None, cwnd, seconds
+    return metrics(queue, m["rx_bytes"])
 
 
 def _mean(runs: list[dict[str, float]]) -> dict[str, float]:
