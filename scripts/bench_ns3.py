@@ -44,7 +44,7 @@ from pertlab.validate.translate import ns3_arguments
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SCENARIO_BIN = ROOT / "target" / "release" / "examples" / "scenario"
-#: The project's aim (README): at least this many times faster than ns-3 on the same scenario.
+#: The project's aim: at least this many times ns-3's speed on the same scenario.
 AIM = 100
 #: What the fresh interpreter of the Python API run does.
 PYTHON_RUN = "import sys; from pertlab import run; from pertlab.scenario import Scenario; run(Scenario.load(sys.argv[1]))"
