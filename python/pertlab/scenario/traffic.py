@@ -6,9 +6,9 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import AliasChoices, BeforeValidator, Field, ValidationInfo, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
+from ..kinds import CC_KINDS
 from ..units import format_time
 from .base import U32, Count, Duration, PacketSize, Rate, Time, _compared_to, _Model, _unit
-from ..kinds import CC_KINDS
 from .controllers import CcSpec, Reno
 
 #: IPv4 + TCP headers without options, bytes: a TCP packet of ``packet_size`` bytes carries

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..parallel import Workers, run_program
+from ..results import Results
 from ..runner import run
 from ..scenario import Scenario
 from .cases import Case, seeds, select
@@ -31,7 +32,7 @@ from .compare import CaseResult, metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
 
-__all__ = ["run_case", "run_matrix", "reference_metrics", "CWND_SAMPLE_S"]
+__all__ = ["run_case", "run_matrix", "pertlab_metrics", "reference_metrics", "CWND_SAMPLE_S"]
 
 #: The interval of the congestion-window series of flow 0, seconds.
 CWND_SAMPLE_S = 0.1
@@ -49,7 +50,7 @@ def _run_seed(
     t0 = time.perf_counter()
     r = run(scenario)
     seconds = {"pertlab": time.perf_counter() - t0}
-    ours = metrics(r.bottleneck, r.flows["goodput_mbps"].to_numpy(), r.jain)
+    ours = pertlab_metrics(r)
     fs = r.flow_series.filter(flow=0)
     cwnd = {"pertlab": list(zip(fs["t_s"].to_list(), fs["cwnd"].to_list()))}
     try:
@@ -64,6 +65,11 @@ def _run_seed(
     m = json.loads(p.stdout)
     cwnd["reference"] = [tuple(x) for x in m["cwnd"]]
     return ours, reference_metrics(scenario, m), None, cwnd, seconds
+
+
+def pertlab_metrics(r: Results) -> dict[str, float]:
+    """The metrics of :mod:`.tolerance` from pertlab's results ``r``."""
+    return metrics(r.bottleneck, r.flows["goodput_mbps"].to_numpy(), r.jain)
 
 
 def reference_metrics(scenario: Scenario, m: dict) -> dict[str, float]:
