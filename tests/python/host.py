@@ -36,6 +36,10 @@ HOST_WAITS_S = (5.0, 15.0, 30.0)
 #: successive runs. Two busy loops on an idle machine see 0.75 %.
 STEAL_SHARE = 0.05
 
+#: The delay line's mean lateness (release after due time, us) above which the host, not the
+#: delay line, is what a run measures: healthy releases are 10 to 20 us late on average here.
+HOST_LATE_US = 100.0
+
 
 def measured(run: Callable[[], T], held_back: Callable[[T], str | None], waits: tuple[float, ...] = HOST_WAITS_S) -> tuple[T, list[str | None]]:
     """``run()`` until ``held_back`` finds nothing (None), at most once more per wait of

@@ -25,7 +25,7 @@ import pytest
 from pertlab.linux import build, loader, runs, testbed
 from pertlab.linux.scenario import load_scenario
 
-from host import measured
+from host import HOST_LATE_US, STEAL_SHARE, measured
 from processes import wait_until
 from test_cli_flags import covers
 
@@ -128,6 +128,9 @@ def _flows_running(before: set[str], p: subprocess.Popen, after_s: float = 1.0) 
 #: tick (0.01 s), which a quiet host's count reaches by rounding.
 HOST_STEAL_S = 0.01
 
+#: The smoke run's goodput floor: 80 % of the 10 Mbit/s bottleneck.
+GOODPUT_FLOOR_MBPS = 0.8 * 10
+
 
 def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck(record_property) -> None:
     sc = load_scenario(SMOKE)
@@ -136,20 +139,30 @@ def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck(record_property) -> Non
     # machine's host took about 9 % of its CPUs (steal), and 20.5 ms when rerun minutes later.
     # A ping out of bounds while the host took more than HOST_STEAL_S is measured again, at most
     # twice; one out of bounds on a host that took nothing fails.
-    pings = []
+    # The goodput: above 80 % of the 10 Mbit/s. A fresh clone on 2026-12-02 measured 7.19 Mbit/s
+    # while the host took 9 to 31 % of the machine all session. A goodput below the floor is
+    # measured again only when the run's own record shows the host: the delay line's releases
+    # late on average (HOST_LATE_US) or the host taking STEAL_SHARE of the machine over the run.
+    runs_seen = []
+    run_cpu_s = sc.duration / 1e9 * (os.cpu_count() or 1)
 
     def held_back(res) -> str | None:
-        ping, steal = res.extra["ping_idle_ms"], res.extra["host_steal_s"]["idle_ping"]
-        pings.append({"median_ms": ping["median"], "min_ms": ping["min"], "host_steal_s": steal})
-        return None if abs(ping["median"] - 20.0) < 1.0 or steal <= HOST_STEAL_S else f"idle ping median {ping['median']} ms while the host took {steal:.2f} s"
+        ping, steal = res.extra["ping_idle_ms"], res.extra["host_steal_s"]
+        goodput, late = res.flows["goodput_mbps"][0], res.extra["delayline"].get("late_mean_us", 0.0)
+        runs_seen.append({"ping_median_ms": ping["median"], "ping_min_ms": ping["min"], "goodput_mbps": goodput, "delayline_late_mean_us": late, "host_steal_s": steal})
+        if abs(ping["median"] - 20.0) >= 1.0 and steal["idle_ping"] > HOST_STEAL_S:
+            return f"idle ping median {ping['median']} ms while the host took {steal['idle_ping']:.2f} s"
+        if goodput <= GOODPUT_FLOOR_MBPS and (late > HOST_LATE_US or steal["run"] >= STEAL_SHARE * run_cpu_s):
+            return f"goodput {goodput:.2f} Mbit/s while the delay line released {late:.0f} us late on average and the host took {steal['run']:.2f} s over the run"
+        return None
 
     res, _ = measured(lambda: testbed.run(sc), held_back, waits=(0.0, 0.0))
-    record_property("idle_pings", json.dumps(pings))
-    assert abs(pings[-1]["median_ms"] - 20.0) < 1.0, pings
+    record_property("runs", json.dumps(runs_seen))
+    assert abs(runs_seen[-1]["ping_median_ms"] - 20.0) < 1.0, runs_seen
     flow = res.flows.to_dicts()[0]
     # ss saw the flow using the eBPF congestion control.
     assert flow["ss_cc"] == "pert", res.report()
-    assert flow["goodput_mbps"] > 0.8 * 10, res.report()
+    assert flow["goodput_mbps"] > GOODPUT_FLOOR_MBPS, (runs_seen, res.report())
     assert res.extra["pert_counters"]["rtt_samples"] > 100
     # Per-flow early responses come from the BPF program's per-connection map.
     # (the flow's over the measurement window, the global counter over the run)

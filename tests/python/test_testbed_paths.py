@@ -29,7 +29,7 @@ from pertlab.linux.profiles import PROFILES
 from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.scenario import ScenarioError
 
-from host import measured
+from host import HOST_LATE_US, measured
 from test_cli_flags import covers
 
 #: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
@@ -40,9 +40,6 @@ PROBLEM = testbed.support_problem(needs_pert=False)
 needs_testbed = pytest.mark.skipif(PROBLEM is not None, reason=f"testbed: {PROBLEM}")
 PROBE_PORT = 5301
 RATE_PPS = 10_000
-#: The delay line's mean lateness (release after due time, us) above which the host, not the
-#: delay line, is what a run measures (`_probe_measured`).
-HOST_LATE_US = 100.0
 
 
 # ---------------------------------------------------------------- validation
