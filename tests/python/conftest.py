@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import os
+from functools import cache
 
 import pytest
+import typer.main
+import typer.testing
 
 import pertlab
 
@@ -14,6 +17,14 @@ import pertlab
 if "PYTEST_XDIST_WORKER" in os.environ:
     for name in ("COLUMNS", "LINES"):
         os.environ.pop(name, None)
+
+# typer's CliRunner builds the click command of the app at every ``invoke``: every command's
+# parameters from their annotations, about 0.1 s a call and 25 % of the command-line tests' time
+# (2026-12-02). A ``pertlab`` process builds it once (``pertlab.cli.main``), and so does a test
+# process now. Typer's own name for the builder in its testing module, checked so that an upgrade
+# that renames it says so here rather than making the tests slow again.
+assert typer.testing._get_command is typer.main.get_command, "typer.testing no longer calls typer.main.get_command as _get_command"
+typer.testing._get_command = cache(typer.main.get_command)
 
 
 def small_dumbbell(**overrides) -> pertlab.Scenario:
