@@ -82,7 +82,7 @@ def test_the_video_table_leaves_blank_the_delays_a_label_does_not_count_at(tmp_p
     other = [f for f in wire["flows"] if "video" in f][1]
     other["video"]["startup_delays_ns"], other["label"] = [2_000_000_000], "video-other"
     (tmp_path / "s.json").write_text(dumps(wire))
-    result = invoke("run", str(tmp_path / "s.json"), "--no-progress")
+    result = invoke("run", str(tmp_path / "s.json"), "--no-progress", "--out", str(tmp_path / "out"))
     assert result.exit_code == 0, result.output
     header = next(line for line in result.stdout.splitlines() if "success at" in line)
     assert [c.strip() for c in header.split("┃")[-4:-1]] == ["success at 1 s", "success at 2 s", "success at 8 s"]
