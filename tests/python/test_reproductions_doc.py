@@ -26,7 +26,7 @@ def test_the_page_equals_what_its_reports_generate():
 
 
 def test_benchmarks_total_wall_time_is_the_sum_of_the_reports():
-    reports = [Report.read(d) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()]
+    reports = [Report.read(d, with_scenarios=False) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()]
     recorded = [r.wall_seconds for r in reports if r.wall_seconds is not None]
     assert recorded, "no committed report records its wall time"
     text = BENCHMARKS.read_text()
@@ -77,6 +77,25 @@ def test_seeds_come_from_the_run_tables(tmp_path):
     assert Report.read(DOCS / "reproductions" / "kotla08-phase").seeds() == [1, 2, 3]
 
 
+def test_the_seeds_report_json_records_are_those_of_its_scenarios_and_tables(tmp_path):
+    """The generated pages read the reports without their scenarios (most of their bytes) and
+    take the seeds report.json records; those are the seeds of the scenarios and tables, in every
+    committed report. One without recorded seeds (written before they were) is read whole."""
+    for d in sorted((DOCS / "reproductions").iterdir()):
+        if (d / "report.json").is_file():
+            whole, light = Report.read(d), Report.read(d, with_scenarios=False)
+            assert light.scenarios is None and light.seeds() == whole.seeds() == whole.recorded_seeds, d.name
+    old = tmp_path / "old"
+    shutil.copytree(DOCS / "reproductions" / "kotla08-phase", old, ignore=shutil.ignore_patterns("*.png", "*.html", "tasks", "runs"))
+    data = json.loads((old / "report.json").read_text())
+    del data["seeds"]
+    (old / "report.json").write_text(json.dumps(data))
+    light = Report.read(old, with_scenarios=False)
+    assert light.scenarios and light.seeds() == [1, 2, 3]
+    with pytest.raises(ValueError, match="without its scenarios"):
+        Report.read(DOCS / "reproductions" / "kotla08-phase", with_scenarios=False).write()
+
+
 #: Registered reproductions whose full run is not committed yet (none: every entry has its full
 #: report). The set is exact, so a new entry without a full report, or a report committed
 #: without updating this set, fails.
@@ -84,7 +103,7 @@ NOT_YET_FULL: set[str] = set()
 
 
 def test_every_registered_reproduction_has_a_committed_full_report():
-    reports = {d.name: Report.read(d) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
+    reports = {d.name: Report.read(d, with_scenarios=False) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
     assert set(REGISTRY) - set(reports) == NOT_YET_FULL
     assert {name for name, r in reports.items() if r.mode != "full"} == set()
 
@@ -98,7 +117,7 @@ DETERMINISTIC = {"sigcomm07-fig13", "tahiliani-ch5-fluid", "hua02-vegas"}
 def test_reports_of_random_runs_have_three_seeds():
     """Issue 18: every committed report of random runs has at least three seeds, so that the
     spread is visible where the source shows a single run."""
-    reports = {d.name: Report.read(d) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
+    reports = {d.name: Report.read(d, with_scenarios=False) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
     few = {name for name, r in reports.items() if len(r.seeds()) < 3}
     assert few <= DETERMINISTIC, f"reports of random runs with fewer than three seeds: {sorted(few - DETERMINISTIC)}"
     assert "spread of 0" in " ".join(reports["hua02-vegas"].notes)

@@ -117,7 +117,7 @@ def _body(names: list[str], reports: dict[str, Report], registry: dict[str, Any]
 
 
 def _reports(reports_dir: Path) -> dict[str, Report]:
-    return {d.name: Report.read(d) for d in sorted(reports_dir.iterdir()) if (d / "report.json").is_file()}
+    return {d.name: Report.read(d, with_scenarios=False) for d in sorted(reports_dir.iterdir()) if (d / "report.json").is_file()}
 
 
 def render_page(text: str, reports_dir: Path, registry: dict[str, Any], every_report: bool = True) -> str:

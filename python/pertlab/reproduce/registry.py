@@ -87,16 +87,22 @@ class Report:
     tables: dict[str, pl.DataFrame] = field(default_factory=dict)
     #: PNG files inside ``out_dir``, with their captions.
     figures: list[Figure] = field(default_factory=list)
-    #: Scenarios run, by name, in the core's wire format.
-    scenarios: Wire = field(default_factory=dict)
+    #: Scenarios run, by name, in the core's wire format; None in a report read back without
+    #: them (:meth:`read`), which cannot be written.
+    scenarios: Wire | None = field(default_factory=dict)
     #: Names of the tables of per-run (or per-sample) rows: folded away in the page.
     details: tuple[str, ...] = RUN_TABLES
     #: Seconds of every invocation that ran into the report's folder (an interrupted one
     #: and the ones that resumed it, as kept in :data:`WALL_LEDGER`); None for a report read
     #: back from one written before this was kept.
     wall_seconds: float | None = None
+    #: The seeds ``report.json`` records (:meth:`seeds` when the report was written), which
+    #: answer :meth:`seeds` for a report read back without its scenarios.
+    recorded_seeds: list[int] | None = None
 
     def write(self) -> Path:
+        if self.scenarios is None:
+            raise ValueError(f"{self.out_dir}: the report was read without its scenarios; Report.read(folder) to write it again")
         out = self.out_dir
         out.mkdir(parents=True, exist_ok=True)
         for name, table in self.tables.items():
@@ -113,24 +119,34 @@ class Report:
         return self.out_dir / "index.html"
 
     @classmethod
-    def read(cls, folder: Path) -> Report:
+    def read(cls, folder: Path, with_scenarios: bool = True) -> Report:
         """The report a folder holds: ``report.json``, its tables' Parquet files and
         ``scenarios.json`` (figures are the entry's to list: :meth:`Entry.render`). A folder
-        missing one of them, or holding one damaged, is a ``ValueError`` naming the folder."""
+        missing one of them, or holding one damaged, is a ``ValueError`` naming the folder.
+
+        Without ``with_scenarios``, ``scenarios.json`` is left unread when ``report.json``
+        records the seeds: it is most of a report's bytes (200 of the committed reports' 218 MB
+        on 2026-12-02), and the pages generated from the reports need only the seeds of it."""
         try:
             data = json.loads((folder / "report.json").read_text())
+            seeds = data.get("seeds")
             return cls(
                 name=data["name"], title=data["title"], source=data["source"], mode=data["mode"], out_dir=folder, notes=data["notes"],
                 claims=[Claim(**c) for c in data["claims"]],
                 tables={name: pl.read_parquet(folder / f"{name}.parquet") for name in data["tables"]},
-                scenarios=json.loads((folder / "scenarios.json").read_text()), wall_seconds=data.get("wall_seconds"),
+                scenarios=json.loads((folder / "scenarios.json").read_text()) if with_scenarios or seeds is None else None,
+                wall_seconds=data.get("wall_seconds"), recorded_seeds=seeds,
             )  # fmt: skip
         except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError) as e:  # JSONDecodeError is a ValueError
             raise ValueError(f"{folder}: not a whole report of pertlab reproduce ({type(e).__name__}: {e}); run the reproduction again") from None
 
     def seeds(self) -> list[int]:
         """Seeds of the report's runs: its tables' ``seed`` columns and its scenarios' seeds
-        (an entry may keep one scenario per point and run it with many seeds)."""
+        (an entry may keep one scenario per point and run it with many seeds); those
+        ``report.json`` records when the scenarios were not read."""
+        if self.scenarios is None:
+            assert self.recorded_seeds is not None, "read() reads the scenarios when report.json records no seeds"
+            return self.recorded_seeds
         seeds = {s["seed"] for s in self.scenarios.values() if isinstance(s, dict) and "seed" in s}
         for table in self.tables.values():
             if "seed" in table.columns:
@@ -150,6 +166,7 @@ class Report:
             "figures": [f.file for f in self.figures],
             "notes": self.notes,
             "wall_seconds": self.wall_seconds,
+            "seeds": self.seeds(),
         }
 
 
