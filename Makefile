@@ -73,7 +73,7 @@ demo: build
 test: test-rust test-python
 
 test-rust:
-	$(CARGO) test --workspace --profile release-test
+	$(CARGO) test --workspace --exclude pertlab-bench --profile release-test
 
 # Two phases: the tests of the simulator and the command line run two at a time
 # (pytest-xdist, a file per worker so that a file's module fixtures are computed once); the
@@ -103,7 +103,7 @@ stale-reports: build
 # Python front, hence the build) and writes BENCHMARKS.md.
 bench: build
 	@if [ -x scripts/bench.sh ]; then scripts/bench.sh; \
-	else $(CARGO) bench -p pertlab-sim --bench dumbbell; fi
+	else $(CARGO) bench -p pertlab-bench --bench dumbbell; fi
 
 fuzz: build
 	scripts/fuzz.sh

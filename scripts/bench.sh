@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 cargo build --release -p pertlab-sim --example canonical
 bin=target/release/examples/canonical
 
-cargo bench -p pertlab-sim --bench dumbbell -- --noplot 2>&1 | tee target/criterion-output.txt
+cargo bench -p pertlab-bench --bench dumbbell -- --noplot 2>&1 | tee target/criterion-output.txt
 crit=$(grep -A1 'canonical_150mbps_50flows_100s' target/criterion-output.txt | grep -o 'time: *\[[^]]*\]' | head -1)
 
 rows=""

@@ -1,0 +1,1 @@
+//! Nothing but the benchmarks under `benches/` (criterion): a package needs a target of its own.
