@@ -41,6 +41,12 @@ STEAL_SHARE = 0.05
 HOST_LATE_US = 100.0
 
 
+def host_share(stolen_s: float, wall_s: float) -> float:
+    """The share of the machine's CPU time (``wall_s`` x processors) that the host took, given
+    the CPU seconds ``stolen_s`` it took over that time (``/proc/stat`` steal, all CPUs)."""
+    return stolen_s / (wall_s * (os.cpu_count() or 1))
+
+
 def measured(run: Callable[[], T], held_back: Callable[[T], str | None], waits: tuple[float, ...] = HOST_WAITS_S) -> tuple[T, list[str | None]]:
     """``run()`` until ``held_back`` finds nothing (None), at most once more per wait of
     ``waits``; the last run and what ``held_back`` said of each. When every run was held back:
@@ -50,7 +56,7 @@ def measured(run: Callable[[], T], held_back: Callable[[T], str | None], waits: 
     for wait in (*waits, None):
         steal, start = steal_s(), monotonic()
         got = run()
-        stolen.append((steal_s() - steal) / ((monotonic() - start) * (os.cpu_count() or 1)))
+        stolen.append(host_share(steal_s() - steal, monotonic() - start))
         said.append(held_back(got))
         if said[-1] is None or wait is None:
             break

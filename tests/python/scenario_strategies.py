@@ -194,11 +194,11 @@ def _fields(cls: type[BaseModel], budget: Budget) -> dict[str, st.SearchStrategy
     return fields
 
 
+_DEFAULT = object()
+
+
 def _without_defaults(drawn: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in drawn.items() if v is not _DEFAULT}
-
-
-_DEFAULT = object()
 
 
 def _sometimes(strategy: st.SearchStrategy) -> st.SearchStrategy:

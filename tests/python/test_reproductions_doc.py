@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pertlab.reproduce import REGISTRY, Report
-from pertlab.reproduce.doc import main, render_page, stale_blocks
+from pertlab.reproduce.doc import main, read_reports, render_page, stale_blocks
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 PAGE = DOCS / "reproductions.md"
@@ -26,8 +26,7 @@ def test_the_page_equals_what_its_reports_generate():
 
 
 def test_benchmarks_total_wall_time_is_the_sum_of_the_reports():
-    reports = [Report.read(d, with_scenarios=False) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()]
-    recorded = [r.wall_seconds for r in reports if r.wall_seconds is not None]
+    recorded = [r.wall_seconds for r in read_reports(DOCS / "reproductions").values() if r.wall_seconds is not None]
     assert recorded, "no committed report records its wall time"
     text = BENCHMARKS.read_text()
     assert f"Total over the {len(recorded)} reports that record it: {math.fsum(recorded):.0f} s" in text
@@ -81,10 +80,9 @@ def test_the_seeds_report_json_records_are_those_of_its_scenarios_and_tables(tmp
     """The generated pages read the reports without their scenarios (most of their bytes) and
     take the seeds report.json records; those are the seeds of the scenarios and tables, in every
     committed report. One without recorded seeds (written before they were) is read whole."""
-    for d in sorted((DOCS / "reproductions").iterdir()):
-        if (d / "report.json").is_file():
-            whole, light = Report.read(d), Report.read(d, with_scenarios=False)
-            assert light.scenarios is None and light.seeds() == whole.seeds() == whole.recorded_seeds, d.name
+    for name, light in read_reports(DOCS / "reproductions").items():
+        whole = Report.read(light.out_dir)
+        assert light.scenarios is None and light.seeds() == whole.seeds() == whole.recorded_seeds, name
     old = tmp_path / "old"
     shutil.copytree(DOCS / "reproductions" / "kotla08-phase", old, ignore=shutil.ignore_patterns("*.png", "*.html", "tasks", "runs"))
     data = json.loads((old / "report.json").read_text())
@@ -103,7 +101,7 @@ NOT_YET_FULL: set[str] = set()
 
 
 def test_every_registered_reproduction_has_a_committed_full_report():
-    reports = {d.name: Report.read(d, with_scenarios=False) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
+    reports = read_reports(DOCS / "reproductions")
     assert set(REGISTRY) - set(reports) == NOT_YET_FULL
     assert {name for name, r in reports.items() if r.mode != "full"} == set()
 
@@ -117,7 +115,7 @@ DETERMINISTIC = {"sigcomm07-fig13", "tahiliani-ch5-fluid", "hua02-vegas"}
 def test_reports_of_random_runs_have_three_seeds():
     """Issue 18: every committed report of random runs has at least three seeds, so that the
     spread is visible where the source shows a single run."""
-    reports = {d.name: Report.read(d, with_scenarios=False) for d in (DOCS / "reproductions").iterdir() if (d / "report.json").is_file()}
+    reports = read_reports(DOCS / "reproductions")
     few = {name for name, r in reports.items() if len(r.seeds()) < 3}
     assert few <= DETERMINISTIC, f"reports of random runs with fewer than three seeds: {sorted(few - DETERMINISTIC)}"
     assert "spread of 0" in " ".join(reports["hua02-vegas"].notes)

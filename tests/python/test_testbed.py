@@ -25,7 +25,7 @@ import pytest
 from pertlab.linux import build, loader, runs, testbed
 from pertlab.linux.scenario import load_scenario
 
-from host import HOST_LATE_US, STEAL_SHARE, measured
+from host import HOST_LATE_US, STEAL_SHARE, host_share, measured
 from processes import wait_until
 from test_cli_flags import covers
 
@@ -144,7 +144,6 @@ def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck(record_property) -> Non
     # measured again only when the run's own record shows the host: the delay line's releases
     # late on average (HOST_LATE_US) or the host taking STEAL_SHARE of the machine over the run.
     runs_seen = []
-    run_cpu_s = sc.duration / 1e9 * (os.cpu_count() or 1)
 
     def held_back(res) -> str | None:
         ping, steal = res.extra["ping_idle_ms"], res.extra["host_steal_s"]
@@ -152,7 +151,7 @@ def test_smoke_run_pert_through_a_10mbit_20ms_bottleneck(record_property) -> Non
         runs_seen.append({"ping_median_ms": ping["median"], "ping_min_ms": ping["min"], "goodput_mbps": goodput, "delayline_late_mean_us": late, "host_steal_s": steal})
         if abs(ping["median"] - 20.0) >= 1.0 and steal["idle_ping"] > HOST_STEAL_S:
             return f"idle ping median {ping['median']} ms while the host took {steal['idle_ping']:.2f} s"
-        if goodput <= GOODPUT_FLOOR_MBPS and (late > HOST_LATE_US or steal["run"] >= STEAL_SHARE * run_cpu_s):
+        if goodput <= GOODPUT_FLOOR_MBPS and (late > HOST_LATE_US or host_share(steal["run"], sc.duration / 1e9) >= STEAL_SHARE):
             return f"goodput {goodput:.2f} Mbit/s while the delay line released {late:.0f} us late on average and the host took {steal['run']:.2f} s over the run"
         return None
 

@@ -116,7 +116,9 @@ def _body(names: list[str], reports: dict[str, Report], registry: dict[str, Any]
     return "\n".join(parts)
 
 
-def _reports(reports_dir: Path) -> dict[str, Report]:
+def read_reports(reports_dir: Path) -> dict[str, Report]:
+    """The reports committed in ``reports_dir`` by folder name, read without their scenarios
+    (what the generated pages use of a report: :meth:`Report.read`)."""
     return {d.name: Report.read(d, with_scenarios=False) for d in sorted(reports_dir.iterdir()) if (d / "report.json").is_file()}
 
 
@@ -124,7 +126,7 @@ def render_page(text: str, reports_dir: Path, registry: dict[str, Any], every_re
     """``text`` with every generated block rewritten from the reports in ``reports_dir``.
     With ``every_report`` (docs/reproductions.md), every committed report must be named by
     exactly one block."""
-    reports = _reports(reports_dir)
+    reports = read_reports(reports_dir)
     named: list[str] = []
 
     def replace(m: re.Match[str]) -> str:

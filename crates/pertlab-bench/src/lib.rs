@@ -1,1 +1,0 @@
-//! Nothing but the benchmarks under `benches/` (criterion): a package needs a target of its own.
