@@ -29,8 +29,11 @@ struct NodeRoute {
     /// exactly one link; `NO_ROUTE` otherwise.
     channel: u32,
     neighbour: u32,
-    /// Its column in the tables if it has two links or more, else `NO_ROUTE`.
-    router: u32,
+    /// The column in the tables of the router that decides where its packets
+    /// go: its own if it has two links or more, else its neighbour's (a host's
+    /// packets leave on its one link if that router reaches the destination),
+    /// `NO_ROUTE` if there is none.
+    column: u32,
     /// Its table as a destination, if routes were computed towards it, else `NO_ROUTE`.
     table: u32,
 }
@@ -107,26 +110,29 @@ impl Routes {
             table_of[d as usize] = (tables.len() / width) as u32;
             tables.extend(table);
         }
-        let nodes = (0..n).map(|i| NodeRoute { channel: single[i].0, neighbour: single[i].1, router: router_row[i], table: table_of[i] }).collect();
+        // A host decides by its neighbour's column (NO_ROUTE when that is not a router).
+        let column = |i: usize| if single[i].1 == NO_ROUTE { router_row[i] } else { router_row[single[i].1 as usize] };
+        let nodes = (0..n).map(|i| NodeRoute { channel: single[i].0, neighbour: single[i].1, column: column(i), table: table_of[i] }).collect();
         Routes { nodes, routers: width, tables }
     }
 
-    /// Channel from `node` towards `dst`, or `NO_ROUTE`.
-    #[inline]
+    /// Channel from `node` towards `dst`, or `NO_ROUTE`. On every hop of every
+    /// packet: one table entry, read the same way for routers and hosts (issue 21).
+    #[inline(always)]
     pub fn next(&self, node: u32, dst: u32) -> u32 {
         let (Some(at), Some(to)) = (self.nodes.get(node as usize), self.nodes.get(dst as usize)) else { return NO_ROUTE };
         if to.table == NO_ROUTE {
             return NO_ROUTE;
         }
-        let table = &self.tables[to.table as usize * self.routers..][..self.routers];
-        if at.router != NO_ROUTE {
-            return table[at.router as usize];
+        // The destination's entry at the deciding router (`at` itself, or a host's neighbour).
+        let via = if at.column == NO_ROUTE { NO_ROUTE } else { self.tables[to.table as usize * self.routers + at.column as usize] };
+        if at.channel == NO_ROUTE {
+            // A router (or a node without links, whose column is NO_ROUTE).
+            return via;
         }
         // A host: its one link, if the neighbour is the destination or a
         // router with a route to it.
-        let neighbour = self.nodes.get(at.neighbour as usize).map_or(NO_ROUTE, |m| m.router);
-        let reaches = at.neighbour == dst || neighbour != NO_ROUTE && table[neighbour as usize] != NO_ROUTE;
-        if at.channel != NO_ROUTE && node != dst && reaches {
+        if node != dst && (at.neighbour == dst || via != NO_ROUTE) {
             at.channel
         } else {
             NO_ROUTE
