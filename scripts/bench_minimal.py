@@ -108,6 +108,9 @@ def main() -> None:
     ratio_cpu = statistics.median(a[1] / b[1] for a, b in zip(runs["canonical"], runs["minimal"]))
     ratio_when_needed = statistics.median(a[1] / b[1] for a, b in zip(runs["when_needed"], runs["minimal"]))
     ratio_modes = statistics.median(a[1] / b[1] for a, b in zip(runs["when_needed"], runs["canonical"]))
+    # The spread of the pairs' CPU ratios, and of each engine's CPU times, over the rounds.
+    spread = {k: (min(a[1] / b[1] for a, b in zip(runs[k], runs["minimal"])), max(a[1] / b[1] for a, b in zip(runs[k], runs["minimal"]))) for k in ("canonical", "when_needed")}
+    cpu_range = {k: (min(c for _, c in v), max(c for _, c in v)) for k, v in runs.items()}
     ns_c, ns_m = med["canonical"][1] * 1e9 / c["events"], med["minimal"][1] * 1e9 / m["events"]
     print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "ratio_when_needed": ratio_when_needed, "scaling": scaling}), file=sys.stderr)
     write_block("bench-minimal", [
@@ -129,7 +132,9 @@ def main() -> None:
         f"| CPU s, median (user + system) | {med['canonical'][1]:.3f} | {med['minimal'][1]:.3f} |",
         f"| ns of CPU per event | {ns_c:.1f} | {ns_m:.1f} |",
         "",
-        f"Canonical / minimal, median of the pairs: {ratio_wall:.2f} in wall time, {ratio_cpu:.2f} in CPU time;",
+        f"Canonical / minimal, median of the pairs: {ratio_wall:.2f} in wall time, {ratio_cpu:.2f} in CPU time",
+        f"(pairs from {spread['canonical'][0]:.2f} to {spread['canonical'][1]:.2f}; CPU s of the canonical runs {cpu_range['canonical'][0]:.3f} to {cpu_range['canonical'][1]:.3f},",
+        f"of the minimal engine's {cpu_range['minimal'][0]:.3f} to {cpu_range['minimal'][1]:.3f});",
         f"per event {ns_c / ns_m:.2f}. Issue 21's target is canonical <= {TARGET} x minimal: it {holds(ratio_cpu)} in CPU time",
         f"and {holds(ratio_wall)} in wall time on this run. At these medians it asks for at most {TARGET * med['minimal'][1]:.3f} s of CPU",
         f"for the canonical run ({100 * (1 - TARGET * med['minimal'][1] / med['canonical'][1]):.0f} % less than now), {TARGET * ns_m:.1f} ns per event at most.",
@@ -142,7 +147,8 @@ def main() -> None:
         "",
         "With `engine.tx_end_events = when_needed` (docs/model.md, \"Transmission ends\"; the same results on this",
         f"scenario, {events['when_needed'] / 1e6:.2f} M events instead of {events['canonical'] / 1e6:.2f} M): CPU s, median, {med['when_needed'][1]:.3f}",
-        f"({ratio_modes:.2f} of the default's, median of the rounds); against the minimal engine {ratio_when_needed:.2f} in CPU time:",
+        f"({ratio_modes:.2f} of the default's, median of the rounds); against the minimal engine {ratio_when_needed:.2f} in CPU time",
+        f"(pairs from {spread['when_needed'][0]:.2f} to {spread['when_needed'][1]:.2f}; CPU s {cpu_range['when_needed'][0]:.3f} to {cpu_range['when_needed'][1]:.3f}):",
         f"the target {holds(ratio_when_needed)}. With {MANY} flows, {med['when_needed_many'][1]:.3f} CPU s, and events per CPU second at {MANY} flows",
         f"over those at 50 {scaling['when_needed']:.2f} (target at least {MANY_TARGET}: it {'holds' if scaling['when_needed'] >= MANY_TARGET else 'does not hold'}).",
     ])  # fmt: skip
