@@ -19,7 +19,7 @@ from pertlab.cli import app
 from pertlab.linux import loader
 from pertlab.linux.adaptive_params import PertAdaptiveParams
 
-from host import measured
+from host import HOST_LATE_US, measured
 from loopback import transfer
 from test_cli_flags import covers
 
@@ -230,11 +230,27 @@ def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_beh
     predicted = (share(sim_alone["high_speed_s"], sim_alone["safe_s"], sim_alone["compete_s"]), share(sim_after["high_speed_s"], sim_after["safe_s"], sim_after["compete_s"]))
     assert predicted[0] <= 0.25 and predicted[1] >= 0.6, predicted
 
-    res, _ = measured(lambda: testbed.run(sc), _late_read)
+    def shares(res) -> tuple[float, float]:
+        m = res.extra["pert_adaptive_modes"][0]
+        before = {k: m["run"][k] - m["window"][k] for k in m["run"]}
+        return share(before["high_speed_s"], before["safe_s"], before["compete_s"]), share(m["window"]["high_speed_s"], m["window"]["safe_s"], m["window"]["compete_s"])
+
+    def follows(got: tuple[float, float]) -> bool:
+        return got[0] <= 0.25 and got[1] >= 0.5
+
+    def held_back(res) -> str | None:
+        # Late releases are delay spikes that raise q_max, and with it the compete threshold
+        # (half of q_max): a run whose shares miss while the delay line was late measured the
+        # host, and is taken again.
+        late = res.extra["delayline"].get("late_mean_us", 0.0)
+        if late > HOST_LATE_US and not follows(shares(res)):
+            return f"compete shares {shares(res)} while the delay line released {late:.0f} us late on average (healthy at most {HOST_LATE_US})"
+        return _late_read(res)
+
+    res, said = measured(lambda: testbed.run(sc), held_back)
     m = res.extra["pert_adaptive_modes"][0]
-    before = {k: m["run"][k] - m["window"][k] for k in m["run"]}
-    got = (share(before["high_speed_s"], before["safe_s"], before["compete_s"]), share(m["window"]["high_speed_s"], m["window"]["safe_s"], m["window"]["compete_s"]))
-    assert got[0] <= 0.25 and got[1] >= 0.5, (got, predicted, m)
+    got = shares(res)
+    assert follows(got), (got, predicted, said, res.extra["delayline"].get("late_mean_us"), m)
     assert m["alpha"] > 1.0 and res.extra["pert_adaptive_counters"]["alpha_periods"] > 20, m
     assert res.flows.row(0, named=True)["ss_cc"] == NAME
     assert not loader.is_registered(NAME)

@@ -7,14 +7,16 @@ otherwise. Its options are registered in test_cli_flags.py's coverage here.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import polars as pl
 import pytest
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from pertlab.cli import app
 from pertlab.linux import testbed
 from pertlab.validate.kernel import QUICK
+from host import HOST_LATE_US, measured
 from test_cli_flags import covers
 
 PROBLEM = testbed.support_problem(needs_pert=False)
@@ -54,15 +56,30 @@ def test_validate_kernel_quick(tmp_path):
     warm-up (docs/validation.md, 'Start-up lockout': 3 in 8 quick runs with the kernel's own
     window of 10, none in 9 with 2): its share then differs in the window. Such a run is
     asserted to be that lockout and the case runs once more, a new sample of the unseeded
-    testbed; the second run must agree."""
-    out = tmp_path / "first"
-    result = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
-    rows = {r["metric"]: r for r in json.loads(result.stdout)["rows"]}
+    testbed; the second run must agree.
+
+    A run whose verdicts differ while the testbed's delay line released late on average (the
+    host held the machine back: tests/python/host.py) is taken again; on 2026-12-02 one had
+    utilization "differs" in a spell of 12 to 38 % stolen, and passed minutes later."""
+    attempt = iter(range(100))
+
+    def validate() -> tuple[Path, Result, dict]:
+        out = tmp_path / f"run{next(attempt)}"
+        result = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
+        return out, result, {r["metric"]: r for r in json.loads(result.stdout)["rows"]}
+
+    def held_back(got: tuple[Path, Result, dict]) -> str | None:
+        out, _, rows = got
+        late = json.loads((out / "reno-5mbps" / "testbed" / "summary.json").read_text())["delayline"].get("late_mean_us", 0.0)
+        differ = sorted(m for m, r in rows.items() if m != "drop_rate" and r["verdict"] != "agrees")
+        if differ and late > HOST_LATE_US:
+            return f"{', '.join(differ)} differ while the delay line released {late:.0f} us late on average (healthy at most {HOST_LATE_US})"
+        return None
+
+    (out, result, rows), _ = measured(validate, held_back)
     if {rows["jain"]["verdict"], rows["goodput_cov"]["verdict"]} != {"agrees"}:
         assert _locked_out(_starts(out)), result.output
-        out = tmp_path / "second"
-        result = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
-        rows = {r["metric"]: r for r in json.loads(result.stdout)["rows"]}
+        (out, result, rows), _ = measured(validate, held_back)
     # The kernel's flows started with the case's window (the sender's route's initcwnd): every
     # sample taken before an ACK could return (the sampler starts with the flows, about 2 ms in).
     first = _starts(out)["first_cwnds"].explode().drop_nulls()
