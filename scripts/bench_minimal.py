@@ -105,11 +105,12 @@ def main() -> None:
     }  # fmt: skip
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     ratio_wall = statistics.median(a[0] / b[0] for a, b in zip(runs["canonical"], runs["minimal"]))
-    ratio_cpu = statistics.median(a[1] / b[1] for a, b in zip(runs["canonical"], runs["minimal"]))
-    ratio_when_needed = statistics.median(a[1] / b[1] for a, b in zip(runs["when_needed"], runs["minimal"]))
+    # Each round's CPU ratio to the minimal engine: their median, and their spread with that of
+    # each engine's CPU times over the rounds.
+    pair_ratios = {k: [a[1] / b[1] for a, b in zip(runs[k], runs["minimal"])] for k in ("canonical", "when_needed")}
+    ratio_cpu, ratio_when_needed = statistics.median(pair_ratios["canonical"]), statistics.median(pair_ratios["when_needed"])
     ratio_modes = statistics.median(a[1] / b[1] for a, b in zip(runs["when_needed"], runs["canonical"]))
-    # The spread of the pairs' CPU ratios, and of each engine's CPU times, over the rounds.
-    spread = {k: (min(a[1] / b[1] for a, b in zip(runs[k], runs["minimal"])), max(a[1] / b[1] for a, b in zip(runs[k], runs["minimal"]))) for k in ("canonical", "when_needed")}
+    spread = {k: (min(r), max(r)) for k, r in pair_ratios.items()}
     cpu_range = {k: (min(c for _, c in v), max(c for _, c in v)) for k, v in runs.items()}
     ns_c, ns_m = med["canonical"][1] * 1e9 / c["events"], med["minimal"][1] * 1e9 / m["events"]
     print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "ratio_when_needed": ratio_when_needed, "scaling": scaling}), file=sys.stderr)

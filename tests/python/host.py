@@ -48,6 +48,13 @@ STEAL_SHARE = 0.015
 HOST_LATE_US = 100.0
 
 
+def late_releases(delayline: dict) -> str | None:
+    """Why a testbed run's delay line (its ``delayline`` record) measured the host rather than
+    the path: its releases more than :data:`HOST_LATE_US` late on average; None if it kept time."""
+    late = delayline.get("late_mean_us", 0.0)
+    return f"delay line releases {late:.0f} us late on average (healthy at most {HOST_LATE_US})" if late > HOST_LATE_US else None
+
+
 def host_share(stolen_s: float, wall_s: float) -> float:
     """The share of the machine's CPU time (``wall_s`` x processors) that the host took, given
     the CPU seconds ``stolen_s`` it took over that time (``/proc/stat`` steal, all CPUs)."""

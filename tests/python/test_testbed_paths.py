@@ -29,7 +29,7 @@ from pertlab.linux.profiles import PROFILES
 from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.scenario import ScenarioError
 
-from host import HOST_LATE_US, measured
+from host import late_releases, measured
 from test_cli_flags import covers
 
 #: Kernels, namespaces and signals against real time: run alone (pyproject.toml, markers).
@@ -193,7 +193,7 @@ def _probe_measured(sc: TestbedScenario, count: int, ping: int = 0) -> tuple[dic
 
     def late(got: tuple) -> str | None:
         lateness.append(got[1]["late_mean_us"])
-        return None if lateness[-1] <= HOST_LATE_US else f"delay line releases {lateness[-1]:.0f} us late on average (healthy at most {HOST_LATE_US})"
+        return late_releases(got[1])
 
     (got, dl, rtts), _ = measured(lambda: _probe(sc, count, ping), late)
     return got, dl, rtts, lateness
