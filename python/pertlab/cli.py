@@ -34,18 +34,12 @@ if TYPE_CHECKING:
     from .results import Results
     from .scenario import Scenario
 
-# A newer typer (0.29 here) parses with the click it carries (typer._click): its usage errors
-# derive from typer._click's ClickException and its abort is typer.Abort, and the click package,
-# 20 ms to import, is not loaded (issue 21). An older typer parses with click itself.
-try:
-    from typer._click.exceptions import ClickException as _ClickException
+# typer (0.26 to 0.28, pyproject.toml) parses with the click it carries (typer._click): its usage
+# errors derive from typer._click's ClickException and its abort is typer.Abort, and the click
+# package, 20 ms to import, is not loaded (issue 21).
+from typer._click.exceptions import ClickException as _ClickException
 
-    _ABORTS: tuple[type[BaseException], ...] = (typer.Abort, KeyboardInterrupt)
-except ImportError:  # an older typer, on click itself
-    import click
-
-    _ClickException = click.ClickException
-    _ABORTS = (click.Abort, typer.Abort, KeyboardInterrupt)
+_ABORTS: tuple[type[BaseException], ...] = (typer.Abort, KeyboardInterrupt)
 
 T = TypeVar("T")
 

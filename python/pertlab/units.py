@@ -31,6 +31,11 @@ from typing import Any
 
 __all__ = ["parse_rate", "parse_time", "parse_size", "parse_value", "format_rate", "format_size", "format_time"]
 
+#: The largest packet: IPv4's 16-bit total length (RFC 791); the core holds packet sizes in u32.
+#: Here, not in the scenario models, so that a command converting a bit rate to packets/s
+#: (``pertlab stability``) need not import pydantic and the models for it (issue 21).
+MAX_PACKET_BYTES = 65_535
+
 _NUMBER = r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?"
 _QUANTITY = re.compile(rf"^\s*(?P<num>{_NUMBER})\s*(?P<unit>[^\d\s][^\s]*)?\s*$")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from ..units import MAX_PACKET_BYTES
 from ..units import parse_rate as _rate_bps
 from ..units import parse_size as _size_bytes
 from ..units import parse_time as _time_ns
@@ -41,7 +42,7 @@ def parse_bytes(value: object, field: str) -> int:
 
 def parse_capacity(value: object, packet_size: object = None, field: str = "capacity", default_size: int = 1250) -> float:
     """Packets per second from ``"100pkt/s"``, ``100`` or ``"10Mbps"`` (with ``packet_size``,
-    1 to :data:`pertlab.scenario.MAX_PACKET_BYTES` bytes; ``default_size`` when None).
+    1 to :data:`pertlab.units.MAX_PACKET_BYTES` bytes; ``default_size`` when None).
 
     A packet size serves only to convert a bit rate: given with a capacity in packets/s it
     would be ignored, so the pair is refused (``packet_size, capacity: ...``)."""
@@ -52,8 +53,6 @@ def parse_capacity(value: object, packet_size: object = None, field: str = "capa
     else:
         bps = _rate_bps(value, field)
         size = parse_bytes(default_size if packet_size is None else packet_size, "packet_size")
-        from ..scenario import MAX_PACKET_BYTES  # here only: pertlab.scenario costs 0.2 s to import
-
         if not 1 <= size <= MAX_PACKET_BYTES:
             raise ValueError(f"packet_size: must be 1 to {MAX_PACKET_BYTES} bytes, got {packet_size!r}")
         return bps / (8.0 * size)

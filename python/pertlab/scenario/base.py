@@ -11,7 +11,7 @@ from typing import Annotated, Any, Callable, Union, get_args, get_origin
 from pydantic import AfterValidator, AliasChoices, BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, WithJsonSchema, model_validator
 from pydantic_core import PydanticCustomError
 
-from ..units import RATE_FORMS, SIZE_FORMS, TIME_FORMS, parse_rate, parse_size, parse_time
+from ..units import MAX_PACKET_BYTES, RATE_FORMS, SIZE_FORMS, TIME_FORMS, parse_rate, parse_size, parse_time
 
 U32_MAX = 2**32 - 1
 
@@ -52,8 +52,6 @@ Duration = Annotated[int, BeforeValidator(_positive(parse_time, "duration", TIME
 #: A size > 0, held in bytes; accepts "1500B", "64KB", or a number of bytes.
 Size = Annotated[int, BeforeValidator(_positive(parse_size, "size", SIZE_FORMS)), _schema(f"a size: {SIZE_FORMS}")]
 
-#: The largest packet: IPv4's 16-bit total length (RFC 791); the core holds packet sizes in u32.
-MAX_PACKET_BYTES = 65_535
 #: A packet size in bytes, 1..MAX_PACKET_BYTES.
 PacketSize = Annotated[Size, Field(le=MAX_PACKET_BYTES)]
 
