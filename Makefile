@@ -80,7 +80,9 @@ test-rust:
 # files marked quiet_host (real kernels, namespaces, the delay line, signals against real
 # time) run after them, alone, as other work beside them makes them late. Both phases
 # always run; the target fails if either did.
-test-python: build
+# sysdeps first: on a new machine, as root, the kernel, testbed and report-page tests then run
+# instead of skipping (elsewhere it says which packages are missing and which tests will skip).
+test-python: build sysdeps
 	@status=0; \
 	$(BIN)/python -m pytest -q --durations=15 -n 2 --dist loadfile -m "not quiet_host" tests/python || status=$$?; \
 	$(BIN)/python -m pytest -q --durations=15 -m quiet_host tests/python || status=$$?; \
