@@ -55,6 +55,14 @@ def late_releases(delayline: dict) -> str | None:
     return f"delay line releases {late:.0f} us late on average (healthy at most {HOST_LATE_US})" if late > HOST_LATE_US else None
 
 
+def missed_while_late(delayline: dict, missed: str | None) -> str | None:
+    """Why a testbed run whose claim missed (``missed`` says how; None when it held) measured the
+    host: its delay line released late (:func:`late_releases`) during it; None otherwise, a
+    miss on time included (that one is the claim's to fail)."""
+    late = late_releases(delayline)
+    return f"{missed} while the {late}" if missed and late else None
+
+
 def host_share(stolen_s: float, wall_s: float) -> float:
     """The share of the machine's CPU time (``wall_s`` x processors) that the host took, given
     the CPU seconds ``stolen_s`` it took over that time (``/proc/stat`` steal, all CPUs)."""

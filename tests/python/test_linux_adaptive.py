@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import socket
 import tomllib
-from typing import Any, Callable
 
 import polars as pl
 import pytest
@@ -20,7 +19,7 @@ from pertlab.cli import app
 from pertlab.linux import loader
 from pertlab.linux.adaptive_params import PertAdaptiveParams
 
-from host import late_releases, measured
+from host import measured, missed_while_late
 from loopback import transfer
 from test_cli_flags import covers
 
@@ -203,15 +202,12 @@ def _late_read(res) -> str | None:
     return f"counters read at {read} s for a warm-up of {warmup:g} s; the host took {res.extra['host_steal_s']} s"
 
 
-def _held_back(res, holds: Callable[[Any], bool], got: Callable[[Any], Any]) -> str | None:
-    """Why a testbed run measured the host rather than the controller, else None: the claim
-    (``holds``) missed while its delay line released late (late releases are delay spikes that
-    raise q_max, and with it the compete threshold, half of q_max), or its counters were read
-    late (:func:`_late_read`). ``got`` is what the claim read, for the message."""
-    late = late_releases(res.extra["delayline"])
-    if late and not holds(res):
-        return f"{got(res)} while the {late}"
-    return _late_read(res)
+def _held_back(res, missed: str | None) -> str | None:
+    """Why a testbed run measured the host rather than the controller, else None: its claim
+    missed (``missed``: how, or None) while its delay line released late (late releases are
+    delay spikes that raise q_max, and with it the compete threshold, half of q_max), or its
+    counters were read late (:func:`_late_read`)."""
+    return missed_while_late(res.extra["delayline"], missed) or _late_read(res)
 
 
 @pytest.mark.skipif(_testbed_problem() is not None, reason=f"testbed: {_testbed_problem()}")
@@ -251,7 +247,8 @@ def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_beh
         return got[0] <= 0.25 and got[1] >= 0.5
 
     def held_back(res) -> str | None:
-        return _held_back(res, lambda r: follows(shares(r)), lambda r: f"compete shares {shares(r)}")
+        got = shares(res)
+        return _held_back(res, None if follows(got) else f"compete shares {got}")
 
     res, said = measured(lambda: testbed.run(sc), held_back)
     m = res.extra["pert_adaptive_modes"][0]
@@ -278,10 +275,10 @@ def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_be
     no window rather than the run, records when it read (``warm_read_s``) and whether the flow
     was in the read (``at_warm_read``), and pings under load beside the loop, not in it. A run
     whose read came more than WARM_READ_LATE_S late, the loop held back by the host, is
-    taken again (:func:`host.measured`), as is one whose claim missed while the delay line released
-late (:func:`_held_back`: CI on 2026-12-02 saw 0.54 s of compete mode in a run whose host took
-4.3 s of the machine and whose releases were 488 us late on average); a failure prints the
-whole record."""
+    taken again (:func:`host.measured`), as is one whose claim missed while the delay line
+    released late (:func:`_held_back`: CI on 2026-12-02 saw 0.54 s of compete mode in a run whose
+    host took 4.3 s of the machine and whose releases were 488 us late on average); a failure
+    prints the whole record."""
     from pertlab.linux import testbed
     from pertlab.linux.compare import sim_scenario
     from pertlab.linux.scenario import TestbedScenario
@@ -309,7 +306,7 @@ whole record."""
         m = modes(res)
         return m["at_warm_read"] and compete(m["run"])[0] >= 2.0 and compete(m["window"])[1] <= 0.25
 
-    res, attempts = measured(lambda: testbed.run(sc), lambda res: _held_back(res, holds, lambda r: f"modes {modes(r)}"))
+    res, attempts = measured(lambda: testbed.run(sc), lambda res: _held_back(res, None if holds(res) else f"modes {modes(res)}"))
     m = modes(res)
     fs = res.flow_series.filter(pl.col("flow") == 0).group_by((pl.col("t_s") // 1).alias("s")).agg(pl.col("srtt_ms").mean().round(1)).sort("s")
     ts = res.queue_series["t_s"].to_list()

@@ -17,7 +17,7 @@ from typer.testing import CliRunner, Result
 from pertlab.cli import app
 from pertlab.linux import testbed
 from pertlab.validate.kernel import QUICK
-from host import late_releases, measured
+from host import measured, missed_while_late
 from test_cli_flags import covers
 
 PROBLEM = testbed.support_problem(needs_pert=False)
@@ -71,9 +71,9 @@ def test_validate_kernel_quick(tmp_path):
 
     def held_back(got: tuple[Path, Result, dict]) -> str | None:
         out, _, rows = got
-        late = late_releases(json.loads((out / "reno-5mbps" / "testbed" / "summary.json").read_text())["delayline"])
+        delayline = json.loads((out / "reno-5mbps" / "testbed" / "summary.json").read_text())["delayline"]
         differ = sorted(m for m, r in rows.items() if m != "drop_rate" and r["verdict"] != "agrees")
-        return f"{', '.join(differ)} differ while the {late}" if differ and late else None
+        return missed_while_late(delayline, f"{', '.join(differ)} differ" if differ else None)
 
     (out, result, rows), _ = measured(validate, held_back)
     if {rows["jain"]["verdict"], rows["goodput_cov"]["verdict"]} != {"agrees"}:

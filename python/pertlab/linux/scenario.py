@@ -18,7 +18,6 @@ adaptive PERT, then leaving).
 from __future__ import annotations
 
 import functools
-import sys
 import types
 import typing
 from pathlib import Path
@@ -30,17 +29,13 @@ from pydantic_core import PydanticCustomError
 from .. import scenario as _sim
 from ..scenario import U64_MAX, Count, Pert, PertAdaptive, ScenarioError
 from ..scenario.base import _compared_to
+from ..scenario.model import parse_toml
 from ..scenario.traffic import DEFAULT_MAX_CWND
 from ..scenario.base import _Model as _SimModel
 from ..units import format_rate, format_time
 from .adaptive_params import PertAdaptiveParams
 from .loader import PertParamError, PertParams
 from .profiles import PROFILES, profile_names
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 __all__ = ["KERNEL_CCS", "LINUX_INIT_CWND", "EBPF_CCS", "CCS", "Bottleneck", "FlowGroup", "TestbedVideo", "Jitter", "Loss", "NetPath", "TestbedScenario", "load_scenario"]
 
@@ -443,8 +438,4 @@ def load_scenario(path: Path | str) -> TestbedScenario:
         raise ScenarioError([(str(path), "no such file")]) from None
     except OSError as e:
         raise ScenarioError([(str(path), f"cannot read: {e.strerror}")]) from None
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError([(str(path), f"not valid TOML: {e}")]) from None
-    return TestbedScenario.parse(data)
+    return TestbedScenario.parse(parse_toml(text, path))

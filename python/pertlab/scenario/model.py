@@ -55,14 +55,19 @@ def _link_list(links: list[LinkSpec], dumbbell: DumbbellSpec | None) -> str:
     return ", ".join(names[:_LINKS_LISTED]) + more
 
 
-def _tomllib():
-    """The TOML reader, imported by the one method that reads TOML: 3 ms that a command given
-    no scenario file (``pertlab dumbbell``) need not pay (issue 21)."""
+def parse_toml(text: str, path: Any) -> dict[str, Any]:
+    """The mapping of the scenario file ``path`` whose text is ``text``, TOML with human units;
+    text that is not TOML is a :class:`ScenarioError` naming the path. Simulator and testbed
+    scenario files are both read here. The TOML reader is imported here only: 3 ms that a
+    command given no scenario file (``pertlab dumbbell``) need not pay (issue 21)."""
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
-    return tomllib
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError([(str(path), f"not valid TOML: {e}")]) from None
 
 
 #: The most spaces a level of :meth:`Scenario.to_wire_json` takes (a huge indent is gigabytes of spaces).
@@ -250,12 +255,7 @@ class Scenario(_Model):
     @classmethod
     def from_toml(cls, path: str | Path) -> "Scenario":
         """Read a scenario file written in TOML with human units."""
-        tomllib = _tomllib()
-        try:
-            data = tomllib.loads(_read(path))
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError([(str(path), f"not valid TOML: {e}")]) from None
-        return cls.parse(data)
+        return cls.parse(parse_toml(_read(path), path))
 
     @classmethod
     def from_json(cls, text: str) -> "Scenario":
