@@ -16,6 +16,7 @@ import os
 import re
 import sys
 import tempfile
+import types
 import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, NoReturn, Optional, TypeVar
@@ -382,9 +383,27 @@ def _no_options() -> None:
     pass
 
 
+def _without_pydantic_plugins() -> None:
+    """Run this process's pydantic without plugins, as ``PYDANTIC_DISABLE_PLUGINS=__all__`` would,
+    and without the module that looks for them. pydantic imports its plugin loader when it builds
+    the first model's validator, and the loader imports ``importlib.metadata`` (with ``email``,
+    ``zipfile`` and ``csv``) to read every installed package's entry points: 20 to 28 ms of every
+    command that reads a scenario, where the plugins are of no use (issue 21; ``pertlab dumbbell
+    --duration 10ms --json``: wall 0.959 of before, median of 20 paired runs). The stand-in is
+    the loader's one function, which pydantic (2.14, pinned in requirements.lock) imports in one
+    place, ``pydantic.plugin._schema_validator``; ``tests/python/test_cli_startup.py`` checks that
+    a scenario command loads no ``importlib.metadata``. A library user's pydantic is untouched:
+    only the ``pertlab`` command calls this."""
+    if "pydantic.plugin._loader" not in sys.modules:
+        loader = types.ModuleType("pydantic.plugin._loader", "pertlab's command line: pydantic without plugins")
+        loader.get_plugins = lambda: ()  # type: ignore[attr-defined]
+        sys.modules["pydantic.plugin._loader"] = loader
+
+
 def main() -> None:
     """The ``pertlab`` command: :data:`app`, with stop signals ending it in status 130, no traceback."""
     interrupt.install()
+    _without_pydantic_plugins()
     command = typer.main.get_command(_app_for(sys.argv[1:]))
     try:
         code = command.main(standalone_mode=False)

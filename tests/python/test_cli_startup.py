@@ -12,7 +12,9 @@ import sys
 import pytest
 
 # click is not heavy, but typer (0.26 and later) carries its own: the click package would be 20 ms for nothing.
-HEAVY = ("polars", "pydantic", "numpy", "scipy", "pyarrow", "dask", "distributed", "matplotlib", "pertlab._core", "rich", "click")
+# importlib.metadata (20 to 28 ms with email, zipfile and csv) is what pydantic's plugin loader
+# imports; the command line runs pydantic without plugins (cli._without_pydantic_plugins).
+HEAVY = ("polars", "pydantic", "numpy", "scipy", "pyarrow", "dask", "distributed", "matplotlib", "pertlab._core", "rich", "click", "importlib.metadata")
 
 PROBE = """
 import json, sys
