@@ -181,7 +181,7 @@ impl World {
         self.totals.injected += 1;
         if pkt.kind != PacketKind::Udp {
             // A long flow's data and ACKs carry its class; web transfers (ids past them) class 0.
-            pkt.class = self.scenario.flows.get(pkt.flow as usize).map_or(0, |f| f.class);
+            pkt.class = self.flow_class.get(pkt.flow as usize).copied().unwrap_or(0);
         }
         let src = pkt.src;
         let id = self.store.put(pkt);
