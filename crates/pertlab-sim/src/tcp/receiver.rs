@@ -79,6 +79,8 @@ pub struct TcpReceiver {
     /// The receiver's own node and the sender's node (ACKs go there).
     node: u32,
     peer: u32,
+    /// Service class its ACKs carry, the flow's (see [`TcpReceiver::with_class`]).
+    class: u8,
     counters: ReceiverCounters,
     /// RCV.NXT: next segment expected; everything below has been delivered.
     rcv_nxt: u32,
@@ -112,6 +114,7 @@ impl TcpReceiver {
             flow,
             node,
             peer,
+            class: 0,
             counters: ReceiverCounters::default(),
             rcv_nxt: 0,
             held: Vec::new(),
@@ -127,6 +130,12 @@ impl TcpReceiver {
             xcp_echo: None,
             cfg,
         }
+    }
+
+    /// Its ACKs carry service class `class` (`flows[].class`), as the flow's data do.
+    pub fn with_class(mut self, class: u8) -> TcpReceiver {
+        self.class = class;
+        self
     }
 
     /// A data segment arrived; append the ACK (if one is due now) to `out`.
@@ -259,6 +268,7 @@ impl TcpReceiver {
         let mut ack = Packet::new(PacketKind::Ack, self.flow, self.node, self.peer, self.cfg.ack_size);
         ack.seq = self.rcv_nxt;
         ack.ts = self.ts_recent;
+        ack.class = self.class;
         (ack.cwr, ack.ece) = ack_flags(self.cfg.ecn_feedback, self.ce_unacked, self.ece);
         self.ce_unacked = false;
         ack.jcc_r = self.jcc_echo.take();

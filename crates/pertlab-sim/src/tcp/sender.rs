@@ -151,6 +151,9 @@ pub struct TcpSender {
     flow: u32,
     src: u32,
     dst: u32,
+    /// Service class its data segments carry (`flows[].class`; 0 unless set by
+    /// [`TcpSender::with_class`]), for the multi-class queues (Hua 2002, Chapter 5).
+    class: u8,
     counters: SenderCounters,
     /// Per-segment state of `snd_una..snd_nxt`.
     sb: Scoreboard,
@@ -210,6 +213,7 @@ impl TcpSender {
             flow,
             src,
             dst,
+            class: 0,
             counters: SenderCounters::default(),
             sb: Scoreboard::new(),
             rtt,
@@ -233,6 +237,12 @@ impl TcpSender {
             cwnd_use: cfg.cwnd_validation.then(CwndUse::default),
             cfg,
         }
+    }
+
+    /// Its data segments carry service class `class`.
+    pub fn with_class(mut self, class: u8) -> TcpSender {
+        self.class = class;
+        self
     }
 
     /// Give the sender the stream its RTT noise is drawn from; kept only when

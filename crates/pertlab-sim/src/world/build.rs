@@ -149,7 +149,6 @@ impl World {
             channels: topo.channels,
             routes,
             flows,
-            flow_class: scenario.flows.iter().map(|f| f.class).collect(),
             udp,
             web,
             totals: PacketTotals::default(),

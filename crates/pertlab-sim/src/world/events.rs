@@ -176,13 +176,10 @@ impl World {
         }
     }
 
-    /// A packet enters the network at its source node (into the store).
-    fn inject(&mut self, mut pkt: Packet) {
+    /// A packet enters the network at its source node (into the store), with
+    /// the service class its source gave it.
+    fn inject(&mut self, pkt: Packet) {
         self.totals.injected += 1;
-        if pkt.kind != PacketKind::Udp {
-            // A long flow's data and ACKs carry its class; web transfers (ids past them) class 0.
-            pkt.class = self.flow_class.get(pkt.flow as usize).copied().unwrap_or(0);
-        }
         let src = pkt.src;
         let id = self.store.put(pkt);
         self.forward(src, id);

@@ -80,6 +80,12 @@ impl Flow {
             video: None,
         }
     }
+
+    /// Its data and ACKs carry service class `class` (`flows[].class`); a web
+    /// transfer's stay in class 0.
+    pub(super) fn with_class(self, class: u8) -> Flow {
+        Flow { sender: self.sender.with_class(class), receiver: self.receiver.with_class(class), ..self }
+    }
 }
 
 /// The round-trip time of one segment from `src` to `dst` over the empty path,
@@ -121,7 +127,7 @@ pub(super) fn long_flows(
                 CcSpec::Py(p) => ext.congestion_control(&p.target, i as u32).map_err(|e| ConfigError::new(format!("flows[{i}].cc.target"), e))?,
                 spec => builtin_cc(spec, || path_rtt(channels, routes, src, dst, &f.tcp)),
             };
-            let flow = Flow::new(i as u32, src, dst, &f.tcp, cc, seed, StreamKind::CongestionControl);
+            let flow = Flow::new(i as u32, src, dst, &f.tcp, cc, seed, StreamKind::CongestionControl).with_class(f.class);
             Ok(match &f.video {
                 Some(v) => {
                     let video = Video::new(v, flow.payload_bytes(), start);

@@ -269,11 +269,11 @@ fn channel_bytes(q: &QueueSpec) -> u64 {
 }
 
 /// Bytes of one long TCP flow of controller `cc` apart from its window: its
-/// state, its class, the world's copy of its spec, its snapshots, its result
-/// row, its pending timers. The least a flow costs.
+/// state, the world's copy of its spec, its snapshots, its result row, its
+/// pending timers. The least a flow costs.
 pub fn bytes_per_flow(cc: &CcSpec) -> u64 {
     let snapshot = size_of::<SenderCounters>() + size_of::<ReceiverCounters>() + size_of::<CcCounters>() + size_of::<u64>();
-    let fixed = size_of::<Flow>() + size_of::<u8>() + size_of::<FlowSpec>() + 2 * snapshot + size_of::<FlowResult>() + size_of::<u32>() + 3 * EVENT_BYTES;
+    let fixed = size_of::<Flow>() + size_of::<FlowSpec>() + 2 * snapshot + size_of::<FlowResult>() + size_of::<u32>() + 3 * EVENT_BYTES;
     fixed as u64 + cc_bytes(cc) + 4 * NAME_BYTES
 }
 

@@ -60,12 +60,6 @@ pub struct World {
     channels: Vec<Channel>,
     routes: Routes,
     flows: Vec<Flow>,
-    /// Each long flow's class (`flows[].class`) by flow id, which its data and
-    /// ACKs carry: the scenario's values, kept apart so that the lookup on every
-    /// injected packet reads one byte of a small array (issue 21: reading it
-    /// from the 456-byte `FlowSpec` missed the cache on most packets with 1000
-    /// flows, 60 % of `inject`'s samples).
-    flow_class: Vec<u8>,
     udp: Vec<UdpSource>,
     web: WebState,
     totals: PacketTotals,

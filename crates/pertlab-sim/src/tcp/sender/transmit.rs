@@ -132,6 +132,7 @@ impl TcpSender {
         let mut pkt = Packet::new(PacketKind::Data, self.flow, self.src, self.dst, self.cfg.packet_size);
         pkt.seq = seq;
         pkt.ts = now;
+        pkt.class = self.class;
         pkt.ecn = if self.cfg.ecn { Ecn::Ect } else { Ecn::NotEct };
         pkt.xcp = self.cc.xcp_header(&self.tp);
         pkt
