@@ -10,16 +10,16 @@ then exits with status 130.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import math
 import os
 import re
 import sys
-import tempfile
 import types
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterator, NoReturn, Optional, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Callable, Iterable, Iterator, NoReturn, Optional, TypeVar
 
 import typer
 
@@ -52,7 +52,9 @@ _APP_SETTINGS: dict[str, Any] = dict(
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
-app = typer.Typer(**_APP_SETTINGS)
+#: The commands defined in this module. The whole command line, :data:`app`, adds the groups of
+#: :data:`_GROUPS`.
+_commands = typer.Typer(**_APP_SETTINGS)
 
 
 #: The largest seed (the core's seeds are 64-bit).
@@ -129,26 +131,48 @@ def _say(text: str, label: str = "", style: str = "") -> None:
     Console(stderr=True).print(message, soft_wrap=True)
 
 
-# Fluid models and stability theorems: `pertlab fluid ...`, `pertlab stability ...` (docs/fluid.md).
-from .fluid.cli import register as _register_fluid  # noqa: E402
+#: The command groups other modules define, in the order `pertlab --help` lists them (after the
+#: commands of this module): name -> (module, its typer app). A command line that names one
+#: imports that module alone, and the others none of them (issue 21: 5 to 8 ms of a run's start).
+_GROUPS: dict[str, tuple[str, str]] = {
+    # Fluid models and stability theorems (docs/fluid.md).
+    "fluid": ("pertlab.fluid.cli", "fluid_app"),
+    "stability": ("pertlab.fluid.cli", "stability_app"),
+    # Real Linux hosts: the eBPF congestion control and the namespace testbed.
+    "linux": ("pertlab.linux.cli", "linux_app"),
+    "testbed": ("pertlab.linux.cli", "testbed_app"),
+    # pertlab beside ns-3 and the kernel (docs/validation.md).
+    "validate": ("pertlab.validate.cli", "validate_app"),
+    # Closed-form models beside the simulator (docs/cli.md).
+    "analyze": ("pertlab.analysis.cli", "analyze_app"),
+}
 
-_register_fluid(app)
 
-# Real Linux hosts: the eBPF congestion control and the namespace testbed.
-from .linux.cli import linux_app, testbed_app  # noqa: E402
+def _with_groups(names: Iterable[str], commands: list[Any]) -> typer.Typer:
+    """A typer app of the command line's settings holding ``commands`` (typer's ``CommandInfo``s
+    of this module) and the groups ``names`` of :data:`_GROUPS`, each module imported now."""
+    import importlib
 
-app.add_typer(linux_app, name="linux")
-app.add_typer(testbed_app, name="testbed")
+    whole = typer.Typer(**_APP_SETTINGS)
+    whole.registered_commands = commands
+    for name in names:
+        module, attribute = _GROUPS[name]
+        whole.add_typer(getattr(importlib.import_module(module), attribute), name=name)
+    return whole
 
-# pertlab beside ns-3 and the kernel: `pertlab validate ns3` (docs/validation.md).
-from .validate.cli import validate_app  # noqa: E402
 
-app.add_typer(validate_app, name="validate")
+@functools.cache
+def _whole_app() -> typer.Typer:
+    return _with_groups(_GROUPS, _commands.registered_commands)
 
-# Closed-form models beside the simulator: `pertlab analyze vegas-parking-lot` (docs/cli.md).
-from .analysis.cli import analyze_app  # noqa: E402
 
-app.add_typer(analyze_app, name="analyze")
+def __getattr__(name: str) -> Any:
+    """``app``: the whole command line, every command and group (made on first use, see
+    :data:`_GROUPS`); what ``typer.testing.CliRunner`` and the docs' generator are given."""
+    if name == "app":
+        return _whole_app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 # Builder argument names as the CLI spells them, for error messages (scenario fields the core
 # refuses reach them through builders.argument_of).
@@ -334,6 +358,8 @@ def check_out_dir(out_dir: Path, flag: str = "--out") -> None:
     made = [p for p in (out, *out.parents) if not p.exists()]  # the deepest first
     try:
         out.mkdir(parents=True, exist_ok=True)
+        import tempfile  # 6 ms with shutil and random: only the commands that write files (issue 21)
+
         with tempfile.TemporaryFile(dir=out):
             pass
     except OSError as e:
@@ -355,19 +381,18 @@ def _emit(results: Results, as_json: bool, title: str) -> None:
 
 
 def _app_for(args: list[str]) -> typer.Typer:
-    """:data:`app` as the command line ``args`` needs it: when they start with the name of a
-    command or group, a group holding that one alone, else the whole app (``--help``, no
-    command, a name that is none, which then lists them all). Typer builds the parameters of
-    every command it is given, resolving each annotation, at every start: about 60 ms, most of
-    what a command's start-up had left (issue 21). Usage lines, help and errors are the ones
-    the whole app gives, as the group keeps its name and settings."""
+    """The command line as ``args`` needs it: when they start with the name of a command or
+    group, a group holding that one alone, else the whole app (``--help``, no command, a name
+    that is none, which then lists them all). Typer builds the parameters of every command it
+    is given, resolving each annotation, at every start: about 60 ms, most of what a command's
+    start-up had left (issue 21); and a group's module is imported only when named
+    (:data:`_GROUPS`). Usage lines, help and errors are the ones the whole app gives, as the
+    group keeps its name and settings."""
     name = args[0] if args else None
-    commands = [c for c in app.registered_commands if command_name(c) == name]
-    groups = [g for g in app.registered_groups if g.name == name]
-    if not (commands or groups):
-        return app
-    one = typer.Typer(**_APP_SETTINGS)
-    one.registered_commands, one.registered_groups = commands, groups
+    commands = [c for c in _commands.registered_commands if command_name(c) == name]
+    if not commands and name not in _GROUPS:
+        return _whole_app()
+    one = _with_groups([name] if name in _GROUPS else [], commands)
     # A callback keeps it a group when it holds one command (typer would run that command as
     # the program itself); the app has no options of its own, and neither has this.
     one.callback()(_no_options)
@@ -401,7 +426,7 @@ def _without_pydantic_plugins() -> None:
 
 
 def main() -> None:
-    """The ``pertlab`` command: :data:`app`, with stop signals ending it in status 130, no traceback."""
+    """The ``pertlab`` command: the whole command line (``app``), with stop signals ending it in status 130, no traceback."""
     interrupt.install()
     _without_pydantic_plugins()
     command = typer.main.get_command(_app_for(sys.argv[1:]))
@@ -428,7 +453,7 @@ def main() -> None:
 # --- commands ---------------------------------------------------------------
 
 
-@app.command()
+@_commands.command()
 def dumbbell(
     bw: Annotated[str, typer.Option(help="Bottleneck rate, e.g. 150Mbps, 1Gbps.")] = "150Mbps",
     rtt: Annotated[str, typer.Option(help="Round-trip propagation delay, e.g. 60ms.")] = "60ms",
@@ -534,7 +559,7 @@ def dumbbell(
     _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, limit, _FLAGS)
 
 
-@app.command("eval-suite")
+@_commands.command("eval-suite")
 def eval_suite_command(
     cc: Annotated[str, typer.Option(help="Controller of every TCP flow (FTP both ways, web), e.g. surathkal, sack, cubic, xcp.")] = "sack",
     bw: Annotated[str, typer.Option(help="Bottleneck rate, e.g. 10Mbps, 1Gbps.")] = "10Mbps",
@@ -563,7 +588,7 @@ def eval_suite_command(
     _run_and_report(scenario, progress and not as_json, out_dir, as_json, title, _memory_limit(memory_limit), flags)
 
 
-@app.command("run")
+@_commands.command("run")
 def run_file(
     scenario_file: Annotated[Path, typer.Argument(help="Scenario file (.toml, or .json).", metavar="SCENARIO")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Directory of the result files [default: out/<scenario name>].")] = None,
@@ -592,7 +617,7 @@ def run_file(
     _run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}", _memory_limit(memory_limit))
 
 
-@app.command()
+@_commands.command()
 def sweep(
     scenario_file: Annotated[Path, typer.Argument(help="Base scenario file (.toml, or .json).", metavar="SCENARIO")],
     vary: Annotated[Optional[list[str]], typer.Option("--vary", help="PATH=V1,V2,... (repeatable), e.g. bottleneck.rate=1Mbps,10Mbps or cc=pert,sack.")] = None,
@@ -649,7 +674,7 @@ def sweep(
 _SWEEP_METRICS = ("avg_queue_norm", "drop_rate", "utilization", "jain")
 
 
-@app.command()
+@_commands.command()
 def reproduce(
     name: Annotated[Optional[str], typer.Argument(help="Reproduction to run (see --list).")] = None,
     list_: Annotated[bool, typer.Option("--list", help="Name every reproducible table and figure.")] = False,
@@ -727,7 +752,7 @@ def reproduce(
     out.print(f"[dim]report: {index}", highlight=False)
 
 
-@app.command()
+@_commands.command()
 def plot(
     results_dir: Annotated[Path, typer.Argument(help="A directory written by `run --out` or `dumbbell --out`.")],
 ) -> None:
@@ -745,7 +770,7 @@ def plot(
         out.print(str(path), highlight=False)
 
 
-@app.command()
+@_commands.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files."""
     from .scenario import Scenario
@@ -753,7 +778,7 @@ def schema() -> None:
     sys.stdout.write(dumps(Scenario.json_schema(), indent=2) + "\n")
 
 
-@app.command()
+@_commands.command()
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("demo-out"),
     quick: Annotated[bool, typer.Option("--quick", help="30 s runs instead of 400 s (a first look, and tests).")] = False,

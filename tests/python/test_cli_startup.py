@@ -15,6 +15,9 @@ import pytest
 # importlib.metadata (20 to 28 ms with email, zipfile and csv) is what pydantic's plugin loader
 # imports; the command line runs pydantic without plugins (cli._without_pydantic_plugins).
 HEAVY = ("polars", "pydantic", "numpy", "scipy", "pyarrow", "dask", "distributed", "matplotlib", "pertlab._core", "rich", "click", "importlib.metadata")
+#: Light, but not for every command: the modules of the command groups (cli._GROUPS), and tempfile
+#: (with shutil and random) that only the commands writing files use.
+GROUP_MODULES = ("pertlab.fluid.cli", "pertlab.linux.cli", "pertlab.validate.cli", "pertlab.analysis.cli", "tempfile")
 
 PROBE = """
 import json, sys
@@ -25,16 +28,24 @@ try:
 except SystemExit as e:
     code = e.code
 heavy = sorted(m for m in {HEAVY} if m in sys.modules)
-print(json.dumps({{"code": code, "heavy": heavy}}), file=sys.stderr)
+groups = sorted(m for m in {GROUP_MODULES} if m in sys.modules)
+print(json.dumps({{"code": code, "heavy": heavy, "groups": groups}}), file=sys.stderr)
 """
 
 
-def _loaded(*args: str) -> tuple[int, list[str]]:
-    """The exit status and the heavy modules of one command, its stderr a pipe (no terminal, and
-    none forced on rich by the environment)."""
+def _report(*args: str) -> dict:
+    """The exit status (``code``), the heavy modules (``heavy``) and the group modules
+    (``groups``) one command loaded, its stderr a pipe (no terminal, and none forced on rich by
+    the environment)."""
     env = {k: v for k, v in os.environ.items() if k not in ("FORCE_COLOR", "TTY_COMPATIBLE")}
-    proc = subprocess.run([sys.executable, "-c", PROBE.format(HEAVY=HEAVY), *args], capture_output=True, text=True, check=False, env=env)
-    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    probe = PROBE.format(HEAVY=HEAVY, GROUP_MODULES=GROUP_MODULES)
+    proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=False, env=env)
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+def _loaded(*args: str) -> tuple[int, list[str]]:
+    """The exit status and the heavy modules of one command."""
+    report = _report(*args)
     return report["code"], report["heavy"]
 
 
@@ -90,3 +101,18 @@ def test_python_dash_m_runs_the_command():
     proc = subprocess.run([sys.executable, "-m", "pertlab", "stability", "pert-red", "--help"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("Usage: python -m pertlab stability pert-red [OPTIONS]")
+
+
+@pytest.mark.parametrize(
+    ("args", "groups"),
+    [
+        (["dumbbell", "--duration", "10ms", "--flows", "2", "--json"], []),
+        (["stability", "pert-pi", "--capacity", "100pkt/s", "--delta", "1ms", "--json"], ["pertlab.fluid.cli"]),
+        (["analyze", "vegas-parking-lot", "--hops", "3", "--flows", "1", "--json"], ["pertlab.analysis.cli"]),
+        # The whole command line's help lists every group, so it imports them all.
+        (["--help"], ["pertlab.analysis.cli", "pertlab.fluid.cli", "pertlab.linux.cli", "pertlab.validate.cli"]),
+    ],
+)
+def test_a_command_imports_only_its_own_group(args, groups):
+    report = _report(*args)
+    assert report["code"] in (0, None) and report["groups"] == groups, report

@@ -1,6 +1,6 @@
 """``pertlab fluid ...`` and ``pertlab stability ...`` (typer sub-apps).
 
-:func:`register` adds both to the main ``pertlab`` app. Errors print
+``pertlab.cli`` adds both to the main ``pertlab`` app when a command line names them. Errors print
 ``error: --flag: message`` on stderr and exit with status 2; a fluid model that
 diverges is written up to the divergence, then ``error: ...``, status 1.
 """
@@ -15,7 +15,7 @@ import typer
 
 from .quantities import parse_capacity, parse_seconds
 
-__all__ = ["fluid_app", "stability_app", "register"]
+__all__ = ["fluid_app", "stability_app"]
 
 fluid_app = typer.Typer(help="Integrate a fluid model; write trajectories (Parquet), a plot (PNG) and parameters (JSON).",
                         no_args_is_help=True, add_completion=False, rich_markup_mode=None)  # fmt: skip
@@ -307,8 +307,3 @@ def stability_pert_pi(
 
     _guard(go)
 
-
-def register(app: typer.Typer) -> None:
-    """Add ``fluid`` and ``stability`` to the main app."""
-    app.add_typer(fluid_app, name="fluid")
-    app.add_typer(stability_app, name="stability")
