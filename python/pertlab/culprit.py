@@ -4,7 +4,7 @@ A value the checks pass can still be too large or too small for the formulas (st
 1e250 pkt/s overflows; a capacity of 1e-300 pkt/s divides by zero). :func:`search` runs the
 command again once per option given, with that option back at its default and the others as
 given, its output discarded, and names the options whose default lets the command finish.
-:func:`pertlab.cli.fail_out_of_range` prints the result.
+:func:`pertlab.cli.checks.fail_out_of_range` prints the result.
 
 A command that writes files asks :func:`rerunning` and returns before writing in a rerun (the
 fluid models, which also skip the integration when the error came before it). Left out: pairs
@@ -21,7 +21,7 @@ __all__ = ["StillOutOfRange", "rerunning", "search"]
 
 
 class StillOutOfRange(Exception):
-    """Raised by :func:`pertlab.cli.fail_out_of_range` in a rerun: the option put back did not help."""
+    """Raised by :func:`pertlab.cli.checks.fail_out_of_range` in a rerun: the option put back did not help."""
 
 
 #: Set while :func:`search` runs the command again.

@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, note
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 import pertlab
-from pertlab.cli import _print_summary as print_summary
+from pertlab.cli.output import print_summary
 from pertlab.jsonable import dumps
 
 import scenario_strategies as gen

@@ -48,7 +48,7 @@ def vegas_parking_lot_cmd(
 ) -> None:
     """The equilibrium of Vegas flows on a parking lot of congested gateways (Hua 2002, eqs. 3.5 to 3.13):
     per-flow throughputs, queues at Delta = alpha and beta, and eq. 3.10's backlog."""
-    from ..cli import computed
+    from ..cli.checks import computed
 
     result = computed(
         lambda: vegas_parking_lot(
@@ -63,7 +63,7 @@ def vegas_parking_lot_cmd(
     # rich is imported for the table only: `pertlab --help` need not load it (issue 21).
     from rich.table import Table
 
-    from ..cli import stdout_console
+    from ..cli.output import stdout_console
 
     t = Table(title=f"Vegas on {hops} congested links, {flows} long flows (Hua 2002, Section 3.3)")
     t.add_column("quantity")

@@ -55,9 +55,9 @@ Buffer = Annotated[Optional[float], typer.Option(help="Queue limit (packets) [de
 
 
 def _guard(fn: Callable[[], None]) -> None:
-    """Run ``fn``, its errors named by the flags (:func:`pertlab.cli.computed`)."""
+    """Run ``fn``, its errors named by the flags (:func:`pertlab.cli.checks.computed`)."""
     global _failed_integrating
-    from ..cli import computed
+    from ..cli.checks import computed
     from ..culprit import rerunning
 
     if not rerunning():
@@ -85,7 +85,7 @@ _failed_integrating = False
 def _simulate(model, duration: str, step: Optional[str], out_dir: Path, as_json: bool) -> None:
     """Integrate ``model``, write its files and print a summary. A run that diverges is written and
     printed up to its last finite step (``diverged_at_s`` set), then ``error: ...`` and exit 1."""
-    from ..cli import check_out_dir
+    from ..cli.checks import check_out_dir
     from ..culprit import rerunning
     from .dde import Diverged
     from .models import FluidRun

@@ -178,7 +178,7 @@ def cpu_cost(
     """CPU cost of congestion controls (Kotla 2008, Table VI): FLOWS bulk connections through the
     testbed per run; the eBPF programs' run time per call (BPF statistics) and the sender's,
     the testbed's and the machine's CPU time per megabyte. See docs/linux.md."""
-    from ..cli import check_out_dir
+    from ..cli.checks import check_out_dir
     from .cpu_cost import DEFAULT_CCS, CpuCostError, Setup, measure
 
     setup = Setup(flows=flows, seconds=seconds, repeat=repeat, ccs=tuple(cc) if cc else DEFAULT_CCS, rate_mbit=rate_mbit, rtt_ms=rtt_ms)
@@ -217,7 +217,7 @@ def testbed_run(
     """Build the namespaces, run the flows through the bottleneck, collect, remove everything.
 
     Ctrl-C or SIGTERM stops the flows and keeps what was measured (exit 130)."""
-    from ..cli import check_out_dir
+    from ..cli.checks import check_out_dir
     from . import testbed
 
     sc = _scenario(scenario_file)
@@ -242,7 +242,7 @@ def testbed_compare(
     out_dir: Annotated[Path, typer.Option("--out", help="Directory of the report and both result sets.")] = Path("out/compare"),
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
-    from ..cli import check_out_dir
+    from ..cli.checks import check_out_dir
     from ..scenario import ScenarioError
     from .compare import compare
 

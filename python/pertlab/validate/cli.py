@@ -30,7 +30,7 @@ def ns3(
 ) -> None:
     """Run the matrix of dumbbells in pertlab and in ns-3 (its pip wheel); write report.md and report.html
     with both columns, their ratio and a verdict per metric. Exits 1 when a metric differs unexplained."""
-    from ..cli import _fail, check_cluster, check_out_dir
+    from ..cli.checks import check_cluster, check_out_dir, fail
     from .cases import select
     from .ns3 import run_matrix
     from .ns3build import missing
@@ -50,7 +50,7 @@ def ns3(
     try:
         results = run_matrix(quick, folder, jobs, cluster, case)
     except ValueError as e:  # the scheduler at --cluster cannot be reached
-        _fail(e, {"cluster": "--cluster"})
+        fail(e, {"cluster": "--cluster"})
     except KeyboardInterrupt:
         typer.echo(f"interrupted: finished runs are kept in {folder}; run the same command to resume", err=True)
         raise typer.Exit(130)
@@ -83,7 +83,7 @@ def kernel(
 ) -> None:
     """Run testbed scenarios (kernel reno, cubic, the eBPF PERT; bfifo) in the namespace testbed and in pertlab
     through `testbed compare`; write report.md and report.html as `validate ns3` does. Needs root."""
-    from ..cli import check_out_dir
+    from ..cli.checks import check_out_dir
     from ..linux.testbed import support_problem
     from .kernel import cases, needs_pert, run_kernel
 
