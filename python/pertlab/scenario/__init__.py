@@ -1,6 +1,6 @@
 """The scenario: pydantic models of everything a run depends on.
 
-The models mirror the core's wire format (``crates/pertlab-sim/src/scenario.rs``)
+The models mirror the core's wire format (``crates/pertlab-sim/src/scenario/``)
 field for field, with one difference in spelling: quantities take human units
 and drop the unit suffix of the wire name. A TOML file writes
 

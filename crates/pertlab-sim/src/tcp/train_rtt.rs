@@ -4,7 +4,7 @@
 //! behind the earlier ones at the bottleneck (self-induced delay Δ1), and the
 //! RTT sample `R` (5.1, first segment sent to the ACK of the train) is too
 //! large by Δ1. With `D` the dispersion of one packet at the bottleneck,
-//! E[Δ1] = (k - 1) D and E[Δ2] = ΔTs + Δ1 + D (5.2), where Δ2 is the time
+//! E\[Δ1\] = (k - 1) D and E\[Δ2\] = ΔTs + Δ1 + D (5.2), where Δ2 is the time
 //! between the ACK of the previous train and this one and ΔTs the time
 //! between the sends of the previous train's last segment and this train's
 //! first. Eliminating D:
@@ -67,7 +67,7 @@ impl TrainRtt {
     }
 
     /// An ACK arriving at `now` newly acknowledged the `k` segments from the
-    /// old `snd_una`, whose send time is `first_sent` (T_s[n], the echoed
+    /// old `snd_una`, whose send time is `first_sent` (`T_s[n]`, the echoed
     /// timestamp); `r` is the raw RTT sample R (5.1). Returns the corrected
     /// sample (5.4).
     pub fn correct(&mut self, now: SimTime, k: u32, first_sent: SimTime, r: SimTime) -> SimTime {
@@ -89,7 +89,7 @@ impl TrainRtt {
     }
 }
 
-/// Eq. 5.3: E[Δ1] = ((k - 1) / k) (Δ2 - ΔTs), at least 0.
+/// Eq. 5.3: E\[Δ1\] = ((k - 1) / k) (Δ2 - ΔTs), at least 0.
 pub fn self_induced_delay(k: u32, delta2: f64, delta_ts: f64) -> f64 {
     let k = f64::from(k.max(1));
     ((k - 1.0) / k * (delta2 - delta_ts)).max(0.0)

@@ -6,7 +6,7 @@
 //!   `flows` (TCP flows and their labels), `traffic` (UDP sources, web
 //!   sessions) and `monitor` (time series, traces, queue positions);
 //! - `events` handles each event of the engine;
-//! - at the end, [`World::results`] hands `stats::report` a plain
+//! - at the end, [`World::into_results`] hands `stats::report` a plain
 //!   [`ReportInput`] of what the results need (snapshots, descriptors of the
 //!   queues and flows, labels), so that `stats` never reads the world.
 

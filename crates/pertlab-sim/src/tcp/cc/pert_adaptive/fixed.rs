@@ -1,7 +1,7 @@
 //! The fixed point of adaptive PERT's eBPF twin (`bpf/pert_adaptive_algo.h`),
 //! rule for rule: the reference the shared vectors
 //! (`tests/vectors/pert_adaptive.json`) are generated from. Kotla's kernel
-//! code "provide[d] precision up to 6 decimals" (thesis Ch. IV); here every
+//! code "provide\[d\] precision up to 6 decimals" (thesis Ch. IV); here every
 //! real number of the thesis is an integer in millionths (ppm), every
 //! product is exact (`mul_div`: 128-bit here, 64-bit or an exact long
 //! division in C) and truncated once. Error bounds against [`super::Float`]
