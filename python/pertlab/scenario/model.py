@@ -18,6 +18,15 @@ from .errors import ScenarioError
 from .topology import DumbbellSpec, LinkSpec
 from .traffic import FlowSpec, UdpSpec, WebSpec
 
+
+def _empty_list() -> list[Any]:
+    """The ``default_factory`` of the list fields: a function written in Python, not ``list``.
+    pydantic reads the signature of every default factory, and a builtin's signature is parsed
+    from its text with ``tokenize``, whose first use compiles a large regular expression: 12 ms
+    of every command that reads a scenario (issue 21; ``tests/python/test_cli_startup.py``)."""
+    return []
+
+
 def _fewest_classes(links: list[LinkSpec], dumbbell: DumbbellSpec | None) -> tuple[int, str] | None:
     """The multi-class queue with the fewest classes, and its field, if any."""
     queues: list[tuple[str, Any]] = []
@@ -97,7 +106,7 @@ class MonitorSpec(_Model):
     flows: list[U32] | None = Field(None, description="flow indices to sample; default all")
     links: list[str] | None = Field(None, description="link names whose queues are sampled; default all")
     trace_flows: list[U32] = Field(
-        default_factory=list, description="flows whose every RTT sample and loss is traced (predictor study)"
+        default_factory=_empty_list, description="flows whose every RTT sample and loss is traced (predictor study)"
     )
     trace_link: str | None = Field(None, description="link on the first traced flow's path: its queue length and drops are traced")
     queue_positions: str | None = Field(
@@ -161,14 +170,14 @@ class Scenario(_Model):
     _source_dir: Path | None = PrivateAttr(None)
     duration: Duration = _unit("duration", "duration_ns")
     measure: MeasureWindow | None = Field(None, description="default: the whole run")
-    nodes: list[str] = Field(default_factory=list)
-    links: list[LinkSpec] = Field(default_factory=list)
+    nodes: list[str] = Field(default_factory=_empty_list)
+    links: list[LinkSpec] = Field(default_factory=_empty_list)
     dumbbell: DumbbellSpec | None = None
-    flows: list[FlowSpec] = Field(default_factory=list)
-    udp: list[UdpSpec] = Field(default_factory=list)
-    web: list[WebSpec] = Field(default_factory=list)
+    flows: list[FlowSpec] = Field(default_factory=_empty_list)
+    udp: list[UdpSpec] = Field(default_factory=_empty_list)
+    web: list[WebSpec] = Field(default_factory=_empty_list)
     monitor: MonitorSpec = Field(default_factory=MonitorSpec)
-    capture: list[CaptureSpec] = Field(default_factory=list, description="pcap captures of links")
+    capture: list[CaptureSpec] = Field(default_factory=_empty_list, description="pcap captures of links")
     engine: EngineSpec = Field(default_factory=EngineSpec)
 
     @field_validator("measure")
