@@ -19,10 +19,6 @@ from .output import say
 T = TypeVar("T")
 
 
-#: The largest seed (the core's seeds are 64-bit).
-U64_MAX = 2**64 - 1
-
-
 def fail(exc: ValueError, flags: dict[str, str] | None = None) -> None:
     """Print ``error: field: message`` lines and exit 2; ``flags`` renames builder arguments (and
     the scenario fields they set, an index in a per-flow list dropped) to the flags that set them."""

@@ -15,8 +15,8 @@ import typer
 
 from ..jsonable import dumps
 from ..kinds import CC_NAMES, QUEUE_NAMES
-from ..units import format_rate
-from .checks import MEMORY_LIMIT_HELP, U64_MAX, cc_params, check_cluster, check_out_dir, fail, numbers, read_memory_limit
+from ..units import U64_MAX, format_rate
+from .checks import MEMORY_LIMIT_HELP, cc_params, check_cluster, check_out_dir, fail, numbers, read_memory_limit
 from .output import cell, out, say, warnings_said
 from .runs import TX_END_EVENTS_HELP, run_and_report, with_pcap, with_tx_end_events
 
