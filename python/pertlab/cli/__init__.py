@@ -10,6 +10,12 @@ The package: :mod:`~pertlab.cli.commands` (the commands that run the simulator),
 :mod:`~pertlab.cli.runs` (a scenario to its results), :mod:`~pertlab.cli.checks` (options
 read and refused), :mod:`~pertlab.cli.output` (what is printed); here, the command line as a
 process starts it: only the command it names is built, only the group it names imported.
+
+The modules that define commands (here, and each group's ``cli.py``) keep their annotations as
+objects, without ``from __future__ import annotations``: typer reads a command's options from
+its annotations when it builds the command, and strings would be compiled and evaluated then,
+at every start (issue 21: 12 ms for the dumbbell's 32 options, 3 ms as objects, for 1 ms more at
+import). A name imported only for type checking is written as a string where it is used.
 """
 
 from __future__ import annotations

@@ -69,7 +69,7 @@ def cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
             TypeAdapter(CcSpec).validate_python({"kind": kind, **fields})
         except ValidationError as e:
             # Fields the builder derives (pert-pi's capacity) are missing here, not wrong.
-            if not cc_fields(kind):
+            if not _cc_fields(kind):
                 errors.append((f"--cc-param {kind}", f"{kind} has no parameters" + (" (sack and newreno are reno)" if kind == "reno" else "")))
                 continue
             for x in e.errors():
@@ -83,7 +83,7 @@ def cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
     return params
 
 
-def cc_fields(kind: str) -> list[str]:
+def _cc_fields(kind: str) -> list[str]:
     """The parameters of controller ``kind`` (its scenario model's fields but ``kind``)."""
     from typing import get_args
 

@@ -106,7 +106,7 @@ def emit(results: Results, as_json: bool, title: str) -> None:
         raise typer.Exit(130)
 
 
-def print_video(results: Results) -> None:
+def _print_video(results: Results) -> None:
     """The video streams (Qian 2011), by label: T/mu (with a probe), the mean and the worst late
     fraction, and the share of streams that succeed, at the start-up delay and at each further one."""
     import polars as pl
@@ -179,7 +179,7 @@ def print_summary(results: Results, title: str) -> None:
                 f"{r['max']:.2f}", str(r["drops"]), cell(r["drop_rate"], ".2e"), str(r["timeouts"]),
             )  # fmt: skip
         out.print(t)
-    print_video(results)
+    _print_video(results)
     udp = results.udp
     if not udp.is_empty():
         t = Table(title="UDP sources")

@@ -67,7 +67,7 @@ def with_pcap(scenario: Scenario, pcap: list[str] | None) -> Scenario:
     return scenario.model_copy(update={"capture": captures})
 
 
-def run_scenario(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None, out_dir: Path | None = None) -> Results:
+def _run(scenario: Scenario, progress: bool, memory_limit: float | None, flags: dict[str, str] | None, out_dir: Path | None = None) -> Results:
     """Run ``scenario``; a failure of a model written in Python prints its message, writes the
     results up to the failure into ``out_dir`` (if given) and exits with status 1."""
     from ..results import CaptureWarning
@@ -104,7 +104,7 @@ def run_and_report(
     if out_dir is not None:
         check_out_dir(out_dir)
     with interrupt.deferred():
-        results = run_scenario(scenario, progress, memory_limit, flags, out_dir)
+        results = _run(scenario, progress, memory_limit, flags, out_dir)
         if out_dir is not None:
             say(f"results in {results.write(out_dir)}/")
         emit(results, as_json, title)

@@ -1,6 +1,6 @@
 """`pertlab linux ...` and `pertlab testbed ...` (registered in pertlab.cli)."""
 
-from __future__ import annotations
+# Annotations stay objects, no `from __future__ import annotations` (see pertlab.cli's module doc).
 
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
@@ -87,7 +87,7 @@ def load(
     typer.echo(f"{ctrl.name} registered (link pinned at {pin}/link); select it with setsockopt(TCP_CONGESTION, \"{ctrl.name}\") or iperf3 -C {ctrl.name}")
 
 
-def load_params(cli_name: str, options: dict[str, Any]) -> PertParams | PertAdaptiveParams:
+def load_params(cli_name: str, options: dict[str, Any]) -> "PertParams | PertAdaptiveParams":
     """The parameters `load` registers controller ``cli_name`` with, from its options
     (``t_min_ms``...; None where not given), checked as the kernel code takes them; exits 2
     naming the flags of a bad value (those a constraint binds it to too)."""
@@ -295,7 +295,7 @@ def testbed_profiles(
             typer.echo(f"    source: {p.source}")
 
 
-def _scenario(path: Path) -> TestbedScenario:
+def _scenario(path: Path) -> "TestbedScenario":
     """The testbed scenario in ``path``, or exit 2 with ``error: field: message`` lines."""
     from ..scenario import ScenarioError
     from .scenario import load_scenario
