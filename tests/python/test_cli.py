@@ -45,10 +45,15 @@ def test_dumbbell_ared_ecn_marks():
     assert b["discipline"] == "ared" and b["marks"] > 0
 
 
-def test_dumbbell_table_output():
-    result = invoke("dumbbell", *SMALL, "--no-progress")
+def test_dumbbell_table_output(monkeypatch):
+    """The tables, after the run's description on a line of its own: as the first table's title it
+    wrapped to that table's width, 76 columns (a terminal of 80 columns here)."""
+    monkeypatch.setenv("COLUMNS", "80")
+    result = invoke("dumbbell", *SMALL, "--cc", "pert:2,cubic:2", "--no-progress")
     assert result.exit_code == 0, result.output
     assert "avg/buffer" in result.stdout and "Jain index" in result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[0] == "dumbbell 10Mbps, RTT 40ms, 4 flows (pert:2,cubic:2), buffer 33 pkts, seed 1", lines[:2]
 
 
 def test_dumbbell_tables_show_the_video_streams(monkeypatch):
@@ -59,7 +64,7 @@ def test_dumbbell_tables_show_the_video_streams(monkeypatch):
             "--t-mu-probe", "--startup-delay", "2s", "--startup-delays", "1s,10s"]  # fmt: skip
     table = invoke(*args, "--no-progress")
     assert table.exit_code == 0, table.output
-    assert "3 flows (sack), video 4@300kbps:pert and a T/mu probe" in " ".join(table.stdout.split())
+    assert "3 flows (sack), video 4@300kbps:pert and a T/mu probe" in table.stdout.splitlines()[0]
     flows = [f for f in strict_json.loads(invoke(*args, "--json").stdout)["flows"] if f["label"] == "video-pert"]
     # The video table's row: the TCP flows table has a video-pert row too, with no start-up delay.
     rows = [[c.strip() for c in line.split("│")[1:-1]] for line in table.stdout.splitlines() if line.startswith("│ video-pert ")]

@@ -148,9 +148,11 @@ def print_summary(results: Results, title: str) -> None:
     import polars as pl
     from rich.table import Table
 
+    # The run's description on its own line: as a table's title it wrapped to the table's width.
+    out.print(title, style="bold", markup=False, highlight=False)
     b = results.bottleneck
     if b is not None:
-        t = Table(title=title, caption=f"{b['link']}: {b['from']} -> {b['to']}, {b['discipline']}")
+        t = Table(caption=f"{b['link']}: {b['from']} -> {b['to']}, {b['discipline']}")
         for col in ("queue", "avg pkts", "avg/buffer", "drop rate", "mark rate", "utilization"):
             t.add_column(col, justify="left" if col == "queue" else "right", no_wrap=True)
         t.add_row(
