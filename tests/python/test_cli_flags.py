@@ -135,6 +135,15 @@ DUMBBELL_CASES = {
         and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
         and {f["data_ack_ratio"] for f in b["flows"]} == {1.0},
     ),
+    # With delayed ACKs the echo decides what PERT reads: the newest segment's (ns-2's) keeps the
+    # hold out of the samples, so the flows fill the link (tests/delayed_ack_echo.rs: the
+    # earliest's collapse).
+    "--ts-echo": (
+        ["--ts-echo", "latest", "--ack-policy", "delayed", "--cc", "pert"],
+        lambda s, out, b: {f["tcp"]["ts_echo"] for f in scenario(out)["flows"]} == {"latest"}
+        and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
+        and s["bottleneck"]["utilization"] > 0.8,
+    ),
     # Qian 2011: pacing and the ACK-train RTT correction are switches of any controller, recorded per flow.
     "--pacing": (
         ["--pacing", "--cc", "pert"],
@@ -285,6 +294,7 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--rtt", "1000s", "--duration", "1000s", "--bw", "10Gbps", "--buffer-bdp", "0", "--no-progress"], "error: --rtt: the packets in flight on"),
         (["--memory-limit", "5parsecs"], "error: --memory-limit: cannot read '5parsecs' as a size"),
         (["--ack-policy", "sometimes"], "error: --ack-policy: "),
+        (["--ts-echo", "newest"], "error: --ts-echo: got 'newest'; allowed: 'earliest' or 'latest'"),
         (["--video", "2@30Gbps"], "error: --video: the video rate (30000000000 bit/s) must be at most the access link rate"),
         (["--video", "2@300kbps", "--startup-delay=-1s"], "error: --startup-delay: must be zero or positive"),
         (["--t-mu-probe"], "error: --t-mu-probe: a T/mu probe needs video streams to measure T for"),

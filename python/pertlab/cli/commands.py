@@ -40,7 +40,7 @@ _FLAGS = {
     "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window",
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
-    "tcp.ack_policy": "--ack-policy",
+    "tcp.ack_policy": "--ack-policy", "tcp.ts_echo": "--ts-echo",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
     "video": "--video", "startup_delay": "--startup-delay", "startup_delays": "--startup-delays", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
     "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals", "cc_params": "--cc-param", "memory_limit": "--memory-limit",
@@ -82,8 +82,16 @@ def dumbbell(
     ] = "0s",
     ack_policy: Annotated[
         str,
-        typer.Option(help="Receivers' ACK policy: every (one ACK per segment), delayed (RFC 5681, one per two), adaptive (Qian 2011, 1 to 4 per ACK)."),
+        typer.Option(help="Receivers' ACK policy: every (one ACK per segment), delayed (RFC 5681, one per two), adaptive (Qian 2011, 1 to 4 per ACK); with delay-based controllers see --ts-echo."),
     ] = "every",
+    ts_echo: Annotated[
+        str,
+        typer.Option(
+            help="Timestamp an ACK of several segments echoes: earliest (RFC 7323: its RTT sample includes the time the receiver held the first) "
+            "or latest (ns-2's sinks; the last segment's RTT, as a Linux controller gets it). With delayed ACKs, PERT reads the hold of "
+            "earliest as queueing delay (docs/model.md)."
+        ),
+    ] = "earliest",
     video: Annotated[
         Optional[str],
         typer.Option(help="N live video streams over TCP beside the flows: N@RATE or N@RATE:CC, e.g. 20@300kbps:pert (Qian 2011).", metavar="N@RATE[:CC]"),
@@ -138,7 +146,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
         )  # fmt: skip
     except ValueError as e:
         fail(e, _FLAGS)
