@@ -267,6 +267,18 @@ def test_dumbbell_help_names_the_python_forms_of_cc_and_queue():
     assert "py:module:Class" in options["cc"] and "py:module:Class" in options["queue"]
 
 
+def test_the_commands_list_cuts_no_description(monkeypatch):
+    """`pertlab --help` and a group's help list each command with a description that fits an
+    80-column terminal: click cuts a longer first sentence with '...', and one with an
+    abbreviation ('Sec.') at that full stop."""
+    monkeypatch.setenv("COLUMNS", "80")
+    for args in ([], ["fluid"], ["stability"], ["linux"], ["testbed"], ["validate"], ["analyze"]):
+        result = invoke(*args, "--help")
+        assert result.exit_code == 0, result.output
+        listed = result.stdout.split("Commands:\n", 1)[1].splitlines()
+        assert listed and not [line for line in listed if line.endswith(("...", "Sec."))], (args, listed)
+
+
 def test_schema_is_json():
     result = invoke("schema")
     assert result.exit_code == 0

@@ -13,6 +13,7 @@ from .vegas_parking_lot import DEFAULT_ALPHA, DEFAULT_BETA, DEFAULT_CAPACITY_BPS
 
 analyze_app = typer.Typer(
     help="Closed-form models of the source documents, beside the simulator (docs/cli.md).",
+    short_help="Closed-form models of the source documents.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
 )  # fmt: skip
 
@@ -34,7 +35,7 @@ def _counts(text: str | None, flag: str) -> list[int] | None:
         raise ScenarioError([(flag, f"write one count per link, comma-separated, as in 3,0,0; got {text!r}")]) from None
 
 
-@analyze_app.command("vegas-parking-lot")
+@analyze_app.command("vegas-parking-lot", short_help="Vegas's equilibrium on a parking lot (Hua 2002).")
 def vegas_parking_lot_cmd(
     hops: Annotated[int, typer.Option(help="Congested gateway-to-gateway links the long connection crosses (Fig 3.1's N gateways: N - 1).")],
     flows: Annotated[int, typer.Option(help="Flows of the long connection (m).")],

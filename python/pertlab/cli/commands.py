@@ -47,7 +47,7 @@ _FLAGS = {
 }  # fmt: skip
 
 
-@commands_app.command()
+@commands_app.command(short_help="One bottleneck shared by long-lived TCP flows.")
 def dumbbell(
     bw: Annotated[str, typer.Option(help="Bottleneck rate, e.g. 150Mbps, 1Gbps.")] = "150Mbps",
     rtt: Annotated[str, typer.Option(help="Round-trip propagation delay, e.g. 60ms.")] = "60ms",
@@ -161,7 +161,7 @@ def dumbbell(
     run_and_report(scenario, progress and not as_json, out_dir, as_json, title, limit, _FLAGS)
 
 
-@commands_app.command("eval-suite")
+@commands_app.command("eval-suite", short_help="The TCP evaluation suite's dumbbell (Tahiliani 2013).")
 def eval_suite_command(
     cc: Annotated[str, typer.Option(help="Controller of every TCP flow (FTP both ways, web), e.g. surathkal, sack, cubic, xcp.")] = "sack",
     bw: Annotated[str, typer.Option(help="Bottleneck rate, e.g. 10Mbps, 1Gbps.")] = "10Mbps",
@@ -219,7 +219,7 @@ def run_file(
     run_and_report(scenario, progress, target, as_json, f"{scenario_file.name}, seed {scenario.seed}", read_memory_limit(memory_limit))
 
 
-@commands_app.command()
+@commands_app.command(short_help="A scenario over a grid of fields and seeds (Dask).")
 def sweep(
     scenario_file: Annotated[Path, typer.Argument(help="Base scenario file (.toml, or .json).", metavar="SCENARIO")],
     vary: Annotated[Optional[list[str]], typer.Option("--vary", help="PATH=V1,V2,... (repeatable), e.g. bottleneck.rate=1Mbps,10Mbps or cc=pert,sack.")] = None,
@@ -276,7 +276,7 @@ def sweep(
 _SWEEP_METRICS = ("avg_queue_norm", "drop_rate", "utilization", "jain")
 
 
-@commands_app.command()
+@commands_app.command(short_help="Reproduce a table or figure of the source documents.")
 def reproduce(
     name: Annotated[Optional[str], typer.Argument(help="Reproduction to run (see --list).")] = None,
     list_: Annotated[bool, typer.Option("--list", help="Name every reproducible table and figure.")] = False,
@@ -354,7 +354,7 @@ def reproduce(
     out.print(f"[dim]report: {index}", highlight=False)
 
 
-@commands_app.command()
+@commands_app.command(short_help="Plot a saved run: queue, windows, throughput.")
 def plot(
     results_dir: Annotated[Path, typer.Argument(help="A directory written by `run --out` or `dumbbell --out`.")],
 ) -> None:
@@ -380,7 +380,7 @@ def schema() -> None:
     sys.stdout.write(dumps(Scenario.json_schema(), indent=2) + "\n")
 
 
-@commands_app.command()
+@commands_app.command(short_help="The PERT paper's comparison: PERT, SACK, RED-ECN, Vegas.")
 def demo(
     out_dir: Annotated[Path, typer.Option("--out", help="Output directory.")] = Path("demo-out"),
     quick: Annotated[bool, typer.Option("--quick", help="30 s runs instead of 400 s (a first look, and tests).")] = False,

@@ -18,6 +18,7 @@ from .quantities import parse_capacity, parse_seconds
 __all__ = ["fluid_app", "stability_app"]
 
 fluid_app = typer.Typer(help="Integrate a fluid model; write trajectories (Parquet), a plot (PNG) and parameters (JSON).",
+                        short_help="Integrate a fluid model (Parquet, PNG, JSON).",
                         no_args_is_help=True, add_completion=False, rich_markup_mode=None)  # fmt: skip
 stability_app = typer.Typer(help="The PERT paper's stability theorems as calculators.", no_args_is_help=True,
                             add_completion=False, rich_markup_mode=None)  # fmt: skip
@@ -165,7 +166,7 @@ def _divergence(model, at: float, out_dir: Path) -> str:
 # --- fluid ------------------------------------------------------------------
 
 
-@fluid_app.command("pert-red")
+@fluid_app.command("pert-red", short_help="PERT/RED fluid model, DDE (14) of the PERT paper.")
 def fluid_pert_red(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Round-trip time R of DDE (14).")] = "160ms",
@@ -195,7 +196,7 @@ def fluid_pert_red(
     _guard(go)
 
 
-@fluid_app.command("pert-pi")
+@fluid_app.command("pert-pi", short_help="PERT/PI fluid model with the PI law (16).")
 def fluid_pert_pi(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Round-trip propagation delay T_p (R = T_p + T_q).")] = "160ms",
@@ -221,7 +222,7 @@ def fluid_pert_pi(
     _guard(go)
 
 
-def _tcp_red_command(name: str, model: str, doc: str) -> None:
+def _tcp_red_command(name: str, model: str, doc: str, short_help: str) -> None:
     """Register ``pertlab fluid NAME`` for the TCP/RED model class ``model`` of :mod:`.models`
     (``tcp-red`` and ``surathkal-tcp-red`` take the same options)."""
 
@@ -251,17 +252,18 @@ def _tcp_red_command(name: str, model: str, doc: str) -> None:
         _guard(go)
 
     command.__doc__ = doc
-    fluid_app.command(name)(command)
+    fluid_app.command(name, short_help=short_help)(command)
 
 
-_tcp_red_command("tcp-red", "TcpRed", "TCP/RED, Misra-Gong-Towsley / Hollot et al. (thesis eqs. 5.1.1-5.1.4).")
-_tcp_red_command("surathkal-tcp-red", "SurathkalTcpRed", "The thesis's TCP Surathkal model (5.2.1): decrease scaled by alpha_i = p.")
+_tcp_red_command("tcp-red", "TcpRed", "TCP/RED, Misra-Gong-Towsley / Hollot et al. (thesis eqs. 5.1.1-5.1.4).", "TCP/RED fluid model (Misra-Gong-Towsley, Hollot).")
+_tcp_red_command("surathkal-tcp-red", "SurathkalTcpRed", "The thesis's TCP Surathkal model (5.2.1): decrease scaled by alpha_i = p.",
+                 "TCP Surathkal's fluid model (Tahiliani, 5.2.1).")
 
 
 # --- stability --------------------------------------------------------------
 
 
-@stability_app.command("pert-red")
+@stability_app.command("pert-red", short_help="Theorem 1: PERT/RED's local stability, condition (11).")
 def stability_pert_red(
     capacity: Capacity = "100pkt/s",
     rtt: Annotated[str, typer.Option(help="Bound R+ on the stationary RTT.")] = "160ms",

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from .loader import PertParams
     from .scenario import TestbedScenario
 
-linux_app = typer.Typer(help="The eBPF PERT congestion controls on this host (pert, pert-adaptive; needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+linux_app = typer.Typer(help="The eBPF PERT congestion controls on this host (pert, pert-adaptive; needs root).", short_help="The eBPF PERT congestion controls on this host (root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 testbed_app = typer.Typer(help="Network-namespace testbed with a real bottleneck (needs root).", no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 
 
@@ -45,7 +45,7 @@ def _flag(field: str) -> str:
     return "--" + field.replace("_", "-")
 
 
-@linux_app.command()
+@linux_app.command(short_help="Compile and register a PERT congestion control (eBPF).")
 def load(
     name: Annotated[str, typer.Argument(help="Congestion control to register: pert (PERT/RED) or pert-adaptive (Kotla 2008).")] = "pert",
     t_min_ms: Annotated[float, typer.Option(help="Queueing delay where the response probability starts to rise.")] = 5.0,
@@ -134,7 +134,7 @@ def unload(name: Annotated[str, typer.Argument(help="Congestion control to remov
     typer.echo(f"{ctrl.name} unregistered" if had else f"{ctrl.name} was not loaded by pertlab")
 
 
-@linux_app.command()
+@linux_app.command(short_help="What is registered, and its counters.")
 def status(
     name: Annotated[str, typer.Argument(help="Congestion control: pert or pert-adaptive.")] = "pert",
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
@@ -164,7 +164,7 @@ def status(
         typer.echo(f"  {st['note']}")
 
 
-@linux_app.command("cpu-cost")
+@linux_app.command("cpu-cost", short_help="CPU cost of congestion controls (Kotla 2008, Table VI).")
 def cpu_cost(
     flows: Annotated[int, typer.Option(help="Bulk TCP connections per run (one sender process).")] = 50,
     seconds: Annotated[float, typer.Option(help="How long each run's flows send.")] = 20.0,
@@ -208,7 +208,7 @@ def cpu_cost(
     typer.echo(dumps(res.as_dict(), indent=2) if as_json else res.report())
 
 
-@testbed_app.command("run")
+@testbed_app.command("run", short_help="Run a scenario's flows through a real bottleneck.")
 def testbed_run(
     scenario_file: Annotated[Path, typer.Argument(help="Testbed scenario (.toml).", metavar="SCENARIO")],
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Directory of the result files.")] = None,
@@ -236,7 +236,7 @@ def testbed_run(
         raise typer.Exit(130)
 
 
-@testbed_app.command("compare")
+@testbed_app.command("compare", short_help="A scenario in the testbed and in the simulator.")
 def testbed_compare(
     scenario_file: Annotated[Path, typer.Argument(help="Testbed scenario (.toml).", metavar="SCENARIO")],
     out_dir: Annotated[Path, typer.Option("--out", help="Directory of the report and both result sets.")] = Path("out/compare"),
@@ -261,7 +261,7 @@ def testbed_compare(
         raise typer.Exit(130)
 
 
-@testbed_app.command("cleanup")
+@testbed_app.command("cleanup", short_help="Remove what testbed runs whose driver died left.")
 def testbed_cleanup() -> None:
     """Remove what testbed runs whose driver died left: their processes (delay lines,
     flows), namespaces (with their links and qdiscs) and run directories. Runs in
@@ -282,11 +282,11 @@ def testbed_cleanup() -> None:
         typer.echo(f"left alone: run {info.get('run_id')} in progress (pid {info.get('pid')}, started {info.get('started')})")
 
 
-@testbed_app.command("profiles")
+@testbed_app.command("profiles", short_help="The named path profiles of testbed scenarios.")
 def testbed_profiles(
     sources: Annotated[bool, typer.Option("--sources", help="Also print where each profile's numbers come from.")] = False,
 ) -> None:
-    """The named path profiles a scenario's ``[path] profile = NAME`` picks (no root needed)."""
+    """The named path profiles a scenario's `[path] profile = NAME` picks (no root needed)."""
     from .profiles import PROFILES, describe
 
     for p in PROFILES.values():

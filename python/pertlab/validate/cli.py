@@ -12,11 +12,12 @@ from ..jsonable import dumps
 
 validate_app = typer.Typer(
     help="pertlab beside the tools users trust: ns-3 and the Linux kernel (docs/validation.md).",
+    short_help="pertlab beside ns-3 and the Linux kernel.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None,
 )  # fmt: skip
 
 
-@validate_app.command()
+@validate_app.command(short_help="pertlab against ns-3 on a matrix of dumbbells.")
 def ns3(
     quick: Annotated[bool, typer.Option("--quick", help="Fourteen cases, most of them 40 s long, instead of the whole matrix.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-ns3].")] = None,
@@ -75,7 +76,7 @@ def _finish(results: list, folder: Path, title: str, tool: str, as_json: bool) -
         raise typer.Exit(1)
 
 
-@validate_app.command()
+@validate_app.command(short_help="pertlab against the Linux kernel in the testbed (root).")
 def kernel(
     quick: Annotated[bool, typer.Option("--quick", help="One 30 s case instead of the five 60 s ones.")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-kernel].")] = None,
