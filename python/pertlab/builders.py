@@ -801,7 +801,9 @@ _ARGUMENT_OF_FIELD = [
     (r"udp\[\d+\]", "udp_load"),
     (r"dumbbell\.pairs", "flows"),
     (r"dumbbell\.bottleneck_rate(?:_bps)?", "bw"),
-    (r"dumbbell\.bottleneck_queue\.(?:limit_pkts|step)|links\[\d+\]\.queue\.limit_pkts", "buffer_pkts"),
+    # A PI reference not below the buffer (the error of the whole pi section) is the buffer's to fix
+    # where the command line sets only the buffer.
+    (r"dumbbell\.bottleneck_queue\.(?:limit_pkts|step|pi$)|links\[\d+\]\.queue\.limit_pkts", "buffer_pkts"),
     (r"dumbbell\.(?:bottleneck|sender_access|receiver_access)_delay(?:_ns)?", "rtt"),
     (r"dumbbell\.bottleneck_queue\.(?:red|pi|pie|codel)|links\[\d+\]\.queue\.(?:red|pi|pie|codel)", "aqm"),
     (r"dumbbell\.access_rate(?:_bps)?", "access_rate"),

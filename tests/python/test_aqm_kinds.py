@@ -17,8 +17,9 @@ runner = CliRunner()
 
 @pytest.mark.parametrize("kind", QUEUE_NAMES)  # "py" (written in Python): test_python_aqm.py
 def test_every_kind_runs_from_the_cli(kind):
-    # step marks at K = 65 packets, more than this path's BDP buffer (33) holds: refused without a larger one.
-    buffer = ["--buffer", "100"] if kind == "step" else []
+    # step marks at K = 65 packets and PI holds the queue at qref = 50, more than this path's BDP
+    # buffer (33) holds: refused without a larger one.
+    buffer = ["--buffer", "100"] if kind in ("step", "pi") else []
     res = runner.invoke(app, ["dumbbell", "--queue", kind, "--duration", "10s", "--flows", "5", "--bw", "10Mbps", "--rtt", "40ms", "--warmup", "2s", "--start-window", "1s", *buffer, "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
@@ -41,7 +42,9 @@ def test_ecn_makes_the_aqm_mark_instead_of_drop(kind):
 @pytest.mark.parametrize("kind", ["reared", "fared", "cared", "feng", "nlred", "pi", "pie", "codel"])
 def test_python_defaults_are_the_cores(kind):
     """A run with every parameter written out by Python equals one where the core fills in defaults."""
-    s = dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue=kind, duration="5s", start_window="1s", warmup="1s")
+    # PI's qref (50 packets) must lie below the buffer: a BDP here is 33.
+    buffer = {"buffer_pkts": 100} if kind == "pi" else {}
+    s = dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue=kind, duration="5s", start_window="1s", warmup="1s", **buffer)
     explicit = s.to_wire()
     implicit = json.loads(json.dumps(explicit))
     implicit["dumbbell"]["bottleneck_queue"] = {"kind": kind, "limit_pkts": explicit["dumbbell"]["bottleneck_queue"]["limit_pkts"]}
@@ -64,3 +67,24 @@ def test_unknown_kind_lists_the_allowed_ones():
 def test_bad_pie_parameter_names_its_field():
     with pytest.raises(ScenarioError, match=r"^aqm\.mark_ecn_threshold: "):  # the builder argument the caller wrote
         dumbbell(bw="10Mbps", flows=2, queue="pie", aqm={"mark_ecn_threshold": 2.0})
+
+
+def test_pi_with_its_reference_at_the_buffer_is_refused_and_would_act_as_drop_tail():
+    """The queue never exceeds its buffer, so with qref (default 50 packets) at or above it PI's
+    integral only falls: refused, naming the buffer the command line sets. The core, given such a
+    scenario in the wire format (which skips the model), shows why: nearly every drop is an
+    overflow, where a buffer above qref gives mostly PI's own early drops."""
+    refused = runner.invoke(app, ["dumbbell", "--queue", "pi", "--bw", "10Mbps", "--rtt", "60ms", "--flows", "5", "--duration", "1s"])
+    assert refused.exit_code == 2
+    assert refused.stderr.startswith("error: --buffer: qref = 50 packets is not below the buffer (50 packets, limit_pkts)"), refused.stderr
+    with pytest.raises(ScenarioError, match=r"buffer_pkts: qref = 49 packets is not below the buffer \(40 packets"):
+        dumbbell(bw="10Mbps", queue="pi", buffer_pkts=40, aqm={"qref": 49})
+    assert dumbbell(bw="10Mbps", queue="pi", buffer_pkts=50, aqm={"qref": 49}).dumbbell.bottleneck_queue.pi.qref == 49
+    wire = dumbbell(bw="10Mbps", rtt="40ms", flows=5, queue="pi", buffer_pkts=100, duration="30s").to_wire()
+    drops = {}
+    for limit in (100, 50):
+        wire["dumbbell"]["bottleneck_queue"]["limit_pkts"] = limit
+        b = json.loads(_core.run_json(json.dumps(wire)))["bottleneck"]
+        drops[limit] = (b["drops_early"], b["drops_overflow"])
+    (early_100, overflow_100), (early_50, overflow_50) = drops[100], drops[50]
+    assert early_100 > overflow_100 and overflow_50 > 10 * early_50, drops

@@ -152,7 +152,7 @@ class QueueSpec(_Model):
     limit_pkts: Count | None = Field(None, description="buffer in packets (exclusive with limit_bytes)")
     limit_bytes: Size | None = Field(None, description="buffer in bytes, e.g. '64KB'")
     red: RedConfig = Field(default_factory=RedConfig, description="the RED family: red, ared, reared, fared, cared, feng, nlred")
-    pi: PiConfig = Field(default_factory=PiConfig)
+    pi: PiConfig = Field(default_factory=PiConfig, validate_default=True)
     pie: PieConfig = Field(default_factory=PieConfig)
     codel: CodelConfig = Field(default_factory=CodelConfig)
     jcc: JccQueueConfig = Field(default_factory=JccQueueConfig, description="jcc-red: the code's bits (RED's parameters are in red)")
@@ -180,6 +180,19 @@ class QueueSpec(_Model):
         limit = info.data.get("limit_pkts")
         if info.data.get("kind") == "step" and limit is not None and v.k_pkts > limit:
             raise ValueError(f"K = {v.k_pkts} packets is more than the buffer holds ({limit} packets, limit_pkts): the queue would never mark; make k_pkts at most limit_pkts")
+        return v
+
+    @field_validator("pi")
+    @classmethod
+    def _qref_below_buffer(cls, v: PiConfig, info: ValidationInfo) -> PiConfig:
+        # The queue never exceeds the buffer, so with qref at or above it q - qref is never
+        # positive and PI's integral only falls (test_aqm_kinds: nearly all drops are overflows).
+        limit = info.data.get("limit_pkts")
+        if info.data.get("kind") == "pi" and limit is not None and v.qref >= limit:
+            raise ValueError(
+                f"qref = {v.qref:g} packets is not below the buffer ({limit} packets, limit_pkts): the queue never exceeds "
+                "its reference, so PI's probability stays near 0 and the queue drops on overflow, as drop-tail; make qref less than limit_pkts"
+            )
         return v
 
     @field_validator("limit_bytes")
