@@ -19,11 +19,13 @@ runs the cross product of the varied values, each with seeds 1..5.
   what figures draw.
 
 Paths given to ``--vary`` name fields of the scenario as written in files,
-with two conveniences: ``bottleneck.X`` is the dumbbell's ``bottleneck_X`` (or
-field X of the link named "bottleneck"), and ``cc`` sets every flow's
+with three conveniences: ``bottleneck.X`` is the dumbbell's ``bottleneck_X`` (or
+field X of the link named "bottleneck"), ``cc`` sets every flow's
 controller by the names the dumbbell builder knows (``sack``, ``newreno``,
 ``reno``, ``vegas``, ``pert``, ``pert-pi``, ``hstcp``, ``cubic``, ``compound``,
-``illinois``, ``fast``).
+``illinois``, ``fast``), and ``tcp.X`` sets field X of every TCP flow's and web
+group's ``tcp`` options (``tcp.ack_policy``, ``tcp.pacing.enabled``), as the
+dumbbell builder's ``tcp`` argument does.
 """
 
 from __future__ import annotations
@@ -163,6 +165,17 @@ def _set_cc(wire: dict[str, Any], name: str) -> None:
             flow["cc"]["capacity_pps"] = _bottleneck_pps(wire, flow)
 
 
+def _set_tcp(wire: dict[str, Any], path: str, text: str) -> None:
+    """``tcp.X``: field X of the ``tcp`` options of every TCP flow and web group."""
+    owners = [f"{section}[{i}]" for section in ("flows", "web") for i in range(len(wire.get(section) or []))]
+    if not owners:
+        raise ScenarioError([(path, "the scenario has no TCP flows to set an option on")])
+    for owner in owners:
+        section, i = owner[:-1].split("[")
+        wire[section][int(i)].setdefault("tcp", {})
+        _set_path(wire, f"{owner}.{path}", text)
+
+
 def _bottleneck_pps(wire: dict[str, Any], flow: dict[str, Any]) -> float:
     """The dumbbell bottleneck in packets/s of the flow's size (PERT/PI's capacity)."""
     d = wire.get("dumbbell")
@@ -229,6 +242,8 @@ def expand(base: Scenario, vary: dict[str, list[str]], seeds: int, memory_limit:
             for path, text in zip(paths, combo):
                 if path == "cc":
                     _set_cc(wire, text)
+                elif path.startswith("tcp."):
+                    _set_tcp(wire, path, text)
                 else:
                     _set_path(wire, path, text)
             wire["seed"] = seed
@@ -242,7 +257,11 @@ def expand(base: Scenario, vary: dict[str, list[str]], seeds: int, memory_limit:
                     scenario.check(memory_limit)
             except ScenarioError as e:
                 where = ", ".join(f"{p}={v}" for p, v in zip(paths, combo))
-                raise ScenarioError([(f, f"{m} (with {where})") for f, m in e.errors]) from None
+                errors = e.errors
+                if any(p.startswith("tcp.") for p in paths):
+                    # An option every flow got is wrong in all of them alike: one line, named as varied.
+                    errors = list(dict.fromkeys((re.sub(r"^(?:flows|web)\[\d+\]\.tcp\b", "tcp", f), m) for f, m in errors))
+                raise ScenarioError([(f, f"{m} (with {where})") for f, m in errors]) from None
             points.append(Point(tuple(zip(paths, combo)), seed, scenario))
     return points
 

@@ -63,6 +63,26 @@ def test_list_entries_are_named_as_errors_name_them():
         expand(base(), {"flows[7].cc": ["pert"]}, seeds=1)
 
 
+def test_tcp_options_are_set_on_every_flow_and_web_group():
+    """``tcp.X`` varies an option of every TCP flow and web group together (``flows[i].tcp.X``
+    names one flow, and varying each flow on its own would make a cross product of them)."""
+    with_web = pertlab.dumbbell(bw="5Mbps", rtt="40ms", flows=3, web_sessions=2, duration="6s", start_window="1s", warmup="2s")
+    points = expand(with_web, {"tcp.ack_policy": ["every", "delayed"], "tcp.pacing.enabled": ["true"]}, seeds=1)
+    assert [dict(p.values) for p in points] == [{"tcp.ack_policy": a, "tcp.pacing.enabled": "true"} for a in ("every", "delayed")]
+    for p, policy in zip(points, ("every", "delayed")):
+        wire = p.scenario.to_wire()
+        tcps = [f["tcp"] for f in wire["flows"]] + [w["tcp"] for w in wire["web"]]
+        assert len(tcps) == 4 and all(t["ack_policy"] == policy and t["pacing"]["enabled"] for t in tcps), tcps
+    # A bad option is one error, named as it was varied, not one per flow.
+    with pytest.raises(ScenarioError) as e:
+        expand(base(), {"tcp.ack_policy": ["sometimes"]}, seeds=1)
+    assert e.value.errors == [("tcp.ack_policy", "got 'sometimes'; allowed: 'every', 'delayed' or 'adaptive' (with tcp.ack_policy=sometimes)")]
+    no_flows = base().to_wire()
+    no_flows["flows"] = []
+    with pytest.raises(ScenarioError, match=r"^tcp.sack: the scenario has no TCP flows to set an option on$"):
+        expand(pertlab.Scenario.parse(no_flows), {"tcp.sack": ["true"]}, seeds=1)
+
+
 def test_points_the_core_refuses_are_refused_before_any_run(tmp_path):
     """Points the scenario model accepts and the core refuses (a topology without the flows'
     nodes; more memory than the limit) are refused up front naming the field and the point:
