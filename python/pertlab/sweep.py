@@ -23,9 +23,12 @@ with three conveniences: ``bottleneck.X`` is the dumbbell's ``bottleneck_X`` (or
 field X of the link named "bottleneck"), ``cc`` sets every flow's
 controller by the names the dumbbell builder knows (``sack``, ``newreno``,
 ``reno``, ``vegas``, ``pert``, ``pert-pi``, ``hstcp``, ``cubic``, ``compound``,
-``illinois``, ``fast``), and ``tcp.X`` sets field X of every TCP flow's and web
+``illinois``, ``fast``), ``tcp.X`` sets field X of every TCP flow's and web
 group's ``tcp`` options (``tcp.ack_policy``, ``tcp.pacing.enabled``), as the
-dumbbell builder's ``tcp`` argument does.
+dumbbell builder's ``tcp`` argument does, and ``KIND.X`` parameter X of every
+flow whose controller is KIND (``pert.t_max``, ``pert-adaptive.alpha_max``), as
+``pertlab dumbbell --cc-param`` does. ``cc`` is applied first, so that the
+parameters varied with it belong to the controller it names.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from typing import Any, Callable
 import polars as pl
 
 from .builders import CC_NAMES
+from .kinds import CC_KINDS
 from .jsonable import dumps
 from .parallel import StoredRunWarning, run_tasks
 from .results import Results
@@ -165,15 +169,50 @@ def _set_cc(wire: dict[str, Any], name: str) -> None:
             flow["cc"]["capacity_pps"] = _bottleneck_pps(wire, flow)
 
 
-def _set_tcp(wire: dict[str, Any], path: str, text: str) -> None:
-    """``tcp.X``: field X of the ``tcp`` options of every TCP flow and web group."""
-    owners = [f"{section}[{i}]" for section in ("flows", "web") for i in range(len(wire.get(section) or []))]
+def _set_varied(wire: dict[str, Any], path: str, text: str, where: str) -> None:
+    """Set the varied ``path`` (a field, or one of the conveniences of the module doc) to
+    ``text`` in the wire-format dict; ``where`` is the point, for errors."""
+    kind, _, field = path.partition(".")
+    if path == "cc":
+        _set_cc(wire, text)
+    elif kind == "tcp" and field:
+        _set_in_each(wire, path, text, _owners(wire), "TCP flows to set an option on")
+    elif kind in CC_KINDS and field:
+        owners = [o for o in _owners(wire) if _section(wire, o).get("cc", {}).get("kind") == kind]
+        _set_in_each(wire, f"cc.{field}", text, owners, f"flow running {kind} (with {where})", path)
+    else:
+        _set_path(wire, path, text)
+
+
+def _owners(wire: dict[str, Any]) -> list[str]:
+    """Every TCP flow and web group, as errors name them: ``flows[0]``, ``web[1]``."""
+    return [f"{section}[{i}]" for section in ("flows", "web") for i in range(len(wire.get(section) or []))]
+
+
+def _section(wire: dict[str, Any], owner: str) -> dict[str, Any]:
+    section, i = owner[:-1].split("[")
+    return wire[section][int(i)]
+
+
+def _set_in_each(wire: dict[str, Any], field: str, text: str, owners: list[str], what: str, varied: str | None = None) -> None:
+    """Set ``field`` (``tcp.ack_policy``, ``cc.t_max``) of each of ``owners`` to ``text``; an
+    error names ``varied`` (default ``field``) and ``what`` there is none of."""
     if not owners:
-        raise ScenarioError([(path, "the scenario has no TCP flows to set an option on")])
+        raise ScenarioError([(varied or field, f"the scenario has no {what}")])
     for owner in owners:
-        section, i = owner[:-1].split("[")
-        wire[section][int(i)].setdefault("tcp", {})
-        _set_path(wire, f"{owner}.{path}", text)
+        _section(wire, owner).setdefault(field.partition(".")[0], {})
+        _set_path(wire, f"{owner}.{field}", text)
+
+
+def _as_varied(wire: dict[str, Any], field: str, paths: list[str]) -> str:
+    """An error's field in a flow's tcp or cc section as the sweep varied it (``tcp.X`` or
+    ``KIND.X``), when it did; else as the error names it."""
+    m = re.match(r"^((?:flows|web)\[\d+\])\.(tcp|cc)(\..*)?$", field)
+    if not m:
+        return field
+    owner, section, rest = m.groups()
+    name = "tcp" if section == "tcp" else _section(wire, owner).get("cc", {}).get("kind")
+    return f"{name}{rest or ''}" if any(p.startswith(f"{name}.") for p in paths) else field
 
 
 def _bottleneck_pps(wire: dict[str, Any], flow: dict[str, Any]) -> float:
@@ -237,15 +276,11 @@ def expand(base: Scenario, vary: dict[str, list[str]], seeds: int, memory_limit:
     points = []
     paths = list(vary)
     for combo in itertools.product(*(vary[p] for p in paths)):
+        where = ", ".join(f"{p}={v}" for p, v in zip(paths, combo))
         for seed in range(1, seeds + 1):
             wire = copy.deepcopy(base.to_wire())
-            for path, text in zip(paths, combo):
-                if path == "cc":
-                    _set_cc(wire, text)
-                elif path.startswith("tcp."):
-                    _set_tcp(wire, path, text)
-                else:
-                    _set_path(wire, path, text)
+            for path, text in sorted(zip(paths, combo), key=lambda varied: varied[0] != "cc"):
+                _set_varied(wire, path, text, where)
             wire["seed"] = seed
             try:
                 scenario = Scenario.parse(wire)
@@ -256,11 +291,9 @@ def expand(base: Scenario, vary: dict[str, list[str]], seeds: int, memory_limit:
                     # them in turn (`monitor.sample_interval=1ns`).
                     scenario.check(memory_limit)
             except ScenarioError as e:
-                where = ", ".join(f"{p}={v}" for p, v in zip(paths, combo))
-                errors = e.errors
-                if any(p.startswith("tcp.") for p in paths):
-                    # An option every flow got is wrong in all of them alike: one line, named as varied.
-                    errors = list(dict.fromkeys((re.sub(r"^(?:flows|web)\[\d+\]\.tcp\b", "tcp", f), m) for f, m in errors))
+                # A value every flow (of a controller) got is wrong in all of them alike: one line,
+                # named as varied.
+                errors = list(dict.fromkeys((", ".join(_as_varied(wire, one, paths) for one in f.split(", ")), m) for f, m in e.errors))
                 raise ScenarioError([(f, f"{m} (with {where})") for f, m in errors]) from None
             points.append(Point(tuple(zip(paths, combo)), seed, scenario))
     return points

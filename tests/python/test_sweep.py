@@ -83,6 +83,25 @@ def test_tcp_options_are_set_on_every_flow_and_web_group():
         expand(pertlab.Scenario.parse(no_flows), {"tcp.sack": ["true"]}, seeds=1)
 
 
+def test_controller_parameters_are_set_on_the_flows_running_that_controller():
+    """``KIND.X`` varies parameter X of every flow whose controller is KIND, as ``--cc-param``
+    does; with ``cc`` in the same sweep it applies to the controller ``cc`` names, whatever the
+    order of the --vary options."""
+    mix = pertlab.dumbbell(bw="5Mbps", rtt="40ms", cc="pert:2,cubic:2", duration="6s", start_window="1s", warmup="2s")
+    points = expand(mix, {"pert.t_max": ["20ms", "40ms"], "cubic.beta": ["0.5"]}, seeds=1)
+    for p, t_max in zip(points, (20_000_000, 40_000_000)):
+        ccs = [f["cc"] for f in p.scenario.to_wire()["flows"]]
+        assert [c["t_max_ns"] for c in ccs[:2]] == [t_max] * 2 and [c["beta"] for c in ccs[2:]] == [0.5] * 2, ccs
+    [after_cc] = expand(base(), {"pert.p_max": ["0.2"], "cc": ["pert"]}, seeds=1)
+    assert {f["cc"]["p_max"] for f in after_cc.scenario.to_wire()["flows"]} == {0.2}
+    # One error for the parameter all of them got, named as varied; none running the controller.
+    with pytest.raises(ScenarioError) as e:
+        expand(mix, {"pert.t_max": ["5ms"]}, seeds=1)
+    assert [f for f, _ in e.value.errors] == ["pert.t_min, pert.t_max"], e.value.errors
+    with pytest.raises(ScenarioError, match=r"^vegas.alpha: the scenario has no flow running vegas \(with vegas.alpha=2, cc=sack\)$"):
+        expand(base(), {"vegas.alpha": ["2"], "cc": ["sack"]}, seeds=1)
+
+
 def test_points_the_core_refuses_are_refused_before_any_run(tmp_path):
     """Points the scenario model accepts and the core refuses (a topology without the flows'
     nodes; more memory than the limit) are refused up front naming the field and the point:

@@ -222,7 +222,7 @@ def run_file(
 @commands_app.command(short_help="A scenario over a grid of fields and seeds (Dask).")
 def sweep(
     scenario_file: Annotated[Path, typer.Argument(help="Base scenario file (.toml, or .json).", metavar="SCENARIO")],
-    vary: Annotated[Optional[list[str]], typer.Option("--vary", help="PATH=V1,V2,... (repeatable), e.g. bottleneck.rate=1Mbps,10Mbps, cc=pert,sack or tcp.ack_policy=every,delayed (every flow's).")] = None,
+    vary: Annotated[Optional[list[str]], typer.Option("--vary", help="PATH=V1,V2,... (repeatable), e.g. bottleneck.rate=1Mbps,10Mbps, cc=pert,sack, tcp.ack_policy=every,delayed or pert.t_max=5ms,10ms (every flow's).")] = None,
     seeds: Annotated[int, typer.Option(help="Seeds 1..N for every point.")] = 1,
     out_dir: Annotated[Path, typer.Option("--out", help="Directory of the sweep; runs already stored there are skipped.")] = Path("out/sweep"),
     jobs: Annotated[Optional[int], typer.Option(min=1, help="Local worker processes [default: one per core].")] = None,
