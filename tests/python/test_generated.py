@@ -164,6 +164,11 @@ def swept(draw) -> tuple[pertlab.Scenario, str, list[str]]:
 
     # people's path -> (the value, its unit: the wire's `x_ns` is people's `x`, in ns)
     fields = {people_path(p): (at(p), wire_unit(str(p[-1]))) for p in leaves(wire) if not isinstance(at(p), (dict, list))}
+    # The conveniences that set a field of every flow: tcp.X, and KIND.X for the flows running KIND.
+    for p in [p for p in leaves(wire) if len(p) >= 4 and p[0] in ("flows", "web") and p[2] in ("tcp", "cc") and p[3] != "kind"]:
+        if not isinstance(at(p), (dict, list)):
+            owner = "tcp" if p[2] == "tcp" else wire[p[0]][p[1]]["cc"]["kind"]
+            fields.setdefault(people_path((owner, *p[3:])), (at(p), wire_unit(str(p[-1]))))
     path = draw(st.sampled_from(["cc", *fields]))
     if path == "cc":
         return scenario, path, draw(st.lists(VARY_CC, min_size=1, max_size=2, unique=True))
