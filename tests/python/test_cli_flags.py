@@ -405,6 +405,10 @@ def test_sweep_flags(scenario_file, tmp_path):
     # The 5 Mbit/s link is the busier one.
     u = dict(zip(runs["links.0.rate"], runs["utilization"]))
     assert u["5Mbps"] > 0.5 and out["points"][0]["goodput_mbps"] < out["points"][1]["goodput_mbps"]
+    # `plot` given the sweep's folder points to its runs, and plots one of them.
+    refused = runner.invoke(app, ["plot", str(tmp_path)])
+    assert refused.exit_code == 2 and "this is a sweep's: plot one of its runs, " in refused.stderr, refused.stderr
+    assert invoke("plot", str(tmp_path / "runs" / runs["key"][0])).exit_code == 0
 
 
 @covers("sweep", "--memory-limit")

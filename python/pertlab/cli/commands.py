@@ -363,7 +363,9 @@ def plot(
     from ..results import Results
 
     if not (results_dir / "summary.json").is_file():
-        fail(ValueError(f"{results_dir}: no summary.json here; give a directory written by `pertlab run`"))
+        runs = results_dir / "runs"
+        hint = f"; this is a sweep's: plot one of its runs, {runs / '<key>'} (runs.parquet names them)" if (results_dir / "sweep.json").is_file() and runs.is_dir() else ""
+        fail(ValueError(f"{results_dir}: no summary.json here; give a directory written by `pertlab run`{hint}"))
     try:
         results = Results.read(results_dir)
     except (OSError, ValueError) as e:  # a file missing or unreadable (JSONDecodeError is a ValueError)
