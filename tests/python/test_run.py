@@ -100,6 +100,22 @@ def test_stopping_early_keeps_partial_results():
     assert seen == sorted(seen)
 
 
+def test_udp_counts_are_events_in_the_window():
+    """docs/model.md, Metrics: a UDP source's sent, received and dropped count what happened in
+    the window, so over the whole run sent = received + dropped + the packets still in the
+    network, and over a later window the two sides differ by at most what the path holds;
+    throughput = bytes received in the window / its length."""
+    over = {"udp": [{"src": "a", "dst": "b", "rate": "12Mbps", "packet_size": "1000B"}]}  # above the 10 Mbps link: drops
+    whole = pertlab.run(pertlab.Scenario.parse(udp_graph(**over)))
+    u = whole.udp.row(0, named=True)
+    assert u["dropped"] > 0 and u["sent"] == u["received"] + u["dropped"] + whole.data["conservation"]["in_network"], u
+    late = pertlab.run(pertlab.Scenario.parse(udp_graph(**over, measure={"start": "2s", "end": "5s"})))
+    v = late.udp.row(0, named=True)
+    # The path holds the 30-packet buffer and what is on its wires (a few packets at 10 Mbps and 12 ms).
+    assert 0 < v["sent"] < u["sent"] and abs(v["sent"] - v["received"] - v["dropped"]) <= 40, v
+    assert v["throughput_mbps"] == pytest.approx(v["received"] * 1000 * 8 / 3.0 / 1e6, rel=1e-9)
+
+
 def test_keyboard_interrupt_keeps_partial_results():
     def interrupt(t):
         if t >= 1:
