@@ -317,10 +317,19 @@ def test_results_before_the_end_are_flagged_and_the_simulation_is_spent():
     sim.run_until("8s")
     r = sim.results(to_end=False)
     assert r.summary["interrupted"] and r.summary["sim_seconds"] == pytest.approx(8.0)
-    with pytest.raises(RuntimeError, match="were taken"):
+    # Asked again where it stands: the same results; to the end: refused, the run cannot go on.
+    assert sim.results(to_end=False) is r
+    with pytest.raises(RuntimeError, match=r"^results\(to_end=False\) took this simulation's results short of its end"):
         sim.results()
     with pytest.raises(RuntimeError, match="were taken"):
         sim.run_until("9s")
+
+
+def test_results_asked_again_are_the_same():
+    """A notebook cell run twice asks for the results twice: the second call gets the same."""
+    sim = pertlab.Simulation(scenario())
+    r = sim.results()
+    assert not r.interrupted and sim.results() is r and sim.results(to_end=False) is r
 
 
 def test_bad_steps_and_changes_name_the_field():
