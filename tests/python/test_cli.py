@@ -112,6 +112,8 @@ ERROR_CASES = [
     (["dumbbell", "--send-overhead", "-1ms"], "error: --send-overhead: must be zero or a positive time, got '-1ms'"),
     (["dumbbell", "--cc", "sack", "--cc-param", "pert.p_max=0.05"], "error: --cc-param: parameters of pert, which no flow runs (the flows run sack (reno))"),
     (["dumbbell", "--cc-param", "reno.x=1"], "error: --cc-param reno: reno has no parameters (sack and newreno are reno)"),
+    # The --cc names of reno: found running `--cc sack --cc-param sack.x=1`, which said sack was no kind.
+    (["dumbbell", "--cc-param", "sack.x=1"], "error: --cc-param sack: sack is the core's reno controller, which has no parameters"),
     (["dumbbell", "--startup-delay", "-1s"], "error: --startup-delay: a start-up delay needs video streams"),
     (["dumbbell", "--udp-arrivals", "poisson"], "error: --udp-arrivals: needs udp_load above 0"),
     (["dumbbell", "--bw", "10Mbps", "--rtt", "40ms", "--flows", "4", "--queue", "step"], "error: --buffer: K = 65 packets is more than the buffer holds (33 packets"),

@@ -60,6 +60,8 @@ def cc_params(items: list[str]) -> dict[str, dict[str, Any]]:
         kind, dot, name = key.strip().partition(".")
         if not (eq and dot and kind and name):
             raise ScenarioError([("--cc-param", f"write KIND.FIELD=VALUE, as in pert-adaptive.alpha_max=16; got {item!r}")])
+        if kind in ("sack", "newreno"):  # --cc names of the core's reno, which has no parameters
+            raise ScenarioError([(f"--cc-param {kind}", f"{kind} is the core's reno controller, which has no parameters")])
         if kind not in CC_KINDS:
             raise ScenarioError([("--cc-param", f"unknown controller kind {kind!r}; allowed: {', '.join(CC_KINDS)}")])
         params.setdefault(kind, {})[name] = parse_value(value.strip())
