@@ -134,12 +134,14 @@ class Results:
     @property
     def warnings(self) -> list[str]:
         """The captures that could not be written to the end (``capture_errors``, each naming its
-        ``capture[i].file``), what makes the run's numbers meaningless (:func:`empty_run_warnings`,
-        :func:`undue_video_warnings`) or unlike real hosts' (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
+        ``capture[i].file``), the queues whose discipline can never act on their buffer
+        (``queue_warnings``: RED's min_th at or above it), what makes the run's numbers meaningless
+        (:func:`empty_run_warnings`, :func:`undue_video_warnings`) or unlike real hosts'
+        (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
         if "warnings" not in self.data:
-            captures = list(self.data.get("capture_errors", []))
+            core = list(self.data.get("capture_errors", [])) + list(self.data.get("queue_warnings", []))
             self.data["warnings"] = (
-                captures + empty_run_warnings(self.data) + undue_video_warnings(self.data, self.scenario) + lockstep_warnings(self.data, self.scenario)
+                core + empty_run_warnings(self.data) + undue_video_warnings(self.data, self.scenario) + lockstep_warnings(self.data, self.scenario)
             )
         return self.data["warnings"]
 

@@ -88,3 +88,19 @@ def test_pi_with_its_reference_at_the_buffer_is_refused_and_would_act_as_drop_ta
         drops[limit] = (b["drops_early"], b["drops_overflow"])
     (early_100, overflow_100), (early_50, overflow_50) = drops[100], drops[50]
     assert early_100 > overflow_100 and overflow_50 > 10 * early_50, drops
+
+
+def test_a_red_queue_whose_min_th_its_buffer_cannot_reach_is_named_in_the_warnings():
+    """RED's average never exceeds the buffer, and its drop curve is 0 up to min_th: with a buffer
+    at or below min_th (here RED's 5 packets) the queue is drop-tail, which the run's warnings say
+    (the Python model cannot: an automatic min_th comes from the link rate, in the core). Its
+    drops are all overflows, where a buffer above min_th gives only RED's early drops."""
+    small = pertlab.run(dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue="red", buffer_pkts=5, duration="20s", tcp={"overhead": "1ms"}))
+    b = small.bottleneck
+    assert b["drops_early"] == b["marks"] == 0 and b["drops_overflow"] > 50, b
+    assert small.warnings == [
+        "bottleneck (r0 -> r1, red): min_th (5 packets) is not below the buffer (5 packets): the average queue never exceeds it, "
+        "so red never drops or marks early; the queue drops on overflow only, as drop-tail"
+    ], small.warnings
+    large = pertlab.run(dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue="red", buffer_pkts=30, duration="20s", tcp={"overhead": "1ms"}))
+    assert large.warnings == [] and large.bottleneck["drops_early"] > 50 and large.bottleneck["drops_overflow"] == 0, large.bottleneck

@@ -27,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::red::Red;
-use super::{QueueDiscipline, QueueView, Verdict};
+use super::{QueueDiscipline, QueueLimit, QueueView, Verdict};
 use crate::error::ConfigError;
 use crate::packet::{Packet, PacketKind};
 use crate::rng::SimRng;
@@ -149,6 +149,10 @@ impl QueueDiscipline for JccRed {
 
     fn max_p(&self) -> Option<f64> {
         QueueDiscipline::max_p(&self.red)
+    }
+
+    fn never_acts(&self, limit: QueueLimit) -> Option<String> {
+        self.red.never_acts(limit)
     }
 }
 

@@ -125,6 +125,14 @@ pub trait QueueDiscipline: Send {
         Vec::new()
     }
 
+    /// Why the discipline can never drop or mark early on a queue of `limit`:
+    /// its operating point lies at or beyond what the buffer holds (RED's
+    /// min_th), so the queue drops on overflow only, as drop-tail; None when it
+    /// can act. Read once, at the end, for the results' `queue_warnings`.
+    fn never_acts(&self, _limit: QueueLimit) -> Option<String> {
+        None
+    }
+
     /// True for a discipline that never drops nor marks and keeps no state
     /// (DropTail): the queue then makes neither call above (issue 21: two calls
     /// through the trait object per packet and hop). False unless a discipline

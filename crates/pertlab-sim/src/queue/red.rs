@@ -733,6 +733,25 @@ impl QueueDiscipline for Red {
         self.variant.name()
     }
 
+    /// The average is a mean of queue lengths, so it never exceeds the buffer,
+    /// and every curve of the family is 0 up to min_th. Exact when the buffer
+    /// is in the average's unit; None otherwise.
+    fn never_acts(&self, limit: QueueLimit) -> Option<String> {
+        let (held, unit) = match (self.p.mode, limit) {
+            (RedMode::Packets, QueueLimit::Packets(p)) => (p as f64, "packets"),
+            (RedMode::Bytes, QueueLimit::Bytes(b)) => (b as f64, "bytes"),
+            _ => return None,
+        };
+        let min_th = self.p.min_th;
+        let shown = if min_th.fract() == 0.0 { format!("{min_th:.0}") } else { format!("{min_th:.2}") };
+        (min_th >= held).then(|| {
+            format!(
+                "min_th ({shown} {unit}) is not below the buffer ({held} {unit}): the average queue never exceeds it, so {} never drops or marks early",
+                self.name()
+            )
+        })
+    }
+
     fn on_arrival(&mut self, view: &QueueView, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict {
         let q = self.measure(view);
         let m = self.idle_packets(now, view.link_rate_bps);

@@ -106,6 +106,10 @@ pub struct Results {
     /// `capture[i].file`); absent when every capture was written.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub capture_errors: Vec<String>,
+    /// The queues whose discipline can never act on their buffer, each with the
+    /// reason (RED's min_th at or above the buffer); absent when there is none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub queue_warnings: Vec<String>,
 }
 
 /// Per-packet trace of the traced flows and link, columnar, over the whole run.

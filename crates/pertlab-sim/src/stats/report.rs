@@ -46,6 +46,8 @@ pub struct QueueInfo {
     pub limit: QueueLimit,
     /// Buffers of `limit`: the classes of a multi-class queue (each has its own), else 1.
     pub buffers: u32,
+    /// Why the queue's discipline can never act on this buffer ([`crate::queue::QueueDiscipline::never_acts`]).
+    pub never_acts: Option<String>,
 }
 
 /// One long TCP flow, as the results describe it.
@@ -307,6 +309,15 @@ pub fn assemble(input: ReportInput) -> Results {
         flow_series: input.flow_series,
         trace: input.trace,
         capture_errors: Vec::new(),
+        queue_warnings: input
+            .queues
+            .iter()
+            .filter_map(|q| {
+                q.never_acts
+                    .as_ref()
+                    .map(|why| format!("{} ({} -> {}, {}): {why}; the queue drops on overflow only, as drop-tail", q.link, q.from, q.to, q.discipline))
+            })
+            .collect(),
     }
 }
 

@@ -256,6 +256,7 @@ impl World {
             rate_bps: c.rate_bps,
             limit: c.queue.limit,
             buffers: c.queue.classes.as_ref().map_or(1, |m| m.classes() as u32),
+            never_acts: if c.queue.classes.is_some() { None } else { c.queue.discipline().never_acts(c.queue.limit) },
         }
     }
 
