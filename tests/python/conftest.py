@@ -86,3 +86,14 @@ class InProcess:
 
     def map(self, fn, items):
         return [fn(x) for x in items]
+
+
+@pytest.fixture(scope="module")
+def files_in_a_temporary_directory(tmp_path_factory):
+    """Run a module in a working directory of its own: a generated or mutated scenario may name a
+    file relative to it (a capture's file mutated to "1e400" wrote a pcap of that name into the
+    checkout, found by `make fuzz`)."""
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("cwd"))
+    yield
+    os.chdir(here)

@@ -44,6 +44,10 @@ from generated import BAD_VALUES, BUDGET, COMMON, FEWER, MEMORY_LIMIT, OUTCOMES,
 ROOT = Path(__file__).resolve().parents[2]
 
 
+#: Files a generated scenario names (a capture) land in a directory of the module's own.
+pytestmark = pytest.mark.usefixtures("files_in_a_temporary_directory")
+
+
 @pytest.fixture(scope="module", autouse=True)
 def report_counts():
     yield

@@ -127,6 +127,10 @@ def fastest(wire: dict[str, Any], rates: dict[str, int]) -> dict[str, Any]:
     return wire
 
 
+#: Files a generated scenario names (a capture) land in a directory of the module's own.
+pytestmark = pytest.mark.usefixtures("files_in_a_temporary_directory")
+
+
 @pytest.fixture(scope="module", autouse=True)
 def report_counts():
     yield
