@@ -61,8 +61,8 @@ class Simulation:
         #: The controllers whose parameters :meth:`set_cc_param` changed, by flow (the scenario keeps those it gave).
         self._cc_in_force: dict[int, Any] = {}
         models = resolve(self.scenario)
-        #: What :meth:`results` returned, and with which ``to_end``: asked again, the same.
-        self._taken: tuple[bool, Results] | None = None
+        #: What :meth:`results` returned: asked again, the same.
+        self._taken: Results | None = None
         try:
             self._core = _core.Simulation(self.scenario.to_wire_json(), core_limit(memory_limit), models or None)
         except ValueError as e:
@@ -198,15 +198,14 @@ class Simulation:
         ``to_end=True`` after results taken short of the end)."""
         check_kinds({"to_end": to_end}, SIMULATION_KINDS)
         if self._taken is not None:
-            taken_to_end, results = self._taken
-            if taken_to_end or not to_end or not results.interrupted:
-                return results
+            # Results taken to the end are never interrupted: only those taken short of it refuse.
+            if not (to_end and self._taken.interrupted):
+                return self._taken
             raise RuntimeError("results(to_end=False) took this simulation's results short of its end; build a new one to run it to the end")
         if to_end:
             self._core.run_until(self.scenario.duration)
-        results = Results.from_json(self._core.results_json(), self.scenario)
-        self._taken = (to_end, results)
-        return results
+        self._taken = Results.from_json(self._core.results_json(), self.scenario)
+        return self._taken
 
     @staticmethod
     def _call(method, *args) -> None:

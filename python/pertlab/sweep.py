@@ -178,30 +178,26 @@ def _set_varied(wire: dict[str, Any], path: str, text: str, where: str) -> None:
     elif kind == "tcp" and field:
         _set_in_each(wire, path, text, _owners(wire), "TCP flows to set an option on")
     elif kind in CC_KINDS and field:
-        owners = [o for o in _owners(wire) if _section(wire, o).get("cc", {}).get("kind") == kind]
+        owners = [(name, section) for name, section in _owners(wire) if section.get("cc", {}).get("kind") == kind]
         _set_in_each(wire, f"cc.{field}", text, owners, f"flow running {kind} (with {where})", path)
     else:
         _set_path(wire, path, text)
 
 
-def _owners(wire: dict[str, Any]) -> list[str]:
-    """Every TCP flow and web group, as errors name them: ``flows[0]``, ``web[1]``."""
-    return [f"{section}[{i}]" for section in ("flows", "web") for i in range(len(wire.get(section) or []))]
+def _owners(wire: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Every TCP flow and web group: its name as errors write it (``flows[0]``, ``web[1]``) and
+    its section of the wire-format dict."""
+    return [(f"{key}[{i}]", section) for key in ("flows", "web") for i, section in enumerate(wire.get(key) or [])]
 
 
-def _section(wire: dict[str, Any], owner: str) -> dict[str, Any]:
-    section, i = owner[:-1].split("[")
-    return wire[section][int(i)]
-
-
-def _set_in_each(wire: dict[str, Any], field: str, text: str, owners: list[str], what: str, varied: str | None = None) -> None:
+def _set_in_each(wire: dict[str, Any], field: str, text: str, owners: list[tuple[str, dict[str, Any]]], what: str, varied: str | None = None) -> None:
     """Set ``field`` (``tcp.ack_policy``, ``cc.t_max``) of each of ``owners`` to ``text``; an
     error names ``varied`` (default ``field``) and ``what`` there is none of."""
     if not owners:
         raise ScenarioError([(varied or field, f"the scenario has no {what}")])
-    for owner in owners:
-        _section(wire, owner).setdefault(field.partition(".")[0], {})
-        _set_path(wire, f"{owner}.{field}", text)
+    for name, section in owners:
+        section.setdefault(field.partition(".")[0], {})
+        _set_path(wire, f"{name}.{field}", text)
 
 
 def _as_varied(wire: dict[str, Any], field: str, paths: list[str]) -> str:
@@ -211,7 +207,7 @@ def _as_varied(wire: dict[str, Any], field: str, paths: list[str]) -> str:
     if not m:
         return field
     owner, section, rest = m.groups()
-    name = "tcp" if section == "tcp" else _section(wire, owner).get("cc", {}).get("kind")
+    name = "tcp" if section == "tcp" else dict(_owners(wire))[owner].get("cc", {}).get("kind")
     return f"{name}{rest or ''}" if any(p.startswith(f"{name}.") for p in paths) else field
 
 
