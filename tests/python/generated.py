@@ -189,4 +189,8 @@ def run_or_refuse(scenario: pertlab.Scenario, kind: str) -> None:
         OUTCOMES[(kind, "refused by the core")] += 1
         return
     check_results(results)
+    # The queues that cannot act are known from the built network, before the run; the
+    # results list them (the key is absent when there is none).
+    recorded = results.data.get("queue_warnings", [])
+    assert recorded == scenario.queue_warnings(MEMORY_LIMIT), recorded
     OUTCOMES[(kind, "ran" if not results.warnings else "ran, with warnings")] += 1

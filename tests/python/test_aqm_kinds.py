@@ -95,7 +95,10 @@ def test_a_red_queue_whose_min_th_its_buffer_cannot_reach_is_named_in_the_warnin
     at or below min_th (here RED's 5 packets) the queue is drop-tail, which the run's warnings say
     (the Python model cannot: an automatic min_th comes from the link rate, in the core). Its
     drops are all overflows, where a buffer above min_th gives only RED's early drops."""
-    small = pertlab.run(dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue="red", buffer_pkts=5, duration="20s", tcp={"overhead": "1ms"}))
+    scenario = dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue="red", buffer_pkts=5, duration="20s", tcp={"overhead": "1ms"})
+    before = scenario.queue_warnings()  # from the built network, before anything runs
+    small = pertlab.run(scenario)
+    assert small.warnings == before
     b = small.bottleneck
     assert b["drops_early"] == b["marks"] == 0 and b["drops_overflow"] > 50, b
     assert small.warnings == [
@@ -103,4 +106,4 @@ def test_a_red_queue_whose_min_th_its_buffer_cannot_reach_is_named_in_the_warnin
         "so red never drops or marks early; the queue drops on overflow only, as drop-tail"
     ], small.warnings
     large = pertlab.run(dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue="red", buffer_pkts=30, duration="20s", tcp={"overhead": "1ms"}))
-    assert large.warnings == [] and large.bottleneck["drops_early"] > 50 and large.bottleneck["drops_overflow"] == 0, large.bottleneck
+    assert large.warnings == [] == large.scenario.queue_warnings() and large.bottleneck["drops_early"] > 50 and large.bottleneck["drops_overflow"] == 0, large.bottleneck

@@ -40,13 +40,14 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 
 /// Check a scenario (JSON text) without running it: its fields, its network,
 /// and its memory estimate against `memory_limit` bytes (none when not given);
-/// raises ValueError naming the field.
+/// raises ValueError naming the field. Returns the `queue_warnings` a run of it
+/// will carry (queues whose discipline can never act on their buffer).
 #[pyfunction]
 #[pyo3(signature = (scenario_json, memory_limit=None))]
-fn validate_json(scenario_json: &str, memory_limit: Option<u64>) -> PyResult<()> {
+fn validate_json(scenario_json: &str, memory_limit: Option<u64>) -> PyResult<Vec<String>> {
     let scenario = parse(scenario_json)?;
-    World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    Ok(())
+    let world = World::build_within(&scenario, limit(memory_limit)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(world.queue_warnings())
 }
 
 /// The memory a run of the scenario (JSON text) needs, with what its recorded

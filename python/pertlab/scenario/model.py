@@ -331,15 +331,22 @@ class Scenario(_Model):
         connectivity, and the memory estimate against ``memory_limit``: bytes,
         default the memory available now, ``math.inf`` for none; see
         :func:`pertlab.runner.run`); raises :class:`ScenarioError`. Returns ``self``."""
+        self.queue_warnings(memory_limit)
+        return self
+
+    def queue_warnings(self, memory_limit: float | None = None) -> list[str]:
+        """The core's ``queue_warnings`` of a run of this scenario, known before it runs: each
+        queue whose discipline can never act on its buffer (RED's min_th at or above it), named
+        by link and direction; empty when every queue can act. Checks the scenario as
+        :meth:`check` does, and raises as it does."""
         from .. import _core
         from ..memory import core_limit
 
         limit = core_limit(memory_limit)
         try:
-            _core.validate_json(self.to_wire_json(), limit)
+            return _core.validate_json(self.to_wire_json(), limit)
         except ValueError as e:
             raise ScenarioError.from_core(e, memory_limit="default" if memory_limit is None else "given") from None
-        return self
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:

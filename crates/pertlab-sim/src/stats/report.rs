@@ -50,6 +50,15 @@ pub struct QueueInfo {
     pub never_acts: Option<String>,
 }
 
+impl QueueInfo {
+    /// The results' `queue_warnings` line of a queue whose discipline can never act, naming
+    /// its link and direction; None for one that can act.
+    pub fn warning(&self) -> Option<String> {
+        let why = self.never_acts.as_ref()?;
+        Some(format!("{} ({} -> {}, {}): {why}; the queue drops on overflow only, as drop-tail", self.link, self.from, self.to, self.discipline))
+    }
+}
+
 /// One long TCP flow, as the results describe it.
 pub struct FlowInfo {
     pub cc: &'static str,
@@ -309,15 +318,7 @@ pub fn assemble(input: ReportInput) -> Results {
         flow_series: input.flow_series,
         trace: input.trace,
         capture_errors: Vec::new(),
-        queue_warnings: input
-            .queues
-            .iter()
-            .filter_map(|q| {
-                q.never_acts
-                    .as_ref()
-                    .map(|why| format!("{} ({} -> {}, {}): {why}; the queue drops on overflow only, as drop-tail", q.link, q.from, q.to, q.discipline))
-            })
-            .collect(),
+        queue_warnings: input.queues.iter().filter_map(QueueInfo::warning).collect(),
     }
 }
 

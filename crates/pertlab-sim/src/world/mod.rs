@@ -247,6 +247,12 @@ impl World {
         results
     }
 
+    /// The results' `queue_warnings`, known once the world is built: the queues whose
+    /// discipline can never act on their buffer ([`QueueInfo::warning`]).
+    pub fn queue_warnings(&self) -> Vec<String> {
+        self.channels.iter().filter_map(|c| self.queue_info(c).warning()).collect()
+    }
+
     fn queue_info(&self, c: &Channel) -> QueueInfo {
         QueueInfo {
             link: c.link_name.clone(),
