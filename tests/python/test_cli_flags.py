@@ -480,6 +480,7 @@ def test_reproduce_flags(tmp_path):
     report = json.loads(result.stdout)
     assert report["mode"] == "quick" and report["name"] == QUICK_REPRODUCTION
     assert (tmp_path / "index.html").is_file() and json.loads((tmp_path / "report.json").read_text())["claims"] == report["claims"]
+    assert report["queue_warnings"] == {}  # RED on a buffer it can act on, in every scenario
 
 
 @covers("reproduce", "--cluster")

@@ -150,3 +150,32 @@ def test_diff_names_paths_in_dicts_and_lists():
     assert [(d.path, d.kind) for d in diff(old, new)] == [
         ("a.b", "changed"), ("a.gone", "removed"), ("a.new", "added"), ("l[1]", "changed"), ("l[2]", "removed"),
     ]  # fmt: skip
+
+
+def test_a_report_records_the_scenarios_whose_queue_cannot_act_and_is_stale_when_they_differ(tmp_path, capsys):
+    """sigcomm07-fig6 follows the paper's buffer of one BDP and at least twice the flows: at
+    1 Mbit/s that is 5 packets, ARED's min_th there, so its RED-ECN point at 1 Mbit/s is drop-tail
+    in all three seeds. report.json records those three scenarios (the core's queue_warnings of
+    each, from its built network), and a report whose record is not what today's core finds in
+    its scenarios is stale, naming the scenarios on both sides."""
+    name = "sigcomm07-fig6"
+    committed = json.loads((REPORTS / name / "scenarios.json").read_text())
+    recorded = json.loads((REPORTS / name / "report.json").read_text())["queue_warnings"]
+    ared = {k: s["dumbbell"] for k, s in committed.items() if s["dumbbell"]["bottleneck_queue"]["kind"] == "ared"}
+    drop_tail = {k for k, d in ared.items() if d["bottleneck_rate_bps"] == 1_000_000}
+    assert set(recorded) == drop_tail and len(drop_tail) == 3 and {committed[k]["seed"] for k in drop_tail} == {1, 2, 3}
+    assert all(d["bottleneck_queue"]["limit_pkts"] == 5 for k, d in ared.items() if k in drop_tail)
+    assert all(d["bottleneck_queue"]["limit_pkts"] > 5 for k, d in ared.items() if k not in drop_tail)
+    assert all(w == [recorded[k][0]] and "min_th (5 packets) is not below the buffer (5 packets)" in w[0] for k, w in recorded.items())
+    assert not compare(REGISTRY[name], REPORTS / name).stale
+
+    folder = _copy(tmp_path, name)
+    report = json.loads((folder / "report.json").read_text())
+    gone = sorted(report["queue_warnings"])[0]
+    del report["queue_warnings"][gone]
+    (folder / "report.json").write_text(json.dumps(report))
+    c = compare(REGISTRY[name], folder)
+    assert c.stale and not any(p.changes for p in c.pairs)
+    assert main(["--dir", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{name} (full): stale" in out and "by today's core" in out and gone in out.split("in the report,")[1]

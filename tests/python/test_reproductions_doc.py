@@ -131,3 +131,33 @@ def test_committed_fractions_do_not_exceed_one():
         for column in ("pert_compete_frac", "pert_high_speed_frac", "pert_safe_frac"):
             if column in table.columns and table[column].drop_nulls().len():
                 assert table[column].max() <= 1.0, (path, column, table[column].max())
+
+
+def test_a_report_names_the_scenarios_whose_queue_cannot_act_in_its_page_and_its_block(tmp_path):
+    """What a reproduction's report records of its scenarios' queues (queue_warnings_of, called by
+    Entry.report): a RED queue whose buffer is at its min_th is named with the scenarios that have
+    it, in report.json, the page and the docs block; a RED queue that can act and the fluid
+    entries' model parameters (not core scenarios) are not."""
+    from pertlab.builders import dumbbell
+    from pertlab.reproduce.doc import _claims
+    from pertlab.reproduce.registry import queue_warnings_of
+
+    def red(buffer: int) -> dict:
+        return dumbbell(bw="10Mbps", flows=2, queue="red", buffer_pkts=buffer, duration="1s").to_wire()
+
+    scenarios = {"small-1": red(5), "small-2": red(4), "large": red(30), "fluid": {"capacity": 1000, "duration_s": 10.0}}
+    found = queue_warnings_of(scenarios)
+    assert sorted(found) == ["small-1", "small-2"]
+    assert "min_th (5 packets) is not below the buffer (5 packets)" in found["small-1"][0]
+    report = Report(name="x", title="t", source="s", mode="quick", out_dir=tmp_path / "x", scenarios=scenarios, queue_warnings=found)
+    report.write()
+    back = Report.read(tmp_path / "x", with_scenarios=False)
+    assert back.queue_warnings == found
+    assert [names for _, names in back.queue_warning_groups()] == [["small-1"], ["small-2"]]  # two buffers, two warnings
+    page = (tmp_path / "x" / "index.html").read_text()
+    assert "<h2>Queues that cannot act</h2>" in page and "in 1 scenario: small-2" in page
+    block = _claims(back)
+    assert "A queue that cannot act, in 1 scenario (`small-1`): bottleneck (r0 -> r1, red): min_th (5 packets)" in block
+    quiet = Report(name="y", title="t", source="s", mode="quick", out_dir=tmp_path / "y", scenarios={"large": scenarios["large"]}, queue_warnings={})
+    quiet.write()
+    assert "cannot act" not in (tmp_path / "y" / "index.html").read_text() and "cannot act" not in _claims(quiet)

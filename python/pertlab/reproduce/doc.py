@@ -98,6 +98,9 @@ def _claims(r: Report) -> str:
     for c in r.claims:
         verdict = "holds" if c.holds else "**does not hold**"
         lines.append(f"| {verdict} | {_cell(c.text)} | {_cell(c.evidence)} |")
+    for w, names in r.queue_warning_groups():
+        scenarios = ", ".join(f"`{n}`" for n in names)
+        lines += ["", f"A queue that cannot act, in {len(names)} scenario{'s' if len(names) > 1 else ''} ({scenarios}): {w}."]
     return "\n".join(lines) + "\n"
 
 

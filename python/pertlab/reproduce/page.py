@@ -70,6 +70,7 @@ def html_page(report: Report) -> str:
         + "Data: <a href='report.json'>report.json</a>, <a href='scenarios.json'>scenarios.json</a> (every scenario run) "
         "and each table as Parquet.</p>",
         _claims(report.claims),
+        _queue_warnings(report),
         _figures(report.figures),
     ]
     if summary:
@@ -92,6 +93,17 @@ def _claims(claims: list[Claim]) -> str:
         for c in claims
     )
     return f"<section id='claims'><h2>Claims of the document</h2><p class='small'>{held} of {len(claims)} hold here.</p><ol class='claims'>{items}</ol></section>"
+
+
+def _queue_warnings(report: Report) -> str:
+    groups = report.queue_warning_groups()
+    if not groups:
+        return ""
+    items = "".join(f"<li>{escape(w)} (in {len(names)} scenario{'s' if len(names) > 1 else ''}: {escape(', '.join(names))})</li>" for w, names in groups)
+    return (
+        "<section id='queues'><h2>Queues that cannot act</h2><p class='small'>In these scenarios (named as in scenarios.json, and in a "
+        f"table's <code>key</code> column where it has one) a queue's discipline can never act on its buffer, so it runs as drop-tail.</p><ul>{items}</ul></section>"
+    )
 
 
 def _figures(figures: list[Figure]) -> str:

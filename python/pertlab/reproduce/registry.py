@@ -13,7 +13,7 @@ import polars as pl
 
 from ..jsonable import dumps
 
-__all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "fmt_values", "fmt_seeds", "rank_correlation", "Wire", "wire_of"]
+__all__ = ["Claim", "Figure", "Report", "Entry", "REGISTRY", "register", "get", "queue_warnings_of", "fmt_values", "fmt_seeds", "rank_correlation", "Wire", "wire_of"]
 
 #: Scenarios by name in the core's wire format (:meth:`pertlab.scenario.Scenario.to_wire`; the fluid
 #: entries' model parameters instead), as a report's scenarios.json holds them.
@@ -23,6 +23,21 @@ Wire = dict[str, Any]
 def wire_of(points: Any) -> Wire:
     """The wire scenarios of sweep points (:class:`pertlab.sweep.Point`), by their keys."""
     return {p.key: p.scenario.to_wire() for p in points}
+
+
+def queue_warnings_of(scenarios: Wire) -> dict[str, list[str]]:
+    """The core's ``queue_warnings`` of every packet-level scenario in ``scenarios`` that has any
+    (:meth:`pertlab.scenario.Scenario.queue_warnings`, from the built network, nothing run), by
+    name. The fluid and live entries' model parameters are not core scenarios (no ``duration_ns``)
+    and have none."""
+    from .. import _core
+
+    found = {}
+    for name, wire in scenarios.items():
+        if isinstance(wire, dict) and "duration_ns" in wire:
+            if warnings := _core.validate_json(json.dumps(wire), None):
+                found[name] = warnings
+    return found
 
 
 def fmt_values(xs: list[Any]) -> str:
@@ -99,6 +114,10 @@ class Report:
     #: The seeds ``report.json`` records (:meth:`seeds` when the report was written), which
     #: answer :meth:`seeds` for a report read back without its scenarios.
     recorded_seeds: list[int] | None = None
+    #: The scenarios (by name) in which a queue can never act on its buffer, with the core's
+    #: ``queue_warnings`` (:func:`queue_warnings_of`): the points where an AQM the report names
+    #: is drop-tail. None for a report read back from one written before this was kept.
+    queue_warnings: dict[str, list[str]] | None = None
 
     def write(self) -> Path:
         if self.scenarios is None:
@@ -135,10 +154,19 @@ class Report:
                 claims=[Claim(**c) for c in data["claims"]],
                 tables={name: pl.read_parquet(folder / f"{name}.parquet") for name in data["tables"]},
                 scenarios=json.loads((folder / "scenarios.json").read_text()) if with_scenarios or seeds is None else None,
-                wall_seconds=data.get("wall_seconds"), recorded_seeds=seeds,
+                wall_seconds=data.get("wall_seconds"), recorded_seeds=seeds, queue_warnings=data.get("queue_warnings"),
             )  # fmt: skip
         except (OSError, ValueError, KeyError, TypeError, pl.exceptions.PolarsError) as e:  # JSONDecodeError is a ValueError
             raise ValueError(f"{folder}: not a whole report of pertlab reproduce ({type(e).__name__}: {e}); run the reproduction again") from None
+
+    def queue_warning_groups(self) -> list[tuple[str, list[str]]]:
+        """:attr:`queue_warnings` as (warning, the scenarios that carry it) pairs, in the order
+        first met: what the report's page and docs/reproductions.md print."""
+        groups: dict[str, list[str]] = {}
+        for name, warnings in (self.queue_warnings or {}).items():
+            for w in warnings:
+                groups.setdefault(w, []).append(name)
+        return list(groups.items())
 
     def seeds(self) -> list[int]:
         """Seeds of the report's runs: its tables' ``seed`` columns and its scenarios' seeds
@@ -167,6 +195,7 @@ class Report:
             "notes": self.notes,
             "wall_seconds": self.wall_seconds,
             "seeds": self.seeds(),
+            "queue_warnings": self.queue_warnings,
         }
 
 
@@ -211,6 +240,7 @@ class Entry:
             ledger.parent.mkdir(parents=True, exist_ok=True)
             ledger.write_text(dumps(spent) + "\n")
         report.scenarios = scenarios
+        report.queue_warnings = queue_warnings_of(scenarios)
         report.wall_seconds = round(spent, 1)
         self._present(report)
         report.write()

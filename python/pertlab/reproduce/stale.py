@@ -14,6 +14,10 @@ Scenarios are matched by name first. Sweep points are named by the hash of their
 content (fewest differing fields), so that a change shows as its fields rather than as one
 scenario removed and another added.
 
+A report is stale too when the queues it records as unable to act (``report.json``'s
+``queue_warnings``) are not those today's core finds in its scenarios
+(:func:`pertlab.reproduce.registry.queue_warnings_of`).
+
 A model change that alters results without changing any scenario (a fix inside the core or
 an analysis) is not seen here.
 
@@ -32,7 +36,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from ..scenario import Scenario, ScenarioError
-from .registry import Entry, Wire
+from .registry import Entry, Wire, queue_warnings_of
 
 __all__ = ["Diff", "Pair", "Comparison", "diff", "compare", "compare_all", "main"]
 
@@ -121,10 +125,13 @@ class Comparison:
     only_today: list[str] = field(default_factory=list)
     #: Why the report cannot be compared (no registered entry, no scenarios.json), if so.
     problem: str | None = None
+    #: The scenarios with a queue that cannot act, as the report records them and as today's
+    #: core finds them in the report's scenarios, when the two differ; else None.
+    queue_warnings: tuple[list[str] | None, list[str]] | None = None
 
     @property
     def stale(self) -> bool:
-        return bool(self.problem or self.only_report or self.only_today or any(p.changes for p in self.pairs))
+        return bool(self.problem or self.only_report or self.only_today or self.queue_warnings or any(p.changes for p in self.pairs))
 
     def lines(self) -> list[str]:
         """The comparison for a reader: a first line, then one indented line per difference."""
@@ -146,6 +153,10 @@ class Comparison:
             key = p.old_key if p.old_key == p.new_key else f"{p.old_key} -> {p.new_key}"
             more = f" (and {len(pairs) - 1} more scenarios with changes to the same fields)" if len(pairs) > 1 else ""
             out.append(f"  {key}: {describe(p.changes)}{more}")
+        if self.queue_warnings:
+            recorded, today = self.queue_warnings
+            out.append(f"  queues that cannot act: {'none recorded' if recorded is None else ', '.join(recorded) or 'none'} in the report, "
+                       f"{', '.join(today) or 'none'} by today's core (the scenarios' names)")  # fmt: skip
         for what, keys in (("only in the report", self.only_report), ("only today", self.only_today)):
             if keys:
                 out.append(f"  {what}: {', '.join(keys[:SHOWN])}{f' and {len(keys) - SHOWN} more' if len(keys) > SHOWN else ''}")
@@ -216,6 +227,9 @@ def compare(entry: Entry, folder: Path) -> Comparison:
         out.problem = "no scenarios.json"
         return out
     committed: Wire = json.loads((folder / "scenarios.json").read_text())
+    recorded, found = report.get("queue_warnings"), queue_warnings_of(committed)
+    if recorded != found:
+        out.queue_warnings = (None if recorded is None else sorted(recorded), sorted(found))
     today = entry.scenarios(mode == "quick")
     wire = all(_is_scenario(v) for v in today.values())
     read = {k: _read_today(v) if wire else (v, None) for k, v in committed.items()}
