@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .jsonable import dumps
+from .backlog import backlog_warnings
 from .lockstep import lockstep_warnings
 from .scenario import Scenario
 
@@ -137,11 +138,14 @@ class Results:
         ``capture[i].file``), the queues whose discipline can never act on their buffer
         (``queue_warnings``: RED's min_th at or above it), what makes the run's numbers meaningless
         (:func:`empty_run_warnings`, :func:`undue_video_warnings`) or unlike real hosts'
-        (:func:`pertlab.lockstep.lockstep_warnings`); empty when nothing does."""
+        (:func:`pertlab.lockstep.lockstep_warnings`), and the FAST and Vegas flows whose backlog
+        targets the bottleneck cannot hold (:func:`pertlab.backlog.backlog_warnings`); empty
+        when nothing does."""
         if "warnings" not in self.data:
             core = list(self.data.get("capture_errors", [])) + list(self.data.get("queue_warnings", []))
             self.data["warnings"] = (
                 core + empty_run_warnings(self.data) + undue_video_warnings(self.data, self.scenario) + lockstep_warnings(self.data, self.scenario)
+                + backlog_warnings(self.data, self.scenario)
             )
         return self.data["warnings"]
 

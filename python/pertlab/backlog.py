@@ -1,0 +1,81 @@
+"""The warning that delay-based flows aim to keep more packets queued than the bottleneck holds.
+
+FAST (Jin, Wei, Low 2004) and Vegas (Brakmo, Peterson 1995) hold each flow's backlog, the
+packets it keeps queued in the network, at a target: FAST at ``alpha`` (200 packets in the
+papers' gigabit experiments, our default), Vegas between ``alpha`` and ``beta`` (it grows
+while fewer than ``alpha`` are queued). At equilibrium the flows through a bottleneck queue
+the sum of their targets there. When that sum is more than the bottleneck's buffer, the
+equilibrium does not exist: the queue overflows, and the flows fall back on their response
+to loss (Reno's halving) again and again. ``pertlab dumbbell --cc fast --bw 10Mbps --flows 5``
+asks for 1000 packets in a 50-packet buffer and drops more than a tenth of its packets
+(``tests/python/test_backlog.py``).
+
+We warn rather than refuse: the overflow is what such a run measures (and a comparison may
+want it), and the targets are the papers' own. The warning is a statement about the
+scenario, checked in the dumbbell only, where each direction's flows share one bottleneck
+and, when the access links are not slower than it, queue nowhere else at equilibrium (in
+other topologies a flow's backlog may spread over several queues). The run's drop rate of
+the flows named is given beside it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .kinds import CLASS_KINDS
+from .scenario import Scenario
+
+__all__ = ["backlog_warnings", "BACKLOG_KINDS", "DEFAULT_BUFFER_PKTS"]
+
+#: The controllers whose equilibrium is a backlog, and the parameter that sets its least value.
+BACKLOG_KINDS = {"fast": "alpha", "vegas": "alpha"}
+#: The core's buffer when a queue gives no limit (``QueueSpec``).
+DEFAULT_BUFFER_PKTS = 1000
+
+
+def backlog_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[str]:
+    """One warning per direction of a dumbbell whose FAST and Vegas flows' backlog targets,
+    summed, exceed the bottleneck's buffer in that direction (none for other topologies, a
+    multi-class bottleneck, slower access links, or without the scenario)."""
+    d = None if scenario is None else scenario.dumbbell
+    if d is None or d.access_rate < d.bottleneck_rate:
+        return []
+    assert scenario is not None
+    reverse = d.bottleneck_queue_reverse or d.bottleneck_queue.model_copy(update={"kind": "droptail"})
+    out = []
+    for direction, queue, sender in (("r0 -> r1", d.bottleneck_queue, "s"), ("r1 -> r0", reverse, "d")):
+        members = [(i, f) for i, f in enumerate(scenario.flows) if f.src.startswith(sender) and f.cc.kind in BACKLOG_KINDS]
+        if not members or queue.kind in CLASS_KINDS:
+            continue
+        # The targets, in the buffer's unit: packets, or bytes of each flow's packets.
+        def target(f: Any) -> float:
+            return getattr(f.cc, BACKLOG_KINDS[f.cc.kind]) * (f.tcp.packet_size if queue.limit_bytes is not None else 1)
+
+        wanted = sum(target(f) for _, f in members)
+        held, unit = (queue.limit_bytes, "bytes") if queue.limit_bytes is not None else (queue.limit_pkts or DEFAULT_BUFFER_PKTS, "packets")
+        if wanted <= held:
+            continue
+        kinds = sorted({f.cc.kind for _, f in members})
+        params = ", ".join(f"{k}.{BACKLOG_KINDS[k]}" for k in kinds)
+        out.append(
+            f"bottleneck ({direction}): {_its(len(members), ' and '.join(kinds))} to keep {wanted:g} {unit} queued "
+            f"({params} each), more than its buffer holds ({held:g} {unit}): their equilibrium does not exist, so the queue "
+            f"overflows and they respond to loss as Reno does{_drop_rate(data, [i for i, _ in members])}; "
+            f"lower {params} or enlarge the buffer"
+        )
+    return out
+
+
+def _its(n: int, kinds: str) -> str:
+    return f"its {kinds} flow aims" if n == 1 else f"its {n} {kinds} flows aim"
+
+
+def _drop_rate(data: dict[str, Any], flows: list[int]) -> str:
+    """The run's drop rate of ``flows`` together, as a flow's is defined (drops over data
+    packets received plus drops, docs/model.md "Metrics"), when the results have them."""
+    rows = data.get("flows") or []
+    if not rows or max(flows) >= len(rows):
+        return ""
+    drops = sum(rows[i]["drops"] for i in flows)
+    decided = drops + sum(rows[i]["segments_received"] for i in flows)
+    return f" (their drop rate in this run: {drops / decided:.3g})" if decided else ""
