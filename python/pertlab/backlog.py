@@ -5,8 +5,8 @@ packets it keeps queued in the network, at a target: FAST at ``alpha`` (200 pack
 papers' gigabit experiments, our default), Vegas between ``alpha`` and ``beta`` (it grows
 while fewer than ``alpha`` are queued). At equilibrium the flows through a bottleneck queue
 the sum of their targets there. When that sum is more than the bottleneck's buffer, the
-equilibrium does not exist: the queue overflows, and the flows fall back on their response
-to loss (Reno's halving) again and again. ``pertlab dumbbell --cc fast --bw 10Mbps --flows 5``
+equilibrium does not exist: the flows keep filling the queue, whose overflow (or AQM) drops or
+marks their packets again and again, and each time they answer as Reno does (halving). ``pertlab dumbbell --cc fast --bw 10Mbps --flows 5``
 asks for 1000 packets in a 50-packet buffer and drops more than a tenth of its packets
 (``tests/python/test_backlog.py``).
 
@@ -15,7 +15,7 @@ want it), and the targets are the papers' own. The warning is a statement about 
 scenario, checked in the dumbbell only, where each direction's flows share one bottleneck
 and, when the access links are not slower than it, queue nowhere else at equilibrium (in
 other topologies a flow's backlog may spread over several queues). The run's drop rate of
-the flows named is given beside it.
+the flows named, and their ECN reductions, are given beside it.
 """
 
 from __future__ import annotations
@@ -59,8 +59,8 @@ def backlog_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[st
         params = ", ".join(f"{k}.{BACKLOG_KINDS[k]}" for k in kinds)
         out.append(
             f"bottleneck ({direction}): {_its(len(members), ' and '.join(kinds))} to keep {wanted:g} {unit} queued "
-            f"({params} each), more than its buffer holds ({held:g} {unit}): their equilibrium does not exist, so the queue "
-            f"overflows and they respond to loss as Reno does{_drop_rate(data, [i for i, _ in members])}; "
+            f"({params} each), more than its buffer holds ({held:g} {unit}): their equilibrium does not exist, so they keep "
+            f"filling the queue and live on its drops (or ECN marks), answered as Reno answers them{_signals(data, [i for i, _ in members])}; "
             f"lower {params} or enlarge the buffer"
         )
     return out
@@ -70,12 +70,16 @@ def _its(n: int, kinds: str) -> str:
     return f"its {kinds} flow aims" if n == 1 else f"its {n} {kinds} flows aim"
 
 
-def _drop_rate(data: dict[str, Any], flows: list[int]) -> str:
-    """The run's drop rate of ``flows`` together, as a flow's is defined (drops over data
-    packets received plus drops, docs/model.md "Metrics"), when the results have them."""
+def _signals(data: dict[str, Any], flows: list[int]) -> str:
+    """The run's drop rate of ``flows`` together, as a flow's is defined (drops over data packets
+    received plus drops, docs/model.md "Metrics"), and their ECN reductions if any, when the
+    results have them."""
     rows = data.get("flows") or []
     if not rows or max(flows) >= len(rows):
         return ""
     drops = sum(rows[i]["drops"] for i in flows)
     decided = drops + sum(rows[i]["segments_received"] for i in flows)
-    return f" (their drop rate in this run: {drops / decided:.3g})" if decided else ""
+    ecn = sum(rows[i]["ecn_reductions"] for i in flows)
+    said = [f"drop rate {drops / decided:.3g}"] if decided else []
+    said += [f"{ecn} ECN reductions"] if ecn else []
+    return f" (in this run: {', '.join(said)})" if said else ""

@@ -27,7 +27,7 @@ def test_fast_alpha_above_the_buffer_is_named_and_is_why_the_flows_lose_a_fifth_
     assert "buffer holds (50 packets)" in warning
     rate = _drop_rate(big, "fast")
     assert rate > 0.1
-    assert f"their drop rate in this run: {rate:.3g}" in warning
+    assert f"(in this run: drop rate {rate:.3g})" in warning
     # The explanation's test: with targets that fit (5 x 8 = 40 packets) the same flows lose
     # packets an order of magnitude less often, and nothing is said.
     fits = pertlab.run(pertlab.dumbbell(flows=5, cc="fast", cc_params={"fast": {"alpha": 8}}, **PATH))
@@ -69,3 +69,17 @@ def test_nothing_is_said_where_the_backlog_may_sit_elsewhere():
     slow = s.dumbbell.model_copy(update={"access_rate": s.dumbbell.bottleneck_rate - 1})
     assert backlog_warnings({}, s.model_copy(update={"dumbbell": slow})) == []
     assert backlog_warnings({}, None) == []
+
+
+def test_behind_an_ecn_aqm_the_warning_counts_the_marks_the_flows_answered():
+    # The evaluation suite's bottleneck is adaptive ECN RED with a 100-packet buffer each way.
+    from pertlab.tcp_eval_suite import eval_suite
+
+    results = pertlab.run(eval_suite("fast", duration="20s"))
+    forward, reverse = _backlog(results)
+    assert forward.startswith("bottleneck (r0 -> r1): its 5 fast flows aim to keep 1000 packets queued")
+    assert reverse.startswith("bottleneck (r1 -> r0): its 5 fast flows aim to keep 1000 packets queued")
+    flows = results.data["flows"]
+    ecn = [sum(f["ecn_reductions"] for f in flows if f["label"] == "fast" and f["src"].startswith(side)) for side in "sd"]
+    assert min(ecn) > 0
+    assert f"{ecn[0]} ECN reductions)" in forward and f"{ecn[1]} ECN reductions)" in reverse
