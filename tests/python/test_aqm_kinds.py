@@ -71,12 +71,16 @@ def test_bad_pie_parameter_names_its_field():
 
 def test_pi_with_its_reference_at_the_buffer_is_refused_and_would_act_as_drop_tail():
     """The queue never exceeds its buffer, so with qref (default 50 packets) at or above it PI's
-    integral only falls: refused, naming the buffer the command line sets. The core, given such a
+    integral only falls: refused, naming --buffer where the command line gives it and --queue where
+    the buffer is the BDP (an error names only flags the user typed). The core, given such a
     scenario in the wire format (which skips the model), shows why: nearly every drop is an
     overflow, where a buffer above qref gives mostly PI's own early drops."""
     refused = runner.invoke(app, ["dumbbell", "--queue", "pi", "--bw", "10Mbps", "--rtt", "60ms", "--flows", "5", "--duration", "1s"])
     assert refused.exit_code == 2
-    assert refused.stderr.startswith("error: --buffer: qref = 50 packets is not below the buffer (50 packets, limit_pkts)"), refused.stderr
+    assert refused.stderr.startswith("error: --queue: qref = 50 packets is not below the buffer (50 packets, limit_pkts)"), refused.stderr
+    given = runner.invoke(app, ["dumbbell", "--queue", "pi", "--bw", "10Mbps", "--buffer", "40", "--flows", "5", "--duration", "1s"])
+    assert given.exit_code == 2
+    assert given.stderr.startswith("error: --buffer: qref = 50 packets is not below the buffer (40 packets, limit_pkts)"), given.stderr
     with pytest.raises(ScenarioError, match=r"buffer_pkts: qref = 49 packets is not below the buffer \(40 packets"):
         dumbbell(bw="10Mbps", queue="pi", buffer_pkts=40, aqm={"qref": 49})
     assert dumbbell(bw="10Mbps", queue="pi", buffer_pkts=50, aqm={"qref": 49}).dumbbell.bottleneck_queue.pi.qref == 49
