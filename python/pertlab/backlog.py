@@ -36,7 +36,8 @@ DEFAULT_BUFFER_PKTS = 1000
 def backlog_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[str]:
     """One warning per direction of a dumbbell whose FAST and Vegas flows' backlog targets,
     summed, exceed the bottleneck's buffer in that direction (none for other topologies, a
-    multi-class bottleneck, slower access links, or without the scenario)."""
+    multi-class bottleneck, slower access links, or without the scenario). Video streams,
+    which send what their application writes, do not count."""
     d = None if scenario is None else scenario.dumbbell
     if d is None or d.access_rate < d.bottleneck_rate:
         return []
@@ -44,14 +45,12 @@ def backlog_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[st
     reverse = d.bottleneck_queue_reverse or d.bottleneck_queue.model_copy(update={"kind": "droptail"})
     out = []
     for direction, queue, sender in (("r0 -> r1", d.bottleneck_queue, "s"), ("r1 -> r0", reverse, "d")):
-        members = [(i, f) for i, f in enumerate(scenario.flows) if f.src.startswith(sender) and f.cc.kind in BACKLOG_KINDS]
+        # Greedy flows only: a video stream sends what its application writes, not a window.
+        members = [(i, f) for i, f in enumerate(scenario.flows) if f.src.startswith(sender) and f.cc.kind in BACKLOG_KINDS and f.video is None]
         if not members or queue.kind in CLASS_KINDS:
             continue
         # The targets, in the buffer's unit: packets, or bytes of each flow's packets.
-        def target(f: Any) -> float:
-            return getattr(f.cc, BACKLOG_KINDS[f.cc.kind]) * (f.tcp.packet_size if queue.limit_bytes is not None else 1)
-
-        wanted = sum(target(f) for _, f in members)
+        wanted = sum(getattr(f.cc, BACKLOG_KINDS[f.cc.kind]) * (f.tcp.packet_size if queue.limit_bytes is not None else 1) for _, f in members)
         held, unit = (queue.limit_bytes, "bytes") if queue.limit_bytes is not None else (queue.limit_pkts or DEFAULT_BUFFER_PKTS, "packets")
         if wanted <= held:
             continue

@@ -83,3 +83,9 @@ def test_behind_an_ecn_aqm_the_warning_counts_the_marks_the_flows_answered():
     ecn = [sum(f["ecn_reductions"] for f in flows if f["label"] == "fast" and f["src"].startswith(side)) for side in "sd"]
     assert min(ecn) > 0
     assert f"{ecn[0]} ECN reductions)" in forward and f"{ecn[1]} ECN reductions)" in reverse
+
+
+def test_video_streams_send_what_is_written_and_do_not_count():
+    s = pertlab.dumbbell(flows=1, cc="sack", video="5@300kbps:fast", **PATH)
+    assert [f.cc.kind for f in s.flows].count("fast") == 5
+    assert backlog_warnings({}, s) == []
