@@ -192,3 +192,23 @@ def test_the_stability_boundary_below_a_nanosecond_is_found():
     r = boundary_rtt(1e30, 5)
     assert 0 < r < 1e-9
     assert theorem1(1e30, 0.99 * r, 5).stable and not theorem1(1e30, 1.01 * r, 5).stable
+
+
+# --- subnormal quantities --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["fluid", "tcp-red"], ["fluid", "surathkal-tcp-red"], ["stability", "pert-red"]])
+def test_a_subnormal_capacity_is_refused_where_its_reciprocal_would_be_infinite(command, tmp_path):
+    # 1e-320 pkt/s passed as positive, and tcp-red's queueing delay q / C came out infinite (written
+    # as null, with numpy's overflow warning on stderr): found by make fuzz.
+    out = ["--out", str(tmp_path)] if command[0] == "fluid" else []
+    line = refusal([*command, "--capacity", "1e-320pkt/s", *out], "--capacity:")
+    assert "must be at least 2.23e-308 pkt/s" in line
+
+
+@pytest.mark.parametrize("command", ["tcp-red", "surathkal-tcp-red"])
+def test_a_tiny_normal_capacity_still_gives_a_finite_queueing_delay(command, tmp_path):
+    ok = runner.invoke(app, ["fluid", command, "--capacity", "1e-300pkt/s", "--duration", "1s", "--json", "--out", str(tmp_path)])
+    assert ok.exit_code == 0, ok.output
+    final = strict_json.loads(ok.stdout)["final"]
+    assert math.isfinite(final["queueing_delay_s"]) and final["queueing_delay_s"] > 1e298, final

@@ -8,6 +8,7 @@ convention of every pertlab error; the CLI maps the name to its flag.
 from __future__ import annotations
 
 import math
+import sys
 
 __all__ = ["positive", "non_negative", "count", "open_unit", "unit_interval", "ordered", "state", "NoEquilibrium",
            "pert_equilibrium", "bound_text", "MAX_FLOWS"]  # fmt: skip
@@ -23,10 +24,14 @@ def _num(name: str, value: object) -> float:
 
 
 def positive(name: str, value: object, unit: str = "") -> float:
-    """A finite number > 0."""
+    """A finite number > 0 whose reciprocal is finite too: a subnormal float (below
+    ``sys.float_info.min``, 2.2e-308) is refused, as 1 / C of a capacity of 1e-320 pkt/s would
+    be infinite (found by make fuzz: an infinite queueing delay, written as null)."""
     v = _num(name, value)
     if v <= 0:
         raise ValueError(f"{name}: must be positive, got {v:g}{unit}")
+    if v < sys.float_info.min:
+        raise ValueError(f"{name}: must be at least {sys.float_info.min:.3g}{unit} (a normal float, whose reciprocal is finite), got {v:g}{unit}")
     return v
 
 
