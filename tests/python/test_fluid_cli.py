@@ -45,9 +45,10 @@ def test_errors_name_the_flag():
     # Only --tmax given: the two that must be ordered are named, the one given among them.
     r = runner.invoke(app, ["fluid", "pert-red", "--tmax", "10ms"])
     assert r.exit_code == 2 and "error: --tmin, --tmax: tmin must be below tmax (tmin = 0.05 s, tmax = 0.01 s)" in r.stderr
-    # PI's proportional gain K/m of (16) overflows with m = 1e-308 (found by the generated
-    # command lines): refused naming both, where the run went NaN at its first step.
-    r = runner.invoke(app, ["fluid", "pert-pi", "--m", "1e-308", "--duration", "1s"])
+    # PI's proportional gain K/m of (16) overflows with m = 3e-308 (found by the generated
+    # command lines with 1e-308, now refused as subnormal): refused naming both, where the run
+    # went NaN at its first step.
+    r = runner.invoke(app, ["fluid", "pert-pi", "--m", "3e-308", "--duration", "1s"])
     assert r.exit_code == 2 and "error: --m, --k: the proportional gain K/m must be finite" in r.stderr, r.stderr
     r = runner.invoke(app, ["stability", "pert-red", "--delta=-0.1ms"])
     assert r.exit_code == 2 and "--delta:" in r.stderr
