@@ -444,7 +444,8 @@ def dumbbell(
             }
             if sample_interval is not None
             else {},
-        }
+        },
+        buffer_given=buffer_pkts is not None,
     )
 
 
@@ -801,8 +802,9 @@ _ARGUMENT_OF_FIELD = [
     (r"udp\[\d+\]", "udp_load"),
     (r"dumbbell\.pairs", "flows"),
     (r"dumbbell\.bottleneck_rate(?:_bps)?", "bw"),
-    # A PI reference not below the buffer (the error of the whole pi section) is the buffer's to fix
-    # where the command line sets only the buffer.
+    # A PI reference not below the buffer (the error of the whole pi section) or a step K above it
+    # is the buffer's to fix where the caller sets only the buffer (the queue's where the buffer is
+    # derived, :data:`_FITS_IN_BUFFER`).
     (r"dumbbell\.bottleneck_queue\.(?:limit_pkts|step|pi$)|links\[\d+\]\.queue\.limit_pkts", "buffer_pkts"),
     (r"dumbbell\.(?:bottleneck|sender_access|receiver_access)_delay(?:_ns)?", "rtt"),
     (r"dumbbell\.bottleneck_queue\.(?:red|pi|pie|codel)|links\[\d+\]\.queue\.(?:red|pi|pie|codel)", "aqm"),
@@ -824,13 +826,20 @@ _ARGUMENT_OF_FIELD = [
 ]
 
 
-def _parse(wire: dict[str, Any]) -> Scenario:
+#: The dumbbell's fields that must fit in its buffer (PI's qref, step's K): their errors name
+#: ``buffer_pkts`` where the caller gave it, else ``queue``, the choice that asked for them (the
+#: buffer is then a BDP, which no argument sets alone).
+_FITS_IN_BUFFER = re.compile(r"dumbbell\.bottleneck_queue\.(?:step|pi)$")
+
+
+def _parse(wire: dict[str, Any], buffer_given: bool = True) -> Scenario:
     """:meth:`Scenario.parse`, with the fields of its errors renamed to the builder's arguments."""
     try:
         return Scenario.parse(wire)
     except ScenarioError as e:
+        rename = lambda path: "queue" if not buffer_given and _FITS_IN_BUFFER.match(path) else argument_of(path)  # noqa: E731
         # One line per argument and message: a bad tcp option is wrong in every flow alike.
-        raise ScenarioError(list(dict.fromkeys((argument_of(path), message) for path, message in e.errors))) from None
+        raise ScenarioError(list(dict.fromkeys((rename(path), message) for path, message in e.errors))) from None
 
 
 def argument_of(path: str) -> str:

@@ -81,6 +81,8 @@ def test_pi_with_its_reference_at_the_buffer_is_refused_and_would_act_as_drop_ta
     given = runner.invoke(app, ["dumbbell", "--queue", "pi", "--bw", "10Mbps", "--buffer", "40", "--flows", "5", "--duration", "1s"])
     assert given.exit_code == 2
     assert given.stderr.startswith("error: --buffer: qref = 50 packets is not below the buffer (40 packets, limit_pkts)"), given.stderr
+    with pytest.raises(ScenarioError, match=r"^queue: qref = 50 packets is not below the buffer \(50 packets"):
+        dumbbell(bw="10Mbps", rtt="60ms", flows=5, queue="pi")  # the Python API names what was given too
     with pytest.raises(ScenarioError, match=r"buffer_pkts: qref = 49 packets is not below the buffer \(40 packets"):
         dumbbell(bw="10Mbps", queue="pi", buffer_pkts=40, aqm={"qref": 49})
     assert dumbbell(bw="10Mbps", queue="pi", buffer_pkts=50, aqm={"qref": 49}).dumbbell.bottleneck_queue.pi.qref == 49

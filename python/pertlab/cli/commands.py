@@ -136,9 +136,6 @@ def dumbbell(
     from ..builders import dumbbell as build_dumbbell
 
     limit = read_memory_limit(memory_limit)
-    # Without --buffer the buffer is a BDP, and what cannot fit in it (PI's qref, step's K) is
-    # the --queue's: an error names only flags the user typed.
-    flags = _FLAGS if buffer is not None else _FLAGS | {"buffer_pkts": "--queue"}
     classes = {
         "class_weights": numbers(class_weights, "--class-weights"), "flow_classes": numbers(flow_classes, "--flow-classes", int),
         "udp_load": udp_load, "udp_split": numbers(udp_split, "--udp-split"), "udp_arrivals": udp_arrivals,
@@ -152,7 +149,7 @@ def dumbbell(
             cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
         )  # fmt: skip
     except ValueError as e:
-        fail(e, flags)
+        fail(e, _FLAGS)
     scenario = with_tx_end_events(with_pcap(scenario, pcap), tx_end_events)
     d = scenario.dumbbell
     bulk = sum(f.video is None and not f.probe for f in scenario.flows)
@@ -161,7 +158,7 @@ def dumbbell(
         f"dumbbell {format_rate(d.bottleneck_rate)}, RTT {rtt}, {bulk} flows ({cc}){streams}, "
         f"buffer {d.bottleneck_queue.limit_pkts} pkts{', ECN' if ecn else ''}, seed {seed}"
     )
-    run_and_report(scenario, progress and not as_json, out_dir, as_json, title, limit, flags)
+    run_and_report(scenario, progress and not as_json, out_dir, as_json, title, limit, _FLAGS)
 
 
 @commands_app.command("eval-suite", short_help="The TCP evaluation suite's dumbbell (Tahiliani 2013).")
