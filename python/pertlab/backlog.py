@@ -24,13 +24,12 @@ from typing import Any
 
 from .kinds import CLASS_KINDS
 from .scenario import Scenario
+from .scenario.queues import DEFAULT_LIMIT_PKTS
 
-__all__ = ["backlog_warnings", "BACKLOG_KINDS", "DEFAULT_BUFFER_PKTS"]
+__all__ = ["backlog_warnings", "BACKLOG_KINDS"]
 
 #: The controllers whose equilibrium is a backlog, and the parameter that sets its least value.
 BACKLOG_KINDS = {"fast": "alpha", "vegas": "alpha"}
-#: The core's buffer when a queue gives no limit (``QueueSpec``).
-DEFAULT_BUFFER_PKTS = 1000
 
 
 def backlog_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[str]:
@@ -51,7 +50,7 @@ def backlog_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[st
             continue
         # The targets, in the buffer's unit: packets, or bytes of each flow's packets.
         wanted = sum(getattr(f.cc, BACKLOG_KINDS[f.cc.kind]) * (f.tcp.packet_size if queue.limit_bytes is not None else 1) for _, f in members)
-        held, unit = (queue.limit_bytes, "bytes") if queue.limit_bytes is not None else (queue.limit_pkts or DEFAULT_BUFFER_PKTS, "packets")
+        held, unit = (queue.limit_bytes, "bytes") if queue.limit_bytes is not None else (queue.limit_pkts or DEFAULT_LIMIT_PKTS, "packets")
         if wanted <= held:
             continue
         kinds = sorted({f.cc.kind for _, f in members})

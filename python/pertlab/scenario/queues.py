@@ -141,8 +141,12 @@ class SchedConfig(_Model):
 
 
 
+#: The buffer of a queue that gives neither limit, packets (the core's `QueueSpec::DEFAULT_LIMIT_PKTS`).
+DEFAULT_LIMIT_PKTS = 1000
+
+
 class QueueSpec(_Model):
-    """A queue discipline and its buffer (the core's default buffer is 1000 packets). Kind ``py``
+    """A queue discipline and its buffer (the core's default buffer is :data:`DEFAULT_LIMIT_PKTS`). Kind ``py``
     is a discipline written in Python, the class ``target`` names (docs/python-aqm.md)."""
 
     kind: Literal[QUEUE_KINDS] = "droptail"  # type: ignore[valid-type]
