@@ -69,6 +69,16 @@ def test_bad_pie_parameter_names_its_field():
         dumbbell(bw="10Mbps", flows=2, queue="pie", aqm={"mark_ecn_threshold": 2.0})
 
 
+def test_red_thresholds_out_of_order_are_refused_when_the_scenario_is_built():
+    # The core refuses them too; the model says so first, so that the builder's caller (and a
+    # scenario file's reader) hears of it before anything runs, naming the argument.
+    with pytest.raises(ScenarioError, match=r"^aqm\.max_th: must be at least min_th \(20\), got 10$"):
+        dumbbell(bw="10Mbps", flows=2, queue="red", aqm={"min_th": 20, "max_th": 10})
+    with pytest.raises(ScenarioError, match=r"^aqm\.max_th: an explicit max_th needs an explicit min_th"):
+        dumbbell(bw="10Mbps", flows=2, queue="red", aqm={"max_th": 10})
+    assert pertlab.run(dumbbell(bw="10Mbps", flows=2, queue="red", aqm={"min_th": 10, "max_th": 10}, duration="5s")).bottleneck["utilization"] > 0.5
+
+
 def test_pi_with_its_reference_at_the_buffer_is_refused_and_would_act_as_drop_tail():
     """The queue never exceeds its buffer, so with qref (default 50 packets) at or above it PI's
     integral only falls: refused, naming --buffer where the command line gives it and --queue where

@@ -47,6 +47,18 @@ class RedConfig(_Model):
     feng_beta: Annotated[float, Field(ge=1.0)] = Field(2.0, description="Feng: max_p multiplied by this above max_th")
     nlred_scale: Annotated[float, Field(gt=0.0)] = Field(1.5, description="NLRED: p_b = scale max_p x^2")
 
+    @field_validator("max_th")
+    @classmethod
+    def _max_th_above_min_th(cls, v: float | None, info: ValidationInfo) -> float | None:
+        # The core checks the same (queue/red.rs, RedParams::validate); here too, so that a
+        # builder's ``aqm`` or a scenario file hears of it when it is read, not when it runs.
+        min_th = info.data.get("min_th")
+        if v and not min_th:
+            raise ValueError("an explicit max_th needs an explicit min_th (an automatic min_th depends on the link rate); give min_th too, or leave max_th unset for 3 x min_th")
+        if v and v < min_th:
+            raise ValueError(f"must be at least min_th ({min_th:g}), got {v:g}")
+        return v
+
     @field_validator("bottom")
     @classmethod
     def _bottom_below_top(cls, v: float, info: ValidationInfo) -> float:
