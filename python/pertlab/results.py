@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .jsonable import dumps
+from .ack_hold import ack_hold_warnings
 from .backlog import backlog_warnings
 from .lockstep import lockstep_warnings
 from .scenario import Scenario
@@ -139,13 +140,14 @@ class Results:
         (``queue_warnings``: RED's min_th at or above it), what makes the run's numbers meaningless
         (:func:`empty_run_warnings`, :func:`undue_video_warnings`) or unlike real hosts'
         (:func:`pertlab.lockstep.lockstep_warnings`), and the FAST and Vegas flows whose backlog
-        targets the bottleneck cannot hold (:func:`pertlab.backlog.backlog_warnings`); empty
-        when nothing does."""
+        targets the bottleneck cannot hold (:func:`pertlab.backlog.backlog_warnings`), and the
+        delay-based flows that read their receivers' ACK hold as queueing delay
+        (:func:`pertlab.ack_hold.ack_hold_warnings`); empty when nothing does."""
         if "warnings" not in self.data:
             core = list(self.data.get("capture_errors", [])) + list(self.data.get("queue_warnings", []))
             self.data["warnings"] = (
                 core + empty_run_warnings(self.data) + undue_video_warnings(self.data, self.scenario) + lockstep_warnings(self.data, self.scenario)
-                + backlog_warnings(self.data, self.scenario)
+                + backlog_warnings(self.data, self.scenario) + ack_hold_warnings(self.data, self.scenario)
             )
         return self.data["warnings"]
 
