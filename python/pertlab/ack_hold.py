@@ -69,7 +69,8 @@ def _warning(label: str, members: list[tuple[Any, dict[str, Any]]], data: dict[s
         f"{'their receivers hold' if n > 1 else 'its receiver holds'} segments (ack_policy {policies}) and echo{'' if n > 1 else 'es'} "
         "the first one held (tcp.ts_echo = earliest, RFC 7323), so each sample includes the hold, up to the delayed-ACK "
         f"timeout: {evidence}. Linux gives a congestion control the last acknowledged segment's RTT, and ns-2's sinks echo "
-        "the newest timestamp: tcp.ts_echo = latest (--ts-echo latest) does the same (docs/model.md, 'Timestamp echo')"
+        "the newest timestamp: tcp.ts_echo = latest (--ts-echo latest) does the same, though a segment acknowledged alone "
+        "still carries its wait (docs/model.md, 'Timestamp echo')"
     )
 
 

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
+import polars as pl
 import pytest
 
 from pertlab.linux import build, loader, runs, testbed
@@ -205,8 +206,13 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     assert "| metric | testbed (Linux) | simulator |" in report and "pert: goodput total" in report
     # The scenario sets no initial window: the report says that the two sides start differently.
     assert "Initial window: the kernel's 10 segments, the simulator's 2 (`init_cwnd` sets one for both)." in report
+    assert "Receivers: one ACK per segment on both sides." in report
     for side in ("sim", "testbed"):
         assert (tmp_path / "cmp" / side / "flows.parquet").is_file()
+    # The median and the range of the flows' goodputs, beside the mean, are each side's flows'.
+    real, sim = (pl.read_parquet(tmp_path / "cmp" / side / "flows.parquet")["goodput_mbps"] for side in ("testbed", "sim"))
+    assert f"| pert: goodput per flow, Mbit/s (median) | {real.median():.3f} | {sim.median():.3f} |" in report
+    assert f"| pert: goodput per flow, Mbit/s (least .. most) | {real.min():.3f} .. {real.max():.3f} | {sim.min():.3f} .. {sim.max():.3f} |" in report
     assert _namespaces() == before
 
 
