@@ -193,4 +193,11 @@ def run_or_refuse(scenario: pertlab.Scenario, kind: str) -> None:
     # results list them (the key is absent when there is none).
     recorded = results.data.get("queue_warnings", [])
     assert recorded == scenario.queue_warnings(MEMORY_LIMIT), recorded
+    # And they are sound: a queue said never to act made no early drop, departure drop or mark.
+    queues = {(q["link"], q["from"], q["to"]): q for q in results.data["queues"]}
+    for warning in recorded:
+        where = re.match(r"(.*) \((.+?) -> (.+?), [\w-]+\): ", warning)
+        assert where, warning
+        q = queues[where.groups()]
+        assert q["drops_early"] == q["drops_forced"] == q["drops_departure"] == q["marks"] == 0, (warning, q)
     OUTCOMES[(kind, "ran" if not results.warnings else "ran, with warnings")] += 1

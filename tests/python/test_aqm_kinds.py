@@ -123,3 +123,23 @@ def test_a_red_queue_whose_min_th_its_buffer_cannot_reach_is_named_in_the_warnin
     ], small.warnings
     large = pertlab.run(dumbbell(bw="10Mbps", rtt="40ms", flows=4, queue="red", buffer_pkts=30, duration="20s", tcp={"overhead": "1ms"}))
     assert large.warnings == [] == large.scenario.queue_warnings() and large.bottleneck["drops_early"] > 50 and large.bottleneck["drops_overflow"] == 0, large.bottleneck
+
+
+def test_a_codel_queue_whose_buffer_drains_within_target_is_named_in_the_warnings():
+    """CoDel drops only packets that waited its target (5 ms): 20 packets of 1500 bytes at 100
+    Mbit/s drain in 2.4 ms, so that queue is drop-tail, which the run's warnings say from the
+    built network (the core knows the largest packet that crosses each queue). Its drops are
+    all overflows; with a buffer that holds 24 ms CoDel drops at departure and nothing is said."""
+    args = dict(bw="100Mbps", rtt="40ms", flows=8, queue="codel", duration="20s", tcp={"overhead": "0.12ms"})
+    scenario = dumbbell(buffer_pkts=20, **args)
+    small = pertlab.run(scenario)
+    assert small.warnings == scenario.queue_warnings() == [
+        "bottleneck (r0 -> r1, codel): the longest a packet can wait in it, 2.400 ms (the buffer full of its largest packets, "
+        "1500 bytes, at 100000000 bit/s), is below target (5.000 ms): no sojourn time reaches it, so codel never drops or marks; "
+        "the queue drops on overflow only, as drop-tail"
+    ], small.warnings
+    b = small.bottleneck
+    assert b["drops_departure"] == b["marks"] == 0 and b["drops_overflow"] > 50, b
+    large = pertlab.run(dumbbell(buffer_pkts=200, **args))
+    assert large.warnings == [] and large.bottleneck["drops_departure"] > 50, large.bottleneck
+

@@ -35,7 +35,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{ecn_capable, mark, DropKind, QueueDiscipline, QueueView, Verdict};
+use super::{ecn_capable, mark, DropKind, QueueBounds, QueueDiscipline, QueueView, Verdict};
 use crate::error::{check, ConfigError};
 use crate::packet::Packet;
 use crate::rng::SimRng;
@@ -191,6 +191,23 @@ impl QueueDiscipline for Codel {
             ("drop_next_s", self.dropping.then(|| s(self.drop_next))),
             ("first_above_s", self.first_above.map(s)),
         ]
+    }
+
+    /// CoDel drops only a packet whose sojourn time reached TARGET, so a buffer that drains
+    /// in less ([`QueueBounds::max_sojourn_ns`]) never lets it act. Exact where the largest
+    /// packet is known; otherwise nothing is said.
+    fn never_acts(&self, bounds: &QueueBounds) -> Option<String> {
+        let longest = bounds.max_sojourn_ns()?;
+        let ms = |t: SimTime| t as f64 / NS_PER_MS as f64;
+        (longest < self.cfg.target_ns).then(|| {
+            format!(
+                "the longest a packet can wait in it, {:.3} ms (the buffer full of its largest packets, {} bytes, at {} bit/s), is below target ({:.3} ms): no sojourn time reaches it, so codel never drops or marks",
+                ms(longest),
+                bounds.largest_packet.unwrap_or_default(),
+                bounds.rate_bps,
+                ms(self.cfg.target_ns)
+            )
+        })
     }
 
     fn on_arrival(&mut self, _view: &QueueView, _pkt: &mut Packet, _now: SimTime, _rng: &mut SimRng) -> Verdict {

@@ -27,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::red::Red;
-use super::{QueueDiscipline, QueueLimit, QueueView, Verdict};
+use super::{QueueBounds, QueueDiscipline, QueueView, Verdict};
 use crate::error::ConfigError;
 use crate::packet::{Packet, PacketKind};
 use crate::rng::SimRng;
@@ -151,8 +151,8 @@ impl QueueDiscipline for JccRed {
         QueueDiscipline::max_p(&self.red)
     }
 
-    fn never_acts(&self, limit: QueueLimit) -> Option<String> {
-        self.red.never_acts(limit)
+    fn never_acts(&self, bounds: &QueueBounds) -> Option<String> {
+        self.red.never_acts(bounds)
     }
 }
 

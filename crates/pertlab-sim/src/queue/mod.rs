@@ -55,6 +55,34 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
+/// What bounds what a queue can hold, for [`QueueDiscipline::never_acts`]: its buffer, the rate
+/// that drains it and the largest packet that can enter it (None when no size bounds the
+/// packets that cross it, as exponential UDP sizes, or when none crosses it).
+#[derive(Clone, Copy, Debug)]
+pub struct QueueBounds {
+    pub limit: QueueLimit,
+    pub rate_bps: u64,
+    pub largest_packet: Option<u32>,
+}
+
+impl QueueBounds {
+    /// The longest a packet can wait between entering the queue and leaving it, ns: at most
+    /// `limit - 1` packets queued ahead of it (it enters only below the limit) and one in
+    /// transmission, each at most the largest packet (with a limit in bytes, the buffer's bytes
+    /// and one packet in transmission). None when the largest packet is not known (or the
+    /// link is stopped: a rate of 0).
+    pub fn max_sojourn_ns(&self) -> Option<SimTime> {
+        let largest = u64::from(self.largest_packet?);
+        let bytes = match self.limit {
+            QueueLimit::Packets(n) => u64::from(n).saturating_mul(largest),
+            QueueLimit::Bytes(b) => b.saturating_add(largest),
+        };
+        let bits = u128::from(bytes) * 8 * u128::from(crate::time::NS_PER_SEC);
+        let ns = bits.checked_div(u128::from(self.rate_bps))?;
+        Some(SimTime::try_from(ns).unwrap_or(SimTime::MAX))
+    }
+}
+
 /// What a discipline may look at when it decides.
 #[derive(Clone, Copy, Debug)]
 pub struct QueueView {
@@ -125,11 +153,13 @@ pub trait QueueDiscipline: Send {
         Vec::new()
     }
 
-    /// Why the discipline can never drop or mark early on a queue of `limit`:
-    /// its operating point lies at or beyond what the buffer holds (RED's
-    /// min_th), so the queue drops on overflow only, as drop-tail; None when it
-    /// can act. Read once, at the end, for the results' `queue_warnings`.
-    fn never_acts(&self, _limit: QueueLimit) -> Option<String> {
+    /// Why the discipline can never drop or mark early on a queue of these
+    /// `bounds`: its operating point lies at or beyond what the buffer holds
+    /// (RED's min_th, CoDel's target delay), so the queue drops on overflow
+    /// only, as drop-tail; None when it can act, or when that is not certain.
+    /// Read when the results' `queue_warnings` are made and when a run in
+    /// steps reads its queues, at the link's rate then.
+    fn never_acts(&self, _bounds: &QueueBounds) -> Option<String> {
         None
     }
 

@@ -118,7 +118,7 @@ use self::cared::Cared;
 use self::feng::{Feng, DEFAULT_FENG_ALPHA, DEFAULT_FENG_BETA};
 use self::maxp::{BandController, BandParams, FamilyRule, MaxPControl, TargetBand, TrendReference};
 use self::reared::{Ratio, RatioTarget, REARED_BAND, REARED_DECREASE_GAIN, REARED_INCREASE_GAIN};
-use super::{draw, ecn_capable, mark, DropKind, QueueDiscipline, QueueLimit, QueueView, Verdict};
+use super::{draw, ecn_capable, mark, DropKind, QueueBounds, QueueDiscipline, QueueLimit, QueueView, Verdict};
 use crate::error::{check, ConfigError};
 use crate::packet::Packet;
 use crate::rng::SimRng;
@@ -736,8 +736,8 @@ impl QueueDiscipline for Red {
     /// The average is a mean of queue lengths, so it never exceeds the buffer,
     /// and every curve of the family is 0 up to min_th. Exact when the buffer
     /// is in the average's unit; None otherwise.
-    fn never_acts(&self, limit: QueueLimit) -> Option<String> {
-        let (held, unit) = match (self.p.mode, limit) {
+    fn never_acts(&self, bounds: &QueueBounds) -> Option<String> {
+        let (held, unit) = match (self.p.mode, bounds.limit) {
             (RedMode::Packets, QueueLimit::Packets(p)) => (p as f64, "packets"),
             (RedMode::Bytes, QueueLimit::Bytes(b)) => (b as f64, "bytes"),
             _ => return None,

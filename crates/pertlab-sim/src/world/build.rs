@@ -24,6 +24,8 @@ struct Network {
     ends: Endpoints,
     routes: Routes,
     estimate: MemoryEstimate,
+    /// The largest packet that can cross each channel ([`Crossing::largest_packet`]).
+    largest_packets: Vec<Option<u32>>,
 }
 
 impl Network {
@@ -44,7 +46,9 @@ impl Network {
         check_byte_limits(scenario, &topo, &crossings)?;
         check_xcp_paths(scenario, &topo, &ends, &routes)?;
         estimate.complete = true;
-        Ok(Prepared::Built(Box::new(Network { topo, ends, routes, estimate: estimate.with_output(limit.per_recorded_value) })))
+        let largest_packets = crossings.iter().map(Crossing::largest_packet).collect();
+        let estimate = estimate.with_output(limit.per_recorded_value);
+        Ok(Prepared::Built(Box::new(Network { topo, ends, routes, estimate, largest_packets })))
     }
 }
 
@@ -133,7 +137,7 @@ impl World {
             Prepared::TooLarge(first) => return Err(first.refusal(limit.bytes)),
         };
         net.estimate.check(limit.bytes)?;
-        let Network { mut topo, ends, routes, .. } = *net;
+        let Network { mut topo, ends, routes, largest_packets, .. } = *net;
         topo.attach_external_queues(scenario, ext)?;
         let flows = long_flows(scenario, &ends.flows, &topo.channels, &routes, ext)?;
         let web = WebState::new(scenario, &ends, flows.len() as u32);
@@ -147,6 +151,7 @@ impl World {
             queue: EventQueue::default(),
             node_names: topo.node_names,
             channels: topo.channels,
+            largest_packets,
             routes,
             flows,
             udp,

@@ -142,9 +142,10 @@ impl World {
         let queues = self
             .channels
             .iter()
-            .map(|ch| {
+            .enumerate()
+            .map(|(c, ch)| {
                 let q = &ch.queue;
-                let info = self.queue_info(ch);
+                let info = self.queue_info(c);
                 LiveQueue {
                     link: info.link,
                     from: info.from,

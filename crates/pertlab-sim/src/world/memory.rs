@@ -484,6 +484,8 @@ pub(super) struct Crossing {
     udp_bps: f64,
     /// UDP or web traffic crosses it: nothing bounds what can wait in its buffer.
     unbounded: bool,
+    /// Packets of no bounded size cross it (exponential UDP sizes, whose mean `max_pkt` holds).
+    unbounded_sizes: bool,
     /// The channels just before it on the paths that cross it (each can hand
     /// it a packet at the same instant).
     before: BTreeSet<u32>,
@@ -502,6 +504,11 @@ impl Crossing {
         let s = self.bottlenecks.entry(bottleneck).or_insert(0.0);
         *s = s.max(share);
         self.windows = self.windows.saturating_add(window);
+    }
+
+    /// The largest packet that can cross it; None when none crosses it or no size bounds them.
+    pub fn largest_packet(&self) -> Option<u32> {
+        (self.max_pkt > 0 && !self.unbounded_sizes).then_some(self.max_pkt)
     }
 
     /// Bits per second that can arrive at most.
@@ -628,6 +635,7 @@ pub(super) fn with_routes(s: &Scenario, topo: &Topology, ends: &Endpoints, route
             x.min_pkt = x.min_pkt.min(smallest);
             x.udp_bps += u.rate_bps as f64;
             x.unbounded = true;
+            x.unbounded_sizes |= u.sizes == SizeDist::Exponential;
         }
     }
     // The scratch buffer of the packets an endpoint sends at once.

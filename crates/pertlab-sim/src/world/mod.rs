@@ -27,6 +27,7 @@ use crate::net::routing::Routes;
 use crate::net::{path_delay, Channel};
 use crate::packet::{Packet, PacketKind, TCP_IP_HEADER_BYTES};
 use crate::packet_store::{PacketId, PacketStore};
+use crate::queue::QueueBounds;
 use crate::scenario::Scenario;
 use crate::stats::classes::{ClassSnapshot, ClassWindows};
 use crate::stats::report::{self, ConservationInput, FlowBalance, FlowInfo, QueueInfo, ReportInput, Snapshot, UdpInfo, WebInput};
@@ -58,6 +59,8 @@ pub struct World {
     queue: EventQueue,
     node_names: Vec<String>,
     channels: Vec<Channel>,
+    /// The largest packet that can cross each channel, for the queues' `never_acts`.
+    largest_packets: Vec<Option<u32>>,
     routes: Routes,
     flows: Vec<Flow>,
     udp: Vec<UdpSource>,
@@ -217,7 +220,7 @@ impl World {
         let mut results = report::assemble(ReportInput {
             start,
             end,
-            queues: self.channels.iter().map(|c| self.queue_info(c)).collect(),
+            queues: (0..self.channels.len()).map(|c| self.queue_info(c)).collect(),
             flows: (0..self.flows.len()).map(|i| self.flow_info(i)).collect(),
             udp: self.scenario.udp.iter().map(|u| UdpInfo { src: u.src.clone(), dst: u.dst.clone() }).collect(),
             class_windows: self
@@ -250,10 +253,12 @@ impl World {
     /// The results' `queue_warnings`, known once the world is built: the queues whose
     /// discipline can never act on their buffer ([`QueueInfo::warning`]).
     pub fn queue_warnings(&self) -> Vec<String> {
-        self.channels.iter().filter_map(|c| self.queue_info(c).warning()).collect()
+        (0..self.channels.len()).filter_map(|c| self.queue_info(c).warning()).collect()
     }
 
-    fn queue_info(&self, c: &Channel) -> QueueInfo {
+    fn queue_info(&self, channel: usize) -> QueueInfo {
+        let c = &self.channels[channel];
+        let bounds = QueueBounds { limit: c.queue.limit, rate_bps: c.rate_bps, largest_packet: self.largest_packets[channel] };
         QueueInfo {
             link: c.link_name.clone(),
             from: self.node_names[c.from as usize].clone(),
@@ -262,7 +267,7 @@ impl World {
             rate_bps: c.rate_bps,
             limit: c.queue.limit,
             buffers: c.queue.classes.as_ref().map_or(1, |m| m.classes() as u32),
-            never_acts: if c.queue.classes.is_some() { None } else { c.queue.discipline().never_acts(c.queue.limit) },
+            never_acts: if c.queue.classes.is_some() { None } else { c.queue.discipline().never_acts(&bounds) },
         }
     }
 

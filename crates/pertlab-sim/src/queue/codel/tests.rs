@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::packet::{Ecn, PacketKind};
-use crate::queue::QueueLimit;
+use crate::queue::{QueueBounds, QueueLimit};
 
 const MS: SimTime = NS_PER_MS;
 /// Trace times are counted from 1 s, so that a packet at trace time 0 can have waited.
@@ -108,4 +108,24 @@ fn validation_names_the_field() {
     let c: CodelConfig = serde_json::from_str(r#"{"target_ns": 10000000}"#).unwrap();
     assert_eq!(c, CodelConfig { target_ns: 10 * MS, ..d() });
     assert!(serde_json::from_str::<CodelConfig>(r#"{"target": 1}"#).is_err());
+}
+
+#[test]
+fn a_buffer_that_drains_within_target_is_reported_as_one_codel_never_acts_on() {
+    let c = Codel::new(CodelConfig::default());
+    let at = |limit, largest_packet| QueueBounds { limit, rate_bps: 100_000_000, largest_packet };
+    // 20 packets of 1500 bytes at 100 Mbit/s: 2.4 ms at most, below the 5 ms target.
+    let why = c.never_acts(&at(QueueLimit::Packets(20), Some(1500))).expect("2.4 ms < 5 ms");
+    assert_eq!(
+        why,
+        "the longest a packet can wait in it, 2.400 ms (the buffer full of its largest packets, 1500 bytes, at 100000000 bit/s), is below target (5.000 ms): no sojourn time reaches it, so codel never drops or marks"
+    );
+    // 42 packets: 5.04 ms, so a sojourn can reach the target; 41: 4.92 ms cannot.
+    assert_eq!(c.never_acts(&at(QueueLimit::Packets(42), Some(1500))), None);
+    assert!(c.never_acts(&at(QueueLimit::Packets(41), Some(1500))).is_some());
+    // In bytes: the buffer and one packet in transmission. 60 000 + 1500 bytes: 4.92 ms.
+    assert!(c.never_acts(&at(QueueLimit::Bytes(60_000), Some(1500))).is_some());
+    assert_eq!(c.never_acts(&at(QueueLimit::Bytes(61_000), Some(1500))), None);
+    // No bound on the packets' size (exponential UDP sizes): nothing said.
+    assert_eq!(c.never_acts(&at(QueueLimit::Packets(1), None)), None);
 }

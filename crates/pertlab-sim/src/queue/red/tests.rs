@@ -717,15 +717,17 @@ fn through_an_output_queue_marks_and_forced_drops_are_counted() {
 
 #[test]
 fn a_buffer_at_or_below_min_th_is_reported_as_one_red_never_acts_on() {
+    // RED's bound is the buffer's alone: the rate and the packets' sizes do not enter it.
+    let at = |limit| QueueBounds { limit, rate_bps: 1_000_000_000, largest_packet: Some(1500) };
     // ARED at 1 Gbit/s with 1500-byte packets: min_th = max(5, 5 ms x 83 333 pkt/s / 2) = 208.33.
     let cfg = RedConfig { mean_pkt_size: 1500, ..RedConfig::default() };
     let ared = Red::new(cfg.clone(), RedVariant::Ared, 20, 1_000_000_000);
-    let why = ared.never_acts(QueueLimit::Packets(20)).expect("208 packets of min_th above a 20-packet buffer");
+    let why = ared.never_acts(&at(QueueLimit::Packets(20))).expect("208 packets of min_th above a 20-packet buffer");
     assert_eq!(why, "min_th (208.33 packets) is not below the buffer (20 packets): the average queue never exceeds it, so ared never drops or marks early");
-    assert_eq!(ared.never_acts(QueueLimit::Packets(209)), None);
+    assert_eq!(ared.never_acts(&at(QueueLimit::Packets(209))), None);
     // Plain RED's min_th of 5: a buffer of 5 cannot hold an average above it, one of 6 can.
     let red = instant_red(10.0, true, true);
-    assert!(red.never_acts(QueueLimit::Packets(5)).is_some() && red.never_acts(QueueLimit::Packets(6)).is_none());
+    assert!(red.never_acts(&at(QueueLimit::Packets(5))).is_some() && red.never_acts(&at(QueueLimit::Packets(6))).is_none());
     // A buffer in bytes against an average in packets: no exact bound, nothing said.
-    assert_eq!(ared.never_acts(QueueLimit::Bytes(1500)), None);
+    assert_eq!(ared.never_acts(&at(QueueLimit::Bytes(1500))), None);
 }
