@@ -22,9 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .scenario import Scenario
+from .scenario import FlowSpec, Scenario
 
 __all__ = ["ack_hold_warnings", "DELAY_KINDS", "HOLDING_POLICIES"]
+
+#: A flow's description and its row of the results.
+Member = tuple[FlowSpec, dict[str, Any]]
 
 #: The controllers whose congestion signal is the queueing delay read from RTT samples: every
 #: PERT variant (srtt - P, SIGCOMM 2007 Section 3; Kotla 2008), Vegas and FAST (the backlog
@@ -44,14 +47,14 @@ def ack_hold_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[s
     the scenario)."""
     if scenario is None or len(scenario.flows) > len(data["flows"]):
         return []
-    groups: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
+    groups: dict[str, list[Member]] = {}
     for spec, flow in zip(scenario.flows, data["flows"]):
         if spec.cc.kind in DELAY_KINDS and flow["ack_policy"] in HOLDING_POLICIES and spec.tcp.ts_echo == "earliest":
             groups.setdefault(flow["label"], []).append((spec, flow))
     return [_warning(label, members, data, scenario) for label, members in groups.items()]
 
 
-def _warning(label: str, members: list[tuple[Any, dict[str, Any]]], data: dict[str, Any], scenario: Scenario) -> str:
+def _warning(label: str, members: list[Member], data: dict[str, Any], scenario: Scenario) -> str:
     kinds = " and ".join(sorted({spec.cc.kind for spec, _ in members}))
     policies = " or ".join(sorted({f["ack_policy"] for _, f in members}))
     sampled = [f for _, f in members if f.get("rtt_samples") and f.get("rtt_mean_ms") is not None]
@@ -74,7 +77,7 @@ def _warning(label: str, members: list[tuple[Any, dict[str, Any]]], data: dict[s
     )
 
 
-def _queue_delay_ms(members: list[tuple[Any, dict[str, Any]]], data: dict[str, Any], scenario: Scenario) -> float | None:
+def _queue_delay_ms(members: list[Member], data: dict[str, Any], scenario: Scenario) -> float | None:
     """The time-average delay of the dumbbell's bottleneck queue that the flows' data cross
     (r0 -> r1 from the senders s*, r1 -> r0 from the receivers' side d*), or None when they
     cross both or the topology is not a dumbbell."""
@@ -85,6 +88,6 @@ def _queue_delay_ms(members: list[tuple[Any, dict[str, Any]]], data: dict[str, A
         return None
     src, dst = ("r0", "r1") if sides == {"s"} else ("r1", "r0")
     for q in data.get("queues", []):
-        if q.get("from") == src and q.get("to") == dst and q.get("rate_bps"):
+        if q.get("from") == src and q.get("to") == dst and q.get("rate_bps") and q.get("avg_queue_bytes") is not None:
             return q["avg_queue_bytes"] * 8 / q["rate_bps"] * 1e3
     return None
