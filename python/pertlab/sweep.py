@@ -13,7 +13,7 @@ runs the cross product of the varied values, each with seeds 1..5.
   with the same arguments (after Ctrl-C, a crash or a lost worker) skips every
   KEY already stored.
 - **Statistics.** ``OUT/runs.parquet`` has one row per run (varied values,
-  seed, summary metrics); ``OUT/aggregate.parquet`` per varied point the mean,
+  seed, summary metrics, the run's warnings); ``OUT/aggregate.parquet`` per varied point the mean,
   the half-width of the 95 % confidence interval (Student t over seeds) and that
   interval cut to the range the metric cannot leave (:data:`BOUNDS`), which is
   what figures draw.
@@ -417,7 +417,8 @@ def run_points(
     memory_limit: float | None = None,
 ) -> pl.DataFrame:
     """Run every point not yet stored under ``out/runs`` on Dask and return one
-    row of summary metrics per point (:data:`METRICS`, plus the varied values).
+    row of summary metrics per point (:data:`METRICS`, plus the varied values and the
+    run's ``warnings``).
 
     Workers are a ``LocalCluster`` of ``jobs`` processes, or the scheduler at
     ``cluster`` (:func:`pertlab.parallel.run_tasks`). Each run is held to ``memory_limit``
@@ -431,7 +432,7 @@ def run_points(
     (out / "runs").mkdir(parents=True, exist_ok=True)
     unique = {p.key: p for p in points}
     # Each stored run is read once: what its row needs is kept, not the run.
-    metrics = {key: _run_metrics(r) for key in unique if (r := _stored(out / "runs" / key)) is not None}
+    metrics = {key: _run_row(r) for key in unique if (r := _stored(out / "runs" / key)) is not None}
     todo = [p for key, p in unique.items() if key not in metrics]
     total = len(unique)
     done = total - len(todo)
@@ -448,9 +449,15 @@ def run_points(
     run_tasks(_simulate, [(p.scenario.to_wire_json(), memory_limit) for p in todo], keep, jobs=jobs, cluster=cluster)
     # The metrics stay Float64 columns when a run leaves one undefined (None), even in every run.
     for p in todo:
-        metrics[p.key] = _run_metrics(Results.read(out / "runs" / p.key))
+        metrics[p.key] = _run_row(Results.read(out / "runs" / p.key))
     rows = [_point_columns(p) | metrics[p.key] for p in points]
-    return pl.DataFrame(rows, schema_overrides={m: pl.Float64 for m in METRICS}, infer_schema_length=None)
+    return pl.DataFrame(rows, schema_overrides={m: pl.Float64 for m in METRICS} | {"warnings": pl.List(pl.String)}, infer_schema_length=None)
+
+
+def _run_row(results: Results) -> dict[str, Any]:
+    """A run's part of its row in :func:`run_points`: its metrics and what it warned of
+    (:attr:`pertlab.Results.warnings`; a stored run's as recorded when it ran)."""
+    return _run_metrics(results) | {"warnings": results.warnings}
 
 
 def _stored(run: Path) -> Results | None:

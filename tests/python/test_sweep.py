@@ -223,3 +223,28 @@ def test_aggregate_leaves_undefined_values_out_of_the_mean():
     assert table["share"][1] == pytest.approx(0.45) and table["seeds"][1] == 3
     # Two values: t(0.975, 1) x std / sqrt(2).
     assert table["share_ci95"][1] == pytest.approx(12.706 * 0.0707107 / math.sqrt(2), rel=1e-3)
+
+
+def test_each_runs_warnings_are_in_the_runs_table_and_the_command_line_says_them(tmp_path):
+    # PERT behind delayed-ACK receivers with RFC 7323's echo warns (pertlab.ack_hold); SACK does not.
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    scenario_file = tmp_path / "base.json"
+    scenario_file.write_text(base().model_dump_json(by_alias=True, exclude_none=True))
+    vary = ["--vary", "cc=pert,sack", "--vary", "tcp.ack_policy=every,delayed"]
+    result = CliRunner().invoke(app, ["sweep", str(scenario_file), *vary, "--out", str(tmp_path / "out"), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    runs = pl.read_parquet(tmp_path / "out" / "runs.parquet")
+    for r in runs.iter_rows(named=True):
+        stored = json.loads((tmp_path / "out" / "runs" / r["key"] / "summary.json").read_text())["warnings"]
+        assert r["warnings"] == stored
+        assert bool(stored) == ((r["cc"], r["tcp.ack_policy"]) == ("pert", "delayed")), r
+    [warned] = runs.filter(pl.col("warnings").list.len() > 0).iter_rows(named=True)
+    assert (warned["cc"], warned["tcp.ack_policy"]) == ("pert", "delayed")
+    assert f"warning: cc=pert, tcp.ack_policy=delayed, seed 1: {warned['warnings'][0]}" in " ".join(result.stderr.split())
+    # --json lists them with their points; resumed from the stored runs, the same ones.
+    again = CliRunner().invoke(app, ["sweep", str(scenario_file), *vary, "--out", str(tmp_path / "out"), "--json"])
+    said = json.loads(again.stdout)["warnings"]
+    assert said == [{"key": warned["key"], "cc": "pert", "tcp.ack_policy": "delayed", "seed": 1, "warning": warned["warnings"][0]}]

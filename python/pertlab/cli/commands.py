@@ -245,7 +245,7 @@ def sweep(
         base = as_scenario(scenario_file)
         varied = parse_vary(vary or [])
         with warnings_said(StoredRunWarning):
-            _, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update, memory_limit=limit)
+            runs, table = run_sweep(base, varied, seeds, out_dir, jobs=jobs, cluster=cluster, on_progress=None if as_json else update, memory_limit=limit)
     except ValueError as e:
         stop()
         fail(e, {"--vary": "--vary", "--seeds": "--seeds", "cluster": "--cluster", "memory_limit": "--memory-limit"})
@@ -254,8 +254,10 @@ def sweep(
         say(f"finished runs are kept in {out_dir}/runs; run the same command to resume", "interrupted")
         raise typer.Exit(130)
     stop()
+    warned = [(r, w) for r in runs.iter_rows(named=True) for w in r["warnings"]]
     if as_json:
-        sys.stdout.write(dumps({"out": str(out_dir), "points": table.to_dicts()}) + "\n")
+        said = [{"key": r["key"], **{k: r[k] for k in varied}, "seed": r["seed"], "warning": w} for r, w in warned]
+        sys.stdout.write(dumps({"out": str(out_dir), "points": table.to_dicts(), "warnings": said}) + "\n")
         return
     from rich.table import Table
 
@@ -271,6 +273,22 @@ def sweep(
         t.add_row(*cells)
     out.print(t)
     out.print(f"[dim]runs.parquet and aggregate.parquet in {out_dir}/", highlight=False)
+    _say_sweep_warnings(warned, list(varied), runs.height)
+
+
+#: The warnings a sweep prints in full; the rest are counted (all are in runs.parquet).
+SWEEP_WARNINGS_SHOWN = 5
+
+
+def _say_sweep_warnings(warned: list[tuple[dict[str, Any], str]], keys: list[str], runs: int) -> None:
+    """The runs' warnings, as a single run prints them after its tables, each with its point;
+    past :data:`SWEEP_WARNINGS_SHOWN`, how many more and where they are."""
+    for r, w in warned[:SWEEP_WARNINGS_SHOWN]:
+        point = ", ".join([f"{k}={r[k]}" for k in keys] + [f"seed {r['seed']}"])
+        say(f"{point}: {w}", "warning", "bold yellow")
+    if len(warned) > SWEEP_WARNINGS_SHOWN:
+        with_any = len({r["key"] for r, _ in warned})
+        say(f"{len(warned) - SWEEP_WARNINGS_SHOWN} more ({with_any} of {runs} runs warned): runs.parquet's warnings column, or each run's summary.json", "warning", "bold yellow")
 
 
 _SWEEP_METRICS = ("avg_queue_norm", "drop_rate", "utilization", "jain")
