@@ -213,6 +213,27 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     real, sim = (pl.read_parquet(tmp_path / "cmp" / side / "flows.parquet")["goodput_mbps"] for side in ("testbed", "sim"))
     assert f"| pert: goodput per flow, Mbit/s (median) | {real.median():.3f} | {sim.median():.3f} |" in report
     assert f"| pert: goodput per flow, Mbit/s (least .. most) | {real.min():.3f} .. {real.max():.3f} | {sim.min():.3f} .. {sim.max():.3f} |" in report
+    assert "The simulator's run warned" not in report  # one PERT flow for 2 s: nothing to warn of
+    assert _namespaces() == before
+
+
+def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
+    # Two identical Reno flows through a 10-frame buffer for 10 s: the simulator's lose in
+    # lock-step (each flow responds to loss the same number of times), which real hosts' timing
+    # noise breaks up; the report says so beside the numbers it explains.
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    f = tmp_path / "two_reno.toml"
+    f.write_text('duration = "10s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "15KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
+    before = _namespaces()
+    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "cmp")])
+    assert r.exit_code == 0, r.output
+    report = (tmp_path / "cmp" / "report.md").read_text()
+    warned = json.loads((tmp_path / "cmp" / "sim" / "summary.json").read_text())["warnings"]
+    assert any("lost in lock-step" in w for w in warned), warned
+    assert "The simulator's run warned (as `pertlab run` does after its tables):\n" + "\n".join(f"- {w}" for w in warned) in report
     assert _namespaces() == before
 
 

@@ -181,6 +181,9 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         "",
         f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
         "Result tables: testbed/ and sim/ (same schemas). Figure: cwnd.png (congestion windows and bottleneck queue, side by side).",
+        # What the simulator's run warned of (flows in lock-step, a queue that cannot act, ...)
+        # often says why its column differs from the kernel's.
+        *(["", "The simulator's run warned (as `pertlab run` does after its tables):", *[f"- {w}" for w in sim.warnings]] if sim.warnings else []),
         "",
     ])  # fmt: skip
     (out / "report.md").write_text(report)
