@@ -137,9 +137,10 @@ class Results:
     def warnings(self) -> list[str]:
         """The captures that could not be written to the end (``capture_errors``, each naming its
         ``capture[i].file``), the queues whose discipline can never act on their buffer
-        (``queue_warnings``: RED's min_th at or above it, CoDel's target beyond what it holds),
-        what makes the run's numbers meaningless (:func:`empty_run_warnings`,
-        :func:`undue_video_warnings`) or unlike real hosts' (:func:`pertlab.lockstep.lockstep_warnings`), and the FAST and Vegas flows whose backlog
+        (``queue_warnings``: RED's min_th at or above it, CoDel's or PIE's delay threshold
+        beyond what it holds), what makes the run's numbers meaningless
+        (:func:`empty_run_warnings`, :func:`undue_video_warnings`) or unlike real hosts'
+        (:func:`pertlab.lockstep.lockstep_warnings`), the FAST and Vegas flows whose backlog
         targets the bottleneck cannot hold (:func:`pertlab.backlog.backlog_warnings`), and the
         delay-based flows that read their receivers' ACK hold as queueing delay
         (:func:`pertlab.ack_hold.ack_hold_warnings`); empty when nothing does."""

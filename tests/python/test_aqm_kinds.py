@@ -125,21 +125,26 @@ def test_a_red_queue_whose_min_th_its_buffer_cannot_reach_is_named_in_the_warnin
     assert large.warnings == [] == large.scenario.queue_warnings() and large.bottleneck["drops_early"] > 50 and large.bottleneck["drops_overflow"] == 0, large.bottleneck
 
 
-def test_a_codel_queue_whose_buffer_drains_within_target_is_named_in_the_warnings():
-    """CoDel drops only packets that waited its target (5 ms): 20 packets of 1500 bytes at 100
-    Mbit/s drain in 2.4 ms, so that queue is drop-tail, which the run's warnings say from the
-    built network (the core knows the largest packet that crosses each queue). Its drops are
-    all overflows; with a buffer that holds 24 ms CoDel drops at departure and nothing is said."""
-    args = dict(bw="100Mbps", rtt="40ms", flows=8, queue="codel", duration="20s", tcp={"overhead": "0.12ms"})
-    scenario = dumbbell(buffer_pkts=20, **args)
-    small = pertlab.run(scenario)
-    assert small.warnings == scenario.queue_warnings() == [
-        "bottleneck (r0 -> r1, codel): the longest a packet can wait in it, 2.400 ms (the buffer full of its largest packets, "
-        "1500 bytes, at 100000000 bit/s), is below target (5.000 ms): no sojourn time reaches it, so codel never drops or marks; "
-        "the queue drops on overflow only, as drop-tail"
-    ], small.warnings
-    b = small.bottleneck
-    assert b["drops_departure"] == b["marks"] == 0 and b["drops_overflow"] > 50, b
-    large = pertlab.run(dumbbell(buffer_pkts=200, **args))
-    assert large.warnings == [] and large.bottleneck["drops_departure"] > 50, large.bottleneck
-
+@pytest.mark.parametrize(("kind", "small", "drains_in", "limit", "large", "signal"), [
+    # CoDel drops only packets that waited its target, 5 ms.
+    ("codel", 20, "2.400 ms", "below target (5.000 ms)", 200, "drops_departure"),
+    # PIE's safeguard passes every packet below half its 15 ms target while drop_prob < 0.2,
+    # which delays that short cannot raise it to (queue/pie.rs, never_acts).
+    ("pie", 50, "6.000 ms", "below half its target (7.500 ms)", 500, "drops_early"),
+])  # fmt: skip
+def test_a_delay_aqm_whose_buffer_drains_too_soon_is_named_in_the_warnings(kind, small, drains_in, limit, large, signal):
+    """A buffer of 1500-byte packets at 100 Mbit/s that drains before the discipline's delay
+    threshold leaves it nothing to do: the run's warnings say so from the built network (the
+    core knows the largest packet that crosses each queue), its drops are all overflows, and
+    with a buffer that holds many times more the discipline acts and nothing is said."""
+    args = dict(bw="100Mbps", rtt="40ms", flows=8, queue=kind, duration="20s", tcp={"overhead": "0.12ms"})
+    scenario = dumbbell(buffer_pkts=small, **args)
+    held = pertlab.run(scenario)
+    [warning] = held.warnings
+    assert warning == scenario.queue_warnings()[0]
+    assert warning.startswith(f"bottleneck (r0 -> r1, {kind}): the longest a packet can wait in it, {drains_in} (the buffer full of its largest packets, 1500 bytes, at 100000000 bit/s), is {limit}")
+    assert warning.endswith(f"{kind} never drops or marks; the queue drops on overflow only, as drop-tail")
+    b = held.bottleneck
+    assert b["drops_early"] == b["drops_departure"] == b["marks"] == 0 and b["drops_overflow"] > 50, b
+    acting = pertlab.run(dumbbell(buffer_pkts=large, **args))
+    assert acting.warnings == [] and acting.bottleneck[signal] > 30, acting.bottleneck

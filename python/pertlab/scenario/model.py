@@ -336,8 +336,9 @@ class Scenario(_Model):
 
     def queue_warnings(self, memory_limit: float | None = None) -> list[str]:
         """The core's ``queue_warnings`` of a run of this scenario, known before it runs: each
-        queue whose discipline can never act on its buffer (RED's min_th at or above it, CoDel's
-        target beyond what it holds), named by link and direction; empty when every queue can act. Checks the scenario as
+        queue whose discipline can never act on its buffer (RED's min_th at or above it, CoDel's or
+        PIE's delay threshold beyond what it holds), named by link and direction; empty when every
+        queue can act. Checks the scenario as
         :meth:`check` does, and raises as it does."""
         from .. import _core
         from ..memory import core_limit

@@ -155,7 +155,7 @@ pub trait QueueDiscipline: Send {
 
     /// Why the discipline can never drop or mark early on a queue of these
     /// `bounds`: its operating point lies at or beyond what the buffer holds
-    /// (RED's min_th, CoDel's target delay), so the queue drops on overflow
+    /// (RED's min_th, CoDel's or PIE's delay threshold), so the queue drops on overflow
     /// only, as drop-tail; None when it can act, or when that is not certain.
     /// Read when the results' `queue_warnings` are made and when a run in
     /// steps reads its queues, at the link's rate then.

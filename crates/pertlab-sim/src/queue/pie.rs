@@ -40,7 +40,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::periodic::{catch_up, Periodic, MIN_PERIOD_NS};
-use super::{draw, ecn_capable, mark, DropKind, QueueDiscipline, QueueView, Verdict};
+use super::{draw, ecn_capable, mark, DropKind, QueueBounds, QueueDiscipline, QueueView, Verdict};
 use crate::error::{check, ConfigError};
 use crate::packet::Packet;
 use crate::rng::SimRng;
@@ -218,9 +218,48 @@ impl Pie {
     }
 }
 
+/// The probability `p` measured in the auto-tuning's scale: W(p) = the integral from 0 to p
+/// of the divisor [`SCALING`] applies at each level (1 above the table). An update moves W by
+/// at most its step before the division: up, because the divisor only falls as `p` rises;
+/// down, at least as far, because it only grows as `p` falls (the cap and the decay move `p`
+/// down further). Used by [`Pie::never_acts`].
+fn scaled(p: f64) -> f64 {
+    let mut w = 0.0;
+    let mut from = 0.0;
+    for &(bound, divisor) in &SCALING {
+        w += (p.min(bound) - from).max(0.0) * divisor;
+        from = bound;
+    }
+    w + (p - from).max(0.0)
+}
+
 impl QueueDiscipline for Pie {
     fn name(&self) -> &'static str {
         "pie"
+    }
+
+    /// §4.1's safeguard passes every packet while `qdelay_old < QDELAY_REF / 2` and
+    /// `drop_prob < 0.2`. Below QDELAY_REF the alpha term only lowers `p`, so `scaled(p)` never
+    /// exceeds beta times the largest delay seen: by induction, `scaled(p) - beta qdelay_old`
+    /// starts at 0 and no update raises it above 0. So a buffer that drains
+    /// ([`QueueBounds::max_sojourn_ns`], which bounds both delay readings) in less than half the
+    /// target, with beta times that time below `scaled(0.2)`, never lets PIE act. Where the
+    /// largest packet is not known, nothing is said.
+    fn never_acts(&self, bounds: &QueueBounds) -> Option<String> {
+        let longest = bounds.max_sojourn_ns()?;
+        let half_target = self.cfg.target_delay_ns as f64 / 2.0;
+        let reach = self.cfg.beta * time::to_secs(longest);
+        let ms = |t: f64| t / NS_PER_MS as f64;
+        ((longest as f64) < half_target && reach < scaled(SAFEGUARD_PROB)).then(|| {
+            format!(
+                "the longest a packet can wait in it, {:.3} ms (the buffer full of its largest packets, {} bytes, at {} bit/s), is below half its target ({:.3} ms), where its safeguard passes every packet while drop_prob is below {SAFEGUARD_PROB}, which such delays cannot raise it to (beta {}): pie never drops or marks",
+                ms(longest as f64),
+                bounds.largest_packet.unwrap_or_default(),
+                bounds.rate_bps,
+                ms(half_target),
+                self.cfg.beta
+            )
+        })
     }
 
     fn on_arrival(&mut self, view: &QueueView, pkt: &mut Packet, now: SimTime, rng: &mut SimRng) -> Verdict {

@@ -181,3 +181,51 @@ fn validation_names_the_field() {
     assert_eq!(c, PieConfig { delay: PieDelay::QueueOverRate, use_ecn: true, ..d() });
     assert!(serde_json::from_str::<PieConfig>(r#"{"qdelay_ref": 1}"#).is_err());
 }
+
+#[test]
+fn the_auto_tuned_scale_counts_each_range_at_its_divisor() {
+    assert_eq!(scaled(0.0), 0.0);
+    assert!(close(scaled(1e-6), 1e-6 * 2048.0));
+    assert!(close(scaled(1e-5), 1e-6 * 2048.0 + 9e-6 * 512.0));
+    // Up to 0.2: 2048e-6 + 512 x 9e-6 + 128 x 9e-5 + 32 x 9e-4 + 8 x 9e-3 + 2 x 0.09 + 0.1.
+    assert!(close(scaled(SAFEGUARD_PROB), 0.398976));
+}
+
+#[test]
+fn a_buffer_that_drains_within_half_the_target_is_reported_as_one_pie_never_acts_on() {
+    let pie = Pie::new(PieConfig::default());
+    let at = |limit| QueueBounds { limit, rate_bps: 100_000_000, largest_packet: Some(1500) };
+    // 62 packets of 1500 bytes at 100 Mbit/s: 7.44 ms, below half of 15 ms; 63: 7.56 ms.
+    let why = pie.never_acts(&at(QueueLimit::Packets(62))).expect("7.44 ms < 7.5 ms");
+    assert_eq!(
+        why,
+        "the longest a packet can wait in it, 7.440 ms (the buffer full of its largest packets, 1500 bytes, at 100000000 bit/s), is below half its target (7.500 ms), where its safeguard passes every packet while drop_prob is below 0.2, which such delays cannot raise it to (beta 1.25): pie never drops or marks"
+    );
+    assert_eq!(pie.never_acts(&at(QueueLimit::Packets(63))), None);
+    // A beta large enough that 7.44 ms could take drop_prob to 0.2: nothing is said.
+    let steep = Pie::new(PieConfig { beta: 60.0, ..PieConfig::default() });
+    assert_eq!(steep.never_acts(&at(QueueLimit::Packets(62))), None);
+    assert!(steep.never_acts(&at(QueueLimit::Packets(20))).is_some()); // 60 x 2.4 ms = 0.144 < 0.399
+    assert_eq!(pie.never_acts(&QueueBounds { largest_packet: None, ..at(QueueLimit::Packets(1)) }), None);
+}
+
+proptest::proptest! {
+    /// The bound `never_acts` rests on: whatever the delays below QDELAY_REF, in whatever
+    /// order, `scaled(drop_prob)` stays at or below beta times the largest of them.
+    #[test]
+    fn drop_prob_in_the_auto_tuned_scale_stays_below_beta_times_the_largest_delay(
+        delays in proptest::collection::vec(0.0f64..0.015, 1..400),
+        alpha in 0.0f64..10.0,
+        beta in 0.0f64..100.0,
+        cap in proptest::bool::ANY,
+    ) {
+        let cfg = PieConfig { alpha, beta, cap_drop_adjustment: cap, ..PieConfig::default() };
+        let mut s = State { p: 0.0, qdelay_old: 0.0, burst: 0 };
+        let mut largest = 0.0f64;
+        for &q in &delays {
+            Pie::update(&cfg, &mut s, q);
+            largest = largest.max(q);
+            proptest::prop_assert!(scaled(s.p) <= beta * largest * (1.0 + 1e-9) + 1e-15, "p {} after {:?}", s.p, delays);
+        }
+    }
+}
