@@ -198,14 +198,11 @@ impl QueueDiscipline for Codel {
     /// packet is known; otherwise nothing is said.
     fn never_acts(&self, bounds: &QueueBounds) -> Option<String> {
         let longest = bounds.max_sojourn_ns()?;
-        let ms = |t: SimTime| t as f64 / NS_PER_MS as f64;
         (longest < self.cfg.target_ns).then(|| {
             format!(
-                "the longest a packet can wait in it, {:.3} ms (the buffer full of its largest packets, {} bytes, at {} bit/s), is below target ({:.3} ms): no sojourn time reaches it, so codel never drops or marks",
-                ms(longest),
-                bounds.largest_packet.unwrap_or_default(),
-                bounds.rate_bps,
-                ms(self.cfg.target_ns)
+                "{}, is below target ({:.3} ms): no sojourn time reaches it, so codel never drops or marks",
+                bounds.longest_wait(longest),
+                self.cfg.target_ns as f64 / NS_PER_MS as f64
             )
         })
     }

@@ -81,6 +81,17 @@ impl QueueBounds {
         let ns = bits.checked_div(u128::from(self.rate_bps))?;
         Some(SimTime::try_from(ns).unwrap_or(SimTime::MAX))
     }
+
+    /// The words of a `never_acts` reason that give the longest wait `longest` (ns) and what
+    /// it comes from.
+    pub fn longest_wait(&self, longest: SimTime) -> String {
+        format!(
+            "the longest a packet can wait in it, {:.3} ms (the buffer full of its largest packets, {} bytes, at {} bit/s)",
+            longest as f64 / crate::time::NS_PER_MS as f64,
+            self.largest_packet.unwrap_or_default(),
+            self.rate_bps
+        )
+    }
 }
 
 /// What a discipline may look at when it decides.

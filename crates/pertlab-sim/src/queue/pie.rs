@@ -249,14 +249,11 @@ impl QueueDiscipline for Pie {
         let longest = bounds.max_sojourn_ns()?;
         let half_target = self.cfg.target_delay_ns as f64 / 2.0;
         let reach = self.cfg.beta * time::to_secs(longest);
-        let ms = |t: f64| t / NS_PER_MS as f64;
         ((longest as f64) < half_target && reach < scaled(SAFEGUARD_PROB)).then(|| {
             format!(
-                "the longest a packet can wait in it, {:.3} ms (the buffer full of its largest packets, {} bytes, at {} bit/s), is below half its target ({:.3} ms), where its safeguard passes every packet while drop_prob is below {SAFEGUARD_PROB}, which such delays cannot raise it to (beta {}): pie never drops or marks",
-                ms(longest as f64),
-                bounds.largest_packet.unwrap_or_default(),
-                bounds.rate_bps,
-                ms(half_target),
+                "{}, is below half its target ({:.3} ms), where its safeguard passes every packet while drop_prob is below {SAFEGUARD_PROB}, which such delays cannot raise it to (beta {}): pie never drops or marks",
+                bounds.longest_wait(longest),
+                half_target / NS_PER_MS as f64,
                 self.cfg.beta
             )
         })
