@@ -106,6 +106,26 @@ fn a_rate_change_between_steps_shows_at_that_instant() {
 }
 
 #[test]
+fn a_queue_is_said_never_to_act_only_at_the_slowest_rate_its_link_has_had() {
+    // CoDel on 20 packets of 1500 bytes: 2.4 ms at 100 Mbit/s, below its 5 ms target; 24 ms at
+    // 10 Mbit/s, where it can act. Once the link has been that slow, a later speed-up does not
+    // make the warning true again for the run: CoDel may have dropped in between.
+    let codel = QueueSpec { kind: "codel".into(), limit_pkts: Some(20), ..QueueSpec::default() };
+    let s = scenario(dumbbell(2, 100, 40, codel), bulk_flows(2, CcSpec::Reno, TcpConfig::default(), NS_PER_SEC), 10, 2);
+    let mut w = World::build(&s).unwrap();
+    let warned = |w: &World| w.queue_warnings().iter().filter(|q| q.starts_with("bottleneck (r0 -> r1, codel)")).count();
+    assert_eq!(warned(&w), 1);
+    w.run_until(3 * NS_PER_SEC, &mut |_| true);
+    w.set_link_rate("bottleneck", 10_000_000).unwrap();
+    assert_eq!(warned(&w), 0);
+    w.run_until(6 * NS_PER_SEC, &mut |_| true);
+    w.set_link_rate("bottleneck", 100_000_000).unwrap();
+    assert_eq!(warned(&w), 0);
+    w.finish();
+    assert!(!w.into_results().queue_warnings.iter().any(|q| q.contains("codel")));
+}
+
+#[test]
 fn changes_between_steps_name_what_is_wrong() {
     let mut w = World::build(&mixed()).unwrap();
     let e = w.set_link_rate("nowhere", 1_000_000).unwrap_err().to_string();

@@ -55,8 +55,8 @@ pub enum QueueLimit {
     Bytes(u64),
 }
 
-/// What bounds what a queue can hold, for [`QueueDiscipline::never_acts`]: its buffer, the rate
-/// that drains it and the largest packet that can enter it (None when no size bounds the
+/// What bounds what a queue can hold, for [`QueueDiscipline::never_acts`]: its buffer, the
+/// slowest rate that has drained it and the largest packet that can enter it (None when no size bounds the
 /// packets that cross it, as exponential UDP sizes, or when none crosses it).
 #[derive(Clone, Copy, Debug)]
 pub struct QueueBounds {
@@ -169,7 +169,7 @@ pub trait QueueDiscipline: Send {
     /// (RED's min_th, CoDel's or PIE's delay threshold), so the queue drops on overflow
     /// only, as drop-tail; None when it can act, or when that is not certain.
     /// Read when the results' `queue_warnings` are made and when a run in
-    /// steps reads its queues, at the link's rate then.
+    /// steps reads its queues, at the slowest rate the link has had so far.
     fn never_acts(&self, _bounds: &QueueBounds) -> Option<String> {
         None
     }

@@ -150,6 +150,7 @@ impl World {
             events_processed: 0,
             queue: EventQueue::default(),
             node_names: topo.node_names,
+            slowest_rates: topo.channels.iter().map(|c| c.rate_bps).collect(),
             channels: topo.channels,
             largest_packets,
             routes,

@@ -178,6 +178,7 @@ impl World {
         }
         for c in self.link_channels(link)? {
             self.channels[c].set_rate(rate_bps);
+            self.slowest_rates[c] = self.slowest_rates[c].min(rate_bps);
         }
         Ok(())
     }

@@ -59,8 +59,10 @@ pub struct World {
     queue: EventQueue,
     node_names: Vec<String>,
     channels: Vec<Channel>,
-    /// The largest packet that can cross each channel, for the queues' `never_acts`.
+    /// The largest packet that can cross each channel, and the slowest rate it has had (a run
+    /// in steps can change it), for the queues' `never_acts`.
     largest_packets: Vec<Option<u32>>,
+    slowest_rates: Vec<u64>,
     routes: Routes,
     flows: Vec<Flow>,
     udp: Vec<UdpSource>,
@@ -258,7 +260,7 @@ impl World {
 
     fn queue_info(&self, channel: usize) -> QueueInfo {
         let c = &self.channels[channel];
-        let bounds = QueueBounds { limit: c.queue.limit, rate_bps: c.rate_bps, largest_packet: self.largest_packets[channel] };
+        let bounds = QueueBounds { limit: c.queue.limit, rate_bps: self.slowest_rates[channel], largest_packet: self.largest_packets[channel] };
         QueueInfo {
             link: c.link_name.clone(),
             from: self.node_names[c.from as usize].clone(),
