@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .scenario import FlowSpec, Scenario
+from .scenario.topology import DUMBBELL_DIRECTIONS
 
 __all__ = ["ack_hold_warnings", "DELAY_KINDS", "HOLDING_POLICIES"]
 
@@ -79,14 +80,12 @@ def _warning(label: str, members: list[Member], data: dict[str, Any], scenario: 
 
 def _queue_delay_ms(members: list[Member], data: dict[str, Any], scenario: Scenario) -> float | None:
     """The time-average delay of the dumbbell's bottleneck queue that the flows' data cross
-    (r0 -> r1 from the senders s*, r1 -> r0 from the receivers' side d*), or None when they
-    cross both or the topology is not a dumbbell."""
-    if scenario.dumbbell is None:
-        return None
+    (:data:`~pertlab.scenario.topology.DUMBBELL_DIRECTIONS`), or None when they cross both or
+    the topology is not a dumbbell."""
     sides = {spec.src[:1] for spec, _ in members}
-    if len(sides) != 1 or not sides <= {"s", "d"}:
+    if scenario.dumbbell is None or len(sides) != 1 or not sides <= DUMBBELL_DIRECTIONS.keys():
         return None
-    src, dst = ("r0", "r1") if sides == {"s"} else ("r1", "r0")
+    src, dst = DUMBBELL_DIRECTIONS[sides.pop()]
     for q in data.get("queues", []):
         if q.get("from") == src and q.get("to") == dst and q.get("rate_bps") and q.get("avg_queue_bytes") is not None:
             return q["avg_queue_bytes"] * 8 / q["rate_bps"] * 1e3

@@ -25,6 +25,7 @@ from typing import Any
 from .kinds import CLASS_KINDS
 from .scenario import Scenario
 from .scenario.queues import DEFAULT_LIMIT_PKTS
+from .scenario.topology import DUMBBELL_DIRECTIONS
 
 __all__ = ["backlog_warnings", "BACKLOG_KINDS"]
 
@@ -43,7 +44,8 @@ def backlog_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[st
     assert scenario is not None
     reverse = d.bottleneck_queue_reverse or d.bottleneck_queue.model_copy(update={"kind": "droptail"})
     out = []
-    for direction, queue, sender in (("r0 -> r1", d.bottleneck_queue, "s"), ("r1 -> r0", reverse, "d")):
+    for sender, queue in (("s", d.bottleneck_queue), ("d", reverse)):
+        direction = " -> ".join(DUMBBELL_DIRECTIONS[sender])
         # Greedy flows only: a video stream sends what its application writes, not a window.
         members = [(i, f) for i, f in enumerate(scenario.flows) if f.src.startswith(sender) and f.cc.kind in BACKLOG_KINDS and f.video is None]
         if not members or queue.kind in CLASS_KINDS:

@@ -46,6 +46,11 @@ def _one_or_many(value: Any) -> Any:
     return value if isinstance(value, (list, tuple)) else [value]
 
 
+#: The dumbbell's bottleneck direction (from, to) that a host's data cross, by the host's side:
+#: the senders s0.. sit on r0, the receivers d0.. (and the reverse flows they start) on r1.
+DUMBBELL_DIRECTIONS = {"s": ("r0", "r1"), "d": ("r1", "r0")}
+
+
 class DumbbellSpec(_Model):
     """Senders s0.. on router r0, receivers d0.. on router r1, one bottleneck
     link r0 - r1 named "bottleneck"; each host has its own access link."""
