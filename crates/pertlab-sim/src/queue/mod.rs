@@ -56,8 +56,8 @@ pub enum QueueLimit {
 }
 
 /// What bounds what a queue can hold, for [`QueueDiscipline::never_acts`]: its buffer, the
-/// slowest rate that has drained it and the largest packet that can enter it (None when no size bounds the
-/// packets that cross it, as exponential UDP sizes, or when none crosses it).
+/// slowest rate that has drained it and the largest packet that can enter it (None when no
+/// size bounds the packets that cross it, as exponential UDP sizes, or when none crosses it).
 #[derive(Clone, Copy, Debug)]
 pub struct QueueBounds {
     pub limit: QueueLimit,

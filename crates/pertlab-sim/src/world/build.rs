@@ -14,7 +14,7 @@ use crate::error::ConfigError;
 use crate::external::{Extensions, NoExtensions};
 use crate::net::routing::Routes;
 use crate::packet_store::PacketStore;
-use crate::queue::QueueLimit;
+use crate::queue::{QueueBounds, QueueLimit};
 use crate::scenario::{CcSpec, Scenario};
 use crate::time::NS_PER_SEC;
 
@@ -150,9 +150,13 @@ impl World {
             events_processed: 0,
             queue: EventQueue::default(),
             node_names: topo.node_names,
-            slowest_rates: topo.channels.iter().map(|c| c.rate_bps).collect(),
+            queue_bounds: topo
+                .channels
+                .iter()
+                .zip(largest_packets)
+                .map(|(c, largest_packet)| QueueBounds { limit: c.queue.limit, rate_bps: c.rate_bps, largest_packet })
+                .collect(),
             channels: topo.channels,
-            largest_packets,
             routes,
             flows,
             udp,

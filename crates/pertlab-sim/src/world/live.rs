@@ -178,7 +178,10 @@ impl World {
         }
         for c in self.link_channels(link)? {
             self.channels[c].set_rate(rate_bps);
-            self.slowest_rates[c] = self.slowest_rates[c].min(rate_bps);
+            // A queue's bounds keep the slowest rate its link has had: one that could act then
+            // is not said never to act after a speed-up.
+            let bounds = &mut self.queue_bounds[c];
+            bounds.rate_bps = bounds.rate_bps.min(rate_bps);
         }
         Ok(())
     }

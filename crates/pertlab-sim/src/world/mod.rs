@@ -59,10 +59,8 @@ pub struct World {
     queue: EventQueue,
     node_names: Vec<String>,
     channels: Vec<Channel>,
-    /// The largest packet that can cross each channel, and the slowest rate it has had (a run
-    /// in steps can change it), for the queues' `never_acts`.
-    largest_packets: Vec<Option<u32>>,
-    slowest_rates: Vec<u64>,
+    /// What bounds each channel's queue over the run, for its discipline's `never_acts`.
+    queue_bounds: Vec<QueueBounds>,
     routes: Routes,
     flows: Vec<Flow>,
     udp: Vec<UdpSource>,
@@ -260,7 +258,6 @@ impl World {
 
     fn queue_info(&self, channel: usize) -> QueueInfo {
         let c = &self.channels[channel];
-        let bounds = QueueBounds { limit: c.queue.limit, rate_bps: self.slowest_rates[channel], largest_packet: self.largest_packets[channel] };
         QueueInfo {
             link: c.link_name.clone(),
             from: self.node_names[c.from as usize].clone(),
@@ -269,7 +266,7 @@ impl World {
             rate_bps: c.rate_bps,
             limit: c.queue.limit,
             buffers: c.queue.classes.as_ref().map_or(1, |m| m.classes() as u32),
-            never_acts: if c.queue.classes.is_some() { None } else { c.queue.discipline().never_acts(&bounds) },
+            never_acts: if c.queue.classes.is_some() { None } else { c.queue.discipline().never_acts(&self.queue_bounds[channel]) },
         }
     }
 
