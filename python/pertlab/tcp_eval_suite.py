@@ -108,7 +108,8 @@ def eval_suite(cc: str = "sack", bw: str | int = "10Mbps", rtt: str | int = "80m
     rtt_ns = _positive(parse_time, rtt, "rtt")
     buffer = suite_buffer_pkts(rate, rtt_ns)
     if buffer > U32_MAX:
-        message = f"the buffer, one bandwidth-delay product, is {buffer} packets; a queue holds at most {U32_MAX}"
+        # Both values, since the caller may have typed only one of them (the other its default).
+        message = f"the buffer, one bandwidth-delay product (bw {bw} x rtt {rtt}), is {buffer} packets; a queue holds at most {U32_MAX}"
         raise ScenarioError([("bw, rtt", message)])
     queue = ("xcp" if kind == "xcp" else "ared") if queue is None else queue
     ecn = kind not in NO_ECN and queue != "xcp"

@@ -251,7 +251,7 @@ def test_eval_suite_memory_limit():
     """Refusals for memory name the suite's options (a 136-year RTT: its buffer, then a wire that
     holds a 1000-s run at 10 Gbit/s), and one under --memory-limit names it beside the part."""
     long_rtt = runner.invoke(app, ["eval-suite", "--rtt", "4294967296", "--json"])
-    assert long_rtt.exit_code == 2 and long_rtt.stderr.startswith("error: --bw, --rtt: the buffer, one bandwidth-delay product, is "), long_rtt.stderr
+    assert long_rtt.exit_code == 2 and long_rtt.stderr.startswith("error: --bw, --rtt: the buffer, one bandwidth-delay product (bw 10Mbps x rtt 4294967296)"), long_rtt.stderr
     wire = runner.invoke(app, ["eval-suite", "--bw", "10Gbps", "--rtt", "1000s", "--duration", "1000s", "--json"])
     assert wire.exit_code == 2 and wire.stderr.startswith("error: --rtt: the packets in flight on "), wire.stderr
     base = ["eval-suite", "--duration", "1s", "--json", "--no-progress"]
