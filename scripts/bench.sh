@@ -64,7 +64,7 @@ Measured {today} at commit `{commit}` on {cpu}, {cores} cores, {mem} GiB, {rustc
 (LTO, one codegen unit), single thread. Written by `make bench` (scripts/bench.sh).
 
 **Canonical dumbbell** (150 Mbps, 60 ms RTT, 50 SACK flows, DropTail, BDP buffer of 750 packets,
-100 simulated seconds): criterion {crit or 'n/a'}.
+100 simulated seconds; the default engine, `engine.tx_end_events = when_needed`): criterion {crit or 'n/a'}.
 
 | flows | wall s | events | events/s | packet-hops | packet-hops/s | peak RSS MiB | bottleneck utilization |
 |---|---|---|---|---|---|---|---|

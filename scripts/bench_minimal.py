@@ -18,9 +18,11 @@ run's events per second, within 15 %"): the events per CPU second of the MANY-fl
 touches little memory per event: how much of the slowdown with many flows the scenario itself
 brings.
 
-Each round also runs the canonical example with ``engine.tx_end_events = when_needed``
-(docs/model.md, "Transmission ends": the same results on this scenario with fewer events), at
-50 and at MANY flows, for the same ratios.
+The canonical example runs with the scenario's default engine, ``engine.tx_end_events =
+when_needed`` (docs/model.md, "Transmission ends"). Each round also runs it with ``always``
+(every transmission's end an event, as the minimal engine schedules them, and the committed
+reports' convention: the same results on this scenario with more events), at 50 and at MANY
+flows, for the same ratios.
 
 Run: python3 scripts/bench_minimal.py [ROUNDS] (default 11).
 """
@@ -83,11 +85,11 @@ def main() -> None:
     subprocess.run(build, cwd=ROOT, check=True)
     where = machine()
     c, m = fairness()
-    when_needed = ["droptail", "-", "when_needed"]
+    always = ["droptail", "-", "always"]
     commands = {
         "canonical": [str(CANONICAL)], "minimal": [str(MINIMAL)],
         "canonical_many": [str(CANONICAL), str(MANY)], "minimal_many": [str(MINIMAL), str(MANY)],
-        "when_needed": [str(CANONICAL), "50", "100", *when_needed], "when_needed_many": [str(CANONICAL), str(MANY), "100", *when_needed],
+        "always": [str(CANONICAL), "50", "100", *always], "always_many": [str(CANONICAL), str(MANY), "100", *always],
     }  # fmt: skip
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     events: dict[str, int] = {}
@@ -101,24 +103,28 @@ def main() -> None:
     # engine in the same round saw about the same load), and their median.
     scaling = {
         engine: statistics.median((events[f"{engine}_many"] / many[1]) / (events[engine] / few[1]) for few, many in zip(runs[engine], runs[f"{engine}_many"]))
-        for engine in ("canonical", "minimal", "when_needed")
+        for engine in ("canonical", "minimal", "always")
     }  # fmt: skip
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     ratio_wall = statistics.median(a[0] / b[0] for a, b in zip(runs["canonical"], runs["minimal"]))
     # Each round's CPU ratio to the minimal engine: their median, and their spread with that of
     # each engine's CPU times over the rounds.
-    pair_ratios = {k: [a[1] / b[1] for a, b in zip(runs[k], runs["minimal"])] for k in ("canonical", "when_needed")}
-    ratio_cpu, ratio_when_needed = statistics.median(pair_ratios["canonical"]), statistics.median(pair_ratios["when_needed"])
-    ratio_modes = statistics.median(a[1] / b[1] for a, b in zip(runs["when_needed"], runs["canonical"]))
+    pair_ratios = {k: [a[1] / b[1] for a, b in zip(runs[k], runs["minimal"])] for k in ("canonical", "always")}
+    ratio_cpu, ratio_always = statistics.median(pair_ratios["canonical"]), statistics.median(pair_ratios["always"])
+    ratio_modes = statistics.median(a[1] / b[1] for a, b in zip(runs["always"], runs["canonical"]))
     spread = {k: (min(r), max(r)) for k, r in pair_ratios.items()}
     cpu_range = {k: (min(c for _, c in v), max(c for _, c in v)) for k, v in runs.items()}
     ns_c, ns_m = med["canonical"][1] * 1e9 / c["events"], med["minimal"][1] * 1e9 / m["events"]
-    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "ratio_when_needed": ratio_when_needed, "scaling": scaling}), file=sys.stderr)
+    # How much less CPU the target asks of the canonical run (negative: how much more it allows).
+    cut = 100 * (1 - TARGET * med["minimal"][1] / med["canonical"][1])
+    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "ratio_always": ratio_always, "scaling": scaling}), file=sys.stderr)
     write_block("bench-minimal", [
         "**Against a minimal engine** (issue 21; `scripts/bench_minimal.py`: `examples/canonical` against",
         "`examples/minimal_dumbbell`, a Reno-only engine of one file that uses nothing of pertlab-sim: the same",
         "scenario with NewReno instead of SACK recovery, FIFO lanes per constant delay, a heap for timers only,",
         "no allocation per packet, no monitors or checks). Both built with the release profile (fat LTO).",
+        "The canonical run takes the scenario's default engine (`engine.tx_end_events = when_needed`: a transmission's",
+        "end is an event only where something happens then; the minimal engine makes every one an event).",
         f"{where[:-1]}, {load_end:.1f} at the end: {rounds} pairs of whole processes, in turn.",
         "",
         "| | canonical (pertlab) | minimal engine |",
@@ -136,9 +142,9 @@ def main() -> None:
         f"Canonical / minimal, median of the pairs: {ratio_wall:.2f} in wall time, {ratio_cpu:.2f} in CPU time",
         f"(pairs from {spread['canonical'][0]:.2f} to {spread['canonical'][1]:.2f}; CPU s of the canonical runs {cpu_range['canonical'][0]:.3f} to {cpu_range['canonical'][1]:.3f},",
         f"of the minimal engine's {cpu_range['minimal'][0]:.3f} to {cpu_range['minimal'][1]:.3f});",
-        f"per event {ns_c / ns_m:.2f}. Issue 21's target is canonical <= {TARGET} x minimal: it {holds(ratio_cpu)} in CPU time",
+        f"per event {ns_c / ns_m:.2f} (events of different kinds: see above). Issue 21's target is canonical <= {TARGET} x minimal: it {holds(ratio_cpu)} in CPU time",
         f"and {holds(ratio_wall)} in wall time on this run. At these medians it asks for at most {TARGET * med['minimal'][1]:.3f} s of CPU",
-        f"for the canonical run ({100 * (1 - TARGET * med['minimal'][1] / med['canonical'][1]):.0f} % less than now), {TARGET * ns_m:.1f} ns per event at most.",
+        f"for the canonical run ({abs(cut):.0f} % {'less' if cut > 0 else 'more'} than now), {TARGET * ns_m:.1f} ns per event at most.",
         "",
         f"With {MANY} flows (the same rounds, each engine's {MANY}-flow run beside its 50-flow run): events per CPU second",
         f"at {MANY} flows over those at 50, median of the rounds: pertlab {scaling['canonical']:.2f}, the minimal engine",
@@ -146,12 +152,12 @@ def main() -> None:
         f"Events per CPU second: pertlab {events['canonical'] / med['canonical'][1] / 1e6:.1f} M (50 flows), {events['canonical_many'] / med['canonical_many'][1] / 1e6:.1f} M ({MANY});",
         f"minimal engine {events['minimal'] / med['minimal'][1] / 1e6:.1f} M (50), {events['minimal_many'] / med['minimal_many'][1] / 1e6:.1f} M ({MANY}).",
         "",
-        "With `engine.tx_end_events = when_needed` (docs/model.md, \"Transmission ends\"; the same results on this",
-        f"scenario, {events['when_needed'] / 1e6:.2f} M events instead of {events['canonical'] / 1e6:.2f} M): CPU s, median, {med['when_needed'][1]:.3f}",
-        f"({ratio_modes:.2f} of the default's, median of the rounds); against the minimal engine {ratio_when_needed:.2f} in CPU time",
-        f"(pairs from {spread['when_needed'][0]:.2f} to {spread['when_needed'][1]:.2f}; CPU s {cpu_range['when_needed'][0]:.3f} to {cpu_range['when_needed'][1]:.3f}):",
-        f"the target {holds(ratio_when_needed)}. With {MANY} flows, {med['when_needed_many'][1]:.3f} CPU s, and events per CPU second at {MANY} flows",
-        f"over those at 50 {scaling['when_needed']:.2f} (target at least {MANY_TARGET}: it {'holds' if scaling['when_needed'] >= MANY_TARGET else 'does not hold'}).",
+        "With `engine.tx_end_events = always` (docs/model.md, \"Transmission ends\": every transmission's end an event, as",
+        f"in the minimal engine and the committed reports; the same results on this scenario, {events['always'] / 1e6:.2f} M events instead of {events['canonical'] / 1e6:.2f} M):",
+        f"CPU s, median, {med['always'][1]:.3f} ({ratio_modes:.2f} times the default's, median of the rounds); against the minimal engine {ratio_always:.2f} in CPU time",
+        f"(pairs from {spread['always'][0]:.2f} to {spread['always'][1]:.2f}; CPU s {cpu_range['always'][0]:.3f} to {cpu_range['always'][1]:.3f}):",
+        f"the target {holds(ratio_always)}. With {MANY} flows, {med['always_many'][1]:.3f} CPU s, and events per CPU second at {MANY} flows",
+        f"over those at 50 {scaling['always']:.2f} (target at least {MANY_TARGET}: it {'holds' if scaling['always'] >= MANY_TARGET else 'does not hold'}).",
     ])  # fmt: skip
 
 

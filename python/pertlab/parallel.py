@@ -50,6 +50,14 @@ __all__ = ["run_tasks", "run_program", "Workers", "code_fingerprint", "loaded_co
 POLL_S = 0.05
 
 
+def _with_tx_end_events_default(value: str, fn: Callable[[T], R], item: T) -> R:
+    """``fn(item)`` with the scenarios it makes defaulting to ``engine.tx_end_events = value``."""
+    from .scenario.model import tx_end_events_default
+
+    with tx_end_events_default(value):
+        return fn(item)
+
+
 def check_cluster_address(cluster: str) -> None:
     """Refuse, naming ``cluster``, what is not a Dask scheduler address as Dask reads one
     (``[scheme://]host:port``, a scheme Dask has, a port in 1 to 65535), before any connection
@@ -96,6 +104,12 @@ def run_tasks(
     if not items:
         return
     from dask.distributed import Client, LocalCluster, as_completed
+
+    from .scenario.model import current_tx_end_events_default
+
+    # The scenarios a task makes on its worker default as they would here (a reproduction's hold
+    # the engine of its committed report: pertlab.reproduce.registry.REPRODUCTION_TX_END_EVENTS).
+    fn = functools.partial(_with_tx_end_events_default, current_tx_end_events_default(), fn)
 
     from ._worker_logs import QuietClose
 

@@ -79,6 +79,7 @@ def test_progress_is_called_within_a_simulated_second():
     # Ctrl-C reaches the core through the progress callback, now every 65,536 events.
     s = two_nodes(duration="900ms")
     s["links"][0]["rate"] = "1Gbps"
+    s["engine"] = {"tx_end_events": "always"}  # every transmission's end an event: 200,000 or more
     calls = []
     text = _core.run_json(pertlab.Scenario.parse(s).to_wire_json(), lambda t: calls.append(t) or True)
     events = json.loads(text)["events"]

@@ -32,6 +32,37 @@ def test_every_registered_entry_gives_its_scenarios_without_running():
             assert all(len(k) == 20 and v["duration_ns"] > 0 for k, v in scenarios.items()), name
 
 
+def _engine_of_a_new_scenario(_item: int) -> str:
+    """``engine.tx_end_events`` of a scenario made where this runs (a Dask worker)."""
+    from pertlab.builders import dumbbell
+
+    return dumbbell(bw="10Mbps", flows=1, duration="1s").engine.tx_end_events
+
+
+def test_reproductions_hold_the_engine_their_committed_reports_ran():
+    """Scenarios default to ``when_needed`` (issue 21), but every reproduction's hold ``always``,
+    the engine of its committed report (REPRODUCTION_TX_END_EVENTS): those ``Entry.scenarios``
+    gives, and those its tasks make on Dask workers (real ones: run_tasks carries the default)."""
+    from pertlab.parallel import run_tasks
+    from pertlab.reproduce.registry import REPRODUCTION_TX_END_EVENTS, _holding_reproduction_engine
+    from pertlab.scenario import TX_END_EVENTS_DEFAULT
+
+    assert (TX_END_EVENTS_DEFAULT, REPRODUCTION_TX_END_EVENTS) == ("when_needed", "always")
+    assert _engine_of_a_new_scenario(0) == "when_needed"
+    engines = {name: {w["engine"]["tx_end_events"] for w in entry.scenarios(True).values() if isinstance(w, dict) and "duration_ns" in w} for name, entry in REGISTRY.items()}
+    assert {e for found in engines.values() for e in found} == {"always"}, engines
+    assert sum(bool(found) for found in engines.values()) > 40
+    assert _engine_of_a_new_scenario(0) == "when_needed", "the entries' default does not leak out"
+
+    def on_workers() -> list[str]:
+        found: list[str] = []
+        run_tasks(_engine_of_a_new_scenario, [0, 1], lambda _i, e: found.append(e), jobs=2)
+        return found
+
+    assert on_workers() == ["when_needed"] * 2
+    assert _holding_reproduction_engine(on_workers)() == ["always"] * 2
+
+
 def _copy(tmp_path: Path, name: str = NAME) -> Path:
     folder = tmp_path / name
     folder.mkdir()

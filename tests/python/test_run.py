@@ -188,14 +188,14 @@ def test_a_scenario_loaded_from_a_file_equals_the_same_scenario_built_in_code(tm
 
 
 def test_transmission_ends_when_needed_from_a_scenario_file(tmp_path):
-    """``engine.tx_end_events = "when_needed"`` (docs/model.md, "Transmission ends") in the
-    example dumbbell file: the same results as the default with about 0.6 of its events; a
-    value outside the two is refused naming the field and both values."""
+    """``engine.tx_end_events`` (docs/model.md, "Transmission ends") in the example dumbbell
+    file: by default ``when_needed``, the same results as ``always`` with about 0.6 of its events;
+    a value outside the two is refused naming the field and both values."""
     from pertlab.scenario import Scenario, ScenarioError
 
     example = (EXAMPLES / "dumbbell.toml").read_text().replace('duration = "100s"', 'duration = "30s"').replace('end = "100s"', 'end = "30s"')
-    (tmp_path / "always.toml").write_text(example)
-    (tmp_path / "when_needed.toml").write_text(example + '\n[engine]\ntx_end_events = "when_needed"\n')
+    (tmp_path / "always.toml").write_text(example + '\n[engine]\ntx_end_events = "always"\n')
+    (tmp_path / "when_needed.toml").write_text(example)
     always, when_needed = Scenario.load(tmp_path / "always.toml"), Scenario.load(tmp_path / "when_needed.toml")
     assert (always.engine.tx_end_events, when_needed.engine.tx_end_events) == ("always", "when_needed")
     a, w = pertlab.run(always), pertlab.run(when_needed)

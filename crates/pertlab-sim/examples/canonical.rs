@@ -3,8 +3,8 @@
 //! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS|-] [SEND OVERHEAD NS]
 //! With a fourth argument other than `-`, the full results are also written
 //! there as JSON (scripts/check_identical.sh compares them between two builds);
-//! the fifth is the scenario's `engine.tx_end_events` (`always`, the default,
-//! or `when_needed`); the sixth every flow's `tcp.overhead_ns` (ns-2's random
+//! the fifth is the scenario's `engine.tx_end_events` (`when_needed`, the default,
+//! or `always`); the sixth every flow's `tcp.overhead_ns` (ns-2's random
 //! send overhead; default 0, none).
 
 use pertlab_sim::presets::canonical_dumbbell_with_queue;

@@ -123,7 +123,7 @@ fn an_external_reno_gives_the_bytes_of_the_core_reno() {
         }
         r.as_object_mut().unwrap().remove("controllers");
     }
-    assert!(core["events"].as_u64().unwrap() > 100_000);
+    assert!(core["events"].as_u64().unwrap() > 50_000, "the run did work: {} events", core["events"]);
     assert_eq!(outside, core);
 }
 

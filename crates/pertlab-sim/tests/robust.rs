@@ -171,8 +171,9 @@ fn timers_at_their_floors_back_off_instead_of_storming() {
 #[test]
 fn progress_is_reported_every_so_many_events_within_a_simulated_second() {
     // 900 simulated ms at 1 Gbit/s: a few hundred thousand events before the first
-    // simulated second ends. The callback (how Ctrl-C reaches the core) still runs.
-    let json = r#"{"duration_ns": 900000000, "nodes": ["a", "b"],
+    // simulated second ends (every transmission's end an event too). The callback
+    // (how Ctrl-C reaches the core) still runs.
+    let json = r#"{"duration_ns": 900000000, "nodes": ["a", "b"], "engine": {"tx_end_events": "always"},
         "links": [{"a": "a", "b": "b", "rate_bps": 1000000000, "delay_ns": 1000000}],
         "flows": [{"src": "a", "dst": "b"}]}"#;
     let mut w = World::build(&Scenario::from_json(json).unwrap()).unwrap();

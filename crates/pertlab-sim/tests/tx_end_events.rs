@@ -27,6 +27,7 @@ fn results(s: &Scenario) -> (Value, u64) {
 fn the_canonical_dumbbell_gives_the_same_results_with_two_fifths_fewer_events() {
     for queue in ["droptail", "red"] {
         let mut s = canonical_dumbbell_with_queue(50, 20, queue);
+        s.engine.tx_end_events = TxEndEvents::Always;
         let (always, events_always) = results(&s);
         s.engine.tx_end_events = TxEndEvents::WhenNeeded;
         let (when_needed, events_when_needed) = results(&s);
@@ -45,6 +46,7 @@ fn the_canonical_dumbbell_gives_the_same_results_with_two_fifths_fewer_events() 
 fn a_lossy_link_keeps_its_transmission_ends() {
     let mut s = canonical_dumbbell_with_queue(10, 10, "droptail");
     s.dumbbell.as_mut().unwrap().bottleneck_loss = 0.001;
+    s.engine.tx_end_events = TxEndEvents::Always;
     let (always, _) = results(&s);
     s.engine.tx_end_events = TxEndEvents::WhenNeeded;
     let (when_needed, _) = results(&s);
@@ -58,10 +60,13 @@ fn a_lossy_link_keeps_its_transmission_ends() {
 fn the_wire_name_and_a_bad_value() {
     let s = canonical_dumbbell_with_queue(2, 1, "droptail");
     let mut wire = serde_json::to_value(&s).unwrap();
-    assert_eq!(wire["engine"]["tx_end_events"], "always");
-    wire["engine"]["tx_end_events"] = "when_needed".into();
+    // The default (issue 21), also where the wire has no engine section.
+    assert_eq!(wire["engine"]["tx_end_events"], "when_needed");
+    wire.as_object_mut().unwrap().remove("engine");
+    assert_eq!(Scenario::from_json(&wire.to_string()).unwrap().engine.tx_end_events, TxEndEvents::WhenNeeded);
+    wire["engine"] = serde_json::json!({"tx_end_events": "always"});
     let parsed = Scenario::from_json(&wire.to_string()).unwrap();
-    assert_eq!(parsed.engine.tx_end_events, TxEndEvents::WhenNeeded);
+    assert_eq!(parsed.engine.tx_end_events, TxEndEvents::Always);
     wire["engine"]["tx_end_events"] = "sometimes".into();
     let e = Scenario::from_json(&wire.to_string()).unwrap_err().to_string();
     assert!(e.contains("engine.tx_end_events") && e.contains("when_needed"), "{e}");

@@ -126,7 +126,7 @@ def dumbbell(
     pcap: Annotated[
         Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
     ] = None,
-    tx_end_events: Annotated[str, typer.Option(help=TX_END_EVENTS_HELP, metavar="always|when_needed")] = "always",
+    tx_end_events: Annotated[Optional[str], typer.Option(help=TX_END_EVENTS_HELP + " [default: when_needed]", metavar="when_needed|always")] = None,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Also write the result files here.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,
@@ -199,7 +199,7 @@ def run_file(
         Optional[list[str]], typer.Option(help="Capture a link (both directions) to a pcap file, LINK:FILE, FILE relative to the current directory (repeatable; docs/pcap.md).", metavar="LINK:FILE")
     ] = None,
     tx_end_events: Annotated[
-        Optional[str], typer.Option(help=TX_END_EVENTS_HELP + " [default: the scenario's engine.tx_end_events]", metavar="always|when_needed")
+        Optional[str], typer.Option(help=TX_END_EVENTS_HELP + " [default: the scenario's engine.tx_end_events]", metavar="when_needed|always")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object instead of tables.")] = False,
     progress: Annotated[bool, typer.Option(help="Progress bar on stderr.")] = True,

@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 
 
 TX_END_EVENTS_HELP = (
-    "Which transmission ends are events: always (every one; the committed reports' convention) or when_needed "
-    "(only where a loss is drawn or a queued packet starts: fewer events, a faster run, results that differ only "
-    "where two events fall on one nanosecond; docs/model.md, Transmission ends)."
+    "Which transmission ends are events: when_needed (only where a loss is drawn or a queued packet starts: "
+    "fewer events, a faster run) or always (every one; the committed reports' convention): results differ only "
+    "where two events fall on one nanosecond; docs/model.md, Transmission ends."
 )
 
 

@@ -3,9 +3,10 @@ it lists; :mod:`pertlab.reproduce.page` lays the report out as HTML."""
 
 from __future__ import annotations
 
+import functools
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -273,9 +274,32 @@ class Entry:
 REGISTRY: dict[str, Entry] = {}
 
 
+#: Which transmission ends are events in the scenarios of every reproduction that do not say:
+#: ``always``, the convention the committed reports were made with (docs/model.md,
+#: "Transmission ends"), so that a report's rerun is the run it records; the scenarios of the
+#: rest of pertlab default to the faster ``when_needed``.
+REPRODUCTION_TX_END_EVENTS = "always"
+
+
+def _holding_reproduction_engine(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` with the scenarios it makes (here and on its workers) holding
+    :data:`REPRODUCTION_TX_END_EVENTS`."""
+    from ..scenario import tx_end_events_default
+
+    @functools.wraps(fn)
+    def held(*args: Any, **kwargs: Any) -> Any:
+        with tx_end_events_default(REPRODUCTION_TX_END_EVENTS):
+            return fn(*args, **kwargs)
+
+    return held
+
+
 def register(entry: Entry) -> Entry:
+    """Add ``entry`` to the registry, its ``run`` and ``scenarios`` holding
+    :data:`REPRODUCTION_TX_END_EVENTS`; returns the entry registered."""
     if entry.name in REGISTRY:
         raise ValueError(f"reproduction {entry.name!r} registered twice")
+    entry = replace(entry, run=_holding_reproduction_engine(entry.run), scenarios=_holding_reproduction_engine(entry.scenarios))
     REGISTRY[entry.name] = entry
     return entry
 

@@ -1,12 +1,14 @@
 """The whole scenario: topology, traffic, monitors and the measurement window; reading it from
 TOML or JSON, writing the core's wire format, and asking the core to check it."""
 
+import contextlib
+import contextvars
 import json
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Iterator, Literal
 
 from pydantic import Field, PrivateAttr, ValidationError, ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -142,16 +144,43 @@ def same_capture_file(captures: list[CaptureSpec]) -> tuple[int, int] | None:
     return None
 
 
+#: Which transmission ends are events when a scenario does not say (``engine.tx_end_events``):
+#: ``when_needed``, the faster (issue 21). The reproductions hold ``always``, the convention
+#: their committed reports were made with, through :func:`tx_end_events_default`.
+TX_END_EVENTS_DEFAULT = "when_needed"
+
+_tx_end_events_default: contextvars.ContextVar[str] = contextvars.ContextVar("tx_end_events_default", default=TX_END_EVENTS_DEFAULT)
+
+
+@contextlib.contextmanager
+def tx_end_events_default(value: str) -> Iterator[None]:
+    """Scenarios made inside the block without ``engine.tx_end_events`` get ``value``
+    (a reproduction's scenarios are made, and run, in such a block: see
+    :func:`pertlab.reproduce.registry.register`; :func:`pertlab.parallel.run_tasks` carries the
+    value to its workers)."""
+    token = _tx_end_events_default.set(value)
+    try:
+        yield
+    finally:
+        _tx_end_events_default.reset(token)
+
+
+def current_tx_end_events_default() -> str:
+    """The value a scenario made here and now gets when it does not set ``engine.tx_end_events``."""
+    return _tx_end_events_default.get()
+
+
 class EngineSpec(_Model):
     """How the engine schedules its work; nothing here changes the model (docs/model.md,
     "Transmission ends")."""
 
     tx_end_events: Literal["always", "when_needed"] = Field(
-        "always",
+        default_factory=current_tx_end_events_default,
         description=(
-            "which transmission ends are events: always (the convention of every committed report) or "
-            "when_needed (only where a loss is drawn or a queued packet starts then: fewer events and a "
-            "faster run, whose results differ only where two events fall on the same nanosecond)"
+            "which transmission ends are events: when_needed (the default: only where a loss is drawn or a "
+            "queued packet starts then; fewer events and a faster run, whose results differ from always's only "
+            "where two events fall on the same nanosecond) or always (every one: the convention of the "
+            "committed reports, which the reproductions keep)"
         ),
     )
 
