@@ -43,14 +43,15 @@ HOLDING_POLICIES = ("delayed", "adaptive")
 
 def ack_hold_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[str]:
     """One warning per label whose flows run a controller of :data:`DELAY_KINDS` behind
-    receivers of :data:`HOLDING_POLICIES` with RFC 7323's echo (``tcp.ts_echo`` "earliest"),
-    with the mean of their RTT samples' excess over their propagation delay (none without
+    receivers of :data:`HOLDING_POLICIES` with RFC 7323's echo (``tcp.ts_echo`` "earliest") as
+    their samples (``tcp.rtt_samples`` "echo"), with the mean of their RTT samples' excess over their propagation delay (none without
     the scenario)."""
     if scenario is None or len(scenario.flows) > len(data["flows"]):
         return []
     groups: dict[str, list[Member]] = {}
     for spec, flow in zip(scenario.flows, data["flows"]):
-        if spec.cc.kind in DELAY_KINDS and flow["ack_policy"] in HOLDING_POLICIES and spec.tcp.ts_echo == "earliest":
+        echoed = spec.tcp.rtt_samples == "echo" and spec.tcp.ts_echo == "earliest"
+        if spec.cc.kind in DELAY_KINDS and flow["ack_policy"] in HOLDING_POLICIES and echoed:
             groups.setdefault(flow["label"], []).append((spec, flow))
     return [_warning(label, members, data, scenario) for label, members in groups.items()]
 
@@ -72,9 +73,9 @@ def _warning(label: str, members: list[Member], data: dict[str, Any], scenario: 
         f"the {n} {kinds} flow{'s' if n > 1 else ''} '{label}' take{'' if n > 1 else 's'} queueing delay from RTT samples, and "
         f"{'their receivers hold' if n > 1 else 'its receiver holds'} segments (ack_policy {policies}) and echo{'' if n > 1 else 'es'} "
         "the first one held (tcp.ts_echo = earliest, RFC 7323), so each sample includes the hold, up to the delayed-ACK "
-        f"timeout: {evidence}. Linux gives a congestion control the last acknowledged segment's RTT, and ns-2's sinks echo "
-        "the newest timestamp: tcp.ts_echo = latest (--ts-echo latest) does the same, though a segment acknowledged alone "
-        "still carries its wait (docs/model.md, 'Timestamp echo')"
+        f"timeout: {evidence}. Linux gives a congestion control the last acknowledged segment's RTT (tcp.rtt_samples = linux, --rtt-samples linux), "
+        "and ns-2's sinks echo the newest timestamp: tcp.ts_echo = latest (--ts-echo latest) does the same, though a "
+        "segment acknowledged alone still carries its wait (docs/model.md, 'Timestamp echo')"
     )
 
 

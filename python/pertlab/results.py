@@ -304,7 +304,8 @@ class Results:
     @property
     def trace_rtt(self) -> pl.DataFrame:
         """Every RTT sample of the traced flows (``ms``), the segment it measures (``seq``: the one
-        whose timestamp the ACK echoed, by ``tcp.ts_echo``), their window and the traced queue's length."""
+        whose timestamp the ACK echoed, by ``tcp.ts_echo``; with ``tcp.rtt_samples = "linux"`` the
+        controller's sample and its segment), their window and the traced queue's length."""
         return self._trace("trace_rtt")
 
     @property

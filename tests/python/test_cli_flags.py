@@ -144,6 +144,14 @@ DUMBBELL_CASES = {
         and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
         and s["bottleneck"]["utilization"] > 0.8,
     ),
+    # Linux's samples: the controller takes the last acknowledged segment's, so with delayed ACKs
+    # PERT reads no hold where two segments share an ACK, and the flows fill the link.
+    "--rtt-samples": (
+        ["--rtt-samples", "linux", "--ack-policy", "delayed", "--cc", "pert"],
+        lambda s, out, b: {f["tcp"]["rtt_samples"] for f in scenario(out)["flows"]} == {"linux"}
+        and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
+        and s["bottleneck"]["utilization"] > 0.8,
+    ),
     # Qian 2011: pacing and the ACK-train RTT correction are switches of any controller, recorded per flow.
     "--pacing": (
         ["--pacing", "--cc", "pert"],
@@ -296,6 +304,8 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--memory-limit", "5parsecs"], "error: --memory-limit: cannot read '5parsecs' as a size"),
         (["--ack-policy", "sometimes"], "error: --ack-policy: "),
         (["--ts-echo", "newest"], "error: --ts-echo: got 'newest'; allowed: 'earliest' or 'latest'"),
+        (["--rtt-samples", "kernel"], "error: --rtt-samples: got 'kernel'; allowed: 'echo' or 'linux'"),
+        (["--rtt-samples", "linux", "--rtt-correction"], "error: --rtt-correction: corrects the echoed timestamp's sample"),
         (["--video", "2@30Gbps"], "error: --video: the video rate (30000000000 bit/s) must be at most the access link rate"),
         (["--video", "2@300kbps", "--startup-delay=-1s"], "error: --startup-delay: must be zero or positive"),
         (["--t-mu-probe"], "error: --t-mu-probe: a T/mu probe needs video streams to measure T for"),

@@ -28,7 +28,7 @@ const MEMORY_LIMIT: u64 = 1 << 30;
 /// Node and link names of the base scenarios, the pool of names a mutation picks from.
 const NAMES: [&str; 12] = ["s0", "d0", "s1", "r0", "r1", "a", "b", "c", "r", "bottleneck", "a-r", "nowhere"];
 /// Every enum spelling of the wire format, the pool of strings a mutation picks from.
-const WORDS: [&str; 22] = [
+const WORDS: [&str; 26] = [
     "packets",
     "bytes",
     "edges",
@@ -51,6 +51,10 @@ const WORDS: [&str; 22] = [
     "half",
     "always",
     "when_needed",
+    "earliest",
+    "latest",
+    "echo",
+    "linux",
 ];
 
 fn u64_pool() -> Vec<u64> {

@@ -40,7 +40,7 @@ _FLAGS = {
     "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window",
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
-    "tcp.ack_policy": "--ack-policy", "tcp.ts_echo": "--ts-echo",
+    "tcp.ack_policy": "--ack-policy", "tcp.ts_echo": "--ts-echo", "tcp.rtt_samples": "--rtt-samples",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction",
     "video": "--video", "startup_delay": "--startup-delay", "startup_delays": "--startup-delays", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
     "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals", "cc_params": "--cc-param", "memory_limit": "--memory-limit",
@@ -92,6 +92,14 @@ def dumbbell(
             "earliest as queueing delay (docs/model.md)."
         ),
     ] = "earliest",
+    rtt_samples: Annotated[
+        str,
+        typer.Option(
+            help="Where the senders' RTT samples come from: echo (the echoed timestamp, one sample per ACK, as ns-2) or linux "
+            "(send times, as Linux: the RTO estimator the first newly acknowledged segment's, the controller the last one's, "
+            "SACKed segments too; docs/model.md)."
+        ),
+    ] = "echo",
     video: Annotated[
         Optional[str],
         typer.Option(help="N live video streams over TCP beside the flows: N@RATE or N@RATE:CC, e.g. 20@300kbps:pert (Qian 2011).", metavar="N@RATE[:CC]"),
@@ -146,7 +154,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "rtt_samples": rtt_samples, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
         )  # fmt: skip
     except ValueError as e:
         fail(e, _FLAGS)

@@ -140,8 +140,16 @@ class TcpConfig(_Model):
         "earliest",
         description="timestamp an ACK echoes: earliest (RFC 7323; a delayed ACK's sample includes the hold) or latest (ns-2's sinks)",
     )
+    rtt_samples: Literal["echo", "linux"] = Field(
+        "echo",
+        description=(
+            "where RTT samples come from: echo (the echoed timestamp gives one, to the RTO estimator and the "
+            "controller alike, as ns-2) or linux (from the sender's send times, as Linux's tcp_clean_rtx_queue: "
+            "the estimator takes the first newly acknowledged segment's, the controller the last one's; SACKs too)"
+        ),
+    )
     rtt_correction: bool = Field(
-        False, description="subtract the self-induced delay of ACK trains from each RTT sample (Qian 2011, eqs. 5.1-5.4)"
+        False, description="subtract the self-induced delay of ACK trains from each RTT sample (Qian 2011, eqs. 5.1-5.4); not with rtt_samples = linux"
     )
     overhead: Time = _unit(
         "overhead",
@@ -171,6 +179,13 @@ class TcpConfig(_Model):
     def _xecn_only(cls, v: bool, info: ValidationInfo) -> bool:
         if v and info.data.get("ecn_feedback") != "xecn":
             raise ValueError('applies to ecn_feedback = "xecn" only')
+        return v
+
+    @field_validator("rtt_correction")
+    @classmethod
+    def _echo_to_correct(cls, v: bool, info: ValidationInfo) -> bool:
+        if v and info.data.get("rtt_samples") == "linux":
+            raise ValueError('corrects the echoed timestamp\'s sample (Qian 2011, eq. 5.4), which rtt_samples = "linux" does not take; use rtt_samples = "echo" with it')
         return v
 
     @field_validator("ack_policy")

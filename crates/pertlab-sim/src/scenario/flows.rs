@@ -20,7 +20,7 @@ use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::scalable::ScalableConfig;
 use crate::tcp::cc::surathkal::SurathkalConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::{AckPolicy, EcnFeedback, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
+use crate::tcp::{AckPolicy, EcnFeedback, RttSamples, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
 use crate::time::SimTime;
 use crate::traffic::video::VideoSpec;
 
@@ -271,6 +271,12 @@ impl TcpConfig {
             return Err(ConfigError::new(
                 format!("{path}.ack_policy"),
                 "delayed_ack = true means ack_policy = \"delayed\"; give one of them (allowed: every, delayed, adaptive)",
+            ));
+        }
+        if self.rtt_correction && self.rtt_samples == RttSamples::Linux {
+            return Err(ConfigError::new(
+                format!("{path}.rtt_correction"),
+                "corrects the echoed timestamp's sample (Qian 2011, eq. 5.4), which rtt_samples = \"linux\" does not take; use rtt_samples = \"echo\" with it",
             ));
         }
         self.adaptive_ack.validate(&format!("{path}.adaptive_ack"))?;

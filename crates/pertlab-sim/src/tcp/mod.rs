@@ -71,6 +71,24 @@ pub enum TsEcho {
     Latest,
 }
 
+/// Where the sender's RTT samples come from (see `TcpConfig::rtt_samples`).
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamples {
+    /// One sample per ACK that advances `snd_una`, from its echoed timestamp
+    /// (RFC 7323 RTTM): the RTO estimator and the controller take the same one.
+    #[default]
+    Echo,
+    /// Linux's two samples (`tcp_clean_rtx_queue`, `tcp_ack_update_rtt`), from
+    /// the sender's own send times: the estimator (srtt, the RTO) takes the
+    /// first newly acknowledged segment's (`first_ackt`), the controller the
+    /// last one's (`last_ackt`); newly SACKed segments give them too
+    /// (`first_sackt`, `last_sackt`, the controller's taking precedence), on
+    /// ACKs that only SACK as well. None where a covered segment was ever
+    /// retransmitted (Karn); then the echo gives both, if `snd_una` advanced.
+    Linux,
+}
+
 /// Options of a TCP connection (sender and receiver). Defaults follow ns-2's
 /// `Agent/TCP` where the papers ran ns-2, RFCs elsewhere; each field says which.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -138,6 +156,11 @@ pub struct TcpConfig {
     /// sample includes the receiver's hold time) or "latest" (ns-2's
     /// `TCPSink`/`DelAckSink`, which the theses ran: the newest segment).
     pub ts_echo: TsEcho,
+    /// Where the sender's RTT samples come from: "echo" (default: the echoed
+    /// timestamp gives one sample, as in ns-2) or "linux" (the RTO estimator
+    /// from the first newly acknowledged segment's send time, the controller
+    /// from the last one's, as Linux takes them); see [`RttSamples`].
+    pub rtt_samples: RttSamples,
     /// Correct each RTT sample for the self-induced delay of the ACK train it
     /// ends (Qian 2011, eqs. 5.1-5.4; off by default); see `train_rtt`.
     pub rtt_correction: bool,
@@ -183,6 +206,7 @@ impl Default for TcpConfig {
             cwnd_validation: false,
             rtt_correction: false,
             ts_echo: TsEcho::Earliest,
+            rtt_samples: RttSamples::Echo,
         }
     }
 }

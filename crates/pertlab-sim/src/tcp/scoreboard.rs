@@ -43,6 +43,23 @@ pub struct Acked {
     /// The first of them (the old `snd_una`) had been retransmitted: an RTT
     /// sample echoed from it may come from a retransmission (Karn).
     pub first_was_retransmitted: bool,
+    /// Some segment it covers had been retransmitted (Linux's
+    /// `FLAG_RETRANS_DATA_ACKED`: no RTT sample from send times, Karn).
+    pub any_retransmitted: bool,
+    /// The first and the last of them not SACKed before, as offsets from the
+    /// old `snd_una` (Linux's `first_ackt` and `last_ackt` segments).
+    pub fresh: Option<(u32, u32)>,
+}
+
+/// What the SACK blocks of one ACK added to the scoreboard.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sacked {
+    /// Segments newly SACKed.
+    pub newly: u32,
+    /// The lowest and the highest of them never retransmitted (Linux's
+    /// `first_sackt` and `last_sackt` segments: sent in sequence order, so
+    /// the earliest and the latest sent).
+    pub fresh: Option<(u32, u32)>,
 }
 
 /// Per-segment state of `snd_una..snd_nxt`.
@@ -131,12 +148,15 @@ impl Scoreboard {
         acked.first_was_retransmitted = self.flags.front().is_some_and(|f| f & EVER_RETRANS != 0);
         while self.snd_una < ack {
             let Some(f) = self.flags.pop_front() else { break };
+            acked.any_retransmitted |= f & EVER_RETRANS != 0;
             if f & SACKED != 0 {
                 self.sacked_out -= 1;
                 if self.snd_una >= self.lost_scan {
                     self.sacked_above_scan -= 1;
                 }
             } else {
+                let i = acked.segments;
+                acked.fresh = Some(acked.fresh.map_or((i, i), |(first, _)| (first, i)));
                 acked.not_sacked_before += 1;
                 self.lost_out -= u32::from(f & LOST != 0);
                 self.retrans_out -= u32::from(f & RETRANS != 0);
@@ -150,11 +170,11 @@ impl Scoreboard {
     }
 
     /// Apply the SACK blocks of an ACK (RFC 2018 / RFC 6675 Update()); returns
-    /// the number of segments newly SACKed. Blocks that are empty, reversed, or
-    /// reach beyond `snd_nxt` are ignored (they cannot describe data we sent);
-    /// parts below `snd_una` are already acknowledged and skipped.
-    pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> u32 {
-        let mut newly = 0;
+    /// what it newly SACKed. Blocks that are empty, reversed, or reach beyond
+    /// `snd_nxt` are ignored (they cannot describe data we sent); parts below
+    /// `snd_una` are already acknowledged and skipped.
+    pub fn apply_sack(&mut self, blocks: &[SackBlock]) -> Sacked {
+        let mut newly = Sacked::default();
         let snd_nxt = self.snd_nxt();
         let mut applied = [SackBlock::default(); MAX_SACK_BLOCKS];
         let mut n_applied = 0;
@@ -163,7 +183,7 @@ impl Scoreboard {
                 continue;
             }
             let block = SackBlock { start: b.start.max(self.snd_una), end: b.end };
-            newly += self.mark_sacked_outside_cache(block);
+            self.mark_sacked_outside_cache(block, &mut newly);
             applied[n_applied] = block;
             n_applied += 1;
         }
@@ -174,9 +194,9 @@ impl Scoreboard {
     }
 
     /// Mark `block` SACKed, skipping the parts that a block of the previous ACK
-    /// already covered (those are marked: SACK marks are never cleared).
-    fn mark_sacked_outside_cache(&mut self, block: SackBlock) -> u32 {
-        let mut newly = 0;
+    /// already covered (those are marked: SACK marks are never cleared); what
+    /// it newly SACKs is added to `newly`.
+    fn mark_sacked_outside_cache(&mut self, block: SackBlock, newly: &mut Sacked) {
         let mut start = block.start;
         while start < block.end {
             // The cached block covering `start`, if any, lets us jump over it.
@@ -187,19 +207,22 @@ impl Scoreboard {
             // Otherwise mark up to the next cached block start (or the block's end).
             let stop = self.sack_cache[..self.n_cache].iter().filter(|c| c.start > start).map(|c| c.start).min().unwrap_or(block.end).min(block.end);
             for seq in start..stop {
-                newly += self.mark_sacked(seq);
+                self.mark_sacked(seq, newly);
             }
             start = stop;
         }
-        newly
     }
 
-    /// Mark one segment (in the window) SACKed; returns 1 if it was not before.
-    fn mark_sacked(&mut self, seq: u32) -> u32 {
+    /// Mark one segment (in the window) SACKed, counted in `newly` if it was not before.
+    fn mark_sacked(&mut self, seq: u32, newly: &mut Sacked) {
         let i = (seq - self.snd_una) as usize;
         let f = self.flags[i];
         if f & SACKED != 0 {
-            return 0;
+            return;
+        }
+        newly.newly += 1;
+        if f & EVER_RETRANS == 0 {
+            newly.fresh = Some(newly.fresh.map_or((seq, seq), |(low, high)| (low.min(seq), high.max(seq))));
         }
         self.flags[i] = (f | SACKED) & !(LOST | RETRANS);
         self.sacked_out += 1;
@@ -208,7 +231,6 @@ impl Scoreboard {
         if seq >= self.lost_scan {
             self.sacked_above_scan += 1;
         }
-        1
     }
 
     /// RFC 6675 section 4 IsLost, applied to every segment it has become true
@@ -355,10 +377,10 @@ mod tests {
     fn is_lost_needs_dupthresh_sacked_segments_above() {
         let mut sb = board(10);
         // Segment 2 missing; 3 and 4 SACKed: not yet lost.
-        assert_eq!(sb.apply_sack(&[blk(3, 5)]), 2);
+        assert_eq!(sb.apply_sack(&[blk(3, 5)]).newly, 2);
         assert_eq!(sb.mark_lost_by_sack(3), 0);
         // 5 SACKed: three above 0, 1 and 2, which are all lost.
-        assert_eq!(sb.apply_sack(&[blk(3, 6)]), 1);
+        assert_eq!(sb.apply_sack(&[blk(3, 6)]).newly, 1);
         assert_eq!(sb.mark_lost_by_sack(3), 3);
         assert!(sb.head_is_lost());
         assert_eq!((sb.sacked_out(), sb.lost_out()), (3, 3));
@@ -373,13 +395,26 @@ mod tests {
     }
 
     #[test]
+    fn the_segments_newly_sacked_never_retransmitted_are_named() {
+        let mut sb = board(10);
+        assert_eq!(sb.apply_sack(&[blk(3, 5)]), Sacked { newly: 2, fresh: Some((3, 4)) });
+        // Already SACKed segments are not news; a retransmitted one is news without a send
+        // time to sample (Karn); the lowest and highest of the rest, over every block.
+        sb.mark_retransmitted(6);
+        assert_eq!(sb.apply_sack(&[blk(3, 7), blk(8, 9)]), Sacked { newly: 3, fresh: Some((5, 8)) });
+        assert_eq!(sb.apply_sack(&[blk(3, 9)]), Sacked { newly: 1, fresh: Some((7, 7)) });
+        sb.check_invariants();
+    }
+
+    #[test]
     fn cumulative_ack_removes_sacked_and_lost_counts() {
         let mut sb = board(10);
         sb.apply_sack(&[blk(1, 4)]);
         sb.mark_lost_by_sack(3);
         sb.mark_retransmitted(0);
         let a = sb.ack_to(4);
-        assert_eq!(a, Acked { segments: 4, not_sacked_before: 1, first_was_retransmitted: true });
+        // Segments 1..4 were SACKed: segment 0, the one not SACKed before, is both ends.
+        assert_eq!(a, Acked { segments: 4, not_sacked_before: 1, first_was_retransmitted: true, any_retransmitted: true, fresh: Some((0, 0)) });
         assert_eq!((sb.sacked_out(), sb.lost_out(), sb.retrans_out(), sb.outstanding()), (0, 0, 0, 6));
         sb.check_invariants();
     }
@@ -387,7 +422,7 @@ mod tests {
     #[test]
     fn invalid_blocks_and_acks_are_ignored() {
         let mut sb = board(5);
-        assert_eq!(sb.apply_sack(&[blk(3, 2), blk(4, 9), blk(0, 0), blk(u32::MAX - 1, u32::MAX)]), 0);
+        assert_eq!(sb.apply_sack(&[blk(3, 2), blk(4, 9), blk(0, 0), blk(u32::MAX - 1, u32::MAX)]).newly, 0);
         assert_eq!(sb.ack_to(7), Acked::default());
         assert_eq!(sb.ack_to(0), Acked::default());
         sb.check_invariants();

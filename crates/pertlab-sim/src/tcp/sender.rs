@@ -79,6 +79,7 @@
 mod ecn;
 mod recovery;
 mod rtt_sample;
+mod send_times;
 mod transmit;
 
 use super::ack::SenderView;
@@ -88,10 +89,10 @@ use super::ecn_feedback::MarkCounter;
 use super::jcc_probe::ProbeClock;
 use super::pacing::Pacer;
 use super::rtt::RttEstimator;
-use super::scoreboard::Scoreboard;
+use super::scoreboard::{Sacked, Scoreboard};
 use super::send_overhead::SendOverhead;
 use super::train_rtt::TrainRtt;
-use super::TcpConfig;
+use super::{RttSamples, TcpConfig};
 use crate::packet::{Packet, PacketKind};
 use crate::rng::SimRng;
 use crate::scenario::CcSpec;
@@ -136,8 +137,9 @@ impl SenderCounters {
     }
 }
 
-/// One RTT sample and the segment it measures: the one whose timestamp the
-/// ACK echoed (see `TcpSender::echoed_segment`), by segment number.
+/// One RTT sample (the controller's) and the segment it measures: the one
+/// whose timestamp the ACK echoed (see `TcpSender::echoed_segment`), or with
+/// `rtt_samples = linux` the one the controller's sample was taken on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RttSample {
     pub rtt: SimTime,
@@ -198,6 +200,8 @@ pub struct TcpSender {
     train_rtt: Option<TrainRtt>,
     /// Whether the window was used lately; `None` when `cfg.cwnd_validation` is off.
     cwnd_use: Option<CwndUse>,
+    /// Send times of the outstanding segments; `None` unless `cfg.rtt_samples` is `linux`.
+    send_times: Option<send_times::SendTimes>,
 }
 
 impl TcpSender {
@@ -235,6 +239,7 @@ impl TcpSender {
             pacer: Pacer::new(&cfg.pacing),
             train_rtt: cfg.rtt_correction.then(TrainRtt::new),
             cwnd_use: cfg.cwnd_validation.then(CwndUse::default),
+            send_times: (cfg.rtt_samples == RttSamples::Linux).then(send_times::SendTimes::default),
             cfg,
         }
     }
@@ -315,13 +320,17 @@ impl TcpSender {
             return;
         }
         let prior_state = self.tp.ca_state;
+        let old_snd_una = self.sb.snd_una();
         let acked = self.sb.ack_to(ack.seq);
-        let newly_sacked = if self.cfg.sack { self.sb.apply_sack(ack.sack_blocks()) } else { 0 };
+        let sacked = if self.cfg.sack { self.sb.apply_sack(ack.sack_blocks()) } else { Sacked::default() };
+        let newly_sacked = sacked.newly;
+        let linux = self.send_times.as_mut().and_then(|t| t.take(now, old_snd_una, &acked, &sacked));
         let rtt = if acked.segments > 0 {
-            self.on_snd_una_advanced(now, ack, &acked)
+            self.on_snd_una_advanced(now, ack, &acked, linux)
         } else {
             self.count_dupack(newly_sacked);
-            None
+            // Linux samples the segments an ACK newly SACKs too.
+            linux.and_then(|two| self.take_rtt_sample(now, ack, &acked, Some(two)))
         };
         if self.cfg.sack {
             self.sb.mark_lost_by_sack(self.cfg.dupthresh);
@@ -423,7 +432,7 @@ impl TcpSender {
             let from = out.len();
             overhead.release(now, out);
             for pkt in &out[from..] {
-                transmit::count_sent(&mut self.counters, &mut self.last_send, pkt, now);
+                self.count_sent(pkt, now);
             }
         }
         if let Some(pacer) = self.pacer.as_mut().filter(|p| p.due().is_some_and(|at| at <= now)) {

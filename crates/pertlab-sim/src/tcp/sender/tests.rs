@@ -235,6 +235,69 @@ fn an_rtt_sample_names_the_segment_whose_timestamp_was_echoed() {
     }
 }
 
+/// `rtt_samples = linux` (Linux's `tcp_clean_rtx_queue`): on a loss-free
+/// paced path with delayed ACKs, whatever the receiver echoes, the controller's
+/// sample is the last newly acknowledged segment's and the estimator's (the
+/// flow's RTT statistics, srtt, the RTO) the first one's; with `echo` both are
+/// the echoed segment's.
+#[test]
+fn linux_samples_give_the_estimator_the_first_segment_and_the_controller_the_last() {
+    use super::super::pacing::PacingConfig;
+    use super::super::{AckPolicy, RttSamples, TsEcho};
+    let pacing = PacingConfig { enabled: true, ..PacingConfig::default() };
+    for ts_echo in [TsEcho::Earliest, TsEcho::Latest] {
+        for rtt_samples in [RttSamples::Echo, RttSamples::Linux] {
+            let cfg = TcpConfig { ack_policy: AckPolicy::Delayed, ts_echo, rtt_samples, max_cwnd: 50, pacing: pacing.clone(), ..TcpConfig::default() };
+            let mut b = Bench::new(cfg);
+            b.start();
+            b.run_until(2 * SEC);
+            assert_eq!(b.data_dropped, 0);
+            let sent_at = |seq: u32| b.log.iter().find(|s| s.seq == seq).map(|s| s.at).expect("segment sent");
+            let (mut first_sum, mut last_sum, mut controller_sum, mut apart) = (0u128, 0u128, 0u128, 0);
+            for &(now, ack, snd_una, sample) in &b.samples {
+                let (first, last) = (now - sent_at(snd_una), now - sent_at(ack.seq - 1));
+                first_sum += u128::from(first);
+                last_sum += u128::from(last);
+                controller_sum += u128::from(sample.rtt);
+                apart += usize::from(first != last);
+                if rtt_samples == RttSamples::Linux {
+                    assert_eq!((sample.seq, sample.rtt), (ack.seq - 1, last), "ACK {} at {now}", ack.seq);
+                }
+            }
+            let n = b.samples.len();
+            assert!(n > 50 && apart * 2 > n, "{ts_echo:?} {rtt_samples:?}: {apart} of {n} samples tell the segments apart");
+            let c = b.snd.counters();
+            assert_eq!(c.rtt_samples, n as u64);
+            let (estimator, controller) = match (rtt_samples, ts_echo) {
+                (RttSamples::Linux, _) => (first_sum, last_sum),
+                (RttSamples::Echo, TsEcho::Earliest) => (first_sum, first_sum),
+                (RttSamples::Echo, TsEcho::Latest) => (last_sum, last_sum),
+            };
+            assert_eq!((c.rtt_sum_ns, controller_sum), (estimator, controller), "{ts_echo:?} {rtt_samples:?}");
+        }
+    }
+}
+
+/// With `rtt_samples = linux` the ACKs that only SACK new segments give
+/// samples too (Linux's `sack_rtt_us`); with the echo, only those that advance
+/// `snd_una` do (RFC 7323 RTTM).
+#[test]
+fn linux_samples_come_from_sack_only_acks_too() {
+    use super::super::RttSamples;
+    for rtt_samples in [RttSamples::Echo, RttSamples::Linux] {
+        let mut b = Bench::new(TcpConfig { rtt_samples, ..TcpConfig::default() }).drop_first_transmission_of(&[20]);
+        b.start();
+        b.run_until(2 * SEC);
+        let from_sacks = b.samples.iter().filter(|(_, ack, snd_una, _)| ack.seq == *snd_una).count();
+        match rtt_samples {
+            RttSamples::Echo => assert_eq!(from_sacks, 0),
+            // Each duplicate ACK SACKs one new segment, sent one packet time after the last.
+            RttSamples::Linux => assert!(from_sacks >= 3, "{from_sacks} samples from SACK-only ACKs"),
+        }
+        b.check_conservation();
+    }
+}
+
 #[test]
 fn rtt_estimator_follows_rfc6298_on_acks() {
     let mut b = Bench::new(TcpConfig { init_cwnd: 1, ..TcpConfig::default() });

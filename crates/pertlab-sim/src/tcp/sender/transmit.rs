@@ -3,7 +3,7 @@
 //! segments' headers (timestamp, ECT, CWR, probes, XCP) and the send
 //! overhead's hold.
 
-use super::{SenderCounters, TcpSender};
+use super::TcpSender;
 use crate::packet::{Ecn, Packet, PacketKind};
 use crate::tcp::cc::{CaEvent, CaState};
 use crate::time::SimTime;
@@ -147,18 +147,21 @@ impl TcpSender {
         match self.overhead.as_mut() {
             Some(overhead) => overhead.hold(now, pkt),
             None => {
-                count_sent(&mut self.counters, &mut self.last_send, &pkt, now);
+                self.count_sent(&pkt, now);
                 out.push(pkt);
             }
         }
     }
-}
 
-/// A data segment leaves the host at `now`.
-pub(super) fn count_sent(counters: &mut SenderCounters, last_send: &mut SimTime, pkt: &Packet, now: SimTime) {
-    counters.segments_sent += 1;
-    counters.retransmits += u64::from(pkt.retx);
-    *last_send = now;
+    /// A data segment leaves the host at `now`.
+    pub(super) fn count_sent(&mut self, pkt: &Packet, now: SimTime) {
+        self.counters.segments_sent += 1;
+        self.counters.retransmits += u64::from(pkt.retx);
+        self.last_send = now;
+        if let Some(t) = self.send_times.as_mut() {
+            t.sent(pkt.seq, now);
+        }
+    }
 }
 
 /// What `NextSeg` chose to send.
