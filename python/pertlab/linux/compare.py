@@ -26,13 +26,17 @@ from ..scenario import Scenario, ScenarioError
 from .scenario import FRAME_BYTES, LINUX_INIT_CWND, TestbedScenario
 from .testbed import TestbedResults, run
 
+#: The simulator's senders take their RTT samples as Linux does (``rtt_samples = linux``: the RTO
+#: estimator from the first newly acknowledged segment's send time, the congestion control from the
+#: last one's, ``ca_rtt_us``, which the eBPF PERT reads; docs/model.md, "Timestamp echo"), and its
+#: receivers echo as Linux's (RFC 7323's ``earliest``, the default).
+LINUX_TCP = {"rtt_samples": "linux"}
+
 #: The simulator's receivers for a testbed scenario with ``delayed_ack = true``: one ACK per two
-#: segments (RFC 5681, as Linux's receiver acknowledges full-sized segments), the timer at Linux's
+#: segments (RFC 5681, as Linux's receiver acknowledges full-sized segments) and the timer at Linux's
 #: shortest delayed-ACK timeout (``TCP_DELACK_MIN``, HZ/25 = 40 ms, include/net/tcp.h; the ATO
-#: a bulk receiver keeps), and the newest segment's timestamp as the controller's RTT sample
-#: (``ts_echo = latest``): what Linux hands a congestion control (``ca_rtt_us``, the last acked
-#: segment's), which the eBPF PERT reads (docs/model.md, "Timestamp echo").
-LINUX_DELAYED_ACK = {"ack_policy": "delayed", "delayed_ack_timeout": "40ms", "ts_echo": "latest"}
+#: a bulk receiver keeps).
+LINUX_DELAYED_ACK = {"ack_policy": "delayed", "delayed_ack_timeout": "40ms"}
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
 #: CUBIC (RFC 9438; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
@@ -47,7 +51,8 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     jitter, so the variation of the delay, a Gilbert-Elliott path's bursts (its stationary rate
     is used) and the losses of ACKs are not carried. The initial window is carried when the
     scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
-    Linux's delayed ACKs (``delayed_ack``) are carried as :data:`LINUX_DELAYED_ACK`.
+    Linux's delayed ACKs (``delayed_ack``) are carried as :data:`LINUX_DELAYED_ACK`, its RTT samples as
+    :data:`LINUX_TCP`.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``)."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
     if missing:
@@ -76,10 +81,10 @@ def _testbed_field(path: str) -> str:
     return next((field for sim, field in _TESTBED_FIELDS.items() if re.match(rf"{re.escape(sim)}(?:$|[.\[])", path)), path)
 
 
-def _tcp_of(sc: TestbedScenario) -> dict[str, Any] | None:
-    """The simulator's TCP options that the testbed scenario sets: the initial window and the receivers' ACKs."""
-    tcp = ({} if sc.init_cwnd is None else {"init_cwnd": sc.init_cwnd}) | (LINUX_DELAYED_ACK if sc.delayed_ack else {})
-    return tcp or None
+def _tcp_of(sc: TestbedScenario) -> dict[str, Any]:
+    """The simulator's TCP options for the testbed scenario: Linux's RTT samples, and the initial
+    window and the receivers' ACKs where the scenario sets them."""
+    return LINUX_TCP | ({} if sc.init_cwnd is None else {"init_cwnd": sc.init_cwnd}) | (LINUX_DELAYED_ACK if sc.delayed_ack else {})
 
 
 def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) -> Scenario:
@@ -168,8 +173,9 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
         + (f" Initial window {sc.init_cwnd} segments on both sides." if sc.init_cwnd is not None else
            f" Initial window: the kernel's {LINUX_INIT_CWND} segments, the simulator's {sim_sc.flows[0].tcp.init_cwnd} (`init_cwnd` sets one for both).")
-        + (f" Receivers: Linux's delayed ACKs; in the simulator one ACK per two segments, a {LINUX_DELAYED_ACK['delayed_ack_timeout']} timer, the newest segment's RTT to the controller."
+        + (f" Receivers: Linux's delayed ACKs; in the simulator one ACK per two segments, a {LINUX_DELAYED_ACK['delayed_ack_timeout']} timer."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
+        + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last)."
         + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
         + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
