@@ -39,7 +39,7 @@
 //! D-SACK (RFC 2883), reneging, the immediate ACK on a change of CE state that
 //! Linux sends (a delayed ACK carries the echo a little later).
 
-use super::ack::{AckClock, SenderView};
+use super::ack::{AckClock, ViewOfSender};
 use super::ecn_feedback::{ack_flags, EcnFeedback};
 use super::{TcpConfig, TsEcho};
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, XcpHeader, MAX_SACK_BLOCKS};
@@ -141,7 +141,7 @@ impl TcpReceiver {
     /// A data segment arrived; append the ACK (if one is due now) to `out`.
     /// `sender` is the sender's state now (used by the adaptive policy).
     /// Packets other than data are ignored.
-    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, sender: SenderView, out: &mut Vec<Packet>) {
+    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, sender: impl ViewOfSender, out: &mut Vec<Packet>) {
         if pkt.kind != PacketKind::Data {
             return;
         }
@@ -319,6 +319,7 @@ fn push_distinct(ack: &mut Packet, b: SackBlock) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::ack::SenderView;
     use crate::time::NS_PER_MS;
 
     const MS: SimTime = NS_PER_MS;

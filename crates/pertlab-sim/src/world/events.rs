@@ -372,9 +372,9 @@ impl World {
             // A packet of a web transfer already complete finds no connection and is discarded.
             PacketKind::Data => {
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) {
-                    let sender = flow.sender.view();
                     let before = flow.receiver.rcv_nxt();
-                    flow.receiver.on_data(self.now, &pkt, sender, &mut out);
+                    let sender = &flow.sender;
+                    flow.receiver.on_data(self.now, &pkt, || sender.view(), &mut out);
                     if let Some(v) = flow.video.as_mut() {
                         v.playout.deliver(self.now, before, flow.receiver.rcv_nxt());
                     }
