@@ -217,6 +217,29 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     assert _namespaces() == before
 
 
+@covers("testbed compare", "--sim-seeds")
+def test_compare_over_several_simulator_seeds_gives_their_median_and_range(tmp_path: Path) -> None:
+    # One kernel run beside three simulated ones (PERT's early responses are random draws, so the
+    # seeds differ): each row's new cell is the median (least .. most) of the seeds' own results.
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    r = CliRunner().invoke(app, ["testbed", "compare", str(_scenario(tmp_path, "4s")), "--out", str(tmp_path / "cmp"), "--sim-seeds", "3"])
+    assert r.exit_code == 0, r.output
+    report = (tmp_path / "cmp" / "report.md").read_text()
+    assert "| metric | testbed (Linux) | simulator | simulator, seeds 1 to 3: median (least .. most) |" in report
+    sims = [json.loads((tmp_path / "cmp" / side / "summary.json").read_text()) for side in ("sim", "sim-seed-2", "sim-seed-3")]
+    assert [s["seed"] for s in sims] == [1, 2, 3]
+    early = sorted(sum(f["early_responses"] for f in s["flows"]) for s in sims)
+    first = sum(f["early_responses"] for f in sims[0]["flows"])
+    real = pl.read_parquet(tmp_path / "cmp" / "testbed" / "flows.parquet")["early_responses"].sum()
+    assert f"| pert: early responses | {real} | {first} | {early[1]} ({early[0]} .. {early[2]}) |" in report
+    assert "the simulator's other seeds in sim-seed-2/ to sim-seed-3/" in report
+    bad = CliRunner().invoke(app, ["testbed", "compare", str(_scenario(tmp_path, "4s")), "--out", str(tmp_path / "bad"), "--sim-seeds", "0"])
+    assert bad.exit_code == 2 and "--sim-seeds" in bad.output and not (tmp_path / "bad").exists()
+
+
 def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
     # Two identical Reno flows through a 10-frame buffer for 10 s: the simulator's lose in
     # lock-step (each flow responds to loss the same number of times), which real hosts' timing

@@ -18,3 +18,7 @@
 
 See docs/linux.md.
 """
+
+#: Most simulator seeds ``testbed compare --sim-seeds`` takes (:func:`pertlab.linux.compare.compare`);
+#: here, where the command line reads it without importing the simulator.
+MAX_SIM_SEEDS = 100

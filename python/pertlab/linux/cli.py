@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 import typer
 
 from ..jsonable import dumps
+from . import MAX_SIM_SEEDS
 
 if TYPE_CHECKING:
     from .adaptive_params import PertAdaptiveParams
@@ -240,6 +241,14 @@ def testbed_run(
 def testbed_compare(
     scenario_file: Annotated[Path, typer.Argument(help="Testbed scenario (.toml).", metavar="SCENARIO")],
     out_dir: Annotated[Path, typer.Option("--out", help="Directory of the report and both result sets.")] = Path("out/compare"),
+    sim_seeds: Annotated[
+        int,
+        typer.Option(
+            min=1, max=MAX_SIM_SEEDS,
+            help="Simulator runs, seeds from the scenario's on: the report adds each metric's median and range over them "
+            "(one kernel run; which flows a probabilistic controller holds back is chance on either side).",
+        ),
+    ] = 1,
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
     from ..cli.checks import check_out_dir
@@ -249,7 +258,7 @@ def testbed_compare(
     sc = _scenario(scenario_file)
     check_out_dir(out_dir)
     try:
-        report, real = compare(sc, out_dir)
+        report, real = compare(sc, out_dir, sim_seeds)
     except ScenarioError as e:
         _die(str(e), 2)
     except RuntimeError as e:

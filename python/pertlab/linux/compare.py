@@ -15,14 +15,17 @@ and the path's jitter are not carried over (the report says so).
 from __future__ import annotations
 
 import re
+import statistics
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from .._core import jain_index
-from ..results import SUCCESS_LATE_FRACTION_TEXT
+from ..results import SUCCESS_LATE_FRACTION_TEXT, Results
 from ..scenario import Scenario, ScenarioError
+from . import MAX_SIM_SEEDS
 from .scenario import FRAME_BYTES, LINUX_INIT_CWND, TestbedScenario
 from .testbed import TestbedResults, run
 
@@ -111,61 +114,84 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) ->
     return Scenario.parse(data)
 
 
-def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]:
+def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, TestbedResults | None]:
     """Run ``sc`` in the simulator and in the testbed; write both result sets
     and report.md under ``out``; return the report and the testbed's results
-    (None when a Ctrl-C stopped the simulation: the testbed is then not run)."""
+    (None when a Ctrl-C stopped the simulation: the testbed is then not run).
+
+    With ``sim_seeds`` > 1 the simulator also runs seeds ``sc.seed + 1`` onwards (results in
+    ``sim-seed-K/``) and the report adds a column with each metric's median and range over the
+    seeds: which flows a probabilistic controller holds back, or whether identical flows lock in
+    phase, can be chance in one simulated run as in one kernel run."""
     from ..builders import CC_NAMES
     from ..runner import run as sim_run
 
+    if not 1 <= sim_seeds <= MAX_SIM_SEEDS:
+        raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
     sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
-    sim = sim_run(sim_sc)
     out.mkdir(parents=True, exist_ok=True)
-    sim.write(out / "sim")
-    if sim.interrupted:
-        report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation at {sim.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: sim/.\n"
-        (out / "report.md").write_text(report)
-        return report, None
+    sims = []
+    for k in range(sim_seeds):
+        seeded = sim_run(sim_sc.model_copy(update={"seed": sim_sc.seed + k}))
+        seeded.write(out / ("sim" if k == 0 else f"sim-seed-{sim_sc.seed + k}"))
+        sims.append(seeded)
+        if seeded.interrupted:
+            report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {sim_sc.seed + k}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: sim/.\n"
+            (out / "report.md").write_text(report)
+            return report, None
+    sim = sims[0]
     real = run(sc)
     real.write(out / "testbed")
-    sq = sim.bottleneck
     rq = real.queues.to_dicts()[0]
     rows = []
 
-    def row(name: str, a, b, fmt: str = "{:.3f}") -> None:
+    def row(name: str, a, of_sim: Callable[[Results], Any], fmt: str = "{:.3f}") -> None:
+        """A metric: the testbed's value ``a``, the simulator's ``of_sim(results)`` for the first
+        seed and, with more seeds, their median (least .. most)."""
         f = lambda v: "-" if v is None else fmt.format(v)  # noqa: E731
-        rows.append(f"| {name} | {f(a)} | {f(b)} |")
+        cells = [f(a), f(of_sim(sim))]
+        if len(sims) > 1:
+            values = [v for v in map(of_sim, sims) if isinstance(v, (int, float))]
+            if not values:
+                cells.append("-")
+            else:
+                median = statistics.median(values)
+                if all(isinstance(v, int) for v in values) and median == int(median):
+                    median = int(median)  # a count stays a count
+                cells.append(f"{f(median)} ({f(min(values))} .. {f(max(values))})")
+        rows.append(f"| {name} | {' | '.join(cells)} |")
 
     for cc in dict.fromkeys(f.cc for f in sc.flows):
         rf = real.flows.filter(pl.col("cc") == cc)
-        sf = sim.flows.filter(pl.col("cc") == CC_NAMES[SIM_CC[cc]][0])
-        row(f"{cc}: flows", len(rf), len(sf), "{}")
-        row(f"{cc}: goodput per flow, Mbit/s (mean)", rf["goodput_mbps"].mean(), sf["goodput_mbps"].mean())
+        sf = lambda s, cc=cc: s.flows.filter(pl.col("cc") == CC_NAMES[SIM_CC[cc]][0])  # noqa: E731
+        row(f"{cc}: flows", len(rf), lambda s: len(sf(s)), "{}")
+        row(f"{cc}: goodput per flow, Mbit/s (mean)", rf["goodput_mbps"].mean(), lambda s: sf(s)["goodput_mbps"].mean())
         # The median and the range show what a mean hides: flows held apart (docs/linux.md,
         # "Ten PERT flows behind delayed ACKs": most held at a small window, a few escaped).
-        row(f"{cc}: goodput per flow, Mbit/s (median)", rf["goodput_mbps"].median(), sf["goodput_mbps"].median())
+        row(f"{cc}: goodput per flow, Mbit/s (median)", rf["goodput_mbps"].median(), lambda s: sf(s)["goodput_mbps"].median())
         spread = lambda g: None if g.is_empty() else f"{g.min():.3f} .. {g.max():.3f}"  # noqa: E731
-        row(f"{cc}: goodput per flow, Mbit/s (least .. most)", spread(rf["goodput_mbps"]), spread(sf["goodput_mbps"]), "{}")
-        row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), sf["goodput_mbps"].sum())
-        row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), sf["rtt_mean_ms"].mean(), "{:.2f}")
-        row(f"{cc}: retransmissions", rf["retransmits"].sum(), sf["retransmits"].sum(), "{}")
+        row(f"{cc}: goodput per flow, Mbit/s (least .. most)", spread(rf["goodput_mbps"]), lambda s: spread(sf(s)["goodput_mbps"]), "{}")
+        row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), lambda s: sf(s)["goodput_mbps"].sum())
+        row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), lambda s: sf(s)["rtt_mean_ms"].mean(), "{:.2f}")
+        row(f"{cc}: retransmissions", rf["retransmits"].sum(), lambda s: sf(s)["retransmits"].sum(), "{}")
         if cc in ("pert", "pert_adaptive"):
-            row(f"{cc}: early responses", rf["early_responses"].sum(), sf["early_responses"].sum(), "{}")
+            row(f"{cc}: early responses", rf["early_responses"].sum(), lambda s: sf(s)["early_responses"].sum(), "{}")
         if cc == "pert_adaptive":
             modes = real.extra.get("pert_adaptive_modes", {})
             for m in ("high_speed", "safe", "compete"):
                 windows = [x["window"] for x in modes.values()]
-                row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(w[f"{m}_s"] for w in windows) if all(windows) else None, sf[f"{m}_s"].sum(), "{:.2f}")
+                row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(w[f"{m}_s"] for w in windows) if all(windows) else None, lambda s, m=m: sf(s)[f"{m}_s"].sum(), "{:.2f}")
     if "video_packets" in real.flows.columns and (rv := real.flows.filter(pl.col("video_packets").is_not_null())).height:
-        sv = sim.flows.filter(pl.col("video_packets").is_not_null())
-        row("video streams: goodput per stream, Mbit/s (mean)", rv["goodput_mbps"].mean(), sv["goodput_mbps"].mean())
-        row("video streams: late fraction (worst stream)", rv["video_late_fraction"].max(), sv["video_late_fraction"].max(), "{:.2e}")
-        row(f"video streams: successful (late fraction below {SUCCESS_LATE_FRACTION_TEXT})", int(rv["video_success"].sum()), int(sv["video_success"].sum()), "{}")
-    row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), sim.jain)
-    row("bottleneck utilization", rq["utilization"], sq["utilization"])
-    row("bottleneck average queue, packets", rq["avg_queue_pkts"], sq["avg_queue_pkts"], "{:.1f}")
-    row("bottleneck drops", rq["drops"], sq["drops"], "{}")
-    row("bottleneck drop rate", rq["drop_rate"], sq["drop_rate"], "{:.5f}")
+        sv = lambda s: s.flows.filter(pl.col("video_packets").is_not_null())  # noqa: E731
+        row("video streams: goodput per stream, Mbit/s (mean)", rv["goodput_mbps"].mean(), lambda s: sv(s)["goodput_mbps"].mean())
+        row("video streams: late fraction (worst stream)", rv["video_late_fraction"].max(), lambda s: sv(s)["video_late_fraction"].max(), "{:.2e}")
+        row(f"video streams: successful (late fraction below {SUCCESS_LATE_FRACTION_TEXT})", int(rv["video_success"].sum()), lambda s: int(sv(s)["video_success"].sum()), "{}")
+    row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
+    row("bottleneck utilization", rq["utilization"], lambda s: s.bottleneck["utilization"])
+    row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
+    row("bottleneck drops", rq["drops"], lambda s: s.bottleneck["drops"], "{}")
+    row("bottleneck drop rate", rq["drop_rate"], lambda s: s.bottleneck["drop_rate"], "{:.5f}")
+    seeds = f"seeds {sim_sc.seed} to {sim_sc.seed + sim_seeds - 1}"
     report = "\n".join([
         f"# {sc.name}: testbed vs simulator",
         "",
@@ -181,12 +207,14 @@ def compare(sc: TestbedScenario, out: Path) -> tuple[str, TestbedResults | None]
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
            f" [{real.extra['window_start_s']:.1f} s, {real.extra['window_end_s']:.1f} s], the simulator's the whole window." if real.interrupted else ""),
         "",
-        "| metric | testbed (Linux) | simulator |",
-        "|---|---|---|",
+        "| metric | testbed (Linux) | simulator |" + (f" simulator, {seeds}: median (least .. most) |" if sim_seeds > 1 else ""),
+        "|---|---|---|" + ("---|" if sim_seeds > 1 else ""),
         *rows,
         "",
         f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
-        "Result tables: testbed/ and sim/ (same schemas). Figure: cwnd.png (congestion windows and bottleneck queue, side by side).",
+        "Result tables: testbed/ and sim/ (same schemas)"
+        + (f"; the simulator's other seeds in sim-seed-{sim_sc.seed + 1}/ to sim-seed-{sim_sc.seed + sim_seeds - 1}/" if sim_seeds > 1 else "")
+        + ". Figure: cwnd.png (congestion windows and bottleneck queue, side by side; the simulator's first seed).",
         # What the simulator's run warned of (flows in lock-step, a queue that cannot act, ...)
         # often says why its column differs from the kernel's.
         *(["", "The simulator's run warned (as `pertlab run` does after its tables):", *[f"- {w}" for w in sim.warnings]] if sim.warnings else []),
