@@ -123,7 +123,6 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     ``sim-seed-K/``) and the report adds a column with each metric's median and range over the
     seeds: which flows a probabilistic controller holds back, or whether identical flows lock in
     phase, can be chance in one simulated run as in one kernel run."""
-    from ..builders import CC_NAMES
     from ..runner import run as sim_run
 
     if not 1 <= sim_seeds <= MAX_SIM_SEEDS:
@@ -142,6 +141,47 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     sim = sims[0]
     real = run(sc)
     real.write(out / "testbed")
+    rows = _rows(sc, real, sims)
+    seeds = f"seeds {sim_sc.seed} to {sim_sc.seed + sim_seeds - 1}"
+    report = "\n".join([
+        f"# {sc.name}: testbed vs simulator",
+        "",
+        f"{sc.bottleneck.rate / 1e6:g} Mbit/s bottleneck, {sc.bottleneck.delay / 1e6:g} ms round-trip delay, {sc.queue()[0]} {sc.queue()[1]}, "
+        f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
+        + (f" Initial window {sc.init_cwnd} segments on both sides." if sc.init_cwnd is not None else
+           f" Initial window: the kernel's {LINUX_INIT_CWND} segments, the simulator's {sim_sc.flows[0].tcp.init_cwnd} (`init_cwnd` sets one for both).")
+        + (f" Receivers: Linux's delayed ACKs; in the simulator one ACK per two segments, a {LINUX_DELAYED_ACK['delayed_ack_timeout']} timer."
+           if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
+        + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last)."
+        + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
+        + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
+        + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
+           f" [{real.extra['window_start_s']:.1f} s, {real.extra['window_end_s']:.1f} s], the simulator's the whole window." if real.interrupted else ""),
+        "",
+        "| metric | testbed (Linux) | simulator |" + (f" simulator, {seeds}: median (least .. most) |" if sim_seeds > 1 else ""),
+        "|---|---|---|" + ("---|" if sim_seeds > 1 else ""),
+        *rows,
+        "",
+        f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
+        "Result tables: testbed/ and sim/ (same schemas)"
+        + (f"; the simulator's other seeds in sim-seed-{sim_sc.seed + 1}/ to sim-seed-{sim_sc.seed + sim_seeds - 1}/" if sim_seeds > 1 else "")
+        + ". Figure: cwnd.png (congestion windows and bottleneck queue, side by side; the simulator's first seed).",
+        # What the simulator's run warned of (flows in lock-step, a queue that cannot act, ...)
+        # often says why its column differs from the kernel's.
+        *(["", "The simulator's run warned (as `pertlab run` does after its tables):", *[f"- {w}" for w in sim.warnings]] if sim.warnings else []),
+        "",
+    ])  # fmt: skip
+    (out / "report.md").write_text(report)
+    plot_side_by_side(real, sim, out / "cwnd.png", f"{sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms")
+    return report, real
+
+
+def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results]) -> list[str]:
+    """The report's table rows: each metric of the testbed's run, of the simulator's first seed
+    and, with more seeds, their median (least .. most)."""
+    from ..builders import CC_NAMES
+
+    sim = sims[0]
     rq = real.queues.to_dicts()[0]
     rows = []
 
@@ -191,38 +231,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
     row("bottleneck drops", rq["drops"], lambda s: s.bottleneck["drops"], "{}")
     row("bottleneck drop rate", rq["drop_rate"], lambda s: s.bottleneck["drop_rate"], "{:.5f}")
-    seeds = f"seeds {sim_sc.seed} to {sim_sc.seed + sim_seeds - 1}"
-    report = "\n".join([
-        f"# {sc.name}: testbed vs simulator",
-        "",
-        f"{sc.bottleneck.rate / 1e6:g} Mbit/s bottleneck, {sc.bottleneck.delay / 1e6:g} ms round-trip delay, {sc.queue()[0]} {sc.queue()[1]}, "
-        f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
-        + (f" Initial window {sc.init_cwnd} segments on both sides." if sc.init_cwnd is not None else
-           f" Initial window: the kernel's {LINUX_INIT_CWND} segments, the simulator's {sim_sc.flows[0].tcp.init_cwnd} (`init_cwnd` sets one for both).")
-        + (f" Receivers: Linux's delayed ACKs; in the simulator one ACK per two segments, a {LINUX_DELAYED_ACK['delayed_ack_timeout']} timer."
-           if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
-        + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last)."
-        + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
-        + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
-        + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
-           f" [{real.extra['window_start_s']:.1f} s, {real.extra['window_end_s']:.1f} s], the simulator's the whole window." if real.interrupted else ""),
-        "",
-        "| metric | testbed (Linux) | simulator |" + (f" simulator, {seeds}: median (least .. most) |" if sim_seeds > 1 else ""),
-        "|---|---|---|" + ("---|" if sim_seeds > 1 else ""),
-        *rows,
-        "",
-        f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
-        "Result tables: testbed/ and sim/ (same schemas)"
-        + (f"; the simulator's other seeds in sim-seed-{sim_sc.seed + 1}/ to sim-seed-{sim_sc.seed + sim_seeds - 1}/" if sim_seeds > 1 else "")
-        + ". Figure: cwnd.png (congestion windows and bottleneck queue, side by side; the simulator's first seed).",
-        # What the simulator's run warned of (flows in lock-step, a queue that cannot act, ...)
-        # often says why its column differs from the kernel's.
-        *(["", "The simulator's run warned (as `pertlab run` does after its tables):", *[f"- {w}" for w in sim.warnings]] if sim.warnings else []),
-        "",
-    ])  # fmt: skip
-    (out / "report.md").write_text(report)
-    plot_side_by_side(real, sim, out / "cwnd.png", f"{sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms")
-    return report, real
+    return rows
 
 
 def plot_side_by_side(real: TestbedResults, sim, path: Path, title: str) -> None:
