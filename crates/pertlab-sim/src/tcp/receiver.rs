@@ -39,7 +39,7 @@
 //! D-SACK (RFC 2883), reneging, the immediate ACK on a change of CE state that
 //! Linux sends (a delayed ACK carries the echo a little later).
 
-use super::ack::{AckClock, ViewOfSender};
+use super::ack::{AckClock, SenderView};
 use super::ecn_feedback::{ack_flags, EcnFeedback};
 use super::{TcpConfig, TsEcho};
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, XcpHeader, MAX_SACK_BLOCKS};
@@ -139,9 +139,9 @@ impl TcpReceiver {
     }
 
     /// A data segment arrived; append the ACK (if one is due now) to `out`.
-    /// `sender` is the sender's state now (used by the adaptive policy).
+    /// `sender` gives the sender's state now (called only by the adaptive policy).
     /// Packets other than data are ignored.
-    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, sender: impl ViewOfSender, out: &mut Vec<Packet>) {
+    pub fn on_data(&mut self, now: SimTime, pkt: &Packet, sender: impl FnOnce() -> SenderView, out: &mut Vec<Packet>) {
         if pkt.kind != PacketKind::Data {
             return;
         }
@@ -319,7 +319,6 @@ fn push_distinct(ack: &mut Packet, b: SackBlock) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tcp::ack::SenderView;
     use crate::time::NS_PER_MS;
 
     const MS: SimTime = NS_PER_MS;
@@ -338,7 +337,7 @@ mod tests {
     /// Deliver `seq` (timestamp = seq ms) and return the ACK it caused, if any.
     fn arrive(r: &mut TcpReceiver, now: SimTime, seq: u32) -> Option<Packet> {
         let mut out = Vec::new();
-        r.on_data(now, &data(seq, seq as SimTime * MS), SenderView::UNLIMITED, &mut out);
+        r.on_data(now, &data(seq, seq as SimTime * MS), || SenderView::UNLIMITED, &mut out);
         assert!(out.len() <= 1);
         out.pop()
     }
@@ -421,16 +420,16 @@ mod tests {
             p.xcp = Some(XcpHeader { cwnd: 3000.0, rtt: 0.1, feedback });
             p
         };
-        r.on_data(0, &xcp(0, 10.0), SenderView::UNLIMITED, &mut out);
-        r.on_data(MS, &xcp(1, -3.5), SenderView::UNLIMITED, &mut out);
+        r.on_data(0, &xcp(0, 10.0), || SenderView::UNLIMITED, &mut out);
+        r.on_data(MS, &xcp(1, -3.5), || SenderView::UNLIMITED, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].xcp, Some(XcpHeader { cwnd: 0.0, rtt: 0.0, feedback: 6.5 }));
         // The next ACK starts afresh; one without XCP segments carries no header.
-        r.on_data(2 * MS, &xcp(2, 1.0), SenderView::UNLIMITED, &mut out);
-        r.on_data(3 * MS, &data(3, 0), SenderView::UNLIMITED, &mut out);
+        r.on_data(2 * MS, &xcp(2, 1.0), || SenderView::UNLIMITED, &mut out);
+        r.on_data(3 * MS, &data(3, 0), || SenderView::UNLIMITED, &mut out);
         assert_eq!(out[1].xcp.map(|h| h.feedback), Some(1.0));
-        r.on_data(4 * MS, &data(4, 0), SenderView::UNLIMITED, &mut out);
-        r.on_data(5 * MS, &data(5, 0), SenderView::UNLIMITED, &mut out);
+        r.on_data(4 * MS, &data(4, 0), || SenderView::UNLIMITED, &mut out);
+        r.on_data(5 * MS, &data(5, 0), || SenderView::UNLIMITED, &mut out);
         assert_eq!(out[2].xcp, None);
     }
 
@@ -455,7 +454,7 @@ mod tests {
             let mut p = data(seq, 0);
             p.ecn = ecn;
             p.cwr = cwr;
-            r.on_data(0, &p, SenderView::UNLIMITED, &mut out);
+            r.on_data(0, &p, || SenderView::UNLIMITED, &mut out);
             out.pop().unwrap().ece
         };
         assert!(!send(&mut r, 0, Ecn::Ect, false));
@@ -474,9 +473,9 @@ mod tests {
         let mut r = TcpReceiver::new(0, 1, 0, TcpConfig::default());
         let mut out = Vec::new();
         for seq in [u32::MAX, u32::MAX - 1, 1 << 31, 7, 0] {
-            r.on_data(0, &data(seq, 0), SenderView::UNLIMITED, &mut out);
+            r.on_data(0, &data(seq, 0), || SenderView::UNLIMITED, &mut out);
         }
-        r.on_data(0, &Packet::new(PacketKind::Ack, 0, 0, 1, 40), SenderView::UNLIMITED, &mut out);
+        r.on_data(0, &Packet::new(PacketKind::Ack, 0, 0, 1, 40), || SenderView::UNLIMITED, &mut out);
         r.on_delack_timer(0, &mut out);
         assert_eq!(out.len(), 5);
         assert_eq!(r.rcv_nxt(), 1);

@@ -175,7 +175,7 @@ impl Bench {
             Event::DataArrives => {
                 let (_, pkt) = self.data.pop_front().expect("event of a queued packet");
                 self.data_delivered += 1;
-                self.rcv.on_data(self.now, &pkt, self.snd.view(), &mut buf);
+                self.rcv.on_data(self.now, &pkt, || self.snd.view(), &mut buf);
                 self.after_receiver(&mut buf);
             }
             Event::DelayedAck => {

@@ -120,28 +120,6 @@ impl SenderView {
     pub const UNLIMITED: SenderView = SenderView { window: u32::MAX, send_limit: u32::MAX };
 }
 
-/// A [`SenderView`], or a way to compute one: only the adaptive policy asks
-/// for it, so the world hands the receiver a closure and the sender's state is
-/// not read on every segment (issue 21: with many flows that read was a cache
-/// miss on each data packet's arrival).
-pub trait ViewOfSender {
-    fn view(self) -> SenderView;
-}
-
-impl ViewOfSender for SenderView {
-    #[inline(always)]
-    fn view(self) -> SenderView {
-        self
-    }
-}
-
-impl<F: FnOnce() -> SenderView> ViewOfSender for F {
-    #[inline(always)]
-    fn view(self) -> SenderView {
-        self()
-    }
-}
-
 /// The running state of a receiver's ACK policy.
 #[derive(Clone, Debug)]
 pub enum AckClock {
@@ -161,12 +139,14 @@ impl AckClock {
 
     /// Segment `rcv_nxt - 1` arrived in order at `now` (and filled no gap):
     /// true if it is to be acknowledged now; otherwise it is held and the
-    /// timer may have been (re-)armed.
-    pub fn in_order(&mut self, now: SimTime, rcv_nxt: u32, sender: impl ViewOfSender) -> bool {
+    /// timer may have been (re-)armed. `sender` is called only by the adaptive
+    /// policy, the one that reads it (issue 21: with many flows, reading the
+    /// sender's state on every segment was a cache miss per data packet).
+    pub fn in_order(&mut self, now: SimTime, rcv_nxt: u32, sender: impl FnOnce() -> SenderView) -> bool {
         match self {
             AckClock::Every => true,
             AckClock::Delayed(d) => d.in_order(now),
-            AckClock::Adaptive(a) => a.in_order(now, rcv_nxt, sender.view()),
+            AckClock::Adaptive(a) => a.in_order(now, rcv_nxt, sender()),
         }
     }
 
