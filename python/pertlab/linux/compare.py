@@ -130,12 +130,13 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
     sims = []
-    for k in range(sim_seeds):
-        seeded = sim_run(sim_sc.model_copy(update={"seed": sim_sc.seed + k}))
-        seeded.write(out / ("sim" if k == 0 else f"sim-seed-{sim_sc.seed + k}"))
+    for seed in range(sim_sc.seed, sim_sc.seed + sim_seeds):
+        folder = "sim" if seed == sim_sc.seed else f"sim-seed-{seed}"
+        seeded = sim_run(sim_sc.model_copy(update={"seed": seed}))
+        seeded.write(out / folder)
         sims.append(seeded)
         if seeded.interrupted:
-            report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {sim_sc.seed + k}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: sim/.\n"
+            report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {seed}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: {'sim/' if folder == 'sim' else f'sim/ to {folder}/'}.\n"
             (out / "report.md").write_text(report)
             return report, None
     sim = sims[0]
