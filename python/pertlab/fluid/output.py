@@ -3,6 +3,7 @@ parameters with the equilibrium (JSON)."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Sequence
 
@@ -18,15 +19,28 @@ from .models import FluidRun  # noqa: E402
 
 __all__ = ["frame", "write_run", "plot_runs", "envelope"]
 
-#: Panels of the standard plot: (column, axis label, scale to display units).
+#: Panels of the standard plot: (column, (axis label, unit shown, scale from the column's unit)).
+#: A delay is shown in ms unless that would overflow (then in s, the column's own unit).
 _PANELS = {
-    "window_pkts": ("window W (packets)", 1.0),
-    "queueing_delay_s": ("queueing delay T_q (ms)", 1e3),
-    "filtered_delay_s": ("filtered delay (ms)", 1e3),
-    "avg_queue_pkts": ("RED avg queue x (packets)", 1.0),
-    "queue_pkts": ("queue q (packets)", 1.0),
-    "p": ("probability p", 1.0),
+    "window_pkts": ("window W", "packets", 1.0),
+    "queueing_delay_s": ("queueing delay T_q", "ms", 1e3),
+    "filtered_delay_s": ("filtered delay", "ms", 1e3),
+    "avg_queue_pkts": ("RED avg queue x", "packets", 1.0),
+    "queue_pkts": ("queue q", "packets", 1.0),
+    "p": ("probability p", "", 1.0),
 }
+
+
+def _panel_scale(col: str, runs: Sequence[tuple[str, FluidRun]]) -> tuple[float, str]:
+    """The scale and axis label of ``col``'s panel: its panel's unit, or the column's own unit
+    (seconds for a delay) where the panel's would turn a finite value of some run infinite (a
+    delay of 1e306 s, from a capacity near the smallest normal float, has no finite value in ms)."""
+    label, unit, scale = _PANELS.get(col, (col, "", 1.0))
+    values = np.concatenate([np.asarray(run.columns()[col], dtype=float) for _, run in runs])
+    top = float(np.max(np.abs(values[np.isfinite(values)]), initial=0.0))
+    if top > sys.float_info.max / scale:
+        scale, unit = 1.0, col.rsplit("_", 1)[-1]  # the column's name ends in its unit (queueing_delay_s)
+    return scale, f"{label} ({unit})" if unit else label
 
 
 def frame(run: FluidRun) -> pl.DataFrame:
@@ -48,7 +62,7 @@ def plot_runs(runs: Sequence[tuple[str, FluidRun]], path: Path, title: str, colu
     columns = [c for c in (columns or _PANELS) if c in cols0]
     fig, axes = plt.subplots(len(columns), 1, figsize=(8, 2.2 * len(columns) + 0.6), sharex=True, squeeze=False)
     for ax, col in zip(axes[:, 0], columns):
-        label, scale = _PANELS.get(col, (col, 1.0))
+        scale, label = _panel_scale(col, runs)
         for name, run in runs:
             c = run.columns()
             (line,) = ax.plot(c["t_s"], c[col] * scale, lw=1.0, label=name)
