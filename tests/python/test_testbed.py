@@ -260,6 +260,36 @@ def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
     assert _namespaces() == before
 
 
+def test_captured_acks_show_linux_acknowledging_a_lone_pushed_segment_at_once(tmp_path: Path) -> None:
+    # Four PERT flows behind Linux's delayed ACKs, their receivers captured on both sides. Linux
+    # holds a lone segment for its delayed-ACK timer (at least TCP_DELACK_MIN, 40 ms) unless it
+    # carries PSH: a lone full-sized segment with PSH is acknowledged as soon as the application
+    # has read it. The simulator has no PSH, and holds every lone segment for its 40 ms timer,
+    # exactly (the capture's times moved to the segments' arrival). docs/linux.md, "Ten PERT
+    # flows behind delayed ACKs".
+    from typer.testing import CliRunner
+
+    from pertlab.cli import app
+
+    f = tmp_path / "acks.toml"
+    f.write_text('delayed_ack = true\ncapture_acks = true\nduration = "8s"\nwarmup = "2s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "40ms"\nbuffer = "50KB"\n\n[[flows]]\ncc = "pert"\ncount = 4\n')
+    before = _namespaces()
+    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "cmp")])
+    assert r.exit_code == 0, r.output
+    real = json.loads((tmp_path / "cmp" / "testbed" / "summary.json").read_text())["acks"]
+    assert real["acks"] > 500 and 1.5 < real["segments_per_ack"] < 2.0, real
+    assert real["lone_at_once_share"] > 0.3 and real["at_once_push_share"] > 0.95, real
+    assert 40.0 <= real["lone_held_median_ms"] < 60.0, real
+    sim = pl.read_parquet(tmp_path / "cmp" / "sim" / "acks.parquet").filter(pl.col("t_s") >= 2.0)
+    lone = sim.filter(pl.col("segments") == 1)
+    assert lone.height > 0 and not sim["push"].any()
+    assert lone["hold_ms"].min() > 39.99 and lone["hold_ms"].max() < 40.01, lone["hold_ms"].describe()
+    report = (tmp_path / "cmp" / "report.md").read_text()
+    assert f"| receivers: of those sent at once, on a segment with PSH, share | {real['at_once_push_share']:.3f} | - |" in report
+    assert not list((tmp_path / "cmp" / "sim").glob("**/*.pcap"))  # the captures are read, then removed
+    assert _namespaces() == before and not list(runs.RUN_ROOT.glob("*/acks.pcapng"))
+
+
 # ---------------------------------------------------------------- interruptions
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import polars as pl
 
+from .. import acks
 from .._core import jain_index
 from ..results import SUCCESS_LATE_FRACTION_TEXT, Results
 from ..scenario import Scenario, ScenarioError
@@ -129,12 +130,17 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
         raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
     sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
-    sims = []
+    sims, sim_acks = [], []
     for seed in range(sim_sc.seed, sim_sc.seed + sim_seeds):
         folder = "sim" if seed == sim_sc.seed else f"sim-seed-{seed}"
-        seeded = sim_run(sim_sc.model_copy(update={"seed": seed}))
+        seeded_sc = sim_sc.model_copy(update={"seed": seed})
+        if sc.capture_acks:
+            seeded_sc = _with_receiver_captures(seeded_sc, out / folder / "captures")
+        seeded = sim_run(seeded_sc)
         seeded.write(out / folder)
         sims.append(seeded)
+        if sc.capture_acks and not seeded.interrupted:
+            sim_acks.append(_receiver_acks(seeded_sc, out / folder))
         if seeded.interrupted:
             report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {seed}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: {'sim/' if folder == 'sim' else f'sim/ to {folder}/'}.\n"
             (out / "report.md").write_text(report)
@@ -142,7 +148,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     sim = sims[0]
     real = run(sc)
     real.write(out / "testbed")
-    rows = _rows(sc, real, sims)
+    rows = _rows(sc, real, sims, sim_acks)
     seeds = f"seeds {sim_sc.seed} to {sim_sc.seed + sim_seeds - 1}"
     report = "\n".join([
         f"# {sc.name}: testbed vs simulator",
@@ -154,6 +160,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
         + (f" Receivers: Linux's delayed ACKs; in the simulator one ACK per two segments, a {LINUX_DELAYED_ACK['delayed_ack_timeout']} timer."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last)."
+        + (" The receivers' ACKs are counted from captures of their links (`capture_acks`; pertlab.acks; in the simulator ACKs carry no PSH)." if sc.capture_acks else "")
         + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
         + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
@@ -163,9 +170,9 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
         "|---|---|---|" + ("---|" if sim_seeds > 1 else ""),
         *rows,
         "",
-        f"Testbed idle ping: {real.extra['ping_idle_ms']}; under load: {real.extra['ping_load_ms']}.",
+        f"Testbed ping, ms: idle {_ping_words(real.extra['ping_idle_ms'])}; under load {_ping_words(real.extra['ping_load_ms'])}.",
         "Result tables: testbed/ and sim/ (same schemas)"
-        + (f"; the simulator's other seeds in sim-seed-{sim_sc.seed + 1}/ to sim-seed-{sim_sc.seed + sim_seeds - 1}/" if sim_seeds > 1 else "")
+        + (f"; the simulator's other seeds in {_seed_folders(sim_sc.seed + 1, sim_sc.seed + sim_seeds - 1)}" if sim_seeds > 1 else "")
         + ". Figure: cwnd.png (congestion windows and bottleneck queue, side by side; the simulator's first seed).",
         # What the simulator's run warned of (flows in lock-step, a queue that cannot act, ...)
         # often says why its column differs from the kernel's.
@@ -177,9 +184,46 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     return report, real
 
 
-def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results]) -> list[str]:
+def _ping_words(stats: dict[str, Any]) -> str:
+    """A ping's RTT statistics (testbed ``_stats``) in words, to 0.01 ms."""
+    return "no reply" if not stats["n"] else f"{stats['n']} replies, median {stats['median']:.2f}, mean {stats['mean']:.2f} ({stats['min']:.2f} .. {stats['max']:.2f})"
+
+
+def _seed_folders(first: int, last: int) -> str:
+    """The simulator's result folders of seeds ``first`` to ``last``."""
+    return f"sim-seed-{first}/" if first == last else f"sim-seed-{first}/ to sim-seed-{last}/"
+
+
+def _with_receiver_captures(sim: Scenario, folder: Path) -> Scenario:
+    """``sim`` with a capture of each receiver's access link (``r1-d{i}``, both directions) in ``folder``."""
+    from ..scenario.model import CaptureSpec
+
+    folder.mkdir(parents=True, exist_ok=True)
+    return sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=str(folder / f"r1-d{i}.pcap")) for i in range(len(sim.flows))]})
+
+
+def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
+    """The ACKs of :func:`_with_receiver_captures`' files (pertlab.acks), written to ``folder/acks.parquet``
+    (the captures are then removed), summed up over the measurement window. A data segment is
+    recorded as it leaves r1, and reaches its receiver one access delay and one packet time later."""
+    d = sim.to_wire()["dumbbell"]
+    delays = d["receiver_access_delay_ns"]
+    packet_s = sim.flows[0].tcp.packet_size * 8 / d["access_rate_bps"]
+    tables = []
+    for i, capture in enumerate(sim.capture):
+        offset_s = delays[i if len(delays) > 1 else 0] / 1e9 + packet_s
+        tables.append(acks.ack_holds(acks.read_packets(Path(capture.file)), arrival_offset_s=offset_s))
+        Path(capture.file).unlink()
+    Path(sim.capture[0].file).parent.rmdir()
+    table = pl.concat(tables)
+    table.write_parquet(folder / "acks.parquet")
+    return acks.summary(table, sim.measure.start / 1e9, sim.measure.end / 1e9)
+
+
+def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any]]) -> list[str]:
     """The report's table rows: each metric of the testbed's run, of the simulator's first seed
-    and, with more seeds, their median (least .. most)."""
+    and, with more seeds, their median (least .. most); with ``capture_acks``, the receivers' ACKs
+    (``sim_acks``: each seed's :func:`pertlab.acks.summary`)."""
     from ..builders import CC_NAMES
 
     sim = sims[0]
@@ -232,6 +276,16 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results]) -> lis
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
     row("bottleneck drops", rq["drops"], lambda s: s.bottleneck["drops"], "{}")
     row("bottleneck drop rate", rq["drop_rate"], lambda s: s.bottleneck["drop_rate"], "{:.5f}")
+    if "acks" in real.extra and sim_acks:
+        ra, acks_of = real.extra["acks"], {id(s): a for s, a in zip(sims, sim_acks)}
+        for key, name, fmt in (
+            ("segments_per_ack", "receivers: segments per ACK (mean)", "{:.2f}"),
+            ("lone_share", "receivers: ACKs covering one segment, share", "{:.3f}"),
+            ("lone_at_once_share", f"receivers: of those, sent at once (within {acks.AT_ONCE_S * 1e3:g} ms), share", "{:.3f}"),
+            ("at_once_push_share", "receivers: of those sent at once, on a segment with PSH, share", "{:.3f}"),
+            ("lone_held_median_ms", "receivers: the others' hold, ms (median)", "{:.1f}"),
+        ):
+            row(name, ra[key], lambda s, key=key: acks_of[id(s)][key], fmt)
     return rows
 
 

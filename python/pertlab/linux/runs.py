@@ -49,6 +49,9 @@ RUN_ROOT = Path("/run/pertlab/testbed")
 NETNS_DIR = Path("/run/netns")
 NS_PREFIX = "pltb-"
 ROLES = ("snd", "rtr", "rcv")
+#: Files a run writes into its directory while it runs (the eBPF RTT trace, the receivers'
+#: capture), removed with it, a stale run's too.
+RUN_FILES = ("rtt_trace.txt", "acks.pcapng")
 _RUN_ID = re.compile(r"[0-9a-f]{8}")
 _NS_NAME = re.compile(rf"{re.escape(NS_PREFIX)}({_RUN_ID.pattern})-({'|'.join(ROLES)})")
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
@@ -138,7 +141,7 @@ def finish(run: Run) -> None:
 
 
 def _remove_dir(run: Run) -> None:
-    for name in ("run.json.tmp", "run.json", "lock"):
+    for name in ("run.json.tmp", "run.json", *RUN_FILES, "lock"):
         (run.path / name).unlink(missing_ok=True)
     with contextlib.suppress(OSError):
         run.path.rmdir()

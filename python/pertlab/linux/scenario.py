@@ -285,6 +285,11 @@ class TestbedScenario(_Model):
     trace_rtt: bool = Field(
         False, description="record every RTT sample of the eBPF pert_adaptive connections with the srtt_0.99 it gave (Kotla Fig. 15): TestbedResults.rtt_trace"
     )
+    capture_acks: bool = Field(
+        False,
+        description="capture the receivers' interface (tshark, headers only) and count the ACKs they sent: the segments each covered and how long "
+        "the last was held (pertlab.acks; TestbedResults.acks); `testbed compare` captures the simulator's receivers too",
+    )
     path: NetPath = Field(default_factory=NetPath, description="the delay line's jitter, reordering and loss, or a named path profile")
     bottleneck: Bottleneck = Field(default_factory=Bottleneck, validate_default=True)
     flows: list[FlowGroup] = Field(default_factory=lambda: [FlowGroup(cc="pert")], min_length=1)

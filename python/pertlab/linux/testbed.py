@@ -43,6 +43,7 @@ import json
 import math
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -52,6 +53,7 @@ from pathlib import Path
 
 import polars as pl
 
+from .. import acks as acks_of_capture
 from .. import interrupt
 from .._core import video_playout
 from ..jsonable import dumps
@@ -67,6 +69,9 @@ PORT = 5201
 #: Seconds a ping waits for replies beyond its requests' span and twice the path's longest
 #: round trip (:meth:`Testbed._ping_cmd`) before it ends.
 PING_WAIT_S = 2
+#: Bytes kept of each captured packet (``capture_acks``): Ethernet, IPv4 and TCP headers with
+#: their options, no payload.
+CAPTURE_SNAPLEN = 128
 
 
 # ---------------------------------------------------------------- system checks
@@ -111,6 +116,7 @@ class Testbed:
         self.sc = sc
         self.namespaces = run.namespaces
         self.snd, self.rtr, self.rcv = self.namespaces
+        self.dir = run.path
         self.procs: list[subprocess.Popen] = []
         self.delayline: subprocess.Popen | None = None
         self.delayline_stats: dict = {}
@@ -239,6 +245,28 @@ class Testbed:
         return result
 
 
+    def capture_started(self) -> subprocess.Popen:
+        """tshark on the receivers' interface (headers only) into ``acks.pcapng`` of the run's
+        directory, returned once it captures; :meth:`capture_stopped` ends it."""
+        p = self.popen(self.rcv, "tshark", "-q", "-i", "d0", "-s", str(CAPTURE_SNAPLEN), "-f", "tcp", "-w", str(self.dir / "acks.pcapng"))
+        said = []
+        while p.stderr and (line := p.stderr.readline()):  # it names the interface once it captures (after a warning when run as root)
+            said.append(line.strip())
+            if line.startswith("Capturing on"):
+                return p
+        raise RuntimeError(f"tshark could not capture on the receivers' interface: {' '.join(said)}")
+
+    def capture_stopped(self, p: subprocess.Popen) -> Path:
+        """Stop :meth:`capture_started`'s tshark (it completes its file) and return the file."""
+        p.terminate()
+        try:
+            p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        return self.dir / "acks.pcapng"
+
+
 # ---------------------------------------------------------------- a run
 
 
@@ -255,6 +283,10 @@ class TestbedResults:
     #: With ``trace_rtt``: every RTT sample of the pert_adaptive connections and the srtt_0.99
     #: it gave (t_s from the flows' start, flow, rtt_ms, srtt_ms), as the eBPF program saw them.
     rtt_trace: pl.DataFrame | None = None
+    #: With ``capture_acks``: every ACK the receivers sent that covered new data (pertlab.acks:
+    #: the segments it covered, how long the last was held, PSH), timed from the flows' start,
+    #: over the whole run (``extra["acks"]`` sums up those of the measurement window).
+    acks: pl.DataFrame | None = None
 
     @property
     def interrupted(self) -> bool:
@@ -268,7 +300,7 @@ class TestbedResults:
     def write(self, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(dumps(self.summary(), indent=2, default=str) + "\n")
-        for name in ("flows", "queues", "flow_series", "queue_series", "rtt_trace"):
+        for name in ("flows", "queues", "flow_series", "queue_series", "rtt_trace", "acks"):
             if getattr(self, name) is not None:
                 getattr(self, name).write_parquet(out / f"{name}.parquet")
 
@@ -308,6 +340,8 @@ class TestbedResults:
             + (f"; lost {dl.get('lost', 0)} of {dl.get('packets', 0)} packets" if dl.get("lost") else "")
             + (f"; delay given mean {dl['delay_given']['mean_us'] / 1000:.2f} ms, p90 {dl['delay_given']['p90_us'] / 1000:.2f} ms each way" if sc.path.jitter.dist != "none" and "delay_given" in dl else "")
         )
+        if "acks" in x:
+            lines.append(f"receivers' ACKs (capture): {acks_of_capture.summary_text(x['acks'])}")
         if "pert_counters" in x:
             lines.append(f"pert counters: {x['pert_counters']}")
         if "pert_adaptive_counters" in x:
@@ -342,6 +376,8 @@ def run(sc: TestbedScenario) -> TestbedResults:
     stopped before the flows started (nothing measured). Stopped later, the results
     come back with ``interrupted`` set."""
     problem = support_problem(sc.needs_pert)
+    if problem is None and sc.capture_acks and shutil.which("tshark") is None:
+        problem = "capture_acks: tshark not found (Debian package tshark; make sysdeps installs it)"
     if problem:
         raise RuntimeError(problem)
     with interrupt.deferred(interruptible=True) as guard:
@@ -414,6 +450,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     steal_idle = steal_s() - steal_start
     counters_before = {cc: h.counters() for cc, h in holders.items()}
     videos = any(g.video is not None for g in sc.flows)
+    capture = tb.capture_started() if sc.capture_acks else None
     recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", str(interval), *(["--log"] if videos else []))
     if not (recv.stdout and recv.stdout.readline().startswith("ready")):
         raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
@@ -478,6 +515,12 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     recv_series = recv_out["series"]
     counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
     ebpf_end = _ebpf_flows(sc, holders)
+    acks = None
+    if capture is not None:
+        pcap = tb.capture_stopped(capture)
+        t0_epoch = t0 + time.time() - time.monotonic()  # the capture's stamps are wall-clock times
+        acks = acks_of_capture.ack_holds(acks_of_capture.read_packets(pcap), t0=t0_epoch)
+        pcap.unlink()
     # Over the measurement window, as the simulator counts them.
     early = {port: f["early_responses"] - ebpf_warm.get(port, {}).get("early_responses", 0) for port, f in ebpf_end.items()}
     tb.close()
@@ -532,8 +575,10 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     modes = {ports[port][0]: _modes(f, ebpf_warm.get(port), warm_read_s is not None) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
     if modes:
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
+    if acks is not None:
+        extra["acks"] = acks_of_capture.summary(acks, w_start, w_end)
     queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
-    return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra)
+    return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra, acks=acks)
 
 
 def _video_columns(sc: TestbedScenario, g: FlowGroup, arrivals: list[list[float]], t0: float, end_s: float) -> dict:

@@ -1,0 +1,109 @@
+"""The ACKs a TCP receiver sent, read from a capture of its link: how many data segments each
+newly covered, and how long the receiver held the last of them before acknowledging it.
+
+One definition for both sides of ``testbed compare``: the testbed's capture of the receivers'
+interface (``capture_acks``, real packets through tshark) and the simulator's pcap of its
+receivers' access links (docs/pcap.md). What it shows is the receiver's ACK policy at work:
+RFC 5681's delayed ACK holds a lone segment for its timer, where Linux acknowledges a lone
+full-sized segment carrying PSH as soon as the application has read it (docs/linux.md, "Ten
+PERT flows behind delayed ACKs").
+
+Left out: ACKs that cover no new segment (duplicate ACKs, window updates) are not rows; a
+segment that arrives out of order or again is counted when an ACK first covers its end. Times
+are those of the capture point: ``arrival_offset_s`` moves the data segments' stamps to their
+arrival at the receiver where the capture is taken upstream of it (the simulator records a
+packet when it starts transmission at the link's far end)."""
+
+from __future__ import annotations
+
+import shutil
+import statistics
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+#: An ACK sent within this time of the last segment it covers was sent at once: well below the
+#: shortest delayed-ACK timeout of Linux (``TCP_DELACK_MIN``, 40 ms) and of the simulator's
+#: scenarios, well above a receiver's processing time.
+AT_ONCE_S = 0.010
+
+#: The table of :func:`ack_holds`: one row per ACK that covered new data.
+ACK_SCHEMA = {"conn": pl.String, "t_s": pl.Float64, "segments": pl.UInt32, "hold_ms": pl.Float64, "push": pl.Boolean}
+
+_FIELDS = ("frame.time_epoch", "ip.src", "tcp.srcport", "ip.dst", "tcp.dstport", "tcp.seq", "tcp.len", "tcp.ack", "tcp.flags.push")
+
+
+def read_packets(path: Path) -> list[tuple[float, str, str, int, int, int, bool]]:
+    """The TCP packets of the capture at ``path``, through tshark: (time s, source "addr:port",
+    destination, relative sequence number, payload length, relative ACK number, PSH)."""
+    if shutil.which("tshark") is None:
+        raise RuntimeError("tshark not found (Debian package tshark; make sysdeps installs it)")
+    cmd = ["tshark", "-r", str(path), "-Y", "tcp", "-T", "fields", "-E", "separator=,", *[a for f in _FIELDS for a in ("-e", f)]]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"tshark could not read {path}: {r.stderr.strip()}")
+    out = []
+    for line in r.stdout.splitlines():
+        t, src, sport, dst, dport, seq, length, ack, push = line.split(",")
+        if not (seq and length and ack):  # a fragment or a packet cut before its TCP header
+            continue
+        out.append((float(t), f"{src}:{sport}", f"{dst}:{dport}", int(seq), int(length), int(ack), push in ("1", "True")))
+    return out
+
+
+def ack_holds(packets: list[tuple[float, str, str, int, int, int, bool]], arrival_offset_s: float = 0.0, t0: float = 0.0) -> pl.DataFrame:
+    """Every ACK that newly covers data (:data:`ACK_SCHEMA`): its connection ("sender > receiver"),
+    its time from ``t0`` (s, on the capture's clock), the segments it covered, how long after the
+    last of them arrived it was sent (ms) and whether that segment carried PSH. ``packets`` as
+    :func:`read_packets` gives them, in time order; a data segment arrives ``arrival_offset_s``
+    after its stamp."""
+    waiting: dict[tuple[str, str], list[tuple[int, float, bool]]] = {}  # (sender, receiver) -> segments not yet covered: (end, arrival, PSH)
+    rows = []
+    for t, src, dst, seq, length, ack, push in packets:
+        if length > 0:
+            waiting.setdefault((src, dst), []).append((seq + length, t + arrival_offset_s, push))
+            continue
+        pending = waiting.get((dst, src))
+        if not pending:
+            continue
+        covered = [s for s in pending if s[0] <= ack]
+        if not covered:
+            continue
+        waiting[(dst, src)] = [s for s in pending if s[0] > ack]
+        last = max(covered, key=lambda s: s[1])
+        rows.append({"conn": f"{dst} > {src}", "t_s": t - t0, "segments": len(covered), "hold_ms": (t - last[1]) * 1e3, "push": last[2]})
+    return pl.DataFrame(rows, schema=ACK_SCHEMA)
+
+
+def summary(acks: pl.DataFrame, start_s: float, end_s: float) -> dict[str, Any]:
+    """What the ACKs sent in [``start_s``, ``end_s``] say of the receivers' policy: how many there
+    were and the segments each covered (mean); the share that covered one segment; of those, the
+    share sent at once (:data:`AT_ONCE_S`), of the ones sent at once the share whose segment
+    carried PSH, and the median hold of the others (ms). None where there is nothing to count."""
+    acks = acks.filter(pl.col("t_s").is_between(start_s, end_s))
+    lone = acks.filter(pl.col("segments") == 1)
+    at_once = lone.filter(pl.col("hold_ms") < AT_ONCE_S * 1e3)
+    held = lone.filter(pl.col("hold_ms") >= AT_ONCE_S * 1e3)["hold_ms"].to_list()
+    share = lambda part, whole: part.height / whole.height if whole.height else None  # noqa: E731
+    return {
+        "acks": acks.height,
+        "segments_per_ack": float(acks["segments"].mean()) if acks.height else None,  # type: ignore[arg-type]
+        "lone_share": share(lone, acks),
+        "lone_at_once_share": share(at_once, lone),
+        "at_once_push_share": share(at_once.filter(pl.col("push")), at_once),
+        "lone_held_median_ms": statistics.median(held) if held else None,
+    }
+
+
+def summary_text(s: dict[str, Any]) -> str:
+    """:func:`summary` in a line."""
+    pct = lambda v: "-" if v is None else f"{100 * v:.0f} %"  # noqa: E731
+    if not s["acks"]:
+        return "no ACK covered new data"
+    return (
+        f"{s['acks']} ACKs covering new data, {s['segments_per_ack']:.2f} segments each; {pct(s['lone_share'])} covered one segment,"
+        f" {pct(s['lone_at_once_share'])} of those sent at once (within {AT_ONCE_S * 1e3:g} ms; {pct(s['at_once_push_share'])} of these on a segment with PSH)"
+        + (f", the others after a median {s['lone_held_median_ms']:.1f} ms" if s["lone_held_median_ms"] is not None else "")
+    )

@@ -1,0 +1,71 @@
+"""pertlab.acks: the ACKs a receiver sent, read from a capture (the segments each covered, how
+long the last was held). On hand-made packets, and on the simulator's own pcaps, whose receivers'
+delayed-ACK timer is known exactly. The testbed's captures: test_testbed.py."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+from pertlab import acks
+from pertlab.builders import dumbbell
+from pertlab.runner import run
+from pertlab.scenario.model import CaptureSpec
+
+S, R = "10.0.0.1:10000", "10.0.0.2:5001"
+
+
+def test_each_ack_counts_the_segments_it_covers_and_the_hold_of_the_last():
+    packets = [
+        (1.000, S, R, 1, 1000, 1, False),
+        (1.001, S, R, 1001, 1000, 1, True),
+        (1.002, R, S, 1, 0, 2001, False),  # both at once, 1 ms after the second
+        (1.010, S, R, 2001, 1000, 1, False),
+        (1.050, R, S, 1, 0, 3001, False),  # the lone one, held 40 ms
+        (1.051, R, S, 1, 0, 3001, False),  # a duplicate covers nothing new: no row
+        (1.060, S, R, 3001, 1000, 1, True),
+        (1.0605, R, S, 1, 0, 4001, False),  # a lone pushed one, at once
+    ]
+    table = acks.ack_holds(packets, t0=1.0)
+    assert table["segments"].to_list() == [2, 1, 1]
+    assert [round(h, 6) for h in table["hold_ms"]] == [1.0, 40.0, 0.5]
+    assert table["push"].to_list() == [True, False, True]
+    assert table["conn"].unique().to_list() == [f"{S} > {R}"]
+    s = acks.summary(table, 0.0, 1.0)
+    assert s == pytest.approx({"acks": 3, "segments_per_ack": 4 / 3, "lone_share": 2 / 3, "lone_at_once_share": 0.5, "at_once_push_share": 1.0, "lone_held_median_ms": 40.0})
+    # Moved to the segments' arrival (a capture upstream of the receiver), the holds shrink.
+    assert [round(h, 6) for h in acks.ack_holds(packets, arrival_offset_s=0.0005)["hold_ms"]] == [0.5, 39.5, 0.0]
+    assert acks.summary(table, 5.0, 6.0)["acks"] == 0 and acks.summary_text(acks.summary(table, 5.0, 6.0)) == "no ACK covered new data"
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
+@pytest.mark.parametrize("timeout", ["40ms", "25ms"])
+def test_the_simulators_delayed_ack_holds_every_lone_segment_for_its_timer(tmp_path: Path, timeout: str):
+    # One ACK per two segments and a timer: with no loss (a buffer PERT never fills), every ACK
+    # covers one or two segments, a pair acknowledged on the second's arrival and a lone segment
+    # when the timer fires.
+    sc = dumbbell(bw="10Mbps", rtt="40ms", flows=2, cc="pert", duration="10s", warmup="2s", buffer_pkts=500, tcp={"ack_policy": "delayed", "delayed_ack_timeout": timeout})
+    sc = sc.model_copy(update={"capture": [CaptureSpec(link="r1-d0", file=str(tmp_path / "d0.pcap"))]})
+    assert run(sc).bottleneck["drops"] == 0
+    d = sc.to_wire()["dumbbell"]
+    offset = d["receiver_access_delay_ns"][0] / 1e9 + 1500 * 8 / d["access_rate_bps"]
+    table = acks.ack_holds(acks.read_packets(tmp_path / "d0.pcap"), arrival_offset_s=offset)
+    assert set(table["segments"].unique()) <= {1, 2} and table.height > 100
+    pairs, lone = table.filter(pl.col("segments") == 2), table.filter(pl.col("segments") == 1)
+    assert pairs["hold_ms"].abs().max() < 1e-6
+    assert lone.height > 0 and (lone["hold_ms"] - float(timeout.removesuffix("ms"))).abs().max() < 1e-6
+    assert acks.summary(table, 2.0, 10.0)["lone_at_once_share"] == 0.0
+
+
+def test_a_capture_tshark_cannot_read_is_an_error_naming_it(tmp_path: Path):
+    if shutil.which("tshark") is None:
+        with pytest.raises(RuntimeError, match="tshark not found"):
+            acks.read_packets(tmp_path / "x.pcap")
+        return
+    bad = tmp_path / "x.pcap"
+    bad.write_bytes(b"not a capture")
+    with pytest.raises(RuntimeError, match="tshark could not read .*x.pcap"):
+        acks.read_packets(bad)
