@@ -240,24 +240,31 @@ def test_compare_over_several_simulator_seeds_gives_their_median_and_range(tmp_p
     assert bad.exit_code == 2 and "--sim-seeds" in bad.output and not (tmp_path / "bad").exists()
 
 
-def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
-    # Two identical Reno flows through a 10-frame buffer for 10 s: the simulator's lose in
-    # lock-step (each flow responds to loss the same number of times), which real hosts' timing
-    # noise breaks up; the report says so beside the numbers it explains.
+def _compare_of(tmp_path: Path, toml: str) -> Path:
+    """`testbed compare` of the scenario file ``toml`` (its text), which leaves no namespace
+    behind; the report's directory."""
     from typer.testing import CliRunner
 
     from pertlab.cli import app
 
-    f = tmp_path / "two_reno.toml"
-    f.write_text('duration = "10s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "15KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
+    f = tmp_path / "scenario.toml"
+    f.write_text(toml)
     before = _namespaces()
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "cmp")])
     assert r.exit_code == 0, r.output
-    report = (tmp_path / "cmp" / "report.md").read_text()
-    warned = json.loads((tmp_path / "cmp" / "sim" / "summary.json").read_text())["warnings"]
+    assert _namespaces() == before
+    return tmp_path / "cmp"
+
+
+def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
+    # Two identical Reno flows through a 10-frame buffer for 10 s: the simulator's lose in
+    # lock-step (each flow responds to loss the same number of times), which real hosts' timing
+    # noise breaks up; the report says so beside the numbers it explains.
+    out = _compare_of(tmp_path, 'duration = "10s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "15KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
+    report = (out / "report.md").read_text()
+    warned = json.loads((out / "sim" / "summary.json").read_text())["warnings"]
     assert any("lost in lock-step" in w for w in warned), warned
     assert "The simulator's run warned (as `pertlab run` does after its tables):\n" + "\n".join(f"- {w}" for w in warned) in report
-    assert _namespaces() == before
 
 
 def test_captured_acks_show_linux_acknowledging_a_lone_pushed_segment_at_once(tmp_path: Path) -> None:
@@ -267,27 +274,19 @@ def test_captured_acks_show_linux_acknowledging_a_lone_pushed_segment_at_once(tm
     # has read it. The simulator has no PSH, and holds every lone segment for its 40 ms timer,
     # exactly (the capture's times moved to the segments' arrival). docs/linux.md, "Ten PERT
     # flows behind delayed ACKs".
-    from typer.testing import CliRunner
-
-    from pertlab.cli import app
-
-    f = tmp_path / "acks.toml"
-    f.write_text('delayed_ack = true\ncapture_acks = true\nduration = "8s"\nwarmup = "2s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "40ms"\nbuffer = "50KB"\n\n[[flows]]\ncc = "pert"\ncount = 4\n')
-    before = _namespaces()
-    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "cmp")])
-    assert r.exit_code == 0, r.output
-    real = json.loads((tmp_path / "cmp" / "testbed" / "summary.json").read_text())["acks"]
+    out = _compare_of(tmp_path, 'delayed_ack = true\ncapture_acks = true\nduration = "8s"\nwarmup = "2s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "40ms"\nbuffer = "50KB"\n\n[[flows]]\ncc = "pert"\ncount = 4\n')
+    real = json.loads((out / "testbed" / "summary.json").read_text())["acks"]
     assert real["acks"] > 500 and 1.5 < real["segments_per_ack"] < 2.0, real
     assert real["lone_at_once_share"] > 0.3 and real["at_once_push_share"] > 0.95, real
     assert 40.0 <= real["lone_held_median_ms"] < 60.0, real
-    sim = pl.read_parquet(tmp_path / "cmp" / "sim" / "acks.parquet").filter(pl.col("t_s") >= 2.0)
+    sim = pl.read_parquet(out / "sim" / "acks.parquet").filter(pl.col("t_s") >= 2.0)
     lone = sim.filter(pl.col("segments") == 1)
     assert lone.height > 0 and not sim["push"].any()
     assert lone["hold_ms"].min() > 39.99 and lone["hold_ms"].max() < 40.01, lone["hold_ms"].describe()
-    report = (tmp_path / "cmp" / "report.md").read_text()
+    report = (out / "report.md").read_text()
     assert f"| receivers: of those sent at once, on a segment with PSH, share | {real['at_once_push_share']:.3f} | - |" in report
-    assert not list((tmp_path / "cmp" / "sim").glob("**/*.pcap"))  # the captures are read, then removed
-    assert _namespaces() == before and not list(runs.RUN_ROOT.glob("*/acks.pcapng"))
+    assert not list((out / "sim").glob("**/*.pcap"))  # the captures are read, then removed
+    assert not list(runs.RUN_ROOT.glob("*/acks.pcapng"))
 
 
 # ---------------------------------------------------------------- interruptions
