@@ -77,11 +77,19 @@ def ack_holds(packets: list[tuple[float, str, str, int, int, int, bool]], arriva
     return pl.DataFrame(rows, schema=ACK_SCHEMA)
 
 
-def summary(acks: pl.DataFrame, start_s: float, end_s: float) -> dict[str, Any]:
+def push_share(packets: list[tuple[float, str, str, int, int, int, bool]], start_s: float, end_s: float, t0: float = 0.0) -> float | None:
+    """The share of the data segments stamped in [``start_s``, ``end_s``] from ``t0`` that carry
+    PSH (None if there are none): how often the senders mark the end of what was written."""
+    data = [push for t, _, _, _, length, _, push in packets if length > 0 and start_s <= t - t0 <= end_s]
+    return sum(data) / len(data) if data else None
+
+
+def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: float | None = None) -> dict[str, Any]:
     """What the ACKs sent in [``start_s``, ``end_s``] say of the receivers' policy: how many there
     were and the segments each covered (mean); the share that covered one segment; of those, the
     share sent at once (:data:`AT_ONCE_S`), of the ones sent at once the share whose segment
-    carried PSH, and the median hold of the others (ms). None where there is nothing to count."""
+    carried PSH, and the median hold of the others (ms). None where there is nothing to count.
+    ``data_push_share`` (:func:`push_share`) is carried along."""
     acks = acks.filter(pl.col("t_s").is_between(start_s, end_s))
     lone = acks.filter(pl.col("segments") == 1)
     at_once = lone.filter(pl.col("hold_ms") < AT_ONCE_S * 1e3)
@@ -94,6 +102,7 @@ def summary(acks: pl.DataFrame, start_s: float, end_s: float) -> dict[str, Any]:
         "lone_at_once_share": share(at_once, lone),
         "at_once_push_share": share(at_once.filter(pl.col("push")), at_once),
         "lone_held_median_ms": statistics.median(held) if held else None,
+        "data_push_share": data_push_share,
     }
 
 
@@ -103,7 +112,8 @@ def summary_text(s: dict[str, Any]) -> str:
     if not s["acks"]:
         return "no ACK covered new data"
     return (
-        f"{s['acks']} ACKs covering new data, {s['segments_per_ack']:.2f} segments each; {pct(s['lone_share'])} covered one segment,"
+        (f"{pct(s['data_push_share'])} of the data segments with PSH; " if s.get("data_push_share") is not None else "")
+        + f"{s['acks']} ACKs covering new data, {s['segments_per_ack']:.2f} segments each; {pct(s['lone_share'])} covered one segment,"
         f" {pct(s['lone_at_once_share'])} of those sent at once (within {AT_ONCE_S * 1e3:g} ms; {pct(s['at_once_push_share'])} of these on a segment with PSH)"
         + (f", the others after a median {s['lone_held_median_ms']:.1f} ms" if s["lone_held_median_ms"] is not None else "")
     )

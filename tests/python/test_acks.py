@@ -35,7 +35,11 @@ def test_each_ack_counts_the_segments_it_covers_and_the_hold_of_the_last():
     assert table["push"].to_list() == [True, False, True]
     assert table["conn"].unique().to_list() == [f"{S} > {R}"]
     s = acks.summary(table, 0.0, 1.0)
-    assert s == pytest.approx({"acks": 3, "segments_per_ack": 4 / 3, "lone_share": 2 / 3, "lone_at_once_share": 0.5, "at_once_push_share": 1.0, "lone_held_median_ms": 40.0})
+    assert s == pytest.approx({"acks": 3, "segments_per_ack": 4 / 3, "lone_share": 2 / 3, "lone_at_once_share": 0.5, "at_once_push_share": 1.0, "lone_held_median_ms": 40.0, "data_push_share": None})
+    # Two of the four data segments carry PSH; over [0, 5 ms] from t0, one of the two.
+    assert acks.push_share(packets, 0.0, 1.0, t0=1.0) == 0.5 and acks.push_share(packets, 0.0, 0.005, t0=1.0) == 0.5
+    assert acks.push_share(packets, 0.0, 0.0005, t0=1.0) == 0.0 and acks.push_share(packets, 5.0, 6.0) is None
+    assert acks.summary_text(acks.summary(table, 0.0, 1.0, 0.5)).startswith("50 % of the data segments with PSH; 3 ACKs covering new data")
     # Moved to the segments' arrival (a capture upstream of the receiver), the holds shrink.
     assert [round(h, 6) for h in acks.ack_holds(packets, arrival_offset_s=0.0005)["hold_ms"]] == [0.5, 39.5, 0.0]
     assert acks.summary(table, 5.0, 6.0)["acks"] == 0 and acks.summary_text(acks.summary(table, 5.0, 6.0)) == "no ACK covered new data"
@@ -58,6 +62,7 @@ def test_the_simulators_delayed_ack_holds_every_lone_segment_for_its_timer(tmp_p
     assert pairs["hold_ms"].abs().max() < 1e-6
     assert lone.height > 0 and (lone["hold_ms"] - float(timeout.removesuffix("ms"))).abs().max() < 1e-6
     assert acks.summary(table, 2.0, 10.0)["lone_at_once_share"] == 0.0
+    assert acks.push_share(acks.read_packets(tmp_path / "d0.pcap"), 2.0, 10.0) == 0.0  # the simulator sets no PSH
 
 
 def test_a_capture_tshark_cannot_read_is_an_error_naming_it(tmp_path: Path):

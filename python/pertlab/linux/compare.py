@@ -209,15 +209,18 @@ def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
     d = sim.to_wire()["dumbbell"]
     delays = d["receiver_access_delay_ns"]
     packet_s = sim.flows[0].tcp.packet_size * 8 / d["access_rate_bps"]
-    tables = []
+    start_s, end_s = sim.measure.start / 1e9, sim.measure.end / 1e9
+    tables, data = [], []
     for i, capture in enumerate(sim.capture):
         offset_s = delays[i if len(delays) > 1 else 0] / 1e9 + packet_s
-        tables.append(acks.ack_holds(acks.read_packets(Path(capture.file)), arrival_offset_s=offset_s))
+        packets = acks.read_packets(Path(capture.file))
+        tables.append(acks.ack_holds(packets, arrival_offset_s=offset_s))
+        data += [p for p in packets if p[4] > 0]
         Path(capture.file).unlink()
     Path(sim.capture[0].file).parent.rmdir()
     table = pl.concat(tables)
     table.write_parquet(folder / "acks.parquet")
-    return acks.summary(table, sim.measure.start / 1e9, sim.measure.end / 1e9)
+    return acks.summary(table, start_s, end_s, acks.push_share(data, start_s, end_s))
 
 
 def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any]]) -> list[str]:
@@ -279,6 +282,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
     if "acks" in real.extra and sim_acks:
         ra, acks_of = real.extra["acks"], {id(s): a for s, a in zip(sims, sim_acks)}
         for key, name, fmt in (
+            ("data_push_share", "senders: data segments with PSH, share", "{:.3f}"),
             ("segments_per_ack", "receivers: segments per ACK (mean)", "{:.2f}"),
             ("lone_share", "receivers: ACKs covering one segment, share", "{:.3f}"),
             ("lone_at_once_share", f"receivers: of those, sent at once (within {acks.AT_ONCE_S * 1e3:g} ms), share", "{:.3f}"),

@@ -519,7 +519,9 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     if capture is not None:
         pcap = tb.capture_stopped(capture)
         t0_epoch = t0 + time.time() - time.monotonic()  # the capture's stamps are wall-clock times
-        acks = acks_of_capture.ack_holds(acks_of_capture.read_packets(pcap), t0=t0_epoch)
+        packets = acks_of_capture.read_packets(pcap)
+        acks = acks_of_capture.ack_holds(packets, t0=t0_epoch)
+        pushed = acks_of_capture.push_share(packets, w_start, w_end, t0=t0_epoch)
         pcap.unlink()
     # Over the measurement window, as the simulator counts them.
     early = {port: f["early_responses"] - ebpf_warm.get(port, {}).get("early_responses", 0) for port, f in ebpf_end.items()}
@@ -576,7 +578,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     if modes:
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     if acks is not None:
-        extra["acks"] = acks_of_capture.summary(acks, w_start, w_end)
+        extra["acks"] = acks_of_capture.summary(acks, w_start, w_end, pushed)
     queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
     return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra, acks=acks)
 
