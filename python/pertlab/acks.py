@@ -20,7 +20,7 @@ import shutil
 import statistics
 import subprocess
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import polars as pl
 
@@ -32,12 +32,25 @@ AT_ONCE_S = 0.010
 #: The table of :func:`ack_holds`: one row per ACK that covered new data.
 ACK_SCHEMA = {"conn": pl.String, "t_s": pl.Float64, "segments": pl.UInt32, "hold_ms": pl.Float64, "push": pl.Boolean}
 
+
+
+class Packet(NamedTuple):
+    """A captured TCP packet as :func:`read_packets` gives it."""
+
+    t: float  #: capture time, s
+    src: str  #: "address:port"
+    dst: str
+    seq: int  #: relative sequence number
+    length: int  #: payload bytes (0: an ACK)
+    ack: int  #: relative ACK number
+    push: bool  #: the PSH flag
+
+
 _FIELDS = ("frame.time_epoch", "ip.src", "tcp.srcport", "ip.dst", "tcp.dstport", "tcp.seq", "tcp.len", "tcp.ack", "tcp.flags.push")
 
 
-def read_packets(path: Path) -> list[tuple[float, str, str, int, int, int, bool]]:
-    """The TCP packets of the capture at ``path``, through tshark: (time s, source "addr:port",
-    destination, relative sequence number, payload length, relative ACK number, PSH)."""
+def read_packets(path: Path) -> list[Packet]:
+    """The TCP packets of the capture at ``path``, through tshark."""
     if shutil.which("tshark") is None:
         raise RuntimeError("tshark not found (Debian package tshark; make sysdeps installs it)")
     cmd = ["tshark", "-r", str(path), "-Y", "tcp", "-T", "fields", "-E", "separator=,", *[a for f in _FIELDS for a in ("-e", f)]]
@@ -49,11 +62,11 @@ def read_packets(path: Path) -> list[tuple[float, str, str, int, int, int, bool]
         t, src, sport, dst, dport, seq, length, ack, push = line.split(",")
         if not (seq and length and ack):  # a fragment or a packet cut before its TCP header
             continue
-        out.append((float(t), f"{src}:{sport}", f"{dst}:{dport}", int(seq), int(length), int(ack), push in ("1", "True")))
+        out.append(Packet(float(t), f"{src}:{sport}", f"{dst}:{dport}", int(seq), int(length), int(ack), push in ("1", "True")))
     return out
 
 
-def ack_holds(packets: list[tuple[float, str, str, int, int, int, bool]], arrival_offset_s: float = 0.0, t0: float = 0.0) -> pl.DataFrame:
+def ack_holds(packets: list[Packet], arrival_offset_s: float = 0.0, t0: float = 0.0) -> pl.DataFrame:
     """Every ACK that newly covers data (:data:`ACK_SCHEMA`): its connection ("sender > receiver"),
     its time from ``t0`` (s, on the capture's clock), the segments it covered, how long after the
     last of them arrived it was sent (ms) and whether that segment carried PSH. ``packets`` as
@@ -77,10 +90,10 @@ def ack_holds(packets: list[tuple[float, str, str, int, int, int, bool]], arriva
     return pl.DataFrame(rows, schema=ACK_SCHEMA)
 
 
-def push_share(packets: list[tuple[float, str, str, int, int, int, bool]], start_s: float, end_s: float, t0: float = 0.0) -> float | None:
+def push_share(packets: list[Packet], start_s: float, end_s: float, t0: float = 0.0) -> float | None:
     """The share of the data segments stamped in [``start_s``, ``end_s``] from ``t0`` that carry
     PSH (None if there are none): how often the senders mark the end of what was written."""
-    data = [push for t, _, _, _, length, _, push in packets if length > 0 and start_s <= t - t0 <= end_s]
+    data = [p.push for p in packets if p.length > 0 and start_s <= p.t - t0 <= end_s]
     return sum(data) / len(data) if data else None
 
 

@@ -19,7 +19,7 @@ S, R = "10.0.0.1:10000", "10.0.0.2:5001"
 
 
 def test_each_ack_counts_the_segments_it_covers_and_the_hold_of_the_last():
-    packets = [
+    packets = [acks.Packet(*p) for p in [
         (1.000, S, R, 1, 1000, 1, False),
         (1.001, S, R, 1001, 1000, 1, True),
         (1.002, R, S, 1, 0, 2001, False),  # both at once, 1 ms after the second
@@ -28,7 +28,7 @@ def test_each_ack_counts_the_segments_it_covers_and_the_hold_of_the_last():
         (1.051, R, S, 1, 0, 3001, False),  # a duplicate covers nothing new: no row
         (1.060, S, R, 3001, 1000, 1, True),
         (1.0605, R, S, 1, 0, 4001, False),  # a lone pushed one, at once
-    ]
+    ]]
     table = acks.ack_holds(packets, t0=1.0)
     assert table["segments"].to_list() == [2, 1, 1]
     assert [round(h, 6) for h in table["hold_ms"]] == [1.0, 40.0, 0.5]

@@ -26,6 +26,7 @@ from .. import acks
 from .._core import jain_index
 from ..results import SUCCESS_LATE_FRACTION_TEXT, Results
 from ..scenario import Scenario, ScenarioError
+from ..scenario.model import CaptureSpec
 from . import MAX_SIM_SEEDS
 from .scenario import FRAME_BYTES, LINUX_INIT_CWND, TestbedScenario
 from .testbed import TestbedResults, run
@@ -124,8 +125,6 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     ``sim-seed-K/``) and the report adds a column with each metric's median and range over the
     seeds: which flows a probabilistic controller holds back, or whether identical flows lock in
     phase, can be chance in one simulated run as in one kernel run."""
-    from ..runner import run as sim_run
-
     if not 1 <= sim_seeds <= MAX_SIM_SEEDS:
         raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
     sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
@@ -133,14 +132,9 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     sims, sim_acks = [], []
     for seed in range(sim_sc.seed, sim_sc.seed + sim_seeds):
         folder = "sim" if seed == sim_sc.seed else f"sim-seed-{seed}"
-        seeded_sc = sim_sc.model_copy(update={"seed": seed})
-        if sc.capture_acks:
-            seeded_sc = _with_receiver_captures(seeded_sc, out / folder / "captures")
-        seeded = sim_run(seeded_sc)
-        seeded.write(out / folder)
+        seeded, seeded_acks = simulated(sim_sc.model_copy(update={"seed": seed}), out / folder, sc.capture_acks)
         sims.append(seeded)
-        if sc.capture_acks and not seeded.interrupted:
-            sim_acks.append(_receiver_acks(seeded_sc, out / folder))
+        sim_acks.append(seeded_acks)
         if seeded.interrupted:
             report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {seed}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: {'sim/' if folder == 'sim' else f'sim/ to {folder}/'}.\n"
             (out / "report.md").write_text(report)
@@ -194,16 +188,26 @@ def _seed_folders(first: int, last: int) -> str:
     return f"sim-seed-{first}/" if first == last else f"sim-seed-{first}/ to sim-seed-{last}/"
 
 
-def _with_receiver_captures(sim: Scenario, folder: Path) -> Scenario:
-    """``sim`` with a capture of each receiver's access link (``r1-d{i}``, both directions) in ``folder``."""
-    from ..scenario.model import CaptureSpec
+def simulated(sim: Scenario, folder: Path, capture_acks: bool) -> tuple[Results, dict[str, Any] | None]:
+    """``sim`` (:func:`sim_scenario`'s) run, its results written to ``folder``; with ``capture_acks``
+    its receivers' access links captured too, and the :func:`pertlab.acks.summary` of their ACKs
+    (None without, or when the run was interrupted)."""
+    from ..runner import run as sim_run
 
-    folder.mkdir(parents=True, exist_ok=True)
-    return sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=str(folder / f"r1-d{i}.pcap")) for i in range(len(sim.flows))]})
+    if not capture_acks:
+        res = sim_run(sim)
+        res.write(folder)
+        return res, None
+    captures = folder / "captures"
+    captures.mkdir(parents=True, exist_ok=True)
+    sim = sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=str(captures / f"r1-d{i}.pcap")) for i in range(len(sim.flows))]})
+    res = sim_run(sim)
+    res.write(folder)
+    return res, None if res.interrupted else _receiver_acks(sim, folder)
 
 
 def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
-    """The ACKs of :func:`_with_receiver_captures`' files (pertlab.acks), written to ``folder/acks.parquet``
+    """The ACKs in :func:`simulated`'s captures (pertlab.acks), written to ``folder/acks.parquet``
     (the captures are then removed), summed up over the measurement window. A data segment is
     recorded as it leaves r1, and reaches its receiver one access delay and one packet time later."""
     d = sim.to_wire()["dumbbell"]
@@ -215,7 +219,7 @@ def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
         offset_s = delays[i if len(delays) > 1 else 0] / 1e9 + packet_s
         packets = acks.read_packets(Path(capture.file))
         tables.append(acks.ack_holds(packets, arrival_offset_s=offset_s))
-        data += [p for p in packets if p[4] > 0]
+        data += packets
         Path(capture.file).unlink()
     Path(sim.capture[0].file).parent.rmdir()
     table = pl.concat(tables)
@@ -223,23 +227,26 @@ def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
     return acks.summary(table, start_s, end_s, acks.push_share(data, start_s, end_s))
 
 
-def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any]]) -> list[str]:
+def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any] | None]) -> list[str]:
     """The report's table rows: each metric of the testbed's run, of the simulator's first seed
     and, with more seeds, their median (least .. most); with ``capture_acks``, the receivers' ACKs
     (``sim_acks``: each seed's :func:`pertlab.acks.summary`)."""
     from ..builders import CC_NAMES
 
-    sim = sims[0]
     rq = real.queues.to_dicts()[0]
     rows = []
 
     def row(name: str, a, of_sim: Callable[[Results], Any], fmt: str = "{:.3f}") -> None:
-        """A metric: the testbed's value ``a``, the simulator's ``of_sim(results)`` for the first
-        seed and, with more seeds, their median (least .. most)."""
+        """A metric: the testbed's value ``a`` and the simulator's ``of_sim(results)`` of each seed."""
+        row_of(name, a, [of_sim(s) for s in sims], fmt)
+
+    def row_of(name: str, a, seeded: list[Any], fmt: str = "{:.3f}") -> None:
+        """A metric: the testbed's value ``a``, the simulator's for the first seed and, with more
+        seeds (``seeded``, one value each), their median (least .. most)."""
         f = lambda v: "-" if v is None else fmt.format(v)  # noqa: E731
-        cells = [f(a), f(of_sim(sim))]
-        if len(sims) > 1:
-            values = [v for v in map(of_sim, sims) if isinstance(v, (int, float))]
+        cells = [f(a), f(seeded[0])]
+        if len(seeded) > 1:
+            values = [v for v in seeded if isinstance(v, (int, float))]
             if not values:
                 cells.append("-")
             else:
@@ -279,8 +286,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
     row("bottleneck drops", rq["drops"], lambda s: s.bottleneck["drops"], "{}")
     row("bottleneck drop rate", rq["drop_rate"], lambda s: s.bottleneck["drop_rate"], "{:.5f}")
-    if "acks" in real.extra and sim_acks:
-        ra, acks_of = real.extra["acks"], {id(s): a for s, a in zip(sims, sim_acks)}
+    if "acks" in real.extra and all(sim_acks):
         for key, name, fmt in (
             ("data_push_share", "senders: data segments with PSH, share", "{:.3f}"),
             ("segments_per_ack", "receivers: segments per ACK (mean)", "{:.2f}"),
@@ -289,7 +295,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
             ("at_once_push_share", "receivers: of those sent at once, on a segment with PSH, share", "{:.3f}"),
             ("lone_held_median_ms", "receivers: the others' hold, ms (median)", "{:.1f}"),
         ):
-            row(name, ra[key], lambda s, key=key: acks_of[id(s)][key], fmt)
+            row_of(name, real.extra["acks"][key], [a[key] for a in sim_acks], fmt)
     return rows
 
 

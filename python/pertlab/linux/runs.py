@@ -49,9 +49,10 @@ RUN_ROOT = Path("/run/pertlab/testbed")
 NETNS_DIR = Path("/run/netns")
 NS_PREFIX = "pltb-"
 ROLES = ("snd", "rtr", "rcv")
-#: Files a run writes into its directory while it runs (the eBPF RTT trace, the receivers'
-#: capture), removed with it, a stale run's too.
-RUN_FILES = ("rtt_trace.txt", "acks.pcapng")
+#: Files a run writes into its directory while it runs, removed with it (a stale run's too): the
+#: eBPF RTT trace (``trace_rtt``) and the receivers' capture (``capture_acks``).
+RTT_TRACE_FILE, CAPTURE_FILE = "rtt_trace.txt", "acks.pcapng"
+RUN_FILES = (RTT_TRACE_FILE, CAPTURE_FILE)
 _RUN_ID = re.compile(r"[0-9a-f]{8}")
 _NS_NAME = re.compile(rf"{re.escape(NS_PREFIX)}({_RUN_ID.pattern})-({'|'.join(ROLES)})")
 BOOT_ID = Path("/proc/sys/kernel/random/boot_id")

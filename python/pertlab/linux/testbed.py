@@ -191,11 +191,7 @@ class Testbed:
                 with contextlib.suppress(Exception):
                     p.terminate()
         for p in self.procs:
-            try:
-                p.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.wait()
+            _ended(p, timeout=3)
         if self.delayline is not None and self.delayline.stdout and not self.delayline_stats:
             with contextlib.suppress(Exception):
                 for line in self.delayline.stdout.read().splitlines():
@@ -244,11 +240,10 @@ class Testbed:
                     result[port] = tokens[0]
         return result
 
-
     def capture_started(self) -> subprocess.Popen:
-        """tshark on the receivers' interface (headers only) into ``acks.pcapng`` of the run's
-        directory, returned once it captures; :meth:`capture_stopped` ends it."""
-        p = self.popen(self.rcv, "tshark", "-q", "-i", "d0", "-s", str(CAPTURE_SNAPLEN), "-f", "tcp", "-w", str(self.dir / "acks.pcapng"))
+        """tshark on the receivers' interface (headers only) into the run directory's
+        ``runs.CAPTURE_FILE``, returned once it captures; :meth:`capture_stopped` ends it."""
+        p = self.popen(self.rcv, "tshark", "-q", "-i", "d0", "-s", str(CAPTURE_SNAPLEN), "-f", "tcp", "-w", str(self.dir / runs.CAPTURE_FILE))
         said = []
         while p.stderr and (line := p.stderr.readline()):  # it names the interface once it captures (after a warning when run as root)
             said.append(line.strip())
@@ -259,12 +254,17 @@ class Testbed:
     def capture_stopped(self, p: subprocess.Popen) -> Path:
         """Stop :meth:`capture_started`'s tshark (it completes its file) and return the file."""
         p.terminate()
-        try:
-            p.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            p.wait()
-        return self.dir / "acks.pcapng"
+        _ended(p, timeout=15)
+        return self.dir / runs.CAPTURE_FILE
+
+
+def _ended(p: subprocess.Popen, timeout: float) -> None:
+    """Wait ``timeout`` s for ``p`` (asked to stop) to end; then kill it."""
+    try:
+        p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
 
 
 # ---------------------------------------------------------------- a run
@@ -384,7 +384,7 @@ def run(sc: TestbedScenario) -> TestbedResults:
         stale = [r.what for r in runs.cleanup()]
         run_dir = runs.begin()
         stack = contextlib.ExitStack()
-        trace = run_dir.path / "rtt_trace.txt" if sc.trace_rtt else None
+        trace = run_dir.path / runs.RTT_TRACE_FILE if sc.trace_rtt else None
         res = None
         try:
             holders: dict[str, loader.Holder] = {}
