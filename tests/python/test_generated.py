@@ -24,6 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+import polars as pl
 import pytest
 from hypothesis import assume, given, note, settings
 from hypothesis import strategies as st
@@ -576,6 +577,45 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
         OUTCOMES[("testbed scenario", "accepted, refused by the simulator")] += 1
         return
     OUTCOMES[("testbed scenario", "accepted")] += 1
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
+@settings(**SETTINGS, **COMMON)
+@given(gen.model(TestbedScenario, BUDGET))
+def test_testbed_compares_simulator_half_captures_its_receivers(data):
+    """`testbed compare`'s simulator half with ``capture_acks`` (:func:`linux.compare.simulated`):
+    the run keeps every invariant with its receivers captured, and the ACKs read back from the
+    captures make a summary of shares in [0, 1], holds that are not negative and no PSH (the
+    simulator sets none); the captures are removed once read."""
+    import tempfile
+
+    from pertlab.linux.compare import simulated
+
+    try:
+        sim = sim_scenario(TestbedScenario.parse(data))
+    except pertlab.ScenarioError:
+        OUTCOMES[("testbed compare's captures", "refused")] += 1
+        return
+    # Cut to at most 1e6 events of work (the run, not the scenario, is what is checked here).
+    wire = sim.to_wire()
+    duration = max(2, int(wire["duration_ns"] * min(1.0, 1e6 / work_bound(wire))))
+    wire |= {"duration_ns": duration, "measure": {"start_ns": min(wire["measure"]["start_ns"], duration // 2), "end_ns": duration}}
+    try:
+        sim = pertlab.Scenario.parse(wire).check(MEMORY_LIMIT)
+    except pertlab.ScenarioError as e:  # a sample interval of a few ns records more than the limit
+        field_errors(e)
+        OUTCOMES[("testbed compare's captures", "refused by the core")] += 1
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        res, summary = simulated(sim, Path(tmp), capture_acks=True)
+        check_results(res)
+        assert summary is not None and not list(Path(tmp).glob("**/*.pcap"))
+        table = pl.read_parquet(Path(tmp) / "acks.parquet")
+    for key in ("lone_share", "lone_at_once_share", "at_once_push_share", "data_push_share"):
+        assert summary[key] is None or 0.0 <= summary[key] <= 1.0, (key, summary)
+    assert summary["data_push_share"] in (None, 0.0) and not table["push"].any()
+    assert table.is_empty() or (table["segments"].min() >= 1 and table["hold_ms"].min() > -1e-6), table.describe()
+    OUTCOMES[("testbed compare's captures", "run, ACKs counted")] += 1
 
 
 @settings(**SETTINGS, **COMMON)
