@@ -179,6 +179,19 @@ def test_compare_refuses_bbr_naming_the_flow(tmp_path: Path) -> None:
     assert "error: flows[1].cc: the simulator has no bbr to compare with; allowed: pert, pert_adaptive, reno, cubic" in r.stderr
 
 
+def test_compare_refuses_a_simulation_too_large_for_memory_naming_the_testbed_field(tmp_path: Path) -> None:
+    # A 1 us sample interval over 600 s: the simulator's monitor would record 26e9 values. The
+    # core's refusal named its own monitor.sample_interval, when the simulation started (found by
+    # the generated test of compare's simulator half); it names the testbed file's field now,
+    # before either side runs.
+    f = tmp_path / "tiny.toml"
+    f.write_text('duration = "600s"\nsample_interval = "1us"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
+    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out")])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("error: sample_interval: in the simulator, 26400000362 recorded values passed on to the caller need"), r.stderr
+    assert "Traceback" not in r.output and not (tmp_path / "out").exists()
+
+
 def test_pert_behind_delayed_acks_whose_timer_is_the_rtt_is_held_at_small_windows_in_the_simulator() -> None:
     # docs/linux.md, "Ten PERT flows behind delayed ACKs": most of the kernel's flows stay near half
     # their share; the simulator's do so for the reason given there. A window of an odd number of

@@ -66,8 +66,8 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
-    try:
-        return _dumbbell_of(sc, rtt, pkts, running)
+    try:  # the core builds it too: what it refuses (a run too large for memory) is known before either side runs
+        return _dumbbell_of(sc, rtt, pkts, running).check()
     except ScenarioError as e:  # named by the testbed file's field (a testbed with no delay: bottleneck.delay)
         raise ScenarioError([(_testbed_field(path), f"in the simulator, {message}") for path, message in e.errors]) from None
 
@@ -76,7 +76,7 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
 #: fields), by the testbed field each comes from.
 _TESTBED_FIELDS = {
     "bw": "bottleneck.rate", "rtt": "bottleneck.delay", "buffer_pkts": "bottleneck.buffer", "duration": "duration", "warmup": "warmup",
-    "sample_interval": "sample_interval", "seed": "seed", "cc": "flows", "cc_params": "pert", "tcp": "init_cwnd",
+    "sample_interval": "sample_interval", "monitor.sample_interval": "sample_interval", "seed": "seed", "cc": "flows", "cc_params": "pert", "tcp": "init_cwnd",
     "dumbbell.bottleneck_loss": "path.loss", "flows": "flows",
 }  # fmt: skip
 
