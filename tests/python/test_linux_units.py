@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 import pertlab
 from pertlab.cli import app
 from pertlab.linux import build, loader
-from pertlab.linux.compare import sim_scenario
+from pertlab.linux.compare import sim_scenario, simulated
 from pertlab.linux.scenario import TestbedScenario, load_scenario
+from pertlab.runner import memory_estimate
 from pertlab.scenario import ScenarioError
 import host
 from processes import wait_until
@@ -189,7 +190,29 @@ def test_compare_refuses_a_simulation_too_large_for_memory_naming_the_testbed_fi
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2, r.output
     assert r.stderr.startswith("error: sample_interval: in the simulator, 26400000362 recorded values passed on to the caller need"), r.stderr
+    # the advice names what this command takes: the file's field and its own --memory-limit
+    assert "record less (sample_interval), or raise the limit" in r.stderr and "on the command line --memory-limit SIZE" in r.stderr, r.stderr
     assert "Traceback" not in r.output and not (tmp_path / "out").exists()
+    # a limit given is one of the two values that refuse the run, named as the command line spells it
+    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--memory-limit", "1GiB"])
+    assert r.exit_code == 2, r.output
+    assert r.stderr.startswith("error: sample_interval, --memory-limit: in the simulator, 26400000362 recorded values"), r.stderr
+    assert "more than the memory limit 1.00 GiB" in r.stderr and not (tmp_path / "out").exists()
+    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--memory-limit", "1x"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: --memory-limit: cannot read '1x' as a size"), r.stderr
+
+
+def test_compare_holds_the_simulator_to_the_memory_limit_given(tmp_path: Path) -> None:
+    # what --memory-limit hands compare reaches both the check and the simulator's runs
+    sc = TestbedScenario.parse({"duration": "10s", "warmup": "1s", "flows": [{"cc": "reno", "count": 2}]})
+    need = memory_estimate(sim_scenario(sc))["total"]
+    assert sim_scenario(sc, memory_limit=need).seed == sc.seed
+    with pytest.raises(ScenarioError, match=r"^sample_interval, memory_limit: in the simulator, .* more than the memory limit"):
+        sim_scenario(sc, memory_limit=need - 1)
+    with pytest.raises(ScenarioError, match=r"more than the memory limit"):
+        simulated(sim_scenario(sc), tmp_path / "sim", capture_acks=False, memory_limit=need - 1)
+    assert not (tmp_path / "sim").exists()
+    assert simulated(sim_scenario(sc), tmp_path / "sim", capture_acks=False, memory_limit=need)[0].flows.height == 2
 
 
 def test_pert_behind_delayed_acks_whose_timer_is_the_rtt_is_held_at_small_windows_in_the_simulator() -> None:

@@ -217,15 +217,16 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     assert _namespaces() == before
 
 
-@covers("testbed compare", "--sim-seeds")
+@covers("testbed compare", "--sim-seeds", "--memory-limit")
 def test_compare_over_several_simulator_seeds_gives_their_median_and_range(tmp_path: Path) -> None:
     # One kernel run beside three simulated ones (PERT's early responses are random draws, so the
     # seeds differ): each row's new cell is the median (least .. most) of the seeds' own results.
+    # The simulator's runs are held to a limit they fit in (its refusals: test_linux_units.py).
     from typer.testing import CliRunner
 
     from pertlab.cli import app
 
-    r = CliRunner().invoke(app, ["testbed", "compare", str(_scenario(tmp_path, "4s")), "--out", str(tmp_path / "cmp"), "--sim-seeds", "3"])
+    r = CliRunner().invoke(app, ["testbed", "compare", str(_scenario(tmp_path, "4s")), "--out", str(tmp_path / "cmp"), "--sim-seeds", "3", "--memory-limit", "1GiB"])
     assert r.exit_code == 0, r.output
     report = (tmp_path / "cmp" / "report.md").read_text()
     assert "| metric | testbed (Linux) | simulator | simulator, seeds 1 to 3: median (least .. most) |" in report

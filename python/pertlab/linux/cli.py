@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn, Optional
 
 import typer
 
+from ..cli.checks import MEMORY_LIMIT_HELP
 from ..jsonable import dumps
 from . import MAX_SIM_SEEDS
 
@@ -249,18 +250,20 @@ def testbed_compare(
             "(one kernel run; which flows a probabilistic controller holds back is chance on either side).",
         ),
     ] = 1,
+    memory_limit: Annotated[Optional[str], typer.Option(help=f"The simulator's runs: {MEMORY_LIMIT_HELP}")] = None,
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
-    from ..cli.checks import check_out_dir
+    from ..cli.checks import check_out_dir, read_memory_limit
     from ..scenario import ScenarioError
     from .compare import compare
 
     sc = _scenario(scenario_file)
+    limit = read_memory_limit(memory_limit)
     check_out_dir(out_dir)
     try:
-        report, real = compare(sc, out_dir, sim_seeds)
+        report, real = compare(sc, out_dir, sim_seeds, limit)
     except ScenarioError as e:
-        _die(str(e), 2)
+        _die("\n".join(f"{', '.join('--memory-limit' if f == 'memory_limit' else f for f in path.split(', '))}: {message}" for path, message in e.errors), 2)
     except RuntimeError as e:
         _die(str(e))
     except KeyboardInterrupt:

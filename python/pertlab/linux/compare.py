@@ -48,7 +48,7 @@ LINUX_DELAYED_ACK = {"ack_policy": "delayed", "delayed_ack_timeout": "40ms"}
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
 
-def sim_scenario(sc: TestbedScenario) -> Scenario:
+def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scenario:
     """The simulator's dumbbell for ``sc``; a :class:`ScenarioError` names a flow
     whose congestion control the simulator lacks. Of the delay line's path it carries the
     mean: the round trip is the constant delay plus the jitter's mean each way, and the data
@@ -58,7 +58,8 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
     Linux's delayed ACKs (``delayed_ack``) are carried as :data:`LINUX_DELAYED_ACK`, its RTT samples as
     :data:`LINUX_TCP`.
-    What the simulator refuses is named by the testbed's field (``bottleneck.delay``)."""
+    What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
+    large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
     if missing:
         raise ScenarioError(missing)
@@ -67,9 +68,10 @@ def sim_scenario(sc: TestbedScenario) -> Scenario:
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
     try:  # the core builds it too: what it refuses (a run too large for memory) is known before either side runs
-        return _dumbbell_of(sc, rtt, pkts, running).check()
-    except ScenarioError as e:  # named by the testbed file's field (a testbed with no delay: bottleneck.delay)
-        raise ScenarioError([(_testbed_field(path), f"in the simulator, {message}") for path, message in e.errors]) from None
+        return _dumbbell_of(sc, rtt, pkts, running).check(memory_limit)
+    except ScenarioError as e:  # named by the testbed file's fields (a testbed with no delay: bottleneck.delay)
+        # the core's advice names its monitor, which the testbed file sets as sample_interval
+        raise ScenarioError([(", ".join(map(_testbed_field, path.split(", "))), f"in the simulator, {message.replace('(monitor)', '(sample_interval)')}") for path, message in e.errors]) from None
 
 
 #: What :func:`sim_scenario` sets in the simulator (the builder's arguments, the scenario's
@@ -116,7 +118,7 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) ->
     return Scenario.parse(data)
 
 
-def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, TestbedResults | None]:
+def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None) -> tuple[str, TestbedResults | None]:
     """Run ``sc`` in the simulator and in the testbed; write both result sets
     and report.md under ``out``; return the report and the testbed's results
     (None when a Ctrl-C stopped the simulation: the testbed is then not run).
@@ -124,15 +126,16 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1) -> tuple[str, Te
     With ``sim_seeds`` > 1 the simulator also runs seeds ``sc.seed + 1`` onwards (results in
     ``sim-seed-K/``) and the report adds a column with each metric's median and range over the
     seeds: which flows a probabilistic controller holds back, or whether identical flows lock in
-    phase, can be chance in one simulated run as in one kernel run."""
+    phase, can be chance in one simulated run as in one kernel run. ``memory_limit`` holds the
+    simulator's runs (:func:`pertlab.runner.run`); the kernel's is not estimated."""
     if not 1 <= sim_seeds <= MAX_SIM_SEEDS:
         raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
-    sim_sc = sim_scenario(sc)  # fails early on controllers the simulator lacks
+    sim_sc = sim_scenario(sc, memory_limit)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
     sims, sim_acks = [], []
     for seed in range(sim_sc.seed, sim_sc.seed + sim_seeds):
         folder = "sim" if seed == sim_sc.seed else f"sim-seed-{seed}"
-        seeded, seeded_acks = simulated(sim_sc.model_copy(update={"seed": seed}), out / folder, sc.capture_acks)
+        seeded, seeded_acks = simulated(sim_sc.model_copy(update={"seed": seed}), out / folder, sc.capture_acks, memory_limit)
         sims.append(seeded)
         sim_acks.append(seeded_acks)
         if seeded.interrupted:
@@ -188,20 +191,20 @@ def _seed_folders(first: int, last: int) -> str:
     return f"sim-seed-{first}/" if first == last else f"sim-seed-{first}/ to sim-seed-{last}/"
 
 
-def simulated(sim: Scenario, folder: Path, capture_acks: bool) -> tuple[Results, dict[str, Any] | None]:
-    """``sim`` (:func:`sim_scenario`'s) run, its results written to ``folder``; with ``capture_acks``
+def simulated(sim: Scenario, folder: Path, capture_acks: bool, memory_limit: float | None = None) -> tuple[Results, dict[str, Any] | None]:
+    """``sim`` (:func:`sim_scenario`'s) run within ``memory_limit``, its results written to ``folder``; with ``capture_acks``
     its receivers' access links captured too, and the :func:`pertlab.acks.summary` of their ACKs
     (None without, or when the run was interrupted)."""
     from ..runner import run as sim_run
 
     if not capture_acks:
-        res = sim_run(sim)
+        res = sim_run(sim, memory_limit=memory_limit)
         res.write(folder)
         return res, None
     captures = folder / "captures"
     captures.mkdir(parents=True, exist_ok=True)
     sim = sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=str(captures / f"r1-d{i}.pcap")) for i in range(len(sim.flows))]})
-    res = sim_run(sim)
+    res = sim_run(sim, memory_limit=memory_limit)
     res.write(folder)
     return res, None if res.interrupted else _receiver_acks(sim, folder)
 
