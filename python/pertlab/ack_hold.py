@@ -38,7 +38,7 @@ Member = tuple[FlowSpec, dict[str, Any]]
 DELAY_KINDS = ("pert", "pert-pi", "pert-adaptive", "vegas", "fast", "illinois", "compound")
 
 #: The receivers' ACK policies that hold a segment before acknowledging it.
-HOLDING_POLICIES = ("delayed", "adaptive")
+HOLDING_POLICIES = ("delayed", "adaptive", "linux")
 
 
 def ack_hold_warnings(data: dict[str, Any], scenario: Scenario | None) -> list[str]:

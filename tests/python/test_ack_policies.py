@@ -1,5 +1,5 @@
 """Receiver ACK policies (Qian 2011, IV.A): every segment, classic delayed ACK,
-adaptive delayed ACK; the data/ACK metrics of the results; bad input."""
+adaptive delayed ACK, and Linux's delayed ACK; the data/ACK metrics of the results; bad input."""
 
 import pytest
 
@@ -22,7 +22,7 @@ def one_flow(**tcp):
 @pytest.mark.parametrize(
     "tcp, policy, ratio",
     [({"ack_policy": "adaptive"}, "adaptive", 4.0), ({"ack_policy": "delayed"}, "delayed", 2.0),
-     ({"delayed_ack": True}, "delayed", 2.0), ({}, "every", 1.0)],
+     ({"delayed_ack": True}, "delayed", 2.0), ({"ack_policy": "linux"}, "linux", 2.0), ({}, "every", 1.0)],
 )  # fmt: skip
 def test_data_per_ack_ratio_of_one_greedy_flow(tcp, policy, ratio):
     """Qian Fig 17(c): data/ACK about 4 (adaptive), 2 (delay by two), 1 (no delay)."""
@@ -50,3 +50,8 @@ def test_bad_ack_parameters_name_the_field():
     assert error({"delayed_ack": True, "ack_policy": "adaptive"}).startswith(
         'flows[0].tcp.ack_policy: delayed_ack = true means ack_policy = "delayed"'
     )
+    assert error({"delayed_ack": True, "ack_policy": "linux"}).startswith(
+        'flows[0].tcp.ack_policy: delayed_ack = true means ack_policy = "delayed"'
+    )
+    assert error({"ack_policy": "linux", "linux_ack": {"hz": 200}}) == "flows[0].tcp.linux_ack.hz: got 200; allowed: 100, 250, 300 or 1000"
+    assert error({"linux_ack": {"quickacks": 17}}).startswith("flows[0].tcp.linux_ack.quickacks: ")

@@ -241,7 +241,7 @@ CLI_FLAGS = {
     "--sample-interval": mostly(st.integers(1, 500).map(lambda n: f"{n}ms")), "--web-sessions": mostly(st.integers(0, 5).map(str)),
     "--send-overhead": mostly(st.integers(0, 20).map(lambda n: f"{n}ms")),
     "--cc-param": mostly(st.sampled_from(["pert.p_max=0.2", "pert.p_max=2", "reno.x=1", "vegas.alpha=3", "pert-adaptive.alpha_max=8"])),
-    "--ack-policy": mostly(st.sampled_from(["every", "delayed", "adaptive"])),
+    "--ack-policy": mostly(st.sampled_from(["every", "delayed", "adaptive", "linux"])),
     "--ts-echo": mostly(st.sampled_from(["earliest", "latest"])),
     "--tx-end-events": mostly(st.sampled_from(["always", "when_needed"])),
     "--memory-limit": mostly(st.sampled_from(["8GiB", "none", "1KiB", "256MiB"])),

@@ -82,7 +82,7 @@ def dumbbell(
     ] = "0s",
     ack_policy: Annotated[
         str,
-        typer.Option(help="Receivers' ACK policy: every (one ACK per segment), delayed (RFC 5681, one per two), adaptive (Qian 2011, 1 to 4 per ACK); with delay-based controllers see --ts-echo."),
+        typer.Option(help="Receivers' ACK policy: every (one ACK per segment), delayed (RFC 5681, one per two), adaptive (Qian 2011, 1 to 4 per ACK), linux (Linux's delayed ACK: quickack mode, a 40 to 44 ms timer at HZ 250); with delay-based controllers see --ts-echo."),
     ] = "every",
     ts_echo: Annotated[
         str,

@@ -36,13 +36,13 @@ from .errors import ScenarioError
 from .model import TX_END_EVENTS_DEFAULT, CaptureSpec, EngineSpec, MeasureWindow, MonitorSpec, Scenario, tx_end_events_default
 from .queues import CLASS_KINDS, QUEUE_KINDS, CodelConfig, JccQueueConfig, PieConfig, PiConfig, QueueSpec, RedConfig, SchedConfig, StepConfig, XcpQueueConfig
 from .topology import BurstLoss, DumbbellSpec, LinkSpec
-from .traffic import AdaptiveAck, FlowSpec, Pacing, TcpConfig, UdpSpec, VideoSpec, WebSpec, class_rates
+from .traffic import AdaptiveAck, FlowSpec, LinuxAck, Pacing, TcpConfig, UdpSpec, VideoSpec, WebSpec, class_rates
 
 __all__ = [
     "ScenarioError", "Scenario", "MeasureWindow", "LinkSpec", "BurstLoss", "QueueSpec", "RedConfig", "PiConfig", "PieConfig",
     "CodelConfig", "StepConfig", "SchedConfig", "CLASS_KINDS", "class_rates", "DumbbellSpec", "Reno", "Vegas", "Pert", "PertPi",
     "PertAdaptive", "Hstcp", "Cubic", "Compound", "Illinois", "Fast", "Jcc", "JccQueueConfig", "Surathkal", "Dctcp", "Scalable",
-    "Westwood", "Xcp", "Agent", "XcpQueueConfig", "CcSpec", "TcpConfig", "AdaptiveAck", "Pacing", "VideoSpec", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "CaptureSpec", "EngineSpec", "TX_END_EVENTS_DEFAULT", "tx_end_events_default", "QUEUE_KINDS",
+    "Westwood", "Xcp", "Agent", "XcpQueueConfig", "CcSpec", "TcpConfig", "AdaptiveAck", "LinuxAck", "Pacing", "VideoSpec", "FlowSpec", "UdpSpec", "WebSpec", "MonitorSpec", "CaptureSpec", "EngineSpec", "TX_END_EVENTS_DEFAULT", "tx_end_events_default", "QUEUE_KINDS",
     "CC_KINDS", "Rate", "Time", "Duration", "Size", "PacketSize", "Probability", "Count", "U32", "NonNegative",
     "MAX_PACKET_BYTES", "U32_MAX", "U64_MAX",
 ]  # fmt: skip

@@ -79,7 +79,16 @@ class AdaptiveAck(_Model):
         return v
 
 
-ACK_POLICIES = ("every", "delayed", "adaptive")
+class LinuxAck(_Model):
+    """Linux's delayed ACK (ack_policy = "linux"): quickack mode, the ACK-timeout estimator, the timer on jiffies."""
+
+    hz: Literal[100, 250, 300, 1000] = Field(250, description="the kernel's CONFIG_HZ: the delayed-ACK timer counts jiffies of 1 / hz s (Debian's: 250)")
+    quickacks: int = Field(
+        16, ge=0, le=16, description="ACKs sent at once in quickack mode (Linux: min(rcv_wnd / 2 MSS, TCP_MAX_QUICKACKS = 16), 16 from a 64 KB window); 0: none"
+    )
+
+
+ACK_POLICIES = ("every", "delayed", "adaptive", "linux")
 
 
 class Pacing(_Model):
@@ -123,11 +132,12 @@ class TcpConfig(_Model):
     max_rto: Duration = _unit("max_rto", "max_rto_ns", "60s")
     clock_granularity: Time = _unit("clock_granularity", "clock_granularity_ns", 1_000_000)
     delayed_ack: bool = Field(False, description='one ACK per two segments (RFC 5681); the same as ack_policy = "delayed"')
-    ack_policy: Literal["every", "delayed", "adaptive"] = Field(
-        "every", description="receiver ACK policy: every segment, classic delayed ACK, or Qian's adaptive delayed ACK"
+    ack_policy: Literal["every", "delayed", "adaptive", "linux"] = Field(
+        "every", description="receiver ACK policy: every segment, classic delayed ACK, Qian's adaptive delayed ACK, or Linux's delayed ACK"
     )
     adaptive_ack: AdaptiveAck = Field(default_factory=AdaptiveAck, description='parameters of ack_policy = "adaptive"')
-    delayed_ack_timeout: Duration = _unit("delayed_ack_timeout", "delayed_ack_timeout_ns", 100_000_000)
+    linux_ack: LinuxAck = Field(default_factory=LinuxAck, description='parameters of ack_policy = "linux"')
+    delayed_ack_timeout: Duration = _unit("delayed_ack_timeout", "delayed_ack_timeout_ns", 100_000_000, 'timer of ack_policy = "delayed"')
     ack_size: Count = 40
     rtt_noise: Time = _unit(
         "rtt_noise", "rtt_noise_ns", 0, "mean of the uniform noise U(0, 2 x mean) added to each RTT sample; 0: none"
@@ -191,7 +201,7 @@ class TcpConfig(_Model):
     @field_validator("ack_policy")
     @classmethod
     def _one_delayed_ack(cls, v: str, info: ValidationInfo) -> str:
-        if v == "adaptive" and info.data.get("delayed_ack"):
+        if v in ("adaptive", "linux") and info.data.get("delayed_ack"):
             raise ValueError('delayed_ack = true means ack_policy = "delayed"; give one of them')
         return v
 

@@ -267,10 +267,10 @@ impl TcpConfig {
                 return Err(ConfigError::new(format!("{path}.{field}"), format!("must be at most {} ns, got {value}", SimTime::MAX / 4)));
             }
         }
-        if self.delayed_ack && self.ack_policy == AckPolicy::Adaptive {
+        if self.delayed_ack && matches!(self.ack_policy, AckPolicy::Adaptive | AckPolicy::Linux) {
             return Err(ConfigError::new(
                 format!("{path}.ack_policy"),
-                "delayed_ack = true means ack_policy = \"delayed\"; give one of them (allowed: every, delayed, adaptive)",
+                "delayed_ack = true means ack_policy = \"delayed\"; give one of them (allowed: every, delayed, adaptive, linux)",
             ));
         }
         if self.rtt_correction && self.rtt_samples == RttSamples::Linux {
@@ -280,6 +280,7 @@ impl TcpConfig {
             ));
         }
         self.adaptive_ack.validate(&format!("{path}.adaptive_ack"))?;
+        self.linux_ack.validate(&format!("{path}.linux_ack"))?;
         if !(1..=MAX_DELAYED_ACK_TIMEOUT_NS).contains(&self.delayed_ack_timeout_ns) {
             return Err(ConfigError::new(
                 format!("{path}.delayed_ack_timeout_ns"),

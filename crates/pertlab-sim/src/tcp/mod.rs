@@ -36,7 +36,7 @@ pub mod train_rtt;
 mod write_tests;
 
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
-pub use ack::{AckPolicy, AdaptiveAckConfig};
+pub use ack::{AckPolicy, AdaptiveAckConfig, LinuxAckConfig};
 pub use ecn_feedback::EcnFeedback;
 pub use pacing::PacingConfig;
 pub use rtt::RtoMinOn;
@@ -137,11 +137,14 @@ pub struct TcpConfig {
     /// `ack_policy` "every" (the default) or "delayed".
     pub delayed_ack: bool,
     /// When the receiver acknowledges in-order segments: "every" (default),
-    /// "delayed" (RFC 5681 4.2) or "adaptive" (Qian 2011, IV.A); see `ack`.
+    /// "delayed" (RFC 5681 4.2), "adaptive" (Qian 2011, IV.A) or "linux"
+    /// (Linux's delayed ACK); see `ack`.
     pub ack_policy: AckPolicy,
     /// Parameters of the adaptive policy (Qian's defaults).
     pub adaptive_ack: AdaptiveAckConfig,
-    /// Delayed-ACK timeout (ns-2 `interval_` 100 ms), in (0, [`MAX_DELAYED_ACK_TIMEOUT_NS`]].
+    /// Parameters of the Linux policy (Linux's defaults, HZ = 250).
+    pub linux_ack: LinuxAckConfig,
+    /// Delayed-ACK timeout of the "delayed" policy (ns-2 `interval_` 100 ms), in (0, [`MAX_DELAYED_ACK_TIMEOUT_NS`]].
     pub delayed_ack_timeout_ns: SimTime,
     /// Size of an ACK on the wire in bytes (ns-2: 40).
     pub ack_size: u32,
@@ -198,6 +201,7 @@ impl Default for TcpConfig {
             delayed_ack: false,
             ack_policy: AckPolicy::Every,
             adaptive_ack: AdaptiveAckConfig::default(),
+            linux_ack: LinuxAckConfig::default(),
             delayed_ack_timeout_ns: 100 * NS_PER_MS,
             ack_size: 40,
             rtt_noise_ns: 0,

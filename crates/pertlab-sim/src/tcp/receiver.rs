@@ -125,11 +125,20 @@ impl TcpReceiver {
             ece: false,
             ce_unacked: false,
             last_ce: false,
-            ack: AckClock::new(cfg.ack_policy(), cfg.delayed_ack_timeout_ns, &cfg.adaptive_ack),
+            ack: AckClock::new(cfg.ack_policy(), cfg.delayed_ack_timeout_ns, &cfg.adaptive_ack, &cfg.linux_ack),
             jcc_echo: None,
             xcp_echo: None,
             cfg,
         }
+    }
+
+    /// Its RTT estimate from the handshake, `rtt()` (the empty path's round trip):
+    /// computed only for an ACK policy that uses it (Linux's delayed-ACK bound).
+    pub fn with_handshake_rtt(mut self, rtt: impl FnOnce() -> SimTime) -> TcpReceiver {
+        if self.ack.needs_handshake_rtt() {
+            self.ack = self.ack.with_handshake_rtt(rtt());
+        }
+        self
     }
 
     /// Its ACKs carry service class `class` (`flows[].class`), as the flow's data do.
@@ -182,7 +191,7 @@ impl TcpReceiver {
                 }
             }
             arrival => {
-                self.ack.disorder();
+                self.ack.disorder(now, arrival == Arrival::Duplicate, arrival == (Arrival::InOrder { filled_gap: true }));
                 let trigger = (arrival == Arrival::OutOfOrder).then_some(pkt.seq);
                 self.send_ack(trigger, out);
             }

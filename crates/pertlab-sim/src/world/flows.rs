@@ -81,6 +81,12 @@ impl Flow {
         }
     }
 
+    /// Its receiver's handshake RTT ([`handshake_rtt`]), computed only if its ACK policy uses one.
+    pub(super) fn with_handshake(self, channels: &[Channel], routes: &Routes, tcp: &TcpConfig) -> Flow {
+        let (src, dst) = (self.src, self.dst);
+        Flow { receiver: self.receiver.with_handshake_rtt(|| handshake_rtt(channels, routes, src, dst, tcp)), ..self }
+    }
+
     /// Its data and ACKs carry service class `class` (`flows[].class`); a web
     /// transfer's stay in class 0.
     pub(super) fn with_class(self, class: u8) -> Flow {
@@ -96,6 +102,13 @@ impl Flow {
 /// are checked) counts nothing.
 pub(super) fn path_rtt(channels: &[Channel], routes: &Routes, src: u32, dst: u32, tcp: &TcpConfig) -> SimTime {
     path_delay(channels, routes, src, dst, tcp.packet_size).saturating_add(path_delay(channels, routes, dst, src, tcp.ack_size))
+}
+
+/// The round trip a receiver measures in its handshake: its SYN-ACK from `dst`
+/// to `src` and the ACK back, both `tcp.ack_size` packets over the empty path
+/// (Linux's `tcp_synack_rtt_meas`; the Linux ACK policy's RTT estimate).
+pub(super) fn handshake_rtt(channels: &[Channel], routes: &Routes, src: u32, dst: u32, tcp: &TcpConfig) -> SimTime {
+    path_delay(channels, routes, dst, src, tcp.ack_size).saturating_add(path_delay(channels, routes, src, dst, tcp.ack_size))
 }
 
 /// The scenario's long-lived flows between the nodes `endpoints[i]`, with their
@@ -127,7 +140,8 @@ pub(super) fn long_flows(
                 CcSpec::Py(p) => ext.congestion_control(&p.target, i as u32).map_err(|e| ConfigError::new(format!("flows[{i}].cc.target"), e))?,
                 spec => builtin_cc(spec, || path_rtt(channels, routes, src, dst, &f.tcp)),
             };
-            let flow = Flow::new(i as u32, src, dst, &f.tcp, cc, seed, StreamKind::CongestionControl).with_class(f.class);
+            let flow =
+                Flow::new(i as u32, src, dst, &f.tcp, cc, seed, StreamKind::CongestionControl).with_class(f.class).with_handshake(channels, routes, &f.tcp);
             Ok(match &f.video {
                 Some(v) => {
                     let video = Video::new(v, flow.payload_bytes(), start);

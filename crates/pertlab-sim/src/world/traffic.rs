@@ -112,7 +112,7 @@ impl WebState {
         let server_node = self.servers[session.group as usize][server];
         let client = session.client;
         let cc = builtin_cc(&spec.cc, || path_rtt(channels, routes, server_node, client, &spec.tcp));
-        let base = Flow::new(id, server_node, client, &spec.tcp, cc, seed, StreamKind::WebConnection);
+        let base = Flow::new(id, server_node, client, &spec.tcp, cc, seed, StreamKind::WebConnection).with_handshake(channels, routes, &spec.tcp);
         let flow = Flow { sender: base.sender.with_data(segments), start: now, started: true, ..base };
         self.conns.insert(id, WebConn { flow, session: s, started: now, segments });
         self.started += 1;

@@ -18,7 +18,7 @@ fn cfg(policy: AckPolicy, max_cwnd: u32) -> TcpConfig {
 /// bottleneck is busy and data arrive in order, 1 ms apart.
 #[test]
 fn data_per_ack_ratio_of_one_greedy_flow() {
-    for (policy, want) in [(AckPolicy::Adaptive, 4.0), (AckPolicy::Delayed, 2.0), (AckPolicy::Every, 1.0)] {
+    for (policy, want) in [(AckPolicy::Adaptive, 4.0), (AckPolicy::Delayed, 2.0), (AckPolicy::Linux, 2.0), (AckPolicy::Every, 1.0)] {
         let mut b = Bench::new(cfg(policy, 150));
         b.check_each_step = false;
         b.start();

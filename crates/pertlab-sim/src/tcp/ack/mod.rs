@@ -6,6 +6,8 @@
 //! - `adaptive`: Qian's adaptive delayed ACK, 1 to 4 segments per ACK with an
 //!   ACK timeout of twice the expected inter-arrival time (Qian 2011, IV.A,
 //!   Algorithms 1 to 3 as corrected in the spec, B.5); see `adaptive`.
+//! - `linux`: Linux's delayed ACK (quickack mode, the ACK-timeout estimator,
+//!   the timer on jiffies); see `linux`.
 //!
 //! The receiver decides what an arrival is (in order, out of order, duplicate,
 //! filling a gap) and builds the ACKs; a policy only says whether an in-order
@@ -14,6 +16,7 @@
 
 mod adaptive;
 mod delayed;
+mod linux;
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +24,8 @@ use crate::error::{check, ConfigError};
 use crate::time::SimTime;
 use adaptive::AdaptiveAck;
 use delayed::DelayedAck;
+use linux::LinuxAck;
+pub use linux::{LinuxAckConfig, LINUX_HZ_CHOICES, MAX_QUICKACKS};
 
 /// Which ACK policy a receiver follows.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -33,6 +38,8 @@ pub enum AckPolicy {
     Delayed,
     /// Qian's adaptive delayed ACK (parameters in [`AdaptiveAckConfig`]).
     Adaptive,
+    /// Linux's delayed ACK (parameters in [`LinuxAckConfig`]).
+    Linux,
 }
 
 impl AckPolicy {
@@ -41,6 +48,7 @@ impl AckPolicy {
             AckPolicy::Every => "every",
             AckPolicy::Delayed => "delayed",
             AckPolicy::Adaptive => "adaptive",
+            AckPolicy::Linux => "linux",
         }
     }
 
@@ -49,7 +57,7 @@ impl AckPolicy {
     pub fn segments_per_ack(self, adaptive: &AdaptiveAckConfig) -> u32 {
         match self {
             AckPolicy::Every => 1,
-            AckPolicy::Delayed => 2,
+            AckPolicy::Delayed | AckPolicy::Linux => 2,
             AckPolicy::Adaptive => adaptive.max_segments,
         }
     }
@@ -126,15 +134,31 @@ pub enum AckClock {
     Every,
     Delayed(DelayedAck),
     Adaptive(AdaptiveAck),
+    Linux(LinuxAck),
 }
 
 impl AckClock {
-    pub fn new(policy: AckPolicy, delayed_timeout: SimTime, adaptive: &AdaptiveAckConfig) -> AckClock {
+    pub fn new(policy: AckPolicy, delayed_timeout: SimTime, adaptive: &AdaptiveAckConfig, linux: &LinuxAckConfig) -> AckClock {
         match policy {
             AckPolicy::Every => AckClock::Every,
             AckPolicy::Delayed => AckClock::Delayed(DelayedAck::new(delayed_timeout)),
             AckPolicy::Adaptive => AckClock::Adaptive(AdaptiveAck::new(adaptive.clone())),
+            AckPolicy::Linux => AckClock::Linux(LinuxAck::new(linux)),
         }
+    }
+
+    /// The receiver's RTT estimate from its handshake (the Linux policy's
+    /// delayed-ACK bound and RTO; the other policies have no use for it).
+    pub fn with_handshake_rtt(self, rtt: SimTime) -> AckClock {
+        match self {
+            AckClock::Linux(l) => AckClock::Linux(l.with_handshake_rtt(rtt)),
+            other => other,
+        }
+    }
+
+    /// Whether [`AckClock::with_handshake_rtt`] is of use.
+    pub fn needs_handshake_rtt(&self) -> bool {
+        matches!(self, AckClock::Linux(_))
     }
 
     /// Segment `rcv_nxt - 1` arrived in order at `now` (and filled no gap):
@@ -147,14 +171,19 @@ impl AckClock {
             AckClock::Every => true,
             AckClock::Delayed(d) => d.in_order(now),
             AckClock::Adaptive(a) => a.in_order(now, rcv_nxt, sender()),
+            AckClock::Linux(l) => l.in_order(now),
         }
     }
 
-    /// A segment arrived out of order, as a duplicate, or filling a gap: it is
-    /// acknowledged at once, and the policy starts again.
-    pub fn disorder(&mut self) {
-        if let AckClock::Adaptive(a) = self {
-            a.restart();
+    /// A segment arrived at `now` out of order, as a duplicate, or filling a
+    /// gap: it is acknowledged at once, and the adaptive policy starts again;
+    /// Linux's enters quickack mode on a duplicate, and counts a segment
+    /// filling a gap as in-order data.
+    pub fn disorder(&mut self, now: SimTime, duplicate: bool, filled_gap: bool) {
+        match self {
+            AckClock::Adaptive(a) => a.restart(),
+            AckClock::Linux(l) => l.disorder(now, duplicate, filled_gap),
+            AckClock::Every | AckClock::Delayed(_) => {}
         }
     }
 
@@ -164,14 +193,18 @@ impl AckClock {
             AckClock::Every => {}
             AckClock::Delayed(d) => d.ack_sent(),
             AckClock::Adaptive(a) => a.ack_sent(),
+            AckClock::Linux(l) => l.ack_sent(),
         }
     }
 
     /// The timer fired: the held segments are acknowledged (the receiver
-    /// sends the ACK); the adaptive policy starts again from its minimum.
+    /// sends the ACK); the adaptive policy starts again from its minimum,
+    /// Linux's inflates its ACK timeout.
     pub fn timer_fired(&mut self) {
-        if let AckClock::Adaptive(a) = self {
-            a.restart();
+        match self {
+            AckClock::Adaptive(a) => a.restart(),
+            AckClock::Linux(l) => l.timer_fired(),
+            AckClock::Every | AckClock::Delayed(_) => {}
         }
     }
 
@@ -181,6 +214,7 @@ impl AckClock {
             AckClock::Every => None,
             AckClock::Delayed(d) => d.deadline(),
             AckClock::Adaptive(a) => a.deadline(),
+            AckClock::Linux(l) => l.deadline(),
         }
     }
 }

@@ -1,0 +1,345 @@
+//! Linux's delayed ACK, as a receiver that only receives (Linux 6.x,
+//! net/ipv4/tcp_input.c `tcp_event_data_recv`, `__tcp_ack_snd_check`,
+//! `tcp_enter_quickack_mode`; net/ipv4/tcp_output.c `tcp_send_delayed_ack`;
+//! net/ipv4/tcp_timer.c `tcp_delack_timer_handler`; include/net/tcp.h's
+//! constants; kernel/time/timer.c's wheel):
+//!
+//! - an ACK for every second full-sized segment ("more than one full frame
+//!   received", `rcv_nxt - rcv_wup > rcv_mss`);
+//! - quickack mode: every segment acknowledged at once for the next
+//!   [`LinuxAckConfig::quickacks`] ACKs, entered on the connection's first
+//!   data, on data after a gap longer than the receiver's RTO, and on a
+//!   duplicate segment;
+//! - otherwise the timer, `ato` jiffies after the arrival. `ato` is the
+//!   ACK-timeout estimator: [`ato_min`](LinuxAck::ato_min) at first, halved
+//!   toward the segments' inter-arrival time on each arrival, doubled when
+//!   the timer fires ("delayed ACK missed: inflate ATO"), reset to the minimum
+//!   when quickack mode ends. Above `TCP_DELACK_MIN` it is bounded by the
+//!   receiver's RTT estimate, which a receiver that sends no data has from the
+//!   handshake only (here the empty path's round trip of small packets:
+//!   [`TcpReceiver::with_handshake_rtt`](super::super::receiver::TcpReceiver::with_handshake_rtt));
+//! - the timer runs on jiffies (1 / HZ s) and the timer wheel fires it one
+//!   jiffy after its expiry at the wheel's first level, later at coarser ones,
+//!   so a lone segment waits between `ato` and `ato` + 1 jiffies: 40 to 44 ms
+//!   at HZ = 250 and the minimum ATO (docs/linux.md, "Ten PERT flows behind
+//!   delayed ACKs", for what these 0 to 4 ms do).
+//!
+//! Left out: pingpong mode (entered when the receiver sends data; a bulk
+//! receiver never does), the immediate ACK of a pushed segment once the
+//! application has read it (segments here carry no PSH), ACK compression of
+//! SACKs, receive-window updates, and the wheel's clock lagging jiffies on an
+//! idle CPU. Out-of-order, duplicate and gap-filling segments are acknowledged
+//! at once, as by every policy.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
+
+/// `CONFIG_HZ` values Linux can be built with (kernel/Kconfig.hz).
+pub const LINUX_HZ_CHOICES: [u32; 4] = [100, 250, 300, 1000];
+
+/// `TCP_MAX_QUICKACKS` (include/net/tcp.h): most ACKs sent at once in quickack mode.
+pub const MAX_QUICKACKS: u32 = 16;
+
+/// Linux's `TCP_RTO_MIN` (include/net/tcp.h: HZ / 5), the floor of the
+/// receiver's RTO variance term.
+const RTO_MIN_NS: SimTime = 200 * NS_PER_MS;
+
+/// Parameters of `ack_policy = "linux"`.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinuxAckConfig {
+    /// The kernel's tick rate, `CONFIG_HZ`: the delayed-ACK timer counts
+    /// jiffies of 1 / hz s. One of [`LINUX_HZ_CHOICES`]; default 250
+    /// (Debian's kernels and the testbed host's).
+    pub hz: u32,
+    /// ACKs sent at once in quickack mode: Linux's `tcp_incr_quickack` takes
+    /// min(rcv_wnd / (2 rcv_mss), `TCP_MAX_QUICKACKS` = 16), which is 16 from
+    /// the initial receive window of about 64 KB (Linux 5.9 on, commit
+    /// a337531b942b) with full-sized segments. 0 to 16; 0: no quickack mode.
+    pub quickacks: u32,
+}
+
+impl Default for LinuxAckConfig {
+    fn default() -> Self {
+        LinuxAckConfig { hz: 250, quickacks: MAX_QUICKACKS }
+    }
+}
+
+impl LinuxAckConfig {
+    pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
+        if !LINUX_HZ_CHOICES.contains(&self.hz) {
+            return Err(ConfigError::new(format!("{path}.hz"), format!("must be one of Linux's CONFIG_HZ values 100, 250, 300, 1000, got {}", self.hz)));
+        }
+        if self.quickacks > MAX_QUICKACKS {
+            return Err(ConfigError::new(format!("{path}.quickacks"), format!("must lie in [0, {MAX_QUICKACKS}] (TCP_MAX_QUICKACKS), got {}", self.quickacks)));
+        }
+        Ok(())
+    }
+}
+
+/// Jiffies (1 / HZ s), as Linux counts them.
+type Jiffies = u64;
+
+#[derive(Clone, Debug)]
+pub struct LinuxAck {
+    hz: u64,
+    quickacks: u32,
+    /// `icsk_ack.ato`; 0 before the first data segment.
+    ato: Jiffies,
+    /// `icsk_ack.quick`: ACKs still to be sent at once.
+    quick: u32,
+    /// `icsk_ack.lrcvtime`: the last in-order arrival.
+    lrcvtime: Jiffies,
+    /// `usecs_to_jiffies(srtt)` of the handshake, if the receiver has one.
+    srtt: Option<Jiffies>,
+    /// `icsk_rto` of the receiver: from the handshake's RTT, else `TCP_TIMEOUT_INIT` (1 s).
+    rto: Jiffies,
+    /// In-order segments received and not yet acknowledged.
+    unacked: u32,
+    /// When the timer fires, if armed.
+    at: Option<SimTime>,
+}
+
+impl LinuxAck {
+    pub fn new(cfg: &LinuxAckConfig) -> LinuxAck {
+        let hz = cfg.hz as u64;
+        LinuxAck { hz, quickacks: cfg.quickacks, ato: 0, quick: 0, lrcvtime: 0, srtt: None, rto: hz, unacked: 0, at: None }
+    }
+
+    /// The receiver's RTT estimate from the handshake (`tcp_synack_rtt_meas`):
+    /// the delayed-ACK bound, and the RTO of Linux's first sample,
+    /// srtt + max(2 srtt, `TCP_RTO_MIN`) (`tcp_rtt_estimator`, `__tcp_set_rto`).
+    pub fn with_handshake_rtt(mut self, rtt: SimTime) -> LinuxAck {
+        self.srtt = Some(self.jiffies_up(rtt));
+        self.rto = self.jiffies_up(rtt.saturating_add(rtt.saturating_mul(2).max(RTO_MIN_NS)));
+        self
+    }
+
+    fn jiffy_ns(&self) -> SimTime {
+        NS_PER_SEC / self.hz
+    }
+
+    /// `usecs_to_jiffies`: rounded up.
+    fn jiffies_up(&self, t: SimTime) -> Jiffies {
+        t.div_ceil(self.jiffy_ns())
+    }
+
+    /// `TCP_ATO_MIN` and `TCP_DELACK_MIN`: HZ / 25 (40 ms).
+    fn ato_min(&self) -> Jiffies {
+        self.hz / 25
+    }
+
+    /// `TCP_DELACK_MAX`: HZ / 5 (200 ms), the socket's `icsk_delack_max` by default.
+    fn delack_max(&self) -> Jiffies {
+        self.hz / 5
+    }
+
+    /// `tcp_incr_quickack` with the receive window of a bulk receiver (see
+    /// [`LinuxAckConfig::quickacks`]).
+    fn incr_quickack(&mut self) {
+        self.quick = self.quick.max(self.quickacks);
+    }
+
+    /// `tcp_event_data_recv`'s ACK-timeout estimator, for an in-order arrival at `now`.
+    fn data_received(&mut self, now: Jiffies) {
+        if self.ato == 0 {
+            self.incr_quickack();
+            self.ato = self.ato_min();
+        } else {
+            let m = now.saturating_sub(self.lrcvtime);
+            if m <= self.ato_min() / 2 {
+                self.ato = self.ato / 2 + self.ato_min() / 2;
+            } else if m < self.ato {
+                self.ato = (self.ato / 2 + m).min(self.rto);
+            } else if m > self.rto {
+                self.incr_quickack();
+            }
+        }
+        self.lrcvtime = now;
+    }
+
+    /// An in-order segment at `now` that filled no gap: true if it is
+    /// acknowledged now (`__tcp_ack_snd_check`), else the timer is armed
+    /// (`tcp_send_delayed_ack`; a held segment is always alone, so no older
+    /// timer is pending).
+    pub fn in_order(&mut self, now: SimTime) -> bool {
+        let now_j = now / self.jiffy_ns();
+        self.data_received(now_j);
+        self.unacked += 1;
+        if self.unacked >= 2 || self.quick > 0 {
+            return true;
+        }
+        let mut ato = self.ato;
+        if ato > self.ato_min() {
+            let mut max_ato = self.hz / 2;
+            if let Some(srtt) = self.srtt {
+                max_ato = max_ato.min(srtt.max(self.ato_min()));
+            }
+            ato = ato.min(max_ato);
+        }
+        ato = ato.min(self.delack_max());
+        self.at = Some(timer_wheel_expiry(now_j, now_j + ato).saturating_mul(self.jiffy_ns()));
+        false
+    }
+
+    /// A segment that was not simply the next in order: a duplicate enters
+    /// quickack mode (`tcp_data_queue`: "a retransmit ... force an immediate
+    /// ack"); one filling a gap is in-order data for the estimator. The
+    /// receiver acknowledges either at once.
+    pub fn disorder(&mut self, now: SimTime, duplicate: bool, filled_gap: bool) {
+        if duplicate {
+            self.incr_quickack();
+            self.ato = self.ato_min();
+        } else if filled_gap {
+            self.data_received(now / self.jiffy_ns());
+        }
+    }
+
+    /// An ACK was sent: quickack mode counts it down (`tcp_dec_quickack_mode`,
+    /// which deflates the ATO when the mode ends), and the timer is cleared.
+    pub fn ack_sent(&mut self) {
+        if self.quick > 0 {
+            self.quick -= 1;
+            if self.quick == 0 {
+                self.ato = self.ato_min();
+            }
+        }
+        self.unacked = 0;
+        self.at = None;
+    }
+
+    /// The timer fired: "delayed ACK missed: inflate ATO" (`tcp_delack_timer_handler`).
+    pub fn timer_fired(&mut self) {
+        self.ato = (self.ato << 1).min(self.rto);
+    }
+
+    pub fn deadline(&self) -> Option<SimTime> {
+        self.at
+    }
+}
+
+/// The jiffy at which the timer wheel fires a timer armed at `clk` for
+/// `expires` (kernel/time/timer.c `calc_wheel_index`, `calc_index`): level n
+/// of the wheel has a granularity of 8^n jiffies and starts at a delay of
+/// 63 x 8^(n-1); the expiry is rounded up to the next multiple of the
+/// granularity, one jiffy later at level 0 ("a timer does not fire early").
+fn timer_wheel_expiry(clk: Jiffies, expires: Jiffies) -> Jiffies {
+    let delta = expires.saturating_sub(clk);
+    let mut level = 0;
+    while level < 7 && delta >= 63 << (3 * level) {
+        level += 1;
+    }
+    let shift = 3 * level;
+    ((expires >> shift) + 1) << shift
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: SimTime = NS_PER_MS;
+
+    fn receiver(hz: u32, quickacks: u32) -> LinuxAck {
+        LinuxAck::new(&LinuxAckConfig { hz, quickacks })
+    }
+
+    #[test]
+    fn the_wheel_fires_a_level_0_timer_one_jiffy_late_and_rounds_up_at_level_1() {
+        assert_eq!(timer_wheel_expiry(100, 110), 111);
+        assert_eq!(timer_wheel_expiry(100, 162), 163);
+        // 63 jiffies and more: level 1, granularity 8
+        assert_eq!(timer_wheel_expiry(100, 163), 168);
+        assert_eq!(timer_wheel_expiry(0, 200), 208);
+        // 504 and more: level 2, granularity 64
+        assert_eq!(timer_wheel_expiry(0, 504), 512);
+        assert_eq!(timer_wheel_expiry(0, 600), 640);
+    }
+
+    #[test]
+    fn quickack_mode_acknowledges_the_first_segments_at_once_then_every_second() {
+        let mut r = receiver(250, 16);
+        for i in 0..16 {
+            assert!(r.in_order(i * MS), "segment {i} in quickack mode");
+            r.ack_sent();
+        }
+        assert!(!r.in_order(20 * MS), "quickack mode is over: a lone segment waits");
+        assert!(r.in_order(21 * MS), "the second is acknowledged at once");
+        r.ack_sent();
+        let mut none = receiver(250, 0);
+        assert!(!none.in_order(0), "no quickack mode: the first segment waits");
+    }
+
+    #[test]
+    fn a_lone_segment_waits_ato_to_ato_plus_one_jiffy() {
+        // HZ = 250: 4 ms jiffies, the minimum ATO is 10 of them
+        for arrival in [1_000 * MS, 1_001 * MS, 1_003 * MS + 999_999] {
+            let mut r = receiver(250, 0);
+            assert!(!r.in_order(arrival));
+            let hold = r.deadline().unwrap() - arrival;
+            assert!(hold > 40 * MS && hold <= 44 * MS, "hold {hold} ns of a segment at {arrival} ns");
+        }
+        // HZ = 1000: 40 to 41 ms
+        let mut r = receiver(1000, 0);
+        assert!(!r.in_order(5 * MS + MS / 2));
+        assert_eq!(r.deadline(), Some(46 * MS));
+    }
+
+    #[test]
+    fn a_missed_delayed_ack_inflates_the_ato_up_to_the_handshake_rtt() {
+        // handshake RTT 41 ms: 11 jiffies at HZ = 250; RTO 41 + 200 ms
+        let mut r = receiver(250, 0).with_handshake_rtt(41 * MS);
+        assert_eq!((r.srtt, r.rto), (Some(11), 61));
+        assert!(!r.in_order(0));
+        assert_eq!(r.deadline(), Some(44 * MS));
+        r.timer_fired();
+        r.ack_sent();
+        assert_eq!(r.ato, 20, "doubled");
+        // the next lone segment comes 100 ms later (m = 25 > ato): the ATO stays 20, bounded by the RTT's 11 jiffies
+        assert!(!r.in_order(100 * MS));
+        assert_eq!(r.deadline(), Some((25 + 11 + 1) * 4 * MS));
+        // without a handshake the bound is HZ / 2, and the ATO itself (20 jiffies) is used
+        let mut free = receiver(250, 0);
+        assert!(!free.in_order(0));
+        free.timer_fired();
+        free.ack_sent();
+        assert!(!free.in_order(100 * MS));
+        assert_eq!(free.deadline(), Some((25 + 20 + 1) * 4 * MS));
+    }
+
+    #[test]
+    fn arrivals_close_together_pull_the_ato_back_to_its_minimum() {
+        let mut r = receiver(250, 0).with_handshake_rtt(41 * MS);
+        assert!(!r.in_order(0));
+        r.timer_fired();
+        r.ack_sent();
+        for k in 1..8 {
+            let _ = r.in_order(100 * MS + k * MS);
+            r.ack_sent();
+        }
+        assert_eq!(r.ato, 10, "m <= ATO_MIN / 2: ato = ato / 2 + ATO_MIN / 2 converges to the minimum");
+    }
+
+    #[test]
+    fn a_gap_longer_than_the_rto_or_a_duplicate_enters_quickack_mode_again() {
+        let mut r = receiver(250, 3).with_handshake_rtt(40 * MS);
+        for i in 0..3 {
+            assert!(r.in_order(i * MS));
+            r.ack_sent();
+        }
+        assert!(!r.in_order(10 * MS));
+        r.ack_sent();
+        // the receiver's RTO is 40 + 200 ms: 60 jiffies
+        assert!(r.in_order(10 * MS + 245 * MS), "after a gap above the RTO");
+        r.ack_sent();
+        for t in [256, 257] {
+            assert!(r.in_order(t * MS));
+            r.ack_sent();
+        }
+        assert!(!r.in_order(258 * MS), "three quick ACKs, then delayed again");
+        r.ack_sent();
+        r.disorder(259 * MS, true, false);
+        assert!(r.in_order(260 * MS), "a duplicate: quickack mode");
+    }
+}
