@@ -76,7 +76,7 @@ def test_tcp_options_are_set_on_every_flow_and_web_group():
     # A bad option is one error, named as it was varied, not one per flow.
     with pytest.raises(ScenarioError) as e:
         expand(base(), {"tcp.ack_policy": ["sometimes"]}, seeds=1)
-    assert e.value.errors == [("tcp.ack_policy", "got 'sometimes'; allowed: 'every', 'delayed' or 'adaptive' (with tcp.ack_policy=sometimes)")]
+    assert e.value.errors == [("tcp.ack_policy", "got 'sometimes'; allowed: 'every', 'delayed', 'adaptive' or 'linux' (with tcp.ack_policy=sometimes)")]
     no_flows = base().to_wire()
     no_flows["flows"] = []
     with pytest.raises(ScenarioError, match=r"^tcp.sack: the scenario has no TCP flows to set an option on$"):

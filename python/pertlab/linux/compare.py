@@ -14,6 +14,7 @@ and the path's jitter are not carried over (the report says so).
 
 from __future__ import annotations
 
+import os
 import re
 import statistics
 from collections.abc import Callable
@@ -37,11 +38,33 @@ from .testbed import TestbedResults, run
 #: receivers echo as Linux's (RFC 7323's ``earliest``, the default).
 LINUX_TCP = {"rtt_samples": "linux"}
 
-#: The simulator's receivers for a testbed scenario with ``delayed_ack = true``: one ACK per two
-#: segments (RFC 5681, as Linux's receiver acknowledges full-sized segments) and the timer at Linux's
-#: shortest delayed-ACK timeout (``TCP_DELACK_MIN``, HZ/25 = 40 ms, include/net/tcp.h; the ATO
-#: a bulk receiver keeps).
-LINUX_DELAYED_ACK = {"ack_policy": "delayed", "delayed_ack_timeout": "40ms"}
+#: The tick rate assumed for the testbed's kernel when its configuration cannot be read
+#: (Debian's ``CONFIG_HZ``).
+DEFAULT_HZ = 250
+
+
+def kernel_hz() -> int | None:
+    """This host's ``CONFIG_HZ``, from /boot/config-RELEASE or /proc/config.gz (None if neither says)."""
+    import gzip
+
+    release = os.uname().release
+    for path, opener in ((Path(f"/boot/config-{release}"), open), (Path("/proc/config.gz"), gzip.open)):
+        try:
+            with opener(path, "rt") as f:
+                for line in f:
+                    if line.startswith("CONFIG_HZ="):
+                        return int(line.split("=", 1)[1])
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def linux_delayed_ack() -> dict[str, Any]:
+    """The simulator's receivers for a testbed scenario with ``delayed_ack = true``: Linux's delayed
+    ACK (``ack_policy = "linux"``: quickack mode, the ACK-timeout estimator, the timer on this
+    host's jiffies, docs/model.md), the kernel's ``CONFIG_HZ`` read from this host, else
+    :data:`DEFAULT_HZ`."""
+    return {"ack_policy": "linux", "linux_ack": {"hz": kernel_hz() or DEFAULT_HZ}}
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
 #: CUBIC (RFC 9438; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
@@ -56,7 +79,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     jitter, so the variation of the delay, a Gilbert-Elliott path's bursts (its stationary rate
     is used) and the losses of ACKs are not carried. The initial window is carried when the
     scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
-    Linux's delayed ACKs (``delayed_ack``) are carried as :data:`LINUX_DELAYED_ACK`, its RTT samples as
+    Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples as
     :data:`LINUX_TCP`.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
@@ -91,7 +114,7 @@ def _testbed_field(path: str) -> str:
 def _tcp_of(sc: TestbedScenario) -> dict[str, Any]:
     """The simulator's TCP options for the testbed scenario: Linux's RTT samples, and the initial
     window and the receivers' ACKs where the scenario sets them."""
-    return LINUX_TCP | ({} if sc.init_cwnd is None else {"init_cwnd": sc.init_cwnd}) | (LINUX_DELAYED_ACK if sc.delayed_ack else {})
+    return LINUX_TCP | ({} if sc.init_cwnd is None else {"init_cwnd": sc.init_cwnd}) | (linux_delayed_ack() if sc.delayed_ack else {})
 
 
 def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) -> Scenario:
@@ -154,10 +177,11 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
         + (f" Initial window {sc.init_cwnd} segments on both sides." if sc.init_cwnd is not None else
            f" Initial window: the kernel's {LINUX_INIT_CWND} segments, the simulator's {sim_sc.flows[0].tcp.init_cwnd} (`init_cwnd` sets one for both).")
-        + (f" Receivers: Linux's delayed ACKs; in the simulator one ACK per two segments, a {LINUX_DELAYED_ACK['delayed_ack_timeout']} timer."
+        + (f" Receivers: Linux's delayed ACKs; in the simulator Linux's rules (`ack_policy = \"linux\"`) at HZ = {sim_sc.flows[0].tcp.linux_ack.hz}."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last)."
         + (" The receivers' ACKs are counted from captures of their links (`capture_acks`; pertlab.acks; in the simulator ACKs carry no PSH)." if sc.capture_acks else "")
+        + (f" The kernel's senders' TSO chunks hold at least {sc.min_tso_segs} segment{'s' if sc.min_tso_segs > 1 else ''} (`min_tso_segs`); the simulator sends segment by segment." if sc.min_tso_segs is not None else "")
         + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
         + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"

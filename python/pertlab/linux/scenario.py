@@ -282,6 +282,11 @@ class TestbedScenario(_Model):
         description="the senders' initial window, 1 to 100000 segments (the simulator's max_cwnd): set on the sender's route (initcwnd), and the simulator's flows' `tcp.init_cwnd` in `testbed compare`; "
         f"default each side's own: the kernel's {LINUX_INIT_CWND} (RFC 6928), the simulator's 2 (ns-2's)",
     )
+    min_tso_segs: Annotated[int, Field(ge=1, le=255)] | None = Field(
+        None,
+        description="the senders' net.ipv4.tcp_min_tso_segs, 1 to 255: the fewest segments Linux puts in one TSO/GSO chunk however slow the flow "
+        "(the last segment of a chunk often carries PSH, docs/linux.md); default the kernel's (2). The simulator sends segment by segment",
+    )
     trace_rtt: bool = Field(
         False, description="record every RTT sample of the eBPF pert_adaptive connections with the srtt_0.99 it gave (Kotla Fig. 15): TestbedResults.rtt_trace"
     )

@@ -153,6 +153,8 @@ class Testbed:
         self.ns(self.rcv, "ip", "route", "add", "default", "via", RTR_RCV_IP, *quick)
         for key in ("net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0", "net.ipv4.conf.all.send_redirects=0"):
             self.ns(self.rtr, "sysctl", "-qw", key)
+        if self.sc.min_tso_segs is not None:
+            self.ns(self.snd, "sysctl", "-qw", f"net.ipv4.tcp_min_tso_segs={self.sc.min_tso_segs}")
         # Delay line: half the round trip each way, the path's jitter, order and loss.
         b = self.sc.bottleneck
         self.delayline = self.popen(self.rtr, str(delayline), "dl0", *self.sc.delayline_args())

@@ -60,7 +60,7 @@ FULL: tuple[KernelCase, ...] = (
     kcase("cubic-10", "10 kernel cubic flows", **NET, flows=[{"cc": "cubic", "count": 10}]),
     kcase("pert-10", "10 eBPF PERT flows", **NET, flows=[{"cc": "pert", "count": 10}]),
     kcase("pert-reno", "3 PERT and 3 reno flows", **NET, flows=[{"cc": "pert", "count": 3}, {"cc": "reno", "count": 3}]),
-    # Linux's delayed ACKs against the simulator's (one ACK per two segments, a 40 ms timer), their
+    # Linux's delayed ACKs against the simulator's Linux rules (ack_policy = "linux"), their
     # ACKs counted from captures (the case's report.md, receivers: rows). PERT behind delayed ACKs
     # is docs/linux.md's "Ten PERT flows behind delayed ACKs".
     kcase("reno-10-delack", "10 kernel reno flows behind delayed ACKs", **NET, delayed_ack=True, capture_acks=True, flows=[{"cc": "reno", "count": 10}]),
