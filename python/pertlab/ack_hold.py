@@ -72,7 +72,7 @@ def _warning(label: str, members: list[Member], data: dict[str, Any], scenario: 
     return (
         f"the {n} {kinds} flow{'s' if n > 1 else ''} '{label}' take{'' if n > 1 else 's'} queueing delay from RTT samples, and "
         f"{'their receivers hold' if n > 1 else 'its receiver holds'} segments (ack_policy {policies}) and echo{'' if n > 1 else 'es'} "
-        "the first one held (tcp.ts_echo = earliest, RFC 7323), so each sample includes the hold, up to the delayed-ACK "
+        "the first one held (tcp.ts_echo = earliest, RFC 7323), so each sample includes the hold, up to the receiver's ACK "
         f"timeout: {evidence}. Linux gives a congestion control the last acknowledged segment's RTT (tcp.rtt_samples = linux, --rtt-samples linux), "
         "and ns-2's sinks echo the newest timestamp: tcp.ts_echo = latest (--ts-echo latest) does the same, though a "
         "segment acknowledged alone still carries its wait (docs/model.md, 'Timestamp echo')"

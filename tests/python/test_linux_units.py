@@ -324,6 +324,19 @@ def test_simulator_scenario_mirrors_the_testbed() -> None:
             TestbedScenario.parse({"min_tso_segs": bad})
 
 
+def test_testbed_counts_retransmissions_over_the_measurement_window() -> None:
+    # One definition with the simulator's flows table: what tcpi_total_retrans (cumulative over the
+    # connection's life) gained after the warm-up, from its last sample at or before the window's
+    # start. Until 2026-12-04 the testbed gave the whole run's, start-up losses included.
+    from pertlab.linux.testbed import _retransmits_in_window
+
+    samples = [{"port": 1, "t": t, "total_retrans": n} for t, n in ((0.5, 40), (1.0, 46), (1.5, 46), (2.0, 50))] + [{"port": 2, "t": 1.0, "total_retrans": 9}]
+    assert _retransmits_in_window(samples, 1, {"total_retrans": 53}, t_w=1.2) == 7
+    assert _retransmits_in_window(samples, 1, {"total_retrans": 53}, t_w=0.1) == 53  # no sample before the window
+    assert _retransmits_in_window(samples, 2, {"total_retrans": 9}, t_w=1.0) == 0
+    assert _retransmits_in_window(samples, 3, {}, t_w=1.0) == 0  # a connection never sampled
+
+
 def test_cli_lists_the_linux_and_testbed_commands() -> None:
     r = CliRunner().invoke(app, ["linux", "--help"])
     assert r.exit_code == 0 and all(c in r.output for c in ("load", "unload", "status"))

@@ -16,8 +16,10 @@ its source). What the thesis leaves unstated and is chosen here:
   :data:`PLANETLAB_RATE` for the four PlanetLab paths, whose bottlenecks are unknown; a
   one-BDP drop-tail buffer (the testbed's default);
 - the run length (the thesis says only "longer duration"): :data:`FULL` and :data:`QUICK`;
-- "losses" are the sender's retransmitted segments (``tcpi_total_retrans`` over the whole
-  run), per connection; throughput is goodput per connection over the measurement window;
+- "losses" are the sender's retransmitted segments over the measurement window, per
+  connection (``tcpi_total_retrans`` at the end less at the warm-up's end, as the simulator
+  counts them; the report of 2026-11 counted the whole run); throughput is goodput per
+  connection over the measurement window;
 - no cross traffic beyond the two groups (the thesis's paths carried unknown other traffic).
 
 The simulator runs each scenario too (:func:`pertlab.linux.compare.sim_scenario`: the path's

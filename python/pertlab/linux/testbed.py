@@ -553,7 +553,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         flow_rows.append({
             "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": starts[i],
             "goodput_mbps": gbytes * 8 / span / 1e6 if span > 0 else None, "goodput_bytes": int(gbytes) if span > 0 else None,
-            "retransmits": fin.get("total_retrans", 0),
+            "retransmits": _retransmits_in_window(samples, port, fin, t_w),
             "early_responses": early.get(port, 0) if cc in EBPF_CCS and q_warm is not None else None,
             "base_rtt_ms": sc.bottleneck.delay / 1e6, "rtt_samples": len(rtts),
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
@@ -652,6 +652,14 @@ def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
     run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}
     window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()} if warm_read else None
     return {"alpha": end["alpha"], "mode": end["mode"], "run": run, "window": window, "at_warm_read": warm is not None}
+
+
+def _retransmits_in_window(samples: list[dict], port: int, fin: dict, t_w: float) -> int:
+    """A connection's retransmitted segments over the measurement window, as the simulator counts
+    them: ``tcpi_total_retrans`` (cumulative over the connection's life) at the end, less its
+    last sample at or before the window's start (0 if none was taken)."""
+    before = [s["total_retrans"] for s in samples if s["port"] == port and s["t"] <= t_w]
+    return max(0, fin.get("total_retrans", 0) - (before[-1] if before else 0))
 
 
 def _stats(xs: list[float]) -> dict:

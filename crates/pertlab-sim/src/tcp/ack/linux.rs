@@ -26,9 +26,10 @@
 //!
 //! Left out: pingpong mode (entered when the receiver sends data; a bulk
 //! receiver never does), the immediate ACK of a pushed segment once the
-//! application has read it (segments here carry no PSH), ACK compression of
-//! SACKs, receive-window updates, and the wheel's clock lagging jiffies on an
-//! idle CPU. Out-of-order, duplicate and gap-filling segments are acknowledged
+//! application has read it (segments here carry no PSH), the two quick ACKs
+//! Linux sends when a segment arrives CE-marked, ACK compression of SACKs,
+//! receive-window updates, and the wheel's clock lagging jiffies on an idle
+//! CPU. Out-of-order, duplicate and gap-filling segments are acknowledged
 //! at once, as by every policy.
 
 use serde::{Deserialize, Serialize};
