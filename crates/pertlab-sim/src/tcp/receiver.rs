@@ -134,11 +134,8 @@ impl TcpReceiver {
 
     /// Its RTT estimate from the handshake, `rtt()` (the empty path's round trip):
     /// computed only for an ACK policy that uses it (Linux's delayed-ACK bound).
-    pub fn with_handshake_rtt(mut self, rtt: impl FnOnce() -> SimTime) -> TcpReceiver {
-        if self.ack.needs_handshake_rtt() {
-            self.ack = self.ack.with_handshake_rtt(rtt());
-        }
-        self
+    pub fn with_handshake_rtt(self, rtt: impl FnOnce() -> SimTime) -> TcpReceiver {
+        TcpReceiver { ack: self.ack.with_handshake_rtt(rtt), ..self }
     }
 
     /// Its ACKs carry service class `class` (`flows[].class`), as the flow's data do.

@@ -83,43 +83,46 @@ impl LinuxAckConfig {
 /// Jiffies (1 / HZ s), as Linux counts them.
 type Jiffies = u64;
 
+/// The receiver's state. Narrow fields where the values allow: every receiver's ACK clock is as
+/// large as its largest policy's, and this one is kept within the adaptive policy's size.
 #[derive(Clone, Debug)]
 pub struct LinuxAck {
-    hz: u64,
-    quickacks: u32,
+    hz: u32,
+    /// At most [`MAX_QUICKACKS`].
+    quickacks: u8,
+    /// `icsk_ack.quick`: ACKs still to be sent at once.
+    quick: u8,
+    /// In-order segments received and not yet acknowledged (at most 2: the second is acknowledged).
+    unacked: u8,
     /// `icsk_ack.ato`; 0 before the first data segment.
     ato: Jiffies,
-    /// `icsk_ack.quick`: ACKs still to be sent at once.
-    quick: u32,
     /// `icsk_ack.lrcvtime`: the last in-order arrival.
     lrcvtime: Jiffies,
-    /// `usecs_to_jiffies(srtt)` of the handshake, if the receiver has one.
-    srtt: Option<Jiffies>,
+    /// `usecs_to_jiffies(srtt)` of the handshake; 0 without one (Linux's `srtt_us == 0`).
+    srtt: Jiffies,
     /// `icsk_rto` of the receiver: from the handshake's RTT, else `TCP_TIMEOUT_INIT` (1 s).
     rto: Jiffies,
-    /// In-order segments received and not yet acknowledged.
-    unacked: u32,
     /// When the timer fires, if armed.
     at: Option<SimTime>,
 }
 
 impl LinuxAck {
     pub fn new(cfg: &LinuxAckConfig) -> LinuxAck {
-        let hz = cfg.hz as u64;
-        LinuxAck { hz, quickacks: cfg.quickacks, ato: 0, quick: 0, lrcvtime: 0, srtt: None, rto: hz, unacked: 0, at: None }
+        let quickacks = cfg.quickacks.min(MAX_QUICKACKS) as u8;
+        LinuxAck { hz: cfg.hz, quickacks, quick: 0, unacked: 0, ato: 0, lrcvtime: 0, srtt: 0, rto: cfg.hz as Jiffies, at: None }
     }
 
     /// The receiver's RTT estimate from the handshake (`tcp_synack_rtt_meas`):
     /// the delayed-ACK bound, and the RTO of Linux's first sample,
     /// srtt + max(2 srtt, `TCP_RTO_MIN`) (`tcp_rtt_estimator`, `__tcp_set_rto`).
     pub fn with_handshake_rtt(mut self, rtt: SimTime) -> LinuxAck {
-        self.srtt = Some(self.jiffies_up(rtt));
+        self.srtt = self.jiffies_up(rtt).max(1); // Linux takes a 0 us sample as 1 us
         self.rto = self.jiffies_up(rtt.saturating_add(rtt.saturating_mul(2).max(RTO_MIN_NS)));
         self
     }
 
     fn jiffy_ns(&self) -> SimTime {
-        NS_PER_SEC / self.hz
+        NS_PER_SEC / self.hz as SimTime
     }
 
     /// `usecs_to_jiffies`: rounded up.
@@ -129,12 +132,12 @@ impl LinuxAck {
 
     /// `TCP_ATO_MIN` and `TCP_DELACK_MIN`: HZ / 25 (40 ms).
     fn ato_min(&self) -> Jiffies {
-        self.hz / 25
+        self.hz as Jiffies / 25
     }
 
     /// `TCP_DELACK_MAX`: HZ / 5 (200 ms), the socket's `icsk_delack_max` by default.
     fn delack_max(&self) -> Jiffies {
-        self.hz / 5
+        self.hz as Jiffies / 5
     }
 
     /// `tcp_incr_quickack` with the receive window of a bulk receiver (see
@@ -168,15 +171,15 @@ impl LinuxAck {
     pub fn in_order(&mut self, now: SimTime) -> bool {
         let now_j = now / self.jiffy_ns();
         self.data_received(now_j);
-        self.unacked += 1;
+        self.unacked = self.unacked.saturating_add(1);
         if self.unacked >= 2 || self.quick > 0 {
             return true;
         }
         let mut ato = self.ato;
         if ato > self.ato_min() {
-            let mut max_ato = self.hz / 2;
-            if let Some(srtt) = self.srtt {
-                max_ato = max_ato.min(srtt.max(self.ato_min()));
+            let mut max_ato = self.hz as Jiffies / 2;
+            if self.srtt > 0 {
+                max_ato = max_ato.min(self.srtt.max(self.ato_min()));
             }
             ato = ato.min(max_ato);
         }
@@ -247,6 +250,12 @@ mod tests {
     }
 
     #[test]
+    fn the_state_fits_in_the_adaptive_policys() {
+        // Every receiver's ACK clock is as large as its largest policy's (see `LinuxAck`).
+        assert!(std::mem::size_of::<LinuxAck>() <= std::mem::size_of::<super::super::adaptive::AdaptiveAck>());
+    }
+
+    #[test]
     fn the_wheel_fires_a_level_0_timer_one_jiffy_late_and_rounds_up_at_level_1() {
         assert_eq!(timer_wheel_expiry(100, 110), 111);
         assert_eq!(timer_wheel_expiry(100, 162), 163);
@@ -291,7 +300,7 @@ mod tests {
     fn a_missed_delayed_ack_inflates_the_ato_up_to_the_handshake_rtt() {
         // handshake RTT 41 ms: 11 jiffies at HZ = 250; RTO 41 + 200 ms
         let mut r = receiver(250, 0).with_handshake_rtt(41 * MS);
-        assert_eq!((r.srtt, r.rto), (Some(11), 61));
+        assert_eq!((r.srtt, r.rto), (11, 61));
         assert!(!r.in_order(0));
         assert_eq!(r.deadline(), Some(44 * MS));
         r.timer_fired();

@@ -147,18 +147,13 @@ impl AckClock {
         }
     }
 
-    /// The receiver's RTT estimate from its handshake (the Linux policy's
-    /// delayed-ACK bound and RTO; the other policies have no use for it).
-    pub fn with_handshake_rtt(self, rtt: SimTime) -> AckClock {
+    /// The receiver's RTT estimate from its handshake, `rtt()`: the Linux
+    /// policy's delayed-ACK bound and RTO; called only by that policy.
+    pub fn with_handshake_rtt(self, rtt: impl FnOnce() -> SimTime) -> AckClock {
         match self {
-            AckClock::Linux(l) => AckClock::Linux(l.with_handshake_rtt(rtt)),
+            AckClock::Linux(l) => AckClock::Linux(l.with_handshake_rtt(rtt())),
             other => other,
         }
-    }
-
-    /// Whether [`AckClock::with_handshake_rtt`] is of use.
-    pub fn needs_handshake_rtt(&self) -> bool {
-        matches!(self, AckClock::Linux(_))
     }
 
     /// Segment `rcv_nxt - 1` arrived in order at `now` (and filled no gap):
