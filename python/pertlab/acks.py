@@ -33,7 +33,6 @@ AT_ONCE_S = 0.010
 ACK_SCHEMA = {"conn": pl.String, "t_s": pl.Float64, "segments": pl.UInt32, "hold_ms": pl.Float64, "push": pl.Boolean}
 
 
-
 class Packet(NamedTuple):
     """A captured TCP packet as :func:`read_packets` gives it."""
 

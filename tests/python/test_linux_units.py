@@ -330,11 +330,11 @@ def test_testbed_counts_retransmissions_over_the_measurement_window() -> None:
     # start. Until 2026-12-04 the testbed gave the whole run's, start-up losses included.
     from pertlab.linux.testbed import _retransmits_in_window
 
-    samples = [{"port": 1, "t": t, "total_retrans": n} for t, n in ((0.5, 40), (1.0, 46), (1.5, 46), (2.0, 50))] + [{"port": 2, "t": 1.0, "total_retrans": 9}]
-    assert _retransmits_in_window(samples, 1, {"total_retrans": 53}, t_w=1.2) == 7
-    assert _retransmits_in_window(samples, 1, {"total_retrans": 53}, t_w=0.1) == 53  # no sample before the window
-    assert _retransmits_in_window(samples, 2, {"total_retrans": 9}, t_w=1.0) == 0
-    assert _retransmits_in_window(samples, 3, {}, t_w=1.0) == 0  # a connection never sampled
+    samples = [{"t": t, "total_retrans": n} for t, n in ((0.5, 40), (1.0, 46), (1.5, 46), (2.0, 50))]
+    assert _retransmits_in_window(samples, {"total_retrans": 53}, t_w=1.2) == 7
+    assert _retransmits_in_window(samples, {"total_retrans": 53}, t_w=0.1) == 53  # no sample before the window
+    assert _retransmits_in_window([{"t": 1.0, "total_retrans": 9}], {"total_retrans": 9}, t_w=1.0) == 0
+    assert _retransmits_in_window([], {}, t_w=1.0) == 0  # a connection never sampled
 
 
 def test_cli_lists_the_linux_and_testbed_commands() -> None:

@@ -253,7 +253,7 @@ def testbed_compare(
     memory_limit: Annotated[Optional[str], typer.Option(help=f"The simulator's runs: {MEMORY_LIMIT_HELP}")] = None,
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
-    from ..cli.checks import check_out_dir, read_memory_limit
+    from ..cli.checks import check_out_dir, fail, read_memory_limit
     from ..scenario import ScenarioError
     from .compare import compare
 
@@ -263,7 +263,7 @@ def testbed_compare(
     try:
         report, real = compare(sc, out_dir, sim_seeds, limit)
     except ScenarioError as e:
-        _die("\n".join(f"{', '.join('--memory-limit' if f == 'memory_limit' else f for f in path.split(', '))}: {message}" for path, message in e.errors), 2)
+        fail(e, {"memory_limit": "--memory-limit"})
     except RuntimeError as e:
         _die(str(e))
     except KeyboardInterrupt:

@@ -18,6 +18,7 @@ import os
 import re
 import statistics
 from collections.abc import Callable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,7 @@ LINUX_TCP = {"rtt_samples": "linux"}
 DEFAULT_HZ = 250
 
 
+@cache
 def kernel_hz() -> int | None:
     """This host's ``CONFIG_HZ``, from /boot/config-RELEASE or /proc/config.gz (None if neither says)."""
     import gzip
@@ -221,16 +223,13 @@ def simulated(sim: Scenario, folder: Path, capture_acks: bool, memory_limit: flo
     (None without, or when the run was interrupted)."""
     from ..runner import run as sim_run
 
-    if not capture_acks:
-        res = sim_run(sim, memory_limit=memory_limit)
-        res.write(folder)
-        return res, None
-    captures = folder / "captures"
-    captures.mkdir(parents=True, exist_ok=True)
-    sim = sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=str(captures / f"r1-d{i}.pcap")) for i in range(len(sim.flows))]})
+    if capture_acks:
+        captures = folder / "captures"
+        captures.mkdir(parents=True, exist_ok=True)
+        sim = sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=str(captures / f"r1-d{i}.pcap")) for i in range(len(sim.flows))]})
     res = sim_run(sim, memory_limit=memory_limit)
     res.write(folder)
-    return res, None if res.interrupted else _receiver_acks(sim, folder)
+    return res, _receiver_acks(sim, folder) if capture_acks and not res.interrupted else None
 
 
 def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:

@@ -543,17 +543,21 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         (ta, ba), (tb_, bb) = before[-1], after[0]
         return float(ba if tb_ == ta else ba + (bb - ba) * (t - ta) / (tb_ - ta))
 
-    samples = [s for out in send_out for s in out["samples"]]
+    samples: dict[int, list[dict]] = {}  # by connection, in time order
+    for out in send_out:
+        for s in out["samples"]:
+            samples.setdefault(s["port"], []).append(s)
     finals = {f["port"]: f for out in send_out for f in out["final"]}
     flow_rows, series_rows = [], []
     for port, (i, cc) in sorted(ports.items(), key=lambda kv: kv[1][0]):
         gbytes = bytes_at(port, t_e) - bytes_at(port, t_w)
-        rtts = [s["srtt_us"] / 1000 for s in samples if s["port"] == port and t_w <= s["t"] <= t_e]
+        mine = samples.get(port, [])
+        rtts = [s["srtt_us"] / 1000 for s in mine if t_w <= s["t"] <= t_e]
         fin = finals.get(port, {})
         flow_rows.append({
             "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": starts[i],
             "goodput_mbps": gbytes * 8 / span / 1e6 if span > 0 else None, "goodput_bytes": int(gbytes) if span > 0 else None,
-            "retransmits": _retransmits_in_window(samples, port, fin, t_w),
+            "retransmits": _retransmits_in_window(mine, fin, t_w),
             "early_responses": early.get(port, 0) if cc in EBPF_CCS and q_warm is not None else None,
             "base_rtt_ms": sc.bottleneck.delay / 1e6, "rtt_samples": len(rtts),
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
@@ -563,9 +567,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             **{f"{k}_s": fin[f"{k}_us"] / 1e6 if f"{k}_us" in fin else None for k in ("busy", "sndbuf_limited", "rwnd_limited")},
             **_video_columns(sc, groups[i], recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
         })  # fmt: skip
-        for s in samples:
-            if s["port"] == port:
-                series_rows.append({"t_s": s["t"] - t0, "flow": i, "cwnd": s["cwnd"], "ssthresh": s["ssthresh"], "srtt_ms": s["srtt_us"] / 1000, "delivered_bytes": s["bytes_acked"]})
+        series_rows += [{"t_s": s["t"] - t0, "flow": i, "cwnd": s["cwnd"], "ssthresh": s["ssthresh"], "srtt_ms": s["srtt_us"] / 1000, "delivered_bytes": s["bytes_acked"]} for s in mine]
     # Linux's chrono statistics over the connection's life: busy sending, and limited by the send buffer or the receiver's window.
     flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
     extra: dict = {
@@ -654,11 +656,12 @@ def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
     return {"alpha": end["alpha"], "mode": end["mode"], "run": run, "window": window, "at_warm_read": warm is not None}
 
 
-def _retransmits_in_window(samples: list[dict], port: int, fin: dict, t_w: float) -> int:
+def _retransmits_in_window(samples: list[dict], fin: dict, t_w: float) -> int:
     """A connection's retransmitted segments over the measurement window, as the simulator counts
-    them: ``tcpi_total_retrans`` (cumulative over the connection's life) at the end, less its
-    last sample at or before the window's start (0 if none was taken)."""
-    before = [s["total_retrans"] for s in samples if s["port"] == port and s["t"] <= t_w]
+    them: ``tcpi_total_retrans`` (cumulative over the connection's life) at the end (``fin``),
+    less its last sample (``samples``: the connection's, in time order) at or before the
+    window's start (0 if none was taken)."""
+    before = [s["total_retrans"] for s in samples if s["t"] <= t_w]
     return max(0, fin.get("total_retrans", 0) - (before[-1] if before else 0))
 
 
