@@ -81,6 +81,14 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _comm(pid: int) -> str | None:
+    """The command name of process ``pid``, None if it has ended."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except FileNotFoundError:
+        return None
+
+
 def _ns_pids(ns: str) -> list[int]:
     return [int(p) for p in subprocess.run(["ip", "netns", "pids", ns], capture_output=True, text=True).stdout.split()]
 
@@ -355,7 +363,9 @@ def test_sigkill_helpers_end_by_themselves_and_cleanup_removes_the_rest(tmp_path
     before = _namespaces()
     with _driver("run", str(_scenario(tmp_path, "60s"))) as p:
         new = _flows_running(before, p)
-        helpers = {pid: Path(f"/proc/{pid}/comm").read_text().strip() for ns in new for pid in _ns_pids(ns)}
+        # a short-lived process (a ping, a sysctl) may end between the listing and the read
+        names = {pid: _comm(pid) for ns in new for pid in _ns_pids(ns)}
+        helpers = {pid: name for pid, name in names.items() if name is not None}
         assert "delayline" in helpers.values() and len(helpers) >= 3, helpers  # delay line, receiver, sender
         p.kill()
         p.communicate()
