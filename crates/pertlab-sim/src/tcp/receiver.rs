@@ -25,7 +25,10 @@
 //!   echoes its last segment and the RTT sample leaves out the hold time.
 //! - ECN-Echo (RFC 3168 6.1.3): set on every ACK from the arrival of a CE
 //!   segment until a segment with CWR arrives (CWR is processed before CE, so a
-//!   CE mark on the CWR segment itself starts a new echo).
+//!   CE mark on the CWR segment itself starts a new echo). Under `ack_policy =
+//!   "linux"` the segment's ECN bits also time the ACK as Linux's do (`ack::EcnCue`):
+//!   at once on CWR, two quick ACKs from the first CE segment of an echo and
+//!   from a Not-ECT retransmission.
 //! - XECN and DCTCP feedback (`cfg.ecn_feedback`, see `ecn_feedback`): the
 //!   ACK of a CE segment carries the Count Codepoint (XECN, Tahiliani 2013
 //!   Algorithm 5), or ECE says exactly which segments were CE (RFC 8257 3.2,
@@ -36,10 +39,11 @@
 //!
 //! # Left out
 //! Receive-window management (the window is `cfg.max_cwnd` at the sender),
-//! D-SACK (RFC 2883), reneging, the immediate ACK on a change of CE state that
-//! Linux sends (a delayed ACK carries the echo a little later).
+//! D-SACK (RFC 2883), reneging, and under the policies other than `linux` the
+//! immediate ACK on a change of CE state that Linux sends (a delayed ACK
+//! carries the echo a little later).
 
-use super::ack::{AckClock, SenderView};
+use super::ack::{AckClock, EcnCue, SenderView};
 use super::ecn_feedback::{ack_flags, EcnFeedback};
 use super::{TcpConfig, TsEcho};
 use crate::packet::{Ecn, Packet, PacketKind, SackBlock, XcpHeader, MAX_SACK_BLOCKS};
@@ -99,6 +103,8 @@ pub struct TcpReceiver {
     ce_unacked: bool,
     /// DCTCP feedback: whether the last segment arrived CE (RFC 8257 `DCTCP.CE`).
     last_ce: bool,
+    /// A segment arrived ECT or CE (Linux's `TCP_ECN_SEEN`).
+    ect_seen: bool,
     /// When in-order segments are acknowledged.
     ack: AckClock,
     /// JCC: the R of the last probe received, for the next ACK to echo (Hua 2002, Section 4.2.2).
@@ -125,6 +131,7 @@ impl TcpReceiver {
             ece: false,
             ce_unacked: false,
             last_ce: false,
+            ect_seen: false,
             ack: AckClock::new(cfg.ack_policy(), cfg.delayed_ack_timeout_ns, &cfg.adaptive_ack, &cfg.linux_ack),
             jcc_echo: None,
             xcp_echo: None,
@@ -152,6 +159,7 @@ impl TcpReceiver {
             return;
         }
         self.counters.data_received += 1;
+        let ecn = self.ecn_cue(pkt);
         if pkt.cwr {
             self.ece = false;
         }
@@ -183,16 +191,33 @@ impl TcpReceiver {
         }
         match self.receive(pkt.seq) {
             Arrival::InOrder { filled_gap: false } => {
-                if self.ack.in_order(now, self.rcv_nxt, sender) {
+                if self.ack.in_order(now, self.rcv_nxt, ecn, sender) {
                     self.send_ack(None, out);
                 }
             }
             arrival => {
-                self.ack.disorder(now, arrival == Arrival::Duplicate, arrival == (Arrival::InOrder { filled_gap: true }));
+                self.ack.disorder(now, arrival == Arrival::Duplicate, arrival == (Arrival::InOrder { filled_gap: true }), ecn);
                 let trigger = (arrival == Arrival::OutOfOrder).then_some(pkt.seq);
                 self.send_ack(trigger, out);
             }
         }
+    }
+
+    /// What `pkt`'s ECN bits ask of a Linux receiver ([`EcnCue`]), read before
+    /// they change the ECE state (CWR is taken before CE, as in Linux's
+    /// `tcp_data_queue`); nothing without ECN. Notes whether ECT was seen.
+    fn ecn_cue(&mut self, pkt: &Packet) -> EcnCue {
+        if !self.cfg.ecn {
+            return EcnCue::default();
+        }
+        let demand_cwr = self.ece && !pkt.cwr; // Linux's TCP_ECN_DEMAND_CWR once CWR is taken
+        let quickack = match pkt.ecn {
+            Ecn::NotEct => self.ect_seen,
+            Ecn::Ce => !demand_cwr,
+            Ecn::Ect => false,
+        };
+        self.ect_seen |= pkt.ecn != Ecn::NotEct;
+        EcnCue { cwr: pkt.cwr, quickack }
     }
 
     /// The ACK policy's timer expired at `now` (called only when
@@ -472,6 +497,41 @@ mod tests {
         assert!(send(&mut r, 5, Ecn::Ce, true));
         assert!(send(&mut r, 6, Ecn::Ect, false));
         assert_eq!(r.counters().ce_received, 2);
+    }
+
+    #[test]
+    fn a_linux_receiver_with_ecn_acknowledges_cwr_ce_and_retransmissions_sooner() {
+        use super::super::ack::AckPolicy;
+        let linux = |ecn| TcpConfig { ecn, ack_policy: AckPolicy::Linux, ..TcpConfig::default() };
+        let mut t = 0;
+        // true if acknowledged at once (else the timer's ACK is sent)
+        // the next segment in order, at 100 ms intervals
+        let mut send = |r: &mut TcpReceiver, ecn: Ecn, cwr: bool| {
+            let mut p = data(r.rcv_nxt(), 0);
+            (p.ecn, p.cwr) = (ecn, cwr);
+            t += 100 * MS;
+            let mut out = Vec::new();
+            r.on_data(t, &p, || SenderView::UNLIMITED, &mut out);
+            if out.is_empty() {
+                r.on_delack_timer(r.delack_deadline().unwrap(), &mut out);
+                return false;
+            }
+            true
+        };
+        let (mut r, mut plain) = (TcpReceiver::new(0, 1, 0, linux(true)), TcpReceiver::new(0, 1, 0, linux(false)));
+        for _ in 0..16 {
+            assert!(send(&mut r, Ecn::Ect, false) && send(&mut plain, Ecn::Ect, false), "quickack mode");
+        }
+        let mut arrivals = |r: &mut TcpReceiver, marks: &[(Ecn, bool)]| marks.iter().map(|&(ecn, cwr)| send(r, ecn, cwr)).collect::<Vec<_>>();
+        let (ect, ce, not_ect) = ((Ecn::Ect, false), (Ecn::Ce, false), (Ecn::NotEct, false));
+        // without ECN nothing counts
+        assert_eq!(arrivals(&mut plain, &[ect, ce, (Ecn::Ect, true), not_ect]), [false, false, false, false]);
+        // the first CE segment and the next: at once; CE again before CWR: no new cue
+        assert_eq!(arrivals(&mut r, &[ect, ce, ect, ce, ect]), [false, true, true, false, false]);
+        // CWR: at once, with no quick ACK after it; CE after the CWR starts a new echo
+        assert_eq!(arrivals(&mut r, &[(Ecn::Ect, true), ect, ce, ect, ect]), [true, false, true, true, false]);
+        // Not-ECT after ECT: a retransmission to Linux
+        assert_eq!(arrivals(&mut r, &[not_ect, ect, ect]), [true, true, false]);
     }
 
     #[test]

@@ -24,12 +24,17 @@
 //!   at HZ = 250 and the minimum ATO (docs/linux.md, "Ten PERT flows behind
 //!   delayed ACKs", for what these 0 to 4 ms do).
 //!
+//! - with ECN (`tcp_ecn_accept_cwr`, `tcp_data_ecn_check`; see [`EcnCue`]):
+//!   a segment with CWR is acknowledged at once ("its cwnd may be very low"),
+//!   and two quick ACKs follow the first CE segment since the last CWR and a
+//!   Not-ECT segment after ECT ones ("probably a retransmit"; this
+//!   simulator's senders, as Linux's, retransmit without ECT).
+//!
 //! Left out: pingpong mode (entered when the receiver sends data; a bulk
 //! receiver never does), the immediate ACK of a pushed segment once the
-//! application has read it (segments here carry no PSH), the two quick ACKs
-//! Linux sends when a segment arrives CE-marked, ACK compression of SACKs,
-//! receive-window updates, and the wheel's clock lagging jiffies on an idle
-//! CPU. Out-of-order, duplicate and gap-filling segments are acknowledged
+//! application has read it (segments here carry no PSH), ACK compression of
+//! SACKs, receive-window updates, and the wheel's clock lagging jiffies on an
+//! idle CPU. Out-of-order, duplicate and gap-filling segments are acknowledged
 //! at once, as by every policy.
 
 use serde::{Deserialize, Serialize};
@@ -78,6 +83,24 @@ impl LinuxAckConfig {
         }
         Ok(())
     }
+}
+
+/// Quick ACKs after an ECN cue: `tcp_enter_quickack_mode(sk, 2)` in `tcp_data_ecn_check`.
+const ECN_QUICKACKS: u8 = 2;
+
+/// What a data segment's ECN bits ask of a Linux receiver that negotiated ECN
+/// (Linux 6.x `tcp_ecn_accept_cwr` and `tcp_data_ecn_check`; RFC 3168 feedback,
+/// as Linux's DCTCP also uses). The receiver works it out; the other policies
+/// take no notice of it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EcnCue {
+    /// The segment carries CWR: the sender has just cut its window, "so we
+    /// should ACK immediately".
+    pub cwr: bool,
+    /// Two quick ACKs: the segment is the first CE one since the last CWR
+    /// ("Better not delay acks, sender can have a very low cwnd"), or it is
+    /// Not-ECT after ECT ones ("it is probably a retransmit").
+    pub quickack: bool,
 }
 
 /// Jiffies (1 / HZ s), as Linux counts them.
@@ -140,16 +163,29 @@ impl LinuxAck {
         self.hz as Jiffies / 5
     }
 
-    /// `tcp_incr_quickack` with the receive window of a bulk receiver (see
-    /// [`LinuxAckConfig::quickacks`]).
-    fn incr_quickack(&mut self) {
-        self.quick = self.quick.max(self.quickacks);
+    /// `tcp_incr_quickack(sk, max_quickacks)` with the receive window of a bulk
+    /// receiver (see [`LinuxAckConfig::quickacks`]).
+    fn incr_quickack(&mut self, max_quickacks: u8) {
+        self.quick = self.quick.max(self.quickacks.min(max_quickacks));
+    }
+
+    /// `tcp_enter_quickack_mode`: quick ACKs, and the ATO back to its minimum.
+    fn enter_quickack_mode(&mut self, max_quickacks: u8) {
+        self.incr_quickack(max_quickacks);
+        self.ato = self.ato_min();
+    }
+
+    /// `tcp_data_ecn_check`, after the estimator as in `tcp_event_data_recv`.
+    fn ecn_check(&mut self, ecn: EcnCue) {
+        if ecn.quickack {
+            self.enter_quickack_mode(ECN_QUICKACKS);
+        }
     }
 
     /// `tcp_event_data_recv`'s ACK-timeout estimator, for an in-order arrival at `now`.
     fn data_received(&mut self, now: Jiffies) {
         if self.ato == 0 {
-            self.incr_quickack();
+            self.incr_quickack(MAX_QUICKACKS as u8);
             self.ato = self.ato_min();
         } else {
             let m = now.saturating_sub(self.lrcvtime);
@@ -158,21 +194,22 @@ impl LinuxAck {
             } else if m < self.ato {
                 self.ato = (self.ato / 2 + m).min(self.rto);
             } else if m > self.rto {
-                self.incr_quickack();
+                self.incr_quickack(MAX_QUICKACKS as u8);
             }
         }
         self.lrcvtime = now;
     }
 
-    /// An in-order segment at `now` that filled no gap: true if it is
-    /// acknowledged now (`__tcp_ack_snd_check`), else the timer is armed
-    /// (`tcp_send_delayed_ack`; a held segment is always alone, so no older
-    /// timer is pending).
-    pub fn in_order(&mut self, now: SimTime) -> bool {
+    /// An in-order segment at `now` that filled no gap, with its ECN cue:
+    /// true if it is acknowledged now (`__tcp_ack_snd_check`), else the timer
+    /// is armed (`tcp_send_delayed_ack`; a held segment is always alone, so no
+    /// older timer is pending).
+    pub fn in_order(&mut self, now: SimTime, ecn: EcnCue) -> bool {
         let now_j = now / self.jiffy_ns();
         self.data_received(now_j);
+        self.ecn_check(ecn);
         self.unacked = self.unacked.saturating_add(1);
-        if self.unacked >= 2 || self.quick > 0 {
+        if self.unacked >= 2 || self.quick > 0 || ecn.cwr {
             return true;
         }
         let mut ato = self.ato;
@@ -190,15 +227,18 @@ impl LinuxAck {
 
     /// A segment that was not simply the next in order: a duplicate enters
     /// quickack mode (`tcp_data_queue`: "a retransmit ... force an immediate
-    /// ack"); one filling a gap is in-order data for the estimator. The
-    /// receiver acknowledges either at once.
-    pub fn disorder(&mut self, now: SimTime, duplicate: bool, filled_gap: bool) {
+    /// ack"); one filling a gap is in-order data for the estimator; the ECN
+    /// cue of either other kind counts (`tcp_data_queue_ofo` checks it too).
+    /// The receiver acknowledges each at once.
+    pub fn disorder(&mut self, now: SimTime, duplicate: bool, filled_gap: bool, ecn: EcnCue) {
         if duplicate {
-            self.incr_quickack();
-            self.ato = self.ato_min();
-        } else if filled_gap {
+            self.enter_quickack_mode(MAX_QUICKACKS as u8);
+            return;
+        }
+        if filled_gap {
             self.data_received(now / self.jiffy_ns());
         }
+        self.ecn_check(ecn);
     }
 
     /// An ACK was sent: quickack mode counts it down (`tcp_dec_quickack_mode`,
@@ -244,6 +284,8 @@ mod tests {
     use super::*;
 
     const MS: SimTime = NS_PER_MS;
+    /// A segment whose ECN bits ask nothing.
+    const PLAIN: EcnCue = EcnCue { cwr: false, quickack: false };
 
     fn receiver(hz: u32, quickacks: u32) -> LinuxAck {
         LinuxAck::new(&LinuxAckConfig { hz, quickacks })
@@ -271,14 +313,14 @@ mod tests {
     fn quickack_mode_acknowledges_the_first_segments_at_once_then_every_second() {
         let mut r = receiver(250, 16);
         for i in 0..16 {
-            assert!(r.in_order(i * MS), "segment {i} in quickack mode");
+            assert!(r.in_order(i * MS, PLAIN), "segment {i} in quickack mode");
             r.ack_sent();
         }
-        assert!(!r.in_order(20 * MS), "quickack mode is over: a lone segment waits");
-        assert!(r.in_order(21 * MS), "the second is acknowledged at once");
+        assert!(!r.in_order(20 * MS, PLAIN), "quickack mode is over: a lone segment waits");
+        assert!(r.in_order(21 * MS, PLAIN), "the second is acknowledged at once");
         r.ack_sent();
         let mut none = receiver(250, 0);
-        assert!(!none.in_order(0), "no quickack mode: the first segment waits");
+        assert!(!none.in_order(0, PLAIN), "no quickack mode: the first segment waits");
     }
 
     #[test]
@@ -286,13 +328,13 @@ mod tests {
         // HZ = 250: 4 ms jiffies, the minimum ATO is 10 of them
         for arrival in [1_000 * MS, 1_001 * MS, 1_003 * MS + 999_999] {
             let mut r = receiver(250, 0);
-            assert!(!r.in_order(arrival));
+            assert!(!r.in_order(arrival, PLAIN));
             let hold = r.deadline().unwrap() - arrival;
             assert!(hold > 40 * MS && hold <= 44 * MS, "hold {hold} ns of a segment at {arrival} ns");
         }
         // HZ = 1000: 40 to 41 ms
         let mut r = receiver(1000, 0);
-        assert!(!r.in_order(5 * MS + MS / 2));
+        assert!(!r.in_order(5 * MS + MS / 2, PLAIN));
         assert_eq!(r.deadline(), Some(46 * MS));
     }
 
@@ -301,31 +343,31 @@ mod tests {
         // handshake RTT 41 ms: 11 jiffies at HZ = 250; RTO 41 + 200 ms
         let mut r = receiver(250, 0).with_handshake_rtt(41 * MS);
         assert_eq!((r.srtt, r.rto), (11, 61));
-        assert!(!r.in_order(0));
+        assert!(!r.in_order(0, PLAIN));
         assert_eq!(r.deadline(), Some(44 * MS));
         r.timer_fired();
         r.ack_sent();
         assert_eq!(r.ato, 20, "doubled");
         // the next lone segment comes 100 ms later (m = 25 > ato): the ATO stays 20, bounded by the RTT's 11 jiffies
-        assert!(!r.in_order(100 * MS));
+        assert!(!r.in_order(100 * MS, PLAIN));
         assert_eq!(r.deadline(), Some((25 + 11 + 1) * 4 * MS));
         // without a handshake the bound is HZ / 2, and the ATO itself (20 jiffies) is used
         let mut free = receiver(250, 0);
-        assert!(!free.in_order(0));
+        assert!(!free.in_order(0, PLAIN));
         free.timer_fired();
         free.ack_sent();
-        assert!(!free.in_order(100 * MS));
+        assert!(!free.in_order(100 * MS, PLAIN));
         assert_eq!(free.deadline(), Some((25 + 20 + 1) * 4 * MS));
     }
 
     #[test]
     fn arrivals_close_together_pull_the_ato_back_to_its_minimum() {
         let mut r = receiver(250, 0).with_handshake_rtt(41 * MS);
-        assert!(!r.in_order(0));
+        assert!(!r.in_order(0, PLAIN));
         r.timer_fired();
         r.ack_sent();
         for k in 1..8 {
-            let _ = r.in_order(100 * MS + k * MS);
+            let _ = r.in_order(100 * MS + k * MS, PLAIN);
             r.ack_sent();
         }
         assert_eq!(r.ato, 10, "m <= ATO_MIN / 2: ato = ato / 2 + ATO_MIN / 2 converges to the minimum");
@@ -335,21 +377,62 @@ mod tests {
     fn a_gap_longer_than_the_rto_or_a_duplicate_enters_quickack_mode_again() {
         let mut r = receiver(250, 3).with_handshake_rtt(40 * MS);
         for i in 0..3 {
-            assert!(r.in_order(i * MS));
+            assert!(r.in_order(i * MS, PLAIN));
             r.ack_sent();
         }
-        assert!(!r.in_order(10 * MS));
+        assert!(!r.in_order(10 * MS, PLAIN));
         r.ack_sent();
         // the receiver's RTO is 40 + 200 ms: 60 jiffies
-        assert!(r.in_order(10 * MS + 245 * MS), "after a gap above the RTO");
+        assert!(r.in_order(10 * MS + 245 * MS, PLAIN), "after a gap above the RTO");
         r.ack_sent();
         for t in [256, 257] {
-            assert!(r.in_order(t * MS));
+            assert!(r.in_order(t * MS, PLAIN));
             r.ack_sent();
         }
-        assert!(!r.in_order(258 * MS), "three quick ACKs, then delayed again");
+        assert!(!r.in_order(258 * MS, PLAIN), "three quick ACKs, then delayed again");
         r.ack_sent();
-        r.disorder(259 * MS, true, false);
-        assert!(r.in_order(260 * MS), "a duplicate: quickack mode");
+        r.disorder(259 * MS, true, false, PLAIN);
+        assert!(r.in_order(260 * MS, PLAIN), "a duplicate: quickack mode");
+    }
+
+    #[test]
+    fn a_first_ce_or_a_not_ect_retransmission_gets_two_quick_acks_and_cwr_one() {
+        let ce = EcnCue { cwr: false, quickack: true };
+        let cwr = EcnCue { cwr: true, quickack: false };
+        let mut r = receiver(250, 16);
+        let mut t = 0;
+        let mut arrive = |r: &mut LinuxAck, ecn| {
+            t += MS;
+            let now = r.in_order(t, ecn);
+            if now {
+                r.ack_sent();
+            }
+            now
+        };
+        for _ in 0..16 {
+            assert!(arrive(&mut r, PLAIN));
+        }
+        assert!(!arrive(&mut r, PLAIN), "quickack mode is over");
+        r.timer_fired();
+        r.ack_sent();
+        assert_eq!(r.ato, 20);
+        assert!(arrive(&mut r, ce), "the CE segment itself");
+        assert_eq!(r.ato, 10, "tcp_enter_quickack_mode deflates the ATO");
+        assert!(arrive(&mut r, PLAIN), "and the one after it");
+        assert!(!arrive(&mut r, PLAIN), "two quick ACKs, then delayed again");
+        r.ack_sent();
+        assert!(arrive(&mut r, cwr), "CWR: at once");
+        assert!(!arrive(&mut r, PLAIN), "and no quickack mode after it");
+        r.ack_sent();
+        // An out-of-order CE segment is acknowledged at once and leaves one quick ACK.
+        r.disorder(100 * MS, false, false, ce);
+        r.ack_sent();
+        assert!(arrive(&mut r, PLAIN));
+        assert!(!arrive(&mut r, PLAIN));
+        // Without quickack mode (quickacks 0) a cue gives no quick ACK; CWR is still acknowledged at once.
+        let mut none = receiver(250, 0);
+        assert!(!none.in_order(0, ce));
+        none.ack_sent();
+        assert!(none.in_order(MS, cwr));
     }
 }

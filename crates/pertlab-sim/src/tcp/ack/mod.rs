@@ -25,7 +25,7 @@ use crate::time::SimTime;
 use adaptive::AdaptiveAck;
 use delayed::DelayedAck;
 use linux::LinuxAck;
-pub use linux::{LinuxAckConfig, LINUX_HZ_CHOICES, MAX_QUICKACKS};
+pub use linux::{EcnCue, LinuxAckConfig, LINUX_HZ_CHOICES, MAX_QUICKACKS};
 
 /// Which ACK policy a receiver follows.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
@@ -158,26 +158,28 @@ impl AckClock {
 
     /// Segment `rcv_nxt - 1` arrived in order at `now` (and filled no gap):
     /// true if it is to be acknowledged now; otherwise it is held and the
-    /// timer may have been (re-)armed. `sender` is called only by the adaptive
-    /// policy, the one that reads it (issue 21: with many flows, reading the
-    /// sender's state on every segment was a cache miss per data packet).
-    pub fn in_order(&mut self, now: SimTime, rcv_nxt: u32, sender: impl FnOnce() -> SenderView) -> bool {
+    /// timer may have been (re-)armed. `ecn` is what its ECN bits ask of a
+    /// Linux receiver (the other policies ignore it). `sender` is called only
+    /// by the adaptive policy, the one that reads it (issue 21: with many
+    /// flows, reading the sender's state on every segment was a cache miss per
+    /// data packet).
+    pub fn in_order(&mut self, now: SimTime, rcv_nxt: u32, ecn: EcnCue, sender: impl FnOnce() -> SenderView) -> bool {
         match self {
             AckClock::Every => true,
             AckClock::Delayed(d) => d.in_order(now),
             AckClock::Adaptive(a) => a.in_order(now, rcv_nxt, sender()),
-            AckClock::Linux(l) => l.in_order(now),
+            AckClock::Linux(l) => l.in_order(now, ecn),
         }
     }
 
     /// A segment arrived at `now` out of order, as a duplicate, or filling a
     /// gap: it is acknowledged at once, and the adaptive policy starts again;
-    /// Linux's enters quickack mode on a duplicate, and counts a segment
-    /// filling a gap as in-order data.
-    pub fn disorder(&mut self, now: SimTime, duplicate: bool, filled_gap: bool) {
+    /// Linux's enters quickack mode on a duplicate, counts a segment filling a
+    /// gap as in-order data, and takes the ECN cue of either other kind.
+    pub fn disorder(&mut self, now: SimTime, duplicate: bool, filled_gap: bool, ecn: EcnCue) {
         match self {
             AckClock::Adaptive(a) => a.restart(),
-            AckClock::Linux(l) => l.disorder(now, duplicate, filled_gap),
+            AckClock::Linux(l) => l.disorder(now, duplicate, filled_gap, ecn),
             AckClock::Every | AckClock::Delayed(_) => {}
         }
     }
