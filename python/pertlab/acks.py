@@ -30,7 +30,10 @@ import polars as pl
 AT_ONCE_S = 0.010
 
 #: The table of :func:`ack_holds`: one row per ACK that covered new data.
-ACK_SCHEMA = {"conn": pl.String, "t_s": pl.Float64, "segments": pl.UInt32, "hold_ms": pl.Float64, "push": pl.Boolean}
+ACK_SCHEMA = {"conn": pl.String, "t_s": pl.Float64, "segments": pl.UInt32, "hold_ms": pl.Float64, "push": pl.Boolean, "cue_hold_ms": pl.Float64}
+
+#: The ECN codepoints of the IP header (RFC 3168 5).
+NOT_ECT, CE = 0, 3
 
 
 class Packet(NamedTuple):
@@ -43,9 +46,11 @@ class Packet(NamedTuple):
     length: int  #: payload bytes (0: an ACK)
     ack: int  #: relative ACK number
     push: bool  #: the PSH flag
+    ecn: int = NOT_ECT  #: the IP header's ECN field (0 Not-ECT, 1 and 2 ECT, 3 CE)
+    cwr: bool = False  #: the CWR flag
 
 
-_FIELDS = ("frame.time_epoch", "ip.src", "tcp.srcport", "ip.dst", "tcp.dstport", "tcp.seq", "tcp.len", "tcp.ack", "tcp.flags.push")
+_FIELDS = ("frame.time_epoch", "ip.src", "tcp.srcport", "ip.dst", "tcp.dstport", "tcp.seq", "tcp.len", "tcp.ack", "tcp.flags.push", "ip.dsfield.ecn", "tcp.flags.cwr")
 
 
 def read_packets(path: Path) -> list[Packet]:
@@ -58,24 +63,27 @@ def read_packets(path: Path) -> list[Packet]:
         raise RuntimeError(f"tshark could not read {path}: {r.stderr.strip()}")
     out = []
     for line in r.stdout.splitlines():
-        t, src, sport, dst, dport, seq, length, ack, push = line.split(",")
+        t, src, sport, dst, dport, seq, length, ack, push, ecn, cwr = line.split(",")
         if not (seq and length and ack):  # a fragment or a packet cut before its TCP header
             continue
-        out.append(Packet(float(t), f"{src}:{sport}", f"{dst}:{dport}", int(seq), int(length), int(ack), push in ("1", "True")))
+        flag = lambda v: v in ("1", "True")  # noqa: E731
+        out.append(Packet(float(t), f"{src}:{sport}", f"{dst}:{dport}", int(seq), int(length), int(ack), flag(push), int(ecn or 0), flag(cwr)))
     return out
 
 
 def ack_holds(packets: list[Packet], arrival_offset_s: float = 0.0, t0: float = 0.0) -> pl.DataFrame:
     """Every ACK that newly covers data (:data:`ACK_SCHEMA`): its connection ("sender > receiver"),
     its time from ``t0`` (s, on the capture's clock), the segments it covered, how long after the
-    last of them arrived it was sent (ms) and whether that segment carried PSH. ``packets`` as
+    last of them arrived it was sent (ms), whether that segment carried PSH, and how long after
+    the last ECN cue among them it was sent (ms; null if none: :func:`ecn_cues`). ``packets`` as
     :func:`read_packets` gives them, in time order; a data segment arrives ``arrival_offset_s``
     after its stamp."""
-    waiting: dict[tuple[str, str], list[tuple[int, float, bool]]] = {}  # (sender, receiver) -> segments not yet covered: (end, arrival, PSH)
+    waiting: dict[tuple[str, str], list[tuple[int, float, bool, bool]]] = {}  # (sender, receiver) -> segments not yet covered: (end, arrival, PSH, cue)
+    cues = ecn_cues(packets)
     rows = []
-    for t, src, dst, seq, length, ack, push in packets:
+    for i, (t, src, dst, seq, length, ack, push, _, _) in enumerate(packets):
         if length > 0:
-            waiting.setdefault((src, dst), []).append((seq + length, t + arrival_offset_s, push))
+            waiting.setdefault((src, dst), []).append((seq + length, t + arrival_offset_s, push, i in cues))
             continue
         pending = waiting.get((dst, src))
         if not pending:
@@ -85,8 +93,33 @@ def ack_holds(packets: list[Packet], arrival_offset_s: float = 0.0, t0: float = 
             continue
         waiting[(dst, src)] = [s for s in pending if s[0] > ack]
         last = max(covered, key=lambda s: s[1])
-        rows.append({"conn": f"{dst} > {src}", "t_s": t - t0, "segments": len(covered), "hold_ms": (t - last[1]) * 1e3, "push": last[2]})
+        cue = max((s[1] for s in covered if s[3]), default=None)
+        rows.append({"conn": f"{dst} > {src}", "t_s": t - t0, "segments": len(covered), "hold_ms": (t - last[1]) * 1e3, "push": last[2],
+                     "cue_hold_ms": None if cue is None else (t - cue) * 1e3})  # fmt: skip
     return pl.DataFrame(rows, schema=ACK_SCHEMA)
+
+
+def ecn_cues(packets: list[Packet]) -> set[int]:
+    """The indices in ``packets`` of the data segments whose ECN bits ask a Linux receiver for an
+    ACK at once (``tcp_ecn_accept_cwr``, ``tcp_data_ecn_check``; docs/model.md, "Linux's delayed
+    ACK"): a segment with CWR, the first CE segment since the connection's last CWR, and a
+    Not-ECT segment after ECT ones (a retransmission). None without ECN (no ECT segment)."""
+    demand_cwr: dict[tuple[str, str], bool] = {}  # a CE segment arrived, no CWR since
+    ect_seen: set[tuple[str, str]] = set()
+    cues = set()
+    for i, p in enumerate(packets):
+        if p.length == 0:
+            continue
+        conn = (p.src, p.dst)
+        if p.cwr:
+            demand_cwr[conn] = False
+        if p.cwr or (p.ecn == CE and not demand_cwr.get(conn)) or (p.ecn == NOT_ECT and conn in ect_seen):
+            cues.add(i)
+        if p.ecn == CE:
+            demand_cwr[conn] = True
+        if p.ecn != NOT_ECT:
+            ect_seen.add(conn)
+    return cues
 
 
 def push_share(packets: list[Packet], start_s: float, end_s: float, t0: float = 0.0) -> float | None:
@@ -100,12 +133,14 @@ def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: f
     """What the ACKs sent in [``start_s``, ``end_s``] say of the receivers' policy: how many there
     were and the segments each covered (mean); the share that covered one segment; of those, the
     share sent at once (:data:`AT_ONCE_S`), of the ones sent at once the share whose segment
-    carried PSH, and the median hold of the others (ms). None where there is nothing to count.
-    ``data_push_share`` (:func:`push_share`) is carried along."""
+    carried PSH, and the median hold of the others (ms); the ACKs covering an ECN cue
+    (:func:`ecn_cues`) and the share of them sent at once after it. None where there is nothing
+    to count. ``data_push_share`` (:func:`push_share`) is carried along."""
     acks = acks.filter(pl.col("t_s").is_between(start_s, end_s))
     lone = acks.filter(pl.col("segments") == 1)
     at_once = lone.filter(pl.col("hold_ms") < AT_ONCE_S * 1e3)
     held = lone.filter(pl.col("hold_ms") >= AT_ONCE_S * 1e3)["hold_ms"].to_list()
+    cued = acks.filter(pl.col("cue_hold_ms").is_not_null())
     share = lambda part, whole: part.height / whole.height if whole.height else None  # noqa: E731
     return {
         "acks": acks.height,
@@ -114,6 +149,8 @@ def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: f
         "lone_at_once_share": share(at_once, lone),
         "at_once_push_share": share(at_once.filter(pl.col("push")), at_once),
         "lone_held_median_ms": statistics.median(held) if held else None,
+        "cue_acks": cued.height,
+        "cue_at_once_share": share(cued.filter(pl.col("cue_hold_ms") < AT_ONCE_S * 1e3), cued),
         "data_push_share": data_push_share,
     }
 
@@ -128,4 +165,5 @@ def summary_text(s: dict[str, Any]) -> str:
         + f"{s['acks']} ACKs covering new data, {s['segments_per_ack']:.2f} segments each; {pct(s['lone_share'])} covered one segment,"
         f" {pct(s['lone_at_once_share'])} of those sent at once (within {AT_ONCE_S * 1e3:g} ms; {pct(s['at_once_push_share'])} of these on a segment with PSH)"
         + (f", the others after a median {s['lone_held_median_ms']:.1f} ms" if s["lone_held_median_ms"] is not None else "")
+        + (f"; {s['cue_acks']} covered an ECN cue, {pct(s['cue_at_once_share'])} of them sent at once after it" if s.get("cue_acks") else "")
     )

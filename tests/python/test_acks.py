@@ -35,7 +35,7 @@ def test_each_ack_counts_the_segments_it_covers_and_the_hold_of_the_last():
     assert table["push"].to_list() == [True, False, True]
     assert table["conn"].unique().to_list() == [f"{S} > {R}"]
     s = acks.summary(table, 0.0, 1.0)
-    assert s == pytest.approx({"acks": 3, "segments_per_ack": 4 / 3, "lone_share": 2 / 3, "lone_at_once_share": 0.5, "at_once_push_share": 1.0, "lone_held_median_ms": 40.0, "data_push_share": None})
+    assert s == pytest.approx({"acks": 3, "segments_per_ack": 4 / 3, "lone_share": 2 / 3, "lone_at_once_share": 0.5, "at_once_push_share": 1.0, "lone_held_median_ms": 40.0, "cue_acks": 0, "cue_at_once_share": None, "data_push_share": None})
     # Two of the four data segments carry PSH; over [0, 5 ms] from t0, one of the two.
     assert acks.push_share(packets, 0.0, 1.0, t0=1.0) == 0.5 and acks.push_share(packets, 0.0, 0.005, t0=1.0) == 0.5
     assert acks.push_share(packets, 0.0, 0.0005, t0=1.0) == 0.0 and acks.push_share(packets, 5.0, 6.0) is None
@@ -43,6 +43,50 @@ def test_each_ack_counts_the_segments_it_covers_and_the_hold_of_the_last():
     # Moved to the segments' arrival (a capture upstream of the receiver), the holds shrink.
     assert [round(h, 6) for h in acks.ack_holds(packets, arrival_offset_s=0.0005)["hold_ms"]] == [0.5, 39.5, 0.0]
     assert acks.summary(table, 5.0, 6.0)["acks"] == 0 and acks.summary_text(acks.summary(table, 5.0, 6.0)) == "no ACK covered new data"
+
+
+def test_ecn_cues_are_cwr_the_first_ce_since_cwr_and_not_ect_after_ect():
+    ect, ce = 2, acks.CE
+    packets = [acks.Packet(*p) for p in [
+        (1.000, S, R, 1, 1000, 1, False, ect, False),
+        (1.001, S, R, 1001, 1000, 1, False, ce, False),  # first CE: a cue
+        (1.002, R, S, 1, 0, 2001, False),  # at once after it
+        (1.010, S, R, 2001, 1000, 1, False, ce, False),  # CE again before CWR: none
+        (1.050, R, S, 1, 0, 3001, False),
+        (1.060, S, R, 3001, 1000, 1, False, ect, True),  # CWR: a cue
+        (1.070, S, R, 4001, 1000, 1, False, ce, False),  # CE after the CWR: a cue
+        (1.071, R, S, 1, 0, 5001, False),  # covers both, 11 ms after the CWR, 1 ms after the CE
+        (1.080, S, R, 5001, 1000, 1, False, acks.NOT_ECT, False),  # Not-ECT after ECT: a retransmission
+        (1.120, R, S, 1, 0, 6001, False),  # held 40 ms
+    ]]
+    assert acks.ecn_cues(packets) == {1, 5, 6, 8}
+    assert acks.ecn_cues([p._replace(ecn=acks.NOT_ECT, cwr=False) for p in packets]) == set()  # no ECN: no cue
+    table = acks.ack_holds(packets, t0=1.0)
+    assert [None if h is None else round(h, 6) for h in table["cue_hold_ms"]] == [1.0, None, 1.0, 40.0]
+    s = acks.summary(table, 0.0, 1.0)
+    assert (s["cue_acks"], s["cue_at_once_share"]) == (3, pytest.approx(2 / 3))
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
+def test_the_simulators_linux_receivers_acknowledge_ecn_cues_at_once(tmp_path: Path):
+    # Step marking at a 10-packet queue and ECN (testbed compare's bottleneck.step_k): with Linux's
+    # delayed ACK every ACK covering a cue (CWR, the first CE since CWR, a retransmission) is sent
+    # at once after it, read from the pcap's ECN bits and flags. The classic delayed ACK has no
+    # such rule: a cue that arrives alone waits for its timer (most arrive second of a pair and
+    # are acknowledged at once all the same).
+    def cue_share(policy: str) -> tuple[int, float]:
+        sc = dumbbell(bw="4Mbps", rtt="40ms", flows=4, cc="cubic", queue="step", aqm={"k_pkts": 10}, ecn=True, duration="10s", warmup="2s", tcp={"ack_policy": policy})
+        sc = sc.model_copy(update={"capture": [CaptureSpec(link="r1-d0", file=str(tmp_path / f"{policy}.pcap"))]})
+        assert run(sc).bottleneck["marks"] > 0
+        d = sc.to_wire()["dumbbell"]
+        offset = d["receiver_access_delay_ns"][0] / 1e9 + 1500 * 8 / d["access_rate_bps"]
+        s = acks.summary(acks.ack_holds(acks.read_packets(tmp_path / f"{policy}.pcap"), arrival_offset_s=offset), 2.0, 10.0)
+        return s["cue_acks"], s["cue_at_once_share"]
+
+    n, linux = cue_share("linux")
+    assert n > 20 and linux == 1.0, (n, linux)
+    n, delayed = cue_share("delayed")
+    assert n > 20 and delayed < 1.0, (n, delayed)
 
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")

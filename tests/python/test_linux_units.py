@@ -324,6 +324,27 @@ def test_simulator_scenario_mirrors_the_testbed() -> None:
             TestbedScenario.parse({"min_tso_segs": bad})
 
 
+def test_step_marking_is_the_simulators_step_queue_below_the_buffer() -> None:
+    # bottleneck.step_k: the testbed's BPF step marker (bpf/ce_mark.bpf.c) and ECN at every host;
+    # in the simulator a `step` queue of K packets and ECN-capable flows. K must lie below the
+    # buffer (in full-size frames, as the simulator's buffer) or nothing is ever marked.
+    sc = TestbedScenario.parse({"bottleneck": {"rate": "10Mbps", "delay": "40ms", "step_k": 10}, "flows": [{"cc": "cubic", "count": 2}]})
+    sim = sim_scenario(sc)
+    q = sim.dumbbell.bottleneck_queue
+    assert (q.kind, q.step.k_pkts, q.limit_pkts, sc.buffer_frames) == ("step", 10, 33, 33)
+    assert all(f.tcp.ecn for f in sim.flows)
+    plain = sim_scenario(TestbedScenario.parse({"flows": [{"cc": "cubic"}]}))
+    assert plain.dumbbell.bottleneck_queue.kind == "droptail" and not plain.flows[0].tcp.ecn
+    for bottleneck, message in (
+        ({"step_k": 33, "rate": "10Mbps", "delay": "40ms"}, "must be below the buffer's 33 full-size frames"),
+        ({"step_k": 5, "buffer_pkts": 5}, "must be below the buffer's 5 full-size frames"),
+        ({"step_k": 5, "rate": "20Gbps"}, "marks at bottleneck rates up to 10Gbps, got 20Gbps"),
+        ({"step_k": 0}, "greater than or equal to 1"),
+    ):
+        with pytest.raises(ScenarioError, match=rf"^bottleneck\.step_k: .*{message}"):
+            TestbedScenario.parse({"bottleneck": bottleneck})
+
+
 def test_testbed_counts_retransmissions_over_the_measurement_window() -> None:
     # One definition with the simulator's flows table: what tcpi_total_retrans (cumulative over the
     # connection's life) gained after the warm-up, from its last sample at or before the window's

@@ -30,7 +30,7 @@ def test_the_json_dump_writes_quantities_with_their_unit() -> None:
                                 "flows": [{"cc": "reno", "start": "250ms", "video": {"rate": "2Mbps"}}], "pert": {"t_max": "12ms"}})  # fmt: skip
     d = sc.model_dump(mode="json")
     assert (d["duration"], d["warmup"], d["sample_interval"]) == ("2500000000ns", "2000000000ns", "100000000ns")
-    assert d["bottleneck"] == {"rate": "10000000bps", "delay": "20000000ns", "buffer": "15140B", "buffer_pkts": None, "loss": 0.0}
+    assert d["bottleneck"] == {"rate": "10000000bps", "delay": "20000000ns", "buffer": "15140B", "buffer_pkts": None, "loss": 0.0, "step_k": None}
     assert d["flows"][0]["start"] == "250000000ns" and d["flows"][0]["stop"] is None
     assert d["flows"][0]["video"] == {"rate": "2000000bps", "startup_delay": "2000000000ns", "segment": "1448B"}
     assert (d["pert"]["t_min"], d["pert"]["t_max"], d["pert"]["t_curve_end"]) == ("5000000ns", "12000000ns", None)

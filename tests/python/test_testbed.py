@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -313,6 +314,61 @@ def test_one_segment_tso_chunks_leave_almost_no_segment_pushed(tmp_path: Path) -
     real = json.loads((out / "testbed" / "summary.json").read_text())["acks"]
     assert real["acks"] > 500 and real["data_push_share"] < 0.05, real
     assert "The kernel's senders' TSO chunks hold at least 1 segment (`min_tso_segs`); the simulator sends segment by segment." in (out / "report.md").read_text()
+
+
+def test_step_marking_in_the_kernel_and_linux_acknowledging_every_ecn_cue_at_once(tmp_path: Path) -> None:
+    # bottleneck.step_k: the BPF step marker ahead of htb (bpf/ce_mark.bpf.c), ECN at both ends,
+    # against the simulator's step queue. Linux's receivers (delayed ACKs, one-segment TSO chunks
+    # so that no PSH speeds an ACK) hold many lone segments for their timer, but acknowledge every
+    # ECN cue at once: a segment with CWR, the first CE since CWR (tcp_ecn_accept_cwr,
+    # tcp_data_ecn_check), as the simulator's `ack_policy = "linux"` does (docs/model.md).
+    toml = (
+        'delayed_ack = true\ncapture_acks = true\nmin_tso_segs = 1\nduration = "12s"\nwarmup = "3s"\n\n'
+        '[bottleneck]\nrate = "4Mbps"\ndelay = "40ms"\nstep_k = 10\n\n[[flows]]\ncc = "cubic"\ncount = 4\n'
+    )
+    out = _compare_of(tmp_path, toml)
+    real = json.loads((out / "testbed" / "summary.json").read_text())
+    sim = json.loads((out / "sim" / "summary.json").read_text())
+    rq, sq = real["queues"][0], sim["bottleneck"]
+    assert rq["marks"] > 50 and sq["marks"] > 50, (rq, sq)
+    assert 0.5 < rq["mark_rate"] / sq["mark_rate"] < 2.0, (rq["mark_rate"], sq["mark_rate"])
+    acks_real = real["acks"]
+    assert acks_real["cue_acks"] > 50 and acks_real["cue_at_once_share"] >= 0.98, acks_real
+    assert acks_real["lone_at_once_share"] < 0.9 and acks_real["data_push_share"] < 0.05, acks_real
+    report = (out / "report.md").read_text()
+    assert "| receivers: of those, sent at once after the cue, share | " in report and "| bottleneck CE marks | " in report
+    assert "in the simulator a `step` queue of K = 10 packets; ECN on at every host." in report
+
+
+def test_the_step_markers_queue_follows_the_real_fifo_about_a_frame_longer(tmp_path: Path) -> None:
+    # bpf/ce_mark.bpf.c marks from a copy of the queue: the FIFO of a link sending at exactly the
+    # htb rate (the simulator's link). Sampled beside the real bfifo's backlog every 10 ms, drained
+    # to the sample's time (bpf_ktime_get_ns is CLOCK_MONOTONIC, as time.monotonic_ns): the two
+    # move together, and htb's bursts (its tokens) keep the real FIFO about a frame shorter.
+    f = tmp_path / "vq.toml"
+    f.write_text('duration = "8s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "40ms"\nstep_k = 10\n\n[[flows]]\ncc = "cubic"\ncount = 4\n')
+    before = _namespaces()
+    with _driver("run", str(f)) as p:
+        rtr = next(iter(ns for ns in _flows_running(before, p) if ns.endswith("-rtr")))
+        tc = lambda *a: json.loads(subprocess.run(["ip", "netns", "exec", rtr, "tc", "-j", *a], capture_output=True, text=True, check=True).stdout)  # noqa: E731
+        prog = next(x["options"]["prog"]["id"] for x in tc("filter", "show", "dev", "r1", "egress") if "options" in x)
+        (vq,) = json.loads(subprocess.run(["bpftool", "prog", "show", "id", str(prog), "-j"], capture_output=True, text=True, check=True).stdout)["map_ids"]
+        real, virtual = [], []
+        while p.poll() is None and len(real) < 400:
+            backlog = next(q["backlog"] for q in tc("-s", "qdisc", "show", "dev", "r1") if q["kind"] == "bfifo")
+            dump = subprocess.run(["bpftool", "map", "dump", "id", str(vq), "-j"], capture_output=True, text=True)
+            now = time.monotonic_ns()
+            if dump.returncode != 0:
+                break  # the run ended between the two reads
+            v = json.loads(dump.stdout)[0]["formatted"]["value"]
+            real.append(backlog)
+            virtual.append(max(0.0, v["backlog"] - (now - v["last_ns"]) * 10e6 / 8e9))
+            time.sleep(0.01)
+        p.communicate(timeout=60)
+    assert len(real) > 200, len(real)
+    frame = 1514
+    gap = (statistics.fmean(virtual) - statistics.fmean(real)) / frame
+    assert statistics.correlation(real, virtual) > 0.9 and 0.0 < gap < 2.0, (statistics.correlation(real, virtual), gap)
 
 
 # ---------------------------------------------------------------- interruptions

@@ -105,17 +105,28 @@ def build_bpf(source: str = "tcp_pert") -> tuple[Path, Path]:
         return _build_bpf(source, bpf_dir(), out)
 
 
-def _build_bpf(source: str, src: Path, out: Path) -> tuple[Path, Path]:
+def _vmlinux(out: Path) -> Path:
+    """``vmlinux.h`` of the running kernel's BTF in ``out``, made again when the BTF is newer."""
     vmlinux = out / "vmlinux.h"
     if not vmlinux.exists() or vmlinux.stat().st_mtime < VMLINUX_BTF.stat().st_mtime:
         r = subprocess.run(["bpftool", "btf", "dump", "file", str(VMLINUX_BTF), "format", "c"], capture_output=True, text=True, check=True)
         tmp = vmlinux.with_suffix(".tmp")
         tmp.write_text(r.stdout)
         tmp.replace(vmlinux)
+    return vmlinux
+
+
+def _clang_bpf(source: Path, obj: Path, out: Path, defines: tuple[str, ...] = ()) -> None:
+    """``source`` compiled for BPF into ``obj`` against ``vmlinux.h`` in ``out``, if stale."""
+    src = source.parent
+    if _stale(obj, [source, *sorted(src.glob("*.h")), _vmlinux(out)]):
+        _run(["clang", "-target", "bpf", "-O2", "-g", "-D__TARGET_ARCH_x86", *(f"-D{d}" for d in defines), "-I", str(out), "-I", str(src), "-c", str(source), "-o", str(obj)])
+
+
+def _build_bpf(source: str, src: Path, out: Path) -> tuple[Path, Path]:
     headers = sorted(src.glob("*.h"))
     obj = out / f"{source}.bpf.o"
-    if _stale(obj, [src / f"{source}.bpf.c", *headers, vmlinux]):
-        _run(["clang", "-target", "bpf", "-O2", "-g", "-D__TARGET_ARCH_x86", "-I", str(out), "-I", str(src), "-c", str(src / f"{source}.bpf.c"), "-o", str(obj)])
+    _clang_bpf(src / f"{source}.bpf.c", obj, out)
     skel = out / f"{source}.skel.h"
     if _stale(skel, [obj]):
         r = subprocess.run(["bpftool", "gen", "skeleton", str(obj), "name", f"{source}_bpf"], capture_output=True, text=True)
@@ -127,6 +138,25 @@ def _build_bpf(source: str, src: Path, out: Path) -> tuple[Path, Path]:
     if _stale(loader, [skel, src / "pert_loader.c", *headers]):
         _run(["cc", "-O2", "-Wall", *(["-DPERT_ADAPTIVE"] if adaptive else []), "-I", str(out), "-I", str(src), "-o", str(loader), str(src / "pert_loader.c"), "-lbpf"])
     return obj, loader
+
+
+#: The highest bottleneck rate ``bpf/ce_mark.bpf.c`` drains its virtual queue at without
+#: overflowing its arithmetic (64 bits: a second's nanoseconds times the rate).
+CE_MARK_MAX_RATE_BPS = 10_000_000_000
+
+
+def build_ce_mark(rate_bps: int, k_bytes: int, limit_bytes: int) -> Path:
+    """``bpf/ce_mark.bpf.c``, the testbed's step ECN marking, for a bottleneck of ``rate_bps``
+    marking from ``k_bytes`` queued in a FIFO of ``limit_bytes`` (one object per setting)."""
+    if not 0 < rate_bps <= CE_MARK_MAX_RATE_BPS:
+        raise ValueError(f"the step marker's rate must lie in (0, {CE_MARK_MAX_RATE_BPS}] bit/s, got {rate_bps}")
+    missing = missing_build_tools()
+    if missing:
+        raise RuntimeError("cannot build the step ECN marker; missing: " + "; ".join(missing))
+    with _locked() as out:
+        obj = out / f"ce_mark_{rate_bps}_{k_bytes}_{limit_bytes}.bpf.o"
+        _clang_bpf(bpf_dir() / "ce_mark.bpf.c", obj, out, (f"RATE_BPS={rate_bps}ULL", f"K_BYTES={k_bytes}ULL", f"LIMIT_BYTES={limit_bytes}ULL"))
+    return obj
 
 
 def build_delayline() -> Path:

@@ -30,7 +30,7 @@ from ..results import SUCCESS_LATE_FRACTION_TEXT, Results
 from ..scenario import Scenario, ScenarioError
 from ..scenario.model import CaptureSpec
 from . import MAX_SIM_SEEDS
-from .scenario import FRAME_BYTES, LINUX_INIT_CWND, TestbedScenario
+from .scenario import LINUX_INIT_CWND, TestbedScenario
 from .testbed import TestbedResults, run
 
 #: The simulator's senders take their RTT samples as Linux does (``rtt_samples = linux``: the RTO
@@ -88,8 +88,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
     if missing:
         raise ScenarioError(missing)
-    kind, limit = sc.queue()
-    pkts = limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
+    pkts = sc.buffer_frames
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
     try:  # the core builds it too: what it refuses (a run too large for memory) is known before either side runs
@@ -119,13 +118,20 @@ def _tcp_of(sc: TestbedScenario) -> dict[str, Any]:
     return LINUX_TCP | ({} if sc.init_cwnd is None else {"init_cwnd": sc.init_cwnd}) | (linux_delayed_ack() if sc.delayed_ack else {})
 
 
+def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
+    """The simulator's bottleneck marking for the testbed's ``bottleneck.step_k``: a `step` queue
+    of that threshold in packets, ECN at every flow."""
+    k = sc.bottleneck.step_k
+    return {} if k is None else {"queue": "step", "aqm": {"k_pkts": k}, "ecn": True}
+
+
 def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) -> Scenario:
     from ..builders import dumbbell
 
     sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
-        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc),
+        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc), **_marking_of(sc),
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
                    for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running},
     )  # fmt: skip
@@ -184,6 +190,8 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last)."
         + (" The receivers' ACKs are counted from captures of their links (`capture_acks`; pertlab.acks; in the simulator ACKs carry no PSH)." if sc.capture_acks else "")
         + (f" The kernel's senders' TSO chunks hold at least {sc.min_tso_segs} segment{'s' if sc.min_tso_segs > 1 else ''} (`min_tso_segs`); the simulator sends segment by segment." if sc.min_tso_segs is not None else "")
+        + (f" Step ECN marking from {sc.bottleneck.step_k} full-size frames queued (`bottleneck.step_k`): in the testbed a tc BPF program's copy of"
+           f" the queue (bpf/ce_mark.bpf.c) marks, in the simulator a `step` queue of K = {sc.bottleneck.step_k} packets; ECN on at every host." if sc.bottleneck.step_k is not None else "")
         + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
         + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
@@ -312,6 +320,9 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
     row("bottleneck drops", rq["drops"], lambda s: s.bottleneck["drops"], "{}")
     row("bottleneck drop rate", rq["drop_rate"], lambda s: s.bottleneck["drop_rate"], "{:.5f}")
+    if sc.bottleneck.step_k is not None:
+        row("bottleneck CE marks", rq["marks"], lambda s: s.bottleneck["marks"], "{}")
+        row("bottleneck mark rate", rq["mark_rate"], lambda s: s.bottleneck["mark_rate"], "{:.5f}")
     if "acks" in real.extra and all(sim_acks):
         for key, name, fmt in (
             ("data_push_share", "senders: data segments with PSH, share", "{:.3f}"),
@@ -320,6 +331,8 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
             ("lone_at_once_share", f"receivers: of those, sent at once (within {acks.AT_ONCE_S * 1e3:g} ms), share", "{:.3f}"),
             ("at_once_push_share", "receivers: of those sent at once, on a segment with PSH, share", "{:.3f}"),
             ("lone_held_median_ms", "receivers: the others' hold, ms (median)", "{:.1f}"),
+            *((("cue_acks", "receivers: ACKs covering an ECN cue (CWR, first CE since CWR, retransmission)", "{}"),
+               ("cue_at_once_share", "receivers: of those, sent at once after the cue, share", "{:.3f}")) if sc.bottleneck.step_k is not None else ()),
         ):
             row_of(name, real.extra["acks"][key], [a[key] for a in sim_acks], fmt)
     return rows

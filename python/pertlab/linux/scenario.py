@@ -34,6 +34,7 @@ from ..scenario.traffic import DEFAULT_MAX_CWND
 from ..scenario.base import _Model as _SimModel
 from ..units import format_rate, format_time
 from .adaptive_params import PertAdaptiveParams
+from .build import CE_MARK_MAX_RATE_BPS
 from .loader import PertParamError, PertParams
 from .profiles import PROFILES, profile_names
 
@@ -93,6 +94,12 @@ class Bottleneck(_Model):
     buffer: Size | None = Field(None, description="bfifo limit in bytes; default one BDP, at least 10 full-size frames")
     buffer_pkts: Count | None = Field(None, description="pfifo limit in packets instead of a bfifo")
     loss: Annotated[float, Field(ge=0.0, lt=1.0)] = Field(0.0, description="random loss per packet, each direction")
+    step_k: Count | None = Field(
+        None,
+        description="step ECN marking, as DCTCP's switches and the simulator's `step` queue: CE on an ECN-capable packet that arrives while the "
+        "queue holds at least step_k full-size frames (a tc BPF program's copy of the queue, bpf/ce_mark.bpf.c), with ECN on at the senders and "
+        "the receiver (net.ipv4.tcp_ecn = 1); below the buffer's frames. Default none: no marking, ECN off",
+    )
 
     @field_validator("buffer_pkts")
     @classmethod
@@ -349,6 +356,18 @@ class TestbedScenario(_Model):
             raise _field_error("loss", "give bottleneck.loss or a [path.loss] table (or a path profile's loss), not both")
         return v
 
+    @model_validator(mode="after")
+    def _marking_below_the_buffer(self) -> TestbedScenario:
+        k = self.bottleneck.step_k
+        if k is None:
+            return self
+        frames = self.buffer_frames
+        if k >= frames:
+            raise _field_error("bottleneck.step_k", f"must be below the buffer's {frames} full-size frames, or no packet is ever marked; got {k}")
+        if self.bottleneck.rate > CE_MARK_MAX_RATE_BPS:
+            raise _field_error("bottleneck.step_k", f"marks at bottleneck rates up to {format_rate(CE_MARK_MAX_RATE_BPS)}, got {format_rate(self.bottleneck.rate)}")
+        return self
+
     @field_validator("flows")
     @classmethod
     def _starts_and_stops_within_the_run(cls, v: list[FlowGroup], info: ValidationInfo) -> list[FlowGroup]:
@@ -408,6 +427,12 @@ class TestbedScenario(_Model):
         if b.buffer_pkts is not None:
             return "pfifo", b.buffer_pkts
         return "bfifo", b.buffer if b.buffer is not None else max(self.bdp_bytes, 10 * FRAME_BYTES)
+
+    @property
+    def buffer_frames(self) -> int:
+        """The buffer in full-size frames (a bfifo's bytes rounded, at least 2), as the simulator's buffer in packets."""
+        kind, limit = self.queue()
+        return limit if kind == "pfifo" else max(2, round(limit / FRAME_BYTES))
 
     def pert_params(self) -> PertParams:
         """The ``[pert]`` table in the loader's units."""

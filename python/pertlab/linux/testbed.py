@@ -172,6 +172,13 @@ class Testbed:
         self.ns(self.rtr, "tc", "qdisc", "add", "dev", "r1", "root", "handle", "1:", "htb", "default", "1")
         self.ns(self.rtr, "tc", "class", "add", "dev", "r1", "parent", "1:", "classid", "1:1", "htb", "rate", f"{rate}bit", "ceil", f"{rate}bit")
         self.ns(self.rtr, "tc", "qdisc", "add", "dev", "r1", "parent", "1:1", "handle", "10:", kind, "limit", str(limit))
+        if b.step_k is not None:  # step ECN marking ahead of the rate limit, ECN at both ends
+            limit_bytes = limit if kind == "bfifo" else limit * FRAME_BYTES
+            marker = build.build_ce_mark(b.rate, b.step_k * FRAME_BYTES, limit_bytes)
+            self.ns(self.rtr, "tc", "qdisc", "add", "dev", "r1", "clsact")
+            self.ns(self.rtr, "tc", "filter", "add", "dev", "r1", "egress", "bpf", "direct-action", "obj", str(marker), "sec", "tc")
+            for ns in (self.snd, self.rcv):
+                self.ns(ns, "sysctl", "-qw", "net.ipv4.tcp_ecn=1")
 
     def steer_receives(self, ns: str, dev: str) -> bool:
         """What veth ``dev`` receives to one CPU's backlog (RPS, ``rps_cpus`` = CPU 0), as on every veth.
@@ -227,6 +234,15 @@ class Testbed:
         data = json.loads(self.ns(self.rtr, "tc", "-s", "-j", "qdisc", "show", "dev", "r1").stdout)
         leaf = next(q for q in data if q.get("kind") in ("bfifo", "pfifo"))
         return {k: leaf.get(k, 0) for k in ("bytes", "packets", "drops", "backlog", "qlen", "overlimits")}
+
+    def marks(self) -> int:
+        """The bottleneck's CE marks so far, as the receiver's namespace counts the packets it
+        received CE-marked (``IpExt: InCEPkts``; a marked packet the FIFO then dropped is not
+        counted); 0 without marking."""
+        if self.sc.bottleneck.step_k is None:
+            return 0
+        lines = [line.split() for line in self.ns(self.rcv, "cat", "/proc/net/netstat").stdout.splitlines() if line.startswith("IpExt:")]
+        return int(dict(zip(lines[0], lines[1]))["InCEPkts"])
 
     def ss(self) -> dict[int, str]:
         """Local port -> congestion control, from `ss -tin` in the sender namespace."""
@@ -334,6 +350,7 @@ class TestbedResults:
         lines.append(
             f"bottleneck: {q['discipline']} avg {_fmt(q['avg_queue_pkts'], '.1f')} pkts, drops {_fmt(q['drops'], 'd')} "
             f"({_fmt(q['drop_rate'], '.4f')}), utilization {_fmt(q['utilization'], '.3f')}"
+            + (f", CE marks {_fmt(q['marks'], 'd')} ({_fmt(q['mark_rate'], '.4f')}) from {sc.bottleneck.step_k} frames queued" if sc.bottleneck.step_k is not None else "")
         )
         dl = x["delayline"]
         lines.append(
@@ -493,7 +510,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             if now >= t0:
                 st = tb.qdisc_stats()
                 if q_warm is None and now - t0 >= warmup:
-                    q_warm = st
+                    q_warm = st | {"marks": tb.marks()}
                     ebpf_warm = _ebpf_flows(sc, holders)
                     warm_read_s = now - t0
                 qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
@@ -510,7 +527,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     # [warmup, duration] from t0, cut at the stop; empty if it stopped before the warm-up ended.
     w_end = min(max(0.0, time.monotonic() - t0), duration) if interrupted else duration
     w_start = min(warmup, w_end)
-    q_end = tb.qdisc_stats()
+    q_end = tb.qdisc_stats() | {"marks": tb.marks()}
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
     ping_load_rtts = ping_rtts(ping_load.communicate()[0]) if ping_load is not None else []  # it ends by its deadline
     recv_out = _finish(recv, "receiver")
@@ -609,13 +626,13 @@ def _video_columns(sc: TestbedScenario, g: FlowGroup, arrivals: list[list[float]
 def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_end: dict, flow_rows: list[dict], span: float, delayline: dict) -> dict:
     """The bottleneck over the measurement window, as the simulator reports it
     (counters None when the run stopped before the window opened; rates and averages None over an
-    empty population, as the simulator's: :mod:`pertlab.metrics`). The testbed's queues do not
-    mark, so marks are 0 and the mark rate is 0 whenever a packet arrived."""
+    empty population, as the simulator's: :mod:`pertlab.metrics`). Marks are those of the step
+    marker (``bottleneck.step_k``; :meth:`Testbed.marks`), 0 without it."""
     kind, limit = sc.queue()
     row = {
         "link": "bottleneck", "from": "rtr", "to": "rcv", "discipline": kind, "rate_bps": sc.bottleneck.rate,
         "limit_pkts": limit if kind == "pfifo" else None, "limit_bytes": limit if kind == "bfifo" else None,
-        "marks": 0, "mark_rate": None, "link_losses": delayline.get("lost", 0),
+        "marks": 0 if sc.bottleneck.step_k is None else None, "mark_rate": None, "link_losses": delayline.get("lost", 0),
         "avg_queue_pkts": None, "avg_queue_bytes": None, "arrivals": None, "departures": None, "drops": None,
         "drop_rate": None, "utilization": None,
     }  # fmt: skip
@@ -623,13 +640,13 @@ def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_
         return row
     in_window = [q for q in qseries if sc.warmup / 1e9 <= q["t_s"]]
     sent_bits = sum(r["goodput_bytes"] for r in flow_rows) * 8 * FRAME_BYTES / SEGMENT_BYTES
-    departures, drops = q_end["packets"] - q_warm["packets"], q_end["drops"] - q_warm["drops"]
+    departures, drops, marks = (q_end[k] - q_warm[k] for k in ("packets", "drops", "marks"))
     arrivals = departures + drops
     return row | {
         "avg_queue_pkts": statistics.fmean(q["len_pkts"] for q in in_window) if in_window else None,
         "avg_queue_bytes": statistics.fmean(q["len_bytes"] for q in in_window) if in_window else None,
         "arrivals": arrivals, "departures": departures, "drops": drops,
-        "drop_rate": rate(drops, arrivals), "mark_rate": rate(0, arrivals), "utilization": sent_bits / (sc.bottleneck.rate * span),
+        "drop_rate": rate(drops, arrivals), "marks": marks, "mark_rate": rate(marks, arrivals), "utilization": sent_bits / (sc.bottleneck.rate * span),
     }  # fmt: skip
 
 
