@@ -39,6 +39,11 @@ from .testbed import TestbedResults, run
 #: receivers echo as Linux's (RFC 7323's ``earliest``, the default).
 LINUX_TCP = {"rtt_samples": "linux"}
 
+#: The simulator's CUBIC cuts its window in Linux's integers (tcp_cubic.c, ``arithmetic = linux``):
+#: with the few segments per flow of the examples here, rounding to the nearest segment kept the
+#: simulated flows more of their window than the kernel's (docs/linux.md, "ECN at the bottleneck").
+LINUX_CUBIC = {"arithmetic": "linux"}
+
 #: The tick rate assumed for the testbed's kernel when its configuration cannot be read
 #: (Debian's ``CONFIG_HZ``).
 DEFAULT_HZ = 250
@@ -82,7 +87,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     is used) and the losses of ACKs are not carried. The initial window is carried when the
     scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
     Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples as
-    :data:`LINUX_TCP`.
+    :data:`LINUX_TCP`, CUBIC's integer reductions as :data:`LINUX_CUBIC`.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -133,7 +138,8 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) ->
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
         sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc), **_marking_of(sc),
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
-                   for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running},
+                   for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running}
+                  | ({"cubic": LINUX_CUBIC} if "cubic" in running else {}),
     )  # fmt: skip
     loss = sc.path.loss.stationary_rate
     if loss == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):

@@ -145,6 +145,11 @@ class Cubic(_Model):
     beta: _OpenUnit = Field(0.7, description="multiplicative decrease beta_cubic")
     fast_convergence: bool = Field(True, description="lower W_max after a smaller peak (Section 4.7)")
     reno_friendly: bool = Field(True, description="grow at least as fast as the Reno estimate W_est (Section 4.3)")
+    arithmetic: Literal["real", "linux"] = Field(
+        "real",
+        description="real: ssthresh = beta cwnd rounded to the nearest segment; linux: Linux's integers (tcp_cubic.c: beta in 1024ths, "
+        "ssthresh and the fast-convergence W_max rounded down, so 4 segments go to 2)",
+    )
 
 
 class Compound(_Model):

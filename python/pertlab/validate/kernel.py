@@ -1,7 +1,8 @@
 """``pertlab validate kernel``: pertlab beside the Linux kernel, through ``testbed compare``.
 
 Each case is a namespace-testbed scenario (docs/linux.md: kernel reno and cubic, the eBPF
-PERT, a bfifo bottleneck: the queue disciplines the testbed sets up) run by
+PERT, a bfifo bottleneck: the queue disciplines the testbed sets up, with or without its step
+ECN marker) run by
 :func:`pertlab.linux.compare.compare`, which runs the same dumbbell in the simulator and
 writes both result sets; the metrics of :mod:`.tolerance` are taken from them and judged
 as ``validate ns3`` judges ns-3's (:mod:`.compare`). Cases run one after another: two
@@ -11,7 +12,7 @@ of the case and of the code, so a rerun resumes; a case whose simulation or test
 interrupted is not kept (:func:`run_case` raises ``KeyboardInterrupt``).
 
 Needs root, TUN and, for PERT, a kernel with BPF struct_ops (``testbed.support_problem``).
-Left out: RED, CoDel and PIE qdiscs (the testbed sets up only bfifo/pfifo), ECN.
+Left out: RED, CoDel and PIE qdiscs (the testbed sets up only bfifo/pfifo and step marking).
 """
 
 from __future__ import annotations
@@ -64,6 +65,9 @@ FULL: tuple[KernelCase, ...] = (
     # ACKs counted from captures (the case's report.md, receivers: rows). PERT behind delayed ACKs
     # is docs/linux.md's "Ten PERT flows behind delayed ACKs".
     kcase("reno-10-delack", "10 kernel reno flows behind delayed ACKs", **NET, delayed_ack=True, capture_acks=True, flows=[{"cc": "reno", "count": 10}]),
+    # Step ECN marking from 10 queued frames (bottleneck.step_k: the testbed's BPF marker, the
+    # simulator's step queue), ECN at every host: docs/linux.md, "ECN at the bottleneck".
+    kcase("cubic-10-ecn", "10 kernel cubic flows, step ECN marking from 10 frames", **{**NET, "bottleneck": {**NET["bottleneck"], "step_k": 10}}, flows=[{"cc": "cubic", "count": 10}]),
     kcase(
         "reno-5mbps", "10 reno flows, 5 Mbit/s, 25 KB", LOCKSTEP,
         **{**NET, "bottleneck": {"rate": "5Mbps", "delay": "40ms", "buffer": "25KB"}}, flows=[{"cc": "reno", "count": 10}],

@@ -16,7 +16,8 @@
 //!   and by 1 per window once `W_est >= cwnd_prior` (the window when ssthresh
 //!   was last set). When `W_cubic(t) < W_est`, the window is set to `W_est`.
 //! - Loss or ECN (4.6): `ssthresh = max(beta * cwnd, 2)`, rounded to the
-//!   nearest segment, with `cwnd` the
+//!   nearest segment (or, with `arithmetic = linux`, in Linux's integers:
+//!   see [`CubicArithmetic`]), with `cwnd` the
 //!   window at detection (RFC: `flight_size`; equal for a window-limited bulk
 //!   flow); the sender then sets the window as its recovery prescribes. The
 //!   epoch ends and the next starts on the first congestion-avoidance ACK.
@@ -48,6 +49,24 @@ const MAX_TARGET_RATIO: f64 = 1.5;
 /// (RFC 9438 Section 4.3).
 const RENO_ALPHA: f64 = 1.0;
 
+/// How a reduction computes `ssthresh` and `W_max` from the window.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum CubicArithmetic {
+    /// Real numbers, `ssthresh` rounded to the nearest segment (RFC 9438 gives no rounding).
+    #[default]
+    Real,
+    /// Linux's `bictcp_recalc_ssthresh` (net/ipv4/tcp_cubic.c): beta in 1024ths
+    /// (`beta = 717` for 0.7), `ssthresh = max(cwnd * beta / 1024, 2)` and the
+    /// fast-convergence `W_max = cwnd * (1024 + beta) / 2048` in integers, rounded
+    /// down. With small windows that cuts deeper: 4 segments go to 2, not 3
+    /// (docs/linux.md, "ECN at the bottleneck").
+    Linux,
+}
+
+/// Linux's `BICTCP_BETA_SCALE`: beta counts 1024ths.
+const LINUX_BETA_SCALE: u64 = 1024;
+
 /// CUBIC parameters (RFC 9438).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -61,11 +80,13 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (Section 4.3). Default on.
     pub reno_friendly: bool,
+    /// How `ssthresh` and `W_max` are computed (see [`CubicArithmetic`]). Default `real`.
+    pub arithmetic: CubicArithmetic,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true }
+        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true, arithmetic: CubicArithmetic::Real }
     }
 }
 
@@ -166,12 +187,23 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         let cwnd = f64::from(tp.snd_cwnd);
-        self.w_max = if self.cfg.fast_convergence && cwnd < self.w_max { cwnd * (1.0 + self.cfg.beta) / 2.0 } else { cwnd };
+        let converge = self.cfg.fast_convergence && cwnd < self.w_max;
         self.cwnd_prior = cwnd;
         self.epoch_start = None;
-        // Rounded to the nearest segment (0.7 * 90 is 62.999... in floating
-        // point); at most cwnd (beta < 1), so in u32 range.
-        ((cwnd * self.cfg.beta).round() as u32).max(MIN_SSTHRESH)
+        match self.cfg.arithmetic {
+            CubicArithmetic::Real => {
+                self.w_max = if converge { cwnd * (1.0 + self.cfg.beta) / 2.0 } else { cwnd };
+                // Rounded to the nearest segment (0.7 * 90 is 62.999... in floating
+                // point); at most cwnd (beta < 1), so in u32 range.
+                ((cwnd * self.cfg.beta).round() as u32).max(MIN_SSTHRESH)
+            }
+            CubicArithmetic::Linux => {
+                // beta in (0, 1): at most 1024ths, so the products fit in u64 and the results in u32.
+                let (cwnd, beta) = (u64::from(tp.snd_cwnd), (self.cfg.beta * LINUX_BETA_SCALE as f64).round() as u64);
+                self.w_max = if converge { (cwnd * (LINUX_BETA_SCALE + beta) / (2 * LINUX_BETA_SCALE)) as f64 } else { cwnd as f64 };
+                ((cwnd * beta / LINUX_BETA_SCALE) as u32).max(MIN_SSTHRESH)
+            }
+        }
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
@@ -375,5 +407,20 @@ mod tests {
         tp.srtt = 100 * NS_PER_MS;
         cc.cong_avoid(&mut tp, 1, &mut from_seed(1));
         assert_eq!((cc.w_max(), cc.k()), (50.0, 0.0));
+    }
+    #[test]
+    fn linux_arithmetic_rounds_the_reduction_down_in_1024ths() {
+        // Linux: ssthresh = max(cwnd * 717 / 1024, 2), W_max = cwnd * 1741 / 2048, in integers.
+        let linux = CubicConfig { arithmetic: CubicArithmetic::Linux, ..CubicConfig::default() };
+        for (cwnd, real, floor) in [(4, 3, 2), (5, 4, 3), (7, 5, 4), (10, 7, 7), (90, 63, 63), (2, 2, 2)] {
+            let tp = CcState::new(cwnd, 100_000, 1500);
+            assert_eq!(Cubic::new(CubicConfig::default()).ssthresh(&tp), real, "real, cwnd {cwnd}");
+            assert_eq!(Cubic::new(linux.clone()).ssthresh(&tp), floor, "linux, cwnd {cwnd}");
+        }
+        // Fast convergence below the last W_max: 90 * 1741 / 2048 = 76 (real: 76.5).
+        let mut c = Cubic::new(linux);
+        c.w_max = 100.0;
+        c.ssthresh(&CcState::new(90, 100_000, 1500));
+        assert_eq!(c.w_max, 76.0);
     }
 }
