@@ -333,8 +333,10 @@ def test_step_marking_is_the_simulators_step_queue_below_the_buffer() -> None:
     q = sim.dumbbell.bottleneck_queue
     assert (q.kind, q.step.k_pkts, q.limit_pkts, sc.buffer_frames) == ("step", 10, 33, 33)
     assert all(f.tcp.ecn for f in sim.flows)
-    plain = sim_scenario(TestbedScenario.parse({"flows": [{"cc": "cubic"}]}))
+    plain = sim_scenario(TestbedScenario.parse({"flows": [{"cc": "cubic"}, {"cc": "reno"}]}))
     assert plain.dumbbell.bottleneck_queue.kind == "droptail" and not plain.flows[0].tcp.ecn
+    # Kernel cubic is the simulator's CUBIC as Linux's tcp_cubic.c computes it (docs/model.md).
+    assert [(f.cc.kind, getattr(f.cc, "variant", None)) for f in plain.flows] == [("cubic", "linux"), ("reno", None)]
     for bottleneck, message in (
         ({"step_k": 33, "rate": "10Mbps", "delay": "40ms"}, "must be below the buffer's 33 full-size frames"),
         ({"step_k": 5, "buffer_pkts": 5}, "must be below the buffer's 5 full-size frames"),
@@ -343,6 +345,21 @@ def test_step_marking_is_the_simulators_step_queue_below_the_buffer() -> None:
     ):
         with pytest.raises(ScenarioError, match=rf"^bottleneck\.step_k: .*{message}"):
             TestbedScenario.parse({"bottleneck": bottleneck})
+
+
+@pytest.mark.skipif(
+    shutil.which("bpftool") is None or not build.VMLINUX_BTF.is_file(), reason=f"needs bpftool (Debian package bpftool) and the kernel's BTF {build.VMLINUX_BTF}"
+)
+def test_the_running_kernels_cubic_keeps_no_cwnd_prior() -> None:
+    # CubicVariant::Linux grows the Reno estimate by alpha_cubic per RTT throughout, as the kernel's
+    # tcp_cubic.c does: RFC 9438's switch to 1 per RTT once past cwnd_prior would need the window
+    # of the last reduction in its state, which this kernel's struct bictcp lacks. A kernel that
+    # gains it would fail here, and the variant would follow it.
+    c = subprocess.run(["bpftool", "btf", "dump", "file", str(build.VMLINUX_BTF), "format", "c"], capture_output=True, text=True, check=True).stdout
+    bictcp = re.search(r"^struct bictcp \{\n(.*?)^\};", c, re.S | re.M)
+    assert bictcp is not None, "no struct bictcp in the kernel's BTF (CUBIC built as a module?)"
+    fields = re.findall(r"\b(\w+);", bictcp.group(1))
+    assert {"last_max_cwnd", "tcp_cwnd", "ack_cnt"} <= set(fields) and "cwnd_prior" not in fields, fields
 
 
 def test_testbed_counts_retransmissions_over_the_measurement_window() -> None:

@@ -39,10 +39,11 @@ from .testbed import TestbedResults, run
 #: receivers echo as Linux's (RFC 7323's ``earliest``, the default).
 LINUX_TCP = {"rtt_samples": "linux"}
 
-#: The simulator's CUBIC cuts its window in Linux's integers (tcp_cubic.c, ``arithmetic = linux``):
-#: with the few segments per flow of the examples here, rounding to the nearest segment kept the
-#: simulated flows more of their window than the kernel's (docs/linux.md, "ECN at the bottleneck").
-LINUX_CUBIC = {"arithmetic": "linux"}
+#: The simulator's CUBIC is Linux's where the two differ (tcp_cubic.c, ``variant = linux``: integer
+#: reductions rounded down, the Reno estimate at alpha_cubic per RTT throughout): with the few
+#: segments per flow of the examples here, the RFC's kept the simulated flows more window than the
+#: kernel's (docs/linux.md, "ECN at the bottleneck").
+LINUX_CUBIC = {"variant": "linux"}
 
 #: The tick rate assumed for the testbed's kernel when its configuration cannot be read
 #: (Debian's ``CONFIG_HZ``).
@@ -87,7 +88,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     is used) and the losses of ACKs are not carried. The initial window is carried when the
     scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
     Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples as
-    :data:`LINUX_TCP`, CUBIC's integer reductions as :data:`LINUX_CUBIC`.
+    :data:`LINUX_TCP`, Linux's CUBIC as :data:`LINUX_CUBIC`.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]

@@ -145,10 +145,11 @@ class Cubic(_Model):
     beta: _OpenUnit = Field(0.7, description="multiplicative decrease beta_cubic")
     fast_convergence: bool = Field(True, description="lower W_max after a smaller peak (Section 4.7)")
     reno_friendly: bool = Field(True, description="grow at least as fast as the Reno estimate W_est (Section 4.3)")
-    arithmetic: Literal["real", "linux"] = Field(
-        "real",
-        description="real: ssthresh = beta cwnd rounded to the nearest segment; linux: Linux's integers (tcp_cubic.c: beta in 1024ths, "
-        "ssthresh and the fast-convergence W_max rounded down, so 4 segments go to 2)",
+    variant: Literal["rfc9438", "linux"] = Field(
+        "rfc9438",
+        description="rfc9438: ssthresh = beta cwnd rounded to the nearest segment, the Reno estimate at 1 segment per RTT past cwnd_prior; "
+        "linux: Linux's tcp_cubic.c, ssthresh and the fast-convergence W_max in integers rounded down (a window of 4 goes to 2) and the Reno "
+        "estimate at alpha_cubic per RTT throughout",
     )
 
 

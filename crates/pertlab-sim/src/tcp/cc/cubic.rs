@@ -16,8 +16,7 @@
 //!   and by 1 per window once `W_est >= cwnd_prior` (the window when ssthresh
 //!   was last set). When `W_cubic(t) < W_est`, the window is set to `W_est`.
 //! - Loss or ECN (4.6): `ssthresh = max(beta * cwnd, 2)`, rounded to the
-//!   nearest segment (or, with `arithmetic = linux`, in Linux's integers:
-//!   see [`CubicArithmetic`]), with `cwnd` the
+//!   nearest segment, with `cwnd` the
 //!   window at detection (RFC: `flight_size`; equal for a window-limited bulk
 //!   flow); the sender then sets the window as its recovery prescribes. The
 //!   epoch ends and the next starts on the first congestion-avoidance ACK.
@@ -27,6 +26,9 @@
 //!   which the sender keeps ssthresh); the next starts in congestion avoidance.
 //! - A stage that begins above `W_max` (slow start ended without loss, or
 //!   `W_max` not yet set) starts on the convex side: `W_max = cwnd_epoch`, `K = 0`.
+//!
+//! - `variant = linux` follows Linux's `tcp_cubic.c` where it departs from the
+//!   RFC in ways that matter with small windows ([`CubicVariant`]).
 //!
 //! Left out: HyStart++ (RFC 9406; slow start here is standard), the spurious
 //! congestion-event undo (4.9; this sender never undoes reductions), Linux's
@@ -49,18 +51,24 @@ const MAX_TARGET_RATIO: f64 = 1.5;
 /// (RFC 9438 Section 4.3).
 const RENO_ALPHA: f64 = 1.0;
 
-/// How a reduction computes `ssthresh` and `W_max` from the window.
+/// Which CUBIC: the RFC's, or Linux's where the two differ with small windows.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
-pub enum CubicArithmetic {
-    /// Real numbers, `ssthresh` rounded to the nearest segment (RFC 9438 gives no rounding).
+pub enum CubicVariant {
+    /// RFC 9438: real-valued reductions (`ssthresh` rounded to the nearest
+    /// segment, a choice of ours: the RFC gives none), and the Reno-friendly
+    /// estimate growing by 1 segment per RTT once it passes `cwnd_prior` (4.3).
     #[default]
-    Real,
-    /// Linux's `bictcp_recalc_ssthresh` (net/ipv4/tcp_cubic.c): beta in 1024ths
-    /// (`beta = 717` for 0.7), `ssthresh = max(cwnd * beta / 1024, 2)` and the
-    /// fast-convergence `W_max = cwnd * (1024 + beta) / 2048` in integers, rounded
-    /// down. With small windows that cuts deeper: 4 segments go to 2, not 3
-    /// (docs/linux.md, "ECN at the bottleneck").
+    Rfc9438,
+    /// Linux's `tcp_cubic.c` (6.x):
+    /// - `bictcp_recalc_ssthresh`: beta in 1024ths (717 for 0.7), `ssthresh =
+    ///   max(cwnd * beta / 1024, 2)` and the fast-convergence `W_max = cwnd *
+    ///   (1024 + beta) / 2048` in integers, rounded down: a window of 4 goes to 2;
+    /// - `tcp_friendliness`: the Reno estimate grows by `alpha_cubic` per RTT
+    ///   throughout (Linux keeps no `cwnd_prior`: the running kernel's
+    ///   `struct bictcp` has none).
+    ///
+    /// docs/linux.md, "ECN at the bottleneck", for what they change.
     Linux,
 }
 
@@ -80,13 +88,13 @@ pub struct CubicConfig {
     pub fast_convergence: bool,
     /// Reno-friendly region (Section 4.3). Default on.
     pub reno_friendly: bool,
-    /// How `ssthresh` and `W_max` are computed (see [`CubicArithmetic`]). Default `real`.
-    pub arithmetic: CubicArithmetic,
+    /// The RFC's CUBIC or Linux's (see [`CubicVariant`]). Default `rfc9438`.
+    pub variant: CubicVariant,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true, arithmetic: CubicArithmetic::Real }
+        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true, variant: CubicVariant::Rfc9438 }
     }
 }
 
@@ -162,7 +170,8 @@ impl Cubic {
         };
         let t = secs(tp.now.saturating_sub(start));
         if self.cfg.reno_friendly {
-            let alpha = if self.w_est >= self.cwnd_prior { RENO_ALPHA } else { self.cfg.alpha_cubic() };
+            let reno_slope = self.w_est >= self.cwnd_prior && self.cfg.variant == CubicVariant::Rfc9438;
+            let alpha = if reno_slope { RENO_ALPHA } else { self.cfg.alpha_cubic() };
             self.w_est += alpha * f64::from(acked) / cwnd;
             if self.w_cubic(t) < self.w_est {
                 let w_est = self.w_est.floor().min(f64::from(tp.snd_cwnd_clamp));
@@ -190,14 +199,14 @@ impl CongestionControl for Cubic {
         let converge = self.cfg.fast_convergence && cwnd < self.w_max;
         self.cwnd_prior = cwnd;
         self.epoch_start = None;
-        match self.cfg.arithmetic {
-            CubicArithmetic::Real => {
+        match self.cfg.variant {
+            CubicVariant::Rfc9438 => {
                 self.w_max = if converge { cwnd * (1.0 + self.cfg.beta) / 2.0 } else { cwnd };
                 // Rounded to the nearest segment (0.7 * 90 is 62.999... in floating
                 // point); at most cwnd (beta < 1), so in u32 range.
                 ((cwnd * self.cfg.beta).round() as u32).max(MIN_SSTHRESH)
             }
-            CubicArithmetic::Linux => {
+            CubicVariant::Linux => {
                 // beta in (0, 1): at most 1024ths, so the products fit in u64 and the results in u32.
                 let (cwnd, beta) = (u64::from(tp.snd_cwnd), (self.cfg.beta * LINUX_BETA_SCALE as f64).round() as u64);
                 self.w_max = if converge { (cwnd * (LINUX_BETA_SCALE + beta) / (2 * LINUX_BETA_SCALE)) as f64 } else { cwnd as f64 };
@@ -350,6 +359,11 @@ mod tests {
         }
         f.run_until(7.0);
         assert!((f64::from(f.tp.snd_cwnd) - 113.3).abs() <= 1.0, "cwnd {}", f.tp.snd_cwnd);
+        // Linux's keeps 0.529 per RTT: W_est = 70 + 70 * 0.529 = 107.0 at 7 s, below the curve's
+        // 108.6, so the window is the curve's (the ssthresh of 100 is 70 in both variants).
+        let mut f = Flow::after_loss(CubicConfig { variant: CubicVariant::Linux, ..CubicConfig::default() }, 100, 100 * NS_PER_MS);
+        f.run_until(7.0);
+        assert!((f64::from(f.tp.snd_cwnd) - 108.6).abs() <= 1.0, "cwnd {}", f.tp.snd_cwnd);
     }
 
     #[test]
@@ -409,9 +423,9 @@ mod tests {
         assert_eq!((cc.w_max(), cc.k()), (50.0, 0.0));
     }
     #[test]
-    fn linux_arithmetic_rounds_the_reduction_down_in_1024ths() {
+    fn linux_variant_rounds_the_reduction_down_in_1024ths() {
         // Linux: ssthresh = max(cwnd * 717 / 1024, 2), W_max = cwnd * 1741 / 2048, in integers.
-        let linux = CubicConfig { arithmetic: CubicArithmetic::Linux, ..CubicConfig::default() };
+        let linux = CubicConfig { variant: CubicVariant::Linux, ..CubicConfig::default() };
         for (cwnd, real, floor) in [(4, 3, 2), (5, 4, 3), (7, 5, 4), (10, 7, 7), (90, 63, 63), (2, 2, 2)] {
             let tp = CcState::new(cwnd, 100_000, 1500);
             assert_eq!(Cubic::new(CubicConfig::default()).ssthresh(&tp), real, "real, cwnd {cwnd}");
