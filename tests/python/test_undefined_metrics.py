@@ -137,12 +137,12 @@ def test_the_testbeds_queue_rates_are_undefined_without_arrivals():
     from pertlab.linux.testbed import _queue_row
 
     sc = load_scenario("examples/testbed/smoke.toml")
-    warm, start = {"packets": 10, "drops": 2}, sc.warmup / 1e9
+    warm, start = {"packets": 10, "drops": 2, "marks": 1}, sc.warmup / 1e9
     # Nothing reached the queue in the window, and no length sample fell inside it.
     idle = _queue_row(sc, [{"t_s": start - 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, warm, [], 1.0, {})
     assert (idle["arrivals"], idle["drop_rate"], idle["mark_rate"], idle["avg_queue_pkts"]) == (0, None, None, None)
-    busy = _queue_row(sc, [{"t_s": start + 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, {"packets": 16, "drops": 4}, [], 1.0, {})
-    assert (busy["arrivals"], busy["drop_rate"], busy["mark_rate"], busy["avg_queue_pkts"]) == (8, 0.25, 0.0, 3.0)
+    busy = _queue_row(sc, [{"t_s": start + 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, {"packets": 16, "drops": 4, "marks": 3}, [], 1.0, {})
+    assert (busy["arrivals"], busy["drop_rate"], busy["marks"], busy["mark_rate"], busy["avg_queue_pkts"]) == (8, 0.25, 2, 0.25, 3.0)
 
 
 def test_a_run_stopped_before_its_window_says_its_figures_are_not_measured():
