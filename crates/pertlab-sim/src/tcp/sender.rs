@@ -512,6 +512,7 @@ impl TcpSender {
         self.tp.snd_nxt = self.sb.snd_nxt();
         self.tp.packets_in_flight = self.pipe();
         self.tp.srtt = self.rtt.srtt();
+        self.tp.last_send = self.last_send;
     }
 
     /// The application stops handing data to TCP (ns-2's `$ftp stop`): no new

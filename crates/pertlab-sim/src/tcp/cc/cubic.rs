@@ -66,7 +66,10 @@ pub enum CubicVariant {
     ///   (1024 + beta) / 2048` in integers, rounded down: a window of 4 goes to 2;
     /// - `tcp_friendliness`: the Reno estimate grows by `alpha_cubic` per RTT
     ///   throughout (Linux keeps no `cwnd_prior`: the running kernel's
-    ///   `struct bictcp` has none).
+    ///   `struct bictcp` has none);
+    /// - `cubictcp_cwnd_event`: a transmission starting with nothing in flight
+    ///   shifts the stage's start by the time since the last send, keeping
+    ///   `W_est`, where the RFC variant here starts a new stage.
     ///
     /// docs/linux.md, "ECN at the bottleneck", for what they change.
     Linux,
@@ -228,10 +231,23 @@ impl CongestionControl for Cubic {
 
     /// After idle, and after every timeout (also a repeated one, for which the
     /// sender keeps ssthresh and does not call [`Self::ssthresh`]), the curve's
-    /// clock and `W_est` are stale: start a new stage.
-    fn cwnd_event(&mut self, _tp: &mut CcState, ev: CaEvent) {
-        if matches!(ev, CaEvent::CwndRestart | CaEvent::TxStart | CaEvent::Loss) {
-            self.epoch_start = None;
+    /// clock and `W_est` are stale: start a new stage. Linux's CUBIC instead
+    /// takes a transmission that starts with nothing in flight (`TxStart`) as
+    /// time spent application-limited: it moves the stage's start later by the
+    /// time since the last segment was sent, so the curve resumes where it
+    /// stopped, and keeps `W_est` (`cubictcp_cwnd_event`). That matters behind
+    /// delayed ACKs: at a window of 2 segments one ACK covers both, every
+    /// round starts with nothing in flight, and a new stage each round held the
+    /// window at 2 for good.
+    fn cwnd_event(&mut self, tp: &mut CcState, ev: CaEvent) {
+        match (ev, self.cfg.variant, self.epoch_start) {
+            (CaEvent::TxStart, CubicVariant::Linux, Some(start)) => {
+                let idle = tp.now.saturating_sub(tp.last_send);
+                self.epoch_start = Some(start.saturating_add(idle).min(tp.now));
+            }
+            (CaEvent::TxStart, CubicVariant::Linux, None) => {}
+            (CaEvent::CwndRestart | CaEvent::TxStart | CaEvent::Loss, _, _) => self.epoch_start = None,
+            _ => {}
         }
     }
 
@@ -422,6 +438,31 @@ mod tests {
         cc.cong_avoid(&mut tp, 1, &mut from_seed(1));
         assert_eq!((cc.w_max(), cc.k()), (50.0, 0.0));
     }
+    #[test]
+    fn linux_variant_shifts_the_stage_on_tx_start_and_keeps_w_est() {
+        // Behind delayed ACKs at a window of 2, one ACK covers both segments and each round
+        // starts with nothing in flight. Linux's CUBIC grows through it; a new stage each
+        // round (the RFC variant here) holds the window at 2.
+        let grow = |variant| {
+            let mut cc = Cubic::new(CubicConfig { variant, ..CubicConfig::default() });
+            let mut tp = CcState::new(3, 100_000, 1500);
+            tp.srtt = 50 * NS_PER_MS;
+            tp.snd_ssthresh = cc.ssthresh(&tp);
+            tp.snd_cwnd = tp.snd_ssthresh;
+            for round in 1..=20 {
+                tp.now = round * 50 * NS_PER_MS;
+                cc.cong_avoid(&mut tp, 2, &mut from_seed(1)); // one ACK for the round's 2 segments
+                tp.last_send = tp.now - 50 * NS_PER_MS; // the round's segments went one RTT ago
+                cc.cwnd_event(&mut tp, CaEvent::TxStart);
+            }
+            (tp.snd_cwnd, cc.epoch_start)
+        };
+        let (linux, start) = grow(CubicVariant::Linux);
+        assert!(linux >= 6, "Linux: {linux}");
+        assert!(start.is_some_and(|s| s <= 20 * 50 * NS_PER_MS));
+        assert_eq!(grow(CubicVariant::Rfc9438).0, 2);
+    }
+
     #[test]
     fn linux_variant_rounds_the_reduction_down_in_1024ths() {
         // Linux: ssthresh = max(cwnd * 717 / 1024, 2), W_max = cwnd * 1741 / 2048, in integers.

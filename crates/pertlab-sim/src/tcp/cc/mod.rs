@@ -123,6 +123,8 @@ pub struct CcState {
     pub ca_state: CaState,
     /// Current simulated time.
     pub now: SimTime,
+    /// When the sender last sent a data segment (Linux's `lsndtime`).
+    pub last_send: SimTime,
     /// Segment size in bytes (payload + headers on the wire).
     pub mss: u32,
 }
@@ -140,6 +142,7 @@ impl CcState {
             srtt: 0,
             ca_state: CaState::Open,
             now: 0,
+            last_send: 0,
             mss,
         }
     }
