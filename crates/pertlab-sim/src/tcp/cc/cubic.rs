@@ -69,7 +69,8 @@ pub enum CubicVariant {
     ///   `struct bictcp` has none);
     /// - `cubictcp_cwnd_event`: a transmission starting with nothing in flight
     ///   shifts the stage's start by the time since the last send, keeping
-    ///   `W_est`, where the RFC variant here starts a new stage.
+    ///   `W_est` (Linux commit 30927520dbae chose the shift over a reset),
+    ///   where the RFC variant here still starts a new stage.
     ///
     /// docs/linux.md, "ECN at the bottleneck", for what they change.
     Linux,
