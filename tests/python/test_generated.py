@@ -581,18 +581,24 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
 @settings(**SETTINGS, **COMMON)
-@given(gen.model(TestbedScenario, BUDGET))
-def test_testbed_compares_simulator_half_captures_its_receivers(data):
+@given(gen.model(TestbedScenario, BUDGET), st.none() | st.floats(0.0, 1.0))
+def test_testbed_compares_simulator_half_captures_its_receivers(data, step):
     """`testbed compare`'s simulator half with ``capture_acks`` (:func:`linux.compare.simulated`):
     the run keeps every invariant with its receivers captured, and the ACKs read back from the
     captures make a summary of shares in [0, 1], holds that are not negative and no PSH (the
-    simulator sets none); the captures are removed once read."""
+    simulator sets none); the captures are removed once read. With ``step`` the bottleneck marks
+    from ``bottleneck.step_k`` at that fraction of its buffer (a drawn threshold seldom fits below
+    the buffer): the simulator's step queue and ECN, and kernel cubic as Linux's CUBIC."""
     import tempfile
 
     from pertlab.linux.compare import simulated
 
     try:
-        sim = sim_scenario(TestbedScenario.parse(data))
+        sc = TestbedScenario.parse(data)
+        if step is not None and sc.buffer_frames > 1:
+            sc = TestbedScenario.parse(data | {"bottleneck": {**data.get("bottleneck", {}), "step_k": 1 + int(step * (sc.buffer_frames - 2))}})
+            OUTCOMES[("testbed compare's captures", "with step marking")] += 1
+        sim = sim_scenario(sc)
     except pertlab.ScenarioError:
         OUTCOMES[("testbed compare's captures", "refused")] += 1
         return
@@ -611,10 +617,11 @@ def test_testbed_compares_simulator_half_captures_its_receivers(data):
         check_results(res)
         assert summary is not None and not list(Path(tmp).glob("**/*.pcap"))
         table = pl.read_parquet(Path(tmp) / "acks.parquet")
-    for key in ("lone_share", "lone_at_once_share", "at_once_push_share", "data_push_share"):
+    for key in ("lone_share", "lone_at_once_share", "at_once_push_share", "data_push_share", "cue_at_once_share"):
         assert summary[key] is None or 0.0 <= summary[key] <= 1.0, (key, summary)
     assert summary["data_push_share"] in (None, 0.0) and not table["push"].any()
     assert table.is_empty() or (table["segments"].min() >= 1 and table["hold_ms"].min() > -1e-6), table.describe()
+    assert table["cue_hold_ms"].drop_nulls().is_empty() or table["cue_hold_ms"].min() > -1e-6, table.describe()
     OUTCOMES[("testbed compare's captures", "run, ACKs counted")] += 1
 
 
