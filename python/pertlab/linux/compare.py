@@ -331,6 +331,10 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row("bottleneck CE marks", rq["marks"], lambda s: s.bottleneck["marks"], "{}")
         row("bottleneck mark rate", rq["mark_rate"], lambda s: s.bottleneck["mark_rate"], "{:.5f}")
     if "acks" in real.extra and all(sim_acks):
+        ecn = (
+            ("cue_acks", "receivers: ACKs covering an ECN cue (CWR, first CE since CWR, retransmission)", "{}"),
+            ("cue_at_once_share", "receivers: of those, sent at once after the cue, share", "{:.3f}"),
+        )
         for key, name, fmt in (
             ("data_push_share", "senders: data segments with PSH, share", "{:.3f}"),
             ("segments_per_ack", "receivers: segments per ACK (mean)", "{:.2f}"),
@@ -338,8 +342,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
             ("lone_at_once_share", f"receivers: of those, sent at once (within {acks.AT_ONCE_S * 1e3:g} ms), share", "{:.3f}"),
             ("at_once_push_share", "receivers: of those sent at once, on a segment with PSH, share", "{:.3f}"),
             ("lone_held_median_ms", "receivers: the others' hold, ms (median)", "{:.1f}"),
-            *((("cue_acks", "receivers: ACKs covering an ECN cue (CWR, first CE since CWR, retransmission)", "{}"),
-               ("cue_at_once_share", "receivers: of those, sent at once after the cue, share", "{:.3f}")) if sc.bottleneck.step_k is not None else ()),
+            *(ecn if sc.bottleneck.step_k is not None else ()),
         ):
             row_of(name, real.extra["acks"][key], [a[key] for a in sim_acks], fmt)
     return rows

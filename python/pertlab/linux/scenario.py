@@ -429,6 +429,12 @@ class TestbedScenario(_Model):
         return "bfifo", b.buffer if b.buffer is not None else max(self.bdp_bytes, 10 * FRAME_BYTES)
 
     @property
+    def buffer_bytes(self) -> int:
+        """The buffer in bytes (a pfifo's packets as full-size frames)."""
+        kind, limit = self.queue()
+        return limit if kind == "bfifo" else limit * FRAME_BYTES
+
+    @property
     def buffer_frames(self) -> int:
         """The buffer in full-size frames (a bfifo's bytes rounded, at least 2), as the simulator's buffer in packets."""
         kind, limit = self.queue()

@@ -173,8 +173,7 @@ class Testbed:
         self.ns(self.rtr, "tc", "class", "add", "dev", "r1", "parent", "1:", "classid", "1:1", "htb", "rate", f"{rate}bit", "ceil", f"{rate}bit")
         self.ns(self.rtr, "tc", "qdisc", "add", "dev", "r1", "parent", "1:1", "handle", "10:", kind, "limit", str(limit))
         if b.step_k is not None:  # step ECN marking ahead of the rate limit, ECN at both ends
-            limit_bytes = limit if kind == "bfifo" else limit * FRAME_BYTES
-            marker = build.build_ce_mark(b.rate, b.step_k * FRAME_BYTES, limit_bytes)
+            marker = build.build_ce_mark(b.rate, b.step_k * FRAME_BYTES, self.sc.buffer_bytes)
             self.ns(self.rtr, "tc", "qdisc", "add", "dev", "r1", "clsact")
             self.ns(self.rtr, "tc", "filter", "add", "dev", "r1", "egress", "bpf", "direct-action", "obj", str(marker), "sec", "tc")
             for ns in (self.snd, self.rcv):
