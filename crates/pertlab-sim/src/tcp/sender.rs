@@ -190,6 +190,8 @@ pub struct TcpSender {
     rtt_noise: Option<SimRng>,
     /// When the last data segment (new or retransmitted) was sent.
     last_send: SimTime,
+    /// When an ACK last left nothing outstanding ([`CcState::drained_at`]).
+    drained_at: SimTime,
     /// The host's random send overhead; `None` when `cfg.overhead_ns` is 0.
     overhead: Option<SendOverhead>,
     /// JCC probing, for controllers that probe (`tcp::jcc_probe`).
@@ -234,6 +236,7 @@ impl TcpSender {
             last_rtt_sample: None,
             rtt_noise: None,
             last_send: 0,
+            drained_at: 0,
             overhead: None,
             probe,
             pacer: Pacer::new(&cfg.pacing),
@@ -322,6 +325,9 @@ impl TcpSender {
         let prior_state = self.tp.ca_state;
         let old_snd_una = self.sb.snd_una();
         let acked = self.sb.ack_to(ack.seq);
+        if acked.segments > 0 && self.sb.outstanding() == 0 {
+            self.drained_at = now;
+        }
         let sacked = if self.cfg.sack { self.sb.apply_sack(ack.sack_blocks()) } else { Sacked::default() };
         let newly_sacked = sacked.newly;
         let linux = self.send_times.as_mut().and_then(|t| t.take(now, old_snd_una, &acked, &sacked));
@@ -513,6 +519,7 @@ impl TcpSender {
         self.tp.packets_in_flight = self.pipe();
         self.tp.srtt = self.rtt.srtt();
         self.tp.last_send = self.last_send;
+        self.tp.drained_at = self.drained_at;
     }
 
     /// The application stops handing data to TCP (ns-2's `$ftp stop`): no new

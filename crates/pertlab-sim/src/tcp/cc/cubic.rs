@@ -26,13 +26,17 @@
 //!   which the sender keeps ssthresh); the next starts in congestion avoidance.
 //! - A stage that begins above `W_max` (slow start ended without loss, or
 //!   `W_max` not yet set) starts on the convex side: `W_max = cwnd_epoch`, `K = 0`.
+//! - Application-limited flows (5.8): `t` leaves out the time the sender had
+//!   nothing in flight (the stage's start moves later by it, as in Linux).
+//!   The window grows only while the flow uses it when the sender's
+//!   `cwnd_validation` is on (off by default, as in ns-2).
 //!
 //! - `variant = linux` follows Linux's `tcp_cubic.c` where it departs from the
 //!   RFC in ways that matter with small windows ([`CubicVariant`]).
 //!
 //! Left out: HyStart++ (RFC 9406; slow start here is standard), the spurious
 //! congestion-event undo (4.9; this sender never undoes reductions), Linux's
-//! `tcp_friendliness` details, pacing, and the application-limited adjustments.
+//! `tcp_friendliness` details and pacing.
 
 use super::{CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
@@ -67,10 +71,9 @@ pub enum CubicVariant {
     /// - `tcp_friendliness`: the Reno estimate grows by `alpha_cubic` per RTT
     ///   throughout (Linux keeps no `cwnd_prior`: the running kernel's
     ///   `struct bictcp` has none);
-    /// - `cubictcp_cwnd_event`: a transmission starting with nothing in flight
-    ///   shifts the stage's start by the time since the last send, keeping
-    ///   `W_est` (Linux commit 30927520dbae chose the shift over a reset),
-    ///   where the RFC variant here still starts a new stage.
+    /// - `cubictcp_cwnd_event`: the time left out of `t` when a transmission
+    ///   starts with nothing in flight runs from the last send, not from the
+    ///   ACK that emptied the flight ([`Cubic::cwnd_event`]).
     ///
     /// docs/linux.md, "ECN at the bottleneck", for what they change.
     Linux,
@@ -230,24 +233,31 @@ impl CongestionControl for Cubic {
         self.avoid_congestion(tp, acked);
     }
 
-    /// After idle, and after every timeout (also a repeated one, for which the
-    /// sender keeps ssthresh and does not call [`Self::ssthresh`]), the curve's
-    /// clock and `W_est` are stale: start a new stage. Linux's CUBIC instead
-    /// takes a transmission that starts with nothing in flight (`TxStart`) as
-    /// time spent application-limited: it moves the stage's start later by the
-    /// time since the last segment was sent, so the curve resumes where it
-    /// stopped, and keeps `W_est` (`cubictcp_cwnd_event`). That matters behind
-    /// delayed ACKs: at a window of 2 segments one ACK covers both, every
-    /// round starts with nothing in flight, and a new stage each round held the
-    /// window at 2 for good.
+    /// A transmission that starts with nothing in flight (`TxStart`) ends a
+    /// time spent application-limited, which `t` must not include (RFC 9438
+    /// Section 5.8: "t in Eq. 1 MUST NOT include these periods"): the stage's
+    /// start moves later by that time, so the curve resumes where it stopped,
+    /// and `W_est` is kept. The RFC variant counts the time since the ACK that
+    /// left nothing in flight (`tp.drained_at`): idle time only. Linux counts
+    /// the time since the last segment was sent (`cubictcp_cwnd_event`,
+    /// commit 30927520dbae, which chose the shift over a reset), which also
+    /// takes in the round trip of that segment. Either way a window of 2 behind
+    /// delayed ACKs, all of it acknowledged by one ACK each round, goes on
+    /// growing; a new stage each round held it at 2 for good.
+    /// A restart after idle (`CwndRestart`, the window cut back) and every
+    /// timeout (also a repeated one, for which the sender keeps ssthresh and
+    /// does not call [`Self::ssthresh`]) start a new stage.
     fn cwnd_event(&mut self, tp: &mut CcState, ev: CaEvent) {
-        match (ev, self.cfg.variant, self.epoch_start) {
-            (CaEvent::TxStart, CubicVariant::Linux, Some(start)) => {
-                let idle = tp.now.saturating_sub(tp.last_send);
+        match (ev, self.epoch_start) {
+            (CaEvent::TxStart, Some(start)) => {
+                let idle_from = match self.cfg.variant {
+                    CubicVariant::Rfc9438 => tp.drained_at,
+                    CubicVariant::Linux => tp.last_send,
+                };
+                let idle = tp.now.saturating_sub(idle_from);
                 self.epoch_start = Some(start.saturating_add(idle).min(tp.now));
             }
-            (CaEvent::TxStart, CubicVariant::Linux, None) => {}
-            (CaEvent::CwndRestart | CaEvent::TxStart | CaEvent::Loss, _, _) => self.epoch_start = None,
+            (CaEvent::CwndRestart | CaEvent::Loss, _) => self.epoch_start = None,
             _ => {}
         }
     }
@@ -274,6 +284,7 @@ mod tests {
 
     /// An ACK-clocked flow in congestion avoidance: one ACK per segment, a
     /// window of ACKs per RTT.
+    #[derive(Clone)]
     struct Flow {
         cc: Cubic,
         tp: CcState,
@@ -439,29 +450,65 @@ mod tests {
         cc.cong_avoid(&mut tp, 1, &mut from_seed(1));
         assert_eq!((cc.w_max(), cc.k()), (50.0, 0.0));
     }
+
     #[test]
-    fn linux_variant_shifts_the_stage_on_tx_start_and_keeps_w_est() {
+    fn a_window_acknowledged_whole_each_round_goes_on_growing() {
         // Behind delayed ACKs at a window of 2, one ACK covers both segments and each round
-        // starts with nothing in flight. Linux's CUBIC grows through it; a new stage each
-        // round (the RFC variant here) holds the window at 2.
-        let grow = |variant| {
+        // starts with nothing in flight, the ACK's arrival the send. The RFC variant leaves
+        // out no time (the flight emptied just now), Linux the round trip since the last send;
+        // either way the window grows. A new stage each round held it at 2.
+        for (variant, shifted) in [(CubicVariant::Rfc9438, 0), (CubicVariant::Linux, 20 * 50 * NS_PER_MS)] {
             let mut cc = Cubic::new(CubicConfig { variant, ..CubicConfig::default() });
             let mut tp = CcState::new(3, 100_000, 1500);
             tp.srtt = 50 * NS_PER_MS;
             tp.snd_ssthresh = cc.ssthresh(&tp);
             tp.snd_cwnd = tp.snd_ssthresh;
-            for round in 1..=20 {
-                tp.now = round * 50 * NS_PER_MS;
+            for round in 0..=20 {
+                tp.now = (round + 1) * 50 * NS_PER_MS;
                 cc.cong_avoid(&mut tp, 2, &mut from_seed(1)); // one ACK for the round's 2 segments
+                tp.drained_at = tp.now;
                 tp.last_send = tp.now - 50 * NS_PER_MS; // the round's segments went one RTT ago
                 cc.cwnd_event(&mut tp, CaEvent::TxStart);
             }
-            (tp.snd_cwnd, cc.epoch_start)
-        };
-        let (linux, start) = grow(CubicVariant::Linux);
-        assert!(linux >= 6, "Linux: {linux}");
-        assert!(start.is_some_and(|s| s <= 20 * 50 * NS_PER_MS));
-        assert_eq!(grow(CubicVariant::Rfc9438).0, 2);
+            assert!(tp.snd_cwnd >= 6, "{variant:?}: {}", tp.snd_cwnd);
+            assert_eq!(cc.epoch_start, Some((50 * NS_PER_MS + shifted).min(tp.now)), "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn an_idle_period_is_left_out_of_t() {
+        // Two flows on the same concave curve; one sends nothing for ten seconds. With the idle
+        // time out of t (RFC 9438 5.8) both go on alike: the same windows and W_est ACK for
+        // ACK. Counting it would put t past K and the target at 1.5 cwnd at once ("W_cubic(t)
+        // might be very high"); a new stage would restart the curve from the current window.
+        let mut busy = Flow::after_loss(CubicConfig::default(), 100, 100 * NS_PER_MS);
+        busy.run_until(1.0);
+        let mut idle = busy.clone();
+        let start = idle.cc.epoch_start.unwrap();
+        (idle.tp.last_send, idle.tp.drained_at) = (idle.tp.now, idle.tp.now);
+        idle.tp.now += 10 * NS_PER_SEC;
+        idle.cc.cwnd_event(&mut idle.tp, CaEvent::TxStart);
+        assert_eq!(idle.cc.epoch_start, Some(start + 10 * NS_PER_SEC));
+        for _ in 0..3 * busy.tp.snd_cwnd {
+            busy.ack();
+            idle.ack();
+            assert_eq!((idle.tp.snd_cwnd, idle.cc.w_est), (busy.tp.snd_cwnd, busy.cc.w_est));
+        }
+        assert!(busy.tp.snd_cwnd > 70, "the curve moved on: {}", busy.tp.snd_cwnd);
+    }
+
+    #[test]
+    fn the_linux_variant_also_leaves_out_the_last_round_trip() {
+        // A segment sent at 1.0 s, its ACK at 1.1 s emptying the flight, new data at 1.5 s:
+        // the RFC variant leaves 0.4 s out of t, Linux 0.5 s (since its `lsndtime`).
+        for (variant, left_out) in [(CubicVariant::Rfc9438, 400), (CubicVariant::Linux, 500)] {
+            let mut f = Flow::after_loss(CubicConfig { variant, ..CubicConfig::default() }, 100, 100 * NS_PER_MS);
+            f.ack();
+            let start = f.cc.epoch_start.unwrap();
+            (f.tp.last_send, f.tp.drained_at, f.tp.now) = (NS_PER_SEC, 1100 * NS_PER_MS, 1500 * NS_PER_MS);
+            f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
+            assert_eq!(f.cc.epoch_start, Some(start + left_out * NS_PER_MS), "{variant:?}");
+        }
     }
 
     #[test]

@@ -125,6 +125,9 @@ pub struct CcState {
     pub now: SimTime,
     /// When the sender last sent a data segment (Linux's `lsndtime`).
     pub last_send: SimTime,
+    /// When an ACK last left nothing outstanding: with nothing in flight since,
+    /// the sender has been idle (application-limited) from then.
+    pub drained_at: SimTime,
     /// Segment size in bytes (payload + headers on the wire).
     pub mss: u32,
 }
@@ -143,6 +146,7 @@ impl CcState {
             ca_state: CaState::Open,
             now: 0,
             last_send: 0,
+            drained_at: 0,
             mss,
         }
     }

@@ -53,6 +53,25 @@ fn resume_after_idle_longer_than_the_rto_restarts_from_the_initial_window() {
 }
 
 #[test]
+fn the_ack_that_empties_the_flight_marks_when_the_sender_went_idle() {
+    let mut b = Bench::new(TcpConfig::default());
+    b.start();
+    b.run_until(SEC);
+    b.snd.stop();
+    while b.snd.sb.outstanding() > 0 {
+        let t = b.now + MS;
+        b.run_until(t);
+    }
+    // The last ACK came within the last millisecond, a round trip after the last send.
+    assert!(b.snd.drained_at + MS > b.now && b.snd.drained_at <= b.now, "{} at {}", b.snd.drained_at, b.now);
+    assert!(b.snd.drained_at > b.snd.last_send);
+    let drained = b.snd.drained_at;
+    b.run_until(b.now + 50 * MS);
+    b.resume();
+    assert_eq!(b.snd.tp.drained_at, drained, "the controller sees it at the next transmission");
+}
+
+#[test]
 fn resume_within_the_rto_of_the_last_send_keeps_the_window() {
     let mut b = Bench::new(TcpConfig::default());
     b.start();
