@@ -367,7 +367,7 @@ class TestbedResults:
         for fid, m in x.get("pert_adaptive_modes", {}).items():
             w = m["window"]
             lines.append(
-                f"flow {fid} pert_adaptive: alpha {m['alpha']:g}, mode {m['mode']}; "
+                f"flow {fid} pert_adaptive: alpha {m['alpha']:g}, mode {m['mode']}, q_max {m['q_max_ms']:.1f} ms; "
                 + (f"in the window high speed {w['high_speed_s']:.2f} s, safe {w['safe_s']:.2f} s, compete {w['compete_s']:.2f} s" if w else "no window")
             )
         return "\n".join(lines)
@@ -662,14 +662,16 @@ def _ebpf_flows(sc: TestbedScenario, holders: dict[str, loader.Holder]) -> dict[
 
 
 def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
-    """An adaptive-PERT flow's alpha and mode at its last update, and its time in each mode
+    """An adaptive-PERT flow's alpha, mode and q_max (the largest queueing delay it has seen,
+    ms: it never decays, so one outlying RTT sample sets its thresholds for the rest of the
+    run) at its last update, and its time in each mode
     over the whole run and over the measurement window (seconds): the run's less its counters
     at the warm-up's read (``warm``; None when it had none yet: it had not started). No window
     (None) when the counters were not read at the warm-up (``warm_read`` false: the run stopped
     before it), never the whole run in its place."""
     run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}
     window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()} if warm_read else None
-    return {"alpha": end["alpha"], "mode": end["mode"], "run": run, "window": window, "at_warm_read": warm is not None}
+    return {"alpha": end["alpha"], "mode": end["mode"], "q_max_ms": end["q_max_us"] / 1e3, "run": run, "window": window, "at_warm_read": warm is not None}
 
 
 def _retransmits_in_window(samples: list[dict], fin: dict, t_w: float) -> int:
