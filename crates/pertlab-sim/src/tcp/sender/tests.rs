@@ -52,8 +52,9 @@ fn resume_after_idle_longer_than_the_rto_restarts_from_the_initial_window() {
     assert!(b.snd.tp.snd_cwnd > 20, "slow start again after the restart");
 }
 
-#[test]
-fn the_ack_that_empties_the_flight_marks_when_the_sender_went_idle() {
+/// Slow start for 1 s, then the application stops; returns the bench within a
+/// millisecond of the ACK that leaves nothing outstanding.
+fn stopped_until_acknowledged() -> Bench {
     let mut b = Bench::new(TcpConfig::default());
     b.start();
     b.run_until(SEC);
@@ -62,6 +63,12 @@ fn the_ack_that_empties_the_flight_marks_when_the_sender_went_idle() {
         let t = b.now + MS;
         b.run_until(t);
     }
+    b
+}
+
+#[test]
+fn the_ack_that_empties_the_flight_marks_when_the_sender_went_idle() {
+    let mut b = stopped_until_acknowledged();
     // The last ACK came within the last millisecond, a round trip after the last send.
     assert!(b.snd.drained_at + MS > b.now && b.snd.drained_at <= b.now, "{} at {}", b.snd.drained_at, b.now);
     assert!(b.snd.drained_at > b.snd.last_send);
@@ -73,15 +80,8 @@ fn the_ack_that_empties_the_flight_marks_when_the_sender_went_idle() {
 
 #[test]
 fn resume_within_the_rto_of_the_last_send_keeps_the_window() {
-    let mut b = Bench::new(TcpConfig::default());
-    b.start();
-    b.run_until(SEC);
-    b.snd.stop();
-    // Run until the flight is acknowledged, then rejoin right away: idle < RTO.
-    while b.snd.sb.outstanding() > 0 {
-        let t = b.now + MS;
-        b.run_until(t);
-    }
+    // Rejoin as soon as the flight is acknowledged: idle < RTO.
+    let mut b = stopped_until_acknowledged();
     assert!(b.now - b.snd.last_send <= b.snd.rto());
     let cwnd = b.snd.tp.snd_cwnd;
     let sent = b.snd.counters().segments_sent;
