@@ -664,9 +664,8 @@ def _ebpf_flows(sc: TestbedScenario, holders: dict[str, loader.Holder]) -> dict[
 def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
     """An adaptive-PERT flow's alpha, mode and q_max (the largest queueing delay it has seen,
     ms: it never decays, so one outlying RTT sample sets its thresholds for the rest of the
-    run) at its last update, and its time in each mode
-    over the whole run and over the measurement window (seconds): the run's less its counters
-    at the warm-up's read (``warm``; None when it had none yet: it had not started). No window
+    run) at its last update, and its time in each mode over the whole run and over the
+    measurement window (seconds): the run's less its counters at the warm-up's read (``warm``; None when it had none yet: it had not started). No window
     (None) when the counters were not read at the warm-up (``warm_read`` false: the run stopped
     before it), never the whole run in its place."""
     run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}

@@ -188,10 +188,6 @@ pub struct TcpSender {
     pub last_rtt_sample: Option<RttSample>,
     /// Stream of the RTT measurement noise; `None` when `cfg.rtt_noise_ns` is 0.
     rtt_noise: Option<SimRng>,
-    /// When the last data segment (new or retransmitted) was sent.
-    last_send: SimTime,
-    /// When an ACK last left nothing outstanding ([`CcState::drained_at`]).
-    drained_at: SimTime,
     /// The host's random send overhead; `None` when `cfg.overhead_ns` is 0.
     overhead: Option<SendOverhead>,
     /// JCC probing, for controllers that probe (`tcp::jcc_probe`).
@@ -235,8 +231,6 @@ impl TcpSender {
             data_segments: u32::MAX,
             last_rtt_sample: None,
             rtt_noise: None,
-            last_send: 0,
-            drained_at: 0,
             overhead: None,
             probe,
             pacer: Pacer::new(&cfg.pacing),
@@ -326,7 +320,7 @@ impl TcpSender {
         let old_snd_una = self.sb.snd_una();
         let acked = self.sb.ack_to(ack.seq);
         if acked.segments > 0 && self.sb.outstanding() == 0 {
-            self.drained_at = now;
+            self.tp.drained_at = now;
         }
         let sacked = if self.cfg.sack { self.sb.apply_sack(ack.sack_blocks()) } else { Sacked::default() };
         let newly_sacked = sacked.newly;
@@ -518,8 +512,6 @@ impl TcpSender {
         self.tp.snd_nxt = self.sb.snd_nxt();
         self.tp.packets_in_flight = self.pipe();
         self.tp.srtt = self.rtt.srtt();
-        self.tp.last_send = self.last_send;
-        self.tp.drained_at = self.drained_at;
     }
 
     /// The application stops handing data to TCP (ns-2's `$ftp stop`): no new
@@ -569,7 +561,7 @@ impl TcpSender {
         }
         self.app_stopped = false;
         self.tp.now = now;
-        if self.started && self.sb.outstanding() == 0 && now.saturating_sub(self.last_send) > self.rtt.rto() {
+        if self.started && self.sb.outstanding() == 0 && now.saturating_sub(self.tp.last_send) > self.rtt.rto() {
             self.sync_tp();
             self.cc.cwnd_event(&mut self.tp, CaEvent::CwndRestart);
             self.tp.snd_cwnd = self.tp.snd_cwnd.min(self.cfg.init_cwnd).max(1);

@@ -123,10 +123,12 @@ pub struct CcState {
     pub ca_state: CaState,
     /// Current simulated time.
     pub now: SimTime,
-    /// When the sender last sent a data segment (Linux's `lsndtime`).
+    /// When the sender last sent a data segment, new or retransmitted (Linux's
+    /// `lsndtime`); the sender keeps it here.
     pub last_send: SimTime,
     /// When an ACK last left nothing outstanding: with nothing in flight since,
-    /// the sender has been idle (application-limited) from then.
+    /// the sender has been idle (application-limited) from then; the sender
+    /// keeps it here.
     pub drained_at: SimTime,
     /// Segment size in bytes (payload + headers on the wire).
     pub mss: u32,

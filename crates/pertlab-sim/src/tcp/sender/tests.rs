@@ -42,7 +42,7 @@ fn resume_after_idle_longer_than_the_rto_restarts_from_the_initial_window() {
     let sent = b.snd.counters().segments_sent;
     assert!(b.log.iter().all(|s| s.at <= SEC), "nothing sent while stopped");
     // Idle for 2 s - last send, far above the RTO (about 0.3 s).
-    assert!(2 * SEC - b.snd.last_send > b.snd.rto());
+    assert!(2 * SEC - b.snd.tp.last_send > b.snd.rto());
     b.resume();
     assert_eq!(b.snd.tp.snd_cwnd, 2, "cwnd = min(cwnd, init_cwnd)");
     assert_eq!(b.snd.counters().segments_sent - sent, 2, "the restart window goes out at once");
@@ -70,19 +70,19 @@ fn stopped_until_acknowledged() -> Bench {
 fn the_ack_that_empties_the_flight_marks_when_the_sender_went_idle() {
     let mut b = stopped_until_acknowledged();
     // The last ACK came within the last millisecond, a round trip after the last send.
-    assert!(b.snd.drained_at + MS > b.now && b.snd.drained_at <= b.now, "{} at {}", b.snd.drained_at, b.now);
-    assert!(b.snd.drained_at > b.snd.last_send);
-    let drained = b.snd.drained_at;
+    assert!(b.snd.tp.drained_at + MS > b.now && b.snd.tp.drained_at <= b.now, "{} at {}", b.snd.tp.drained_at, b.now);
+    assert!(b.snd.tp.drained_at > b.snd.tp.last_send);
+    let drained = b.snd.tp.drained_at;
     b.run_until(b.now + 50 * MS);
     b.resume();
-    assert_eq!(b.snd.tp.drained_at, drained, "the controller sees it at the next transmission");
+    assert_eq!(b.snd.tp.drained_at, drained, "a transmission leaves it");
 }
 
 #[test]
 fn resume_within_the_rto_of_the_last_send_keeps_the_window() {
     // Rejoin as soon as the flight is acknowledged: idle < RTO.
     let mut b = stopped_until_acknowledged();
-    assert!(b.now - b.snd.last_send <= b.snd.rto());
+    assert!(b.now - b.snd.tp.last_send <= b.snd.rto());
     let cwnd = b.snd.tp.snd_cwnd;
     let sent = b.snd.counters().segments_sent;
     b.resume();

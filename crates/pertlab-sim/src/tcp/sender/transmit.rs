@@ -157,7 +157,7 @@ impl TcpSender {
     pub(super) fn count_sent(&mut self, pkt: &Packet, now: SimTime) {
         self.counters.segments_sent += 1;
         self.counters.retransmits += u64::from(pkt.retx);
-        self.last_send = now;
+        self.tp.last_send = now;
         if let Some(t) = self.send_times.as_mut() {
             t.sent(pkt.seq, now);
         }
