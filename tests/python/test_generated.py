@@ -34,7 +34,7 @@ import pertlab
 from pertlab.cli import app
 from pertlab.linux.compare import sim_scenario
 from pertlab.linux.scenario import TestbedScenario
-from pertlab.scenario.controllers import Vegas
+from pertlab.scenario.controllers import Cubic, Vegas
 
 import generated
 import scenario_strategies as gen
@@ -82,6 +82,25 @@ def test_vegas_with_either_base_rtt_runs_or_is_refused_with_field_errors(data, d
     # What was drawn, a kind of its own: the outcome is counted under "vegas base_rtt".
     OUTCOMES[("vegas base_rtt drawn", "propagation" if '"propagation"' in json.dumps(data) else "observed only")] += 1
     run_or_refuse(scenario, "vegas base_rtt")
+
+
+@settings(**FEWER, **COMMON)
+@given(gen.scenario(BUDGET), st.data())
+def test_cubic_of_either_variant_runs_or_is_refused_with_field_errors(data, draw):
+    """CUBIC of either ``variant`` on every long flow and web group the strategy draws (above,
+    CUBIC is one controller of many): application-limited senders (video streams, web objects,
+    flows that stop) and delayed ACKs send after nothing was in flight, where CUBIC moves its
+    stage's start past the idle time (RFC 9438 5.8; the variants count it from different times)."""
+    cubic = gen.model(Cubic, BUDGET, kind=st.just("cubic"), variant=st.sampled_from(["rfc9438", "linux"]))
+    for t in [*data.get("flows", []), *data.get("web", [])]:
+        t["cc"] = draw.draw(cubic)
+    repaired = gen.repair(data)
+    assume(repaired is not None)
+    data, scenario = repaired
+    note(json.dumps(data, default=str))
+    idle = bool(scenario.web) or any(f.video or f.stop is not None or f.tcp.delayed_ack or f.tcp.ack_policy != "every" for f in scenario.flows)
+    OUTCOMES[("cubic drawn", "with senders that go idle" if idle else "bulk flows only")] += 1
+    run_or_refuse(scenario, "cubic variants")
 
 
 # --- mutations of valid scenarios --------------------------------------------------------
