@@ -133,7 +133,9 @@ def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: f
     """What the ACKs sent in [``start_s``, ``end_s``] say of the receivers' policy: how many there
     were and the segments each covered (mean); the share that covered one segment; of those, the
     share sent at once (:data:`AT_ONCE_S`), of the ones sent at once the share whose segment
-    carried PSH, and the median hold of the others (ms); the ACKs covering an ECN cue
+    carried PSH, of the lone segments that carried PSH the share acknowledged at once (Linux's
+    rule, whatever else sends an ACK at once: quickack mode acknowledges every segment), and the
+    median hold of those not sent at once (ms); the ACKs covering an ECN cue
     (:func:`ecn_cues`) and the share of them sent at once after it. None where there is nothing
     to count. ``data_push_share`` (:func:`push_share`) is carried along."""
     acks = acks.filter(pl.col("t_s").is_between(start_s, end_s))
@@ -148,6 +150,7 @@ def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: f
         "lone_share": share(lone, acks),
         "lone_at_once_share": share(at_once, lone),
         "at_once_push_share": share(at_once.filter(pl.col("push")), at_once),
+        "push_at_once_share": share(at_once.filter(pl.col("push")), lone.filter(pl.col("push"))),
         "lone_held_median_ms": statistics.median(held) if held else None,
         "cue_acks": cued.height,
         "cue_at_once_share": share(cued.filter(pl.col("cue_hold_ms") < AT_ONCE_S * 1e3), cued),
@@ -163,7 +166,8 @@ def summary_text(s: dict[str, Any]) -> str:
     return (
         (f"{pct(s['data_push_share'])} of the data segments with PSH; " if s.get("data_push_share") is not None else "")
         + f"{s['acks']} ACKs covering new data, {s['segments_per_ack']:.2f} segments each; {pct(s['lone_share'])} covered one segment,"
-        f" {pct(s['lone_at_once_share'])} of those sent at once (within {AT_ONCE_S * 1e3:g} ms; {pct(s['at_once_push_share'])} of these on a segment with PSH)"
+        f" {pct(s['lone_at_once_share'])} of those sent at once (within {AT_ONCE_S * 1e3:g} ms; {pct(s['at_once_push_share'])} of these on a segment with PSH;"
+        f" {pct(s['push_at_once_share'])} of the lone segments with PSH acknowledged at once)"
         + (f", the others after a median {s['lone_held_median_ms']:.1f} ms" if s["lone_held_median_ms"] is not None else "")
         + (f"; {s['cue_acks']} covered an ECN cue, {pct(s['cue_at_once_share'])} of them sent at once after it" if s.get("cue_acks") else "")
     )

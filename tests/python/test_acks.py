@@ -35,7 +35,10 @@ def test_each_ack_counts_the_segments_it_covers_and_the_hold_of_the_last():
     assert table["push"].to_list() == [True, False, True]
     assert table["conn"].unique().to_list() == [f"{S} > {R}"]
     s = acks.summary(table, 0.0, 1.0)
-    assert s == pytest.approx({"acks": 3, "segments_per_ack": 4 / 3, "lone_share": 2 / 3, "lone_at_once_share": 0.5, "at_once_push_share": 1.0, "lone_held_median_ms": 40.0, "cue_acks": 0, "cue_at_once_share": None, "data_push_share": None})
+    assert s == pytest.approx({"acks": 3, "segments_per_ack": 4 / 3, "lone_share": 2 / 3, "lone_at_once_share": 0.5, "at_once_push_share": 1.0, "push_at_once_share": 1.0, "lone_held_median_ms": 40.0, "cue_acks": 0, "cue_at_once_share": None, "data_push_share": None})
+    # Had the held lone segment carried PSH, half the lone pushed ones would have gone at once.
+    held_pushed = acks.summary(table.with_columns(push=pl.lit(True)), 0.0, 1.0)
+    assert (held_pushed["push_at_once_share"], held_pushed["at_once_push_share"]) == (0.5, 1.0)
     # Two of the four data segments carry PSH; over [0, 5 ms] from t0, one of the two.
     assert acks.push_share(packets, 0.0, 1.0, t0=1.0) == 0.5 and acks.push_share(packets, 0.0, 0.005, t0=1.0) == 0.5
     assert acks.push_share(packets, 0.0, 0.0005, t0=1.0) == 0.0 and acks.push_share(packets, 5.0, 6.0) is None

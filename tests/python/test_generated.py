@@ -636,7 +636,7 @@ def test_testbed_compares_simulator_half_captures_its_receivers(data, step):
         check_results(res)
         assert summary is not None and not list(Path(tmp).glob("**/*.pcap"))
         table = pl.read_parquet(Path(tmp) / "acks.parquet")
-    for key in ("lone_share", "lone_at_once_share", "at_once_push_share", "data_push_share", "cue_at_once_share"):
+    for key in ("lone_share", "lone_at_once_share", "at_once_push_share", "push_at_once_share", "data_push_share", "cue_at_once_share"):
         assert summary[key] is None or 0.0 <= summary[key] <= 1.0, (key, summary)
     assert summary["data_push_share"] in (None, 0.0) and not table["push"].any()
     assert table.is_empty() or (table["segments"].min() >= 1 and table["hold_ms"].min() > -1e-6), table.describe()

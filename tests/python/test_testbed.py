@@ -289,7 +289,11 @@ def test_captured_acks_show_linux_acknowledging_a_lone_pushed_segment_at_once(tm
     out = _compare_of(tmp_path, 'delayed_ack = true\ncapture_acks = true\nduration = "8s"\nwarmup = "2s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "40ms"\nbuffer = "50KB"\n\n[[flows]]\ncc = "pert"\ncount = 4\n')
     real = json.loads((out / "testbed" / "summary.json").read_text())["acks"]
     assert real["acks"] > 500 and 1.5 < real["segments_per_ack"] < 2.0, real
-    assert real["lone_at_once_share"] > 0.3 and real["at_once_push_share"] > 0.95, real
+    # Linux's rule: a lone segment with PSH is acknowledged at once. Quickack mode (after a gap or
+    # early in a connection) acknowledges every segment at once, with PSH or without: in one run
+    # 24 of the 346 lone segments acknowledged at once carried no PSH, all of one connection in
+    # the window's first 140 ms, every segment of its rounds acknowledged alone.
+    assert real["lone_at_once_share"] > 0.3 and real["push_at_once_share"] > 0.95 and real["at_once_push_share"] > 0.5, real
     assert 40.0 <= real["lone_held_median_ms"] < 60.0 and real["data_push_share"] > 0.1, real
     sim = pl.read_parquet(out / "sim" / "acks.parquet").filter(pl.col("t_s") >= 2.0)
     lone = sim.filter(pl.col("segments") == 1)
@@ -300,6 +304,7 @@ def test_captured_acks_show_linux_acknowledging_a_lone_pushed_segment_at_once(tm
     assert held.min() > 40.0 and held.max() <= 40.0 + 2 * jiffy_ms + 0.01, held.describe()
     report = (out / "report.md").read_text()
     assert f"| receivers: of those sent at once, on a segment with PSH, share | {real['at_once_push_share']:.3f} | - |" in report
+    assert f"| receivers: lone segments with PSH, sent at once, share | {real['push_at_once_share']:.3f} | - |" in report
     assert not list((out / "sim").glob("**/*.pcap"))  # the captures are read, then removed
     assert not list(runs.RUN_ROOT.glob("*/acks.pcapng"))
 

@@ -341,6 +341,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
             ("lone_share", "receivers: ACKs covering one segment, share", "{:.3f}"),
             ("lone_at_once_share", f"receivers: of those, sent at once (within {acks.AT_ONCE_S * 1e3:g} ms), share", "{:.3f}"),
             ("at_once_push_share", "receivers: of those sent at once, on a segment with PSH, share", "{:.3f}"),
+            ("push_at_once_share", "receivers: lone segments with PSH, sent at once, share", "{:.3f}"),
             ("lone_held_median_ms", "receivers: the others' hold, ms (median)", "{:.1f}"),
             *(ecn if sc.bottleneck.step_k is not None else ()),
         ):
