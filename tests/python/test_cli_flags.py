@@ -174,6 +174,14 @@ DUMBBELL_CASES = {
         lambda s, out, b: scenario(out)["flows"][0]["tcp"]["rtt_correction"]
         and all(f["rtt_correction"] and f["data_ack_ratio"] > 1.5 for f in s["flows"]),
     ),
+    # RFC 6937 as Linux: every sender recovers from its losses with the window following the
+    # ACKs, which moves its sends (other events than the default's, the same link filled).
+    "--prr": (
+        ["--prr"],
+        lambda s, out, b: all(f["tcp"]["prr"] for f in scenario(out)["flows"])
+        and s["bottleneck"]["drops"] > 0 and sum(f["fast_recoveries"] for f in s["flows"]) > 0
+        and s["events"] != b["events"] and s["bottleneck"]["utilization"] > 0.9,
+    ),
     # Qian 2011: two 300 kbit/s video streams beside the 4 flows, their clients 2 s behind: none late.
     "--video": (
         ["--video", "2@300kbps:pert", "--startup-delay", "2s"],

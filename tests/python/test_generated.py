@@ -266,7 +266,7 @@ CLI_FLAGS = {
     "--memory-limit": mostly(st.sampled_from(["8GiB", "none", "1KiB", "256MiB"])),
 }  # fmt: skip
 #: Options that take no value.
-CLI_SWITCHES = ["--ecn", "--pacing", "--rtt-correction"]
+CLI_SWITCHES = ["--ecn", "--pacing", "--rtt-correction", "--prr"]
 #: Options that only mean something together, drawn as a group so that most of them run:
 #: live video streams (Qian 2011) and a multi-class queue with its classes (Hua 2002).
 CLI_GROUPS = {

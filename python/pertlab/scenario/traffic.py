@@ -167,6 +167,13 @@ class TcpConfig(_Model):
         0,
         "ns-2's overhead_: a sender with segments to send waits U(0, overhead), then sends them; breaks drop-tail phase effects; 0: none",
     )
+    prr: bool = Field(
+        False,
+        description=(
+            "Proportional Rate Reduction (RFC 6937, as Linux's tcp_cwnd_reduction): in fast recovery and an ECN "
+            "reduction the window follows the data delivered down to ssthresh (default: cut to ssthresh at once, as ns-2)"
+        ),
+    )
 
     @field_validator("packet_size")
     @classmethod

@@ -24,6 +24,9 @@ pub mod ecn_feedback;
 mod ecn_tests;
 pub mod jcc_probe;
 pub mod pacing;
+pub mod prr;
+#[cfg(test)]
+mod prr_tests;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
@@ -179,6 +182,11 @@ pub struct TcpConfig {
     /// phase effects. 0 (default): segments leave at once, and no draws. Draws
     /// come from the flow's own `StreamKind::SendOverhead` stream.
     pub overhead_ns: SimTime,
+    /// Proportional Rate Reduction (RFC 6937, as Linux's `tcp_cwnd_reduction`):
+    /// during fast recovery and an ECN reduction the window follows the data
+    /// delivered down to ssthresh instead of dropping to it at once; see `prr`.
+    /// Off by default (ns-2's agents and RFC 6675 cut at once).
+    pub prr: bool,
 }
 
 impl Default for TcpConfig {
@@ -211,6 +219,7 @@ impl Default for TcpConfig {
             rtt_correction: false,
             ts_echo: TsEcho::Earliest,
             rtt_samples: RttSamples::Echo,
+            prr: false,
         }
     }
 }

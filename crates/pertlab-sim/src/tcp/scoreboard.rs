@@ -73,6 +73,8 @@ pub struct Scoreboard {
     sacked_out: u32,
     /// Un-SACKed segments marked lost.
     lost_out: u32,
+    /// Segments ever marked lost by SACK or as the head (not by a timeout), wrapping: what an ACK newly marked.
+    marked_lost: u32,
     /// Un-SACKed segments with a retransmission in flight.
     retrans_out: u32,
     /// Every un-SACKed segment below this point is marked lost.
@@ -112,6 +114,12 @@ impl Scoreboard {
 
     pub fn lost_out(&self) -> u32 {
         self.lost_out
+    }
+
+    /// How many segments SACKs and head losses have marked lost so far (wrapping;
+    /// the difference over an ACK is what it newly marked).
+    pub fn marked_lost(&self) -> u32 {
+        self.marked_lost
     }
 
     pub fn retrans_out(&self) -> u32 {
@@ -328,6 +336,7 @@ impl Scoreboard {
         }
         self.flags[i] = f | LOST;
         self.lost_out += 1;
+        self.marked_lost = self.marked_lost.wrapping_add(1);
         1
     }
 

@@ -28,8 +28,13 @@
 //! # Choices where the RFCs leave room (Linux unless stated)
 //! - Entering recovery sets `cwnd = ssthresh` (RFC 6675 section 5 step 4.2) and
 //!   sending is then limited by `pipe < cwnd`; the first retransmission is sent
-//!   at once, whatever pipe (RFC 5681 3.2 step 2, RFC 6675 step 4.3). No
-//!   Proportional Rate Reduction (RFC 6937).
+//!   at once, whatever pipe (RFC 5681 3.2 step 2, RFC 6675 step 4.3). With
+//!   `prr` (off by default), Proportional Rate Reduction (RFC 6937, Linux's
+//!   `tcp_cwnd_reduction`; `tcp::prr`) sets the window on every ACK of a fast
+//!   recovery or an ECN reduction instead, from the segments delivered (newly
+//!   ACKed or SACKed; without SACK each duplicate ACK counts one, as Linux
+//!   counts them), and sending in CWR is then limited by `pipe` too; a
+//!   recovery entered during an ECN reduction goes on with it (Linux).
 //! - The ACK that ends recovery sets `cwnd = ssthresh` (RFC 6582 3.2 step 3,
 //!   option 2; Linux `tcp_end_cwnd_reduction`) and does not also grow the window.
 //! - `cong_avoid` is called on ACKs that advance `snd_una` in Open, Disorder and
@@ -66,7 +71,7 @@
 //! # Left out
 //! NextSeg rules 3 and 4 (retransmitting un-lost data when the receiver window
 //! blocks new data, and the rescue retransmission); detection of lost
-//! retransmissions (left to the RTO); D-SACK, undo (Eifel, F-RTO); PRR; pacing;
+//! retransmissions (left to the RTO); D-SACK, undo (Eifel, F-RTO); pacing;
 //! the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 //!
@@ -88,6 +93,7 @@ use super::cwnd_validation::{hold_window, CwndUse};
 use super::ecn_feedback::MarkCounter;
 use super::jcc_probe::ProbeClock;
 use super::pacing::Pacer;
+use super::prr::Prr;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use super::send_overhead::SendOverhead;
@@ -200,6 +206,8 @@ pub struct TcpSender {
     cwnd_use: Option<CwndUse>,
     /// Send times of the outstanding segments; `None` unless `cfg.rtt_samples` is `linux`.
     send_times: Option<send_times::SendTimes>,
+    /// The window reduction under way with `cfg.prr`; `None` otherwise.
+    prr: Option<Prr>,
 }
 
 impl TcpSender {
@@ -237,6 +245,7 @@ impl TcpSender {
             train_rtt: cfg.rtt_correction.then(TrainRtt::new),
             cwnd_use: cfg.cwnd_validation.then(CwndUse::default),
             send_times: (cfg.rtt_samples == RttSamples::Linux).then(send_times::SendTimes::default),
+            prr: None,
             cfg,
         }
     }
@@ -318,6 +327,7 @@ impl TcpSender {
         }
         let prior_state = self.tp.ca_state;
         let old_snd_una = self.sb.snd_una();
+        let (delivered_before, lost_before) = (self.delivery_mark(), self.sb.marked_lost());
         let acked = self.sb.ack_to(ack.seq);
         if acked.segments > 0 && self.sb.outstanding() == 0 {
             self.tp.drained_at = now;
@@ -350,6 +360,10 @@ impl TcpSender {
         }
         if respond {
             self.on_ecn_echo();
+        }
+        if self.prr.is_some() {
+            let clean_advance = acked.segments > 0 && self.sb.marked_lost() == lost_before;
+            self.reduce_proportionally(self.delivery_mark().wrapping_sub(delivered_before), clean_advance);
         }
         if acked.segments > 0 && grows_window(prior_state) && grows_window(self.tp.ca_state) {
             self.sync_tp();
@@ -397,6 +411,7 @@ impl TcpSender {
         self.reno_sacked = 0;
         self.sb.mark_all_lost();
         self.cwr_pending = self.cfg.ecn;
+        self.prr = None;
         self.rtt.back_off();
         self.sync_tp();
         self.cc.cwnd_event(&mut self.tp, CaEvent::Loss);
@@ -502,6 +517,14 @@ impl TcpSender {
     }
 
     /// RFC 6675 SetPipe; without SACK, duplicate ACKs stand for SACKed segments.
+    /// What the receiver holds, in segments: `snd_una` plus the segments SACKed
+    /// above it (without SACK, those the duplicate ACKs announced). Its growth
+    /// over an ACK is what the ACK delivered, as Linux counts it for PRR (a
+    /// cumulative ACK without SACK delivers at least one, `tcp_remove_reno_sacks`).
+    fn delivery_mark(&self) -> u32 {
+        self.sb.snd_una().wrapping_add(self.sb.sacked_out()).wrapping_add(self.reno_sacked)
+    }
+
     fn pipe(&self) -> u32 {
         self.sb.pipe(if self.cfg.sack { 0 } else { self.reno_sacked })
     }

@@ -40,7 +40,7 @@ impl TcpSender {
         let ssthresh = self.cc.ecn_ssthresh(&self.tp);
         self.tp.snd_ssthresh = ssthresh;
         // Halve (as the controller says) but never raise, and keep one segment.
-        self.tp.snd_cwnd = self.tp.snd_cwnd.min(ssthresh).max(1);
+        self.begin_reduction(self.tp.snd_cwnd.min(ssthresh).max(1));
         self.tp.snd_cwnd_cnt = 0;
         self.recovery_point = self.sb.snd_nxt();
         self.counters.ecn_reductions += 1;

@@ -5,6 +5,7 @@
 use super::TcpSender;
 use crate::packet::Packet;
 use crate::tcp::cc::{CaEvent, CaState};
+use crate::tcp::prr::Prr;
 use crate::time::SimTime;
 
 impl TcpSender {
@@ -36,6 +37,10 @@ impl TcpSender {
             // RFC 6675 5.1: recovery after a timeout ends at RecoveryPoint.
             CaState::Loss if window_done => self.set_ca_state(CaState::Open),
             CaState::Cwr if window_done => {
+                if self.prr.take().is_some() {
+                    // Linux `tcp_end_cwnd_reduction`.
+                    self.tp.snd_cwnd = self.tp.snd_ssthresh.clamp(1, self.tp.snd_cwnd_clamp.max(1));
+                }
                 self.sync_tp();
                 self.cc.cwnd_event(&mut self.tp, CaEvent::CompleteCwr);
                 self.set_ca_state(CaState::Open);
@@ -67,7 +72,7 @@ impl TcpSender {
             self.tp.snd_ssthresh = self.cc.ssthresh(&self.tp);
             self.cwr_pending = self.cfg.ecn;
         }
-        self.tp.snd_cwnd = self.tp.snd_ssthresh.clamp(1, self.tp.snd_cwnd_clamp.max(1));
+        self.begin_reduction(self.tp.snd_ssthresh.clamp(1, self.tp.snd_cwnd_clamp.max(1)));
         self.tp.snd_cwnd_cnt = 0;
         self.recovery_point = self.sb.snd_nxt();
         self.set_ca_state(CaState::Recovery);
@@ -75,8 +80,30 @@ impl TcpSender {
         self.retransmit_head(now, out);
     }
 
+    /// Begin a window reduction (fast recovery, an ECN response) towards the
+    /// ssthresh just set: with `cfg.prr` the window then follows the ACKs
+    /// ([`TcpSender::reduce_proportionally`]; a reduction already under way,
+    /// begun by an ECN response, goes on, as in Linux), else it is `cut` at once.
+    pub(super) fn begin_reduction(&mut self, cut: u32) {
+        if self.cfg.prr {
+            self.prr.get_or_insert(Prr::new(self.tp.snd_cwnd));
+        } else {
+            self.tp.snd_cwnd = cut;
+        }
+    }
+
+    /// PRR's window after an ACK that `delivered` segments (RFC 6937; `tcp::prr`).
+    pub(super) fn reduce_proportionally(&mut self, delivered: u32, clean_advance: bool) {
+        let in_flight = self.pipe();
+        let ssthresh = self.tp.snd_ssthresh;
+        if let Some(cwnd) = self.prr.as_mut().and_then(|p| p.on_ack(delivered, in_flight, ssthresh, clean_advance)) {
+            self.tp.snd_cwnd = cwnd.clamp(1, self.tp.snd_cwnd_clamp.max(1));
+        }
+    }
+
     /// Leave fast recovery on the ACK that covers RecoveryPoint.
     fn exit_recovery(&mut self) {
+        self.prr = None;
         self.tp.snd_cwnd = self.tp.snd_ssthresh.clamp(1, self.tp.snd_cwnd_clamp.max(1));
         self.tp.snd_cwnd_cnt = 0;
         self.reno_sacked = 0;

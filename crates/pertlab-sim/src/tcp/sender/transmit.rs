@@ -55,6 +55,12 @@ impl TcpSender {
                     return Some(Segment::Retransmit(seq));
                 }
             }
+            // A proportional reduction counts the pipe, as Linux does (`tcp::prr`).
+            CaState::Cwr if self.prr.is_some() => {
+                if self.pipe() >= cwnd {
+                    return None;
+                }
+            }
             _ => {
                 // Open has no duplicate ACKs; Disorder and CWR may.
                 let extra = if self.cfg.limited_transmit { self.dupacks.min(2) } else { 0 };
@@ -143,6 +149,9 @@ impl TcpSender {
         // RFC 6298 5.1: start the timer if it is not running.
         if self.rto_at.is_none() {
             self.arm_rto(now);
+        }
+        if let Some(prr) = self.prr.as_mut() {
+            prr.sent();
         }
         match self.overhead.as_mut() {
             Some(overhead) => overhead.hold(now, pkt),

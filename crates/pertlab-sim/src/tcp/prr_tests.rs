@@ -1,0 +1,69 @@
+//! End-to-end tests of Proportional Rate Reduction (`TcpConfig::prr`, `tcp::prr`)
+//! on the test bench: the sender's transmissions through an ECN reduction and
+//! a fast recovery, with and without it.
+
+use super::cc::CaState;
+use super::testbench::{Bench, Fate};
+use super::TcpConfig;
+use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
+
+/// Reno in congestion avoidance at a window of 20 (1 ms per segment, RTT
+/// 101 ms); the path drops (`Fate::Drop`) or marks (`Fate::MarkCe`) the first
+/// transmission of segment 30. Returns the bench after 2 s.
+fn reduction(cfg: TcpConfig, fate: Fate) -> Bench {
+    let mut b = Bench::new(TcpConfig { init_cwnd: 20, ecn: fate == Fate::MarkCe, ..cfg });
+    b.data_rule = Box::new(move |p| if !p.retx && p.seq == 30 { fate } else { Fate::Deliver });
+    b.snd.tp.snd_ssthresh = 20;
+    b.start();
+    b.run_until(2 * NS_PER_SEC);
+    b.check_conservation();
+    b
+}
+
+/// The segments sent during the reduction (from entering `state` to the next
+/// state), in ms after it began, and the window the sender left it with.
+fn during(b: &Bench, state: CaState) -> (Vec<SimTime>, u32) {
+    let i = b.transitions.iter().position(|t| t.state == state).expect("the reduction");
+    let (from, to) = (b.transitions[i].at, b.transitions[i + 1].at);
+    let sent = b.log.iter().filter(|s| (from..to).contains(&s.at)).map(|s| (s.at - from) / NS_PER_MS).collect();
+    (sent, b.transitions[i + 1].cwnd)
+}
+
+/// The sends within the ACK burst that began the reduction (its first 50 ms).
+fn first_burst(sent: &[SimTime]) -> Vec<SimTime> {
+    sent.iter().copied().filter(|&t| t < 50).collect()
+}
+
+#[test]
+fn an_ecn_reduction_sends_on_every_other_ack_instead_of_pausing() {
+    // ECN-Echo at a window of 20: ssthresh 10. Cut at once, the sender waits
+    // until half the window is acknowledged; with PRR it sends on every other
+    // ACK from the first on. Both send about ten in the round trip and leave
+    // with the window at ssthresh.
+    let (cut, cut_cwnd) = during(&reduction(TcpConfig::default(), Fate::MarkCe), CaState::Cwr);
+    let (prr, prr_cwnd) = during(&reduction(TcpConfig { prr: true, ..TcpConfig::default() }, Fate::MarkCe), CaState::Cwr);
+    // The window's segments leave in a 20 ms burst each round trip, so their
+    // ACKs come back in one: the ECN-Echo arrives with 12 more ACKs behind it.
+    assert_eq!((first_burst(&cut), first_burst(&prr)), (vec![], vec![0, 2, 4, 6, 8, 10]), "sent at these ms");
+    assert!(cut.len().abs_diff(prr.len()) <= 1, "sent during CWR: {cut:?} cut at once, {prr:?} with PRR");
+    assert_eq!((cut_cwnd, prr_cwnd), (10, 10), "window on leaving CWR");
+}
+
+#[test]
+fn a_fast_recovery_sends_on_every_other_ack_with_sack_and_without() {
+    // One loss at a window of 20. RFC 6675 (pipe < cwnd = 10) and NewReno's
+    // inflated window both hold the sender back until about half the window
+    // has been acknowledged; PRR spreads the same sends over the round trip.
+    // Without SACK each duplicate ACK counts as one segment delivered.
+    for sack in [true, false] {
+        let cfg = TcpConfig { sack, ..TcpConfig::default() };
+        let (cut, cut_cwnd) = during(&reduction(cfg.clone(), Fate::Drop), CaState::Recovery);
+        let b = reduction(TcpConfig { prr: true, ..cfg }, Fate::Drop);
+        let (prr, prr_cwnd) = during(&b, CaState::Recovery);
+        // The retransmission goes at once either way; PRR sends new data on every other ACK of the burst.
+        assert_eq!((first_burst(&cut), first_burst(&prr)), (vec![0], vec![0, 2, 4, 6]), "sack {sack}: sent at these ms");
+        assert!(cut.len().abs_diff(prr.len()) <= 1, "sack {sack}, sent in recovery: {cut:?} cut at once, {prr:?} with PRR");
+        assert_eq!((cut_cwnd, prr_cwnd), (10, 10), "sack {sack}: window on leaving recovery");
+        assert_eq!((b.retransmissions().len(), b.snd.counters().timeouts), (1, 0), "sack {sack}");
+    }
+}
