@@ -19,7 +19,8 @@
 //! - Retransmission timer (RFC 6298), with RTT samples from the echoed
 //!   timestamp (RFC 7323), Karn's rule for the back-off, go-back-N after a
 //!   timeout (RFC 5681 3.1, RFC 6675 5.1).
-//! - ECN (RFC 3168): ECT on new data, one window reduction per window of data on
+//! - ECN (RFC 3168): ECT on new data (and on retransmissions for a controller
+//!   that needs ECN, as Linux: DCTCP), one window reduction per window of data on
 //!   ECN-Echo, CWR on the first new segment after any reduction. With XECN
 //!   feedback the reduction follows a counted mark (a Count Codepoint, or the
 //!   first ECE of a window whose Counter is 0; `ecn_feedback`), and every ACK's

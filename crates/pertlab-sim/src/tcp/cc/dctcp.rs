@@ -10,6 +10,9 @@
 //! (the sender's CWR rule), `cwnd = cwnd (1 - alpha / 2)` as Linux
 //! `dctcp_ssthresh` rounds it ([`alpha_reduction`]). Loss is answered as
 //! conventional TCP (Section 3.5: Reno's halving). Growth is Reno's.
+//! Retransmissions are ECN-capable, as Linux sends them for DCTCP
+//! (`TCP_CONG_NEEDS_ECN`; RFC 3168 6.1.5 would send them Not-ECT), so an
+//! AQM marks them where it would drop a Not-ECT packet.
 //!
 //! The receiver's half (ECE exactly on the ACKs of CE segments, immediate ACK
 //! on a change of CE state) is the `dctcp` feedback of the TCP options; the
@@ -92,6 +95,10 @@ impl CongestionControl for Dctcp {
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
         reno_cong_avoid(tp, acked);
+    }
+
+    fn needs_ecn(&self) -> bool {
+        true
     }
 
     /// `g` weighs the next window's marked fraction; alpha goes on from where it is.

@@ -348,6 +348,13 @@ pub trait CongestionControl: Send {
         tp.snd_cwnd
     }
 
+    /// The sender keeps its retransmissions ECN-capable, where RFC 3168 6.1.5
+    /// sends them Not-ECT (Linux's `TCP_CONG_NEEDS_ECN`, which DCTCP sets:
+    /// `tcp_ecn_send` then leaves ECT on a retransmission). Only with `ecn`.
+    fn needs_ecn(&self) -> bool {
+        false
+    }
+
     /// The sender marks one data segment per round trip as a JCC probe (and
     /// reports its fate through [`CongestionControl::on_probe`]) when this is true.
     fn probes(&self) -> bool {

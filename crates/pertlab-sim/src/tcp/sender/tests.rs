@@ -367,17 +367,28 @@ fn ecn_echo_reduces_once_per_window_and_sets_cwr() {
 }
 
 #[test]
-fn ecn_retransmissions_are_not_ect() {
-    let cfg = TcpConfig { ecn: true, init_cwnd: 20, ..TcpConfig::default() };
-    let mut b = Bench::new(cfg).drop_first_transmission_of(&[5]);
-    b.start();
-    b.run_until(2 * SEC);
-    let rtx = b.retransmissions();
-    assert_eq!(rtx.len(), 1);
-    assert_eq!(rtx[0].ecn, Ecn::NotEct);
-    // A loss reduction is a reduction too: the next new segment carries CWR.
-    let next_new = b.log.iter().find(|s| s.at >= rtx[0].at && !s.retx).unwrap();
-    assert!(next_new.cwr);
+fn ecn_retransmissions_are_not_ect_unless_the_controller_needs_ecn() {
+    // RFC 3168 6.1.5 for Reno; DCTCP's are ECT, as Linux sends them (`tcp_ecn_send`
+    // keeps ECT on a retransmission when the controller needs ECN).
+    use crate::tcp::cc::dctcp::{Dctcp, DctcpConfig};
+    use crate::tcp::EcnFeedback;
+    for (dctcp, ecn) in [(false, Ecn::NotEct), (true, Ecn::Ect)] {
+        let cfg = TcpConfig { ecn: true, init_cwnd: 20, ..TcpConfig::default() };
+        let bench = if dctcp {
+            Bench::with_cc(TcpConfig { ecn_feedback: EcnFeedback::Dctcp, ..cfg }, Box::new(Dctcp::new(DctcpConfig::default())))
+        } else {
+            Bench::new(cfg)
+        };
+        let mut b = bench.drop_first_transmission_of(&[5]);
+        b.start();
+        b.run_until(2 * SEC);
+        let rtx = b.retransmissions();
+        assert_eq!(rtx.len(), 1, "dctcp {dctcp}");
+        assert_eq!(rtx[0].ecn, ecn, "dctcp {dctcp}");
+        // A loss reduction is a reduction too: the next new segment carries CWR.
+        let next_new = b.log.iter().find(|s| s.at >= rtx[0].at && !s.retx).unwrap();
+        assert!(next_new.cwr, "dctcp {dctcp}");
+    }
 }
 
 #[test]

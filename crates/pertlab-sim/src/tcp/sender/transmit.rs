@@ -115,8 +115,11 @@ impl TcpSender {
         }
         let mut pkt = self.data_packet(seq, now);
         pkt.retx = true;
-        // RFC 3168 6.1.5: retransmitted segments are not ECN-capable.
-        pkt.ecn = Ecn::NotEct;
+        // RFC 3168 6.1.5: retransmitted segments are not ECN-capable, unless the
+        // controller needs ECN (Linux `tcp_ecn_send`, `TCP_CONG_NEEDS_ECN`: DCTCP).
+        if !self.cc.needs_ecn() {
+            pkt.ecn = Ecn::NotEct;
+        }
         if seq == self.sb.snd_una() {
             self.restart_timer_for_head(now);
         }
