@@ -183,7 +183,9 @@ def test_the_simulators_reno_stream_succeeds_through_the_start_only_in_lock_step
     """examples/testbed/video_reno.toml in the simulator (docs/linux.md, "Live video"): with every
     flow starting at 0 and no randomness in the senders, the 4 Mbit/s Reno stream is never late,
     on any seed; with ns-2's random send overhead (1 ms), which breaks the flows' lock-step, the
-    start's losses put it behind its 2 s start-up delay on some seeds, as on the kernel."""
+    start's losses put it behind its 2 s start-up delay on some seeds, as on the kernel. (With
+    the window reductions by PRR that compare gives the simulator since 2026-12-04, the first
+    such seed is the sixth; without, the second and third.)"""
     from pertlab.linux.compare import sim_scenario
     from pertlab.runner import run
     from pertlab.scenario import Scenario
@@ -195,6 +197,7 @@ def test_the_simulators_reno_stream_succeeds_through_the_start_only_in_lock_step
             f.setdefault("tcp", {})["overhead_ns"] = overhead_ns
         return run(Scenario.model_validate(wire | {"seed": seed})).flows.row(0, named=True)["video_late_fraction"]
 
-    assert [late(0, s) for s in (1, 2, 3)] == [0.0, 0.0, 0.0]
-    jittered = [late(1_000_000, s) for s in (1, 2, 3)]
+    seeds = range(1, 7)
+    assert [late(0, s) for s in seeds] == [0.0] * len(seeds)
+    jittered = [late(1_000_000, s) for s in seeds]
     assert max(jittered) > 0.3, jittered

@@ -36,8 +36,10 @@ from .testbed import TestbedResults, run
 #: The simulator's senders take their RTT samples as Linux does (``rtt_samples = linux``: the RTO
 #: estimator from the first newly acknowledged segment's send time, the congestion control from the
 #: last one's, ``ca_rtt_us``, which the eBPF PERT reads; docs/model.md, "Timestamp echo"), and its
-#: receivers echo as Linux's (RFC 7323's ``earliest``, the default).
-LINUX_TCP = {"rtt_samples": "linux"}
+#: receivers echo as Linux's (RFC 7323's ``earliest``, the default). They reduce their windows as
+#: Linux does, by Proportional Rate Reduction in fast recovery and on ECN-Echo (``prr``,
+#: ``tcp_cwnd_reduction``; docs/linux.md, "ECN at the bottleneck").
+LINUX_TCP = {"rtt_samples": "linux", "prr": True}
 
 #: The simulator's CUBIC is Linux's where the two differ (tcp_cubic.c, ``variant = linux``: integer
 #: reductions rounded down, the Reno estimate at alpha_cubic per RTT throughout): with the few
@@ -87,8 +89,8 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     jitter, so the variation of the delay, a Gilbert-Elliott path's bursts (its stationary rate
     is used) and the losses of ACKs are not carried. The initial window is carried when the
     scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
-    Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples as
-    :data:`LINUX_TCP`, Linux's CUBIC as :data:`LINUX_CUBIC`.
+    Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples
+    and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :data:`LINUX_CUBIC`.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -194,7 +196,8 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
            f" Initial window: the kernel's {LINUX_INIT_CWND} segments, the simulator's {sim_sc.flows[0].tcp.init_cwnd} (`init_cwnd` sets one for both).")
         + (f" Receivers: Linux's delayed ACKs; in the simulator Linux's rules (`ack_policy = \"linux\"`) at HZ = {sim_sc.flows[0].tcp.linux_ack.hz}."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
-        + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last)."
+        + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
+        " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."
         + (" The receivers' ACKs are counted from captures of their links (`capture_acks`; pertlab.acks; in the simulator ACKs carry no PSH)." if sc.capture_acks else "")
         + (f" The kernel's senders' TSO chunks hold at least {sc.min_tso_segs} segment{'s' if sc.min_tso_segs > 1 else ''} (`min_tso_segs`); the simulator sends segment by segment." if sc.min_tso_segs is not None else "")
         + (f" Step ECN marking from {sc.bottleneck.step_k} full-size frames queued (`bottleneck.step_k`): in the testbed a tc BPF program's copy of"
