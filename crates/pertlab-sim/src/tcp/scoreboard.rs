@@ -73,7 +73,8 @@ pub struct Scoreboard {
     sacked_out: u32,
     /// Un-SACKed segments marked lost.
     lost_out: u32,
-    /// Segments ever marked lost by SACK or as the head (not by a timeout), wrapping: what an ACK newly marked.
+    /// Segments ever marked lost by SACK or as the head (not by a timeout),
+    /// wrapping: its growth over an ACK is what the ACK newly marked.
     marked_lost: u32,
     /// Un-SACKed segments with a retransmission in flight.
     retrans_out: u32,

@@ -517,7 +517,6 @@ impl TcpSender {
         assert_eq!(self.rto_at.is_some(), self.sb.outstanding() > 0);
     }
 
-    /// RFC 6675 SetPipe; without SACK, duplicate ACKs stand for SACKed segments.
     /// What the receiver holds, in segments: `snd_una` plus the segments SACKed
     /// above it (without SACK, those the duplicate ACKs announced). Its growth
     /// over an ACK is what the ACK delivered, as Linux counts it for PRR (a
@@ -526,6 +525,7 @@ impl TcpSender {
         self.sb.snd_una().wrapping_add(self.sb.sacked_out()).wrapping_add(self.reno_sacked)
     }
 
+    /// RFC 6675 SetPipe; without SACK, duplicate ACKs stand for SACKed segments.
     fn pipe(&self) -> u32 {
         self.sb.pipe(if self.cfg.sack { 0 } else { self.reno_sacked })
     }

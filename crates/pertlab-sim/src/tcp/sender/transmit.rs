@@ -41,8 +41,9 @@ impl TcpSender {
     ///
     /// In Recovery and Loss, RFC 6675 section 5 step (C): while `pipe < cwnd`,
     /// NextSeg rule 1 (a lost segment above HighRxt), else rule 2 (new data).
-    /// Otherwise RFC 5681: FlightSize (`snd_nxt - snd_una`) below cwnd, plus up
-    /// to two segments on the first duplicate ACKs with limited transmit
+    /// In CWR during a proportional reduction (`cfg.prr`), the pipe below cwnd
+    /// (Linux). Otherwise RFC 5681: FlightSize (`snd_nxt - snd_una`) below cwnd,
+    /// plus up to two segments on the first duplicate ACKs with limited transmit
     /// (RFC 3042: FlightSize at most cwnd + 2).
     fn next_seg(&mut self) -> Option<Segment> {
         let cwnd = self.tp.snd_cwnd.max(1);
