@@ -141,6 +141,7 @@ def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: f
     acks = acks.filter(pl.col("t_s").is_between(start_s, end_s))
     lone = acks.filter(pl.col("segments") == 1)
     at_once = lone.filter(pl.col("hold_ms") < AT_ONCE_S * 1e3)
+    pushed_at_once = at_once.filter(pl.col("push"))
     held = lone.filter(pl.col("hold_ms") >= AT_ONCE_S * 1e3)["hold_ms"].to_list()
     cued = acks.filter(pl.col("cue_hold_ms").is_not_null())
     share = lambda part, whole: part.height / whole.height if whole.height else None  # noqa: E731
@@ -149,8 +150,8 @@ def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: f
         "segments_per_ack": float(acks["segments"].mean()) if acks.height else None,  # type: ignore[arg-type]
         "lone_share": share(lone, acks),
         "lone_at_once_share": share(at_once, lone),
-        "at_once_push_share": share(at_once.filter(pl.col("push")), at_once),
-        "push_at_once_share": share(at_once.filter(pl.col("push")), lone.filter(pl.col("push"))),
+        "at_once_push_share": share(pushed_at_once, at_once),
+        "push_at_once_share": share(pushed_at_once, lone.filter(pl.col("push"))),
         "lone_held_median_ms": statistics.median(held) if held else None,
         "cue_acks": cued.height,
         "cue_at_once_share": share(cued.filter(pl.col("cue_hold_ms") < AT_ONCE_S * 1e3), cued),

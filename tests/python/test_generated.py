@@ -20,6 +20,7 @@ import json
 import re
 import shutil
 import subprocess
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -65,6 +66,19 @@ def test_valid_scenarios_run_or_are_refused_with_field_errors(data):
     run_or_refuse(scenario, "valid")
 
 
+def _every_transfer(data: dict[str, Any], change: Callable[[dict[str, Any]], None]) -> tuple[dict[str, Any], pertlab.Scenario]:
+    """``data`` with ``change`` made to every long flow and web group, repaired (a draw that
+    cannot be is discarded) and noted: a field that the scenarios above set only now and then,
+    set everywhere."""
+    for t in [*data.get("flows", []), *data.get("web", [])]:
+        change(t)
+    repaired = gen.repair(data)
+    assume(repaired is not None)
+    data, scenario = repaired
+    note(json.dumps(data, default=str))
+    return data, scenario
+
+
 @settings(**FEWER, **COMMON)
 @given(gen.scenario(BUDGET), st.data())
 def test_vegas_with_either_base_rtt_runs_or_is_refused_with_field_errors(data, draw):
@@ -73,12 +87,7 @@ def test_vegas_with_either_base_rtt_runs_or_is_refused_with_field_errors(data, d
     strategy draws: every long flow and web group runs a drawn Vegas with ``base_rtt`` set
     (in the scenarios above Vegas is one controller of many and the field is set one time in four)."""
     vegas = gen.model(Vegas, BUDGET, kind=st.just("vegas"), base_rtt=st.sampled_from(["observed", "propagation"]))
-    for t in [*data.get("flows", []), *data.get("web", [])]:
-        t["cc"] = draw.draw(vegas)
-    repaired = gen.repair(data)
-    assume(repaired is not None)
-    data, scenario = repaired
-    note(json.dumps(data, default=str))
+    data, scenario = _every_transfer(data, lambda t: t.update(cc=draw.draw(vegas)))
     # What was drawn, a kind of its own: the outcome is counted under "vegas base_rtt".
     OUTCOMES[("vegas base_rtt drawn", "propagation" if '"propagation"' in json.dumps(data) else "observed only")] += 1
     run_or_refuse(scenario, "vegas base_rtt")
@@ -92,12 +101,7 @@ def test_cubic_of_either_variant_runs_or_is_refused_with_field_errors(data, draw
     flows that stop) and delayed ACKs send after nothing was in flight, where CUBIC moves its
     stage's start past the idle time (RFC 9438 5.8; the variants count it from different times)."""
     cubic = gen.model(Cubic, BUDGET, kind=st.just("cubic"), variant=st.sampled_from(["rfc9438", "linux"]))
-    for t in [*data.get("flows", []), *data.get("web", [])]:
-        t["cc"] = draw.draw(cubic)
-    repaired = gen.repair(data)
-    assume(repaired is not None)
-    data, scenario = repaired
-    note(json.dumps(data, default=str))
+    _, scenario = _every_transfer(data, lambda t: t.update(cc=draw.draw(cubic)))
     idle = bool(scenario.web) or any(f.video or f.stop is not None or f.tcp.delayed_ack or f.tcp.ack_policy != "every" for f in scenario.flows)
     OUTCOMES[("cubic drawn", "with senders that go idle" if idle else "bulk flows only")] += 1
     run_or_refuse(scenario, "cubic variants")

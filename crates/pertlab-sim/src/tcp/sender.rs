@@ -328,7 +328,8 @@ impl TcpSender {
         }
         let prior_state = self.tp.ca_state;
         let old_snd_una = self.sb.snd_una();
-        let (delivered_before, lost_before) = (self.delivery_mark(), self.sb.marked_lost());
+        // What PRR counts over this ACK (only when it may reduce: `cfg.prr`).
+        let prr_before = self.cfg.prr.then(|| (self.delivery_mark(), self.sb.marked_lost()));
         let acked = self.sb.ack_to(ack.seq);
         if acked.segments > 0 && self.sb.outstanding() == 0 {
             self.tp.drained_at = now;
@@ -362,7 +363,7 @@ impl TcpSender {
         if respond {
             self.on_ecn_echo();
         }
-        if self.prr.is_some() {
+        if let Some((delivered_before, lost_before)) = prr_before.filter(|_| self.prr.is_some()) {
             let clean_advance = acked.segments > 0 && self.sb.marked_lost() == lost_before;
             self.reduce_proportionally(self.delivery_mark().wrapping_sub(delivered_before), clean_advance);
         }
