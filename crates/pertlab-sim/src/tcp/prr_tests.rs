@@ -6,6 +6,8 @@ use super::cc::CaState;
 use super::testbench::{Bench, Fate};
 use super::TcpConfig;
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
+use proptest::collection::vec;
+use proptest::prelude::*;
 
 /// Reno in congestion avoidance at a window of 20 (1 ms per segment, RTT
 /// 101 ms); the path drops (`Fate::Drop`) or marks (`Fate::MarkCe`) the first
@@ -65,5 +67,51 @@ fn a_fast_recovery_sends_on_every_other_ack_with_sack_and_without() {
         assert!(cut.len().abs_diff(prr.len()) <= 1, "sack {sack}, sent in recovery: {cut:?} cut at once, {prr:?} with PRR");
         assert_eq!((cut_cwnd, prr_cwnd), (10, 10), "sack {sack}: window on leaving recovery");
         assert_eq!((b.retransmissions().len(), b.snd.counters().timeouts), (1, 0), "sack {sack}");
+    }
+}
+
+/// Segments a drawn case sends before its losses and marks are all behind it.
+const DRAWN_SPAN: u32 = 400;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Drawn losses (a retransmission among them, or not) and CE marks on a
+    /// flow of any initial window, with SACK or NewReno, ECN or not: with PRR
+    /// the sender keeps its invariants on every call (the bench checks them),
+    /// conserves segments, repairs every hole and goes on, and leaves every
+    /// reduction with the window at ssthresh.
+    #[test]
+    fn prr_keeps_the_sender_sound_under_drawn_losses_and_marks(
+        sack: bool,
+        ecn: bool,
+        init_cwnd in 2u32..48,
+        drops in vec(0..DRAWN_SPAN, 0..16),
+        marks in vec(0..DRAWN_SPAN, 0..24),
+        lose_a_retransmission: bool,
+    ) {
+        let mut b = Bench::new(TcpConfig { sack, ecn, init_cwnd, prr: true, ..TcpConfig::default() });
+        let mut retransmission_lost = !lose_a_retransmission;
+        b.data_rule = Box::new(move |p| {
+            if p.retx && !retransmission_lost {
+                retransmission_lost = true;
+                Fate::Drop
+            } else if !p.retx && drops.contains(&p.seq) {
+                Fate::Drop
+            } else if !p.retx && marks.contains(&p.seq) {
+                Fate::MarkCe
+            } else {
+                Fate::Deliver
+            }
+        });
+        b.start();
+        b.run_until(30 * NS_PER_SEC);
+        b.check_conservation();
+        prop_assert!(b.snd.tp.snd_una > DRAWN_SPAN, "stuck at {}: {:?}", b.snd.tp.snd_una, b.transitions);
+        for w in b.transitions.windows(2) {
+            if matches!(w[0].state, CaState::Cwr | CaState::Recovery) && w[1].state == CaState::Open {
+                prop_assert_eq!(w[1].cwnd, w[1].ssthresh.max(1), "{:?}", w);
+            }
+        }
     }
 }

@@ -349,6 +349,9 @@ impl TcpSender {
         }
         // Each segment is reported once, when first known to be delivered.
         let delivered = acked.not_sacked_before + newly_sacked;
+        // What PRR counts as delivered, taken before the state machine runs: leaving
+        // recovery forgets the duplicate ACKs (`reno_sacked`), which would read as a loss.
+        let prr_counts = prr_before.map(|(mark, lost)| (self.delivery_mark().wrapping_sub(mark), lost));
         if acked.segments > 0 || newly_sacked > 0 {
             let sample = AckSample { pkts_acked: delivered, rtt };
             self.sync_tp();
@@ -363,9 +366,9 @@ impl TcpSender {
         if respond {
             self.on_ecn_echo();
         }
-        if let Some((delivered_before, lost_before)) = prr_before.filter(|_| self.prr.is_some()) {
+        if let Some((prr_delivered, lost_before)) = prr_counts.filter(|_| self.prr.is_some()) {
             let clean_advance = acked.segments > 0 && self.sb.marked_lost() == lost_before;
-            self.reduce_proportionally(self.delivery_mark().wrapping_sub(delivered_before), clean_advance);
+            self.reduce_proportionally(prr_delivered, clean_advance);
         }
         if acked.segments > 0 && grows_window(prior_state) && grows_window(self.tp.ca_state) {
             self.sync_tp();
