@@ -361,7 +361,25 @@ def test_the_running_kernels_cubic_keeps_no_cwnd_prior() -> None:
     bictcp = re.search(r"^struct bictcp \{\n(.*?)^\};", c, re.S | re.M)
     assert bictcp is not None, "no struct bictcp in the kernel's BTF (CUBIC built as a module?)"
     fields = re.findall(r"\b(\w+);", bictcp.group(1))
-    assert {"last_max_cwnd", "tcp_cwnd", "ack_cnt"} <= set(fields) and "cwnd_prior" not in fields, fields
+    # The state the simulator's LinuxCubic (tcp/cc/cubic/linux.rs) keeps, by the kernel's names.
+    modelled = {"cnt", "last_max_cwnd", "last_cwnd", "last_time", "bic_origin_point", "bic_K", "delay_min", "epoch_start", "ack_cnt", "tcp_cwnd"}
+    assert modelled <= set(fields) and "cwnd_prior" not in fields, fields
+
+
+CUBIC_PARAMETERS = Path("/sys/module/tcp_cubic/parameters")
+
+
+@pytest.mark.skipif(not CUBIC_PARAMETERS.is_dir(), reason=f"needs the kernel's tcp_cubic parameters ({CUBIC_PARAMETERS})")
+def test_the_running_kernels_cubic_has_the_simulators_constants() -> None:
+    # The linux variant derives the kernel's beta (1024ths) and bic_scale (C = bic_scale * 10 / 1024)
+    # from its C = 0.4 and beta = 0.7; the kernel's Reno estimate (tcp_friendliness) and fast
+    # convergence on, as the simulator's defaults. (HyStart, on in the kernel and left out of the
+    # simulator, docs/model.md, acts only in slow start.)
+    from pertlab.scenario.controllers import Cubic
+
+    read = {p.name: int(p.read_text()) for p in CUBIC_PARAMETERS.iterdir() if p.name in {"beta", "bic_scale", "fast_convergence", "tcp_friendliness"}}
+    cfg = Cubic()
+    assert read == {"beta": round(cfg.beta * 1024), "bic_scale": round(cfg.c * 1024 / 10), "fast_convergence": int(cfg.fast_convergence), "tcp_friendliness": int(cfg.reno_friendly)}
 
 
 def test_testbed_counts_retransmissions_over_the_measurement_window() -> None:

@@ -41,12 +41,6 @@ from .testbed import TestbedResults, run
 #: ``tcp_cwnd_reduction``; docs/linux.md, "ECN at the bottleneck").
 LINUX_TCP = {"rtt_samples": "linux", "prr": True}
 
-#: The simulator's CUBIC is Linux's where the two differ (tcp_cubic.c, ``variant = linux``: integer
-#: reductions rounded down, the Reno estimate at alpha_cubic per RTT throughout): with the few
-#: segments per flow of the examples here, the RFC's kept the simulated flows more window than the
-#: kernel's (docs/linux.md, "ECN at the bottleneck").
-LINUX_CUBIC = {"variant": "linux"}
-
 #: The tick rate assumed for the testbed's kernel when its configuration cannot be read
 #: (Debian's ``CONFIG_HZ``).
 DEFAULT_HZ = 250
@@ -76,6 +70,16 @@ def linux_delayed_ack() -> dict[str, Any]:
     :data:`DEFAULT_HZ`."""
     return {"ack_policy": "linux", "linux_ack": {"hz": kernel_hz() or DEFAULT_HZ}}
 
+
+def linux_cubic() -> dict[str, Any]:
+    """The simulator's CUBIC is Linux's where the two differ (tcp_cubic.c, ``variant = linux``:
+    integer reductions rounded down, the Reno estimate at alpha_cubic per RTT throughout, the growth
+    in the kernel's integers and jiffies, on this host's ``CONFIG_HZ`` as :func:`linux_delayed_ack`):
+    with the few segments per flow of the examples here, the RFC's kept the simulated flows more
+    window than the kernel's and its real-valued growth left the link less busy (docs/linux.md,
+    "ECN at the bottleneck")."""
+    return {"variant": "linux", "hz": kernel_hz() or DEFAULT_HZ}
+
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
 #: CUBIC (RFC 9438; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
@@ -90,7 +94,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     is used) and the losses of ACKs are not carried. The initial window is carried when the
     scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
     Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples
-    and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :data:`LINUX_CUBIC`.
+    and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :func:`linux_cubic`.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -142,7 +146,7 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) ->
         sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc), **_marking_of(sc),
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
                    for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running}
-                  | ({"cubic": LINUX_CUBIC} if "cubic" in running else {}),
+                  | ({"cubic": linux_cubic()} if "cubic" in running else {}),
     )  # fmt: skip
     loss = sc.path.loss.stationary_rate
     if loss == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):

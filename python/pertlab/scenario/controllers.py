@@ -148,9 +148,10 @@ class Cubic(_Model):
     variant: Literal["rfc9438", "linux"] = Field(
         "rfc9438",
         description="rfc9438: ssthresh = beta cwnd rounded to the nearest segment, the Reno estimate at 1 segment per RTT past cwnd_prior; "
-        "linux: Linux's tcp_cubic.c, ssthresh and the fast-convergence W_max in integers rounded down (a window of 4 goes to 2) and the Reno "
-        "estimate at alpha_cubic per RTT throughout",
+        "linux: Linux's tcp_cubic.c, ssthresh and the fast-convergence W_max in integers rounded down (a window of 4 goes to 2), the Reno "
+        "estimate at alpha_cubic per RTT throughout, and the growth (bictcp_update) in the kernel's integers and jiffies",
     )
+    hz: Literal[100, 250, 300, 1000] = Field(250, description="the linux variant's clock, jiffies per second (Linux's CONFIG_HZ)")
 
 
 class Compound(_Model):

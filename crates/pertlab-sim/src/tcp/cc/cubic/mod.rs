@@ -35,14 +35,17 @@
 //!   RFC in ways that matter with small windows ([`CubicVariant`]).
 //!
 //! Left out: HyStart++ (RFC 9406; slow start here is standard), the spurious
-//! congestion-event undo (4.9; this sender never undoes reductions), Linux's
-//! `tcp_friendliness` details and pacing.
+//! congestion-event undo (4.9; this sender never undoes reductions) and pacing.
 
-use super::{CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
+mod linux;
+
+use super::{AckSample, CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::scenario::CcSpec;
+use crate::tcp::ack::LINUX_HZ_CHOICES;
 use crate::time::{SimTime, NS_PER_SEC};
+use linux::{LinuxConstants, LinuxCubic};
 use serde::{Deserialize, Serialize};
 
 /// `C` (RFC 9438 Section 5, "C SHOULD be set to 0.4"), segments / s^3.
@@ -71,6 +74,10 @@ pub enum CubicVariant {
     /// - `tcp_friendliness`: the Reno estimate grows by `alpha_cubic` per RTT
     ///   throughout (Linux keeps no `cwnd_prior`: the running kernel's
     ///   `struct bictcp` has none);
+    /// - `bictcp_update`: the growth in the kernel's integers and jiffies
+    ///   (`hz`), `t` plus the minimum RTT, a count of ACKs per segment
+    ///   recomputed when the window changed or `hz / 32` jiffies passed
+    ///   ([`linux`], which lists the rest); a timeout forgets `W_max`;
     /// - `cubictcp_cwnd_event`: the time left out of `t` when a transmission
     ///   starts with nothing in flight runs from the last send, not from the
     ///   ACK that emptied the flight ([`Cubic::cwnd_event`]).
@@ -79,8 +86,9 @@ pub enum CubicVariant {
     Linux,
 }
 
-/// Linux's `BICTCP_BETA_SCALE`: beta counts 1024ths.
-const LINUX_BETA_SCALE: u64 = 1024;
+/// Jiffies per second of the Linux variant's clock: Debian's `CONFIG_HZ`, the
+/// testbed kernel's.
+pub const DEFAULT_HZ: u32 = 250;
 
 /// CUBIC parameters (RFC 9438).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -97,11 +105,14 @@ pub struct CubicConfig {
     pub reno_friendly: bool,
     /// The RFC's CUBIC or Linux's (see [`CubicVariant`]). Default `rfc9438`.
     pub variant: CubicVariant,
+    /// Linux's clock, jiffies per second (`CONFIG_HZ`, one of
+    /// [`LINUX_HZ_CHOICES`]): the `linux` variant's time unit. Default 250.
+    pub hz: u32,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true, variant: CubicVariant::Rfc9438 }
+        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true, variant: CubicVariant::Rfc9438, hz: DEFAULT_HZ }
     }
 }
 
@@ -109,6 +120,9 @@ impl CubicConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         check::positive(&format!("{path}.c"), self.c)?;
         check::open_unit(&format!("{path}.beta"), self.beta)?;
+        if !LINUX_HZ_CHOICES.contains(&self.hz) {
+            return Err(ConfigError::new(format!("{path}.hz"), format!("must be one of Linux's CONFIG_HZ values 100, 250, 300, 1000, got {}", self.hz)));
+        }
         Ok(())
     }
 
@@ -132,11 +146,15 @@ pub struct Cubic {
     k: f64,
     /// `W_est`: the Reno-friendly window estimate, segments.
     w_est: f64,
+    /// Linux's state and constants, for [`CubicVariant::Linux`].
+    linux: LinuxCubic,
+    linux_k: LinuxConstants,
 }
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Cubic {
-        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, epoch_start: None, k: 0.0, w_est: 0.0 }
+        let linux_k = LinuxConstants::new(&cfg);
+        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, epoch_start: None, k: 0.0, w_est: 0.0, linux: LinuxCubic::default(), linux_k }
     }
 
     /// `W_cubic(t)`, `t` in seconds since the stage began (eq. 1).
@@ -167,6 +185,10 @@ impl Cubic {
     }
 
     fn avoid_congestion(&mut self, tp: &mut CcState, acked: u32) {
+        if self.cfg.variant == CubicVariant::Linux {
+            self.linux.avoid_congestion(&self.linux_k, tp, acked);
+            return;
+        }
         let cwnd = f64::from(tp.snd_cwnd);
         let start = match self.epoch_start {
             Some(start) => start,
@@ -203,21 +225,20 @@ impl CongestionControl for Cubic {
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
         let cwnd = f64::from(tp.snd_cwnd);
-        let converge = self.cfg.fast_convergence && cwnd < self.w_max;
         self.cwnd_prior = cwnd;
         self.epoch_start = None;
         match self.cfg.variant {
             CubicVariant::Rfc9438 => {
+                let converge = self.cfg.fast_convergence && cwnd < self.w_max;
                 self.w_max = if converge { cwnd * (1.0 + self.cfg.beta) / 2.0 } else { cwnd };
                 // Rounded to the nearest segment (0.7 * 90 is 62.999... in floating
                 // point); at most cwnd (beta < 1), so in u32 range.
                 ((cwnd * self.cfg.beta).round() as u32).max(MIN_SSTHRESH)
             }
             CubicVariant::Linux => {
-                // beta in (0, 1): at most 1024ths, so the products fit in u64 and the results in u32.
-                let (cwnd, beta) = (u64::from(tp.snd_cwnd), (self.cfg.beta * LINUX_BETA_SCALE as f64).round() as u64);
-                self.w_max = if converge { (cwnd * (LINUX_BETA_SCALE + beta) / (2 * LINUX_BETA_SCALE)) as f64 } else { cwnd as f64 };
-                ((cwnd * beta / LINUX_BETA_SCALE) as u32).max(MIN_SSTHRESH)
+                let ssthresh = self.linux.recalc_ssthresh(&self.linux_k, tp.snd_cwnd);
+                self.w_max = f64::from(self.linux.last_max_cwnd);
+                ssthresh
             }
         }
     }
@@ -248,6 +269,17 @@ impl CongestionControl for Cubic {
     /// timeout (also a repeated one, for which the sender keeps ssthresh and
     /// does not call [`Self::ssthresh`]) start a new stage.
     fn cwnd_event(&mut self, tp: &mut CcState, ev: CaEvent) {
+        if self.cfg.variant == CubicVariant::Linux {
+            match ev {
+                CaEvent::TxStart => self.linux.shift_epoch(&self.linux_k, tp.now, tp.last_send),
+                CaEvent::Loss => {
+                    self.linux.reset();
+                    self.w_max = 0.0;
+                }
+                _ => {}
+            }
+            return;
+        }
         match (ev, self.epoch_start) {
             (CaEvent::TxStart, Some(start)) => {
                 let idle_from = match self.cfg.variant {
@@ -262,6 +294,12 @@ impl CongestionControl for Cubic {
         }
     }
 
+    fn pkts_acked(&mut self, tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
+        if let (CubicVariant::Linux, Some(rtt)) = (self.cfg.variant, sample.rtt) {
+            self.linux.on_rtt(&self.linux_k, tp.now, rtt);
+        }
+    }
+
     /// `beta` applies from the next reduction (and to `alpha_cubic` from the
     /// next ACK). A new `C` reshapes the stage in progress into the curve it
     /// would have had with that `C` from its start: through the same
@@ -272,6 +310,7 @@ impl CongestionControl for Cubic {
         if self.epoch_start.is_some() && cfg.c != self.cfg.c {
             self.k *= (self.cfg.c / cfg.c).cbrt();
         }
+        self.linux_k = LinuxConstants::new(cfg);
         self.cfg = cfg.clone();
     }
 }
@@ -457,7 +496,7 @@ mod tests {
         // starts with nothing in flight, the ACK's arrival the send. The RFC variant leaves
         // out no time (the flight emptied just now), Linux the round trip since the last send;
         // either way the window grows. A new stage each round held it at 2.
-        for (variant, shifted) in [(CubicVariant::Rfc9438, 0), (CubicVariant::Linux, 20 * 50 * NS_PER_MS)] {
+        for variant in [CubicVariant::Rfc9438, CubicVariant::Linux] {
             let mut cc = Cubic::new(CubicConfig { variant, ..CubicConfig::default() });
             let mut tp = CcState::new(3, 100_000, 1500);
             tp.srtt = 50 * NS_PER_MS;
@@ -471,7 +510,12 @@ mod tests {
                 cc.cwnd_event(&mut tp, CaEvent::TxStart);
             }
             assert!(tp.snd_cwnd >= 6, "{variant:?}: {}", tp.snd_cwnd);
-            assert_eq!(cc.epoch_start, Some((50 * NS_PER_MS + shifted).min(tp.now)), "{variant:?}");
+            // Linux's stage starts each round anew in time (each shifted by a round trip, not
+            // past now), in jiffies (1.05 s is jiffy 262 at 250 Hz); the RFC's where it began.
+            match variant {
+                CubicVariant::Rfc9438 => assert_eq!(cc.epoch_start, Some(50 * NS_PER_MS)),
+                CubicVariant::Linux => assert_eq!(cc.linux.epoch_start, Some(262)),
+            }
         }
     }
 
@@ -501,14 +545,19 @@ mod tests {
     fn the_linux_variant_also_leaves_out_the_last_round_trip() {
         // A segment sent at 1.0 s, its ACK at 1.1 s emptying the flight, new data at 1.5 s:
         // the RFC variant leaves 0.4 s out of t, Linux 0.5 s (since its `lsndtime`).
-        for (variant, left_out) in [(CubicVariant::Rfc9438, 400), (CubicVariant::Linux, 500)] {
-            let mut f = Flow::after_loss(CubicConfig { variant, ..CubicConfig::default() }, 100, 100 * NS_PER_MS);
-            f.ack();
-            let start = f.cc.epoch_start.unwrap();
-            (f.tp.last_send, f.tp.drained_at, f.tp.now) = (NS_PER_SEC, 1100 * NS_PER_MS, 1500 * NS_PER_MS);
-            f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
-            assert_eq!(f.cc.epoch_start, Some(start + left_out * NS_PER_MS), "{variant:?}");
-        }
+        let mut f = Flow::after_loss(CubicConfig::default(), 100, 100 * NS_PER_MS);
+        f.ack();
+        let start = f.cc.epoch_start.unwrap();
+        (f.tp.last_send, f.tp.drained_at, f.tp.now) = (NS_PER_SEC, 1100 * NS_PER_MS, 1500 * NS_PER_MS);
+        f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
+        assert_eq!(f.cc.epoch_start, Some(start + 400 * NS_PER_MS));
+        // Linux's in jiffies: 125 at 250 Hz.
+        let mut f = Flow::after_loss(CubicConfig { variant: CubicVariant::Linux, ..CubicConfig::default() }, 100, 100 * NS_PER_MS);
+        f.ack();
+        let start = f.cc.linux.epoch_start.unwrap();
+        (f.tp.last_send, f.tp.drained_at, f.tp.now) = (NS_PER_SEC, 1100 * NS_PER_MS, 1500 * NS_PER_MS);
+        f.cc.cwnd_event(&mut f.tp, CaEvent::TxStart);
+        assert_eq!(f.cc.linux.epoch_start, Some(start + 125));
     }
 
     #[test]
@@ -522,7 +571,7 @@ mod tests {
         }
         // Fast convergence below the last W_max: 90 * 1741 / 2048 = 76 (real: 76.5).
         let mut c = Cubic::new(linux);
-        c.w_max = 100.0;
+        c.linux.last_max_cwnd = 100;
         c.ssthresh(&CcState::new(90, 100_000, 1500));
         assert_eq!(c.w_max, 76.0);
     }
