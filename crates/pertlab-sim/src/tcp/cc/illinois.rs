@@ -221,13 +221,7 @@ impl CongestionControl for Illinois {
         if self.round.is_over(tp.snd_una) {
             self.end_of_round(tp);
         }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tp.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = tp.slow_start_then(acked) else { return };
         tp.cong_avoid_by(self.alpha, acked);
     }
 

@@ -167,6 +167,18 @@ impl CcState {
         left
     }
 
+    /// Slow start below ssthresh, as Linux's `tcp_reno_cong_avoid` and the
+    /// controllers built like it begin: the ACKed segments left for congestion
+    /// avoidance (all of them at or above ssthresh), `None` when slow start
+    /// took them all.
+    pub fn slow_start_then(&mut self, acked: u32) -> Option<u32> {
+        if !self.in_slow_start() {
+            return Some(acked);
+        }
+        let left = self.slow_start(acked);
+        (left > 0).then_some(left)
+    }
+
     /// Linux `tcp_cong_avoid_ai`: one segment per `w` ACKed segments.
     pub fn cong_avoid_ai(&mut self, w: u32, acked: u32) {
         let w = w.max(1);

@@ -445,13 +445,7 @@ impl<A: Arith> CongestionControl for PertAdaptive<A> {
             self.ai_credit = A::Credit::default();
             return;
         }
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tp.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = tp.slow_start_then(acked) else { return };
         self.arith.additive_increase(tp, &mut self.ai_credit, self.alpha, acked);
     }
 

@@ -34,13 +34,7 @@ pub fn reno_ssthresh(tp: &CcState) -> u32 {
 
 /// Linux `tcp_reno_cong_avoid`, shared by controllers that fall back to Reno growth.
 pub fn reno_cong_avoid(tp: &mut CcState, acked: u32) {
-    let mut acked = acked;
-    if tp.in_slow_start() {
-        acked = tp.slow_start(acked);
-        if acked == 0 {
-            return;
-        }
-    }
+    let Some(acked) = tp.slow_start_then(acked) else { return };
     let w = tp.snd_cwnd;
     tp.cong_avoid_ai(w, acked);
 }

@@ -77,13 +77,7 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tp.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = tp.slow_start_then(acked) else { return };
         let w = tp.snd_cwnd.min(self.acks_per_segment);
         tp.cong_avoid_ai(w, acked);
     }

@@ -244,13 +244,7 @@ impl CongestionControl for Cubic {
     }
 
     fn cong_avoid(&mut self, tp: &mut CcState, acked: u32, _rng: &mut SimRng) {
-        let mut acked = acked;
-        if tp.in_slow_start() {
-            acked = tp.slow_start(acked);
-            if acked == 0 {
-                return;
-            }
-        }
+        let Some(acked) = tp.slow_start_then(acked) else { return };
         self.avoid_congestion(tp, acked);
     }
 
