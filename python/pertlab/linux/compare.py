@@ -81,7 +81,7 @@ def linux_cubic() -> dict[str, Any]:
     return {"variant": "linux", "hz": kernel_hz() or DEFAULT_HZ}
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
-#: CUBIC (RFC 9438; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
+#: CUBIC (Linux's, :func:`linux_cubic`; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
 
