@@ -137,12 +137,16 @@ def test_the_testbeds_queue_rates_are_undefined_without_arrivals():
     from pertlab.linux.testbed import _queue_row
 
     sc = load_scenario("examples/testbed/smoke.toml")
-    warm, start = {"packets": 10, "drops": 2, "marks": 1}, sc.warmup / 1e9
-    # Nothing reached the queue in the window, and no length sample fell inside it.
-    idle = _queue_row(sc, [{"t_s": start - 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, warm, [], 1.0, {})
-    assert (idle["arrivals"], idle["drop_rate"], idle["mark_rate"], idle["avg_queue_pkts"]) == (0, None, None, None)
-    busy = _queue_row(sc, [{"t_s": start + 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, {"packets": 16, "drops": 4, "marks": 3}, [], 1.0, {})
+    start = sc.warmup / 1e9
+    warm = {"packets": 10, "drops": 2, "marks": 1, "bytes": 15_140, "t_s": start}
+    # Nothing reached the queue in the window, and no length sample fell inside it: the link idle.
+    idle = _queue_row(sc, [{"t_s": start - 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, warm | {"t_s": start + 1.0}, 1.0, {})
+    assert (idle["arrivals"], idle["drop_rate"], idle["mark_rate"], idle["avg_queue_pkts"], idle["utilization"]) == (0, None, None, None, 0.0)
+    # Six frames sent in the second between the counters' reads: the link busy 6 frame times of it.
+    end = {"packets": 16, "drops": 4, "marks": 3, "bytes": 15_140 + 6 * 1514, "t_s": start + 1.0}
+    busy = _queue_row(sc, [{"t_s": start + 0.1, "len_pkts": 3, "len_bytes": 4500}], warm, end, 1.0, {})
     assert (busy["arrivals"], busy["drop_rate"], busy["marks"], busy["mark_rate"], busy["avg_queue_pkts"]) == (8, 0.25, 2, 0.25, 3.0)
+    assert busy["utilization"] == pytest.approx(6 * 1514 * 8 / sc.bottleneck.rate)
 
 
 def test_a_run_stopped_before_its_window_says_its_figures_are_not_measured():

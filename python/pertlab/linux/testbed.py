@@ -62,7 +62,7 @@ from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, loader, runs
 from .hostcpu import steal_s
-from .scenario import EBPF_CCS, FRAME_BYTES, SEGMENT_BYTES, FlowGroup, TestbedScenario
+from .scenario import EBPF_CCS, FRAME_BYTES, FlowGroup, TestbedScenario
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
 PORT = 5201
@@ -509,7 +509,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             if now >= t0:
                 st = tb.qdisc_stats()
                 if q_warm is None and now - t0 >= warmup:
-                    q_warm = st | {"marks": tb.marks()}
+                    q_warm = st | {"marks": tb.marks(), "t_s": now - t0}
                     ebpf_warm = _ebpf_flows(sc, holders)
                     warm_read_s = now - t0
                 qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
@@ -526,7 +526,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     # [warmup, duration] from t0, cut at the stop; empty if it stopped before the warm-up ended.
     w_end = min(max(0.0, time.monotonic() - t0), duration) if interrupted else duration
     w_start = min(warmup, w_end)
-    q_end = tb.qdisc_stats() | {"marks": tb.marks()}
+    q_end = {"t_s": time.monotonic() - t0} | tb.qdisc_stats() | {"marks": tb.marks()}  # timed as q_warm: just before the read
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
     ping_load_rtts = ping_rtts(ping_load.communicate()[0]) if ping_load is not None else []  # it ends by its deadline
     recv_out = _finish(recv, "receiver")
@@ -599,7 +599,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     if acks is not None:
         extra["acks"] = acks_of_capture.summary(acks, w_start, w_end, pushed)
-    queue_row = _queue_row(sc, qseries, q_warm, q_end, flow_rows, span, tb.delayline_stats)
+    queue_row = _queue_row(sc, qseries, q_warm, q_end, span, tb.delayline_stats)
     return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra, acks=acks)
 
 
@@ -622,7 +622,7 @@ def _video_columns(sc: TestbedScenario, g: FlowGroup, arrivals: list[list[float]
     return {"video_packets": packets, "video_late": late, "video_late_fraction": late_fraction, "video_success": success}
 
 
-def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_end: dict, flow_rows: list[dict], span: float, delayline: dict) -> dict:
+def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_end: dict, span: float, delayline: dict) -> dict:
     """The bottleneck over the measurement window, as the simulator reports it
     (counters None when the run stopped before the window opened; rates and averages None over an
     empty population, as the simulator's: :mod:`pertlab.metrics`). Marks are those of the step
@@ -638,14 +638,19 @@ def _queue_row(sc: TestbedScenario, qseries: list[dict], q_warm: dict | None, q_
     if q_warm is None or span <= 0:
         return row
     in_window = [q for q in qseries if sc.warmup / 1e9 <= q["t_s"]]
-    sent_bits = sum(r["goodput_bytes"] for r in flow_rows) * 8 * FRAME_BYTES / SEGMENT_BYTES
+    # The simulator's utilization is the share of the window the link was busy: here the bits the
+    # FIFO sent (its `bytes`: whole frames, retransmissions included) over what the rate sends
+    # between the two reads of its counters. (Goodput stood in for it until 2026-12-04: in-order
+    # bytes, which a hole filled just after the window opens pushes above the rate.)
+    sent_bits = (q_end["bytes"] - q_warm["bytes"]) * 8
+    read_span = q_end["t_s"] - q_warm["t_s"]
     departures, drops, marks = (q_end[k] - q_warm[k] for k in ("packets", "drops", "marks"))
     arrivals = departures + drops
     return row | {
         "avg_queue_pkts": statistics.fmean(q["len_pkts"] for q in in_window) if in_window else None,
         "avg_queue_bytes": statistics.fmean(q["len_bytes"] for q in in_window) if in_window else None,
         "arrivals": arrivals, "departures": departures, "drops": drops,
-        "drop_rate": rate(drops, arrivals), "marks": marks, "mark_rate": rate(marks, arrivals), "utilization": sent_bits / (sc.bottleneck.rate * span),
+        "drop_rate": rate(drops, arrivals), "marks": marks, "mark_rate": rate(marks, arrivals), "utilization": sent_bits / (sc.bottleneck.rate * read_span) if read_span > 0 else None,
     }  # fmt: skip
 
 
