@@ -837,9 +837,24 @@ def _parse(wire: dict[str, Any], buffer_given: bool = True) -> Scenario:
     try:
         return Scenario.parse(wire)
     except ScenarioError as e:
-        rename = lambda path: "queue" if not buffer_given and _FITS_IN_BUFFER.match(path) else argument_of(path)  # noqa: E731
+        rename = lambda path: "queue" if not buffer_given and _FITS_IN_BUFFER.match(path) else _cc_param(wire, path) or argument_of(path)  # noqa: E731
         # One line per argument and message: a bad tcp option is wrong in every flow alike.
         raise ScenarioError(list(dict.fromkeys((rename(path), message) for path, message in e.errors))) from None
+
+
+def _cc_param(wire: dict[str, Any], path: str) -> str | None:
+    """A controller parameter's field as ``cc_params`` holds it, under the controller's name
+    (``flows[2].cc.beta`` of a cubic flow -> ``cc_params.cubic.beta``: Compound and CUBIC both have a
+    ``beta``; ``flows[2].cc``, an unknown parameter's, -> ``cc_params.cubic``); None for any other
+    field."""
+    m = re.match(r"(flows|web)\[(\d+)\]\.cc(?:$|\.(?!target\b)(\w.*))", path)
+    if not m:
+        return None
+    try:
+        kind = wire[m[1]][int(m[2])]["cc"]["kind"]
+    except (KeyError, IndexError, TypeError):
+        return None
+    return f"cc_params.{kind}" + (f".{m[3]}" if m[3] else "")
 
 
 def argument_of(path: str) -> str:

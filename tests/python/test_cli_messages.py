@@ -94,8 +94,13 @@ def test_pi_bounds_and_booleans_in_a_scenario_file(tmp_path):
 
 
 def test_a_controller_param_refuses_booleans_in_python_too():
-    with pytest.raises(ScenarioError, match=r"^cc_params\.a: must be a number, got true$"):
+    with pytest.raises(ScenarioError, match=r"^cc_params\.pert-pi\.a: must be a number, got true$"):
         pertlab.dumbbell(flows=2, cc="pert-pi", duration="2s", cc_params={"pert-pi": {"a": True}})
+    # Named under its controller: Compound and CUBIC both have a beta.
+    with pytest.raises(ScenarioError, match=r"^cc_params\.cubic\.beta: Input should be less than 1, got 2\.0$"):
+        pertlab.dumbbell(cc="compound:1,cubic:1", duration="2s", cc_params={"compound": {"beta": 0.5}, "cubic": {"beta": 2.0}})
+    with pytest.raises(ScenarioError, match=r"^cc_params\.pert: unknown field `beta`"):
+        pertlab.dumbbell(cc="pert:1,cubic:1", duration="2s", cc_params={"pert": {"beta": 0.5}})
     with pytest.raises(ScenarioError, match=r"^aqm\.b: must lie in \[0, 1\], got 2$"):
         pertlab.dumbbell(flows=2, queue="pi", duration="2s", aqm={"b": 2})
 
