@@ -23,6 +23,7 @@ pub mod ecn_feedback;
 #[cfg(test)]
 mod ecn_tests;
 pub mod jcc_probe;
+pub mod jiffies;
 pub mod pacing;
 pub mod prr;
 #[cfg(test)]

@@ -40,10 +40,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::ConfigError;
-use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
-
-/// `CONFIG_HZ` values Linux can be built with (kernel/Kconfig.hz).
-pub const LINUX_HZ_CHOICES: [u32; 4] = [100, 250, 300, 1000];
+use crate::tcp::jiffies::{check_hz, Jiffies, LinuxClock, DEFAULT_HZ};
+use crate::time::{SimTime, NS_PER_MS};
 
 /// `TCP_MAX_QUICKACKS` (include/net/tcp.h): most ACKs sent at once in quickack mode.
 pub const MAX_QUICKACKS: u32 = 16;
@@ -57,7 +55,8 @@ const RTO_MIN_NS: SimTime = 200 * NS_PER_MS;
 #[serde(deny_unknown_fields, default)]
 pub struct LinuxAckConfig {
     /// The kernel's tick rate, `CONFIG_HZ`: the delayed-ACK timer counts
-    /// jiffies of 1 / hz s. One of [`LINUX_HZ_CHOICES`]; default 250
+    /// jiffies of 1 / hz s. One of [`LINUX_HZ_CHOICES`](crate::tcp::jiffies::LINUX_HZ_CHOICES); default
+    /// [`DEFAULT_HZ`], 250
     /// (Debian's kernels and the testbed host's).
     pub hz: u32,
     /// ACKs sent at once in quickack mode: Linux's `tcp_incr_quickack` takes
@@ -69,15 +68,13 @@ pub struct LinuxAckConfig {
 
 impl Default for LinuxAckConfig {
     fn default() -> Self {
-        LinuxAckConfig { hz: 250, quickacks: MAX_QUICKACKS }
+        LinuxAckConfig { hz: DEFAULT_HZ, quickacks: MAX_QUICKACKS }
     }
 }
 
 impl LinuxAckConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
-        if !LINUX_HZ_CHOICES.contains(&self.hz) {
-            return Err(ConfigError::new(format!("{path}.hz"), format!("must be one of Linux's CONFIG_HZ values 100, 250, 300, 1000, got {}", self.hz)));
-        }
+        check_hz(path, self.hz)?;
         if self.quickacks > MAX_QUICKACKS {
             return Err(ConfigError::new(format!("{path}.quickacks"), format!("must lie in [0, {MAX_QUICKACKS}] (TCP_MAX_QUICKACKS), got {}", self.quickacks)));
         }
@@ -103,14 +100,11 @@ pub struct EcnCue {
     pub quickack: bool,
 }
 
-/// Jiffies (1 / HZ s), as Linux counts them.
-type Jiffies = u64;
-
 /// The receiver's state. Narrow fields where the values allow: every receiver's ACK clock is as
 /// large as its largest policy's, and this one is kept within the adaptive policy's size.
 #[derive(Clone, Debug)]
 pub struct LinuxAck {
-    hz: u32,
+    clock: LinuxClock,
     /// At most [`MAX_QUICKACKS`].
     quickacks: u8,
     /// `icsk_ack.quick`: ACKs still to be sent at once.
@@ -132,35 +126,27 @@ pub struct LinuxAck {
 impl LinuxAck {
     pub fn new(cfg: &LinuxAckConfig) -> LinuxAck {
         let quickacks = cfg.quickacks.min(MAX_QUICKACKS) as u8;
-        LinuxAck { hz: cfg.hz, quickacks, quick: 0, unacked: 0, ato: 0, lrcvtime: 0, srtt: 0, rto: cfg.hz as Jiffies, at: None }
+        let clock = LinuxClock::new(cfg.hz);
+        LinuxAck { clock, quickacks, quick: 0, unacked: 0, ato: 0, lrcvtime: 0, srtt: 0, rto: clock.hz(), at: None }
     }
 
     /// The receiver's RTT estimate from the handshake (`tcp_synack_rtt_meas`):
     /// the delayed-ACK bound, and the RTO of Linux's first sample,
     /// srtt + max(2 srtt, `TCP_RTO_MIN`) (`tcp_rtt_estimator`, `__tcp_set_rto`).
     pub fn with_handshake_rtt(mut self, rtt: SimTime) -> LinuxAck {
-        self.srtt = self.jiffies_up(rtt).max(1); // Linux takes a 0 us sample as 1 us
-        self.rto = self.jiffies_up(rtt.saturating_add(rtt.saturating_mul(2).max(RTO_MIN_NS)));
+        self.srtt = self.clock.up(rtt).max(1); // Linux takes a 0 us sample as 1 us
+        self.rto = self.clock.up(rtt.saturating_add(rtt.saturating_mul(2).max(RTO_MIN_NS)));
         self
-    }
-
-    fn jiffy_ns(&self) -> SimTime {
-        NS_PER_SEC / self.hz as SimTime
-    }
-
-    /// `usecs_to_jiffies`: rounded up.
-    fn jiffies_up(&self, t: SimTime) -> Jiffies {
-        t.div_ceil(self.jiffy_ns())
     }
 
     /// `TCP_ATO_MIN` and `TCP_DELACK_MIN`: HZ / 25 (40 ms).
     fn ato_min(&self) -> Jiffies {
-        self.hz as Jiffies / 25
+        self.clock.hz() / 25
     }
 
     /// `TCP_DELACK_MAX`: HZ / 5 (200 ms), the socket's `icsk_delack_max` by default.
     fn delack_max(&self) -> Jiffies {
-        self.hz as Jiffies / 5
+        self.clock.hz() / 5
     }
 
     /// `tcp_incr_quickack(sk, max_quickacks)` with the receive window of a bulk
@@ -205,7 +191,7 @@ impl LinuxAck {
     /// is armed (`tcp_send_delayed_ack`; a held segment is always alone, so no
     /// older timer is pending).
     pub fn in_order(&mut self, now: SimTime, ecn: EcnCue) -> bool {
-        let now_j = now / self.jiffy_ns();
+        let now_j = self.clock.at(now);
         self.data_received(now_j);
         self.ecn_check(ecn);
         self.unacked = self.unacked.saturating_add(1);
@@ -214,14 +200,14 @@ impl LinuxAck {
         }
         let mut ato = self.ato;
         if ato > self.ato_min() {
-            let mut max_ato = self.hz as Jiffies / 2;
+            let mut max_ato = self.clock.hz() / 2;
             if self.srtt > 0 {
                 max_ato = max_ato.min(self.srtt.max(self.ato_min()));
             }
             ato = ato.min(max_ato);
         }
         ato = ato.min(self.delack_max());
-        self.at = Some(timer_wheel_expiry(now_j, now_j + ato).saturating_mul(self.jiffy_ns()));
+        self.at = Some(self.clock.instant(timer_wheel_expiry(now_j, now_j + ato)));
         false
     }
 
@@ -236,7 +222,7 @@ impl LinuxAck {
             return;
         }
         if filled_gap {
-            self.data_received(now / self.jiffy_ns());
+            self.data_received(self.clock.at(now));
         }
         self.ecn_check(ecn);
     }

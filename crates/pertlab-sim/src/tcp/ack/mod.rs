@@ -25,7 +25,7 @@ use crate::time::SimTime;
 use adaptive::AdaptiveAck;
 use delayed::DelayedAck;
 use linux::LinuxAck;
-pub use linux::{EcnCue, LinuxAckConfig, LINUX_HZ_CHOICES, MAX_QUICKACKS};
+pub use linux::{EcnCue, LinuxAckConfig, MAX_QUICKACKS};
 
 /// Which ACK policy a receiver follows.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]

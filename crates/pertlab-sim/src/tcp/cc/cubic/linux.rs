@@ -27,7 +27,8 @@
 
 use super::CubicConfig;
 use crate::tcp::cc::{CcState, MIN_SSTHRESH};
-use crate::time::{SimTime, NS_PER_SEC};
+use crate::tcp::jiffies::{Jiffies, LinuxClock};
+use crate::time::SimTime;
 
 /// Linux's `BICTCP_HZ`: the curve's time unit is 2^-10 s.
 const BICTCP_HZ: u32 = 10;
@@ -49,14 +50,14 @@ pub struct LinuxCubic {
     pub last_max_cwnd: u32,
     last_cwnd: u32,
     /// Jiffy of the last recomputation of `cnt`.
-    last_time: u64,
+    last_time: Jiffies,
     origin_point: u32,
     /// `K` in 2^-10 s.
     bic_k: u64,
     /// Smallest RTT sample, microseconds (0: none yet).
     delay_min_us: u64,
     /// Jiffy the stage began; `None` between a reduction and the next ACK.
-    pub epoch_start: Option<u64>,
+    pub epoch_start: Option<Jiffies>,
     /// ACKs counted toward the Reno estimate.
     ack_cnt: u32,
     /// The Reno estimate, segments.
@@ -75,8 +76,7 @@ pub struct LinuxConstants {
     cube_factor: u64,
     /// `beta_scale = 8 (1024 + beta) / 3 / (1024 - beta)`.
     beta_scale: u32,
-    /// Jiffies per second.
-    hz: u64,
+    clock: LinuxClock,
 }
 
 impl LinuxConstants {
@@ -85,20 +85,19 @@ impl LinuxConstants {
         // bic_scale = C * 1024 / 10 (41 for 0.4), at least 1; beta in (0, 1) is 1 to 1023 1024ths.
         let bic_scale = ((cfg.c * 1024.0 / 10.0).round() as u64).max(1);
         let beta = ((cfg.beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1);
-        let hz = u64::from(cfg.hz);
         LinuxConstants {
             beta,
             fast_convergence: cfg.fast_convergence,
             cube_rtt_scale: bic_scale * 10,
             cube_factor: (1u64 << (10 + 3 * BICTCP_HZ)) / (bic_scale * 10),
             beta_scale: (8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta)) as u32,
-            hz,
+            clock: LinuxClock::new(cfg.hz),
         }
     }
 
     /// `tcp_jiffies32` at `now`.
-    pub fn jiffies(&self, now: SimTime) -> u64 {
-        (u128::from(now) * u128::from(self.hz) / u128::from(NS_PER_SEC)) as u64
+    pub fn jiffies(&self, now: SimTime) -> Jiffies {
+        self.clock.at(now)
     }
 }
 
@@ -122,7 +121,7 @@ impl LinuxCubic {
     /// `cubictcp_acked`: keep the smallest RTT, except in a stage's first second.
     pub fn on_rtt(&mut self, k: &LinuxConstants, now: SimTime, rtt: SimTime) {
         if let Some(start) = self.epoch_start {
-            if k.jiffies(now).saturating_sub(start) < k.hz {
+            if k.jiffies(now).saturating_sub(start) < k.clock.hz() {
                 return;
             }
         }
@@ -151,9 +150,9 @@ impl LinuxCubic {
     }
 
     /// `bictcp_update`.
-    fn update(&mut self, k: &LinuxConstants, cwnd: u32, acked: u32, now: u64) {
+    fn update(&mut self, k: &LinuxConstants, cwnd: u32, acked: u32, now: Jiffies) {
         self.ack_cnt = self.ack_cnt.saturating_add(acked);
-        if self.last_cwnd == cwnd && now.saturating_sub(self.last_time) <= k.hz / 32 {
+        if self.last_cwnd == cwnd && now.saturating_sub(self.last_time) <= k.clock.hz() / 32 {
             return;
         }
         // The curve at most once per jiffy; a reduction ends the stage, which forces it.
@@ -167,7 +166,7 @@ impl LinuxCubic {
     }
 
     /// The cubic part of `bictcp_update`: `cnt` from the curve's target.
-    fn curve(&mut self, k: &LinuxConstants, cwnd: u32, acked: u32, now: u64) {
+    fn curve(&mut self, k: &LinuxConstants, cwnd: u32, acked: u32, now: Jiffies) {
         let start = match self.epoch_start {
             Some(start) => start,
             None => {
@@ -185,9 +184,8 @@ impl LinuxCubic {
                 now
             }
         };
-        // usecs_to_jiffies rounds up.
-        let rtt_jiffies = (self.delay_min_us * k.hz).div_ceil(1_000_000);
-        let t = ((now.saturating_sub(start) + rtt_jiffies) << BICTCP_HZ) / k.hz;
+        let rtt_jiffies = k.clock.up(self.delay_min_us * 1000); // usecs_to_jiffies
+        let t = ((now.saturating_sub(start) + rtt_jiffies) << BICTCP_HZ) / k.clock.hz();
         let offs = t.abs_diff(self.bic_k);
         // offs^3 fits in u128; the product is at most a few times W_max after the shift.
         let delta = ((u128::from(k.cube_rtt_scale) * u128::from(offs).pow(3)) >> (10 + 3 * BICTCP_HZ)).min(u128::from(u32::MAX)) as u32;
@@ -215,7 +213,7 @@ impl LinuxCubic {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::NS_PER_MS;
+    use crate::time::{NS_PER_MS, NS_PER_SEC};
     use proptest::collection::vec;
     use proptest::prelude::*;
 
@@ -236,7 +234,7 @@ mod tests {
         // cubictcp_register with bic_scale 41, beta 717: beta_scale 8 * 1741 / 3 / 307 = 15,
         // cube_rtt_scale 410, cube_factor 2^40 / 410.
         let k = constants();
-        assert_eq!((k.beta, k.beta_scale, k.cube_rtt_scale, k.cube_factor, k.hz), (717, 15, 410, 2_681_735_677, 250));
+        assert_eq!((k.beta, k.beta_scale, k.cube_rtt_scale, k.cube_factor, k.clock.hz()), (717, 15, 410, 2_681_735_677, 250));
         assert_eq!(k.jiffies(999 * NS_PER_MS), 249);
     }
 

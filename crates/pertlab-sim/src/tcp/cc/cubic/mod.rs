@@ -43,7 +43,7 @@ use super::{AckSample, CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::scenario::CcSpec;
-use crate::tcp::ack::LINUX_HZ_CHOICES;
+use crate::tcp::jiffies::{check_hz, DEFAULT_HZ};
 use crate::time::{SimTime, NS_PER_SEC};
 use linux::{LinuxConstants, LinuxCubic};
 use serde::{Deserialize, Serialize};
@@ -77,7 +77,7 @@ pub enum CubicVariant {
     /// - `bictcp_update`: the growth in the kernel's integers and jiffies
     ///   (`hz`), `t` plus the minimum RTT, a count of ACKs per segment
     ///   recomputed when the window changed or `hz / 32` jiffies passed
-    ///   ([`linux`], which lists the rest); a timeout forgets `W_max`;
+    ///   (`tcp/cc/cubic/linux.rs`, which lists the rest); a timeout forgets `W_max`;
     /// - `cubictcp_cwnd_event`: the time left out of `t` when a transmission
     ///   starts with nothing in flight runs from the last send, not from the
     ///   ACK that emptied the flight ([`Cubic::cwnd_event`]).
@@ -85,10 +85,6 @@ pub enum CubicVariant {
     /// docs/linux.md, "ECN at the bottleneck", for what they change.
     Linux,
 }
-
-/// Jiffies per second of the Linux variant's clock: Debian's `CONFIG_HZ`, the
-/// testbed kernel's.
-pub const DEFAULT_HZ: u32 = 250;
 
 /// CUBIC parameters (RFC 9438).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
@@ -106,7 +102,8 @@ pub struct CubicConfig {
     /// The RFC's CUBIC or Linux's (see [`CubicVariant`]). Default `rfc9438`.
     pub variant: CubicVariant,
     /// Linux's clock, jiffies per second (`CONFIG_HZ`, one of
-    /// [`LINUX_HZ_CHOICES`]): the `linux` variant's time unit. Default 250.
+    /// [`LINUX_HZ_CHOICES`](crate::tcp::jiffies::LINUX_HZ_CHOICES)): the
+    /// `linux` variant's time unit. Default [`DEFAULT_HZ`], 250.
     pub hz: u32,
 }
 
@@ -120,10 +117,7 @@ impl CubicConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         check::positive(&format!("{path}.c"), self.c)?;
         check::open_unit(&format!("{path}.beta"), self.beta)?;
-        if !LINUX_HZ_CHOICES.contains(&self.hz) {
-            return Err(ConfigError::new(format!("{path}.hz"), format!("must be one of Linux's CONFIG_HZ values 100, 250, 300, 1000, got {}", self.hz)));
-        }
-        Ok(())
+        check_hz(path, self.hz)
     }
 
     /// `alpha_cubic = 3 (1 - beta) / (1 + beta)` (Section 4.3).
@@ -136,7 +130,8 @@ impl CubicConfig {
 #[derive(Clone, Debug)]
 pub struct Cubic {
     cfg: CubicConfig,
-    /// `W_max`: window just before the last reduction (after fast convergence), segments.
+    /// `W_max`: window just before the last reduction (after fast convergence),
+    /// segments (the RFC variant's; Linux's is `linux.last_max_cwnd`).
     w_max: f64,
     /// `cwnd_prior`: window when ssthresh was last set, segments.
     cwnd_prior: f64,
@@ -146,7 +141,8 @@ pub struct Cubic {
     k: f64,
     /// `W_est`: the Reno-friendly window estimate, segments.
     w_est: f64,
-    /// Linux's state and constants, for [`CubicVariant::Linux`].
+    /// Linux's state and constants, for [`CubicVariant::Linux`] (the fields
+    /// above are the RFC variant's).
     linux: LinuxCubic,
     linux_k: LinuxConstants,
 }
@@ -164,7 +160,10 @@ impl Cubic {
 
     /// `W_max`, segments.
     pub fn w_max(&self) -> f64 {
-        self.w_max
+        match self.cfg.variant {
+            CubicVariant::Rfc9438 => self.w_max,
+            CubicVariant::Linux => f64::from(self.linux.last_max_cwnd),
+        }
     }
 
     /// `K`, seconds.
@@ -199,7 +198,7 @@ impl Cubic {
         };
         let t = secs(tp.now.saturating_sub(start));
         if self.cfg.reno_friendly {
-            let reno_slope = self.w_est >= self.cwnd_prior && self.cfg.variant == CubicVariant::Rfc9438;
+            let reno_slope = self.w_est >= self.cwnd_prior;
             let alpha = if reno_slope { RENO_ALPHA } else { self.cfg.alpha_cubic() };
             self.w_est += alpha * f64::from(acked) / cwnd;
             if self.w_cubic(t) < self.w_est {
@@ -224,22 +223,18 @@ impl CongestionControl for Cubic {
     }
 
     fn ssthresh(&mut self, tp: &CcState) -> u32 {
-        let cwnd = f64::from(tp.snd_cwnd);
-        self.cwnd_prior = cwnd;
-        self.epoch_start = None;
         match self.cfg.variant {
             CubicVariant::Rfc9438 => {
+                let cwnd = f64::from(tp.snd_cwnd);
+                self.cwnd_prior = cwnd;
+                self.epoch_start = None;
                 let converge = self.cfg.fast_convergence && cwnd < self.w_max;
                 self.w_max = if converge { cwnd * (1.0 + self.cfg.beta) / 2.0 } else { cwnd };
                 // Rounded to the nearest segment (0.7 * 90 is 62.999... in floating
                 // point); at most cwnd (beta < 1), so in u32 range.
                 ((cwnd * self.cfg.beta).round() as u32).max(MIN_SSTHRESH)
             }
-            CubicVariant::Linux => {
-                let ssthresh = self.linux.recalc_ssthresh(&self.linux_k, tp.snd_cwnd);
-                self.w_max = f64::from(self.linux.last_max_cwnd);
-                ssthresh
-            }
+            CubicVariant::Linux => self.linux.recalc_ssthresh(&self.linux_k, tp.snd_cwnd),
         }
     }
 
@@ -266,21 +261,14 @@ impl CongestionControl for Cubic {
         if self.cfg.variant == CubicVariant::Linux {
             match ev {
                 CaEvent::TxStart => self.linux.shift_epoch(&self.linux_k, tp.now, tp.last_send),
-                CaEvent::Loss => {
-                    self.linux.reset();
-                    self.w_max = 0.0;
-                }
+                CaEvent::Loss => self.linux.reset(),
                 _ => {}
             }
             return;
         }
         match (ev, self.epoch_start) {
             (CaEvent::TxStart, Some(start)) => {
-                let idle_from = match self.cfg.variant {
-                    CubicVariant::Rfc9438 => tp.drained_at,
-                    CubicVariant::Linux => tp.last_send,
-                };
-                let idle = tp.now.saturating_sub(idle_from);
+                let idle = tp.now.saturating_sub(tp.drained_at);
                 self.epoch_start = Some(start.saturating_add(idle).min(tp.now));
             }
             (CaEvent::CwndRestart | CaEvent::Loss, _) => self.epoch_start = None,
@@ -567,6 +555,6 @@ mod tests {
         let mut c = Cubic::new(linux);
         c.linux.last_max_cwnd = 100;
         c.ssthresh(&CcState::new(90, 100_000, 1500));
-        assert_eq!(c.w_max, 76.0);
+        assert_eq!(c.w_max(), 76.0);
     }
 }
