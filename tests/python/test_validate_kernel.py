@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -109,3 +110,31 @@ def test_a_kept_case_that_cannot_be_read_is_run_again(tmp_path):
     assert _stored(tmp_path / "missing.json") is None
     (tmp_path / "case.json").write_text('{"key": "k"}')
     assert _stored(tmp_path / "case.json") == {"key": "k"}
+
+
+def test_a_case_of_several_seeds_is_judged_on_the_means_of_its_runs_each_kept(tmp_path):
+    """A case of two seeds (two reno flows, 8 s): each seed runs the scenario with that seed on
+    both sides, into its own folder; the case's metrics are the means of the two runs', each run
+    is kept, and a rerun reads them back without running anything."""
+    from pertlab.validate.tolerance import METRICS
+    from pertlab.validate.kernel import kcase, run_kernel
+
+    net = {"duration": "8s", "warmup": "2s", "sample_interval": "100ms", "init_cwnd": 2, "bottleneck": {"rate": "10Mbps", "delay": "40ms", "buffer": "50KB"}}
+    c = kcase("reno-2", "2 reno flows, 2 seeds", seeds=2, **net, flows=[{"cc": "reno", "count": 2}])
+    (r,) = run_kernel(False, tmp_path, (c,))
+    kept = [json.loads((tmp_path / "runs" / f"reno-2-seed-{seed}.json").read_text()) for seed in (1, 2)]
+    for seed in (1, 2):
+        folder = tmp_path / f"reno-2-seed-{seed}"
+        assert json.loads((folder / "sim" / "summary.json").read_text())["seed"] == seed
+        assert (folder / "testbed" / "summary.json").is_file()
+    for metric in METRICS:
+        for side in ("pertlab", "reference"):
+            runs = [k[side][metric] for k in kept]
+            assert getattr(r, side)[metric] == pytest.approx(sum(runs) / 2, abs=1e-12), (metric, side, runs)
+    # The kernel's two runs are two samples: its queue is never the same to the last packet.
+    assert kept[0]["reference"]["avg_queue_pkts"] != kept[1]["reference"]["avg_queue_pkts"]
+    for seed in (1, 2):
+        shutil.rmtree(tmp_path / f"reno-2-seed-{seed}")
+    (again,) = run_kernel(False, tmp_path, (c,))
+    assert (again.pertlab, again.reference) == (r.pertlab, r.reference)
+    assert not (tmp_path / "reno-2-seed-1").exists() and not (tmp_path / "reno-2-seed-2").exists()

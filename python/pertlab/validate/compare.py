@@ -18,7 +18,7 @@ import numpy as np
 from .._core import jain_index
 from .tolerance import METRICS, TOLERANCES
 
-__all__ = ["CaseResult", "verdicts", "rows", "metrics", "NOT_IN_REFERENCE"]
+__all__ = ["CaseResult", "verdicts", "rows", "metrics", "mean_metrics", "NOT_IN_REFERENCE"]
 
 #: The verdict of every metric of a case the reference cannot run (only ns-3 lacks some).
 NOT_IN_REFERENCE = "not in ns-3"
@@ -48,6 +48,11 @@ def metrics(queue: dict[str, Any], goodputs: Any, jain: float | None = None) -> 
     return {"avg_queue_pkts": queue["avg_queue_pkts"], "drop_rate": queue["drop_rate"], "mark_rate": queue.get("mark_rate") or 0.0,
             "utilization": queue["utilization"], "jain": jain_index(goodputs.tolist()) if jain is None else jain,
             "goodput_cov": _cov(goodputs)}  # fmt: skip
+
+
+def mean_metrics(runs: list[dict[str, float]]) -> dict[str, float]:
+    """Each metric's mean over the runs of a case of several seeds (what its verdicts judge)."""
+    return {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
 
 
 def verdicts(result: CaseResult) -> dict[str, str]:

@@ -7,9 +7,11 @@ ECN marker) run by
 writes both result sets; the metrics of :mod:`.tolerance` are taken from them and judged
 as ``validate ns3`` judges ns-3's (:mod:`.compare`). Cases run one after another: two
 testbeds at once would compete for the CPU that runs their senders and delay lines, and so
-disturb each other's timing. Each finished case is kept in ``OUT/runs/NAME.json`` under a key
-of the case and of the code, so a rerun resumes; a case whose simulation or testbed run was
-interrupted is not kept (:func:`run_case` raises ``KeyboardInterrupt``).
+disturb each other's timing. A case of several seeds (``KernelCase.seeds``) runs each seed on
+both sides and is judged on the means, as ``validate ns3`` judges its. Each finished run is kept
+in ``OUT/runs/NAME.json`` (``NAME-seed-K.json`` for a case of several seeds) under a key of the
+run and of the code, so a rerun resumes; a run whose simulation or testbed run was interrupted is
+not kept (:func:`run_case` raises ``KeyboardInterrupt``).
 
 Needs root, TUN and, for PERT, a kernel with BPF struct_ops (``testbed.support_problem``).
 Left out: RED, CoDel and PIE qdiscs (the testbed sets up only bfifo/pfifo and step marking).
@@ -28,7 +30,7 @@ import polars as pl
 from ..parallel import code_fingerprint, write_atomically
 from ..results import Results
 from .cases import Explained, explained
-from .compare import CaseResult, metrics
+from .compare import CaseResult, mean_metrics, metrics
 
 __all__ = ["KernelCase", "FULL", "QUICK", "cases", "needs_pert", "run_kernel"]
 
@@ -41,12 +43,16 @@ class KernelCase:
     what: str
     scenario: str
     explained: tuple[Explained, ...] = ()
-    #: One run per case (the testbed's runs are not seeded).
+    #: Runs on each side: with more than one, seeds 1..``seeds``, each one kernel run and one
+    #: simulator run of the scenario with that ``seed`` (which seeds the testbed's delay line and
+    #: the simulator; the kernel's own draws, the eBPF PERT's among them, are not seeded), and the
+    #: case is judged on each metric's mean: for a case whose outcome one run of each does not
+    #: measure (docs/validation.md, "pert-reno").
     seeds: int = 1
 
 
-def kcase(name: str, what: str, explained: tuple[Explained, ...] = (), **scenario: Any) -> KernelCase:
-    return KernelCase(name, what, json.dumps({"name": name, **scenario}, sort_keys=True), explained)
+def kcase(name: str, what: str, explained: tuple[Explained, ...] = (), seeds: int = 1, **scenario: Any) -> KernelCase:
+    return KernelCase(name, what, json.dumps({"name": name, **scenario}, sort_keys=True), explained, seeds)
 
 
 #: Issue 5's network (docs/linux.md): 10 Mbit/s, 40 ms, a one-BDP bfifo, 60 s from 10 s on. Both
@@ -60,7 +66,8 @@ FULL: tuple[KernelCase, ...] = (
     kcase("reno-10", "10 kernel reno flows", **NET, flows=[{"cc": "reno", "count": 10}]),
     kcase("cubic-10", "10 kernel cubic flows", **NET, flows=[{"cc": "cubic", "count": 10}]),
     kcase("pert-10", "10 eBPF PERT flows", **NET, flows=[{"cc": "pert", "count": 10}]),
-    kcase("pert-reno", "3 PERT and 3 reno flows", **NET, flows=[{"cc": "pert", "count": 3}, {"cc": "reno", "count": 3}]),
+    # Which flows PERT's random early responses hold back is chance on both sides: four runs each.
+    kcase("pert-reno", "3 PERT and 3 reno flows, 4 seeds", seeds=4, **NET, flows=[{"cc": "pert", "count": 3}, {"cc": "reno", "count": 3}]),
     # Linux's delayed ACKs against the simulator's Linux rules (ack_policy = "linux"), their
     # ACKs counted from captures (the case's report.md, receivers: rows). PERT behind delayed ACKs
     # is docs/linux.md's "Ten PERT flows behind delayed ACKs".
@@ -101,22 +108,29 @@ def _series(fs: pl.DataFrame) -> list[tuple[float, float]]:
     return list(zip(first["t_s"].to_list(), first["cwnd"].to_list()))
 
 
-def run_case(c: KernelCase, out: Path) -> CaseResult:
-    """Run ``c`` through ``testbed compare`` into ``out/NAME``; the simulator's side is read back
-    from what that call wrote, the testbed's is the one it returns. Raises ``KeyboardInterrupt``
-    when either run was interrupted, so that no partial case is kept."""
+def _runs(c: KernelCase) -> list[tuple[str, KernelCase]]:
+    """The runs of ``c``: the name of each (its folder under OUT, and its kept file's under
+    OUT/runs) and the case it runs, with its seed when ``c`` has several."""
+    if c.seeds == 1:
+        return [(c.name, c)]
+    return [(f"{c.name}-seed-{seed}", replace(c, scenario=json.dumps({**json.loads(c.scenario), "seed": seed}, sort_keys=True))) for seed in range(1, c.seeds + 1)]
+
+
+def run_case(c: KernelCase, folder: Path) -> dict[str, Any]:
+    """Run ``c`` through ``testbed compare`` into ``folder``: both sides' metrics and flow 0's
+    cwnd series. The simulator's side is read back from what that call wrote, the testbed's is the
+    one it returns. Raises ``KeyboardInterrupt`` when either run was interrupted, so that no
+    partial run is kept."""
     from ..linux.compare import compare
     from ..linux.scenario import TestbedScenario
 
-    folder = out / c.name
     _, real = compare(TestbedScenario.parse(json.loads(c.scenario)), folder)
     if real is None or real.interrupted:
         raise KeyboardInterrupt
     sim = Results.read(folder / "sim")
     ours = metrics(sim.bottleneck, sim.flows["goodput_mbps"].to_numpy(), sim.jain)
     theirs = metrics(real.queues.to_dicts()[0], real.flows["goodput_mbps"].to_numpy())
-    cwnd = {"pertlab": _series(sim.flow_series), "reference": _series(real.flow_series)}
-    return CaseResult(c, ours, theirs, None, cwnd, {})
+    return {"pertlab": ours, "reference": theirs, "cwnd": {"pertlab": _series(sim.flow_series), "reference": _series(real.flow_series)}}
 
 
 def _stored(path: Path) -> dict[str, Any] | None:
@@ -129,17 +143,26 @@ def _stored(path: Path) -> dict[str, Any] | None:
     return kept if isinstance(kept, dict) else None
 
 
-def run_kernel(quick: bool, out: Path) -> list[CaseResult]:
-    """Every case of the quick or full list, kept in ``out/runs`` and resumed from there."""
+def _kept_or_run(name: str, c: KernelCase, out: Path) -> dict[str, Any]:
+    """The run ``name`` of :func:`_runs`: read back from OUT/runs when kept under this run's and
+    this code's key, else run into ``out/name`` and kept."""
+    key = hashlib.sha256(f"{c}{code_fingerprint()}".encode()).hexdigest()[:20]
+    stored = out / "runs" / f"{name}.json"
+    d = _stored(stored)
+    if d is not None and d.get("key") == key:
+        return d
+    r = run_case(c, out / name)
+    write_atomically(stored, json.dumps({"key": key, **r}).encode())
+    return r
+
+
+def run_kernel(quick: bool, out: Path, kernel_cases: tuple[KernelCase, ...] | None = None) -> list[CaseResult]:
+    """Every case of the quick or full list (or ``kernel_cases``), each run kept in ``out/runs``
+    and resumed from there; a case of several seeds has the means of its runs' metrics and its
+    first run's cwnd series."""
     results = []
-    for c in cases(quick):
-        key = hashlib.sha256(f"{c}{code_fingerprint()}".encode()).hexdigest()[:20]
-        stored = out / "runs" / f"{c.name}.json"
-        d = _stored(stored)
-        if d is not None and d.get("key") == key:
-            results.append(CaseResult(c, d["pertlab"], d["reference"], None, {k: [tuple(x) for x in v] for k, v in d["cwnd"].items()}, {}))
-            continue
-        r = run_case(c, out)
-        write_atomically(stored, json.dumps({"key": key, "pertlab": r.pertlab, "reference": r.reference, "cwnd": r.cwnd}).encode())
-        results.append(r)
+    for c in cases(quick) if kernel_cases is None else kernel_cases:
+        runs = [_kept_or_run(name, run, out) for name, run in _runs(c)]
+        cwnd = {k: [tuple(x) for x in v] for k, v in runs[0]["cwnd"].items()}
+        results.append(CaseResult(c, mean_metrics([r["pertlab"] for r in runs]), mean_metrics([r["reference"] for r in runs]), None, cwnd, {}))
     return results

@@ -21,14 +21,12 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
-
 from ..parallel import Workers, run_program
 from ..results import Results
 from ..runner import run
 from ..scenario import Scenario
 from .cases import Case, seeds, select
-from .compare import CaseResult, metrics
+from .compare import CaseResult, mean_metrics, metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
 
@@ -83,10 +81,6 @@ def reference_metrics(scenario: Scenario, m: dict) -> dict[str, float]:
     return metrics(queue, m["rx_bytes"])
 
 
-def _mean(runs: list[dict[str, float]]) -> dict[str, float]:
-    return {k: float(np.mean([r[k] for r in runs])) for k in runs[0]}
-
-
 def run_case(item: tuple[Case, str]) -> CaseResult:
     """Run one case in both tools (``item``: the case and the ns-3 program's path); with several
     seeds (``Case.seeds``) the metrics are the means over them, the cwnd series the first seed's
@@ -96,8 +90,8 @@ def run_case(item: tuple[Case, str]) -> CaseResult:
     ours, theirs, missing, cwnd, _ = runs[0]
     seconds = {k: sum(r[4].get(k, 0.0) for r in runs) for k in runs[0][4]}
     if missing is not None:
-        return CaseResult(c, _mean([r[0] for r in runs]), None, missing, cwnd, seconds)
-    return CaseResult(c, _mean([r[0] for r in runs]), _mean([r[1] for r in runs]), None, cwnd, seconds)  # type: ignore[misc]
+        return CaseResult(c, mean_metrics([r[0] for r in runs]), None, missing, cwnd, seconds)
+    return CaseResult(c, mean_metrics([r[0] for r in runs]), mean_metrics([r[1] for r in runs]), None, cwnd, seconds)  # type: ignore[misc]
 
 
 def run_matrix(quick: bool, out: Path, jobs: int | None = None, cluster: str | None = None, names: list[str] | None = None) -> list[CaseResult]:
