@@ -97,6 +97,18 @@ def test_validate_kernel_quick(tmp_path):
     # Stored: a rerun reads the case back without running the testbed.
     again = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
     assert json.loads(again.stdout)["rows"] == json.loads(result.stdout)["rows"]
+    # docs/validation.md, "End-host timing", measured from this run's folder: the simulator's
+    # identical flows each respond to loss the same number of times (lock-step), the kernel drops
+    # more, and a send overhead of about two packet times brings the simulator's drops up.
+    from pertlab.validate.end_host import measure, render
+
+    data = measure(out)
+    assert list(data["cases"]) == ["reno-5mbps"]
+    cols = data["cases"]["reno-5mbps"]["columns"]
+    sim, real = cols["simulator"], cols["testbed"]
+    assert len(set(sim["fast_recoveries"]["reno"])) == 1 and sim["timeouts"]["reno"][-1] == 0, sim
+    assert real["drops"] > sim["drops"] and cols["overhead_5ms"]["drops"] > sim["drops"], cols
+    assert "| `reno-5mbps` (" in render(data)
 
 
 def test_a_kept_case_that_cannot_be_read_is_run_again(tmp_path):

@@ -1,12 +1,13 @@
-"""The matrices of docs/validation.md, generated from the committed full runs of ``pertlab validate
-ns3`` and ``pertlab validate kernel``.
+"""The generated blocks of docs/validation.md: the matrices of the committed full runs of ``pertlab
+validate ns3`` and ``pertlab validate kernel``, and the end-host timing table.
 
 Each table of every case (pertlab / the reference per metric, with the verdict's mark), the count
 of each verdict and, for ns-3, the run times are written from a run's ``rows.json`` and
 ``cases.json`` (the report of ``pertlab validate ns3 --out docs/validation/ns3``, or of
-``validate kernel --out docs/validation/kernel``), between::
+``validate kernel --out docs/validation/kernel``); the end-host timing table from
+``validation/kernel/end_host_timing.json`` (:mod:`.end_host`), each between::
 
-    <!-- BEGIN generated: ns3-matrix -->      (or kernel-matrix)
+    <!-- BEGIN generated: ns3-matrix -->      (kernel-matrix, end-host-timing)
     ...  (rewritten by ``make docs``; do not edit)
     <!-- END generated -->
 
@@ -23,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import end_host
 from .compare import NOT_IN_REFERENCE
 from .tolerance import METRICS
 
@@ -31,8 +33,8 @@ __all__ = ["Matrix", "MATRICES", "render_matrix", "render_page", "main"]
 
 @dataclass(frozen=True)
 class Matrix:
-    """A generated block: its name, the committed run's folder (relative to the page's) and what
-    the reference is called in the cells."""
+    """A generated block: its name, the committed run's folder or data file (relative to the
+    page's) and what the reference is called in the cells."""
 
     block: str
     folder: str
@@ -87,17 +89,25 @@ def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]], refer
     return "\n".join([*lines, "", summary]) + "\n"
 
 
+#: The end-host timing table's block and its data, under the page's folder.
+END_HOST = Matrix("end-host-timing", "validation/kernel/end_host_timing.json", "Linux")
+
+
+def _fill(text: str, block: Matrix, body: str) -> str:
+    if not block.pattern().search(text):
+        raise ValueError(f"no <!-- BEGIN generated: {block.block} --> ... <!-- END generated --> block")
+    return block.pattern().sub(lambda g: g.group(1) + body + g.group(3), text)
+
+
 def render_page(text: str, page_dir: Path) -> str:
-    """``text`` with each block of :data:`MATRICES` written from its run under ``page_dir``."""
+    """``text`` with each block of :data:`MATRICES` written from its run under ``page_dir``, and
+    the :data:`END_HOST` block from its data."""
     for m in MATRICES:
         report_dir = page_dir / m.folder
         rows = json.loads((report_dir / "rows.json").read_text())
         cases = json.loads((report_dir / "cases.json").read_text())
-        body = render_matrix(rows, cases, m.reference)
-        if not m.pattern().search(text):
-            raise ValueError(f"no <!-- BEGIN generated: {m.block} --> ... <!-- END generated --> block")
-        text = m.pattern().sub(lambda g: g.group(1) + body + g.group(3), text)
-    return text
+        text = _fill(text, m, render_matrix(rows, cases, m.reference))
+    return _fill(text, END_HOST, end_host.render(json.loads((page_dir / END_HOST.folder).read_text())))
 
 
 def main(argv: list[str] | None = None) -> int:

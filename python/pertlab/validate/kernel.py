@@ -32,7 +32,7 @@ from ..results import Results
 from .cases import Explained, explained
 from .compare import CaseResult, mean_metrics, metrics
 
-__all__ = ["KernelCase", "FULL", "QUICK", "cases", "needs_pert", "run_kernel"]
+__all__ = ["KernelCase", "FULL", "QUICK", "cases", "needs_pert", "runs_of", "run_kernel"]
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def _series(fs: pl.DataFrame) -> list[tuple[float, float]]:
     return list(zip(first["t_s"].to_list(), first["cwnd"].to_list()))
 
 
-def _runs(c: KernelCase) -> list[tuple[str, KernelCase]]:
+def runs_of(c: KernelCase) -> list[tuple[str, KernelCase]]:
     """The runs of ``c``: the name of each (its folder under OUT, and its kept file's under
     OUT/runs) and the case it runs, with its seed when ``c`` has several."""
     if c.seeds == 1:
@@ -144,7 +144,7 @@ def _stored(path: Path) -> dict[str, Any] | None:
 
 
 def _kept_or_run(name: str, c: KernelCase, out: Path) -> dict[str, Any]:
-    """The run ``name`` of :func:`_runs`: read back from OUT/runs when kept under this run's and
+    """The run ``name`` of :func:`runs_of`: read back from OUT/runs when kept under this run's and
     this code's key, else run into ``out/name`` and kept."""
     key = hashlib.sha256(f"{c}{code_fingerprint()}".encode()).hexdigest()[:20]
     stored = out / "runs" / f"{name}.json"
@@ -162,7 +162,7 @@ def run_kernel(quick: bool, out: Path, kernel_cases: tuple[KernelCase, ...] | No
     first run's cwnd series."""
     results = []
     for c in cases(quick) if kernel_cases is None else kernel_cases:
-        runs = [_kept_or_run(name, run, out) for name, run in _runs(c)]
+        runs = [_kept_or_run(name, run, out) for name, run in runs_of(c)]
         cwnd = {k: [tuple(x) for x in v] for k, v in runs[0]["cwnd"].items()}
         results.append(CaseResult(c, mean_metrics([r["pertlab"] for r in runs]), mean_metrics([r["reference"] for r in runs]), None, cwnd, {}))
     return results
