@@ -4,14 +4,14 @@ Simulated hosts have no timing noise: identical TCP flows (same controller, same
 options, same path) through a drop-tail bottleneck then see every congestion event
 together and halve at once, run after run. Real hosts desynchronise them (scheduling,
 interrupt coalescing, TSQ): in the namespace testbed ten kernel Reno flows on 5 Mbit/s
-each retransmitted a different number of times (224 to 267), while the simulator's
-ten identical flows each had exactly 127 loss responses and one drop each time, and the
-kernel dropped 1.5 times as many packets. ns-2 users add ``overhead_`` (here
-``tcp.overhead``), which breaks the lock-step.
+each retransmitted a different number of times, while the simulator's ten identical flows
+each had the same number of loss responses, one drop each time, and the kernel dropped
+more packets (the measured table: docs/validation.md, "End-host timing"). ns-2 users add
+``overhead_`` (here ``tcp.overhead``), which breaks the lock-step.
 
 We warn rather than add a default jitter: the jitter that reproduces the kernel's drops
-scales with the bottleneck's packet time (about 1 ms at 10 Mbit/s, 5 ms at 5 Mbit/s in
-the testbed comparisons), so no one default fits, and a default would change every run.
+scales with the bottleneck's packet time (one to two packet times in the testbed
+comparisons), so no one default fits, and a default would change every run.
 
 The warning is a statement of fact about the run: a group of at least
 :data:`MIN_FLOWS` flows of one label, controller, TCP options and path, with no
