@@ -1,0 +1,49 @@
+"""The simulator's half of the committed ``validate kernel`` run (docs/validation/kernel), rerun
+with today's simulator against the committed kernel values: every case's verdicts must be the
+committed ones.
+
+No root needed: the kernel's side is the committed run's (``rows.json``'s ``reference``). The
+simulator's side is built and judged as ``validate kernel`` builds and judges it
+(``testbed compare``'s ``sim_scenario`` of each of the case's runs, the means over a case's
+seeds, :func:`pertlab.validate.compare.verdicts`). A change of the simulator that moves a case into
+or out of agreement with the kernel fails here; then rerun ``pertlab validate kernel`` and say
+why in docs/validation.md.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pertlab.linux.compare import sim_scenario
+from pertlab.linux.scenario import TestbedScenario
+from pertlab.runner import run
+from pertlab.validate.compare import CaseResult, mean_metrics, metrics, verdicts
+from pertlab.validate.kernel import FULL, KernelCase, runs_of
+
+ROWS = json.loads((Path(__file__).resolve().parents[2] / "docs" / "validation" / "kernel" / "rows.json").read_text())
+
+
+def _simulated(case: KernelCase) -> dict[str, float]:
+    """The case's metrics in today's simulator: the mean over its runs (one per seed)."""
+    runs = []
+    for _, seeded in runs_of(case):
+        res = run(sim_scenario(TestbedScenario.parse(json.loads(seeded.scenario))))
+        runs.append(metrics(res.bottleneck, res.flows["goodput_mbps"].to_numpy(), res.jain))
+    return mean_metrics(runs)
+
+
+def test_the_committed_run_has_every_case() -> None:
+    assert sorted({r["case"] for r in ROWS}) == sorted(c.name for c in FULL)
+
+
+@pytest.mark.parametrize("case", FULL, ids=lambda c: c.name)
+def test_the_committed_kernel_verdicts_hold_for_todays_simulator(case: KernelCase) -> None:
+    committed = {r["metric"]: r for r in ROWS if r["case"] == case.name}
+    ours = _simulated(case)
+    result = CaseResult(case, ours, {m: r["reference"] for m, r in committed.items()}, None, {}, {})
+    got = verdicts(result)
+    changed = {m: (committed[m]["pertlab"], ours[m], committed[m]["reference"]) for m in committed if got[m] != committed[m]["verdict"]}
+    assert not changed, f"verdicts changed (metric: committed simulator value, today's, kernel's): {changed}"
