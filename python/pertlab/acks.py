@@ -124,7 +124,8 @@ def ecn_cues(packets: list[Packet]) -> set[int]:
 
 def push_share(packets: list[Packet], start_s: float, end_s: float, t0: float = 0.0) -> float | None:
     """The share of the data segments stamped in [``start_s``, ``end_s``] from ``t0`` that carry
-    PSH (None if there are none): how often the senders mark the end of what was written."""
+    PSH (None if there are none): Linux sets it on the last segment of a TSO chunk sent whole
+    (docs/linux.md), the simulator with `tcp.tso_segs`."""
     data = [p.push for p in packets if p.length > 0 and start_s <= p.t - t0 <= end_s]
     return sum(data) / len(data) if data else None
 

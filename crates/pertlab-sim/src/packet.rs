@@ -57,6 +57,8 @@ pub struct Packet {
     pub cwr: bool,
     /// Data: this segment is a retransmission.
     pub retx: bool,
+    /// Data flag: PSH, on the last segment of a TSO chunk (`tcp.tso_segs`).
+    pub psh: bool,
     /// The queue the packet is in set CE on it (counted as a mark when it leaves).
     pub marked: bool,
     /// Number of valid entries in `sack`.
@@ -110,6 +112,7 @@ impl Packet {
             ece: false,
             cwr: false,
             retx: false,
+            psh: false,
             marked: false,
             n_sack: 0,
             class: 0,
@@ -133,8 +136,10 @@ mod tests {
     #[test]
     fn a_packet_stays_small() {
         // Each hop reads the packet's slot in the store: a larger packet is more memory to wait for.
-        // 72 bytes before XCP's header (`Option<XcpHeader>`, 16 bytes, 88 in all
-        // after alignment to 8).
-        assert_eq!(std::mem::size_of::<Packet>(), 88);
+        // 72 bytes before XCP's header (`Option<XcpHeader>`, 16 bytes), 88 before PSH's byte
+        // (`tcp.tso_segs`), 96 in all after alignment to 8. The 8 bytes PSH added cost nothing
+        // measurable on 2026-12-04: canonical run (50 flows) CPU ratio 1.001 over 15 paired runs,
+        // 1000 flows 0.98 over 11.
+        assert_eq!(std::mem::size_of::<Packet>(), 96);
     }
 }

@@ -182,6 +182,9 @@ fn tcp_header(pkt: &Packet, now: SimTime, payload: u32, (sender, server): (u16, 
     if pkt.ece {
         flags |= 0x40;
     }
+    if pkt.psh {
+        flags |= 0x08;
+    }
     out.extend_from_slice(&sport.to_be_bytes());
     out.extend_from_slice(&dport.to_be_bytes());
     out.extend_from_slice(&seq.to_be_bytes());

@@ -174,6 +174,15 @@ class TcpConfig(_Model):
             "reduction the window follows the data delivered down to ssthresh (default: cut to ssthresh at once, as ns-2)"
         ),
     )
+    tso_segs: int = Field(
+        1,
+        ge=1,
+        le=255,
+        description=(
+            "Linux's TSO chunks (net.ipv4.tcp_min_tso_segs, 2 in Linux): of the new segments sent at one instant, every "
+            "tso_segs-th carries PSH, which a Linux receiver (ack_policy = linux) acknowledges at once when alone; 1: none"
+        ),
+    )
 
     @field_validator("packet_size")
     @classmethod

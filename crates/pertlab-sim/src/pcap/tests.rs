@@ -117,3 +117,14 @@ fn a_flow_past_the_first_ranges_has_its_port_and_address_in_the_headers() {
     assert_eq!(out[14 + 12..14 + 20], [11, 0, 0, 1, 11, 0, 0, 6], "11.0.0.1 -> 11.0.0.6");
     assert_eq!(out[34..38], [0x27, 0x17, 0x13, 0x8b], "10007 -> 5003");
 }
+
+#[test]
+fn a_segment_with_psh_has_the_flag_and_others_do_not() {
+    // The flags byte: 14 bytes of Ethernet, 20 of IPv4, then the 14th byte of the TCP header.
+    const FLAGS: usize = 14 + 20 + 13;
+    for (psh, want) in [(false, 0x90), (true, 0x98)] {
+        let mut out = Vec::new();
+        headers(&Packet { psh, ..data() }, 0, 4, 2_000_000, 1500, &mut out);
+        assert_eq!(out[FLAGS], want, "ACK|CWR, and PSH when set");
+    }
+}

@@ -279,6 +279,9 @@ impl TcpConfig {
                 "corrects the echoed timestamp's sample (Qian 2011, eq. 5.4), which rtt_samples = \"linux\" does not take; use rtt_samples = \"echo\" with it",
             ));
         }
+        if !(1..=255).contains(&self.tso_segs) {
+            return Err(ConfigError::new(format!("{path}.tso_segs"), format!("must lie in [1, 255] (net.ipv4.tcp_min_tso_segs), got {}", self.tso_segs)));
+        }
         self.adaptive_ack.validate(&format!("{path}.adaptive_ack"))?;
         self.linux_ack.validate(&format!("{path}.linux_ack"))?;
         if !(1..=MAX_DELAYED_ACK_TIMEOUT_NS).contains(&self.delayed_ack_timeout_ns) {

@@ -188,6 +188,16 @@ pub struct TcpConfig {
     /// delivered down to ssthresh instead of dropping to it at once; see `prr`.
     /// Off by default (ns-2's agents and RFC 6675 cut at once).
     pub prr: bool,
+    /// Linux's TSO chunks (`net.ipv4.tcp_min_tso_segs`, 2 in Linux): of the
+    /// new segments a sender sends at one instant, every `tso_segs`-th carries
+    /// PSH, the last of a chunk of that many sent whole; a shorter rest carries
+    /// none. This is what captures of Linux senders show (docs/linux.md, "Ten
+    /// PERT flows behind delayed ACKs": PSH on the second of 80 % of
+    /// back-to-back pairs, on no lone segment), not the kernel's code, which
+    /// was not traced. A Linux receiver (`ack_policy = "linux"`) acknowledges
+    /// a lone segment with PSH at once. 1 (default): no chunks, no PSH; 1 to
+    /// 255, the sysctl's range.
+    pub tso_segs: u32,
 }
 
 impl Default for TcpConfig {
@@ -221,6 +231,7 @@ impl Default for TcpConfig {
             ts_echo: TsEcho::Earliest,
             rtt_samples: RttSamples::Echo,
             prr: false,
+            tso_segs: 1,
         }
     }
 }

@@ -191,7 +191,7 @@ impl TcpReceiver {
         }
         match self.receive(pkt.seq) {
             Arrival::InOrder { filled_gap: false } => {
-                if self.ack.in_order(now, self.rcv_nxt, ecn, sender) {
+                if self.ack.in_order(now, self.rcv_nxt, ecn, pkt.psh, sender) {
                     self.send_ack(None, out);
                 }
             }

@@ -29,6 +29,7 @@ pub struct Sent {
     pub seq: u32,
     pub retx: bool,
     pub cwr: bool,
+    pub psh: bool,
     pub ecn: Ecn,
     pub fate: Fate,
 }
@@ -207,7 +208,7 @@ impl Bench {
     fn after_sender(&mut self, buf: &mut Vec<Packet>) {
         for mut pkt in buf.drain(..) {
             let fate = (self.data_rule)(&pkt);
-            self.log.push(Sent { at: self.now, seq: pkt.seq, retx: pkt.retx, cwr: pkt.cwr, ecn: pkt.ecn, fate });
+            self.log.push(Sent { at: self.now, seq: pkt.seq, retx: pkt.retx, cwr: pkt.cwr, psh: pkt.psh, ecn: pkt.ecn, fate });
             if fate == Fate::Drop {
                 self.data_dropped += 1;
                 continue;

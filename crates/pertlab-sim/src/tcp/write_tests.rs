@@ -63,3 +63,18 @@ fn cwnd_validation_leaves_a_bulk_sender_as_it_was() {
     };
     assert_eq!(run(true), run(false));
 }
+
+/// Linux's TSO chunks (`tcp.tso_segs`): of the segments sent at one instant,
+/// every `tso_segs`-th carries PSH and a shorter rest none; behind Linux's
+/// delayed ACK the receiver acknowledges a lone PSH segment at once.
+#[test]
+fn tso_chunks_put_psh_on_the_last_segment_of_each_whole_chunk() {
+    for (tso_segs, pushed) in [(1, vec![]), (2, vec![1, 3, 5, 7, 9]), (3, vec![2, 5, 8])] {
+        let cfg = TcpConfig { init_cwnd: 10, tso_segs, ..TcpConfig::default() };
+        let mut b = Bench::new(cfg);
+        b.start();
+        let first: Vec<u32> = b.log.iter().filter(|s| s.psh).map(|s| s.seq).collect();
+        assert_eq!(b.log.len(), 10, "the initial window at once");
+        assert_eq!(first, pushed, "tso_segs = {tso_segs}");
+    }
+}

@@ -186,16 +186,18 @@ impl LinuxAck {
         self.lrcvtime = now;
     }
 
-    /// An in-order segment at `now` that filled no gap, with its ECN cue:
-    /// true if it is acknowledged now (`__tcp_ack_snd_check`), else the timer
-    /// is armed (`tcp_send_delayed_ack`; a held segment is always alone, so no
-    /// older timer is pending).
-    pub fn in_order(&mut self, now: SimTime, ecn: EcnCue) -> bool {
+    /// An in-order segment at `now` that filled no gap, with its ECN cue and
+    /// its PSH flag: true if it is acknowledged now (`__tcp_ack_snd_check`; a
+    /// full-sized segment with PSH once the application has read it,
+    /// `tcp_measure_rcv_mss` and `tcp_cleanup_rbuf`, the application reading
+    /// at once here), else the timer is armed (`tcp_send_delayed_ack`; a held
+    /// segment is always alone, so no older timer is pending).
+    pub fn in_order(&mut self, now: SimTime, ecn: EcnCue, psh: bool) -> bool {
         let now_j = self.clock.at(now);
         self.data_received(now_j);
         self.ecn_check(ecn);
         self.unacked = self.unacked.saturating_add(1);
-        if self.unacked >= 2 || self.quick > 0 || ecn.cwr {
+        if self.unacked >= 2 || self.quick > 0 || ecn.cwr || psh {
             return true;
         }
         let mut ato = self.ato;
@@ -296,17 +298,29 @@ mod tests {
     }
 
     #[test]
+    fn a_lone_segment_with_psh_is_acknowledged_at_once() {
+        // Out of quickack mode a lone segment waits for the timer; one with PSH (a full-sized
+        // segment, the application reading at once) is acknowledged as soon as it arrives.
+        let mut r = receiver(250, 0);
+        assert!(!r.in_order(0, PLAIN, false));
+        r.ack_sent();
+        assert!(r.in_order(MS, PLAIN, true), "PSH: at once");
+        r.ack_sent();
+        assert!(!r.in_order(2 * MS, PLAIN, false), "the next lone segment without PSH waits");
+    }
+
+    #[test]
     fn quickack_mode_acknowledges_the_first_segments_at_once_then_every_second() {
         let mut r = receiver(250, 16);
         for i in 0..16 {
-            assert!(r.in_order(i * MS, PLAIN), "segment {i} in quickack mode");
+            assert!(r.in_order(i * MS, PLAIN, false), "segment {i} in quickack mode");
             r.ack_sent();
         }
-        assert!(!r.in_order(20 * MS, PLAIN), "quickack mode is over: a lone segment waits");
-        assert!(r.in_order(21 * MS, PLAIN), "the second is acknowledged at once");
+        assert!(!r.in_order(20 * MS, PLAIN, false), "quickack mode is over: a lone segment waits");
+        assert!(r.in_order(21 * MS, PLAIN, false), "the second is acknowledged at once");
         r.ack_sent();
         let mut none = receiver(250, 0);
-        assert!(!none.in_order(0, PLAIN), "no quickack mode: the first segment waits");
+        assert!(!none.in_order(0, PLAIN, false), "no quickack mode: the first segment waits");
     }
 
     #[test]
@@ -314,13 +328,13 @@ mod tests {
         // HZ = 250: 4 ms jiffies, the minimum ATO is 10 of them
         for arrival in [1_000 * MS, 1_001 * MS, 1_003 * MS + 999_999] {
             let mut r = receiver(250, 0);
-            assert!(!r.in_order(arrival, PLAIN));
+            assert!(!r.in_order(arrival, PLAIN, false));
             let hold = r.deadline().unwrap() - arrival;
             assert!(hold > 40 * MS && hold <= 44 * MS, "hold {hold} ns of a segment at {arrival} ns");
         }
         // HZ = 1000: 40 to 41 ms
         let mut r = receiver(1000, 0);
-        assert!(!r.in_order(5 * MS + MS / 2, PLAIN));
+        assert!(!r.in_order(5 * MS + MS / 2, PLAIN, false));
         assert_eq!(r.deadline(), Some(46 * MS));
     }
 
@@ -329,31 +343,31 @@ mod tests {
         // handshake RTT 41 ms: 11 jiffies at HZ = 250; RTO 41 + 200 ms
         let mut r = receiver(250, 0).with_handshake_rtt(41 * MS);
         assert_eq!((r.srtt, r.rto), (11, 61));
-        assert!(!r.in_order(0, PLAIN));
+        assert!(!r.in_order(0, PLAIN, false));
         assert_eq!(r.deadline(), Some(44 * MS));
         r.timer_fired();
         r.ack_sent();
         assert_eq!(r.ato, 20, "doubled");
         // the next lone segment comes 100 ms later (m = 25 > ato): the ATO stays 20, bounded by the RTT's 11 jiffies
-        assert!(!r.in_order(100 * MS, PLAIN));
+        assert!(!r.in_order(100 * MS, PLAIN, false));
         assert_eq!(r.deadline(), Some((25 + 11 + 1) * 4 * MS));
         // without a handshake the bound is HZ / 2, and the ATO itself (20 jiffies) is used
         let mut free = receiver(250, 0);
-        assert!(!free.in_order(0, PLAIN));
+        assert!(!free.in_order(0, PLAIN, false));
         free.timer_fired();
         free.ack_sent();
-        assert!(!free.in_order(100 * MS, PLAIN));
+        assert!(!free.in_order(100 * MS, PLAIN, false));
         assert_eq!(free.deadline(), Some((25 + 20 + 1) * 4 * MS));
     }
 
     #[test]
     fn arrivals_close_together_pull_the_ato_back_to_its_minimum() {
         let mut r = receiver(250, 0).with_handshake_rtt(41 * MS);
-        assert!(!r.in_order(0, PLAIN));
+        assert!(!r.in_order(0, PLAIN, false));
         r.timer_fired();
         r.ack_sent();
         for k in 1..8 {
-            let _ = r.in_order(100 * MS + k * MS, PLAIN);
+            let _ = r.in_order(100 * MS + k * MS, PLAIN, false);
             r.ack_sent();
         }
         assert_eq!(r.ato, 10, "m <= ATO_MIN / 2: ato = ato / 2 + ATO_MIN / 2 converges to the minimum");
@@ -363,22 +377,22 @@ mod tests {
     fn a_gap_longer_than_the_rto_or_a_duplicate_enters_quickack_mode_again() {
         let mut r = receiver(250, 3).with_handshake_rtt(40 * MS);
         for i in 0..3 {
-            assert!(r.in_order(i * MS, PLAIN));
+            assert!(r.in_order(i * MS, PLAIN, false));
             r.ack_sent();
         }
-        assert!(!r.in_order(10 * MS, PLAIN));
+        assert!(!r.in_order(10 * MS, PLAIN, false));
         r.ack_sent();
         // the receiver's RTO is 40 + 200 ms: 60 jiffies
-        assert!(r.in_order(10 * MS + 245 * MS, PLAIN), "after a gap above the RTO");
+        assert!(r.in_order(10 * MS + 245 * MS, PLAIN, false), "after a gap above the RTO");
         r.ack_sent();
         for t in [256, 257] {
-            assert!(r.in_order(t * MS, PLAIN));
+            assert!(r.in_order(t * MS, PLAIN, false));
             r.ack_sent();
         }
-        assert!(!r.in_order(258 * MS, PLAIN), "three quick ACKs, then delayed again");
+        assert!(!r.in_order(258 * MS, PLAIN, false), "three quick ACKs, then delayed again");
         r.ack_sent();
         r.disorder(259 * MS, true, false, PLAIN);
-        assert!(r.in_order(260 * MS, PLAIN), "a duplicate: quickack mode");
+        assert!(r.in_order(260 * MS, PLAIN, false), "a duplicate: quickack mode");
     }
 
     #[test]
@@ -389,7 +403,7 @@ mod tests {
         let mut t = 0;
         let mut arrive = |r: &mut LinuxAck, ecn| {
             t += MS;
-            let now = r.in_order(t, ecn);
+            let now = r.in_order(t, ecn, false);
             if now {
                 r.ack_sent();
             }
@@ -417,8 +431,8 @@ mod tests {
         assert!(!arrive(&mut r, PLAIN));
         // Without quickack mode (quickacks 0) a cue gives no quick ACK; CWR is still acknowledged at once.
         let mut none = receiver(250, 0);
-        assert!(!none.in_order(0, ce));
+        assert!(!none.in_order(0, ce, false));
         none.ack_sent();
-        assert!(none.in_order(MS, cwr));
+        assert!(none.in_order(MS, cwr, false));
     }
 }

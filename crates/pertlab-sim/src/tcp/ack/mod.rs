@@ -163,12 +163,12 @@ impl AckClock {
     /// by the adaptive policy, the one that reads it (issue 21: with many
     /// flows, reading the sender's state on every segment was a cache miss per
     /// data packet).
-    pub fn in_order(&mut self, now: SimTime, rcv_nxt: u32, ecn: EcnCue, sender: impl FnOnce() -> SenderView) -> bool {
+    pub fn in_order(&mut self, now: SimTime, rcv_nxt: u32, ecn: EcnCue, psh: bool, sender: impl FnOnce() -> SenderView) -> bool {
         match self {
             AckClock::Every => true,
             AckClock::Delayed(d) => d.in_order(now),
             AckClock::Adaptive(a) => a.in_order(now, rcv_nxt, sender()),
-            AckClock::Linux(l) => l.in_order(now, ecn),
+            AckClock::Linux(l) => l.in_order(now, ecn, psh),
         }
     }
 

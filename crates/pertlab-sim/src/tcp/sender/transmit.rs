@@ -12,6 +12,8 @@ impl TcpSender {
     /// Send what the window (and the pacing gate) allows.
     pub(super) fn transmit(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         let sent_before = out.len();
+        // New segments sent at this instant, for the PSH of Linux's TSO chunks (`cfg.tso_segs`).
+        let mut new_sent = 0;
         while let Some(seg) = self.next_seg() {
             if let Some(pacer) = self.pacer.as_mut().filter(|p| !p.open(now, self.tp.ca_state)) {
                 pacer.hold();
@@ -19,7 +21,10 @@ impl TcpSender {
             }
             match seg {
                 Segment::Retransmit(seq) => self.send_retransmission(seq, now, out),
-                Segment::New => self.send_new(now, out),
+                Segment::New => {
+                    new_sent += 1;
+                    self.send_new(now, self.cfg.tso_segs > 1 && new_sent % self.cfg.tso_segs == 0, out);
+                }
             }
             if let Some(pacer) = self.pacer.as_mut() {
                 pacer.sent(now, self.rtt.srtt(), self.tp.snd_cwnd.min(self.cfg.max_cwnd), self.tp.ca_state, self.tp.mss);
@@ -87,7 +92,8 @@ impl TcpSender {
         }
     }
 
-    fn send_new(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    /// A new segment; `psh`: the last of a TSO chunk sent whole.
+    fn send_new(&mut self, now: SimTime, psh: bool, out: &mut Vec<Packet>) {
         if self.sb.outstanding() == 0 {
             self.sync_tp();
             self.cc.cwnd_event(&mut self.tp, CaEvent::TxStart);
@@ -99,6 +105,7 @@ impl TcpSender {
         let mut pkt = self.data_packet(seq, now);
         // RFC 3168 6.1.2: CWR on the first new data segment after a reduction.
         pkt.cwr = std::mem::take(&mut self.cwr_pending);
+        pkt.psh = psh;
         if let Some(p) = self.probe.as_mut() {
             p.on_new_segment(&mut pkt);
         }
