@@ -2,7 +2,7 @@
 //! reused once the packet has left (delivered, dropped or lost).
 //!
 //! Queues and wires hold a packet's slot number ([`PacketId`], 4 bytes), not the
-//! 88-byte [`Packet`]: a hop moves the number through the output queue and onto
+//! 96-byte [`Packet`]: a hop moves the number through the output queue and onto
 //! the wire, and the packet itself is written once when it enters the network
 //! and read or changed in place at each hop. Before the store, every hop copied
 //! the whole packet into the queue's ring, out of it, onto the wire and off it;
@@ -34,7 +34,7 @@ pub struct PacketStore {
 impl PacketStore {
     /// Store a packet entering the network; its slot until [`PacketStore::take`].
     /// The slots number at most the packets inside the network at once, which
-    /// the memory estimate bounds far below `u32::MAX` (88 bytes each).
+    /// the memory estimate bounds far below `u32::MAX` (96 bytes each).
     #[inline]
     pub fn put(&mut self, pkt: Packet) -> PacketId {
         match self.free.pop() {
@@ -78,7 +78,7 @@ impl PacketStore {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // Both cache lines a slot may straddle (88 bytes, not aligned to 64).
+            // Both cache lines a slot may straddle (96 bytes, not aligned to 64).
             let first = self.slots.as_ptr().wrapping_add(id as usize) as *const i8;
             let last = first.wrapping_add(std::mem::size_of::<Packet>() - 1);
             // SAFETY: a prefetch is a hint; it reads nothing into the program
