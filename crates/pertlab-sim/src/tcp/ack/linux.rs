@@ -30,12 +30,15 @@
 //!   Not-ECT segment after ECT ones ("probably a retransmit"; this
 //!   simulator's senders, as Linux's, retransmit without ECT).
 //!
+//! - a lone full-sized segment with PSH is acknowledged at once
+//!   (`tcp_measure_rcv_mss` marks it pushed, `tcp_cleanup_rbuf` sends the ACK
+//!   once the application has read it, which here it does at once); segments
+//!   carry PSH only from senders with `tcp.tso_segs` > 1.
+//!
 //! Left out: pingpong mode (entered when the receiver sends data; a bulk
-//! receiver never does), the immediate ACK of a pushed segment once the
-//! application has read it (segments here carry no PSH), ACK compression of
-//! SACKs, receive-window updates, and the wheel's clock lagging jiffies on an
-//! idle CPU. Out-of-order, duplicate and gap-filling segments are acknowledged
-//! at once, as by every policy.
+//! receiver never does), ACK compression of SACKs, receive-window updates, and
+//! the wheel's clock lagging jiffies on an idle CPU. Out-of-order, duplicate
+//! and gap-filling segments are acknowledged at once, as by every policy.
 
 use serde::{Deserialize, Serialize};
 
