@@ -107,6 +107,24 @@ def test_cubic_of_either_variant_runs_or_is_refused_with_field_errors(data, draw
     run_or_refuse(scenario, "cubic variants")
 
 
+@settings(**FEWER, **COMMON)
+@given(gen.scenario(BUDGET), st.data())
+def test_tso_chunks_behind_linux_receivers_run_or_are_refused_with_field_errors(data, draw):
+    """Linux's TSO chunks (``tcp.tso_segs``: PSH on every N-th segment sent at once) with Linux's
+    receivers (``ack_policy = "linux"``, which acknowledge a lone PSH segment at once) on every
+    long flow and web group the strategy draws (above, each is set one time in four, rarely
+    together)."""
+
+    def chunks(t: dict[str, Any]) -> None:
+        tcp = {k: v for k, v in t.get("tcp", {}).items() if k != "delayed_ack"}
+        t["tcp"] = tcp | {"tso_segs": draw.draw(st.integers(1, 255)), "ack_policy": "linux"}
+
+    _, scenario = _every_transfer(data, chunks)
+    chunked = any(f.tcp.tso_segs > 1 for f in scenario.flows) or any(w.tcp.tso_segs > 1 for w in scenario.web)
+    OUTCOMES[("tso chunks drawn", "some in chunks" if chunked else "none in chunks")] += 1
+    run_or_refuse(scenario, "tso chunks")
+
+
 # --- mutations of valid scenarios --------------------------------------------------------
 
 def leaves(x: Any, path: tuple = ()) -> list[tuple]:
