@@ -18,7 +18,7 @@ from pertlab.linux.compare import sim_scenario
 from pertlab.linux.scenario import TestbedScenario
 from pertlab.runner import run
 from pertlab.scenario import Scenario
-from pertlab.validate.compare import metrics
+from pertlab.validate.compare import pertlab_metrics
 from pertlab.validate.kernel import FULL
 from pertlab.validate.tolerance import TOLERANCES
 
@@ -45,7 +45,7 @@ def _simulated(seed: int, prr: bool = True, variant: str = "linux") -> dict[str,
         flow["cc"]["variant"] = variant
         flow["tcp"] |= {"prr": prr, "overhead_ns": OVERHEAD}
     res = run(Scenario.parse(data))
-    return metrics(res.bottleneck, res.flows["goodput_mbps"].to_numpy(), res.jain)
+    return pertlab_metrics(res)
 
 
 @pytest.mark.parametrize("seed", SEEDS)

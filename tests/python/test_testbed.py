@@ -28,6 +28,7 @@ from pertlab.linux import build, loader, runs, testbed
 from pertlab.linux.compare import DEFAULT_HZ, kernel_hz
 from pertlab.linux.scenario import load_scenario
 
+from compare_report import report_row
 from host import STEAL_SHARE, host_share, late_releases, measured
 from processes import wait_until
 from test_cli_flags import covers
@@ -345,13 +346,6 @@ def test_step_marking_in_the_kernel_and_linux_acknowledging_every_ecn_cue_at_onc
     assert "in the simulator a `step` queue of K = 10 packets; ECN on at every host." in report
 
 
-def _report_row(report: str, metric: str) -> tuple[float, float]:
-    """The testbed's and the simulator's value in ``metric``'s row of a `compare` report."""
-    (line,) = [row for row in report.splitlines() if row.startswith(f"| {metric} | ")]
-    real, sim = line.removesuffix(" |").split(" | ")[1:3]
-    return float(real), float(sim)
-
-
 def test_linuxs_two_segment_tso_chunks_keep_its_link_busier_than_the_simulators_behind_delayed_acks(tmp_path: Path) -> None:
     # docs/linux.md, "ECN at the bottleneck": ten CUBIC flows behind step marking and delayed ACKs
     # (the examples ten_flows_cubic_step_ecn and its _tso1, 30 s here). With Linux's chunks of two
@@ -359,15 +353,15 @@ def test_linuxs_two_segment_tso_chunks_keep_its_link_busier_than_the_simulators_
     # segment by segment, and its link is about 3 points busier; with one-segment chunks
     # (min_tso_segs = 1) the kernel's ACKs and utilization come to the simulator's.
     examples = Path(__file__).parents[2] / "examples" / "testbed"
+    psh, per_ack, util = "senders: data segments with PSH, share", "receivers: segments per ACK (mean)", "bottleneck utilization"
     rows = {}
     for name in ("ten_flows_cubic_step_ecn", "ten_flows_cubic_step_ecn_tso1"):
         (tmp_path / name).mkdir()
         toml = (examples / f"{name}.toml").read_text()
         assert 'duration = "60s"' in toml
         report = (_compare_of(tmp_path / name, toml.replace('duration = "60s"', 'duration = "30s"')) / "report.md").read_text()
-        rows[name] = {m: _report_row(report, m) for m in ("senders: data segments with PSH, share", "receivers: segments per ACK (mean)", "bottleneck utilization")}
+        rows[name] = {m: report_row(report, m) for m in (psh, per_ack, util)}
     chunks, single = rows["ten_flows_cubic_step_ecn"], rows["ten_flows_cubic_step_ecn_tso1"]
-    psh, per_ack, util = "senders: data segments with PSH, share", "receivers: segments per ACK (mean)", "bottleneck utilization"
     assert chunks[psh][0] > 0.15 and single[psh][0] < 0.01, rows
     assert chunks[per_ack][0] < chunks[per_ack][1] - 0.08 and abs(single[per_ack][0] - single[per_ack][1]) <= 0.04, rows
     assert chunks[util][0] - chunks[util][1] >= 0.015 and abs(single[util][0] - single[util][1]) < 0.015, rows

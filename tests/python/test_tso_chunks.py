@@ -19,6 +19,8 @@ import pytest
 from pertlab.linux.compare import sim_scenario, simulated
 from pertlab.linux.scenario import TestbedScenario
 
+from compare_report import report_row
+
 ROOT = Path(__file__).resolve().parents[2]
 REPORT = (ROOT / "docs" / "linux" / "ten_flows_cubic_step_ecn.md").read_text()
 
@@ -27,8 +29,7 @@ pytestmark = pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark m
 
 def _kernel(metric: str) -> float:
     """The testbed's value in ``metric``'s row of the committed report."""
-    (line,) = [row for row in REPORT.splitlines() if row.startswith(f"| {metric} | ")]
-    return float(line.split(" | ")[1])
+    return report_row(REPORT, metric)[0]
 
 
 def _simulated(tmp_path: Path, tso_segs: int) -> tuple[dict[str, Any], dict[str, Any]]:

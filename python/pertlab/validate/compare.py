@@ -18,7 +18,7 @@ import numpy as np
 from .._core import jain_index
 from .tolerance import METRICS, TOLERANCES
 
-__all__ = ["CaseResult", "verdicts", "rows", "metrics", "mean_metrics", "NOT_IN_REFERENCE"]
+__all__ = ["CaseResult", "verdicts", "rows", "metrics", "pertlab_metrics", "mean_metrics", "NOT_IN_REFERENCE"]
 
 #: The verdict of every metric of a case the reference cannot run (only ns-3 lacks some).
 NOT_IN_REFERENCE = "not in ns-3"
@@ -48,6 +48,11 @@ def metrics(queue: dict[str, Any], goodputs: Any, jain: float | None = None) -> 
     return {"avg_queue_pkts": queue["avg_queue_pkts"], "drop_rate": queue["drop_rate"], "mark_rate": queue.get("mark_rate") or 0.0,
             "utilization": queue["utilization"], "jain": jain_index(goodputs.tolist()) if jain is None else jain,
             "goodput_cov": _cov(goodputs)}  # fmt: skip
+
+
+def pertlab_metrics(r: Any) -> dict[str, float]:
+    """The metrics of :mod:`.tolerance` from pertlab's results ``r`` (:class:`pertlab.results.Results`)."""
+    return metrics(r.bottleneck, r.flows["goodput_mbps"].to_numpy(), r.jain)
 
 
 def mean_metrics(runs: list[dict[str, float]]) -> dict[str, float]:

@@ -33,15 +33,12 @@ __all__ = ["Matrix", "MATRICES", "render_matrix", "render_page", "main"]
 
 @dataclass(frozen=True)
 class Matrix:
-    """A generated block: its name, the committed run's folder or data file (relative to the
-    page's) and what the reference is called in the cells."""
+    """A generated matrix: its block's name, the committed run's folder (relative to the page's)
+    and what the reference is called in the cells."""
 
     block: str
     folder: str
     reference: str
-
-    def pattern(self) -> re.Pattern[str]:
-        return re.compile(rf"(<!-- BEGIN generated: {self.block} -->\n)(?P<body>.*?)(<!-- END generated -->)", re.S)
 
 
 MATRICES = (Matrix("ns3-matrix", "validation/ns3", "ns-3"), Matrix("kernel-matrix", "validation/kernel", "Linux"))
@@ -89,14 +86,16 @@ def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]], refer
     return "\n".join([*lines, "", summary]) + "\n"
 
 
-#: The end-host timing table's block and its data, under the page's folder.
-END_HOST = Matrix("end-host-timing", "validation/kernel/end_host_timing.json", "Linux")
+#: The end-host timing table's block, and its data under the page's folder.
+END_HOST, END_HOST_DATA = "end-host-timing", "validation/kernel/end_host_timing.json"
 
 
-def _fill(text: str, block: Matrix, body: str) -> str:
-    if not block.pattern().search(text):
-        raise ValueError(f"no <!-- BEGIN generated: {block.block} --> ... <!-- END generated --> block")
-    return block.pattern().sub(lambda g: g.group(1) + body + g.group(3), text)
+def _fill(text: str, block: str, body: str) -> str:
+    """``text`` with the generated block ``block``'s body replaced by ``body``."""
+    pattern = re.compile(rf"(<!-- BEGIN generated: {block} -->\n)(?P<body>.*?)(<!-- END generated -->)", re.S)
+    if not pattern.search(text):
+        raise ValueError(f"no <!-- BEGIN generated: {block} --> ... <!-- END generated --> block")
+    return pattern.sub(lambda g: g.group(1) + body + g.group(3), text)
 
 
 def render_page(text: str, page_dir: Path) -> str:
@@ -106,8 +105,8 @@ def render_page(text: str, page_dir: Path) -> str:
         report_dir = page_dir / m.folder
         rows = json.loads((report_dir / "rows.json").read_text())
         cases = json.loads((report_dir / "cases.json").read_text())
-        text = _fill(text, m, render_matrix(rows, cases, m.reference))
-    return _fill(text, END_HOST, end_host.render(json.loads((page_dir / END_HOST.folder).read_text())))
+        text = _fill(text, m.block, render_matrix(rows, cases, m.reference))
+    return _fill(text, END_HOST, end_host.render(json.loads((page_dir / END_HOST_DATA).read_text())))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,7 @@ import polars as pl
 from ..parallel import code_fingerprint, write_atomically
 from ..results import Results
 from .cases import Explained, explained
-from .compare import CaseResult, mean_metrics, metrics
+from .compare import CaseResult, mean_metrics, metrics, pertlab_metrics
 
 __all__ = ["KernelCase", "FULL", "QUICK", "cases", "needs_pert", "runs_of", "run_kernel"]
 
@@ -128,7 +128,7 @@ def run_case(c: KernelCase, folder: Path) -> dict[str, Any]:
     if real is None or real.interrupted:
         raise KeyboardInterrupt
     sim = Results.read(folder / "sim")
-    ours = metrics(sim.bottleneck, sim.flows["goodput_mbps"].to_numpy(), sim.jain)
+    ours = pertlab_metrics(sim)
     theirs = metrics(real.queues.to_dicts()[0], real.flows["goodput_mbps"].to_numpy())
     return {"pertlab": ours, "reference": theirs, "cwnd": {"pertlab": _series(sim.flow_series), "reference": _series(real.flow_series)}}
 

@@ -22,11 +22,10 @@ import time
 from pathlib import Path
 
 from ..parallel import Workers, run_program
-from ..results import Results
 from ..runner import run
 from ..scenario import Scenario
 from .cases import Case, seeds, select
-from .compare import CaseResult, mean_metrics, metrics
+from .compare import CaseResult, mean_metrics, metrics, pertlab_metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
 
@@ -63,11 +62,6 @@ def _run_seed(
     m = json.loads(p.stdout)
     cwnd["reference"] = [tuple(x) for x in m["cwnd"]]
     return ours, reference_metrics(scenario, m), None, cwnd, seconds
-
-
-def pertlab_metrics(r: Results) -> dict[str, float]:
-    """The metrics of :mod:`.tolerance` from pertlab's results ``r``."""
-    return metrics(r.bottleneck, r.flows["goodput_mbps"].to_numpy(), r.jain)
 
 
 def reference_metrics(scenario: Scenario, m: dict) -> dict[str, float]:
