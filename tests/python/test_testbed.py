@@ -348,7 +348,8 @@ def test_step_marking_in_the_kernel_and_linux_acknowledging_every_ecn_cue_at_onc
 
 def test_linuxs_two_segment_tso_chunks_keep_its_link_busier_than_the_simulators_behind_delayed_acks(tmp_path: Path) -> None:
     # docs/linux.md, "ECN at the bottleneck": ten CUBIC flows behind step marking and delayed ACKs
-    # (the examples ten_flows_cubic_step_ecn and its _tso1, 30 s here). With Linux's chunks of two
+    # (the examples ten_flows_cubic_step_ecn and its _tso1, 60 s as committed: one of five runs at
+    # 30 s failed on 2026-12-04, its assertion not captured). With Linux's chunks of two
     # segments, PSH on many, its receivers send more ACKs than the simulator's, whose sender sends
     # segment by segment, and its link is about 3 points busier; with one-segment chunks
     # (min_tso_segs = 1) the kernel's ACKs and utilization come to the simulator's.
@@ -357,9 +358,7 @@ def test_linuxs_two_segment_tso_chunks_keep_its_link_busier_than_the_simulators_
     rows = {}
     for name in ("ten_flows_cubic_step_ecn", "ten_flows_cubic_step_ecn_tso1"):
         (tmp_path / name).mkdir()
-        toml = (examples / f"{name}.toml").read_text()
-        assert 'duration = "60s"' in toml
-        report = (_compare_of(tmp_path / name, toml.replace('duration = "60s"', 'duration = "30s"')) / "report.md").read_text()
+        report = (_compare_of(tmp_path / name, (examples / f"{name}.toml").read_text()) / "report.md").read_text()
         rows[name] = {m: report_row(report, m) for m in (psh, per_ack, util)}
     chunks, single = rows["ten_flows_cubic_step_ecn"], rows["ten_flows_cubic_step_ecn_tso1"]
     assert chunks[psh][0] > 0.15 and single[psh][0] < 0.01, rows
