@@ -18,6 +18,13 @@ run's events per second, within 15 %"): the events per CPU second of the MANY-fl
 touches little memory per event: how much of the slowdown with many flows the scenario itself
 brings.
 
+Where that slowdown comes from, each round also runs each engine twice more, scaled so as to
+part the two things MANY flows change (``presets::canonical_dumbbell_at_rate``): MANY flows at
+MANY/50 times the rate, which gives each flow the canonical flows' windows with the memory of MANY
+flows, and 50 flows at 50/MANY of the rate, which gives each flow the windows of MANY canonical
+flows (small, with more losses and timeouts) with the memory of 50. Their events per CPU second
+over the 50-flow run's say how much each part costs each engine.
+
 The canonical example runs with the scenario's default engine, ``engine.tx_end_events =
 when_needed`` (docs/model.md, "Transmission ends"). Each round also runs it with ``always``
 (every transmission's end an event, as the minimal engine schedules them, and the committed
@@ -46,6 +53,10 @@ CANONICAL, MINIMAL = EXAMPLES / "canonical", EXAMPLES / "minimal_dumbbell"
 TARGET = 1.25
 #: The many-flow run, and the issue's target for its events per second over the 50-flow run's.
 MANY, MANY_TARGET = 1000, 0.85
+#: The canonical bottleneck's rate, the factor of the scalings and their runs' simulated seconds
+#: (about as many events as the 50-flow run: 1000 flows at 3 Gbit/s for 10 s, 50 at 7.5 Mbit/s for 2000 s).
+RATE, SCALE = 150_000_000, MANY // 50
+WINDOWS_S, LOSSES_S = 10, 2000
 
 
 def holds(ratio: float) -> str:
@@ -90,6 +101,10 @@ def main() -> None:
         "canonical": [str(CANONICAL)], "minimal": [str(MINIMAL)],
         "canonical_many": [str(CANONICAL), str(MANY)], "minimal_many": [str(MINIMAL), str(MANY)],
         "always": [str(CANONICAL), "50", "100", *always], "always_many": [str(CANONICAL), str(MANY), "100", *always],
+        "canonical_memory": [str(CANONICAL), str(MANY), str(WINDOWS_S), "droptail", "-", "-", "-", str(RATE * SCALE)],
+        "minimal_memory": [str(MINIMAL), str(MANY), str(WINDOWS_S), str(RATE * SCALE)],
+        "canonical_windows": [str(CANONICAL), "50", str(LOSSES_S), "droptail", "-", "-", "-", str(RATE // SCALE)],
+        "minimal_windows": [str(MINIMAL), "50", str(LOSSES_S), str(RATE // SCALE)],
     }  # fmt: skip
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     events: dict[str, int] = {}
@@ -105,6 +120,11 @@ def main() -> None:
         engine: statistics.median((events[f"{engine}_many"] / many[1]) / (events[engine] / few[1]) for few, many in zip(runs[engine], runs[f"{engine}_many"]))
         for engine in ("canonical", "minimal", "always")
     }  # fmt: skip
+    # The two scalings, each over the same engine's 50-flow run of the round.
+    parts = {
+        f"{engine}_{part}": statistics.median((events[f"{engine}_{part}"] / scaled[1]) / (events[engine] / few[1]) for few, scaled in zip(runs[engine], runs[f"{engine}_{part}"]))
+        for engine in ("canonical", "minimal") for part in ("memory", "windows")
+    }  # fmt: skip
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     ratio_wall = statistics.median(a[0] / b[0] for a, b in zip(runs["canonical"], runs["minimal"]))
     # Each round's CPU ratio to the minimal engine: their median, and their spread with that of
@@ -117,7 +137,7 @@ def main() -> None:
     ns_c, ns_m = med["canonical"][1] * 1e9 / c["events"], med["minimal"][1] * 1e9 / m["events"]
     # How much less CPU the target asks of the canonical run (negative: how much more it allows).
     cut = 100 * (1 - TARGET * med["minimal"][1] / med["canonical"][1])
-    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "ratio_always": ratio_always, "scaling": scaling}), file=sys.stderr)
+    print(json.dumps({"canonical": c, "minimal": m, "medians": med, "ratio_wall": ratio_wall, "ratio_cpu": ratio_cpu, "ratio_always": ratio_always, "scaling": scaling, "parts": parts}), file=sys.stderr)
     write_block("bench-minimal", [
         "**Against a minimal engine** (issue 21; `scripts/bench_minimal.py`: `examples/canonical` against",
         "`examples/minimal_dumbbell`, a Reno-only engine of one file that uses nothing of pertlab-sim: the same",
@@ -151,6 +171,16 @@ def main() -> None:
         f"{scaling['minimal']:.2f}. Issue 21's target for pertlab is at least {MANY_TARGET}: it {'holds' if scaling['canonical'] >= MANY_TARGET else 'does not hold'} on this run.",
         f"Events per CPU second: pertlab {events['canonical'] / med['canonical'][1] / 1e6:.1f} M (50 flows), {events['canonical_many'] / med['canonical_many'][1] / 1e6:.1f} M ({MANY});",
         f"minimal engine {events['minimal'] / med['minimal'][1] / 1e6:.1f} M (50), {events['minimal_many'] / med['minimal_many'][1] / 1e6:.1f} M ({MANY}).",
+        "",
+        f"Where the slowdown with {MANY} flows comes from (the same rounds; events per CPU second over the same engine's 50-flow run's,",
+        f"median of the rounds). {MANY} flows at {SCALE} times the rate ({RATE * SCALE / 1e9:g} Gbit/s, {WINDOWS_S} s: each flow has the canonical",
+        f"flows' windows and the run the memory of {MANY} flows): pertlab {parts['canonical_memory']:.2f}, the minimal engine {parts['minimal_memory']:.2f}.",
+        f"50 flows at 1/{SCALE} of the rate ({RATE / SCALE / 1e6:g} Mbit/s, {LOSSES_S} s: each flow has the windows of {MANY} canonical flows,",
+        f"small and often cut, and the run the memory of 50): pertlab {parts['canonical_windows']:.2f}, the minimal engine {parts['minimal_windows']:.2f}.",
+        f"The products, {parts['canonical_memory'] * parts['canonical_windows']:.2f} for pertlab and {parts['minimal_memory'] * parts['minimal_windows']:.2f} for the minimal engine, against",
+        f"their {MANY}-flow ratios above ({scaling['canonical']:.2f} and {scaling['minimal']:.2f}): the two parts {'account for' if abs(parts['canonical_memory'] * parts['canonical_windows'] - scaling['canonical']) <= 0.05 else 'do not account for'} pertlab's slowdown",
+        f"within 0.05. The memory of {MANY} flows costs pertlab {1 - parts['canonical_memory']:.0%} of its events per second and the minimal engine",
+        f"{1 - parts['minimal_memory']:.0%}; the small windows cost pertlab {1 - parts['canonical_windows']:.0%} and the minimal engine {1 - parts['minimal_windows']:.0%}.",
         "",
         "With `engine.tx_end_events = always` (docs/model.md, \"Transmission ends\": every transmission's end an event, as",
         f"in the minimal engine and the committed reports; the same results on this scenario, {events['always'] / 1e6:.2f} M events instead of {events['canonical'] / 1e6:.2f} M):",

@@ -1,13 +1,14 @@
 //! Run the canonical dumbbell once and print wall time, events/s, packet-hops/s
 //! and peak memory as one JSON line (used by scripts/bench.sh).
-//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS|-] [SEND OVERHEAD NS]
+//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS|-] [SEND OVERHEAD NS|-] [BOTTLENECK BPS]
 //! With a fourth argument other than `-`, the full results are also written
 //! there as JSON (scripts/check_identical.sh compares them between two builds);
 //! the fifth is the scenario's `engine.tx_end_events` (`when_needed`, the default,
 //! or `always`); the sixth every flow's `tcp.overhead_ns` (ns-2's random
-//! send overhead; default 0, none).
+//! send overhead; default 0, none); the seventh the bottleneck's rate
+//! (`presets::canonical_dumbbell_at_rate`; default the canonical 150 Mbit/s).
 
-use pertlab_sim::presets::canonical_dumbbell_with_queue;
+use pertlab_sim::presets::{canonical_dumbbell_at_rate, canonical_dumbbell_with_queue};
 
 #[path = "common/rss.rs"]
 mod rss;
@@ -18,12 +19,19 @@ fn main() {
     let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
     let kind = args.next().unwrap_or_else(|| "droptail".to_string());
     let results_path = args.next().filter(|p| p != "-");
-    let mut scenario = canonical_dumbbell_with_queue(flows, seconds, &kind);
-    if let Some(mode) = args.next().filter(|m| m != "-") {
+    let mode = args.next().filter(|m| m != "-");
+    let overhead = args.next().filter(|o| o != "-");
+    let mut scenario = match args.next() {
+        Some(rate) => {
+            canonical_dumbbell_at_rate(flows, seconds, &kind, rate.parse().unwrap_or_else(|_| panic!("bottleneck rate: a number of bit/s, not {rate:?}")))
+        }
+        None => canonical_dumbbell_with_queue(flows, seconds, &kind),
+    };
+    if let Some(mode) = mode {
         scenario.engine.tx_end_events =
             serde_json::from_value(serde_json::Value::String(mode.clone())).unwrap_or_else(|_| panic!("tx end events: always or when_needed, not {mode:?}"));
     }
-    if let Some(overhead) = args.next() {
+    if let Some(overhead) = overhead {
         let ns: u64 = overhead.parse().unwrap_or_else(|_| panic!("send overhead: a number of ns, not {overhead:?}"));
         scenario.flows.iter_mut().for_each(|f| f.tcp.overhead_ns = ns);
     }

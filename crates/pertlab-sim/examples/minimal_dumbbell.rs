@@ -7,7 +7,10 @@
 //! 150 Mbit/s bottleneck with 28 ms one-way delay and a DropTail buffer of 750 packets
 //! (one BDP) in each direction; every host on its own 1.5 Gbit/s, 1 ms access link
 //! (DropTail, 1000 packets); 1500-byte segments (1460 bytes of payload), 40-byte ACKs,
-//! one ACK per segment; flows start uniformly in [0, 10] s and run for 100 s.
+//! one ACK per segment; flows start uniformly in [0, 10] s and run for 100 s. The
+//! bottleneck's rate is an argument (its buffer one BDP of 60 ms, the access links ten
+//! times as fast, the starts spread over a tenth of the run if that is less than 10 s), as
+//! `examples/canonical`'s, for the scalings of `scripts/bench_minimal.py`.
 //! Senders are Reno/NewReno: slow start from 2 segments, congestion avoidance,
 //! fast retransmit and NewReno fast recovery (RFC 6582) on 3 duplicate ACKs, limited
 //! transmit (RFC 3042), and the RTO of RFC 6298 with Linux's 200 ms floor on the
@@ -29,7 +32,7 @@
 //! (a new ACK resets the back-off), and pertlab's random stream for start times (its own
 //! generator draws them, so the flows start at other instants).
 //!
-//! Usage: minimal_dumbbell [FLOWS] [SECONDS]; prints one JSON line.
+//! Usage: minimal_dumbbell [FLOWS] [SECONDS] [BOTTLENECK BPS]; prints one JSON line.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -45,9 +48,11 @@ const SEC: Time = 1_000_000_000;
 const DATA_BYTES: u32 = 1500;
 const PAYLOAD_BYTES: u64 = 1460;
 const ACK_BYTES: u32 = 40;
+/// The canonical bottleneck's rate; its buffer is one BDP at `BDP_S`.
 const BOTTLENECK_BPS: u64 = 150_000_000;
-const ACCESS_BPS: u64 = 10 * BOTTLENECK_BPS;
-const BDP_PKTS: usize = 750;
+const BDP_S: f64 = 0.060;
+/// The longest spread of the flows' starts.
+const START_WINDOW: Time = 10 * SEC;
 const ACCESS_LIMIT: usize = 1000;
 /// Out-of-order bitmap per receiver, in segments; the window is capped below it.
 const OOO_BITS: u32 = 1 << 16;
@@ -175,7 +180,8 @@ fn tx_time(bytes: u32, bps: u64) -> Time {
 }
 
 impl Sim {
-    fn new(n: u32) -> Sim {
+    fn new(n: u32, bottleneck_bps: u64, start_window: Time) -> Sim {
+        let bdp_pkts = (bottleneck_bps as f64 * BDP_S / f64::from(DATA_BYTES * 8)) as usize;
         let mut lanes: Vec<(Time, Ring<Ev>)> = Vec::new();
         let mut lane = |d: Time| match lanes.iter().position(|l| l.0 == d) {
             Some(i) => i,
@@ -189,7 +195,7 @@ impl Sim {
         let mut links = Vec::new();
         for l in 0..4 * n + 2 {
             let bn = l == n || l == 3 * n + 1;
-            let (bps, delay, limit) = if bn { (BOTTLENECK_BPS, 28 * MS, BDP_PKTS) } else { (ACCESS_BPS, MS, ACCESS_LIMIT) };
+            let (bps, delay, limit) = if bn { (bottleneck_bps, 28 * MS, bdp_pkts) } else { (10 * bottleneck_bps, MS, ACCESS_LIMIT) };
             let (tx_data, tx_ack) = (tx_time(DATA_BYTES, bps), tx_time(ACK_BYTES, bps));
             let (lane_data, lane_ack, lane_prop) = (lane(tx_data), lane(tx_ack), lane(delay));
             links.push(Link { tx_data, tx_ack, delay, limit, queue: Ring::new(64), busy: false, busy_ns: 0, drops: 0, lane_data, lane_ack, lane_prop });
@@ -202,7 +208,7 @@ impl Sim {
             let mut z = rng;
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            let start = (z ^ (z >> 31)) % (10 * SEC + 1);
+            let start = (z ^ (z >> 31)) % (start_window + 1);
             timers.push(Reverse((start, TIMER_START | i)));
             flows.push(Flow { cwnd: 2, ssthresh: MAX_CWND, base_rto: SEC, armed: Time::MAX, ..Flow::default() });
         }
@@ -459,7 +465,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
     let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
-    let mut sim = Sim::new(n);
+    let bottleneck_bps: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(BOTTLENECK_BPS);
+    let mut sim = Sim::new(n, bottleneck_bps, START_WINDOW.min(seconds * SEC / 10));
     let started = Instant::now();
     sim.run(seconds * SEC);
     let wall = started.elapsed().as_secs_f64();
@@ -506,7 +513,7 @@ mod tests {
 
     #[test]
     fn short_run_fills_the_bottleneck() {
-        let mut sim = Sim::new(4);
+        let mut sim = Sim::new(4, BOTTLENECK_BPS, START_WINDOW);
         sim.run(20 * SEC);
         let bn = &sim.links[4];
         // The flows start within 10 s; the bottleneck is busy most of the 20 s and drops only there.
