@@ -346,13 +346,21 @@ def test_step_marking_in_the_kernel_and_linux_acknowledging_every_ecn_cue_at_onc
     assert "in the simulator a `step` queue of K = 10 packets; ECN on at every host." in report
 
 
+#: Between the kernel's lead in utilization over the simulator with Linux's TSO chunks and without
+#: them (the test below; its comment gives the runs it comes from).
+UTIL_SPLIT = 0.022
+
+
 def test_linuxs_two_segment_tso_chunks_keep_its_link_busier_than_the_simulators_behind_delayed_acks(tmp_path: Path) -> None:
     # docs/linux.md, "ECN at the bottleneck": ten CUBIC flows behind step marking and delayed ACKs
-    # (the examples ten_flows_cubic_step_ecn and its _tso1, 60 s as committed: one of five runs at
-    # 30 s failed on 2026-12-04, its assertion not captured). With Linux's chunks of two
-    # segments, PSH on many, its receivers send more ACKs than the simulator's, whose sender sends
-    # segment by segment, and its link is about 3 points busier; with one-segment chunks
+    # (the examples ten_flows_cubic_step_ecn and its _tso1, 60 s as committed). With Linux's chunks
+    # of two segments, PSH on many, its receivers send more ACKs than the simulator's, whose sender
+    # sends segment by segment, and its link is about 3 points busier; with one-segment chunks
     # (min_tso_segs = 1) the kernel's ACKs and utilization come to the simulator's.
+    # UTIL_SPLIT parts the two gaps (kernel minus simulator). Eight 60 s kernel runs of each on
+    # 2026-12-04: with the chunks 0.029 to 0.032 (0.923 to 0.926), without 0.002 to 0.015 (0.896
+    # to 0.909, a wider spread); the bound of 0.015 this test had for the second failed on the
+    # run at 0.015, and one 30 s run in five before it.
     examples = Path(__file__).parents[2] / "examples" / "testbed"
     psh, per_ack, util = "senders: data segments with PSH, share", "receivers: segments per ACK (mean)", "bottleneck utilization"
     rows = {}
@@ -363,7 +371,7 @@ def test_linuxs_two_segment_tso_chunks_keep_its_link_busier_than_the_simulators_
     chunks, single = rows["ten_flows_cubic_step_ecn"], rows["ten_flows_cubic_step_ecn_tso1"]
     assert chunks[psh][0] > 0.15 and single[psh][0] < 0.01, rows
     assert chunks[per_ack][0] < chunks[per_ack][1] - 0.08 and abs(single[per_ack][0] - single[per_ack][1]) <= 0.04, rows
-    assert chunks[util][0] - chunks[util][1] >= 0.015 and abs(single[util][0] - single[util][1]) < 0.015, rows
+    assert chunks[util][0] - chunks[util][1] >= UTIL_SPLIT and abs(single[util][0] - single[util][1]) < UTIL_SPLIT, rows
 
 
 def test_the_step_markers_queue_follows_the_real_fifo_about_a_frame_longer(tmp_path: Path) -> None:
