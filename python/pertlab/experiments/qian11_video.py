@@ -105,12 +105,17 @@ class PathSetup:
     #: (packets) and the video rate (kbit/s of payload).
     buffer_pkts: int = BUFFER_PKTS
     video_kbps: int = VIDEO_KBPS
+    #: pertlab's test of the order of starts (``qian11-video-start``): the streams and the T/mu
+    #: probe start in [streams_start_s, streams_start_s + 10] s; the FTP flows and the web sessions
+    #: in [0, 10] s whatever it is (the thesis gives no start times).
+    streams_start_s: int = 0
 
     @property
     def key(self) -> str:
         if self == MAIN:
             return ""
         extra = (f"-{self.buffer_pkts}p" if self.buffer_pkts != BUFFER_PKTS else "") + (f"-{self.video_kbps}kbps" if self.video_kbps != VIDEO_KBPS else "")
+        extra += f"-start{self.streams_start_s}s" if self.streams_start_s else ""
         return f"-{self.rtt_ms}ms-{self.packet_size}B{extra}"
 
 
@@ -170,12 +175,18 @@ def video_scenario(cc: str, streams: int, ftp: int, setup: Setup, seed: int, pat
     """Table I's dumbbell with ``streams`` video streams over ``cc`` (a controller or one of
     :data:`VARIANTS`) and ``ftp`` Reno FTP flows, on ``path``."""
     cc, cc_params = VARIANTS.get(cc, (cc, None))
-    return dumbbell(
+    scenario = dumbbell(
         bw="25Mbps", rtt=f"{path.rtt_ms}ms", flows=ftp, cc="sack", duration=setup.duration, warmup=setup.warmup, start_window="10s",
         buffer_pkts=path.buffer_pkts, packet_size=path.packet_size, access_rate="10Mbps", seed=seed, web_sessions=HTTP_SESSIONS,
         web={"think_time": THINK_TIME}, video=f"{streams}@{path.video_kbps}kbps:{cc}", startup_delay=setup.startup_delay, t_mu_probe=True,
         startup_delays=[f"{d}s" for d in STARTUP_DELAYS_S], cc_params=cc_params,
     )  # fmt: skip
+    if path.streams_start_s:
+        late = (f"{path.streams_start_s}s", f"{path.streams_start_s + 10}s")
+        for flow in scenario.flows:
+            if flow.video is not None or flow.probe:
+                flow.start_window = late
+    return scenario
 
 
 def video_rows(item: tuple[str, int, int, Setup, int, PathSetup]) -> list[dict[str, Any]]:
@@ -188,7 +199,7 @@ def video_rows(item: tuple[str, int, int, Setup, int, PathSetup]) -> list[dict[s
     videos = flows.filter(flows["label"] == f"video-{VARIANTS.get(cc, (cc,))[0]}")
     at = {(p["flow"], p["startup_delay_s"]): p["success"] for p in r.video_playout.to_dicts()}
     return [
-        {"cc": cc, "rtt_ms": path.rtt_ms, "packet_size": path.packet_size, "buffer_pkts": path.buffer_pkts, "video_kbps": path.video_kbps, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
+        {"cc": cc, "rtt_ms": path.rtt_ms, "packet_size": path.packet_size, "buffer_pkts": path.buffer_pkts, "video_kbps": path.video_kbps, "streams_start_s": path.streams_start_s, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
          "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"], "rto_wait_s": v["rto_wait_s"], "window_s": window_s, "fast_recoveries": v["fast_recoveries"], "utilization": r.summary["bottleneck"]["utilization"],
          "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"],
          **{f"success_{d}s": at[(v["id"], float(d))] for d in STARTUP_DELAYS_S}}
