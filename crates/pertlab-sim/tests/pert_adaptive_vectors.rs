@@ -246,7 +246,8 @@ fn generate() -> Value {
             u32::MAX - 300,
             &[],
         ),
-        // Every other parameter off its default; a three-weight estimator.
+        // Every other parameter the eBPF twin has off its default (it has no
+        // `min_rtt_window_ns`: its `P` is the smallest sample); a three-weight estimator.
         generate_case(
             "other_parameters",
             PertAdaptiveConfig {

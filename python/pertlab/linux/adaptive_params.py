@@ -110,7 +110,10 @@ class PertAdaptiveParams:
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertAdaptiveParams":
-        """From the simulator's PertAdaptiveConfig (JSON / TOML form, times in ns)."""
+        """From the simulator's PertAdaptiveConfig (JSON / TOML form, times in ns). The eBPF code
+        keeps the smallest RTT sample as ``P``: a ``min_rtt_window`` is refused, not dropped."""
+        if cfg.get("min_rtt_window_ns") is not None:
+            raise PertParamError("min_rtt_window_ms", "the eBPF pert_adaptive keeps the smallest RTT sample as P (no window); leave {min_rtt_window_ms} unset")
         kw: dict = {}
         for f in fields(cls):
             if f.name.endswith("_ms"):

@@ -104,6 +104,9 @@ class PertAdaptive(_Model):
         description="weights of the loss-interval estimators, most recent first",
     )
     respond_in_slow_start: bool = Field(False, description="early responses in slow start too (thesis: congestion avoidance only)")
+    min_rtt_window: Duration | None = _unit(
+        "min_rtt_window", "min_rtt_window_ns", None, "P over a sliding window (Linux's tcp_min_rtt) instead of the smallest RTT sample; unset: the smallest (the theses)"
+    )
 
     _t_max_above_t_min = field_validator("t_max")(_compared_to("t_min", ">", format_time))
 

@@ -31,6 +31,7 @@ pub mod scalable;
 pub mod surathkal;
 pub mod vegas;
 pub mod westwood;
+pub mod windowed_min;
 pub mod xcp;
 
 use crate::packet::XcpHeader;

@@ -332,11 +332,6 @@ impl<E: Emulation> Pert<E> {
     pub fn probability(&self) -> f64 {
         self.probability_fixed() as f64 / PROB_ONE as f64
     }
-
-    /// `srtt_0.99` and `P` from one RTT sample.
-    fn update_rtt(&mut self, rtt: SimTime) {
-        self.signal.update(rtt);
-    }
 }
 
 impl<E: Emulation> CongestionControl for Pert<E> {
@@ -361,7 +356,7 @@ impl<E: Emulation> CongestionControl for Pert<E> {
     fn pkts_acked(&mut self, tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
         if let Some(rtt) = sample.rtt {
             self.emulation.advance(self.signal.qdelay(), tp.now);
-            self.update_rtt(rtt);
+            self.signal.update(rtt, tp.now);
         }
     }
 
@@ -399,7 +394,7 @@ mod tests {
     /// A flow with propagation delay `p_ms` and srtt set so that `q = q_us`.
     fn with_qdelay(cfg: PertConfig, p_ms: u64, q_us: u64) -> Pert {
         let mut cc = Pert::new(cfg);
-        cc.update_rtt(p_ms * MS);
+        cc.signal.update(p_ms * MS, 0);
         cc.signal.srtt = Some((p_ms * 1000 + q_us) << SRTT_SHIFT);
         cc
     }
@@ -484,16 +479,16 @@ mod tests {
     fn srtt_is_an_ewma_with_weight_99_in_fixed_point() {
         let mut cc = pert();
         assert_eq!(cc.srtt_ns(), None);
-        cc.update_rtt(100 * MS);
+        cc.signal.update(100 * MS, 0);
         assert_eq!(cc.srtt_fixed(), Some(102_400_000)); // 100 000 us << 10
                                                         // 0.99 * 100 + 0.01 * 200 = 101; then 101.99; then 102.9701 ms.
-        cc.update_rtt(200 * MS);
+        cc.signal.update(200 * MS, 0);
         assert_eq!(cc.srtt_fixed(), Some(103_424_000));
         assert_eq!(cc.srtt_ns(), Some(101 * MS));
-        cc.update_rtt(200 * MS);
+        cc.signal.update(200 * MS, 0);
         assert_eq!(cc.srtt_fixed(), Some(104_437_760));
         assert_eq!(cc.srtt_ns(), Some(101_990 * US));
-        cc.update_rtt(200 * MS);
+        cc.signal.update(200 * MS, 0);
         // (104 437 760 * 0.99 + 204 800 000 * 0.01) = 105 441 382.4, truncated.
         assert_eq!(cc.srtt_fixed(), Some(105_441_382));
         assert_eq!(cc.srtt_ns(), Some(102_970_099));
@@ -503,9 +498,9 @@ mod tests {
     #[test]
     fn srtt_settles_within_a_tenth_of_a_microsecond_of_a_constant_sample() {
         let mut cc = pert();
-        cc.update_rtt(50 * MS);
+        cc.signal.update(50 * MS, 0);
         for _ in 0..5_000 {
-            cc.update_rtt(60 * MS);
+            cc.signal.update(60 * MS, 0);
         }
         let srtt = cc.srtt_fixed().unwrap();
         let target = 60_000 << SRTT_SHIFT;
@@ -630,9 +625,9 @@ mod tests {
     #[test]
     fn zero_and_huge_rtts_do_not_panic() {
         let mut cc = pert();
-        cc.update_rtt(0);
-        cc.update_rtt(u64::MAX);
-        cc.update_rtt(u64::MAX);
+        cc.signal.update(0, 0);
+        cc.signal.update(u64::MAX, 0);
+        cc.signal.update(u64::MAX, 0);
         assert_eq!(cc.min_rtt_ns(), Some(0));
         assert_eq!(cc.probability_fixed(), PROB_ONE);
         let mut tp = ca_state(100);

@@ -51,8 +51,12 @@
 //! eBPF twin `bpf/pert_adaptive_algo.h` ([`Fixed`]; Kotla's kernel code used
 //! six decimals), the controller being written once over [`Arith`].
 //!
-//! Left out: a windowed minimum RTT for route changes (spec C4), Kotla's
-//! suggestion of an `alpha_max` that depends on drop rate and delay.
+//! `P` is the smallest RTT sample of the connection (spec C4); a sliding
+//! window (`min_rtt_window_ns`, Linux's `tcp_min_rtt` estimator) is an
+//! extension, off by default.
+//!
+//! Left out: Kotla's suggestion of an `alpha_max` that depends on drop rate
+//! and delay.
 
 use serde::{Deserialize, Serialize};
 
@@ -161,6 +165,12 @@ pub struct PertAdaptiveConfig {
     /// Allow early responses in slow start (spec A.2.5: only in congestion
     /// avoidance, implied by the thesis). Default false.
     pub respond_in_slow_start: bool,
+    /// `P`, the propagation-delay estimate, over a sliding window of this many
+    /// nanoseconds ([`super::windowed_min`], Linux's `tcp_min_rtt`) instead of
+    /// the smallest sample of the connection. Neither thesis has one (spec C4:
+    /// an extension, for route changes and for the question of
+    /// `qian11-video-start`). Default none.
+    pub min_rtt_window_ns: Option<u64>,
 }
 
 impl Default for PertAdaptiveConfig {
@@ -184,6 +194,7 @@ impl Default for PertAdaptiveConfig {
             safe_decay: DEFAULT_SAFE_DECAY,
             interval_weights: DEFAULT_INTERVAL_WEIGHTS.to_vec(),
             respond_in_slow_start: false,
+            min_rtt_window_ns: None,
         }
     }
 }
@@ -214,6 +225,9 @@ impl PertAdaptiveConfig {
         }
         if self.t3_frac < self.compete_frac {
             return Err(ConfigError::new(field("t3_frac"), format!("must be at least compete_frac ({}), got {}", self.compete_frac, self.t3_frac)));
+        }
+        if self.min_rtt_window_ns == Some(0) {
+            return Err(ConfigError::new(field("min_rtt_window_ns"), "must be positive, or unset for the smallest RTT sample of the connection, got 0"));
         }
         if self.q_max_init_ns == 0 {
             return Err(ConfigError::new(field("q_max_init_ns"), "must be positive (beta = q / (q + q_max) needs q_max > 0), got 0"));
@@ -279,7 +293,7 @@ impl<A: Arith> PertAdaptive<A> {
     pub fn with_arith(cfg: PertAdaptiveConfig) -> PertAdaptive<A> {
         let arith = A::new(&cfg);
         PertAdaptive {
-            signal: DelaySignal::new(cfg.srtt_weight),
+            signal: DelaySignal::new(cfg.srtt_weight).with_min_rtt_window(cfg.min_rtt_window_ns),
             guard: OncePerRtt::default(),
             t_min: ns_to_scaled(cfg.t_min_ns),
             t_max: ns_to_scaled(cfg.t_max_ns),
@@ -454,7 +468,7 @@ impl<A: Arith> CongestionControl for PertAdaptive<A> {
         self.losses.on_acked(n);
         self.early.on_acked(n);
         let Some(rtt) = sample.rtt else { return };
-        let raw = self.signal.update(rtt);
+        let raw = self.signal.update(rtt, tp.now);
         let seen = match self.cfg.q_max_source {
             QmaxSource::Sample => raw.saturating_sub(self.signal.min_rtt_scaled()),
             QmaxSource::Srtt => self.signal.qdelay(),

@@ -11,6 +11,7 @@
 
 use rand::RngCore;
 
+use super::windowed_min::WindowedMin;
 use super::{seq_after, CcState};
 use crate::rng::SimRng;
 use crate::time::{SimTime, NS_PER_US};
@@ -29,8 +30,9 @@ pub const MIN_CWND: u32 = 2;
 
 /// The delay signal: `srtt_0.99` (an EWMA of the RTT samples, weight `w` on
 /// history, initialised to the first sample) and the propagation-delay
-/// estimate `P` (the smallest sample ever seen); their difference is the
-/// estimated queueing delay `q`.
+/// estimate `P` (the smallest sample ever seen, or of a sliding window: see
+/// [`DelaySignal::with_min_rtt_window`]); their difference is the estimated
+/// queueing delay `q`.
 #[derive(Clone, Debug)]
 pub struct DelaySignal {
     /// Smoothed RTT, microseconds << SRTT_SHIFT; none before the first sample.
@@ -39,23 +41,37 @@ pub struct DelaySignal {
     pub min_rtt_us: Option<u64>,
     /// History weight of srtt, millionths.
     pub(super) weight_ppm: u64,
+    /// `P` over a sliding window instead of the whole connection, if set.
+    min_rtt_window: Option<WindowedMin>,
 }
 
 impl DelaySignal {
     pub fn new(srtt_weight: f64) -> DelaySignal {
-        DelaySignal { srtt: None, min_rtt_us: None, weight_ppm: to_ppm(srtt_weight) }
+        DelaySignal { srtt: None, min_rtt_us: None, weight_ppm: to_ppm(srtt_weight), min_rtt_window: None }
     }
 
-    /// `srtt_0.99` and `P` from one RTT sample; returns the sample in the
-    /// signal's units (microseconds << SRTT_SHIFT).
-    pub fn update(&mut self, rtt: SimTime) -> u64 {
+    /// `P` is the minimum of the samples of the last `window` nanoseconds (as
+    /// Linux's `tcp_min_rtt`, [`WindowedMin`]) instead of the smallest sample
+    /// ever seen (spec C4: an extension; the theses and the paper keep the
+    /// smallest ever).
+    pub fn with_min_rtt_window(mut self, window: Option<SimTime>) -> DelaySignal {
+        self.min_rtt_window = window.map(WindowedMin::new);
+        self
+    }
+
+    /// `srtt_0.99` and `P` from one RTT sample taken at `now`; returns the
+    /// sample in the signal's units (microseconds << SRTT_SHIFT).
+    pub fn update(&mut self, rtt: SimTime, now: SimTime) -> u64 {
         let rtt_us = (rtt / NS_PER_US).min(MAX_RTT_US);
         let sample = rtt_us << SRTT_SHIFT;
         self.srtt = Some(match self.srtt {
             None => sample,
             Some(srtt) => (srtt * self.weight_ppm + sample * (PPM - self.weight_ppm)) / PPM,
         });
-        self.min_rtt_us = Some(self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us)));
+        self.min_rtt_us = Some(match self.min_rtt_window.as_mut() {
+            Some(window) => window.update(now, rtt_us),
+            None => self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us)),
+        });
         sample
     }
 

@@ -4,6 +4,7 @@ use crate::tcp::cc::pert_signal::{PROB_ONE, SRTT_SHIFT};
 use crate::time::NS_PER_MS;
 
 const MS: SimTime = NS_PER_MS;
+const SEC: SimTime = 1000 * MS;
 
 fn feed(est: &mut LossIntervals, n: u64) {
     for _ in 0..n {
@@ -77,7 +78,7 @@ fn custom_weights_and_partial_histories_use_the_leading_weights() {
 /// A controller whose signal says propagation delay `p_ms` and queueing delay `q_us`.
 fn with_qdelay(cfg: PertAdaptiveConfig, p_ms: u64, q_us: u64) -> PertAdaptive {
     let mut cc = PertAdaptive::new(cfg);
-    cc.signal.update(p_ms * MS);
+    cc.signal.update(p_ms * MS, 0);
     cc.signal.srtt = Some((p_ms * 1000 + q_us) << SRTT_SHIFT);
     cc
 }
@@ -287,5 +288,31 @@ fn validation_names_the_field() {
     assert_eq!(err(PertAdaptiveConfig { t3_frac: 0.4, ..d() }).field, "flows[0].cc.t3_frac");
     assert_eq!(err(PertAdaptiveConfig { p_max: 0.0, ..d() }).field, "flows[0].cc.p_max");
     assert_eq!(err(PertAdaptiveConfig { safe_decay: 1.5, ..d() }).field, "flows[0].cc.safe_decay");
+    let e = err(PertAdaptiveConfig { min_rtt_window_ns: Some(0), ..d() });
+    assert_eq!(e.field, "flows[0].cc.min_rtt_window_ns");
+    assert!(e.message.contains("must be positive, or unset"), "{}", e.message);
     assert!(d().validate("x").is_ok());
+}
+
+#[test]
+fn a_min_rtt_window_lets_a_standing_queue_into_p_where_the_smallest_sample_keeps_it_out() {
+    // 1 s of an empty path (RTT 100 ms), then 30 s of a standing queue of 40 ms.
+    let drive = |window: Option<u64>| {
+        let mut cc = PertAdaptive::new(PertAdaptiveConfig { min_rtt_window_ns: window, ..PertAdaptiveConfig::default() });
+        let mut tp = ca_state(100);
+        run(&mut cc, &mut tp, 0, 1_000, 100);
+        run(&mut cc, &mut tp, 1_000, 31_000, 140);
+        (cc.signal().min_rtt_us, cc.qdelay_ns())
+    };
+    // The theses' P: the empty path's 100 ms for good, the queue seen as 40 ms of delay.
+    let (p, q) = drive(None);
+    assert_eq!(p, Some(100_000));
+    assert!(q > 39 * MS && q <= 40 * MS, "{q}");
+    // A 10 s window forgets the empty path 10 s after its last sample: P becomes 140 ms and
+    // the queue, standing ever since, reads as none.
+    let (p, q) = drive(Some(10 * SEC));
+    assert_eq!(p, Some(140_000));
+    assert!(q < MS, "{q}");
+    // A window longer than the run is the smallest sample.
+    assert_eq!(drive(Some(100 * SEC)).0, Some(100_000));
 }
