@@ -32,5 +32,5 @@ from . import causes_entries  # noqa: E402,F401  (tests of the explanations of t
 from . import qian11_entries  # noqa: E402,F401  (Qian 2011 Ch. IV-V: ACK coalescing, pacing, RTT correction)
 from . import qian11_video_entries  # noqa: E402,F401  (Qian 2011 Ch. III.A: live video, Figs 8-12)
 from . import qian11_ramp_entries  # noqa: E402,F401  (Qian 2011 Fig 9 against adaptive PERT's compete-mode alpha step)
-from . import qian11_start_entries  # noqa: E402,F401  (Qian 2011 Fig 9 against the order of starts)
+from . import qian11_base_rtt_entries  # noqa: E402,F401  (Qian 2011 Fig 9 against PERT's propagation-delay estimate)
 from . import qian11_pacing_entries  # noqa: E402,F401  (Qian 2011 Ch. IV.C: pacing and ACK coalescing, fairness, Figs 25-28)

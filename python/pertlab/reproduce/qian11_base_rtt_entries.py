@@ -1,0 +1,172 @@
+"""Registry entry ``qian11-video-base-rtt``: pertlab's test of two more readings of why PERT's
+video streams fail in ``qian11-video`` (Qian 2011, Chapter III.A, Fig 9), both about PERT's
+propagation-delay estimate ``P``, which the theses do not describe beyond "the minimum RTT"
+(spec C4).
+
+PERT's queueing-delay estimate is its smoothed RTT less ``P``, the smallest RTT sample it has seen
+(``pert_signal::DelaySignal``). In ``qian11-video`` every flow starts within the first 10 s, so a
+stream may sample the path before the Reno FTP flows fill the 150-packet buffer, learn the true
+propagation delay, and then read the standing queue as tens of ms of queueing: early responses
+about once per RTT. Two things could have let the thesis's streams see less of it:
+
+- the order of starts, which the thesis does not give: streams that start after the FTP flows have
+  filled the buffer might never sample the empty path. The late runs start the streams and the T/mu
+  probe in [30, 40] s (``PathSetup.streams_start_s``), for PERT, Reno and CUBIC;
+- a minimum over a sliding window (Linux's ``tcp_min_rtt``; ``min_rtt_window`` of adaptive PERT, an
+  extension), which lets a queue that stands longer than the window into ``P``: PERT with windows of
+  300 s (Linux's default) and 10 s, every flow starting in [0, 10] s, beside Reno and CUBIC.
+
+PERT as ``qian11-video`` runs it (every flow in [0, 10] s, the smallest sample) is run beside them,
+at the same loads and seeds; every run is measured from :data:`WARMUP`, after the late starts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from ..experiments import qian11_video as v
+from ..parallel import Workers
+from ..plots import saved_figure
+from .qian11_video_entries import Item, claim_bin, first_seed_scenarios, shown_in_bin, stream_table
+from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
+
+NAME = "qian11-video-base-rtt"
+TITLE = "Fig 9 against PERT's propagation-delay estimate: the streams starting after the FTP flows, and a windowed minimum RTT"
+SOURCE = "Qian, MS thesis, 2011, Chapter III.A (Fig 9, Table I); spec C4"
+#: When the streams and the probe start in the late runs (within 10 s of it).
+LATE = v.PathSetup(streams_start_s=30)
+#: Every run is measured from here, after the late starts.
+WARMUP = "45s"
+QUICK = v.Setup("120s", WARMUP, "5s", (1,), ((25, 25), (30, 30)))
+FULL = v.Setup(v.VIDEO_LENGTH, WARMUP, "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 30), (35, 35)))
+PERT = "pert-adaptive"
+WINDOWED = tuple(v.min_rtt_variant(w) for w in v.MIN_RTT_WINDOWS)
+#: (controller, path) of every run: PERT in both orders; Reno and CUBIC with the streams last;
+#: PERT with each window and Reno and CUBIC beside them, every flow in [0, 10] s.
+RUNS = ((PERT, v.MAIN), (PERT, LATE), ("sack", LATE), ("cubic", LATE), *((cc, v.MAIN) for cc in WINDOWED), ("sack", v.MAIN), ("cubic", v.MAIN))
+#: How far the late-start PERT streams' early responses per second may be from the early-start
+#: ones' at a load (relative) for the claim that the order does not decide them.
+SAME_WITHIN = 0.10
+
+
+def _items(setup: v.Setup) -> list[Item]:
+    return [(cc, n, m, setup, seed, path) for cc, path in RUNS for n, m in setup.loads for seed in setup.seeds]
+
+
+def _scenarios(quick: bool) -> Wire:
+    """One scenario per run and load, at the first seed."""
+    return first_seed_scenarios(_items(QUICK if quick else FULL))
+
+
+def run_name(cc: str, start_s: int) -> str:
+    """A run's name in the tables: its controller and, for the late runs, when its streams start."""
+    return f"{cc}, streams from {start_s} s" if start_s else cc
+
+
+def _starts_table(streams: pl.DataFrame) -> pl.DataFrame:
+    """Per run and load: streams, success over them and at T/mu in Fig 9's range, mean T/mu,
+    goodput, early responses per second."""
+    lo, hi = v.CLAIM_BIN
+    in_range = (pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)
+    order = {run_name(cc, path.streams_start_s): i for i, (cc, path) in enumerate(RUNS)}
+    named = streams.with_columns(
+        pl.struct("cc", "streams_start_s").map_elements(lambda r: run_name(r["cc"], r["streams_start_s"]), return_dtype=pl.String).alias("run")
+    )
+    return (
+        named.group_by("run", "streams")
+        .agg(pl.len().alias("stream_count"), pl.col("success").mean().alias("success_fraction"), in_range.sum().alias("streams_in_range"),
+             pl.col("success").filter(in_range).mean().alias("success_in_range"), pl.col("t_mu").mean().alias("mean_t_mu"),
+             pl.col("goodput_mbps").mean().alias("mean_goodput_mbps"), pl.col("early_responses_per_s").mean())
+        .with_columns(pl.col("run").replace_strict(order, return_dtype=pl.Int32).alias("order"))
+        .sort("order", "streams").drop("order")
+    )  # fmt: skip
+
+
+def _run(quick: bool, out: Path, workers: Workers) -> Report:
+    setup = QUICK if quick else FULL
+    streams = stream_table(_items(setup), workers)
+    runs = _starts_table(streams)
+    report = Report(
+        NAME, TITLE, SOURCE, "quick" if quick else "full", out,
+        notes=[
+            f"{setup.duration} runs{'' if setup.duration == v.VIDEO_LENGTH else f' (the thesis: {v.VIDEO_LENGTH})'}, seeds {fmt_values(list(setup.seeds))}, "
+            f"measured from {setup.warmup}; (video streams, FTP flows) per run: {', '.join(f'({n}, {m})' for n, m in setup.loads)}; otherwise "
+            f"qian11-video's main path (25 Mbit/s, {v.BUFFER_PKTS}-packet drop-tail buffer, RTT 100 ms, 1000-byte packets, {v.HTTP_SESSIONS} HTTP sessions, Reno FTP flows).",
+            f"The late runs start the streams and the greedy probe that gives T/mu in [{LATE.streams_start_s}, {LATE.streams_start_s + 10}] s; the FTP flows "
+            "and the web sessions start in [0, 10] s in every run, as in qian11-video. PERT is pert-adaptive with its defaults, whose P is the "
+            f"smallest RTT sample of the connection; {', '.join(WINDOWED)} take P as the minimum over a sliding window of "
+            f"{' and '.join(v.MIN_RTT_WINDOWS)} (`min_rtt_window`, Linux's tcp_min_rtt estimator; 300 s is Linux's default window).",
+            "Table runs: per run (controller, and when the streams start if late) and load, the streams' success over the run, their success "
+            "at T/mu in Fig 9's range [1.4, 2.0), mean T/mu, goodput and early responses per second.",
+        ],
+    )  # fmt: skip
+    report.tables = {"runs": runs, "streams": streams}
+    report.claims = [_order_claim(runs), _fig9_claim(streams, LATE.streams_start_s, (PERT,)), _fig9_claim(streams, 0, WINDOWED)]
+    return report
+
+
+def _order_claim(runs: pl.DataFrame) -> Claim:
+    """pertlab: the order of starts does not change how often PERT's streams respond early."""
+    early, late = (runs.filter(pl.col("run") == run_name(PERT, path.streams_start_s)) for path in (v.MAIN, LATE))
+    by_load = dict(zip(early["streams"], early["early_responses_per_s"]))
+    pairs = [(n, by_load[n], x) for n, x in zip(late["streams"], late["early_responses_per_s"]) if n in by_load]
+    same = bool(pairs) and all(abs(x - e) <= SAME_WITHIN * e for _, e, x in pairs)
+    return Claim(
+        f"pertlab: PERT's streams respond early as often whichever flows start first: with the streams starting after the FTP flows have "
+        f"filled the buffer, their early responses per second are within {SAME_WITHIN:.0%} of those with every flow starting in [0, 10] s, "
+        "at every load (so the order does not change what PERT's estimate of the propagation delay lets it see).",
+        same,
+        "early responses per second of PERT's streams, by load (streams): " + ", ".join(f"{n}: {e:.3g} all from 0 s, {x:.3g} streams last" for n, e, x in pairs)
+        + "; success over all streams: " + ", ".join(f"{r}: {s:.3g}" for r, s in zip(*_overall(runs))),
+    )
+
+
+def _overall(runs: pl.DataFrame) -> tuple[list[str], list[float]]:
+    """Each run's success over all its streams (weighted by streams), in table order."""
+    t = runs.group_by("run", maintain_order=True).agg(((pl.col("success_fraction") * pl.col("stream_count")).sum() / pl.col("stream_count").sum()).alias("s"))
+    return t["run"].to_list(), t["s"].to_list()
+
+
+def _fig9_claim(streams: pl.DataFrame, start_s: int, perts: tuple[str, ...]) -> Claim:
+    """Fig 9's statement among the runs whose streams start at ``start_s``, for some PERT of ``perts``."""
+    lo, hi = v.CLAIM_BIN
+    these = streams.filter(pl.col("streams_start_s") == start_s)
+    in_bin = claim_bin(these)
+    every = these.group_by("cc").agg(pl.col("early_responses_per_s").mean(), pl.col("goodput_mbps").mean())
+    shown = {r["cc"]: f"{r['early_responses_per_s']:.3g} early responses per second, goodput {r['goodput_mbps']:.3g} Mbit/s" for r in every.to_dicts()}
+    measured = all(cc in in_bin for cc in ("sack", "cubic")) and any(cc in in_bin for cc in perts)
+    best = max((in_bin[cc][0] for cc in perts if cc in in_bin), default=float("nan"))
+    holds = measured and best >= max(in_bin["sack"][0], in_bin["cubic"][0])
+    how = "with the streams starting after the FTP flows" if start_s else f"with a windowed minimum RTT ({' or '.join(v.MIN_RTT_WINDOWS)})"
+    some = "" if len(perts) == 1 else " at some window"
+    return Claim(
+        f"Fig 9 {how}: PERT's success fraction at T/mu in [{lo}, {hi}] is at least Reno's and CUBIC's{some}.",
+        holds,
+        "at T/mu in the range: " + "; ".join(shown_in_bin(in_bin, cc) for cc in (*perts, "sack", "cubic"))
+        + f"; over all their streams (video rate {v.VIDEO_RATE_MBPS} Mbit/s): " + "; ".join(f"{cc}: {shown[cc]}" for cc in perts if cc in shown),
+    )
+
+
+def _figures(report: Report) -> list[Figure]:
+    runs = report.tables["runs"]
+
+    def draw(path: Path) -> None:
+        with saved_figure(path, 1, 2, figsize=(12, 4), title="PERT's video streams and its estimate of the propagation delay") as (_, axes):
+            for i, (name, rows) in enumerate(runs.group_by("run", maintain_order=True)):
+                name = name[0]
+                if name.startswith("pert"):
+                    axes[0].plot(rows["streams"].to_list(), rows["early_responses_per_s"].to_list(), marker="o", color=f"C{i}", label=name)
+                axes[1].plot(rows["streams"].to_list(), rows["success_fraction"].to_list(), marker="o", color=f"C{i}", label=name)
+            axes[0].set(xlabel="video streams (and as many FTP flows)", ylabel="early responses per second, per stream", ylim=(0, None))
+            axes[1].set(xlabel="video streams (and as many FTP flows)", ylabel="success fraction", ylim=(-0.02, 1.02))
+            axes[0].legend(fontsize=7)
+            axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+
+    return [
+        Figure(f"{NAME}.png", "Left: PERT's early responses per second per stream against the load: every flow starting in [0, 10] s, the streams "
+               "starting after the FTP flows, and a windowed minimum RTT. Right: the success fraction of each run's streams against the load.", draw),
+    ]  # fmt: skip
+
+
+register(Entry(NAME, TITLE, SOURCE, _run, _figures, _scenarios, details=("streams",)))
