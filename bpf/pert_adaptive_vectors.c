@@ -9,7 +9,7 @@
  *   case t_min t_max p_max weight_ppm respond_in_slow_start q_max_init
  *        alpha_max compete_frac t3_frac ramp_pole_frac alpha_period_rtts
  *        high_speed_step compete_step safe_decay t3_floor q_max_srtt
- *        loss_half cwnd ssthresh cwnd_cnt clamp snd_una snd_nxt
+ *        loss_half min_rtt_window_us cwnd ssthresh cwnd_cnt clamp snd_una snd_nxt
  *        n_weights weight...
  *   ev now_us snd_una snd_nxt cwnd ssthresh cwnd_cnt call_ssthresh rtt_us
  *      acked cong_avoid n_draws draw...
@@ -73,10 +73,10 @@ int main(void)
 	memset(&tp, 0, sizeof(tp));
 	while (scanf("%7s", kind) == 1) {
 		if (!strcmp(kind, "case")) {
-			unsigned long long v[24];
+			unsigned long long v[25];
 			int i;
 
-			for (i = 0; i < 24; i++)
+			for (i = 0; i < 25; i++)
 				if (scanf("%llu", &v[i]) != 1)
 					return 2;
 			memset(&pp, 0, sizeof(pp));
@@ -97,15 +97,16 @@ int main(void)
 			pp.t3_floor = (__u32)v[14];
 			pp.q_max_srtt = (__u32)v[15];
 			pp.loss_half = (__u32)v[16];
-			tp.snd_cwnd = (__u32)v[17];
-			tp.snd_ssthresh = (__u32)v[18];
-			tp.snd_cwnd_cnt = (__u32)v[19];
-			tp.snd_cwnd_clamp = (__u32)v[20];
-			tp.snd_una = (__u32)v[21];
-			tp.snd_nxt = (__u32)v[22];
-			if (v[23] < 1 || v[23] > PERTA_MAX_WEIGHTS)
+			pp.min_rtt_window_us = v[17];
+			tp.snd_cwnd = (__u32)v[18];
+			tp.snd_ssthresh = (__u32)v[19];
+			tp.snd_cwnd_cnt = (__u32)v[20];
+			tp.snd_cwnd_clamp = (__u32)v[21];
+			tp.snd_una = (__u32)v[22];
+			tp.snd_nxt = (__u32)v[23];
+			if (v[24] < 1 || v[24] > PERTA_MAX_WEIGHTS)
 				return 2;
-			pp.n_weights = (__u32)v[23];
+			pp.n_weights = (__u32)v[24];
 			for (i = 0; i < (int)pp.n_weights; i++)
 				if (scanf("%llu", &pp.weights[i]) != 1)
 					return 2;

@@ -22,7 +22,8 @@
  * perta_params (pert_adaptive_algo.h): t_min, t_max, p_max, weight_ppm,
  * respond_in_slow_start, q_max_init, alpha_max, compete_frac, t3_frac,
  * ramp_pole_frac, alpha_period_rtts, high_speed_step, compete_step,
- * safe_decay, t3_floor, q_max_srtt, loss_half, and weights=w1,w2,... (1 to 8).
+ * safe_decay, t3_floor, q_max_srtt, loss_half, min_rtt_window_us (0: P is the
+ * smallest RTT sample), and weights=w1,w2,... (1 to 8).
  * pert_adaptive's hold also takes trace=FILE: the program then emits every
  * RTT sample with its srtt_0.99 (struct perta_sample), which the loader
  * writes to FILE until it ends, a line each: "t_us sport dport rtt_us srtt_us".
@@ -139,7 +140,7 @@ static int set_param(struct SKEL_T *skel, const char *arg)
 	B(t_min) B(t_max) B(p_max) B(weight_ppm) B(respond_in_slow_start)
 	P(q_max_init) P(alpha_max) P(compete_frac) P(t3_frac) P(ramp_pole_frac)
 	P(alpha_period_rtts) P(high_speed_step) P(compete_step) P(safe_decay)
-	P(t3_floor) P(q_max_srtt) P(loss_half)
+	P(t3_floor) P(q_max_srtt) P(loss_half) P(min_rtt_window_us)
 #undef B
 #else
 #define P(field)                                                         \

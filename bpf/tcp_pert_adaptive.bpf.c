@@ -8,7 +8,7 @@
  * (tests/vectors/pert_adaptive.json); this file moves tcp_sock fields in and
  * out of it and keeps the counters.
  *
- * Per-socket state (struct perta_state, about 330 bytes: two 8-interval
+ * Per-socket state (struct perta_state, 352 bytes: two 8-interval
  * estimators do not fit the 104-byte congestion-control private area) lives
  * in BPF socket storage, created in init; a socket whose storage could not
  * be allocated runs Reno (counted in cnt_no_state). Parameters are one

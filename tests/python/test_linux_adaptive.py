@@ -91,6 +91,7 @@ ADAPTIVE_FLAGS = {
     "--compete-step": ("0.2", "compete_step", 0.2),
     "--safe-decay": ("0.8", "safe_decay", 0.8),
     "--interval-weights": ("1,0.5,0.25", "interval_weights", (1.0, 0.5, 0.25)),
+    "--min-rtt-window-ms": ("10000", "min_rtt_window_ms", 10000.0),
 }
 covers("linux load", *ADAPTIVE_FLAGS)
 covers("linux status", "NAME")
@@ -166,6 +167,8 @@ def test_held_registration_ends_with_the_loader(nothing_left_behind) -> None:
         (["--interval-weights", "1,x"], "--interval-weights: a comma-separated list of numbers, got '1,x'"),
         (["--q-max-source", "max"], "--q-max-source: must be one of sample, srtt, got 'max'"),
         (["--loss-beta", "third"], "--loss-beta: must be one of adaptive, half, got 'third'"),
+        (["--min-rtt-window-ms", "0"], "--min-rtt-window-ms: must lie in (0, 1e+06], got 0.0"),
+        (["--min-rtt-window-ms", "0.0001"], "--min-rtt-window-ms: a positive time must be at least 0.001 ms"),
         (["--decrease", "0.5"], "--decrease: applies to pert only"),
     ],
 )
@@ -210,6 +213,45 @@ def _held_back(res, missed: str | None) -> str | None:
     return missed_while_late(res.extra["delayline"], missed) or _late_read(res)
 
 
+def _join_scenario(min_rtt_window_ns: int | None = None):
+    """examples/testbed/adaptive_reno_join.toml shortened to 12 s, the Reno flows joining at 6 s
+    (the measurement window); with adaptive PERT's ``min_rtt_window`` if given."""
+    from pertlab.linux.scenario import load_scenario
+
+    base = load_scenario("examples/testbed/adaptive_reno_join.toml")
+    join = 6_000_000_000
+    sc = base.model_copy(update={"duration": 12_000_000_000, "warmup": join, "flows": [base.flows[0], base.flows[1].model_copy(update={"start": join})]})
+    if min_rtt_window_ns is not None:
+        sc = sc.model_copy(update={"pert_adaptive": sc.pert_adaptive.model_copy(update={"min_rtt_window": min_rtt_window_ns})})
+    return sc
+
+
+def _share(h: float, s: float, c: float) -> float:
+    """The share of compete mode among the times in each mode."""
+    return c / (h + s + c)
+
+
+def _sim_compete_shares(sc) -> tuple[float, float]:
+    """The simulator's compete-mode share for the adaptive flow of a :func:`_join_scenario`:
+    alone (before the join), and after it."""
+    from pertlab.linux.compare import sim_scenario
+    from pertlab.runner import run as sim_run
+
+    join = sc.warmup
+    alone = sc.model_copy(update={"duration": join, "warmup": 1, "flows": sc.flows[:1]})
+    after = sim_run(sim_scenario(sc)).flows.row(0, named=True)
+    before = sim_run(sim_scenario(alone)).flows.row(0, named=True)
+    return tuple(_share(r["high_speed_s"], r["safe_s"], r["compete_s"]) for r in (before, after))
+
+
+def _compete_shares(res) -> tuple[float, float]:
+    """The eBPF controller's compete-mode share in a testbed run, before the warm-up's end and
+    in the window after it (its per-connection mode times)."""
+    m = res.extra["pert_adaptive_modes"][0]
+    before = {k: m["run"][k] - m["window"][k] for k in m["run"]}
+    return _share(before["high_speed_s"], before["safe_s"], before["compete_s"]), _share(m["window"]["high_speed_s"], m["window"]["safe_s"], m["window"]["compete_s"])
+
+
 @pytest.mark.skipif(_testbed_problem() is not None, reason=f"testbed: {_testbed_problem()}")
 def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_behind) -> None:
     """examples/testbed/adaptive_reno_join.toml shortened to 12 s: adaptive PERT alone for 6 s,
@@ -221,40 +263,51 @@ def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_beh
     simulator's 0.94: the delay line on a loaded machine adds late releases that raise q_max,
     so no closer agreement is asserted; docs/linux.md.)"""
     from pertlab.linux import testbed
-    from pertlab.linux.compare import sim_scenario
-    from pertlab.linux.scenario import load_scenario
-    from pertlab.runner import run as sim_run
 
-    base = load_scenario("examples/testbed/adaptive_reno_join.toml")
-    join = 6_000_000_000
-    sc = base.model_copy(update={"duration": 12_000_000_000, "warmup": join, "flows": [base.flows[0], base.flows[1].model_copy(update={"start": join})]})
-    alone = sc.model_copy(update={"duration": join, "warmup": 1, "flows": sc.flows[:1]})
-
-    def share(h: float, s: float, c: float) -> float:
-        return c / (h + s + c)
-
-    sim_after = sim_run(sim_scenario(sc)).flows.row(0, named=True)
-    sim_alone = sim_run(sim_scenario(alone)).flows.row(0, named=True)
-    predicted = (share(sim_alone["high_speed_s"], sim_alone["safe_s"], sim_alone["compete_s"]), share(sim_after["high_speed_s"], sim_after["safe_s"], sim_after["compete_s"]))
+    sc = _join_scenario()
+    predicted = _sim_compete_shares(sc)
     assert predicted[0] <= 0.25 and predicted[1] >= 0.6, predicted
-
-    def shares(res) -> tuple[float, float]:
-        m = res.extra["pert_adaptive_modes"][0]
-        before = {k: m["run"][k] - m["window"][k] for k in m["run"]}
-        return share(before["high_speed_s"], before["safe_s"], before["compete_s"]), share(m["window"]["high_speed_s"], m["window"]["safe_s"], m["window"]["compete_s"])
 
     def follows(got: tuple[float, float]) -> bool:
         return got[0] <= 0.25 and got[1] >= 0.5
 
     def held_back(res) -> str | None:
-        got = shares(res)
+        got = _compete_shares(res)
         return _held_back(res, None if follows(got) else f"compete shares {got}")
 
     res, said = measured(lambda: testbed.run(sc), held_back)
     m = res.extra["pert_adaptive_modes"][0]
-    got = shares(res)
+    got = _compete_shares(res)
     assert follows(got), (got, predicted, said, res.extra["delayline"].get("late_mean_us"), m)
     assert m["alpha"] > 1.0 and res.extra["pert_adaptive_counters"]["alpha_periods"] > 20, m
+    assert res.flows.row(0, named=True)["ss_cc"] == NAME
+    assert not loader.is_registered(NAME)
+
+
+@pytest.mark.skipif(_testbed_problem() is not None, reason=f"testbed: {_testbed_problem()}")
+def test_kernel_windowed_p_takes_in_the_reno_flows_queue(nothing_left_behind) -> None:
+    """The same 12 s run with ``min_rtt_window = "1s"`` (P the minimum RTT of the last second,
+    Linux's tcp_min_rtt estimator; bpf/pert_adaptive_algo.h): the Reno flows' queue, which
+    drains far more slowly than a second, becomes part of P, so srtt - P stays small and the
+    controller leaves compete mode, the reverse of the test above. The simulator predicts it on
+    the same scenario (compete mode at most 0.25 of the time after the join, at least 0.6 without
+    the window); the eBPF controller follows: at most 0.25, where the test above needs 0.5."""
+    from pertlab.linux import testbed
+
+    sc = _join_scenario(1_000_000_000)
+    predicted = _sim_compete_shares(sc)
+    assert predicted[1] <= 0.25 and _sim_compete_shares(_join_scenario())[1] >= 0.6, predicted
+
+    def follows(got: tuple[float, float]) -> bool:
+        return got[1] <= 0.25
+
+    def held_back(res) -> str | None:
+        got = _compete_shares(res)
+        return _held_back(res, None if follows(got) else f"compete shares {got}")
+
+    res, said = measured(lambda: testbed.run(sc), held_back)
+    got = _compete_shares(res)
+    assert follows(got), (got, predicted, said, res.extra["delayline"].get("late_mean_us"), res.extra["pert_adaptive_modes"][0])
     assert res.flows.row(0, named=True)["ss_cc"] == NAME
     assert not loader.is_registered(NAME)
 
@@ -334,7 +387,7 @@ def test_default_parameters_are_the_bpf_programs_defaults() -> None:
             listed = re.search(r"\.weights = \{([^}]*)\}", init)
             assert listed and [int(x) for x in listed.group(1).split(",")] == v
             assert value(fields["n_weights"]) == len(v)
-        elif k in ("respond_in_slow_start", "q_max_srtt", "loss_half"):
+        elif k in ("respond_in_slow_start", "q_max_srtt", "loss_half", "min_rtt_window_us"):
             assert value(fields.get(k, "0")) == v, k  # absent: zero
         else:
             assert value(fields[k]) == v, k

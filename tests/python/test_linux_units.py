@@ -114,8 +114,8 @@ def test_scenario_defaults_and_the_pert_table() -> None:
         ({"pert": {"t_min": "5.0001ms", "t_max": "5.0004ms"}}, "pert.t_min, pert.t_max: t_max must be greater than t_min (5000 us), got 5000 us (5.0004 ms); the kernel code counts whole microseconds"),
         ({"pert": {"t_max": "10ms", "t_curve_end": "10.0002ms"}}, "pert.t_max, pert.t_curve_end: t_curve_end must be greater than t_max (10000 us), got 10000 us (10.0002 ms)"),
         ({"pert_adaptive": {"t3_frac": 0.4}}, "pert_adaptive.compete_frac, pert_adaptive.t3_frac: t3_frac must be at least compete_frac (0.5), got 0.4"),
-        # The simulator's windowed minimum RTT (an extension): the eBPF code has none, and says so.
-        ({"pert_adaptive": {"min_rtt_window": "10s"}}, "pert_adaptive.min_rtt_window: the eBPF pert_adaptive keeps the smallest RTT sample as P (no window); leave min_rtt_window unset"),
+        # The windowed minimum RTT (an extension) within the kernel code's range of times.
+        ({"pert_adaptive": {"min_rtt_window": "1h"}}, "pert_adaptive.min_rtt_window: must lie in (0, 1e+06], got 3600000.0"),
         ({"flows": [{"cc": "reno", "start": "4s", "stop": "3s"}]}, "flows[0].stop: must lie after start (4s) and at most at duration (10s), got 3s"),
         ({"duration": "5s", "flows": [{"cc": "reno", "stop": "6s"}]}, "flows[0].stop: must lie after start (0ns) and at most at duration (5s), got 6s"),
     ],
@@ -124,6 +124,15 @@ def test_scenario_errors_name_the_field(data: dict, error: str) -> None:
     with pytest.raises(ScenarioError) as e:
         TestbedScenario.parse(data)
     assert error in str(e.value)
+
+
+def test_a_windowed_minimum_rtt_reaches_the_ebpf_loader_in_microseconds() -> None:
+    """adaptive PERT's min_rtt_window (Linux's tcp_min_rtt estimator, in bpf/pert_adaptive_algo.h
+    as in the simulator): a [pert_adaptive] window goes to the loader; unset, 0 (no window)."""
+    windowed = TestbedScenario.parse({"pert_adaptive": {"min_rtt_window": "10s"}}).pert_adaptive_params()
+    assert windowed.min_rtt_window_ms == 10_000
+    assert "min_rtt_window_us=10000000" in windowed.loader_args()
+    assert "min_rtt_window_us=0" in TestbedScenario.parse({}).pert_adaptive_params().loader_args()
 
 
 def test_pert_thresholds_beyond_the_kernel_codes_bound_are_field_errors() -> None:

@@ -19,7 +19,7 @@ VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "pert_adaptive.json"
 DATA = json.loads(VECTORS.read_text())
 PARAM_ORDER = (
     "t_min t_max p_max weight_ppm respond_in_slow_start q_max_init alpha_max compete_frac t3_frac ramp_pole_frac "
-    "alpha_period_rtts high_speed_step compete_step safe_decay t3_floor q_max_srtt loss_half"
+    "alpha_period_rtts high_speed_step compete_step safe_decay t3_floor q_max_srtt loss_half min_rtt_window_us"
 ).split()
 
 
@@ -61,6 +61,16 @@ def test_one_millionth_off_in_a_parameter_is_caught(harness: Path, field: str) -
     """The replay can fail: one parameter one millionth off changes some recorded state."""
     case = json.loads(json.dumps(DATA["cases"][0]))
     case["fixed"][field] += 1
+    out = subprocess.run([str(harness)], input=_script(case), capture_output=True, text=True, check=True).stdout.split("\n")
+    assert any(list(map(int, line.split()))[:-1] != ev[11] for ev, line in zip(case["events"], out))
+
+
+@pytest.mark.parametrize("window_us", [0, 300_000])
+def test_the_window_case_fails_with_another_window(harness: Path, window_us: int) -> None:
+    """The windowed case pins the window: replayed with none (P the smallest sample) or with 300
+    ms instead of 400, some recorded state differs."""
+    case = json.loads(json.dumps(next(c for c in DATA["cases"] if c["name"] == "min_rtt_window")))
+    case["fixed"]["min_rtt_window_us"] = window_us
     out = subprocess.run([str(harness)], input=_script(case), capture_output=True, text=True, check=True).stdout.split("\n")
     assert any(list(map(int, line.split()))[:-1] != ev[11] for ev, line in zip(case["events"], out))
 

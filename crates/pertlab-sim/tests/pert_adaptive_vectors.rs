@@ -85,6 +85,7 @@ fn fixed(cfg: &PertAdaptiveConfig) -> Value {
         "t3_floor": u8::from(cfg.t3_floor),
         "q_max_srtt": u8::from(cfg.q_max_source == QmaxSource::Srtt),
         "loss_half": u8::from(cfg.loss_beta == LossBeta::Half),
+        "min_rtt_window_us": cfg.min_rtt_window_ns.map_or(0, |ns| ns / 1000),
     })
 }
 
@@ -246,8 +247,8 @@ fn generate() -> Value {
             u32::MAX - 300,
             &[],
         ),
-        // Every other parameter the eBPF twin has off its default (it has no
-        // `min_rtt_window_ns`: its `P` is the smallest sample); a three-weight estimator.
+        // Every other parameter the eBPF twin has off its default but
+        // `min_rtt_window_ns` (the next case); a three-weight estimator.
         generate_case(
             "other_parameters",
             PertAdaptiveConfig {
@@ -271,6 +272,18 @@ fn generate() -> Value {
             3,
             Model { base_us: 5_000, bdp: 10, buffer: 15, per_pkt_us: 300, phases: phases(&[(700, 0, 0), (1800, 4_000, 120), (2500, 0, 0)]) },
             0,
+            &[],
+        ),
+        // `P` over a 400 ms window: competing traffic keeps 25 ms of queue for
+        // seconds, so the smallest sample expires and `P` rises with the
+        // queue (the second and third choices take over, the quarter- and
+        // half-window refreshes run), then falls when the traffic leaves.
+        generate_case(
+            "min_rtt_window",
+            PertAdaptiveConfig { min_rtt_window_ns: Some(400 * MS), ..d() },
+            6,
+            path(phases(&[(800, 0, 0), (4000, 25_000, 0), (5000, 0, 0)])),
+            50,
             &[],
         ),
         // A few losses, then a long quiet run: both estimators age (their
@@ -333,4 +346,20 @@ fn vectors_cover_modes_ageing_responses_and_losses() {
     assert!(losses >= 20, "{losses} losses");
     assert!(idle_draws >= 100, "{idle_draws} draws without a response");
     assert!(aged >= 20, "{aged} ACKs that moved the aged loss history");
+}
+
+/// The windowed case moves `P` both ways: up by most of the competing
+/// traffic's 25 ms of queue once the smallest sample leaves the window, and
+/// down by most of it after the traffic leaves (the flow's own queue stays in
+/// its samples). With the smallest sample ever, `P` never rises.
+#[test]
+fn the_window_case_lets_p_rise_with_a_standing_queue_and_fall_after_it() {
+    let generated = generate();
+    let case = generated["cases"].as_array().unwrap().iter().find(|c| c["name"] == "min_rtt_window").unwrap();
+    let p: Vec<i64> = case["events"].as_array().unwrap().iter().map(|ev| ev[11][5].as_i64().unwrap()).filter(|&p| p >= 0).collect();
+    let first = p[0];
+    let highest = *p.iter().max().unwrap();
+    let last = *p.last().unwrap();
+    assert!(highest >= first + 20_000, "P from {first} us rose only to {highest} us");
+    assert!(last + 15_000 <= highest, "P stayed at {last} us after the queue left (highest {highest} us)");
 }

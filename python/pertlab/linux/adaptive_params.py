@@ -58,6 +58,9 @@ class PertAdaptiveParams:
     interval_weights: tuple[float, ...] = (1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2)
     #: Early responses in slow start too (spec A.2.5: no).
     respond_in_slow_start: bool = False
+    #: P over a sliding window of this many ms (Linux's tcp_min_rtt estimator; an extension);
+    #: None: the smallest RTT sample of the connection (the theses, spec C4).
+    min_rtt_window_ms: float | None = None
 
     def validate(self) -> None:
         """Raise :class:`PertParamError` (field and allowed range) for what the kernel code cannot take."""
@@ -96,6 +99,8 @@ class PertAdaptiveParams:
         for i, x in enumerate(w):
             if not 0 <= x <= 1:
                 raise PertParamError("interval_weights", f"each weight must lie in [0, 1], got {x} at position {i}")
+        if self.min_rtt_window_ms is not None:
+            in_range("min_rtt_window_ms", 0, MAX_TIME_MS, lo_open=True)
         if sum(w) <= 0:
             raise PertParamError("interval_weights", f"must sum to a positive number, got {sum(w)}")
         for i, x in enumerate(w):
@@ -103,17 +108,14 @@ class PertAdaptiveParams:
                 raise PertParamError("interval_weights", f"a positive weight must be at least 5e-07 (the kernel code counts millionths), got {x} at position {i}")
         refuse_lost_precision(
             self,
-            times=("t_min_ms", "t_max_ms"),
+            times=("t_min_ms", "t_max_ms", "min_rtt_window_ms"),
             millionths=("srtt_weight", "alpha_max", "compete_frac", "t3_frac", "ramp_pole_frac", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay"),
             below_one=("srtt_weight",),
         )
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertAdaptiveParams":
-        """From the simulator's PertAdaptiveConfig (JSON / TOML form, times in ns). The eBPF code
-        keeps the smallest RTT sample as ``P``: a ``min_rtt_window`` is refused, not dropped."""
-        if cfg.get("min_rtt_window_ns") is not None:
-            raise PertParamError("min_rtt_window_ms", "the eBPF pert_adaptive keeps the smallest RTT sample as P (no window); leave {min_rtt_window_ms} unset")
+        """From the simulator's PertAdaptiveConfig (JSON / TOML form, times in ns)."""
         kw: dict = {}
         for f in fields(cls):
             if f.name.endswith("_ms"):
@@ -152,6 +154,7 @@ class PertAdaptiveParams:
             "t3_floor": int(self.t3_floor),
             "q_max_srtt": int(self.q_max_source == "srtt"),
             "loss_half": int(self.loss_beta == "half"),
+            "min_rtt_window_us": 0 if self.min_rtt_window_ms is None else _round(self.min_rtt_window_ms * 1000),
         }
 
     def loader_args(self) -> list[str]:

@@ -40,7 +40,7 @@ def _die(msg: str, code: int = 1) -> NoReturn:
 
 #: Options of `load` for pert-adaptive only: (flag, help). Their defaults are the thesis's
 #: (PertAdaptiveParams); given with `pert` they are an error.
-_ADAPTIVE_ONLY = ("alpha_max", "compete_frac", "t3_frac", "t3_floor", "ramp_pole_frac", "q_max_init_ms", "q_max_source", "loss_beta", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay", "interval_weights")
+_ADAPTIVE_ONLY = ("alpha_max", "compete_frac", "t3_frac", "t3_floor", "ramp_pole_frac", "q_max_init_ms", "q_max_source", "loss_beta", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay", "interval_weights", "min_rtt_window_ms")
 
 
 def _flag(field: str) -> str:
@@ -74,6 +74,9 @@ def load(
     safe_decay: Annotated[Optional[float], typer.Option(help="pert-adaptive: alpha factor per period in safe mode [default: 0.9].")] = None,
     interval_weights: Annotated[
         Optional[str], typer.Option(help="pert-adaptive: loss-interval weights, most recent first, 1 to 8 in [0, 1] [default: 1,1,1,1,0.8,0.6,0.4,0.2].")
+    ] = None,
+    min_rtt_window_ms: Annotated[
+        Optional[float], typer.Option(help="pert-adaptive: P is the minimum RTT over this sliding window (Linux's tcp_min_rtt estimator) [default: the smallest RTT sample].")
     ] = None,
 ) -> None:
     """Compile (clang) and register NAME as a TCP congestion control, pinned in bpffs."""
