@@ -125,9 +125,20 @@ struct {
 	__type(value, struct perta_flow_val);
 } flows SEC(".maps");
 
+/*
+ * The parameters as the loader set them. The cast drops `volatile` (the
+ * algorithm takes a plain pointer), which lets clang read the fields of the
+ * initializer above as constants: the program then ran with the defaults
+ * whatever the loader wrote (a loopback run with alpha_max = 2 reached alpha
+ * 32). barrier_var hides where the pointer points, so every field is read
+ * from the rodata map at run time.
+ */
 static __always_inline const struct perta_params *params(void)
 {
-	return (const struct perta_params *)&perta_params;
+	const struct perta_params *pp = (const struct perta_params *)&perta_params;
+
+	barrier_var(pp);
+	return pp;
 }
 
 static __always_inline struct perta_state *state_of(struct sock *sk)

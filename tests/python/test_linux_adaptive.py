@@ -70,6 +70,21 @@ def test_load_transfer_counters_and_unload(nothing_left_behind) -> None:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, NAME.encode())
 
 
+@needs_bpf
+def test_the_program_runs_with_the_parameters_the_loader_set(nothing_left_behind) -> None:
+    """The same loopback transfer registered with alpha_max = 2: alpha stops at 2 where the
+    default stops at 32. Until 2026-12-05 the program read its parameters through a pointer
+    that dropped `volatile`, clang folded the initializer's defaults into the code, and the
+    kernel ran the defaults whatever the loader wrote (alpha reached 32 here, the pinned map
+    said 2); the tests compared the pinned map only."""
+    loader.load("pert-adaptive", PertAdaptiveParams(alpha_max=2.0))
+    assert transfer(NAME, seconds=0.8).cc == NAME
+    st = loader.status(NAME)
+    (flow,) = [f for f in st["flows"] if f["dport"] > 0 and f["alpha_periods"] > 0]
+    assert st["params_fixed"]["alpha_max"] == 2_000_000
+    assert flow["mode"] == "high_speed" and flow["alpha"] == 2.0 and flow["alpha_periods"] >= 10, flow
+
+
 #: Every adaptive option of `pertlab linux load` with a value other than its default, and the
 #: PertAdaptiveParams field it sets.
 ADAPTIVE_FLAGS = {
