@@ -51,16 +51,16 @@
 #define PERTA_AI_MAX_STEPS 64
 #define PERTA_MAX_INTERVAL 0xffffffffULL
 
-/* The record of the programs' optional trace (an RTT sample, the srtt_0.99 it
- * gave, the connection's ports), shared with the loader that writes it out;
- * not part of the algorithm. */
+/* The record of the programs' optional trace (an RTT sample, the srtt_0.99 and
+ * P it gave, the connection's ports), shared with the loader that writes it
+ * out; not part of the algorithm. */
 struct perta_sample {
 	__u64 t_us;
 	__u64 rtt_us;
 	__u64 srtt_us;
 	__u16 sport;
 	__u16 dport;
-	__u32 pad;
+	__u32 min_rtt_us; /* P */
 };
 
 /* Modes, as the simulator numbers them (Mode as usize). */
@@ -73,7 +73,8 @@ struct perta_sample {
 #define PERTA_HAVE_MEAN 2U /* mean_s / mean_w hold the mean at the last event */
 
 struct perta_params {
-	/* t_min, t_max, p_max, weight_ppm, respond_in_slow_start; the curve's
+	/* t_min, t_max, p_max, weight_ppm, respond_in_slow_start,
+	 * min_rtt_window_us; the curve's
 	 * end (t3) and keep_ppm are set per call, literal is 0. */
 	struct pert_params base;
 	__u64 q_max_init;        /* us << 10, > 0 */
@@ -90,9 +91,6 @@ struct perta_params {
 	__u32 t3_floor;          /* t3 at least 2 t_max */
 	__u32 q_max_srtt;        /* q_max from srtt - P (else samples - P) */
 	__u32 loss_half;         /* a loss keeps 1/2 (else 1 - beta) */
-	/* P over the last this many us (Linux's tcp_min_rtt, perta_min_rtt_window);
-	 * 0: the smallest sample of the connection (the theses, spec C4) */
-	__u64 min_rtt_window_us;
 };
 
 /* A loss-interval estimator (thesis Ch. IV, TFRC-style). */
@@ -105,22 +103,8 @@ struct perta_intervals {
 	__u32 flags;
 };
 
-/*
- * P as the minimum RTT over a sliding window (an extension, with
- * min_rtt_window_us set): Nichols' three-sample estimator, as Linux keeps
- * tcp_min_rtt (lib/minmax.c) and the Rust reference
- * crates/pertlab-sim/src/tcp/cc/windowed_min.rs, step for step. The best,
- * second and third choice, each later than the one before.
- */
-struct perta_min_rtt_window {
-	__u64 t[3]; /* us */
-	__u32 v[3]; /* us */
-	__u32 have;
-};
-
 struct perta_state {
-	struct pert_state sig;    /* srtt, P, guard, early responses */
-	struct perta_min_rtt_window p_window;
+	struct pert_state sig;    /* srtt, P (and its window), guard, early responses */
 	__u64 q_max;              /* us << 10 */
 	__u64 alpha;              /* ppm */
 	__u64 credit;             /* ppm of a segment */
@@ -347,56 +331,6 @@ static inline void perta_end_period(const struct perta_params *pp, struct perta_
 	perta_start_period(pp, st, now_us);
 }
 
-static inline void perta_choice(struct perta_min_rtt_window *m, int i, __u64 t, __u32 v)
-{
-	m->t[i] = t;
-	m->v[i] = v;
-}
-
-static inline __u64 perta_age(__u64 now_us, __u64 t) { return now_us > t ? now_us - t : 0; }
-
-/* The window's minimum after the sample v (us) at now_us (windowed_min.rs's update). */
-static inline __u32 perta_min_rtt_window_update(struct perta_min_rtt_window *m, __u64 win, __u64 now_us, __u32 v)
-{
-	__u64 age;
-
-	/* The first sample, a new minimum, or every choice has left the window: start again. */
-	if (!m->have || v <= m->v[0] || perta_age(now_us, m->t[2]) > win) {
-		m->have = 1;
-		perta_choice(m, 0, now_us, v);
-		perta_choice(m, 1, now_us, v);
-		perta_choice(m, 2, now_us, v);
-		return v;
-	}
-	if (v <= m->v[1]) {
-		perta_choice(m, 1, now_us, v);
-		perta_choice(m, 2, now_us, v);
-	} else if (v <= m->v[2]) {
-		perta_choice(m, 2, now_us, v);
-	}
-	age = perta_age(now_us, m->t[0]);
-	if (age > win) {
-		/* The best has expired: the later choices move up (twice if the
-		 * second has expired too; the third is within the window). */
-		perta_choice(m, 0, m->t[1], m->v[1]);
-		perta_choice(m, 1, m->t[2], m->v[2]);
-		perta_choice(m, 2, now_us, v);
-		if (perta_age(now_us, m->t[0]) > win) {
-			perta_choice(m, 0, m->t[1], m->v[1]);
-			perta_choice(m, 1, m->t[2], m->v[2]);
-			perta_choice(m, 2, now_us, v);
-		}
-	} else if (m->t[1] == m->t[0] && age > win / 4) {
-		/* A quarter of the window without a second choice: take one from now. */
-		perta_choice(m, 1, now_us, v);
-		perta_choice(m, 2, now_us, v);
-	} else if (m->t[2] == m->t[1] && age > win / 2) {
-		/* Half the window without a third choice: take one from now. */
-		perta_choice(m, 2, now_us, v);
-	}
-	return m->v[0];
-}
-
 /*
  * pkts_acked: `acked` segments, with an RTT sample when have_rtt (rtt_us as
  * ack_sample.rtt_us). Both estimators count the segments; the sample feeds
@@ -412,10 +346,7 @@ static inline void perta_pkts_acked(const struct perta_params *pp, struct perta_
 	perta_intervals_acked(pp, &st->early, acked);
 	if (!have_rtt)
 		return;
-	pert_update_rtt(&pp->base, &st->sig, rtt_us);
-	if (pp->min_rtt_window_us)
-		st->sig.min_rtt_us = perta_min_rtt_window_update(&st->p_window, pp->min_rtt_window_us, now_us,
-								 (__u32)(rtt_us > PERT_MAX_RTT_US ? PERT_MAX_RTT_US : rtt_us));
+	pert_update_rtt(&pp->base, &st->sig, rtt_us, now_us);
 	if (pp->q_max_srtt) {
 		seen = pert_qdelay(&st->sig);
 	} else {

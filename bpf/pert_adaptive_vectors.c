@@ -97,7 +97,7 @@ int main(void)
 			pp.t3_floor = (__u32)v[14];
 			pp.q_max_srtt = (__u32)v[15];
 			pp.loss_half = (__u32)v[16];
-			pp.min_rtt_window_us = v[17];
+			pp.base.min_rtt_window_us = v[17];
 			tp.snd_cwnd = (__u32)v[18];
 			tp.snd_ssthresh = (__u32)v[19];
 			tp.snd_cwnd_cnt = (__u32)v[20];

@@ -57,15 +57,32 @@ struct pert_params {
 	__u32 literal;    /* thresholds on srtt as printed (2 (P + t_max)) */
 	__u32 respond_in_slow_start;
 	__u32 pad;
+	/* P over the last this many us (an extension, pert_min_rtt_window_update);
+	 * 0: the smallest sample of the connection (the paper, the theses) */
+	__u64 min_rtt_window_us;
 };
 
-/* Per-socket state: 24 bytes, fits the congestion-control private area. */
+/*
+ * P as the minimum RTT over a sliding window (with min_rtt_window_us set):
+ * Nichols' three-sample estimator, as Linux keeps tcp_min_rtt
+ * (lib/minmax.c) and the Rust reference crates/pertlab-sim/src/tcp/cc/
+ * windowed_min.rs, step for step. The best, second and third choice, each
+ * later than the one before.
+ */
+struct pert_min_rtt_window {
+	__u64 t[3]; /* us */
+	__u32 v[3]; /* us */
+	__u32 have;
+};
+
+/* Per-socket state: 64 bytes, fits the congestion-control private area (104). */
 struct pert_state {
 	__u64 srtt;       /* us << 10 */
 	__u32 min_rtt_us; /* P */
 	__u32 guard;      /* no response until snd_una is after this */
 	__u32 flags;
 	__u32 early_responses;
+	struct pert_min_rtt_window p_window;
 };
 
 /* The parts of struct tcp_sock the algorithm reads and writes. */
@@ -206,8 +223,58 @@ static inline __u64 pert_probability(const struct pert_params *pp, const struct 
 	return PERT_PROB_ONE;
 }
 
-/* pkts_acked with an RTT sample: srtt_0.99 and P. */
-static inline void pert_update_rtt(const struct pert_params *pp, struct pert_state *st, __u64 rtt_us)
+static inline void pert_choice(struct pert_min_rtt_window *m, int i, __u64 t, __u32 v)
+{
+	m->t[i] = t;
+	m->v[i] = v;
+}
+
+static inline __u64 pert_age(__u64 now_us, __u64 t) { return now_us > t ? now_us - t : 0; }
+
+/* The window's minimum after the sample v (us) at now_us (windowed_min.rs's update). */
+static inline __u32 pert_min_rtt_window_update(struct pert_min_rtt_window *m, __u64 win, __u64 now_us, __u32 v)
+{
+	__u64 age;
+
+	/* The first sample, a new minimum, or every choice has left the window: start again. */
+	if (!m->have || v <= m->v[0] || pert_age(now_us, m->t[2]) > win) {
+		m->have = 1;
+		pert_choice(m, 0, now_us, v);
+		pert_choice(m, 1, now_us, v);
+		pert_choice(m, 2, now_us, v);
+		return v;
+	}
+	if (v <= m->v[1]) {
+		pert_choice(m, 1, now_us, v);
+		pert_choice(m, 2, now_us, v);
+	} else if (v <= m->v[2]) {
+		pert_choice(m, 2, now_us, v);
+	}
+	age = pert_age(now_us, m->t[0]);
+	if (age > win) {
+		/* The best has expired: the later choices move up (twice if the
+		 * second has expired too; the third is within the window). */
+		pert_choice(m, 0, m->t[1], m->v[1]);
+		pert_choice(m, 1, m->t[2], m->v[2]);
+		pert_choice(m, 2, now_us, v);
+		if (pert_age(now_us, m->t[0]) > win) {
+			pert_choice(m, 0, m->t[1], m->v[1]);
+			pert_choice(m, 1, m->t[2], m->v[2]);
+			pert_choice(m, 2, now_us, v);
+		}
+	} else if (m->t[1] == m->t[0] && age > win / 4) {
+		/* A quarter of the window without a second choice: take one from now. */
+		pert_choice(m, 1, now_us, v);
+		pert_choice(m, 2, now_us, v);
+	} else if (m->t[2] == m->t[1] && age > win / 2) {
+		/* Half the window without a third choice: take one from now. */
+		pert_choice(m, 2, now_us, v);
+	}
+	return m->v[0];
+}
+
+/* pkts_acked with an RTT sample taken at now_us: srtt_0.99 and P. */
+static inline void pert_update_rtt(const struct pert_params *pp, struct pert_state *st, __u64 rtt_us, __u64 now_us)
 {
 	__u64 sample;
 
@@ -218,11 +285,13 @@ static inline void pert_update_rtt(const struct pert_params *pp, struct pert_sta
 		st->srtt = sample;
 		st->min_rtt_us = (__u32)rtt_us;
 		st->flags |= PERT_HAVE_RTT;
-		return;
+	} else {
+		st->srtt = (st->srtt * pp->weight_ppm + sample * (PERT_PPM - pp->weight_ppm)) / PERT_PPM;
+		if (rtt_us < st->min_rtt_us)
+			st->min_rtt_us = (__u32)rtt_us;
 	}
-	st->srtt = (st->srtt * pp->weight_ppm + sample * (PERT_PPM - pp->weight_ppm)) / PERT_PPM;
-	if (rtt_us < st->min_rtt_us)
-		st->min_rtt_us = (__u32)rtt_us;
+	if (pp->min_rtt_window_us)
+		st->min_rtt_us = pert_min_rtt_window_update(&st->p_window, pp->min_rtt_window_us, now_us, (__u32)rtt_us);
 }
 
 static inline int pert_in_slow_start(const struct pert_tp *tp)

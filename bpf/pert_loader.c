@@ -18,15 +18,17 @@
  *
  * Parameters, fixed point of pert_algo.h: t_min, t_max, t_end (us << 10),
  * p_max (units of 2^-32), weight_ppm, keep_ppm, have_t_end, literal,
- * respond_in_slow_start. For pert_adaptive, the fields of struct
+ * respond_in_slow_start, min_rtt_window_us (0: P is the smallest RTT sample).
+ * For pert_adaptive, the fields of struct
  * perta_params (pert_adaptive_algo.h): t_min, t_max, p_max, weight_ppm,
  * respond_in_slow_start, q_max_init, alpha_max, compete_frac, t3_frac,
  * ramp_pole_frac, alpha_period_rtts, high_speed_step, compete_step,
- * safe_decay, t3_floor, q_max_srtt, loss_half, min_rtt_window_us (0: P is the
- * smallest RTT sample), and weights=w1,w2,... (1 to 8).
+ * safe_decay, t3_floor, q_max_srtt, loss_half, min_rtt_window_us, and
+ * weights=w1,w2,... (1 to 8).
  * pert_adaptive's hold also takes trace=FILE: the program then emits every
- * RTT sample with its srtt_0.99 (struct perta_sample), which the loader
- * writes to FILE until it ends, a line each: "t_us sport dport rtt_us srtt_us".
+ * RTT sample with its srtt_0.99 and P (struct perta_sample), which the loader
+ * writes to FILE until it ends, a line each: "t_us sport dport rtt_us srtt_us
+ * min_rtt_us".
  *
  * Link-based registration: libbpf 1.1 (Debian 12) predates
  * SEC(".struct_ops.link"), so the loader sets BPF_F_LINK on the struct_ops
@@ -73,8 +75,8 @@ static int on_sample(void *ctx, void *data, size_t len)
 	(void)ctx;
 	if (len < sizeof(*s))
 		return 0;
-	fprintf(trace_out, "%llu %u %u %llu %llu\n", (unsigned long long)s->t_us, s->sport, s->dport, (unsigned long long)s->rtt_us,
-		(unsigned long long)s->srtt_us);
+	fprintf(trace_out, "%llu %u %u %llu %llu %u\n", (unsigned long long)s->t_us, s->sport, s->dport, (unsigned long long)s->rtt_us,
+		(unsigned long long)s->srtt_us, s->min_rtt_us);
 	return 0;
 }
 #endif
@@ -137,10 +139,10 @@ static int set_param(struct SKEL_T *skel, const char *arg)
 		skel->rodata->perta_params.base.field = v;               \
 		return 0;                                                \
 	}
-	B(t_min) B(t_max) B(p_max) B(weight_ppm) B(respond_in_slow_start)
+	B(t_min) B(t_max) B(p_max) B(weight_ppm) B(respond_in_slow_start) B(min_rtt_window_us)
 	P(q_max_init) P(alpha_max) P(compete_frac) P(t3_frac) P(ramp_pole_frac)
 	P(alpha_period_rtts) P(high_speed_step) P(compete_step) P(safe_decay)
-	P(t3_floor) P(q_max_srtt) P(loss_half) P(min_rtt_window_us)
+	P(t3_floor) P(q_max_srtt) P(loss_half)
 #undef B
 #else
 #define P(field)                                                         \
@@ -149,7 +151,7 @@ static int set_param(struct SKEL_T *skel, const char *arg)
 		return 0;                                                \
 	}
 	P(t_min) P(t_max) P(t_end) P(p_max) P(weight_ppm) P(keep_ppm)
-	P(have_t_end) P(literal) P(respond_in_slow_start)
+	P(have_t_end) P(literal) P(respond_in_slow_start) P(min_rtt_window_us)
 #endif
 #undef P
 #undef IS

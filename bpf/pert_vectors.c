@@ -7,8 +7,9 @@
  *
  *   case t_min t_max t_end have_t_end p_max weight_ppm keep_ppm literal
  *        respond_in_slow_start cwnd ssthresh cwnd_cnt clamp snd_una snd_nxt
- *   ev snd_una snd_nxt set_cwnd set_ssthresh set_cwnd_cnt call_ssthresh
- *      pkts_acked rtt_us cong_avoid acked n_draws draw...
+ *        min_rtt_window_us
+ *   ev now_us snd_una snd_nxt set_cwnd set_ssthresh set_cwnd_cnt
+ *      call_ssthresh pkts_acked rtt_us cong_avoid acked n_draws draw...
  *
  * (-1: field not set / no RTT sample) and prints after each event:
  *   cwnd ssthresh cwnd_cnt early_responses srtt min_rtt_us prob ssthresh_ret
@@ -61,11 +62,14 @@ int main(void)
 			tp.snd_cwnd_clamp = (__u32)v[12];
 			tp.snd_una = (__u32)v[13];
 			tp.snd_nxt = (__u32)v[14];
+			pp.min_rtt_window_us = v[15];
 		} else if (!strcmp(kind, "ev")) {
-			long long v[11];
+			long long t, v[11];
 			long long ret = -1;
 			int i;
 
+			if (scanf("%lld", &t) != 1)
+				return 2;
 			for (i = 0; i < 11; i++)
 				if (scanf("%lld", &v[i]) != 1)
 					return 2;
@@ -82,7 +86,7 @@ int main(void)
 			if (v[3] >= 0)
 				tp.snd_ssthresh = (__u32)v[3];
 			if (v[6] && v[7] >= 0)
-				pert_update_rtt(&pp, &st, (__u64)v[7]);
+				pert_update_rtt(&pp, &st, (__u64)v[7], (__u64)t);
 			if (v[8])
 				pert_cong_avoid(&pp, &st, &tp, (__u32)v[9], 1);
 			printf("%u %u %u %u %lld %lld %llu %lld %d\n", tp.snd_cwnd, tp.snd_ssthresh,

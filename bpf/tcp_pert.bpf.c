@@ -13,8 +13,9 @@
  * `flows` LRU hash (draws and early responses; the testbed's flow table).
  *
  * Hooks (Linux calls them as for any module):
- *   init        zero the per-socket state (CA private area, 24 bytes)
- *   pkts_acked  RTT sample of each ACK (ack_sample.rtt_us; < 0: none)
+ *   init        zero the per-socket state (CA private area, 64 bytes)
+ *   pkts_acked  RTT sample of each ACK (ack_sample.rtt_us; < 0: none), at
+ *               tcp_mstamp (us: P's window, if one is set)
  *   cong_avoid  one random draw per eligible ACK with p > 0, early response
  *               or Reno growth (only when tcp_is_cwnd_limited(), as
  *               tcp_reno_cong_avoid does)
@@ -34,6 +35,9 @@
 
 char _license[] SEC("license") = "GPL";
 
+/* The state lives in the socket's congestion-control private area (ICSK_CA_PRIV_SIZE). */
+_Static_assert(sizeof(struct pert_state) <= 104, "struct pert_state must fit the 104-byte private area");
+
 /* Defaults: the paper's (5 ms, 10 ms, 2 T_max on the queueing delay,
  * p_max 0.05, 35 % decrease, weight 0.99). */
 const volatile __u64 pert_t_min = 5000ULL << PERT_SRTT_SHIFT;
@@ -45,6 +49,7 @@ const volatile __u64 pert_keep_ppm = 650000;
 const volatile __u32 pert_have_t_end = 0;
 const volatile __u32 pert_literal = 0;
 const volatile __u32 pert_respond_in_slow_start = 1;
+const volatile __u64 pert_min_rtt_window_us = 0; /* 0: P is the smallest sample */
 
 /* Counters for `pertlab linux status` (all sockets together). */
 __u64 cnt_sockets = 0;
@@ -95,6 +100,7 @@ static __always_inline void load_params(struct pert_params *pp)
 	pp->literal = pert_literal;
 	pp->respond_in_slow_start = pert_respond_in_slow_start;
 	pp->pad = 0;
+	pp->min_rtt_window_us = pert_min_rtt_window_us;
 }
 
 SEC("struct_ops/bpf_pert_init")
@@ -102,11 +108,7 @@ void BPF_PROG(bpf_pert_init, struct sock *sk)
 {
 	struct pert_state *st = pert_st(sk);
 
-	st->srtt = 0;
-	st->min_rtt_us = 0;
-	st->guard = 0;
-	st->flags = 0;
-	st->early_responses = 0;
+	__builtin_memset(st, 0, sizeof(*st));
 	__sync_fetch_and_add(&cnt_sockets, 1);
 	flow_reset(&flows, sk);
 }
@@ -120,7 +122,7 @@ void BPF_PROG(bpf_pert_pkts_acked, struct sock *sk, const struct ack_sample *sam
 	if (rtt_us < 0)
 		return;
 	load_params(&pp);
-	pert_update_rtt(&pp, pert_st(sk), (__u64)(__u32)rtt_us);
+	pert_update_rtt(&pp, pert_st(sk), (__u64)(__u32)rtt_us, tcp_sk(sk)->tcp_mstamp);
 	__sync_fetch_and_add(&cnt_rtt_samples, 1);
 }
 

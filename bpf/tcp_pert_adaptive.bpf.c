@@ -21,7 +21,7 @@
  * update alpha, mode, q_max, p, p' and the time spent in each mode).
  *
  * Trace (off by default; the loader's trace=FILE sets trace_samples): every
- * RTT sample with the srtt_0.99 it gave, into the `samples` ring buffer
+ * RTT sample with the srtt_0.99 and P it gave, into the `samples` ring buffer
  * (struct perta_sample, pert_adaptive_algo.h), which the loader writes out (Kotla
  * Fig. 15: the instantaneous RTT against srtt_0.99). With trace_samples 0 the
  * verifier drops the branch, so the untraced program is unchanged.
@@ -69,9 +69,9 @@ struct {
 	__uint(max_entries, 1 << 22);
 } samples SEC(".maps");
 
-/* One RTT sample and the srtt it gave (us), at the tcp_mstamp clock, into
- * `samples`; dropped when the buffer is full. */
-static __always_inline void trace_sample(struct sock *sk, __u32 rtt_us, __u64 srtt_us)
+/* One RTT sample and the srtt and P it gave (us), at the tcp_mstamp clock,
+ * into `samples`; dropped when the buffer is full. */
+static __always_inline void trace_sample(struct sock *sk, __u32 rtt_us, __u64 srtt_us, __u32 min_rtt_us)
 {
 	struct perta_sample *s = bpf_ringbuf_reserve(&samples, sizeof(*s), 0);
 
@@ -82,7 +82,7 @@ static __always_inline void trace_sample(struct sock *sk, __u32 rtt_us, __u64 sr
 	s->srtt_us = srtt_us;
 	s->sport = sk->__sk_common.skc_num;
 	s->dport = __builtin_bswap16(sk->__sk_common.skc_dport);
-	s->pad = 0;
+	s->min_rtt_us = min_rtt_us;
 	bpf_ringbuf_submit(s, 0);
 }
 
@@ -210,7 +210,7 @@ void BPF_PROG(bpf_perta_pkts_acked, struct sock *sk, const struct ack_sample *sa
 	if (rtt_us >= 0)
 		__sync_fetch_and_add(&cnt_rtt_samples, 1);
 	if (trace_samples && rtt_us >= 0)
-		trace_sample(sk, (__u32)rtt_us, st->sig.srtt >> PERT_SRTT_SHIFT);
+		trace_sample(sk, (__u32)rtt_us, st->sig.srtt >> PERT_SRTT_SHIFT, st->sig.min_rtt_us);
 	if (had && st->period_start != start) {
 		__sync_fetch_and_add(&cnt_alpha_periods, 1);
 		flow_update(sk, st, FLOW_PERIOD);

@@ -706,7 +706,7 @@ def test_scenarios_read_back_from_their_dumps(data):
 _LOAD_EDGES = st.sampled_from([0.0, 1.0, 1e-12, 1e-9, 4e-7, 5e-7, 1e-6, 0.0004, 0.0009995, 0.001, 0.9999995, 0.9999999, 1 - 1e-12, 1e6, 1e7, -1.0])
 LOAD_VALUE = st.one_of(_LOAD_EDGES, st.floats(0, 1e-5), st.floats(0, 100, allow_nan=False), st.floats(-1e300, 1e300))
 LOAD_OPTIONS = {
-    "pert": ("t_min_ms", "t_max_ms", "t_end_ms", "p_max", "decrease", "srtt_weight"),
+    "pert": ("t_min_ms", "t_max_ms", "t_end_ms", "p_max", "decrease", "srtt_weight", "min_rtt_window_ms"),
     "pert-adaptive": ("t_min_ms", "t_max_ms", "p_max", "srtt_weight", "alpha_max", "compete_frac", "t3_frac", "ramp_pole_frac", "q_max_init_ms", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay", "interval_weights", "min_rtt_window_ms"),
 }  # fmt: skip
 
@@ -735,6 +735,7 @@ def _kernel_reads_what_was_given(name: str, fixed: dict[str, Any], params: Any) 
     assert fixed["t_min"] < fixed["t_max"], fixed
     assert 1 <= fixed["p_max"] <= PROB_ONE, fixed
     assert 0 < fixed["weight_ppm"] < PPM, fixed
+    assert (fixed["min_rtt_window_us"] > 0) == (params.min_rtt_window_ms is not None), fixed  # 0 is no window
     if name == "pert":
         assert 0 < fixed["keep_ppm"] < PPM, fixed
         assert not fixed["have_t_end"] or fixed["t_end"] > fixed["t_max"], fixed
@@ -744,7 +745,6 @@ def _kernel_reads_what_was_given(name: str, fixed: dict[str, Any], params: Any) 
     for field in ("high_speed_step", "compete_step"):
         assert (fixed[field] > 0) == (getattr(params, field) > 0), (field, fixed)
     assert all((w > 0) == (x > 0) for w, x in zip(fixed["weights"], params.interval_weights)) and sum(fixed["weights"]) > 0, fixed
-    assert (fixed["min_rtt_window_us"] > 0) == (params.min_rtt_window_ms is not None), fixed  # 0 is no window
 
 
 @settings(**SETTINGS, **COMMON)

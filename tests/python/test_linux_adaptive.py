@@ -306,10 +306,14 @@ def test_kernel_windowed_p_takes_in_the_reno_flows_queue(nothing_left_behind) ->
     drains far more slowly than a second, becomes part of P, so srtt - P stays small and the
     controller leaves compete mode, the reverse of the test above. The simulator predicts it on
     the same scenario (compete mode at most 0.25 of the time after the join, at least 0.6 without
-    the window); the eBPF controller follows: at most 0.25, where the test above needs 0.5."""
+    the window); the eBPF controller follows: at most 0.25, where the test above needs 0.5. Its
+    RTT trace shows why: P, the smallest sample (about 40 ms) before the join, rises by more
+    than 15 ms after it."""
+    import polars as pl
+
     from pertlab.linux import testbed
 
-    sc = _join_scenario(1_000_000_000)
+    sc = _join_scenario(1_000_000_000).model_copy(update={"trace_rtt": True})
     predicted = _sim_compete_shares(sc)
     assert predicted[1] <= 0.25 and _sim_compete_shares(_join_scenario())[1] >= 0.6, predicted
 
@@ -323,6 +327,9 @@ def test_kernel_windowed_p_takes_in_the_reno_flows_queue(nothing_left_behind) ->
     res, said = measured(lambda: testbed.run(sc), held_back)
     got = _compete_shares(res)
     assert follows(got), (got, predicted, said, res.extra["delayline"].get("late_mean_us"), res.extra["pert_adaptive_modes"][0])
+    p = res.rtt_trace.filter(pl.col("flow") == 0)
+    before, after = p.filter(pl.col("t_s") < 6)["min_rtt_ms"].min(), p.filter(pl.col("t_s") >= 6)["min_rtt_ms"].max()
+    assert after >= before + 15, (before, after)
     assert res.flows.row(0, named=True)["ss_cc"] == NAME
     assert not loader.is_registered(NAME)
 

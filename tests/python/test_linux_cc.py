@@ -76,6 +76,7 @@ LOAD_FLAGS = {
     "--srtt-weight": (["--srtt-weight", "0.9"], "srtt_weight", 0.9),
     "--literal": (["--literal"], "literal", True),
     "--no-slow-start-response": (["--no-slow-start-response"], "respond_in_slow_start", False),
+    "--min-rtt-window-ms": (["--min-rtt-window-ms", "10000"], "min_rtt_window_ms", 10000.0),
 }
 covers("linux load", "NAME", *LOAD_FLAGS)
 covers("linux unload", "NAME")

@@ -44,6 +44,8 @@ def test_default_parameters_are_the_bpf_programs_defaults() -> None:
         (dict(p_max=0), "p_max"),
         (dict(decrease=1.0), "decrease"),
         (dict(srtt_weight=0), "srtt_weight"),
+        (dict(min_rtt_window_ms=0), "min_rtt_window_ms: must lie in (0, 1e+06], got 0"),
+        (dict(min_rtt_window_ms=0.0004), "min_rtt_window_ms: a positive time must be at least 0.001 ms"),
     ],
 )
 def test_parameter_validation_names_the_field(kwargs: dict, message: str) -> None:
@@ -116,6 +118,7 @@ def test_scenario_defaults_and_the_pert_table() -> None:
         ({"pert_adaptive": {"t3_frac": 0.4}}, "pert_adaptive.compete_frac, pert_adaptive.t3_frac: t3_frac must be at least compete_frac (0.5), got 0.4"),
         # The windowed minimum RTT (an extension) within the kernel code's range of times.
         ({"pert_adaptive": {"min_rtt_window": "1h"}}, "pert_adaptive.min_rtt_window: must lie in (0, 1e+06], got 3600000.0"),
+        ({"pert": {"min_rtt_window": "0.5us"}}, "pert.min_rtt_window: a positive time must be at least 0.001 ms (the kernel code counts whole microseconds), got 0.0005"),
         ({"flows": [{"cc": "reno", "start": "4s", "stop": "3s"}]}, "flows[0].stop: must lie after start (4s) and at most at duration (10s), got 3s"),
         ({"duration": "5s", "flows": [{"cc": "reno", "stop": "6s"}]}, "flows[0].stop: must lie after start (0ns) and at most at duration (5s), got 6s"),
     ],
@@ -126,13 +129,15 @@ def test_scenario_errors_name_the_field(data: dict, error: str) -> None:
     assert error in str(e.value)
 
 
-def test_a_windowed_minimum_rtt_reaches_the_ebpf_loader_in_microseconds() -> None:
-    """adaptive PERT's min_rtt_window (Linux's tcp_min_rtt estimator, in bpf/pert_adaptive_algo.h
-    as in the simulator): a [pert_adaptive] window goes to the loader; unset, 0 (no window)."""
-    windowed = TestbedScenario.parse({"pert_adaptive": {"min_rtt_window": "10s"}}).pert_adaptive_params()
+@pytest.mark.parametrize("table", ["pert", "pert_adaptive"])
+def test_a_windowed_minimum_rtt_reaches_the_ebpf_loader_in_microseconds(table: str) -> None:
+    """PERT's min_rtt_window (Linux's tcp_min_rtt estimator, in bpf/pert_algo.h as in the
+    simulator): a [pert] or [pert_adaptive] window goes to the loader; unset, 0 (no window)."""
+    params = lambda sc: sc.pert_params() if table == "pert" else sc.pert_adaptive_params()  # noqa: E731
+    windowed = params(TestbedScenario.parse({table: {"min_rtt_window": "10s"}}))
     assert windowed.min_rtt_window_ms == 10_000
     assert "min_rtt_window_us=10000000" in windowed.loader_args()
-    assert "min_rtt_window_us=0" in TestbedScenario.parse({}).pert_adaptive_params().loader_args()
+    assert "min_rtt_window_us=0" in params(TestbedScenario.parse({})).loader_args()
 
 
 def test_pert_thresholds_beyond_the_kernel_codes_bound_are_field_errors() -> None:

@@ -29,10 +29,10 @@ def _opt(ev: dict, key: str) -> int:
 def _script(case: dict) -> str:
     f, i = case["fixed"], case["init"]
     head = [f[k] for k in ("t_min", "t_max", "t_end", "have_t_end", "p_max", "weight_ppm", "keep_ppm", "literal", "respond_in_slow_start")]
-    head += [i[k] for k in ("cwnd", "ssthresh", "cwnd_cnt", "clamp", "snd_una", "snd_nxt")] + [0]
+    head += [i[k] for k in ("cwnd", "ssthresh", "cwnd_cnt", "clamp", "snd_una", "snd_nxt")] + [f["min_rtt_window_us"]]
     lines = ["case " + " ".join(map(str, head))]
     for ev in case["events"]:
-        row = [ev["snd_una"], ev["snd_nxt"], _opt(ev, "cwnd"), _opt(ev, "ssthresh"), _opt(ev, "cwnd_cnt"), int(bool(ev.get("call_ssthresh"))), int(ev["pkts_acked"]), _opt(ev, "rtt_us"), int(ev["cong_avoid"]), ev["acked"], len(ev["draws"])]
+        row = [ev["now_us"], ev["snd_una"], ev["snd_nxt"], _opt(ev, "cwnd"), _opt(ev, "ssthresh"), _opt(ev, "cwnd_cnt"), int(bool(ev.get("call_ssthresh"))), int(ev["pkts_acked"]), _opt(ev, "rtt_us"), int(ev["cong_avoid"]), ev["acked"], len(ev["draws"])]
         lines.append("ev " + " ".join(map(str, row + ev["draws"])))
     return "\n".join(lines) + "\n"
 

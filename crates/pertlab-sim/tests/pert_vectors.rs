@@ -12,9 +12,9 @@
 //! - `config`: the `PertConfig` as JSON; `fixed`: the same parameters in the
 //!   fixed point both implementations use (`t_min`, `t_max`, `t_end`: us << 10;
 //!   `have_t_end`; `p_max`: units of 2^-32; `weight_ppm`, `keep_ppm`: millionths;
-//!   `literal`, `respond_in_slow_start`: 0/1),
+//!   `literal`, `respond_in_slow_start`: 0/1; `min_rtt_window_us`, 0 for none),
 //! - `init`: `cwnd`, `ssthresh`, `cwnd_cnt`, `clamp`, `snd_una`, `snd_nxt`,
-//! - `events`: each sets the sender's fields (`snd_una`, `snd_nxt`, `ca_state`,
+//! - `events`: each at `now_us` (the clock, microseconds); each sets the sender's fields (`snd_una`, `snd_nxt`, `ca_state`,
 //!   and optionally `cwnd`, `ssthresh`, `cwnd_cnt` as the sender writes them on
 //!   loss recovery), then calls, in this order, `ssthresh` (if `call_ssthresh`),
 //!   `pkts_acked` (if `pkts_acked`, with `rtt_us` or none), `cong_avoid` (if
@@ -63,6 +63,7 @@ fn fixed(cfg: &PertConfig) -> Value {
         "keep_ppm": PPM - ppm(cfg.decrease),
         "literal": u8::from(cfg.thresholds == PertThresholds::Literal),
         "respond_in_slow_start": u8::from(cfg.respond_in_slow_start),
+        "min_rtt_window_us": cfg.min_rtt_window_ns.map_or(0, |ns| ns / 1000),
     })
 }
 
@@ -84,12 +85,15 @@ fn expect(cc: &Pert, tp: &CcState, ssthresh_ret: Option<u32>) -> Value {
 
 /// A bulk flow through a bottleneck: the RTT grows with the window beyond a
 /// BDP, and a loss happens when the window exceeds BDP + buffer. Some ACKs
-/// carry no RTT sample, some acknowledge two segments (delayed ACKs).
+/// carry no RTT sample, some acknowledge two segments (delayed ACKs). The
+/// clock advances one RTT per window. From ACK `standing.0` to ACK
+/// `standing.1` competing traffic adds `standing.2` us of queue to every RTT.
 struct Model {
     base_us: u64,
     bdp: u32,
     buffer: u32,
     per_pkt_us: u64,
+    standing: (usize, usize, u64),
 }
 
 fn generate_case(name: &str, cfg: PertConfig, seed: u64, model: Model, init_una: u32, n_acks: usize, extra_rtts: &[u64]) -> Value {
@@ -105,9 +109,13 @@ fn generate_case(name: &str, cfg: PertConfig, seed: u64, model: Model, init_una:
     let mut events = vec![];
     let mut recovery_left = 0u32;
     let mut rtts = extra_rtts.iter().copied();
+    let mut now_us: u64 = 1_000_000;
+    let mut last_rtt_us = model.base_us;
     for i in 0..n_acks {
         let acked = if i % 7 == 3 { 2 } else { 1 };
         tp.snd_una = tp.snd_una.wrapping_add(acked);
+        now_us += last_rtt_us.min(10_000_000) * u64::from(acked) / u64::from(tp.snd_cwnd.max(1));
+        tp.now = now_us * 1000;
         let mut ev = json!({});
         let mut ssthresh_ret = None;
         // Loss: detected when the window overflows the path; one recovery
@@ -138,8 +146,15 @@ fn generate_case(name: &str, cfg: PertConfig, seed: u64, model: Model, init_una:
         let rtt_us = match rtts.next() {
             Some(r) => Some(r),
             None if i % 11 == 5 => None,
-            None => Some(model.base_us + queued * model.per_pkt_us + (i as u64 * 37) % 500),
+            None => {
+                let (from, until, extra_us) = model.standing;
+                let extra = if (from..until).contains(&i) { extra_us } else { 0 };
+                Some(model.base_us + extra + queued * model.per_pkt_us + (i as u64 * 37) % 500)
+            }
         };
+        if let Some(r) = rtt_us {
+            last_rtt_us = r.max(1);
+        }
         cc.pkts_acked(&mut tp, &AckSample { pkts_acked: acked, rtt: rtt_us.map(|us| us * 1000) }, &mut rng);
         let call_ca = matches!(tp.ca_state, CaState::Open | CaState::Disorder);
         let before = rng.clone();
@@ -147,6 +162,7 @@ fn generate_case(name: &str, cfg: PertConfig, seed: u64, model: Model, init_una:
             cc.cong_avoid(&mut tp, acked, &mut rng);
         }
         let draws = draws_made(&before, &rng);
+        ev["now_us"] = json!(now_us);
         ev["snd_una"] = json!(tp.snd_una);
         ev["snd_nxt"] = json!(tp.snd_nxt);
         ev["ca_state"] = json!(tp.ca_state.name());
@@ -175,7 +191,7 @@ fn generate_case(name: &str, cfg: PertConfig, seed: u64, model: Model, init_una:
 
 fn generate() -> Value {
     let d = PertConfig::default;
-    let path = || Model { base_us: 20_000, bdp: 40, buffer: 30, per_pkt_us: 400 };
+    let path = || Model { base_us: 20_000, bdp: 40, buffer: 30, per_pkt_us: 400, standing: (0, 0, 0) };
     let cases = vec![
         generate_case("default", d(), 1, path(), 1000, 1000, &[]),
         generate_case("sequence_wrap_and_losses", d(), 2, Model { bdp: 8, buffer: 6, per_pkt_us: 300, ..path() }, u32::MAX - 300, 900, &[]),
@@ -206,10 +222,23 @@ fn generate() -> Value {
             "long_curve_and_extreme_rtts",
             PertConfig { t_curve_end_ns: Some(5_000_000 * MS), ..d() },
             7,
-            Model { base_us: 1_000, bdp: 10, buffer: 500, per_pkt_us: 200_000 },
+            Model { base_us: 1_000, bdp: 10, buffer: 500, per_pkt_us: 200_000, standing: (0, 0, 0) },
             0,
             600,
             &[1_000, 0, i32::MAX as u64, 3_000_000_000, 50_000_000, 1_500_000_000],
+        ),
+        // `P` over a 300 ms window: competing traffic keeps 25 ms of queue
+        // from ACK 300 to ACK 2300, so the smallest sample expires and `P`
+        // rises with the queue (the later choices take over, the quarter- and
+        // half-window refreshes run), then falls after it.
+        generate_case(
+            "min_rtt_window",
+            PertConfig { min_rtt_window_ns: Some(300 * MS), ..d() },
+            8,
+            Model { standing: (300, 2300, 25_000), ..path() },
+            0,
+            3000,
+            &[],
         ),
     ];
     json!({ "cases": cases })
@@ -236,7 +265,7 @@ fn replay_vectors_through_pert() {
     }
     let stored: Value = serde_json::from_str(&std::fs::read_to_string(vectors_path()).unwrap()).unwrap();
     let cases = stored["cases"].as_array().unwrap();
-    assert!(cases.len() >= 7);
+    assert!(cases.len() >= 8);
     let (mut responses, mut draws_total, mut losses) = (0, 0, 0);
     for case in cases {
         let name = case["name"].as_str().unwrap();
@@ -252,6 +281,7 @@ fn replay_vectors_through_pert() {
         tp.snd_una = g(init, "snd_una");
         tp.snd_nxt = g(init, "snd_nxt");
         for (i, ev) in case["events"].as_array().unwrap().iter().enumerate() {
+            tp.now = ev["now_us"].as_u64().unwrap() * 1000;
             tp.snd_una = g(ev, "snd_una");
             tp.snd_nxt = g(ev, "snd_nxt");
             for (k, field) in [("cwnd", &mut tp.snd_cwnd), ("cwnd_cnt", &mut tp.snd_cwnd_cnt)] {
@@ -288,4 +318,18 @@ fn replay_vectors_through_pert() {
     assert!(responses >= 20, "{responses} early responses");
     assert!(draws_total >= 200, "{draws_total} draws");
     assert!(losses >= 5, "{losses} losses");
+}
+
+/// The windowed case moves `P` both ways: up by most of the competing
+/// traffic's 25 ms of queue once the smallest sample leaves the window, and
+/// down by most of it after the traffic leaves. With the smallest sample ever,
+/// `P` never rises.
+#[test]
+fn the_window_case_lets_p_rise_with_a_standing_queue_and_fall_after_it() {
+    let generated = generate();
+    let case = generated["cases"].as_array().unwrap().iter().find(|c| c["name"] == "min_rtt_window").unwrap();
+    let p: Vec<u64> = case["events"].as_array().unwrap().iter().filter_map(|ev| ev["expect"]["min_rtt_us"].as_u64()).collect();
+    let (first, highest, last) = (p[0], *p.iter().max().unwrap(), *p.last().unwrap());
+    assert!(highest >= first + 20_000, "P from {first} us rose only to {highest} us");
+    assert!(last + 15_000 <= highest, "P stayed at {last} us after the queue left (highest {highest} us)");
 }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .loader import MAX_TIME_MS, PPM, PROB_ONE, SRTT_SHIFT, PertParamError, _round, refuse_lost_precision
+from .loader import MAX_TIME_MS, PPM, PROB_ONE, SRTT_SHIFT, PertParamError, _round, check_min_rtt_window, min_rtt_window_us, refuse_lost_precision
 
 #: Largest alpha_max: alpha in millionths stays below 2^32.
 MAX_ALPHA = 4000.0
@@ -99,8 +99,7 @@ class PertAdaptiveParams:
         for i, x in enumerate(w):
             if not 0 <= x <= 1:
                 raise PertParamError("interval_weights", f"each weight must lie in [0, 1], got {x} at position {i}")
-        if self.min_rtt_window_ms is not None:
-            in_range("min_rtt_window_ms", 0, MAX_TIME_MS, lo_open=True)
+        check_min_rtt_window(self.min_rtt_window_ms)
         if sum(w) <= 0:
             raise PertParamError("interval_weights", f"must sum to a positive number, got {sum(w)}")
         for i, x in enumerate(w):
@@ -154,7 +153,7 @@ class PertAdaptiveParams:
             "t3_floor": int(self.t3_floor),
             "q_max_srtt": int(self.q_max_source == "srtt"),
             "loss_half": int(self.loss_beta == "half"),
-            "min_rtt_window_us": 0 if self.min_rtt_window_ms is None else _round(self.min_rtt_window_ms * 1000),
+            "min_rtt_window_us": min_rtt_window_us(self.min_rtt_window_ms),
         }
 
     def loader_args(self) -> list[str]:

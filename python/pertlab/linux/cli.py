@@ -40,7 +40,7 @@ def _die(msg: str, code: int = 1) -> NoReturn:
 
 #: Options of `load` for pert-adaptive only: (flag, help). Their defaults are the thesis's
 #: (PertAdaptiveParams); given with `pert` they are an error.
-_ADAPTIVE_ONLY = ("alpha_max", "compete_frac", "t3_frac", "t3_floor", "ramp_pole_frac", "q_max_init_ms", "q_max_source", "loss_beta", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay", "interval_weights", "min_rtt_window_ms")
+_ADAPTIVE_ONLY = ("alpha_max", "compete_frac", "t3_frac", "t3_floor", "ramp_pole_frac", "q_max_init_ms", "q_max_source", "loss_beta", "alpha_period_rtts", "high_speed_step", "compete_step", "safe_decay", "interval_weights")
 
 
 def _flag(field: str) -> str:
@@ -76,7 +76,7 @@ def load(
         Optional[str], typer.Option(help="pert-adaptive: loss-interval weights, most recent first, 1 to 8 in [0, 1] [default: 1,1,1,1,0.8,0.6,0.4,0.2].")
     ] = None,
     min_rtt_window_ms: Annotated[
-        Optional[float], typer.Option(help="pert-adaptive: P is the minimum RTT over this sliding window (Linux's tcp_min_rtt estimator) [default: the smallest RTT sample].")
+        Optional[float], typer.Option(help="P is the minimum RTT over this sliding window (Linux's tcp_min_rtt estimator) [default: the smallest RTT sample].")
     ] = None,
 ) -> None:
     """Compile (clang) and register NAME as a TCP congestion control, pinned in bpffs."""
@@ -104,7 +104,9 @@ def load_params(cli_name: str, options: dict[str, Any]) -> "PertParams | PertAda
     if cli_name == "pert":
         if given:
             _die(f"{_flag(next(iter(given)))}: applies to pert-adaptive only", 2)
-        params = PertParams(o["t_min_ms"], o["t_max_ms"], o["t_end_ms"], o["p_max"], 0.35 if o["decrease"] is None else o["decrease"], o["srtt_weight"], o["literal"], o["slow_start_response"] is not False)
+        params = PertParams(
+            o["t_min_ms"], o["t_max_ms"], o["t_end_ms"], o["p_max"], 0.35 if o["decrease"] is None else o["decrease"], o["srtt_weight"], o["literal"], o["slow_start_response"] is not False, o["min_rtt_window_ms"]
+        )
     else:
         for flag, v in (("--t-end-ms", o["t_end_ms"]), ("--decrease", o["decrease"]), ("--literal", o["literal"] or None)):
             if v is not None:
@@ -114,7 +116,9 @@ def load_params(cli_name: str, options: dict[str, Any]) -> "PertParams | PertAda
                 given["interval_weights"] = tuple(float(x) for x in given["interval_weights"].split(","))
             except ValueError:
                 _die(f"--interval-weights: a comma-separated list of numbers, got {o['interval_weights']!r}", 2)
-        params = PertAdaptiveParams(t_min_ms=o["t_min_ms"], t_max_ms=o["t_max_ms"], p_max=o["p_max"], srtt_weight=o["srtt_weight"], respond_in_slow_start=bool(o["slow_start_response"]), **given)
+        params = PertAdaptiveParams(
+            t_min_ms=o["t_min_ms"], t_max_ms=o["t_max_ms"], p_max=o["p_max"], srtt_weight=o["srtt_weight"], respond_in_slow_start=bool(o["slow_start_response"]), min_rtt_window_ms=o["min_rtt_window_ms"], **given
+        )
     try:
         params.validate()
     except PertParamError as e:

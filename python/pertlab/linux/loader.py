@@ -90,6 +90,19 @@ def refuse_lost_precision(params, times: tuple[str, ...], millionths: tuple[str,
         raise PertParamError("p_max", f"must be at least 2^-33 (1.2e-10; the kernel code counts probabilities in 2^-32), got {params.p_max}")
 
 
+def check_min_rtt_window(window_ms: float | None) -> None:
+    """Raise :class:`PertParamError` for a ``min_rtt_window_ms`` the kernel code cannot take (a
+    window, if set, lies in (0, MAX_TIME_MS]; its whole microseconds are checked with the other
+    times by :func:`refuse_lost_precision`)."""
+    if window_ms is not None and not 0 < window_ms <= MAX_TIME_MS:
+        raise PertParamError("min_rtt_window_ms", f"must lie in (0, {MAX_TIME_MS:g}], got {window_ms}")
+
+
+def min_rtt_window_us(window_ms: float | None) -> int:
+    """The loader's ``min_rtt_window_us``: the window in whole microseconds, 0 for none."""
+    return 0 if window_ms is None else _us(window_ms)
+
+
 class PertParamError(ValueError):
     """A parameter the kernel code cannot take: ``field`` (a :class:`PertParams` field name),
     ``also`` (the fields a constraint between values binds it to: ``t_max_ms`` for ``t_min_ms <
@@ -139,6 +152,9 @@ class PertParams:
     srtt_weight: float = 0.99
     literal: bool = False
     respond_in_slow_start: bool = True
+    #: P over a sliding window of this many ms (Linux's tcp_min_rtt estimator; an extension);
+    #: None: the smallest RTT sample of the connection (the paper).
+    min_rtt_window_ms: float | None = None
 
     def validate(self) -> None:
         """Raise :class:`PertParamError` for parameters the kernel code cannot take."""
@@ -158,13 +174,15 @@ class PertParams:
             v = getattr(self, name)
             if not 0 < v < 1:
                 raise PertParamError(name, f"must lie strictly between 0 and 1, got {v}")
-        refuse_lost_precision(self, times=("t_min_ms", "t_max_ms", "t_end_ms"), millionths=("decrease", "srtt_weight"), below_one=("decrease", "srtt_weight"))
+        check_min_rtt_window(self.min_rtt_window_ms)
+        refuse_lost_precision(self, times=("t_min_ms", "t_max_ms", "t_end_ms", "min_rtt_window_ms"), millionths=("decrease", "srtt_weight"), below_one=("decrease", "srtt_weight"))
 
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertParams":
         """From the simulator's PertConfig (JSON / TOML form, times in ns)."""
         d = PertParams()
         end = cfg.get("t_curve_end_ns")
+        window = cfg.get("min_rtt_window_ns")
         return cls(
             t_min_ms=cfg.get("t_min_ns", d.t_min_ms * 1e6) / 1e6,
             t_max_ms=cfg.get("t_max_ns", d.t_max_ms * 1e6) / 1e6,
@@ -174,6 +192,7 @@ class PertParams:
             srtt_weight=cfg.get("srtt_weight", d.srtt_weight),
             literal=cfg.get("thresholds", "queueing_delay") == "literal",
             respond_in_slow_start=cfg.get("respond_in_slow_start", True),
+            min_rtt_window_ms=None if window is None else window / 1e6,
         )
 
     def fixed(self) -> dict:
@@ -197,6 +216,7 @@ class PertParams:
             "keep_ppm": PPM - ppm(self.decrease),
             "literal": int(self.literal),
             "respond_in_slow_start": int(self.respond_in_slow_start),
+            "min_rtt_window_us": min_rtt_window_us(self.min_rtt_window_ms),
         }
 
     def loader_args(self) -> list[str]:
@@ -402,7 +422,7 @@ def _params_fixed(name: str) -> dict:
     base = pp.pop("base")
     n = pp.pop("n_weights")
     pp["weights"] = pp["weights"][:n]
-    return {**{k: base[k] for k in ("t_min", "t_max", "p_max", "weight_ppm", "respond_in_slow_start")}, **pp}
+    return {**{k: base[k] for k in ("t_min", "t_max", "p_max", "weight_ppm", "respond_in_slow_start", "min_rtt_window_us")}, **pp}
 
 
 def status(name: str = NAME) -> dict:
@@ -440,9 +460,9 @@ class Holder:
 @contextlib.contextmanager
 def hold(name: str = NAME, params=None, trace: Path | None = None) -> Iterator[Holder]:
     """Register ``name`` for the duration of the context (see module doc). ``trace``
-    (pert_adaptive only): a file the loader writes every RTT sample to, with the srtt_0.99 it
-    gave, a line each ("t_us sport dport rtt_us srtt_us", t_us on CLOCK_MONOTONIC); complete
-    when the context has ended."""
+    (pert_adaptive only): a file the loader writes every RTT sample to, with the srtt_0.99 and
+    P it gave, a line each ("t_us sport dport rtt_us srtt_us min_rtt_us", t_us on
+    CLOCK_MONOTONIC); complete when the context has ended."""
     # The arguments first: a bad one is refused on any host, before the build tools are looked for.
     if trace is not None and (kind := controller(name).name) != "pert_adaptive":
         raise ValueError(f"trace: only pert_adaptive emits its RTT samples, not {kind}")

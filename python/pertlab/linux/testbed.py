@@ -298,7 +298,8 @@ class TestbedResults:
     queue_series: pl.DataFrame
     extra: dict
     #: With ``trace_rtt``: every RTT sample of the pert_adaptive connections and the srtt_0.99
-    #: it gave (t_s from the flows' start, flow, rtt_ms, srtt_ms), as the eBPF program saw them.
+    #: and P it gave (t_s from the flows' start, flow, rtt_ms, srtt_ms, min_rtt_ms), as the eBPF
+    #: program saw them.
     rtt_trace: pl.DataFrame | None = None
     #: With ``capture_acks``: every ACK the receivers sent that covered new data (pertlab.acks:
     #: the segments it covered, how long the last was held, PSH), timed from the flows' start,
@@ -436,10 +437,10 @@ def _read_trace(path: Path, res: TestbedResults) -> pl.DataFrame:
     t0 = res.extra["t0_monotonic"]
     rows = []
     for line in path.read_text().splitlines():
-        t_us, sport, _dport, rtt_us, srtt_us = map(int, line.split())
+        t_us, sport, _dport, rtt_us, srtt_us, min_rtt_us = map(int, line.split())
         if sport in flow_of:
-            rows.append({"t_s": t_us / 1e6 - t0, "flow": flow_of[sport], "rtt_ms": rtt_us / 1e3, "srtt_ms": srtt_us / 1e3})
-    schema = {"t_s": pl.Float64, "flow": pl.UInt32, "rtt_ms": pl.Float64, "srtt_ms": pl.Float64}
+            rows.append({"t_s": t_us / 1e6 - t0, "flow": flow_of[sport], "rtt_ms": rtt_us / 1e3, "srtt_ms": srtt_us / 1e3, "min_rtt_ms": min_rtt_us / 1e3})
+    schema = {"t_s": pl.Float64, "flow": pl.UInt32, "rtt_ms": pl.Float64, "srtt_ms": pl.Float64, "min_rtt_ms": pl.Float64}
     return pl.DataFrame(rows, schema=schema).sort("flow", "t_s")
 
 

@@ -34,6 +34,13 @@ class Vegas(_Model):
     _beta_at_least_alpha = field_validator("beta")(_compared_to("alpha", ">="))
 
 
+def _min_rtt_window():
+    """Every PERT's ``min_rtt_window`` (an extension: the papers keep the smallest sample)."""
+    return _unit(
+        "min_rtt_window", "min_rtt_window_ns", None, "P over a sliding window (Linux's tcp_min_rtt) instead of the smallest RTT sample; unset: the smallest (the papers)"
+    )
+
+
 class Pert(_Model):
     """PERT/RED (SIGCOMM 2007, Section 3): early response with a probability
     that rises with the queueing delay estimated from the smoothed RTT."""
@@ -49,6 +56,7 @@ class Pert(_Model):
         "queueing_delay", description="thresholds on the queueing delay (theses) or on srtt as printed (P + t)"
     )
     respond_in_slow_start: bool = True
+    min_rtt_window: Duration | None = _min_rtt_window()
 
     _t_max_above_t_min = field_validator("t_max")(_compared_to("t_min", ">", format_time))
 
@@ -70,6 +78,7 @@ class PertPi(_Model):
     decrease: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.35, description="fraction of the window an early response removes")
     srtt_weight: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.99, description="history weight of the smoothed RTT")
     respond_in_slow_start: bool = True
+    min_rtt_window: Duration | None = _min_rtt_window()
 
 
 class PertAdaptive(_Model):
@@ -104,9 +113,7 @@ class PertAdaptive(_Model):
         description="weights of the loss-interval estimators, most recent first",
     )
     respond_in_slow_start: bool = Field(False, description="early responses in slow start too (thesis: congestion avoidance only)")
-    min_rtt_window: Duration | None = _unit(
-        "min_rtt_window", "min_rtt_window_ns", None, "P over a sliding window (Linux's tcp_min_rtt) instead of the smallest RTT sample; unset: the smallest (the theses)"
-    )
+    min_rtt_window: Duration | None = _min_rtt_window()
 
     _t_max_above_t_min = field_validator("t_max")(_compared_to("t_min", ">", format_time))
 

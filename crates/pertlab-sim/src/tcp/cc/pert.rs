@@ -137,6 +137,11 @@ pub struct PertConfig {
     /// Allow early responses in slow start (the paper does not exclude them).
     /// Default `true`.
     pub respond_in_slow_start: bool,
+    /// `P`, the propagation-delay estimate, over a sliding window of this many
+    /// nanoseconds ([`super::windowed_min`], Linux's `tcp_min_rtt`) instead of
+    /// the smallest sample of the connection, as in the paper (Section 2). An
+    /// extension. Default none.
+    pub min_rtt_window_ns: Option<u64>,
 }
 
 impl Default for PertConfig {
@@ -150,6 +155,7 @@ impl Default for PertConfig {
             srtt_weight: DEFAULT_SRTT_WEIGHT,
             thresholds: PertThresholds::QueueingDelay,
             respond_in_slow_start: true,
+            min_rtt_window_ns: None,
         }
     }
 }
@@ -169,6 +175,7 @@ impl PertConfig {
         }
         check::open_unit(&format!("{path}.decrease"), self.decrease)?;
         check::open_unit(&format!("{path}.srtt_weight"), self.srtt_weight)?;
+        DelaySignal::validate_min_rtt_window(&format!("{path}.min_rtt_window_ns"), self.min_rtt_window_ns)?;
         Ok(())
     }
 }
@@ -254,6 +261,8 @@ pub struct Response {
     pub decrease: f64,
     /// Allow early responses in slow start.
     pub respond_in_slow_start: bool,
+    /// `P` over a sliding window of this many nanoseconds, if set.
+    pub min_rtt_window_ns: Option<u64>,
 }
 
 /// PERT sender state, generic over what it emulates (gentle RED by default).
@@ -274,7 +283,12 @@ pub struct Pert<E: Emulation = GentleRed> {
 impl Response {
     /// PERT/RED's response parameters.
     fn of(cfg: &PertConfig) -> Response {
-        Response { srtt_weight: cfg.srtt_weight, decrease: cfg.decrease, respond_in_slow_start: cfg.respond_in_slow_start }
+        Response {
+            srtt_weight: cfg.srtt_weight,
+            decrease: cfg.decrease,
+            respond_in_slow_start: cfg.respond_in_slow_start,
+            min_rtt_window_ns: cfg.min_rtt_window_ns,
+        }
     }
 }
 
@@ -289,7 +303,7 @@ impl<E: Emulation> Pert<E> {
     /// PERT emulating `emulation`.
     pub fn emulating(emulation: E, response: Response) -> Pert<E> {
         Pert {
-            signal: DelaySignal::new(response.srtt_weight),
+            signal: DelaySignal::new(response.srtt_weight).with_min_rtt_window(response.min_rtt_window_ns),
             guard: OncePerRtt::default(),
             early_responses: 0,
             keep_ppm: PPM - to_ppm(response.decrease),

@@ -226,9 +226,7 @@ impl PertAdaptiveConfig {
         if self.t3_frac < self.compete_frac {
             return Err(ConfigError::new(field("t3_frac"), format!("must be at least compete_frac ({}), got {}", self.compete_frac, self.t3_frac)));
         }
-        if self.min_rtt_window_ns == Some(0) {
-            return Err(ConfigError::new(field("min_rtt_window_ns"), "must be positive, or unset for the smallest RTT sample of the connection, got 0"));
-        }
+        DelaySignal::validate_min_rtt_window(&field("min_rtt_window_ns"), self.min_rtt_window_ns)?;
         if self.q_max_init_ns == 0 {
             return Err(ConfigError::new(field("q_max_init_ns"), "must be positive (beta = q / (q + q_max) needs q_max > 0), got 0"));
         }

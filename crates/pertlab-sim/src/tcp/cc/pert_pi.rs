@@ -32,7 +32,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pert::{Emulation, Pert, Response, DEFAULT_DECREASE, DEFAULT_SRTT_WEIGHT};
-use super::pert_signal::{scaled_to_ns, to_prob};
+use super::pert_signal::{scaled_to_ns, to_prob, DelaySignal};
 use crate::error::{check, ConfigError};
 use crate::queue::periodic::MAX_SAMPLING_HZ;
 use crate::queue::pi::{PiLaw, DEFAULT_A, DEFAULT_B, DEFAULT_W_HZ};
@@ -69,6 +69,9 @@ pub struct PertPiConfig {
     pub srtt_weight: f64,
     /// Allow early responses in slow start, as PERT/RED. Default `true`.
     pub respond_in_slow_start: bool,
+    /// `P` over a sliding window of this many nanoseconds instead of the
+    /// smallest RTT sample, as PERT/RED's `min_rtt_window_ns`. Default none.
+    pub min_rtt_window_ns: Option<u64>,
 }
 
 impl Default for PertPiConfig {
@@ -82,6 +85,7 @@ impl Default for PertPiConfig {
             decrease: DEFAULT_DECREASE,
             srtt_weight: DEFAULT_SRTT_WEIGHT,
             respond_in_slow_start: true,
+            min_rtt_window_ns: None,
         }
     }
 }
@@ -103,6 +107,7 @@ impl PertPiConfig {
         check::in_range(&field("w_hz"), self.w_hz, f64::MIN_POSITIVE, MAX_SAMPLING_HZ)?;
         check::open_unit(&field("decrease"), self.decrease)?;
         check::open_unit(&field("srtt_weight"), self.srtt_weight)?;
+        DelaySignal::validate_min_rtt_window(&field("min_rtt_window_ns"), self.min_rtt_window_ns)?;
         Ok(())
     }
 }
@@ -129,7 +134,12 @@ impl Emulation for PiEmulation {
 pub fn pert_pi(cfg: &PertPiConfig) -> Pert<PiEmulation> {
     let target = cfg.target_delay_ns as f64 / NS_PER_SEC as f64;
     let law = PiLaw::new(cfg.a * cfg.capacity_pps, cfg.b * cfg.capacity_pps, target, cfg.w_hz);
-    let response = Response { srtt_weight: cfg.srtt_weight, decrease: cfg.decrease, respond_in_slow_start: cfg.respond_in_slow_start };
+    let response = Response {
+        srtt_weight: cfg.srtt_weight,
+        decrease: cfg.decrease,
+        respond_in_slow_start: cfg.respond_in_slow_start,
+        min_rtt_window_ns: cfg.min_rtt_window_ns,
+    };
     Pert::emulating(PiEmulation { law }, response)
 }
 

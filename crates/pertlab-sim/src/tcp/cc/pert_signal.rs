@@ -13,6 +13,7 @@ use rand::RngCore;
 
 use super::windowed_min::WindowedMin;
 use super::{seq_after, CcState};
+use crate::error::ConfigError;
 use crate::rng::SimRng;
 use crate::time::{SimTime, NS_PER_US};
 
@@ -57,6 +58,15 @@ impl DelaySignal {
     pub fn with_min_rtt_window(mut self, window: Option<SimTime>) -> DelaySignal {
         self.min_rtt_window = window.map(WindowedMin::new);
         self
+    }
+
+    /// Check a configured `min_rtt_window_ns` (field `path`): a window, if
+    /// set, is positive.
+    pub fn validate_min_rtt_window(path: &str, window: Option<SimTime>) -> Result<(), ConfigError> {
+        if window == Some(0) {
+            return Err(ConfigError::new(path, "must be positive, or unset for the smallest RTT sample of the connection, got 0"));
+        }
+        Ok(())
     }
 
     /// `srtt_0.99` and `P` from one RTT sample taken at `now`; returns the
