@@ -10,9 +10,11 @@
 //! window's minimum except after the best expired, when it may be a sample
 //! somewhat above it (the estimator's approximation, as in Linux).
 //!
-//! Used by PERT's propagation-delay estimate when a window is configured
-//! (`PertAdaptiveConfig::min_rtt_window_ns`); the theses and the paper use the
-//! smallest sample ever seen (spec C4), the default.
+//! Used by every PERT's propagation-delay estimate when a window is configured
+//! (`min_rtt_window_ns` of PERT/RED, PERT/PI and adaptive PERT); the theses
+//! and the paper use the smallest sample ever seen (spec C4), the default. The
+//! eBPF programs run the same steps (`pert_min_rtt_window_update` in
+//! `bpf/pert_algo.h`), checked against this one by the shared vectors.
 
 use crate::time::SimTime;
 
