@@ -56,7 +56,8 @@ def test_pert_s_streams_respond_early_and_fail_whatever_their_estimate_of_the_pr
     assert all(min(r) > 3 and max(r) < 1.25 * min(r) for r in rates), rates
     assert pert["success_fraction"].max() < 0.2
     assert runs.filter(~pl.col("run").str.starts_with("pert-adaptive"))["success_fraction"].min() >= 0.9
-    order, late_fig9, windowed_fig9 = report.claims
+    order, late_fig9, windowed_fig9, short_window = report.claims
+    assert short_window.text.startswith("pertlab: with the 10s window PERT's streams leave compete mode") and "compete mode" in short_window.evidence
     assert order.text.startswith("pertlab: PERT's streams respond early as often whichever flows start first")
     # Fig 9's ordering comes back neither with the streams starting last nor with a window.
     assert not late_fig9.holds and "pert-adaptive: no stream in the range" in late_fig9.evidence, late_fig9.evidence

@@ -102,7 +102,7 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
         ],
     )  # fmt: skip
     report.tables = {"runs": runs, "streams": streams}
-    report.claims = [_order_claim(runs), _fig9_claim(streams, LATE.streams_start_s, (PERT,)), _fig9_claim(streams, 0, WINDOWED)]
+    report.claims = [_order_claim(runs), _fig9_claim(streams, LATE.streams_start_s, (PERT,)), _fig9_claim(streams, 0, WINDOWED), _short_window_claim(streams)]
     return report
 
 
@@ -145,6 +145,36 @@ def _fig9_claim(streams: pl.DataFrame, start_s: int, perts: tuple[str, ...]) -> 
         holds,
         "at T/mu in the range: " + "; ".join(shown_in_bin(in_bin, cc) for cc in (*perts, "sack", "cubic"))
         + f"; over all their streams (video rate {v.VIDEO_RATE_MBPS} Mbit/s): " + "; ".join(f"{cc}: {shown[cc]}" for cc in perts if cc in shown),
+    )
+
+
+def _short_window_claim(streams: pl.DataFrame) -> Claim:
+    """pertlab: with the shortest window PERT's streams spend less time in compete mode, get less
+    goodput and end more of their losses in a timeout, at every load."""
+    short = WINDOWED[-1]
+    per_load = (
+        streams.filter((pl.col("streams_start_s") == 0) & pl.col("cc").is_in([PERT, short]))
+        .group_by("cc", "streams")
+        .agg(pl.col("goodput_mbps").mean().alias("goodput"), (pl.col("compete_s") / pl.col("window_s")).mean().alias("compete"),
+             (pl.col("timeouts") / (pl.col("timeouts") + pl.col("fast_recoveries"))).mean().alias("timeout_share"))
+    )  # fmt: skip
+    rows = per_load.pivot(on="cc", index="streams", values=["goodput", "compete", "timeout_share"]).sort("streams").to_dicts()
+    col = lambda metric, cc: f"{metric}_{cc}"  # noqa: E731
+    holds = bool(rows) and all(
+        r[col("goodput", short)] < r[col("goodput", PERT)] and r[col("compete", short)] < r[col("compete", PERT)] and r[col("timeout_share", short)] > r[col("timeout_share", PERT)]
+        for r in rows
+    )
+    return Claim(
+        f"pertlab: with the {v.MIN_RTT_WINDOWS[-1]} window PERT's streams leave compete mode: at every load, against the smallest sample, "
+        "they spend less of the run in compete mode, get less goodput, and repair more of their losses by retransmission timeouts "
+        "rather than fast recoveries.",
+        holds,
+        "by load (streams), smallest sample against the window: "
+        + "; ".join(
+            f"{r['streams']}: goodput {r[col('goodput', PERT)]:.3g} against {r[col('goodput', short)]:.3g} Mbit/s, compete mode {r[col('compete', PERT)]:.2f} "
+            f"against {r[col('compete', short)]:.2f} of the run, timeouts {r[col('timeout_share', PERT)]:.2f} against {r[col('timeout_share', short)]:.2f} of the repairs"
+            for r in rows
+        ),
     )
 
 
