@@ -30,6 +30,11 @@
 #include <bpf/bpf_core_read.h>
 
 #define PERT_RANDOM_U32() bpf_get_prandom_u32()
+/* A global function: the verifier checks it once, not at each of its calls.
+ * Inlined, the verifier followed the loader's constants into it, and with
+ * p_max = 1 (2^32, the 128-bit path) cong_avoid passed its million-instruction
+ * budget: `pertlab linux load pert --p-max 1` failed with E2BIG. */
+#define PERT_MUL_DIV_ATTR __attribute__((noinline))
 #include "pert_algo.h"
 #include "pert_bpf_glue.h"
 

@@ -55,6 +55,25 @@ def test_parameters_are_set_at_load_time() -> None:
     assert (fixed["p_max"], fixed["keep_ppm"], fixed["have_t_end"], fixed["t_end"]) == (429496730, 500000, 1, 40000 << 10)
 
 
+def test_the_program_runs_with_the_parameters_the_loader_set_p_max_1_included() -> None:
+    """On loopback the queueing delay is microseconds: with the defaults (5 and 10 ms) PERT never
+    responds early; registered with t_min 0, t_max 1 us and p_max 1 it responds on most ACKs, so
+    the program reads the parameters the loader set. p_max 1 (2^32, the 128-bit product) made
+    the verifier pass its million-instruction budget in cong_avoid until pert_mul_div became a
+    global function (2026-12-05): the load failed with "Argument list too long"."""
+    counts = []
+    for params in (loader.PertParams(), loader.PertParams(t_min_ms=0.0, t_max_ms=0.001, p_max=1.0)):
+        loader.load(params=params)
+        try:
+            assert transfer("pert", seconds=0.5).cc == "pert"
+            counts.append(loader.status()["counters"])
+        finally:
+            loader.unload()
+    default, eager = counts
+    assert default["early_responses"] == 0 and default["rtt_samples"] > 1000, default
+    assert eager["early_responses"] > eager["rtt_samples"] / 2, eager
+
+
 def test_held_registration_ends_with_the_loader() -> None:
     with loader.hold() as h:
         assert loader.is_registered()
