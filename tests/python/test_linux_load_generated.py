@@ -1,6 +1,6 @@
 """Generated parameter sets registered in the kernel: every set `pertlab linux load` accepts for
-`pert` and `pert-adaptive` (drawn as `test_generated.py` draws them, values at the edges of
-their ranges included) passes the BPF verifier and registers. `pertlab linux load pert --p-max
+`pert` and `pert-adaptive` (1 to 4 of its options, each at an end of its range or inside it)
+passes the BPF verifier and registers. `pertlab linux load pert --p-max
 1` once passed the checks and then failed with "Argument list too long": the verifier, given
 the loader's constants, passed its instruction budget (docs/reliability.md). Needs root and the
 build tools (skips naming what is missing)."""
