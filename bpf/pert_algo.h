@@ -277,21 +277,18 @@ static inline __u32 pert_min_rtt_window_update(struct pert_min_rtt_window *m, __
 static inline void pert_update_rtt(const struct pert_params *pp, struct pert_state *st, __u64 rtt_us, __u64 now_us)
 {
 	__u64 sample;
+	int first;
 
 	if (rtt_us > PERT_MAX_RTT_US)
 		rtt_us = PERT_MAX_RTT_US;
 	sample = rtt_us << PERT_SRTT_SHIFT;
-	if (!(st->flags & PERT_HAVE_RTT)) {
-		st->srtt = sample;
-		st->min_rtt_us = (__u32)rtt_us;
-		st->flags |= PERT_HAVE_RTT;
-	} else {
-		st->srtt = (st->srtt * pp->weight_ppm + sample * (PERT_PPM - pp->weight_ppm)) / PERT_PPM;
-		if (rtt_us < st->min_rtt_us)
-			st->min_rtt_us = (__u32)rtt_us;
-	}
+	first = !(st->flags & PERT_HAVE_RTT);
+	st->flags |= PERT_HAVE_RTT;
+	st->srtt = first ? sample : (st->srtt * pp->weight_ppm + sample * (PERT_PPM - pp->weight_ppm)) / PERT_PPM;
 	if (pp->min_rtt_window_us)
 		st->min_rtt_us = pert_min_rtt_window_update(&st->p_window, pp->min_rtt_window_us, now_us, (__u32)rtt_us);
+	else if (first || rtt_us < st->min_rtt_us)
+		st->min_rtt_us = (__u32)rtt_us;
 }
 
 static inline int pert_in_slow_start(const struct pert_tp *tp)

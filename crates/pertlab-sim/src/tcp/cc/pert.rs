@@ -139,8 +139,8 @@ pub struct PertConfig {
     pub respond_in_slow_start: bool,
     /// `P`, the propagation-delay estimate, over a sliding window of this many
     /// nanoseconds ([`super::windowed_min`], Linux's `tcp_min_rtt`) instead of
-    /// the smallest sample of the connection, as in the paper (Section 2). An
-    /// extension. Default none.
+    /// the smallest sample of the connection, which the paper uses (Section
+    /// 2). An extension. Default none.
     pub min_rtt_window_ns: Option<u64>,
 }
 

@@ -169,7 +169,7 @@ pub struct PertAdaptiveConfig {
     /// nanoseconds ([`super::windowed_min`], Linux's `tcp_min_rtt`) instead of
     /// the smallest sample of the connection. Neither thesis has one (spec C4:
     /// an extension, for route changes and for the question of
-    /// `qian11-video-start`). Default none.
+    /// `qian11-video-base-rtt`). Default none.
     pub min_rtt_window_ns: Option<u64>,
 }
 
