@@ -35,7 +35,8 @@ import pertlab
 from pertlab.cli import app
 from pertlab.linux.compare import sim_scenario
 from pertlab.linux.scenario import TestbedScenario
-from pertlab.scenario.controllers import Cubic, Vegas
+from pertlab.scenario.base import Duration
+from pertlab.scenario.controllers import Cubic, Pert, PertAdaptive, PertPi, Vegas
 
 import generated
 import scenario_strategies as gen
@@ -123,6 +124,20 @@ def test_tso_chunks_behind_linux_receivers_run_or_are_refused_with_field_errors(
     chunked = any(f.tcp.tso_segs > 1 for f in scenario.flows) or any(w.tcp.tso_segs > 1 for w in scenario.web)
     OUTCOMES[("tso chunks drawn", "some in chunks" if chunked else "none in chunks")] += 1
     run_or_refuse(scenario, "tso chunks")
+
+
+@settings(**FEWER, **COMMON)
+@given(gen.scenario(BUDGET), st.data())
+def test_every_pert_with_a_windowed_minimum_rtt_runs_or_is_refused_with_field_errors(data, draw):
+    """PERT/RED, PERT/PI and adaptive PERT with ``min_rtt_window`` (``P`` the minimum RTT of a
+    sliding window) on every long flow and web group the strategy draws (above, the three are
+    among many controllers and the window is set one time in four): windows from a nanosecond
+    to hours, on every topology."""
+    window = gen.value(Duration, [], BUDGET)
+    perts = st.one_of(*(gen.model(m, BUDGET, kind=st.just(m.model_fields["kind"].default), min_rtt_window=window) for m in (Pert, PertPi, PertAdaptive)))
+    _, scenario = _every_transfer(data, lambda t: t.update(cc=draw.draw(perts)))
+    OUTCOMES[("pert window drawn", "on long flows" if scenario.flows else "on web groups only")] += 1
+    run_or_refuse(scenario, "pert min_rtt_window")
 
 
 # --- mutations of valid scenarios --------------------------------------------------------
