@@ -15,7 +15,8 @@
 #                stored data (figures and index.html; no simulation runs), then make docs
 #   make docs    rewrite the generated blocks of docs/reproductions.md (claims, evidence,
 #                seeds, wall times) from the committed report.json files, and
-#                docs/validation.md's ns-3 matrix from docs/validation/ns3
+#                docs/validation.md's ns-3 matrix from docs/validation/ns3, and
+#                docs/linux.md's CPU-cost table from docs/linux/cpu_cost_table6.json
 #   make stale-reports  list the committed reports whose scenarios differ from what the
 #                code would run today (exit status 1 if any does; nothing is run)
 #
@@ -97,6 +98,7 @@ reports: build
 docs: build
 	$(BIN)/python -m pertlab.reproduce.doc docs/reproductions.md
 	$(BIN)/python -m pertlab.validate.doc docs/validation.md
+	$(BIN)/python -m pertlab.linux.doc docs/linux.md
 
 stale-reports: build
 	$(BIN)/python -m pertlab.reproduce.stale --dir docs/reproductions

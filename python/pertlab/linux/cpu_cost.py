@@ -302,6 +302,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         "delayline_sys_ms_per_mb": per_mb(dl_sys), "delayline_cpu_ms_per_mb": per_mb(dl_user + dl_sys),
         "receiver_cpu_ms_per_mb": per_mb(rcv_user + rcv_sys),
         "testbed_cpu_ms_per_mb": per_mb(snd_user + snd_sys + dl_user + dl_sys + rcv_user + rcv_sys),
+        "testbed_cpu_pct": 100 * (snd_user + snd_sys + dl_user + dl_sys + rcv_user + rcv_sys) / window,
         "ksoftirqd_ms_per_mb": per_mb(b["ksoftirqd"] - a["ksoftirqd"]),
         "machine_busy_ms_per_mb": per_mb(busy), "machine_busy_pct": 100 * busy / (window * os.cpu_count()),  # type: ignore[operator]
         "machine_steal_s": mach["steal"], "machine_softirq_s": mach["softirq"],
@@ -333,6 +334,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
 #: Figures summarised per congestion control (mean, sample standard deviation, min, max).
 SUMMARY_FIELDS = (
     "goodput_mbps", "sender_cpu_ms_per_mb", "sender_sys_ms_per_mb", "sender_cpu_pct", "delayline_sys_ms_per_mb", "testbed_cpu_ms_per_mb",
+    "testbed_cpu_pct",
     "ksoftirqd_ms_per_mb",
     "machine_busy_ms_per_mb", "machine_busy_pct", "bpf_ns_per_call", "bpf_calls_per_s", "bpf_cpu_pct", "bpf_ms_per_mb",
     "bpf_calls_per_mb",

@@ -18,12 +18,12 @@ exits 1 when one differs from what would be written); tests/python/test_validate
 from __future__ import annotations
 
 import json
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import docblock
 from . import end_host
 from .compare import NOT_IN_REFERENCE
 from .tolerance import METRICS
@@ -90,14 +90,6 @@ def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]], refer
 END_HOST, END_HOST_DATA = "end-host-timing", "validation/kernel/end_host_timing.json"
 
 
-def _fill(text: str, block: str, body: str) -> str:
-    """``text`` with the generated block ``block``'s body replaced by ``body``."""
-    pattern = re.compile(rf"(<!-- BEGIN generated: {block} -->\n)(?P<body>.*?)(<!-- END generated -->)", re.S)
-    if not pattern.search(text):
-        raise ValueError(f"no <!-- BEGIN generated: {block} --> ... <!-- END generated --> block")
-    return pattern.sub(lambda g: g.group(1) + body + g.group(3), text)
-
-
 def render_page(text: str, page_dir: Path) -> str:
     """``text`` with each block of :data:`MATRICES` written from its run under ``page_dir``, and
     the :data:`END_HOST` block from its data."""
@@ -105,24 +97,12 @@ def render_page(text: str, page_dir: Path) -> str:
         report_dir = page_dir / m.folder
         rows = json.loads((report_dir / "rows.json").read_text())
         cases = json.loads((report_dir / "cases.json").read_text())
-        text = _fill(text, m.block, render_matrix(rows, cases, m.reference))
-    return _fill(text, END_HOST, end_host.render(json.loads((page_dir / END_HOST_DATA).read_text())))
+        text = docblock.fill(text, m.block, render_matrix(rows, cases, m.reference))
+    return docblock.fill(text, END_HOST, end_host.render(json.loads((page_dir / END_HOST_DATA).read_text())))
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    check = "--check" in args
-    args = [a for a in args if a != "--check"]
-    page = Path(args[0] if args else "docs/validation.md")
-    text = page.read_text()
-    fresh = render_page(text, page.parent)
-    if check:
-        if fresh != text:
-            print(f"{page}: a generated validation block is out of date (make docs)", file=sys.stderr)
-            return 1
-        return 0
-    page.write_text(fresh)
-    return 0
+    return docblock.main(argv, "docs/validation.md", render_page)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,164 @@
+"""The generated block of docs/linux.md: "CPU cost: Table VI today", written from the committed
+run of ``pertlab linux cpu-cost --out docs/linux/cpu_cost_table6.json`` (:mod:`.cpu_cost`).
+
+The block holds the run's setup and host, the table of every congestion control's figures (mean
+and standard deviation over the runs) beside the thesis's Table VI, each eBPF program's run time
+and calls, and what the figures say where that is a comparison of numbers (the eBPF code's share
+of the testbed's CPU per MB; each protocol's difference from Reno against the spread of the runs).
+The prose around the block explains the method and what differs from the thesis.
+
+``python -m pertlab.linux.doc [--check] [PAGE]`` rewrites the block (or, with ``--check``,
+exits 1 when it differs from what would be written); ``make docs`` runs it and
+tests/python/test_linux_units.py checks it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from .. import docblock
+from .cpu_cost import EBPF, Setup
+
+__all__ = ["CPU_COST", "CPU_COST_DATA", "render_cpu_cost", "render_page", "main"]
+
+#: The block's name, and its data under the page's folder.
+CPU_COST, CPU_COST_DATA = "cpu-cost", "linux/cpu_cost_table6.json"
+
+#: Column headings by the names ``linux cpu-cost --cc`` takes.
+LABELS = {"pert-adaptive": "adaptive PERT", "pert": "PERT/RED", "reno": "Reno", "cubic": "CUBIC", "bbr": "BBR"}
+#: The thesis's Table VI row each column is set beside (its PERT is Kotla's kernel module, its
+#: SACK the stock NewReno with SACK; it has no CUBIC, PERT/RED or BBR).
+THESIS_ROW = {"pert-adaptive": "PERT", "reno": "SACK (NewReno)"}
+
+
+def _pm(s: dict[str, Any], key: str, spec: str) -> str:
+    v = s.get(key)
+    return "-" if v is None else f"{v['mean']:{spec}} ± {v['sd']:{spec}}"
+
+
+def _pair(s: dict[str, Any], key: str, spec: str, key2: str, spec2: str) -> str:
+    if s.get(key) is None:
+        return "-"
+    return f"{_pm(s, key, spec)} ({s[key2]['mean']:{spec2}})"
+
+
+def _programs(cc: str, runs: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+    """One sentence per eBPF controller: each program's run time per call and calls per second,
+    or, for those called only in the first half of the runs, the calls per run."""
+    parts = []
+    own = [r for r in runs if r["cc"] == cc]
+    for prog, v in summary["bpf_programs"].items():
+        name = prog.split("_", 2)[-1]
+        calls = [r["bpf_programs"][prog]["calls"] for r in own if prog in r.get("bpf_programs", {})]
+        if not any(calls):
+            parts.append(f"`{name}` no calls in the window")
+            continue
+        text = f"`{name}` {v['ns_per_call']:.0f} ns, "
+        first = [r["bpf_programs"][prog]["calls_first_half"] for r in own if prog in r.get("bpf_programs", {})]
+        if first != calls:
+            parts.append(text + f"{v['calls_per_s']:.0f} calls/s")
+            continue
+        spread = f"{min(calls)} to {max(calls)}" if min(calls) != max(calls) else f"{calls[0]}"
+        half = min(r["bpf_first_half_s"] for r in own)
+        parts.append(text + f"{spread} calls a run, all in the first {half:.0f} s")
+    return f"Per program of {LABELS.get(cc, cc)} (mean over the runs): " + "; ".join(parts) + "."
+
+
+def _against_reno(summary: dict[str, Any]) -> str:
+    """Each protocol's difference from Reno in the testbed's CPU per MB (mean over the runs),
+    whether it is larger than the two standard deviations together, and the testbed's CPU per
+    second beside Reno's."""
+    if "reno" not in summary or "testbed_cpu_ms_per_mb" not in summary["reno"]:
+        return ""
+    reno = summary["reno"]
+    said = []
+    for cc, s in summary.items():
+        if cc == "reno" or "testbed_cpu_ms_per_mb" not in s:
+            continue
+        a, b = s["testbed_cpu_ms_per_mb"], reno["testbed_cpu_ms_per_mb"]
+        diff, spread = a["mean"] - b["mean"], a["sd"] + b["sd"]
+        where = "inside" if abs(diff) <= spread else "outside"
+        text = f"{LABELS.get(cc, cc)} {diff:+.1f} ms per MB ({where} the two standard deviations together, {spread:.1f})"
+        if "testbed_cpu_pct" in s and "testbed_cpu_pct" in reno:
+            text += f", {s['testbed_cpu_pct']['mean']:.1f} % of one CPU against {reno['testbed_cpu_pct']['mean']:.1f} %"
+        said.append(text)
+    return "The testbed's CPU against Reno's: " + "; ".join(said) + "."
+
+
+def _command(setup: Setup) -> str:
+    ccs = " ".join(f"--cc {cc}" for cc in setup.ccs)
+    return (
+        f"`pertlab linux cpu-cost --flows {setup.flows} --seconds {setup.seconds:g} --repeat {setup.repeat} {ccs} "
+        f"--rate-mbit {setup.rate_mbit:g} --rtt-ms {setup.rtt_ms:g} --out docs/{CPU_COST_DATA}`"
+    )
+
+
+def render_cpu_cost(data: dict[str, Any]) -> str:
+    """The block's Markdown from a ``linux cpu-cost --out`` file."""
+    setup = Setup(**{**data["setup"], "ccs": tuple(data["setup"]["ccs"])})
+    host, summary, runs = data["host"], data["summary"], data["runs"]
+    ccs = list(setup.ccs)
+    loaded = any(x > host["cpus"] for x in host["load_start"] + host["load_end"])
+    lines = [
+        f"Figures ({host['started'][:10]}, `docs/{CPU_COST_DATA}`: every run): {setup.flows} flows, "
+        f"{setup.seconds:g} s, {setup.repeat} runs each, {setup.rate_mbit:g} Mbit/s, {setup.rtt_ms:g} ms, "
+        f"pfifo {setup.buffer_pkts()} packets; kernel {host['kernel'].split('-')[0]} on {host['cpus']} vCPUs; "
+        f"load average {host['load_start'][0]:g} at the start, {host['load_end'][0]:g} at the end"
+        + (" (other jobs shared the machine: the figures are noisy)" if loaded else " (by its load average, the machine was otherwise idle)")
+        + f"; {_command(setup)}. Mean ± standard deviation over the {setup.repeat} runs:",
+        "",
+        "| | " + " | ".join(LABELS.get(cc, cc) + (" (eBPF)" if cc in EBPF else "") for cc in ccs) + " |",
+        "|---|" + "---|" * len(ccs),
+    ]
+    rows = [
+        ("goodput, Mbit/s", lambda s: _pm(s, "goodput_mbps", ".1f")),
+        ("sender process, CPU ms per MB (system)", lambda s: _pair(s, "sender_cpu_ms_per_mb", ".2f", "sender_sys_ms_per_mb", ".2f")),
+        ("sender process, % of one CPU", lambda s: _pm(s, "sender_cpu_pct", ".1f")),
+        ("testbed (sender + delay line + receiver), CPU ms per MB", lambda s: _pm(s, "testbed_cpu_ms_per_mb", ".1f")),
+        ("testbed, % of one CPU", lambda s: _pm(s, "testbed_cpu_pct", ".1f")),
+        ("delay line, system CPU ms per MB", lambda s: _pm(s, "delayline_sys_ms_per_mb", ".1f")),
+        ("ksoftirqd, CPU ms per MB", lambda s: _pm(s, "ksoftirqd_ms_per_mb", ".2f")),
+        ("machine busy, % of its CPUs", lambda s: _pm(s, "machine_busy_pct", ".0f")),
+        ("BPF: ns per call, all programs", lambda s: _pm(s, "bpf_ns_per_call", ".0f")),
+        ("BPF: calls per second (per MB)", lambda s: _pair(s, "bpf_calls_per_s", ".0f", "bpf_calls_per_mb", ".0f")),
+        ("BPF: % of one CPU (ms per MB)", lambda s: _pair(s, "bpf_cpu_pct", ".2f", "bpf_ms_per_mb", ".2f")),
+    ]  # fmt: skip
+    for label, cell in rows:
+        lines.append(f"| {label} | " + " | ".join(cell(summary[cc]) for cc in ccs) + " |")
+    table = data["thesis_table_vi_pct"]
+    thesis = [f"{table[THESIS_ROW[cc]][0]:g} - {table[THESIS_ROW[cc]][1]:g}" if cc in THESIS_ROW else "" for cc in ccs]
+    lines.append("| thesis Table VI, CPU % (SACK for Reno; CTCP " + "{:g} - {:g}".format(*table["CTCP"]) + ") | " + " | ".join(thesis) + " |")
+    lines.append("")
+    for cc in ccs:
+        if cc in EBPF and summary[cc].get("bpf_programs"):
+            lines += [_programs(cc, runs, summary[cc]), ""]
+    said = []
+    for cc in ccs:
+        s = summary[cc]
+        if "bpf_ms_per_mb" in s:
+            bpf = s["bpf_ms_per_mb"]["mean"]
+            said.append(
+                f"{LABELS.get(cc, cc)}'s eBPF code: {bpf:.2f} ms of CPU per MB, {s['bpf_cpu_pct']['mean']:.2f} % of one CPU at "
+                f"{s['goodput_mbps']['mean']:.0f} Mbit/s, {100 * bpf / s['testbed_cpu_ms_per_mb']['mean']:.1f} % of the testbed's CPU per MB "
+                f"and {100 * bpf / s['sender_cpu_ms_per_mb']['mean']:.0f} % of the sender process's."
+            )  # fmt: skip
+    against = _against_reno(summary)
+    if against:
+        said.append(against)
+    return "\n".join(lines + [" ".join(said)]) + "\n"
+
+
+def render_page(text: str, page_dir: Path) -> str:
+    """``text`` with the :data:`CPU_COST` block written from its data under ``page_dir``."""
+    return docblock.fill(text, CPU_COST, render_cpu_cost(json.loads((page_dir / CPU_COST_DATA).read_text())))
+
+
+def main(argv: list[str] | None = None) -> int:
+    return docblock.main(argv, "docs/linux.md", render_page)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

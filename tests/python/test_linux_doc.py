@@ -1,0 +1,62 @@
+"""docs/linux.md's generated CPU-cost block (:mod:`pertlab.linux.doc`) against the committed run
+of ``pertlab linux cpu-cost`` it is written from (docs/linux/cpu_cost_table6.json). No root."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from pertlab.linux import cpu_cost
+from pertlab.linux.doc import CPU_COST_DATA, LABELS, render_cpu_cost, render_page
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+DATA = json.loads((DOCS / CPU_COST_DATA).read_text())
+
+
+def test_the_cpu_cost_block_is_generated_from_the_committed_run() -> None:
+    page = (DOCS / "linux.md").read_text()
+    assert render_page(page, DOCS) == page
+
+
+def test_the_committed_summary_is_the_summary_of_its_runs() -> None:
+    """The table is written from the file's summary; it must be what :class:`cpu_cost.CpuCost`
+    computes from the runs the file holds (a summary edited by hand, or of other runs, fails)."""
+    setup = cpu_cost.Setup(**{**DATA["setup"], "ccs": tuple(DATA["setup"]["ccs"])})
+    setup.validate()
+    fresh = json.loads(json.dumps(cpu_cost.CpuCost(setup, runs=DATA["runs"]).summary()))
+    assert fresh == DATA["summary"]
+    assert [r["cc"] for r in DATA["runs"]] == list(setup.ccs) * setup.repeat  # interleaved, every run kept
+
+
+def test_every_connection_of_every_committed_run_used_the_congestion_control_asked_for() -> None:
+    """docs/linux.md: ``ss`` in the middle of each run saw the congestion control asked for on
+    every connection; and every run measured a finite, positive cost."""
+    for r in DATA["runs"]:
+        assert r["flows_seen"] == r["flows"] == DATA["setup"]["flows"], r["run_id"]
+        assert r["mb"] > 0 and math.isfinite(r["testbed_cpu_ms_per_mb"]) and r["testbed_cpu_ms_per_mb"] > 0, r["run_id"]
+        if r["cc"] in cpu_cost.EBPF:
+            assert r["bpf_calls"] > 0 and 0 < r["bpf_ns_per_call"] < 1e5, r["run_id"]
+
+
+@pytest.mark.parametrize("load, said", [(0.5, "otherwise idle"), (9.0, "the figures are noisy")])
+def test_the_block_says_whether_other_jobs_shared_the_machine(load: float, said: str) -> None:
+    data = json.loads(json.dumps(DATA))
+    data["host"]["load_start"] = [load, load, load]
+    data["host"]["load_end"] = [load, load, load]
+    assert said in render_cpu_cost(data).splitlines()[0]
+
+
+def test_a_difference_from_reno_beyond_the_runs_spread_is_said_to_be_outside() -> None:
+    """The verdict of the last paragraph follows the numbers: a protocol moved far from Reno's
+    testbed CPU per MB is "outside", one set equal to Reno's "inside"."""
+    data = json.loads(json.dumps(DATA))
+    reno = data["summary"]["reno"]["testbed_cpu_ms_per_mb"]
+    other = next(cc for cc in data["setup"]["ccs"] if cc != "reno")
+    data["summary"][other]["testbed_cpu_ms_per_mb"] = {**reno, "mean": reno["mean"] + 10 * (reno["sd"] + 1)}
+    assert "outside the two standard deviations" in render_cpu_cost(data)
+    data["summary"][other]["testbed_cpu_ms_per_mb"] = dict(reno)
+    assert f"{LABELS[other]} +0.0 ms per MB (inside" in render_cpu_cost(data)
+
