@@ -98,12 +98,7 @@ int main(void)
 			pp.q_max_srtt = (__u32)v[15];
 			pp.loss_half = (__u32)v[16];
 			pp.base.min_rtt_window_us = v[17];
-			tp.snd_cwnd = (__u32)v[18];
-			tp.snd_ssthresh = (__u32)v[19];
-			tp.snd_cwnd_cnt = (__u32)v[20];
-			tp.snd_cwnd_clamp = (__u32)v[21];
-			tp.snd_una = (__u32)v[22];
-			tp.snd_nxt = (__u32)v[23];
+			PERT_HARNESS_SET_TP(tp, v + 18);
 			if (v[24] < 1 || v[24] > PERTA_MAX_WEIGHTS)
 				return 2;
 			pp.n_weights = (__u32)v[24];

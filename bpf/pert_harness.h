@@ -2,7 +2,8 @@
 /*
  * What the user-space vector harnesses (pert_vectors.c,
  * pert_adaptive_vectors.c) share: the recorded random draws of one event,
- * handed out as PERT_RANDOM_U32() in order. A harness defines
+ * handed out as PERT_RANDOM_U32() in order, and the connection's fields
+ * read from a vector line (PERT_HARNESS_SET_TP). A harness defines
  * PERT_RANDOM_U32() as pert_harness_draw() before including an algorithm.
  */
 #ifndef PERT_HARNESS_H
@@ -51,5 +52,21 @@ static int pert_harness_draws_used(void)
 {
 	return pert_harness_overdrawn ? -1 : pert_harness_used;
 }
+
+/*
+ * A connection's struct pert_tp from six numbers of a vector line, v[0..5]:
+ * snd_cwnd, snd_ssthresh, snd_cwnd_cnt, snd_cwnd_clamp, snd_una, snd_nxt (the
+ * order of both vector files). A macro: the struct is the algorithm header's,
+ * included after this one.
+ */
+#define PERT_HARNESS_SET_TP(tp, v)                          \
+	do {                                                \
+		(tp).snd_cwnd = (__u32)(v)[0];              \
+		(tp).snd_ssthresh = (__u32)(v)[1];          \
+		(tp).snd_cwnd_cnt = (__u32)(v)[2];          \
+		(tp).snd_cwnd_clamp = (__u32)(v)[3];        \
+		(tp).snd_una = (__u32)(v)[4];               \
+		(tp).snd_nxt = (__u32)(v)[5];               \
+	} while (0)
 
 #endif /* PERT_HARNESS_H */

@@ -56,12 +56,7 @@ int main(void)
 			pp.literal = (__u32)v[7];
 			pp.respond_in_slow_start = (__u32)v[8];
 			memset(&st, 0, sizeof(st));
-			tp.snd_cwnd = (__u32)v[9];
-			tp.snd_ssthresh = (__u32)v[10];
-			tp.snd_cwnd_cnt = (__u32)v[11];
-			tp.snd_cwnd_clamp = (__u32)v[12];
-			tp.snd_una = (__u32)v[13];
-			tp.snd_nxt = (__u32)v[14];
+			PERT_HARNESS_SET_TP(tp, v + 9);
 			pp.min_rtt_window_us = v[15];
 		} else if (!strcmp(kind, "ev")) {
 			long long t, v[11];
