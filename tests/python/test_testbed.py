@@ -405,6 +405,25 @@ def test_the_step_markers_queue_follows_the_real_fifo_about_a_frame_longer(tmp_p
     assert statistics.correlation(real, virtual) > 0.9 and 0.0 < gap < 2.0, (statistics.correlation(real, virtual), gap)
 
 
+def test_many_connections_over_a_long_round_trip_start_together_at_the_window() -> None:
+    # A sender opens its connections one after the other, a handshake each: 20 over 150 ms take
+    # 3 s. Until 2026-12-05 the flows' start (t0) was fixed before they connected (0.6 s ahead
+    # for one group), so they started about 2.5 s into a run whose window began at 0 s, and the
+    # goodput, divided by the whole window, came out far below what the link carried (50 eBPF
+    # adaptive PERT flows over 60 ms: 74 Mbit/s of goodput on a link 0.89 busy). Now t0 follows
+    # the last connection: every flow delivers within the first samples, and the goodput is what
+    # the bottleneck carried less the headers.
+    f = {"name": "many", "duration": "3s", "warmup": "0s", "bottleneck": {"rate": "20Mbps", "delay": "150ms", "buffer": "400KB"}, "flows": [{"cc": "reno", "count": 20}]}
+    from pertlab.linux.scenario import TestbedScenario
+
+    res = testbed.run(TestbedScenario.parse(f))
+    first = res.flow_series.filter(pl.col("delivered_bytes") > 0).group_by("flow").agg(pl.col("t_s").min())
+    assert first.height == 20 and first["t_s"].max() <= 0.5, first.sort("t_s")
+    util = res.queues.row(0, named=True)["utilization"]
+    goodput = res.flows["goodput_mbps"].sum()
+    assert util > 0.5 and 0.85 <= goodput / (util * 20 * 1448 / 1514) <= 1.05, (goodput, util)
+
+
 def _pert_against_cubic(min_rtt_window: str | None):
     """One eBPF PERT (PERT/RED) flow against one kernel CUBIC flow, 20 Mbit/s, 40 ms, a buffer
     of two bandwidth-delay products, 20 s measured after 5; with ``[pert] min_rtt_window``."""

@@ -52,7 +52,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import interrupt
-from . import loader, runs
+from . import flows, loader, runs
 from .hostcpu import machine_cpu, proc_cpu
 from .scenario import FRAME_BYTES, KERNEL_CCS, TestbedScenario
 
@@ -224,11 +224,10 @@ def _kill(pid: int) -> None:
 
 def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interrupt.Stop) -> dict:
     """One run of ``cc`` in a fresh testbed; the figures of :func:`measure`'s ``runs`` rows."""
-    from .testbed import PORT, RCV_IP, Testbed  # the testbed imports polars; only here
+    from .testbed import PORT, RCV_IP, START_MARGIN_S, Testbed  # the testbed imports polars; only here
 
     sc = setup.scenario(cc)
     py = sys.executable
-    rtt_s = setup.rtt_ms / 1e3
     load_before = loadavg()
     run_dir = runs.begin()
     tb = Testbed(sc, run_dir)
@@ -238,20 +237,19 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", "1")
         if not (recv.stdout and recv.stdout.readline().startswith("ready")):
             raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
-        # The sender connects one connection after the other (a round trip each) before t0.
-        t0 = time.monotonic() + 2.0 + 1.5 * setup.flows * rtt_s
         snd = tb.popen(
             tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", EBPF.get(cc, cc),
-            "--count", str(setup.flows), "--t0", repr(t0), "--duration", repr(setup.seconds), "--interval", repr(setup.seconds + 60),
+            "--count", str(setup.flows), "--duration", repr(setup.seconds), "--interval", repr(setup.seconds + 60),
         )  # fmt: skip
         line = snd.stdout.readline() if snd.stdout else ""
         if not line.startswith("{"):
             raise RuntimeError(f"sender ({cc}) failed: {snd.stderr.read() if snd.stderr else ''}")
         # Start of the window: the BPF counters and the testbed's processes now, while the
-        # connections are established and idle (until t0); the machine's counters, which other
-        # jobs move meanwhile, at t0.
+        # connections are established and idle (the sender waits for t0); the machine's
+        # counters, which other jobs move meanwhile, at t0.
         a = {"bpf": prog_stats(progs), "snd": proc_cpu(snd.pid), "dl": proc_cpu(tb.delayline.pid), "rcv": proc_cpu(recv.pid)}  # type: ignore[union-attr]
-        late = max(0.0, time.monotonic() - t0)
+        t0 = time.monotonic() + START_MARGIN_S
+        flows.start(snd, t0)
         time.sleep(max(0.0, t0 - time.monotonic()))
         started = time.monotonic()
         a |= {"machine": machine_cpu(), "ksoftirqd": ksoftirqd_cpu()}
@@ -293,7 +291,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
     busy = sum(mach[k] for k in ("user", "nice", "system", "irq", "softirq"))
     per_mb = lambda s: s * 1e3 / mb if mb > 0 else float("nan")  # noqa: E731  (CPU ms per MB)
     row = {
-        "cc": cc, "window_s": window, "start_late_s": late, "mb": mb, "goodput_mbps": acked * 8 / window / 1e6,
+        "cc": cc, "window_s": window, "mb": mb, "goodput_mbps": acked * 8 / window / 1e6,
         "retransmits": sum(f.get("total_retrans", 0) for f in result["final"]),
         "flows_seen": sum(1 for v in ss_cc.values() if v == EBPF.get(cc, cc)), "flows": setup.flows,
         "sender_user_s": snd_user, "sender_sys_s": snd_sys,

@@ -7,6 +7,10 @@
   client's playout is computed from); prints one JSON object when its standard
   input closes.
 - ``send``: opens ``count`` connections with ``setsockopt(TCP_CONGESTION)``,
+  one after the other (a handshake each), prints their ports, reads ``t0``
+  (CLOCK_MONOTONIC) from its standard input (:func:`start`: the driver gives
+  it once every sender is connected, so the flows start together whatever the
+  count and the round trip), then
   sends as fast as the window allows until ``t0 + duration`` or until its
   standard input closes (the driver stopped the run, or died), or with
   ``--video-rate`` writes ``--segment`` bytes every ``segment / rate`` from
@@ -24,6 +28,7 @@ import argparse
 import json
 import socket
 import struct
+import subprocess
 import sys
 import threading
 import time
@@ -64,6 +69,14 @@ def tcp_info(sock: socket.socket) -> dict:
 def _wait_stdin_eof() -> None:
     while sys.stdin.buffer.read(4096):
         pass
+
+
+def start(sender: subprocess.Popen, t0: float) -> None:
+    """Give a ``send`` process (started with a text pipe on its standard input, as
+    :meth:`pertlab.linux.testbed.Testbed.popen` starts it, and past its ``ready`` line) its start
+    time ``t0`` (CLOCK_MONOTONIC, shared by all namespaces)."""
+    sender.stdin.write(f"{t0!r}\n")  # type: ignore[union-attr]
+    sender.stdin.flush()  # type: ignore[union-attr]
 
 
 def recv(args: argparse.Namespace) -> None:
@@ -140,11 +153,16 @@ def send(args: argparse.Namespace) -> None:
         _wait_stdin_eof()
         stop.set()
 
-    threading.Thread(target=watch_stdin, daemon=True).start()
     print(json.dumps({"ready": ports}), flush=True)
-    # Start together at t0 (CLOCK_MONOTONIC, shared by all namespaces).
-    stop.wait(max(0.0, args.t0 - time.monotonic()))
-    end = args.t0 + args.duration
+    # Start together at t0, which the driver sends once every sender is connected (end of
+    # input instead: the driver stopped or died; stop at once).
+    line = sys.stdin.buffer.readline()
+    t0 = float(line) if line.strip() else time.monotonic()
+    if not line.strip():
+        stop.set()
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    stop.wait(max(0.0, t0 - time.monotonic()))
+    end = t0 + args.duration
     chunk = b"\0" * (1 << 16)
 
     def pump(s: socket.socket) -> None:
@@ -163,7 +181,7 @@ def send(args: argparse.Namespace) -> None:
         segment = b"\0" * args.segment
         interval = args.segment * 8 / args.video_rate
         i = 0
-        while not stop.is_set() and (due := args.t0 + i * interval) < end:
+        while not stop.is_set() and (due := t0 + i * interval) < end:
             if stop.wait(max(0.0, due - time.monotonic())):
                 return
             view = memoryview(segment)
@@ -222,7 +240,6 @@ def main(argv: list[str] | None = None) -> None:
     s.add_argument("--port", type=int, required=True)
     s.add_argument("--cc", required=True)
     s.add_argument("--count", type=int, default=1)
-    s.add_argument("--t0", type=float, required=True)
     s.add_argument("--duration", type=float, required=True)
     s.add_argument("--interval", type=float, default=0.1)
     s.add_argument("--video-rate", type=float, default=0.0, help="bit/s: a live video source on each connection instead of bulk data")

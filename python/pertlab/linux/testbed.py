@@ -20,7 +20,8 @@ configured size. Segmentation and receive offloads are off on every veth.
 
 Flows: ``python -m pertlab.linux.flows`` senders (one process per congestion
 control, ``count`` connections each, TCP_CONGESTION set per socket) and one
-receiver. Sampled every interval: TCP_INFO of each sender socket (cwnd,
+receiver; the flows start together once every connection is open (t0), so the
+measurement window holds them whatever their count and round trip. Sampled every interval: TCP_INFO of each sender socket (cwnd,
 ssthresh, srtt, bytes acked), the receiver's byte counts, the bottleneck's
 ``tc -s`` backlog and drops; ``ss -tin`` once in the middle of the run
 records which congestion control each flow really uses; PERT's early
@@ -60,7 +61,7 @@ from ..jsonable import dumps
 from ..metrics import rate
 from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
-from . import build, loader, runs
+from . import build, flows, loader, runs
 from .hostcpu import steal_s
 from .scenario import EBPF_CCS, FRAME_BYTES, FlowGroup, TestbedScenario
 
@@ -69,6 +70,9 @@ PORT = 5201
 #: Seconds a ping waits for replies beyond its requests' span and twice the path's longest
 #: round trip (:meth:`Testbed._ping_cmd`) before it ends.
 PING_WAIT_S = 2
+#: Seconds from the moment every sender is connected to t0, the flows' start: time for the
+#: senders, blocked reading their standard input, to read it (:func:`pertlab.linux.flows.start`).
+START_MARGIN_S = 0.2
 #: Bytes kept of each captured packet (``capture_acks``): Ethernet, IPv4 and TCP headers with
 #: their options, no payload.
 CAPTURE_SNAPLEN = 128
@@ -473,13 +477,12 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", str(interval), *(["--log"] if videos else []))
     if not (recv.stdout and recv.stdout.readline().startswith("ready")):
         raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
-    t0 = time.monotonic() + 0.5 + 0.1 * len(sc.flows)
     senders = []
     for g in sc.flows:
         start = g.start / 1e9  # later groups join; a group's writes end at its stop (default t0 + duration)
         p = tb.popen(
             tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", g.cc, "--count", str(g.count),
-            "--t0", repr(t0 + start), "--duration", repr(sc.stop_of(g) / 1e9 - start), "--interval", str(interval),
+            "--duration", repr(sc.stop_of(g) / 1e9 - start), "--interval", str(interval),
             *(["--video-rate", str(g.video.rate), "--segment", str(g.video.segment)] if g.video else []),
         )  # fmt: skip
         senders.append((g, p))
@@ -496,6 +499,11 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             starts[fid] = g.start / 1e9
             groups[fid] = g
             fid += 1
+    # Every connection is open (each sender opens its own one after the other, a handshake
+    # each): the flows start together, a group at its start after t0.
+    t0 = time.monotonic() + START_MARGIN_S
+    for g, p in senders:
+        flows.start(p, t0 + g.start / 1e9)
     # Sample the bottleneck; look at ss in the middle of the run and ping under load (in the
     # background: nothing here may hold the loop past the warm-up's reads). A signal stops the loop.
     qseries, ss_cc, ping_load = [], {}, None
