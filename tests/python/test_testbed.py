@@ -413,10 +413,10 @@ def test_many_connections_over_a_long_round_trip_start_together_at_the_window() 
     # adaptive PERT flows over 60 ms: 74 Mbit/s of goodput on a link 0.89 busy). Now t0 follows
     # the last connection: every flow delivers within the first samples, and the goodput is what
     # the bottleneck carried less the headers.
-    f = {"name": "many", "duration": "3s", "warmup": "0s", "bottleneck": {"rate": "20Mbps", "delay": "150ms", "buffer": "400KB"}, "flows": [{"cc": "reno", "count": 20}]}
     from pertlab.linux.scenario import TestbedScenario
 
-    res = testbed.run(TestbedScenario.parse(f))
+    many = {"name": "many", "duration": "3s", "warmup": "0s", "bottleneck": {"rate": "20Mbps", "delay": "150ms", "buffer": "400KB"}, "flows": [{"cc": "reno", "count": 20}]}
+    res = testbed.run(TestbedScenario.parse(many))
     first = res.flow_series.filter(pl.col("delivered_bytes") > 0).group_by("flow").agg(pl.col("t_s").min())
     assert first.height == 20 and first["t_s"].max() <= 0.5, first.sort("t_s")
     util = res.queues.row(0, named=True)["utilization"]

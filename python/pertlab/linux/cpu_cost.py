@@ -224,7 +224,7 @@ def _kill(pid: int) -> None:
 
 def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interrupt.Stop) -> dict:
     """One run of ``cc`` in a fresh testbed; the figures of :func:`measure`'s ``runs`` rows."""
-    from .testbed import PORT, RCV_IP, START_MARGIN_S, Testbed  # the testbed imports polars; only here
+    from .testbed import PORT, RCV_IP, Testbed  # the testbed imports polars; only here
 
     sc = setup.scenario(cc)
     py = sys.executable
@@ -248,8 +248,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         # connections are established and idle (the sender waits for t0); the machine's
         # counters, which other jobs move meanwhile, at t0.
         a = {"bpf": prog_stats(progs), "snd": proc_cpu(snd.pid), "dl": proc_cpu(tb.delayline.pid), "rcv": proc_cpu(recv.pid)}  # type: ignore[union-attr]
-        t0 = time.monotonic() + START_MARGIN_S
-        flows.start(snd, t0)
+        t0 = flows.start([(snd, 0.0)])
         time.sleep(max(0.0, t0 - time.monotonic()))
         started = time.monotonic()
         a |= {"machine": machine_cpu(), "ksoftirqd": ksoftirqd_cpu()}
@@ -289,6 +288,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
     rcv_user, rcv_sys = (b["rcv"][i] - a["rcv"][i] for i in (0, 1))
     mach = {k: b["machine"][k] - a["machine"][k] for k in a["machine"]}
     busy = sum(mach[k] for k in ("user", "nice", "system", "irq", "softirq"))
+    testbed_s = snd_user + snd_sys + dl_user + dl_sys + rcv_user + rcv_sys
     per_mb = lambda s: s * 1e3 / mb if mb > 0 else float("nan")  # noqa: E731  (CPU ms per MB)
     row = {
         "cc": cc, "window_s": window, "mb": mb, "goodput_mbps": acked * 8 / window / 1e6,
@@ -299,8 +299,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         "sender_cpu_pct": 100 * (snd_user + snd_sys) / window,
         "delayline_sys_ms_per_mb": per_mb(dl_sys), "delayline_cpu_ms_per_mb": per_mb(dl_user + dl_sys),
         "receiver_cpu_ms_per_mb": per_mb(rcv_user + rcv_sys),
-        "testbed_cpu_ms_per_mb": per_mb(snd_user + snd_sys + dl_user + dl_sys + rcv_user + rcv_sys),
-        "testbed_cpu_pct": 100 * (snd_user + snd_sys + dl_user + dl_sys + rcv_user + rcv_sys) / window,
+        "testbed_cpu_ms_per_mb": per_mb(testbed_s), "testbed_cpu_pct": 100 * testbed_s / window,
         "ksoftirqd_ms_per_mb": per_mb(b["ksoftirqd"] - a["ksoftirqd"]),
         "machine_busy_ms_per_mb": per_mb(busy), "machine_busy_pct": 100 * busy / (window * os.cpu_count()),  # type: ignore[operator]
         "machine_steal_s": mach["steal"], "machine_softirq_s": mach["softirq"],

@@ -9,7 +9,7 @@ The prose around the block explains the method and what differs from the thesis.
 
 ``python -m pertlab.linux.doc [--check] [PAGE]`` rewrites the block (or, with ``--check``,
 exits 1 when it differs from what would be written); ``make docs`` runs it and
-tests/python/test_linux_units.py checks it.
+tests/python/test_linux_doc.py checks it.
 """
 
 from __future__ import annotations
@@ -52,13 +52,13 @@ def _programs(cc: str, runs: list[dict[str, Any]], summary: dict[str, Any]) -> s
     own = [r for r in runs if r["cc"] == cc]
     for prog, v in summary["bpf_programs"].items():
         name = prog.split("_", 2)[-1]
-        calls = [r["bpf_programs"][prog]["calls"] for r in own if prog in r.get("bpf_programs", {})]
+        rows = [r["bpf_programs"][prog] for r in own if prog in r.get("bpf_programs", {})]
+        calls = [p["calls"] for p in rows]
         if not any(calls):
             parts.append(f"`{name}` no calls in the window")
             continue
         text = f"`{name}` {v['ns_per_call']:.0f} ns, "
-        first = [r["bpf_programs"][prog]["calls_first_half"] for r in own if prog in r.get("bpf_programs", {})]
-        if first != calls:
+        if [p["calls_first_half"] for p in rows] != calls:
             parts.append(text + f"{v['calls_per_s']:.0f} calls/s")
             continue
         spread = f"{min(calls)} to {max(calls)}" if min(calls) != max(calls) else f"{calls[0]}"

@@ -71,12 +71,21 @@ def _wait_stdin_eof() -> None:
         pass
 
 
-def start(sender: subprocess.Popen, t0: float) -> None:
-    """Give a ``send`` process (started with a text pipe on its standard input, as
-    :meth:`pertlab.linux.testbed.Testbed.popen` starts it, and past its ``ready`` line) its start
-    time ``t0`` (CLOCK_MONOTONIC, shared by all namespaces)."""
-    sender.stdin.write(f"{t0!r}\n")  # type: ignore[union-attr]
-    sender.stdin.flush()  # type: ignore[union-attr]
+#: Seconds from the moment every sender is connected to t0, the flows' start: time for the
+#: senders, blocked reading their standard input, to read it.
+START_MARGIN_S = 0.2
+
+
+def start(senders: list[tuple[subprocess.Popen, float]]) -> float:
+    """Start connected ``send`` processes together: t0 is :data:`START_MARGIN_S` from now
+    (CLOCK_MONOTONIC, shared by all namespaces), and each sender (started with a text pipe on
+    its standard input, as :meth:`pertlab.linux.testbed.Testbed.popen` starts it, and past its
+    ``ready`` line) is given t0 plus its offset, s. Returns t0."""
+    t0 = time.monotonic() + START_MARGIN_S
+    for sender, offset in senders:
+        sender.stdin.write(f"{t0 + offset!r}\n")  # type: ignore[union-attr]
+        sender.stdin.flush()  # type: ignore[union-attr]
+    return t0
 
 
 def recv(args: argparse.Namespace) -> None:
@@ -156,9 +165,9 @@ def send(args: argparse.Namespace) -> None:
     print(json.dumps({"ready": ports}), flush=True)
     # Start together at t0, which the driver sends once every sender is connected (end of
     # input instead: the driver stopped or died; stop at once).
-    line = sys.stdin.buffer.readline()
-    t0 = float(line) if line.strip() else time.monotonic()
-    if not line.strip():
+    line = sys.stdin.buffer.readline().strip()
+    t0 = float(line) if line else time.monotonic()
+    if not line:
         stop.set()
     threading.Thread(target=watch_stdin, daemon=True).start()
     stop.wait(max(0.0, t0 - time.monotonic()))

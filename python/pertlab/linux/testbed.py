@@ -21,7 +21,8 @@ configured size. Segmentation and receive offloads are off on every veth.
 Flows: ``python -m pertlab.linux.flows`` senders (one process per congestion
 control, ``count`` connections each, TCP_CONGESTION set per socket) and one
 receiver; the flows start together once every connection is open (t0), so the
-measurement window holds them whatever their count and round trip. Sampled every interval: TCP_INFO of each sender socket (cwnd,
+measurement window holds them whatever their count and round trip. Sampled
+every interval: TCP_INFO of each sender socket (cwnd,
 ssthresh, srtt, bytes acked), the receiver's byte counts, the bottleneck's
 ``tc -s`` backlog and drops; ``ss -tin`` once in the middle of the run
 records which congestion control each flow really uses; PERT's early
@@ -70,9 +71,6 @@ PORT = 5201
 #: Seconds a ping waits for replies beyond its requests' span and twice the path's longest
 #: round trip (:meth:`Testbed._ping_cmd`) before it ends.
 PING_WAIT_S = 2
-#: Seconds from the moment every sender is connected to t0, the flows' start: time for the
-#: senders, blocked reading their standard input, to read it (:func:`pertlab.linux.flows.start`).
-START_MARGIN_S = 0.2
 #: Bytes kept of each captured packet (``capture_acks``): Ethernet, IPv4 and TCP headers with
 #: their options, no payload.
 CAPTURE_SNAPLEN = 128
@@ -501,9 +499,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             fid += 1
     # Every connection is open (each sender opens its own one after the other, a handshake
     # each): the flows start together, a group at its start after t0.
-    t0 = time.monotonic() + START_MARGIN_S
-    for g, p in senders:
-        flows.start(p, t0 + g.start / 1e9)
+    t0 = flows.start([(p, g.start / 1e9) for g, p in senders])
     # Sample the bottleneck; look at ss in the middle of the run and ping under load (in the
     # background: nothing here may hold the loop past the warm-up's reads). A signal stops the loop.
     qseries, ss_cc, ping_load = [], {}, None
