@@ -420,17 +420,23 @@ static inline int perta_cong_avoid(const struct perta_params *pp, struct perta_s
 	return drew;
 }
 
+/* The window a loss leaves of `cwnd`: 1 - beta of it, or 1/2; at least 2. */
+static inline __u32 perta_loss_window(const struct perta_params *pp, const struct perta_state *st, __u32 cwnd)
+{
+	__u64 keep = pp->loss_half ? PERT_PPM / 2 : perta_keep_ppm(st);
+	__u64 kept = (__u64)cwnd * keep / PERT_PPM;
+	__u32 w = kept > 0xffffffffULL ? 0xffffffffU : (__u32)kept;
+
+	return w < PERT_MIN_CWND ? PERT_MIN_CWND : w;
+}
+
 /* ssthresh (loss event): p's interval closes; keep 1 - beta, or 1/2. */
 static inline __u32 perta_ssthresh(const struct perta_params *pp, struct perta_state *st,
 				   const struct pert_tp *tp)
 {
-	__u64 keep = pp->loss_half ? PERT_PPM / 2 : perta_keep_ppm(st);
-	__u64 kept = (__u64)tp->snd_cwnd * keep / PERT_PPM;
-	__u32 cwnd = kept > 0xffffffffULL ? 0xffffffffU : (__u32)kept;
-
 	perta_intervals_event(pp, &st->losses);
 	st->credit = 0;
-	return cwnd < PERT_MIN_CWND ? PERT_MIN_CWND : cwnd;
+	return perta_loss_window(pp, st, tp->snd_cwnd);
 }
 
 #endif /* PERT_ADAPTIVE_ALGO_H */

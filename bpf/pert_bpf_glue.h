@@ -83,6 +83,37 @@ static __always_inline void pert_tp_write(struct tcp_sock *tp, const struct pert
 	tp->snd_ssthresh = t->snd_ssthresh;
 }
 
+/*
+ * A slow-start threshold the kernel cannot have set. Linux keeps snd_ssthresh
+ * at most TCP_INFINITE_SSTHRESH (0x7fffffff). On the 6.18 kernel of the
+ * project's testbed, a pert_adaptive connection now and then holds 2165326096
+ * there (0x81104110, the low half of 0xffffffff81104110, a return address
+ * inside the kernel's srso_alias_return_thunk: a stale stack word), written at
+ * a moment when this program's ssthresh did not run for it (docs/linux.md, "A
+ * stale slow-start threshold"). Proportional Rate Reduction then computes a
+ * window of about 10^9 segments from it and the connection bursts, then slow
+ * starts without bound. Each hook puts the threshold back (`value`, the window
+ * a loss of prior_cwnd leaves) before the kernel uses it again, and counts it.
+ */
+#define PERT_INFINITE_SSTHRESH 0x7fffffffU
+
+static __always_inline int pert_ssthresh_invalid(const struct tcp_sock *tp)
+{
+	return tp->snd_ssthresh > PERT_INFINITE_SSTHRESH;
+}
+
+/* The window the last loss started from: prior_cwnd, or cwnd before any loss. */
+static __always_inline __u32 pert_loss_base(const struct tcp_sock *tp)
+{
+	return tp->prior_cwnd ? tp->prior_cwnd : tp->snd_cwnd;
+}
+
+static __always_inline void pert_ssthresh_repair(struct tcp_sock *tp, __u32 value, __u64 *count)
+{
+	tp->snd_ssthresh = value;
+	__sync_fetch_and_add(count, 1);
+}
+
 /* Reno's undo: max(cwnd, prior_cwnd). */
 static __always_inline __u32 pert_undo_cwnd(struct sock *sk)
 {

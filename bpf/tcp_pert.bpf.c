@@ -23,6 +23,8 @@
  *   undo_cwnd   Reno's max(cwnd, prior_cwnd)
  *   set_state   nothing to do (the reference keeps srtt, P and the
  *               once-per-RTT guard across recovery); counts losses seen
+ * pkts_acked, cong_avoid and set_state first put back a slow-start threshold
+ * the kernel cannot have set (pert_ssthresh_invalid, pert_bpf_glue.h).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -62,6 +64,8 @@ __u64 cnt_rtt_samples = 0;
 __u64 cnt_draws = 0;
 __u64 cnt_early_responses = 0;
 __u64 cnt_loss_events = 0;
+/* Slow-start thresholds put back (pert_ssthresh_invalid, pert_bpf_glue.h). */
+__u64 cnt_ssthresh_repairs = 0;
 
 struct pert_flow_val {
 	__u64 early_responses;
@@ -118,12 +122,23 @@ void BPF_PROG(bpf_pert_init, struct sock *sk)
 	flow_reset(&flows, sk);
 }
 
+/* See pert_ssthresh_invalid: Reno's half of prior_cwnd, as this program's ssthresh. */
+static __always_inline void repair_ssthresh(struct sock *sk)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct pert_tp t = { .snd_cwnd = pert_loss_base(tp) };
+
+	if (pert_ssthresh_invalid(tp))
+		pert_ssthresh_repair(tp, pert_ssthresh(&t), &cnt_ssthresh_repairs);
+}
+
 SEC("struct_ops/bpf_pert_pkts_acked")
 void BPF_PROG(bpf_pert_pkts_acked, struct sock *sk, const struct ack_sample *sample)
 {
 	struct pert_params pp;
 	__s32 rtt_us = sample->rtt_us;
 
+	repair_ssthresh(sk);
 	if (rtt_us < 0)
 		return;
 	load_params(&pp);
@@ -139,9 +154,10 @@ void BPF_PROG(bpf_pert_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct pert_params pp;
 	struct pert_tp t;
 	__u32 before = st->early_responses;
-	int grow = is_cwnd_limited(tp);
-	int drawn;
+	int grow, drawn;
 
+	repair_ssthresh(sk);
+	grow = is_cwnd_limited(tp);
 	load_params(&pp);
 	pert_tp_read(tp, &t);
 	drawn = pert_may_respond(&pp, st, &t) && pert_probability(&pp, st) > 0;
@@ -173,6 +189,7 @@ __u32 BPF_PROG(bpf_pert_undo_cwnd, struct sock *sk)
 SEC("struct_ops/bpf_pert_set_state")
 void BPF_PROG(bpf_pert_set_state, struct sock *sk, __u8 new_state)
 {
+	repair_ssthresh(sk);
 	if (new_state == TCP_CA_Recovery || new_state == TCP_CA_Loss)
 		__sync_fetch_and_add(&cnt_loss_events, 1);
 }

@@ -16,6 +16,9 @@
  * loader (bpf/pert_loader.c built with -DPERT_ADAPTIVE). The clock is
  * tcp_sock.tcp_mstamp (microseconds).
  *
+ * pkts_acked, cong_avoid and set_state first put back a slow-start threshold
+ * the kernel cannot have set (pert_ssthresh_invalid, pert_bpf_glue.h).
+ *
  * Counters: .bss totals over all sockets, and per connection the `flows`
  * LRU hash (early responses, draws, losses, alpha periods, and at the last
  * update alpha, mode, q_max, p, p' and the time spent in each mode).
@@ -94,6 +97,8 @@ __u64 cnt_draws = 0;
 __u64 cnt_early_responses = 0;
 __u64 cnt_loss_events = 0;
 __u64 cnt_alpha_periods = 0;
+/* Slow-start thresholds put back (pert_ssthresh_invalid, pert_bpf_glue.h). */
+__u64 cnt_ssthresh_repairs = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
@@ -179,6 +184,16 @@ static __always_inline void flow_update(struct sock *sk, const struct perta_stat
 		v->mode_time_us[st->mode] += now - st->period_start;
 }
 
+/* See pert_ssthresh_invalid: the window a loss of prior_cwnd leaves, without recording a loss. */
+static __always_inline void repair_ssthresh(struct sock *sk, const struct perta_state *st)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct pert_tp t = { .snd_cwnd = pert_loss_base(tp) };
+
+	if (pert_ssthresh_invalid(tp))
+		pert_ssthresh_repair(tp, st ? perta_loss_window(params(), st, t.snd_cwnd) : pert_ssthresh(&t), &cnt_ssthresh_repairs);
+}
+
 SEC("struct_ops/bpf_perta_init")
 void BPF_PROG(bpf_perta_init, struct sock *sk)
 {
@@ -201,6 +216,7 @@ void BPF_PROG(bpf_perta_pkts_acked, struct sock *sk, const struct ack_sample *sa
 	__u64 start;
 	__u32 had;
 
+	repair_ssthresh(sk, st);
 	if (!st)
 		return;
 	had = st->have_period;
@@ -225,6 +241,7 @@ void BPF_PROG(bpf_perta_cong_avoid, struct sock *sk, __u32 ack, __u32 acked)
 	struct pert_tp t;
 	int did;
 
+	repair_ssthresh(sk, st);
 	pert_tp_read(tp, &t);
 	if (!st) {
 		if (is_cwnd_limited(tp))
@@ -266,6 +283,7 @@ __u32 BPF_PROG(bpf_perta_undo_cwnd, struct sock *sk)
 SEC("struct_ops/bpf_perta_set_state")
 void BPF_PROG(bpf_perta_set_state, struct sock *sk, __u8 new_state)
 {
+	repair_ssthresh(sk, state_of(sk));
 	if (new_state == TCP_CA_Recovery || new_state == TCP_CA_Loss)
 		__sync_fetch_and_add(&cnt_loss_events, 1);
 }

@@ -295,6 +295,8 @@ def test_kernel_modes_follow_the_simulator_when_reno_flows_join(nothing_left_beh
     got = _compete_shares(res)
     assert follows(got), (got, predicted, said, res.extra["delayline"].get("late_mean_us"), m)
     assert m["alpha"] > 1.0 and res.extra["pert_adaptive_counters"]["alpha_periods"] > 20, m
+    # No sampled threshold above Linux's largest (the program puts a stale one back: docs/linux.md).
+    assert res.extra["invalid_ssthresh_samples"] == 0 and "ssthresh_repairs" in res.extra["pert_adaptive_counters"]
     assert res.flows.row(0, named=True)["ss_cc"] == NAME
     assert not loader.is_registered(NAME)
 

@@ -68,6 +68,8 @@ from .scenario import EBPF_CCS, FRAME_BYTES, FlowGroup, TestbedScenario
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
 PORT = 5201
+#: Linux's largest slow-start threshold (TCP_INFINITE_SSTHRESH, include/net/tcp.h).
+TCP_INFINITE_SSTHRESH = 0x7FFFFFFF
 #: Seconds a ping waits for replies beyond its requests' span and twice the path's longest
 #: round trip (:meth:`Testbed._ping_cmd`) before it ends.
 PING_WAIT_S = 2
@@ -596,6 +598,9 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": warm_read_s, "delayline": tb.delayline_stats,
         "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
         "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
+        # Samples holding a slow-start threshold Linux cannot have set (docs/linux.md, "A stale
+        # slow-start threshold"; the eBPF controllers put it back and count it).
+        "invalid_ssthresh_samples": sum(1 for r in series_rows if r["ssthresh"] > TCP_INFINITE_SSTHRESH),
     }  # fmt: skip
     for cc, after in counters_after.items():
         extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}
