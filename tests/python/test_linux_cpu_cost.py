@@ -88,6 +88,15 @@ def test_short_measurement_of_adaptive_pert_reno_and_cubic(tmp_path: Path, host:
             assert 0 < row[k] < math.inf, (k, row)
         assert row["sender_sys_ms_per_mb"] >= 0 and row["testbed_cpu_ms_per_mb"] >= row["sender_cpu_ms_per_mb"]
         assert len(row["load_before"]) == 3
+        # The two halves (from the sender's TCP_INFO at the start and in the middle) make the whole.
+        acked = row["goodput_first_half_mbps"] * row["first_half_s"] + row["goodput_second_half_mbps"] * row["second_half_s"]
+        assert math.isclose(acked, row["goodput_mbps"] * row["window_s"], rel_tol=1e-9), row
+        assert 0 < row["goodput_first_half_mbps"] and 0 < row["goodput_second_half_mbps"] <= row["payload_capacity_mbps"] * 1.01, row
+        assert abs(row["first_half_s"] - 1.5) < 0.1, row
+    # The simulator on the same scenarios, one seed each (repeat 1).
+    assert [(r["cc"], r["seed"]) for r in d["simulator"]] == [("pert-adaptive", 1), ("reno", 1), ("cubic", 1)]
+    assert set(d["simulator_summary"]) == {"pert-adaptive", "reno", "cubic"}
+    assert "simulator" in r.output
     pert = d["runs"][0]
     progs = pert["bpf_programs"]
     assert {"bpf_perta_cong_avoid", "bpf_perta_pkts_acked", "bpf_perta_ssthresh"} <= set(progs), progs
@@ -100,6 +109,7 @@ def test_short_measurement_of_adaptive_pert_reno_and_cubic(tmp_path: Path, host:
         assert 0 < p["ns_per_call"] < 100_000, p
     assert 0 < pert["bpf_ns_per_call"] < 100_000 and 0 < pert["bpf_cpu_pct"] < 100
     assert pert["bpf_calls"] == sum(p["calls"] for p in progs.values())
+    assert isinstance(pert["ssthresh_repairs"], int) and pert["ssthresh_repairs"] >= 0
     # The built-in controllers have no BPF figures.
     assert all("bpf_calls" not in row for row in d["runs"][1:])
     s = d["summary"]

@@ -60,3 +60,26 @@ def test_a_difference_from_reno_beyond_the_runs_spread_is_said_to_be_outside() -
     data["summary"][other]["testbed_cpu_ms_per_mb"] = dict(reno)
     assert f"{LABELS[other]} +0.0 ms per MB (inside" in render_cpu_cost(data)
 
+
+
+def test_the_committed_simulator_rows_are_the_simulators_today() -> None:
+    """The block's simulator rows come from the file; they must be what :func:`cpu_cost.simulate`
+    gives for its setup now (deterministic). After a change of the simulator:
+    ``cpu_cost.refresh_simulator(Path("docs/linux/cpu_cost_table6.json"))``, then ``make docs``."""
+    setup = cpu_cost.Setup(**{**DATA["setup"], "ccs": tuple(DATA["setup"]["ccs"])})
+    assert json.loads(json.dumps(cpu_cost.simulate(setup))) == DATA["simulator"]
+    assert DATA["simulator_summary"] == json.loads(json.dumps(cpu_cost.CpuCost(setup, simulator=DATA["simulator"]).sim_summary()))
+
+
+def test_the_simulator_beside_the_kernel_runs_every_controller_it_has_per_seed() -> None:
+    """Seeds 1 to ``repeat`` per congestion control the simulator has (not bbr); the halves of a
+    run average to the whole; both sides start at the kernel's initial window; and each side's
+    capacity is its own payload per packet."""
+    setup = cpu_cost.Setup(flows=4, seconds=4.0, repeat=2, ccs=("pert-adaptive", "reno", "bbr"), rate_mbit=10, rtt_ms=20)
+    rows = cpu_cost.simulate(setup)
+    assert [(r["cc"], r["seed"]) for r in rows] == [("pert-adaptive", 1), ("pert-adaptive", 2), ("reno", 1), ("reno", 2)]
+    for r in rows:
+        assert math.isclose((r["goodput_first_half_mbps"] + r["goodput_second_half_mbps"]) / 2, r["goodput_mbps"], rel_tol=1e-9)
+        assert 0 < r["goodput_mbps"] <= r["payload_capacity_mbps"] and math.isclose(r["payload_capacity_mbps"], 10 * 1460 / 1500)
+    assert setup.scenario("reno").init_cwnd == 10
+    assert rows == cpu_cost.simulate(setup)

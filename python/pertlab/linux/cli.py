@@ -186,7 +186,8 @@ def cpu_cost(
 ) -> None:
     """CPU cost of congestion controls (Kotla 2008, Table VI): FLOWS bulk connections through the
     testbed per run; the eBPF programs' run time per call (BPF statistics) and the sender's,
-    the testbed's and the machine's CPU time per megabyte. See docs/linux.md."""
+    the testbed's and the machine's CPU time per megabyte; the goodput of each half of the run,
+    with the simulator's on the same scenario beside it. See docs/linux.md."""
     from ..cli.checks import check_out_dir
     from .cpu_cost import DEFAULT_CCS, CpuCostError, Setup, measure
 

@@ -19,9 +19,14 @@ Per run, between the flows' start (t0) and the sender's exit:
   (every process, other people's jobs included);
 - the bytes the sender's connections had acknowledged (TCP_INFO ``bytes_acked``); a megabyte
   is 10^6 bytes;
-- in the middle of the run, which congestion control ``ss`` sees on each connection, and a
-  third snapshot of the BPF counters (the counts grow with the traffic);
+- in the middle of the run, which congestion control ``ss`` sees on each connection, a
+  third snapshot of the BPF counters (the counts grow with the traffic), and the bytes
+  acknowledged (the goodput of each half of the run: the first holds the start);
 - the load average before and after.
+
+Beside the kernel's runs, the simulator runs the same scenario (:func:`simulate`:
+:func:`pertlab.linux.compare.sim_scenario`, both sides starting at the kernel's initial window
+of 10 segments), seeds 1 to ``repeat``, for its goodput over the run and each half.
 
 Where the sender's kernel work is charged, on this host: the send path (``tcp_sendmsg`` down
 to the veth) runs in the sender process; ACKs reach the sender's TCP in softirq context on
@@ -54,7 +59,7 @@ from pathlib import Path
 from .. import interrupt
 from . import flows, loader, runs
 from .hostcpu import machine_cpu, proc_cpu
-from .scenario import FRAME_BYTES, KERNEL_CCS, TestbedScenario
+from .scenario import FRAME_BYTES, KERNEL_CCS, LINUX_INIT_CWND, SEGMENT_BYTES, TestbedScenario
 
 #: The congestion controls a run can use, by the names the command takes: the eBPF ones
 #: (held for the measurement) and the kernel's built-in ones.
@@ -118,9 +123,11 @@ class Setup:
         return max(round(bdp), 2 * self.flows, 10)
 
     def scenario(self, cc: str) -> TestbedScenario:
-        """The testbed scenario of one run (the delay line, bottleneck and receiver it builds)."""
+        """The testbed scenario of one run (the delay line, bottleneck and receiver it builds).
+        Its initial window is the kernel's own (10 segments), given so that the simulator's
+        flows (:func:`simulate`) start as the kernel's do rather than at the simulator's 2."""
         return TestbedScenario.parse({
-            "name": f"cpu-cost-{cc}", "duration": f"{self.seconds}s", "warmup": "0s", "delayed_ack": True,
+            "name": f"cpu-cost-{cc}", "duration": f"{self.seconds}s", "warmup": "0s", "delayed_ack": True, "init_cwnd": LINUX_INIT_CWND,
             "bottleneck": {"rate": f"{self.rate_mbit}Mbps", "delay": f"{self.rtt_ms}ms", "buffer_pkts": self.buffer_pkts()},
             "flows": [{"cc": EBPF.get(cc, cc), "count": self.flows}],
         })  # fmt: skip
@@ -234,12 +241,13 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
     try:
         tb.build()
         progs = controller_programs(holder) if holder else {}
+        repairs_before = holder.counters().get("ssthresh_repairs", 0) if holder else 0
         recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", "1")
         if not (recv.stdout and recv.stdout.readline().startswith("ready")):
             raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
         snd = tb.popen(
             tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", EBPF.get(cc, cc),
-            "--count", str(setup.flows), "--duration", repr(setup.seconds), "--interval", repr(setup.seconds + 60),
+            "--count", str(setup.flows), "--duration", repr(setup.seconds), "--interval", repr(setup.seconds / 2),
         )  # fmt: skip
         line = snd.stdout.readline() if snd.stdout else ""
         if not line.startswith("{"):
@@ -271,6 +279,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         guard.interruptible = False
         _, status, ru = os.wait4(snd.pid, 0)
         snd.returncode = os.waitstatus_to_exitcode(status)
+        repairs = holder.counters().get("ssthresh_repairs", 0) - repairs_before if holder else None
         b = {"t": time.monotonic(), "bpf": prog_stats(progs), "machine": machine_cpu(), "dl": proc_cpu(tb.delayline.pid), "rcv": proc_cpu(recv.pid), "ksoftirqd": ksoftirqd_cpu()}  # type: ignore[union-attr]
         if snd.returncode != 0 or not out.strip().startswith("{"):
             raise RuntimeError(f"sender ({cc}) exited with {snd.returncode}: {snd.stderr.read() if snd.stderr else ''}")
@@ -279,8 +288,13 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
         guard.interruptible = False
         tb.close()
         runs.finish(run_dir)
-    start_acked = {s["port"]: s.get("bytes_acked", 0) for s in result["samples"]}
-    acked = sum(f.get("bytes_acked", 0) - start_acked.get(f["port"], 0) for f in result["final"])
+    # The sender's TCP_INFO of every connection at the start and in the middle (a set each,
+    # taken at one instant ``t``), and at its exit.
+    t_start, t_mid = sorted({s["t"] for s in result["samples"]})[:2]
+    start_acked, mid_acked = ({s["port"]: s.get("bytes_acked", 0) for s in result["samples"] if s["t"] == t} for t in (t_start, t_mid))
+    final_acked = {f["port"]: f.get("bytes_acked", 0) for f in result["final"]}
+    acked = sum(final_acked[p] - start_acked.get(p, 0) for p in final_acked)
+    acked_first = sum(mid_acked.get(p, 0) - start_acked.get(p, 0) for p in final_acked)
     window = b["t"] - started
     mb = acked / MB
     snd_user, snd_sys = ru.ru_utime - a["snd"][0], ru.ru_stime - a["snd"][1]
@@ -292,6 +306,9 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
     per_mb = lambda s: s * 1e3 / mb if mb > 0 else float("nan")  # noqa: E731  (CPU ms per MB)
     row = {
         "cc": cc, "window_s": window, "mb": mb, "goodput_mbps": acked * 8 / window / 1e6,
+        "goodput_first_half_mbps": acked_first * 8 / (t_mid - t_start) / 1e6, "first_half_s": t_mid - t_start,
+        "goodput_second_half_mbps": (acked - acked_first) * 8 / (b["t"] - t_mid) / 1e6, "second_half_s": b["t"] - t_mid,
+        "payload_capacity_mbps": setup.rate_mbit * SEGMENT_BYTES / FRAME_BYTES,
         "retransmits": sum(f.get("total_retrans", 0) for f in result["final"]),
         "flows_seen": sum(1 for v in ss_cc.values() if v == EBPF.get(cc, cc)), "flows": setup.flows,
         "sender_user_s": snd_user, "sender_sys_s": snd_sys,
@@ -321,8 +338,51 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
             "bpf_calls_per_s": calls / window, "bpf_cpu_pct": 100 * ns / (window * 1e9),
             "bpf_ms_per_mb": per_mb(ns / 1e9), "bpf_calls_per_mb": calls / mb if mb > 0 else float("nan"),
             "bpf_first_half_s": mid["t"] - started,
+            # Stale slow-start thresholds the program put back (docs/linux.md).
+            "ssthresh_repairs": repairs,
         }  # fmt: skip
     return row
+
+
+# ---------------------------------------------------------------- the simulator beside it
+
+
+def simulate(setup: Setup) -> list[dict]:
+    """The simulator on each congestion control's scenario (:func:`pertlab.linux.compare.sim_scenario`
+    of :meth:`Setup.scenario`), seeds 1 to ``setup.repeat``: its goodput over the run and over
+    each half, and the payload its link can carry (its packets' headers are not the kernel's
+    frames', so each side's goodput is set against its own capacity). A congestion control
+    the simulator lacks (bbr) has no rows."""
+    from .. import runner
+    from ..scenario.traffic import TCP_IP_HEADER_BYTES
+    from .compare import SIM_CC, sim_scenario
+
+    half = round(setup.seconds / 2 * 1e9)
+    out = []
+    for cc in setup.ccs:
+        if EBPF.get(cc, cc) not in SIM_CC:
+            continue
+        whole, second = (sim_scenario(setup.scenario(cc).model_copy(update={"warmup": w})) for w in (0, half))
+        packet = whole.flows[0].tcp.packet_size
+        for seed in range(1, setup.repeat + 1):
+            gp, gp2 = (runner.run(sc.model_copy(update={"seed": seed})).summary["controllers"][0]["goodput_mbps"] for sc in (whole, second))
+            out.append({
+                "cc": cc, "seed": seed, "goodput_mbps": gp, "goodput_first_half_mbps": 2 * gp - gp2, "goodput_second_half_mbps": gp2,
+                "payload_capacity_mbps": setup.rate_mbit * (packet - TCP_IP_HEADER_BYTES) / packet,
+            })  # fmt: skip
+    return out
+
+
+def refresh_simulator(path: Path) -> None:
+    """Recompute the simulator's rows of a ``linux cpu-cost --out`` file in place (after a change
+    of the simulator), keeping its kernel runs: ``python -c "from pertlab.linux import cpu_cost;
+    cpu_cost.refresh_simulator(...)"``."""
+    from ..jsonable import dumps
+
+    data = json.loads(path.read_text())
+    setup = Setup(**{**data["setup"], "ccs": tuple(data["setup"]["ccs"])})
+    res = CpuCost(setup, runs=data["runs"], host=data["host"], simulator=simulate(setup))
+    path.write_text(dumps(res.as_dict(), indent=2) + "\n")
 
 
 # ---------------------------------------------------------------- the measurement
@@ -330,7 +390,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
 
 #: Figures summarised per congestion control (mean, sample standard deviation, min, max).
 SUMMARY_FIELDS = (
-    "goodput_mbps", "sender_cpu_ms_per_mb", "sender_sys_ms_per_mb", "sender_cpu_pct", "delayline_sys_ms_per_mb", "testbed_cpu_ms_per_mb",
+    "goodput_mbps", "goodput_first_half_mbps", "goodput_second_half_mbps", "sender_cpu_ms_per_mb", "sender_sys_ms_per_mb", "sender_cpu_pct", "delayline_sys_ms_per_mb", "testbed_cpu_ms_per_mb",
     "testbed_cpu_pct",
     "ksoftirqd_ms_per_mb",
     "machine_busy_ms_per_mb", "machine_busy_pct", "bpf_ns_per_call", "bpf_calls_per_s", "bpf_cpu_pct", "bpf_ms_per_mb",
@@ -338,21 +398,38 @@ SUMMARY_FIELDS = (
 )  # fmt: skip
 
 
+#: The simulator's figures summarised per congestion control, as :data:`SUMMARY_FIELDS`.
+SIM_SUMMARY_FIELDS = ("goodput_mbps", "goodput_first_half_mbps", "goodput_second_half_mbps")
+
+
+def _spread(rows: list[dict], keys: tuple[str, ...]) -> dict:
+    """Mean, sample standard deviation, min and max of each of ``keys`` over ``rows``."""
+    s: dict = {"runs": len(rows)}
+    for k in keys:
+        xs = [r[k] for r in rows if r.get(k) is not None]
+        if xs:
+            s[k] = {"mean": statistics.fmean(xs), "sd": statistics.stdev(xs) if len(xs) > 1 else 0.0, "min": min(xs), "max": max(xs)}
+    return s
+
+
 @dataclass
 class CpuCost:
     setup: Setup
     runs: list[dict] = field(default_factory=list)
     host: dict = field(default_factory=dict)
+    #: :func:`simulate`'s rows.
+    simulator: list[dict] = field(default_factory=list)
+
+    def sim_summary(self) -> dict[str, dict]:
+        """The simulator's goodputs per congestion control it has (mean and spread over the seeds)."""
+        ccs = [cc for cc in self.setup.ccs if any(r["cc"] == cc for r in self.simulator)]
+        return {cc: _spread([r for r in self.simulator if r["cc"] == cc], SIM_SUMMARY_FIELDS) for cc in ccs}
 
     def summary(self) -> dict[str, dict]:
         out: dict[str, dict] = {}
         for cc in self.setup.ccs:
             rows = [r for r in self.runs if r["cc"] == cc]
-            s: dict = {"runs": len(rows)}
-            for k in SUMMARY_FIELDS:
-                xs = [r[k] for r in rows if r.get(k) is not None]
-                if xs:
-                    s[k] = {"mean": statistics.fmean(xs), "sd": statistics.stdev(xs) if len(xs) > 1 else 0.0, "min": min(xs), "max": max(xs)}
+            s = _spread(rows, SUMMARY_FIELDS)
             progs = sorted({p for r in rows for p in r.get("bpf_programs", {})})
             if progs:
                 s["bpf_programs"] = {}
@@ -364,7 +441,10 @@ class CpuCost:
         return out
 
     def as_dict(self) -> dict:
-        return {"setup": asdict(self.setup), "host": self.host, "runs": self.runs, "summary": self.summary(), "thesis_table_vi_pct": THESIS_TABLE_VI}
+        return {
+            "setup": asdict(self.setup), "host": self.host, "runs": self.runs, "summary": self.summary(),
+            "simulator": self.simulator, "simulator_summary": self.sim_summary(), "thesis_table_vi_pct": THESIS_TABLE_VI,
+        }  # fmt: skip
 
     def report(self) -> str:
         st, h = self.setup, self.host
@@ -389,6 +469,11 @@ class CpuCost:
             for p, v in s.get("bpf_programs", {}).items():
                 ns = "-" if v["ns_per_call"] is None else f"{v['ns_per_call']:.0f}"
                 lines.append(f"{'':>13}   {p}: {ns} ns per call, {v['calls_per_s']:.0f} calls/s")
+        halves = lambda s: f"{f(s, 'goodput_first_half_mbps', '.1f')} then {f(s, 'goodput_second_half_mbps', '.1f')}"  # noqa: E731
+        lines.append("goodput, Mbit/s, first half then second half of the run (the first holds the start):")
+        sim = self.sim_summary()
+        for cc, s in self.summary().items():
+            lines.append(f"{cc:>13} kernel {halves(s)}" + (f"; simulator {f(sim[cc], 'goodput_mbps', '.1f')} over the run, {halves(sim[cc])}" if cc in sim else ""))
         lines.append("thesis Table VI (Linux 2.6.18, CPU utilisation %, 50 flows): " + ", ".join(f"{k} {a:g}-{b:g}" for k, (a, b) in THESIS_TABLE_VI.items()))
         if any(x > h.get("cpus", 1) for x in h.get("load_start", []) + h.get("load_end", [])):
             lines.append("the load average exceeded the number of CPUs: other jobs shared the machine, the CPU figures are noisy")
@@ -423,7 +508,9 @@ def measure(setup: Setup, progress=None) -> CpuCost:
     for cc in setup.ccs:
         if cc in EBPF and loader.is_registered(EBPF[cc]):
             raise RuntimeError(f"{EBPF[cc]} is already registered (pertlab linux unload {cc}, or wait for the run holding it)")
-    res = CpuCost(setup, host={"cpus": os.cpu_count(), "kernel": platform.release(), "load_start": loadavg(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())})
+    # The simulator first: a few seconds, and what it refuses is known before the testbed runs.
+    simulated = simulate(setup)
+    res = CpuCost(setup, host={"cpus": os.cpu_count(), "kernel": platform.release(), "load_start": loadavg(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, simulator=simulated)
     with interrupt.deferred(interruptible=True) as guard, contextlib.ExitStack() as stack:
         runs.cleanup()
         holders = {cc: stack.enter_context(loader.hold(EBPF[cc])) for cc in setup.ccs if cc in EBPF}

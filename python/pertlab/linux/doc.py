@@ -64,7 +64,9 @@ def _programs(cc: str, runs: list[dict[str, Any]], summary: dict[str, Any]) -> s
         spread = f"{min(calls)} to {max(calls)}" if min(calls) != max(calls) else f"{calls[0]}"
         half = min(r["bpf_first_half_s"] for r in own)
         parts.append(text + f"{spread} calls a run, all in the first {half:.0f} s")
-    return f"Per program of {LABELS.get(cc, cc)} (mean over the runs): " + "; ".join(parts) + "."
+    repairs = [r["ssthresh_repairs"] for r in own if r.get("ssthresh_repairs") is not None]
+    put_back = f' Stale slow-start thresholds put back (section "A stale slow-start threshold"): {sum(repairs)} in {len(repairs)} runs.' if repairs else ""
+    return f"Per program of {LABELS.get(cc, cc)} (mean over the runs): " + "; ".join(parts) + "." + put_back
 
 
 def _against_reno(summary: dict[str, Any]) -> str:
@@ -86,6 +88,30 @@ def _against_reno(summary: dict[str, Any]) -> str:
             text += f", {s['testbed_cpu_pct']['mean']:.1f} % of one CPU against {reno['testbed_cpu_pct']['mean']:.1f} %"
         said.append(text)
     return "The testbed's CPU against Reno's: " + "; ".join(said) + "."
+
+
+def _beside_simulator(data: dict[str, Any]) -> str:
+    """Each side's goodput as a share of the payload its link can carry (the kernel's frames and
+    the simulator's packets carry different headers), over the run and in its second half."""
+    sim, summary = data.get("simulator_summary", {}), data["summary"]
+    kernel_cap = {r["cc"]: r["payload_capacity_mbps"] for r in data["runs"] if "payload_capacity_mbps" in r}
+    sim_cap = {r["cc"]: r["payload_capacity_mbps"] for r in data.get("simulator", [])}
+    parts = []
+    for cc in data["setup"]["ccs"]:
+        if cc not in sim or cc not in kernel_cap or "goodput_second_half_mbps" not in summary[cc]:
+            continue
+        k, s = summary[cc], sim[cc]
+        share = lambda x, key, cap: x[key]["mean"] / cap  # noqa: E731
+        parts.append(
+            f"{LABELS.get(cc, cc)} {share(k, 'goodput_mbps', kernel_cap[cc]):.2f} in the kernel against {share(s, 'goodput_mbps', sim_cap[cc]):.2f} "
+            f"in the simulator over the run, {share(k, 'goodput_second_half_mbps', kernel_cap[cc]):.2f} against {share(s, 'goodput_second_half_mbps', sim_cap[cc]):.2f} in its second half"
+        )  # fmt: skip
+    if not parts:
+        return ""
+    return (
+        "Goodput as a share of the payload the link can carry (each side with its own headers), both sides starting at the "
+        "kernel's initial window of 10 segments: " + "; ".join(parts) + "."
+    )
 
 
 def _command(setup: Setup) -> str:
@@ -113,8 +139,11 @@ def render_cpu_cost(data: dict[str, Any]) -> str:
         "| | " + " | ".join(LABELS.get(cc, cc) + (" (eBPF)" if cc in EBPF else "") for cc in ccs) + " |",
         "|---|" + "---|" * len(ccs),
     ]
+    sim = data.get("simulator_summary", {})
+    halves = lambda s: "-" if s.get("goodput_first_half_mbps") is None else f"{_pm(s, 'goodput_first_half_mbps', '.1f')} / {_pm(s, 'goodput_second_half_mbps', '.1f')}"  # noqa: E731
     rows = [
         ("goodput, Mbit/s", lambda s: _pm(s, "goodput_mbps", ".1f")),
+        ("goodput, first half / second half of the run, Mbit/s", halves),
         ("sender process, CPU ms per MB (system)", lambda s: _pair(s, "sender_cpu_ms_per_mb", ".2f", "sender_sys_ms_per_mb", ".2f")),
         ("sender process, % of one CPU", lambda s: _pm(s, "sender_cpu_pct", ".1f")),
         ("testbed (sender + delay line + receiver), CPU ms per MB", lambda s: _pm(s, "testbed_cpu_ms_per_mb", ".1f")),
@@ -128,6 +157,13 @@ def render_cpu_cost(data: dict[str, Any]) -> str:
     ]  # fmt: skip
     for label, cell in rows:
         lines.append(f"| {label} | " + " | ".join(cell(summary[cc]) for cc in ccs) + " |")
+    if sim:
+        seeds = f"seeds 1 to {setup.repeat}" if setup.repeat > 1 else "seed 1"
+        for label, cell in [
+            (f"simulator, same scenario ({seeds}): goodput, Mbit/s", lambda s: _pm(s, "goodput_mbps", ".1f")),
+            ("simulator: first half / second half, Mbit/s", halves),
+        ]:  # fmt: skip
+            lines.append(f"| {label} | " + " | ".join(cell(sim[cc]) if cc in sim else "-" for cc in ccs) + " |")
     table = data["thesis_table_vi_pct"]
     thesis = [f"{table[THESIS_ROW[cc]][0]:g} - {table[THESIS_ROW[cc]][1]:g}" if cc in THESIS_ROW else "" for cc in ccs]
     lines.append("| thesis Table VI, CPU % (SACK for Reno; CTCP " + "{:g} - {:g}".format(*table["CTCP"]) + ") | " + " | ".join(thesis) + " |")
@@ -148,7 +184,9 @@ def render_cpu_cost(data: dict[str, Any]) -> str:
     against = _against_reno(summary)
     if against:
         said.append(against)
-    return "\n".join(lines + [" ".join(said)]) + "\n"
+    text = "\n".join(lines + [" ".join(said)]) + "\n"
+    beside = _beside_simulator(data)
+    return text + ("\n" + beside + "\n" if beside else "")
 
 
 def render_page(text: str, page_dir: Path) -> str:
