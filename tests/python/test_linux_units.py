@@ -478,3 +478,17 @@ def test_testbed_runs_all_held_back_skip_only_when_the_host_took_the_machine_in_
     with pytest.raises((pytest.skip.Exception, AssertionError)) as caught:
         host.measured(run, lambda got: "delay line late", waits=(0.0,))
     assert ("skipped" if caught.type is pytest.skip.Exception else "failed") == verdict, caught.value
+
+
+def test_the_compare_report_says_when_the_kernel_met_a_stale_slow_start_threshold() -> None:
+    """docs/linux.md, "A stale slow-start threshold": the repairs of each eBPF controller and the
+    samples above Linux's largest threshold, in one line; no line when there were none."""
+    from pertlab.linux.compare import stale_thresholds
+
+    quiet = {"pert_adaptive_counters": {"ssthresh_repairs": 0, "draws": 5}, "invalid_ssthresh_samples": 0, "ping_idle_ms": {}}
+    assert stale_thresholds(quiet) == [] and stale_thresholds({}) == []
+    met = {"pert_adaptive_counters": {"ssthresh_repairs": 2}, "pert_counters": {"ssthresh_repairs": 0}, "invalid_ssthresh_samples": 3}
+    assert stale_thresholds(met) == [
+        'Stale slow-start thresholds in the kernel (docs/linux.md, "A stale slow-start threshold"): pert_adaptive put back 2; '
+        "3 TCP_INFO samples held one above Linux's largest."
+    ]

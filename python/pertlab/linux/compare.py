@@ -216,6 +216,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         *rows,
         "",
         f"Testbed ping, ms: idle {_ping_words(real.extra['ping_idle_ms'])}; under load {_ping_words(real.extra['ping_load_ms'])}.",
+        *stale_thresholds(real.extra),
         "Result tables: testbed/ and sim/ (same schemas)"
         + (f"; the simulator's other seeds in {_seed_folders(sim_sc.seed + 1, sim_sc.seed + sim_seeds - 1)}" if sim_seeds > 1 else "")
         + ". Figure: cwnd.png (congestion windows and bottleneck queue, side by side; the simulator's first seed).",
@@ -227,6 +228,21 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
     (out / "report.md").write_text(report)
     plot_side_by_side(real, sim, out / "cwnd.png", f"{sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms")
     return report, real
+
+
+def stale_thresholds(extra: dict[str, Any]) -> list[str]:
+    """A line when the testbed met a slow-start threshold Linux cannot have set (docs/linux.md, "A
+    stale slow-start threshold"): the thresholds its eBPF controllers put back, and the TCP_INFO
+    samples that held one; nothing when there were none."""
+    repairs = {k.removesuffix("_counters"): v.get("ssthresh_repairs", 0) for k, v in extra.items() if k.endswith("_counters")}
+    said = [f"{cc} put back {n}" for cc, n in sorted(repairs.items()) if n]
+    invalid = extra.get("invalid_ssthresh_samples", 0)
+    if not said and not invalid:
+        return []
+    return [
+        "Stale slow-start thresholds in the kernel (docs/linux.md, \"A stale slow-start threshold\"): "
+        + "; ".join(said + ([f"{invalid} TCP_INFO samples held one above Linux's largest"] if invalid else [])) + "."
+    ]
 
 
 def _ping_words(stats: dict[str, Any]) -> str:
