@@ -125,9 +125,12 @@ class Setup:
     def scenario(self, cc: str) -> TestbedScenario:
         """The testbed scenario of one run (the delay line, bottleneck and receiver it builds).
         Its initial window is the kernel's own (10 segments), given so that the simulator's
-        flows (:func:`simulate`) start as the kernel's do rather than at the simulator's 2."""
+        flows (:func:`simulate`) start as the kernel's do rather than at the simulator's 2; both
+        sides sample their flows at the start and in the middle (``sample_interval``), which
+        splits the run into halves."""
         return TestbedScenario.parse({
             "name": f"cpu-cost-{cc}", "duration": f"{self.seconds}s", "warmup": "0s", "delayed_ack": True, "init_cwnd": LINUX_INIT_CWND,
+            "sample_interval": f"{self.seconds / 2}s",
             "bottleneck": {"rate": f"{self.rate_mbit}Mbps", "delay": f"{self.rtt_ms}ms", "buffer_pkts": self.buffer_pkts()},
             "flows": [{"cc": EBPF.get(cc, cc), "count": self.flows}],
         })  # fmt: skip
@@ -247,7 +250,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
             raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
         snd = tb.popen(
             tb.snd, py, "-m", "pertlab.linux.flows", "send", "--dst", RCV_IP, "--port", str(PORT), "--cc", EBPF.get(cc, cc),
-            "--count", str(setup.flows), "--duration", repr(setup.seconds), "--interval", repr(setup.seconds / 2),
+            "--count", str(setup.flows), "--duration", repr(setup.seconds), "--interval", repr(sc.sample_interval / 1e9),
         )  # fmt: skip
         line = snd.stdout.readline() if snd.stdout else ""
         if not line.startswith("{"):
@@ -350,24 +353,28 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
 def simulate(setup: Setup) -> list[dict]:
     """The simulator on each congestion control's scenario (:func:`pertlab.linux.compare.sim_scenario`
     of :meth:`Setup.scenario`), seeds 1 to ``setup.repeat``: its goodput over the run and over
-    each half, and the payload its link can carry (its packets' headers are not the kernel's
-    frames', so each side's goodput is set against its own capacity). A congestion control
-    the simulator lacks (bbr) has no rows."""
+    each half (the bytes its flows had delivered at the middle sample), and the payload its link
+    can carry (its packets' headers are not the kernel's frames', so each side's goodput is set
+    against its own capacity). A congestion control the simulator lacks (bbr) has no rows."""
+    import polars as pl
+
     from .. import runner
     from ..scenario.traffic import TCP_IP_HEADER_BYTES
     from .compare import SIM_CC, sim_scenario
 
-    half = round(setup.seconds / 2 * 1e9)
     out = []
     for cc in setup.ccs:
         if EBPF.get(cc, cc) not in SIM_CC:
             continue
-        whole, second = (sim_scenario(setup.scenario(cc).model_copy(update={"warmup": w})) for w in (0, half))
-        packet = whole.flows[0].tcp.packet_size
+        sim = sim_scenario(setup.scenario(cc))
+        half_s = sim.monitor.sample_interval / 1e9
+        packet = sim.flows[0].tcp.packet_size
         for seed in range(1, setup.repeat + 1):
-            gp, gp2 = (runner.run(sc.model_copy(update={"seed": seed})).summary["controllers"][0]["goodput_mbps"] for sc in (whole, second))
+            res = runner.run(sim.model_copy(update={"seed": seed}))
+            gp = res.summary["controllers"][0]["goodput_mbps"]
+            first = res.flow_series.filter((pl.col("t_s") - half_s).abs() < 1e-9)["delivered_bytes"].sum() * 8 / half_s / 1e6
             out.append({
-                "cc": cc, "seed": seed, "goodput_mbps": gp, "goodput_first_half_mbps": 2 * gp - gp2, "goodput_second_half_mbps": gp2,
+                "cc": cc, "seed": seed, "goodput_mbps": gp, "goodput_first_half_mbps": first, "goodput_second_half_mbps": 2 * gp - first,
                 "payload_capacity_mbps": setup.rate_mbit * (packet - TCP_IP_HEADER_BYTES) / packet,
             })  # fmt: skip
     return out

@@ -96,12 +96,12 @@ def _beside_simulator(data: dict[str, Any]) -> str:
     sim, summary = data.get("simulator_summary", {}), data["summary"]
     kernel_cap = {r["cc"]: r["payload_capacity_mbps"] for r in data["runs"] if "payload_capacity_mbps" in r}
     sim_cap = {r["cc"]: r["payload_capacity_mbps"] for r in data.get("simulator", [])}
+    share = lambda x, key, cap: x[key]["mean"] / cap  # noqa: E731
     parts = []
     for cc in data["setup"]["ccs"]:
         if cc not in sim or cc not in kernel_cap or "goodput_second_half_mbps" not in summary[cc]:
             continue
         k, s = summary[cc], sim[cc]
-        share = lambda x, key, cap: x[key]["mean"] / cap  # noqa: E731
         parts.append(
             f"{LABELS.get(cc, cc)} {share(k, 'goodput_mbps', kernel_cap[cc]):.2f} in the kernel against {share(s, 'goodput_mbps', sim_cap[cc]):.2f} "
             f"in the simulator over the run, {share(k, 'goodput_second_half_mbps', kernel_cap[cc]):.2f} against {share(s, 'goodput_second_half_mbps', sim_cap[cc]):.2f} in its second half"
