@@ -34,6 +34,8 @@ def test_full_mode_is_every_client_flow_count_competitor_and_ten_repetitions():
     assert rates == {"cn": 10e6, "fr": 10e6, "nz": 10e6, "se": 10e6, "us-dsl": 3e6, "us-cable": 6e6}
     sc = live.scenario_of(live.Case("nz", 10, "cubic", 4), live.FULL)
     assert [(g.cc, g.count) for g in sc.flows] == [("pert_adaptive", 10), ("cubic", 10)] and sc.seed == 4 and sc.delayline_rtprio > 0
+    # Both sides start at the kernel's initial window.
+    assert sc.init_cwnd == 10 and {f.tcp.init_cwnd for f in sim_scenario(sc).flows} == {10}
 
 
 def test_the_simulator_gets_the_paths_mean_delay_and_loss_rate():
@@ -63,6 +65,10 @@ def test_quick_mode_on_the_kernel_then_a_rerun_from_the_stored_runs(tmp_path, mo
     assert kernel["pert_mbps"].min() > 0.1 and kernel["comp_mbps"].min() > 0.1
     assert 0.3 < kernel["goodput_over_capacity"].min() and kernel["goodput_over_capacity"].max() <= 1.1
     assert kernel["pert_compete_frac"].is_not_null().all() and kernel["delayline_late_mean_us"].is_not_null().all()
+    # Each kernel run counts the stale slow-start thresholds it met (docs/linux.md), and the report says so.
+    assert kernel["ssthresh_repairs"].is_not_null().all() and kernel["invalid_ssthresh_samples"].is_not_null().all()
+    stale = [n for n in report.notes if n.startswith("Stale slow-start thresholds")]
+    assert len(stale) == 1 and f"of the {kernel.height} kernel runs that count them" in stale[0] and "record neither" not in stale[0], stale
     assert len(report.claims) == 9 and all(c.evidence for c in report.claims)
     assert {f.file for f in report.figures} == {"kotla08-live-reno.png", "kotla08-live-cubic.png", "kotla08-live-fig15.png"}
     assert all((tmp_path / f.file).stat().st_size > 10_000 for f in report.figures)

@@ -24,7 +24,9 @@ its source). What the thesis leaves unstated and is chosen here:
 
 The simulator runs each scenario too (:func:`pertlab.linux.compare.sim_scenario`: the path's
 mean delay, jitter included, and its data-direction loss rate; not the jitter's variation, the
-loss bursts or losses of ACKs), with the same seeds.
+loss bursts or losses of ACKs), with the same seeds. Both sides start at the kernel's initial
+window of 10 segments (the scenario sets it; before 2026-12-05 the simulator started at its own 2,
+a large part of an 8 s run on the long paths).
 """
 
 from __future__ import annotations
@@ -50,6 +52,10 @@ PERT = "pert_adaptive"
 #: Times a kernel run is taken when a PERT connection came out of it without a window (its
 #: counters not read when the warm-up ended: the testbed's sampling loop was held back).
 KERNEL_ATTEMPTS = 3
+
+
+#: Columns only a kernel run has (None in the simulator's rows).
+KERNEL_ONLY = ("delayline_late_mean_us", "delayline_late_max_us", "ssthresh_repairs", "invalid_ssthresh_samples")
 
 
 @dataclass(frozen=True)
@@ -128,13 +134,13 @@ def all_cases(mode: Mode) -> list[Case]:
 def scenario_of(case: Case, mode: Mode) -> Any:
     """The testbed scenario of one run (:class:`pertlab.linux.scenario.TestbedScenario`)."""
     from ..linux.profiles import PROFILES
-    from ..linux.scenario import TestbedScenario
+    from ..linux.scenario import LINUX_INIT_CWND, TestbedScenario
 
     rate = PROFILES[case.profile].rate or PLANETLAB_RATE
     duration, warmup = (LONG_DURATION, LONG_WARMUP) if case.long else (mode.duration, mode.warmup)
     data = {
         "name": f"kotla08-live-{case.key}", "duration": duration, "warmup": warmup, "seed": case.seed,
-        "delayline_rtprio": 10, "path": {"profile": case.profile}, "bottleneck": {"rate": rate}, "trace_rtt": case.trace,
+        "delayline_rtprio": 10, "path": {"profile": case.profile}, "bottleneck": {"rate": rate}, "trace_rtt": case.trace, "init_cwnd": LINUX_INIT_CWND,
         "flows": [{"cc": PERT, "count": case.flows}, {"cc": case.competitor, "count": case.flows}],
     }  # fmt: skip
     sc = TestbedScenario.model_validate(data)
@@ -187,6 +193,10 @@ def _kernel(case: Case, mode: Mode, runs_dir: Path) -> dict[str, Any]:
     row = _row(case, "kernel", flows, sc.bottleneck.rate / 1e6) | {
         "delayline_late_mean_us": res.extra.get("delayline", {}).get("late_mean_us"),
         "delayline_late_max_us": res.extra.get("delayline", {}).get("late_max_us"),
+        # docs/linux.md, "A stale slow-start threshold": the thresholds the program put back, and
+        # the TCP_INFO samples of the run that held one above Linux's largest.
+        "ssthresh_repairs": res.extra.get(f"{PERT}_counters", {}).get("ssthresh_repairs"),
+        "invalid_ssthresh_samples": res.extra.get("invalid_ssthresh_samples"),
     }
     tmp = stored.with_suffix(".tmp")
     tmp.write_text(json.dumps(row))
@@ -204,7 +214,7 @@ def _sim(case: Case, mode: Mode) -> dict[str, Any]:
         pl.when(pl.col("cc").str.starts_with("pert")).then(pl.lit(PERT)).otherwise(pl.col("cc")).alias("cc"),
         (pl.col("compete_s") / (pl.col("high_speed_s") + pl.col("safe_s") + pl.col("compete_s"))).alias("compete_frac"),
     )
-    return _row(case, "sim", flows, sc.bottleneck.rate / 1e6) | {"delayline_late_mean_us": None, "delayline_late_max_us": None}
+    return _row(case, "sim", flows, sc.bottleneck.rate / 1e6) | dict.fromkeys(KERNEL_ONLY)
 
 
 def run_table(mode: Mode, out: Path, progress: bool = True) -> tuple[pl.DataFrame, pl.DataFrame]:

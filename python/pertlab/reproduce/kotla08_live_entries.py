@@ -128,7 +128,7 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
         f"link's rate for us-dsl and us-cable, {live.PLANETLAB_RATE} for the PlanetLab paths; a one-BDP drop-tail buffer.",
         f"Summary means with their {INTERVAL}. The kernel runs are stored under runs/ and reused; the simulator runs each case with the "
         "same seeds, given the path's mean delay (jitter included) and its data-direction loss rate: no jitter variation, no loss bursts, "
-        "no ACK losses (pertlab.linux.compare.sim_scenario).",
+        "no ACK losses (pertlab.linux.compare.sim_scenario). Both sides start at the kernel's initial window of 10 segments.",
         f"Fig. 15: on {', '.join(live.FIG15_PROFILES)}, one PERT connection against one reno, with the eBPF program's trace on (every RTT "
         "sample and the srtt_0.99 it gave, from the kernel; the first repetition); and, to test whether the RTT's variability affects "
         "PERT, the same runs with the path's jitter replaced by its mean (a constant delay of the same mean RTT), every repetition, "
@@ -137,9 +137,9 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
     kernel = runs.filter(pl.col("source") == "kernel")
     report.notes.append(
         f"{kernel.height} kernel runs ({kernel.filter(~pl.col('long')).height} of {mode.duration}, {kernel.filter(pl.col('long')).height} of "
-        f"{live.LONG_DURATION}), each with about 3 s of testbed set-up and removal besides; they are run one at a time. The wall time "
-        "in the header counts only the last invocation of the command, which reused the runs stored before it."
+        f"{live.LONG_DURATION}), each with about 3 s of testbed set-up and removal besides; they are run one at a time."
     )
+    report.notes.append(_stale_thresholds(kernel))
     report.tables["summary"] = summary
     report.tables["kernel_vs_sim"] = agree
     report.tables["fig15_variability"] = variability
@@ -150,6 +150,18 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
         + _fig15_claims(traces, variability, mode) + _agreement_claims(agree) + _long_claims(runs)
     )  # fmt: skip
     return report
+
+
+def _stale_thresholds(kernel: pl.DataFrame) -> str:
+    """What the kernel runs met of docs/linux.md's stale slow-start threshold: the thresholds the
+    eBPF program put back and the TCP_INFO samples that held one (runs stored before the program
+    counted them, 2026-12-05, record neither)."""
+    counted = kernel.filter(pl.col("ssthresh_repairs").is_not_null())
+    text = (f"Stale slow-start thresholds (docs/linux.md, \"A stale slow-start threshold\"): the eBPF program put back "
+            f"{counted['ssthresh_repairs'].sum()} in {counted.filter(pl.col('ssthresh_repairs') > 0).height} of the {counted.height} kernel runs "
+            f"that count them, and {counted['invalid_ssthresh_samples'].sum()} of their TCP_INFO samples held one above Linux's largest.")
+    missing = kernel.height - counted.height
+    return text + (f" {missing} runs stored before the program counted them record neither." if missing else "")
 
 
 #: "Not explained by the start": PERT's share in the long runs within this of the short runs'.
