@@ -11,6 +11,7 @@ from pathlib import Path
 import polars as pl
 
 from ..experiments import kotla08_live as live
+from ..linux.scenario import LINUX_INIT_CWND
 from ..sweep import FRACTION, INTERVAL, NON_NEGATIVE, aggregate
 from .kotla08_common import THESIS
 from .registry import Claim, Entry, Figure, Report, fmt_values, register
@@ -128,7 +129,7 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
         f"link's rate for us-dsl and us-cable, {live.PLANETLAB_RATE} for the PlanetLab paths; a one-BDP drop-tail buffer.",
         f"Summary means with their {INTERVAL}. The kernel runs are stored under runs/ and reused; the simulator runs each case with the "
         "same seeds, given the path's mean delay (jitter included) and its data-direction loss rate: no jitter variation, no loss bursts, "
-        "no ACK losses (pertlab.linux.compare.sim_scenario). Both sides start at the kernel's initial window of 10 segments.",
+        f"no ACK losses (pertlab.linux.compare.sim_scenario). Both sides start at the kernel's initial window of {LINUX_INIT_CWND} segments.",
         f"Fig. 15: on {', '.join(live.FIG15_PROFILES)}, one PERT connection against one reno, with the eBPF program's trace on (every RTT "
         "sample and the srtt_0.99 it gave, from the kernel; the first repetition); and, to test whether the RTT's variability affects "
         "PERT, the same runs with the path's jitter replaced by its mean (a constant delay of the same mean RTT), every repetition, "
