@@ -682,6 +682,41 @@ def test_testbed_compares_simulator_half_captures_its_receivers(data, step):
 
 
 @settings(**SETTINGS, **COMMON)
+@given(gen.model(TestbedScenario, BUDGET), st.floats(0.0, 1.0))
+def test_testbed_compares_warm_up_run_is_the_start_of_its_run(data, cut):
+    """`testbed compare`'s simulator side of adaptive PERT's time before the window
+    (:func:`linux.compare.warm_up_of`) is the same run cut at the warm-up's end: its flows' and
+    queue's series match the whole run's up to there, sample for sample, and its flows' times in
+    the modes add up to at most the warm-up. The warm-up is put at ``cut`` of the duration, which
+    is cut to about 1e6 events of work first."""
+    from pertlab.linux.compare import warm_up_of
+    from pertlab.runner import run as sim_run
+
+    try:
+        sc = TestbedScenario.parse(data)
+        wire = sim_scenario(sc).to_wire()
+    except pertlab.ScenarioError:
+        OUTCOMES[("testbed compare's warm-up run", "refused")] += 1
+        return
+    duration = max(2, int(sc.duration * min(1.0, 1e6 / work_bound(wire))))
+    sc = sc.model_copy(update={"duration": duration, "warmup": max(1, int(cut * duration))})
+    try:
+        whole, start = sim_run(sim_scenario(sc, MEMORY_LIMIT)), warm_up_of(sc, sc.seed, MEMORY_LIMIT)
+    except pertlab.ScenarioError as e:  # a sample interval of a few ns records more than the limit
+        field_errors(e)
+        OUTCOMES[("testbed compare's warm-up run", "refused by the core")] += 1
+        return
+    check_results(start)
+    end_s = sc.warmup / 1e9
+    for series in ("flow_series", "queue_series"):
+        a, b = (getattr(r, series).filter(pl.col("t_s") < end_s) for r in (whole, start))
+        assert a.equals(b), (series, a, b)
+    modes = start.flows.select(pl.col("high_speed_s") + pl.col("safe_s") + pl.col("compete_s"))
+    assert modes.is_empty() or modes.to_series().max() <= end_s + 1e-9
+    OUTCOMES[("testbed compare's warm-up run", "the whole run's start")] += 1
+
+
+@settings(**SETTINGS, **COMMON)
 @given(gen.model(TestbedScenario, BUDGET))
 def test_testbed_scenarios_read_back_from_their_json_dump(data):
     """``model_dump(mode="json")`` is a scenario again, the same one: its times are written with

@@ -249,13 +249,11 @@ def _share(h: float, s: float, c: float) -> float:
 def _sim_compete_shares(sc) -> tuple[float, float]:
     """The simulator's compete-mode share for the adaptive flow of a :func:`_join_scenario`:
     alone (before the join), and after it."""
-    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.compare import sim_scenario, warm_up_of
     from pertlab.runner import run as sim_run
 
-    join = sc.warmup
-    alone = sc.model_copy(update={"duration": join, "warmup": 1, "flows": sc.flows[:1]})
     after = sim_run(sim_scenario(sc)).flows.row(0, named=True)
-    before = sim_run(sim_scenario(alone)).flows.row(0, named=True)
+    before = warm_up_of(sc, sc.seed).flows.row(0, named=True)
     return tuple(_share(r["high_speed_s"], r["safe_s"], r["compete_s"]) for r in (before, after))
 
 
@@ -338,8 +336,8 @@ def test_kernel_windowed_p_takes_in_the_reno_flows_queue(nothing_left_behind) ->
 
 @pytest.mark.skipif(_testbed_problem() is not None, reason=f"testbed: {_testbed_problem()}")
 def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_behind) -> None:
-    """The same path, the two kernel Reno flows present from 4 s to 10 s only (the flow group's
-    ``stop``), 20 s in all. The simulator, on the same scenario, predicts compete mode while they
+    """examples/testbed/adaptive_reno_leave.toml: the same path, the two kernel Reno flows present
+    from 4 s to 10 s only (the flow group's ``stop``), 20 s in all. The simulator, on the same scenario, predicts compete mode while they
     are there and safe / high-speed mode from shortly after they leave (Kotla Ch. III.B: q below
     half of q_max); the eBPF controller does the same: compete mode for at least a third of the
     6 s they are there, at most a quarter of the 8 s from 2 s after they leave to the end.
@@ -361,12 +359,11 @@ def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_be
     from pertlab.linux.scenario import TestbedScenario
     from pertlab.runner import run as sim_run
 
-    with open("examples/testbed/adaptive_reno_join.toml", "rb") as f:
+    with open("examples/testbed/adaptive_reno_leave.toml", "rb") as f:
         base = tomllib.load(f)
-    join, leave, after = "4s", "10s", "12s"
-    base["flows"][1] |= {"start": join, "stop": leave}
-    base["delayline_rtprio"] = 10
-    sc = TestbedScenario.model_validate(base | {"duration": "20s", "warmup": after})
+    join, leave = base["flows"][1]["start"], base["flows"][1]["stop"]
+    sc = TestbedScenario.model_validate(base)
+    assert (sc.duration, sc.warmup, join, leave) == (20e9, 12e9, "4s", "10s")
 
     def compete(m: dict) -> tuple[float, float]:
         """Seconds in compete mode, and its share of the time."""
@@ -393,6 +390,47 @@ def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_be
         "host_steal_s": res.extra["host_steal_s"], "delayline": res.extra["delayline"], "srtt_ms_by_second": fs.rows(),
     }  # fmt: skip
     assert holds(res), json.dumps(seen, default=str)
+    assert not loader.is_registered(NAME)
+
+
+@pytest.mark.skipif(_testbed_problem() is not None, reason=f"testbed: {_testbed_problem()}")
+def test_compare_gives_the_time_in_each_mode_before_the_window_and_writes_report_json(nothing_left_behind, tmp_path) -> None:
+    """`testbed compare` of adaptive PERT alone for 3 s, then a Reno flow (window from 3 s), two
+    simulator seeds: beside each mode's time in the window, its time before the window, the
+    kernel's the run's less the window's (the counters read at the warm-up's end), the
+    simulator's from the same run cut there (:func:`warm_up_of`), each seed's. report.json holds
+    the table's values unformatted, with the date, kernel and load average."""
+    import os
+    import time
+
+    from pertlab.linux.compare import MODES, compare, mode_metric, warm_up_of
+    from pertlab.linux.scenario import TestbedScenario
+
+    sc = TestbedScenario.parse({
+        "name": "join", "duration": "6s", "warmup": "3s", "init_cwnd": 10, "bottleneck": {"rate": "10Mbps", "delay": "40ms", "buffer": "100KB"},
+        "flows": [{"cc": "pert_adaptive"}, {"cc": "reno", "start": "3s"}],
+    })  # fmt: skip
+    report, real = compare(sc, tmp_path / "cmp", sim_seeds=2)
+    assert real is not None and not real.interrupted
+    record = json.loads((tmp_path / "cmp" / "report.json").read_text())
+    assert (record["scenario"], record["kernel"], record["date"]) == ("join", os.uname().release, time.strftime("%Y-%m-%d", time.gmtime()))
+    assert len(record["load_average"]) == 2 and record["sim_seeds"] == [1, 2] and (record["duration_s"], record["warmup_s"]) == (6, 3)
+    rows = {r["metric"]: r for r in record["rows"]}
+    m = json.loads((tmp_path / "cmp" / "testbed" / "summary.json").read_text())["pert_adaptive_modes"]["0"]
+    cut = [warm_up_of(sc, seed).flows.row(0, named=True) for seed in (1, 2)]
+    for mode in MODES:
+        before, window = rows[mode_metric(mode, before_window=True)], rows[mode_metric(mode)]
+        assert before["testbed"] == pytest.approx(m["run"][f"{mode}_s"] - m["window"][f"{mode}_s"], abs=1e-9)
+        assert window["testbed"] == pytest.approx(m["window"][f"{mode}_s"], abs=1e-9)
+        assert before["sim"] == [c[f"{mode}_s"] for c in cut]
+        assert f"| {mode_metric(mode, before_window=True)} | {before['testbed']:.2f} | {before['sim'][0]:.2f} | " in report
+    for side in (lambda r: r["testbed"], lambda r: r["sim"][0], lambda r: r["sim"][1]):
+        spent = [sum(side(rows[mode_metric(mode, w)]) for mode in MODES) for w in (True, False)]
+        # before the first RTT sample no mode is in force: a little under 3 s on each side
+        assert 2.5 < spent[0] <= 3.0 + 0.2 and 2.5 < spent[1] <= 3.0 + 0.2, spent
+    # every row of the table is in report.json, with the testbed's value the table writes
+    assert len(rows) == len([line for line in report.splitlines() if line.startswith("| ") and not line.startswith("| metric")])
+    assert rows["reno: flows"]["testbed"] == 1 and rows["reno: flows"]["sim"] == [1, 1]
     assert not loader.is_registered(NAME)
 
 

@@ -83,3 +83,47 @@ def test_the_simulator_beside_the_kernel_runs_every_controller_it_has_per_seed()
         assert 0 < r["goodput_mbps"] <= r["payload_capacity_mbps"] and math.isclose(r["payload_capacity_mbps"], 10 * 1460 / 1500)
     assert setup.scenario("reno").init_cwnd == 10
     assert rows == cpu_cost.simulate(setup)
+
+
+def _adaptive_reno_runs() -> dict[str, dict]:
+    from pertlab.linux.modes_doc import ADAPTIVE_RENO_DATA
+
+    return {example: json.loads((DOCS / data).read_text()) for data, example in ADAPTIVE_RENO_DATA.items()}
+
+
+def test_the_committed_join_and_leave_runs_are_of_todays_example_files() -> None:
+    """docs/linux.md's "Reno flows join, and leave" block: each committed compare run ran its
+    example file as it reads today (a file changed since needs the run again), met no stale
+    slow-start threshold, and its report.md is the run's (the rows of report.json, written)."""
+    from pertlab.linux.compare import Row
+    from pertlab.linux.scenario import TestbedScenario, load_scenario
+
+    for example, rec in _adaptive_reno_runs().items():
+        assert TestbedScenario.parse(rec["testbed_scenario"]) == load_scenario(DOCS.parent / example), example
+        assert rec["invalid_ssthresh_samples"] == 0 and set(rec["ssthresh_repairs"].values()) == {0}, example
+        report = (DOCS / "linux" / Path(example).with_suffix(".md").name).read_text()
+        table = [line for line in report.splitlines() if line.startswith("| ") and not line.startswith("| metric")]
+        assert [Row(**row).markdown() for row in rec["rows"]] == table, example
+
+
+def test_the_committed_join_and_leave_runs_show_what_the_prose_says() -> None:
+    """The prose around the block: on both sides adaptive PERT is in compete mode at most a
+    quarter of the time alone and at least half of it after Reno joins, and, when Reno leaves,
+    spends seconds in compete mode while it is there and at most a quarter of the window after."""
+    from pertlab.linux.modes_doc import compete
+
+    runs = _adaptive_reno_runs()
+    join, leave = runs["examples/testbed/adaptive_reno_join.toml"], runs["examples/testbed/adaptive_reno_leave.toml"]
+    for side, (alone, after) in enumerate(zip(compete(join, True), compete(join, False))):
+        assert alone[1] <= 0.25 and after[1] >= 0.5, (side, alone, after)
+    for side, (during, window) in enumerate(zip(compete(leave, True), compete(leave, False))):
+        assert during[0] >= 2.0 and window[1] <= 0.25, (side, during, window)
+
+
+def test_the_block_says_where_the_kernels_share_lies_against_the_seeds() -> None:
+    from pertlab.linux.modes_doc import _against
+
+    assert _against(0.5, [0.4, 0.6]) == "within the seeds' range"
+    assert _against(0.604, [0.4, 0.6]) == "within the seeds' range"  # equal to 0.01
+    assert _against(0.7, [0.4, 0.6]) == "0.10 above the seeds' most (0.60)"
+    assert _against(0.2, [0.4, 0.6]) == "0.20 below the seeds' least (0.40)"

@@ -14,10 +14,13 @@ and the path's jitter are not carried over (the report says so).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import statistics
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -177,19 +180,32 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
     sim_sc = sim_scenario(sc, memory_limit)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
     sims, sim_acks = [], []
+    warm_ups: list[Results] | None = [] if sc.warmup > 0 and "pert_adaptive" in {f.cc for f in sc.flows} else None
     for seed in range(sim_sc.seed, sim_sc.seed + sim_seeds):
         folder = "sim" if seed == sim_sc.seed else f"sim-seed-{seed}"
         seeded, seeded_acks = simulated(sim_sc.model_copy(update={"seed": seed}), out / folder, sc.capture_acks, memory_limit)
         sims.append(seeded)
         sim_acks.append(seeded_acks)
+        if warm_ups is not None and not seeded.interrupted:
+            warm_ups.append(warm_up_of(sc, seed, memory_limit))
+            seeded = warm_ups[-1]  # interrupted in its turn: said as the seed's
         if seeded.interrupted:
             report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {seed}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: {'sim/' if folder == 'sim' else f'sim/ to {folder}/'}.\n"
             (out / "report.md").write_text(report)
             return report, None
     sim = sims[0]
+    load_before = os.getloadavg()[0]
     real = run(sc)
     real.write(out / "testbed")
-    rows = _rows(sc, real, sims, sim_acks)
+    rows = _rows(sc, real, sims, sim_acks, warm_ups)
+    record = {
+        "scenario": sc.name, "date": time.strftime("%Y-%m-%d", time.gmtime()), "kernel": os.uname().release,
+        "load_average": [load_before, os.getloadavg()[0]], "duration_s": sc.duration / 1e9, "warmup_s": sc.warmup / 1e9,
+        "init_cwnd": sc.init_cwnd, "sim_seeds": [sim_sc.seed, sim_sc.seed + sim_seeds - 1], "testbed_scenario": sc.model_dump(mode="json"),
+        "ssthresh_repairs": ssthresh_repairs(real.extra),
+        "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0), "rows": [r.record() for r in rows],
+    }  # fmt: skip
+    (out / "report.json").write_text(json.dumps(record, indent=2) + "\n")
     seeds = f"seeds {sim_sc.seed} to {sim_sc.seed + sim_seeds - 1}"
     report = "\n".join([
         f"# {sc.name}: testbed vs simulator",
@@ -213,13 +229,14 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         "",
         "| metric | testbed (Linux) | simulator |" + (f" simulator, {seeds}: median (least .. most) |" if sim_seeds > 1 else ""),
         "|---|---|---|" + ("---|" if sim_seeds > 1 else ""),
-        *rows,
+        *(r.markdown() for r in rows),
         "",
         f"Testbed ping, ms: idle {_ping_words(real.extra['ping_idle_ms'])}; under load {_ping_words(real.extra['ping_load_ms'])}.",
         *stale_thresholds(real.extra),
         "Result tables: testbed/ and sim/ (same schemas)"
         + (f"; the simulator's other seeds in {_seed_folders(sim_sc.seed + 1, sim_sc.seed + sim_seeds - 1)}" if sim_seeds > 1 else "")
-        + ". Figure: cwnd.png (congestion windows and bottleneck queue, side by side; the simulator's first seed).",
+        + ". Figure: cwnd.png (congestion windows and bottleneck queue, side by side; the simulator's first seed)."
+        " The table's values, unformatted, with the scenario, the run's date, kernel and load average: report.json.",
         # What the simulator's run warned of (flows in lock-step, a queue that cannot act, ...)
         # often says why its column differs from the kernel's.
         *(["", "The simulator's run warned (as `pertlab run` does after its tables):", *[f"- {w}" for w in sim.warnings]] if sim.warnings else []),
@@ -230,12 +247,70 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
     return report, real
 
 
+#: Adaptive PERT's modes (Kotla 2008, Ch. III.B), as the results name their times (``{mode}_s``).
+MODES = ("high_speed", "safe", "compete")
+
+
+def mode_metric(mode: str, before_window: bool = False) -> str:
+    """The report's row of adaptive PERT's time in ``mode``: in the measurement window, or before it."""
+    return f"pert_adaptive: time in {mode} mode{' before the window' if before_window else ''}, s (all flows)"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One metric of a compare report: the testbed's value and the simulator's of each seed,
+    written with ``fmt``."""
+
+    metric: str
+    testbed: Any
+    sim: list[Any]
+    fmt: str = "{:.3f}"
+
+    def markdown(self) -> str:
+        """The table's row: the testbed, the simulator's first seed and, with more seeds, their
+        median (least .. most)."""
+        f = lambda v: "-" if v is None else self.fmt.format(v)  # noqa: E731
+        cells = [f(self.testbed), f(self.sim[0])]
+        if len(self.sim) > 1:
+            values = [v for v in self.sim if isinstance(v, (int, float))]
+            if not values:
+                cells.append("-")
+            else:
+                median = statistics.median(values)
+                if all(isinstance(v, int) for v in values) and median == int(median):
+                    median = int(median)  # a count stays a count
+                cells.append(f"{f(median)} ({f(min(values))} .. {f(max(values))})")
+        return f"| {self.metric} | {' | '.join(cells)} |"
+
+    def record(self) -> dict[str, Any]:
+        """The row for report.json: the values as measured, unformatted, and the format the
+        table writes them with (``Row(**record)`` is the row again)."""
+        return {"metric": self.metric, "testbed": self.testbed, "sim": self.sim, "fmt": self.fmt}
+
+
+def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None) -> Results:
+    """The simulator's run of ``sc`` with ``seed`` cut at the end of the warm-up and measured from
+    0: the start of :func:`sim_scenario`'s run, since a run is a pure function of its scenario and
+    seed and nothing after the warm-up acts before it (tests/python/test_linux_units.py checks the
+    two runs' series agree). Its flows' times in adaptive PERT's modes are the simulator's side of
+    the kernel's run-less-window."""
+    from ..runner import run as sim_run
+
+    cut = sc.model_copy(update={"duration": sc.warmup, "warmup": 0, "seed": seed})
+    return sim_run(sim_scenario(cut, memory_limit), memory_limit=memory_limit)
+
+
+def ssthresh_repairs(extra: dict[str, Any]) -> dict[str, int]:
+    """The stale slow-start thresholds each eBPF controller of a testbed run put back (its
+    counters' ``ssthresh_repairs``), by controller."""
+    return {k.removesuffix("_counters"): v.get("ssthresh_repairs", 0) for k, v in extra.items() if k.endswith("_counters")}
+
+
 def stale_thresholds(extra: dict[str, Any]) -> list[str]:
     """A line when the testbed met a slow-start threshold Linux cannot have set (docs/linux.md, "A
     stale slow-start threshold"): the thresholds its eBPF controllers put back, and the TCP_INFO
     samples that held one; nothing when there were none."""
-    repairs = {k.removesuffix("_counters"): v.get("ssthresh_repairs", 0) for k, v in extra.items() if k.endswith("_counters")}
-    said = [f"{cc} put back {n}" for cc, n in sorted(repairs.items()) if n]
+    said = [f"{cc} put back {n}" for cc, n in sorted(ssthresh_repairs(extra).items()) if n]
     invalid = extra.get("invalid_ssthresh_samples", 0)
     if not said and not invalid:
         return []
@@ -291,10 +366,11 @@ def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
     return acks.summary(table, start_s, end_s, acks.push_share(data, start_s, end_s))
 
 
-def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any] | None]) -> list[str]:
-    """The report's table rows: each metric of the testbed's run, of the simulator's first seed
-    and, with more seeds, their median (least .. most); with ``capture_acks``, the receivers' ACKs
-    (``sim_acks``: each seed's :func:`pertlab.acks.summary`)."""
+def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any] | None], sim_warm_ups: list[Results] | None) -> list[Row]:
+    """The report's table rows: each metric of the testbed's run and of each simulator seed; with
+    ``capture_acks``, the receivers' ACKs (``sim_acks``: each seed's :func:`pertlab.acks.summary`);
+    with adaptive PERT and a warm-up, its time in each mode before the window too (``sim_warm_ups``:
+    each seed's :func:`warm_up_of` run)."""
     from ..builders import CC_NAMES
 
     rq = real.queues.to_dicts()[0]
@@ -305,20 +381,8 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row_of(name, a, [of_sim(s) for s in sims], fmt)
 
     def row_of(name: str, a, seeded: list[Any], fmt: str = "{:.3f}") -> None:
-        """A metric: the testbed's value ``a``, the simulator's for the first seed and, with more
-        seeds (``seeded``, one value each), their median (least .. most)."""
-        f = lambda v: "-" if v is None else fmt.format(v)  # noqa: E731
-        cells = [f(a), f(seeded[0])]
-        if len(seeded) > 1:
-            values = [v for v in seeded if isinstance(v, (int, float))]
-            if not values:
-                cells.append("-")
-            else:
-                median = statistics.median(values)
-                if all(isinstance(v, int) for v in values) and median == int(median):
-                    median = int(median)  # a count stays a count
-                cells.append(f"{f(median)} ({f(min(values))} .. {f(max(values))})")
-        rows.append(f"| {name} | {' | '.join(cells)} |")
+        """A metric: the testbed's value ``a`` and the simulator's of each seed (``seeded``)."""
+        rows.append(Row(name, a, seeded, fmt))
 
     for cc in dict.fromkeys(f.cc for f in sc.flows):
         rf = real.flows.filter(pl.col("cc") == cc)
@@ -336,10 +400,14 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         if cc in ("pert", "pert_adaptive"):
             row(f"{cc}: early responses", rf["early_responses"].sum(), lambda s: sf(s)["early_responses"].sum(), "{}")
         if cc == "pert_adaptive":
-            modes = real.extra.get("pert_adaptive_modes", {})
-            for m in ("high_speed", "safe", "compete"):
-                windows = [x["window"] for x in modes.values()]
-                row(f"pert_adaptive: time in {m} mode, s (all flows)", sum(w[f"{m}_s"] for w in windows) if all(windows) else None, lambda s, m=m: sf(s)[f"{m}_s"].sum(), "{:.2f}")
+            modes = list(real.extra.get("pert_adaptive_modes", {}).values())
+            windows = [x["window"] for x in modes]
+            for m in MODES:
+                row(mode_metric(m), sum(w[f"{m}_s"] for w in windows) if all(windows) else None, lambda s, m=m: sf(s)[f"{m}_s"].sum(), "{:.2f}")
+            if sim_warm_ups is not None:
+                for m in MODES:  # the run's less the window's: the controller's counters read at the warm-up's end
+                    before = sum(x["run"][f"{m}_s"] - x["window"][f"{m}_s"] for x in modes) if all(windows) else None
+                    row_of(mode_metric(m, before_window=True), before, [sf(s)[f"{m}_s"].sum() for s in sim_warm_ups], "{:.2f}")
     if "video_packets" in real.flows.columns and (rv := real.flows.filter(pl.col("video_packets").is_not_null())).height:
         sv = lambda s: s.flows.filter(pl.col("video_packets").is_not_null())  # noqa: E731
         row("video streams: goodput per stream, Mbit/s (mean)", rv["goodput_mbps"].mean(), lambda s: sv(s)["goodput_mbps"].mean())

@@ -1,5 +1,6 @@
-"""The generated block of docs/linux.md: "CPU cost: Table VI today", written from the committed
-run of ``pertlab linux cpu-cost --out docs/linux/cpu_cost_table6.json`` (:mod:`.cpu_cost`).
+"""The generated blocks of docs/linux.md: "CPU cost: Table VI today", written from the committed
+run of ``pertlab linux cpu-cost --out docs/linux/cpu_cost_table6.json`` (:mod:`.cpu_cost`), and
+adaptive PERT's modes when Reno flows join and leave (:mod:`.modes_doc`).
 
 The block holds the run's setup and host, the table of every congestion control's figures (mean
 and standard deviation over the runs) beside the thesis's Table VI, each eBPF program's run time
@@ -7,7 +8,7 @@ and calls, and what the figures say where that is a comparison of numbers (the e
 of the testbed's CPU per MB; each protocol's difference from Reno against the spread of the runs).
 The prose around the block explains the method and what differs from the thesis.
 
-``python -m pertlab.linux.doc [--check] [PAGE]`` rewrites the block (or, with ``--check``,
+``python -m pertlab.linux.doc [--check] [PAGE]`` rewrites the blocks (or, with ``--check``,
 exits 1 when it differs from what would be written); ``make docs`` runs it and
 tests/python/test_linux_doc.py checks it.
 """
@@ -21,6 +22,7 @@ from typing import Any
 
 from .. import docblock
 from .cpu_cost import EBPF, Setup
+from .modes_doc import ADAPTIVE_RENO, ADAPTIVE_RENO_DATA, render_adaptive_reno
 
 __all__ = ["CPU_COST", "CPU_COST_DATA", "render_cpu_cost", "render_page", "main"]
 
@@ -190,8 +192,11 @@ def render_cpu_cost(data: dict[str, Any]) -> str:
 
 
 def render_page(text: str, page_dir: Path) -> str:
-    """``text`` with the :data:`CPU_COST` block written from its data under ``page_dir``."""
-    return docblock.fill(text, CPU_COST, render_cpu_cost(json.loads((page_dir / CPU_COST_DATA).read_text())))
+    """``text`` with the :data:`CPU_COST` and :data:`ADAPTIVE_RENO` blocks written from their data
+    under ``page_dir``."""
+    text = docblock.fill(text, CPU_COST, render_cpu_cost(json.loads((page_dir / CPU_COST_DATA).read_text())))
+    records = {example: json.loads((page_dir / data).read_text()) for data, example in ADAPTIVE_RENO_DATA.items()}
+    return docblock.fill(text, ADAPTIVE_RENO, render_adaptive_reno(records))
 
 
 def main(argv: list[str] | None = None) -> int:
