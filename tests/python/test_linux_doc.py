@@ -11,6 +11,7 @@ import pytest
 
 from pertlab.linux import cpu_cost
 from pertlab.linux.doc import CPU_COST_DATA, LABELS, render_cpu_cost, render_page
+from pertlab.results import SUCCESS_LATE_FRACTION
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DATA = json.loads((DOCS / CPU_COST_DATA).read_text())
@@ -85,35 +86,95 @@ def test_the_simulator_beside_the_kernel_runs_every_controller_it_has_per_seed()
     assert rows == cpu_cost.simulate(setup)
 
 
-def _adaptive_reno_runs() -> dict[str, dict]:
-    from pertlab.linux.modes_doc import ADAPTIVE_RENO_DATA
+def _runs(block: str) -> dict[str, dict]:
+    """The committed compare runs a generated block is written from, by name."""
+    from pertlab.linux.compare_doc import BLOCKS
 
-    return {example: json.loads((DOCS / data).read_text()) for data, example in ADAPTIVE_RENO_DATA.items()}
+    return {name: json.loads((DOCS / path).read_text()) for name, path in BLOCKS[block][0].items()}
 
 
-def test_the_committed_join_and_leave_runs_are_of_todays_example_files() -> None:
-    """docs/linux.md's "Reno flows join, and leave" block: each committed compare run ran its
-    example file as it reads today (a file changed since needs the run again), met no stale
-    slow-start threshold, and its report.md is the run's (the rows of report.json, written)."""
+def _rows(record: dict) -> dict:
+    from pertlab.linux.compare_doc import rows_of
+
+    return rows_of(record)
+
+
+@pytest.mark.parametrize("block", ["smoke", "ten-flows", "video", "adaptive-reno"])
+def test_the_committed_compare_runs_are_of_todays_example_files(block: str) -> None:
+    """Each committed compare run behind a block ran its example file as it reads today (a file
+    changed since needs the run again), met no stale slow-start threshold, and its committed
+    report.md is the run's (the rows of report.json, written)."""
     from pertlab.linux.compare import Row
+    from pertlab.linux.compare_doc import BLOCKS
     from pertlab.linux.scenario import TestbedScenario, load_scenario
 
-    for example, rec in _adaptive_reno_runs().items():
-        assert TestbedScenario.parse(rec["testbed_scenario"]) == load_scenario(DOCS.parent / example), example
-        assert rec["invalid_ssthresh_samples"] == 0 and set(rec["ssthresh_repairs"].values()) == {0}, example
-        report = (DOCS / "linux" / Path(example).with_suffix(".md").name).read_text()
+    for name, rec in _runs(block).items():
+        example = DOCS.parent / "examples" / "testbed" / f"{name}.toml"  # the block names each run by its file
+        assert TestbedScenario.parse(rec["testbed_scenario"]) == load_scenario(example), name
+        assert rec["invalid_ssthresh_samples"] == 0 and not any(rec["ssthresh_repairs"].values()), name
+        report = (DOCS / BLOCKS[block][0][name]).with_suffix(".md").read_text()
         table = [line for line in report.splitlines() if line.startswith("| ") and not line.startswith("| metric")]
-        assert [Row(**row).markdown() for row in rec["rows"]] == table, example
+        assert [Row(**row).markdown() for row in rec["rows"]] == table, name
+
+
+def _both(row) -> list:
+    """The kernel's value and every simulator seed's."""
+    return [row.testbed, *row.sim]
+
+
+def test_the_smoke_run_shows_what_the_prose_says() -> None:
+    """docs/linux.md, "testbed compare": the kernel's average queue (about 4 packets), utilization
+    and early responses lie within the simulator seeds' ranges."""
+    rows = _rows(_runs("smoke")["smoke"])
+    for metric in ("bottleneck average queue, packets", "bottleneck utilization", "pert: early responses"):
+        row = rows[metric]
+        assert min(row.sim) <= row.testbed <= max(row.sim), row
+    assert 3.0 <= rows["bottleneck average queue, packets"].testbed <= 5.0
+
+
+def test_the_ten_flows_runs_show_what_the_prose_says() -> None:
+    """docs/linux.md, "Ten flows, 10 Mbit/s, 40 ms": PERT's queue about 9 packets with no drops
+    and about the same early responses; Reno's drop rate about 3 % on both sides and the kernel's
+    queue about 2 packets longer, with more retransmissions; goodput lower in the testbed by the
+    headers' share (1448/1514 over 1460/1500) to within 0.5 %."""
+    runs = _runs("ten-flows")
+    reno, pert = _rows(runs["ten_flows_reno"]), _rows(runs["ten_flows_pert"])
+    assert all(7.5 <= q <= 11 for q in _both(pert["bottleneck average queue, packets"])) and set(_both(pert["bottleneck drops"])) == {0}
+    early = _both(pert["pert: early responses"])
+    assert max(early) <= 1.1 * min(early), early
+    assert all(0.02 <= d <= 0.04 for d in _both(reno["bottleneck drop rate"]))
+    queue = reno["bottleneck average queue, packets"]
+    assert all(1.0 <= queue.testbed - q <= 3.0 for q in queue.sim), queue
+    assert all(reno["reno: retransmissions"].testbed > r for r in reno["reno: retransmissions"].sim)
+    headers = (1448 / 1514) / (1460 / 1500)
+    for rows, cc in ((reno, "reno"), (pert, "pert")):
+        goodput = rows[f"{cc}: goodput total, Mbit/s"]
+        assert all(goodput.testbed / g == pytest.approx(headers, rel=0.005) for g in goodput.sim), (cc, goodput)
+
+
+def test_the_video_runs_show_what_the_prose_says() -> None:
+    """docs/linux.md, "Live video on real sockets": PERT's queue a few packets and its round trip
+    near 90 ms on both sides, its stream failing on both; CUBIC's stream on time on both; Reno and
+    CUBIC round trips 250 to 330 ms; the kernel's Reno stream fails where every simulator seed's
+    is on time."""
+    runs = _runs("video")
+    late = {cc: _both(_rows(runs[f"video_{cc}"])["video streams: late fraction (worst stream)"]) for cc in ("pert", "reno", "cubic")}
+    pert = _rows(runs["video_pert"])
+    assert all(q < 10 for q in _both(pert["bottleneck average queue, packets"])) and all(88 <= r <= 100 for r in _both(pert["pert: RTT mean, ms"]))
+    assert all(x >= SUCCESS_LATE_FRACTION for x in late["pert"]) and all(x == 0 for x in late["cubic"]), late
+    for cc in ("reno", "cubic"):
+        assert all(250 <= r <= 330 for r in _both(_rows(runs[f"video_{cc}"])[f"{cc}: RTT mean, ms"])), cc
+    assert late["reno"][0] > 0.3 and all(x == 0 for x in late["reno"][1:]), late["reno"]
 
 
 def test_the_committed_join_and_leave_runs_show_what_the_prose_says() -> None:
     """The prose around the block: on both sides adaptive PERT is in compete mode at most a
     quarter of the time alone and at least half of it after Reno joins, and, when Reno leaves,
     spends seconds in compete mode while it is there and at most a quarter of the window after."""
-    from pertlab.linux.modes_doc import compete
+    from pertlab.linux.compare_doc import compete
 
-    runs = _adaptive_reno_runs()
-    join, leave = runs["examples/testbed/adaptive_reno_join.toml"], runs["examples/testbed/adaptive_reno_leave.toml"]
+    runs = _runs("adaptive-reno")
+    join, leave = runs["adaptive_reno_join"], runs["adaptive_reno_leave"]
     for side, (alone, after) in enumerate(zip(compete(join, True), compete(join, False))):
         assert alone[1] <= 0.25 and after[1] >= 0.5, (side, alone, after)
     for side, (during, window) in enumerate(zip(compete(leave, True), compete(leave, False))):
@@ -121,9 +182,18 @@ def test_the_committed_join_and_leave_runs_show_what_the_prose_says() -> None:
 
 
 def test_the_block_says_where_the_kernels_share_lies_against_the_seeds() -> None:
-    from pertlab.linux.modes_doc import _against
+    from pertlab.linux.compare_doc import against
 
-    assert _against(0.5, [0.4, 0.6]) == "within the seeds' range"
-    assert _against(0.604, [0.4, 0.6]) == "within the seeds' range"  # equal to 0.01
-    assert _against(0.7, [0.4, 0.6]) == "0.10 above the seeds' most (0.60)"
-    assert _against(0.2, [0.4, 0.6]) == "0.20 below the seeds' least (0.40)"
+    assert against(0.5, [0.4, 0.6]) == "within the seeds' range"
+    assert against(0.604, [0.4, 0.6]) == "within the seeds' range"  # equal to 0.01
+    assert against(0.7, [0.4, 0.6]) == "0.10 above the seeds' most (0.60)"
+    assert against(0.2, [0.4, 0.6]) == "0.20 below the seeds' least (0.40)"
+
+
+def test_a_simulator_cell_gives_one_value_where_every_seed_agrees() -> None:
+    from pertlab.linux.compare import Row
+    from pertlab.linux.compare_doc import sim_cell
+
+    assert sim_cell(Row("m", 1.0, [2.0, 2.0, 2.0])) == "2.000"
+    assert sim_cell(Row("m", 1.0, [2.0, 1.0, 3.0])) == "2.000 (1.000 .. 3.000)"
+    assert sim_cell(Row("m", 1, [4, 5], "{}")) == "4.5 (4 .. 5)"

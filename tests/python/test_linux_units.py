@@ -17,7 +17,7 @@ import pertlab
 from pertlab.cli import app
 from pertlab.linux import build, loader
 from pertlab.linux.compare import DEFAULT_HZ, kernel_hz, sim_scenario, simulated
-from pertlab.linux.scenario import TestbedScenario, load_scenario
+from pertlab.linux.scenario import LINUX_INIT_CWND, TestbedScenario, load_scenario
 from pertlab.runner import memory_estimate
 from pertlab.scenario import ScenarioError
 import host
@@ -279,13 +279,14 @@ def test_the_one_segment_trap_behind_delayed_acks_comes_from_the_simulators_init
     # docs/linux.md, "Ten PERT flows behind delayed ACKs": with the fixed 40 ms timer compare used
     # until 2026-12-04, in most seeds one simulated flow sat at a window of one segment after the
     # timeout that ends its slow start, which no kernel flow did.
-    # The kernel's flows start with 10 segments, the simulator's with 2; started with 10, no
-    # simulated flow falls there in the same seeds. (compare then also cut windows at once; with
-    # Linux's reduction by PRR, which it has given the simulator since, none falls there either.)
+    # The kernel's flows start with 10 segments; the simulator's default is 2, which compare gave
+    # its flows until 2026-12-05 when the scenario set none. Started with 10, no simulated flow
+    # falls there in the same seeds. (compare then also cut windows at once; with Linux's
+    # reduction by PRR, which it has given the simulator since, none falls there either.)
     sc = load_scenario(Path(__file__).parents[2] / "examples/testbed/ten_flows_pert_delack.toml")
     share = sc.bottleneck.rate / 1e6 / 10
 
-    def held_at_one(init_cwnd: int | None, timeout_ns: int = 40_000_000, prr: bool = False) -> pl.DataFrame:
+    def held_at_one(init_cwnd: int, timeout_ns: int = 40_000_000, prr: bool = False) -> pl.DataFrame:
         """The flows below a fifth of their share, over seeds 1 to 5."""
         sim = sim_scenario(sc.model_copy(update={"duration": 30_000_000_000, "init_cwnd": init_cwnd})).to_wire()
         for flow in sim["flows"]:
@@ -293,13 +294,13 @@ def test_the_one_segment_trap_behind_delayed_acks_comes_from_the_simulators_init
         runs = [pertlab.run(pertlab.Scenario.parse(sim | {"seed": seed})) for seed in range(1, 6)]
         return pl.concat([r.flows.filter(pl.col("goodput_mbps") < 0.2 * share) for r in runs])
 
-    assert held_at_one(None).height >= 3
+    assert held_at_one(2).height >= 3
     assert held_at_one(10).height == 0
-    assert held_at_one(None, prr=True).height == 0
+    assert held_at_one(2, prr=True).height == 0
     # Whatever the timer: with one longer than the round trip (200 ms) a flow at a window of one
     # stays there. Its every segment waits for the timer, every sample carries the wait, PERT
     # responds at every ACK (p = 1), and a response does not grow the window.
-    late = held_at_one(None, 200_000_000, prr=True)
+    late = held_at_one(2, 200_000_000, prr=True)
     assert late.height >= 1
     assert (late["data_ack_ratio"] < 1.05).all() and (late["early_responses"] >= 0.9 * late["segments_sent"]).all()
 
@@ -314,8 +315,9 @@ def test_simulator_scenario_mirrors_the_testbed() -> None:
     both = sim_scenario(TestbedScenario.parse({"flows": [{"cc": "cubic", "count": 2}, {"cc": "reno"}]}))
     assert [f.cc.kind for f in both.flows] == ["cubic", "cubic", "reno"]
     assert all(f.tcp.sack for f in both.flows)
-    # The initial window: each side's own unless the scenario sets it (then both start alike).
-    assert {f.tcp.init_cwnd for f in both.flows} == {2} and TestbedScenario.parse({}).init_cwnd is None
+    # The initial window: the scenario's on both sides, else the kernel's default on both (the
+    # testbed leaves its route alone, the simulator's flows are given it).
+    assert {f.tcp.init_cwnd for f in both.flows} == {LINUX_INIT_CWND} and TestbedScenario.parse({}).init_cwnd is None
     set_ = sim_scenario(TestbedScenario.parse({"init_cwnd": 4, "flows": [{"cc": "reno", "count": 2}]}))
     assert [f.tcp.init_cwnd for f in set_.flows] == [4, 4] and all(f.tcp.sack for f in set_.flows)
     # Linux's delayed ACKs are the simulator's too (they were dropped, and compare set kernel delayed

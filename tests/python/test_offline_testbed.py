@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from pertlab._core import video_playout
 from pertlab.experiments import qian11_video
-from pertlab.linux.scenario import Bottleneck, NetPath, TestbedScenario, load_scenario
+from pertlab.linux.scenario import FRAME_BYTES, Bottleneck, NetPath, TestbedScenario, load_scenario
 from pertlab.results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,25 +180,44 @@ def test_tcp_info_reads_the_chrono_statistics_of_a_loopback_transfer() -> None:
     assert 0 <= info["sndbuf_limited_us"] <= info["busy_us"]
 
 
-def test_the_simulators_reno_stream_succeeds_through_the_start_only_in_lock_step() -> None:
-    """examples/testbed/video_reno.toml in the simulator (docs/linux.md, "Live video"): with every
-    flow starting at 0 and no randomness in the senders, the 4 Mbit/s Reno stream is never late,
-    on any seed; with ns-2's random send overhead (1 ms), which breaks the flows' lock-step, the
-    start's losses put it behind its 2 s start-up delay on some seeds, as on the kernel. (With
-    the window reductions by PRR that compare gives the simulator since 2026-12-04, the first
-    such seed is the sixth; without, the second and third.)"""
+def test_the_simulators_reno_stream_stays_on_time_through_the_start_unless_its_flows_start_apart() -> None:
+    """examples/testbed/video_reno.toml in the simulator as `testbed compare` runs it (docs/linux.md,
+    "Live video"), both sides at the kernel's initial window of 10: with every flow starting at 0
+    the 4 Mbit/s Reno stream keeps up (late fraction below 0.01) on seeds 1 to 6, with or without
+    ns-2's random send overhead of 1 ms, and its bulk flows' windows 3 s in hold under half of
+    what the path holds (the pipe and the buffer), where the kernel's held 0.67 to 0.86 of it in
+    six runs of 2026-12-05 and the kernel's stream fell behind in each. Flows starting at random
+    within 200 ms put the simulator's stream behind (late above 0.3) on some seeds. At the
+    simulator's own initial window of 2, which compare gave its flows until 2026-12-05, the
+    overhead alone did it (seed 6, late 0.58): the page once took that for the explanation."""
+    import copy
+
     from pertlab.linux.compare import sim_scenario
     from pertlab.runner import run
     from pertlab.scenario import Scenario
 
-    wire = sim_scenario(load_scenario("examples/testbed/video_reno.toml")).model_dump(mode="json", by_alias=True, exclude_none=True)
+    sc = load_scenario("examples/testbed/video_reno.toml")
+    capacity = sc.bottleneck.rate * sc.bottleneck.delay / 1e9 / 8 / FRAME_BYTES + sc.buffer_frames
+    seeds = range(1, 7)
 
-    def late(overhead_ns: int, seed: int) -> float:
+    def run_of(seed: int, overhead_ns: int = 0, start_spread_ns: int = 0, init_cwnd: int | None = None):
+        wire = copy.deepcopy(sim_scenario(sc.model_copy(update={"init_cwnd": init_cwnd})).model_dump(mode="json", by_alias=True, exclude_none=True))
         for f in wire["flows"]:
             f.setdefault("tcp", {})["overhead_ns"] = overhead_ns
-        return run(Scenario.model_validate(wire | {"seed": seed})).flows.row(0, named=True)["video_late_fraction"]
+            f["start_window_ns"] = [0, start_spread_ns]
+        return run(Scenario.model_validate(wire | {"seed": seed}))
 
-    seeds = range(1, 7)
-    assert [late(0, s) for s in seeds] == [0.0] * len(seeds)
-    jittered = [late(1_000_000, s) for s in seeds]
-    assert max(jittered) > 0.3, jittered
+    def late(res) -> float:
+        return res.flows.row(0, named=True)["video_late_fraction"]
+
+    def bulk_share_at_3s(res) -> float:
+        at = res.flow_series.filter(pl.col("t_s") <= 3.0).group_by("flow").agg(pl.col("cwnd").last()).sort("flow")
+        return at.filter(pl.col("flow") > 0)["cwnd"].sum() / capacity
+
+    together = [run_of(s) for s in seeds]
+    assert all(late(r) == 0.0 for r in together) and all(bulk_share_at_3s(r) < 0.5 for r in together), [bulk_share_at_3s(r) for r in together]
+    jittered = [late(run_of(s, overhead_ns=1_000_000)) for s in seeds]
+    assert max(jittered) < 0.01, jittered
+    apart = [late(run_of(s, start_spread_ns=200_000_000)) for s in seeds]
+    assert max(apart) > 0.3, apart
+    assert late(run_of(6, overhead_ns=1_000_000, init_cwnd=2)) > 0.3

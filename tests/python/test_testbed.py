@@ -215,8 +215,9 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     report = (tmp_path / "cmp" / "report.md").read_text()
     assert "| metric | testbed (Linux) | simulator |" in report and "pert: goodput total" in report
-    # The scenario sets no initial window: the report says that the two sides start differently.
-    assert "Initial window: the kernel's 10 segments, the simulator's 2 (`init_cwnd` sets one for both)." in report
+    # The scenario sets no initial window: both sides start at the kernel's default, and say so.
+    assert "Initial window 10 segments on both sides (the kernel's default; `init_cwnd` sets another)." in report
+    assert json.loads((tmp_path / "cmp" / "sim" / "scenario.json").read_text())["flows"][0]["tcp"]["init_cwnd"] == 10
     assert "Receivers: one ACK per segment on both sides." in report
     for side in ("sim", "testbed"):
         assert (tmp_path / "cmp" / side / "flows.parquet").is_file()

@@ -94,8 +94,8 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     mean: the round trip is the constant delay plus the jitter's mean each way, and the data
     direction loses packets at random at the path's long-run loss rate. The simulator has no
     jitter, so the variation of the delay, a Gilbert-Elliott path's bursts (its stationary rate
-    is used) and the losses of ACKs are not carried. The initial window is carried when the
-    scenario sets one (``init_cwnd``); otherwise each side keeps its own (kernel 10, simulator 2).
+    is used) and the losses of ACKs are not carried. The initial window is the scenario's
+    (``init_cwnd``), else the kernel's default (:data:`LINUX_INIT_CWND`) on both sides.
     Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples
     and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :func:`linux_cubic`.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
@@ -128,9 +128,10 @@ def _testbed_field(path: str) -> str:
 
 
 def _tcp_of(sc: TestbedScenario) -> dict[str, Any]:
-    """The simulator's TCP options for the testbed scenario: Linux's RTT samples, and the initial
-    window and the receivers' ACKs where the scenario sets them."""
-    return LINUX_TCP | ({} if sc.init_cwnd is None else {"init_cwnd": sc.init_cwnd}) | (linux_delayed_ack() if sc.delayed_ack else {})
+    """The simulator's TCP options for the testbed scenario: Linux's RTT samples, the kernel's
+    initial window (the scenario's, else Linux's default), and Linux's delayed ACKs where the
+    scenario asks for them."""
+    return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND} | (linux_delayed_ack() if sc.delayed_ack else {})
 
 
 def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
@@ -213,7 +214,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         f"{sc.bottleneck.rate / 1e6:g} Mbit/s bottleneck, {sc.bottleneck.delay / 1e6:g} ms round-trip delay, {sc.queue()[0]} {sc.queue()[1]}, "
         f"{sc.duration / 1e9:g} s, metrics over [{sc.warmup / 1e9:g} s, end]."
         + (f" Initial window {sc.init_cwnd} segments on both sides." if sc.init_cwnd is not None else
-           f" Initial window: the kernel's {LINUX_INIT_CWND} segments, the simulator's {sim_sc.flows[0].tcp.init_cwnd} (`init_cwnd` sets one for both).")
+           f" Initial window {LINUX_INIT_CWND} segments on both sides (the kernel's default; `init_cwnd` sets another).")
         + (f" Receivers: Linux's delayed ACKs; in the simulator Linux's rules (`ack_policy = \"linux\"`) at HZ = {sim_sc.flows[0].tcp.linux_ack.hz}."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
@@ -266,20 +267,24 @@ class Row:
     sim: list[Any]
     fmt: str = "{:.3f}"
 
+    def text(self, v: Any) -> str:
+        """A value as the table writes it ("-" for none)."""
+        return "-" if v is None else self.fmt.format(v)
+
+    def spread(self) -> str:
+        """The simulator seeds' median (least .. most)."""
+        values = [v for v in self.sim if isinstance(v, (int, float))]
+        if not values:
+            return "-"
+        median = statistics.median(values)
+        if all(isinstance(v, int) for v in values) and median == int(median):
+            median = int(median)  # a count stays a count
+        return f"{self.text(median)} ({self.text(min(values))} .. {self.text(max(values))})"
+
     def markdown(self) -> str:
         """The table's row: the testbed, the simulator's first seed and, with more seeds, their
         median (least .. most)."""
-        f = lambda v: "-" if v is None else self.fmt.format(v)  # noqa: E731
-        cells = [f(self.testbed), f(self.sim[0])]
-        if len(self.sim) > 1:
-            values = [v for v in self.sim if isinstance(v, (int, float))]
-            if not values:
-                cells.append("-")
-            else:
-                median = statistics.median(values)
-                if all(isinstance(v, int) for v in values) and median == int(median):
-                    median = int(median)  # a count stays a count
-                cells.append(f"{f(median)} ({f(min(values))} .. {f(max(values))})")
+        cells = [self.text(self.testbed), self.text(self.sim[0])] + ([self.spread()] if len(self.sim) > 1 else [])
         return f"| {self.metric} | {' | '.join(cells)} |"
 
     def record(self) -> dict[str, Any]:

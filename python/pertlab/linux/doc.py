@@ -1,6 +1,6 @@
 """The generated blocks of docs/linux.md: "CPU cost: Table VI today", written from the committed
 run of ``pertlab linux cpu-cost --out docs/linux/cpu_cost_table6.json`` (:mod:`.cpu_cost`), and
-adaptive PERT's modes when Reno flows join and leave (:mod:`.modes_doc`).
+the blocks written from committed ``testbed compare`` runs (:mod:`.compare_doc`).
 
 The block holds the run's setup and host, the table of every congestion control's figures (mean
 and standard deviation over the runs) beside the thesis's Table VI, each eBPF program's run time
@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import docblock
 from .cpu_cost import EBPF, Setup
-from .modes_doc import ADAPTIVE_RENO, ADAPTIVE_RENO_DATA, render_adaptive_reno
+from .compare_doc import BLOCKS
 
 __all__ = ["CPU_COST", "CPU_COST_DATA", "render_cpu_cost", "render_page", "main"]
 
@@ -192,11 +192,12 @@ def render_cpu_cost(data: dict[str, Any]) -> str:
 
 
 def render_page(text: str, page_dir: Path) -> str:
-    """``text`` with the :data:`CPU_COST` and :data:`ADAPTIVE_RENO` blocks written from their data
-    under ``page_dir``."""
+    """``text`` with the :data:`CPU_COST` block and the compare runs' blocks
+    (:data:`.compare_doc.BLOCKS`) written from their data under ``page_dir``."""
     text = docblock.fill(text, CPU_COST, render_cpu_cost(json.loads((page_dir / CPU_COST_DATA).read_text())))
-    records = {example: json.loads((page_dir / data).read_text()) for data, example in ADAPTIVE_RENO_DATA.items()}
-    return docblock.fill(text, ADAPTIVE_RENO, render_adaptive_reno(records))
+    for block, (data, render) in BLOCKS.items():
+        text = docblock.fill(text, block, render({name: json.loads((page_dir / path).read_text()) for name, path in data.items()}))
+    return text
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -287,7 +287,7 @@ class TestbedScenario(_Model):
     init_cwnd: Annotated[int, Field(ge=1, le=DEFAULT_MAX_CWND)] | None = Field(
         None,
         description="the senders' initial window, 1 to 100000 segments (the simulator's max_cwnd): set on the sender's route (initcwnd), and the simulator's flows' `tcp.init_cwnd` in `testbed compare`; "
-        f"default each side's own: the kernel's {LINUX_INIT_CWND} (RFC 6928), the simulator's 2 (ns-2's)",
+        f"default the kernel's, {LINUX_INIT_CWND} (RFC 6928), which `testbed compare` gives the simulator's flows too",
     )
     min_tso_segs: Annotated[int, Field(ge=1, le=255)] | None = Field(
         None,

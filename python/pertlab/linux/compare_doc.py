@@ -1,0 +1,185 @@
+"""The generated blocks of docs/linux.md written from committed ``pertlab testbed compare`` runs:
+each run's ``report.json`` (the table's values, unformatted, with the scenario, date, kernel and
+load average), committed as docs/linux/NAME.json beside its report, NAME.md, and its figure.
+
+- ``smoke`` ("testbed compare"): the smoke scenario's one PERT flow beside the simulator.
+- ``ten-flows`` ("Ten flows, 10 Mbit/s, 40 ms"): kernel Reno and PERT beside the simulator.
+- ``video`` ("Live video"): the three video streams' goodput, late fraction and round trip.
+- ``adaptive-reno`` ("Reno flows join, and leave"): adaptive PERT's time in compete mode before
+  and in the measurement window.
+
+Each block gives the kernel's run and the simulator's seeds (one value where every seed agrees,
+else the median (least .. most)), and says when and on which kernel the runs were made. The
+prose around a block explains; tests/python/test_linux_doc.py checks that what it claims holds
+in the committed data. Rendered by :mod:`.doc` (``make docs``).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+from .compare import MODES, Row, mode_metric
+
+__all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "side_by_side"]
+
+Record = dict[str, Any]
+
+
+def rows_of(record: Record) -> dict[str, Row]:
+    """A run's table rows by metric."""
+    return {r["metric"]: Row(**r) for r in record["rows"]}
+
+
+def cc_of(record: Record) -> str:
+    """The congestion control of a run's first flow group, as the testbed names it."""
+    return record["testbed_scenario"]["flows"][0]["cc"]
+
+
+def sim_cell(row: Row) -> str:
+    """The simulator's value: one where every seed gives it, else the median (least .. most)."""
+    return row.text(row.sim[0]) if len(set(row.sim)) == 1 else row.spread()
+
+
+def provenance(records: dict[str, Record]) -> str:
+    """When and where the runs were made: each run's date and load average, the kernels, the
+    simulator's seeds, and the command."""
+    runs = [
+        f"`{name}` on {rec['date']} (load average {rec['load_average'][0]:.2f} at the start, {rec['load_average'][1]:.2f} at the end)"
+        for name, rec in records.items()
+    ]
+    kernels = sorted({rec["kernel"].split("-")[0] for rec in records.values()})
+    seeds = sorted({tuple(rec["sim_seeds"]) for rec in records.values()})
+    said = ", ".join(f"{a} to {b}" if b > a else f"{a}" for a, b in seeds)
+    return (
+        "Kernel runs: " + "; ".join(runs) + f"; kernel {', '.join(kernels)}; simulator seeds {said}. Each is "
+        "`pertlab testbed compare FILE --out DIR --sim-seeds N`, its report.md, cwnd.png and report.json committed as "
+        "docs/linux/NAME.md, .png and .json.\n"
+    )
+
+
+# -- side by side: ten flows, and the smoke scenario -----------------------------------------------
+
+#: The rows of a side-by-side table: label, and the metric (``{cc}`` the run's controller).
+TEN_FLOWS_ROWS = (
+    ("goodput total, Mbit/s", "{cc}: goodput total, Mbit/s"),
+    ("Jain index", "Jain index (all flows)"),
+    ("average queue, packets", "bottleneck average queue, packets"),
+    ("drop rate", "bottleneck drop rate"),
+    ("RTT mean, ms", "{cc}: RTT mean, ms"),
+    ("retransmissions", "{cc}: retransmissions"),
+    ("early responses", "{cc}: early responses"),
+)
+SMOKE_ROWS = (
+    ("goodput total, Mbit/s", "{cc}: goodput total, Mbit/s"),
+    ("RTT mean, ms", "{cc}: RTT mean, ms"),
+    ("retransmissions", "{cc}: retransmissions"),
+    ("early responses", "{cc}: early responses"),
+    ("utilization", "bottleneck utilization"),
+    ("average queue, packets", "bottleneck average queue, packets"),
+    ("drops", "bottleneck drops"),
+)
+
+
+def side_by_side(spec: tuple[tuple[str, str], ...]) -> Callable[[dict[str, Record]], str]:
+    """A renderer of kernel and simulator side by side, a pair of columns per run, a row per
+    (label, metric) of ``spec``."""
+
+    def render(records: dict[str, Record]) -> str:
+        head = "| |" + "".join(f" {cc_of(r)} testbed | {cc_of(r)} simulator |" for r in records.values())
+        lines = [head, "|---|" + "---|---|" * len(records)]
+        for label, metric in spec:
+            cells = []
+            for rec in records.values():
+                row = rows_of(rec).get(metric.format(cc=cc_of(rec)))
+                cells += ["-", "-"] if row is None else [row.text(row.testbed), sim_cell(row)]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        return "\n".join(lines) + "\n\n" + provenance(records)
+
+    return render
+
+
+# -- video ----------------------------------------------------------------------------------------
+
+#: The columns of the video table: heading, and the metric (``{cc}`` the run's controller).
+VIDEO_COLUMNS = (
+    ("stream goodput, Mbit/s", "video streams: goodput per stream, Mbit/s (mean)"),
+    ("late fraction", "video streams: late fraction (worst stream)"),
+    ("RTT mean, ms (all flows)", "{cc}: RTT mean, ms"),
+)
+
+
+def render_video(records: dict[str, Record]) -> str:
+    """A row per stream's controller, each column its testbed / simulator values."""
+    lines = [
+        "| streams' controller | " + " | ".join(f"{h}, testbed / simulator" for h, _ in VIDEO_COLUMNS) + " |",
+        "|---|" + "---|" * len(VIDEO_COLUMNS),
+    ]
+    for rec in records.values():
+        rows = rows_of(rec)
+        cells = [f"{r.text(r.testbed)} / {sim_cell(r)}" for r in (rows[m.format(cc=cc_of(rec))] for _, m in VIDEO_COLUMNS)]
+        lines.append(f"| {cc_of(rec)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n\n" + provenance(records)
+
+
+# -- adaptive PERT: Reno flows join, and leave ---------------------------------------------------
+
+#: The two phases of a run: before the measurement window (the warm-up) and in it.
+PHASES = ((True, "before the window"), (False, "in the window"))
+
+
+def compete(record: Record, before_window: bool) -> list[tuple[float, float]]:
+    """Adaptive PERT's seconds in compete mode, and their share of its time in any mode, in one
+    phase of a compare run: the kernel's first, then each simulator seed's."""
+    rows = rows_of(record)
+    times = [rows[mode_metric(m, before_window)] for m in MODES]
+    sides = [[r.testbed for r in times]] + [list(seed) for seed in zip(*(r.sim for r in times))]
+    c = MODES.index("compete")
+    return [(side[c], side[c] / sum(side) if sum(side) > 0 else float("nan")) for side in sides]
+
+
+def _median_range(values: list[float], fmt: str) -> str:
+    return f"{statistics.median(values):{fmt}} ({min(values):{fmt}} .. {max(values):{fmt}})"
+
+
+def against(kernel: float, seeds: list[float]) -> str:
+    """Where the kernel's share lies against the simulator seeds' range, to 0.01."""
+    lo, hi = min(seeds), max(seeds)
+    if round(lo, 2) <= round(kernel, 2) <= round(hi, 2):
+        return "within the seeds' range"
+    return f"{kernel - hi:.2f} above the seeds' most ({hi:.2f})" if kernel > hi else f"{lo - kernel:.2f} below the seeds' least ({lo:.2f})"
+
+
+def render_adaptive_reno(records: dict[str, Record]) -> str:
+    """Per run: the kernel, the simulator's first seed and the median (least .. most) over its
+    seeds; then where the kernel's share lies against the seeds' range in each phase."""
+    lines = [
+        "| scenario | side | compete mode before the window, s (share) | in the window, s (share) |",
+        "|---|---|---|---|",
+    ]
+    said = []
+    for name, rec in records.items():
+        phases = {before: compete(rec, before) for before, _ in PHASES}
+        first, last = rec["sim_seeds"]
+        cell = lambda v: f"{v[0]:.2f} ({v[1]:.2f})"  # noqa: E731
+        lines.append(f"| `{name}` | kernel | {cell(phases[True][0])} | {cell(phases[False][0])} |")
+        lines.append(f"| | simulator, seed {first} | {cell(phases[True][1])} | {cell(phases[False][1])} |")
+        if last > first:
+            spread = lambda vs: f"{_median_range([v[0] for v in vs], '.2f')}; share {_median_range([v[1] for v in vs], '.2f')}"  # noqa: E731
+            lines.append(f"| | simulator, seeds {first} to {last}: median (least .. most) | {spread(phases[True][1:])} | {spread(phases[False][1:])} |")
+        said.append(
+            f"`{name}`: the kernel's share "
+            + "; ".join(f"{words} {phases[before][0][1]:.2f}, {against(phases[before][0][1], [v[1] for v in phases[before][1:]])}" for before, words in PHASES)
+        )  # fmt: skip
+    return "\n".join(lines) + "\n\n" + ". ".join(said) + ".\n\n" + provenance(records)
+
+
+#: Each block: the committed runs it is written from (their report.json under the page's folder,
+#: by the name of the example file each ran, examples/testbed/NAME.toml), and its renderer.
+BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
+    "smoke": ({"smoke": "linux/smoke.json"}, side_by_side(SMOKE_ROWS)),
+    "ten-flows": ({"ten_flows_reno": "linux/ten_flows_reno.json", "ten_flows_pert": "linux/ten_flows_pert.json"}, side_by_side(TEN_FLOWS_ROWS)),
+    "video": ({f"video_{cc}": f"linux/video_compare_{cc}.json" for cc in ("pert", "reno", "cubic")}, render_video),
+    "adaptive-reno": ({"adaptive_reno_join": "linux/adaptive_reno_join.json", "adaptive_reno_leave": "linux/adaptive_reno_leave.json"}, render_adaptive_reno),
+}
