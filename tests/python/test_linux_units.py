@@ -494,3 +494,31 @@ def test_the_compare_report_says_when_the_kernel_met_a_stale_slow_start_threshol
         'Stale slow-start thresholds in the kernel (docs/linux.md, "A stale slow-start threshold"): pert_adaptive put back 2; '
         "3 TCP_INFO samples held one above Linux's largest."
     ]
+
+
+def test_linuxs_rto_estimator_needs_the_variance_bound_in_both_layers() -> None:
+    """``tcp.rto_estimator = "linux"`` bounds the margin above SRTT by min_rto, as Linux does:
+    with ``rto_min_on = "rto"`` (RFC 6298's bound) the model and the core refuse it, naming the
+    field; `testbed compare` gives it to every simulated flow."""
+    import json
+    import math
+
+    from pertlab import _core
+    from pertlab.memory import core_limit
+
+    def flow(tcp: dict) -> dict:
+        return {"duration": "1s", "nodes": ["a", "b"], "links": [{"a": "a", "b": "b", "rate": "10Mbps", "delay": "10ms"}], "flows": [{"src": "a", "dst": "b", "cc": "reno", "tcp": tcp}]}
+
+    expected = 'flows[0].tcp.rto_estimator: "linux" needs rto_min_on = "variance"'
+    with pytest.raises(ScenarioError) as e:
+        pertlab.Scenario.parse(flow({"rto_estimator": "linux", "rto_min_on": "rto"}))
+    assert str(e.value).startswith(expected), e.value
+    wire = pertlab.Scenario.parse(flow({"rto_estimator": "linux"})).to_wire()
+    assert wire["flows"][0]["tcp"]["rto_estimator"] == "linux"
+    wire["flows"][0]["tcp"]["rto_min_on"] = "rto"
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        _core.validate_json(json.dumps(wire), core_limit(math.inf))
+    with pytest.raises(ScenarioError, match="rto_estimator"):
+        pertlab.Scenario.parse(flow({"rto_estimator": "ns2"}))
+    sc = TestbedScenario.parse({"flows": [{"cc": "reno", "count": 2}, {"cc": "cubic"}]})
+    assert {f.tcp.rto_estimator for f in sim_scenario(sc).flows} == {"linux"}

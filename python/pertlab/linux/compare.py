@@ -41,8 +41,11 @@ from .testbed import TestbedResults, run
 #: last one's, ``ca_rtt_us``, which the eBPF PERT reads; docs/model.md, "Timestamp echo"), and its
 #: receivers echo as Linux's (RFC 7323's ``earliest``, the default). They reduce their windows as
 #: Linux does, by Proportional Rate Reduction in fast recovery and on ECN-Echo (``prr``,
-#: ``tcp_cwnd_reduction``; docs/linux.md, "ECN at the bottleneck").
-LINUX_TCP = {"rtt_samples": "linux", "prr": True}
+#: ``tcp_cwnd_reduction``; docs/linux.md, "ECN at the bottleneck"). Their RTO comes from Linux's
+#: estimator (``rto_estimator = "linux"``, ``tcp_rtt_estimator``): RFC 6298's with per-RTT gains
+#: lagged the RTT's rise at the end of slow start and fired timeouts Linux's senders do not
+#: (docs/linux.md, "Live video").
+LINUX_TCP = {"rtt_samples": "linux", "prr": True, "rto_estimator": "linux"}
 
 #: The tick rate assumed for the testbed's kernel when its configuration cannot be read
 #: (Debian's ``CONFIG_HZ``).

@@ -129,6 +129,11 @@ class TcpConfig(_Model):
     rto_min_on: Literal["variance", "rto"] = Field(
         "variance", description="min_rto bounds SRTT's margin (Linux: RTO >= SRTT + min_rto) or the whole RTO (RFC 6298, ns-2)"
     )
+    rto_estimator: Literal["rfc6298", "linux"] = Field(
+        "rfc6298",
+        description="the RTO's estimator: RFC 6298 with per-RTT gains (RFC 7323 Appendix G), or Linux's tcp_rtt_estimator "
+        '(full gains per sample, the largest deviation of each round trip; needs rto_min_on = "variance")',
+    )
     max_rto: Duration = _unit("max_rto", "max_rto_ns", "60s")
     clock_granularity: Time = _unit("clock_granularity", "clock_granularity_ns", 1_000_000)
     delayed_ack: bool = Field(False, description='one ACK per two segments (RFC 5681); the same as ack_policy = "delayed"')
@@ -205,6 +210,13 @@ class TcpConfig(_Model):
     def _xecn_only(cls, v: bool, info: ValidationInfo) -> bool:
         if v and info.data.get("ecn_feedback") != "xecn":
             raise ValueError('applies to ecn_feedback = "xecn" only')
+        return v
+
+    @field_validator("rto_estimator")
+    @classmethod
+    def _linux_bounds_the_margin(cls, v: str, info: ValidationInfo) -> str:
+        if v == "linux" and info.data.get("rto_min_on") != "variance":
+            raise ValueError('"linux" needs rto_min_on = "variance" (Linux\'s min_rto bounds the margin above SRTT; "rto" is RFC 6298\'s bound)')
         return v
 
     @field_validator("rtt_correction")

@@ -20,7 +20,9 @@ use crate::tcp::cc::pert_pi::PertPiConfig;
 use crate::tcp::cc::scalable::ScalableConfig;
 use crate::tcp::cc::surathkal::SurathkalConfig;
 use crate::tcp::cc::vegas::VegasConfig;
-use crate::tcp::{AckPolicy, EcnFeedback, RttSamples, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS};
+use crate::tcp::{
+    AckPolicy, EcnFeedback, RtoEstimator, RtoMinOn, RttSamples, TcpConfig, MAX_DELAYED_ACK_TIMEOUT_NS, MAX_RTO_FLOOR_NS, MAX_WINDOW_BYTES, MIN_RTO_FLOOR_NS,
+};
 use crate::time::SimTime;
 use crate::traffic::video::VideoSpec;
 
@@ -250,6 +252,12 @@ impl TcpConfig {
                     "must be at least min_rto_ns ({}) and {MAX_RTO_FLOOR_NS} ns (1 s, the least Linux's tcp_rto_max_ms allows), got {}",
                     self.min_rto_ns, self.max_rto_ns
                 ),
+            ));
+        }
+        if self.rto_estimator == RtoEstimator::Linux && self.rto_min_on != RtoMinOn::Variance {
+            return Err(ConfigError::new(
+                format!("{path}.rto_estimator"),
+                "\"linux\" needs rto_min_on = \"variance\" (Linux's min_rto bounds the margin above SRTT; \"rto\" is RFC 6298's bound)",
             ));
         }
         check::positive(&format!("{path}.ack_size"), self.ack_size as f64)?;

@@ -43,7 +43,7 @@ use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC, NS_PER_US};
 pub use ack::{AckPolicy, AdaptiveAckConfig, LinuxAckConfig};
 pub use ecn_feedback::EcnFeedback;
 pub use pacing::PacingConfig;
-pub use rtt::RtoMinOn;
+pub use rtt::{RtoEstimator, RtoMinOn};
 use serde::{Deserialize, Serialize};
 
 /// Largest receive window, bytes of payload: 2^30 (RFC 7323 2.3, window scale
@@ -131,6 +131,9 @@ pub struct TcpConfig {
     /// What `min_rto` bounds: the variance term (Linux, default: RTO >= SRTT +
     /// min_rto) or the whole RTO (RFC 6298 2.4, ns-2). See `rtt`.
     pub rto_min_on: RtoMinOn,
+    /// Which estimator gives the RTO: RFC 6298 with per-RTT gains (default) or
+    /// Linux's `tcp_rtt_estimator` (see `rtt`; needs `rto_min_on = variance`).
+    pub rto_estimator: RtoEstimator,
     /// Upper bound of the RTO after back-off (RFC 6298 2.5: at least 60 s; Linux 120 s),
     /// at least [`MAX_RTO_FLOOR_NS`] and `min_rto_ns`.
     pub max_rto_ns: SimTime,
@@ -215,6 +218,7 @@ impl Default for TcpConfig {
             initial_rto_ns: NS_PER_SEC,
             min_rto_ns: 200 * NS_PER_MS,
             rto_min_on: RtoMinOn::Variance,
+            rto_estimator: RtoEstimator::Rfc6298,
             max_rto_ns: 60 * NS_PER_SEC,
             clock_granularity_ns: NS_PER_MS,
             delayed_ack: false,

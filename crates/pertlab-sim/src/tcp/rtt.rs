@@ -26,12 +26,32 @@
 //! Figure 7 at 200 ms (PERT, seed 3): 929 spurious timeouts, no drop at all, and
 //! a utilization of 0.51 with the RFC form. Default: Linux's.
 //!
+//! Linux's own estimator (`rto_estimator = "linux"`, [`linux`]) takes the
+//! samples with full gains and keeps the variance from collapsing its own way
+//! (the largest deviation of each round trip); `min_rto` then bounds its
+//! margin as `Variance` does.
+//!
 //! Leaves out: which samples to feed (the sender decides, see `sender`), and the
 //! timer itself (the sender keeps the deadline).
+
+mod linux;
 
 use serde::{Deserialize, Serialize};
 
 use crate::time::SimTime;
+use linux::LinuxRtt;
+
+/// Which estimator turns RTT samples into the RTO.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoEstimator {
+    /// RFC 6298 with RFC 7323 Appendix G's per-RTT gains, `min_rto` applied as
+    /// `rto_min_on` says. Default (ns-2's, and pertlab's results so far).
+    #[default]
+    Rfc6298,
+    /// Linux's `tcp_rtt_estimator` ([`linux`]); `min_rto` bounds the margin above SRTT.
+    Linux,
+}
 
 /// RFC 6298 2.3: alpha = 1/8, written as the shift of the divisor.
 const ALPHA_SHIFT: u32 = 3;
@@ -69,18 +89,46 @@ pub struct RttEstimator {
     min_rto: SimTime,
     max_rto: SimTime,
     min_on: RtoMinOn,
+    /// Linux's estimator in place of RFC 6298's (`RtoEstimator::Linux`).
+    linux: Option<LinuxRtt>,
 }
 
 impl RttEstimator {
     /// An estimator before any sample (RFC 6298 2.1: RTO = `initial_rto`).
     pub fn new(initial_rto: SimTime, min_rto: SimTime, max_rto: SimTime, granularity: SimTime, min_on: RtoMinOn) -> RttEstimator {
         let max_rto = max_rto.max(min_rto);
-        RttEstimator { srtt: 0, rttvar: 0, base_rto: initial_rto.clamp(min_rto, max_rto), backoff: 0, has_sample: false, granularity, min_rto, max_rto, min_on }
+        RttEstimator {
+            srtt: 0,
+            rttvar: 0,
+            base_rto: initial_rto.clamp(min_rto, max_rto),
+            backoff: 0,
+            has_sample: false,
+            granularity,
+            min_rto,
+            max_rto,
+            min_on,
+            linux: None,
+        }
     }
 
-    /// Fold in one RTT measurement `r` (RFC 6298 2.2 for the first, 2.3 after),
-    /// one of `expected_samples` per RTT (RFC 7323 Appendix G; at least 1).
-    pub fn sample(&mut self, r: SimTime, expected_samples: u32) {
+    /// The same with Linux's estimator when `kind` says so.
+    pub fn with_kind(self, kind: RtoEstimator) -> RttEstimator {
+        RttEstimator { linux: (kind == RtoEstimator::Linux).then(LinuxRtt::new), ..self }
+    }
+
+    /// Fold in one RTT measurement `r`, one of `expected_samples` per RTT, taken
+    /// on an ACK after which the sender's `snd_una` and `snd_nxt` are as given.
+    /// RFC 6298 2.2 for the first, 2.3 after, with the gains divided by
+    /// `expected_samples` (RFC 7323 Appendix G; at least 1); Linux's estimator
+    /// takes every sample with its full gains and ends its round trips by
+    /// `snd_una` and `snd_nxt`.
+    pub fn sample(&mut self, r: SimTime, expected_samples: u32, snd_una: u32, snd_nxt: u32) {
+        if let Some(linux) = self.linux.as_mut() {
+            linux.sample(r, self.min_rto, snd_una, snd_nxt);
+            (self.srtt, self.rttvar, self.has_sample) = (linux.srtt(), linux.mdev(), true);
+            self.base_rto = linux.rto().clamp(self.min_rto, self.max_rto);
+            return;
+        }
         if self.has_sample {
             // 2.3: RTTVAR is updated with the old SRTT, then SRTT, with gains
             // beta / n = 1 / (4 n) and alpha / n = 1 / (8 n).
@@ -129,6 +177,7 @@ impl RttEstimator {
         self.srtt
     }
 
+    /// RTTVAR (with Linux's estimator, its mean deviation, `tcpi_rttvar`).
     pub fn rttvar(&self) -> SimTime {
         self.rttvar
     }
@@ -157,17 +206,17 @@ mod tests {
     fn known_sample_sequence() {
         let mut e = est();
         // R = 100 ms: SRTT = 100, RTTVAR = 50, RTO = 100 + 4 * 50 = 300 ms.
-        e.sample(100 * NS_PER_MS, 1);
+        e.sample(100 * NS_PER_MS, 1, 0, 0);
         assert_eq!((e.srtt(), e.rttvar(), e.rto()), (100 * NS_PER_MS, 50 * NS_PER_MS, 300 * NS_PER_MS));
         // R = 200 ms: RTTVAR = 3/4 * 50 + 1/4 * 100 = 62.5; SRTT = 7/8 * 100 + 1/8 * 200 = 112.5;
         // RTO = 112.5 + 250 = 362.5 ms.
-        e.sample(200 * NS_PER_MS, 1);
+        e.sample(200 * NS_PER_MS, 1, 0, 0);
         assert_eq!(e.rttvar(), 62_500 * NS_PER_US);
         assert_eq!(e.srtt(), 112_500 * NS_PER_US);
         assert_eq!(e.rto(), 362_500 * NS_PER_US);
         // R = 100 ms: RTTVAR = 3/4 * 62.5 + 1/4 * 12.5 = 50; SRTT = 7/8 * 112.5 + 12.5 = 110.9375;
         // RTO = 110.9375 + 200 = 310.9375 ms.
-        e.sample(100 * NS_PER_MS, 1);
+        e.sample(100 * NS_PER_MS, 1, 0, 0);
         assert_eq!(e.rttvar(), 50 * NS_PER_MS);
         assert_eq!(e.srtt(), 110_937_500);
         assert_eq!(e.rto(), 310_937_500);
@@ -177,12 +226,12 @@ mod tests {
     fn lower_bound_and_granularity() {
         let mut e = est();
         // 10 ms: 10 + 4 * 5 = 30 ms, raised to the 200 ms minimum.
-        e.sample(10 * NS_PER_MS, 1);
+        e.sample(10 * NS_PER_MS, 1, 0, 0);
         assert_eq!(e.rto(), 200 * NS_PER_MS);
         // With no minimum, a constant RTT drives RTTVAR to zero and G takes over.
         let mut e = RttEstimator::new(NS_PER_SEC, 0, 60 * NS_PER_SEC, NS_PER_MS, RtoMinOn::Rto);
         for _ in 0..200 {
-            e.sample(10 * NS_PER_MS, 1);
+            e.sample(10 * NS_PER_MS, 1, 0, 0);
         }
         assert_eq!(e.rttvar(), 0);
         assert_eq!(e.rto(), 11 * NS_PER_MS);
@@ -194,7 +243,7 @@ mod tests {
         let mut rfc = est();
         for e in [&mut linux, &mut rfc] {
             for _ in 0..200 {
-                e.sample(300 * NS_PER_MS, 1);
+                e.sample(300 * NS_PER_MS, 1, 0, 0);
             }
         }
         // Steady 300 ms: RTTVAR has decayed to 0; the RFC form leaves G = 1 ms of margin,
@@ -202,7 +251,7 @@ mod tests {
         assert_eq!(rfc.rto(), 301 * NS_PER_MS);
         assert_eq!(linux.rto(), 500 * NS_PER_MS);
         // A large variance term wins over the bound in both.
-        linux.sample(700 * NS_PER_MS, 1);
+        linux.sample(700 * NS_PER_MS, 1, 0, 0);
         assert_eq!(linux.rto(), linux.srtt() + 4 * linux.rttvar());
     }
 
@@ -210,16 +259,16 @@ mod tests {
     fn per_ack_samples_move_the_estimates_per_rtt() {
         // RFC 7323 Appendix G: with n = 10 samples per RTT each sample has a tenth of the gain.
         let mut e = est();
-        e.sample(100 * NS_PER_MS, 10);
+        e.sample(100 * NS_PER_MS, 10, 0, 0);
         // R = 200 ms: RTTVAR = 39/40 * 50 + 1/40 * 100 = 51.25 ms; SRTT = 79/80 * 100 + 1/80 * 200 = 101.25 ms.
-        e.sample(200 * NS_PER_MS, 10);
+        e.sample(200 * NS_PER_MS, 10, 0, 0);
         assert_eq!((e.rttvar(), e.srtt()), (51_250 * NS_PER_US, 101_250 * NS_PER_US));
         // Ten steady samples (one RTT) decay RTTVAR by about (39/40)^10 = 0.78, as one RFC 6298
         // sample does (3/4), instead of by (3/4)^10 = 0.06.
         let mut e = est();
-        e.sample(100 * NS_PER_MS, 10);
+        e.sample(100 * NS_PER_MS, 10, 0, 0);
         for _ in 0..10 {
-            e.sample(100 * NS_PER_MS, 10);
+            e.sample(100 * NS_PER_MS, 10, 0, 0);
         }
         let ratio = e.rttvar() as f64 / (50 * NS_PER_MS) as f64;
         assert!((ratio - (39.0f64 / 40.0).powi(10)).abs() < 1e-6, "{ratio}");

@@ -216,7 +216,7 @@ impl TcpSender {
     pub fn new(flow: u32, src: u32, dst: u32, cfg: TcpConfig, cc: Box<dyn CongestionControl>) -> TcpSender {
         let tp = CcState::new(cfg.init_cwnd, cfg.max_cwnd, cfg.packet_size);
         let probe = cc.probes().then(ProbeClock::default);
-        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns, cfg.rto_min_on);
+        let rtt = RttEstimator::new(cfg.initial_rto_ns, cfg.min_rto_ns, cfg.max_rto_ns, cfg.clock_granularity_ns, cfg.rto_min_on).with_kind(cfg.rto_estimator);
         let marks = MarkCounter::new(cfg.ecn_feedback, cfg.xecn_count_lost_acks);
         TcpSender {
             tp,

@@ -69,7 +69,7 @@ impl TcpSender {
         // flight the sample belongs to (still outstanding + just acknowledged).
         let flight = self.sb.outstanding().saturating_add(acked.segments);
         let per_ack = self.cfg.ack_policy().segments_per_ack(&self.cfg.adaptive_ack);
-        self.rtt.sample(estimator, flight.div_ceil(per_ack));
+        self.rtt.sample(estimator, flight.div_ceil(per_ack), self.sb.snd_una(), self.sb.snd_nxt());
         if self.send_times.is_some() || !acked.first_was_retransmitted {
             self.rtt.reset_backoff();
         }
