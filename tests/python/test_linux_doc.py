@@ -99,7 +99,7 @@ def _rows(record: dict) -> dict:
     return rows_of(record)
 
 
-@pytest.mark.parametrize("block", ["smoke", "ten-flows", "video", "adaptive-reno"])
+@pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "video", "adaptive-reno"])
 def test_the_committed_compare_runs_are_of_todays_example_files(block: str) -> None:
     """Each committed compare run behind a block ran its example file as it reads today (a file
     changed since needs the run again), met no stale slow-start threshold, and its committed
@@ -130,6 +130,17 @@ def test_the_smoke_run_shows_what_the_prose_says() -> None:
         row = rows[metric]
         assert min(row.sim) <= row.testbed <= max(row.sim), row
     assert 3.0 <= rows["bottleneck average queue, packets"].testbed <= 5.0
+
+
+def test_the_mix_run_shows_what_the_prose_says() -> None:
+    """docs/linux.md, the mix of two PERT flows and a cubic flow: on both sides cubic takes more
+    than 90 % of the link, each PERT flow under 0.5 Mbit/s with 100 to 1000 early responses
+    between them, and the queue holds 60 to 80 % of the 132-frame buffer."""
+    rows = _rows(_runs("mix")["mix"])
+    assert all(g > 0.9 * 20 for g in _both(rows["cubic: goodput total, Mbit/s"]))
+    assert all(g < 0.5 for g in _both(rows["pert: goodput per flow, Mbit/s (mean)"]))
+    assert all(100 <= e <= 1000 for e in _both(rows["pert: early responses"]))
+    assert all(0.6 * 132 <= q <= 0.8 * 132 for q in _both(rows["bottleneck average queue, packets"]))
 
 
 def test_the_ten_flows_runs_show_what_the_prose_says() -> None:

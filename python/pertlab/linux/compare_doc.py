@@ -3,6 +3,7 @@ each run's ``report.json`` (the table's values, unformatted, with the scenario, 
 load average), committed as docs/linux/NAME.json beside its report, NAME.md, and its figure.
 
 - ``smoke`` ("testbed compare"): the smoke scenario's one PERT flow beside the simulator.
+- ``mix`` ("Ten PERT flows behind delayed ACKs", its end): two PERT flows against a cubic flow.
 - ``ten-flows`` ("Ten flows, 10 Mbit/s, 40 ms"): kernel Reno and PERT beside the simulator.
 - ``video`` ("Live video"): the three video streams' goodput, late fraction and round trip.
 - ``adaptive-reno`` ("Reno flows join, and leave"): adaptive PERT's time in compete mode before
@@ -59,7 +60,7 @@ def provenance(records: dict[str, Record]) -> str:
     )
 
 
-# -- side by side: ten flows, and the smoke scenario -----------------------------------------------
+# -- side by side: ten flows, the mix and the smoke scenario -----------------------------------------------
 
 #: The rows of a side-by-side table: label, and the metric (``{cc}`` the run's controller).
 TEN_FLOWS_ROWS = (
@@ -81,13 +82,26 @@ SMOKE_ROWS = (
     ("drops", "bottleneck drops"),
 )
 
+MIX_ROWS = (
+    ("cubic goodput, Mbit/s", "cubic: goodput total, Mbit/s"),
+    ("each PERT flow, Mbit/s (mean)", "pert: goodput per flow, Mbit/s (mean)"),
+    ("PERT early responses (both flows)", "pert: early responses"),
+    ("bottleneck average queue, packets", "bottleneck average queue, packets"),
+    ("bottleneck drops", "bottleneck drops"),
+    ("mean RTT, ms (cubic)", "cubic: RTT mean, ms"),
+    ("retransmissions, PERT", "pert: retransmissions"),
+    ("retransmissions, cubic", "cubic: retransmissions"),
+)
+
 
 def side_by_side(spec: tuple[tuple[str, str], ...]) -> Callable[[dict[str, Record]], str]:
     """A renderer of kernel and simulator side by side, a pair of columns per run, a row per
     (label, metric) of ``spec``."""
 
     def render(records: dict[str, Record]) -> str:
-        head = "| |" + "".join(f" {cc_of(r)} testbed | {cc_of(r)} simulator |" for r in records.values())
+        # a run's columns are named by its controller, or by its name where it runs several
+        label = lambda name, r: cc_of(r) if len({g["cc"] for g in r["testbed_scenario"]["flows"]}) == 1 else name  # noqa: E731
+        head = "| |" + "".join(f" {label(n, r)} testbed | {label(n, r)} simulator |" for n, r in records.items())
         lines = [head, "|---|" + "---|---|" * len(records)]
         for label, metric in spec:
             cells = []
@@ -179,6 +193,7 @@ def render_adaptive_reno(records: dict[str, Record]) -> str:
 #: by the name of the example file each ran, examples/testbed/NAME.toml), and its renderer.
 BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
     "smoke": ({"smoke": "linux/smoke.json"}, side_by_side(SMOKE_ROWS)),
+    "mix": ({"mix": "linux/mix.json"}, side_by_side(MIX_ROWS)),
     "ten-flows": ({"ten_flows_reno": "linux/ten_flows_reno.json", "ten_flows_pert": "linux/ten_flows_pert.json"}, side_by_side(TEN_FLOWS_ROWS)),
     "video": ({f"video_{cc}": f"linux/video_compare_{cc}.json" for cc in ("pert", "reno", "cubic")}, render_video),
     "adaptive-reno": ({"adaptive_reno_join": "linux/adaptive_reno_join.json", "adaptive_reno_leave": "linux/adaptive_reno_leave.json"}, render_adaptive_reno),
