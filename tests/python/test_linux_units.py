@@ -400,17 +400,20 @@ def test_the_running_kernels_cubic_has_the_simulators_constants() -> None:
     assert read == {"beta": round(cfg.beta * 1024), "bic_scale": round(cfg.c * 1024 / 10), "fast_convergence": int(cfg.fast_convergence), "tcp_friendliness": int(cfg.reno_friendly)}
 
 
-def test_testbed_counts_retransmissions_over_the_measurement_window() -> None:
+def test_testbed_counts_retransmissions_and_timeouts_over_the_measurement_window() -> None:
     # One definition with the simulator's flows table: what tcpi_total_retrans (cumulative over the
     # connection's life) gained after the warm-up, from its last sample at or before the window's
-    # start. Until 2026-12-04 the testbed gave the whole run's, start-up losses included.
-    from pertlab.linux.testbed import _retransmits_in_window
+    # start. Until 2026-12-04 the testbed gave the whole run's, start-up losses included. The
+    # timeouts the same way, from tcpi_total_rto (Linux >= 6.7; none from an older kernel).
+    from pertlab.linux.testbed import _in_window
 
-    samples = [{"t": t, "total_retrans": n} for t, n in ((0.5, 40), (1.0, 46), (1.5, 46), (2.0, 50))]
-    assert _retransmits_in_window(samples, {"total_retrans": 53}, t_w=1.2) == 7
-    assert _retransmits_in_window(samples, {"total_retrans": 53}, t_w=0.1) == 53  # no sample before the window
-    assert _retransmits_in_window([{"t": 1.0, "total_retrans": 9}], {"total_retrans": 9}, t_w=1.0) == 0
-    assert _retransmits_in_window([], {}, t_w=1.0) == 0  # a connection never sampled
+    samples = [{"t": t, "total_retrans": n, "total_rto": n // 10} for t, n in ((0.5, 40), (1.0, 46), (1.5, 46), (2.0, 50))]
+    assert _in_window(samples, {"total_retrans": 53}, 1.2, "total_retrans") == 7
+    assert _in_window(samples, {"total_retrans": 53}, 0.1, "total_retrans") == 53  # no sample before the window
+    assert _in_window([{"t": 1.0, "total_retrans": 9}], {"total_retrans": 9}, 1.0, "total_retrans") == 0
+    assert _in_window([], {}, 1.0, "total_retrans") == 0  # a connection never sampled
+    assert _in_window(samples, {"total_rto": 6}, 1.2, "total_rto") == 2
+    assert _in_window([{"t": 1.0, "total_rto": None}], {"total_rto": None}, 0.5, "total_rto") is None
 
 
 def test_cli_lists_the_linux_and_testbed_commands() -> None:

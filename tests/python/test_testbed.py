@@ -225,6 +225,12 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     real, sim = (pl.read_parquet(tmp_path / "cmp" / side / "flows.parquet")["goodput_mbps"] for side in ("testbed", "sim"))
     assert f"| pert: goodput per flow, Mbit/s (median) | {real.median():.3f} | {sim.median():.3f} |" in report
     assert f"| pert: goodput per flow, Mbit/s (least .. most) | {real.min():.3f} .. {real.max():.3f} | {sim.min():.3f} .. {sim.max():.3f} |" in report
+    # Timeouts on both sides, the kernel's from tcpi_total_rto over the window (Linux >= 6.7).
+    flows = pl.read_parquet(tmp_path / "cmp" / "testbed" / "flows.parquet")
+    if flows["timeouts"].null_count() == 0:
+        assert report_row(report, "pert: retransmission timeouts") == (flows["timeouts"].sum(), pl.read_parquet(tmp_path / "cmp" / "sim" / "flows.parquet")["timeouts"].sum())
+    else:
+        assert "| pert: retransmission timeouts | - |" in report
     assert "The simulator's run warned" not in report  # one PERT flow for 2 s: nothing to warn of
     assert _namespaces() == before
 

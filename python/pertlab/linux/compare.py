@@ -405,6 +405,8 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), lambda s: sf(s)["goodput_mbps"].sum())
         row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), lambda s: sf(s)["rtt_mean_ms"].mean(), "{:.2f}")
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), lambda s: sf(s)["retransmits"].sum(), "{}")
+        # Linux reports its timeouts from 6.7 (tcpi_total_rto); none on an older kernel.
+        row(f"{cc}: retransmission timeouts", None if rf["timeouts"].null_count() else rf["timeouts"].sum(), lambda s: sf(s)["timeouts"].sum(), "{}")
         if cc in ("pert", "pert_adaptive"):
             row(f"{cc}: early responses", rf["early_responses"].sum(), lambda s: sf(s)["early_responses"].sum(), "{}")
         if cc == "pert_adaptive":

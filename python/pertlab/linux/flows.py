@@ -34,7 +34,7 @@ import threading
 import time
 
 # struct tcp_info offsets (include/uapi/linux/tcp.h), stable since 2.6 / 4.x.
-_TCPI_LEN = 232
+_TCPI_LEN = 244
 _OFF_CA_STATE = 1
 _OFF_RTT = 68
 _OFF_SSTHRESH = 76
@@ -47,6 +47,8 @@ _OFF_MIN_RTT = 148
 _OFF_BUSY_TIME = 168
 _OFF_RWND_LIMITED = 176
 _OFF_SNDBUF_LIMITED = 184
+# Linux >= 6.7: retransmission timeouts over the connection's life (u16; tcpi_total_rto).
+_OFF_TOTAL_RTO = 240
 
 
 def tcp_info(sock: socket.socket) -> dict:
@@ -63,6 +65,8 @@ def tcp_info(sock: socket.socket) -> dict:
         "busy_us": struct.unpack_from("Q", raw, _OFF_BUSY_TIME)[0],
         "rwnd_limited_us": struct.unpack_from("Q", raw, _OFF_RWND_LIMITED)[0],
         "sndbuf_limited_us": struct.unpack_from("Q", raw, _OFF_SNDBUF_LIMITED)[0],
+        # None where the kernel's tcp_info ends before it (older than 6.7)
+        "total_rto": struct.unpack_from("H", raw, _OFF_TOTAL_RTO)[0] if len(raw) >= _OFF_TOTAL_RTO + 2 else None,
     }
 
 

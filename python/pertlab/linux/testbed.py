@@ -580,7 +580,8 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         flow_rows.append({
             "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": starts[i],
             "goodput_mbps": gbytes * 8 / span / 1e6 if span > 0 else None, "goodput_bytes": int(gbytes) if span > 0 else None,
-            "retransmits": _retransmits_in_window(mine, fin, t_w),
+            "retransmits": _in_window(mine, fin, t_w, "total_retrans"),
+            "timeouts": _in_window(mine, fin, t_w, "total_rto"),
             "early_responses": early.get(port, 0) if cc in EBPF_CCS and q_warm is not None else None,
             "base_rtt_ms": sc.bottleneck.delay / 1e6, "rtt_samples": len(rtts),
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
@@ -688,13 +689,16 @@ def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
     return {"alpha": end["alpha"], "mode": end["mode"], "q_max_ms": end["q_max_us"] / 1e3, "run": run, "window": window, "at_warm_read": warm is not None}
 
 
-def _retransmits_in_window(samples: list[dict], fin: dict, t_w: float) -> int:
-    """A connection's retransmitted segments over the measurement window, as the simulator counts
-    them: ``tcpi_total_retrans`` (cumulative over the connection's life) at the end (``fin``),
+def _in_window(samples: list[dict], fin: dict, t_w: float, counter: str) -> int | None:
+    """A connection's count of ``counter`` (``total_retrans``: segments retransmitted;
+    ``total_rto``: retransmission timeouts, Linux >= 6.7) over the measurement window, as the
+    simulator counts them: the cumulative count over the connection's life at the end (``fin``),
     less its last sample (``samples``: the connection's, in time order) at or before the
-    window's start (0 if none was taken)."""
-    before = [s["total_retrans"] for s in samples if s["t"] <= t_w]
-    return max(0, fin.get("total_retrans", 0) - (before[-1] if before else 0))
+    window's start (0 if none was taken); None where the kernel does not report it."""
+    if fin.get(counter, 0) is None:
+        return None
+    before = [s[counter] for s in samples if s["t"] <= t_w]
+    return max(0, fin.get(counter, 0) - (before[-1] if before else 0))
 
 
 def _stats(xs: list[float]) -> dict:
