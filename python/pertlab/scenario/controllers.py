@@ -4,7 +4,7 @@ controller, told apart by ``kind``: :data:`CcSpec`."""
 import re
 from typing import Annotated, Literal, Union
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from ..units import format_time
 from .base import U32, Duration, PiCoefficient, Time, _compared_to, _Model, _unit
@@ -162,6 +162,16 @@ class Cubic(_Model):
         "estimate at alpha_cubic per RTT throughout, and the growth (bictcp_update) in the kernel's integers and jiffies",
     )
     hz: Literal[100, 250, 300, 1000] = Field(250, description="the linux variant's clock, jiffies per second (Linux's CONFIG_HZ)")
+    hystart: bool = Field(
+        False, description="Linux's HyStart: slow start ends by ACK train or delay increase before the first loss (variant = linux only; on in Linux)"
+    )
+
+    @field_validator("hystart")
+    @classmethod
+    def _hystart_is_linuxs(cls, v: bool, info: ValidationInfo) -> bool:
+        if v and info.data.get("variant") != "linux":
+            raise ValueError('is Linux\'s HyStart: it needs variant = "linux" (the rfc9438 variant\'s slow start is standard)')
+        return v
 
 
 class Compound(_Model):

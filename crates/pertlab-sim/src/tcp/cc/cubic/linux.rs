@@ -21,7 +21,7 @@
 //!   (`cubictcp_acked`), and a timeout forgets everything, `W_max` too
 //!   (`cubictcp_state`, `bictcp_reset`).
 //!
-//! Left out: HyStart (slow start here is standard) and Linux's table-driven
+//! HyStart is [`super::hystart`]'s. Left out: Linux's table-driven
 //! `cubic_root` (a floating-point cube root, rounded down, in its place; the
 //! kernel's comment gives its average error as about 0.2 %).
 
@@ -118,17 +118,25 @@ impl LinuxCubic {
         ((wide * k.beta / BETA_SCALE) as u32).max(MIN_SSTHRESH)
     }
 
-    /// `cubictcp_acked`: keep the smallest RTT, except in a stage's first second.
-    pub fn on_rtt(&mut self, k: &LinuxConstants, now: SimTime, rtt: SimTime) {
+    /// `cubictcp_acked`: keep the smallest RTT, except in a stage's first second;
+    /// the sample as Linux takes it (whole microseconds, at least 1), `None`
+    /// when discarded.
+    pub fn on_rtt(&mut self, k: &LinuxConstants, now: SimTime, rtt: SimTime) -> Option<SimTime> {
         if let Some(start) = self.epoch_start {
             if k.jiffies(now).saturating_sub(start) < k.clock.hz() {
-                return;
+                return None;
             }
         }
         let us = (rtt / 1000).max(1);
         if self.delay_min_us == 0 || self.delay_min_us > us {
             self.delay_min_us = us;
         }
+        Some(us * 1000)
+    }
+
+    /// The least RTT kept (`delay_min`), `None` before the first sample.
+    pub fn delay_min(&self) -> Option<SimTime> {
+        (self.delay_min_us > 0).then(|| self.delay_min_us * 1000)
     }
 
     /// `cubictcp_cwnd_event(CA_EVENT_TX_START)`: move the stage's start later by
@@ -381,7 +389,9 @@ mod tests {
                         (acked_since, grown_since) = (acked_since + acked, grown_since + tp.snd_cwnd - before);
                         prop_assert!(2 * grown_since <= acked_since, "grew {} on {} ACKed", grown_since, acked_since);
                     }
-                    Event::Rtt { ms } => cubic.on_rtt(&k, tp.now, ms * NS_PER_MS),
+                    Event::Rtt { ms } => {
+                        cubic.on_rtt(&k, tp.now, ms * NS_PER_MS);
+                    }
                     Event::Reduce | Event::Timeout => {
                         // A timeout: ssthresh first, then the reset (tcp_enter_loss, cubictcp_state).
                         tp.snd_cwnd = cubic.recalc_ssthresh(&k, tp.snd_cwnd);

@@ -34,9 +34,13 @@
 //! - `variant = linux` follows Linux's `tcp_cubic.c` where it departs from the
 //!   RFC in ways that matter with small windows ([`CubicVariant`]).
 //!
-//! Left out: HyStart++ (RFC 9406; slow start here is standard), the spurious
+//! - `hystart = true` (the `linux` variant only): Linux's HyStart ends slow
+//!   start before the first loss ([`hystart`]).
+//!
+//! Left out: HyStart++ (RFC 9406; the RFC variant's slow start is standard), the spurious
 //! congestion-event undo (4.9; this sender never undoes reductions) and pacing.
 
+mod hystart;
 mod linux;
 
 use super::{AckSample, CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
@@ -45,6 +49,7 @@ use crate::rng::SimRng;
 use crate::scenario::CcSpec;
 use crate::tcp::jiffies::{check_hz, DEFAULT_HZ};
 use crate::time::{SimTime, NS_PER_SEC};
+use hystart::Hystart;
 use linux::{LinuxConstants, LinuxCubic};
 use serde::{Deserialize, Serialize};
 
@@ -105,11 +110,23 @@ pub struct CubicConfig {
     /// [`LINUX_HZ_CHOICES`](crate::tcp::jiffies::LINUX_HZ_CHOICES)): the
     /// `linux` variant's time unit. Default [`DEFAULT_HZ`], 250.
     pub hz: u32,
+    /// Linux's HyStart (`tcp_cubic.c`'s `hystart`, on by default in Linux):
+    /// the `linux` variant's slow start ends by ACK train or delay increase
+    /// ([`hystart`]). Default off (pertlab's results so far).
+    pub hystart: bool,
 }
 
 impl Default for CubicConfig {
     fn default() -> Self {
-        CubicConfig { c: DEFAULT_C, beta: DEFAULT_BETA, fast_convergence: true, reno_friendly: true, variant: CubicVariant::Rfc9438, hz: DEFAULT_HZ }
+        CubicConfig {
+            c: DEFAULT_C,
+            beta: DEFAULT_BETA,
+            fast_convergence: true,
+            reno_friendly: true,
+            variant: CubicVariant::Rfc9438,
+            hz: DEFAULT_HZ,
+            hystart: false,
+        }
     }
 }
 
@@ -117,6 +134,12 @@ impl CubicConfig {
     pub fn validate(&self, path: &str) -> Result<(), ConfigError> {
         check::positive(&format!("{path}.c"), self.c)?;
         check::open_unit(&format!("{path}.beta"), self.beta)?;
+        if self.hystart && self.variant != CubicVariant::Linux {
+            return Err(ConfigError::new(
+                format!("{path}.hystart"),
+                "is Linux's HyStart: it needs variant = \"linux\" (the rfc9438 variant's slow start is standard)",
+            ));
+        }
         check_hz(path, self.hz)
     }
 
@@ -145,12 +168,14 @@ pub struct Cubic {
     /// above are the RFC variant's).
     linux: LinuxCubic,
     linux_k: LinuxConstants,
+    /// HyStart's state, with `cfg.hystart`.
+    hystart: Hystart,
 }
 
 impl Cubic {
     pub fn new(cfg: CubicConfig) -> Cubic {
         let linux_k = LinuxConstants::new(&cfg);
-        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, epoch_start: None, k: 0.0, w_est: 0.0, linux: LinuxCubic::default(), linux_k }
+        Cubic { cfg, w_max: 0.0, cwnd_prior: 0.0, epoch_start: None, k: 0.0, w_est: 0.0, linux: LinuxCubic::default(), linux_k, hystart: Hystart::default() }
     }
 
     /// `W_cubic(t)`, `t` in seconds since the stage began (eq. 1).
@@ -261,7 +286,10 @@ impl CongestionControl for Cubic {
         if self.cfg.variant == CubicVariant::Linux {
             match ev {
                 CaEvent::TxStart => self.linux.shift_epoch(&self.linux_k, tp.now, tp.last_send),
-                CaEvent::Loss => self.linux.reset(),
+                CaEvent::Loss => {
+                    self.linux.reset();
+                    self.hystart.restart(tp.now, tp.snd_nxt);
+                }
                 _ => {}
             }
             return;
@@ -276,9 +304,16 @@ impl CongestionControl for Cubic {
         }
     }
 
+    /// `cubictcp_acked`: the least RTT, then, in slow start with `hystart`,
+    /// HyStart on the same sample (none in a stage's first second).
     fn pkts_acked(&mut self, tp: &mut CcState, sample: &AckSample, _rng: &mut SimRng) {
-        if let (CubicVariant::Linux, Some(rtt)) = (self.cfg.variant, sample.rtt) {
-            self.linux.on_rtt(&self.linux_k, tp.now, rtt);
+        let (CubicVariant::Linux, Some(rtt)) = (self.cfg.variant, sample.rtt) else { return };
+        let Some(delay) = self.linux.on_rtt(&self.linux_k, tp.now, rtt) else { return };
+        if self.cfg.hystart && tp.in_slow_start() && !self.hystart.found() {
+            let delay_min = self.linux.delay_min();
+            if self.hystart.on_sample(tp.now, delay, delay_min, tp.snd_cwnd, tp.snd_una, tp.snd_nxt).is_some() {
+                tp.snd_ssthresh = tp.snd_cwnd;
+            }
         }
     }
 

@@ -1,0 +1,177 @@
+//! Linux's HyStart (`hystart_update` in `net/ipv4/tcp_cubic.c`, 6.x; Ha and
+//! Rhee, "Taming the elephants: new TCP slow start", 2011), for the `linux`
+//! variant with `hystart = true`: slow start ends (ssthresh set to the window)
+//! before the first loss when either
+//! - an ACK train: ACKs no more than `hystart_ack_delta` (2 ms) apart have kept
+//!   coming for more than half the least RTT (`delay_min / 2`) since the round
+//!   began, the round's ACKs spread over half a round trip: the pipe is full; or
+//! - a delay increase: the least of a round's first 8 RTT samples exceeds
+//!   `delay_min` by `clamp(delay_min / 8, 4 ms, 16 ms)`: a queue is building.
+//!
+//! Only from a window of `hystart_low_window` (16) segments up. A round ends
+//! when `snd_una` passes the `snd_nxt` of its start. A timeout clears "found"
+//! and the round (`cubictcp_state`); a window reduction does not, so a flow
+//! that left slow start by loss does not run HyStart again until its next
+//! timeout, as in Linux.
+//!
+//! Leaves out: `hystart_ack_delay`, the up to 1 ms Linux adds to the ACK
+//! train's threshold for TSO/GRO ACK compression (from the pacing rate and the
+//! device's GSO size; the testbed turns GSO off), and the halving it skips for
+//! paced flows (the simulator's Linux-like flows are not paced).
+
+use crate::time::{SimTime, NS_PER_MS};
+
+/// `HYSTART_MIN_SAMPLES`: RTT samples a round takes before the delay test.
+const MIN_SAMPLES: u32 = 8;
+/// `HYSTART_DELAY_MIN` and `HYSTART_DELAY_MAX`: bounds of the delay test's margin.
+const DELAY_MIN_MARGIN: SimTime = 4 * NS_PER_MS;
+const DELAY_MAX_MARGIN: SimTime = 16 * NS_PER_MS;
+/// `hystart_low_window`: HyStart acts from this window (segments) up.
+pub const LOW_WINDOW: u32 = 16;
+/// `hystart_ack_delta_us`: ACKs at most this far apart make a train.
+pub const ACK_DELTA: SimTime = 2 * NS_PER_MS;
+
+/// Per-connection HyStart state (`struct bictcp`'s `found`, `round_start`,
+/// `end_seq`, `last_ack`, `curr_rtt`, `sample_cnt`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Hystart {
+    found: bool,
+    round_start: SimTime,
+    last_ack: SimTime,
+    end_seq: u32,
+    /// The least RTT sample of the round (`None` before the first).
+    curr_rtt: Option<SimTime>,
+    sample_cnt: u32,
+}
+
+/// What ended slow start, for the counters (Linux's `TCPHystartTrainDetect`, `...DelayDetect`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Exit {
+    AckTrain,
+    Delay,
+}
+
+impl Hystart {
+    /// `bictcp_hystart_reset`: a new round from `now`, ending at `snd_nxt`.
+    pub(super) fn reset_round(&mut self, now: SimTime, snd_nxt: u32) {
+        (self.round_start, self.last_ack, self.end_seq) = (now, now, snd_nxt);
+        (self.curr_rtt, self.sample_cnt) = (None, 0);
+    }
+
+    /// A timeout (`cubictcp_state` to Loss): HyStart may act again, from a new round.
+    pub(super) fn restart(&mut self, now: SimTime, snd_nxt: u32) {
+        self.found = false;
+        self.reset_round(now, snd_nxt);
+    }
+
+    /// Whether HyStart has ended slow start since the last timeout.
+    pub(super) fn found(&self) -> bool {
+        self.found
+    }
+
+    /// `hystart_update` on an RTT sample `delay` taken in slow start, with the
+    /// connection's least RTT `delay_min` (none yet: no test): `Some` when slow
+    /// start ends here (the caller sets ssthresh to the window).
+    pub(super) fn on_sample(&mut self, now: SimTime, delay: SimTime, delay_min: Option<SimTime>, cwnd: u32, snd_una: u32, snd_nxt: u32) -> Option<Exit> {
+        if self.found {
+            return None;
+        }
+        if snd_una > self.end_seq {
+            self.reset_round(now, snd_nxt);
+        }
+        if cwnd < LOW_WINDOW {
+            return None;
+        }
+        let delay_min = delay_min?;
+        if now.saturating_sub(self.last_ack) <= ACK_DELTA {
+            self.last_ack = now;
+            if now.saturating_sub(self.round_start) > delay_min / 2 {
+                self.found = true;
+                return Some(Exit::AckTrain);
+            }
+        }
+        let curr = self.curr_rtt.map_or(delay, |c| c.min(delay));
+        self.curr_rtt = Some(curr);
+        if self.sample_cnt < MIN_SAMPLES {
+            self.sample_cnt += 1;
+        } else if curr > delay_min + (delay_min / 8).clamp(DELAY_MIN_MARGIN, DELAY_MAX_MARGIN) {
+            self.found = true;
+            return Some(Exit::Delay);
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const RTT: SimTime = 40 * NS_PER_MS;
+
+    #[test]
+    fn a_rising_delay_ends_slow_start_after_eight_samples() {
+        let mut h = Hystart::default();
+        h.reset_round(0, 100);
+        // ACKs 5 ms apart (no train), each sample 50 ms against a least RTT of 40 ms: the
+        // margin is clamp(5 ms, 4, 16) = 5 ms, 50 > 45. Eight samples first, then the test.
+        let mut exit = None;
+        for i in 0..9 {
+            exit = h.on_sample(5 * NS_PER_MS * (i + 1), 50 * NS_PER_MS, Some(RTT), 20, 10, 120);
+            if i < 8 {
+                assert_eq!(exit, None, "sample {i}");
+            }
+        }
+        assert_eq!(exit, Some(Exit::Delay));
+        assert!(h.found());
+        // Found: nothing more until a timeout restarts it.
+        assert_eq!(h.on_sample(100 * NS_PER_MS, 90 * NS_PER_MS, Some(RTT), 40, 10, 120), None);
+        h.restart(200 * NS_PER_MS, 200);
+        assert!(!h.found());
+    }
+
+    #[test]
+    fn a_delay_within_the_margin_does_not() {
+        let mut h = Hystart::default();
+        h.reset_round(0, 100);
+        for i in 0..20 {
+            assert_eq!(h.on_sample(5 * NS_PER_MS * (i + 1), 44 * NS_PER_MS, Some(RTT), 20, 10, 120), None);
+        }
+    }
+
+    #[test]
+    fn an_ack_train_longer_than_half_the_least_rtt_ends_slow_start() {
+        let mut h = Hystart::default();
+        h.reset_round(0, 1000);
+        // ACKs 1 ms apart at the least RTT: the train passes 20 ms (RTT / 2) at its 21st ACK.
+        let mut exits = (1..=21).map(|i| h.on_sample(i * NS_PER_MS, RTT, Some(RTT), 32, 10, 1000));
+        assert!(exits.by_ref().take(20).all(|e| e.is_none()));
+        assert_eq!(exits.next(), Some(Some(Exit::AckTrain)));
+    }
+
+    #[test]
+    fn a_gap_between_acks_breaks_the_train_and_small_windows_are_left_alone() {
+        let mut h = Hystart::default();
+        h.reset_round(0, 1000);
+        // 3 ms apart: never a train; the RTT steady: no delay exit either.
+        assert!((1..=40).all(|i| h.on_sample(3 * NS_PER_MS * i, RTT, Some(RTT), 32, 10, 1000).is_none()));
+        // Below 16 segments nothing is tested, however long the train.
+        let mut h = Hystart::default();
+        h.reset_round(0, 1000);
+        assert!((1..=100).all(|i| h.on_sample(i * NS_PER_MS / 2, 2 * RTT, Some(RTT), 15, 10, 1000).is_none()));
+    }
+
+    #[test]
+    fn a_new_round_starts_when_snd_una_passes_the_rounds_end() {
+        let mut h = Hystart::default();
+        h.reset_round(0, 100);
+        // 15 ms of train in the first round, then snd_una passes 100: the round restarts at 16 ms,
+        // so the train must run 20 ms more before it counts.
+        for i in 1..=15 {
+            assert_eq!(h.on_sample(i * NS_PER_MS, RTT, Some(RTT), 32, 50, 100), None);
+        }
+        for i in 16..=36 {
+            assert_eq!(h.on_sample(i * NS_PER_MS, RTT, Some(RTT), 32, 101, 300), None, "{i}");
+        }
+        assert_eq!(h.on_sample(37 * NS_PER_MS, RTT, Some(RTT), 32, 101, 300), Some(Exit::AckTrain));
+    }
+}
