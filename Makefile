@@ -16,7 +16,8 @@
 #   make docs    rewrite the generated blocks of docs/reproductions.md (claims, evidence,
 #                seeds, wall times) from the committed report.json files, and
 #                docs/validation.md's ns-3 matrix from docs/validation/ns3, and
-#                docs/linux.md's CPU-cost table from docs/linux/cpu_cost_table6.json
+#                docs/linux.md's CPU-cost table from docs/linux/cpu_cost_table6.json and
+#                its testbed-beside-simulator tables from docs/linux/*.json (compare runs)
 #   make stale-reports  list the committed reports whose scenarios differ from what the
 #                code would run today (exit status 1 if any does; nothing is run)
 #
