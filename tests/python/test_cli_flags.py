@@ -152,6 +152,16 @@ DUMBBELL_CASES = {
         and all(f["data_ack_ratio"] > 1.5 for f in s["flows"])
         and s["bottleneck"]["utilization"] > 0.8,
     ),
+    # Linux's RTO estimator: behind a 4-BDP buffer at 200 ms the queue fills in slow start faster
+    # than RFC 6298's per-RTT SRTT follows, whose timeouts then resend segments that were not lost
+    # (4 timeouts, 974 retransmissions for 583 drops); Linux's SRTT follows: every retransmission a drop.
+    "--rto-estimator": (
+        ["--rto-estimator", "linux", "--rtt", "200ms", "--buffer-bdp", "4"],
+        lambda s, out, b: {f["tcp"]["rto_estimator"] for f in scenario(out)["flows"]} == {"linux"}
+        and s["bottleneck"]["drops"] > 100
+        and sum(f["retransmits"] for f in s["flows"]) == s["bottleneck"]["drops"]
+        and sum(f["timeouts"] for f in s["flows"]) == 0,
+    ),
     # Qian 2011: pacing and the ACK-train RTT correction are switches of any controller, recorded per flow.
     "--pacing": (
         ["--pacing", "--cc", "pert"],
@@ -313,6 +323,7 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--ack-policy", "sometimes"], "error: --ack-policy: "),
         (["--ts-echo", "newest"], "error: --ts-echo: got 'newest'; allowed: 'earliest' or 'latest'"),
         (["--rtt-samples", "kernel"], "error: --rtt-samples: got 'kernel'; allowed: 'echo' or 'linux'"),
+        (["--rto-estimator", "ns2"], "error: --rto-estimator: got 'ns2'; allowed: 'rfc6298' or 'linux'"),
         (["--rtt-samples", "linux", "--rtt-correction"], "error: --rtt-correction: corrects the echoed timestamp's sample"),
         (["--video", "2@30Gbps"], "error: --video: the video rate (30000000000 bit/s) must be at most the access link rate"),
         (["--video", "2@300kbps", "--startup-delay=-1s"], "error: --startup-delay: must be zero or positive"),

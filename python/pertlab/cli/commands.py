@@ -40,7 +40,7 @@ _FLAGS = {
     "buffer_bdp": "--buffer-bdp", "buffer_pkts": "--buffer", "start_window": "--start-window",
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
-    "tcp.ack_policy": "--ack-policy", "tcp.ts_echo": "--ts-echo", "tcp.rtt_samples": "--rtt-samples",
+    "tcp.ack_policy": "--ack-policy", "tcp.ts_echo": "--ts-echo", "tcp.rtt_samples": "--rtt-samples", "tcp.rto_estimator": "--rto-estimator",
     "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction", "tcp.prr": "--prr",
     "video": "--video", "startup_delay": "--startup-delay", "startup_delays": "--startup-delays", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
     "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals", "cc_params": "--cc-param", "memory_limit": "--memory-limit",
@@ -100,6 +100,14 @@ def dumbbell(
             "SACKed segments too; docs/model.md)."
         ),
     ] = "echo",
+    rto_estimator: Annotated[
+        str,
+        typer.Option(
+            help="The senders' RTO estimator: rfc6298 (RFC 6298 with per-RTT gains, RFC 7323 Appendix G) or linux "
+            "(Linux's tcp_rtt_estimator: full gains per sample, the round trip's largest deviation as the margin; "
+            "testbed compare runs it; docs/model.md)."
+        ),
+    ] = "rfc6298",
     video: Annotated[
         Optional[str],
         typer.Option(help="N live video streams over TCP beside the flows: N@RATE or N@RATE:CC, e.g. 20@300kbps:pert (Qian 2011).", metavar="N@RATE[:CC]"),
@@ -157,7 +165,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "rtt_samples": rtt_samples, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction, "prr": prr}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "rtt_samples": rtt_samples, "rto_estimator": rto_estimator, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction, "prr": prr}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
         )  # fmt: skip
     except ValueError as e:
         fail(e, _FLAGS)
