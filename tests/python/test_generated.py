@@ -110,6 +110,24 @@ def test_cubic_of_either_variant_runs_or_is_refused_with_field_errors(data, draw
 
 @settings(**FEWER, **COMMON)
 @given(gen.scenario(BUDGET), st.data())
+def test_linuxs_hystart_and_rto_estimator_run_or_are_refused_with_field_errors(data, draw):
+    """Linux's CUBIC with HyStart drawn on or off (``cubic.hystart``) and Linux's RTO estimator
+    (``tcp.rto_estimator = "linux"``, with the ``rto_min_on = "variance"`` it needs) on every long
+    flow and web group the strategy draws (above, each is drawn in a few scenarios of hundreds)."""
+    cubic = gen.model(Cubic, BUDGET, kind=st.just("cubic"), variant=st.just("linux"), hystart=st.booleans())
+
+    def linux(t: dict[str, Any]) -> None:
+        t["cc"] = draw.draw(cubic)
+        t["tcp"] = t.get("tcp", {}) | {"rto_estimator": "linux", "rto_min_on": "variance"}
+
+    _, scenario = _every_transfer(data, linux)
+    hystart = any(f.cc.hystart for f in scenario.flows) or any(w.cc.hystart for w in scenario.web)
+    OUTCOMES[("linux hystart and rto drawn", "hystart on some" if hystart else "hystart off")] += 1
+    run_or_refuse(scenario, "linux hystart and rto")
+
+
+@settings(**FEWER, **COMMON)
+@given(gen.scenario(BUDGET), st.data())
 def test_tso_chunks_behind_linux_receivers_run_or_are_refused_with_field_errors(data, draw):
     """Linux's TSO chunks (``tcp.tso_segs``: PSH on every N-th segment sent at once) with Linux's
     receivers (``ack_policy = "linux"``, which acknowledge a lone PSH segment at once) on every
