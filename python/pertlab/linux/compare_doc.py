@@ -17,7 +17,6 @@ in the committed data. Rendered by :mod:`.doc` (``make docs``).
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Callable
 from typing import Any
 
@@ -153,10 +152,6 @@ def compete(record: Record, before_window: bool) -> list[tuple[float, float]]:
     return [(side[c], side[c] / sum(side) if sum(side) > 0 else float("nan")) for side in sides]
 
 
-def _median_range(values: list[float], fmt: str) -> str:
-    return f"{statistics.median(values):{fmt}} ({min(values):{fmt}} .. {max(values):{fmt}})"
-
-
 def against(kernel: float, seeds: list[float]) -> str:
     """Where the kernel's share lies against the simulator seeds' range, to 0.01."""
     lo, hi = min(seeds), max(seeds)
@@ -180,7 +175,8 @@ def render_adaptive_reno(records: dict[str, Record]) -> str:
         lines.append(f"| `{name}` | kernel | {cell(phases[True][0])} | {cell(phases[False][0])} |")
         lines.append(f"| | simulator, seed {first} | {cell(phases[True][1])} | {cell(phases[False][1])} |")
         if last > first:
-            spread = lambda vs: f"{_median_range([v[0] for v in vs], '.2f')}; share {_median_range([v[1] for v in vs], '.2f')}"  # noqa: E731
+            median_range = lambda values: Row("", None, values, "{:.2f}").spread()  # noqa: E731
+            spread = lambda vs: f"{median_range([v[0] for v in vs])}; share {median_range([v[1] for v in vs])}"  # noqa: E731
             lines.append(f"| | simulator, seeds {first} to {last}: median (least .. most) | {spread(phases[True][1:])} | {spread(phases[False][1:])} |")
         said.append(
             f"`{name}`: the kernel's share "
