@@ -164,16 +164,19 @@ def test_the_ten_flows_runs_show_what_the_prose_says() -> None:
 
 
 def test_the_video_runs_show_what_the_prose_says() -> None:
-    """docs/linux.md, "Live video on real sockets": every stream fails on both sides (every
-    simulator seed); PERT's queue a few packets and its round trip near 90 ms on both sides; Reno
-    and CUBIC round trips 250 to 330 ms."""
+    """docs/linux.md, "Live video on real sockets": PERT's and Reno's streams fail on both sides
+    (every simulator seed), CUBIC's is on time on every simulator seed (the kernel's is chance, and
+    the generated block says which it was); PERT's queue a few packets and its round trip near
+    90 ms on both sides; Reno's round trip 250 to 300 ms, CUBIC's 290 to 330 ms."""
     runs = _runs("video")
-    for cc in ("pert", "reno", "cubic"):
+    for cc in ("pert", "reno"):
         rows = _rows(runs[f"video_{cc}"])
         assert all(x >= SUCCESS_LATE_FRACTION for x in _both(rows["video streams: late fraction (worst stream)"])), cc
         assert set(_both(rows["video streams: successful (late fraction below 1e-4)"])) == {0}, cc
-        if cc != "pert":
-            assert all(250 <= r <= 330 for r in _both(rows[f"{cc}: RTT mean, ms"])), cc
+    cubic = _rows(runs["video_cubic"])
+    assert all(x < SUCCESS_LATE_FRACTION for x in cubic["video streams: late fraction (worst stream)"].sim)
+    assert all(250 <= r <= 300 for r in _both(_rows(runs["video_reno"])["reno: RTT mean, ms"]))
+    assert all(290 <= r <= 330 for r in _both(cubic["cubic: RTT mean, ms"]))
     pert = _rows(runs["video_pert"])
     assert all(q < 10 for q in _both(pert["bottleneck average queue, packets"])) and all(88 <= r <= 100 for r in _both(pert["pert: RTT mean, ms"]))
 

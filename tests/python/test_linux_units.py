@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import pertlab
 from pertlab.cli import app
 from pertlab.linux import build, loader
-from pertlab.linux.compare import DEFAULT_HZ, kernel_hz, sim_scenario, simulated
+from pertlab.linux.compare import CUBIC_PARAMETERS, DEFAULT_HZ, HYSTART_MODEL, hystart_differences, kernel_hystart, kernel_hz, linux_cubic, sim_scenario, simulated
 from pertlab.linux.scenario import LINUX_INIT_CWND, TestbedScenario, load_scenario
 from pertlab.runner import memory_estimate
 from pertlab.scenario import ScenarioError
@@ -384,20 +384,52 @@ def test_the_running_kernels_cubic_keeps_no_cwnd_prior() -> None:
     assert modelled <= set(fields) and "cwnd_prior" not in fields, fields
 
 
-CUBIC_PARAMETERS = Path("/sys/module/tcp_cubic/parameters")
-
-
 @pytest.mark.skipif(not CUBIC_PARAMETERS.is_dir(), reason=f"needs the kernel's tcp_cubic parameters ({CUBIC_PARAMETERS})")
 def test_the_running_kernels_cubic_has_the_simulators_constants() -> None:
     # The linux variant derives the kernel's beta (1024ths) and bic_scale (C = bic_scale * 10 / 1024)
     # from its C = 0.4 and beta = 0.7; the kernel's Reno estimate (tcp_friendliness) and fast
-    # convergence on, as the simulator's defaults. (HyStart, on in the kernel and left out of the
-    # simulator, docs/model.md, acts only in slow start.)
+    # convergence on, as the simulator's defaults; HyStart's parameters those of the simulator's
+    # HyStart (HYSTART_MODEL), which compare turns on as the kernel has it.
     from pertlab.scenario.controllers import Cubic
 
     read = {p.name: int(p.read_text()) for p in CUBIC_PARAMETERS.iterdir() if p.name in {"beta", "bic_scale", "fast_convergence", "tcp_friendliness"}}
     cfg = Cubic()
     assert read == {"beta": round(cfg.beta * 1024), "bic_scale": round(cfg.c * 1024 / 10), "fast_convergence": int(cfg.fast_convergence), "tcp_friendliness": int(cfg.reno_friendly)}
+    kernel = kernel_hystart()
+    assert hystart_differences(kernel) == [] and set(kernel) == {"hystart", *HYSTART_MODEL}, kernel
+    assert linux_cubic()["hystart"] == (kernel["hystart"] == 1 and kernel["hystart_detect"] != 0)
+
+
+@pytest.mark.parametrize(
+    ("params", "hystart", "differing"),
+    [
+        ({}, True, []),  # tcp_cubic not loaded: it loads with its defaults
+        ({"hystart": 1, "hystart_detect": 3, "hystart_low_window": 16, "hystart_ack_delta_us": 2000}, True, []),
+        ({"hystart": 0, "hystart_detect": 2, "hystart_low_window": 16}, False, []),  # off: its parameters do not act
+        ({"hystart": 1, "hystart_detect": 0}, False, ["hystart_detect = 0 (3)"]),
+        ({"hystart": 1, "hystart_detect": 2, "hystart_low_window": 8}, True, ["hystart_detect = 2 (3)", "hystart_low_window = 8 (16)"]),
+    ],
+)
+def test_compare_gives_the_simulators_cubic_hystart_as_the_hosts_tcp_cubic_has_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, params: dict[str, int], hystart: bool, differing: list[str]
+) -> None:
+    # Read from module parameter files as /sys has them (a value and a newline), in a folder of our own.
+    from pertlab.linux import compare
+
+    for name, value in params.items():
+        (tmp_path / name).write_text(f"{value}\n")
+    monkeypatch.setattr(compare, "CUBIC_PARAMETERS", tmp_path)
+    kernel_hystart.cache_clear()
+    try:
+        assert kernel_hystart() == params
+        assert linux_cubic()["hystart"] is hystart and hystart_differences(params) == differing
+        sim = sim_scenario(TestbedScenario.parse({"flows": [{"cc": "cubic"}, {"cc": "reno"}]}))
+        assert sim.flows[0].cc.hystart is hystart
+        words = compare._cubic_words(sim)
+        assert f"{'and with' if hystart else 'without'} Linux's HyStart on both sides" in words
+        assert all(d in words for d in differing)
+    finally:
+        kernel_hystart.cache_clear()
 
 
 def test_testbed_counts_retransmissions_and_timeouts_over_the_measurement_window() -> None:

@@ -7,8 +7,8 @@ with the same video rate and start-up delay; the simulator's segments carry its 
 size's payload), the testbed's
 PERT parameters (the ``[pert]`` and ``[pert_adaptive]`` tables are the
 simulator's ``pert`` and ``pert-adaptive`` controllers). Kernel reno maps
-to the simulator's Reno with SACK, kernel cubic to its CUBIC (RFC 9438,
-without HyStart); kernel bbr has no counterpart and is refused. Random loss
+to the simulator's Reno with SACK, kernel cubic to its CUBIC in Linux's arithmetic,
+with Linux's HyStart when this host's tcp_cubic runs it (:func:`linux_cubic`); kernel bbr has no counterpart and is refused. Random loss
 and the path's jitter are not carried over (the report says so).
 """
 
@@ -77,17 +77,52 @@ def linux_delayed_ack() -> dict[str, Any]:
     return {"ack_policy": "linux", "linux_ack": {"hz": kernel_hz() or DEFAULT_HZ}}
 
 
+#: Where tcp_cubic's module parameters are (built in or loaded, the same place).
+CUBIC_PARAMETERS = Path("/sys/module/tcp_cubic/parameters")
+
+#: tcp_cubic's HyStart parameters as the simulator's HyStart has them, fixed
+#: (tcp/cc/cubic/hystart.rs): both detections (ACK train and delay), from a window of 16
+#: segments, ACKs at most 2 ms apart making a train. Linux's defaults.
+HYSTART_MODEL = {"hystart_detect": 3, "hystart_low_window": 16, "hystart_ack_delta_us": 2000}
+
+
+@cache
+def kernel_hystart() -> dict[str, int]:
+    """This host's tcp_cubic HyStart parameters (``hystart`` and :data:`HYSTART_MODEL`'s), read
+    from :data:`CUBIC_PARAMETERS`; those it cannot read are left out (a kernel whose tcp_cubic is
+    not loaded yet loads it with its defaults: HyStart on, as :data:`HYSTART_MODEL`)."""
+    params = {}
+    for name in ("hystart", *HYSTART_MODEL):
+        try:
+            params[name] = int((CUBIC_PARAMETERS / name).read_text())
+        except (OSError, ValueError):
+            continue
+    return params
+
+
+def hystart_differences(params: dict[str, int]) -> list[str]:
+    """The HyStart parameters of ``params`` (as :func:`kernel_hystart` reads them) the
+    simulator's HyStart does not follow, as ``name = kernel's (simulator's)``."""
+    if params.get("hystart", 1) == 0:
+        return []  # off on both sides: its parameters do not act
+    return [f"{k} = {params[k]} ({v})" for k, v in HYSTART_MODEL.items() if k in params and params[k] != v]
+
+
 def linux_cubic() -> dict[str, Any]:
     """The simulator's CUBIC is Linux's where the two differ (tcp_cubic.c, ``variant = linux``:
     integer reductions rounded down, the Reno estimate at alpha_cubic per RTT throughout, the growth
     in the kernel's integers and jiffies, on this host's ``CONFIG_HZ`` as :func:`linux_delayed_ack`):
     with the few segments per flow of the examples here, the RFC's kept the simulated flows more
     window than the kernel's and its real-valued growth left the link less busy (docs/linux.md,
-    "ECN at the bottleneck")."""
-    return {"variant": "linux", "hz": kernel_hz() or DEFAULT_HZ}
+    "ECN at the bottleneck"). With Linux's HyStart (``hystart``) when this host's tcp_cubic runs
+    it (:func:`kernel_hystart`; on unless its ``hystart`` or ``hystart_detect`` is 0): the kernel's
+    CUBIC left slow start by it with about 40 drops where the simulator's without overshot the
+    buffer like Reno (docs/linux.md, "Live video")."""
+    params = kernel_hystart()
+    return {"variant": "linux", "hz": kernel_hz() or DEFAULT_HZ, "hystart": params.get("hystart", 1) != 0 and params.get("hystart_detect", 3) != 0}
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
-#: CUBIC (Linux's, :func:`linux_cubic`; the simulator's has no HyStart, docs/model.md). Kernel bbr has none.
+#: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
 
@@ -198,6 +233,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
             (out / "report.md").write_text(report)
             return report, None
     sim = sims[0]
+    running = {f.cc for f in sc.flows}
     load_before = os.getloadavg()[0]
     real = run(sc)
     real.write(out / "testbed")
@@ -207,7 +243,8 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         "load_average": [load_before, os.getloadavg()[0]], "duration_s": sc.duration / 1e9, "warmup_s": sc.warmup / 1e9,
         "init_cwnd": sc.init_cwnd, "sim_seeds": [sim_sc.seed, sim_sc.seed + sim_seeds - 1], "testbed_scenario": sc.model_dump(mode="json"),
         "ssthresh_repairs": ssthresh_repairs(real.extra),
-        "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0), "rows": [r.record() for r in rows],
+        "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0),
+        **({"kernel_hystart": kernel_hystart()} if "cubic" in running else {}), "rows": [r.record() for r in rows],
     }  # fmt: skip
     (out / "report.json").write_text(json.dumps(record, indent=2) + "\n")
     seeds = f"seeds {sim_sc.seed} to {sim_sc.seed + sim_seeds - 1}"
@@ -222,6 +259,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
         " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."
+        + (_cubic_words(sim_sc) if "cubic" in running else "")
         + (" The receivers' ACKs are counted from captures of their links (`capture_acks`; pertlab.acks; in the simulator ACKs carry no PSH)." if sc.capture_acks else "")
         + (f" The kernel's senders' TSO chunks hold at least {sc.min_tso_segs} segment{'s' if sc.min_tso_segs > 1 else ''} (`min_tso_segs`); the simulator sends segment by segment." if sc.min_tso_segs is not None else "")
         + (f" Step ECN marking from {sc.bottleneck.step_k} full-size frames queued (`bottleneck.step_k`): in the testbed a tc BPF program's copy of"
@@ -249,6 +287,18 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
     (out / "report.md").write_text(report)
     plot_side_by_side(real, sim, out / "cwnd.png", f"{sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms")
     return report, real
+
+
+def _cubic_words(sim_sc: Scenario) -> str:
+    """The report's sentence on CUBIC: Linux's on both sides, HyStart as this host's tcp_cubic
+    runs it, and which of the kernel's HyStart parameters the simulator's does not follow."""
+    on = next(f.cc.hystart for f in sim_sc.flows if f.cc.kind == "cubic")
+    differing = hystart_differences(kernel_hystart())
+    return (
+        f" CUBIC in Linux's arithmetic {'and with' if on else 'without'} Linux's HyStart on both sides"
+        f" (this host's `tcp_cubic` hystart = {kernel_hystart().get('hystart', 'unreadable')}, hystart_detect = {kernel_hystart().get('hystart_detect', 'unreadable')})."
+        + (f" The simulator's HyStart has Linux's defaults where this host's differ: {', '.join(differing)}." if differing else "")
+    )
 
 
 #: Adaptive PERT's modes (Kotla 2008, Ch. III.B), as the results name their times (``{mode}_s``).

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 from .compare import MODES, Row, mode_metric
 
 __all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "side_by_side"]
@@ -123,8 +124,18 @@ VIDEO_COLUMNS = (
 )
 
 
+def on_time(record: Record) -> str:
+    """Whether the run's stream was on time (worst late fraction below the success threshold) in
+    the kernel, and on how many simulator seeds."""
+    late = rows_of(record)["video streams: late fraction (worst stream)"]
+    first, last = record["sim_seeds"]
+    seeds = sum(x < SUCCESS_LATE_FRACTION for x in late.sim)
+    return f"{cc_of(record)}: the kernel's stream {'on time' if late.testbed < SUCCESS_LATE_FRACTION else 'late'}, the simulator's on time on {seeds} of {last - first + 1} seeds ({first} to {last})"
+
+
 def render_video(records: dict[str, Record]) -> str:
-    """A row per stream's controller, each column its testbed / simulator values."""
+    """A row per stream's controller, each column its testbed / simulator values; then whether
+    each stream was on time on each side."""
     lines = [
         "| streams' controller | " + " | ".join(f"{h}, testbed / simulator" for h, _ in VIDEO_COLUMNS) + " |",
         "|---|" + "---|" * len(VIDEO_COLUMNS),
@@ -133,7 +144,8 @@ def render_video(records: dict[str, Record]) -> str:
         rows = rows_of(rec)
         cells = [f"{r.text(r.testbed)} / {sim_cell(r)}" for r in (rows[m.format(cc=cc_of(rec))] for _, m in VIDEO_COLUMNS)]
         lines.append(f"| {cc_of(rec)} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n\n" + provenance(records)
+    said = f"On time (worst late fraction below {SUCCESS_LATE_FRACTION_TEXT}): " + "; ".join(map(on_time, records.values())) + "."
+    return "\n".join(lines) + "\n\n" + said + "\n\n" + provenance(records)
 
 
 # -- adaptive PERT: Reno flows join, and leave ---------------------------------------------------
