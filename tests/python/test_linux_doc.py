@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from pathlib import Path
 
 import pytest
@@ -99,7 +100,7 @@ def _rows(record: dict) -> dict:
     return rows_of(record)
 
 
-@pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "video", "adaptive-reno"])
+@pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "pert-delack", "step-ecn", "fifty-flows", "video", "adaptive-reno"])
 def test_the_committed_compare_runs_are_of_todays_example_files(block: str) -> None:
     """Each committed compare run behind a block ran its example file as it reads today (a file
     changed since needs the run again), met no stale slow-start threshold, and its committed
@@ -161,6 +162,72 @@ def test_the_ten_flows_runs_show_what_the_prose_says() -> None:
     for rows, cc in ((reno, "reno"), (pert, "pert")):
         goodput = rows[f"{cc}: goodput total, Mbit/s"]
         assert all(goodput.testbed / g == pytest.approx(headers, rel=0.005) for g in goodput.sim), (cc, goodput)
+
+
+def _about(a: float, b: float, rel: float) -> bool:
+    return abs(a - b) <= rel * abs(b)
+
+
+def test_the_pert_delack_runs_show_what_the_prose_says() -> None:
+    """docs/linux.md, "Ten PERT flows behind delayed ACKs": on both sides, with the kernel's TSO
+    chunks and without, the median flow gets about half its share (0.4 to 0.7 of the mean), one to
+    three flows escape (above twice the mean), the link is nearly full (above 0.95), and the RTT,
+    the queue and a lone segment's hold are about the same (within 10 % of the simulator's median).
+    With the chunks about a quarter of the kernel's segments carry PSH (0.2 to 0.35) and more than
+    half its lone segments are acknowledged at once, the simulator's none; without, PSH nearly
+    vanishes (below 0.02), lone segments are seldom acknowledged at once (below 0.2), and the
+    share of ACKs covering one segment is the simulator's to within 0.02."""
+    runs = _runs("pert-delack")
+    for name, rec in runs.items():
+        rows = _rows(rec)
+        share = [m / (t / 10) for m, t in zip(_both(rows["pert: goodput per flow, Mbit/s (median)"]), _both(rows["pert: goodput total, Mbit/s"]))]
+        assert all(0.4 <= x <= 0.7 for x in share), (name, share)
+        assert all(1 <= n <= 3 for n in _both(rows["pert: flows above twice the mean goodput"])), name
+        assert all(u > 0.95 for u in _both(rows["bottleneck utilization"])), name
+        for metric in ("pert: RTT mean, ms", "bottleneck average queue, packets", "receivers: the others' hold, ms (median)"):
+            assert _about(rows[metric].testbed, statistics.median(rows[metric].sim), 0.10), (name, metric)
+    chunks, single = _rows(runs["ten_flows_pert_delack"]), _rows(runs["ten_flows_pert_delack_tso1"])
+    psh, at_once = "senders: data segments with PSH, share", "receivers: of those, sent at once (within 10 ms), share"
+    assert 0.2 <= chunks[psh].testbed <= 0.35 and chunks[at_once].testbed > 0.5
+    assert set(chunks[psh].sim) == set(chunks[at_once].sim) == {0}
+    assert single[psh].testbed < 0.02 and single[at_once].testbed < 0.2
+    one = single["receivers: ACKs covering one segment, share"]
+    assert abs(one.testbed - statistics.median(one.sim)) <= 0.02
+
+
+def test_the_step_ecn_runs_show_what_the_prose_says() -> None:
+    """docs/linux.md, "ECN at the bottleneck": on both sides every ECN cue is acknowledged at once,
+    the flows share evenly (Jain above 0.99), the queue agrees to within a packet and the mark rate
+    to within 15 %. With the kernel's TSO chunks its link is busier than the simulator's (by more
+    than 0.02), about 30 % of its segments carry PSH (0.25 to 0.35), and its receivers send fewer
+    segments per ACK with more ACKs covering one segment; without the chunks PSH vanishes (below
+    0.01), the ACKs are nearly the simulator's (segments per ACK within 0.05, the one-segment share
+    within 0.02) and so is the utilization (within 0.015)."""
+    runs = _runs("step-ecn")
+    for name, rec in runs.items():
+        rows = _rows(rec)
+        assert set(_both(rows["receivers: of those, sent at once after the cue, share"])) == {1.0}, name
+        assert all(j > 0.99 for j in _both(rows["Jain index (all flows)"])), name
+        queue, marks = rows["bottleneck average queue, packets"], rows["bottleneck mark rate"]
+        assert all(abs(queue.testbed - q) <= 1.0 for q in queue.sim) and all(_about(marks.testbed, m, 0.15) for m in marks.sim), name
+    chunks, single = _rows(runs["ten_flows_cubic_step_ecn"]), _rows(runs["ten_flows_cubic_step_ecn_tso1"])
+    lead = lambda rows: rows["bottleneck utilization"].testbed - max(rows["bottleneck utilization"].sim)  # noqa: E731
+    per_ack, one = "receivers: segments per ACK (mean)", "receivers: ACKs covering one segment, share"
+    psh = "senders: data segments with PSH, share"
+    assert lead(chunks) > 0.02 and 0.25 <= chunks[psh].testbed <= 0.35
+    assert chunks[per_ack].testbed < min(chunks[per_ack].sim) and chunks[one].testbed > max(chunks[one].sim)
+    assert abs(lead(single)) < 0.015 and single[psh].testbed < 0.01
+    assert all(abs(single[per_ack].testbed - a) <= 0.05 for a in single[per_ack].sim) and all(abs(single[one].testbed - a) <= 0.02 for a in single[one].sim)
+
+
+def test_the_fifty_flows_run_shows_what_the_prose_says() -> None:
+    """docs/linux.md, "CPU cost: Table VI today": on both sides a few flows grow far past the rest
+    (at least one above twice the mean goodput, at most five), and over the 20 s the kernel's link
+    is busier than the simulator's on every seed."""
+    rows = _rows(_runs("fifty-flows")["fifty_flows_pert_adaptive"])
+    assert all(1 <= n <= 5 for n in _both(rows["pert_adaptive: flows above twice the mean goodput"]))
+    util = rows["bottleneck utilization"]
+    assert all(util.testbed > u for u in util.sim)
 
 
 def test_the_video_runs_show_what_the_prose_says() -> None:

@@ -452,6 +452,9 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row(f"{cc}: goodput per flow, Mbit/s (median)", rf["goodput_mbps"].median(), lambda s: sf(s)["goodput_mbps"].median())
         spread = lambda g: None if g.is_empty() else f"{g.min():.3f} .. {g.max():.3f}"  # noqa: E731
         row(f"{cc}: goodput per flow, Mbit/s (least .. most)", spread(rf["goodput_mbps"]), lambda s: spread(sf(s)["goodput_mbps"]), "{}")
+        # How many a few flows hold apart from the rest, as a number the prose can be checked by.
+        above = lambda g: None if g.is_empty() else int((g > 2 * g.mean()).sum())  # noqa: E731
+        row(f"{cc}: flows above twice the mean goodput", above(rf["goodput_mbps"]), lambda s: above(sf(s)["goodput_mbps"]), "{}")
         row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), lambda s: sf(s)["goodput_mbps"].sum())
         row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), lambda s: sf(s)["rtt_mean_ms"].mean(), "{:.2f}")
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), lambda s: sf(s)["retransmits"].sum(), "{}")

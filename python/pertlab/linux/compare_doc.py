@@ -5,6 +5,9 @@ load average), committed as docs/linux/NAME.json beside its report, NAME.md, and
 - ``smoke`` ("testbed compare"): the smoke scenario's one PERT flow beside the simulator.
 - ``mix`` ("Ten PERT flows behind delayed ACKs", its end): two PERT flows against a cubic flow.
 - ``ten-flows`` ("Ten flows, 10 Mbit/s, 40 ms"): kernel Reno and PERT beside the simulator.
+- ``pert-delack`` ("Ten PERT flows behind delayed ACKs"): with the kernel's TSO chunks and without.
+- ``step-ecn`` ("ECN at the bottleneck"): ten CUBIC flows behind step marking, with the chunks and without.
+- ``fifty-flows`` ("CPU cost: Table VI today"): the start of fifty adaptive PERT flows.
 - ``video`` ("Live video"): the three video streams' goodput, late fraction and round trip.
 - ``adaptive-reno`` ("Reno flows join, and leave"): adaptive PERT's time in compete mode before
   and in the measurement window.
@@ -39,8 +42,11 @@ def cc_of(record: Record) -> str:
 
 
 def sim_cell(row: Row) -> str:
-    """The simulator's value: one where every seed gives it, else the median (least .. most)."""
-    return row.text(row.sim[0]) if len(set(row.sim)) == 1 else row.spread()
+    """The simulator's value: one where every seed gives it, else the median (least .. most), or
+    the first seed's where the values are not numbers (a range written out)."""
+    if len(set(row.sim)) == 1:
+        return row.text(row.sim[0])
+    return row.spread() if all(isinstance(v, (int, float)) for v in row.sim) else f"{row.text(row.sim[0])} (first seed)"
 
 
 def provenance(records: dict[str, Record]) -> str:
@@ -82,6 +88,42 @@ SMOKE_ROWS = (
     ("drops", "bottleneck drops"),
 )
 
+#: Ten CUBIC flows behind step marking, with the kernel's TSO chunks and without.
+STEP_ECN_ROWS = (
+    ("goodput per flow, Mbit/s (least .. most)", "{cc}: goodput per flow, Mbit/s (least .. most)"),
+    ("Jain index", "Jain index (all flows)"),
+    ("utilization", "bottleneck utilization"),
+    ("average queue, packets", "bottleneck average queue, packets"),
+    ("mark rate", "bottleneck mark rate"),
+    ("data segments with PSH, share", "senders: data segments with PSH, share"),
+    ("segments per ACK", "receivers: segments per ACK (mean)"),
+    ("ACKs covering one segment, share", "receivers: ACKs covering one segment, share"),
+    ("ACKs covering an ECN cue, sent at once, share", "receivers: of those, sent at once after the cue, share"),
+)
+#: Ten PERT flows behind delayed ACKs, with the kernel's TSO chunks and without.
+PERT_DELACK_ROWS = (
+    ("goodput per flow, Mbit/s (median)", "{cc}: goodput per flow, Mbit/s (median)"),
+    ("goodput per flow, Mbit/s (least .. most)", "{cc}: goodput per flow, Mbit/s (least .. most)"),
+    ("flows above twice the mean goodput", "{cc}: flows above twice the mean goodput"),
+    ("utilization", "bottleneck utilization"),
+    ("average queue, packets", "bottleneck average queue, packets"),
+    ("RTT mean, ms", "{cc}: RTT mean, ms"),
+    ("data segments with PSH, share", "senders: data segments with PSH, share"),
+    ("ACKs covering one segment, share", "receivers: ACKs covering one segment, share"),
+    ("of those, sent at once, share", "receivers: of those, sent at once (within 10 ms), share"),
+    ("the others' hold, ms (median)", "receivers: the others' hold, ms (median)"),
+)
+#: Fifty adaptive PERT flows at 100 Mbit/s, 60 ms: the start of the CPU-cost runs.
+FIFTY_FLOWS_ROWS = (
+    ("goodput total, Mbit/s", "{cc}: goodput total, Mbit/s"),
+    ("flows above twice the mean goodput", "{cc}: flows above twice the mean goodput"),
+    ("utilization", "bottleneck utilization"),
+    ("average queue, packets", "bottleneck average queue, packets"),
+    ("drops", "bottleneck drops"),
+    ("early responses", "{cc}: early responses"),
+    ("time in compete mode, s (all flows)", mode_metric("compete")),
+)
+
 MIX_ROWS = (
     ("cubic goodput, Mbit/s", "cubic: goodput total, Mbit/s"),
     ("each PERT flow, Mbit/s (mean)", "pert: goodput per flow, Mbit/s (mean)"),
@@ -99,8 +141,11 @@ def side_by_side(spec: tuple[tuple[str, str], ...]) -> Callable[[dict[str, Recor
     (label, metric) of ``spec``."""
 
     def render(records: dict[str, Record]) -> str:
-        # a run's columns are named by its controller, or by its name where it runs several
-        label = lambda name, r: cc_of(r) if len({g["cc"] for g in r["testbed_scenario"]["flows"]}) == 1 else name  # noqa: E731
+        # the runs' columns are named by their controllers where each runs one and no two the same,
+        # else by the runs' names
+        ccs = [{g["cc"] for g in r["testbed_scenario"]["flows"]} for r in records.values()]
+        by_cc = all(len(c) == 1 for c in ccs) and len(set().union(*ccs)) == len(ccs)
+        label = lambda name, r: cc_of(r) if by_cc else name  # noqa: E731
         head = "| |" + "".join(f" {label(n, r)} testbed | {label(n, r)} simulator |" for n, r in records.items())
         lines = [head, "|---|" + "---|---|" * len(records)]
         for label, metric in spec:
@@ -203,6 +248,9 @@ BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
     "smoke": ({"smoke": "linux/smoke.json"}, side_by_side(SMOKE_ROWS)),
     "mix": ({"mix": "linux/mix.json"}, side_by_side(MIX_ROWS)),
     "ten-flows": ({"ten_flows_reno": "linux/ten_flows_reno.json", "ten_flows_pert": "linux/ten_flows_pert.json"}, side_by_side(TEN_FLOWS_ROWS)),
+    "step-ecn": ({n: f"linux/{n}.json" for n in ("ten_flows_cubic_step_ecn", "ten_flows_cubic_step_ecn_tso1")}, side_by_side(STEP_ECN_ROWS)),
+    "pert-delack": ({n: f"linux/{n}.json" for n in ("ten_flows_pert_delack", "ten_flows_pert_delack_tso1")}, side_by_side(PERT_DELACK_ROWS)),
+    "fifty-flows": ({"fifty_flows_pert_adaptive": "linux/fifty_flows_pert_adaptive.json"}, side_by_side(FIFTY_FLOWS_ROWS)),
     "video": ({f"video_{cc}": f"linux/video_compare_{cc}.json" for cc in ("pert", "reno", "cubic")}, render_video),
     "adaptive-reno": ({"adaptive_reno_join": "linux/adaptive_reno_join.json", "adaptive_reno_leave": "linux/adaptive_reno_leave.json"}, render_adaptive_reno),
 }
