@@ -10,7 +10,7 @@ date), or :data:`NOT_IN_REFERENCE` when the reference cannot run the case (then
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -32,6 +32,19 @@ class CaseResult:
     missing: str | None
     cwnd: dict[str, list[tuple[float, float]]]
     seconds: dict[str, float]
+    #: With several seeds, each seed's metrics by tool ("pertlab", "reference"): the spread the
+    #: means (what the verdicts judge) hide. Empty for a case of one seed.
+    per_seed: dict[str, list[dict[str, float]]] = field(default_factory=dict)
+
+    @classmethod
+    def of_seeds(
+        cls, case: Any, ours: list[dict[str, float]], theirs: list[dict[str, float]] | None, missing: str | None,
+        cwnd: dict[str, list[tuple[float, float]]], seconds: dict[str, float],
+    ) -> CaseResult:  # fmt: skip
+        """A case's result from its seeds' metrics (``theirs`` None where the reference cannot run
+        it): the means, and with several seeds each seed's."""
+        per_seed = {} if len(ours) == 1 else {"pertlab": ours} | ({"reference": theirs} if theirs is not None else {})
+        return cls(case, mean_metrics(ours), None if theirs is None else mean_metrics(theirs), missing, cwnd, seconds, per_seed)
 
 
 def _cov(goodputs: np.ndarray) -> float:

@@ -63,9 +63,24 @@ def _cell(row: dict[str, Any], reference: str) -> str:
     return f"{ours} / {fmt.format(row['reference']).replace('%', ' %')}{MARKS[row['verdict']]}"
 
 
+def per_seed_table(case: dict[str, Any], reference: str) -> list[str]:
+    """A case of several seeds, seed by seed (pertlab / the reference per metric, as the matrix
+    writes them): the spread its means hide."""
+    ours, theirs = case["per_seed"]["pertlab"], case["per_seed"].get("reference")
+    cell = lambda m, i: COLUMNS[m][1].format(ours[i][m]) + ("" if theirs is None else " / " + COLUMNS[m][1].format(theirs[i][m]))  # noqa: E731
+    return [
+        f"`{case['case']}` seed by seed (pertlab / {reference}):",
+        "",
+        "| seed | " + " | ".join(COLUMNS[m][0] for m in METRICS) + " |",
+        "|---|" + "---|" * len(METRICS),
+        *(f"| {i + 1} | " + " | ".join(cell(m, i).replace("%", " %") for m in METRICS) + " |" for i in range(len(ours))),
+    ]
+
+
 def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]], reference: str = "ns-3") -> str:
-    """The block's Markdown: one table row per case, the verdict counts and the run times (where
-    the run recorded them)."""
+    """The block's Markdown: one table row per case, a table seed by seed of each case of several
+    seeds (where the run recorded them), the verdict counts and the run times (where the run
+    recorded them)."""
     by_case: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
         by_case.setdefault(row["case"], {})[row["metric"]] = row
@@ -76,6 +91,9 @@ def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]], refer
     counts: dict[str, int] = {}
     for row in rows:
         counts[row["verdict"]] = counts.get(row["verdict"], 0) + 1
+    for c in cases:
+        if c.get("per_seed"):
+            lines += ["", *per_seed_table(c, reference)]
     counted = {**COUNTED, NOT_IN_REFERENCE: f"are not in {reference}"}
     said = ", ".join(f"{counts[v]} {name}" for v, name in counted.items() if counts.get(v))
     summary = f"Verdicts over the {len(rows)} case-metric pairs of {len(cases)} cases: {said}."

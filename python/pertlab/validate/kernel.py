@@ -30,7 +30,7 @@ import polars as pl
 from ..parallel import code_fingerprint, write_atomically
 from ..results import Results
 from .cases import Explained, explained
-from .compare import CaseResult, mean_metrics, metrics, pertlab_metrics
+from .compare import CaseResult, metrics, pertlab_metrics
 
 __all__ = ["KernelCase", "FULL", "QUICK", "cases", "needs_pert", "runs_of", "run_kernel"]
 
@@ -164,5 +164,5 @@ def run_kernel(quick: bool, out: Path, kernel_cases: tuple[KernelCase, ...] | No
     for c in cases(quick) if kernel_cases is None else kernel_cases:
         runs = [_kept_or_run(name, run, out) for name, run in runs_of(c)]
         cwnd = {k: [tuple(x) for x in v] for k, v in runs[0]["cwnd"].items()}
-        results.append(CaseResult(c, mean_metrics([r["pertlab"] for r in runs]), mean_metrics([r["reference"] for r in runs]), None, cwnd, {}))
+        results.append(CaseResult.of_seeds(c, [r["pertlab"] for r in runs], [r["reference"] for r in runs], None, cwnd, {}))
     return results

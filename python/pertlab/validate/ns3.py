@@ -25,7 +25,7 @@ from ..parallel import Workers, run_program
 from ..runner import run
 from ..scenario import Scenario
 from .cases import Case, seeds, select
-from .compare import CaseResult, mean_metrics, metrics, pertlab_metrics
+from .compare import CaseResult, metrics, pertlab_metrics
 from .ns3build import program
 from .translate import NotInNs3, ns3_arguments
 
@@ -83,9 +83,7 @@ def run_case(item: tuple[Case, str]) -> CaseResult:
     runs = [_run_seed(c, seed, ns3_program) for seed in seeds(c)]
     ours, theirs, missing, cwnd, _ = runs[0]
     seconds = {k: sum(r[4].get(k, 0.0) for r in runs) for k in runs[0][4]}
-    if missing is not None:
-        return CaseResult(c, mean_metrics([r[0] for r in runs]), None, missing, cwnd, seconds)
-    return CaseResult(c, mean_metrics([r[0] for r in runs]), mean_metrics([r[1] for r in runs]), None, cwnd, seconds)  # type: ignore[misc]
+    return CaseResult.of_seeds(c, [r[0] for r in runs], None if missing is not None else [r[1] for r in runs], missing, cwnd, seconds)  # type: ignore[misc]
 
 
 def run_matrix(quick: bool, out: Path, jobs: int | None = None, cluster: str | None = None, names: list[str] | None = None) -> list[CaseResult]:

@@ -1,6 +1,6 @@
 """The report of ``pertlab validate``: ``report.md``, ``report.html``, ``rows.json`` (one row per
-case and metric), ``cases.json`` (each case's description, seeds and the seconds each tool
-took) and one figure per case of flow 0's congestion window in both tools (``cwnd-CASE.png``).
+case and metric), ``cases.json`` (each case's description, seeds, the seconds each tool
+took and, with several seeds, each seed's metrics) and one figure per case of flow 0's congestion window in both tools (``cwnd-CASE.png``).
 
 Each case is one table row per metric: pertlab's value, the reference tool's (ns-3, Linux),
 their ratio, the tolerance and the verdict (:func:`pertlab.validate.compare.verdicts`); a
@@ -68,7 +68,7 @@ def write_report(results: list[CaseResult], out: Path, title: str, tool: str = "
     table = rows(results)
     header = _header(tool)
     (out / "rows.json").write_text(dumps(table, indent=1) + "\n")
-    cases = [{"case": r.case.name, "what": r.case.what, "seeds": r.case.seeds, "seconds": r.seconds} for r in results]
+    cases = [{"case": r.case.name, "what": r.case.what, "seeds": r.case.seeds, "seconds": r.seconds} | ({"per_seed": r.per_seed} if r.per_seed else {}) for r in results]
     (out / "cases.json").write_text(dumps(cases, indent=1) + "\n")
     for r in results:
         _cwnd_figure(r, out / f"cwnd-{r.case.name}.png", tool)
