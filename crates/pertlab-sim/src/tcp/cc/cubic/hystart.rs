@@ -44,7 +44,8 @@ pub(super) struct Hystart {
     sample_cnt: u32,
 }
 
-/// What ended slow start, for the counters (Linux's `TCPHystartTrainDetect`, `...DelayDetect`).
+/// What ended slow start (Linux counts the two as `TCPHystartTrainDetect` and
+/// `TCPHystartDelayDetect`; the simulator reports neither, its tests tell them apart).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Exit {
     AckTrain,
