@@ -196,6 +196,20 @@ def test_compare_refuses_bbr_naming_the_flow(tmp_path: Path) -> None:
     assert "error: flows[1].cc: the simulator has no bbr to compare with; allowed: pert, pert_adaptive, reno, cubic" in r.stderr
 
 
+def test_compare_gives_every_simulated_sender_the_send_overhead_asked_for(tmp_path: Path) -> None:
+    # --sim-send-overhead: the hosts' timing noise in the simulator (tcp.overhead on every flow);
+    # none by default; a value the scenario refuses is named by the option.
+    sc = TestbedScenario.parse({"flows": [{"cc": "cubic", "count": 2}, {"cc": "reno"}]})
+    assert {f.tcp.overhead for f in sim_scenario(sc).flows} == {0}
+    assert {f.tcp.overhead for f in sim_scenario(sc, send_overhead="0.8ms").flows} == {800_000}
+    with pytest.raises(ScenarioError, match=r"^sim_send_overhead: in the simulator, must be zero or a positive time, got '-1ms'"):
+        sim_scenario(sc, send_overhead="-1ms")
+    f = tmp_path / "s.toml"
+    f.write_text('[[flows]]\ncc = "reno"\n')
+    r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--sim-send-overhead", "soon"])
+    assert r.exit_code == 2 and r.stderr.startswith("error: --sim-send-overhead: in the simulator, cannot read 'soon' as a time"), r.output
+
+
 def test_compare_refuses_a_simulation_too_large_for_memory_naming_the_testbed_field(tmp_path: Path) -> None:
     # A 1 us sample interval over 600 s: the simulator's monitor would record 26e9 values. The
     # core's refusal named its own monitor.sample_interval, when the simulation started (found by

@@ -259,6 +259,13 @@ def testbed_compare(
         ),
     ] = 1,
     memory_limit: Annotated[Optional[str], typer.Option(help=f"The simulator's runs: {MEMORY_LIMIT_HELP}")] = None,
+    sim_send_overhead: Annotated[
+        Optional[str],
+        typer.Option(
+            help="The simulated senders wait U(0, this) before each send, e.g. 0.8ms (ns-2's send overhead, tcp.overhead): "
+            "the hosts' timing noise, so that the simulator's seeds differ where kernel runs do. Default: none."
+        ),
+    ] = None,
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
     from ..cli.checks import check_out_dir, fail, read_memory_limit
@@ -269,9 +276,9 @@ def testbed_compare(
     limit = read_memory_limit(memory_limit)
     check_out_dir(out_dir)
     try:
-        report, real = compare(sc, out_dir, sim_seeds, limit)
+        report, real = compare(sc, out_dir, sim_seeds, limit, sim_send_overhead)
     except ScenarioError as e:
-        fail(e, {"memory_limit": "--memory-limit"})
+        fail(e, {"memory_limit": "--memory-limit", "sim_send_overhead": "--sim-send-overhead"})
     except RuntimeError as e:
         _die(str(e))
     except KeyboardInterrupt:

@@ -126,7 +126,7 @@ def linux_cubic() -> dict[str, Any]:
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
 
-def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scenario:
+def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_overhead: str | int | None = None) -> Scenario:
     """The simulator's dumbbell for ``sc``; a :class:`ScenarioError` names a flow
     whose congestion control the simulator lacks. Of the delay line's path it carries the
     mean: the round trip is the constant delay plus the jitter's mean each way, and the data
@@ -135,7 +135,11 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     is used) and the losses of ACKs are not carried. The initial window is the scenario's
     (``init_cwnd``), else the kernel's default (:data:`LINUX_INIT_CWND`) on both sides.
     Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples
-    and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :func:`linux_cubic`.
+    and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :func:`linux_cubic`. With
+    ``send_overhead`` (a time, as the scenario's ``tcp.overhead`` takes it) every simulated sender
+    waits U(0, send_overhead) before it sends (ns-2's send overhead): the hosts' timing noise,
+    which the simulator otherwise lacks, so that its seeds differ where the kernel's runs do
+    (docs/linux.md, "Live video"); refused values are named ``sim_send_overhead``.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -145,7 +149,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
     try:  # the core builds it too: what it refuses (a run too large for memory) is known before either side runs
-        return _dumbbell_of(sc, rtt, pkts, running).check(memory_limit)
+        return _dumbbell_of(sc, rtt, pkts, running, send_overhead).check(memory_limit)
     except ScenarioError as e:  # named by the testbed file's fields (a testbed with no delay: bottleneck.delay)
         # the core's advice names its monitor, which the testbed file sets as sample_interval
         raise ScenarioError([(", ".join(map(_testbed_field, path.split(", "))), f"in the simulator, {message.replace('(monitor)', '(sample_interval)')}") for path, message in e.errors]) from None
@@ -155,7 +159,8 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None) -> Scen
 #: fields), by the testbed field each comes from.
 _TESTBED_FIELDS = {
     "bw": "bottleneck.rate", "rtt": "bottleneck.delay", "buffer_pkts": "bottleneck.buffer", "duration": "duration", "warmup": "warmup",
-    "sample_interval": "sample_interval", "monitor.sample_interval": "sample_interval", "seed": "seed", "cc": "flows", "cc_params": "pert", "tcp": "init_cwnd",
+    "sample_interval": "sample_interval", "monitor.sample_interval": "sample_interval", "seed": "seed", "cc": "flows", "cc_params": "pert",
+    "tcp.overhead": "sim_send_overhead", "tcp": "init_cwnd",
     "dumbbell.bottleneck_loss": "path.loss", "flows": "flows",
 }  # fmt: skip
 
@@ -165,11 +170,12 @@ def _testbed_field(path: str) -> str:
     return next((field for sim, field in _TESTBED_FIELDS.items() if re.match(rf"{re.escape(sim)}(?:$|[.\[])", path)), path)
 
 
-def _tcp_of(sc: TestbedScenario) -> dict[str, Any]:
+def _tcp_of(sc: TestbedScenario, send_overhead: str | int | None = None) -> dict[str, Any]:
     """The simulator's TCP options for the testbed scenario: Linux's RTT samples, the kernel's
-    initial window (the scenario's, else Linux's default), and Linux's delayed ACKs where the
-    scenario asks for them."""
-    return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND} | (linux_delayed_ack() if sc.delayed_ack else {})
+    initial window (the scenario's, else Linux's default), Linux's delayed ACKs where the
+    scenario asks for them, and the send overhead where one is given."""
+    overhead = {} if send_overhead is None else {"overhead": send_overhead}
+    return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND} | (linux_delayed_ack() if sc.delayed_ack else {}) | overhead
 
 
 def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
@@ -179,13 +185,13 @@ def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
     return {} if k is None else {"queue": "step", "aqm": {"k_pkts": k}, "ecn": True}
 
 
-def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) -> Scenario:
+def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], send_overhead: str | int | None) -> Scenario:
     from ..builders import dumbbell
 
     sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
-        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc), **_marking_of(sc),
+        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc, send_overhead), **_marking_of(sc),
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
                    for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running}
                   | ({"cubic": linux_cubic()} if "cubic" in running else {}),
@@ -204,7 +210,9 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str]) ->
     return Scenario.parse(data)
 
 
-def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None) -> tuple[str, TestbedResults | None]:
+def compare(
+    sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None, send_overhead: str | int | None = None
+) -> tuple[str, TestbedResults | None]:
     """Run ``sc`` in the simulator and in the testbed; write both result sets
     and report.md under ``out``; return the report and the testbed's results
     (None when a Ctrl-C stopped the simulation: the testbed is then not run).
@@ -213,10 +221,11 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
     ``sim-seed-K/``) and the report adds a column with each metric's median and range over the
     seeds: which flows a probabilistic controller holds back, or whether identical flows lock in
     phase, can be chance in one simulated run as in one kernel run. ``memory_limit`` holds the
-    simulator's runs (:func:`pertlab.runner.run`); the kernel's is not estimated."""
+    simulator's runs (:func:`pertlab.runner.run`); the kernel's is not estimated. ``send_overhead``
+    gives the simulated senders the hosts' timing noise (:func:`sim_scenario`)."""
     if not 1 <= sim_seeds <= MAX_SIM_SEEDS:
         raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
-    sim_sc = sim_scenario(sc, memory_limit)  # fails early on controllers the simulator lacks
+    sim_sc = sim_scenario(sc, memory_limit, send_overhead)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
     sims, sim_acks = [], []
     warm_ups: list[Results] | None = [] if sc.warmup > 0 and "pert_adaptive" in {f.cc for f in sc.flows} else None
@@ -226,7 +235,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         sims.append(seeded)
         sim_acks.append(seeded_acks)
         if warm_ups is not None and not seeded.interrupted:
-            warm_ups.append(warm_up_of(sc, seed, memory_limit))
+            warm_ups.append(warm_up_of(sc, seed, memory_limit, send_overhead))
             seeded = warm_ups[-1]  # interrupted in its turn: said as the seed's
         if seeded.interrupted:
             report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {seed}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: {'sim/' if folder == 'sim' else f'sim/ to {folder}/'}.\n"
@@ -234,6 +243,7 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
             return report, None
     sim = sims[0]
     running = {f.cc for f in sc.flows}
+    overhead_ns = sim_sc.flows[0].tcp.overhead
     load_before = os.getloadavg()[0]
     real = run(sc)
     real.write(out / "testbed")
@@ -241,7 +251,8 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
     record = {
         "scenario": sc.name, "date": time.strftime("%Y-%m-%d", time.gmtime()), "kernel": os.uname().release,
         "load_average": [load_before, os.getloadavg()[0]], "duration_s": sc.duration / 1e9, "warmup_s": sc.warmup / 1e9,
-        "init_cwnd": sc.init_cwnd, "sim_seeds": [sim_sc.seed, sim_sc.seed + sim_seeds - 1], "testbed_scenario": sc.model_dump(mode="json"),
+        "init_cwnd": sc.init_cwnd, "sim_seeds": [sim_sc.seed, sim_sc.seed + sim_seeds - 1], "sim_send_overhead_ns": overhead_ns,
+        "testbed_scenario": sc.model_dump(mode="json"),
         "ssthresh_repairs": ssthresh_repairs(real.extra),
         "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0),
         **({"kernel_hystart": kernel_hystart()} if "cubic" in running else {}), "rows": [r.record() for r in rows],
@@ -260,6 +271,8 @@ def compare(sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: fl
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
         " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."
         + (_cubic_words(sim_sc) if "cubic" in running else "")
+        + (f" The simulated senders wait U(0, {overhead_ns / 1e6:g} ms) before each send (`--sim-send-overhead`, ns-2's send overhead:"
+           " the hosts' timing noise)." if overhead_ns else "")
         + (" The receivers' ACKs are counted from captures of their links (`capture_acks`; pertlab.acks; in the simulator ACKs carry no PSH)." if sc.capture_acks else "")
         + (f" The kernel's senders' TSO chunks hold at least {sc.min_tso_segs} segment{'s' if sc.min_tso_segs > 1 else ''} (`min_tso_segs`); the simulator sends segment by segment." if sc.min_tso_segs is not None else "")
         + (f" Step ECN marking from {sc.bottleneck.step_k} full-size frames queued (`bottleneck.step_k`): in the testbed a tc BPF program's copy of"
@@ -346,7 +359,7 @@ class Row:
         return {"metric": self.metric, "testbed": self.testbed, "sim": self.sim, "fmt": self.fmt}
 
 
-def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None) -> Results:
+def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None, send_overhead: str | int | None = None) -> Results:
     """The simulator's run of ``sc`` with ``seed`` cut at the end of the warm-up and measured from
     0: the start of :func:`sim_scenario`'s run, since a run is a pure function of its scenario and
     seed and nothing after the warm-up acts before it (tests/python/test_linux_units.py checks the
@@ -355,7 +368,7 @@ def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None
     from ..runner import run as sim_run
 
     cut = sc.model_copy(update={"duration": sc.warmup, "warmup": 0, "seed": seed})
-    return sim_run(sim_scenario(cut, memory_limit), memory_limit=memory_limit)
+    return sim_run(sim_scenario(cut, memory_limit, send_overhead), memory_limit=memory_limit)
 
 
 def ssthresh_repairs(extra: dict[str, Any]) -> dict[str, int]:

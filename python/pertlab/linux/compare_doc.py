@@ -9,6 +9,7 @@ load average), committed as docs/linux/NAME.json beside its report, NAME.md, and
 - ``step-ecn`` ("ECN at the bottleneck"): ten CUBIC flows behind step marking, with the chunks and without.
 - ``fifty-flows`` ("CPU cost: Table VI today"): the start of fifty adaptive PERT flows.
 - ``video`` ("Live video"): the three video streams' goodput, late fraction and round trip.
+- ``video-noise`` ("Live video"): CUBIC's stream with the simulated hosts' timing noise.
 - ``adaptive-reno`` ("Reno flows join, and leave"): adaptive PERT's time in compete mode before
   and in the measurement window.
 
@@ -26,7 +27,7 @@ from typing import Any
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 from .compare import MODES, Row, mode_metric
 
-__all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "side_by_side"]
+__all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side"]
 
 Record = dict[str, Any]
 
@@ -59,9 +60,11 @@ def provenance(records: dict[str, Record]) -> str:
     kernels = sorted({rec["kernel"].split("-")[0] for rec in records.values()})
     seeds = sorted({tuple(rec["sim_seeds"]) for rec in records.values()})
     said = ", ".join(f"{a} to {b}" if b > a else f"{a}" for a, b in seeds)
+    # the option a run was made with beyond the seeds (runs before it was recorded had none)
+    noisy = any(rec.get("sim_send_overhead_ns") for rec in records.values())
     return (
         "Kernel runs: " + "; ".join(runs) + f"; kernel {', '.join(kernels)}; simulator seeds {said}. Each is "
-        "`pertlab testbed compare FILE --out DIR --sim-seeds N`, its report.md, cwnd.png and report.json committed as "
+        f"`pertlab testbed compare FILE --out DIR --sim-seeds N{' --sim-send-overhead T' if noisy else ''}`, its report.md, cwnd.png and report.json committed as "
         "docs/linux/NAME.md, .png and .json.\n"
     )
 
@@ -193,6 +196,20 @@ def render_video(records: dict[str, Record]) -> str:
     return "\n".join(lines) + "\n\n" + said + "\n\n" + provenance(records)
 
 
+def render_video_noise(records: dict[str, Record]) -> str:
+    """A video run whose simulated senders carry the hosts' timing noise: the send overhead, and
+    whether the stream was on time on each side, with the late seeds' range."""
+    lines = []
+    for rec in records.values():
+        late = [x for x in rows_of(rec)["video streams: late fraction (worst stream)"].sim if x >= SUCCESS_LATE_FRACTION]
+        overhead = rec["sim_send_overhead_ns"] / 1e6
+        lines.append(
+            f"With the simulated senders waiting U(0, {overhead:g} ms) before each send: {on_time(rec)}"
+            + (f"; the late seeds' late fraction {min(late):.3f} to {max(late):.3f}" if late else "") + "."
+        )  # fmt: skip
+    return "\n".join(lines) + "\n\n" + provenance(records)
+
+
 # -- adaptive PERT: Reno flows join, and leave ---------------------------------------------------
 
 #: The two phases of a run: before the measurement window (the warm-up) and in it.
@@ -252,5 +269,6 @@ BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
     "pert-delack": ({n: f"linux/{n}.json" for n in ("ten_flows_pert_delack", "ten_flows_pert_delack_tso1")}, side_by_side(PERT_DELACK_ROWS)),
     "fifty-flows": ({"fifty_flows_pert_adaptive": "linux/fifty_flows_pert_adaptive.json"}, side_by_side(FIFTY_FLOWS_ROWS)),
     "video": ({f"video_{cc}": f"linux/video_compare_{cc}.json" for cc in ("pert", "reno", "cubic")}, render_video),
+    "video-noise": ({"video_cubic": "linux/video_compare_cubic_noise.json"}, render_video_noise),
     "adaptive-reno": ({"adaptive_reno_join": "linux/adaptive_reno_join.json", "adaptive_reno_leave": "linux/adaptive_reno_leave.json"}, render_adaptive_reno),
 }
