@@ -43,6 +43,7 @@ def _simulated(seed: int, prr: bool = True, variant: str = "linux") -> dict[str,
     for flow in data["flows"]:
         assert flow["cc"]["variant"] == "linux" and flow["tcp"]["prr"]  # what testbed compare sets
         flow["cc"]["variant"] = variant
+        flow["cc"]["hystart"] = flow["cc"].get("hystart", False) and variant == "linux"  # Linux's alone (it does not act here)
         flow["tcp"] |= {"prr": prr, "overhead_ns": OVERHEAD}
     res = run(Scenario.parse(data))
     return pertlab_metrics(res)

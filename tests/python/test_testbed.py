@@ -235,18 +235,24 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     assert _namespaces() == before
 
 
-@covers("testbed compare", "--sim-seeds", "--memory-limit")
+@covers("testbed compare", "--sim-seeds", "--memory-limit", "--sim-send-overhead")
 def test_compare_over_several_simulator_seeds_gives_their_median_and_range(tmp_path: Path) -> None:
     # One kernel run beside three simulated ones (PERT's early responses are random draws, so the
     # seeds differ): each row's new cell is the median (least .. most) of the seeds' own results.
-    # The simulator's runs are held to a limit they fit in (its refusals: test_linux_units.py).
+    # The simulator's runs are held to a limit they fit in (its refusals: test_linux_units.py), and
+    # their senders carry the send overhead asked for, which the report says.
     from typer.testing import CliRunner
 
     from pertlab.cli import app
 
-    r = CliRunner().invoke(app, ["testbed", "compare", str(_scenario(tmp_path, "4s")), "--out", str(tmp_path / "cmp"), "--sim-seeds", "3", "--memory-limit", "1GiB"])
+    args = ["--sim-seeds", "3", "--memory-limit", "1GiB", "--sim-send-overhead", "1ms"]
+    r = CliRunner().invoke(app, ["testbed", "compare", str(_scenario(tmp_path, "4s")), "--out", str(tmp_path / "cmp"), *args])
     assert r.exit_code == 0, r.output
     report = (tmp_path / "cmp" / "report.md").read_text()
+    assert "The simulated senders wait U(0, 1 ms) before each send" in report
+    assert json.loads((tmp_path / "cmp" / "report.json").read_text())["sim_send_overhead_ns"] == 1_000_000
+    for side in ("sim", "sim-seed-2", "sim-seed-3"):
+        assert {f["tcp"]["overhead_ns"] for f in json.loads((tmp_path / "cmp" / side / "scenario.json").read_text())["flows"]} == {1_000_000}
     assert "| metric | testbed (Linux) | simulator | simulator, seeds 1 to 3: median (least .. most) |" in report
     sims = [json.loads((tmp_path / "cmp" / side / "summary.json").read_text()) for side in ("sim", "sim-seed-2", "sim-seed-3")]
     assert [s["seed"] for s in sims] == [1, 2, 3]
