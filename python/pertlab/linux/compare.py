@@ -227,8 +227,9 @@ def compare(
         raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
     sim_sc = sim_scenario(sc, memory_limit, send_overhead)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
+    running = {f.cc for f in sc.flows}
     sims, sim_acks = [], []
-    warm_ups: list[Results] | None = [] if sc.warmup > 0 and "pert_adaptive" in {f.cc for f in sc.flows} else None
+    warm_ups: list[Results] | None = [] if sc.warmup > 0 and "pert_adaptive" in running else None
     for seed in range(sim_sc.seed, sim_sc.seed + sim_seeds):
         folder = "sim" if seed == sim_sc.seed else f"sim-seed-{seed}"
         seeded, seeded_acks = simulated(sim_sc.model_copy(update={"seed": seed}), out / folder, sc.capture_acks, memory_limit)
@@ -242,7 +243,6 @@ def compare(
             (out / "report.md").write_text(report)
             return report, None
     sim = sims[0]
-    running = {f.cc for f in sc.flows}
     overhead_ns = sim_sc.flows[0].tcp.overhead
     load_before = os.getloadavg()[0]
     real = run(sc)
@@ -306,10 +306,11 @@ def _cubic_words(sim_sc: Scenario) -> str:
     """The report's sentence on CUBIC: Linux's on both sides, HyStart as this host's tcp_cubic
     runs it, and which of the kernel's HyStart parameters the simulator's does not follow."""
     on = next(f.cc.hystart for f in sim_sc.flows if f.cc.kind == "cubic")
-    differing = hystart_differences(kernel_hystart())
+    params = kernel_hystart()
+    differing = hystart_differences(params)
     return (
         f" CUBIC in Linux's arithmetic {'and with' if on else 'without'} Linux's HyStart on both sides"
-        f" (this host's `tcp_cubic` hystart = {kernel_hystart().get('hystart', 'unreadable')}, hystart_detect = {kernel_hystart().get('hystart_detect', 'unreadable')})."
+        f" (this host's `tcp_cubic` hystart = {params.get('hystart', 'unreadable')}, hystart_detect = {params.get('hystart_detect', 'unreadable')})."
         + (f" The simulator's HyStart has Linux's defaults where this host's differ: {', '.join(differing)}." if differing else "")
     )
 

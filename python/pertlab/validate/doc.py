@@ -55,25 +55,33 @@ COUNTED = {"agrees": "agree", "explained": "differ as explained", "differs": "di
            "explained difference not seen": "explained but not seen"}  # fmt: skip
 
 
+def _value(metric: str, v: float) -> str:
+    """A metric's value as the tables write it."""
+    return COLUMNS[metric][1].format(v).replace("%", " %")
+
+
+def _head(first: str) -> list[str]:
+    """A table's heading lines: ``first``, then a column per metric."""
+    return [f"| {first} | " + " | ".join(COLUMNS[m][0] for m in METRICS) + " |", "|---|" + "---|" * len(METRICS)]
+
+
 def _cell(row: dict[str, Any], reference: str) -> str:
-    fmt = COLUMNS[row["metric"]][1]
-    ours = fmt.format(row["pertlab"]).replace("%", " %")
+    ours = _value(row["metric"], row["pertlab"])
     if row["verdict"] == NOT_IN_REFERENCE:
         return f"{ours} / not in {reference}"
-    return f"{ours} / {fmt.format(row['reference']).replace('%', ' %')}{MARKS[row['verdict']]}"
+    return f"{ours} / {_value(row['metric'], row['reference'])}{MARKS[row['verdict']]}"
 
 
 def per_seed_table(case: dict[str, Any], reference: str) -> list[str]:
     """A case of several seeds, seed by seed (pertlab / the reference per metric, as the matrix
     writes them): the spread its means hide."""
     ours, theirs = case["per_seed"]["pertlab"], case["per_seed"].get("reference")
-    cell = lambda m, i: COLUMNS[m][1].format(ours[i][m]) + ("" if theirs is None else " / " + COLUMNS[m][1].format(theirs[i][m]))  # noqa: E731
+    cell = lambda m, i: _value(m, ours[i][m]) + ("" if theirs is None else " / " + _value(m, theirs[i][m]))  # noqa: E731
     return [
         f"`{case['case']}` seed by seed (pertlab / {reference}):",
         "",
-        "| seed | " + " | ".join(COLUMNS[m][0] for m in METRICS) + " |",
-        "|---|" + "---|" * len(METRICS),
-        *(f"| {i + 1} | " + " | ".join(cell(m, i).replace("%", " %") for m in METRICS) + " |" for i in range(len(ours))),
+        *_head("seed"),
+        *(f"| {i + 1} | " + " | ".join(cell(m, i) for m in METRICS) + " |" for i in range(len(ours))),
     ]
 
 
@@ -84,7 +92,7 @@ def render_matrix(rows: list[dict[str, Any]], cases: list[dict[str, Any]], refer
     by_case: dict[str, dict[str, dict[str, Any]]] = {}
     for row in rows:
         by_case.setdefault(row["case"], {})[row["metric"]] = row
-    lines = ["| case | " + " | ".join(COLUMNS[m][0] for m in METRICS) + " |", "|---|" + "---|" * len(METRICS)]
+    lines = _head("case")
     for c in cases:
         seeds = f" (mean of seeds 1-{c['seeds']})" if c["seeds"] > 1 else ""
         lines.append(f"| {c['case']}{seeds} | " + " | ".join(_cell(by_case[c["case"]][m], reference) for m in METRICS) + " |")
