@@ -100,10 +100,16 @@ def kernel_hystart() -> dict[str, int]:
     return params
 
 
+def hystart_runs(params: dict[str, int]) -> bool:
+    """Whether tcp_cubic with ``params`` (as :func:`kernel_hystart` reads them) runs HyStart: on
+    unless ``hystart`` or ``hystart_detect`` is 0 (Linux's defaults where unread)."""
+    return params.get("hystart", 1) != 0 and params.get("hystart_detect", 3) != 0
+
+
 def hystart_differences(params: dict[str, int]) -> list[str]:
     """The HyStart parameters of ``params`` (as :func:`kernel_hystart` reads them) the
     simulator's HyStart does not follow, as ``name = kernel's (simulator's)``."""
-    if params.get("hystart", 1) == 0:
+    if not hystart_runs(params):
         return []  # off on both sides: its parameters do not act
     return [f"{k} = {params[k]} ({v})" for k, v in HYSTART_MODEL.items() if k in params and params[k] != v]
 
@@ -115,11 +121,10 @@ def linux_cubic() -> dict[str, Any]:
     with the few segments per flow of the examples here, the RFC's kept the simulated flows more
     window than the kernel's and its real-valued growth left the link less busy (docs/linux.md,
     "ECN at the bottleneck"). With Linux's HyStart (``hystart``) when this host's tcp_cubic runs
-    it (:func:`kernel_hystart`; on unless its ``hystart`` or ``hystart_detect`` is 0): the kernel's
+    it (:func:`hystart_runs`): the kernel's
     CUBIC left slow start by it with about 40 drops where the simulator's without overshot the
     buffer like Reno (docs/linux.md, "Live video")."""
-    params = kernel_hystart()
-    return {"variant": "linux", "hz": kernel_hz() or DEFAULT_HZ, "hystart": params.get("hystart", 1) != 0 and params.get("hystart_detect", 3) != 0}
+    return {"variant": "linux", "hz": kernel_hz() or DEFAULT_HZ, "hystart": hystart_runs(kernel_hystart())}
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
 #: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
