@@ -258,6 +258,24 @@ def test_the_video_run_with_the_hosts_timing_noise_shows_what_the_prose_says() -
     assert any(x < SUCCESS_LATE_FRACTION for x in late) and any(x > 0.9 for x in late), late
 
 
+def test_hystarts_exits_part_the_late_seeds_from_the_on_time_ones_and_place_the_kernels_run() -> None:
+    """docs/linux.md, "Live video": in the committed run with the send overhead, the flows' mean
+    window at HyStart's exits parts the seeds with the stream late from those with it on time
+    (every late seed's below every on-time seed's), and the kernel's run lies on the side of that
+    split that its stream's outcome is on."""
+    from pertlab.linux.compare import HYSTART_WINDOW_METRIC
+
+    rows = _rows(_runs("video-noise")["video_cubic"])
+    window, late_fraction = rows[HYSTART_WINDOW_METRIC], rows["video streams: late fraction (worst stream)"]
+    late = [w for w, x in zip(window.sim, late_fraction.sim) if x >= SUCCESS_LATE_FRACTION]
+    on_time = [w for w, x in zip(window.sim, late_fraction.sim) if x < SUCCESS_LATE_FRACTION]
+    assert late and on_time and max(late) < min(on_time), (late, on_time)
+    if late_fraction.testbed < SUCCESS_LATE_FRACTION:
+        assert window.testbed > max(late), (window.testbed, late)
+    else:
+        assert window.testbed < min(on_time), (window.testbed, on_time)
+
+
 def test_the_committed_join_and_leave_runs_show_what_the_prose_says() -> None:
     """The prose around the block: on both sides adaptive PERT is in compete mode at most a
     quarter of the time alone and at least half of it after Reno joins, and, when Reno leaves,

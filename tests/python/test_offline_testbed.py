@@ -94,6 +94,23 @@ def test_the_report_has_no_video_lines_without_video_streams() -> None:
     assert report.splitlines()[2].split() == ["0", "reno", "reno", "7.500", "30.00", "3", "-"]
 
 
+def test_the_report_says_where_hystart_ended_slow_start() -> None:
+    """The sender namespace's HyStart counters (``extra["hystart"]``, Linux's TcpExt TCPHystart*)
+    in words after the bottleneck's lines: the exits by detection and the mean window at them; no
+    line where the kernel has no such counters (or a stored run predates them)."""
+    sc = TestbedScenario.parse({"flows": [{"cc": "cubic", "count": 3}]})
+    res = _results(sc, [BULK])
+    assert "HyStart" not in res.report()
+    res.extra["hystart"] = {"train_exits": 1, "train_cwnd_sum": 137, "delay_exits": 2, "delay_cwnd_sum": 136}
+    (line,) = [line for line in res.report().splitlines() if "HyStart" in line]
+    assert line == (
+        "HyStart over the run, every cubic connection: slow starts ended on an ACK train 1 (mean window 137.0 segments), "
+        "on a delay increase 2 (mean window 68.0 segments)"
+    )
+    res.extra["hystart"] = {"train_exits": 0, "train_cwnd_sum": 0, "delay_exits": 3, "delay_cwnd_sum": 344}
+    assert "slow starts ended on an ACK train 0, on a delay increase 3 (mean window 114.7 segments)" in res.report()
+
+
 def test_the_report_has_a_video_line_per_video_stream() -> None:
     sc = TestbedScenario.parse({"flows": [{"cc": "reno"}, {"cc": "cubic", "video": {"rate": "2Mbps"}}]})
     res = _results(sc, [BULK, VIDEO])
@@ -258,6 +275,12 @@ def test_hystart_gives_the_simulators_cubic_the_kernels_start() -> None:
         on, off = run_of(seed, True), run_of(seed, False)
         assert on.bottleneck["drops"] < 150 and on.flows.row(0, named=True)["video_late_fraction"] == 0.0, on.bottleneck["drops"]
         assert off.bottleneck["drops"] > 600 and off.flows.row(0, named=True)["video_late_fraction"] > 0.3, off.bottleneck["drops"]
+        # The flows table counts the exits (Linux's TCPHystart* counters): with HyStart each flow's
+        # slow start ends once, by one detection, at a window of at least hystart_low_window (16);
+        # without it none does.
+        exits = on.flows.select("hystart_train_exits", "hystart_delay_exits", "hystart_train_cwnd", "hystart_delay_cwnd").rows()
+        assert all(train + delay == 1 and (train_cwnd or delay_cwnd) >= 16 for train, delay, train_cwnd, delay_cwnd in exits), exits
+        assert off.flows.select("hystart_train_exits", "hystart_delay_exits", "hystart_train_cwnd", "hystart_delay_cwnd").unique().rows() == [(0, 0, None, None)]
 
 
 def test_with_the_hosts_timing_noise_cubics_stream_is_late_where_hystart_stopped_it_early() -> None:
@@ -278,11 +301,15 @@ def test_with_the_hosts_timing_noise_cubics_stream_is_late_where_hystart_stopped
         start = r.flow_series.filter(pl.col("t_s") <= 3.0)
         peaks = {f: start.filter(pl.col("flow") == f)["cwnd"].max() for f in r.flows["id"].to_list()}
         bulk = max(p for f, p in peaks.items() if f != stream["id"])
-        outcomes.append((stream["video_late_fraction"], peaks[stream["id"]], bulk))
+        exit_cwnd = stream["hystart_train_cwnd"] or stream["hystart_delay_cwnd"]
+        outcomes.append((stream["video_late_fraction"], peaks[stream["id"]], bulk, exit_cwnd))
     late = [o for o in outcomes if o[0] >= SUCCESS_LATE_FRACTION]
     assert 0 < len(late) < len(outcomes), outcomes
     assert all(o[0] >= SUCCESS_LATE_FRACTION and o[2] > 200 for o in outcomes if o[1] < 100), outcomes
     assert all(o[1] < 100 for o in outcomes if o[0] > 0.9), outcomes
+    # The flows table's HyStart counters say where: every late stream left slow start at a smaller
+    # window than every stream on time.
+    assert max(o[3] for o in late) < min(o[3] for o in outcomes if o not in late), outcomes
 
 
 def test_hystart_is_linuxs_and_refused_on_the_rfc_variant() -> None:

@@ -128,6 +128,8 @@ def linux_cubic() -> dict[str, Any]:
 
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
 #: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
+#: The compare row of the mean window (segments) at which HyStart ended the CUBIC flows' slow starts.
+HYSTART_WINDOW_METRIC = "cubic: window at HyStart's exits, segments (mean)"
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
 
@@ -479,6 +481,13 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), lambda s: sf(s)["retransmits"].sum(), "{}")
         # Linux reports its timeouts from 6.7 (tcpi_total_rto); none on an older kernel.
         row(f"{cc}: retransmission timeouts", None if rf["timeouts"].null_count() else rf["timeouts"].sum(), lambda s: sf(s)["timeouts"].sum(), "{}")
+        if cc == "cubic":
+            # Namespace-wide in the kernel, so over every cubic flow; over the run on both sides.
+            h = real.extra.get("hystart")  # absent from runs made before it was read
+            for how, words in (("train", "an ACK train"), ("delay", "a delay increase")):
+                row(f"cubic: slow starts HyStart ended on {words}", h and h[f"{how}_exits"], lambda s, how=how: sf(s)[f"hystart_{how}_exits"].sum(), "{}")
+            n = h and h["train_exits"] + h["delay_exits"]
+            row(HYSTART_WINDOW_METRIC, (h["train_cwnd_sum"] + h["delay_cwnd_sum"]) / n if n else None, lambda s: _hystart_mean_cwnd(sf(s)), "{:.1f}")
         if cc in ("pert", "pert_adaptive"):
             row(f"{cc}: early responses", rf["early_responses"].sum(), lambda s: sf(s)["early_responses"].sum(), "{}")
         if cc == "pert_adaptive":
@@ -520,6 +529,14 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         ):
             row_of(name, real.extra["acks"][key], [a[key] for a in sim_acks], fmt)
     return rows
+
+
+def _hystart_mean_cwnd(flows: pl.DataFrame) -> float | None:
+    """The mean window at the HyStart exits of a simulator run's flows (as Linux's counters
+    give it: the windows' sum over the exits); None without an exit."""
+    total = sum((flows[f"hystart_{how}_exits"] * flows[f"hystart_{how}_cwnd"].fill_null(0)).sum() for how in ("train", "delay"))
+    n = flows["hystart_train_exits"].sum() + flows["hystart_delay_exits"].sum()
+    return total / n if n else None
 
 
 def plot_side_by_side(real: TestbedResults, sim, path: Path, title: str) -> None:

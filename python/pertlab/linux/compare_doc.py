@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
-from .compare import MODES, Row, mode_metric
+from .compare import HYSTART_WINDOW_METRIC, MODES, Row, mode_metric
 
 __all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side"]
 
@@ -198,7 +198,8 @@ def render_video(records: dict[str, Record]) -> str:
 
 def render_video_noise(records: dict[str, Record]) -> str:
     """A video run whose simulated senders carry the hosts' timing noise: the send overhead, and
-    whether the stream was on time on each side, with the late seeds' range."""
+    whether the stream was on time on each side, with the late seeds' range; then where HyStart
+    ended the flows' slow starts, on the late seeds, the on-time ones and the kernel."""
     lines = []
     for rec in records.values():
         late = [x for x in rows_of(rec)["video streams: late fraction (worst stream)"].sim if x >= SUCCESS_LATE_FRACTION]
@@ -207,7 +208,33 @@ def render_video_noise(records: dict[str, Record]) -> str:
             f"With the simulated senders waiting U(0, {overhead:g} ms) before each send: {on_time(rec)}"
             + (f"; the late seeds' late fraction {min(late):.3f} to {max(late):.3f}" if late else "") + "."
         )  # fmt: skip
-    return "\n".join(lines) + "\n\n" + provenance(records)
+        if (exits := hystart_split(rec)) is not None:
+            lines.append(exits)
+    return "\n\n".join(lines) + "\n\n" + provenance(records)
+
+
+def hystart_split(record: Record) -> str | None:
+    """The mean window at which HyStart ended the flows' slow starts (the kernel's namespace
+    counters, the simulator's flows table), on the seeds whose stream was late and on those on
+    time, and in the kernel's run; None for a run made before compare counted the exits."""
+    rows = rows_of(record)
+    window = rows.get(HYSTART_WINDOW_METRIC)
+    if window is None or window.testbed is None:
+        return None
+    late_fraction = rows["video streams: late fraction (worst stream)"]
+    late = [w for w, x in zip(window.sim, late_fraction.sim) if x >= SUCCESS_LATE_FRACTION]
+    on_time = [w for w, x in zip(window.sim, late_fraction.sim) if x < SUCCESS_LATE_FRACTION]
+    span = lambda ws: f"{min(ws):.1f} to {max(ws):.1f}" if ws else "no seed"  # noqa: E731
+    if late and on_time and max(late) < min(on_time):
+        seeds = f"the stream was late on every seed whose flows' mean window at the exits was {max(late):.1f} segments or less, on time on every seed at {min(on_time):.1f} or more"
+    else:
+        seeds = f"the flows' mean window at the exits was {span(late)} segments on the seeds with the stream late, {span(on_time)} on those with it on time"
+    exits = {how: rows[f"cubic: slow starts HyStart ended on {how}"].testbed for how in ("an ACK train", "a delay increase")}
+    kernel = "on time" if late_fraction.testbed < SUCCESS_LATE_FRACTION else "late"
+    return (
+        f"Where HyStart ended the slow starts (Linux's TCPHystart* counters, the simulator's flows table): {seeds}. "
+        f"The kernel's run: {window.text(window.testbed)} ({'; '.join(f'{n} on {how}' for how, n in exits.items())}), its stream {kernel}."
+    )
 
 
 # -- adaptive PERT: Reno flows join, and leave ---------------------------------------------------

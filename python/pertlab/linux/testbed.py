@@ -244,8 +244,22 @@ class Testbed:
         counted); 0 without marking."""
         if self.sc.bottleneck.step_k is None:
             return 0
-        lines = [line.split() for line in self.ns(self.rcv, "cat", "/proc/net/netstat").stdout.splitlines() if line.startswith("IpExt:")]
-        return int(dict(zip(lines[0], lines[1]))["InCEPkts"])
+        return self.netstat(self.rcv, "IpExt")["InCEPkts"]
+
+    def netstat(self, ns: str, group: str) -> dict[str, int]:
+        """One group (``IpExt``, ``TcpExt``) of the namespace's ``/proc/net/netstat`` counters, by name."""
+        lines = [line.split() for line in self.ns(ns, "cat", "/proc/net/netstat").stdout.splitlines() if line.startswith(f"{group}:")]
+        return {name: int(value) for name, value in zip(lines[0][1:], lines[1][1:])}
+
+    def hystart_exits(self) -> dict[str, int] | None:
+        """The sender namespace's HyStart counters so far, over every CUBIC connection in it (Linux
+        counts them per namespace from 5.6, and this one is new with the run): slow starts ended
+        on an ACK train and on a delay increase, and the sums of the windows (segments) at those
+        exits. None on a kernel without them."""
+        c = self.netstat(self.snd, "TcpExt")
+        if "TCPHystartTrainDetect" not in c:
+            return None
+        return {f"{how}_{what}": c[f"TCPHystart{how.title()}{counter}"] for how in ("train", "delay") for what, counter in (("exits", "Detect"), ("cwnd_sum", "Cwnd"))}
 
     def ss(self) -> dict[int, str]:
         """Local port -> congestion control, from `ss -tin` in the sender namespace."""
@@ -365,6 +379,8 @@ class TestbedResults:
         )
         if "acks" in x:
             lines.append(f"receivers' ACKs (capture): {acks_of_capture.summary_text(x['acks'])}")
+        if (h := x.get("hystart")) is not None:
+            lines.append(f"HyStart over the run, every cubic connection: {hystart_words(h)}")
         if "pert_counters" in x:
             lines.append(f"pert counters: {x['pert_counters']}")
         if "pert_adaptive_counters" in x:
@@ -388,6 +404,17 @@ def _path_words(sc: TestbedScenario) -> str:
     if sc.loss_rate:
         words.append(f"{p.loss.model if p.loss.model != 'none' else 'bernoulli'} loss {sc.loss_rate:.4g} each way")
     return f" ({'; '.join(words)})" if words else ""
+
+
+def hystart_words(h: dict[str, int]) -> str:
+    """HyStart's counters (:meth:`Testbed.hystart_exits`) in words: the exits by detection, and
+    the mean window at them."""
+
+    def exits(how: str) -> str:
+        n = h[f"{how}_exits"]
+        return f"{n}" + (f" (mean window {h[f'{how}_cwnd_sum'] / n:.1f} segments)" if n else "")
+
+    return f"slow starts ended on an ACK train {exits('train')}, on a delay increase {exits('delay')}"
 
 
 def _fmt(v: float | int | None, spec: str) -> str:
@@ -550,6 +577,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         pcap.unlink()
     # Over the measurement window, as the simulator counts them.
     early = {port: f["early_responses"] - ebpf_warm.get(port, {}).get("early_responses", 0) for port, f in ebpf_end.items()}
+    hystart = tb.hystart_exits()
     tb.close()
 
     t_w, t_e = t0 + w_start, t0 + w_end
@@ -610,6 +638,8 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     if acks is not None:
         extra["acks"] = acks_of_capture.summary(acks, w_start, w_end, pushed)
+    if hystart is not None:
+        extra["hystart"] = hystart  # over the run, as the simulator's flows table counts them
     queue_row = _queue_row(sc, qseries, q_warm, q_end, span, tb.delayline_stats)
     return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra, acks=acks)
 

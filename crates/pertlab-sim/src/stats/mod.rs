@@ -261,6 +261,16 @@ pub struct FlowResult {
     pub high_speed_s: f64,
     pub safe_s: f64,
     pub compete_s: f64,
+    /// Slow starts HyStart ended (CUBIC's `linux` variant with `hystart`) on
+    /// an ACK train and on a delay increase, and the mean window (segments) at
+    /// those exits (None without one), from the flow's start to the window's
+    /// end, not over the window: slow start mostly ends before a window
+    /// begins. Linux counts the same per network namespace
+    /// (`TCPHystartTrainDetect` and `TCPHystartTrainCwnd`, `...Delay...`).
+    pub hystart_train_exits: u64,
+    pub hystart_train_cwnd: Option<f64>,
+    pub hystart_delay_exits: u64,
+    pub hystart_delay_cwnd: Option<f64>,
     /// Two-way propagation delay of the path (data path + ACK path), ms.
     pub base_rtt_ms: f64,
     /// The receiver's ACK policy: "every", "delayed" or "adaptive".
@@ -386,7 +396,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 41;
+    pub const COLUMNS: u64 = 45;
 }
 
 impl ControllerResult {

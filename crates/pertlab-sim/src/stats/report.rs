@@ -244,6 +244,10 @@ pub fn assemble(input: ReportInput) -> Results {
                 high_speed_s: mode_seconds(a, b, i, Mode::HighSpeed),
                 safe_s: mode_seconds(a, b, i, Mode::Safe),
                 compete_s: mode_seconds(a, b, i, Mode::Compete),
+                hystart_train_exits: b.cc[i].hystart_exits[0],
+                hystart_train_cwnd: hystart_mean_cwnd(&b.cc[i], 0),
+                hystart_delay_exits: b.cc[i].hystart_exits[1],
+                hystart_delay_cwnd: hystart_mean_cwnd(&b.cc[i], 1),
                 base_rtt_ms: to_secs(f.base_rtt) * 1e3,
                 ack_policy: f.ack_policy.to_string(),
                 pacing: f.pacing,
@@ -329,6 +333,12 @@ fn mean_r(a: &CcCounters, b: &CcCounters) -> Option<f64> {
 }
 
 /// Seconds flow `i` spent in `mode` between the two snapshots.
+/// The mean window at a controller's HyStart exits of one detection (`how`:
+/// 0 ACK train, 1 delay), from its counters; None without an exit.
+fn hystart_mean_cwnd(c: &CcCounters, how: usize) -> Option<f64> {
+    (c.hystart_exits[how] > 0).then(|| c.hystart_exit_cwnd[how] as f64 / c.hystart_exits[how] as f64)
+}
+
 fn mode_seconds(a: &Snapshot, b: &Snapshot, i: usize, mode: Mode) -> f64 {
     let m = mode as usize;
     to_secs(b.cc[i].mode_time_ns[m].saturating_sub(a.cc[i].mode_time_ns[m]))

@@ -265,6 +265,13 @@ pub struct CcCounters {
     /// "average R" is their ratio); zero for controllers that do not probe.
     pub probe_echoes: u64,
     pub r_sum: f64,
+    /// Slow starts HyStart ended (CUBIC's `linux` variant with `hystart`), by
+    /// detection (0: ACK train, 1: delay increase), and the sum of the windows
+    /// (segments) at those exits, as Linux's `TCPHystartTrainDetect`,
+    /// `TCPHystartDelayDetect`, `TCPHystartTrainCwnd` and `TCPHystartDelayCwnd`
+    /// count them; zero for other controllers.
+    pub hystart_exits: [u64; 2],
+    pub hystart_exit_cwnd: [u64; 2],
 }
 
 /// What a probe of Joint Congestion Control told the sender (Hua 2002, Section 4.2).

@@ -42,14 +42,20 @@ pub(super) struct Hystart {
     /// The least RTT sample of the round (`None` before the first).
     curr_rtt: Option<SimTime>,
     sample_cnt: u32,
+    /// Slow starts ended by each [`Exit`] (indexed by `Exit as usize`) and the
+    /// sum of the windows (segments) at those exits, as Linux counts them per
+    /// network namespace (`TCPHystartTrainDetect` and `TCPHystartTrainCwnd`,
+    /// `TCPHystartDelayDetect` and `TCPHystartDelayCwnd`).
+    exits: [u64; 2],
+    exit_cwnd: [u64; 2],
 }
 
-/// What ended slow start (Linux counts the two as `TCPHystartTrainDetect` and
-/// `TCPHystartDelayDetect`; the simulator reports neither, its tests tell them apart).
+/// What ended slow start, as Linux counts it (`TCPHystartTrainDetect`,
+/// `TCPHystartDelayDetect`); the index of [`Hystart::counts`]' arrays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Exit {
-    AckTrain,
-    Delay,
+    AckTrain = 0,
+    Delay = 1,
 }
 
 impl Hystart {
@@ -70,6 +76,19 @@ impl Hystart {
         self.found
     }
 
+    /// Exits so far by [`Exit`], and the sum of the windows at them.
+    pub(super) fn counts(&self) -> ([u64; 2], [u64; 2]) {
+        (self.exits, self.exit_cwnd)
+    }
+
+    /// Slow start ends here, by `how`, at window `cwnd`.
+    fn exit(&mut self, how: Exit, cwnd: u32) -> Option<Exit> {
+        self.found = true;
+        self.exits[how as usize] += 1;
+        self.exit_cwnd[how as usize] += u64::from(cwnd);
+        Some(how)
+    }
+
     /// `hystart_update` on an RTT sample `delay` taken in slow start, with the
     /// connection's least RTT `delay_min` (none yet: no test): `Some` when slow
     /// start ends here (the caller sets ssthresh to the window).
@@ -87,8 +106,7 @@ impl Hystart {
         if now.saturating_sub(self.last_ack) <= ACK_DELTA {
             self.last_ack = now;
             if now.saturating_sub(self.round_start) > delay_min / 2 {
-                self.found = true;
-                return Some(Exit::AckTrain);
+                return self.exit(Exit::AckTrain, cwnd);
             }
         }
         let curr = self.curr_rtt.map_or(delay, |c| c.min(delay));
@@ -96,8 +114,7 @@ impl Hystart {
         if self.sample_cnt < MIN_SAMPLES {
             self.sample_cnt += 1;
         } else if curr > delay_min + (delay_min / 8).clamp(DELAY_MIN_MARGIN, DELAY_MAX_MARGIN) {
-            self.found = true;
-            return Some(Exit::Delay);
+            return self.exit(Exit::Delay, cwnd);
         }
         None
     }
@@ -124,10 +141,16 @@ mod tests {
         }
         assert_eq!(exit, Some(Exit::Delay));
         assert!(h.found());
+        assert_eq!(h.counts(), ([0, 1], [0, 20]));
         // Found: nothing more until a timeout restarts it.
         assert_eq!(h.on_sample(100 * NS_PER_MS, 90 * NS_PER_MS, Some(RTT), 40, 10, 120), None);
         h.restart(200 * NS_PER_MS, 200);
         assert!(!h.found());
+        // A second slow start, ended by an ACK train at 48 segments: the counts add up.
+        h.reset_round(200 * NS_PER_MS, 300);
+        let exit = (1..=21).map(|i| h.on_sample(200 * NS_PER_MS + i * NS_PER_MS, RTT, Some(RTT), 48, 250, 300)).last();
+        assert_eq!(exit, Some(Some(Exit::AckTrain)));
+        assert_eq!(h.counts(), ([1, 1], [48, 20]));
     }
 
     #[test]

@@ -43,7 +43,7 @@
 mod hystart;
 mod linux;
 
-use super::{AckSample, CaEvent, CcState, CongestionControl, MIN_SSTHRESH};
+use super::{AckSample, CaEvent, CcCounters, CcState, CongestionControl, MIN_SSTHRESH};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
 use crate::scenario::CcSpec;
@@ -315,6 +315,12 @@ impl CongestionControl for Cubic {
                 tp.snd_ssthresh = tp.snd_cwnd;
             }
         }
+    }
+
+    /// HyStart's exits by detection and the windows at them ([`CcCounters`]).
+    fn counters(&self, _now: SimTime) -> CcCounters {
+        let (hystart_exits, hystart_exit_cwnd) = self.hystart.counts();
+        CcCounters { hystart_exits, hystart_exit_cwnd, ..CcCounters::default() }
     }
 
     /// `beta` applies from the next reduction (and to `alpha_cubic` from the
