@@ -124,6 +124,13 @@ def check_results(r: pertlab.Results, work: float | None = None) -> None:
         tcp = flow_specs[f["id"]]["tcp"]
         longest_rto_s = max(tcp["max_rto_ns"], tcp["min_rto_ns"]) / 1e9
         assert (f["rto_wait_s"] > 0) == (f["timeouts"] > 0) and f["rto_wait_s"] <= window_s + longest_rto_s + 1e-9, (f["id"], f["timeouts"], f["rto_wait_s"], window_s)
+        # HyStart acts only where asked (Linux's CUBIC with hystart) and from a window of
+        # hystart_low_window (16) up; a window at its exits exactly where it exited.
+        cc = flow_specs[f["id"]]["cc"]
+        hystart = cc["kind"] == "cubic" and cc.get("hystart", False)
+        for how in ("train", "delay"):
+            exits, cwnd = f[f"hystart_{how}_exits"], f[f"hystart_{how}_cwnd"]
+            assert (exits > 0) == (cwnd is not None) and (hystart or exits == 0) and (cwnd is None or cwnd >= 16), (f["id"], cc, how, exits, cwnd)
     series = r.data.get("queue_series") or {}
     for m in ("utilization", "probability"):
         for i, v in enumerate(series.get(m, [])):
