@@ -136,12 +136,20 @@ def test_the_smoke_run_shows_what_the_prose_says() -> None:
 def test_the_mix_run_shows_what_the_prose_says() -> None:
     """docs/linux.md, the mix of two PERT flows and a cubic flow: on both sides cubic takes more
     than 90 % of the link, each PERT flow under 0.5 Mbit/s with 100 to 1000 early responses
-    between them, and the queue holds 60 to 80 % of the 132-frame buffer."""
+    between them, the queue holds 60 to 80 % of the 132-frame buffer, and HyStart ended cubic's
+    slow start on a delay increase at about the same window."""
     rows = _rows(_runs("mix")["mix"])
     assert all(g > 0.9 * 20 for g in _both(rows["cubic: goodput total, Mbit/s"]))
     assert all(g < 0.5 for g in _both(rows["pert: goodput per flow, Mbit/s (mean)"]))
     assert all(100 <= e <= 1000 for e in _both(rows["pert: early responses"]))
     assert all(0.6 * 132 <= q <= 0.8 * 132 for q in _both(rows["bottleneck average queue, packets"]))
+    # HyStart ends cubic's slow start on a delay increase on both sides, at windows within a
+    # tenth of each other.
+    from pertlab.linux.compare import HYSTART_WINDOW_METRIC
+
+    assert set(_both(rows["cubic: slow starts HyStart ended on a delay increase"])) == {1}
+    kernel, *sims = _both(rows[HYSTART_WINDOW_METRIC])
+    assert kernel is not None and all(abs(s / kernel - 1) <= 0.1 for s in sims), (kernel, sims)
 
 
 def test_the_ten_flows_runs_show_what_the_prose_says() -> None:

@@ -136,6 +136,7 @@ MIX_ROWS = (
     ("mean RTT, ms (cubic)", "cubic: RTT mean, ms"),
     ("retransmissions, PERT", "pert: retransmissions"),
     ("retransmissions, cubic", "cubic: retransmissions"),
+    ("cubic's window where HyStart ended its slow start, segments", HYSTART_WINDOW_METRIC),
 )
 
 
