@@ -312,6 +312,25 @@ def test_with_the_hosts_timing_noise_cubics_stream_is_late_where_hystart_stopped
     assert max(o[3] for o in late) < min(o[3] for o in outcomes if o not in late), outcomes
 
 
+def test_compare_counts_the_simulators_hystart_exits_as_the_kernel_counts_a_namespaces() -> None:
+    """compare's HyStart rows: the simulator's flows summed as Linux sums its TcpExt counters over
+    the sender namespace (exits and windows by detection). examples/testbed/video_cubic.toml, 15 s,
+    with --sim-send-overhead 0.8ms, seed 1: the stream and a bulk flow leave slow start on a delay
+    increase at 48 and 88 segments, the other bulk flow on an ACK train at 137, the combination a
+    kernel run of 2026-12-06 counted too (docs/linux.md, "Live video")."""
+    from pertlab.linux.compare import _hystart_counts, sim_scenario
+    from pertlab.linux.testbed import hystart_mean_window
+    from pertlab.runner import run
+
+    sc = load_scenario("examples/testbed/video_cubic.toml").model_copy(update={"duration": 15_000_000_000})
+    flows = run(sim_scenario(sc, send_overhead="0.8ms")).flows
+    assert sorted(flows.select("hystart_train_cwnd", "hystart_delay_cwnd").rows(), key=str) == sorted([(None, 48.0), (None, 88.0), (137.0, None)], key=str)
+    counts = _hystart_counts(flows)
+    assert counts == {"train_exits": 1, "train_cwnd_sum": 137, "delay_exits": 2, "delay_cwnd_sum": 136}
+    assert hystart_mean_window(counts) == 91.0 and hystart_mean_window(counts, ("delay",)) == 68.0
+    assert hystart_mean_window({"train_exits": 0, "train_cwnd_sum": 0, "delay_exits": 0, "delay_cwnd_sum": 0}) is None
+
+
 def test_hystart_is_linuxs_and_refused_on_the_rfc_variant() -> None:
     import pertlab
 

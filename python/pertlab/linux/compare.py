@@ -34,7 +34,7 @@ from ..scenario import Scenario, ScenarioError
 from ..scenario.model import CaptureSpec
 from . import MAX_SIM_SEEDS
 from .scenario import LINUX_INIT_CWND, TestbedScenario
-from .testbed import TestbedResults, run
+from .testbed import HYSTART_DETECTIONS, TestbedResults, hystart_mean_window, run
 
 #: The simulator's senders take their RTT samples as Linux does (``rtt_samples = linux``: the RTO
 #: estimator from the first newly acknowledged segment's send time, the congestion control from the
@@ -126,10 +126,10 @@ def linux_cubic() -> dict[str, Any]:
     buffer like Reno (docs/linux.md, "Live video")."""
     return {"variant": "linux", "hz": kernel_hz() or DEFAULT_HZ, "hystart": hystart_runs(kernel_hystart())}
 
-#: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
-#: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
 #: The compare row of the mean window (segments) at which HyStart ended the CUBIC flows' slow starts.
 HYSTART_WINDOW_METRIC = "cubic: window at HyStart's exits, segments (mean)"
+#: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
+#: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
 
@@ -484,10 +484,9 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         if cc == "cubic":
             # Namespace-wide in the kernel, so over every cubic flow; over the run on both sides.
             h = real.extra.get("hystart")  # absent from runs made before it was read
-            for how, words in (("train", "an ACK train"), ("delay", "a delay increase")):
-                row(f"cubic: slow starts HyStart ended on {words}", h and h[f"{how}_exits"], lambda s, how=how: sf(s)[f"hystart_{how}_exits"].sum(), "{}")
-            n = h and h["train_exits"] + h["delay_exits"]
-            row(HYSTART_WINDOW_METRIC, (h["train_cwnd_sum"] + h["delay_cwnd_sum"]) / n if n else None, lambda s: _hystart_mean_cwnd(sf(s)), "{:.1f}")
+            for how, words in zip(HYSTART_DETECTIONS, ("an ACK train", "a delay increase")):
+                row(f"cubic: slow starts HyStart ended on {words}", None if h is None else h[f"{how}_exits"], lambda s, how=how: _hystart_counts(sf(s))[f"{how}_exits"], "{}")
+            row(HYSTART_WINDOW_METRIC, None if h is None else hystart_mean_window(h), lambda s: hystart_mean_window(_hystart_counts(sf(s))), "{:.1f}")
         if cc in ("pert", "pert_adaptive"):
             row(f"{cc}: early responses", rf["early_responses"].sum(), lambda s: sf(s)["early_responses"].sum(), "{}")
         if cc == "pert_adaptive":
@@ -531,12 +530,15 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
     return rows
 
 
-def _hystart_mean_cwnd(flows: pl.DataFrame) -> float | None:
-    """The mean window at the HyStart exits of a simulator run's flows (as Linux's counters
-    give it: the windows' sum over the exits); None without an exit."""
-    total = sum((flows[f"hystart_{how}_exits"] * flows[f"hystart_{how}_cwnd"].fill_null(0)).sum() for how in ("train", "delay"))
-    n = flows["hystart_train_exits"].sum() + flows["hystart_delay_exits"].sum()
-    return total / n if n else None
+def _hystart_counts(flows: pl.DataFrame) -> dict[str, int]:
+    """HyStart's exits over a simulator run's flows as the kernel counts them over a namespace
+    (:meth:`pertlab.linux.testbed.Testbed.hystart_exits`): by detection, the exits and the sum
+    of the windows at them (each flow's mean window times its exits)."""
+    counts = {}
+    for how in HYSTART_DETECTIONS:
+        exits, mean = flows[f"hystart_{how}_exits"], flows[f"hystart_{how}_cwnd"].fill_null(0)
+        counts |= {f"{how}_exits": int(exits.sum()), f"{how}_cwnd_sum": round((exits * mean).sum())}
+    return counts
 
 
 def plot_side_by_side(real: TestbedResults, sim, path: Path, title: str) -> None:

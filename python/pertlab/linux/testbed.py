@@ -259,7 +259,7 @@ class Testbed:
         c = self.netstat(self.snd, "TcpExt")
         if "TCPHystartTrainDetect" not in c:
             return None
-        return {f"{how}_{what}": c[f"TCPHystart{how.title()}{counter}"] for how in ("train", "delay") for what, counter in (("exits", "Detect"), ("cwnd_sum", "Cwnd"))}
+        return {f"{how}_{what}": c[f"TCPHystart{how.title()}{counter}"] for how in HYSTART_DETECTIONS for what, counter in (("exits", "Detect"), ("cwnd_sum", "Cwnd"))}
 
     def ss(self) -> dict[int, str]:
         """Local port -> congestion control, from `ss -tin` in the sender namespace."""
@@ -406,13 +406,24 @@ def _path_words(sc: TestbedScenario) -> str:
     return f" ({'; '.join(words)})" if words else ""
 
 
+#: HyStart's two detections, as :meth:`Testbed.hystart_exits` names their counters.
+HYSTART_DETECTIONS = ("train", "delay")
+
+
+def hystart_mean_window(h: dict[str, int], detections: tuple[str, ...] = HYSTART_DETECTIONS) -> float | None:
+    """The mean window (segments) at HyStart's exits by ``detections``, from counters as
+    :meth:`Testbed.hystart_exits` gives them; None without an exit."""
+    n = sum(h[f"{how}_exits"] for how in detections)
+    return sum(h[f"{how}_cwnd_sum"] for how in detections) / n if n else None
+
+
 def hystart_words(h: dict[str, int]) -> str:
     """HyStart's counters (:meth:`Testbed.hystart_exits`) in words: the exits by detection, and
     the mean window at them."""
 
     def exits(how: str) -> str:
-        n = h[f"{how}_exits"]
-        return f"{n}" + (f" (mean window {h[f'{how}_cwnd_sum'] / n:.1f} segments)" if n else "")
+        window = hystart_mean_window(h, (how,))
+        return f"{h[f'{how}_exits']}" + ("" if window is None else f" (mean window {window:.1f} segments)")
 
     return f"slow starts ended on an ACK train {exits('train')}, on a delay increase {exits('delay')}"
 
