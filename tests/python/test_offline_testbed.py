@@ -331,6 +331,21 @@ def test_compare_counts_the_simulators_hystart_exits_as_the_kernel_counts_a_name
     assert hystart_mean_window({"train_exits": 0, "train_cwnd_sum": 0, "delay_exits": 0, "delay_cwnd_sum": 0}) is None
 
 
+def test_a_kernel_connections_hystart_exit_is_its_first_threshold_set_without_a_loss() -> None:
+    """The testbed's per-connection ``hystart_exit_cwnd`` from TCP_INFO samples (hand-made): the
+    first slow-start threshold below Linux's largest, when nothing had been retransmitted by that
+    sample; none where a loss set it, or where no sample held one."""
+    from pertlab.linux.testbed import TCP_INFINITE_SSTHRESH, _hystart_exit_cwnd
+
+    def samples(*pairs):  # (ssthresh, total_retrans) a sample
+        return [{"ssthresh": th, "total_retrans": r} for th, r in pairs]
+
+    slow = (TCP_INFINITE_SSTHRESH, 0)
+    assert _hystart_exit_cwnd(samples(slow, slow, (145, 0), (101, 3))) == 145
+    assert _hystart_exit_cwnd(samples(slow, (70, 2), (70, 2))) is None  # a loss ended slow start
+    assert _hystart_exit_cwnd(samples(slow, slow)) is None and _hystart_exit_cwnd([]) is None
+
+
 def test_hystart_is_linuxs_and_refused_on_the_rfc_variant() -> None:
     import pertlab
 

@@ -302,13 +302,19 @@ def test_hystart_ends_each_cubic_flows_slow_start_at_windows_the_simulator_gives
     # 0.8ms (docs/linux.md, "Live video") the simulator's seeds give the same exits, window for
     # window (ACK train at 137, delay increases at 48 and 88 in the commonest; 84 to 135 over 40
     # seeds), and the kernel's run lands within 10 % of one of its 20 seeds.
-    from pertlab.linux.compare import HYSTART_WINDOW_METRIC, hystart_runs, kernel_hystart
+    from pertlab.linux.compare import HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, hystart_runs, kernel_hystart
 
     if not hystart_runs(params := kernel_hystart()):
         pytest.skip(f"this host's tcp_cubic runs without HyStart ({params})")
     toml = (ROOT / "examples" / "testbed" / "video_cubic.toml").read_text().replace('duration = "60s"', 'duration = "15s"')
     out = _compare_of(tmp_path, toml, "--sim-seeds", "20", "--sim-send-overhead", "0.8ms")
     h = json.loads((out / "testbed" / "summary.json").read_text())["hystart"]
+    # Each connection's exit from its TCP_INFO samples (its first threshold, set without a loss)
+    # adds up to the namespace's counters: every connection left slow start so in the 7 runs of
+    # 2026-12-06 that kept both (the stream at 146, 88, 88, 146, 48, 88 and 48 segments).
+    per_flow = pl.read_parquet(out / "testbed" / "flows.parquet")["hystart_exit_cwnd"]
+    assert per_flow.null_count() == 0 and per_flow.sum() == h["train_cwnd_sum"] + h["delay_cwnd_sum"], (per_flow.to_list(), h)
+    assert report_row((out / "report.md").read_text(), STREAM_HYSTART_METRIC)[0] == per_flow[0]
     rows = {r["metric"]: r for r in json.loads((out / "report.json").read_text())["rows"]}
     exits = [rows[f"cubic: slow starts HyStart ended on {words}"] for words in ("an ACK train", "a delay increase")]
     assert [r["testbed"] for r in exits] == [h["train_exits"], h["delay_exits"]] and sum(h[k] for k in ("train_exits", "delay_exits")) >= 3, h

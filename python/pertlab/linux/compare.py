@@ -128,6 +128,8 @@ def linux_cubic() -> dict[str, Any]:
 
 #: The compare row of the mean window (segments) at which HyStart ended the CUBIC flows' slow starts.
 HYSTART_WINDOW_METRIC = "cubic: window at HyStart's exits, segments (mean)"
+#: The compare row of the window at which HyStart ended the (cubic) video streams' slow start.
+STREAM_HYSTART_METRIC = "video streams: window where HyStart ended slow start, segments (mean)"
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
 #: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
@@ -503,6 +505,9 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row("video streams: goodput per stream, Mbit/s (mean)", rv["goodput_mbps"].mean(), lambda s: sv(s)["goodput_mbps"].mean())
         row("video streams: late fraction (worst stream)", rv["video_late_fraction"].max(), lambda s: sv(s)["video_late_fraction"].max(), "{:.2e}")
         row(f"video streams: successful (late fraction below {SUCCESS_LATE_FRACTION_TEXT})", int(rv["video_success"].sum()), lambda s: int(sv(s)["video_success"].sum()), "{}")
+        if "hystart_exit_cwnd" in rv.columns and (rv["cc"] == "cubic").any():
+            # Where HyStart stopped a cubic stream decides whether it keeps up (docs/linux.md, "Live video").
+            row(STREAM_HYSTART_METRIC, rv["hystart_exit_cwnd"].mean(), lambda s: _single_exit_cwnd(sv(s)).mean(), "{:.1f}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
     row("bottleneck utilization", rq["utilization"], lambda s: s.bottleneck["utilization"])
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
@@ -528,6 +533,13 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         ):
             row_of(name, real.extra["acks"][key], [a[key] for a in sim_acks], fmt)
     return rows
+
+
+def _single_exit_cwnd(flows: pl.DataFrame) -> pl.Series:
+    """Each simulated flow's window at its HyStart exit where it had exactly one, as the
+    testbed's ``hystart_exit_cwnd`` gives a kernel connection's first; null otherwise."""
+    one = (pl.col("hystart_train_exits") + pl.col("hystart_delay_exits")) == 1
+    return flows.select(pl.when(one).then(pl.coalesce("hystart_train_cwnd", "hystart_delay_cwnd"))).to_series()
 
 
 def _hystart_counts(flows: pl.DataFrame) -> dict[str, int]:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
-from .compare import HYSTART_WINDOW_METRIC, MODES, Row, mode_metric
+from .compare import HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, mode_metric
 
 __all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side"]
 
@@ -215,27 +215,38 @@ def render_video_noise(records: dict[str, Record]) -> str:
 
 
 def hystart_split(record: Record) -> str | None:
-    """The mean window at which HyStart ended the flows' slow starts (the kernel's namespace
-    counters, the simulator's flows table), on the seeds whose stream was late and on those on
-    time, and in the kernel's run; None for a run made before compare counted the exits."""
+    """Where HyStart ended the slow starts (the kernel's namespace counters and its stream's
+    TCP_INFO, the simulator's flows table): the flows' mean window at the exits, and the stream's
+    own, on the seeds whose stream was late and on those on time, and in the kernel's run; None
+    for a run made before compare counted the exits."""
     rows = rows_of(record)
     window = rows.get(HYSTART_WINDOW_METRIC)
     if window is None or window.testbed is None:
         return None
     late_fraction = rows["video streams: late fraction (worst stream)"]
-    late = [w for w, x in zip(window.sim, late_fraction.sim) if x >= SUCCESS_LATE_FRACTION]
-    on_time = [w for w, x in zip(window.sim, late_fraction.sim) if x < SUCCESS_LATE_FRACTION]
-    span = lambda ws: f"{min(ws):.1f} to {max(ws):.1f}" if ws else "no seed"  # noqa: E731
-    if late and on_time and max(late) < min(on_time):
-        seeds = f"the stream was late on every seed whose flows' mean window at the exits was {max(late):.1f} segments or less, on time on every seed at {min(on_time):.1f} or more"
-    else:
-        seeds = f"the flows' mean window at the exits was {span(late)} segments on the seeds with the stream late, {span(on_time)} on those with it on time"
+    said = [f"the flows' mean window at the exits: {_split(window, late_fraction)}"]
+    if (stream := rows.get(STREAM_HYSTART_METRIC)) is not None and stream.testbed is not None:
+        said.append(f"the stream's own: {_split(stream, late_fraction)}")
     exits = {how: rows[f"cubic: slow starts HyStart ended on {how}"].testbed for how in ("an ACK train", "a delay increase")}
     kernel = "on time" if late_fraction.testbed < SUCCESS_LATE_FRACTION else "late"
+    own = "" if len(said) == 1 else f", its stream's own {stream.text(stream.testbed)}"
     return (
-        f"Where HyStart ended the slow starts (Linux's TCPHystart* counters, the simulator's flows table): {seeds}. "
-        f"The kernel's run: {window.text(window.testbed)} ({'; '.join(f'{n} on {how}' for how, n in exits.items())}), its stream {kernel}."
+        f"Where HyStart ended the slow starts (Linux's TCPHystart* counters and the stream's TCP_INFO, the simulator's flows table), "
+        f"over the simulator's seeds: {'; '.join(said)}. "
+        f"The kernel's run: a mean of {window.text(window.testbed)} ({'; '.join(f'{n} on {how}' for how, n in exits.items())}){own}, its stream {kernel}."
     )
+
+
+def _split(window: Row, late_fraction: Row) -> str:
+    """A window row's values on the seeds whose stream was late and on those on time: the bound
+    between them when they part, else each side's range (seeds without a value left out)."""
+    pairs = [(w, x) for w, x in zip(window.sim, late_fraction.sim) if w is not None]
+    late = [w for w, x in pairs if x >= SUCCESS_LATE_FRACTION]
+    on_time = [w for w, x in pairs if x < SUCCESS_LATE_FRACTION]
+    if late and on_time and max(late) < min(on_time):
+        return f"{window.text(max(late))} segments or less wherever the stream was late, {window.text(min(on_time))} or more wherever it was on time"
+    span = lambda ws: f"{window.text(min(ws))} to {window.text(max(ws))}" if ws else "no seed"  # noqa: E731
+    return f"{span(late)} segments where the stream was late, {span(on_time)} where it was on time"
 
 
 # -- adaptive PERT: Reno flows join, and leave ---------------------------------------------------

@@ -626,13 +626,13 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
             "rtt_max_ms": max(rtts) if rtts else None,
-            "ss_cc": ss_cc.get(port), "local_port": port,
+            "ss_cc": ss_cc.get(port), "local_port": port, "hystart_exit_cwnd": _hystart_exit_cwnd(mine) if cc == "cubic" else None,
             **{f"{k}_s": fin[f"{k}_us"] / 1e6 if f"{k}_us" in fin else None for k in ("busy", "sndbuf_limited", "rwnd_limited")},
             **_video_columns(sc, groups[i], recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
         })  # fmt: skip
         series_rows += [{"t_s": s["t"] - t0, "flow": i, "cwnd": s["cwnd"], "ssthresh": s["ssthresh"], "srtt_ms": s["srtt_us"] / 1000, "delivered_bytes": s["bytes_acked"]} for s in mine]
     # Linux's chrono statistics over the connection's life: busy sending, and limited by the send buffer or the receiver's window.
-    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
+    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "hystart_exit_cwnd": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
     extra: dict = {
         "interrupted": interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": warm_read_s, "delayline": tb.delayline_stats,
@@ -728,6 +728,17 @@ def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
     run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}
     window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()} if warm_read else None
     return {"alpha": end["alpha"], "mode": end["mode"], "q_max_ms": end["q_max_us"] / 1e3, "run": run, "window": window, "at_warm_read": warm is not None}
+
+
+def _hystart_exit_cwnd(samples: list[dict]) -> int | None:
+    """The window (segments) at which HyStart ended a cubic connection's first slow start: its
+    first slow-start threshold below Linux's largest, HyStart's ``ssthresh = cwnd``, when no
+    segment had been retransmitted by the sample that showed it (``samples``: the connection's,
+    in time order); None where a loss came first or no sample held a threshold. Over a
+    namespace's connections these add up to its ``TCPHystart*Cwnd`` counters when every
+    connection left slow start so (tests/python/test_testbed.py)."""
+    first = next((s for s in samples if s["ssthresh"] < TCP_INFINITE_SSTHRESH), None)
+    return first["ssthresh"] if first is not None and first["total_retrans"] == 0 else None
 
 
 def _in_window(samples: list[dict], fin: dict, t_w: float, counter: str) -> int | None:
