@@ -128,6 +128,10 @@ def linux_cubic() -> dict[str, Any]:
 
 #: The compare row of the mean window (segments) at which HyStart ended the CUBIC flows' slow starts.
 HYSTART_WINDOW_METRIC = "cubic: window at HyStart's exits, segments (mean)"
+#: HyStart's detections (:data:`HYSTART_DETECTIONS`) in words, and the compare rows of the slow
+#: starts each ended.
+HYSTART_EXIT_WORDS = {"train": "an ACK train", "delay": "a delay increase"}
+HYSTART_EXIT_METRICS = {how: f"cubic: slow starts HyStart ended on {words}" for how, words in HYSTART_EXIT_WORDS.items()}
 #: The compare row of the window at which HyStart ended the (cubic) video streams' slow start.
 STREAM_HYSTART_METRIC = "video streams: window where HyStart ended slow start, segments (mean)"
 #: Kernel congestion controls with a simulator counterpart: Reno (with SACK, as Linux) and
@@ -486,8 +490,8 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         if cc == "cubic":
             # Namespace-wide in the kernel, so over every cubic flow; over the run on both sides.
             h = real.extra.get("hystart")  # absent from runs made before it was read
-            for how, words in zip(HYSTART_DETECTIONS, ("an ACK train", "a delay increase")):
-                row(f"cubic: slow starts HyStart ended on {words}", None if h is None else h[f"{how}_exits"], lambda s, how=how: _hystart_counts(sf(s))[f"{how}_exits"], "{}")
+            for how, metric in HYSTART_EXIT_METRICS.items():
+                row(metric, None if h is None else h[f"{how}_exits"], lambda s, how=how: _hystart_counts(sf(s))[f"{how}_exits"], "{}")
             row(HYSTART_WINDOW_METRIC, None if h is None else hystart_mean_window(h), lambda s: hystart_mean_window(_hystart_counts(sf(s))), "{:.1f}")
         if cc in ("pert", "pert_adaptive"):
             row(f"{cc}: early responses", rf["early_responses"].sum(), lambda s: sf(s)["early_responses"].sum(), "{}")

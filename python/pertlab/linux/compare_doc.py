@@ -25,7 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
-from .compare import HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, mode_metric
+from .compare import HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, mode_metric
 
 __all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side"]
 
@@ -224,16 +224,16 @@ def hystart_split(record: Record) -> str | None:
     if window is None or window.testbed is None:
         return None
     late_fraction = rows["video streams: late fraction (worst stream)"]
-    said = [f"the flows' mean window at the exits: {_split(window, late_fraction)}"]
+    said, own = [f"the flows' mean window at the exits: {_split(window, late_fraction)}"], ""
     if (stream := rows.get(STREAM_HYSTART_METRIC)) is not None and stream.testbed is not None:
         said.append(f"the stream's own: {_split(stream, late_fraction)}")
-    exits = {how: rows[f"cubic: slow starts HyStart ended on {how}"].testbed for how in ("an ACK train", "a delay increase")}
+        own = f", its stream's own {stream.text(stream.testbed)}"
+    exits = "; ".join(f"{rows[HYSTART_EXIT_METRICS[how]].testbed} on {words}" for how, words in HYSTART_EXIT_WORDS.items())
     kernel = "on time" if late_fraction.testbed < SUCCESS_LATE_FRACTION else "late"
-    own = "" if len(said) == 1 else f", its stream's own {stream.text(stream.testbed)}"
     return (
         f"Where HyStart ended the slow starts (Linux's TCPHystart* counters and the stream's TCP_INFO, the simulator's flows table), "
         f"over the simulator's seeds: {'; '.join(said)}. "
-        f"The kernel's run: a mean of {window.text(window.testbed)} ({'; '.join(f'{n} on {how}' for how, n in exits.items())}){own}, its stream {kernel}."
+        f"The kernel's run: a mean of {window.text(window.testbed)} ({exits}){own}, its stream {kernel}."
     )
 
 

@@ -332,13 +332,13 @@ fn mean_r(a: &CcCounters, b: &CcCounters) -> Option<f64> {
     (n > 0).then(|| (b.r_sum - a.r_sum) / n as f64)
 }
 
-/// Seconds flow `i` spent in `mode` between the two snapshots.
 /// The mean window at a controller's HyStart exits of one detection (`how`:
 /// 0 ACK train, 1 delay), from its counters; None without an exit.
 fn hystart_mean_cwnd(c: &CcCounters, how: usize) -> Option<f64> {
     (c.hystart_exits[how] > 0).then(|| c.hystart_exit_cwnd[how] as f64 / c.hystart_exits[how] as f64)
 }
 
+/// Seconds flow `i` spent in `mode` between the two snapshots.
 fn mode_seconds(a: &Snapshot, b: &Snapshot, i: usize, mode: Mode) -> f64 {
     let m = mode as usize;
     to_secs(b.cc[i].mode_time_ns[m].saturating_sub(a.cc[i].mode_time_ns[m]))
