@@ -111,6 +111,18 @@ def test_the_report_says_where_hystart_ended_slow_start() -> None:
     assert "slow starts ended on an ACK train 0, on a delay increase 3 (mean window 114.7 segments)" in res.report()
 
 
+def test_the_report_gives_the_order_of_the_first_windows_through_the_bottleneck() -> None:
+    """With ``capture_acks`` the testbed records the flows' first windows in the order they reached
+    the receivers (``extra["first_windows"]``, flow ids: acks.first_windows); the report writes
+    them as runs after the ACKs' line, and not at all without a capture."""
+    sc = TestbedScenario.parse({"flows": [{"cc": "cubic", "video": {"rate": "4Mbps"}}, {"cc": "cubic", "count": 2}]})
+    res = _results(sc, [VIDEO, BULK])
+    assert "first windows" not in res.report()
+    res.extra["first_windows"] = [1, 1, 0, *[1] * 8, *[2] * 10, *[0] * 9]
+    (line,) = [line for line in res.report().splitlines() if "first windows" in line]
+    assert line == "first windows through the bottleneck (flow x segments, in order): 1x2 0x1 1x8 2x10 0x9"
+
+
 def test_the_report_has_a_video_line_per_video_stream() -> None:
     sc = TestbedScenario.parse({"flows": [{"cc": "reno"}, {"cc": "cubic", "video": {"rate": "2Mbps"}}]})
     res = _results(sc, [BULK, VIDEO])
@@ -316,18 +328,19 @@ def test_compare_counts_the_simulators_hystart_exits_as_the_kernel_counts_a_name
     """compare's HyStart rows: the simulator's flows summed as Linux sums its TcpExt counters over
     the sender namespace (exits and windows by detection). examples/testbed/video_cubic.toml, 15 s,
     with --sim-send-overhead 0.8ms, seed 1: the stream and a bulk flow leave slow start on a delay
-    increase at 48 and 88 segments, the other bulk flow on an ACK train at 137, the combination a
-    kernel run of 2026-12-06 counted too (docs/linux.md, "Live video")."""
+    increase at 48 and 88 segments, the other bulk flow on an ACK train at 138 (137 without Linux's
+    1 ms cushion on the train, hystart.rs), a combination kernel runs of 2026-12-06 counted too,
+    whose ACK-train exits came at 137 or 138 (docs/linux.md, "Live video")."""
     from pertlab.linux.compare import _hystart_counts, sim_scenario
     from pertlab.linux.testbed import hystart_mean_window
     from pertlab.runner import run
 
     sc = load_scenario("examples/testbed/video_cubic.toml").model_copy(update={"duration": 15_000_000_000})
     flows = run(sim_scenario(sc, send_overhead="0.8ms")).flows
-    assert sorted(flows.select("hystart_train_cwnd", "hystart_delay_cwnd").rows(), key=str) == sorted([(None, 48.0), (None, 88.0), (137.0, None)], key=str)
+    assert sorted(flows.select("hystart_train_cwnd", "hystart_delay_cwnd").rows(), key=str) == sorted([(None, 48.0), (None, 88.0), (138.0, None)], key=str)
     counts = _hystart_counts(flows)
-    assert counts == {"train_exits": 1, "train_cwnd_sum": 137, "delay_exits": 2, "delay_cwnd_sum": 136}
-    assert hystart_mean_window(counts) == 91.0 and hystart_mean_window(counts, ("delay",)) == 68.0
+    assert counts == {"train_exits": 1, "train_cwnd_sum": 138, "delay_exits": 2, "delay_cwnd_sum": 136}
+    assert hystart_mean_window(counts) == pytest.approx(274 / 3) and hystart_mean_window(counts, ("delay",)) == 68.0
     assert hystart_mean_window({"train_exits": 0, "train_cwnd_sum": 0, "delay_exits": 0, "delay_cwnd_sum": 0}) is None
 
 
