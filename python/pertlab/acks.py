@@ -130,6 +130,38 @@ def push_share(packets: list[Packet], start_s: float, end_s: float, t0: float = 
     return sum(data) / len(data) if data else None
 
 
+def first_windows(packets: list[Packet], init_cwnd: int) -> list[Packet]:
+    """The data segments of every connection's first window, in the order of ``packets`` (a
+    capture in time order, :func:`read_packets`): its first ``init_cwnd`` segments, counted in
+    the size of its first data segment from that segment's sequence number, each once (a
+    retransmission is left out). Captured past a bottleneck, this is the order in which the
+    flows' first windows went through it, which decides where their slow starts end when they
+    start together (docs/linux.md, "Live video")."""
+    first: dict[tuple[str, str], tuple[int, int]] = {}  # connection -> its first data segment's (seq, length)
+    seen: set[tuple[str, str, int]] = set()
+    out = []
+    for p in packets:
+        if p.length == 0:
+            continue
+        seq0, mss = first.setdefault((p.src, p.dst), (p.seq, p.length))
+        if seq0 <= p.seq < seq0 + init_cwnd * mss and (p.src, p.dst, p.seq) not in seen:
+            seen.add((p.src, p.dst, p.seq))
+            out.append(p)
+    return out
+
+
+def order_text(flows: list[int]) -> str:
+    """Flow ids in order (:func:`first_windows`' senders) as runs, "flow x segments": ``[0, 1, 1, 0]``
+    is "0x1 1x2 0x1"."""
+    runs: list[list[int]] = []
+    for f in flows:
+        if runs and runs[-1][0] == f:
+            runs[-1][1] += 1
+        else:
+            runs.append([f, 1])
+    return " ".join(f"{f}x{n}" for f, n in runs)
+
+
 def summary(acks: pl.DataFrame, start_s: float, end_s: float, data_push_share: float | None = None) -> dict[str, Any]:
     """What the ACKs sent in [``start_s``, ``end_s``] say of the receivers' policy: how many there
     were and the segments each covered (mean); the share that covered one segment; of those, the

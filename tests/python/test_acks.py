@@ -121,3 +121,26 @@ def test_a_capture_tshark_cannot_read_is_an_error_naming_it(tmp_path: Path):
     bad.write_bytes(b"not a capture")
     with pytest.raises(RuntimeError, match="tshark could not read .*x.pcap"):
         acks.read_packets(bad)
+
+
+def test_the_first_windows_are_each_connections_first_segments_in_capture_order():
+    """`first_windows`: every connection's first `init_cwnd` segments (counted in its first
+    segment's size, from its first segment's number), once each, in the capture's order; ACKs,
+    later segments and retransmissions left out. `order_text` writes the senders as runs."""
+    A, B = "10.0.0.3:10001", "10.0.0.4:10002"
+    packets = [acks.Packet(*p) for p in [
+        (1.000, A, R, 1, 1000, 1, False),
+        (1.001, S, R, 1, 1000, 1, False),
+        (1.002, A, R, 1001, 1000, 1, False),
+        (1.003, R, A, 1, 0, 2001, False),  # an ACK: not data
+        (1.004, A, R, 1001, 1000, 1, False),  # a retransmission of the second: once only
+        (1.005, B, R, 501, 500, 1, False),  # B's first segment is 500 bytes from 501: its window is [501, 1501)
+        (1.006, A, R, 2001, 1000, 1, False),  # A's third: past a window of 2
+        (1.007, B, R, 1001, 500, 1, False),
+        (1.008, S, R, 1001, 1000, 1, False),
+    ]]  # fmt: skip
+    first = acks.first_windows(packets, init_cwnd=2)
+    assert [(p.src, p.seq) for p in first] == [(A, 1), (S, 1), (A, 1001), (B, 501), (B, 1001), (S, 1001)]
+    ids = {A: 1, S: 0, B: 2}
+    assert acks.order_text([ids[p.src] for p in first]) == "1x1 0x1 1x1 2x2 0x1"
+    assert acks.order_text([]) == ""

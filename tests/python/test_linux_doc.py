@@ -317,3 +317,32 @@ def test_a_simulator_cell_gives_one_value_where_every_seed_agrees() -> None:
     assert sim_cell(Row("m", 1.0, [2.0, 2.0, 2.0])) == "2.000"
     assert sim_cell(Row("m", 1.0, [2.0, 1.0, 3.0])) == "2.000 (1.000 .. 3.000)"
     assert sim_cell(Row("m", 1, [4, 5], "{}")) == "4.5 (4 .. 5)"
+
+
+def test_the_first_windows_study_shows_what_the_prose_says() -> None:
+    """docs/linux.md, "The first windows decide", on its committed study
+    (docs/linux/video_first_windows.json, :mod:`pertlab.linux.first_windows`): where both sides
+    reached a position, the kernel's exit is one the simulator gave there; with the kernel's TSO
+    chunks the stream's first segment went 2 segments ahead in some runs, each time right after a
+    bulk flow's first 2 segments; inside a bulk window, 2 ahead was the commonest position with
+    the kernel's chunks and 1 with one-segment chunks (where the simulator reached it too); the
+    kernel's default runs landed inside a bulk window more often than the simulator's seeds; and
+    every run of the study measured an exit for the stream."""
+    from pertlab.linux import first_windows as fw
+    from pertlab.linux.doc import FIRST_WINDOWS_DATA
+
+    data = json.loads((DOCS / FIRST_WINDOWS_DATA).read_text())
+    assert "interrupted" not in data
+    s = data["stream"]
+    kernel = {k: fw.by_ahead(v, s) for k, v in data["kernel_runs"].items()}
+    sim = fw.by_ahead(data["sim_seeds"], s)
+    assert all(r["exits"][s] is not None for runs in [*data["kernel_runs"].values(), data["sim_seeds"]] for r in runs)
+    for side in kernel.values():
+        assert fw.disagreements(side, sim) == {}, side
+    default, tso1 = data["kernel_runs"]["default"], data["kernel_runs"]["1"]
+    two = [r for r in default if r["ahead"] == 2]
+    assert two and all(r["order"].split()[:2] in (["1x2", "0x1"], ["2x2", "0x1"]) for r in two), two
+    inside = lambda runs: [r["ahead"] for r in runs if 1 <= r["ahead"] < data["init_cwnd"]]  # noqa: E731
+    commonest = lambda runs: statistics.mode(inside(runs))  # noqa: E731
+    assert (commonest(default), commonest(tso1)) == (2, 1) and 1 in sim, (inside(default), inside(tso1))
+    assert len(inside(default)) / len(default) > len(inside(data["sim_seeds"])) / len(data["sim_seeds"])

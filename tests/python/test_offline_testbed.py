@@ -4,6 +4,7 @@ report, its video labels and the video success threshold they write."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import polars as pl
@@ -376,3 +377,21 @@ def test_hystart_is_linuxs_and_refused_on_the_rfc_variant() -> None:
     wire["flows"][0]["cc"]["variant"] = "rfc9438"
     with pytest.raises(ValueError, match=r'flows\[0\]\.cc\.hystart: .*needs variant = \\"linux\\"|flows\[0\]\.cc\.hystart: .*needs variant = "linux"'):
         _core.validate_json(json.dumps(wire), core_limit(math.inf))
+
+
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
+def test_the_committed_first_windows_study_is_the_simulators_today() -> None:
+    """docs/linux/video_first_windows.json (pertlab.linux.first_windows) holds the simulator's
+    seeds that docs/linux.md's "The first windows decide" and the kernel test in test_testbed.py
+    read: the first seed of each position it holds must be today's simulator's record, order,
+    position and exits, so that a change of the model shows here before the page goes stale."""
+    from pertlab.linux import first_windows
+
+    data = json.loads((ROOT / "docs" / "linux" / "video_first_windows.json").read_text())
+    sc = first_windows.cut(load_scenario(ROOT / "examples" / "testbed" / f"{data['scenario']}.toml"), round(data["duration_s"] * 1e9))
+    firsts = {}
+    for r in data["sim_seeds"]:
+        firsts.setdefault(r["ahead"], r)
+    assert len(firsts) >= 5, sorted(firsts)  # the study reached at least 0, 1, 2, 10 and 20 segments ahead
+    for r in firsts.values():
+        assert first_windows.sim_run(sc, r["seed"], data["sim_send_overhead"]) == r

@@ -300,8 +300,8 @@ def test_hystart_ends_each_cubic_flows_slow_start_at_windows_the_simulator_gives
     # stops a flow is chance in the kernel (the hosts' timing noise): six runs of 2026-12-06 gave
     # mean windows at the exits of 91.0 to 134.7 segments. With the noise as --sim-send-overhead
     # 0.8ms (docs/linux.md, "Live video") the simulator's seeds give the same exits, window for
-    # window (ACK train at 137, delay increases at 48 and 88 in the commonest; 84 to 135 over 40
-    # seeds), and the kernel's run lands within 10 % of one of its 20 seeds.
+    # window (in the commonest an ACK train at 138, the kernel's at 137 or 138, and delay increases
+    # at 48 and 88), and the kernel's run lands within 10 % of one of its 20 seeds.
     from pertlab.linux.compare import HYSTART_EXIT_METRICS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, hystart_runs, kernel_hystart
 
     if not hystart_runs(params := kernel_hystart()):
@@ -322,6 +322,37 @@ def test_hystart_ends_each_cubic_flows_slow_start_at_windows_the_simulator_gives
     window = rows[HYSTART_WINDOW_METRIC]
     assert window["testbed"] == pytest.approx((h["train_cwnd_sum"] + h["delay_cwnd_sum"]) / (h["train_exits"] + h["delay_exits"]))
     assert any(abs(window["testbed"] / w - 1) <= 0.1 for w in window["sim"]), window
+
+
+def test_the_first_windows_through_the_bottleneck_set_where_the_streams_slow_start_ends() -> None:
+    # examples/testbed/video_cubic.toml cut to 3 s, its receivers captured: the testbed records the
+    # order of the three flows' first windows through the bottleneck (10 segments each), and where
+    # the stream's first segment fell among the bulk flows' sets where HyStart ends its slow start.
+    # The kernel's run must leave at the window the simulator gave at the same position: within
+    # first_windows.EXIT_TOLERANCE segments of an exit of the committed study's seeds there
+    # (docs/linux/video_first_windows.json, checked against the model by test_offline_testbed.py).
+    # In the study's kernel runs the stream's first segment went 0, 1, 2, 10 or 20 segments
+    # behind the bulk flows' (docs/linux.md, "The first windows decide"), all positions its seeds reached.
+    from pertlab.linux import first_windows
+    from pertlab.linux.compare import hystart_runs, kernel_hystart
+
+    if not hystart_runs(params := kernel_hystart()):
+        pytest.skip(f"this host's tcp_cubic runs without HyStart ({params})")
+    study = json.loads((ROOT / "docs" / "linux" / "video_first_windows.json").read_text())
+    sc = first_windows.cut(load_scenario(ROOT / "examples" / "testbed" / "video_cubic.toml"), round(study["duration_s"] * 1e9))
+    record = first_windows.kernel_run(sc)
+    runs = [r.split("x") for r in record["order"].split()]
+    totals: dict[str, int] = {}
+    for flow, n in runs:
+        totals[flow] = totals.get(flow, 0) + int(n)
+    assert totals == {"0": 10, "1": 10, "2": 10}, record
+    first_stream_run = [flow for flow, _ in runs].index("0")
+    assert record["ahead"] == sum(int(n) for _, n in runs[:first_stream_run]), record
+    stream_exit = record["exits"][0]
+    assert stream_exit is not None, record
+    sim = [r["exits"][0] for r in study["sim_seeds"] if r["ahead"] == record["ahead"] and r["exits"][0] is not None]
+    assert sim, f"no seed of the committed study put {record['ahead']} segments ahead of the stream's first: {record}"
+    assert any(abs(stream_exit - w) <= first_windows.EXIT_TOLERANCE for w in sim), (record, sorted(set(sim)))
 
 
 def test_captured_acks_show_linux_acknowledging_a_lone_pushed_segment_at_once(tmp_path: Path) -> None:

@@ -511,7 +511,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row(f"video streams: successful (late fraction below {SUCCESS_LATE_FRACTION_TEXT})", int(rv["video_success"].sum()), lambda s: int(sv(s)["video_success"].sum()), "{}")
         if "hystart_exit_cwnd" in rv.columns and (rv["cc"] == "cubic").any():
             # Where HyStart stopped a cubic stream decides whether it keeps up (docs/linux.md, "Live video").
-            row(STREAM_HYSTART_METRIC, rv["hystart_exit_cwnd"].mean(), lambda s: _single_exit_cwnd(sv(s)).mean(), "{:.1f}")
+            row(STREAM_HYSTART_METRIC, rv["hystart_exit_cwnd"].mean(), lambda s: single_exit_cwnd(sv(s)).mean(), "{:.1f}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
     row("bottleneck utilization", rq["utilization"], lambda s: s.bottleneck["utilization"])
     row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
@@ -539,7 +539,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
     return rows
 
 
-def _single_exit_cwnd(flows: pl.DataFrame) -> pl.Series:
+def single_exit_cwnd(flows: pl.DataFrame) -> pl.Series:
     """Each simulated flow's window at its HyStart exit where it had exactly one, as the
     testbed's ``hystart_exit_cwnd`` gives a kernel connection's first; null otherwise."""
     one = (pl.col("hystart_train_exits") + pl.col("hystart_delay_exits")) == 1

@@ -1,6 +1,7 @@
 """The generated blocks of docs/linux.md: "CPU cost: Table VI today", written from the committed
 run of ``pertlab linux cpu-cost --out docs/linux/cpu_cost_table6.json`` (:mod:`.cpu_cost`), and
-the blocks written from committed ``testbed compare`` runs (:mod:`.compare_doc`).
+the blocks written from committed ``testbed compare`` runs (:mod:`.compare_doc`), and the video
+stream's first segment against its HyStart exit, from the committed study of :mod:`.first_windows`.
 
 The block holds the run's setup and host, the table of every congestion control's figures (mean
 and standard deviation over the runs) beside the thesis's Table VI, each eBPF program's run time
@@ -22,12 +23,15 @@ from typing import Any
 
 from .. import docblock
 from .cpu_cost import EBPF, Setup
+from . import first_windows
 from .compare_doc import BLOCKS
 
-__all__ = ["CPU_COST", "CPU_COST_DATA", "render_cpu_cost", "render_page", "main"]
+__all__ = ["CPU_COST", "CPU_COST_DATA", "FIRST_WINDOWS", "FIRST_WINDOWS_DATA", "render_cpu_cost", "render_page", "main"]
 
 #: The block's name, and its data under the page's folder.
 CPU_COST, CPU_COST_DATA = "cpu-cost", "linux/cpu_cost_table6.json"
+#: The block of the video stream's first segment against its HyStart exit (:mod:`.first_windows`), and its data.
+FIRST_WINDOWS, FIRST_WINDOWS_DATA = "video-first-windows", "linux/video_first_windows.json"
 
 #: Column headings by the names ``linux cpu-cost --cc`` takes.
 LABELS = {"pert-adaptive": "adaptive PERT", "pert": "PERT/RED", "reno": "Reno", "cubic": "CUBIC", "bbr": "BBR"}
@@ -192,9 +196,10 @@ def render_cpu_cost(data: dict[str, Any]) -> str:
 
 
 def render_page(text: str, page_dir: Path) -> str:
-    """``text`` with the :data:`CPU_COST` block and the compare runs' blocks
+    """``text`` with the :data:`CPU_COST` block, the :data:`FIRST_WINDOWS` block and the compare runs' blocks
     (:data:`.compare_doc.BLOCKS`) written from their data under ``page_dir``."""
     text = docblock.fill(text, CPU_COST, render_cpu_cost(json.loads((page_dir / CPU_COST_DATA).read_text())))
+    text = docblock.fill(text, FIRST_WINDOWS, first_windows.render(json.loads((page_dir / FIRST_WINDOWS_DATA).read_text())))
     for block, (data, render) in BLOCKS.items():
         text = docblock.fill(text, block, render({name: json.loads((page_dir / path).read_text()) for name, path in data.items()}))
     return text

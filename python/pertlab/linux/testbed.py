@@ -64,7 +64,7 @@ from ..results import SUCCESS_LATE_FRACTION_TEXT
 from ..tables import FLOW_SCHEMA, FLOW_SERIES_SCHEMA, QUEUE_SCHEMA, QUEUE_SERIES_SCHEMA, rows_frame
 from . import build, flows, loader, runs
 from .hostcpu import steal_s
-from .scenario import EBPF_CCS, FRAME_BYTES, FlowGroup, TestbedScenario
+from .scenario import EBPF_CCS, FRAME_BYTES, LINUX_INIT_CWND, FlowGroup, TestbedScenario
 
 SND_IP, RTR_SND_IP, RTR_RCV_IP, RCV_IP = "10.201.1.1", "10.201.1.2", "10.201.2.2", "10.201.2.1"
 PORT = 5201
@@ -379,6 +379,8 @@ class TestbedResults:
         )
         if "acks" in x:
             lines.append(f"receivers' ACKs (capture): {acks_of_capture.summary_text(x['acks'])}")
+        if "first_windows" in x:
+            lines.append(f"first windows through the bottleneck (flow x segments, in order): {acks_of_capture.order_text(x['first_windows'])}")
         if (h := x.get("hystart")) is not None:
             lines.append(f"HyStart over the run, every cubic connection: {hystart_words(h)}")
         if "pert_counters" in x:
@@ -578,13 +580,14 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     recv_series = recv_out["series"]
     counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
     ebpf_end = _ebpf_flows(sc, holders)
-    acks = None
+    acks, first = None, None
     if capture is not None:
         pcap = tb.capture_stopped(capture)
         t0_epoch = t0 + time.time() - time.monotonic()  # the capture's stamps are wall-clock times
         packets = acks_of_capture.read_packets(pcap)
         acks = acks_of_capture.ack_holds(packets, t0=t0_epoch)
         pushed = acks_of_capture.push_share(packets, w_start, w_end, t0=t0_epoch)
+        first = [ports[port][0] for pk in acks_of_capture.first_windows(packets, sc.init_cwnd or LINUX_INIT_CWND) if (port := int(pk.src.rsplit(":", 1)[1])) in ports]
         pcap.unlink()
     # Over the measurement window, as the simulator counts them.
     early = {port: f["early_responses"] - ebpf_warm.get(port, {}).get("early_responses", 0) for port, f in ebpf_end.items()}
@@ -649,6 +652,8 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
     if acks is not None:
         extra["acks"] = acks_of_capture.summary(acks, w_start, w_end, pushed)
+    if first is not None:
+        extra["first_windows"] = first  # flow ids, in the order the flows' first windows reached the receivers
     if hystart is not None:
         extra["hystart"] = hystart  # over the run, as the simulator's flows table counts them
     queue_row = _queue_row(sc, qseries, q_warm, q_end, span, tb.delayline_stats)
