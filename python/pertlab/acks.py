@@ -150,6 +150,13 @@ def first_windows(packets: list[Packet], init_cwnd: int) -> list[Packet]:
     return out
 
 
+def merged_first_windows(captures: list[list[Packet]], init_cwnd: int) -> list[int]:
+    """:func:`first_windows` over captures that each hold one flow's packets, stamped at one point
+    of the path (the simulator's receivers' access links, stamped as a packet leaves the router):
+    the flows' indices in ``captures``, in the order of the stamps."""
+    return [i for _, i in sorted((p.t, i) for i, packets in enumerate(captures) for p in first_windows(packets, init_cwnd))]
+
+
 def order_text(flows: list[int]) -> str:
     """Flow ids in order (:func:`first_windows`' senders) as runs, "flow x segments": ``[0, 1, 1, 0]``
     is "0x1 1x2 0x1"."""

@@ -144,3 +144,11 @@ def test_the_first_windows_are_each_connections_first_segments_in_capture_order(
     ids = {A: 1, S: 0, B: 2}
     assert acks.order_text([ids[p.src] for p in first]) == "1x1 0x1 1x1 2x2 0x1"
     assert acks.order_text([]) == ""
+
+
+def test_first_windows_of_one_flow_per_capture_merge_by_their_stamps():
+    """`merged_first_windows`: captures holding one flow each (the simulator's receivers' access
+    links), their first windows merged by time into flow indices."""
+    one = [acks.Packet(*p) for p in [(0.001, S, R, 1, 1000, 1, False), (0.004, S, R, 1001, 1000, 1, False)]]
+    two = [acks.Packet(*p) for p in [(0.002, "10.0.0.3:1", R, 1, 1000, 1, False), (0.003, "10.0.0.3:1", R, 1001, 1000, 1, False), (0.005, "10.0.0.3:1", R, 2001, 1000, 1, False)]]
+    assert acks.merged_first_windows([one, two], init_cwnd=2) == [0, 1, 1, 0]

@@ -24,6 +24,7 @@ from typing import Iterator
 import polars as pl
 import pytest
 
+from pertlab import acks
 from pertlab.linux import build, loader, runs, testbed
 from pertlab.linux.compare import DEFAULT_HZ, kernel_hz
 from pertlab.linux.scenario import load_scenario
@@ -382,6 +383,12 @@ def test_captured_acks_show_linux_acknowledging_a_lone_pushed_segment_at_once(tm
     report = (out / "report.md").read_text()
     assert f"| receivers: of those sent at once, on a segment with PSH, share | {real['at_once_push_share']:.3f} | - |" in report
     assert f"| receivers: lone segments with PSH, sent at once, share | {real['push_at_once_share']:.3f} | - |" in report
+    # Both sides' first windows through the bottleneck (acks.first_windows): 10 segments of each
+    # of the 4 flows, in an order the report writes as runs.
+    first = json.loads((out / "report.json").read_text())["first_windows"]
+    for order in [first["testbed"], *first["sim"]]:
+        assert sorted(order) == sorted(list(range(4)) * 10), order
+    assert f"testbed {acks.order_text(first['testbed'])}; simulator seed 1 {acks.order_text(first['sim'][0])}." in report
     assert not list((out / "sim").glob("**/*.pcap"))  # the captures are read, then removed
     assert not list(runs.RUN_ROOT.glob("*/acks.pcapng"))
 

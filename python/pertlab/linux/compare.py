@@ -261,6 +261,7 @@ def compare(
     real = run(sc)
     real.write(out / "testbed")
     rows = _rows(sc, real, sims, sim_acks, warm_ups)
+    first = _first_windows(real, sim_acks)
     record = {
         "scenario": sc.name, "date": time.strftime("%Y-%m-%d", time.gmtime()), "kernel": os.uname().release,
         "load_average": [load_before, os.getloadavg()[0]], "duration_s": sc.duration / 1e9, "warmup_s": sc.warmup / 1e9,
@@ -269,6 +270,7 @@ def compare(
         "ssthresh_repairs": ssthresh_repairs(real.extra),
         "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0),
         **({"kernel_hystart": kernel_hystart()} if "cubic" in running else {}), "rows": [r.record() for r in rows],
+        **({"first_windows": first} if first else {}),
     }  # fmt: skip
     (out / "report.json").write_text(json.dumps(record, indent=2) + "\n")
     seeds = f"seeds {sim_sc.seed} to {sim_sc.seed + sim_seeds - 1}"
@@ -300,6 +302,8 @@ def compare(
         *(r.markdown() for r in rows),
         "",
         f"Testbed ping, ms: idle {_ping_words(real.extra['ping_idle_ms'])}; under load {_ping_words(real.extra['ping_load_ms'])}.",
+        *([f"First windows through the bottleneck (flow x segments, in order; pertlab.acks.first_windows): testbed {acks.order_text(first['testbed'])}; "
+           + "simulator " + ", ".join(f"seed {sim_sc.seed + k} {acks.order_text(o)}" for k, o in enumerate(first["sim"])) + "."] if first else []),
         *stale_thresholds(real.extra),
         "Result tables: testbed/ and sim/ (same schemas)"
         + (f"; the simulator's other seeds in {_seed_folders(sim_sc.seed + 1, sim_sc.seed + sim_seeds - 1)}" if sim_seeds > 1 else "")
@@ -313,6 +317,14 @@ def compare(
     (out / "report.md").write_text(report)
     plot_side_by_side(real, sim, out / "cwnd.png", f"{sc.name}: {sc.bottleneck.rate / 1e6:g} Mbit/s, {sc.bottleneck.delay / 1e6:g} ms")
     return report, real
+
+
+def _first_windows(real: TestbedResults, sim_acks: list[dict[str, Any] | None]) -> dict[str, Any] | None:
+    """Both sides' orders of the flows' first windows through the bottleneck (flow ids), where
+    both captured their receivers (``capture_acks``); None otherwise."""
+    if "first_windows" not in real.extra or any(a is None for a in sim_acks):
+        return None
+    return {"testbed": real.extra["first_windows"], "sim": [a["first_windows"] for a in sim_acks if a is not None]}
 
 
 def _cubic_words(sim_sc: Scenario) -> str:
@@ -432,23 +444,26 @@ def simulated(sim: Scenario, folder: Path, capture_acks: bool, memory_limit: flo
 
 def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
     """The ACKs in :func:`simulated`'s captures (pertlab.acks), written to ``folder/acks.parquet``
-    (the captures are then removed), summed up over the measurement window. A data segment is
-    recorded as it leaves r1, and reaches its receiver one access delay and one packet time later."""
+    (the captures are then removed), summed up over the measurement window, with the order in which
+    the flows' first windows left r1 (``first_windows``, flow ids: :func:`pertlab.acks.merged_first_windows`).
+    A data segment is recorded as it leaves r1, and reaches its receiver one access delay and one packet time later."""
     d = sim.to_wire()["dumbbell"]
     delays = d["receiver_access_delay_ns"]
     packet_s = sim.flows[0].tcp.packet_size * 8 / d["access_rate_bps"]
     start_s, end_s = sim.measure.start / 1e9, sim.measure.end / 1e9
-    tables, data = [], []
+    tables, data, captured = [], [], []
     for i, capture in enumerate(sim.capture):
         offset_s = delays[i if len(delays) > 1 else 0] / 1e9 + packet_s
         packets = acks.read_packets(Path(capture.file))
         tables.append(acks.ack_holds(packets, arrival_offset_s=offset_s))
         data += packets
+        captured.append(packets)
         Path(capture.file).unlink()
     Path(sim.capture[0].file).parent.rmdir()
     table = pl.concat(tables)
     table.write_parquet(folder / "acks.parquet")
-    return acks.summary(table, start_s, end_s, acks.push_share(data, start_s, end_s))
+    first = acks.merged_first_windows(captured, sim.flows[0].tcp.init_cwnd)
+    return acks.summary(table, start_s, end_s, acks.push_share(data, start_s, end_s)) | {"first_windows": first}
 
 
 def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any] | None], sim_warm_ups: list[Results] | None) -> list[Row]:

@@ -84,10 +84,9 @@ def sim_run(sc: TestbedScenario, seed: int, send_overhead: str | None) -> dict[s
         res = run(sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=f) for i, f in enumerate(files)]}))
         if res.interrupted:
             return None
-        # Each capture holds one flow's data, stamped as it leaves r1: merged by time, the order through the bottleneck.
-        timed = sorted((p.t, i) for i, f in enumerate(files) for p in acks.first_windows(acks.read_packets(Path(f)), sc.init_cwnd or LINUX_INIT_CWND))
+        order = acks.merged_first_windows([acks.read_packets(Path(f)) for f in files], sc.init_cwnd or LINUX_INIT_CWND)
     exits = single_exit_cwnd(res.flows.sort("id")).to_list()
-    return _record([i for _, i in timed], exits, _stream(sc)) | {"seed": seed}
+    return _record(order, exits, _stream(sc)) | {"seed": seed}
 
 
 def cut(sc: TestbedScenario, duration: int) -> TestbedScenario:
