@@ -346,3 +346,26 @@ def test_the_first_windows_study_shows_what_the_prose_says() -> None:
     commonest = lambda runs: statistics.mode(inside(runs))  # noqa: E731
     assert (commonest(default), commonest(tso1)) == (2, 1) and 1 in sim, (inside(default), inside(tso1))
     assert len(inside(default)) / len(default) > len(inside(data["sim_seeds"])) / len(data["sim_seeds"])
+
+
+def test_the_first_windows_block_says_what_a_study_lacks() -> None:
+    """:func:`pertlab.linux.first_windows.render` on a hand-made study: a kernel position the
+    simulator never reached is named with its exits, a kernel exit far from the simulator's at a
+    shared position is named, no send overhead is said so, and an interrupted study says where
+    it stopped."""
+    from pertlab.linux import first_windows as fw
+
+    rec = lambda ahead, exit_: {"order": "-", "ahead": ahead, "exits": [exit_, 88.0, 137.0]}  # noqa: E731
+    data = {
+        "scenario": "video_cubic", "duration_s": 3.0, "stream": 0, "init_cwnd": 10, "date": "2026-12-06", "kernel": "6.18", "load": [0, 0, 0],
+        "sim_send_overhead": None, "kernel_runs": {"default": [rec(2, 88.0), rec(0, 150.0)]}, "sim_seeds": [rec(0, 145.0) | {"seed": 1}],
+        "interrupted": "simulator seed 2",
+    }  # fmt: skip
+    text = fw.render(data)
+    assert "| 2 | 1: 88 (1) | - |" in text and "| 0 | 1: 150 (1) | 1: 145 (1) |" in text
+    assert "kernel: at the positions the simulator reached too (0 segments ahead), every run's exit but 150 at 0 lies within 3 segments" in text
+    assert "The simulator never reached 2 (the kernel's exits 88 (1))." in text
+    assert "kernel 1 of 2; simulator (seeds 1 to 1) 0 of 1 runs." in text
+    assert "the simulator without send overhead." in text and "wrote its data. Stopped at: simulator seed 2." in text
+    data["kernel_runs"]["default"] = [rec(2, 88.0)]
+    assert "kernel: the simulator reached none of its positions. The simulator never reached 2" in fw.render(data, "x.json")

@@ -199,7 +199,7 @@ def render_page(text: str, page_dir: Path) -> str:
     """``text`` with the :data:`CPU_COST` block, the :data:`FIRST_WINDOWS` block and the compare runs' blocks
     (:data:`.compare_doc.BLOCKS`) written from their data under ``page_dir``."""
     text = docblock.fill(text, CPU_COST, render_cpu_cost(json.loads((page_dir / CPU_COST_DATA).read_text())))
-    text = docblock.fill(text, FIRST_WINDOWS, first_windows.render(json.loads((page_dir / FIRST_WINDOWS_DATA).read_text())))
+    text = docblock.fill(text, FIRST_WINDOWS, first_windows.render(json.loads((page_dir / FIRST_WINDOWS_DATA).read_text()), FIRST_WINDOWS_DATA))
     for block, (data, render) in BLOCKS.items():
         text = docblock.fill(text, block, render({name: json.loads((page_dir / path).read_text()) for name, path in data.items()}))
     return text

@@ -160,9 +160,10 @@ def disagreements(kernel: dict[int, list[float]], sim: dict[int, list[float]]) -
     return {a: ws for a, ws in out.items() if ws}
 
 
-def render(data: dict[str, Any]) -> str:
+def render(data: dict[str, Any], data_link: str | None = None) -> str:
     """The block of docs/linux.md: for each number of segments ahead of the stream's first, the
-    runs on each side and the windows at which the stream's slow start ended."""
+    runs on each side and the windows at which the stream's slow start ended; ``data_link`` the
+    link to the study's data the block ends with."""
     s = data["stream"]
     sides = {f"kernel (min_tso_segs {k})" if k != "default" else "kernel": by_ahead(v, s) for k, v in data["kernel_runs"].items()}
     sides[f"simulator (seeds 1 to {len(data['sim_seeds'])})"] = by_ahead(data["sim_seeds"], s)
@@ -182,15 +183,17 @@ def render(data: dict[str, Any]) -> str:
         verdict = "every run's exit lies" if not off else "every run's exit but " + ", ".join(f"{w:g} at {a}" for a, ws in off.items() for w in ws) + " lies"
         alone = {a: ws for a, ws in side.items() if a not in sim_side}
         never = "" if not alone else " The simulator never reached " + ", ".join(f"{a} (the kernel's exits {_exit_words(ws)})" for a, ws in sorted(alone.items())) + "."
-        lines += ["", f"{name}: at the positions the simulator reached too ({', '.join(map(str, shared))} segments ahead), {verdict} within {EXIT_TOLERANCE} segments of an exit the simulator gave there.{never}"]
+        agree = (f"at the positions the simulator reached too ({', '.join(map(str, shared))} segments ahead), {verdict} within {EXIT_TOLERANCE} segments of an exit the simulator gave there."
+                 if shared else "the simulator reached none of its positions.")  # fmt: skip
+        lines += ["", f"{name}: {agree}{never}"]
     lines += [
         "",
         f"The stream's first segment inside another flow's first window (1 to {data['init_cwnd'] - 1} segments ahead): {'; '.join(counts)} runs.",
         "",
         f"`{data['scenario']}` cut to {data['duration_s']:g} s, {data['init_cwnd']} segments of initial window; kernel runs on {data['date']} "
         f"(kernel {data['kernel']}; {', '.join(f'{n} with min_tso_segs {k}' for k, n in runs.items())}), "
-        f"the simulator with `tcp.overhead` {data['sim_send_overhead']}. "
-        f"`python -m pertlab.linux.first_windows` wrote [its data](linux/video_first_windows.json)."
+        + (f"the simulator with `tcp.overhead` {data['sim_send_overhead']}. " if data["sim_send_overhead"] else "the simulator without send overhead. ")
+        + "`python -m pertlab.linux.first_windows` wrote " + (f"[its data]({data_link})." if data_link else "its data.")
         + (f" Stopped at: {data['interrupted']}." if "interrupted" in data else ""),
     ]
     return "\n".join(lines) + "\n"
@@ -222,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     if any(t is not None and not 1 <= t <= 255 for t in tso):
         p.error(f"--min-tso-segs: each value must lie in [1, 255] (net.ipv4.tcp_min_tso_segs); got {a.min_tso_segs!r}")
     data = study(sc, a.runs, tso, a.sim_seeds, None if a.sim_send_overhead == "none" else a.sim_send_overhead, a.out, progress=lambda m: print(m, file=sys.stderr))
-    print(render(data))
+    print(render(data, str(a.out)))
     return 130 if "interrupted" in data else 0
 
 
