@@ -214,7 +214,7 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], se
         return sim
     data = sim.model_dump(mode="json", by_alias=True, exclude_none=True)
     data["dumbbell"]["bottleneck_loss"] = loss
-    for flow, g in zip(data["flows"], [g for g in sc.flows for _ in range(g.count)]):
+    for flow, g in zip(data["flows"], sc.flow_groups()):
         flow["start_window_ns"] = [g.start, g.start]
         if g.stop is not None and g.stop < sc.duration:
             flow["stop_ns"] = g.stop

@@ -40,9 +40,8 @@ from pathlib import Path
 from typing import Any
 
 from .. import acks
-from ..scenario import CaptureSpec
 from ..units import parse_time
-from .compare import sim_scenario, single_exit_cwnd
+from .compare import sim_scenario, simulated, single_exit_cwnd
 from .scenario import LINUX_INIT_CWND, TestbedScenario, load_scenario
 
 __all__ = ["EXIT_TOLERANCE", "ahead_of", "by_ahead", "cut", "disagreements", "kernel_run", "sim_run", "study", "render", "main"]
@@ -74,19 +73,16 @@ def kernel_run(sc: TestbedScenario) -> dict[str, Any] | None:
 
 
 def sim_run(sc: TestbedScenario, seed: int, send_overhead: str | None) -> dict[str, Any] | None:
-    """The simulator's run of ``sc`` with ``seed`` and ``send_overhead`` (as ``compare`` sets it up),
-    each receiver's access link captured: :func:`kernel_run`'s record and the seed (None when stopped)."""
-    from ..runner import run
-
+    """The simulator's run of ``sc`` with ``seed`` and ``send_overhead``, as ``compare`` runs it with
+    ``capture_acks`` (:func:`.compare.simulated`): :func:`kernel_run`'s record and the seed (None
+    when stopped)."""
     sim = sim_scenario(sc.model_copy(update={"seed": seed}), send_overhead=send_overhead)
     with tempfile.TemporaryDirectory() as d:
-        files = [str(Path(d) / f"r1-d{i}.pcap") for i in range(len(sim.flows))]
-        res = run(sim.model_copy(update={"capture": [CaptureSpec(link=f"r1-d{i}", file=f) for i, f in enumerate(files)]}))
-        if res.interrupted:
-            return None
-        order = acks.merged_first_windows([acks.read_packets(Path(f)) for f in files], sc.init_cwnd or LINUX_INIT_CWND)
+        res, captured = simulated(sim, Path(d), capture_acks=True)
+    if captured is None:
+        return None
     exits = single_exit_cwnd(res.flows.sort("id")).to_list()
-    return _record(order, exits, _stream(sc)) | {"seed": seed}
+    return _record(captured["first_windows"], exits, _stream(sc)) | {"seed": seed}
 
 
 def cut(sc: TestbedScenario, duration: int) -> TestbedScenario:
@@ -96,13 +92,11 @@ def cut(sc: TestbedScenario, duration: int) -> TestbedScenario:
 
 
 def _stream(sc: TestbedScenario) -> int:
-    """The id of the scenario's first video stream (flows are numbered group by group, as the testbed and the simulator number them)."""
-    fid = 0
-    for g in sc.flows:
-        if g.video is not None:
-            return fid
-        fid += g.count
-    raise ValueError("flows: the study needs a group with a `video` table (the stream whose first segment it places)")
+    """The id of the scenario's first video stream."""
+    streams = [fid for fid, g in enumerate(sc.flow_groups()) if g.video is not None]
+    if not streams:
+        raise ValueError("flows: the study needs a group with a `video` table (the stream whose first segment it places)")
+    return streams[0]
 
 
 def study(sc: TestbedScenario, runs: int, tso: list[int | None], sim_seeds: int, send_overhead: str | None, out: Path, progress=print) -> dict[str, Any]:
@@ -140,6 +134,8 @@ def _exit_words(windows: list[float]) -> str:
 
 
 def by_ahead(records: list[dict[str, Any]], stream: int) -> dict[int, list[float]]:
+    """The ``stream``'s exit windows of ``records`` by their position (:func:`ahead_of`); records
+    without a position or an exit left out."""
     out: dict[int, list[float]] = {}
     for r in records:
         if r["ahead"] is not None and r["exits"][stream] is not None:
@@ -160,32 +156,36 @@ def disagreements(kernel: dict[int, list[float]], sim: dict[int, list[float]]) -
     return {a: ws for a, ws in out.items() if ws}
 
 
+def _agreement(kernel: dict[int, list[float]], sim: dict[int, list[float]]) -> str:
+    """Whether a kernel side's exits (:func:`by_ahead`) are the simulator's at the positions both
+    reached, and the kernel's positions the simulator never reached."""
+    shared = sorted(a for a in kernel if a in sim)
+    off = disagreements(kernel, sim)
+    verdict = "every run's exit lies" if not off else "every run's exit but " + ", ".join(f"{w:g} at {a}" for a, ws in off.items() for w in ws) + " lies"
+    agree = (f"at the positions the simulator reached too ({', '.join(map(str, shared))} segments ahead), {verdict} within {EXIT_TOLERANCE} segments of an exit the simulator gave there."
+             if shared else "the simulator reached none of its positions.")  # fmt: skip
+    alone = sorted((a, ws) for a, ws in kernel.items() if a not in sim)
+    return agree + ("" if not alone else " The simulator never reached " + ", ".join(f"{a} (the kernel's exits {_exit_words(ws)})" for a, ws in alone) + ".")
+
+
 def render(data: dict[str, Any], data_link: str | None = None) -> str:
     """The block of docs/linux.md: for each number of segments ahead of the stream's first, the
     runs on each side and the windows at which the stream's slow start ended; ``data_link`` the
     link to the study's data the block ends with."""
     s = data["stream"]
-    sides = {f"kernel (min_tso_segs {k})" if k != "default" else "kernel": by_ahead(v, s) for k, v in data["kernel_runs"].items()}
-    sides[f"simulator (seeds 1 to {len(data['sim_seeds'])})"] = by_ahead(data["sim_seeds"], s)
-    positions = sorted({a for side in sides.values() for a in side})
+    kernel = {f"kernel (min_tso_segs {k})" if k != "default" else "kernel": by_ahead(v, s) for k, v in data["kernel_runs"].items()}
+    sim = by_ahead(data["sim_seeds"], s)
+    sides = kernel | {f"simulator (seeds 1 to {len(data['sim_seeds'])})": sim}
     head = "| segments ahead of the stream's first | " + " | ".join(f"{name}: runs, the stream's exit window (runs)" for name in sides) + " |"
     lines = [head, "|" + "---|" * (len(sides) + 1)]
-    for a in positions:
+    for a in sorted({a for side in sides.values() for a in side}):
         cells = [f"{len(side[a])}: {_exit_words(side[a])}" if a in side else "-" for side in sides.values()]
         lines.append(f"| {a} | " + " | ".join(cells) + " |")
-    runs = {k: len(v) for k, v in data["kernel_runs"].items()}
-    sim_side = list(sides.values())[-1]
+    for name, side in kernel.items():
+        lines += ["", f"{name}: {_agreement(side, sim)}"]
     inside = range(1, data["init_cwnd"])
     counts = [f"{name} {sum(len(side.get(a, [])) for a in inside)} of {sum(map(len, side.values()))}" for name, side in sides.items()]
-    for name, side in list(sides.items())[:-1]:
-        shared = sorted(a for a in side if a in sim_side)
-        off = disagreements(side, sim_side)
-        verdict = "every run's exit lies" if not off else "every run's exit but " + ", ".join(f"{w:g} at {a}" for a, ws in off.items() for w in ws) + " lies"
-        alone = {a: ws for a, ws in side.items() if a not in sim_side}
-        never = "" if not alone else " The simulator never reached " + ", ".join(f"{a} (the kernel's exits {_exit_words(ws)})" for a, ws in sorted(alone.items())) + "."
-        agree = (f"at the positions the simulator reached too ({', '.join(map(str, shared))} segments ahead), {verdict} within {EXIT_TOLERANCE} segments of an exit the simulator gave there."
-                 if shared else "the simulator reached none of its positions.")  # fmt: skip
-        lines += ["", f"{name}: {agree}{never}"]
+    runs = {k: len(v) for k, v in data["kernel_runs"].items()}
     lines += [
         "",
         f"The stream's first segment inside another flow's first window (1 to {data['init_cwnd'] - 1} segments ahead): {'; '.join(counts)} runs.",

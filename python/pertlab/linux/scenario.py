@@ -385,6 +385,11 @@ class TestbedScenario(_Model):
                 raise PydanticCustomError("item_error", "{message}", {"index": i, "field": "video.rate", "message": message})
         return v
 
+    def flow_groups(self) -> list[FlowGroup]:
+        """Each flow's group, in the order of the flows' ids: a group's ``count`` flows are numbered
+        one after the other, as the testbed and ``compare``'s simulator number them."""
+        return [g for g in self.flows for _ in range(g.count)]
+
     def stop_of(self, group: FlowGroup) -> int:
         """When ``group`` stops writing, ns: its ``stop``, or the end of the run."""
         return self.duration if group.stop is None else group.stop
