@@ -574,12 +574,15 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     w_end = min(max(0.0, time.monotonic() - t0), duration) if interrupted else duration
     w_start = min(warmup, w_end)
     q_end = {"t_s": time.monotonic() - t0} | tb.qdisc_stats() | {"marks": tb.marks()}  # timed as q_warm: just before the read
+    # The flows' eBPF counters at the window's end too, before the senders stop: a sender's
+    # connections run on until it has closed them, later still on a loaded host.
+    ebpf_end = _ebpf_flows(sc, holders)
+    end_read_s = time.monotonic() - t0
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
     ping_load_rtts = ping_rtts(ping_load.communicate()[0]) if ping_load is not None else []  # it ends by its deadline
     recv_out = _finish(recv, "receiver")
     recv_series = recv_out["series"]
     counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
-    ebpf_end = _ebpf_flows(sc, holders)
     acks, first = None, None
     if capture is not None:
         pcap = tb.capture_stopped(capture)
@@ -638,7 +641,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "hystart_exit_cwnd": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
     extra: dict = {
         "interrupted": interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
-        "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": warm_read_s, "delayline": tb.delayline_stats,
+        "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
         "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
         "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
         # Samples holding a slow-start threshold Linux cannot have set (docs/linux.md, "A stale
@@ -727,9 +730,10 @@ def _modes(end: dict, warm: dict | None, warm_read: bool) -> dict:
     """An adaptive-PERT flow's alpha, mode and q_max (the largest queueing delay it has seen,
     ms: it never decays, so one outlying RTT sample sets its thresholds for the rest of the
     run) at its last update, and its time in each mode over the whole run and over the
-    measurement window (seconds): the run's less its counters at the warm-up's read (``warm``; None when it had none yet: it had not started). No window
-    (None) when the counters were not read at the warm-up (``warm_read`` false: the run stopped
-    before it), never the whole run in its place."""
+    measurement window (seconds), from its counters read at the window's end (``end``): the
+    run's less its counters at the warm-up's read (``warm``; None when it had none yet: it had
+    not started). No window (None) when the counters were not read at the warm-up
+    (``warm_read`` false: the run stopped before it), never the whole run in its place."""
     run = {f"{m}_s": end[f"{m}_us"] / 1e6 for m in loader.MODES}
     window = {k: v - (warm or {}).get(k.removesuffix("_s") + "_us", 0) / 1e6 for k, v in run.items()} if warm_read else None
     return {"alpha": end["alpha"], "mode": end["mode"], "q_max_ms": end["q_max_us"] / 1e3, "run": run, "window": window, "at_warm_read": warm is not None}
