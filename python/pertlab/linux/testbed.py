@@ -502,18 +502,23 @@ def _finish(p: subprocess.Popen, what: str, timeout: float = 15.0) -> dict:
     return json.loads(lines[-1])
 
 
-def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder], guard: interrupt.Stop) -> TestbedResults:
+@dataclass
+class _Flows:
+    """The run's helper processes and its connections, once every one is open."""
+
+    recv: subprocess.Popen
+    senders: list[tuple[FlowGroup, subprocess.Popen]]
+    ports: dict[int, tuple[int, str]]  # sender port -> (flow id, cc)
+    groups: dict[int, FlowGroup]  # flow id -> its group
+    t0: float  # when the flows started, CLOCK_MONOTONIC s
+
+
+def _start_flows(sc: TestbedScenario, tb: Testbed, interval: float) -> _Flows:
+    """Start the receiver and one sender per flow group (``count`` connections each), then the
+    flows together once every connection is open: each sender opens its own one after the other
+    (a handshake each), and a group starts at its ``start`` after t0."""
     py = sys.executable
-    interval = sc.sample_interval / 1e9
-    duration = sc.duration / 1e9
-    warmup = sc.warmup / 1e9
-    # The host's steal over the idle ping and over the run: a ping the host held back measures the host.
-    steal_start = steal_s()
-    ping_idle = tb.ping(count=10, interval=0.05)
-    steal_idle = steal_s() - steal_start
-    counters_before = {cc: h.counters() for cc, h in holders.items()}
     videos = any(g.video is not None for g in sc.flows)
-    capture = tb.capture_started() if sc.capture_acks else None
     recv = tb.popen(tb.rcv, py, "-m", "pertlab.linux.flows", "recv", "--port", str(PORT), "--interval", str(interval), *(["--log"] if videos else []))
     if not (recv.stdout and recv.stdout.readline().startswith("ready")):
         raise RuntimeError(f"receiver failed: {recv.stderr.read() if recv.stderr else ''}")
@@ -526,62 +531,87 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
             *(["--video-rate", str(g.video.rate), "--segment", str(g.video.segment)] if g.video else []),
         )  # fmt: skip
         senders.append((g, p))
-    ports: dict[int, tuple[int, str]] = {}  # port -> (flow id, cc)
-    starts: dict[int, float] = {}  # flow id -> start, s
-    groups: dict[int, FlowGroup] = {}  # flow id -> its group
-    fid = 0
+    ports: dict[int, tuple[int, str]] = {}
+    groups: dict[int, FlowGroup] = {}
     for g, p in senders:
         line = p.stdout.readline() if p.stdout else ""
         if not line.startswith("{"):
             raise RuntimeError(f"sender ({g.cc}) failed: {p.stderr.read() if p.stderr else ''}")
         for port in json.loads(line)["ready"]:
-            ports[port] = (fid, g.cc)
-            starts[fid] = g.start / 1e9
-            groups[fid] = g
-            fid += 1
-    # Every connection is open (each sender opens its own one after the other, a handshake
-    # each): the flows start together, a group at its start after t0.
+            ports[port] = (len(groups), g.cc)
+            groups[len(groups)] = g
     t0 = flows.start([(p, g.start / 1e9) for g, p in senders])
-    # Sample the bottleneck; look at ss in the middle of the run and ping under load (in the
-    # background: nothing here may hold the loop past the warm-up's reads). A signal stops the loop.
-    qseries, ss_cc, ping_load = [], {}, None
-    q_warm: dict | None = None  # tc counters at the start of the measurement window
-    ebpf_warm: dict[int, dict] = {}  # per-flow eBPF counters then
-    warm_read_s: float | None = None  # when they were read, s from t0
+    return _Flows(recv, senders, ports, groups, t0)
+
+
+@dataclass
+class _Sampled:
+    """What the sampling loop read while the flows ran."""
+
+    qseries: list[dict]  # the bottleneck's queue every interval
+    ss_cc: dict  # ss's congestion control per connection, in the middle of the run
+    ping_load: subprocess.Popen | None  # the ping under load, started in the middle of the run
+    q_warm: dict | None  # tc counters at the start of the measurement window
+    ebpf_warm: dict[int, dict]  # per-flow eBPF counters then
+    warm_read_s: float | None  # when they were read, s from t0
+    interrupted: bool
+
+
+def _sample(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder], guard: interrupt.Stop, t0: float) -> _Sampled:
+    """Sample the bottleneck every interval until the run's end; at the warm-up's end read the
+    counters the window starts from; look at ss in the middle of the run and ping under load
+    (in the background: nothing here may hold the loop past the warm-up's reads). A signal
+    stops the loop."""
+    interval, duration, warmup = sc.sample_interval / 1e9, sc.duration / 1e9, sc.warmup / 1e9
+    s = _Sampled([], {}, None, None, {}, None, False)
     end = t0 + duration
     nxt = t0
-    interrupted = False
     try:
         while (now := time.monotonic()) < end:
             if now >= t0:
                 st = tb.qdisc_stats()
-                if q_warm is None and now - t0 >= warmup:
-                    q_warm = st | {"marks": tb.marks(), "t_s": now - t0}
-                    ebpf_warm = _ebpf_flows(sc, holders)
-                    warm_read_s = now - t0
-                qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
-                if ping_load is None and now - t0 >= duration / 2:
-                    ss_cc = tb.ss()
-                    ping_load = tb.ping_started(count=5, interval=0.02)
+                if s.q_warm is None and now - t0 >= warmup:
+                    s.q_warm = st | {"marks": tb.marks(), "t_s": now - t0}
+                    s.ebpf_warm = _ebpf_flows(sc, holders)
+                    s.warm_read_s = now - t0
+                s.qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
+                if s.ping_load is None and now - t0 >= duration / 2:
+                    s.ss_cc = tb.ss()
+                    s.ping_load = tb.ping_started(count=5, interval=0.02)
             nxt = max(nxt + interval, time.monotonic())
             time.sleep(max(0.0, min(nxt, end) - time.monotonic()))
         guard.interruptible = False
     except KeyboardInterrupt:
-        interrupted = True
+        s.interrupted = True
+    return s
+
+
+def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder], guard: interrupt.Stop) -> TestbedResults:
+    interval = sc.sample_interval / 1e9
+    duration = sc.duration / 1e9
+    warmup = sc.warmup / 1e9
+    # The host's steal over the idle ping and over the run: a ping the host held back measures the host.
+    steal_start = steal_s()
+    ping_idle = tb.ping(count=10, interval=0.05)
+    steal_idle = steal_s() - steal_start
+    counters_before = {cc: h.counters() for cc, h in holders.items()}
+    capture = tb.capture_started() if sc.capture_acks else None
+    fl = _start_flows(sc, tb, interval)
+    t0, ports = fl.t0, fl.ports
+    s = _sample(sc, tb, holders, guard, t0)
     # From here on signals are only noted: the flows stop (their standard input
     # closes) and what they measured is collected. The measurement window is
     # [warmup, duration] from t0, cut at the stop; empty if it stopped before the warm-up ended.
-    w_end = min(max(0.0, time.monotonic() - t0), duration) if interrupted else duration
+    w_end = min(max(0.0, time.monotonic() - t0), duration) if s.interrupted else duration
     w_start = min(warmup, w_end)
     q_end = {"t_s": time.monotonic() - t0} | tb.qdisc_stats() | {"marks": tb.marks()}  # timed as q_warm: just before the read
     # The flows' eBPF counters at the window's end too, before the senders stop: a sender's
     # connections run on until it has closed them, later still on a loaded host.
     ebpf_end = _ebpf_flows(sc, holders)
     end_read_s = time.monotonic() - t0
-    send_out = [_finish(p, f"sender ({g.cc})") for g, p in senders]
-    ping_load_rtts = ping_rtts(ping_load.communicate()[0]) if ping_load is not None else []  # it ends by its deadline
-    recv_out = _finish(recv, "receiver")
-    recv_series = recv_out["series"]
+    send_out = [_finish(p, f"sender ({g.cc})") for g, p in fl.senders]
+    ping_load_rtts = ping_rtts(s.ping_load.communicate()[0]) if s.ping_load is not None else []  # it ends by its deadline
+    recv_out = _finish(fl.recv, "receiver")
     counters_after = {cc: holders[cc].counters() if cc in holders else loader.counters(name=cc) for cc in sc.ebpf_ccs if cc in holders or (loader.pin_dir(cc) / "bss").exists()}
     acks, first = None, None
     if capture is not None:
@@ -593,12 +623,44 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         first = [ports[port][0] for pk in acks_of_capture.first_windows(packets, sc.init_cwnd or LINUX_INIT_CWND) if (port := int(pk.src.rsplit(":", 1)[1])) in ports]
         pcap.unlink()
     # Over the measurement window, as the simulator counts them.
-    early = {port: f["early_responses"] - ebpf_warm.get(port, {}).get("early_responses", 0) for port, f in ebpf_end.items()}
+    early = {port: f["early_responses"] - s.ebpf_warm.get(port, {}).get("early_responses", 0) for port, f in ebpf_end.items()}
     hystart = tb.hystart_exits()
     tb.close()
 
-    t_w, t_e = t0 + w_start, t0 + w_end
-    span = w_end - w_start
+    flow_rows, series_rows = _flow_rows(sc, fl, send_out, recv_out, s.ss_cc, early if s.q_warm is not None else None, w_start, w_end)
+    # Linux's chrono statistics over the connection's life: busy sending, and limited by the send buffer or the receiver's window.
+    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "hystart_exit_cwnd": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
+    extra: dict = {
+        "interrupted": s.interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
+        "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": s.warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
+        "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
+        "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
+        # Samples holding a slow-start threshold Linux cannot have set (docs/linux.md, "A stale
+        # slow-start threshold"; the eBPF controllers put it back and count it).
+        "invalid_ssthresh_samples": sum(1 for r in series_rows if r["ssthresh"] > TCP_INFINITE_SSTHRESH),
+    }  # fmt: skip
+    for cc, after in counters_after.items():
+        extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}
+    modes = {ports[port][0]: _modes(f, s.ebpf_warm.get(port), s.warm_read_s is not None) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
+    if modes:
+        extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
+    if acks is not None:
+        extra["acks"] = acks_of_capture.summary(acks, w_start, w_end, pushed)
+    if first is not None:
+        extra["first_windows"] = first  # flow ids, in the order the flows' first windows reached the receivers
+    if hystart is not None:
+        extra["hystart"] = hystart  # over the run, as the simulator's flows table counts them
+    queue_row = _queue_row(sc, s.qseries, s.q_warm, q_end, w_end - w_start, tb.delayline_stats)
+    return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(s.qseries, QUEUE_SERIES_SCHEMA), extra, acks=acks)
+
+
+def _flow_rows(sc: TestbedScenario, fl: _Flows, send_out: list[dict], recv_out: dict, ss_cc: dict, early: dict[int, int] | None, w_start: float, w_end: float) -> tuple[list[dict], list[dict]]:
+    """The flows table's rows over the window [``w_start``, ``w_end``] s from t0 and the flow
+    series' rows, from what the senders (``send_out``) and the receiver (``recv_out``) printed
+    and ss showed (``ss_cc``: congestion control by sender port); ``early``: the eBPF controllers' early responses in the window by sender port (None when
+    the window's counters were never read)."""
+    t0 = fl.t0
+    recv_series = recv_out["series"]
 
     def bytes_at(port: int, t: float) -> float:
         pts = [(s["t"], s["bytes"].get(str(port), 0)) for s in recv_series]
@@ -616,51 +678,31 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         for s in out["samples"]:
             samples.setdefault(s["port"], []).append(s)
     finals = {f["port"]: f for out in send_out for f in out["final"]}
+    t_w, t_e = t0 + w_start, t0 + w_end
+    span = w_end - w_start
     flow_rows, series_rows = [], []
-    for port, (i, cc) in sorted(ports.items(), key=lambda kv: kv[1][0]):
+    for port, (i, cc) in sorted(fl.ports.items(), key=lambda kv: kv[1][0]):
+        g = fl.groups[i]
         gbytes = bytes_at(port, t_e) - bytes_at(port, t_w)
         mine = samples.get(port, [])
         rtts = [s["srtt_us"] / 1000 for s in mine if t_w <= s["t"] <= t_e]
         fin = finals.get(port, {})
         flow_rows.append({
-            "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": starts[i],
+            "id": i, "cc": cc, "src": "snd", "dst": "rcv", "start_s": g.start / 1e9,
             "goodput_mbps": gbytes * 8 / span / 1e6 if span > 0 else None, "goodput_bytes": int(gbytes) if span > 0 else None,
             "retransmits": _in_window(mine, fin, t_w, "total_retrans"),
             "timeouts": _in_window(mine, fin, t_w, "total_rto"),
-            "early_responses": early.get(port, 0) if cc in EBPF_CCS and q_warm is not None else None,
+            "early_responses": early.get(port, 0) if cc in EBPF_CCS and early is not None else None,
             "base_rtt_ms": sc.bottleneck.delay / 1e6, "rtt_samples": len(rtts),
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
             "rtt_max_ms": max(rtts) if rtts else None,
             "ss_cc": ss_cc.get(port), "local_port": port, "hystart_exit_cwnd": _hystart_exit_cwnd(mine) if cc == "cubic" else None,
             **{f"{k}_s": fin[f"{k}_us"] / 1e6 if f"{k}_us" in fin else None for k in ("busy", "sndbuf_limited", "rwnd_limited")},
-            **_video_columns(sc, groups[i], recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
+            **_video_columns(sc, g, recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
         })  # fmt: skip
         series_rows += [{"t_s": s["t"] - t0, "flow": i, "cwnd": s["cwnd"], "ssthresh": s["ssthresh"], "srtt_ms": s["srtt_us"] / 1000, "delivered_bytes": s["bytes_acked"]} for s in mine]
-    # Linux's chrono statistics over the connection's life: busy sending, and limited by the send buffer or the receiver's window.
-    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "hystart_exit_cwnd": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
-    extra: dict = {
-        "interrupted": interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
-        "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
-        "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
-        "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
-        # Samples holding a slow-start threshold Linux cannot have set (docs/linux.md, "A stale
-        # slow-start threshold"; the eBPF controllers put it back and count it).
-        "invalid_ssthresh_samples": sum(1 for r in series_rows if r["ssthresh"] > TCP_INFINITE_SSTHRESH),
-    }  # fmt: skip
-    for cc, after in counters_after.items():
-        extra[f"{cc}_counters"] = {k: v - counters_before.get(cc, {}).get(k, 0) for k, v in after.items()}
-    modes = {ports[port][0]: _modes(f, ebpf_warm.get(port), warm_read_s is not None) for port, f in ebpf_end.items() if port in ports and ports[port][1] == "pert_adaptive"}
-    if modes:
-        extra["pert_adaptive_modes"] = dict(sorted(modes.items()))
-    if acks is not None:
-        extra["acks"] = acks_of_capture.summary(acks, w_start, w_end, pushed)
-    if first is not None:
-        extra["first_windows"] = first  # flow ids, in the order the flows' first windows reached the receivers
-    if hystart is not None:
-        extra["hystart"] = hystart  # over the run, as the simulator's flows table counts them
-    queue_row = _queue_row(sc, qseries, q_warm, q_end, span, tb.delayline_stats)
-    return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(qseries, QUEUE_SERIES_SCHEMA), extra, acks=acks)
+    return flow_rows, series_rows
 
 
 def _video_columns(sc: TestbedScenario, g: FlowGroup, arrivals: list[list[float]], t0: float, end_s: float) -> dict:
