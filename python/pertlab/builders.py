@@ -332,18 +332,7 @@ def dumbbell(
     size = _packet_size(packet_size)
     if flows is not None and flows < 1:
         raise ScenarioError([("flows", f"must be at least 1, got {flows}")])
-    groups = [(name, k) for name, k in parse_cc_mix(cc, flows, default_flows=DEFAULT_FLOWS) if k > 0]
-    video_group = _parse_video(video, startup_delay, startup_delays, groups[0][0] if groups else "sack")
-    if t_mu_probe and video_group is None:
-        raise ScenarioError([("t_mu_probe", "a T/mu probe needs video streams to measure T for")])
-    # The role of each group: bulk flows, the video streams, their T/mu probe.
-    roles = ["bulk"] * len(groups)
-    if video_group is not None:
-        groups.append(video_group[:2])
-        roles.append("video")
-        if t_mu_probe:
-            groups.append((video_group[0], 1))
-            roles.append("probe")
+    groups, roles, video_group = _flow_groups(cc, flows, video, startup_delay, startup_delays, t_mu_probe)
     n = sum(k for _, k in groups)
     if len(rtts_ns) not in (1, n):
         raise ScenarioError([("rtt", f"give one RTT or one per flow ({n}), got {len(rtts_ns)}")])
@@ -366,56 +355,17 @@ def dumbbell(
     bottleneck_queue = _queue_wire(queue, limit, aqm, ecn, size)
     udp_wire = _classes(queue, bottleneck_queue, rate, class_weights, flow_classes, udp_load, udp_split, udp_arrivals)
 
-    kind_of = {name: cc_wire(name)[0]["kind"] for name, _ in groups}
-    unused = sorted(set(cc_params or {}) - set(kind_of.values()))
-    if unused:
-        running = sorted(name if name == kind else f"{name} ({kind})" for name, kind in kind_of.items())
-        raise ScenarioError([("cc_params", f"parameters of {', '.join(unused)}, which no flow runs (the flows run {', '.join(running)})")])
-    flows_wire = []
-    for (name, count), role in zip(groups, roles):
-        spec, sack = cc_wire(name)
-        kind = spec["kind"]
-        spec = {**spec, **_derived_cc_params(kind, rate, size), **(cc_params or {}).get(kind, {})}
-        for _ in range(count):
-            i = len(flows_wire)
-            flows_wire.append(
-                {
-                    "src": f"s{i}",
-                    "dst": f"d{i}",
-                    "cc": spec,
-                    "start_window_ns": [0, window_ns],
-                    "label": name if role == "bulk" else f"{role}-{name}",
-                    "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})},
-                    **({"video": video_group[2]} if role == "video" else {"probe": True} if role == "probe" else {}),
-                    **({"class": flow_classes[i % len(flow_classes)]} if flow_classes else {}),
-                }
-            )
+    flows_wire = _flows_wire(groups, roles, video_group, rate, size, window_ns, ecn, cc_params, tcp, flow_classes)
     for _ in range(reverse_flows):
         i = len(flows_wire)
         flows_wire.append({**flows_wire[0], "src": f"d{i}", "dst": f"s{i}"})
-    if reverse_flows and len(access_ns) > 1:
-        access_ns += [access_ns[0]] * reverse_flows
-    web_wire = []
-    if web_sessions:
-        i = len(flows_wire)
-        first = flows_wire[0]
-        if first["cc"]["kind"] == "py":
-            reordered = sorted(groups, key=lambda g: g[0].startswith("py:"))  # core controllers first
-            example = ",".join(f"{name}:{k}" for name, k in (reordered if reordered != groups else [("sack", 1), *groups]))
-            raise ScenarioError([("cc", f"web sessions take the first controller of the mix, here {groups[0][0]!r}, and a controller written in Python drives long flows only; put a core controller first (e.g. {example})")])
-        web_wire.append({
-            "clients": [f"d{i}"], "servers": [f"s{i}"], "sessions": web_sessions, "start_window_ns": [0, window_ns],
-            "cc": first["cc"], "tcp": first["tcp"], **(web or {}),
-        })  # fmt: skip
-        if len(access_ns) > 1:
-            access_ns.append((mean_rtt_ns // 2 - bottleneck_ns) // 2)
-    pairs = n + reverse_flows + (1 if web_sessions else 0)
+    web_wire = _web_wire(groups, flows_wire, web_sessions, web, window_ns)
+    pairs = n + reverse_flows + len(web_wire)
     for u in udp_wire:
         u.update(src=f"s{pairs}", dst=f"d{pairs}")
-    if udp_wire:
-        pairs += 1
-        if len(access_ns) > 1:
-            access_ns.append((mean_rtt_ns // 2 - bottleneck_ns) // 2)
+    pairs += 1 if udp_wire else 0
+    if len(access_ns) > 1:  # one RTT per flow: reverse flows take the first flow's, the web and UDP pairs the mean
+        access_ns += [access_ns[0]] * reverse_flows + [(mean_rtt_ns // 2 - bottleneck_ns) // 2] * (pairs - n - reverse_flows)
 
     access_bps = _positive(parse_rate, access_rate, "access_rate") if access_rate is not None else max(10 * rate, 10**9)
     if video_group is not None and video_group[2]["rate_bps"] > access_bps:
@@ -447,6 +397,75 @@ def dumbbell(
         },
         buffer_given=buffer_pkts is not None,
     )
+
+
+def _flow_groups(cc: str, flows: int | None, video: str | None, startup_delay: str | int | None, startup_delays: list[str | int] | None, t_mu_probe: bool) -> tuple[list[tuple[str, int]], list[str], tuple[str, int, dict[str, Any]] | None]:
+    """:func:`dumbbell`'s flow groups (controller name, count) in order, each one's role (bulk
+    flows, the video streams, their T/mu probe) and the video group (None without one)."""
+    groups = [(name, k) for name, k in parse_cc_mix(cc, flows, default_flows=DEFAULT_FLOWS) if k > 0]
+    video_group = _parse_video(video, startup_delay, startup_delays, groups[0][0] if groups else "sack")
+    if t_mu_probe and video_group is None:
+        raise ScenarioError([("t_mu_probe", "a T/mu probe needs video streams to measure T for")])
+    roles = ["bulk"] * len(groups)
+    if video_group is not None:
+        groups.append(video_group[:2])
+        roles.append("video")
+        if t_mu_probe:
+            groups.append((video_group[0], 1))
+            roles.append("probe")
+    return groups, roles, video_group
+
+
+def _flows_wire(
+    groups: list[tuple[str, int]], roles: list[str], video_group: tuple[str, int, dict[str, Any]] | None, rate: int, size: int, window_ns: int,
+    ecn: bool, cc_params: dict[str, dict[str, Any]] | None, tcp: dict[str, Any] | None, flow_classes: list[int] | None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """:func:`dumbbell`'s long flows, one per pair s{i} -> d{i} in the groups' order, each with its
+    group's controller (the parameters derived from the bottleneck, then ``cc_params``'), its
+    role's label and the TCP options; ``cc_params`` of a controller no flow runs is refused."""
+    kind_of = {name: cc_wire(name)[0]["kind"] for name, _ in groups}
+    unused = sorted(set(cc_params or {}) - set(kind_of.values()))
+    if unused:
+        running = sorted(name if name == kind else f"{name} ({kind})" for name, kind in kind_of.items())
+        raise ScenarioError([("cc_params", f"parameters of {', '.join(unused)}, which no flow runs (the flows run {', '.join(running)})")])
+    flows_wire: list[dict[str, Any]] = []
+    for (name, count), role in zip(groups, roles):
+        spec, sack = cc_wire(name)
+        kind = spec["kind"]
+        spec = {**spec, **_derived_cc_params(kind, rate, size), **(cc_params or {}).get(kind, {})}
+        for _ in range(count):
+            i = len(flows_wire)
+            flows_wire.append(
+                {
+                    "src": f"s{i}",
+                    "dst": f"d{i}",
+                    "cc": spec,
+                    "start_window_ns": [0, window_ns],
+                    "label": name if role == "bulk" else f"{role}-{name}",
+                    "tcp": {"packet_size": size, "sack": sack, "ecn": ecn, **_feedback(kind, ecn), **(tcp or {})},
+                    **({"video": video_group[2]} if role == "video" and video_group is not None else {"probe": True} if role == "probe" else {}),
+                    **({"class": flow_classes[i % len(flow_classes)]} if flow_classes else {}),
+                }
+            )
+    return flows_wire
+
+
+def _web_wire(groups: list[tuple[str, int]], flows_wire: list[dict[str, Any]], web_sessions: int, web: dict[str, Any] | None, window_ns: int) -> list[dict[str, Any]]:
+    """:func:`dumbbell`'s web sessions (none without ``web_sessions``): one server/client pair on
+    the next pair of hosts, with the first flow's controller and TCP options (a controller written
+    in Python drives long flows only, so it may not come first then)."""
+    if not web_sessions:
+        return []
+    i = len(flows_wire)
+    first = flows_wire[0]
+    if first["cc"]["kind"] == "py":
+        reordered = sorted(groups, key=lambda g: g[0].startswith("py:"))  # core controllers first
+        example = ",".join(f"{name}:{k}" for name, k in (reordered if reordered != groups else [("sack", 1), *groups]))
+        raise ScenarioError([("cc", f"web sessions take the first controller of the mix, here {groups[0][0]!r}, and a controller written in Python drives long flows only; put a core controller first (e.g. {example})")])
+    return [{
+        "clients": [f"d{i}"], "servers": [f"s{i}"], "sessions": web_sessions, "start_window_ns": [0, window_ns],
+        "cc": first["cc"], "tcp": first["tcp"], **(web or {}),
+    }]  # fmt: skip
 
 
 def parking_lot(
