@@ -127,8 +127,9 @@ impl Hystart {
 
     /// `hystart_update` on an RTT sample `delay` taken in slow start, with the
     /// connection's least RTT `delay_min` (none yet: no test) and the train's
-    /// cushion `ack_delay` ([`ack_delay`]): `Some` when slow start ends here
-    /// (the caller sets ssthresh to the window).
+    /// cushion `ack_delay` ([`ack_delay`], computed as Linux does only when an
+    /// ACK continues a train): `Some` when slow start ends here (the caller sets
+    /// ssthresh to the window).
     // Linux's `hystart_update` reads these from the socket; each is one of its inputs.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn on_sample(
@@ -136,7 +137,7 @@ impl Hystart {
         now: SimTime,
         delay: SimTime,
         delay_min: Option<SimTime>,
-        ack_delay: SimTime,
+        ack_delay: impl FnOnce() -> SimTime,
         cwnd: u32,
         snd_una: u32,
         snd_nxt: u32,
@@ -153,7 +154,7 @@ impl Hystart {
         let delay_min = delay_min?;
         if now.saturating_sub(self.last_ack) <= ACK_DELTA {
             self.last_ack = now;
-            if now.saturating_sub(self.round_start) > (delay_min + ack_delay) / 2 {
+            if now.saturating_sub(self.round_start) > (delay_min + ack_delay()) / 2 {
                 return self.exit(Exit::AckTrain, cwnd);
             }
         }
@@ -182,7 +183,7 @@ mod tests {
         // margin is clamp(5 ms, 4, 16) = 5 ms, 50 > 45. Eight samples first, then the test.
         let mut exit = None;
         for i in 0..9 {
-            exit = h.on_sample(5 * NS_PER_MS * (i + 1), 50 * NS_PER_MS, Some(RTT), 0, 20, 10, 120);
+            exit = h.on_sample(5 * NS_PER_MS * (i + 1), 50 * NS_PER_MS, Some(RTT), || 0, 20, 10, 120);
             if i < 8 {
                 assert_eq!(exit, None, "sample {i}");
             }
@@ -191,12 +192,12 @@ mod tests {
         assert!(h.found());
         assert_eq!(h.counts(), ([0, 1], [0, 20]));
         // Found: nothing more until a timeout restarts it.
-        assert_eq!(h.on_sample(100 * NS_PER_MS, 90 * NS_PER_MS, Some(RTT), 0, 40, 10, 120), None);
+        assert_eq!(h.on_sample(100 * NS_PER_MS, 90 * NS_PER_MS, Some(RTT), || 0, 40, 10, 120), None);
         h.restart(200 * NS_PER_MS, 200);
         assert!(!h.found());
         // A second slow start, ended by an ACK train at 48 segments: the counts add up.
         h.reset_round(200 * NS_PER_MS, 300);
-        let exit = (1..=21).map(|i| h.on_sample(200 * NS_PER_MS + i * NS_PER_MS, RTT, Some(RTT), 0, 48, 250, 300)).last();
+        let exit = (1..=21).map(|i| h.on_sample(200 * NS_PER_MS + i * NS_PER_MS, RTT, Some(RTT), || 0, 48, 250, 300)).last();
         assert_eq!(exit, Some(Some(Exit::AckTrain)));
         assert_eq!(h.counts(), ([1, 1], [48, 20]));
     }
@@ -206,7 +207,7 @@ mod tests {
         let mut h = Hystart::default();
         h.reset_round(0, 100);
         for i in 0..20 {
-            assert_eq!(h.on_sample(5 * NS_PER_MS * (i + 1), 44 * NS_PER_MS, Some(RTT), 0, 20, 10, 120), None);
+            assert_eq!(h.on_sample(5 * NS_PER_MS * (i + 1), 44 * NS_PER_MS, Some(RTT), || 0, 20, 10, 120), None);
         }
     }
 
@@ -215,7 +216,7 @@ mod tests {
         let mut h = Hystart::default();
         h.reset_round(0, 1000);
         // ACKs 1 ms apart at the least RTT: the train passes 20 ms (RTT / 2) at its 21st ACK.
-        let mut exits = (1..=21).map(|i| h.on_sample(i * NS_PER_MS, RTT, Some(RTT), 0, 32, 10, 1000));
+        let mut exits = (1..=21).map(|i| h.on_sample(i * NS_PER_MS, RTT, Some(RTT), || 0, 32, 10, 1000));
         assert!(exits.by_ref().take(20).all(|e| e.is_none()));
         assert_eq!(exits.next(), Some(Some(Exit::AckTrain)));
     }
@@ -225,11 +226,11 @@ mod tests {
         let mut h = Hystart::default();
         h.reset_round(0, 1000);
         // 3 ms apart: never a train; the RTT steady: no delay exit either.
-        assert!((1..=40).all(|i| h.on_sample(3 * NS_PER_MS * i, RTT, Some(RTT), 0, 32, 10, 1000).is_none()));
+        assert!((1..=40).all(|i| h.on_sample(3 * NS_PER_MS * i, RTT, Some(RTT), || 0, 32, 10, 1000).is_none()));
         // Below 16 segments nothing is tested, however long the train.
         let mut h = Hystart::default();
         h.reset_round(0, 1000);
-        assert!((1..=100).all(|i| h.on_sample(i * NS_PER_MS / 2, 2 * RTT, Some(RTT), 0, 15, 10, 1000).is_none()));
+        assert!((1..=100).all(|i| h.on_sample(i * NS_PER_MS / 2, 2 * RTT, Some(RTT), || 0, 15, 10, 1000).is_none()));
     }
 
     #[test]
@@ -239,12 +240,12 @@ mod tests {
         // 15 ms of train in the first round, then snd_una passes 100: the round restarts at 16 ms,
         // so the train must run 20 ms more before it counts.
         for i in 1..=15 {
-            assert_eq!(h.on_sample(i * NS_PER_MS, RTT, Some(RTT), 0, 32, 50, 100), None);
+            assert_eq!(h.on_sample(i * NS_PER_MS, RTT, Some(RTT), || 0, 32, 50, 100), None);
         }
         for i in 16..=36 {
-            assert_eq!(h.on_sample(i * NS_PER_MS, RTT, Some(RTT), 0, 32, 101, 300), None, "{i}");
+            assert_eq!(h.on_sample(i * NS_PER_MS, RTT, Some(RTT), || 0, 32, 101, 300), None, "{i}");
         }
-        assert_eq!(h.on_sample(37 * NS_PER_MS, RTT, Some(RTT), 0, 32, 101, 300), Some(Exit::AckTrain));
+        assert_eq!(h.on_sample(37 * NS_PER_MS, RTT, Some(RTT), || 0, 32, 101, 300), Some(Exit::AckTrain));
     }
 
     #[test]
@@ -254,7 +255,7 @@ mod tests {
         for (cushion, exit_at) in [(0, 81), (NS_PER_MS, 83)] {
             let mut h = Hystart::default();
             h.reset_round(0, 1000);
-            let first = (1..=100).find(|&i| h.on_sample(i * NS_PER_MS / 4, RTT, Some(RTT), cushion, 32, 10, 1000).is_some());
+            let first = (1..=100).find(|&i| h.on_sample(i * NS_PER_MS / 4, RTT, Some(RTT), || cushion, 32, 10, 1000).is_some());
             assert_eq!(first, Some(exit_at), "cushion {cushion} ns");
         }
     }

@@ -311,7 +311,7 @@ impl CongestionControl for Cubic {
         let Some(delay) = self.linux.on_rtt(&self.linux_k, tp.now, rtt) else { return };
         if self.cfg.hystart && tp.in_slow_start() && !self.hystart.found() {
             let delay_min = self.linux.delay_min();
-            let ack_delay = hystart::ack_delay(tp.mss, tp.snd_cwnd, tp.snd_ssthresh, tp.snd_nxt.saturating_sub(tp.snd_una), tp.srtt);
+            let ack_delay = || hystart::ack_delay(tp.mss, tp.snd_cwnd, tp.snd_ssthresh, tp.snd_nxt.saturating_sub(tp.snd_una), tp.srtt);
             if self.hystart.on_sample(tp.now, delay, delay_min, ack_delay, tp.snd_cwnd, tp.snd_una, tp.snd_nxt).is_some() {
                 tp.snd_ssthresh = tp.snd_cwnd;
             }
