@@ -30,7 +30,7 @@ from pertlab.linux.compare import DEFAULT_HZ, kernel_hz
 from pertlab.linux.scenario import load_scenario
 
 from compare_report import report_row
-from host import STEAL_SHARE, host_share, late_releases, measured
+from host import STEAL_SHARE, host_share, late_releases, measured, missed_while_late
 from processes import wait_until
 from test_cli_flags import covers
 
@@ -341,7 +341,19 @@ def test_the_first_windows_through_the_bottleneck_set_where_the_streams_slow_sta
         pytest.skip(f"this host's tcp_cubic runs without HyStart ({params})")
     study = json.loads((ROOT / "docs" / "linux" / "video_first_windows.json").read_text())
     sc = first_windows.cut(load_scenario(ROOT / "examples" / "testbed" / "video_cubic.toml"), round(study["duration_s"] * 1e9))
-    record = first_windows.kernel_run(sc)
+
+    def sim_exits(record: dict) -> list[float]:
+        """The stream's exits in the committed study's seeds at the kernel run's position."""
+        return [r["exits"][0] for r in study["sim_seeds"] if r["ahead"] == record["ahead"] and r["exits"][0] is not None]
+
+    def held_back(record: dict) -> str | None:
+        # HyStart times ACKs to the microsecond: a run whose delay line released late (a loaded
+        # host, 2026-12-06: an exit at 134 where the seeds give 145) is taken again.
+        stream_exit, sim = record["exits"][0], sim_exits(record)
+        on_time = stream_exit is not None and any(abs(stream_exit - w) <= first_windows.EXIT_TOLERANCE for w in sim)
+        return missed_while_late(record["delayline"], None if on_time else f"the stream's exit at {stream_exit}")
+
+    record, _ = measured(lambda: first_windows.kernel_run(sc), held_back)
     runs = [r.split("x") for r in record["order"].split()]
     totals: dict[str, int] = {}
     for flow, n in runs:
@@ -351,7 +363,7 @@ def test_the_first_windows_through_the_bottleneck_set_where_the_streams_slow_sta
     assert record["ahead"] == sum(int(n) for _, n in runs[:first_stream_run]), record
     stream_exit = record["exits"][0]
     assert stream_exit is not None, record
-    sim = [r["exits"][0] for r in study["sim_seeds"] if r["ahead"] == record["ahead"] and r["exits"][0] is not None]
+    sim = sim_exits(record)
     assert sim, f"no seed of the committed study put {record['ahead']} segments ahead of the stream's first: {record}"
     assert any(abs(stream_exit - w) <= first_windows.EXIT_TOLERANCE for w in sim), (record, sorted(set(sim)))
 
@@ -472,7 +484,13 @@ def test_the_step_markers_queue_follows_the_real_fifo_about_a_frame_longer(tmp_p
         (vq,) = json.loads(subprocess.run(["bpftool", "prog", "show", "id", str(prog), "-j"], capture_output=True, text=True, check=True).stdout)["map_ids"]
         real, virtual = [], []
         while p.poll() is None and len(real) < 400:
-            backlog = next(q["backlog"] for q in tc("-s", "qdisc", "show", "dev", "r1") if q["kind"] == "bfifo")
+            # The run may end (its namespaces removed) between the loop's test and either read: a
+            # loaded host (2026-12-06) took so long over each read that 400 never came in 8 s.
+            shown = subprocess.run(["ip", "netns", "exec", rtr, "tc", "-j", "-s", "qdisc", "show", "dev", "r1"], capture_output=True, text=True)
+            if shown.returncode != 0 and rtr not in _namespaces():
+                break
+            shown.check_returncode()
+            backlog = next(q["backlog"] for q in json.loads(shown.stdout) if q["kind"] == "bfifo")
             dump = subprocess.run(["bpftool", "map", "dump", "id", str(vq), "-j"], capture_output=True, text=True)
             now = time.monotonic_ns()
             if dump.returncode != 0:
