@@ -30,7 +30,7 @@ from pertlab.linux.compare import DEFAULT_HZ, kernel_hz
 from pertlab.linux.scenario import load_scenario
 
 from compare_report import report_row
-from host import STEAL_SHARE, host_share, late_releases, measured, missed_while_late
+from host import STEAL_SHARE, host_share, late_releases, measured
 from processes import wait_until
 from test_cli_flags import covers
 
@@ -342,16 +342,23 @@ def test_the_first_windows_through_the_bottleneck_set_where_the_streams_slow_sta
     study = json.loads((ROOT / "docs" / "linux" / "video_first_windows.json").read_text())
     sc = first_windows.cut(load_scenario(ROOT / "examples" / "testbed" / "video_cubic.toml"), round(study["duration_s"] * 1e9))
 
+    def stream_pieces(record: dict) -> list[int]:
+        """How the stream's first window went through: its segments in each run of the order."""
+        return [int(n) for flow, n in (r.split("x") for r in record["order"].split()) if flow == "0"]
+
     def sim_exits(record: dict) -> list[float]:
-        """The stream's exits in the committed study's seeds at the kernel run's position."""
-        return [r["exits"][0] for r in study["sim_seeds"] if r["ahead"] == record["ahead"] and r["exits"][0] is not None]
+        """The stream's exits in the committed study's seeds at the kernel run's position, its
+        window in the same pieces."""
+        return [r["exits"][0] for r in study["sim_seeds"] if (r["ahead"], stream_pieces(r)) == (record["ahead"], stream_pieces(record)) and r["exits"][0] is not None]
 
     def held_back(record: dict) -> str | None:
-        # HyStart times ACKs to the microsecond: a run whose delay line released late (a loaded
-        # host, 2026-12-06: an exit at 134 where the seeds give 145) is taken again.
-        stream_exit, sim = record["exits"][0], sim_exits(record)
-        on_time = stream_exit is not None and any(abs(stream_exit - w) <= first_windows.EXIT_TOLERANCE for w in sim)
-        return missed_while_late(record["delayline"], None if on_time else f"the stream's exit at {stream_exit}")
+        # The stream writes its window one segment at a time; the simulator's seeds and 39 of the
+        # study's 40 kernel runs sent its first segment alone and the other nine later together (or
+        # all ten at once, behind 20). A loaded host (2026-12-06, two busy loops beside the run) sent
+        # the first two together, or the second alone further back, and the stream left at 134
+        # where the seeds give 145 for its first segment first: a window the simulator never sent
+        # has no seed to compare with, and the run is taken again.
+        return None if sim_exits(record) else f"the stream's first window went through in pieces {stream_pieces(record)}, {record['ahead']} bulk segments ahead, as no seed of the study sent it"
 
     record, _ = measured(lambda: first_windows.kernel_run(sc), held_back)
     runs = [r.split("x") for r in record["order"].split()]
@@ -364,7 +371,7 @@ def test_the_first_windows_through_the_bottleneck_set_where_the_streams_slow_sta
     stream_exit = record["exits"][0]
     assert stream_exit is not None, record
     sim = sim_exits(record)
-    assert sim, f"no seed of the committed study put {record['ahead']} segments ahead of the stream's first: {record}"
+    assert sim, f"no seed of the committed study sent the stream's window so: {record}"
     assert any(abs(stream_exit - w) <= first_windows.EXIT_TOLERANCE for w in sim), (record, sorted(set(sim)))
 
 

@@ -58,9 +58,8 @@ def _record(order: list[int], exits: list[float | None], stream: int) -> dict[st
 
 
 def kernel_run(sc: TestbedScenario) -> dict[str, Any] | None:
-    """One testbed run of ``sc`` with its receivers captured: the order of the first windows, each
-    flow's HyStart exit window (None without one) and the delay line's record (its lateness says
-    whether the host held the run back). None when the run was stopped (Ctrl-C, SIGTERM)."""
+    """One testbed run of ``sc`` with its receivers captured: the order of the first windows and each
+    flow's HyStart exit window (None without one). None when the run was stopped (Ctrl-C, SIGTERM)."""
     from .testbed import run
 
     try:
@@ -70,12 +69,12 @@ def kernel_run(sc: TestbedScenario) -> dict[str, Any] | None:
     if res.interrupted:
         return None
     exits = res.flows.sort("id")["hystart_exit_cwnd"].to_list()
-    return _record(res.extra["first_windows"], exits, _stream(sc)) | {"delayline": res.extra["delayline"]}
+    return _record(res.extra["first_windows"], exits, _stream(sc))
 
 
 def sim_run(sc: TestbedScenario, seed: int, send_overhead: str | None) -> dict[str, Any] | None:
     """The simulator's run of ``sc`` with ``seed`` and ``send_overhead``, as ``compare`` runs it with
-    ``capture_acks`` (:func:`.compare.simulated`): :func:`kernel_run`'s record without the delay line, and the seed (None
+    ``capture_acks`` (:func:`.compare.simulated`): :func:`kernel_run`'s record and the seed (None
     when stopped)."""
     sim = sim_scenario(sc.model_copy(update={"seed": seed}), send_overhead=send_overhead)
     with tempfile.TemporaryDirectory() as d:
