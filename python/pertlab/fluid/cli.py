@@ -24,7 +24,7 @@ stability_app = typer.Typer(help="The PERT paper's stability theorems as calcula
                             add_completion=False, rich_markup_mode=None)  # fmt: skip
 
 _FLAGS = {
-    "capacity": "--capacity", "rtt": "--rtt", "flows": "--flows", "pmax": "--pmax", "tmin": "--tmin",
+    "capacity": "--capacity", "rtt": "--rtt", "prop_delay": "--rtt", "flows": "--flows", "pmax": "--pmax", "tmin": "--tmin",
     "tmax": "--tmax", "alpha": "--alpha", "delta": "--delta", "duration": "--duration", "step": "--step",
     "beta": "--beta", "target": "--target", "packet_size": "--packet-size", "min_th": "--min-th",
     "max_th": "--max-th", "max_p": "--max-p", "w_q": "--wq", "buffer": "--buffer", "m": "--m", "k": "--k",

@@ -146,6 +146,11 @@ class FluidModel:
     def max_delay(self) -> float:
         raise NotImplementedError
 
+    def min_delay(self) -> tuple[float, str]:
+        """The least delay (s) the model looks back by, and the parameter that sets it: the
+        integration's step may not exceed it."""
+        raise NotImplementedError
+
     def rhs(self, t: float, x: np.ndarray, past: Callable[[float], np.ndarray]) -> np.ndarray:
         raise NotImplementedError
 
@@ -171,6 +176,9 @@ class FluidModel:
         ``record_every`` is given."""
         chk.positive("duration", duration, " s")
         h = self.default_step if step is None else chk.positive("step", step, " s")
+        least, field = self.min_delay()
+        if h > least:  # a delayed state would fall inside the step being taken
+            raise ValueError(f"step, {field}: the step {h:g} s is longer than the least delay the model looks back by, {field} = {least:g} s; use a smaller step")
         check_steps(duration, h)  # before anything counts them: 1e308 s is no number of steps
         if record_every is not None and (isinstance(record_every, bool) or not isinstance(record_every, numbers.Integral) or record_every < 1):
             raise ValueError(f"record_every: must be an integer of at least 1 (keep every n-th step), got {record_every!r}")
@@ -234,6 +242,9 @@ class PertRed(FluidModel):
 
     def max_delay(self) -> float:
         return self.params.rtt
+
+    def min_delay(self) -> tuple[float, str]:
+        return self.params.rtt, "rtt"
 
     def rhs(self, t: float, x: np.ndarray, past: Callable[[float], np.ndarray]) -> np.ndarray:
         P = self.params
@@ -369,6 +380,9 @@ class PertPi(FluidModel):
 
     def max_delay(self) -> float:
         return self.params.prop_delay + self.params.tq_limit
+
+    def min_delay(self) -> tuple[float, str]:
+        return self.params.prop_delay, "prop_delay"  # R = prop_delay + T_q with an empty queue
 
     def project(self, x: np.ndarray) -> np.ndarray:
         x[1] = min(max(x[1], 0.0), self.params.tq_limit)
@@ -556,6 +570,9 @@ class TcpRed(FluidModel):
     def max_delay(self) -> float:
         P = self.params
         return max(g.prop_delay for g in P.groups) + P.queue_limit / P.capacity
+
+    def min_delay(self) -> tuple[float, str]:
+        return min(g.prop_delay for g in self.params.groups), "prop_delay"  # a group's R with an empty queue
 
     def project(self, x: np.ndarray) -> np.ndarray:
         lim = self.params.queue_limit
