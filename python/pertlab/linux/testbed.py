@@ -508,8 +508,7 @@ class _Flows:
 
     recv: subprocess.Popen
     senders: list[tuple[FlowGroup, subprocess.Popen]]
-    ports: dict[int, tuple[int, str]]  # sender port -> (flow id, cc)
-    groups: dict[int, FlowGroup]  # flow id -> its group
+    ports: dict[int, tuple[int, str]]  # sender port -> (flow id, cc); ids as TestbedScenario.flow_groups numbers them
     t0: float  # when the flows started, CLOCK_MONOTONIC s
 
 
@@ -532,16 +531,14 @@ def _start_flows(sc: TestbedScenario, tb: Testbed, interval: float) -> _Flows:
         )  # fmt: skip
         senders.append((g, p))
     ports: dict[int, tuple[int, str]] = {}
-    groups: dict[int, FlowGroup] = {}
     for g, p in senders:
         line = p.stdout.readline() if p.stdout else ""
         if not line.startswith("{"):
             raise RuntimeError(f"sender ({g.cc}) failed: {p.stderr.read() if p.stderr else ''}")
         for port in json.loads(line)["ready"]:
-            ports[port] = (len(groups), g.cc)
-            groups[len(groups)] = g
+            ports[port] = (len(ports), g.cc)
     t0 = flows.start([(p, g.start / 1e9) for g, p in senders])
-    return _Flows(recv, senders, ports, groups, t0)
+    return _Flows(recv, senders, ports, t0)
 
 
 @dataclass
@@ -681,8 +678,9 @@ def _flow_rows(sc: TestbedScenario, fl: _Flows, send_out: list[dict], recv_out: 
     t_w, t_e = t0 + w_start, t0 + w_end
     span = w_end - w_start
     flow_rows, series_rows = [], []
+    groups = sc.flow_groups()
     for port, (i, cc) in sorted(fl.ports.items(), key=lambda kv: kv[1][0]):
-        g = fl.groups[i]
+        g = groups[i]
         gbytes = bytes_at(port, t_e) - bytes_at(port, t_w)
         mine = samples.get(port, [])
         rtts = [s["srtt_us"] / 1000 for s in mine if t_w <= s["t"] <= t_e]
