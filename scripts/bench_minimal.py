@@ -23,7 +23,10 @@ part the two things MANY flows change (``presets::canonical_dumbbell_at_rate``):
 MANY/50 times the rate, which gives each flow the canonical flows' windows with the memory of MANY
 flows, and 50 flows at 50/MANY of the rate, which gives each flow the windows of MANY canonical
 flows (small, with more losses and timeouts) with the memory of 50. Their events per CPU second
-over the 50-flow run's say how much each part costs each engine.
+over the 50-flow run's say how much each part costs each engine. A third run parts pertlab's
+memory part: the MANY flows at MANY/50 times the rate over one pair of access links
+(``presets::with_shared_access``), each flow's state kept and the run's access channels four
+instead of four per flow.
 
 The canonical example runs with the scenario's default engine, ``engine.tx_end_events =
 when_needed`` (docs/model.md, "Transmission ends"). Each round also runs it with ``always``
@@ -103,6 +106,7 @@ def main() -> None:
         "always": [str(CANONICAL), "50", "100", *always], "always_many": [str(CANONICAL), str(MANY), "100", *always],
         "canonical_memory": [str(CANONICAL), str(MANY), str(WINDOWS_S), "droptail", "-", "-", "-", str(RATE * SCALE)],
         "minimal_memory": [str(MINIMAL), str(MANY), str(WINDOWS_S), str(RATE * SCALE)],
+        "canonical_shared": [str(CANONICAL), str(MANY), str(WINDOWS_S), "droptail", "-", "-", "-", str(RATE * SCALE), "1"],
         "canonical_windows": [str(CANONICAL), "50", str(LOSSES_S), "droptail", "-", "-", "-", str(RATE // SCALE)],
         "minimal_windows": [str(MINIMAL), "50", str(LOSSES_S), str(RATE // SCALE)],
     }  # fmt: skip
@@ -123,7 +127,7 @@ def main() -> None:
     # The two scalings, each over the same engine's 50-flow run of the round.
     parts = {
         f"{engine}_{part}": statistics.median((events[f"{engine}_{part}"] / scaled[1]) / (events[engine] / few[1]) for few, scaled in zip(runs[engine], runs[f"{engine}_{part}"]))
-        for engine in ("canonical", "minimal") for part in ("memory", "windows")
+        for engine, part in (("canonical", "memory"), ("canonical", "shared"), ("canonical", "windows"), ("minimal", "memory"), ("minimal", "windows"))
     }  # fmt: skip
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}
     ratio_wall = statistics.median(a[0] / b[0] for a, b in zip(runs["canonical"], runs["minimal"]))
@@ -181,6 +185,11 @@ def main() -> None:
         f"their {MANY}-flow ratios above ({scaling['canonical']:.2f} and {scaling['minimal']:.2f}): the two parts {'account for' if abs(parts['canonical_memory'] * parts['canonical_windows'] - scaling['canonical']) <= 0.05 else 'do not account for'} pertlab's slowdown",
         f"within 0.05. The memory of {MANY} flows costs pertlab {1 - parts['canonical_memory']:.0%} of its events per second and the minimal engine",
         f"{1 - parts['minimal_memory']:.0%}; the small windows cost pertlab {1 - parts['canonical_windows']:.0%} and the minimal engine {1 - parts['minimal_windows']:.0%}.",
+        f"The same {MANY} flows at {RATE * SCALE / 1e9:g} Gbit/s over one pair of access links (`presets::with_shared_access`: each flow keeps its",
+        f"state, and the run has 4 access channels instead of {4 * MANY}): pertlab {parts['canonical_shared']:.2f}. " + (
+            f"Of the memory part, the flows' own state costs {1 - parts['canonical_shared']:.0%} of the events per second and their access links"
+            f" (channels, queues, routes) the other {parts['canonical_shared'] - parts['canonical_memory']:.0%}."
+            if parts["canonical_shared"] > parts["canonical_memory"] else "Sharing the access links did not make the run faster: the memory part is the flows' own state."),
         "",
         "With `engine.tx_end_events = always` (docs/model.md, \"Transmission ends\": every transmission's end an event, as",
         f"in the minimal engine and the committed reports; the same results on this scenario, {events['always'] / 1e6:.2f} M events instead of {events['canonical'] / 1e6:.2f} M):",

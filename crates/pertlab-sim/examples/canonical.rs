@@ -1,14 +1,16 @@
 //! Run the canonical dumbbell once and print wall time, events/s, packet-hops/s
 //! and peak memory as one JSON line (used by scripts/bench.sh).
-//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS|-] [SEND OVERHEAD NS|-] [BOTTLENECK BPS]
+//! Usage: canonical [FLOWS] [SECONDS] [QUEUE KIND] [RESULTS.json|-] [TX END EVENTS|-] [SEND OVERHEAD NS|-] [BOTTLENECK BPS|-] [ACCESS PAIRS]
 //! With a fourth argument other than `-`, the full results are also written
 //! there as JSON (scripts/check_identical.sh compares them between two builds);
 //! the fifth is the scenario's `engine.tx_end_events` (`when_needed`, the default,
 //! or `always`); the sixth every flow's `tcp.overhead_ns` (ns-2's random
 //! send overhead; default 0, none); the seventh the bottleneck's rate
-//! (`presets::canonical_dumbbell_at_rate`; default the canonical 150 Mbit/s).
+//! (`presets::canonical_dumbbell_at_rate`; default the canonical 150 Mbit/s); the eighth
+//! the pairs of access links the flows share (`presets::with_shared_access`; default one
+//! pair per flow).
 
-use pertlab_sim::presets::{canonical_dumbbell_at_rate, canonical_dumbbell_with_queue};
+use pertlab_sim::presets::{canonical_dumbbell_at_rate, canonical_dumbbell_with_queue, with_shared_access};
 
 #[path = "common/rss.rs"]
 mod rss;
@@ -21,12 +23,15 @@ fn main() {
     let results_path = args.next().filter(|p| p != "-");
     let mode = args.next().filter(|m| m != "-");
     let overhead = args.next().filter(|o| o != "-");
-    let mut scenario = match args.next() {
+    let mut scenario = match args.next().filter(|r| r != "-") {
         Some(rate) => {
             canonical_dumbbell_at_rate(flows, seconds, &kind, rate.parse().unwrap_or_else(|_| panic!("bottleneck rate: a number of bit/s, not {rate:?}")))
         }
         None => canonical_dumbbell_with_queue(flows, seconds, &kind),
     };
+    if let Some(pairs) = args.next() {
+        scenario = with_shared_access(scenario, pairs.parse().unwrap_or_else(|_| panic!("access pairs: a number, not {pairs:?}")));
+    }
     if let Some(mode) = mode {
         scenario.engine.tx_end_events =
             serde_json::from_value(serde_json::Value::String(mode.clone())).unwrap_or_else(|_| panic!("tx end events: always or when_needed, not {mode:?}"));

@@ -84,6 +84,26 @@ pub fn canonical_dumbbell_at_rate(flows: u32, duration_s: u64, kind: &str, rate_
     s
 }
 
+/// A dumbbell scenario's flows over `pairs` pairs of access links instead of one pair each:
+/// flow i from sender `s{i mod pairs}` to receiver `d{i mod pairs}`, each access queue as long
+/// as all the flows' packets in flight and buffered could be (the bottleneck's buffer and its
+/// BDP), so that sharing drops nothing there. Issue 21's third scaling (BENCHMARKS.md, "Against
+/// a minimal engine") runs 1000 flows over one pair: each flow keeps its own state and the
+/// run loses the 4000 access channels, which parts the memory of many flows into the flows'
+/// and their access links'.
+pub fn with_shared_access(mut s: Scenario, pairs: u32) -> Scenario {
+    if let Some(d) = s.dumbbell.as_mut() {
+        d.pairs = pairs.max(1);
+        let held = d.bottleneck_queue.limit_pkts.unwrap_or(0) + bdp_pkts(d.bottleneck_rate_bps);
+        d.access_queue.limit_pkts = Some(held.max(QueueSpec::DEFAULT_LIMIT_PKTS));
+        for (i, f) in s.flows.iter_mut().enumerate() {
+            let pair = i as u32 % d.pairs;
+            (f.src, f.dst) = (format!("s{pair}"), format!("d{pair}"));
+        }
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -104,5 +124,19 @@ mod tests {
         assert_eq!(slow.dumbbell.as_ref().unwrap().bottleneck_queue.limit_pkts, Some(37));
         assert!(slow.flows.iter().all(|f| f.start_window_ns == Some([0, 10 * NS_PER_SEC])));
         assert!(s.validate().is_ok() && slow.validate().is_ok());
+    }
+
+    #[test]
+    fn flows_over_shared_access_links_drop_nothing_there_and_keep_the_bottleneck_busy() {
+        let own = canonical_dumbbell_at_rate(40, 5, "droptail", CANONICAL_RATE_BPS);
+        let shared = with_shared_access(own.clone(), 1);
+        assert!(shared.flows.iter().all(|f| (f.src.as_str(), f.dst.as_str()) == ("s0", "d0")));
+        assert_eq!(shared.dumbbell.as_ref().unwrap().pairs, 1);
+        let (a, b) = (crate::run(&own).unwrap(), crate::run(&shared).unwrap());
+        let bottleneck_drops = |r: &crate::Results| r.bottleneck.as_ref().unwrap().drops;
+        let all_drops = |r: &crate::Results| r.queues.iter().map(|q| q.drops).sum::<u64>();
+        assert_eq!(all_drops(&b), bottleneck_drops(&b), "no access queue drops");
+        let (ua, ub) = (a.bottleneck.unwrap().utilization, b.bottleneck.unwrap().utilization);
+        assert!(ua > 0.9 && (ua - ub).abs() < 0.02, "{ua} {ub}");
     }
 }
