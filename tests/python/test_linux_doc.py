@@ -100,6 +100,25 @@ def _rows(record: dict) -> dict:
     return rows_of(record)
 
 
+def _committed_runs() -> list[str]:
+    from pertlab.linux.compare_doc import BLOCKS
+
+    return sorted({path for files, _ in BLOCKS.values() for path in files.values()})
+
+
+@pytest.mark.parametrize("path", _committed_runs())
+def test_each_committed_comparison_s_simulator_side_is_what_the_simulator_gives_today(path: str) -> None:
+    """Each committed `testbed compare` run's simulator seeds, run again from the run's own record
+    (its testbed scenario, seeds and send overhead), give its bottleneck rows to the last digit: a
+    model change that moves them leaves a page written from stale runs, and the run is to be taken
+    again (found one on 2026-12-06: video_compare_cubic_noise, made before HyStart's ACK-train
+    cushion)."""
+    from pertlab.linux.compare_doc import simulator_side_changes
+
+    record = json.loads((DOCS / path).read_text())
+    assert simulator_side_changes(record) == []
+
+
 @pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "pert-delack", "step-ecn", "fifty-flows", "video", "video-noise", "adaptive-reno"])
 def test_the_committed_compare_runs_are_of_todays_example_files(block: str) -> None:
     """Each committed compare run behind a block ran its example file as it reads today (a file

@@ -138,6 +138,15 @@ STREAM_HYSTART_METRIC = "video streams: window where HyStart ended slow start, s
 #: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
+#: The bottleneck's rows of every report: metric, the key of the bottleneck queue's results on
+#: both sides (the testbed's ``queues`` table, the simulator's ``Results.bottleneck``), format.
+BOTTLENECK_ROWS = (
+    ("bottleneck utilization", "utilization", "{:.3f}"),
+    ("bottleneck average queue, packets", "avg_queue_pkts", "{:.1f}"),
+    ("bottleneck drops", "drops", "{}"),
+    ("bottleneck drop rate", "drop_rate", "{:.5f}"),
+)
+
 
 def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_overhead: str | int | None = None) -> Scenario:
     """The simulator's dumbbell for ``sc``; a :class:`ScenarioError` names a flow
@@ -528,10 +537,8 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
             # Where HyStart stopped a cubic stream decides whether it keeps up (docs/linux.md, "Live video").
             row(STREAM_HYSTART_METRIC, rv["hystart_exit_cwnd"].mean(), lambda s: single_exit_cwnd(sv(s)).mean(), "{:.1f}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
-    row("bottleneck utilization", rq["utilization"], lambda s: s.bottleneck["utilization"])
-    row("bottleneck average queue, packets", rq["avg_queue_pkts"], lambda s: s.bottleneck["avg_queue_pkts"], "{:.1f}")
-    row("bottleneck drops", rq["drops"], lambda s: s.bottleneck["drops"], "{}")
-    row("bottleneck drop rate", rq["drop_rate"], lambda s: s.bottleneck["drop_rate"], "{:.5f}")
+    for name, key, fmt in BOTTLENECK_ROWS:
+        row(name, rq[key], lambda s, key=key: s.bottleneck[key], fmt)
     if sc.bottleneck.step_k is not None:
         row("bottleneck CE marks", rq["marks"], lambda s: s.bottleneck["marks"], "{}")
         row("bottleneck mark rate", rq["mark_rate"], lambda s: s.bottleneck["mark_rate"], "{:.5f}")

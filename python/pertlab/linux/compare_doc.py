@@ -25,9 +25,12 @@ from collections.abc import Callable
 from typing import Any
 
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
-from .compare import HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, mode_metric
+from .compare import (
+    BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, mode_metric, sim_scenario,
+)  # fmt: skip
+from .scenario import TestbedScenario
 
-__all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side"]
+__all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side", "simulator_side_changes"]
 
 Record = dict[str, Any]
 
@@ -48,6 +51,29 @@ def sim_cell(row: Row) -> str:
     if len(set(row.sim)) == 1:
         return row.text(row.sim[0])
     return row.spread() if all(isinstance(v, (int, float)) for v in row.sim) else f"{row.text(row.sim[0])} (first seed)"
+
+
+def simulator_side_changes(record: Record) -> list[str]:
+    """What the simulator gives today for a committed run's simulator side, where it differs from
+    the run's: its scenario (``testbed_scenario``) built as ``compare`` builds it, with the run's
+    send overhead, at each of its seeds; compared on the bottleneck's rows (utilization, queue,
+    drops: every report has them, and a change in the model's dynamics shows in them). Empty when
+    the committed side is today's: a model change that alters it asks for the run to be taken again."""
+    from ..runner import run
+
+    overhead = record.get("sim_send_overhead_ns")
+    sim = sim_scenario(TestbedScenario.model_validate(record["testbed_scenario"]), send_overhead=f"{overhead}ns" if overhead else None)
+    rows = rows_of(record)
+    first, last = record["sim_seeds"]
+    changes = []
+    for k, seed in enumerate(range(first, last + 1)):
+        bottleneck = run(sim.model_copy(update={"seed": seed})).bottleneck
+        changes += [
+            f"seed {seed}, {name}: committed {rows[name].sim[k]}, today {bottleneck[key]}"
+            for name, key, _ in BOTTLENECK_ROWS
+            if name in rows and rows[name].sim[k] != bottleneck[key]
+        ]
+    return changes
 
 
 def provenance(records: dict[str, Record]) -> str:
