@@ -63,6 +63,12 @@ impl<T: Copy> Ring<T> {
         (self.len > 0).then(|| &self.buf[self.head])
     }
 
+    /// The value `i` places from the front, if the ring holds that many.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        (i < self.len).then(|| &self.buf[(self.head + i) & self.mask()])
+    }
+
     #[inline(always)]
     pub fn pop_front(&mut self) -> Option<T> {
         if self.len == 0 {
@@ -123,6 +129,7 @@ mod tests {
                 }
                 prop_assert_eq!(ring.len(), deque.len());
                 prop_assert_eq!(ring.front(), deque.front());
+                prop_assert!((0..deque.len() + 2).all(|i| ring.get(i) == deque.get(i)));
                 prop_assert!(ring.iter().eq(deque.iter()));
             }
         }

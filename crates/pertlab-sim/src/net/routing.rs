@@ -139,6 +139,12 @@ impl Routes {
         }
     }
 
+    /// The one channel of a host (a node with exactly one link), None for other nodes.
+    #[inline(always)]
+    pub fn host_link(&self, node: u32) -> Option<u32> {
+        self.nodes.get(node as usize).map(|n| n.channel).filter(|&c| c != NO_ROUTE)
+    }
+
     /// The channels of the path from `src` to `dst`, or None if unreachable.
     pub fn path(&self, src: u32, dst: u32, channel_to: impl Fn(u32) -> u32) -> Option<Vec<u32>> {
         let mut at = src;

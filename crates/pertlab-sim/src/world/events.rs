@@ -351,10 +351,22 @@ impl World {
     fn arrive(&mut self, c: u32) {
         let ch = &mut self.channels[c as usize];
         let Some(id) = ch.pipe.pop_front() else { return };
-        if let Some(&next) = ch.pipe.front() {
+        let node = ch.to;
+        // Memory asked for two stages ahead along the wire (issue 21: with a link per flow the
+        // next hop's channel is seldom in cache; BENCHMARKS.md, "The access links' share"): the
+        // packet after next, and the channel the next packet will take from here, found from its
+        // destination (its slot was asked for at the arrival before this one), or the link its
+        // reply leaves on where it is delivered here. Hints only: no result depends on them.
+        if let (Some(&next), Some(&after)) = (ch.pipe.front(), ch.pipe.get(1)) {
+            self.store.prefetch(after);
+            let dst = self.store.get(next).dst;
+            let hop = if dst == node { self.routes.host_link(node) } else { Some(self.routes.next(node, dst)) };
+            if let Some(ch) = hop.and_then(|h| self.channels.get(h as usize)) {
+                crate::net::prefetch_channel(ch);
+            }
+        } else if let Some(&next) = ch.pipe.front() {
             self.store.prefetch(next);
         }
-        let node = ch.to;
         if self.store.get(id).dst == node {
             let pkt = self.store.take(id);
             self.deliver(pkt);
