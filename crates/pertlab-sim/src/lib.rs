@@ -12,6 +12,7 @@ pub mod net;
 pub mod packet;
 pub mod packet_store;
 pub mod pcap;
+pub mod prefetch;
 pub mod presets;
 pub mod queue;
 pub mod ring;

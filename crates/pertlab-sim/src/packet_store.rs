@@ -75,21 +75,10 @@ impl PacketStore {
     /// changes, whatever `id` is.
     #[inline]
     pub fn prefetch(&self, id: PacketId) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            // Both cache lines a slot may straddle (96 bytes, not aligned to 64).
-            let first = self.slots.as_ptr().wrapping_add(id as usize) as *const i8;
-            let last = first.wrapping_add(std::mem::size_of::<Packet>() - 1);
-            // SAFETY: a prefetch is a hint; it reads nothing into the program
-            // and cannot fault, whatever the address (Intel SDM, PREFETCHh).
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(first);
-                _mm_prefetch::<_MM_HINT_T0>(last);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
+        // Both ends of the slot: 96 bytes, not aligned to a line.
+        let slot = self.slots.as_ptr().wrapping_add(id as usize);
+        crate::prefetch::line(slot);
+        crate::prefetch::line((slot as *const u8).wrapping_add(std::mem::size_of::<Packet>() - 1));
     }
 
     /// Packets stored now.

@@ -107,29 +107,6 @@ pub struct Channel {
     pub tx_prop_lane: LaneHint,
 }
 
-/// Ask for every line of a channel (a hint, as `PacketStore::prefetch`): a hop reads fields
-/// spread over most of them, wherever the compiler puts them (BENCHMARKS.md, "The access links'
-/// share": a hand layout with a hop's fields in three lines gained nothing measurable).
-#[inline(always)]
-pub fn prefetch_channel(ch: &Channel) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let first = ch as *const Channel as *const i8;
-        // SAFETY: a prefetch is a hint; it reads nothing into the program
-        // and cannot fault, whatever the address (Intel SDM, PREFETCHh).
-        unsafe {
-            let mut at = 0;
-            while at < std::mem::size_of::<Channel>() {
-                _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(at));
-                at += 64;
-            }
-        }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = ch;
-}
-
 impl Channel {
     /// Time to serialise `bytes` on this channel ([`tx_time`] at its rate).
     pub fn tx_time(&mut self, bytes: u32) -> SimTime {

@@ -352,26 +352,36 @@ impl World {
         let ch = &mut self.channels[c as usize];
         let Some(id) = ch.pipe.pop_front() else { return };
         let node = ch.to;
-        // Memory asked for two stages ahead along the wire (issue 21: with a link per flow the
-        // next hop's channel is seldom in cache; BENCHMARKS.md, "The access links' share"): the
-        // packet after next, and the channel the next packet will take from here, found from its
-        // destination (its slot was asked for at the arrival before this one), or the link its
-        // reply leaves on where it is delivered here. Hints only: no result depends on them.
-        if let (Some(&next), Some(&after)) = (ch.pipe.front(), ch.pipe.get(1)) {
-            self.store.prefetch(after);
-            let dst = self.store.get(next).dst;
-            let hop = if dst == node { self.routes.host_link(node) } else { Some(self.routes.next(node, dst)) };
-            if let Some(ch) = hop.and_then(|h| self.channels.get(h as usize)) {
-                crate::net::prefetch_channel(ch);
-            }
-        } else if let Some(&next) = ch.pipe.front() {
-            self.store.prefetch(next);
-        }
+        let (next, after) = (ch.pipe.front().copied(), ch.pipe.get(1).copied());
+        self.prefetch_along_wire(node, next, after);
         if self.store.get(id).dst == node {
             let pkt = self.store.take(id);
             self.deliver(pkt);
         } else {
             self.forward(node, id);
+        }
+    }
+
+    /// Memory asked for two stages ahead along a wire that reaches `node`, whose
+    /// next packets are `next` and `after` (issue 21: with a link per flow the
+    /// next hop's channel is seldom in cache; BENCHMARKS.md, "The access links'
+    /// share"): the packet after next, and the channel the next packet will take
+    /// from `node`, found from its destination (its slot was asked for at the
+    /// arrival before this one), or the link its reply leaves on where it is
+    /// delivered at `node`. With one packet left, that packet alone.
+    #[inline(always)]
+    fn prefetch_along_wire(&self, node: u32, next: Option<PacketId>, after: Option<PacketId>) {
+        match (next, after) {
+            (Some(next), Some(after)) => {
+                self.store.prefetch(after);
+                let dst = self.store.get(next).dst;
+                let hop = if dst == node { self.routes.host_link(node) } else { Some(self.routes.next(node, dst)) };
+                if let Some(ch) = hop.and_then(|h| self.channels.get(h as usize)) {
+                    crate::prefetch::value(ch);
+                }
+            }
+            (Some(next), None) => self.store.prefetch(next),
+            _ => {}
         }
     }
 
