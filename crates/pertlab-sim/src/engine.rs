@@ -13,6 +13,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use crate::packet_store::PacketId;
 use crate::ring::Ring;
 use crate::time::SimTime;
 
@@ -21,8 +22,10 @@ use crate::time::SimTime;
 pub enum Event {
     /// Channel finished serialising its packet.
     TxDone(u32),
-    /// The head of a channel's wire reaches the far node.
-    Arrive(u32),
+    /// The head of a channel's wire reaches the far node: the channel, and
+    /// the packet's slot in the store (the wire's front, carried so that the
+    /// packet can be read before the wire is).
+    Arrive(u32, PacketId),
     /// Retransmission timer of a TCP flow.
     Rto(u32),
     /// Delayed-ACK timer of a TCP flow's receiver.
@@ -274,11 +277,11 @@ impl EventQueue {
         Some((e.time, e.event))
     }
 
-    /// The time of the latest pending `event` (a scan of every pending event:
-    /// for changes between steps, not for the event loop).
-    pub fn latest(&self, event: Event) -> Option<SimTime> {
+    /// The time of the latest pending event that `which` picks (a scan of
+    /// every pending event: for changes between steps, not for the event loop).
+    pub fn latest(&self, which: impl Fn(&Event) -> bool) -> Option<SimTime> {
         let heap = self.heap.iter().map(|Reverse(e)| e);
-        heap.chain(self.lanes.iter().flat_map(|l| l.entries.iter())).filter(|e| e.event == event).map(|e| e.time).max()
+        heap.chain(self.lanes.iter().flat_map(|l| l.entries.iter())).filter(|e| which(&e.event)).map(|e| e.time).max()
     }
 
     pub fn len(&self) -> usize {
@@ -333,16 +336,17 @@ mod tests {
     #[test]
     fn the_latest_pending_event_of_a_kind_is_found_in_lanes_and_heap() {
         let mut q = EventQueue::default();
-        q.push_after(0, 10, Event::Arrive(1), &mut LaneHint::default());
-        q.push_after(5, 10, Event::Arrive(1), &mut LaneHint::default());
-        q.push_after(0, 40, Event::Arrive(2), &mut LaneHint::default());
-        q.push(12, Event::Arrive(1));
+        q.push_after(0, 10, Event::Arrive(1, 7), &mut LaneHint::default());
+        q.push_after(5, 10, Event::Arrive(1, 8), &mut LaneHint::default());
+        q.push_after(0, 40, Event::Arrive(2, 9), &mut LaneHint::default());
+        q.push(12, Event::Arrive(1, 10));
         q.push(30, Event::Rto(1));
-        assert_eq!((q.latest(Event::Arrive(1)), q.latest(Event::Arrive(2)), q.latest(Event::Arrive(3))), (Some(15), Some(40), None));
+        let on = |c: u32| move |e: &Event| matches!(*e, Event::Arrive(x, _) if x == c);
+        assert_eq!((q.latest(on(1)), q.latest(on(2)), q.latest(on(3))), (Some(15), Some(40), None));
         q.pop();
         q.pop();
         q.pop();
-        assert_eq!(q.latest(Event::Arrive(1)), None, "the three of them popped");
+        assert_eq!(q.latest(on(1)), None, "the three of them popped");
     }
 
     #[test]
@@ -351,11 +355,11 @@ mod tests {
         q.push(5, Event::Sample);
         q.push(3, Event::TxDone(2));
         q.push(5, Event::TxDone(1));
-        q.push(5, Event::Arrive(0));
+        q.push(5, Event::Arrive(0, 0));
         assert_eq!(q.pop(), Some((3, Event::TxDone(2))));
         assert_eq!(q.pop(), Some((5, Event::Sample)));
         assert_eq!(q.pop(), Some((5, Event::TxDone(1))));
-        assert_eq!(q.pop(), Some((5, Event::Arrive(0))));
+        assert_eq!(q.pop(), Some((5, Event::Arrive(0, 0))));
         assert!(q.is_empty());
     }
 
@@ -364,11 +368,11 @@ mod tests {
         let mut q = EventQueue::default();
         q.push_after(0, 10, Event::TxDone(0), &mut LaneHint::default()); // t = 10, seq 0
         q.push(10, Event::Sample); // t = 10, seq 1
-        q.push_after(0, 5, Event::Arrive(1), &mut LaneHint::default()); // t = 5, seq 2
-        q.push_after(3, 5, Event::Arrive(2), &mut LaneHint::default()); // t = 8, seq 3
+        q.push_after(0, 5, Event::Arrive(1, 0), &mut LaneHint::default()); // t = 5, seq 2
+        q.push_after(3, 5, Event::Arrive(2, 0), &mut LaneHint::default()); // t = 8, seq 3
         q.push(7, Event::Rto(0)); // t = 7, seq 4
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(5, Event::Arrive(1)), (7, Event::Rto(0)), (8, Event::Arrive(2)), (10, Event::TxDone(0)), (10, Event::Sample)]);
+        assert_eq!(order, vec![(5, Event::Arrive(1, 0)), (7, Event::Rto(0)), (8, Event::Arrive(2, 0)), (10, Event::TxDone(0)), (10, Event::Sample)]);
     }
 
     #[test]
@@ -416,12 +420,12 @@ mod tests {
         let mut q = EventQueue::default();
         let mut hints = [LaneHint::default(); 3];
         q.push_after(0, 5, Event::TxDone(9), &mut hints[0]); // lane of 5 made first
-        q.push_after(0, 30, Event::Arrive(0), &mut hints[2]); // t = 30, seq 1
-        q.push_after(10, 20, Event::Arrive(1), &mut hints[1]); // t = 30, seq 2
+        q.push_after(0, 30, Event::Arrive(0, 0), &mut hints[2]); // t = 30, seq 1
+        q.push_after(10, 20, Event::Arrive(1, 0), &mut hints[1]); // t = 30, seq 2
         q.push(30, Event::Sample); // t = 30, seq 3
-        q.push_after(25, 5, Event::Arrive(2), &mut hints[0]); // t = 30, seq 4
+        q.push_after(25, 5, Event::Arrive(2, 0), &mut hints[0]); // t = 30, seq 4
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(5, Event::TxDone(9)), (30, Event::Arrive(0)), (30, Event::Arrive(1)), (30, Event::Sample), (30, Event::Arrive(2))]);
+        assert_eq!(order, vec![(5, Event::TxDone(9)), (30, Event::Arrive(0, 0)), (30, Event::Arrive(1, 0)), (30, Event::Sample), (30, Event::Arrive(2, 0))]);
     }
 
     #[test]
@@ -429,11 +433,11 @@ mod tests {
         let mut q = EventQueue::default();
         let mut hint = LaneHint::default();
         let far = LANE_TIME_MAX - 5;
-        q.push_after(far, 10, Event::Arrive(1), &mut hint); // past LANE_TIME_MAX: heap
-        q.push_after(far, 3, Event::Arrive(2), &mut LaneHint::default()); // a lane
-        q.push_after(far, SimTime::MAX, Event::Arrive(3), &mut LaneHint::default()); // saturates: heap
+        q.push_after(far, 10, Event::Arrive(1, 0), &mut hint); // past LANE_TIME_MAX: heap
+        q.push_after(far, 3, Event::Arrive(2, 0), &mut LaneHint::default()); // a lane
+        q.push_after(far, SimTime::MAX, Event::Arrive(3, 0), &mut LaneHint::default()); // saturates: heap
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
-        assert_eq!(order, vec![(far + 3, Event::Arrive(2)), (far + 10, Event::Arrive(1)), (SimTime::MAX, Event::Arrive(3))]);
+        assert_eq!(order, vec![(far + 3, Event::Arrive(2, 0)), (far + 10, Event::Arrive(1, 0)), (SimTime::MAX, Event::Arrive(3, 0))]);
     }
 
     #[test]
@@ -442,20 +446,20 @@ mod tests {
         q.push(10, Event::Rto(0));
         let reserved = q.reserve_seq();
         q.push(10, Event::Rto(2));
-        q.push_after(0, 10, Event::Arrive(3), &mut LaneHint::default());
+        q.push_after(0, 10, Event::Arrive(3, 0), &mut LaneHint::default());
         // Decided after the others, but stands for the moment of the reservation.
         q.push_as_of(10, reserved, Event::TxDone(1));
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, vec![Event::Rto(0), Event::TxDone(1), Event::Rto(2), Event::Arrive(3)]);
+        assert_eq!(order, vec![Event::Rto(0), Event::TxDone(1), Event::Rto(2), Event::Arrive(3, 0)]);
     }
 
     #[test]
     fn pop_until_leaves_later_events() {
         let mut q = EventQueue::default();
-        q.push_after(0, 10, Event::Arrive(0), &mut LaneHint::default());
+        q.push_after(0, 10, Event::Arrive(0, 0), &mut LaneHint::default());
         q.push(20, Event::Sample);
         assert_eq!(q.pop_until(5), None);
-        assert_eq!(q.pop_until(10), Some((10, Event::Arrive(0))));
+        assert_eq!(q.pop_until(10), Some((10, Event::Arrive(0, 0))));
         assert_eq!(q.pop_until(15), None);
         assert_eq!(q.len(), 1);
         assert_eq!(q.pop_until(20), Some((20, Event::Sample)));

@@ -7,7 +7,9 @@
 //! each packet's arrival is an event in the engine's FIFO lane for that delay
 //! (see `engine::EventQueue`), never a heap operation. The packet being
 //! serialised already sits at the back of the pipe. Queue and pipe hold the
-//! packet's slot in the world's `PacketStore`, not the packet.
+//! packet's slot in the world's `PacketStore`, not the packet; the arrival
+//! event carries the slot too, so that an arrival reads the packet without
+//! waiting for the pipe's ring.
 //!
 //! The end of each transmission is an event (`TxDone`) that schedules the
 //! packet's arrival and starts the next packet of the queue. With the

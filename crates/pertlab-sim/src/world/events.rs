@@ -21,7 +21,7 @@ impl World {
     pub(super) fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone(c) => self.tx_done(c),
-            Event::Arrive(c) => self.arrive(c),
+            Event::Arrive(c, id) => self.arrive(c, id),
             _ => self.dispatch_other(ev),
         }
     }
@@ -32,7 +32,7 @@ impl World {
     fn dispatch_other(&mut self, ev: Event) {
         match ev {
             Event::TxDone(c) => self.tx_done(c),
-            Event::Arrive(c) => self.arrive(c),
+            Event::Arrive(c, id) => self.arrive(c, id),
             Event::Rto(f) => {
                 let (now, queue) = (self.now, &mut self.queue);
                 let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, f) else { return };
@@ -276,7 +276,7 @@ impl World {
         if ch.arrival_scheduled {
             // The place a `TxDone` pushed now would take, for one scheduled later.
             ch.tx_seq = self.queue.reserve_seq();
-            self.queue.push_after(self.now, tx.saturating_add(ch.delay), Event::Arrive(c), &mut ch.tx_prop_lane);
+            self.queue.push_after(self.now, tx.saturating_add(ch.delay), Event::Arrive(c, id), &mut ch.tx_prop_lane);
         } else {
             self.queue.push_after(self.now, tx, Event::TxDone(c), &mut ch.tx_lane);
         }
@@ -341,16 +341,24 @@ impl World {
             // pipe is always the packet arriving. With a constant delay it goes
             // to the engine's lane of that delay; after a decrease of the delay,
             // a packet held behind the ones ahead goes to the heap.
+            let Some(&id) = ch.pipe.back() else { return };
             match ch.arrival(self.now) {
-                None => self.queue.push_after(self.now, ch.delay, Event::Arrive(c), &mut ch.prop_lane),
-                Some(at) => self.queue.push(at, Event::Arrive(c)),
+                None => self.queue.push_after(self.now, ch.delay, Event::Arrive(c, id), &mut ch.prop_lane),
+                Some(at) => self.queue.push(at, Event::Arrive(c, id)),
             }
         }
     }
 
-    fn arrive(&mut self, c: u32) {
+    /// The packet in slot `id`, the front of channel `c`'s wire, reaches the
+    /// far node. The event carries the slot (issue 21): the packet is read
+    /// without first reading the wire's ring, a load less in a chain of
+    /// dependent ones when the ring's buffer has left the cache.
+    fn arrive(&mut self, c: u32, id: PacketId) {
         let ch = &mut self.channels[c as usize];
-        let Some(id) = ch.pipe.pop_front() else { return };
+        debug_assert_eq!(ch.pipe.front(), Some(&id), "the wire is a FIFO");
+        if !ch.pipe.skip_front() {
+            return;
+        }
         let node = ch.to;
         let (next, after) = (ch.pipe.front().copied(), ch.pipe.get(1).copied());
         self.prefetch_along_wire(node, next, after);

@@ -194,7 +194,7 @@ impl World {
     /// keeps the delay it started with.
     pub fn set_link_delay(&mut self, link: &str, delay_ns: SimTime) -> Result<(), ConfigError> {
         for c in self.link_channels(link)? {
-            let last = self.queue.latest(Event::Arrive(c as u32)).unwrap_or(0);
+            let last = self.queue.latest(|e| matches!(*e, Event::Arrive(x, _) if x as usize == c)).unwrap_or(0);
             self.channels[c].set_delay(delay_ns, last);
         }
         Ok(())
