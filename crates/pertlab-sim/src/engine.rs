@@ -10,8 +10,8 @@
 //! a deadline later schedules nothing (the pending event re-checks when it pops),
 //! moving it earlier schedules a new event and the old one is recognised as stale.
 
+use dary_heap::QuaternaryHeap;
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
 use crate::packet_store::PacketId;
 use crate::ring::Ring;
@@ -120,7 +120,9 @@ impl Default for LaneHint {
 /// given size on a given link, a propagation delay). Since "now" never
 /// decreases, the events of one delay value are already in time order: they go
 /// to a FIFO *lane* for that delay, and only the rest (timers, sources) go to a
-/// binary heap. Popping takes the earliest of the heap's top and the lanes'
+/// heap (four children per node, `dary_heap`: with 1000 flows' retransmission
+/// timers in it, half the depth of a binary heap and half its time, issue 21).
+/// Popping takes the earliest of the heap's top and the lanes'
 /// fronts by (time, insertion number), so the order is exactly the order a
 /// single heap would give.
 ///
@@ -136,7 +138,7 @@ impl Default for LaneHint {
 /// dependent comparisons). Only a tie between the heap's top and a lane front
 /// compares insertion numbers.
 pub struct EventQueue {
-    heap: BinaryHeap<Reverse<Entry>>,
+    heap: QuaternaryHeap<Reverse<Entry>>,
     /// The lanes by delay, longest first: a lane's index is its rank, in the
     /// low bits of its keys.
     lanes: Vec<Lane>,
@@ -148,7 +150,7 @@ pub struct EventQueue {
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { heap: BinaryHeap::new(), lanes: Vec::new(), fronts: [EMPTY; MAX_LANES], next_seq: 0 }
+        EventQueue { heap: QuaternaryHeap::new(), lanes: Vec::new(), fronts: [EMPTY; MAX_LANES], next_seq: 0 }
     }
 }
 
