@@ -31,6 +31,7 @@ mod prr_tests;
 pub mod receiver;
 pub mod rtt;
 pub mod scoreboard;
+pub mod segment_flags;
 pub mod send_overhead;
 pub mod sender;
 #[cfg(test)]

@@ -20,8 +20,7 @@
 //! marks are kept until the cumulative ACK covers them), D-SACK, and detection
 //! of lost retransmissions (a lost retransmission is recovered by the RTO).
 
-use std::collections::VecDeque;
-
+use super::segment_flags::SegmentFlags;
 use crate::packet::{SackBlock, MAX_SACK_BLOCKS};
 
 /// The receiver holds this segment (a SACK block covered it).
@@ -66,7 +65,7 @@ pub struct Sacked {
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
     /// Flags of segments `snd_una..snd_nxt`; `flags[0]` is `snd_una`.
-    flags: VecDeque<u8>,
+    flags: SegmentFlags,
     /// Sequence number of `flags[0]` (SND.UNA).
     snd_una: u32,
     /// Segments SACKed.
@@ -290,11 +289,11 @@ impl Scoreboard {
     /// segments. SACK marks are kept (RFC 6675 5.1: continue to use the
     /// scoreboard to avoid retransmitting data the receiver holds).
     pub fn mark_all_lost(&mut self) {
-        for f in self.flags.iter_mut() {
+        self.flags.update_all(|f| {
             if *f & SACKED == 0 {
                 *f = (*f | LOST) & !RETRANS;
             }
-        }
+        });
         self.lost_out = self.outstanding() - self.sacked_out;
         self.retrans_out = 0;
         self.lost_scan = self.snd_nxt();
