@@ -115,3 +115,33 @@ proptest! {
         }
     }
 }
+
+/// Without SACK a duplicate ACK can lower the sender's delivery mark: after a
+/// partial ACK the duplicate ACKs counted (`reno_sacked`) may exceed the
+/// outstanding segments less the hole, and the next one caps them. Until
+/// 2026-12-06 PRR took that as 2^32 - 1 segments delivered (the case the
+/// proptest above found: an overflow in a debug build, a window of about
+/// 2^32 in a release one); Linux counts a duplicate ACK's delivery only when
+/// positive (`tcp_add_reno_sack`), and so does the sender now.
+#[test]
+fn a_duplicate_ack_that_lowers_the_delivery_mark_delivers_nothing() {
+    let mut b = Bench::new(TcpConfig { sack: false, ecn: true, init_cwnd: 24, prr: true, ..TcpConfig::default() });
+    let mut retransmission_lost = false;
+    b.data_rule = Box::new(move |p| {
+        if p.retx && !retransmission_lost {
+            retransmission_lost = true;
+            Fate::Drop
+        } else if !p.retx && [341, 25, 343].contains(&p.seq) {
+            Fate::Drop
+        } else if !p.retx && [342, 293].contains(&p.seq) {
+            Fate::MarkCe
+        } else {
+            Fate::Deliver
+        }
+    });
+    b.start();
+    b.run_until(30 * NS_PER_SEC);
+    b.check_conservation();
+    let largest = b.transitions.iter().map(|t| t.cwnd).max().unwrap_or(0);
+    assert!(largest < 1000, "window {largest}: {:?}", b.transitions);
+}

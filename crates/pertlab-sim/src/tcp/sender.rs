@@ -351,7 +351,10 @@ impl TcpSender {
         let delivered = acked.not_sacked_before + newly_sacked;
         // What PRR counts as delivered, taken before the state machine runs: leaving
         // recovery forgets the duplicate ACKs (`reno_sacked`), which would read as a loss.
-        let prr_counts = prr_before.map(|(mark, lost)| (self.delivery_mark().wrapping_sub(mark), lost));
+        // Without SACK a duplicate ACK can lower the mark (the duplicate ACKs counted are capped at
+        // the outstanding segments less the hole): that delivers nothing, as Linux counts a
+        // duplicate ACK's delivery only when positive (`tcp_add_reno_sack`).
+        let prr_counts = prr_before.map(|(mark, lost)| ((self.delivery_mark().wrapping_sub(mark) as i32).max(0) as u32, lost));
         if acked.segments > 0 || newly_sacked > 0 {
             let sample = AckSample { pkts_acked: delivered, rtt };
             self.sync_tp();
