@@ -95,7 +95,7 @@ impl<T: Copy> Ring<T> {
     /// The value at the back (the last pushed), if any.
     #[inline(always)]
     pub fn back(&self) -> Option<&T> {
-        self.len.checked_sub(1).map(|i| &self.buf[(self.head + i) & self.mask()])
+        self.len.checked_sub(1).and_then(|i| self.get(i))
     }
 
     #[inline(always)]

@@ -73,6 +73,30 @@ fn a_fast_recovery_sends_on_every_other_ack_with_sack_and_without() {
 /// Segments a drawn case sends before its losses and marks are all behind it.
 const DRAWN_SPAN: u32 = 400;
 
+/// 30 s of a flow with `cfg` over a path that drops the first transmissions
+/// of `drops`, marks those of `marks` (CE), and, if `lose_a_retransmission`,
+/// the first retransmission too; segments conserved.
+fn drawn_path(cfg: TcpConfig, drops: Vec<u32>, marks: Vec<u32>, lose_a_retransmission: bool) -> Bench {
+    let mut b = Bench::new(cfg);
+    let mut retransmission_lost = !lose_a_retransmission;
+    b.data_rule = Box::new(move |p| {
+        if p.retx && !retransmission_lost {
+            retransmission_lost = true;
+            Fate::Drop
+        } else if !p.retx && drops.contains(&p.seq) {
+            Fate::Drop
+        } else if !p.retx && marks.contains(&p.seq) {
+            Fate::MarkCe
+        } else {
+            Fate::Deliver
+        }
+    });
+    b.start();
+    b.run_until(30 * NS_PER_SEC);
+    b.check_conservation();
+    b
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
@@ -90,23 +114,7 @@ proptest! {
         marks in vec(0..DRAWN_SPAN, 0..24),
         lose_a_retransmission: bool,
     ) {
-        let mut b = Bench::new(TcpConfig { sack, ecn, init_cwnd, prr: true, ..TcpConfig::default() });
-        let mut retransmission_lost = !lose_a_retransmission;
-        b.data_rule = Box::new(move |p| {
-            if p.retx && !retransmission_lost {
-                retransmission_lost = true;
-                Fate::Drop
-            } else if !p.retx && drops.contains(&p.seq) {
-                Fate::Drop
-            } else if !p.retx && marks.contains(&p.seq) {
-                Fate::MarkCe
-            } else {
-                Fate::Deliver
-            }
-        });
-        b.start();
-        b.run_until(30 * NS_PER_SEC);
-        b.check_conservation();
+        let b = drawn_path(TcpConfig { sack, ecn, init_cwnd, prr: true, ..TcpConfig::default() }, drops, marks, lose_a_retransmission);
         prop_assert!(b.snd.tp.snd_una > DRAWN_SPAN, "stuck at {}: {:?}", b.snd.tp.snd_una, b.transitions);
         for w in b.transitions.windows(2) {
             if matches!(w[0].state, CaState::Cwr | CaState::Recovery) && w[1].state == CaState::Open {
@@ -125,23 +133,8 @@ proptest! {
 /// positive (`tcp_add_reno_sack`), and so does the sender now.
 #[test]
 fn a_duplicate_ack_that_lowers_the_delivery_mark_delivers_nothing() {
-    let mut b = Bench::new(TcpConfig { sack: false, ecn: true, init_cwnd: 24, prr: true, ..TcpConfig::default() });
-    let mut retransmission_lost = false;
-    b.data_rule = Box::new(move |p| {
-        if p.retx && !retransmission_lost {
-            retransmission_lost = true;
-            Fate::Drop
-        } else if !p.retx && [341, 25, 343].contains(&p.seq) {
-            Fate::Drop
-        } else if !p.retx && [342, 293].contains(&p.seq) {
-            Fate::MarkCe
-        } else {
-            Fate::Deliver
-        }
-    });
-    b.start();
-    b.run_until(30 * NS_PER_SEC);
-    b.check_conservation();
+    let cfg = TcpConfig { sack: false, ecn: true, init_cwnd: 24, prr: true, ..TcpConfig::default() };
+    let b = drawn_path(cfg, vec![341, 25, 343], vec![342, 293], true);
     let largest = b.transitions.iter().map(|t| t.cwnd).max().unwrap_or(0);
     assert!(largest < 1000, "window {largest}: {:?}", b.transitions);
 }
