@@ -28,7 +28,7 @@ import polars as pl
 from ..experiments import qian11_video as v
 from ..parallel import Workers
 from ..plots import saved_figure
-from .qian11_video_entries import Item, claim_bin, first_seed_scenarios, shown_in_bin, stream_table
+from .qian11_video_entries import Item, claim_bin, first_seed_scenarios, shown_in_bin, stream_summary, stream_table
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
 
 NAME = "qian11-video-base-rtt"
@@ -67,20 +67,15 @@ def run_name(cc: str, start_s: int) -> str:
 def _starts_table(streams: pl.DataFrame) -> pl.DataFrame:
     """Per run and load: streams, success over them and at T/mu in Fig 9's range, mean T/mu,
     goodput, early responses per second."""
-    lo, hi = v.CLAIM_BIN
-    in_range = (pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)
     order = {run_name(cc, path.streams_start_s): i for i, (cc, path) in enumerate(RUNS)}
     named = streams.with_columns(
         pl.struct("cc", "streams_start_s").map_elements(lambda r: run_name(r["cc"], r["streams_start_s"]), return_dtype=pl.String).alias("run")
     )
     return (
-        named.group_by("run", "streams")
-        .agg(pl.len().alias("stream_count"), pl.col("success").mean().alias("success_fraction"), in_range.sum().alias("streams_in_range"),
-             pl.col("success").filter(in_range).mean().alias("success_in_range"), pl.col("t_mu").mean().alias("mean_t_mu"),
-             pl.col("goodput_mbps").mean().alias("mean_goodput_mbps"), pl.col("early_responses_per_s").mean())
+        stream_summary(named, ["run", "streams"], "stream_count")
         .with_columns(pl.col("run").replace_strict(order, return_dtype=pl.Int32).alias("order"))
         .sort("order", "streams").drop("order")
-    )  # fmt: skip
+    )
 
 
 def _run(quick: bool, out: Path, workers: Workers) -> Report:

@@ -23,7 +23,7 @@ from ..parallel import Workers
 from ..plots import saved_figure
 from .qian11_video_entries import (
     FIG8_HIGH_TEXT, FIG8_LOW_TEXT, FIG12_TEXT, HIGH_LOSS, LOW_LOSS, Item, claim_bin, fig8_high, fig8_low, fig12, first_seed_scenarios,
-    loss_success, loss_table, shown_by_loss, shown_in_bin, stream_table,
+    loss_success, loss_table, shown_by_loss, shown_in_bin, stream_summary, stream_table,
 )  # fmt: skip
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
 
@@ -52,14 +52,9 @@ def _scenarios(quick: bool) -> Wire:
 def _steps_table(streams: pl.DataFrame) -> pl.DataFrame:
     """Per controller (PERT per step, then Reno and CUBIC): streams, success over all of them and at
     T/mu in Fig 9's range, mean T/mu, goodput, early responses per second, compete-mode seconds."""
-    lo, hi = v.CLAIM_BIN
-    in_range = (pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)
     steps = {v.ramp_variant(step): step for step in v.RAMP_STEPS}
     return (
-        streams.group_by("cc")
-        .agg(pl.len().alias("streams"), pl.col("success").mean().alias("success_fraction"), in_range.sum().alias("streams_in_range"),
-             pl.col("success").filter(in_range).mean().alias("success_in_range"), pl.col("t_mu").mean().alias("mean_t_mu"),
-             pl.col("goodput_mbps").mean().alias("mean_goodput_mbps"), pl.col("early_responses_per_s").mean(), pl.col("compete_s").mean().alias("mean_compete_s"))
+        stream_summary(streams, "cc", "streams", pl.col("compete_s").mean().alias("mean_compete_s"))
         .with_columns(pl.col("cc").replace_strict(steps, default=None, return_dtype=pl.Float64).alias("compete_step"), pl.col("cc").replace_strict({cc: i for i, cc in enumerate(RUNS)}).alias("order"))
         .sort("order").drop("order").select("cc", "compete_step", pl.exclude("cc", "compete_step"))
     )  # fmt: skip

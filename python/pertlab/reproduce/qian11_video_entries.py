@@ -142,10 +142,26 @@ def _video(quick: bool, out: Path, workers: Workers) -> Report:
     return report
 
 
+def in_claim_bin() -> pl.Expr:
+    """A stream's T/mu is in Fig 9's range (``v.CLAIM_BIN``)."""
+    lo, hi = v.CLAIM_BIN
+    return (pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)
+
+
+def stream_summary(streams: pl.DataFrame, by: str | list[str], count: str, *extra: pl.Expr) -> pl.DataFrame:
+    """Per group of ``by``: the streams (column ``count``), their success over all of them and at T/mu
+    in Fig 9's range, mean T/mu, goodput and early responses per second, then ``extra``."""
+    in_range = in_claim_bin()
+    return streams.group_by(by).agg(
+        pl.len().alias(count), pl.col("success").mean().alias("success_fraction"), in_range.sum().alias("streams_in_range"),
+        pl.col("success").filter(in_range).mean().alias("success_in_range"), pl.col("t_mu").mean().alias("mean_t_mu"),
+        pl.col("goodput_mbps").mean().alias("mean_goodput_mbps"), pl.col("early_responses_per_s").mean(), *extra,
+    )  # fmt: skip
+
+
 def claim_bin(streams: pl.DataFrame) -> dict[str, tuple[float, int]]:
     """Per controller, the success fraction of its streams at T/mu in Fig 9's range and their number."""
-    lo, hi = v.CLAIM_BIN
-    t = streams.filter((pl.col("t_mu") >= lo) & (pl.col("t_mu") < hi)).group_by("cc").agg(pl.col("success").mean(), pl.len())
+    t = streams.filter(in_claim_bin()).group_by("cc").agg(pl.col("success").mean(), pl.len())
     return {cc: (success, n) for cc, success, n in t.select("cc", "success", "len").iter_rows()}
 
 
