@@ -102,9 +102,10 @@ impl SegmentFlags {
     #[cold]
     #[inline(never)]
     fn grow(&mut self) {
-        let mut heap = Vec::with_capacity(2 * self.buf().len());
+        let capacity = 2 * self.buf().len();
+        let mut heap = Vec::with_capacity(capacity);
         heap.extend(self.iter().copied());
-        heap.resize(2 * self.buf().len(), 0);
+        heap.resize(capacity, 0);
         (self.heap, self.head) = (heap, 0);
     }
 

@@ -351,10 +351,7 @@ impl TcpSender {
         let delivered = acked.not_sacked_before + newly_sacked;
         // What PRR counts as delivered, taken before the state machine runs: leaving
         // recovery forgets the duplicate ACKs (`reno_sacked`), which would read as a loss.
-        // Without SACK a duplicate ACK can lower the mark (the duplicate ACKs counted are capped at
-        // the outstanding segments less the hole): that delivers nothing, as Linux counts a
-        // duplicate ACK's delivery only when positive (`tcp_add_reno_sack`).
-        let prr_counts = prr_before.map(|(mark, lost)| ((self.delivery_mark().wrapping_sub(mark) as i32).max(0) as u32, lost));
+        let prr_counts = prr_before.map(|(mark, lost)| (self.delivered_since(mark), lost));
         if acked.segments > 0 || newly_sacked > 0 {
             let sample = AckSample { pkts_acked: delivered, rtt };
             self.sync_tp();
@@ -530,6 +527,14 @@ impl TcpSender {
     /// cumulative ACK without SACK delivers at least one, `tcp_remove_reno_sacks`).
     fn delivery_mark(&self) -> u32 {
         self.sb.snd_una().wrapping_add(self.sb.sacked_out()).wrapping_add(self.reno_sacked)
+    }
+
+    /// What was delivered since the delivery mark was `mark`. Without SACK a
+    /// duplicate ACK can lower the mark (the duplicate ACKs counted are capped
+    /// at the outstanding segments less the hole): that delivers nothing, as
+    /// Linux counts a duplicate ACK's delivery only when positive (`tcp_add_reno_sack`).
+    fn delivered_since(&self, mark: u32) -> u32 {
+        (self.delivery_mark().wrapping_sub(mark) as i32).max(0) as u32
     }
 
     /// RFC 6675 SetPipe; without SACK, duplicate ACKs stand for SACKed segments.
