@@ -96,12 +96,25 @@ class Mode:
 #: the claims are judged on paired differences over seeds, not on one run each.
 FULL = Mode(flows=THESIS_FLOWS, duration="100s", sample_interval="50ms", seeds=tuple(range(1, 101)))
 QUICK = Mode(flows=THESIS_FLOWS, duration="100s", sample_interval="100ms", seeds=tuple(range(1, 31)))
+#: S3-A with and without RED's gentle region (``tahiliani-ch3-gentle``): half the seeds of
+#: :data:`FULL` (the differences it tests are 30 to 120 kbit/s, against a 95 % interval of a few
+#: kbit/s at 50 seeds); the quick mode runs the three flow counts where they are largest.
+GENTLE_FULL = Mode(flows=THESIS_FLOWS, duration="100s", sample_interval="50ms", seeds=tuple(range(1, 51)))
+GENTLE_QUICK = Mode(flows=(20, 30, 40), duration="100s", sample_interval="100ms", seeds=tuple(range(1, 11)))
+
+#: max_th of S3-A's RED, packets: the automatic thresholds for a 5 ms target at 10 Mbps with
+#: 1000-byte packets put min_th at its floor of 5 packets and max_th at 3 min_th; ARED's band
+#: (min_th + [0.4, 0.6] (max_th - min_th)) is then :data:`TARGET_BAND`. With RED's gentle
+#: region the drop probability climbs from max_p to 1 as the average goes from max_th to
+#: 2 max_th; without it, every arrival is dropped above max_th.
+MAX_TH_PKTS = 15.0
 
 
-def _queue(kind: str, buffer_pkts: int = BUFFER_PKTS) -> dict[str, Any]:
+def _queue(kind: str, buffer_pkts: int = BUFFER_PKTS, gentle: bool = True) -> dict[str, Any]:
     # Automatic thresholds and weight for 1000-byte packets: the thesis's [9, 11] band (also at
-    # 1.5 Mbps, where the 5-packet floor of min_th decides).
-    return {"kind": kind, "limit_pkts": buffer_pkts, "red": {"mean_pkt_size": PAYLOAD_BYTES}}
+    # 1.5 Mbps, where the 5-packet floor of min_th decides). Gentle is RED's default (ns-2's).
+    red: dict[str, Any] = {"mean_pkt_size": PAYLOAD_BYTES} | ({} if gentle else {"gentle": False})
+    return {"kind": kind, "limit_pkts": buffer_pkts, "red": red}
 
 
 @dataclass(frozen=True)
@@ -133,12 +146,12 @@ S3A_NETWORK = Network("S3-A", f"{CAPACITY_KBPS}kbps", "38ms", BUFFER_PKTS, "100M
 FLOYD_NETWORK = Network("Floyd et al. 2001", "1.5Mbps", "20ms", 25, "10Mbps", "2ms", "4ms", long_window=15, joining_window=20)
 
 
-def _topology(pairs: int, kind: str, net: Network = S3A_NETWORK) -> dict[str, Any]:
+def _topology(pairs: int, kind: str, net: Network = S3A_NETWORK, gentle: bool = True) -> dict[str, Any]:
     return {
         "pairs": pairs,
         "bottleneck_rate": net.rate,
         "bottleneck_delay": net.bottleneck_delay,
-        "bottleneck_queue": _queue(kind, net.buffer_pkts),
+        "bottleneck_queue": _queue(kind, net.buffer_pkts, gentle),
         "access_rate": net.access_rate,
         "sender_access_delay": net.sender_access_delay,
         "receiver_access_delay": net.receiver_access_delay,
@@ -150,13 +163,14 @@ def _flow(src: str, dst: str, start: str, window: int | None = None) -> dict[str
     return {"src": src, "dst": dst, "cc": "reno", "start": start, "tcp": {"packet_size": WIRE_BYTES, **NS2_TCP, **cap}}
 
 
-def s3a_scenario(kind: str, flows: int, mode: Mode = FULL, seed: int = 1) -> Scenario:
-    """S3-A: ``flows`` FTP flows, all starting at time 0, over controller ``kind``."""
+def s3a_scenario(kind: str, flows: int, mode: Mode = FULL, seed: int = 1, gentle: bool = True) -> Scenario:
+    """S3-A: ``flows`` FTP flows, all starting at time 0, over controller ``kind`` (RED's
+    gentle region on unless ``gentle`` is false)."""
     return Scenario.parse(
         {
             "seed": seed,
             "duration": mode.duration,
-            "dumbbell": _topology(flows, kind),
+            "dumbbell": _topology(flows, kind, gentle=gentle),
             "flows": [_flow(f"s{i}", f"d{i}", "0s") for i in range(flows)],
             "monitor": {"sample_interval": mode.sample_interval, "flows": [], "links": ["bottleneck"]},
         }
@@ -308,9 +322,9 @@ def bottleneck_series(r: Results) -> pl.DataFrame:
     return r.queue_series.filter((pl.col("link") == b["link"]) & (pl.col("from") == b["from"])).select("t_s", "len_pkts", "avg", "max_p")
 
 
-def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
-    kind, flows, mode, seed = args
-    r = run(s3a_scenario(kind, flows, mode, seed))
+def _run_point(args: tuple[str, int, Mode, int, bool]) -> dict[str, Any]:
+    kind, flows, mode, seed, gentle = args
+    r = run(s3a_scenario(kind, flows, mode, seed, gentle))
     b = r.bottleneck
     series = bottleneck_series(r)
     back_s = return_time(series, after_s=0.0)
@@ -318,10 +332,14 @@ def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
         "controller": kind,
         "flows": flows,
         "seed": seed,
+        "gentle": gentle,
         "throughput_kbps": b["utilization"] * CAPACITY_KBPS,
         "goodput_kbps": float(r.flows["goodput_mbps"].sum()) * 1000,
         "drop_percent": 100 * b["drop_rate"],
         "avg_queue_pkts": b["avg_queue_pkts"],
+        # The share of the run's samples at which RED's average is above max_th, and max_p's mean.
+        "avg_above_max_th": float((series["avg"] > MAX_TH_PKTS).mean()),
+        "max_p_mean": float(series["max_p"].mean()),
         # Scenario 1 (Figs. 3.2, 3.3, 3.18-3.21): the flows' common start is a sharp increase in load.
         "return_s": back_s,
         "reared_step_advantage": reared_step_advantage(series, back_s, after_s=0.0),
@@ -329,9 +347,9 @@ def _run_point(args: tuple[str, int, Mode, int]) -> dict[str, Any]:
     }
 
 
-def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, workers: Workers = Workers()) -> pl.DataFrame:
+def run_s3a(mode: Mode = FULL, controllers: Iterable[str] = CONTROLLERS, workers: Workers = Workers(), gentle: bool = True) -> pl.DataFrame:
     """Every (controller, flow count, seed) point of S3-A, one row each."""
-    points = [(k, n, mode, s) for k in controllers for n in mode.flows for s in mode.seeds]
+    points = [(k, n, mode, s, gentle) for k in controllers for n in mode.flows for s in mode.seeds]
     return pl.DataFrame(workers.map(_run_point, points), schema_overrides={"return_s": pl.Float64, "reared_step_advantage": pl.Float64})
 
 
@@ -462,6 +480,60 @@ def run_sharp_increase(
     :func:`excess_after_step` (``excess_pkts``) and :func:`reared_step_advantage`; with the
     first seed's queue series per controller (Figs. 3.8, 3.9, 3.15, 3.24)."""
     return _rows_and_first_series(_run_step, controllers, seeds, workers, net)
+
+
+#: The controllers of ``tahiliani-ch3-gentle``: FARED and the two it is compared with in Table 3.5.
+GENTLE_CONTROLLERS = ("ared", "reared", "fared")
+
+
+def gentle_differences(runs: pl.DataFrame) -> pl.DataFrame:
+    """Per RED mode (``gentle``) and flow count: FARED's throughput (kbit/s) and drop rate
+    (points) minus ARED's and Re-ARED's on the same seed (:func:`paired_differences`), beside
+    the thesis's differences of Tables 3.3-3.6 (one run each, gentle mode not stated)."""
+    parts = []
+    for gentle in (True, False):
+        part = runs.filter(pl.col("gentle") == gentle)
+        tput = paired_differences(part, "throughput_kbps", "fared", ("ared", "reared"))
+        drop = paired_differences(part, "drop_percent", "fared", ("ared", "reared")).drop("seeds")
+        renamed = {c: c.replace("fared_minus", "drop") for c in drop.columns if c != "flows"}
+        parts.append(tput.rename({c: c.replace("fared_minus", "tput") for c in tput.columns if c != "flows"}).join(drop.rename(renamed), on="flows").with_columns(pl.lit(gentle).alias("gentle")))
+    thesis = pl.DataFrame(
+        {
+            "flows": list(THESIS_FLOWS),
+            **{f"thesis_tput_{o}": [f - x for f, x in zip(THESIS_THROUGHPUT_KBPS["fared"], THESIS_THROUGHPUT_KBPS[o])] for o in ("ared", "reared")},
+            **{f"thesis_drop_{o}": [round(f - x, 2) for f, x in zip(THESIS_DROP_PERCENT["fared"], THESIS_DROP_PERCENT[o])] for o in ("ared", "reared")},
+        }
+    )
+    return pl.concat(parts).join(thesis, on="flows", how="left").sort("gentle", "flows", descending=[True, False])
+
+
+def plot_gentle(differences: pl.DataFrame, path) -> None:
+    """FARED minus ARED and Re-ARED (throughput, drop rate) against the number of flows, with
+    RED's gentle region (solid) and without it (dashed); the thesis's differences as black diamonds."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for ax, metric, unit in ((axes[0], "tput", "kbit/s"), (axes[1], "drop", "points")):
+        for i, other in enumerate(("ared", "reared")):
+            for gentle, ls in ((True, "-"), (False, "--")):
+                part = differences.filter(pl.col("gentle") == gentle).sort("flows")
+                col = f"{metric}_{other}"
+                ax.errorbar(part["flows"], part[col], yerr=part[f"{col}_ci95"], ls=ls, marker="o", ms=3, capsize=2, color=f"C{i}",
+                            label=f"FARED - {LABELS[other]}, {'gentle' if gentle else 'not gentle'}")  # fmt: skip
+            thesis = differences.filter(pl.col("gentle")).sort("flows")
+            ax.plot(thesis["flows"], thesis[f"thesis_{metric}_{other}"], ls="none", marker="D", ms=4, color="black" if i == 0 else "grey",
+                    label=f"thesis, FARED - {LABELS[other]}")  # fmt: skip
+        ax.axhline(0, color="black", lw=0.5)
+        ax.set(xlabel="FTP flows", ylabel=f"difference ({unit})")
+    axes[0].set_title("throughput, FARED minus the others (Tables 3.3, 3.5)")
+    axes[1].set_title("drop rate, FARED minus the others (Tables 3.4, 3.6)")
+    axes[0].legend(fontsize="x-small")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def plot_versus_flows(comparison: pl.DataFrame, path) -> None:

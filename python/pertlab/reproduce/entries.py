@@ -141,6 +141,131 @@ def _fared_throughput_claim(runs: pl.DataFrame, flows: list[int], seeds: int) ->
     )
 
 
+def _ch3_gentle_scenarios(quick: bool) -> Wire:
+    mode = ch3.GENTLE_QUICK if quick else ch3.GENTLE_FULL
+    return {
+        f"{k}-{n}-{'gentle' if g else 'not-gentle'}": ch3.s3a_scenario(k, n, mode, gentle=g).to_wire()
+        for g in (True, False)
+        for k in ch3.GENTLE_CONTROLLERS
+        for n in mode.flows
+    }
+
+
+def _ch3_gentle(quick: bool, out: Path, workers: Workers) -> Report:
+    """S3-A for FARED, ARED and Re-ARED with RED's gentle region and without it: pertlab's test
+    of why FARED's throughput falls below the others' in tahiliani-ch3-flows (Table 3.5)."""
+    mode = ch3.GENTLE_QUICK if quick else ch3.GENTLE_FULL
+    runs = pl.concat([ch3.run_s3a(mode, ch3.GENTLE_CONTROLLERS, workers, gentle=g) for g in (True, False)])
+    differences = ch3.gentle_differences(runs)
+    measured = ("throughput_kbps", "drop_percent", "avg_queue_pkts", "avg_above_max_th", "max_p_mean")
+    means = runs.group_by("gentle", "controller", "flows").agg(pl.col(*measured).mean()).sort("gentle", "controller", "flows", descending=[True, False, False])
+    report = Report(
+        name="tahiliani-ch3-gentle",
+        title="FARED's throughput (Table 3.5) with and without RED's gentle region",
+        source=f"{THESIS}, Section 3.3.1 (S3-A), Tables 3.3-3.6",
+        mode="quick" if quick else "full",
+        out_dir=out,
+        tables={"differences": differences, "means": means, "runs": runs},
+        notes=[
+            f"S3-A as in tahiliani-ch3-flows (runs of {mode.duration}, flows {', '.join(map(str, mode.flows))}, seeds "
+            f"1..{mode.seeds[-1]}), for ARED, Re-ARED and FARED, once with RED's gentle region (ns-2's default and "
+            "pertlab's, which every other report uses) and once without it. The thesis does not say which it ran. "
+            f"differences: FARED minus ARED and Re-ARED on the same seed, throughput in kbit/s (tput_*) and drop rate in "
+            f"points (drop_*), with the thesis's own differences (one run each). avg_above_max_th: the share of the samples "
+            f"(every {mode.sample_interval}) at which RED's average is above max_th = {ch3.MAX_TH_PKTS:g} packets, where the "
+            "gentle region drops with a probability rising from max_p to 1 and the plain one drops every arrival; "
+            "max_p_mean: max_p's mean over the same samples.",
+        ],
+    )
+    report.claims = _gentle_claims(differences, means, len(mode.seeds))
+    return report
+
+
+def _gentle_figures(report: Report) -> list[Figure]:
+    differences = report.tables["differences"]
+    return [Figure(
+        "fared_minus_others.png",
+        "FARED's throughput and drop rate minus ARED's (blue) and Re-ARED's (orange) on the same seed, against the "
+        "number of FTP flows: with RED's gentle region (solid) and without it (dashed); error bars: 95 % Student-t "
+        "interval of the mean difference over seeds. Diamonds: the thesis's differences (Tables 3.3-3.6, one run each; "
+        "black against ARED, grey against Re-ARED).",
+        lambda path: ch3.plot_gentle(differences, path),
+    )]  # fmt: skip
+
+
+def _gentle_claims(d: pl.DataFrame, means: pl.DataFrame, seeds: int) -> list[Claim]:
+    others = ("ared", "reared")
+
+    def rows(gentle: bool) -> list[dict]:
+        return list(d.filter(pl.col("gentle") == gentle).sort("flows").iter_rows(named=True))
+
+    def below_both(r: dict, m: str) -> bool:
+        return all(r[f"{m}_{o}"] + r[f"{m}_{o}_ci95"] < 0 for o in others)
+
+    def above_both(r: dict, m: str) -> bool:
+        return all(r[f"{m}_{o}"] - r[f"{m}_{o}_ci95"] > 0 for o in others)
+
+    def below_either(r: dict, m: str) -> bool:
+        return any(r[f"{m}_{o}"] + r[f"{m}_{o}_ci95"] < 0 for o in others)
+
+    def diffs(gentle: bool, m: str, digits: int) -> str:
+        part = rows(gentle)
+        mode = "gentle" if gentle else "not gentle"
+        return f"{mode}: " + "; ".join(
+            f"FARED - {ch3.LABELS[o]}: " + ", ".join(f"{r[f'{m}_{o}']:+.{digits}f}±{r[f'{m}_{o}_ci95']:.{digits}f}" for r in part) for o in others
+        )
+
+    flows = [r["flows"] for r in rows(True)]
+    lost = [r["flows"] for r in rows(True) if below_both(r, "tput")]
+    gained = [r["flows"] for r in rows(False) if above_both(r, "tput")]
+    tput = f"{diffs(True, 'tput', 0)}; {diffs(False, 'tput', 0)} kbit/s at {flows} flows ({seeds} seeds)"
+
+    def mean(gentle: bool, kind: str, n: int, col: str) -> float:
+        return float(means.filter((pl.col("gentle") == gentle) & (pl.col("controller") == kind) & (pl.col("flows") == n))[col].item())
+
+    def by_controller(gentle: bool, col: str, fmt: str) -> str:
+        return "; ".join(f"{ch3.LABELS[k]}: " + ", ".join(format(mean(gentle, k, n, col), fmt) for n in flows) for k in ch3.GENTLE_CONTROLLERS)
+
+    mechanism = all(
+        mean(True, "fared", n, "avg_above_max_th") > max(mean(True, o, n, "avg_above_max_th") for o in others)
+        and mean(True, "fared", n, "max_p_mean") < min(mean(True, o, n, "max_p_mean") for o in others)
+        for n in lost
+    )
+    drops_above = {g: [r["flows"] for r in rows(g) if r["drop_ared"] - r["drop_ared_ci95"] > 0] for g in (True, False)}
+    drops = f"{diffs(True, 'drop', 2)}; {diffs(False, 'drop', 2)} points at {flows} flows"
+    thesis_drop = ", ".join(f"{r['thesis_drop_ared']:+.2f}" for r in rows(True))
+    return [
+        Claim(
+            "pertlab's explanation of FARED's lower throughput with gentle RED: wherever FARED's throughput is significantly "
+            "below both ARED's and Re-ARED's, FARED holds the lowest max_p and its average spends the largest share of the "
+            f"run above max_th ({ch3.MAX_TH_PKTS:g} packets), in the gentle region.",
+            bool(lost) and mechanism,
+            f"FARED significantly below both at {lost or 'no'} flow counts; share of the samples with the average above "
+            f"max_th (gentle): {by_controller(True, 'avg_above_max_th', '.3f')}; mean max_p (gentle): "
+            f"{by_controller(True, 'max_p_mean', '.3f')} at {flows} flows",
+        ),
+        Claim(
+            "Without the gentle region FARED's deficit turns into a gain: at every flow count where FARED's throughput is "
+            "significantly below both others' with gentle RED, it is significantly above both without it.",
+            bool(lost) and set(lost) <= set(gained),
+            f"below both with gentle at {lost or 'no'} flow counts, above both without it at {gained or 'no'}; {tput}",
+        ),
+        Claim(
+            "Table 3.5 without the gentle region: FARED's throughput is not significantly below ARED's or Re-ARED's at any "
+            "flow count (paired 95 % interval).",
+            not any(below_either(r, "tput") for r in rows(False)),
+            f"significantly below either at {[r['flows'] for r in rows(False) if below_either(r, 'tput')] or 'no'} flow counts; {tput}",
+        ),
+        Claim(
+            "Tables 3.4 and 3.6 without the gentle region: FARED's drop rate is not significantly above ARED's at any flow "
+            "count (the thesis's is below ARED's at all ten), so the setting that gives Table 3.5's sign gives Table 3.6's too.",
+            not drops_above[False],
+            f"significantly above ARED's at {drops_above[False] or 'no'} flow counts without the gentle region, at "
+            f"{drops_above[True] or 'no'} with it; {drops}; the thesis's FARED - ARED: {thesis_drop} points",
+        ),
+    ]
+
+
 def _scenario1_claims(runs: pl.DataFrame, flows: list[int], run_s: float) -> list[Claim]:
     """Scenario 1 (Figs. 3.2, 3.3, 3.12-3.14, 3.18-3.21): the common start of all flows is a
     sharp increase in load; how long each controller leaves the average above the band."""
@@ -560,6 +685,8 @@ def _fmt(values: dict[str, float]) -> str:
 
 register(Entry("tahiliani-ch3-flows", "Tables 3.3-3.9: throughput and drop rate, 10..100 flows", THESIS, _ch3_flows, _ch3_flows_figures,
                _ch3_flows_scenarios))  # fmt: skip
+register(Entry("tahiliani-ch3-gentle", "Table 3.5: FARED's throughput with and without RED's gentle region", THESIS, _ch3_gentle,
+               _gentle_figures, _ch3_gentle_scenarios))  # fmt: skip
 register(Entry("tahiliani-ch3-fixed-flows", "Scenario 2: 100 fixed flows, average queue and max_p", THESIS, _ch3_fixed_flows,
                _fixed_flow_figures("100 fixed flows, seed 1", False), _fixed_flow_scenarios(False)))  # fmt: skip
 register(Entry("tahiliani-ch3-background", "Scenario 3: fixed flows with web and reverse traffic", THESIS, _ch3_background,
