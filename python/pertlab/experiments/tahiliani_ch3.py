@@ -317,9 +317,18 @@ def run_fixed_flows(
 
 
 def bottleneck_series(r: Results) -> pl.DataFrame:
-    """Time series of the forward bottleneck queue: t_s, len_pkts, avg, max_p."""
+    """Time series of the forward bottleneck queue: t_s, len_pkts, avg, max_p, and the link's
+    utilization over the interval each sample ends."""
     b = r.bottleneck
-    return r.queue_series.filter((pl.col("link") == b["link"]) & (pl.col("from") == b["from"])).select("t_s", "len_pkts", "avg", "max_p")
+    return r.queue_series.filter((pl.col("link") == b["link"]) & (pl.col("from") == b["from"])).select("t_s", "len_pkts", "avg", "max_p", "utilization")
+
+
+def _idle_seconds(series: pl.DataFrame) -> dict[str, float]:
+    """The link's idle time over the run (``idle_s``), and the part of it in the sampling
+    intervals that end with RED's average above :data:`MAX_TH_PKTS` (``idle_above_max_th_s``)."""
+    dt = float(series["t_s"][1] - series["t_s"][0])
+    idle = (1.0 - series["utilization"]) * dt
+    return {"idle_s": float(idle.sum()), "idle_above_max_th_s": float(idle.filter(series["avg"] > MAX_TH_PKTS).sum())}
 
 
 def _run_point(args: tuple[str, int, Mode, int, bool]) -> dict[str, Any]:
@@ -340,6 +349,10 @@ def _run_point(args: tuple[str, int, Mode, int, bool]) -> dict[str, Any]:
         # The share of the run's samples at which RED's average is above max_th, and max_p's mean.
         "avg_above_max_th": float((series["avg"] > MAX_TH_PKTS).mean()),
         "max_p_mean": float(series["max_p"].mean()),
+        # Seconds the link idled, and those of them in sampling intervals that end with the
+        # average above max_th (tahiliani-ch3-gentle); the flows' retransmission timeouts.
+        **_idle_seconds(series),
+        "timeouts": int(r.flows["timeouts"].sum()),
         # Scenario 1 (Figs. 3.2, 3.3, 3.18-3.21): the flows' common start is a sharp increase in load.
         "return_s": back_s,
         "reared_step_advantage": reared_step_advantage(series, back_s, after_s=0.0),

@@ -157,7 +157,8 @@ def _ch3_gentle(quick: bool, out: Path, workers: Workers) -> Report:
     mode = ch3.GENTLE_QUICK if quick else ch3.GENTLE_FULL
     runs = pl.concat([ch3.run_s3a(mode, ch3.GENTLE_CONTROLLERS, workers, gentle=g) for g in (True, False)])
     differences = ch3.gentle_differences(runs)
-    measured = ("throughput_kbps", "drop_percent", "avg_queue_pkts", "avg_above_max_th", "max_p_mean")
+    runs = runs.with_columns((pl.col("idle_s") - pl.col("idle_above_max_th_s")).alias("idle_below_max_th_s"))
+    measured = ("throughput_kbps", "drop_percent", "avg_queue_pkts", "avg_above_max_th", "max_p_mean", "idle_s", "idle_above_max_th_s", "timeouts")
     means = runs.group_by("gentle", "controller", "flows").agg(pl.col(*measured).mean()).sort("gentle", "controller", "flows", descending=[True, False, False])
     report = Report(
         name="tahiliani-ch3-gentle",
@@ -174,10 +175,12 @@ def _ch3_gentle(quick: bool, out: Path, workers: Workers) -> Report:
             f"points (drop_*), with the thesis's own differences (one run each). avg_above_max_th: the share of the samples "
             f"(every {mode.sample_interval}) at which RED's average is above max_th = {ch3.MAX_TH_PKTS:g} packets, where the "
             "gentle region drops with a probability rising from max_p to 1 and the plain one drops every arrival; "
-            "max_p_mean: max_p's mean over the same samples.",
+            "max_p_mean: max_p's mean over the same samples. idle_s: seconds the link idled (from its utilization "
+            "over each sampling interval); idle_above_max_th_s: those in intervals that end with the average above max_th; "
+            "idle_below_max_th_s: the rest; timeouts: the flows' retransmission timeouts.",
         ],
     )
-    report.claims = _gentle_claims(differences, means, len(mode.seeds))
+    report.claims = _gentle_claims(differences, means, len(mode.seeds)) + _gentle_idle_claims(runs.filter(pl.col("gentle")), differences)
     return report
 
 
@@ -191,6 +194,45 @@ def _gentle_figures(report: Report) -> list[Figure]:
         "black against ARED, grey against Re-ARED).",
         lambda path: ch3.plot_gentle(differences, path),
     )]  # fmt: skip
+
+
+def _gentle_idle_claims(gentle_runs: pl.DataFrame, d: pl.DataFrame) -> list[Claim]:
+    """Where, and through what, the link idles under FARED with gentle RED: at the flow counts
+    where FARED loses throughput, FARED minus the others on the same seed, paired intervals."""
+    others = ("ared", "reared")
+    lost = [r["flows"] for r in d.filter(pl.col("gentle")).iter_rows(named=True) if all(r[f"tput_{o}"] + r[f"tput_{o}_ci95"] < 0 for o in others)]
+    part = gentle_runs.filter(pl.col("flows").is_in(lost))
+
+    def paired(metric: str) -> list[dict]:
+        return list(ch3.paired_differences(part, metric, "fared", others).sort("flows").iter_rows(named=True)) if lost else []
+
+    def show(rows: list[dict], digits: int, unit: str) -> str:
+        return "; ".join(
+            f"FARED - {ch3.LABELS[o]}: " + ", ".join(f"{r[f'fared_minus_{o}']:+.{digits}f}±{r[f'fared_minus_{o}_ci95']:.{digits}f}" for r in rows) for o in others
+        ) + f" {unit} at {lost} flows"
+
+    idle, below, timeouts = paired("idle_s"), paired("idle_below_max_th_s"), paired("timeouts")
+    not_above = lambda rows: all(r[f"fared_minus_{o}"] - r[f"fared_minus_{o}_ci95"] <= 0 for r in rows for o in others)  # noqa: E731
+    # The share of FARED's extra idle time (over each other controller) in intervals ending with the average above max_th.
+    share = {o: [1 - b[f"fared_minus_{o}"] / i[f"fared_minus_{o}"] for i, b in zip(idle, below)] for o in others}
+    return [
+        Claim(
+            "Most of FARED's extra idle time with gentle RED falls while its average is above max_th: wherever FARED's "
+            "throughput is significantly below both others', its link idles significantly longer than theirs, and more "
+            "than half of the difference falls in sampling intervals that end with the average above max_th.",
+            bool(lost)
+            and all(r[f"fared_minus_{o}"] - r[f"fared_minus_{o}_ci95"] > 0 for r in idle for o in others)
+            and all(x > 0.5 for o in others for x in share[o]),
+            f"idle time: {show(idle, 2, 's')}; of it with the average at or below max_th: {show(below, 2, 's')}; share of "
+            "FARED's extra idle time with the average above max_th: "
+            + "; ".join(f"over {ch3.LABELS[o]}: " + ", ".join(f"{x:.2f}" for x in share[o]) for o in others),
+        ),
+        Claim(
+            "Not through more timeouts: there FARED's flows do not time out significantly more often than ARED's and Re-ARED's.",
+            bool(lost) and not_above(timeouts),
+            f"retransmission timeouts per run: {show(timeouts, 0, '')}",
+        ),
+    ]
 
 
 def _gentle_claims(d: pl.DataFrame, means: pl.DataFrame, seeds: int) -> list[Claim]:
