@@ -89,22 +89,6 @@ impl PartialOrd for Due {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
-    #[inline(always)]
-    fn lt(&self, other: &Self) -> bool {
-        other.key() < self.key()
-    }
-    #[inline(always)]
-    fn le(&self, other: &Self) -> bool {
-        other.key() <= self.key()
-    }
-    #[inline(always)]
-    fn gt(&self, other: &Self) -> bool {
-        other.key() > self.key()
-    }
-    #[inline(always)]
-    fn ge(&self, other: &Self) -> bool {
-        other.key() >= self.key()
-    }
 }
 
 /// Bytes of one pending event (for the memory estimate).
