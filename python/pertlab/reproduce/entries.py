@@ -82,16 +82,39 @@ def _ch3_flow_claims(runs: pl.DataFrame, comparison: pl.DataFrame, mode: ch3.Mod
 CARED_CLOSE_POINTS = 0.6
 
 
+#: The controllers CARED and FARED are compared with (Tables 3.5, 3.9).
+OTHERS = ("ared", "reared")
+
+
+def _above(r: dict, c: str) -> bool:
+    """The mean paired difference in column ``c`` of row ``r`` is significantly above 0 (its 95 % interval, ``c``_ci95)."""
+    return r[c] - r[f"{c}_ci95"] > 0
+
+
+def _below(r: dict, c: str) -> bool:
+    """The mean paired difference in column ``c`` of row ``r`` is significantly below 0."""
+    return r[c] + r[f"{c}_ci95"] < 0
+
+
+def _paired_text(d: pl.DataFrame, kind: str, cols: tuple[str, ...], digits: int) -> str:
+    """'KIND - OTHER: mean±half-width, ...' over the rows of ``d``, per column of paired differences
+    (named ..._OTHER, as :func:`pertlab.experiments.tahiliani_ch3.paired_differences` names them)."""
+    return "; ".join(
+        f"{ch3.LABELS[kind]} - {ch3.LABELS[c.rsplit('_', 1)[1]]}: " + ", ".join(f"{m:+.{digits}f}±{h:.{digits}f}" for m, h in zip(d[c], d[f"{c}_ci95"]))
+        for c in cols
+    )
+
+
 def _cared_drop_claims(runs: pl.DataFrame, flows: list[int], seeds: int) -> list[Claim]:
     """Table 3.9's comparison, judged on CARED's drop rate minus ARED's and Re-ARED's on
     the same seed (paired 95 % intervals over seeds) rather than on one run each."""
-    d = ch3.paired_differences(runs, "drop_percent", "cared", ("ared", "reared")).sort("flows")
+    d = ch3.paired_differences(runs, "drop_percent", "cared", OTHERS).sort("flows")
     cols = ("cared_minus_ared", "cared_minus_reared")
-    above = [r["flows"] for r in d.iter_rows(named=True) if any(r[c] - r[f"{c}_ci95"] > 0 for c in cols)]
-    below = [r["flows"] for r in d.iter_rows(named=True) if all(r[c] + r[f"{c}_ci95"] < 0 for c in cols)]
+    above = [r["flows"] for r in d.iter_rows(named=True) if any(_above(r, c) for c in cols)]
+    below = [r["flows"] for r in d.iter_rows(named=True) if all(_below(r, c) for c in cols)]
     spread = runs.filter(pl.col("controller") == "ared").group_by("flows").agg(pl.col("drop_percent").std()).sort("flows")
     evidence = (
-        "; ".join(f"CARED - {ch3.LABELS[c.rsplit('_', 1)[1]]}: " + ", ".join(f"{m:+.2f}±{h:.2f}" for m, h in zip(d[c], d[f"{c}_ci95"])) for c in cols)
+        _paired_text(d, "cared", cols, 2)
         + f" points at {flows} flows ({seeds} seeds); ARED's own seed-to-seed standard deviation: "
         + ", ".join(f"{x:.2f}" for x in spread["drop_percent"])
         + " (the thesis's largest difference is 0.51)"
@@ -127,12 +150,10 @@ def _cared_drop_claims(runs: pl.DataFrame, flows: list[int], seeds: int) -> list
 def _fared_throughput_claim(runs: pl.DataFrame, flows: list[int], seeds: int) -> Claim:
     """Table 3.5's comparison (FARED's throughput gains of up to 0.20 % over ARED and 0.12 %
     over Re-ARED), judged as :func:`_cared_drop_claims` judges Table 3.9: paired differences."""
-    d = ch3.paired_differences(runs, "throughput_kbps", "fared", ("ared", "reared")).sort("flows")
+    d = ch3.paired_differences(runs, "throughput_kbps", "fared", OTHERS).sort("flows")
     cols = ("fared_minus_ared", "fared_minus_reared")
-    below = [r["flows"] for r in d.iter_rows(named=True) if any(r[c] + r[f"{c}_ci95"] < 0 for c in cols)]
-    evidence = "; ".join(
-        f"FARED - {ch3.LABELS[c.rsplit('_', 1)[1]]}: " + ", ".join(f"{m:+.0f}±{h:.0f}" for m, h in zip(d[c], d[f"{c}_ci95"])) for c in cols
-    )
+    below = [r["flows"] for r in d.iter_rows(named=True) if any(_below(r, c) for c in cols)]
+    evidence = _paired_text(d, "fared", cols, 0)
     return Claim(
         f"FARED's throughput is not below ARED's and Re-ARED's (Table 3.5, Section 3.4.3: gains of up to 0.20 % and 0.12 %): "
         f"at no flow count is it significantly lower (paired 95 % interval over {seeds} seeds).",
@@ -180,7 +201,9 @@ def _ch3_gentle(quick: bool, out: Path, workers: Workers) -> Report:
             "idle_below_max_th_s: the rest; timeouts: the flows' retransmission timeouts.",
         ],
     )
-    report.claims = _gentle_claims(differences, means, len(mode.seeds)) + _gentle_idle_claims(runs.filter(pl.col("gentle")), differences)
+    # The flow counts where FARED's throughput with gentle RED is significantly below both others'.
+    lost = [r["flows"] for r in differences.filter(pl.col("gentle")).sort("flows").iter_rows(named=True) if all(_below(r, f"tput_{o}") for o in OTHERS)]
+    report.claims = _gentle_claims(differences, means, len(mode.seeds), lost) + _gentle_idle_claims(runs.filter(pl.col("gentle")), lost)
     return report
 
 
@@ -196,70 +219,54 @@ def _gentle_figures(report: Report) -> list[Figure]:
     )]  # fmt: skip
 
 
-def _gentle_idle_claims(gentle_runs: pl.DataFrame, d: pl.DataFrame) -> list[Claim]:
+def _gentle_idle_claims(gentle_runs: pl.DataFrame, lost: list[int]) -> list[Claim]:
     """Where, and through what, the link idles under FARED with gentle RED: at the flow counts
-    where FARED loses throughput, FARED minus the others on the same seed, paired intervals."""
-    others = ("ared", "reared")
-    lost = [r["flows"] for r in d.filter(pl.col("gentle")).iter_rows(named=True) if all(r[f"tput_{o}"] + r[f"tput_{o}_ci95"] < 0 for o in others)]
+    where FARED loses throughput (``lost``), FARED minus the others on the same seed, paired intervals."""
     part = gentle_runs.filter(pl.col("flows").is_in(lost))
+    cols = tuple(f"fared_minus_{o}" for o in OTHERS)
 
     def paired(metric: str) -> list[dict]:
-        return list(ch3.paired_differences(part, metric, "fared", others).sort("flows").iter_rows(named=True)) if lost else []
+        return list(ch3.paired_differences(part, metric, "fared", OTHERS).sort("flows").iter_rows(named=True)) if lost else []
 
     def show(rows: list[dict], digits: int, unit: str) -> str:
-        return "; ".join(
-            f"FARED - {ch3.LABELS[o]}: " + ", ".join(f"{r[f'fared_minus_{o}']:+.{digits}f}±{r[f'fared_minus_{o}_ci95']:.{digits}f}" for r in rows) for o in others
-        ) + f" {unit} at {lost} flows"
+        return _paired_text(pl.DataFrame(rows), "fared", cols, digits) + f" {unit} at {lost} flows"
 
     idle, below, timeouts = paired("idle_s"), paired("idle_below_max_th_s"), paired("timeouts")
-    not_above = lambda rows: all(r[f"fared_minus_{o}"] - r[f"fared_minus_{o}_ci95"] <= 0 for r in rows for o in others)  # noqa: E731
     # The share of FARED's extra idle time (over each other controller) in intervals ending with the average above max_th.
-    share = {o: [1 - b[f"fared_minus_{o}"] / i[f"fared_minus_{o}"] for i, b in zip(idle, below)] for o in others}
+    share = {o: [1 - b[f"fared_minus_{o}"] / i[f"fared_minus_{o}"] for i, b in zip(idle, below)] for o in OTHERS}
     return [
         Claim(
             "Most of FARED's extra idle time with gentle RED falls while its average is above max_th: wherever FARED's "
             "throughput is significantly below both others', its link idles significantly longer than theirs, and more "
             "than half of the difference falls in sampling intervals that end with the average above max_th.",
             bool(lost)
-            and all(r[f"fared_minus_{o}"] - r[f"fared_minus_{o}_ci95"] > 0 for r in idle for o in others)
-            and all(x > 0.5 for o in others for x in share[o]),
+            and all(_above(r, c) for r in idle for c in cols)
+            and all(x > 0.5 for o in OTHERS for x in share[o]),
             f"idle time: {show(idle, 2, 's')}; of it with the average at or below max_th: {show(below, 2, 's')}; share of "
             "FARED's extra idle time with the average above max_th: "
-            + "; ".join(f"over {ch3.LABELS[o]}: " + ", ".join(f"{x:.2f}" for x in share[o]) for o in others),
+            + "; ".join(f"over {ch3.LABELS[o]}: " + ", ".join(f"{x:.2f}" for x in share[o]) for o in OTHERS),
         ),
         Claim(
             "Not through more timeouts: there FARED's flows do not time out significantly more often than ARED's and Re-ARED's.",
-            bool(lost) and not_above(timeouts),
+            bool(lost) and not any(_above(r, c) for r in timeouts for c in cols),
             f"retransmission timeouts per run: {show(timeouts, 0, '')}",
         ),
     ]
 
 
-def _gentle_claims(d: pl.DataFrame, means: pl.DataFrame, seeds: int) -> list[Claim]:
-    others = ("ared", "reared")
+def _gentle_claims(d: pl.DataFrame, means: pl.DataFrame, seeds: int, lost: list[int]) -> list[Claim]:
+    def part(gentle: bool) -> pl.DataFrame:
+        return d.filter(pl.col("gentle") == gentle).sort("flows")
 
     def rows(gentle: bool) -> list[dict]:
-        return list(d.filter(pl.col("gentle") == gentle).sort("flows").iter_rows(named=True))
-
-    def below_both(r: dict, m: str) -> bool:
-        return all(r[f"{m}_{o}"] + r[f"{m}_{o}_ci95"] < 0 for o in others)
-
-    def above_both(r: dict, m: str) -> bool:
-        return all(r[f"{m}_{o}"] - r[f"{m}_{o}_ci95"] > 0 for o in others)
-
-    def below_either(r: dict, m: str) -> bool:
-        return any(r[f"{m}_{o}"] + r[f"{m}_{o}_ci95"] < 0 for o in others)
+        return list(part(gentle).iter_rows(named=True))
 
     def diffs(gentle: bool, m: str, digits: int) -> str:
-        part = rows(gentle)
-        mode = "gentle" if gentle else "not gentle"
-        return f"{mode}: " + "; ".join(
-            f"FARED - {ch3.LABELS[o]}: " + ", ".join(f"{r[f'{m}_{o}']:+.{digits}f}±{r[f'{m}_{o}_ci95']:.{digits}f}" for r in part) for o in others
-        )
+        return f"{'gentle' if gentle else 'not gentle'}: " + _paired_text(part(gentle), "fared", tuple(f"{m}_{o}" for o in OTHERS), digits)
 
     flows = [r["flows"] for r in rows(True)]
-    lost = [r["flows"] for r in rows(True) if below_both(r, "tput")]
-    gained = [r["flows"] for r in rows(False) if above_both(r, "tput")]
+    gained = [r["flows"] for r in rows(False) if all(_above(r, f"tput_{o}") for o in OTHERS)]
+    below_either = [r["flows"] for r in rows(False) if any(_below(r, f"tput_{o}") for o in OTHERS)]
     tput = f"{diffs(True, 'tput', 0)}; {diffs(False, 'tput', 0)} kbit/s at {flows} flows ({seeds} seeds)"
 
     def mean(gentle: bool, kind: str, n: int, col: str) -> float:
@@ -269,11 +276,11 @@ def _gentle_claims(d: pl.DataFrame, means: pl.DataFrame, seeds: int) -> list[Cla
         return "; ".join(f"{ch3.LABELS[k]}: " + ", ".join(format(mean(gentle, k, n, col), fmt) for n in flows) for k in ch3.GENTLE_CONTROLLERS)
 
     mechanism = all(
-        mean(True, "fared", n, "avg_above_max_th") > max(mean(True, o, n, "avg_above_max_th") for o in others)
-        and mean(True, "fared", n, "max_p_mean") < min(mean(True, o, n, "max_p_mean") for o in others)
+        mean(True, "fared", n, "avg_above_max_th") > max(mean(True, o, n, "avg_above_max_th") for o in OTHERS)
+        and mean(True, "fared", n, "max_p_mean") < min(mean(True, o, n, "max_p_mean") for o in OTHERS)
         for n in lost
     )
-    drops_above = {g: [r["flows"] for r in rows(g) if r["drop_ared"] - r["drop_ared_ci95"] > 0] for g in (True, False)}
+    drops_above = {g: [r["flows"] for r in rows(g) if _above(r, "drop_ared")] for g in (True, False)}
     drops = f"{diffs(True, 'drop', 2)}; {diffs(False, 'drop', 2)} points at {flows} flows"
     thesis_drop = ", ".join(f"{r['thesis_drop_ared']:+.2f}" for r in rows(True))
     return [
@@ -295,8 +302,8 @@ def _gentle_claims(d: pl.DataFrame, means: pl.DataFrame, seeds: int) -> list[Cla
         Claim(
             "Table 3.5 without the gentle region: FARED's throughput is not significantly below ARED's or Re-ARED's at any "
             "flow count (paired 95 % interval).",
-            not any(below_either(r, "tput") for r in rows(False)),
-            f"significantly below either at {[r['flows'] for r in rows(False) if below_either(r, 'tput')] or 'no'} flow counts; {tput}",
+            not below_either,
+            f"significantly below either at {below_either or 'no'} flow counts; {tput}",
         ),
         Claim(
             "Tables 3.4 and 3.6 without the gentle region: FARED's drop rate is not significantly above ARED's at any flow "
