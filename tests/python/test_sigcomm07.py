@@ -21,8 +21,9 @@ runner = CliRunner()
 
 #: Claims that do not hold on the quick data, with the reason (docs/reproductions.md).
 KNOWN_DIFFERENCES = {
-    # At 10 ms (BDP 125 packets for 50 flows: 2.5 packets per flow) the 3 ms target is below
-    # what the windows hold; PERT/PI loses 1.8 % of packets, router PI-ECN 0.3 %.
+    # At 10 ms (BDP 125 packets for 50 flows: windows of a few packets) PI's integral term has
+    # not yet raised the probability those windows need when the window opens; PERT/PI loses
+    # 1.8 % of packets, router PI-ECN 0.3 % (sigcomm07-causes: measured 500 s later, neither drops).
     ("sigcomm07-fig14", "PERT/PI avoids packet drops"),
     # PERT/PI is less fair than router PI at every RTT here (0.94 against 0.97 at 200 ms), not
     # only at low RTTs: late starters' minimum RTT includes standing queue (docs/reproductions.md).
@@ -201,7 +202,14 @@ def test_explanations_of_fig7_and_table1_tested_quick(tmp_path):
     report = _report("sigcomm07-causes", tmp_path)
     _check_claims("sigcomm07-causes", report)
     runs = pl.read_parquet(tmp_path / "runs.parquet")
-    assert runs.height == 10
+    assert runs.height == 18
     # Fixed thresholds of PERT, one BDP of buffer at 10 ms: drops; 2 t_max of buffer: none.
     ten = runs.filter(pl.col("case") == "fig7-10ms").sort("variant")
     assert ten["drop_rate"][0] > 0.01 and ten["drop_rate"][1] == 0.0, ten
+    # Fig. 14 at 1 s: both schemes are still climbing in the paper's window, so both use the
+    # link better 500 s later; only Figure 14's runs sample the utilization the climb is
+    # measured on.
+    u = {r["variant"]: r for r in runs.filter(pl.col("case") == "fig14-1s").iter_rows(named=True)}
+    assert u["later"]["utilization"] > u["baseline"]["utilization"] + 0.1, u
+    assert u["pi_ecn_later"]["utilization"] > u["pi_ecn"]["utilization"] + 0.1, u
+    assert runs.filter(~pl.col("case").str.starts_with("fig14"))["climb_per_s"].is_nan().all()

@@ -1,5 +1,5 @@
-"""Runs that test our explanations of where the PERT paper's Figure 7 and Table 1 differ
-from ours (docs/reproductions.md, sigcomm07-fig7 and sigcomm07-table1).
+"""Runs that test our explanations of where the PERT paper's Figures 7 and 14 and Table 1
+differ from ours (docs/reproductions.md, sigcomm07-fig7, -fig14 and -table1).
 
 Each explanation predicts what one change to the paper's scenario does; each case here runs
 the paper's scenario (``baseline``) beside the changed one, with the same seeds:
@@ -17,6 +17,19 @@ the paper's scenario (``baseline``) beside the changed one, with the same seeds:
   with every flow starting in the first second, before a queue stands, the Jain index is as
   high as at the other RTTs. A third variant adds ns-2's random send overhead (up to 1 ms, as
   the kotla08 mixes do) to show how much phase effects (Floyd and Jacobson 1992) contribute.
+- ``fig14-10ms``: at 10 ms PERT/PI drops packets and holds a longer queue than router PI-ECN.
+  50 flows share a BDP of 125 packets, windows of a few packets, which need a high early
+  response probability; PI's integral term, with router PI's gains, raises it slowly (by
+  (a - b) per sample and unit of error). Prediction: measured :data:`LATER_S` later (the runs
+  made that much longer, the window moved with them) PERT/PI no longer drops (Figure 14's
+  1e-4) and its queue is within 0.1 of the buffer of router PI-ECN's.
+- ``fig14-1s``: at 1 s, PERT/PI's utilization over 100..300 s is below router PI-ECN's. At
+  that RTT a flow's fair window is 250 packets and congestion avoidance adds one per RTT, so the
+  50 flows refill the pipe at 50 / (RTT^2 C) = 0.4 % of capacity per second: the window
+  measures how far below the BDP each scheme left slow start, not a steady state. Predictions:
+  PERT/PI's utilization climbs through the window at close to that rate, and measured
+  :data:`LATER_S` later PERT/PI's utilization is within Figure 14's 5 points of router
+  PI-ECN's, or above it.
 - ``table1``: the 150-packet buffer (12 ms of queueing) is below 2 t_max too. Prediction: with
   2 t_max of buffer PERT's drop rate falls by an order of magnitude, toward the paper's 3.98e-6.
 
@@ -30,6 +43,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import polars as pl
 
 from ..parallel import Workers
@@ -37,7 +51,7 @@ from ..scenario import Scenario
 from ..sweep import Point, run_points, stored_results
 from . import sigcomm07 as sc
 
-__all__ = ["CASES", "Case", "points", "run_causes"]
+__all__ = ["CASES", "Case", "additive_climb_per_s", "points", "run_causes"]
 
 #: PERT's t_max (Section 3; pertlab.scenario.Pert's default) and the bottleneck of Fig. 7 and Table 1.
 T_MAX_S = 0.010
@@ -49,9 +63,32 @@ REFERENCE_RTT_MS = 60.0
 EARLY_START = "1s"
 #: ns-2's random send overhead of the kotla08 mixes (``Agent/TCP overhead_``).
 SEND_OVERHEAD = "1ms"
+#: Figure 14's longest RTT, its flows, and the sampling of the bottleneck's utilization that
+#: the climb is measured on.
+FIG14_LONGEST_RTT_S = 1.0
+FIG14_FLOWS = 50
+FIG14_SAMPLE = "1s"
+#: How much later the "later" runs of Figure 14's cases measure (their duration, warm-up and
+#: window end all move by this): 100..300 s becomes 600..800 s of a 900 s run. Exploratory
+#: runs of seeds 1-3: at 1 s PERT/PI leaves slow start near a third of capacity and climbs
+#: 0.3 to 0.4 % of it per second, so the climb is over by about 300 s; at 10 ms PERT/PI's
+#: queue is down to router PI-ECN's by 600 s.
+LATER_S = 500
+#: The stretch before the measurement window whose utilization is reported: in the paper's
+#: scenario, from the last flow's start (50 s) to the window (100 s), where slow start has ended.
+BEFORE_WINDOW_S = 50.0
 
 PERT = sc.SCHEMES[0]
 RED_ECN = sc.SCHEMES[2]
+PERT_PI, PI_ECN = sc.PI_SCHEMES
+
+
+def additive_climb_per_s() -> float:
+    """How fast congestion avoidance refills Figure 14's pipe at 1 s, in utilization per second:
+    each flow adds a packet per RTT, so the aggregate rate grows by flows / RTT^2 packets/s per
+    second, against a capacity of C packets/s."""
+    capacity_pps = BOTTLENECK_BPS / (8 * PACKET_BYTES)
+    return FIG14_FLOWS / (FIG14_LONGEST_RTT_S**2 * capacity_pps)
 
 
 def two_t_max_buffer() -> int:
@@ -76,6 +113,36 @@ def _early(mode: sc.Mode) -> sc.Mode:
     return replace(mode, start_window=EARLY_START)
 
 
+def _later(duration: str, by_s: float) -> str:
+    return f"{float(duration.removesuffix('s')) + by_s:g}s"
+
+
+def _measured_later(mode: sc.Mode) -> sc.Mode:
+    return replace(
+        mode,
+        duration=_later(mode.duration, LATER_S),
+        warmup=_later(mode.warmup, LATER_S),
+        measure_end=_later(mode.measure_end, LATER_S),
+    )
+
+
+def _fig14_case(rtt_s: float) -> Case:
+    """Figure 14's scenario at ``rtt_s``, PERT/PI (baseline) and router PI-ECN, each also
+    measured :data:`LATER_S` later."""
+
+    def make(scheme: sc.Scheme, later: bool) -> Callable[[sc.Mode, int], Scenario]:
+        return lambda m, s: sc._dumbbell(
+            scheme, _measured_later(m) if later else m, s, bw="150Mbps", rtt=f"{rtt_s * 1000:g}ms", flows=FIG14_FLOWS,
+            sample_interval=FIG14_SAMPLE, monitor_flows=[0],
+        )  # fmt: skip
+
+    name = f"fig14-{rtt_s:g}s" if rtt_s >= 1 else f"fig14-{rtt_s * 1000:g}ms"
+    return Case(name, {
+        "baseline": make(PERT_PI, False), "pi_ecn": make(PI_ECN, False),
+        "later": make(PERT_PI, True), "pi_ecn_later": make(PI_ECN, True),
+    })  # fmt: skip
+
+
 CASES = (
     Case("fig7-10ms", {
         "baseline": lambda m, s: sc._dumbbell(PERT, m, s, bw="150Mbps", rtt="10ms", flows=50),
@@ -91,6 +158,8 @@ CASES = (
         "early_starts": lambda m, s: sc._dumbbell(PERT, _early(m), s, bw="150Mbps", rtt="20ms", flows=50),
         "send_overhead": lambda m, s: sc._dumbbell(PERT, m, s, bw="150Mbps", rtt="20ms", flows=50, tcp={"overhead": SEND_OVERHEAD}),
     }),
+    _fig14_case(0.010),
+    _fig14_case(FIG14_LONGEST_RTT_S),
     Case("table1", {
         "baseline": lambda m, s: sc.table1_scenario(PERT, m, s),
         "buffer_2tmax": lambda m, s: sc._dumbbell(
@@ -120,14 +189,33 @@ def base_rtt_effect(results) -> dict[str, float]:
     return {"rank_min_rtt_goodput": rho, "min_rtt_spread_ms": spread}
 
 
+def utilization_climb(results) -> dict[str, float]:
+    """Where a run has the bottleneck's utilization sampled: its slope over the measurement
+    window (least squares, per second) and its mean over the :data:`BEFORE_WINDOW_S` before the
+    window. NaN elsewhere."""
+    q = results.queue_series
+    if q.is_empty():
+        return {"climb_per_s": float("nan"), "utilization_before": float("nan")}
+    q = q.filter(pl.col("from") == "r0")
+    start, end = results.summary["window_start_s"], results.summary["window_end_s"]
+    window = q.filter((pl.col("t_s") > start) & (pl.col("t_s") <= end))
+    before = q.filter((pl.col("t_s") > start - BEFORE_WINDOW_S) & (pl.col("t_s") <= start))
+    slope = float(np.polyfit(window["t_s"].to_numpy(), window["utilization"].to_numpy(), 1)[0])
+    return {"climb_per_s": slope, "utilization_before": float(before["utilization"].mean())}
+
+
+def _effects(results) -> dict[str, float]:
+    return {**base_rtt_effect(results), **utilization_climb(results)}
+
+
 def run_causes(mode: sc.Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(runs, summary): one row per run (with :func:`base_rtt_effect`), and per case and variant
-    the mean over seeds of the bottleneck's queue, drop rate, utilization, the Jain index and
-    the base-RTT effect."""
+    the mean over seeds of the bottleneck's queue, drop rate, utilization, the Jain index, the
+    base-RTT effect and the utilization's climb."""
     pts = points(mode)
     runs = run_points(pts, out, jobs=workers.jobs, cluster=workers.cluster, on_progress=None)
-    effect = pl.DataFrame([{"key": p.key, **base_rtt_effect(stored_results(p, out))} for p in pts])
+    effect = pl.DataFrame([{"key": p.key, **_effects(stored_results(p, out))} for p in pts])
     runs = runs.join(effect, on="key", how="left")
-    metrics = ("avg_queue_norm", "drop_rate", "utilization", "jain", "rank_min_rtt_goodput", "min_rtt_spread_ms")
+    metrics = ("avg_queue_norm", "drop_rate", "utilization", "jain", "rank_min_rtt_goodput", "min_rtt_spread_ms", "climb_per_s", "utilization_before")
     summary = runs.group_by("case", "variant", maintain_order=True).agg(pl.len().alias("seeds"), *(pl.col(m).mean() for m in metrics))
     return runs, summary
