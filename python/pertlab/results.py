@@ -270,7 +270,8 @@ class Results:
     def flow_series(self) -> pl.DataFrame:
         """cwnd, ssthresh, srtt and delivered bytes of the sampled flows; ``cc`` joined in.
         Every PERT flow also has ``qdelay_ms``, the queueing delay it estimates and responds to
-        (srtt_0.99 - P); adaptive PERT flows ``mode``, ``alpha``, ``beta``, ``p``, ``p_early`` and
+        (srtt_0.99 - P), and ``p_response``, the early-response probability each ACK is drawn
+        with (the AQM it emulates); adaptive PERT flows ``mode``, ``alpha``, ``beta``, ``p``, ``p_early`` and
         ``q_max_ms``, JCC flows ``r``, the last path load reduction
         factor R echoed, as a probability (null for other controllers)."""
         import polars as pl

@@ -60,6 +60,7 @@ FLOW_SERIES_SCHEMA = {
     "t_s": pl.Float64, "flow": pl.UInt32, "cwnd": pl.UInt32, "ssthresh": pl.UInt32, "srtt_ms": pl.Float64,
     "delivered_bytes": pl.UInt64, "mode": pl.String, "alpha": pl.Float64, "beta": pl.Float64, "p": pl.Float64,
     "p_early": pl.Float64, "qdelay_ms": pl.Float64, "q_max_ms": pl.Float64, "r": pl.Float64,
+    "p_response": pl.Float64,
 }  # fmt: skip
 CLASS_TRACE_SCHEMA = {
     "link": pl.String, "from": pl.String, "to": pl.String, "t_s": pl.Float64, "class": pl.UInt32, "wait_ms": pl.Float64, "wait_tx": pl.Float64,

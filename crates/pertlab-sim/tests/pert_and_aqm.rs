@@ -171,4 +171,16 @@ fn pert_queueing_delay_in_the_flow_series_tracks_the_bottleneck_queue() {
         assert!(q.iter().all(|&x| x >= 0.0));
         assert!((pert_mean - queue_mean).abs() < 0.2 * queue_mean, "PERT {pert_mean:.2} ms, queue {queue_mean:.2} ms");
     }
+    // Beside each estimate, the response probability PERT/RED maps it to: zero up to
+    // T_min (5 ms), rising with the estimate above it (P, the base RTT, is fixed here).
+    let mut points: Vec<(f64, f64)> = (0..fs.t_s.len())
+        .filter(|&i| after(&fs.t_s[i]) && fs.flow[i] < 2)
+        .map(|i| (fs.qdelay_ms[i].unwrap(), fs.p_response[i].expect("every PERT sample has it")))
+        .collect();
+    assert!((0..fs.t_s.len()).filter(|&i| fs.flow[i] >= 2).all(|i| fs.p_response[i].is_none()), "Reno draws no early response");
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    assert!(points.iter().all(|&(q, p)| (0.0..=1.0).contains(&p) && (q > 5.0 || p == 0.0)), "{points:?}");
+    assert!(points.windows(2).all(|w| w[1].1 >= w[0].1), "the probability rises with the estimate");
+    let above = points.iter().filter(|&&(q, _)| q > 5.5).count();
+    assert!(above > 10 && points.iter().filter(|&&(q, _)| q > 5.5).all(|&(_, p)| p > 0.0), "{above} samples above T_min");
 }

@@ -389,7 +389,10 @@ fn check(r: &Results) -> Result<(), String> {
         unit("queue series max_p", *x)?;
     }
     let fs = &r.flow_series;
-    let opt = fs.alpha.iter().chain(&fs.beta).chain(&fs.p).chain(&fs.p_early).chain(&fs.qdelay_ms).chain(&fs.q_max_ms).flatten();
+    for x in fs.p_response.iter().flatten() {
+        unit("flow series p_response", *x)?;
+    }
+    let opt = fs.alpha.iter().chain(&fs.beta).chain(&fs.p).chain(&fs.p_early).chain(&fs.qdelay_ms).chain(&fs.q_max_ms).chain(&fs.p_response).flatten();
     for x in fs.t_s.iter().chain(&fs.srtt_ms).chain(opt) {
         finite("flow series", *x)?;
     }

@@ -432,6 +432,9 @@ pub struct FlowSeries {
     pub p_early: Vec<Option<f64>>,
     pub qdelay_ms: Vec<Option<f64>>,
     pub q_max_ms: Vec<Option<f64>>,
+    /// The early-response probability each ACK is drawn with now (every PERT
+    /// variant: the AQM it emulates); none for other controllers.
+    pub p_response: Vec<Option<f64>>,
     /// The last path load reduction factor R a probing ACK echoed, as a drop
     /// probability (JCC; none for controllers that do not probe).
     pub r: Vec<Option<f64>>,
@@ -439,9 +442,9 @@ pub struct FlowSeries {
 
 impl FlowSeries {
     /// Columns, and bytes of one row (for the memory estimate).
-    pub const COLUMNS: u64 = 14;
+    pub const COLUMNS: u64 = 15;
     pub const ROW_BYTES: usize =
-        3 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + size_of::<Option<&'static str>>() + 7 * size_of::<Option<f64>>();
+        3 * size_of::<u32>() + 2 * size_of::<f64>() + size_of::<u64>() + size_of::<Option<&'static str>>() + 8 * size_of::<Option<f64>>();
 }
 
 impl Trace {
@@ -495,7 +498,7 @@ mod tests {
         assert_eq!(columns(QueueSeries::default()).len() as u64, QueueSeries::COLUMNS);
         assert_eq!(QueueSeries::ROW_BYTES, 8 + 4 + 4 + 8 + 8 + 16 + 16 + 8);
         assert_eq!(columns(FlowSeries::default()).len() as u64, FlowSeries::COLUMNS);
-        assert_eq!(FlowSeries::ROW_BYTES, 8 + 4 + 4 + 4 + 8 + 8 + 16 + 7 * 16);
+        assert_eq!(FlowSeries::ROW_BYTES, 8 + 4 + 4 + 4 + 8 + 8 + 16 + 8 * 16);
         let trace = columns(Trace::default());
         assert_eq!(trace.iter().filter(|c| c.starts_with("rtt_")).count() as u64, Trace::RTT_COLUMNS);
         assert_eq!(trace.iter().filter(|c| c.starts_with("loss_") || c.starts_with("drop_")).count() as u64, 2 * Trace::EVENT_COLUMNS);

@@ -480,6 +480,11 @@ impl TcpSender {
         self.cc.queueing_delay()
     }
 
+    /// The controller's early-response probability now, if it draws one.
+    pub fn cc_response_probability(&self) -> Option<f64> {
+        self.cc.response_probability()
+    }
+
     /// The controller's last path load reduction factor R (JCC), if it probes.
     pub fn cc_path_r(&self) -> Option<f64> {
         self.cc.path_r()

@@ -176,6 +176,7 @@ impl Monitors {
             s.p_early.push(tm.map(|x| x.p_early));
             s.qdelay_ms.push(flow.sender.cc_queueing_delay().map(|ns| ns as f64 / 1e6));
             s.q_max_ms.push(tm.map(|x| x.q_max_ms));
+            s.p_response.push(flow.sender.cc_response_probability());
             s.r.push(flow.sender.cc_path_r());
         }
     }

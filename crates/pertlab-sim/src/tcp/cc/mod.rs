@@ -411,6 +411,13 @@ pub trait CongestionControl: Send {
         None
     }
 
+    /// The probability of an early response the controller draws on each ACK
+    /// now (the AQM that PERT/RED, PERT/PI and adaptive PERT emulate), for time
+    /// series; none for controllers that draw none.
+    fn response_probability(&self) -> Option<f64> {
+        None
+    }
+
     /// The last path load reduction factor R a probing ACK echoed, as a drop
     /// probability (JCC, Hua 2002 eq. 4.1; Figs 4.13/4.14 plot it); none for
     /// controllers that do not probe.

@@ -72,7 +72,7 @@
 //! Left out: the adaptive variants of the theses (Kotla's alpha/beta modes),
 //! one-way delay signals (Section 7).
 
-use super::pert_signal::{draw, gentle_red, ns_to_scaled, scaled_to_ns, to_ppm, to_prob, DelaySignal, OncePerRtt};
+use super::pert_signal::{draw, from_prob, gentle_red, ns_to_scaled, scaled_to_ns, to_ppm, to_prob, DelaySignal, OncePerRtt};
 pub use super::pert_signal::{PPM, PROB_ONE};
 use super::reno::{reno_cong_avoid, reno_ssthresh};
 use super::{AckSample, CcCounters, CcState, CongestionControl};
@@ -344,7 +344,7 @@ impl<E: Emulation> Pert<E> {
 
     /// Current response probability.
     pub fn probability(&self) -> f64 {
-        self.probability_fixed() as f64 / PROB_ONE as f64
+        from_prob(self.probability_fixed())
     }
 }
 
@@ -380,6 +380,10 @@ impl<E: Emulation> CongestionControl for Pert<E> {
 
     fn queueing_delay(&self) -> Option<SimTime> {
         Some(self.qdelay_ns())
+    }
+
+    fn response_probability(&self) -> Option<f64> {
+        Some(self.probability())
     }
 
     /// The thresholds and `p_max` apply from the next ACK's probability, the

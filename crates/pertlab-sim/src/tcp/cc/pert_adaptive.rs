@@ -61,7 +61,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pert::{DEFAULT_P_MAX, DEFAULT_SRTT_WEIGHT, DEFAULT_T_MAX_NS, DEFAULT_T_MIN_NS};
-use super::pert_signal::{draw, gentle_red, ns_to_scaled, scale_window, scaled_to_ns, to_prob, DelaySignal, OncePerRtt, PPM};
+use super::pert_signal::{draw, from_prob, gentle_red, ns_to_scaled, scale_window, scaled_to_ns, to_prob, DelaySignal, OncePerRtt, PPM};
 use super::{AckSample, CcCounters, CcState, CcTelemetry, CongestionControl, Mode};
 use crate::error::{check, ConfigError};
 use crate::rng::SimRng;
@@ -498,6 +498,10 @@ impl<A: Arith> CongestionControl for PertAdaptive<A> {
 
     fn queueing_delay(&self) -> Option<SimTime> {
         Some(self.qdelay_ns())
+    }
+
+    fn response_probability(&self) -> Option<f64> {
+        Some(from_prob(self.probability_fixed()))
     }
 }
 

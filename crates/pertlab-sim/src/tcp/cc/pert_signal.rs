@@ -186,3 +186,8 @@ pub fn to_ppm(x: f64) -> u64 {
 pub fn to_prob(x: f64) -> u64 {
     (x.clamp(0.0, 1.0) * PROB_ONE as f64).round() as u64
 }
+
+/// A probability in units of 2^-32 as a fraction (the inverse of [`to_prob`]).
+pub fn from_prob(p: u64) -> f64 {
+    p as f64 / PROB_ONE as f64
+}
