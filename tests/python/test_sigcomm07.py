@@ -26,7 +26,8 @@ KNOWN_DIFFERENCES = {
     # 1.8 % of packets, router PI-ECN 0.3 % (sigcomm07-causes: measured 500 s later, neither drops).
     ("sigcomm07-fig14", "PERT/PI avoids packet drops"),
     # PERT/PI is less fair than router PI at every RTT here (0.94 against 0.97 at 200 ms), not
-    # only at low RTTs: late starters' minimum RTT includes standing queue (docs/reproductions.md).
+    # only at low RTTs: each flow's PI integral starts with the flow, so earlier starters carry
+    # a higher response probability (sigcomm07-causes, fig14-100ms; docs/reproductions.md).
     ("sigcomm07-fig14", "PERT/PI's Jain index is slightly worse"),
     # At 200 ms PERT's thresholds (5/10 ms of queueing, 2.5-5 % of the BDP) leave too little
     # queue to absorb its 35 % cuts (eq. (1) asks for 54 % of a BDP): 0.88 against RED-ECN's 1.0.
@@ -202,7 +203,7 @@ def test_explanations_of_fig7_and_table1_tested_quick(tmp_path):
     report = _report("sigcomm07-causes", tmp_path)
     _check_claims("sigcomm07-causes", report)
     runs = pl.read_parquet(tmp_path / "runs.parquet")
-    assert runs.height == 18
+    assert runs.height == 20
     # Fixed thresholds of PERT, one BDP of buffer at 10 ms: drops; 2 t_max of buffer: none.
     ten = runs.filter(pl.col("case") == "fig7-10ms").sort("variant")
     assert ten["drop_rate"][0] > 0.01 and ten["drop_rate"][1] == 0.0, ten

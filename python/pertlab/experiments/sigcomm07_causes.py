@@ -30,6 +30,13 @@ the paper's scenario (``baseline``) beside the changed one, with the same seeds:
   PERT/PI's utilization climbs through the window at close to that rate, and measured
   :data:`LATER_S` later PERT/PI's utilization is within Figure 14's 5 points of router
   PI-ECN's, or above it.
+- ``fig14-100ms``: between 20 and 200 ms PERT/PI is less fair than router PI (Jain 0.75 at
+  100 ms against 1.0). Each flow runs its own PI law, whose integral starts when the flow
+  starts; the flows see the same queueing delay afterwards, so the integrals differ by what the
+  earlier starters integrated before the later ones began, and the difference stays.
+  Predictions: flows that started earlier carry a higher response probability at the same delay
+  and take less; with every flow starting within :data:`STARTS_TOGETHER` the Jain index's gap to
+  1 at least halves.
 - ``table1``: the 150-packet buffer (12 ms of queueing) is below 2 t_max too. Prediction: with
   2 t_max of buffer PERT's drop rate falls by an order of magnitude, toward the paper's 3.98e-6.
 
@@ -61,6 +68,10 @@ PACKET_BYTES = 1500
 REFERENCE_RTT_MS = 60.0
 #: Starts in the first second (the paper's: 50 s).
 EARLY_START = "1s"
+#: Starts close enough for the flows' PI integrals to begin together (Fig. 14 at 100 ms).
+STARTS_TOGETHER = "10ms"
+#: The RTT of Fig. 14 where PERT/PI is least fair (committed sigcomm07-fig14 report).
+FIG14_LEAST_FAIR_RTT_S = 0.100
 #: ns-2's random send overhead of the kotla08 mixes (``Agent/TCP overhead_``).
 SEND_OVERHEAD = "1ms"
 #: Figure 14's longest RTT, its flows, and the sampling of the bottleneck's utilization that
@@ -126,15 +137,20 @@ def _measured_later(mode: sc.Mode) -> sc.Mode:
     )
 
 
+def _fig14(scheme: sc.Scheme, mode: sc.Mode, seed: int, rtt_s: float, every_flow: bool = False) -> Scenario:
+    """Figure 14's scenario at ``rtt_s``, with the bottleneck and flow 0 (or every flow) sampled."""
+    return sc._dumbbell(
+        scheme, mode, seed, bw="150Mbps", rtt=f"{rtt_s * 1000:g}ms", flows=FIG14_FLOWS,
+        sample_interval=FIG14_SAMPLE, monitor_flows=None if every_flow else [0],
+    )  # fmt: skip
+
+
 def _fig14_case(rtt_s: float) -> Case:
     """Figure 14's scenario at ``rtt_s``, PERT/PI (baseline) and router PI-ECN, each also
     measured :data:`LATER_S` later."""
 
     def make(scheme: sc.Scheme, later: bool) -> Callable[[sc.Mode, int], Scenario]:
-        return lambda m, s: sc._dumbbell(
-            scheme, _measured_later(m) if later else m, s, bw="150Mbps", rtt=f"{rtt_s * 1000:g}ms", flows=FIG14_FLOWS,
-            sample_interval=FIG14_SAMPLE, monitor_flows=[0],
-        )  # fmt: skip
+        return lambda m, s: _fig14(scheme, _measured_later(m) if later else m, s, rtt_s)
 
     name = f"fig14-{rtt_s:g}s" if rtt_s >= 1 else f"fig14-{rtt_s * 1000:g}ms"
     return Case(name, {
@@ -160,6 +176,10 @@ CASES = (
     }),
     _fig14_case(0.010),
     _fig14_case(FIG14_LONGEST_RTT_S),
+    Case("fig14-100ms", {
+        "baseline": lambda m, s: _fig14(PERT_PI, m, s, FIG14_LEAST_FAIR_RTT_S, every_flow=True),
+        "starts_together": lambda m, s: _fig14(PERT_PI, replace(m, start_window=STARTS_TOGETHER), s, FIG14_LEAST_FAIR_RTT_S, every_flow=True),
+    }),
     Case("table1", {
         "baseline": lambda m, s: sc.table1_scenario(PERT, m, s),
         "buffer_2tmax": lambda m, s: sc._dumbbell(
@@ -204,18 +224,39 @@ def utilization_climb(results) -> dict[str, float]:
     return {"climb_per_s": slope, "utilization_before": float(before["utilization"].mean())}
 
 
+def integral_offsets(results) -> dict[str, float]:
+    """Where every flow's early-response probability is sampled: the Spearman rank correlation
+    of the flows' start times with their mean probability over the window, and of that
+    probability with their goodput, and the range of those means. NaN elsewhere."""
+    from ..reproduce.registry import rank_correlation
+
+    series = results.flow_series
+    if series.is_empty() or series["p_response"].null_count() == series.height:
+        return {"rank_start_p": float("nan"), "rank_p_goodput": float("nan"), "p_low": float("nan"), "p_high": float("nan")}
+    start, end = results.summary["window_start_s"], results.summary["window_end_s"]
+    p = series.filter((pl.col("t_s") > start) & (pl.col("t_s") <= end)).group_by("flow").agg(pl.col("p_response").mean())
+    f = results.flows.join(p, left_on="id", right_on="flow")
+    return {
+        "rank_start_p": rank_correlation(f["start_s"].to_list(), f["p_response"].to_list()),
+        "rank_p_goodput": rank_correlation(f["p_response"].to_list(), f["goodput_mbps"].to_list()),
+        "p_low": float(f["p_response"].min()),
+        "p_high": float(f["p_response"].max()),
+    }
+
+
 def _effects(results) -> dict[str, float]:
-    return {**base_rtt_effect(results), **utilization_climb(results)}
+    return {**base_rtt_effect(results), **utilization_climb(results), **integral_offsets(results)}
 
 
 def run_causes(mode: sc.Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame]:
     """(runs, summary): one row per run (with :func:`base_rtt_effect`), and per case and variant
     the mean over seeds of the bottleneck's queue, drop rate, utilization, the Jain index, the
-    base-RTT effect and the utilization's climb."""
+    base-RTT effect, the utilization's climb and the PI integrals' offsets."""
     pts = points(mode)
     runs = run_points(pts, out, jobs=workers.jobs, cluster=workers.cluster, on_progress=None)
     effect = pl.DataFrame([{"key": p.key, **_effects(stored_results(p, out))} for p in pts])
     runs = runs.join(effect, on="key", how="left")
-    metrics = ("avg_queue_norm", "drop_rate", "utilization", "jain", "rank_min_rtt_goodput", "min_rtt_spread_ms", "climb_per_s", "utilization_before")
+    metrics = ("avg_queue_norm", "drop_rate", "utilization", "jain", "rank_min_rtt_goodput", "min_rtt_spread_ms", "climb_per_s", "utilization_before",
+               "rank_start_p", "rank_p_goodput", "p_low", "p_high")  # fmt: skip
     summary = runs.group_by("case", "variant", maintain_order=True).agg(pl.len().alias("seeds"), *(pl.col(m).mean() for m in metrics))
     return runs, summary
