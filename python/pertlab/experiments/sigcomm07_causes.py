@@ -37,6 +37,13 @@ the paper's scenario (``baseline``) beside the changed one, with the same seeds:
   Predictions: flows that started earlier carry a higher response probability at the same delay
   and take less; with every flow starting within :data:`STARTS_TOGETHER` the Jain index's gap to
   1 at least halves.
+- ``fig8-1000``: with 1000 flows PERT's Jain index falls below 0.9 and its queue rises to
+  several times RED-ECN's. A flow's window is a few packets there; the flows' least windows
+  together hold a standing queue above 2 t_max, where PERT responds on every RTT and cannot give
+  back more, and flows that start while it stands count it into their minimum RTT, see little
+  queueing delay and take more. Predictions (no change to the scenario): the median flow's
+  response probability is 1 at a window of a few packets, and the flows whose minimum RTT
+  exceeds the least one by more than t_min take a larger share than their number.
 - ``table1``: the 150-packet buffer (12 ms of queueing) is below 2 t_max too. Prediction: with
   2 t_max of buffer PERT's drop rate falls by an order of magnitude, toward the paper's 3.98e-6.
 
@@ -60,7 +67,9 @@ from . import sigcomm07 as sc
 
 __all__ = ["CASES", "Case", "additive_climb_per_s", "points", "run_causes"]
 
-#: PERT's t_max (Section 3; pertlab.scenario.Pert's default) and the bottleneck of Fig. 7 and Table 1.
+#: PERT's t_min and t_max (Section 3; pertlab.scenario.Pert's defaults) and the bottleneck of
+#: Fig. 7 and Table 1.
+T_MIN_S = 0.005
 T_MAX_S = 0.010
 BOTTLENECK_BPS = 150e6
 PACKET_BYTES = 1500
@@ -68,17 +77,29 @@ PACKET_BYTES = 1500
 REFERENCE_RTT_MS = 60.0
 #: Starts in the first second (the paper's: 50 s).
 EARLY_START = "1s"
+#: Figure 8's largest point and its path (sigcomm07.FIGURES["fig8"]).
+FIG8_FLOWS = 1000
+FIG8_BANDWIDTH = "500Mbps"
+
+
+def fig8_fair_window() -> float:
+    """Packets per flow that Figure 8's largest point holds in flight with a full buffer:
+    (BDP + buffer) / flows, the buffer being one BDP."""
+    bdp = 500e6 * 0.060 / (8 * PACKET_BYTES)
+    return 2 * bdp / FIG8_FLOWS
+
+
 #: Starts close enough for the flows' PI integrals to begin together (Fig. 14 at 100 ms).
 STARTS_TOGETHER = "10ms"
 #: The RTT of Fig. 14 where PERT/PI is least fair (committed sigcomm07-fig14 report).
 FIG14_LEAST_FAIR_RTT_S = 0.100
 #: ns-2's random send overhead of the kotla08 mixes (``Agent/TCP overhead_``).
 SEND_OVERHEAD = "1ms"
-#: Figure 14's longest RTT, its flows, and the sampling of the bottleneck's utilization that
-#: the climb is measured on.
+#: Figure 14's longest RTT, its flows, and the sampling of the time series (the bottleneck's
+#: utilization, the flows' response probabilities) that Figures 8's and 14's cases measure on.
 FIG14_LONGEST_RTT_S = 1.0
 FIG14_FLOWS = 50
-FIG14_SAMPLE = "1s"
+SAMPLE_INTERVAL = "1s"
 #: How much later the "later" runs of Figure 14's cases measure (their duration, warm-up and
 #: window end all move by this): 100..300 s becomes 600..800 s of a 900 s run. Exploratory
 #: runs of seeds 1-3: at 1 s PERT/PI leaves slow start near a third of capacity and climbs
@@ -141,7 +162,7 @@ def _fig14(scheme: sc.Scheme, mode: sc.Mode, seed: int, rtt_s: float, every_flow
     """Figure 14's scenario at ``rtt_s``, with the bottleneck and flow 0 (or every flow) sampled."""
     return sc._dumbbell(
         scheme, mode, seed, bw="150Mbps", rtt=f"{rtt_s * 1000:g}ms", flows=FIG14_FLOWS,
-        sample_interval=FIG14_SAMPLE, monitor_flows=None if every_flow else [0],
+        sample_interval=SAMPLE_INTERVAL, monitor_flows=None if every_flow else [0],
     )  # fmt: skip
 
 
@@ -179,6 +200,9 @@ CASES = (
     Case("fig14-100ms", {
         "baseline": lambda m, s: _fig14(PERT_PI, m, s, FIG14_LEAST_FAIR_RTT_S, every_flow=True),
         "starts_together": lambda m, s: _fig14(PERT_PI, replace(m, start_window=STARTS_TOGETHER), s, FIG14_LEAST_FAIR_RTT_S, every_flow=True),
+    }),
+    Case("fig8-1000", {
+        "baseline": lambda m, s: sc._dumbbell(PERT, m, s, bw=FIG8_BANDWIDTH, rtt="60ms", flows=FIG8_FLOWS, sample_interval=SAMPLE_INTERVAL),
     }),
     Case("table1", {
         "baseline": lambda m, s: sc.table1_scenario(PERT, m, s),
@@ -224,28 +248,42 @@ def utilization_climb(results) -> dict[str, float]:
     return {"climb_per_s": slope, "utilization_before": float(before["utilization"].mean())}
 
 
-def integral_offsets(results) -> dict[str, float]:
-    """Where every flow's early-response probability is sampled: the Spearman rank correlation
-    of the flows' start times with their mean probability over the window, and of that
-    probability with their goodput, and the range of those means. NaN elsewhere."""
+#: What :func:`flow_probabilities` returns, NaN where it does not apply.
+FLOW_PROBABILITY_METRICS = (
+    "rank_start_p", "rank_p_goodput", "p_low", "p_high", "p_median", "cwnd_median", "inflated_fraction", "inflated_share",
+)  # fmt: skip
+
+
+def flow_probabilities(results) -> dict[str, float]:
+    """Where every flow's early-response probability is sampled (PERT variants), from each
+    flow's means over the window: the Spearman rank correlation of start time with probability
+    and of probability with goodput; the range and median of the probabilities and the median
+    window; and the flows whose measured minimum RTT exceeds the least of them by more than
+    PERT's t_min (they took standing queue into it), as a fraction of the flows and as their
+    share of the goodput. NaN elsewhere."""
     from ..reproduce.registry import rank_correlation
 
     series = results.flow_series
-    if series.is_empty() or series["p_response"].null_count() == series.height:
-        return {"rank_start_p": float("nan"), "rank_p_goodput": float("nan"), "p_low": float("nan"), "p_high": float("nan")}
+    if series.is_empty() or series["p_response"].null_count() == series.height or series["flow"].n_unique() < results.flows.height:
+        return dict.fromkeys(FLOW_PROBABILITY_METRICS, float("nan"))
     start, end = results.summary["window_start_s"], results.summary["window_end_s"]
-    p = series.filter((pl.col("t_s") > start) & (pl.col("t_s") <= end)).group_by("flow").agg(pl.col("p_response").mean())
-    f = results.flows.join(p, left_on="id", right_on="flow")
+    means = series.filter((pl.col("t_s") > start) & (pl.col("t_s") <= end)).group_by("flow").agg(pl.col("p_response", "cwnd").mean())
+    f = results.flows.join(means, left_on="id", right_on="flow")
+    inflated = f["rtt_min_ms"] > f["rtt_min_ms"].min() + T_MIN_S * 1000
     return {
         "rank_start_p": rank_correlation(f["start_s"].to_list(), f["p_response"].to_list()),
         "rank_p_goodput": rank_correlation(f["p_response"].to_list(), f["goodput_mbps"].to_list()),
         "p_low": float(f["p_response"].min()),
         "p_high": float(f["p_response"].max()),
+        "p_median": float(f["p_response"].median()),
+        "cwnd_median": float(f["cwnd"].median()),
+        "inflated_fraction": float(inflated.mean()),
+        "inflated_share": float(f.filter(inflated)["goodput_mbps"].sum() / f["goodput_mbps"].sum()),
     }
 
 
 def _effects(results) -> dict[str, float]:
-    return {**base_rtt_effect(results), **utilization_climb(results), **integral_offsets(results)}
+    return {**base_rtt_effect(results), **utilization_climb(results), **flow_probabilities(results)}
 
 
 def run_causes(mode: sc.Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -257,6 +295,6 @@ def run_causes(mode: sc.Mode, out: Path, workers: Workers = Workers()) -> tuple[
     effect = pl.DataFrame([{"key": p.key, **_effects(stored_results(p, out))} for p in pts])
     runs = runs.join(effect, on="key", how="left")
     metrics = ("avg_queue_norm", "drop_rate", "utilization", "jain", "rank_min_rtt_goodput", "min_rtt_spread_ms", "climb_per_s", "utilization_before",
-               "rank_start_p", "rank_p_goodput", "p_low", "p_high")  # fmt: skip
+               *FLOW_PROBABILITY_METRICS)  # fmt: skip
     summary = runs.group_by("case", "variant", maintain_order=True).agg(pl.len().alias("seeds"), *(pl.col(m).mean() for m in metrics))
     return runs, summary
