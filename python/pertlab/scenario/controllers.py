@@ -77,7 +77,9 @@ class PertPi(_Model):
     w_hz: Annotated[float, Field(gt=0.0, le=1e9)] = Field(170.0, description="sampling frequency of the law, Hz (router PI's)")
     decrease: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.35, description="fraction of the window an early response removes")
     srtt_weight: Annotated[float, Field(gt=0.0, lt=1.0)] = Field(0.99, description="history weight of the smoothed RTT")
-    respond_in_slow_start: bool = True
+    respond_in_slow_start: bool = Field(
+        True, description="early responses in slow start too, as PERT/RED; false lets slow start wind the PI integral up (pert_pi.rs, Wind-up)"
+    )
     min_rtt_window: Duration | None = _min_rtt_window()
 
 

@@ -28,6 +28,17 @@
 //! with the delay as it was since the previous one (exact: the signal only
 //! changes on samples). The probability is kept in `f64` and converted to
 //! units of 2^-32 for PERT's fixed-point draw; this variant has no kernel twin.
+//!
+//! **Wind-up.** The law is router PI's, incremental with `p` clamped to [0, 1],
+//! so a long excursion above the target drives `p` to 1 and it comes back down
+//! by at most `(a - b) C w T_q*` per second once the queue is empty: 3.8e-4/s
+//! with the paper's parameters at 150 Mbit/s, over 2,600 s from 1 to 0. Without
+//! early responses in slow start (`respond_in_slow_start = false`) slow start
+//! at a long RTT overfills the queue and does exactly that: on Figure 14's path
+//! at 1 s every flow then responds on every RTT at its least window for
+//! thousands of seconds (tests/python/test_pert_pi.py). Each flow's integral
+//! also starts when the flow does, so flows started at different times carry
+//! different probabilities at the same delay (`sigcomm07-causes`, fig14-100ms).
 
 use serde::{Deserialize, Serialize};
 
@@ -67,7 +78,8 @@ pub struct PertPiConfig {
     pub decrease: f64,
     /// History weight of `srtt_0.99` (Section 6.1 uses PERT's signal). Default 0.99.
     pub srtt_weight: f64,
-    /// Allow early responses in slow start, as PERT/RED. Default `true`.
+    /// Allow early responses in slow start, as PERT/RED. Default `true`;
+    /// `false` lets slow start wind the integral up (module doc, "Wind-up").
     pub respond_in_slow_start: bool,
     /// `P` over a sliding window of this many nanoseconds instead of the
     /// smallest RTT sample, as PERT/RED's `min_rtt_window_ns`. Default none.
