@@ -1,8 +1,9 @@
-"""Runs that test our explanations of where the PERT paper's Figures 7 and 14 and Table 1
-differ from ours (docs/reproductions.md, sigcomm07-fig7, -fig14 and -table1).
+"""Runs that test our explanations of where the PERT paper's Figures 7, 8 and 14 and Table 1
+differ from ours (docs/reproductions.md, sigcomm07-fig7, -fig8, -fig14 and -table1).
 
-Each explanation predicts what one change to the paper's scenario does; each case here runs
-the paper's scenario (``baseline``) beside the changed one, with the same seeds:
+Each explanation predicts what a change to the paper's scenario does, or what happens in the
+paper's scenario itself; each case here runs the paper's scenario (``baseline``) beside the
+changed ones, with the same seeds:
 
 - ``fig7-10ms``: at 10 ms the one-BDP buffer holds less queueing than PERT's 2 t_max (its
   response probability reaches 1 at 2 t_max = 20 ms), so PERT cannot respond before the buffer
@@ -68,7 +69,7 @@ from . import sigcomm07 as sc
 __all__ = ["CASES", "Case", "additive_climb_per_s", "points", "run_causes"]
 
 #: PERT's t_min and t_max (Section 3; pertlab.scenario.Pert's defaults) and the bottleneck of
-#: Fig. 7 and Table 1.
+#: Figures 7 and 14 and Table 1.
 T_MIN_S = 0.005
 T_MAX_S = 0.010
 BOTTLENECK_BPS = 150e6
@@ -79,16 +80,8 @@ REFERENCE_RTT_MS = 60.0
 EARLY_START = "1s"
 #: Figure 8's largest point and its path (sigcomm07.FIGURES["fig8"]).
 FIG8_FLOWS = 1000
-FIG8_BANDWIDTH = "500Mbps"
-
-
-def fig8_fair_window() -> float:
-    """Packets per flow that Figure 8's largest point holds in flight with a full buffer:
-    (BDP + buffer) / flows, the buffer being one BDP."""
-    bdp = 500e6 * 0.060 / (8 * PACKET_BYTES)
-    return 2 * bdp / FIG8_FLOWS
-
-
+FIG8_BPS = 500e6
+FIG8_RTT_S = 0.060
 #: Starts close enough for the flows' PI integrals to begin together (Fig. 14 at 100 ms).
 STARTS_TOGETHER = "10ms"
 #: The RTT of Fig. 14 where PERT/PI is least fair (committed sigcomm07-fig14 report).
@@ -113,6 +106,13 @@ BEFORE_WINDOW_S = 50.0
 PERT = sc.SCHEMES[0]
 RED_ECN = sc.SCHEMES[2]
 PERT_PI, PI_ECN = sc.PI_SCHEMES
+
+
+def fig8_fair_window() -> float:
+    """Packets per flow that Figure 8's largest point holds in flight with a full buffer:
+    (BDP + buffer) / flows, the buffer being one BDP."""
+    bdp = FIG8_BPS * FIG8_RTT_S / (8 * PACKET_BYTES)
+    return 2 * bdp / FIG8_FLOWS
 
 
 def additive_climb_per_s() -> float:
@@ -202,7 +202,9 @@ CASES = (
         "starts_together": lambda m, s: _fig14(PERT_PI, replace(m, start_window=STARTS_TOGETHER), s, FIG14_LEAST_FAIR_RTT_S, every_flow=True),
     }),
     Case("fig8-1000", {
-        "baseline": lambda m, s: sc._dumbbell(PERT, m, s, bw=FIG8_BANDWIDTH, rtt="60ms", flows=FIG8_FLOWS, sample_interval=SAMPLE_INTERVAL),
+        "baseline": lambda m, s: sc._dumbbell(
+            PERT, m, s, bw=f"{FIG8_BPS / 1e6:g}Mbps", rtt=f"{FIG8_RTT_S * 1000:g}ms", flows=FIG8_FLOWS, sample_interval=SAMPLE_INTERVAL
+        ),
     }),
     Case("table1", {
         "baseline": lambda m, s: sc.table1_scenario(PERT, m, s),
@@ -287,9 +289,10 @@ def _effects(results) -> dict[str, float]:
 
 
 def run_causes(mode: sc.Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(runs, summary): one row per run (with :func:`base_rtt_effect`), and per case and variant
+    """(runs, summary): one row per run (with :func:`base_rtt_effect`, :func:`utilization_climb`
+    and :func:`flow_probabilities`), and per case and variant
     the mean over seeds of the bottleneck's queue, drop rate, utilization, the Jain index, the
-    base-RTT effect, the utilization's climb and the PI integrals' offsets."""
+    base-RTT effect, the utilization's climb and the flows' response probabilities."""
     pts = points(mode)
     runs = run_points(pts, out, jobs=workers.jobs, cluster=workers.cluster, on_progress=None)
     effect = pl.DataFrame([{"key": p.key, **_effects(stored_results(p, out))} for p in pts])
