@@ -12,7 +12,12 @@ few parameters; the choices (docs/reproductions.md):
   Figure 7 (150 Mbit/s, 50 flows).
 - **Figure 22** (K16): 100 Mbit/s, 60 ms, 20 flows, buffer 1/128..1/2 BDP; adaptive PERT
   against the original PERT. The buffer is the stated fraction of the BDP without the floor of
-  two packets per flow the other sweeps keep (the thesis sweeps below it).
+  two packets per flow the other sweeps keep (the thesis sweeps below it). Two more schemes
+  test why adaptive PERT drops more than the original in small buffers: adaptive PERT with
+  alpha held at 1 (``alpha_max`` 1: no high-speed mode, in which alpha climbs while the
+  queueing delay stays below T1, as it always does in a small buffer), and with Reno's loss
+  decrease as well (``loss_beta`` half, instead of ``q / (q + q_max)``, which is small when
+  the queue is). With both, adaptive PERT is the original PERT but for its estimators.
 
 Everything else is Section V's dumbbell (:func:`pertlab.experiments.kotla08.kotla_dumbbell`:
 ns-2's TCP timers and send overhead, 1000-byte payloads, starts in (0, 10) s, 400 s runs with
@@ -22,11 +27,13 @@ metrics over 100..300 s). The thesis shows one run per point; the full modes run
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any, Callable
 
+from ..scenario import Scenario
 from ..sweep import Point
 from .kotla08 import FULL, PERT, QUICK, SACK, Mode, kotla_dumbbell, points
 
-__all__ = ["SEEDED", "web_points", "rtt_points", "low_buffer_points", "WEB_SCHEMES", "LOW_BUFFER_SCHEMES"]
+__all__ = ["SEEDED", "web_points", "rtt_points", "low_buffer_points", "WEB_SCHEMES", "LOW_BUFFER_SCHEMES", "ALPHA_ONE", "ALPHA_ONE_HALF"]
 
 #: Full mode of the three figures: Section V's runs, three seeds (the thesis: one run per point).
 SEEDED = replace(FULL, seeds=(1, 2, 3))
@@ -40,12 +47,22 @@ WEB_SCHEMES = (PERT, SACK)
 RTT_FULL, RTT_QUICK = [10, 20, 50, 100, 200, 500, 1000], [10, 200]
 RTT_FLOWS = 50
 
+#: Adaptive PERT with alpha held at 1, and with Reno's loss decrease too (Figure 22's test).
+ALPHA_ONE = "pert-adaptive alpha 1"
+ALPHA_ONE_HALF = "pert-adaptive alpha 1 loss 0.5"
 #: Figure 22: buffers as fractions of the BDP (1/128 .. 1/2), 20 flows on 100 Mbit/s / 60 ms.
 LOW_BUFFER_FULL = [1 / 128, 1 / 64, 1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2]
-LOW_BUFFER_QUICK = [1 / 128, 1 / 2]
+LOW_BUFFER_QUICK = [1 / 128, 1 / 64, 1 / 8, 1 / 2]
 LOW_BUFFER_FLOWS = 20
-#: Adaptive PERT (the thesis's "modified PERT") and the PERT paper's.
-LOW_BUFFER_SCHEMES = (PERT, "pert")
+#: Adaptive PERT (the thesis's "modified PERT") and the PERT paper's, then adaptive PERT
+#: without its adaptations one by one (pertlab's test of why it drops more): scheme -> (builder
+#: controller, its parameters).
+LOW_BUFFER_SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
+    PERT: (PERT, {}),
+    "pert": ("pert", {}),
+    ALPHA_ONE: (PERT, {"alpha_max": 1.0}),
+    ALPHA_ONE_HALF: (PERT, {"alpha_max": 1.0, "loss_beta": "half"}),
+}
 
 
 def web_points(mode: Mode) -> list[Point]:
@@ -67,11 +84,8 @@ def rtt_points(mode: Mode) -> list[Point]:
 def low_buffer_points(mode: Mode) -> list[Point]:
     """Figure 22: per scheme and buffer (fraction of the BDP), 100 Mbit/s, 60 ms."""
     xs = LOW_BUFFER_QUICK if mode is QUICK else LOW_BUFFER_FULL
-    return [
-        p
-        for cc in LOW_BUFFER_SCHEMES
-        for p in points(
-            lambda k, seed: kotla_dumbbell(f"{cc}:{LOW_BUFFER_FLOWS}", mode, seed, bw=100e6, buffer_bdp=k, buffer_floor=False),
-            xs, "buffer_bdp", mode, (("scheme", cc),),
-        )
-    ]  # fmt: skip
+    def make(cc: str, params: dict[str, Any]) -> Callable[[float, int], Scenario]:
+        extra = {"cc_params": {cc: params}} if params else {}
+        return lambda k, seed: kotla_dumbbell(f"{cc}:{LOW_BUFFER_FLOWS}", mode, seed, bw=100e6, buffer_bdp=k, buffer_floor=False, **extra)
+
+    return [p for scheme, (cc, params) in LOW_BUFFER_SCHEMES.items() for p in points(make(cc, params), xs, "buffer_bdp", mode, (("scheme", scheme),))]
