@@ -155,7 +155,8 @@ KNOWN_DIFFERENCES = {
     ("kotla08-low-buffer", "The two are comparable"),
     # Figure 18 at 1000 web sessions: the link drops 0.0095 (quick), but the long PERT flows' own
     # drop rate is 0.00016 and they stay out of compete mode: the drops fall on the web transfers
-    # (which carry the scheme's transport; why they lose is not run down).
+    # (which carry the scheme's transport and do not respond early in slow start; responding there
+    # too, the link drops nothing: the report's last claim).
     ("kotla08-web", "PERT's packet losses are negligible"),
 }
 

@@ -7,7 +7,10 @@ few parameters; the choices (docs/reproductions.md):
   link nor the number of long flows is stated. The setup of the PERT paper's Figure 9 is used
   (150 Mbit/s, 60 ms, 50 long-lived flows, :mod:`pertlab.experiments.sigcomm07`), web
   sessions as :func:`pertlab.builders.dumbbell` adds them (ns-2 web-traffic.tcl defaults,
-  transfers with the scheme's transport). Adaptive PERT against SACK, both over DropTail.
+  transfers with the scheme's transport). Adaptive PERT against SACK, both over DropTail, and
+  adaptive PERT responding early in slow start too (pertlab's test of where its drops come from:
+  the spec reads the thesis as responding in congestion avoidance only, A.2.5, and a web
+  transfer spends most of its life in slow start).
 - **Figure 20** (K14): RTT 10 ms .. 1 s, PERT alone; link and flows unstated: the PERT paper's
   Figure 7 (150 Mbit/s, 50 flows).
 - **Figure 22** (K16): 100 Mbit/s, 60 ms, 20 flows, buffer 1/128..1/2 BDP; adaptive PERT
@@ -33,15 +36,22 @@ from ..scenario import Scenario
 from ..sweep import Point
 from .kotla08 import FULL, PERT, QUICK, SACK, Mode, kotla_dumbbell, points
 
-__all__ = ["SEEDED", "web_points", "rtt_points", "low_buffer_points", "WEB_SCHEMES", "LOW_BUFFER_SCHEMES", "ALPHA_ONE", "ALPHA_ONE_HALF"]
+__all__ = ["SEEDED", "web_points", "rtt_points", "low_buffer_points", "WEB_SCHEMES", "LOW_BUFFER_SCHEMES", "ALPHA_ONE", "ALPHA_ONE_HALF", "SLOW_START_RESPONSES"]
 
 #: Full mode of the three figures: Section V's runs, three seeds (the thesis: one run per point).
 SEEDED = replace(FULL, seeds=(1, 2, 3))
 
+#: Adaptive PERT responding early in slow start too (Figure 18's test).
+SLOW_START_RESPONSES = "pert-adaptive in slow start"
 #: Figure 18: web sessions (the thesis's range), over 50 long-lived flows on 150 Mbit/s / 60 ms.
 WEB_FULL, WEB_QUICK = [10, 20, 50, 100, 200, 500, 1000], [10, 1000]
 WEB_LONG_FLOWS = 50
-WEB_SCHEMES = (PERT, SACK)
+#: Scheme -> (builder controller, its parameters), as LOW_BUFFER_SCHEMES.
+WEB_SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
+    PERT: (PERT, {}),
+    SACK: (SACK, {}),
+    SLOW_START_RESPONSES: (PERT, {"respond_in_slow_start": True}),
+}
 
 #: Figure 20: round-trip propagation delays (ms), 50 adaptive PERT flows on 150 Mbit/s.
 RTT_FULL, RTT_QUICK = [10, 20, 50, 100, 200, 500, 1000], [10, 200]
@@ -65,14 +75,19 @@ LOW_BUFFER_SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
+def _with_params(cc: str, params: dict[str, Any]) -> dict[str, Any]:
+    """kotla_dumbbell's keyword for ``cc``'s parameters (none when they are the defaults, so the
+    scenario and its stored run stay those of the plain scheme)."""
+    return {"cc_params": {cc: params}} if params else {}
+
+
 def web_points(mode: Mode) -> list[Point]:
     """Figure 18: per scheme and number of web sessions."""
     xs = WEB_QUICK if mode is QUICK else WEB_FULL
-    return [
-        p
-        for cc in WEB_SCHEMES
-        for p in points(lambda n, seed: kotla_dumbbell(f"{cc}:{WEB_LONG_FLOWS}", mode, seed, web_sessions=int(n)), xs, "web_sessions", mode, (("scheme", cc),))
-    ]
+    def make(cc: str, params: dict[str, Any]) -> Callable[[int, int], Scenario]:
+        return lambda n, seed: kotla_dumbbell(f"{cc}:{WEB_LONG_FLOWS}", mode, seed, web_sessions=int(n), **_with_params(cc, params))
+
+    return [p for scheme, (cc, params) in WEB_SCHEMES.items() for p in points(make(cc, params), xs, "web_sessions", mode, (("scheme", scheme),))]
 
 
 def rtt_points(mode: Mode) -> list[Point]:
@@ -85,7 +100,8 @@ def low_buffer_points(mode: Mode) -> list[Point]:
     """Figure 22: per scheme and buffer (fraction of the BDP), 100 Mbit/s, 60 ms."""
     xs = LOW_BUFFER_QUICK if mode is QUICK else LOW_BUFFER_FULL
     def make(cc: str, params: dict[str, Any]) -> Callable[[float, int], Scenario]:
-        extra = {"cc_params": {cc: params}} if params else {}
-        return lambda k, seed: kotla_dumbbell(f"{cc}:{LOW_BUFFER_FLOWS}", mode, seed, bw=100e6, buffer_bdp=k, buffer_floor=False, **extra)
+        return lambda k, seed: kotla_dumbbell(
+            f"{cc}:{LOW_BUFFER_FLOWS}", mode, seed, bw=100e6, buffer_bdp=k, buffer_floor=False, **_with_params(cc, params)
+        )
 
     return [p for scheme, (cc, params) in LOW_BUFFER_SCHEMES.items() for p in points(make(cc, params), xs, "buffer_bdp", mode, (("scheme", scheme),))]
