@@ -43,39 +43,36 @@ JAIN_GAP_FACTOR = 0.5
 INFLATED_SHARE_FACTOR = 1.5
 
 
-def _claims(summary: pl.DataFrame) -> list[Claim]:
-    v = {(r["case"], r["variant"]): r for r in summary.iter_rows(named=True)}
+class _Summary:
+    """The summary's rows by (case, variant), and the pairs the claims compare."""
 
-    def pair(case: str, variant: str, metric: str) -> tuple[float, float]:
-        return v[(case, "baseline")][metric], v[(case, variant)][metric]
+    def __init__(self, summary: pl.DataFrame) -> None:
+        self.rows = {(r["case"], r["variant"]): r for r in summary.iter_rows(named=True)}
 
-    buffer = causes.two_t_max_buffer()
-    d10 = pair("fig7-10ms", "buffer_2tmax", "drop_rate")
-    q10 = pair("fig7-10ms", "buffer_2tmax", "avg_queue_norm")
-    jain10 = pair("fig7-10ms", "buffer_2tmax", "jain")
-    rank10 = pair("fig7-10ms", "buffer_2tmax", "rank_min_rtt_goodput")
-    rank20 = pair("fig7-20ms", "early_starts", "rank_min_rtt_goodput")
-    spread20 = pair("fig7-20ms", "early_starts", "min_rtt_spread_ms")
-    jain20_overhead = v[("fig7-20ms", "send_overhead")]["jain"]
-    u200 = pair("fig7-200ms", "scaled_thresholds", "utilization")
-    u_red = v[("fig7-200ms", "sack_red_ecn")]["utilization"]
-    j20 = pair("fig7-20ms", "early_starts", "jain")
-    dt1 = pair("table1", "buffer_2tmax", "drop_rate")
-    dt1_no_web = v[("table1", "buffer_2tmax_no_web")]["drop_rate"]
-    def later(case: str, metric: str) -> tuple[tuple[float, float], tuple[float, float]]:
+    def __getitem__(self, key: tuple[str, str]) -> dict:
+        return self.rows[key]
+
+    def pair(self, case: str, variant: str, metric: str) -> tuple[float, float]:
+        """(the paper's scenario, ``variant``)."""
+        return self.rows[(case, "baseline")][metric], self.rows[(case, variant)][metric]
+
+    def later(self, case: str, metric: str) -> tuple[tuple[float, float], tuple[float, float]]:
         """(PERT/PI, router PI-ECN), each (in the paper's window, measured later)."""
-        return pair(case, "later", metric), tuple(v[(case, k)][metric] for k in ("pi_ecn", "pi_ecn_later"))
+        return self.pair(case, "later", metric), (self.rows[(case, "pi_ecn")][metric], self.rows[(case, "pi_ecn_later")][metric])
 
-    d14, d14_pi = later("fig14-10ms", "drop_rate")
-    q14, q14_pi = later("fig14-10ms", "avg_queue_norm")
-    u1s, u1s_pi = later("fig14-1s", "utilization")
-    climb = pair("fig14-1s", "pi_ecn", "climb_per_s")
-    before = pair("fig14-1s", "pi_ecn", "utilization_before")
-    additive = causes.additive_climb_per_s()
-    offsets = v[("fig14-100ms", "baseline")]
-    f8 = v[("fig8-1000", "baseline")]
-    fair = causes.fig8_fair_window()
-    jain100 = pair("fig14-100ms", "starts_together", "jain")
+
+def _fig7_claims(v: _Summary) -> list[Claim]:
+    buffer = causes.two_t_max_buffer()
+    d10 = v.pair("fig7-10ms", "buffer_2tmax", "drop_rate")
+    q10 = v.pair("fig7-10ms", "buffer_2tmax", "avg_queue_norm")
+    jain10 = v.pair("fig7-10ms", "buffer_2tmax", "jain")
+    rank10 = v.pair("fig7-10ms", "buffer_2tmax", "rank_min_rtt_goodput")
+    rank20 = v.pair("fig7-20ms", "early_starts", "rank_min_rtt_goodput")
+    spread20 = v.pair("fig7-20ms", "early_starts", "min_rtt_spread_ms")
+    jain20_overhead = v[("fig7-20ms", "send_overhead")]["jain"]
+    u200 = v.pair("fig7-200ms", "scaled_thresholds", "utilization")
+    u_red = v[("fig7-200ms", "sack_red_ecn")]["utilization"]
+    j20 = v.pair("fig7-20ms", "early_starts", "jain")
     return [
         Claim(
             f"Fig. 7 at 10 ms: PERT drops because the one-BDP buffer is below 2 t_max of queueing; with {buffer} packets "
@@ -104,6 +101,13 @@ def _claims(summary: pl.DataFrame) -> list[Claim]:
             f"Jain {j20[0]:.3f} -> {j20[1]:.3f}; minimum RTTs spread over {spread20[0]:.1f} -> {spread20[1]:.1f} ms (the queue "
             f"forms in the first second too); with ns-2's send overhead of up to {causes.SEND_OVERHEAD} instead, Jain {jain20_overhead:.3f}",
         ),
+    ]
+
+
+def _fig8_claims(v: _Summary) -> list[Claim]:
+    f8 = v[("fig8-1000", "baseline")]
+    fair = causes.fig8_fair_window()
+    return [
         Claim(
             f"Fig. 8 at {causes.FIG8_FLOWS} flows: PERT's Jain index is low because the flows' least windows hold a standing "
             "queue above 2 t_max and flows that start while it stands count it into their minimum RTT: the median flow responds "
@@ -114,6 +118,14 @@ def _claims(summary: pl.DataFrame) -> list[Claim]:
             f"minimum RTT: {f8['inflated_fraction']:.1%} of the flows, {f8['inflated_share']:.1%} of the goodput; Jain "
             f"{f8['jain']:.3f} (means over seeds)",
         ),
+    ]
+
+
+def _table1_claims(v: _Summary) -> list[Claim]:
+    buffer = causes.two_t_max_buffer()
+    dt1 = v.pair("table1", "buffer_2tmax", "drop_rate")
+    dt1_no_web = v[("table1", "buffer_2tmax_no_web")]["drop_rate"]
+    return [
         Claim(
             f"Table 1: PERT drops because the 150-packet buffer is below 2 t_max; with {buffer} packets its drop rate "
             f"falls to under {DROP_FACTOR:g} of the paper's scenario's (the paper: {sc.TABLE1_PAPER['pert'][1]:.3g}).",
@@ -126,6 +138,19 @@ def _claims(summary: pl.DataFrame) -> list[Claim]:
             dt1_no_web < DROP_FACTOR * dt1[1],
             f"drop rate with {buffer} packets: {dt1[1]:.3g} with the web sessions, {dt1_no_web:.3g} without",
         ),
+    ]
+
+
+def _fig14_claims(v: _Summary) -> list[Claim]:
+    d14, d14_pi = v.later("fig14-10ms", "drop_rate")
+    q14, q14_pi = v.later("fig14-10ms", "avg_queue_norm")
+    u1s, u1s_pi = v.later("fig14-1s", "utilization")
+    climb = v.pair("fig14-1s", "pi_ecn", "climb_per_s")
+    before = v.pair("fig14-1s", "pi_ecn", "utilization_before")
+    additive = causes.additive_climb_per_s()
+    offsets = v[("fig14-100ms", "baseline")]
+    jain100 = v.pair("fig14-100ms", "starts_together", "jain")
+    return [
         Claim(
             f"Fig. 14 at 10 ms: PERT/PI drops because PI's integral term, with router PI's gains, is still raising the "
             f"probability that windows of a few packets need; measured {causes.LATER_S} s later its drop rate is below "
@@ -167,6 +192,11 @@ def _claims(summary: pl.DataFrame) -> list[Claim]:
             f"Jain {jain100[0]:.3f} -> {jain100[1]:.3f}",
         ),
     ]
+
+
+def _claims(summary: pl.DataFrame) -> list[Claim]:
+    v = _Summary(summary)
+    return [*_fig7_claims(v), *_fig8_claims(v), *_table1_claims(v), *_fig14_claims(v)]
 
 
 def _run(quick: bool, out: Path, workers: Workers) -> Report:
