@@ -267,6 +267,17 @@ class Results:
         return self._frame("queue_series", build)
 
     @property
+    def bottleneck_series(self) -> pl.DataFrame:
+        """The rows of :attr:`queue_series` of the bottleneck's queue (:attr:`bottleneck`'s link
+        and direction); none without a bottleneck."""
+        import polars as pl
+
+        b = self.bottleneck
+        if b is None:
+            return self.queue_series.clear()
+        return self.queue_series.filter((pl.col("link") == b["link"]) & (pl.col("from") == b["from"]))
+
+    @property
     def flow_series(self) -> pl.DataFrame:
         """cwnd, ssthresh, srtt and delivered bytes of the sampled flows; ``cc`` joined in.
         Every PERT flow also has ``qdelay_ms``, the queueing delay it estimates and responds to

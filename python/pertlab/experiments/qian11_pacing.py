@@ -235,8 +235,7 @@ def _estimate_memory(r: Results, series: pl.DataFrame, stalled: set[int], late: 
     streams whose first sampled estimate after their start is above T_MAX_MS; ``floor_sample_gap_ms``:
     the mean time from an RTT sample taken at the floor window to the stream's next sample, over
     the streams' samples after their first second (None without one)."""
-    forward = r.queue_series.filter((pl.col("link") == "bottleneck") & (pl.col("from") == "r0"))
-    queue = forward.select("t_s", (pl.col("len_bytes") * 8 / (BOTTLENECK_MBPS * 1e3)).alias("queue_ms"))
+    queue = r.bottleneck_series.select("t_s", (pl.col("len_bytes") * 8 / (BOTTLENECK_MBPS * 1e3)).alias("queue_ms"))
     after = series.filter(pl.col("t_s") > pl.col("start_s")).join(queue, on="t_s", how="left").sort("flow", "t_s")
     first = after.group_by("flow").agg(pl.col("qdelay_ms").first())
     at_floor = after.filter(_at_floor() & pl.col("flow").is_in(sorted(stalled)))

@@ -66,6 +66,7 @@ import polars as pl
 from ..parallel import Workers
 from ..scenario import Scenario
 from ..sweep import Point, run_points, stored_results
+from ..units import format_time, parse_time
 from . import sigcomm07 as sc
 
 __all__ = ["CASES", "Case", "additive_climb_per_s", "points", "run_causes"]
@@ -147,17 +148,11 @@ def _early(mode: sc.Mode) -> sc.Mode:
     return replace(mode, start_window=EARLY_START)
 
 
-def _later(duration: str, by_s: float) -> str:
-    return f"{float(duration.removesuffix('s')) + by_s:g}s"
-
-
 def _measured_later(mode: sc.Mode) -> sc.Mode:
-    return replace(
-        mode,
-        duration=_later(mode.duration, LATER_S),
-        warmup=_later(mode.warmup, LATER_S),
-        measure_end=_later(mode.measure_end, LATER_S),
-    )
+    def later(t: str) -> str:
+        return format_time(parse_time(t) + LATER_S * 1e9)
+
+    return replace(mode, duration=later(mode.duration), warmup=later(mode.warmup), measure_end=later(mode.measure_end))
 
 
 def _fig14(scheme: sc.Scheme, mode: sc.Mode, seed: int, rtt_s: float, every_flow: bool = False) -> Scenario:
@@ -238,17 +233,21 @@ def base_rtt_effect(results) -> dict[str, float]:
     return {"rank_min_rtt_goodput": rho, "min_rtt_spread_ms": spread}
 
 
+def _in_window(series: pl.DataFrame, results) -> pl.DataFrame:
+    """The samples of ``series`` that end an interval of the run's measurement window."""
+    return series.filter(pl.col("t_s").is_between(results.summary["window_start_s"], results.summary["window_end_s"], closed="right"))
+
+
 def utilization_climb(results) -> dict[str, float]:
     """Where a run has the bottleneck's utilization sampled: its slope over the measurement
     window (least squares, per second) and its mean over the :data:`BEFORE_WINDOW_S` before the
     window. NaN elsewhere."""
-    q = results.queue_series
+    q = results.bottleneck_series
     if q.is_empty():
         return {"climb_per_s": float("nan"), "utilization_before": float("nan")}
-    q = q.filter(pl.col("from") == "r0")
-    start, end = results.summary["window_start_s"], results.summary["window_end_s"]
-    window = q.filter((pl.col("t_s") > start) & (pl.col("t_s") <= end))
-    before = q.filter((pl.col("t_s") > start - BEFORE_WINDOW_S) & (pl.col("t_s") <= start))
+    start = results.summary["window_start_s"]
+    window = _in_window(q, results)
+    before = q.filter(pl.col("t_s").is_between(start - BEFORE_WINDOW_S, start, closed="right"))
     slope = float(np.polyfit(window["t_s"].to_numpy(), window["utilization"].to_numpy(), 1)[0])
     return {"climb_per_s": slope, "utilization_before": float(before["utilization"].mean())}
 
@@ -271,8 +270,7 @@ def flow_probabilities(results) -> dict[str, float]:
     series = results.flow_series
     if series.is_empty() or series["p_response"].null_count() == series.height or series["flow"].n_unique() < results.flows.height:
         return dict.fromkeys(FLOW_PROBABILITY_METRICS, float("nan"))
-    start, end = results.summary["window_start_s"], results.summary["window_end_s"]
-    means = series.filter((pl.col("t_s") > start) & (pl.col("t_s") <= end)).group_by("flow").agg(pl.col("p_response", "cwnd").mean())
+    means = _in_window(series, results).group_by("flow", maintain_order=True).agg(pl.col("p_response", "cwnd").mean())
     f = results.flows.join(means, left_on="id", right_on="flow")
     inflated = f["rtt_min_ms"] > f["rtt_min_ms"].min() + T_MIN_S * 1000
     return {

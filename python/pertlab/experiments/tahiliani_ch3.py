@@ -319,8 +319,7 @@ def run_fixed_flows(
 def bottleneck_series(r: Results) -> pl.DataFrame:
     """Time series of the forward bottleneck queue: t_s, len_pkts, avg, max_p, and the link's
     utilization over the interval each sample ends."""
-    b = r.bottleneck
-    return r.queue_series.filter((pl.col("link") == b["link"]) & (pl.col("from") == b["from"])).select("t_s", "len_pkts", "avg", "max_p", "utilization")
+    return r.bottleneck_series.select("t_s", "len_pkts", "avg", "max_p", "utilization")
 
 
 def _idle_seconds(series: pl.DataFrame) -> dict[str, float]:
