@@ -75,19 +75,27 @@ LOW_BUFFER_SCHEMES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def _with_params(cc: str, params: dict[str, Any]) -> dict[str, Any]:
-    """kotla_dumbbell's keyword for ``cc``'s parameters (none when they are the defaults, so the
-    scenario and its stored run stay those of the plain scheme)."""
-    return {"cc_params": {cc: params}} if params else {}
+def _scheme_points(
+    schemes: dict[str, tuple[str, dict[str, Any]]], xs: list[Any], x: str, mode: Mode, make: Callable[[str, Any, int, dict[str, Any]], Scenario]
+) -> list[Point]:
+    """A point per scheme, ``x`` value and seed, built by ``make(cc, value, seed, cc_kw)``:
+    ``cc_kw`` is kotla_dumbbell's keyword for the scheme's parameters (none when they are the
+    defaults, so the scenario and its stored run stay those of the plain controller)."""
+
+    def of(cc: str, params: dict[str, Any]) -> Callable[[Any, int], Scenario]:
+        cc_kw = {"cc_params": {cc: params}} if params else {}
+        return lambda value, seed: make(cc, value, seed, cc_kw)
+
+    return [p for scheme, (cc, params) in schemes.items() for p in points(of(cc, params), xs, x, mode, (("scheme", scheme),))]
 
 
 def web_points(mode: Mode) -> list[Point]:
     """Figure 18: per scheme and number of web sessions."""
     xs = WEB_QUICK if mode is QUICK else WEB_FULL
-    def make(cc: str, params: dict[str, Any]) -> Callable[[int, int], Scenario]:
-        return lambda n, seed: kotla_dumbbell(f"{cc}:{WEB_LONG_FLOWS}", mode, seed, web_sessions=int(n), **_with_params(cc, params))
-
-    return [p for scheme, (cc, params) in WEB_SCHEMES.items() for p in points(make(cc, params), xs, "web_sessions", mode, (("scheme", scheme),))]
+    return _scheme_points(
+        WEB_SCHEMES, xs, "web_sessions", mode,
+        lambda cc, n, seed, cc_kw: kotla_dumbbell(f"{cc}:{WEB_LONG_FLOWS}", mode, seed, web_sessions=int(n), **cc_kw),
+    )  # fmt: skip
 
 
 def rtt_points(mode: Mode) -> list[Point]:
@@ -99,9 +107,7 @@ def rtt_points(mode: Mode) -> list[Point]:
 def low_buffer_points(mode: Mode) -> list[Point]:
     """Figure 22: per scheme and buffer (fraction of the BDP), 100 Mbit/s, 60 ms."""
     xs = LOW_BUFFER_QUICK if mode is QUICK else LOW_BUFFER_FULL
-    def make(cc: str, params: dict[str, Any]) -> Callable[[float, int], Scenario]:
-        return lambda k, seed: kotla_dumbbell(
-            f"{cc}:{LOW_BUFFER_FLOWS}", mode, seed, bw=100e6, buffer_bdp=k, buffer_floor=False, **_with_params(cc, params)
-        )
-
-    return [p for scheme, (cc, params) in LOW_BUFFER_SCHEMES.items() for p in points(make(cc, params), xs, "buffer_bdp", mode, (("scheme", scheme),))]
+    return _scheme_points(
+        LOW_BUFFER_SCHEMES, xs, "buffer_bdp", mode,
+        lambda cc, k, seed, cc_kw: kotla_dumbbell(f"{cc}:{LOW_BUFFER_FLOWS}", mode, seed, bw=100e6, buffer_bdp=k, buffer_floor=False, **cc_kw),
+    )  # fmt: skip
