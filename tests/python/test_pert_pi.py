@@ -50,9 +50,8 @@ def test_the_wound_up_integral_unwinds_at_most_at_the_rate_its_gains_allow(wound
     probability matches that rate, at the queueing delay the flow estimates."""
     s, r = wound_up
     cc = s.flows[0].cc
-    d = PertPi.model_fields
-    a, b, w = d["a"].default, d["b"].default, d["w_hz"].default
-    target_s = 0.003
+    assert isinstance(cc, PertPi)
+    a, b, w, target_s = cc.a, cc.b, cc.w_hz, cc.target_delay / 1e9
     f0 = r.flow_series.filter(pl.col("t_s").is_between(*UNWIND, closed="right"))
     t, p, qdelay_s = f0["t_s"].to_numpy(), f0["p_response"].to_numpy(), f0["qdelay_ms"].to_numpy() / 1e3
     fall_per_s = -float(((p[-1] - p[0]) / (t[-1] - t[0])))
