@@ -135,6 +135,10 @@ def check_results(r: pertlab.Results, work: float | None = None) -> None:
     for m in ("utilization", "probability"):
         for i, v in enumerate(series.get(m, [])):
             in_unit_interval(v, f"queue_series.{m}[{i}]")
+    # A PERT flow's early-response probability (null for other controllers).
+    for i, v in enumerate((r.data.get("flow_series") or {}).get("p_response", [])):
+        if v is not None:
+            in_unit_interval(v, f"flow_series.p_response[{i}]")
     work = work_bound(r.scenario.to_wire()) if work is None else work
     assert summary["events"] <= work, (summary["events"], work)
     # What `pertlab run` prints of any run: its tables, and its --json as strict JSON.

@@ -150,9 +150,11 @@ def test_every_pert_with_a_windowed_minimum_rtt_runs_or_is_refused_with_field_er
     """PERT/RED, PERT/PI and adaptive PERT with ``min_rtt_window`` (``P`` the minimum RTT of a
     sliding window) on every long flow and web group the strategy draws (above, the three are
     among many controllers and the window is set one time in four): windows from a nanosecond
-    to hours, on every topology."""
+    to hours, on every topology. The flows are sampled, so that the invariants cover each PERT's
+    response probability in the flow series (``p_response``)."""
     window = gen.value(Duration, [], BUDGET)
     perts = st.one_of(*(gen.model(m, BUDGET, kind=st.just(m.model_fields["kind"].default), min_rtt_window=window) for m in (Pert, PertPi, PertAdaptive)))
+    data["monitor"]["sample_interval"] = draw.draw(st.sampled_from(["1ms", "10ms", "100ms"]))
     _, scenario = _every_transfer(data, lambda t: t.update(cc=draw.draw(perts)))
     OUTCOMES[("pert window drawn", "on long flows" if scenario.flows else "on web groups only")] += 1
     run_or_refuse(scenario, "pert min_rtt_window")
