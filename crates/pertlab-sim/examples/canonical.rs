@@ -12,40 +12,42 @@
 
 use pertlab_sim::presets::{canonical_dumbbell_at_rate, canonical_dumbbell_with_queue, with_shared_access};
 
+#[path = "common/args.rs"]
+mod args;
 #[path = "common/rss.rs"]
 mod rss;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let flows: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
-    let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
-    let kind = args.next().unwrap_or_else(|| "droptail".to_string());
-    let results_path = args.next().filter(|p| p != "-");
-    let mode = args.next().filter(|m| m != "-");
-    let overhead = args.next().filter(|o| o != "-");
-    let mut scenario = match args.next().filter(|r| r != "-") {
-        Some(rate) => {
-            canonical_dumbbell_at_rate(flows, seconds, &kind, rate.parse().unwrap_or_else(|_| panic!("bottleneck rate: a number of bit/s, not {rate:?}")))
-        }
-        None => canonical_dumbbell_with_queue(flows, seconds, &kind),
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| argv.get(i).map(String::as_str);
+    let flows: u32 = args::parse_or_exit(arg(0), "flows", "a whole number", 50);
+    let seconds: u64 = args::parse_or_exit(arg(1), "seconds", "a whole number", 100);
+    let kind = arg(2).filter(|k| *k != "-").unwrap_or("droptail");
+    let results_path = arg(3).filter(|p| *p != "-");
+    let mut scenario = match arg(6).filter(|r| *r != "-") {
+        Some(_) => canonical_dumbbell_at_rate(flows, seconds, kind, args::parse_or_exit(arg(6), "bottleneck rate", "a number of bit/s", 0)),
+        None => canonical_dumbbell_with_queue(flows, seconds, kind),
     };
-    if let Some(pairs) = args.next() {
-        scenario = with_shared_access(scenario, pairs.parse().unwrap_or_else(|_| panic!("access pairs: a number, not {pairs:?}")));
+    if arg(7).is_some() {
+        match args::parse_or_exit(arg(7), "access pairs", "a whole number from 1", 0) {
+            0 => args::fail("access pairs: a whole number from 1, not 0"),
+            pairs => scenario = with_shared_access(scenario, pairs),
+        }
     }
-    if let Some(mode) = mode {
-        scenario.engine.tx_end_events =
-            serde_json::from_value(serde_json::Value::String(mode.clone())).unwrap_or_else(|_| panic!("tx end events: always or when_needed, not {mode:?}"));
+    if let Some(mode) = arg(4).filter(|m| *m != "-") {
+        scenario.engine.tx_end_events = serde_json::from_value(serde_json::Value::String(mode.to_string()))
+            .unwrap_or_else(|_| args::fail(format!("tx end events: always or when_needed, not {mode:?}")));
     }
-    if let Some(overhead) = overhead {
-        let ns: u64 = overhead.parse().unwrap_or_else(|_| panic!("send overhead: a number of ns, not {overhead:?}"));
+    if arg(5).is_some() {
+        let ns: u64 = args::parse_or_exit(arg(5), "send overhead", "a whole number of ns", 0);
         scenario.flows.iter_mut().for_each(|f| f.tcp.overhead_ns = ns);
     }
     let started = std::time::Instant::now();
-    let r = pertlab_sim::run(&scenario).expect("the canonical scenario is valid");
+    let r = pertlab_sim::run(&scenario).unwrap_or_else(|e| args::fail(e));
     let wall = started.elapsed().as_secs_f64();
     if let Some(path) = results_path {
         let json = serde_json::to_string(&r).expect("results serialise");
-        std::fs::write(&path, json).unwrap_or_else(|e| panic!("cannot write {path}: {e}"));
+        std::fs::write(path, json).unwrap_or_else(|e| args::fail(format!("cannot write {path}: {e}")));
     }
     let hops: u64 = r.queues.iter().map(|q| q.departures).sum();
     println!(

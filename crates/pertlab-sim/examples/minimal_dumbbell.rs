@@ -39,6 +39,8 @@ use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
+#[path = "common/args.rs"]
+mod args;
 #[path = "common/rss.rs"]
 mod rss;
 
@@ -462,10 +464,16 @@ fn rto(fl: &Flow) -> Time {
 }
 
 fn main() {
-    let mut args = std::env::args().skip(1);
-    let n: u32 = args.next().and_then(|a| a.parse().ok()).unwrap_or(50);
-    let seconds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(100);
-    let bottleneck_bps: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(BOTTLENECK_BPS);
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| argv.get(i).map(String::as_str);
+    let n: u32 = args::parse_or_exit(arg(0), "flows", "a whole number from 1", 50);
+    let seconds: u64 = args::parse_or_exit(arg(1), "seconds", "a whole number from 1", 100);
+    let bottleneck_bps: u64 = args::parse_or_exit(arg(2), "bottleneck rate", "a whole number of bit/s from 1", BOTTLENECK_BPS);
+    for (name, value) in [("flows", u64::from(n)), ("seconds", seconds), ("bottleneck rate", bottleneck_bps)] {
+        if value == 0 {
+            args::fail(format!("{name}: a whole number from 1, not 0"));
+        }
+    }
     let mut sim = Sim::new(n, bottleneck_bps, START_WINDOW.min(seconds * SEC / 10));
     let started = Instant::now();
     sim.run(seconds * SEC);

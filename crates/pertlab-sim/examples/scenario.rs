@@ -9,20 +9,22 @@
 
 use pertlab_sim::Scenario;
 
+#[path = "common/args.rs"]
+mod args;
 #[path = "common/rss.rs"]
 mod rss;
 
 fn main() {
-    let path = std::env::args().nth(1).expect("usage: scenario PATH.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"));
-    let scenario = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-    scenario.validate().unwrap_or_else(|e| panic!("{path}: {e}"));
+    let path = std::env::args().nth(1).unwrap_or_else(|| args::fail("usage: scenario PATH.json [RESULTS.json]"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| args::fail(format!("cannot read {path}: {e}")));
+    let scenario = Scenario::from_json(&text).unwrap_or_else(|e| args::fail(format!("{path}: {e}")));
+    scenario.validate().unwrap_or_else(|e| args::fail(format!("{path}: {e}")));
     let started = std::time::Instant::now();
-    let r = pertlab_sim::run(&scenario).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let r = pertlab_sim::run(&scenario).unwrap_or_else(|e| args::fail(format!("{path}: {e}")));
     let wall = started.elapsed().as_secs_f64();
     if let Some(out) = std::env::args().nth(2) {
         let json = serde_json::to_string(&r).expect("results serialise");
-        std::fs::write(&out, json).unwrap_or_else(|e| panic!("cannot write {out}: {e}"));
+        std::fs::write(&out, json).unwrap_or_else(|e| args::fail(format!("cannot write {out}: {e}")));
     }
     let (utilization, avg_queue) = r.bottleneck.map(|b| (b.utilization, b.avg_queue_pkts)).unwrap_or((0.0, 0.0));
     println!(

@@ -25,28 +25,44 @@ fn percentiles(run: &Run) -> String {
     pairs.collect::<Vec<_>>().join(" ")
 }
 
+#[path = "common/args.rs"]
+mod args;
+
 fn env(name: &str, default: f64) -> f64 {
     std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
 fn main() {
     let a: Vec<String> = std::env::args().collect();
+    const NAMES: [&str; 8] = ["", "CLASSES", "ARRIVALS", "BURST_MS", "SOURCES", "PACKETS", "WARM", "SEEDS"];
     if a.len() < 8 {
-        eprintln!("usage: swtp_scan CLASSES onoff|pareto|poisson BURST_MS SOURCES PACKETS WARM SEEDS [SPLIT,..]");
-        std::process::exit(2);
+        args::fail("usage: swtp_scan CLASSES onoff|pareto|poisson BURST_MS SOURCES PACKETS WARM SEEDS [SPLIT,..]");
     }
-    let number = |i: usize| a[i].parse::<f64>().unwrap_or_else(|e| panic!("argument {i} ({}): {e}", a[i]));
+    let number = |i: usize| -> f64 {
+        let x = args::parse_or_exit(Some(&a[i]), NAMES[i], "a number", 0.0);
+        if i != 6 && x < 1.0 {
+            args::fail(format!("{}: at least 1, not {x}", NAMES[i]));
+        }
+        x
+    };
     let n = number(1) as usize;
     let arrivals = match a[2].as_str() {
         "onoff" => Arrivals::ParetoOnOff,
         "pareto" => Arrivals::Pareto,
-        _ => Arrivals::Poisson,
+        "poisson" => Arrivals::Poisson,
+        other => args::fail(format!("ARRIVALS: onoff, pareto or poisson, not {other:?}")),
     };
     let traffic = Traffic::Mix { arrivals, k: number(4) as usize, period_ns: (number(3) * 1e6) as SimTime };
     let packets = number(5) as u64;
     let warm = (number(6) * packets as f64) as u64;
     let (u, ratio, k) = (env("U", 0.95), env("RATIO", 2.0), env("K", 10_000.0) as u32);
-    let split: Vec<f64> = a.get(8).map(|s| s.split(',').map(|x| x.parse().expect("SPLIT: numbers")).collect()).unwrap_or(vec![1.0 / n as f64; n]);
+    let split: Vec<f64> = match a.get(8) {
+        Some(s) => s.split(',').map(|x| args::parse_or_exit(Some(x), "SPLIT", "numbers separated by commas", 0.0)).collect(),
+        None => vec![1.0 / n as f64; n],
+    };
+    if split.len() != n {
+        args::fail(format!("SPLIT: one share per class ({n}), not {}", split.len()));
+    }
     let loads: Vec<f64> = split.iter().map(|f| f * u).collect();
     let b: Vec<f64> = (0..n).map(|i| ratio.powi(i as i32)).collect();
     for seed in 1..=number(7) as u64 {
