@@ -146,18 +146,21 @@ def test_tso_chunks_behind_linux_receivers_run_or_are_refused_with_field_errors(
 
 @settings(**FEWER, **COMMON)
 @given(gen.scenario(BUDGET), st.data())
-def test_every_pert_with_a_windowed_minimum_rtt_runs_or_is_refused_with_field_errors(data, draw):
-    """PERT/RED, PERT/PI and adaptive PERT with ``min_rtt_window`` (``P`` the minimum RTT of a
-    sliding window) on every long flow and web group the strategy draws (above, the three are
-    among many controllers and the window is set one time in four): windows from a nanosecond
-    to hours, on every topology. The flows are sampled, so that the invariants cover each PERT's
-    response probability in the flow series (``p_response``)."""
+def test_every_pert_with_a_windowed_or_given_p_runs_or_is_refused_with_field_errors(data, draw):
+    """PERT/RED, PERT/PI and adaptive PERT with ``P`` from a sliding window (``min_rtt_window``)
+    or given as the path's RTT (``base_rtt = "propagation"``) on every long flow and web group
+    the strategy draws (above, the three are among many controllers and each setting is drawn
+    one time in four or so): windows from a nanosecond to hours, on every topology. The flows
+    are sampled, so that the invariants cover each PERT's response probability in the flow
+    series (``p_response``)."""
     window = gen.value(Duration, [], BUDGET)
-    perts = st.one_of(*(gen.model(m, BUDGET, kind=st.just(m.model_fields["kind"].default), min_rtt_window=window) for m in (Pert, PertPi, PertAdaptive)))
+    p_sources = ({"min_rtt_window": window, "base_rtt": st.just("observed")}, {"min_rtt_window": st.none(), "base_rtt": st.just("propagation")})
+    perts = st.one_of(*(gen.model(m, BUDGET, kind=st.just(m.model_fields["kind"].default), **p) for m in (Pert, PertPi, PertAdaptive) for p in p_sources))
     data["monitor"]["sample_interval"] = draw.draw(st.sampled_from(["1ms", "10ms", "100ms"]))
     _, scenario = _every_transfer(data, lambda t: t.update(cc=draw.draw(perts)))
-    OUTCOMES[("pert window drawn", "on long flows" if scenario.flows else "on web groups only")] += 1
-    run_or_refuse(scenario, "pert min_rtt_window")
+    given = any(f.cc.kind.startswith("pert") and f.cc.base_rtt == "propagation" for f in [*scenario.flows, *scenario.web])
+    OUTCOMES[("pert P source drawn", "given on some" if given else "windowed only")] += 1
+    run_or_refuse(scenario, "pert P source")
 
 
 # --- mutations of valid scenarios --------------------------------------------------------

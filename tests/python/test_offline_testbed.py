@@ -14,6 +14,7 @@ from pertlab._core import video_playout
 from pertlab.experiments import qian11_video
 from pertlab.linux.scenario import FRAME_BYTES, Bottleneck, NetPath, TestbedScenario, load_scenario
 from pertlab.results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
+from pertlab.scenario import ScenarioError
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples" / "testbed").glob("*.toml"))
@@ -358,6 +359,15 @@ def test_a_kernel_connections_hystart_exit_is_its_first_threshold_set_without_a_
     assert _hystart_exit_cwnd(samples(slow, slow, (145, 0), (101, 3))) == 145
     assert _hystart_exit_cwnd(samples(slow, (70, 2), (70, 2))) is None  # a loss ended slow start
     assert _hystart_exit_cwnd(samples(slow, slow)) is None and _hystart_exit_cwnd([]) is None
+
+
+@pytest.mark.parametrize("table", ["pert", "pert_adaptive"])
+def test_a_given_p_is_the_simulators_and_refused_for_the_kernel(table: str) -> None:
+    """``base_rtt = "propagation"`` gives a simulated PERT its path's RTT as P; the eBPF code
+    measures P, so a testbed scenario asking for it is refused, naming the field."""
+    with pytest.raises(ScenarioError, match=rf'^{table}\.base_rtt: must be "observed" in the kernel'):
+        TestbedScenario.parse({table: {"base_rtt": "propagation"}})
+    assert TestbedScenario.parse({table: {"base_rtt": "observed"}})
 
 
 def test_hystart_is_linuxs_and_refused_on_the_rfc_variant() -> None:

@@ -160,7 +160,7 @@ def test_controller_and_red_parameters_are_checked():
     ok = Scenario.parse(flow({"kind": "pert", "t_min": "2ms", "t_max": "4ms", "thresholds": "literal"}))
     assert ok.to_wire()["flows"][0]["cc"] == {
         "kind": "pert", "t_min_ns": 2_000_000, "t_max_ns": 4_000_000, "p_max": 0.05, "decrease": 0.35,
-        "srtt_weight": 0.99, "thresholds": "literal", "respond_in_slow_start": True,
+        "srtt_weight": 0.99, "thresholds": "literal", "respond_in_slow_start": True, "base_rtt": "observed",
     }  # fmt: skip
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from .loader import MAX_TIME_MS, PPM, PROB_ONE, SRTT_SHIFT, PertParamError, _round, check_min_rtt_window, min_rtt_window_us, refuse_lost_precision
+from .loader import MAX_TIME_MS, PPM, PROB_ONE, SRTT_SHIFT, PertParamError, _round, check_min_rtt_window, min_rtt_window_us, refuse_given_p, refuse_lost_precision
 
 #: Largest alpha_max: alpha in millionths stays below 2^32.
 MAX_ALPHA = 4000.0
@@ -115,6 +115,7 @@ class PertAdaptiveParams:
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertAdaptiveParams":
         """From the simulator's PertAdaptiveConfig (JSON / TOML form, times in ns)."""
+        refuse_given_p(cfg)
         kw: dict = {}
         for f in fields(cls):
             if f.name.endswith("_ms"):

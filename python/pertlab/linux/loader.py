@@ -98,6 +98,13 @@ def check_min_rtt_window(window_ms: float | None) -> None:
         raise PertParamError("min_rtt_window_ms", f"must lie in (0, {MAX_TIME_MS:g}], got {window_ms}")
 
 
+def refuse_given_p(cfg: dict) -> None:
+    """Raise :class:`PertParamError` for a simulator PERT config whose ``P`` is given
+    (``base_rtt = "propagation"``, the simulator's oracle): the kernel code measures ``P``."""
+    if (given := cfg.get("base_rtt", "observed")) != "observed":
+        raise PertParamError("base_rtt", f'must be "observed" in the kernel, which measures P (its smallest RTT sample); "propagation" is the simulator\'s oracle, got {given!r}')
+
+
 def min_rtt_window_us(window_ms: float | None) -> int:
     """The loader's ``min_rtt_window_us``: the window in whole microseconds, 0 for none."""
     return 0 if window_ms is None else _us(window_ms)
@@ -180,6 +187,7 @@ class PertParams:
     @classmethod
     def from_sim_config(cls, cfg: dict) -> "PertParams":
         """From the simulator's PertConfig (JSON / TOML form, times in ns)."""
+        refuse_given_p(cfg)
         d = PertParams()
         end = cfg.get("t_curve_end_ns")
         window = cfg.get("min_rtt_window_ns")

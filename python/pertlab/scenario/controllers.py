@@ -10,11 +10,14 @@ from ..units import format_time
 from .base import U32, Duration, PiCoefficient, Time, _compared_to, _Model, _unit
 
 
-
 class Reno(_Model):
     """Reno/NewReno window rules (AIMD 1, 1/2); recovery is chosen by ``tcp.sack``."""
 
     kind: Literal["reno"] = "reno"
+
+
+#: Where a delay-based controller's base RTT comes from (the core's ``tcp::cc::base_rtt``).
+BaseRtt = Literal["observed", "propagation"]
 
 
 class Vegas(_Model):
@@ -25,13 +28,29 @@ class Vegas(_Model):
     beta: U32 = Field(3, description="shrink the window above this many queued packets", validate_default=True)
     gamma: U32 = Field(1, description="slow start ends above this many queued packets")
     slow_start_every_other_rtt: bool = Field(True, description="grow in slow start every other RTT (Brakmo et al.)")
-    base_rtt: Literal["observed", "propagation"] = Field(
+    base_rtt: BaseRtt = Field(
         "observed",
         description="baseRTT: the minimum RTT measured (Brakmo et al., Hua 2002 eq. 3.1), or the path's propagation plus "
         "transmission delays computed when the flow is built (Hua's d~, eq. 3.7; never lowered by samples)",
     )
 
     _beta_at_least_alpha = field_validator("beta")(_compared_to("alpha", ">="))
+
+
+def _pert_base_rtt():
+    """Every PERT's ``base_rtt`` (``propagation`` is an oracle: the papers measure P)."""
+    return Field(
+        "observed",
+        description="P, the propagation-delay estimate: the smallest RTT sample (the papers), or the path's propagation plus "
+        "transmission delays computed when the flow is built (an oracle that tests what a measured P costs); not with min_rtt_window",
+    )
+
+
+def _given_p_has_no_window(cls, v: str, info: ValidationInfo) -> str:
+    """Every PERT's ``base_rtt`` check: a P given as the path's RTT has no window to measure it over."""
+    if v == "propagation" and info.data.get("min_rtt_window") is not None:
+        raise ValueError('"propagation" gives P as the path\'s RTT, which no window measures: unset min_rtt_window, or base_rtt "observed"')
+    return v
 
 
 def _min_rtt_window():
@@ -57,6 +76,9 @@ class Pert(_Model):
     )
     respond_in_slow_start: bool = True
     min_rtt_window: Duration | None = _min_rtt_window()
+    base_rtt: BaseRtt = _pert_base_rtt()
+
+    _given_p = field_validator("base_rtt")(_given_p_has_no_window)
 
     _t_max_above_t_min = field_validator("t_max")(_compared_to("t_min", ">", format_time))
 
@@ -81,6 +103,9 @@ class PertPi(_Model):
         True, description="early responses in slow start too, as PERT/RED; false lets slow start wind the PI integral up (pert_pi.rs, Wind-up)"
     )
     min_rtt_window: Duration | None = _min_rtt_window()
+    base_rtt: BaseRtt = _pert_base_rtt()
+
+    _given_p = field_validator("base_rtt")(_given_p_has_no_window)
 
 
 class PertAdaptive(_Model):
@@ -116,6 +141,9 @@ class PertAdaptive(_Model):
     )
     respond_in_slow_start: bool = Field(False, description="early responses in slow start too (thesis: congestion avoidance only)")
     min_rtt_window: Duration | None = _min_rtt_window()
+    base_rtt: BaseRtt = _pert_base_rtt()
+
+    _given_p = field_validator("base_rtt")(_given_p_has_no_window)
 
     _t_max_above_t_min = field_validator("t_max")(_compared_to("t_min", ">", format_time))
 

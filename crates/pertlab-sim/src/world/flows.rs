@@ -12,6 +12,7 @@ use crate::net::{path_delay, Channel};
 use crate::rng::{stream, SimRng, StreamKind};
 use crate::scenario::{CcSpec, Scenario};
 use crate::tcp::cc::agent::Agent;
+use crate::tcp::cc::base_rtt::BaseRtt;
 use crate::tcp::cc::compound::Compound;
 use crate::tcp::cc::cubic::Cubic;
 use crate::tcp::cc::dctcp::Dctcp;
@@ -25,7 +26,7 @@ use crate::tcp::cc::pert_pi::pert_pi;
 use crate::tcp::cc::reno::Reno;
 use crate::tcp::cc::scalable::Scalable;
 use crate::tcp::cc::surathkal::Surathkal;
-use crate::tcp::cc::vegas::{BaseRtt, Vegas};
+use crate::tcp::cc::vegas::Vegas;
 use crate::tcp::cc::westwood::Westwood;
 use crate::tcp::cc::xcp::Xcp;
 use crate::tcp::cc::CongestionControl;
@@ -155,7 +156,7 @@ pub(super) fn long_flows(
 
 /// The core's controller of kind `spec`; `path_rtt` gives the flow's RTT over
 /// the empty path ([`path_rtt`]), called only by a controller that needs it
-/// (Vegas with `base_rtt = "propagation"`). A "py" controller comes from the
+/// (Vegas and the PERT variants with `base_rtt = "propagation"`). A "py" controller comes from the
 /// caller's [`Extensions`] instead; validation allows it only on long flows,
 /// which [`long_flows`] builds through `ext`, so it never reaches here from a
 /// validated scenario (Reno stands in, rather than a panic, if it did).
@@ -166,9 +167,9 @@ pub(super) fn builtin_cc(spec: &CcSpec, path_rtt: impl FnOnce() -> SimTime) -> B
             BaseRtt::Observed => Box::new(Vegas::new(c.clone())),
             BaseRtt::Propagation => Box::new(Vegas::with_path_rtt(c.clone(), path_rtt())),
         },
-        CcSpec::Pert(c) => Box::new(Pert::new(c.clone())),
-        CcSpec::PertPi(c) => Box::new(pert_pi(c)),
-        CcSpec::PertAdaptive(c) => Box::new(PertAdaptive::new(c.clone())),
+        CcSpec::Pert(c) => Box::new(Pert::new(c.clone()).with_path_rtt(given(c.base_rtt, path_rtt))),
+        CcSpec::PertPi(c) => Box::new(pert_pi(c).with_path_rtt(given(c.base_rtt, path_rtt))),
+        CcSpec::PertAdaptive(c) => Box::new(PertAdaptive::new(c.clone()).with_path_rtt(given(c.base_rtt, path_rtt))),
         CcSpec::Hstcp(c) => Box::new(Hstcp::new(c.clone())),
         CcSpec::Cubic(c) => Box::new(Cubic::new(c.clone())),
         CcSpec::Compound(c) => Box::new(Compound::new(c.clone())),
@@ -183,6 +184,11 @@ pub(super) fn builtin_cc(spec: &CcSpec, path_rtt: impl FnOnce() -> SimTime) -> B
         CcSpec::Agent => Box::new(Agent),
         CcSpec::Py(_) => Box::new(Reno),
     }
+}
+
+/// The path's RTT where a controller is given it (`base_rtt = "propagation"`).
+fn given(base_rtt: BaseRtt, path_rtt: impl FnOnce() -> SimTime) -> Option<SimTime> {
+    (base_rtt == BaseRtt::Propagation).then(path_rtt)
 }
 
 /// The groups of flows in results: each long flow's label (`FlowSpec::label`,

@@ -14,6 +14,7 @@
 #[cfg(test)]
 mod ack_clock;
 pub mod agent;
+pub mod base_rtt;
 pub mod compound;
 pub mod cubic;
 pub mod dctcp;

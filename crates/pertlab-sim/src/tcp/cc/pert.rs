@@ -72,6 +72,7 @@
 //! Left out: the adaptive variants of the theses (Kotla's alpha/beta modes),
 //! one-way delay signals (Section 7).
 
+use super::base_rtt::BaseRtt;
 use super::pert_signal::{draw, from_prob, gentle_red, ns_to_scaled, scaled_to_ns, to_ppm, to_prob, DelaySignal, OncePerRtt};
 pub use super::pert_signal::{PPM, PROB_ONE};
 use super::reno::{reno_cong_avoid, reno_ssthresh};
@@ -142,6 +143,10 @@ pub struct PertConfig {
     /// the smallest sample of the connection, which the paper uses (Section
     /// 2). An extension. Default none.
     pub min_rtt_window_ns: Option<u64>,
+    /// Where `P` comes from: the smallest RTT sample (`observed`, the
+    /// paper's) or the path's RTT given by the world (`propagation`, an
+    /// oracle that tests what a measured `P` costs; [`BaseRtt`]). Default observed.
+    pub base_rtt: BaseRtt,
 }
 
 impl Default for PertConfig {
@@ -156,6 +161,7 @@ impl Default for PertConfig {
             thresholds: PertThresholds::QueueingDelay,
             respond_in_slow_start: true,
             min_rtt_window_ns: None,
+            base_rtt: BaseRtt::Observed,
         }
     }
 }
@@ -175,7 +181,7 @@ impl PertConfig {
         }
         check::open_unit(&format!("{path}.decrease"), self.decrease)?;
         check::open_unit(&format!("{path}.srtt_weight"), self.srtt_weight)?;
-        DelaySignal::validate_min_rtt_window(&format!("{path}.min_rtt_window_ns"), self.min_rtt_window_ns)?;
+        DelaySignal::validate_p(path, self.min_rtt_window_ns, self.base_rtt)?;
         Ok(())
     }
 }
@@ -310,6 +316,12 @@ impl<E: Emulation> Pert<E> {
             respond_in_slow_start: response.respond_in_slow_start,
             emulation,
         }
+    }
+
+    /// `P` is `path_rtt` for the run where given ([`DelaySignal::with_path_rtt`]).
+    pub fn with_path_rtt(mut self, path_rtt: Option<SimTime>) -> Pert<E> {
+        self.signal = self.signal.with_path_rtt(path_rtt);
+        self
     }
 
     /// What is emulated, with its state.
@@ -537,6 +549,32 @@ mod tests {
         }
         cc.pkts_acked(&mut tp, &sample(None), &mut rng);
         assert_eq!(cc.min_rtt_ns(), Some(80 * MS));
+    }
+
+    #[test]
+    fn a_given_path_rtt_is_p_before_any_sample_and_no_sample_moves_it() {
+        let mut cc = pert().with_path_rtt(Some(60 * MS + 999));
+        let mut tp = ca_state(10);
+        let mut rng = from_seed(3);
+        assert_eq!(cc.min_rtt_ns(), Some(60 * MS));
+        assert_eq!(cc.qdelay_ns(), 0);
+        // The first sample sets srtt; one below the path's RTT (clock jitter,
+        // a shorter route) does not lower P, one above it does not raise it.
+        for rtt in [75 * MS, 50 * MS, 90 * MS] {
+            cc.pkts_acked(&mut tp, &sample(Some(rtt)), &mut rng);
+            assert_eq!(cc.min_rtt_ns(), Some(60 * MS));
+        }
+        assert_eq!(cc.qdelay_ns(), cc.srtt_ns().unwrap() - 60 * MS);
+        assert_eq!(pert().with_path_rtt(None).min_rtt_ns(), None);
+    }
+
+    #[test]
+    fn a_given_p_has_no_window() {
+        let cfg = PertConfig { base_rtt: BaseRtt::Propagation, min_rtt_window_ns: Some(1000 * MS), ..PertConfig::default() };
+        let e = cfg.validate("flows[0].cc").unwrap_err();
+        assert_eq!(e.field, "flows[0].cc.base_rtt");
+        assert!(e.message.contains("unset min_rtt_window_ns"), "{}", e.message);
+        assert!(PertConfig { base_rtt: BaseRtt::Propagation, ..PertConfig::default() }.validate("x").is_ok());
     }
 
     #[test]

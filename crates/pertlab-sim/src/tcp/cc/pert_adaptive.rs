@@ -60,6 +60,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::base_rtt::BaseRtt;
 use super::pert::{DEFAULT_P_MAX, DEFAULT_SRTT_WEIGHT, DEFAULT_T_MAX_NS, DEFAULT_T_MIN_NS};
 use super::pert_signal::{draw, from_prob, gentle_red, ns_to_scaled, scale_window, scaled_to_ns, to_prob, DelaySignal, OncePerRtt, PPM};
 use super::{AckSample, CcCounters, CcState, CcTelemetry, CongestionControl, Mode};
@@ -171,6 +172,10 @@ pub struct PertAdaptiveConfig {
     /// an extension, for route changes and for the question of
     /// `qian11-video-base-rtt`). Default none.
     pub min_rtt_window_ns: Option<u64>,
+    /// Where `P` comes from: the smallest RTT sample (`observed`, the
+    /// paper's) or the path's RTT given by the world (`propagation`, an
+    /// oracle that tests what a measured `P` costs; [`BaseRtt`]). Default observed.
+    pub base_rtt: BaseRtt,
 }
 
 impl Default for PertAdaptiveConfig {
@@ -195,6 +200,7 @@ impl Default for PertAdaptiveConfig {
             interval_weights: DEFAULT_INTERVAL_WEIGHTS.to_vec(),
             respond_in_slow_start: false,
             min_rtt_window_ns: None,
+            base_rtt: BaseRtt::Observed,
         }
     }
 }
@@ -226,7 +232,7 @@ impl PertAdaptiveConfig {
         if self.t3_frac < self.compete_frac {
             return Err(ConfigError::new(field("t3_frac"), format!("must be at least compete_frac ({}), got {}", self.compete_frac, self.t3_frac)));
         }
-        DelaySignal::validate_min_rtt_window(&field("min_rtt_window_ns"), self.min_rtt_window_ns)?;
+        DelaySignal::validate_p(path, self.min_rtt_window_ns, self.base_rtt)?;
         if self.q_max_init_ns == 0 {
             return Err(ConfigError::new(field("q_max_init_ns"), "must be positive (beta = q / (q + q_max) needs q_max > 0), got 0"));
         }
@@ -288,6 +294,12 @@ impl PertAdaptive {
 }
 
 impl<A: Arith> PertAdaptive<A> {
+    /// `P` is `path_rtt` for the run where given ([`DelaySignal::with_path_rtt`]).
+    pub fn with_path_rtt(mut self, path_rtt: Option<SimTime>) -> PertAdaptive<A> {
+        self.signal = self.signal.with_path_rtt(path_rtt);
+        self
+    }
+
     pub fn with_arith(cfg: PertAdaptiveConfig) -> PertAdaptive<A> {
         let arith = A::new(&cfg);
         PertAdaptive {

@@ -42,6 +42,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::base_rtt::BaseRtt;
 use super::pert::{Emulation, Pert, Response, DEFAULT_DECREASE, DEFAULT_SRTT_WEIGHT};
 use super::pert_signal::{scaled_to_ns, to_prob, DelaySignal};
 use crate::error::{check, ConfigError};
@@ -84,6 +85,10 @@ pub struct PertPiConfig {
     /// `P` over a sliding window of this many nanoseconds instead of the
     /// smallest RTT sample, as PERT/RED's `min_rtt_window_ns`. Default none.
     pub min_rtt_window_ns: Option<u64>,
+    /// Where `P` comes from: the smallest RTT sample (`observed`, the
+    /// paper's) or the path's RTT given by the world (`propagation`, an
+    /// oracle that tests what a measured `P` costs; [`BaseRtt`]). Default observed.
+    pub base_rtt: BaseRtt,
 }
 
 impl Default for PertPiConfig {
@@ -98,6 +103,7 @@ impl Default for PertPiConfig {
             srtt_weight: DEFAULT_SRTT_WEIGHT,
             respond_in_slow_start: true,
             min_rtt_window_ns: None,
+            base_rtt: BaseRtt::Observed,
         }
     }
 }
@@ -119,7 +125,7 @@ impl PertPiConfig {
         check::in_range(&field("w_hz"), self.w_hz, f64::MIN_POSITIVE, MAX_SAMPLING_HZ)?;
         check::open_unit(&field("decrease"), self.decrease)?;
         check::open_unit(&field("srtt_weight"), self.srtt_weight)?;
-        DelaySignal::validate_min_rtt_window(&field("min_rtt_window_ns"), self.min_rtt_window_ns)?;
+        DelaySignal::validate_p(path, self.min_rtt_window_ns, self.base_rtt)?;
         Ok(())
     }
 }

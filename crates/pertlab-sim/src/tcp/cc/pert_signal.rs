@@ -11,6 +11,7 @@
 
 use rand::RngCore;
 
+use super::base_rtt::BaseRtt;
 use super::windowed_min::WindowedMin;
 use super::{seq_after, CcState};
 use crate::error::ConfigError;
@@ -32,7 +33,8 @@ pub const MIN_CWND: u32 = 2;
 /// The delay signal: `srtt_0.99` (an EWMA of the RTT samples, weight `w` on
 /// history, initialised to the first sample) and the propagation-delay
 /// estimate `P` (the smallest sample ever seen, or of a sliding window: see
-/// [`DelaySignal::with_min_rtt_window`]); their difference is the estimated
+/// [`DelaySignal::with_min_rtt_window`], or the path's RTT given: see
+/// [`DelaySignal::with_path_rtt`]); their difference is the estimated
 /// queueing delay `q`.
 #[derive(Clone, Debug)]
 pub struct DelaySignal {
@@ -44,11 +46,13 @@ pub struct DelaySignal {
     pub(super) weight_ppm: u64,
     /// `P` over a sliding window instead of the whole connection, if set.
     min_rtt_window: Option<WindowedMin>,
+    /// `P` is the path's RTT, given, and samples never change it.
+    path_rtt_given: bool,
 }
 
 impl DelaySignal {
     pub fn new(srtt_weight: f64) -> DelaySignal {
-        DelaySignal { srtt: None, min_rtt_us: None, weight_ppm: to_ppm(srtt_weight), min_rtt_window: None }
+        DelaySignal { srtt: None, min_rtt_us: None, weight_ppm: to_ppm(srtt_weight), min_rtt_window: None, path_rtt_given: false }
     }
 
     /// `P` is the minimum of the samples of the last `window` nanoseconds (as
@@ -60,13 +64,31 @@ impl DelaySignal {
         self
     }
 
-    /// Check a configured `min_rtt_window_ns` (field `path`): a window, if
-    /// set, is positive.
-    pub fn validate_min_rtt_window(path: &str, window: Option<SimTime>) -> Result<(), ConfigError> {
-        if window == Some(0) {
-            return Err(ConfigError::new(path, "must be positive, or unset for the smallest RTT sample of the connection, got 0"));
+    /// `P` is `path_rtt` (nanoseconds, truncated to microseconds), held for
+    /// the run, where given ([`BaseRtt::Propagation`]): an oracle, where the
+    /// papers measure `P` (the smallest sample). `None` leaves `P` measured.
+    pub fn with_path_rtt(mut self, path_rtt: Option<SimTime>) -> DelaySignal {
+        if let Some(rtt) = path_rtt {
+            self.min_rtt_us = Some((rtt / NS_PER_US).min(MAX_RTT_US));
+            self.path_rtt_given = true;
         }
-        Ok(())
+        self
+    }
+
+    /// Check a PERT variant's `P` settings (fields `{path}.min_rtt_window_ns`
+    /// and `{path}.base_rtt`): a window, if set, is positive, and only a
+    /// measured `P` has one.
+    pub fn validate_p(path: &str, window: Option<SimTime>, base_rtt: BaseRtt) -> Result<(), ConfigError> {
+        match (window, base_rtt) {
+            (Some(0), _) => {
+                Err(ConfigError::new(format!("{path}.min_rtt_window_ns"), "must be positive, or unset for the smallest RTT sample of the connection, got 0"))
+            }
+            (Some(_), BaseRtt::Propagation) => Err(ConfigError::new(
+                format!("{path}.base_rtt"),
+                "\"propagation\" gives P as the path's RTT, which no window measures: unset min_rtt_window_ns, or base_rtt \"observed\"",
+            )),
+            _ => Ok(()),
+        }
     }
 
     /// `srtt_0.99` and `P` from one RTT sample taken at `now`; returns the
@@ -78,10 +100,12 @@ impl DelaySignal {
             None => sample,
             Some(srtt) => (srtt * self.weight_ppm + sample * (PPM - self.weight_ppm)) / PPM,
         });
-        self.min_rtt_us = Some(match self.min_rtt_window.as_mut() {
-            Some(window) => window.update(now, rtt_us),
-            None => self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us)),
-        });
+        if !self.path_rtt_given {
+            self.min_rtt_us = Some(match self.min_rtt_window.as_mut() {
+                Some(window) => window.update(now, rtt_us),
+                None => self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us)),
+            });
+        }
         sample
     }
 

@@ -61,6 +61,7 @@
 //! decrease, or leaving slow start with a window cut to the measured rate)
 //! counts as one `early_responses`, as [`CcCounters`] defines them.
 
+use super::base_rtt::BaseRtt;
 use super::reno::{reno_cong_avoid, reno_ssthresh};
 use super::rtt_round::RttRound;
 use super::{AckSample, CaEvent, CaState, CcCounters, CcState, CongestionControl};
@@ -83,45 +84,6 @@ const MIN_SAMPLES_EXCLUSIVE: u32 = 2;
 const MIN_CWND: u32 = 2;
 /// "No sample yet" for the RTT minima (Linux uses 0x7fffffff microseconds).
 const NO_RTT: SimTime = SimTime::MAX;
-
-/// Where Vegas's `baseRTT` comes from ([`VegasConfig::base_rtt`]).
-/// Read from a string (`TryFrom<String>`), so that a wrong value's
-/// error names the field (the controller's table is read whole, by its `kind`,
-/// and the error's path stops at `cc`).
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase", try_from = "String")]
-pub enum BaseRtt {
-    /// The minimum of all RTTs measured (Brakmo and Peterson 1995, the
-    /// congestion-avoidance mechanism: "in practice, Vegas sets BaseRTT to the
-    /// minimum of all measured round trip times"; Hua 2002, eq. 3.1; Linux,
-    /// ns-2). Holds any queue the flow never saw drain.
-    #[default]
-    Observed,
-    /// The path's true base RTT, fixed for the run: the sum over the data path
-    /// of each link's propagation delay and the transmission time of a data
-    /// packet, plus the same over the ACK path with the ACK's size: the RTT of
-    /// a segment "when the connection is not congested" (Brakmo and Peterson's
-    /// definition of BaseRTT) and acknowledged at once, Hua's `d~ = d + sum tau_i` (eq.
-    /// 3.7), which the thesis's analysis takes as baseRTT. The world computes
-    /// it when it builds the flow; changes of a link's rate or delay during
-    /// the run do not update it. With delayed ACKs the samples also hold the
-    /// receiver's wait, which Vegas then counts as queued packets.
-    Propagation,
-}
-
-impl TryFrom<String> for BaseRtt {
-    type Error = String;
-
-    fn try_from(name: String) -> Result<BaseRtt, String> {
-        match name.as_str() {
-            "observed" => Ok(BaseRtt::Observed),
-            "propagation" => Ok(BaseRtt::Propagation),
-            _ => Err(format!(
-                "base_rtt: must be \"observed\" (the minimum RTT measured) or \"propagation\" (the path's propagation and transmission delays), got {name:?}"
-            )),
-        }
-    }
-}
 
 /// Vegas parameters, in packets (segments) queued in the network.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]

@@ -1,10 +1,13 @@
-//! Vegas's base RTT (`VegasConfig::base_rtt`): the minimum RTT measured
-//! ("observed", Brakmo and Peterson's practice) or the path's propagation and
-//! transmission delays ("propagation", Hua 2002's `d~`, eq. 3.7), on one
+//! Where a delay-based controller's base RTT comes from (`tcp::cc::base_rtt`):
+//! the minimum RTT measured ("observed": Brakmo and Peterson's practice for
+//! Vegas, PERT's `P`) or the path's propagation and transmission delays
+//! ("propagation", Hua 2002's `d~`, eq. 3.7), for Vegas and PERT, on one
 //! 2 Mbit/s, 100 ms DropTail link with a buffer that never overflows.
 
 use pertlab_sim::scenario::CcSpec;
-use pertlab_sim::tcp::cc::vegas::{BaseRtt, VegasConfig};
+use pertlab_sim::tcp::cc::base_rtt::BaseRtt;
+use pertlab_sim::tcp::cc::pert::PertConfig;
+use pertlab_sim::tcp::cc::vegas::VegasConfig;
 use pertlab_sim::tcp::TcpConfig;
 use pertlab_sim::time::tx_time;
 
@@ -18,11 +21,19 @@ fn vegas(base_rtt: BaseRtt) -> CcSpec {
     CcSpec::Vegas(VegasConfig { base_rtt, ..VegasConfig::default() })
 }
 
-/// `n` Vegas flows starting together at 0 s on 2 Mbit/s, 100 ms, 60 s measured over the last 40 s.
-fn run(n: u32, base_rtt: BaseRtt) -> pertlab_sim::stats::Results {
+fn pert(base_rtt: BaseRtt) -> CcSpec {
+    CcSpec::Pert(PertConfig { base_rtt, ..PertConfig::default() })
+}
+
+/// `n` flows of `cc` starting together at 0 s on 2 Mbit/s, 100 ms, 60 s measured over the last 40 s.
+fn run_cc(n: u32, cc: CcSpec) -> pertlab_sim::stats::Results {
     let tcp = TcpConfig { packet_size: PACKET, ..TcpConfig::default() };
-    let s = scenario(dumbbell(n, 2, 100, droptail(1000)), bulk_flows(n, vegas(base_rtt), tcp, 0), 60, 20);
+    let s = scenario(dumbbell(n, 2, 100, droptail(1000)), bulk_flows(n, cc, tcp, 0), 60, 20);
     pertlab_sim::run(&s).unwrap()
+}
+
+fn run(n: u32, base_rtt: BaseRtt) -> pertlab_sim::stats::Results {
+    run_cc(n, vegas(base_rtt))
 }
 
 /// The path's RTT without queueing in ms: 100 ms of propagation, a data packet's
@@ -88,4 +99,37 @@ fn with_the_path_rtt_flows_starting_together_hold_alpha_to_beta_packets_each() {
 fn jain(r: &pertlab_sim::stats::Results) -> f64 {
     let g: Vec<f64> = r.flows.iter().map(|f| f.goodput_mbps).collect();
     g.iter().sum::<f64>().powi(2) / (g.len() as f64 * g.iter().map(|x| x * x).sum::<f64>())
+}
+
+#[test]
+fn a_lone_pert_flow_measures_the_path_rtt_so_both_sources_give_the_same_run() {
+    let (observed, known) = (run_cc(1, pert(BaseRtt::Observed)), run_cc(1, pert(BaseRtt::Propagation)));
+    let (a, b) = (&observed.flows[0], &known.flows[0]);
+    assert!(a.early_responses > 0, "PERT responded early: {}", a.early_responses);
+    assert_eq!((a.goodput_bytes, a.segments_sent, a.early_responses), (b.goodput_bytes, b.segments_sent, b.early_responses));
+    assert_eq!((a.rtt_mean_ms, a.rtt_min_ms, a.rtt_max_ms), (b.rtt_mean_ms, b.rtt_min_ms, b.rtt_max_ms));
+}
+
+#[test]
+fn with_its_p_measured_pert_holds_a_queue_above_what_late_starters_took_into_p() {
+    // Sixteen PERT flows start together: late ones take up to 60 ms of start-up
+    // queue into P, and respond only to queueing beyond it, so the queue stands
+    // above that (84 ms here: every flow then responds on every RTT). Given the
+    // path's RTT as P, every flow sees the whole queue, which then stands below
+    // what the late starters' P took in (42 ms here, windows of 2 to 3 packets).
+    let n = 16;
+    let (observed, known) = (run_cc(n, pert(BaseRtt::Observed)), run_cc(n, pert(BaseRtt::Propagation)));
+    let queueing = |r: &pertlab_sim::stats::Results| {
+        let mean = r.flows.iter().map(|f| f.rtt_mean_ms.expect("RTT samples")).sum::<f64>() / f64::from(n);
+        mean - path_rtt_ms()
+    };
+    let inflation = observed.flows.iter().map(|f| f.rtt_min_ms.expect("RTT samples") - path_rtt_ms()).fold(0.0, f64::max);
+    assert!(inflation > 50.0, "least RTT up to {inflation} ms above the path's");
+    assert!(queueing(&observed) > inflation, "queueing {} ms, P inflated by up to {inflation} ms", queueing(&observed));
+    assert!(queueing(&known) < inflation, "queueing {} ms given P, P inflated by up to {inflation} ms when measured", queueing(&known));
+    for r in [&observed, &known] {
+        let b = r.bottleneck.as_ref().unwrap();
+        assert_eq!(b.drops, 0);
+        assert!(b.utilization > 0.99, "{}", b.utilization);
+    }
 }
