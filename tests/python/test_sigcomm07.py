@@ -48,6 +48,9 @@ KNOWN_DIFFERENCES = {
     # The base-RTT effect at 20 ms is not a matter of late starts: flows starting in the first
     # second measure minimum RTTs spread as widely, the queue forming within that second.
     ("sigcomm07-causes", "Fig. 7 at 20 ms: the spread of minimum RTTs comes from starts"),
+    # Table 1's web transfers do not overflow the 2 t_max buffer for want of a true P: given
+    # their path's RTT as P they drop as much or more; their srtt_0.99's lag is the cause.
+    ("sigcomm07-causes", "Table 1 (a guess, tested)"),
 }
 
 
@@ -203,7 +206,7 @@ def test_explanations_of_the_papers_differences_tested_quick(tmp_path):
     report = _report("sigcomm07-causes", tmp_path)
     _check_claims("sigcomm07-causes", report)
     runs = pl.read_parquet(tmp_path / "runs.parquet")
-    assert runs.height == 22
+    assert runs.height == 24
     # Fixed thresholds of PERT, one BDP of buffer at 10 ms: drops; 2 t_max of buffer: none.
     ten = runs.filter(pl.col("case") == "fig7-10ms").sort("variant")
     assert ten["drop_rate"][0] > 0.01 and ten["drop_rate"][1] == 0.0, ten
@@ -214,4 +217,8 @@ def test_explanations_of_the_papers_differences_tested_quick(tmp_path):
     assert u["later"]["utilization"] > u["baseline"]["utilization"] + 0.1, u
     assert u["pi_ecn_later"]["utilization"] > u["pi_ecn"]["utilization"] + 0.1, u
     unsampled = runs.filter(pl.col("case").str.starts_with("fig7") | (pl.col("case") == "table1"))
-    assert unsampled.height == 11 and unsampled["climb_per_s"].is_nan().all()
+    assert unsampled.height == 13 and unsampled["climb_per_s"].is_nan().all()
+    # Table 1's web throughput: the web sessions' objects (about 10 Mbit/s), none without them.
+    web = runs.filter(pl.col("case") == "table1").select("variant", "web_mbps")
+    assert web.filter(pl.col("variant") == "buffer_2tmax_no_web")["web_mbps"].is_nan().all(), web
+    assert web.filter(pl.col("variant") != "buffer_2tmax_no_web")["web_mbps"].min() > 5, web

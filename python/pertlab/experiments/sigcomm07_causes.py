@@ -48,7 +48,11 @@ changed ones, with the same seeds:
 - ``table1``: the 150-packet buffer (12 ms of queueing) is below 2 t_max too. Prediction: with
   2 t_max of buffer PERT's drop rate falls by an order of magnitude, toward the paper's 3.98e-6.
   It falls by less on the full run; a third variant tests where the drops left come from: the
-  same buffer without the web sessions.
+  same buffer without the web sessions. Two more test why the web transfers overflow it, each
+  changing the web transfers' PERT alone: given their path's RTT as P (``base_rtt =
+  "propagation"``), in case their P, a sample taken with the queue standing, hides the queue
+  from them; and with :data:`WEB_SRTT_WEIGHT`, in case their ``srtt_0.99``, which moves 1 % of
+  the way to each sample, barely leaves its first over a transfer of a few segments.
 
 Modes are sigcomm07's (FULL: 400 s, three seeds; QUICK: 150 s, one seed).
 """
@@ -64,12 +68,12 @@ import numpy as np
 import polars as pl
 
 from ..parallel import Workers
-from ..scenario import Scenario
+from ..scenario import Scenario, WebSpec
 from ..sweep import Point, run_points, stored_results
 from ..units import format_time, parse_time
 from . import sigcomm07 as sc
 
-__all__ = ["CASES", "Case", "additive_climb_per_s", "points", "run_causes"]
+__all__ = ["CASES", "Case", "additive_climb_per_s", "points", "run_causes", "web_srtt_progress"]
 
 #: PERT's t_min and t_max (Section 3; pertlab.scenario.Pert's defaults) and the bottleneck of
 #: Figures 7 and 14 and Table 1.
@@ -102,6 +106,11 @@ SAMPLE_INTERVAL = "1s"
 #: 0.3 to 0.4 % of it per second, so the climb is over by about 300 s; at 10 ms PERT/PI's
 #: queue is down to router PI-ECN's by 600 s.
 LATER_S = 500
+#: The web transfers' srtt weight in Table 1's test of the signal's lag: 7/8, RFC 6298's (TCP's
+#: own RTT smoothing, alpha = 1/8), against PERT's 0.99.
+WEB_SRTT_WEIGHT = 0.875
+#: A web object's mean size in segments (ns-2's web-traffic.tcl default, ``WebSpec``'s).
+WEB_OBJECT_SEGMENTS: float = WebSpec.model_fields["object_mean_segments"].default
 #: The stretch before the measurement window whose utilization is reported: in the paper's
 #: scenario, from the last flow's start (50 s) to the window (100 s), where slow start has ended.
 BEFORE_WINDOW_S = 50.0
@@ -126,6 +135,12 @@ def additive_climb_per_s() -> float:
     return FIG14_FLOWS / (FIG14_LONGEST_RTT_S**2 * capacity_pps)
 
 
+def web_srtt_progress(weight: float) -> float:
+    """How far an srtt of history weight ``weight`` moves from its first sample toward a new
+    level of the RTT over a web object's mean number of segments (one sample each): 1 - w^n."""
+    return 1 - weight**WEB_OBJECT_SEGMENTS
+
+
 def two_t_max_buffer() -> int:
     """Packets of the bottleneck that hold 2 t_max of queueing."""
     return math.ceil(2 * T_MAX_S * BOTTLENECK_BPS / (8 * PACKET_BYTES))
@@ -134,6 +149,14 @@ def two_t_max_buffer() -> int:
 def _scaled_thresholds(rtt_ms: float) -> dict[str, dict[str, str]]:
     k = rtt_ms / REFERENCE_RTT_MS
     return {"pert": {"t_min": f"{5 * k:.6f}ms", "t_max": f"{10 * k:.6f}ms"}}
+
+
+def _table1_2t_max(mode: sc.Mode, seed: int, web_sessions: int = 100, **kw) -> Scenario:
+    """Table 1's scenario (its ten RTTs, 100 web sessions) with 2 t_max of buffer; ``web``
+    changes the web transfers' settings (their controller is PERT's, as the flows')."""
+    return sc._dumbbell(
+        PERT, mode, seed, bw="150Mbps", rtt=list(sc.TABLE1_RTTS), flows=10, web_sessions=web_sessions, buffer_pkts=two_t_max_buffer(), **kw
+    )
 
 
 @dataclass(frozen=True)
@@ -205,10 +228,10 @@ CASES = (
     }),
     Case("table1", {
         "baseline": lambda m, s: sc.table1_scenario(PERT, m, s),
-        "buffer_2tmax": lambda m, s: sc._dumbbell(
-            PERT, m, s, bw="150Mbps", rtt=list(sc.TABLE1_RTTS), flows=10, web_sessions=100, buffer_pkts=two_t_max_buffer()
-        ),
-        "buffer_2tmax_no_web": lambda m, s: sc._dumbbell(PERT, m, s, bw="150Mbps", rtt=list(sc.TABLE1_RTTS), flows=10, buffer_pkts=two_t_max_buffer()),
+        "buffer_2tmax": lambda m, s: _table1_2t_max(m, s),
+        "buffer_2tmax_no_web": lambda m, s: _table1_2t_max(m, s, web_sessions=0),
+        "buffer_2tmax_web_path_rtt": lambda m, s: _table1_2t_max(m, s, web={"cc": {"kind": "pert", "base_rtt": "propagation"}}),
+        "buffer_2tmax_web_srtt": lambda m, s: _table1_2t_max(m, s, web={"cc": {"kind": "pert", "srtt_weight": WEB_SRTT_WEIGHT}}),
     }),
 )  # fmt: skip
 
@@ -285,20 +308,27 @@ def flow_probabilities(results) -> dict[str, float]:
     }
 
 
+def web_throughput(results) -> dict[str, float]:
+    """The web objects' throughput over the window (Mbit/s), NaN without web sessions."""
+    web = results.web
+    return {"web_mbps": float("nan") if web is None else web["throughput_mbps"]}
+
+
 def _effects(results) -> dict[str, float]:
-    return {**base_rtt_effect(results), **utilization_climb(results), **flow_probabilities(results)}
+    return {**base_rtt_effect(results), **utilization_climb(results), **flow_probabilities(results), **web_throughput(results)}
 
 
 def run_causes(mode: sc.Mode, out: Path, workers: Workers = Workers()) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """(runs, summary): one row per run (with :func:`base_rtt_effect`, :func:`utilization_climb`
-    and :func:`flow_probabilities`), and per case and variant
+    """(runs, summary): one row per run (with :func:`base_rtt_effect`, :func:`utilization_climb`,
+    :func:`flow_probabilities` and :func:`web_throughput`), and per case and variant
     the mean over seeds of the bottleneck's queue, drop rate, utilization, the Jain index, the
-    base-RTT effect, the utilization's climb and the flows' response probabilities."""
+    base-RTT effect, the utilization's climb, the flows' response probabilities and the web
+    throughput."""
     pts = points(mode)
     runs = run_points(pts, out, jobs=workers.jobs, cluster=workers.cluster, on_progress=None)
     effect = pl.DataFrame([{"key": p.key, **_effects(stored_results(p, out))} for p in pts])
     runs = runs.join(effect, on="key", how="left")
     metrics = ("avg_queue_norm", "drop_rate", "utilization", "jain", "rank_min_rtt_goodput", "min_rtt_spread_ms", "climb_per_s", "utilization_before",
-               *FLOW_PROBABILITY_METRICS)  # fmt: skip
+               *FLOW_PROBABILITY_METRICS, "web_mbps")  # fmt: skip
     summary = runs.group_by("case", "variant", maintain_order=True).agg(pl.len().alias("seeds"), *(pl.col(m).mean() for m in metrics))
     return runs, summary
