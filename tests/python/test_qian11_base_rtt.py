@@ -1,8 +1,8 @@
 """`pertlab reproduce qian11-video-base-rtt --quick`: Qian 2011 Fig 9 against PERT's estimate of
 the propagation delay. With the video streams and the T/mu probe starting after the FTP flows
 have filled the buffer, PERT's streams respond early about as often as when every flow starts in
-the first 10 s; with the minimum RTT over a sliding window too; and they still fail where Reno's
-and CUBIC's succeed."""
+the first 10 s; with the minimum RTT over a sliding window too, and given the path's RTT as P;
+and they still fail where Reno's and CUBIC's succeed."""
 
 from __future__ import annotations
 
@@ -33,11 +33,14 @@ def test_the_late_runs_start_only_the_streams_and_the_probe_late():
     assert LATE.key == "-100ms-1000B-start30s" and v.MAIN.key == ""
 
 
-def test_the_windowed_runs_set_only_the_pert_flows_window():
-    plain, windowed = (v.video_scenario(cc, 25, 25, QUICK, 1) for cc in ("pert-adaptive", v.min_rtt_variant("10s")))
-    assert {f.cc.min_rtt_window for f in windowed.flows if f.cc.kind == "pert-adaptive"} == {10 * S}
-    assert {f.cc.min_rtt_window for f in plain.flows if f.cc.kind == "pert-adaptive"} == {None}
-    assert [f.cc.kind for f in plain.flows] == [f.cc.kind for f in windowed.flows]
+def test_the_windowed_and_given_p_runs_set_only_the_pert_flows_p():
+    plain, windowed, given = (v.video_scenario(cc, 25, 25, QUICK, 1) for cc in ("pert-adaptive", v.min_rtt_variant("10s"), v.PATH_RTT))
+    pert = lambda s: [f.cc for f in s.flows if f.cc.kind == "pert-adaptive"]  # noqa: E731
+    assert {(cc.min_rtt_window, cc.base_rtt) for cc in pert(windowed)} == {(10 * S, "observed")}
+    assert {(cc.min_rtt_window, cc.base_rtt) for cc in pert(given)} == {(None, "propagation")}
+    assert {(cc.min_rtt_window, cc.base_rtt) for cc in pert(plain)} == {(None, "observed")}
+    assert [f.cc.kind for f in plain.flows] == [f.cc.kind for f in windowed.flows] == [f.cc.kind for f in given.flows]
+    assert plain.web == given.web  # the web sessions take the FTP flows' Reno
 
 
 def test_every_run_at_every_load(report):
@@ -56,9 +59,11 @@ def test_pert_s_streams_respond_early_and_fail_whatever_their_estimate_of_the_pr
     assert all(min(r) > 3 and max(r) < 1.25 * min(r) for r in rates), rates
     assert pert["success_fraction"].max() < 0.2
     assert runs.filter(~pl.col("run").str.starts_with("pert-adaptive"))["success_fraction"].min() >= 0.9
-    order, late_fig9, windowed_fig9, short_window = report.claims
+    order, late_fig9, windowed_fig9, short_window, given_fig9 = report.claims
     assert short_window.text.startswith("pertlab: with the 10s window PERT's streams leave compete mode") and "compete mode" in short_window.evidence
     assert order.text.startswith("pertlab: PERT's streams respond early as often whichever flows start first")
-    # Fig 9's ordering comes back neither with the streams starting last nor with a window.
+    # Fig 9's ordering comes back neither with the streams starting last, nor with a window, nor
+    # with the true P given.
     assert not late_fig9.holds and "pert-adaptive: no stream in the range" in late_fig9.evidence, late_fig9.evidence
     assert not windowed_fig9.holds and all(cc in windowed_fig9.evidence for cc in WINDOWED), windowed_fig9.evidence
+    assert not given_fig9.holds and f"{v.PATH_RTT}: no stream in the range" in given_fig9.evidence, given_fig9.evidence

@@ -89,6 +89,10 @@ def ramp_variant(step: float) -> str:
 MIN_RTT_WINDOWS = ("300s", "10s")
 
 
+#: PERT given its path's RTT as P (``base_rtt = "propagation"``, an oracle: the theses measure P).
+PATH_RTT = "pert-adaptive-path-rtt"
+
+
 def min_rtt_variant(window: str) -> str:
     """The name of PERT with its minimum RTT over ``window`` (one of :data:`MIN_RTT_WINDOWS`)."""
     return f"pert-adaptive-min-rtt-{window}"
@@ -100,6 +104,7 @@ VARIANTS: dict[str, tuple[str, dict[str, Any]]] = {
     QIAN_COMPETE: ("pert-adaptive", {"pert-adaptive": {**_AT_TARGET, "compete_frac": QIAN_COMPETE_FRAC}}),
     **{ramp_variant(step): ("pert-adaptive", {"pert-adaptive": {"compete_step": step}}) for step in RAMP_STEPS[1:-1]},
     **{min_rtt_variant(w): ("pert-adaptive", {"pert-adaptive": {"min_rtt_window": w}}) for w in MIN_RTT_WINDOWS},
+    PATH_RTT: ("pert-adaptive", {"pert-adaptive": {"base_rtt": "propagation"}}),
 }
 #: Start-up delays (s) at which every stream's client also counts late packets: the thesis's
 #: Figs 7, 10 and 11 sweep 1 to 30 s and read "above 11 s" (Section III.A.2); steps of 5 s.
