@@ -21,7 +21,8 @@ from typing import Any, Callable
 
 import polars as pl
 
-from ..tcp_eval_suite import eval_suite
+from ..tcp_eval_suite import eval_suite, suite_buffer_pkts
+from ..units import parse_rate, parse_time
 from ..experiments import tahiliani_ch4 as ch4
 from ..parallel import Workers
 from ..plots import saved_figure
@@ -45,6 +46,11 @@ SAME_RATIO = 1.5
 MUCH_LOWER = 0.5
 #: "As well as" for utilization: within this many points (absolute, utilization in [0, 1]).
 UTIL_CLOSE = 0.05
+#: "A few packets": at most ARED's max_th where its automatic thresholds sit at their floor
+#: (min_th = max(5, target C / 2) packets, max_th = 3 min_th: queue/red.rs AUTO_MIN_TH_FLOOR_PKTS
+#: and AUTO_MAX_TH_FACTOR), as they do for the suite's 5 ms target at 10 Mbit/s. Chosen after the
+#: committed runs' queues had been counted in packets (paced XCP: 2 to 12 at every point).
+FEW_PACKETS = 3 * 5
 METRICS = {"utilization": "utilization", "queue_pct": "mean queue (% of buffer)", "drop_rate": "drop rate"}
 
 
@@ -79,6 +85,11 @@ class Sweep:
     def points(self, quick: bool) -> list[tuple[str, float, str, int, Mode]]:
         mode = QUICK if quick else FULL
         return [(self.name, x, cc, seed, mode) for x in (self.quick if quick else self.full) for cc in VARIANTS for seed in mode.seeds]
+
+    def buffer_pkts(self, x: float) -> int:
+        """The bottleneck's buffer at point ``x`` (packets), as :func:`eval_suite` sets it."""
+        at = {**self.fixed, self.x: f"{x:g}{self.unit}"}
+        return suite_buffer_pkts(parse_rate(at["bw"]), parse_time(at["rtt"]))
 
     def scenario(self, x: float, variant: str, seed: int, mode: Mode) -> Any:
         cc, pacing = ("xcp", True) if variant == XCP_PACED else (variant, False)
@@ -196,6 +207,25 @@ def _paced_xcp_claim(t: _Table) -> Claim:
     )  # fmt: skip
 
 
+def _paced_xcp_packets_claim(t: _Table, sweep: Sweep) -> Claim:
+    """pertlab's test of what holds paced XCP's queue up where it is not much lower than the TCP
+    variants': counted in packets rather than as a share of the buffer, it is a few packets at
+    every point, and so is the TCP variants' there, where ARED's thresholds sit at their floor."""
+    buffers = [sweep.buffer_pkts(x) for x in t.xs]
+    in_pkts = lambda pct: [p * b / 100 for p, b in zip(pct, buffers)]  # noqa: E731
+    paced, tcp = in_pkts(t.at("queue_pct", XCP_PACED)), in_pkts(t.lowest("queue_pct", TCP))
+    not_much_lower = [i for i, (x, y) in enumerate(zip(paced, tcp)) if x > MUCH_LOWER * y]
+    return Claim(
+        f"pertlab's test of what holds paced XCP's queue up: counted in packets it is a few at every point (at most {FEW_PACKETS}, ARED's "
+        f"max_th at its floor, while the buffer ranges from {min(buffers)} to {max(buffers)} packets), and wherever it is not much lower "
+        f"than the lowest TCP variant's, that queue is at most {FEW_PACKETS} packets too: the two are of one size where ARED's thresholds "
+        "are at or near their 5-packet floor, not because XCP lets a queue stand.",
+        max(paced) <= FEW_PACKETS and all(tcp[i] <= FEW_PACKETS for i in not_much_lower),
+        f"mean queue in packets: paced XCP {fmt_values(paced)}; lowest TCP variant {fmt_values(tcp)}; buffer {fmt_values(buffers)} at "
+        f"{fmt_values(t.xs)}; not much lower at {fmt_values([t.xs[i] for i in not_much_lower])}",
+    )  # fmt: skip
+
+
 def _drops_claim(t: _Table) -> Claim:
     """pertlab's test of why Surathkal's drop rate exceeds SACK's: Surathkal answers a mark with a
     small decrease, so the queue and ARED's max_p stay higher and the packets ARED cannot mark (the
@@ -270,7 +300,7 @@ def _run(sweep: Sweep, quick: bool, out: Path, workers: Workers) -> Report:
         ],
     )  # fmt: skip
     report.tables = {"means": means, "runs": runs}
-    report.claims = [*(_bw_claims(table) if sweep is BW else _rtt_claims(table)), _paced_xcp_claim(table), _drops_claim(table)]
+    report.claims = [*(_bw_claims(table) if sweep is BW else _rtt_claims(table)), _paced_xcp_claim(table), _paced_xcp_packets_claim(table, sweep), _drops_claim(table)]
     return report
 
 
