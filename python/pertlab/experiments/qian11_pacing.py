@@ -43,7 +43,8 @@ flows (Floyd and Jacobson 1992).
 pertlab's tests of why the fairness claims fail (not the thesis's runs; :data:`TEST_SWEEPS`): the
 flow-count sweep again with ns-2's random send overhead (``flows+overhead``: do the indices near 1
 come from phase lock?) and on a 10 Mbit/s link (``flows@10Mbps``: a link on which two packets per
-flow exceed the BDP from 30 flows on, so the queue never drains). Per flavour and run they add the
+flow exceed the BDP from 30 flows on, so the queue never drains), there also with the true P given
+(``flows@10Mbps+P``: how much of the unfairness is the base-RTT split). Per flavour and run they add the
 spread of its flows' minimum RTTs (PERT's base RTT estimate), the rank correlation of each flow's
 minimum RTT with its goodput, and the coefficient of variation of its flows' goodputs.
 
@@ -94,7 +95,11 @@ THESIS_RANGES = {"flows": (10, 100), "delay_ack_share": (0.1, 1.0), "bdp_factor"
 #: kotla08's setting; docs/reproductions.md, "Phase effects"), which breaks phase lock among
 #: identical flows. ``flows@10Mbps``: BASE's RTT and one-BDP buffer on a link a fifth as fast, BDP
 #: 50 packets: from 30 flows on, two packets per flow exceed the BDP.
-TEST_SWEEPS: dict[str, dict[str, Any]] = {"flows+overhead": {"overhead": "1ms"}, "flows@10Mbps": {"bw_mbps": 10.0}}
+#: ``flows@10Mbps+P``: the same with every flow given its path's RTT as P (``base_rtt =
+#: "propagation"``, an oracle), which takes the base-RTT split out and leaves the standing queue.
+TEST_SWEEPS: dict[str, dict[str, Any]] = {
+    "flows+overhead": {"overhead": "1ms"}, "flows@10Mbps": {"bw_mbps": 10.0}, "flows@10Mbps+P": {"bw_mbps": 10.0, "base_rtt": "propagation"},
+}  # fmt: skip
 
 #: Fig 29: video streams and greedy flows per run, all PERT of one flavour (our choice: the
 #: thesis says "multiple flows"; half and half, 20 flows as BASE).
@@ -128,16 +133,18 @@ def flavour_counts(point: dict[str, float]) -> dict[str, int]:
 
 
 def scenario(
-    counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int, bw_mbps: float | None = None, overhead: str | None = None
+    counts: dict[str, int], point: dict[str, float], setup: Setup, seed: int, bw_mbps: float | None = None, overhead: str | None = None,
+    base_rtt: str = "observed",
 ) -> Scenario:
     """PERT flows of the flavours in ``counts`` (in that order) at ``point``'s RTT, buffer and web load;
-    the link ``bw_mbps`` (default BOTTLENECK_MBPS) and the senders' ``tcp.overhead`` (default none)
-    for :data:`TEST_SWEEPS`."""
+    the link ``bw_mbps`` (default BOTTLENECK_MBPS), the senders' ``tcp.overhead`` (default none) and
+    PERT's ``base_rtt`` (default measured) for :data:`TEST_SWEEPS`."""
     web = int(point["http_sessions"])
     sc = dumbbell(
         bw=f"{bw_mbps or BOTTLENECK_MBPS:g}Mbps", rtt=f"{point['rtt_ms']:g}ms", flows=sum(counts.values()), cc="pert",
         duration=setup.duration, warmup=setup.warmup, start_window=START_WINDOW, packet_size=PACKET_BYTES, seed=seed, web_sessions=web,
         web={"think_time": THINK_TIME} if web else None, buffer_bdp=point["bdp_factor"], tcp={"overhead": overhead} if overhead else None,
+        cc_params={"pert": {"base_rtt": base_rtt}},
     )  # fmt: skip
     flavours = [name for name, k in counts.items() for _ in range(k)]
     wire = _with_flavours(sc, flavours, relabel=True)
@@ -255,7 +262,7 @@ def rows(counts: dict[str, int], point: dict[str, float], setup: Setup, seed: in
     goodput, drop ratio, Jain's index over its flows; the run's index over all flows and its queue.
     Also (for the fairness tests) the spread of the flavour's minimum RTTs (max - min over its flows),
     their rank correlation with the flows' goodputs (null when all are equal) and the coefficient of
-    variation of its goodputs. ``link``: :func:`scenario`'s ``bw_mbps`` and ``overhead``."""
+    variation of its goodputs. ``link``: :func:`scenario`'s ``bw_mbps``, ``overhead`` and ``base_rtt``."""
     r = run(scenario(counts, point, setup, seed, **link))
     f, ctl = r.flows, r.controllers
     total = f["goodput_mbps"].sum()
