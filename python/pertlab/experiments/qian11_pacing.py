@@ -96,9 +96,13 @@ THESIS_RANGES = {"flows": (10, 100), "delay_ack_share": (0.1, 1.0), "bdp_factor"
 #: identical flows. ``flows@10Mbps``: BASE's RTT and one-BDP buffer on a link a fifth as fast, BDP
 #: 50 packets: from 30 flows on, two packets per flow exceed the BDP.
 #: ``flows@10Mbps+P``: the same with every flow given its path's RTT as P (``base_rtt =
-#: "propagation"``, an oracle), which takes the base-RTT split out and leaves the standing queue.
+#: "propagation"``, an oracle), which takes the base-RTT split out and leaves the standing queue;
+#: ``flows@10Mbps+P-no-delay``: that with No Delay flows (an ACK per segment, unpaced) where the
+#: Delay ACK flows were (``unpaced``: the flavour beside Delay Pacing), which tells pacing from
+#: ACK coalescing.
 TEST_SWEEPS: dict[str, dict[str, Any]] = {
     "flows+overhead": {"overhead": "1ms"}, "flows@10Mbps": {"bw_mbps": 10.0}, "flows@10Mbps+P": {"bw_mbps": 10.0, "base_rtt": "propagation"},
+    "flows@10Mbps+P-no-delay": {"bw_mbps": 10.0, "base_rtt": "propagation", "unpaced": "no-delay"},
 }  # fmt: skip
 
 #: Fig 29: video streams and greedy flows per run, all PERT of one flavour (our choice: the
@@ -125,11 +129,19 @@ class Setup:
     video_bdp: tuple[float, ...] = ()
 
 
-def flavour_counts(point: dict[str, float]) -> dict[str, int]:
-    """Delay ACK and Delay Pacing flows of a sweep point (the Delay ACK share rounded to whole flows)."""
+def flavour_counts(point: dict[str, float], unpaced: str = "delay-ack") -> dict[str, int]:
+    """Delay ACK (or ``unpaced``) and Delay Pacing flows of a sweep point (the Delay ACK share
+    rounded to whole flows)."""
     n = int(point["flows"])
     ack = round(n * point["delay_ack_share"])
-    return {"delay-pacing": n - ack, "delay-ack": ack}
+    return {"delay-pacing": n - ack, unpaced: ack}
+
+
+def run_setup(sweep: str, point: dict[str, float]) -> tuple[dict[str, int], dict[str, Any]]:
+    """The flavour counts and :func:`scenario`'s link arguments of a (non-video) run of ``sweep``."""
+    link = dict(TEST_SWEEPS.get(sweep, {}))
+    unpaced = link.pop("unpaced", "delay-ack")
+    return (fig25_counts() if sweep == "fig25" else flavour_counts(point, unpaced)), link
 
 
 def scenario(
@@ -339,8 +351,8 @@ def task(item: tuple[str, dict[str, Any], Setup, int]) -> list[dict[str, Any]]:
     sweep, point, setup, seed = item
     if sweep == "video":
         return [video_row(point["flavour"], point["bdp_factor"], setup, seed, point.get("label"), point.get("ack_timeout_factor"))]
-    counts = fig25_counts() if sweep == "fig25" else flavour_counts(point)
-    return [{"sweep": sweep, **row} for row in rows(counts, point, setup, seed, **TEST_SWEEPS.get(sweep, {}))]
+    counts, link = run_setup(sweep, point)
+    return [{"sweep": sweep, **row} for row in rows(counts, point, setup, seed, **link)]
 
 
 #: The per-flavour columns of :func:`fairness` (suffixed ``_pacing`` and ``_ack``).
