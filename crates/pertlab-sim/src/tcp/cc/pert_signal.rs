@@ -44,15 +44,25 @@ pub struct DelaySignal {
     pub min_rtt_us: Option<u64>,
     /// History weight of srtt, millionths.
     pub(super) weight_ppm: u64,
-    /// `P` over a sliding window instead of the whole connection, if set.
-    min_rtt_window: Option<WindowedMin>,
-    /// `P` is the path's RTT, given, and samples never change it.
-    path_rtt_given: bool,
+    /// Where `P` comes from.
+    p_source: PSource,
+}
+
+/// Where [`DelaySignal`]'s `P` comes from: one of three, so that a window and
+/// a given `P` cannot both be set.
+#[derive(Clone, Debug)]
+enum PSource {
+    /// The smallest sample of the connection (the papers).
+    Smallest,
+    /// The minimum of a sliding window of samples.
+    Window(WindowedMin),
+    /// The path's RTT, given; samples never change it.
+    Given,
 }
 
 impl DelaySignal {
     pub fn new(srtt_weight: f64) -> DelaySignal {
-        DelaySignal { srtt: None, min_rtt_us: None, weight_ppm: to_ppm(srtt_weight), min_rtt_window: None, path_rtt_given: false }
+        DelaySignal { srtt: None, min_rtt_us: None, weight_ppm: to_ppm(srtt_weight), p_source: PSource::Smallest }
     }
 
     /// `P` is the minimum of the samples of the last `window` nanoseconds (as
@@ -60,7 +70,9 @@ impl DelaySignal {
     /// ever seen (spec C4: an extension; the theses and the paper keep the
     /// smallest ever).
     pub fn with_min_rtt_window(mut self, window: Option<SimTime>) -> DelaySignal {
-        self.min_rtt_window = window.map(WindowedMin::new);
+        if let Some(window) = window {
+            self.p_source = PSource::Window(WindowedMin::new(window));
+        }
         self
     }
 
@@ -70,7 +82,7 @@ impl DelaySignal {
     pub fn with_path_rtt(mut self, path_rtt: Option<SimTime>) -> DelaySignal {
         if let Some(rtt) = path_rtt {
             self.min_rtt_us = Some((rtt / NS_PER_US).min(MAX_RTT_US));
-            self.path_rtt_given = true;
+            self.p_source = PSource::Given;
         }
         self
     }
@@ -100,11 +112,10 @@ impl DelaySignal {
             None => sample,
             Some(srtt) => (srtt * self.weight_ppm + sample * (PPM - self.weight_ppm)) / PPM,
         });
-        if !self.path_rtt_given {
-            self.min_rtt_us = Some(match self.min_rtt_window.as_mut() {
-                Some(window) => window.update(now, rtt_us),
-                None => self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us)),
-            });
+        match &mut self.p_source {
+            PSource::Smallest => self.min_rtt_us = Some(self.min_rtt_us.map_or(rtt_us, |p| p.min(rtt_us))),
+            PSource::Window(window) => self.min_rtt_us = Some(window.update(now, rtt_us)),
+            PSource::Given => {}
         }
         sample
     }
