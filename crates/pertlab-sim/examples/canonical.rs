@@ -28,8 +28,8 @@ fn main() {
         Some(_) => canonical_dumbbell_at_rate(flows, seconds, kind, args::parse_or_exit(arg(6), "bottleneck rate", "a number of bit/s", 0)),
         None => canonical_dumbbell_with_queue(flows, seconds, kind),
     };
-    if arg(7).is_some() {
-        match args::parse_or_exit(arg(7), "access pairs", "a whole number from 1", 0) {
+    if let Some(pairs) = arg(7).filter(|p| *p != "-") {
+        match args::parse_or_exit(Some(pairs), "access pairs", "a whole number from 1", 0) {
             0 => args::fail("access pairs: a whole number from 1, not 0"),
             pairs => scenario = with_shared_access(scenario, pairs),
         }

@@ -194,6 +194,10 @@ BASE_RTT_SPLIT_MS = 10.0
 #: PERT's floor window (its early response keeps at least 2 segments): from this many packets per
 #: flow on, the windows alone exceed the BDP and the queue cannot drain.
 MIN_WINDOW_PKTS = 2
+#: The BDP of the fairness tests' slower link (BASE's RTT at flows@10Mbps's rate), packets.
+SMALL_LINK_BDP = p.BASE["rtt_ms"] * 1e-3 * p.TEST_SWEEPS["flows@10Mbps"]["bw_mbps"] * 1e6 / (8 * p.PACKET_BYTES)
+#: The rows of that link's runs in which the queue stands: PERT's floor windows exceed the BDP.
+STANDING = pl.col("flows") * MIN_WINDOW_PKTS > SMALL_LINK_BDP
 
 
 def _fairness_test_claims(t: pl.DataFrame) -> list[Claim]:
@@ -204,9 +208,8 @@ def _fairness_test_claims(t: pl.DataFrame) -> list[Claim]:
     shift = max(abs(plain[f"jain_{tag}"].mean() - over[f"jain_{tag}"].mean()) for tag in ("pacing", "ack"))
     rho_over = {tag: rank_correlation(n, over[f"jain_{tag}"].to_list()) for tag in ("pacing", "ack")}
     cv = min(x for tag in ("pacing", "ack") for x in plain[f"goodput_cv_{tag}"].to_list())
-    bdp = p.BASE["rtt_ms"] * 1e-3 * p.TEST_SWEEPS["flows@10Mbps"]["bw_mbps"] * 1e6 / (8 * p.PACKET_BYTES)
-    standing = small.filter(pl.col("flows") * MIN_WINDOW_PKTS > bdp)
-    standing_given = given.filter(pl.col("flows") * MIN_WINDOW_PKTS > bdp)
+    bdp = SMALL_LINK_BDP
+    standing, standing_given = small.filter(STANDING), given.filter(STANDING)
     rises = {tag: [b > a for a, b in zip(standing[f"jain_{tag}"].to_list(), standing_given[f"jain_{tag}"].to_list())] for tag in ("pacing", "ack")}
     ns = small["flows"].to_list()
     rho = {tag: rank_correlation(ns, small[f"jain_{tag}"].to_list()) for tag in ("pacing", "ack")}
@@ -257,9 +260,8 @@ def _fairness_test_claims(t: pl.DataFrame) -> list[Claim]:
 def _pacing_or_coalescing_claim(test_runs: pl.DataFrame) -> Claim:
     """pertlab's test of what keeps Delay Pacing the fairer with P given: pacing, or the Delay ACK
     receiver's coalescing (its wait for a second segment enters the sender's RTT samples)?"""
-    bdp = p.BASE["rtt_ms"] * 1e-3 * p.TEST_SWEEPS["flows@10Mbps"]["bw_mbps"] * 1e6 / (8 * p.PACKET_BYTES)
     given = (
-        test_runs.filter(pl.col("sweep").is_in(["flows@10Mbps+P", "flows@10Mbps+P-no-delay"]) & (pl.col("flows") * MIN_WINDOW_PKTS > bdp))
+        test_runs.filter(pl.col("sweep").is_in(["flows@10Mbps+P", "flows@10Mbps+P-no-delay"]) & STANDING)
         .group_by("sweep", "flows", "flavour").agg(pl.col("jain").mean())
     )  # fmt: skip
     index = {(r["sweep"], r["flows"], r["flavour"]): r["jain"] for r in given.iter_rows(named=True)}

@@ -86,14 +86,18 @@ class Sweep:
         mode = QUICK if quick else FULL
         return [(self.name, x, cc, seed, mode) for x in (self.quick if quick else self.full) for cc in VARIANTS for seed in mode.seeds]
 
+    def path(self, x: float) -> dict[str, str]:
+        """:func:`eval_suite`'s ``bw`` and ``rtt`` at point ``x``."""
+        return {**self.fixed, self.x: f"{x:g}{self.unit}"}
+
     def buffer_pkts(self, x: float) -> int:
         """The bottleneck's buffer at point ``x`` (packets), as :func:`eval_suite` sets it."""
-        at = {**self.fixed, self.x: f"{x:g}{self.unit}"}
+        at = self.path(x)
         return suite_buffer_pkts(parse_rate(at["bw"]), parse_time(at["rtt"]))
 
     def scenario(self, x: float, variant: str, seed: int, mode: Mode) -> Any:
         cc, pacing = ("xcp", True) if variant == XCP_PACED else (variant, False)
-        return eval_suite(cc, duration=mode.duration, warmup=mode.warmup, seed=seed, pacing=pacing, **{**self.fixed, self.x: f"{x:g}{self.unit}"})
+        return eval_suite(cc, duration=mode.duration, warmup=mode.warmup, seed=seed, pacing=pacing, **self.path(x))
 
 
 #: Figs. 4.10 to 4.12: 10 Mbit/s to 1 Gbit/s at RTTp 80 ms (the grid between the ends is ours).
