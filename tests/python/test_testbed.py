@@ -552,25 +552,31 @@ def test_pert_red_with_a_windowed_minimum_rtt_responds_early_less_often_against_
     # bpf/pert_algo.h's windowed minimum (Nichols' estimator, as the simulator's windowed_min.rs):
     # with a 1 s window, P takes in the standing queue CUBIC keeps in a 2-BDP buffer, so srtt - P,
     # and with it PERT/RED's response probability, stays small. The simulator predicts it on the
-    # same scenario (seeds 1 and 2: early responses in the window fall to at most half), and the
-    # kernel does the same, each count within 35 % of the simulator's mean for its setting. On
-    # 2026-12-05, two kernel runs of each: 147 and 147 without the window, 45 and 41 with it; the
-    # simulator 139 and 146, 44 and 41. test_linux_adaptive.py tests adaptive PERT's window.
+    # same scenario (seeds 1 to 8: early responses in the window fall to at most half), and the
+    # kernel does the same, the mean of two runs of each setting within 35 % of the simulator's
+    # mean. With the window the count varies from run to run on both sides: on 2026-12-07 the
+    # simulator gave 41 to 60 over seeds 1 to 20 (mean 51.6; seeds 1 to 8: 42 60 44 54 55 41 45
+    # 57), sixteen kernel runs on a quiet host 38 to 58 (mean 46), and one CI run gave 29, which
+    # failed the comparison of a single run against two seeds. Without the window both give 147
+    # every time. test_linux_adaptive.py tests adaptive PERT's window.
     from pertlab.linux.compare import sim_scenario
     from pertlab.runner import run as sim_run
 
     def sim_early(window: str | None) -> float:
-        sims = [sim_run(sim_scenario(_pert_against_cubic(window)).model_copy(update={"seed": seed})) for seed in (1, 2)]
+        sims = [sim_run(sim_scenario(_pert_against_cubic(window)).model_copy(update={"seed": seed})) for seed in range(1, 9)]
         return statistics.fmean(s.flows.row(0, named=True)["early_responses"] for s in sims)
+
+    def kernel_early(window: str | None) -> float:
+        counts = []
+        for _ in range(2):
+            flow = testbed.run(_pert_against_cubic(window)).flows.row(0, named=True)
+            assert flow["ss_cc"] == "pert", flow
+            counts.append(flow["early_responses"])
+        return statistics.fmean(counts)
 
     predicted = {w: sim_early(w) for w in (None, "1s")}
     assert predicted[None] >= 100 and predicted["1s"] <= 0.5 * predicted[None], predicted
-    got = {}
-    for w in (None, "1s"):
-        res = testbed.run(_pert_against_cubic(w))
-        flow = res.flows.row(0, named=True)
-        assert flow["ss_cc"] == "pert", flow
-        got[w] = flow["early_responses"]
+    got = {w: kernel_early(w) for w in (None, "1s")}
     assert got["1s"] <= 0.5 * got[None], (got, predicted)
     assert all(abs(got[w] - predicted[w]) <= 0.35 * predicted[w] for w in got), (got, predicted)
     assert not loader.is_registered()
