@@ -2,7 +2,9 @@
 the propagation delay. With the video streams and the T/mu probe starting after the FTP flows
 have filled the buffer, PERT's streams respond early about as often as when every flow starts in
 the first 10 s; with the minimum RTT over a sliding window too, and given the path's RTT as P;
-and they still fail where Reno's and CUBIC's succeed."""
+and they still fail where Reno's and CUBIC's succeed. Given P, the Reno-filled buffer puts their
+queueing delay at the top of adaptive PERT's response curve, and they cut their windows in most
+round trips."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 from pertlab.experiments import qian11_video as v
 from pertlab.reproduce import get
-from pertlab.reproduce.qian11_base_rtt_entries import LATE, QUICK, RUNS, WINDOWED, run_name
+from pertlab.reproduce.qian11_base_rtt_entries import LATE, QUICK, RESPOND_SHARE, RUNS, TIMES_RENO, WINDOWED, run_name, t3_ms
 
 from conftest import InProcess
 
@@ -59,7 +61,7 @@ def test_pert_s_streams_respond_early_and_fail_whatever_their_estimate_of_the_pr
     assert all(min(r) > 3 and max(r) < 1.25 * min(r) for r in rates), rates
     assert pert["success_fraction"].max() < 0.2
     assert runs.filter(~pl.col("run").str.starts_with("pert-adaptive"))["success_fraction"].min() >= 0.9
-    order, late_fig9, windowed_fig9, short_window, given_fig9 = report.claims
+    order, late_fig9, windowed_fig9, short_window, given_fig9, _ = report.claims
     assert short_window.text.startswith("pertlab: with the 10s window PERT's streams leave compete mode") and "compete mode" in short_window.evidence
     assert order.text.startswith("pertlab: PERT's streams respond early as often whichever flows start first")
     # Fig 9's ordering comes back neither with the streams starting last, nor with a window, nor
@@ -67,3 +69,21 @@ def test_pert_s_streams_respond_early_and_fail_whatever_their_estimate_of_the_pr
     assert not late_fig9.holds and "pert-adaptive: no stream in the range" in late_fig9.evidence, late_fig9.evidence
     assert not windowed_fig9.holds and all(cc in windowed_fig9.evidence for cc in WINDOWED), windowed_fig9.evidence
     assert not given_fig9.holds and f"{v.PATH_RTT}: no stream in the range" in given_fig9.evidence, given_fig9.evidence
+
+
+def test_given_p_the_queue_puts_pert_at_the_top_of_its_curve_and_it_cuts_most_round_trips(report):
+    cuts = report.claims[-1]
+    assert cuts.text.startswith("pertlab: what PERT does with a correct queueing delay") and cuts.holds, cuts.evidence
+    # The same from the streams table, stream by stream: each given-P stream's mean queueing delay
+    # (mean RTT less P) is above T2 = 10 ms on the curve, and on average at its top T3.
+    main = report.tables["streams"].filter(pl.col("streams_start_s") == 0)
+    given = main.filter(pl.col("cc") == v.PATH_RTT)
+    q = given["rtt_mean_ms"] - given["base_rtt_ms"]
+    t3 = [t3_ms(m) for m in given["rtt_max_ms"] - given["base_rtt_ms"]]
+    assert q.min() > 10 and q.mean() >= 0.9 * sum(t3) / len(t3), (q.to_list(), t3)
+    assert (given["base_rtt_ms"] == 100.0).all()
+    for n, _ in QUICK.loads:
+        pert, reno = (main.filter((pl.col("cc") == cc) & (pl.col("streams") == n)) for cc in (v.PATH_RTT, "sack"))
+        early = (pert["early_responses_per_s"] * pert["rtt_mean_ms"] / 1000).mean()
+        loss_cuts = ((reno["fast_recoveries"] + reno["timeouts"]) / reno["window_s"] * reno["rtt_mean_ms"] / 1000).mean()
+        assert early >= RESPOND_SHARE and early >= TIMES_RENO * loss_cuts, (n, early, loss_cuts)

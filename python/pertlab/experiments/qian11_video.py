@@ -209,7 +209,9 @@ def video_scenario(cc: str, streams: int, ftp: int, setup: Setup, seed: int, pat
 def video_rows(item: tuple[str, int, int, Setup, int, PathSetup]) -> list[dict[str, Any]]:
     """One row per stream of one run: its T/mu, late fraction and success, and its success at
     each of :data:`STARTUP_DELAYS_S` (``success_{d}s``); its losses' repairs (timeouts, fast
-    recoveries) and the seconds it waited on the timeouts in the window of ``window_s``; and the run's bottleneck utilization (of its rate, headers counted)."""
+    recoveries) and the seconds it waited on the timeouts in the window of ``window_s``; its
+    path's RTT without queueing and the mean and largest of its RTT samples; and the run's
+    bottleneck utilization (of its rate, headers counted)."""
     cc, streams, ftp, setup, seed, path = item
     r = run(video_scenario(cc, streams, ftp, setup, seed, path))
     flows, window_s = r.flows, r.summary["window_end_s"] - r.summary["window_start_s"]
@@ -219,6 +221,7 @@ def video_rows(item: tuple[str, int, int, Setup, int, PathSetup]) -> list[dict[s
         {"cc": cc, "rtt_ms": path.rtt_ms, "packet_size": path.packet_size, "buffer_pkts": path.buffer_pkts, "video_kbps": path.video_kbps, "streams_start_s": path.streams_start_s, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
          "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"], "rto_wait_s": v["rto_wait_s"], "window_s": window_s, "fast_recoveries": v["fast_recoveries"], "utilization": r.summary["bottleneck"]["utilization"],
          "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"],
+         "base_rtt_ms": v["base_rtt_ms"], "rtt_mean_ms": v["rtt_mean_ms"], "rtt_max_ms": v["rtt_max_ms"],
          **{f"success_{d}s": at[(v["id"], float(d))] for d in STARTUP_DELAYS_S}}
         for v in videos.to_dicts()
     ]  # fmt: skip

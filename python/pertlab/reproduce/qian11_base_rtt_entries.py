@@ -20,7 +20,11 @@ Neither, nor anything else P could be, is at stake if PERT fails with the true P
 (``base_rtt = "propagation"``, the path's propagation and transmission delays, every flow starting
 in [0, 10] s) runs beside them. PERT as ``qian11-video`` runs it (every flow in [0, 10] s, the
 smallest sample) is run too, at the same loads and seeds; every run is measured from
-:data:`WARMUP`, after the late starts."""
+:data:`WARMUP`, after the late starts.
+
+With the true P, what is left is what PERT does with a correct queueing delay: the last claim
+measures where the given-P streams' queueing delay sits on adaptive PERT's response curve and how
+often they respond early, in round trips, against how often Reno's streams cut for a loss."""
 
 from __future__ import annotations
 
@@ -30,6 +34,7 @@ import polars as pl
 
 from ..experiments import qian11_video as v
 from ..parallel import Workers
+from ..scenario.controllers import PertAdaptive
 from ..plots import saved_figure
 from .qian11_video_entries import Item, claim_bin, first_seed_scenarios, shown_in_bin, stream_summary, stream_table
 from .registry import Claim, Entry, Figure, Report, Wire, fmt_values, register
@@ -51,6 +56,20 @@ RUNS = ((PERT, v.MAIN), (PERT, LATE), ("sack", LATE), ("cubic", LATE), *((cc, v.
 #: How far the late-start PERT streams' early responses per second may be from the early-start
 #: ones' at a load (relative) for the claim that the order does not decide them.
 SAME_WITHIN = 0.10
+#: The share of their round trips in which PERT's streams, given P, must respond early, and how
+#: many times as often as Reno's streams cut their windows for a loss, for the claim that a correct
+#: queueing delay puts them high on the response curve. Set after an exploratory run (120 s at 20
+#: and 30 streams: 0.70 to 0.79 of the round trips, 7 to 12 times Reno's).
+RESPOND_SHARE = 0.5
+TIMES_RENO = 5.0
+#: Adaptive PERT's response curve at its defaults (Kotla III.A): T2 (t_max, where the probability
+#: reaches p_max) and T3 = max(2 T2, t3_frac q_max), where it reaches 1.
+CURVE = PertAdaptive()
+
+
+def t3_ms(q_max_ms: float) -> float:
+    """Where adaptive PERT's response probability reaches 1, for a largest queueing delay seen."""
+    return max(2 * CURVE.t_max / 1e6 if CURVE.t3_floor else 0.0, CURVE.t3_frac * q_max_ms)
 
 
 def _items(setup: v.Setup) -> list[Item]:
@@ -107,6 +126,7 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
         _fig9_claim(streams, 0, WINDOWED, f"with a windowed minimum RTT ({' or '.join(v.MIN_RTT_WINDOWS)})", " at some window"),
         _short_window_claim(streams),
         _fig9_claim(streams, 0, (v.PATH_RTT,), "with P given as the path's RTT (an oracle: no estimate of P can do better)"),
+        _cuts_claim(streams),
     ]
     return report
 
@@ -179,6 +199,41 @@ def _short_window_claim(streams: pl.DataFrame) -> Claim:
             f"{r['streams']}: goodput {r[col('goodput', PERT)]:.3g} against {r[col('goodput', short)]:.3g} Mbit/s, compete mode {r[col('compete', PERT)]:.2f} "
             f"against {r[col('compete', short)]:.2f} of the run, timeouts {r[col('timeout_share', PERT)]:.2f} against {r[col('timeout_share', short)]:.2f} of the repairs"
             for r in rows
+        ),
+    )
+
+
+def _cuts_claim(streams: pl.DataFrame) -> Claim:
+    """pertlab: given P, PERT's queueing delay is the buffer's, high on its response curve, so its
+    streams cut their windows far more often than Reno's."""
+    main = streams.filter(pl.col("streams_start_s") == 0)
+    window_rtts = pl.col("window_s") * 1000 / pl.col("rtt_mean_ms")
+    per_load = (
+        main.filter(pl.col("cc").is_in([v.PATH_RTT, "sack"]))
+        .with_columns((pl.col("rtt_mean_ms") - pl.col("base_rtt_ms")).alias("q_ms"), (pl.col("rtt_max_ms") - pl.col("base_rtt_ms")).alias("q_max_ms"))
+        .with_columns(pl.col("q_max_ms").map_elements(t3_ms, return_dtype=pl.Float64).alias("t3_ms"))
+        .group_by("cc", "streams")
+        .agg(pl.col("q_ms").mean(), pl.col("t3_ms").mean(), (pl.col("early_responses_per_s") * pl.col("window_s") / window_rtts).mean().alias("early"),
+             ((pl.col("fast_recoveries") + pl.col("timeouts")) / window_rtts).mean().alias("loss_cuts"))
+    )  # fmt: skip
+    pert = {r["streams"]: r for r in per_load.filter(pl.col("cc") == v.PATH_RTT).to_dicts()}
+    reno = {r["streams"]: r for r in per_load.filter(pl.col("cc") == "sack").to_dicts()}
+    loads = sorted(pert.keys() & reno.keys())
+    t2 = CURVE.t_max / 1e6
+    holds = bool(loads) and all(
+        pert[n]["q_ms"] > t2 and pert[n]["early"] >= RESPOND_SHARE and pert[n]["early"] >= TIMES_RENO * reno[n]["loss_cuts"] for n in loads
+    )
+    return Claim(
+        f"pertlab: what PERT does with a correct queueing delay. Given P, the queueing delay PERT's streams see is the Reno-filled buffer's, "
+        f"above T2 = {t2:g} ms where the response probability has reached p_max and rises on to 1 at T3 = max(2 T2, {CURVE.t3_frac:g} q_max), "
+        f"so at every load they respond early in at least {RESPOND_SHARE:.0%} of their round trips, at least {TIMES_RENO:g} times as often "
+        "as Reno's streams at the same load cut their windows for a loss (fast recoveries and timeouts).",
+        holds,
+        "by load (streams), mean over streams: "
+        + "; ".join(
+            f"{n}: queueing delay (mean RTT less P) {pert[n]['q_ms']:.3g} ms, T3 {pert[n]['t3_ms']:.3g} ms; PERT's early responses in "
+            f"{pert[n]['early']:.2f} of its round trips, Reno's loss cuts in {reno[n]['loss_cuts']:.3f} of its (queueing delay {reno[n]['q_ms']:.3g} ms)"
+            for n in loads
         ),
     )
 
