@@ -13,7 +13,7 @@ import pytest
 
 from pertlab.experiments import qian11_video as v
 from pertlab.reproduce import get
-from pertlab.reproduce.qian11_base_rtt_entries import LATE, QUICK, RESPOND_SHARE, RUNS, TIMES_RENO, WINDOWED, run_name, t3_ms
+from pertlab.reproduce.qian11_base_rtt_entries import LATE, QUICK, RESPOND_SHARE, RUNS, TIMES_RENO, WINDOWED, run_name, t3_ms, with_renos_t
 
 from conftest import InProcess
 
@@ -61,7 +61,7 @@ def test_pert_s_streams_respond_early_and_fail_whatever_their_estimate_of_the_pr
     assert all(min(r) > 3 and max(r) < 1.25 * min(r) for r in rates), rates
     assert pert["success_fraction"].max() < 0.2
     assert runs.filter(~pl.col("run").str.starts_with("pert-adaptive"))["success_fraction"].min() >= 0.9
-    order, late_fig9, windowed_fig9, short_window, given_fig9, _ = report.claims
+    order, late_fig9, windowed_fig9, short_window, given_fig9, _, renos_t_fig9 = report.claims
     assert short_window.text.startswith("pertlab: with the 10s window PERT's streams leave compete mode") and "compete mode" in short_window.evidence
     assert order.text.startswith("pertlab: PERT's streams respond early as often whichever flows start first")
     # Fig 9's ordering comes back neither with the streams starting last, nor with a window, nor
@@ -69,10 +69,26 @@ def test_pert_s_streams_respond_early_and_fail_whatever_their_estimate_of_the_pr
     assert not late_fig9.holds and "pert-adaptive: no stream in the range" in late_fig9.evidence, late_fig9.evidence
     assert not windowed_fig9.holds and all(cc in windowed_fig9.evidence for cc in WINDOWED), windowed_fig9.evidence
     assert not given_fig9.holds and f"{v.PATH_RTT}: no stream in the range" in given_fig9.evidence, given_fig9.evidence
+    # Nor with T read as standard TCP's: at the loads where Reno's probe puts T/mu in the range,
+    # Reno's and CUBIC's streams succeed and no PERT's do as often.
+    assert not renos_t_fig9.holds and renos_t_fig9.text.startswith("Fig 9 with T read as standard TCP's"), renos_t_fig9.evidence
+
+
+def test_with_renos_t_every_controller_is_binned_at_the_same_loads(report):
+    streams = report.tables["streams"]
+    binned = with_renos_t(streams)
+    assert binned.height == streams.height
+    per_run = binned.group_by("streams", "seed", "streams_start_s").agg(pl.col("t_mu").n_unique())
+    assert (per_run["t_mu"] == 1).all()
+    reno = streams.filter(pl.col("cc") == "sack")
+    assert binned.filter(pl.col("cc") == "sack")["t_mu"].to_list() == reno["t_mu"].to_list()
+    # PERT's own probe gets less than Reno's at the same load: its streams sit higher under Reno's T.
+    own = streams.filter((pl.col("cc") == "pert-adaptive") & (pl.col("streams_start_s") == 0))["t_mu"].mean()
+    assert binned.filter((pl.col("cc") == "pert-adaptive") & (pl.col("streams_start_s") == 0))["t_mu"].mean() > own
 
 
 def test_given_p_the_queue_puts_pert_at_the_top_of_its_curve_and_it_cuts_most_round_trips(report):
-    cuts = report.claims[-1]
+    cuts = report.claims[5]
     assert cuts.text.startswith("pertlab: what PERT does with a correct queueing delay") and cuts.holds, cuts.evidence
     # The same from the streams table, stream by stream: each given-P stream's mean queueing delay
     # (mean RTT less P) is above T2 = 10 ms on the curve, and on average at its top T3.
