@@ -61,7 +61,7 @@ def test_pert_s_streams_respond_early_and_fail_whatever_their_estimate_of_the_pr
     assert all(min(r) > 3 and max(r) < 1.25 * min(r) for r in rates), rates
     assert pert["success_fraction"].max() < 0.2
     assert runs.filter(~pl.col("run").str.starts_with("pert-adaptive"))["success_fraction"].min() >= 0.9
-    order, late_fig9, windowed_fig9, short_window, given_fig9, _, renos_t_fig9 = report.claims
+    order, late_fig9, windowed_fig9, short_window, given_fig9, _, _, renos_t_fig9 = report.claims
     assert short_window.text.startswith("pertlab: with the 10s window PERT's streams leave compete mode") and "compete mode" in short_window.evidence
     assert order.text.startswith("pertlab: PERT's streams respond early as often whichever flows start first")
     # Fig 9's ordering comes back neither with the streams starting last, nor with a window, nor
@@ -103,3 +103,15 @@ def test_given_p_the_queue_puts_pert_at_the_top_of_its_curve_and_it_cuts_most_ro
         early = (pert["early_responses_per_s"] * pert["rtt_mean_ms"] / 1000).mean()
         loss_cuts = ((reno["fast_recoveries"] + reno["timeouts"]) / reno["window_s"] * reno["rtt_mean_ms"] / 1000).mean()
         assert early >= RESPOND_SHARE and early >= TIMES_RENO * loss_cuts, (n, early, loss_cuts)
+
+
+def test_a_pert_runs_t_mu_is_its_probes(report):
+    # The probe's compete-mode time is the run's, the same on each of its streams' rows.
+    streams = report.tables["streams"]
+    per_run = streams.group_by("cc", "streams", "seed", "streams_start_s").agg(pl.col("probe_compete_s").n_unique(), pl.col("window_s").first())
+    assert (per_run["probe_compete_s"] == 1).all()
+    pert = streams.filter(pl.col("cc") == "pert-adaptive")
+    assert (pert["probe_compete_s"] <= pert["window_s"]).all() and (pert["probe_compete_s"] >= 0).all()
+    assert (streams.filter(pl.col("cc") == "sack")["probe_compete_s"] == 0).all()
+    probe = report.claims[6]
+    assert probe.text.startswith("pertlab: a PERT run's T/mu is its one probe's") and "PERT runs (every flow starting in [0, 10] s) held their probe out" in probe.evidence

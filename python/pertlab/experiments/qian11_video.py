@@ -211,17 +211,19 @@ def video_rows(item: tuple[str, int, int, Setup, int, PathSetup]) -> list[dict[s
     each of :data:`STARTUP_DELAYS_S` (``success_{d}s``); its losses' repairs (timeouts, fast
     recoveries) and the seconds it waited on the timeouts in the window of ``window_s``; its
     path's RTT without queueing and the mean and largest of its RTT samples; and the run's
-    bottleneck utilization (of its rate, headers counted)."""
+    bottleneck utilization (of its rate, headers counted) and the seconds its T/mu probe spent in
+    compete mode (``probe_compete_s``, adaptive PERT's)."""
     cc, streams, ftp, setup, seed, path = item
     r = run(video_scenario(cc, streams, ftp, setup, seed, path))
     flows, window_s = r.flows, r.summary["window_end_s"] - r.summary["window_start_s"]
     videos = flows.filter(flows["label"] == f"video-{VARIANTS.get(cc, (cc,))[0]}")
     at = {(p["flow"], p["startup_delay_s"]): p["success"] for p in r.video_playout.to_dicts()}
+    probe_compete_s = flows.filter(flows["probe"])["compete_s"].first()
     return [
         {"cc": cc, "rtt_ms": path.rtt_ms, "packet_size": path.packet_size, "buffer_pkts": path.buffer_pkts, "video_kbps": path.video_kbps, "streams_start_s": path.streams_start_s, "streams": streams, "ftp": ftp, "seed": seed, "t_mu": v["video_t_mu"], "late_fraction": v["video_late_fraction"],
          "success": v["video_success"], "goodput_mbps": v["goodput_mbps"], "drop_rate": v["drop_rate"], "timeouts": v["timeouts"], "rto_wait_s": v["rto_wait_s"], "window_s": window_s, "fast_recoveries": v["fast_recoveries"], "utilization": r.summary["bottleneck"]["utilization"],
          "early_responses_per_s": v["early_responses"] / window_s, "compete_s": v["compete_s"],
-         "base_rtt_ms": v["base_rtt_ms"], "rtt_mean_ms": v["rtt_mean_ms"], "rtt_max_ms": v["rtt_max_ms"],
+         "base_rtt_ms": v["base_rtt_ms"], "rtt_mean_ms": v["rtt_mean_ms"], "rtt_max_ms": v["rtt_max_ms"], "probe_compete_s": probe_compete_s,
          **{f"success_{d}s": at[(v["id"], float(d))] for d in STARTUP_DELAYS_S}}
         for v in videos.to_dicts()
     ]  # fmt: skip
