@@ -555,8 +555,8 @@ def test_pert_red_with_a_windowed_minimum_rtt_responds_early_less_often_against_
     # same scenario (seeds 1 to 8: early responses in the window fall to at most half), and the
     # kernel does the same, each setting's mean (two runs with the window, one without) within
     # 35 % of the simulator's mean. With the window the count varies from run to run on both sides:
-    # on 2026-12-07 the simulator gave 41 to 60 over seeds 1 to 20 (mean 51.6; seeds 1 to 8: 42 60
-    # 44 54 55 41 45 57), sixteen kernel runs on a quiet host 38 to 58 (mean 46), and one CI run
+    # on 2026-12-07 the simulator gave 41 to 60 over seeds 1 to 20 (mean 51.6), sixteen kernel
+    # runs on a quiet host 38 to 58 (mean 46), and one CI run
     # gave 29, which failed the comparison of a single run against two seeds. Without the window
     # both give 147 every time. test_linux_adaptive.py tests adaptive PERT's window.
     from pertlab.linux.compare import sim_scenario

@@ -55,6 +55,8 @@ QUICK = v.Setup("120s", WARMUP, "5s", (1,), ((25, 25), (30, 30)))
 FULL = v.Setup(v.VIDEO_LENGTH, WARMUP, "5s", (1, 2, 3), ((20, 20), (25, 25), (30, 30), (35, 35)))
 PERT = "pert-adaptive"
 WINDOWED = tuple(v.min_rtt_variant(w) for w in v.MIN_RTT_WINDOWS)
+#: Every PERT of the runs with every flow starting in [0, 10] s: the smallest sample, each window, P given.
+PERTS = (PERT, *WINDOWED, v.PATH_RTT)
 #: (controller, path) of every run: PERT in both orders; Reno and CUBIC with the streams last;
 #: PERT with each window, PERT given P, and Reno and CUBIC beside them, every flow in [0, 10] s.
 RUNS = ((PERT, v.MAIN), (PERT, LATE), ("sack", LATE), ("cubic", LATE), *((cc, v.MAIN) for cc in WINDOWED), (v.PATH_RTT, v.MAIN), ("sack", v.MAIN), ("cubic", v.MAIN))
@@ -74,11 +76,12 @@ STREAMS_COMPETE = 0.9
 #: Adaptive PERT's response curve at its defaults (Kotla III.A): T2 (t_max, where the probability
 #: reaches p_max) and T3 = max(2 T2, t3_frac q_max), where it reaches 1.
 CURVE = PertAdaptive()
+T2_MS = CURVE.t_max / 1e6
 
 
 def t3_ms(q_max_ms: float) -> float:
     """Where adaptive PERT's response probability reaches 1, for a largest queueing delay seen."""
-    return max(2 * CURVE.t_max / 1e6 if CURVE.t3_floor else 0.0, CURVE.t3_frac * q_max_ms)
+    return max(2 * T2_MS if CURVE.t3_floor else 0.0, CURVE.t3_frac * q_max_ms)
 
 
 def _items(setup: v.Setup) -> list[Item]:
@@ -138,7 +141,7 @@ def _run(quick: bool, out: Path, workers: Workers) -> Report:
         _cuts_claim(streams),
         _probe_claim(streams),
         _fig9_claim(
-            with_renos_t(streams), 0, (PERT, *WINDOWED, v.PATH_RTT),
+            with_renos_t(streams), 0, PERTS,
             "with T read as standard TCP's (every controller's streams binned by the T/mu of Reno's probe at the same load and seed)", " for some PERT here",
         ),
     ]  # fmt: skip
@@ -190,9 +193,8 @@ def _fig9_claim(streams: pl.DataFrame, start_s: int, perts: tuple[str, ...], how
 def _probe_claim(streams: pl.DataFrame) -> Claim:
     """pertlab: a PERT run's T/mu is its probe's, and the probe can be held out of compete mode
     while the streams are in it; such runs' T/mu is the lowest at their load."""
-    perts = (PERT, *WINDOWED, v.PATH_RTT)
     runs = (
-        streams.filter((pl.col("streams_start_s") == 0) & pl.col("cc").is_in(perts))
+        streams.filter((pl.col("streams_start_s") == 0) & pl.col("cc").is_in(PERTS))
         .group_by("cc", "streams", "seed", maintain_order=True)
         .agg(pl.col("t_mu").first(), (pl.col("probe_compete_s") / pl.col("window_s")).first().alias("probe"), (pl.col("compete_s") / pl.col("window_s")).mean().alias("videos"))
     )  # fmt: skip
@@ -257,25 +259,24 @@ def _cuts_claim(streams: pl.DataFrame) -> Claim:
     """pertlab: given P, PERT's queueing delay is the buffer's, high on its response curve, so its
     streams cut their windows far more often than Reno's."""
     main = streams.filter(pl.col("streams_start_s") == 0)
-    window_rtts = pl.col("window_s") * 1000 / pl.col("rtt_mean_ms")
+    rtt_s = pl.col("rtt_mean_ms") / 1000
     per_load = (
         main.filter(pl.col("cc").is_in([v.PATH_RTT, "sack"]))
         .with_columns((pl.col("rtt_mean_ms") - pl.col("base_rtt_ms")).alias("q_ms"), (pl.col("rtt_max_ms") - pl.col("base_rtt_ms")).alias("q_max_ms"))
         .with_columns(pl.col("q_max_ms").map_elements(t3_ms, return_dtype=pl.Float64).alias("t3_ms"))
         .group_by("cc", "streams")
-        .agg(pl.col("q_ms").mean(), pl.col("t3_ms").mean(), (pl.col("early_responses_per_s") * pl.col("window_s") / window_rtts).mean().alias("early"),
-             ((pl.col("fast_recoveries") + pl.col("timeouts")) / window_rtts).mean().alias("loss_cuts"))
+        .agg(pl.col("q_ms").mean(), pl.col("t3_ms").mean(), (pl.col("early_responses_per_s") * rtt_s).mean().alias("early"),
+             ((pl.col("fast_recoveries") + pl.col("timeouts")) / pl.col("window_s") * rtt_s).mean().alias("loss_cuts"))
     )  # fmt: skip
     pert = {r["streams"]: r for r in per_load.filter(pl.col("cc") == v.PATH_RTT).to_dicts()}
     reno = {r["streams"]: r for r in per_load.filter(pl.col("cc") == "sack").to_dicts()}
     loads = sorted(pert.keys() & reno.keys())
-    t2 = CURVE.t_max / 1e6
     holds = bool(loads) and all(
-        pert[n]["q_ms"] > t2 and pert[n]["early"] >= RESPOND_SHARE and pert[n]["early"] >= TIMES_RENO * reno[n]["loss_cuts"] for n in loads
+        pert[n]["q_ms"] > T2_MS and pert[n]["early"] >= RESPOND_SHARE and pert[n]["early"] >= TIMES_RENO * reno[n]["loss_cuts"] for n in loads
     )
     return Claim(
         f"pertlab: what PERT does with a correct queueing delay. Given P, the queueing delay PERT's streams see is the Reno-filled buffer's, "
-        f"above T2 = {t2:g} ms where the response probability has reached p_max and rises on to 1 at T3 = max(2 T2, {CURVE.t3_frac:g} q_max), "
+        f"above T2 = {T2_MS:g} ms where the response probability has reached p_max and rises on to 1 at T3 = max(2 T2, {CURVE.t3_frac:g} q_max), "
         f"so at every load they respond early in at least {RESPOND_SHARE:.0%} of their round trips, at least {TIMES_RENO:g} times as often "
         "as Reno's streams at the same load cut their windows for a loss (fast recoveries and timeouts).",
         holds,
