@@ -94,7 +94,8 @@ CC_BASE = {"bw": "10Mbps", "rtt": "80ms", "flows": 10, "queue": "droptail", "dur
 #: ns-3's TcpNewReno halves from the bytes in flight and grows one MSS^2/cwnd per ACK: at the
 #: PIE network's 3-segment windows it needs fewer drops than Linux Reno (pertlab's reno).
 NEWRENO = "tcp-newreno"
-#: ns-3 without SACK feeds its RFC 6675 scoreboard guessed SACKs (TcpTxBuffer::AddRenoSack).
+#: ns-3 without SACK: its timer, not restarted by a fast retransmit, ends recoveries in timeouts
+#: followed by go-back-N; the rest is its RFC 6675 scoreboard fed guessed SACKs (AddRenoSack).
 RENO_SACK = "ns3-reno-sack-emulation"
 #: ns-3's TcpIllinois adds alpha x ACKed segments to an integer counter: alpha < 1 adds nothing.
 ILLINOIS = "ns3-illinois-integer-alpha"
