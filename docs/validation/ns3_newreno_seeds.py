@@ -3,9 +3,9 @@
 times with the matrix's arguments: as it is, with the timer restarted when a sender retransmits SND.UNA
 (`--headRestart=1`), and with that and without the recovery-exit credit
 (`--tcp=ns3::TcpLinuxRenoNoExitCredit`). One JSON line per run: drops per arrival, utilization and Jain's
-index as the matrix computes them, and the senders' counts (pertlab: its flows' counters over the run;
-ns-3: entries into fast recovery and into loss recovery, data segments sent and those resent, in the
-measurement window).
+index as the matrix computes them, and the senders' counts in the measurement window (pertlab: its
+flows' counters; ns-3: entries into fast recovery and into loss recovery, data segments sent and those
+resent).
 
 Build the experiment program first: `git apply docs/validation/ns3_newreno_experiment.diff` in a copy of
 the repository (the timer experiment of ns3_timer_vegas_experiment.diff, the controllers of
