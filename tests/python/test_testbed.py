@@ -220,6 +220,7 @@ def test_compare_writes_both_result_sets_and_a_report(tmp_path: Path) -> None:
     assert "Initial window 10 segments on both sides (the kernel's default; `init_cwnd` sets another)." in report
     assert json.loads((tmp_path / "cmp" / "sim" / "scenario.json").read_text())["flows"][0]["tcp"]["init_cwnd"] == 10
     assert "Receivers: one ACK per segment on both sides." in report
+    assert pl.read_parquet(tmp_path / "cmp" / "testbed" / "flows.parquet")["sack"].to_list() == [True] and "SACK off" not in report
     for side in ("sim", "testbed"):
         assert (tmp_path / "cmp" / side / "flows.parquet").is_file()
     # The median and the range of the flows' goodputs, beside the mean, are each side's flows'.
@@ -291,6 +292,16 @@ def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
     warned = json.loads((out / "sim" / "summary.json").read_text())["warnings"]
     assert any("lost in lock-step" in w for w in warned), warned
     assert "The simulator's run warned (as `pertlab run` does after its tables):\n" + "\n".join(f"- {w}" for w in warned) in report
+
+
+def test_sack_off_at_both_hosts_is_newreno_on_both_sides(tmp_path: Path) -> None:
+    # `sack = false`: no connection negotiates SACK (tcpi_options, read at the end of the run),
+    # and the simulator's flows recover as NewReno.
+    out = _compare_of(tmp_path, 'sack = false\nduration = "3s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "15KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
+    assert pl.read_parquet(out / "testbed" / "flows.parquet")["sack"].to_list() == [False, False]
+    sim = json.loads((out / "sim" / "scenario.json").read_text())["flows"]
+    assert [(f["label"], f["tcp"]["sack"]) for f in sim] == [("newreno", False)] * 2
+    assert "SACK off on both sides" in (out / "report.md").read_text()
 
 
 def test_hystart_ends_each_cubic_flows_slow_start_at_windows_the_simulator_gives_too(tmp_path: Path) -> None:

@@ -138,6 +138,12 @@ STREAM_HYSTART_METRIC = "video streams: window where HyStart ended slow start, s
 #: CUBIC (Linux's, :func:`linux_cubic`). Kernel bbr has none.
 SIM_CC = {"pert": "pert", "pert_adaptive": "pert-adaptive", "reno": "sack", "cubic": "cubic"}
 
+
+def _sim_cc(sc: TestbedScenario, cc: str) -> str:
+    """The simulator's controller for the testbed's ``cc``: kernel reno without SACK (``sack =
+    false``) is the simulator's ``newreno``; every flow's ``tcp.sack`` follows the scenario too."""
+    return "newreno" if cc == "reno" and not sc.sack else SIM_CC[cc]
+
 #: The bottleneck's rows of every report: metric, the key of the bottleneck queue's results on
 #: both sides (the testbed's ``queues`` table, the simulator's ``Results.bottleneck``), format.
 BOTTLENECK_ROWS = (
@@ -194,10 +200,10 @@ def _testbed_field(path: str) -> str:
 
 def _tcp_of(sc: TestbedScenario, send_overhead: str | int | None = None) -> dict[str, Any]:
     """The simulator's TCP options for the testbed scenario: Linux's RTT samples, the kernel's
-    initial window (the scenario's, else Linux's default), Linux's delayed ACKs where the
-    scenario asks for them, and the send overhead where one is given."""
+    initial window (the scenario's, else Linux's default), SACK as the scenario has it, Linux's
+    delayed ACKs where the scenario asks for them, and the send overhead where one is given."""
     overhead = {} if send_overhead is None else {"overhead": send_overhead}
-    return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND} | (linux_delayed_ack() if sc.delayed_ack else {}) | overhead
+    return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND, "sack": sc.sack} | (linux_delayed_ack() if sc.delayed_ack else {}) | overhead
 
 
 def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
@@ -211,7 +217,7 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], se
     from ..builders import dumbbell
 
     sim = dumbbell(
-        bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{SIM_CC[f.cc]}:{f.count}" for f in sc.flows), flows=None,
+        bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{_sim_cc(sc, f.cc)}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
         sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc, send_overhead), **_marking_of(sc),
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
@@ -292,6 +298,7 @@ def compare(
            f" Initial window {LINUX_INIT_CWND} segments on both sides (the kernel's default; `init_cwnd` sets another).")
         + (f" Receivers: Linux's delayed ACKs; in the simulator Linux's rules (`ack_policy = \"linux\"`) at HZ = {sim_sc.flows[0].tcp.linux_ack.hz}."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
+        + ("" if sc.sack else " SACK off on both sides (`sack = false`: the kernel's net.ipv4.tcp_sack = 0, the simulator's NewReno recovery).")
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
         " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."
         + (_cubic_words(sim_sc) if "cubic" in running else "")
@@ -495,7 +502,7 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
 
     for cc in dict.fromkeys(f.cc for f in sc.flows):
         rf = real.flows.filter(pl.col("cc") == cc)
-        sf = lambda s, cc=cc: s.flows.filter(pl.col("cc") == CC_NAMES[SIM_CC[cc]][0])  # noqa: E731
+        sf = lambda s, cc=cc: s.flows.filter(pl.col("cc") == CC_NAMES[_sim_cc(sc, cc)][0])  # noqa: E731
         row(f"{cc}: flows", len(rf), lambda s: len(sf(s)), "{}")
         row(f"{cc}: goodput per flow, Mbit/s (mean)", rf["goodput_mbps"].mean(), lambda s: sf(s)["goodput_mbps"].mean())
         # The median and the range show what a mean hides: flows held apart (docs/linux.md,

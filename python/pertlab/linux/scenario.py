@@ -284,6 +284,11 @@ class TestbedScenario(_Model):
         0, description="run the delay line under SCHED_FIFO at this priority (1 to 99; 0: the normal scheduler); its releases are then less late on a busy machine"
     )
     delayed_ack: bool = Field(False, description="Linux's delayed ACKs at the receiver; default one ACK per segment (quickack), as the simulator")
+    sack: bool = Field(
+        True,
+        description="SACK at the hosts (net.ipv4.tcp_sack in both namespaces; the flows table's `sack` says what each connection negotiated). "
+        "false: Linux's recovery without SACK (NewReno's partial ACKs, RFC 6582), and the simulator's flows' `tcp.sack = false` in `testbed compare`",
+    )
     init_cwnd: Annotated[int, Field(ge=1, le=DEFAULT_MAX_CWND)] | None = Field(
         None,
         description="the senders' initial window, 1 to 100000 segments (the simulator's max_cwnd): set on the sender's route (initcwnd), and the simulator's flows' `tcp.init_cwnd` in `testbed compare`; "

@@ -159,6 +159,9 @@ class Testbed:
             self.ns(self.rtr, "sysctl", "-qw", key)
         if self.sc.min_tso_segs is not None:
             self.ns(self.snd, "sysctl", "-qw", f"net.ipv4.tcp_min_tso_segs={self.sc.min_tso_segs}")
+        if not self.sc.sack:  # offered by neither end, so no connection negotiates it
+            for ns in (self.snd, self.rcv):
+                self.ns(ns, "sysctl", "-qw", "net.ipv4.tcp_sack=0")
         # Delay line: half the round trip each way, the path's jitter, order and loss.
         b = self.sc.bottleneck
         self.delayline = self.popen(self.rtr, str(delayline), "dl0", *self.sc.delayline_args())
@@ -626,7 +629,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
 
     flow_rows, series_rows = _flow_rows(sc, fl, send_out, recv_out, s.ss_cc, early if s.q_warm is not None else None, w_start, w_end)
     # Linux's chrono statistics over the connection's life: busy sending, and limited by the send buffer or the receiver's window.
-    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "local_port": pl.UInt32, "hystart_exit_cwnd": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
+    flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "sack": pl.Boolean, "local_port": pl.UInt32, "hystart_exit_cwnd": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
     extra: dict = {
         "interrupted": s.interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": s.warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
@@ -695,7 +698,7 @@ def _flow_rows(sc: TestbedScenario, fl: _Flows, send_out: list[dict], recv_out: 
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
             "rtt_max_ms": max(rtts) if rtts else None,
-            "ss_cc": ss_cc.get(port), "local_port": port, "hystart_exit_cwnd": _hystart_exit_cwnd(mine) if cc == "cubic" else None,
+            "ss_cc": ss_cc.get(port), "sack": bool(fin["options"] & flows.TCPI_OPT_SACK) if "options" in fin else None, "local_port": port, "hystart_exit_cwnd": _hystart_exit_cwnd(mine) if cc == "cubic" else None,
             **{f"{k}_s": fin[f"{k}_us"] / 1e6 if f"{k}_us" in fin else None for k in ("busy", "sndbuf_limited", "rwnd_limited")},
             **_video_columns(sc, g, recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
         })  # fmt: skip
