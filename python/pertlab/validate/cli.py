@@ -78,7 +78,7 @@ def _finish(results: list, folder: Path, title: str, tool: str, as_json: bool) -
 
 @validate_app.command(short_help="pertlab against the Linux kernel in the testbed (root).")
 def kernel(
-    quick: Annotated[bool, typer.Option("--quick", help="One 30 s case instead of the five 60 s ones.")] = False,
+    quick: Annotated[bool, typer.Option("--quick", help="One 30 s case instead of the full matrix (60 s cases, one of them run with four seeds).")] = False,
     out_dir: Annotated[Optional[Path], typer.Option("--out", help="Report folder [default: reports/validate-kernel].")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the table's rows as one JSON object.")] = False,
 ) -> None:
