@@ -11,7 +11,9 @@
 //!   receiver window `cfg.max_cwnd`; limited transmit (RFC 3042).
 //! - Loss recovery with SACK (RFC 6675): scoreboard, `IsLost` with DupThresh,
 //!   `pipe`, `NextSeg` rules 1 and 2, RecoveryPoint; see [`super::scoreboard`].
-//! - Loss recovery without SACK: NewReno (RFC 6582), with the window inflation
+//! - Loss recovery without SACK: NewReno (RFC 6582; duplicate ACKs start a fast
+//!   retransmit only once the cumulative ACK covers more than `recover`, 3.2
+//!   step 1), with the window inflation
 //!   of RFC 6582 expressed as a pipe in which each duplicate ACK counts one
 //!   segment as having left the network (Linux's "Reno SACK" emulation: sending
 //!   while `FlightSize - dupacks < ssthresh` is sending while
@@ -176,6 +178,12 @@ pub struct TcpSender {
     /// and CWR end when `snd_una` reaches it; an ECE is acted upon only if the
     /// ACK covers data sent after it.
     recovery_point: u32,
+    /// NewReno only: RFC 6582's `recover` as a segment count, `snd_nxt` when the
+    /// last fast retransmit or timeout began (`None` before any: the initial
+    /// send sequence number). Duplicate ACKs start a fast retransmit only once
+    /// `snd_una` has gone past it (RFC 6582 3.2 step 1, section 4.1; ns-2's
+    /// `bugfix_`): those a timeout's go-back-N resends provoke do not.
+    recover: Option<u32>,
     /// Duplicate ACKs since `snd_una` last advanced (RFC 5681; with SACK, only
     /// ACKs that SACK new data count, RFC 6675 section 2).
     dupacks: u32,
@@ -231,6 +239,7 @@ impl TcpSender {
             rto_at: None,
             rto_armed_at: 0,
             recovery_point: 0,
+            recover: None,
             dupacks: 0,
             reno_sacked: 0,
             cwr_pending: false,
@@ -412,6 +421,7 @@ impl TcpSender {
         self.tp.snd_cwnd = 1;
         self.tp.snd_cwnd_cnt = 0;
         self.recovery_point = self.sb.snd_nxt();
+        self.recover = Some(self.recovery_point);
         self.dupacks = 0;
         self.reno_sacked = 0;
         self.sb.mark_all_lost();

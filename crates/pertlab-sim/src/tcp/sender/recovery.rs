@@ -58,9 +58,16 @@ impl TcpSender {
     }
 
     /// RFC 5681 3.2 (DupThresh duplicate ACKs) or, with SACK, RFC 6675
-    /// section 5: `IsLost(HighACK + 1)`.
+    /// section 5: `IsLost(HighACK + 1)`. Without SACK, only once the cumulative
+    /// ACK covers more than `recover` (RFC 6582 3.2 step 1: duplicate ACKs for
+    /// data sent before the last fast retransmit or timeout, such as those
+    /// that a timeout's go-back-N resends of segments already received provoke,
+    /// start none; section 4.1).
     fn loss_detected(&self) -> bool {
-        self.dupacks >= self.cfg.dupthresh.max(1) || (self.cfg.sack && self.sb.head_is_lost())
+        if self.cfg.sack {
+            return self.dupacks >= self.cfg.dupthresh.max(1) || self.sb.head_is_lost();
+        }
+        self.dupacks >= self.cfg.dupthresh.max(1) && self.recover.is_none_or(|r| self.sb.snd_una() > r)
     }
 
     /// Enter fast recovery (RFC 6675 section 5 steps 4.1-4.3; RFC 6582 3.2 steps 1-2).
@@ -75,6 +82,7 @@ impl TcpSender {
         self.begin_reduction(self.tp.snd_ssthresh.clamp(1, self.tp.snd_cwnd_clamp.max(1)));
         self.tp.snd_cwnd_cnt = 0;
         self.recovery_point = self.sb.snd_nxt();
+        self.recover = Some(self.recovery_point);
         self.set_ca_state(CaState::Recovery);
         self.sb.mark_head_lost();
         self.retransmit_head(now, out);

@@ -170,6 +170,36 @@ fn newreno_repairs_one_hole_per_rtt() {
 }
 
 #[test]
+fn newreno_after_a_timeout_the_go_back_n_duplicates_start_no_fast_retransmit() {
+    // Segment 5 is lost, and so is its fast retransmission: the timer fires.
+    // Go-back-N then resends segments the receiver already holds, each of which
+    // draws a duplicate ACK for data sent before the timeout. RFC 6582 3.2 step
+    // 1 (ns-2's bugfix_): they start no fast retransmit; without the check each
+    // partial ACK of that spurious recovery resent the next segment, which was
+    // already on its way (issue found on 2026-12-07: twice the retransmissions
+    // of the drops under random loss).
+    let mut b = Bench::new(TcpConfig { sack: false, init_cwnd: 20, ..TcpConfig::default() });
+    let mut fives = 0;
+    b.data_rule = Box::new(move |p| {
+        fives += u32::from(p.seq == 5);
+        if p.seq == 5 && fives <= 2 { Fate::Drop } else { Fate::Deliver }
+    });
+    b.snd.tp.snd_ssthresh = 20;
+    b.start();
+    b.run_until(5 * SEC);
+    let c = *b.snd.counters();
+    assert_eq!((c.fast_recoveries, c.timeouts), (1, 1), "{:?}", b.transitions);
+    let timeout = b.transitions.iter().position(|t| t.state == CaState::Loss).expect("a timeout");
+    assert!(b.transitions[timeout..].iter().all(|t| t.state != CaState::Recovery), "{:?}", b.transitions);
+    // Go-back-N resends at most what was outstanding at the timeout, once.
+    let resent_after: Vec<u32> = b.retransmissions().iter().filter(|s| s.at >= b.transitions[timeout].at).map(|s| s.seq).collect();
+    let mut unique = resent_after.clone();
+    unique.dedup();
+    assert_eq!(unique, resent_after, "each segment resent once after the timeout: {resent_after:?}");
+    b.check_conservation();
+}
+
+#[test]
 fn rto_backs_off_exponentially_and_collapses_after_new_data_is_acked() {
     let mut b = Bench::new(TcpConfig::default());
     // Every ACK is lost until the retransmission sent at 7 s is acknowledged.
