@@ -6,7 +6,6 @@ wheel and a C++ compiler are; these tests need neither.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from types import SimpleNamespace
 
 import pytest
@@ -221,24 +220,16 @@ def test_identical_flows_in_lock_step_are_warned_about():
     assert jittered.bottleneck["drops"] > 1.1 * locked.bottleneck["drops"]
 
 
-def test_newreno_flows_are_evened_by_breaking_drop_tail_phase_effects():
-    """docs/validation.md, 'NewReno without SACK': the `newreno` case's flows are less even in
-    pertlab than its SACK flows (Jain's index 1 in `sack-10`). ns-2's overhead_, a random wait
-    of up to 1 ms before each send, which breaks drop-tail phase effects (Floyd and Jacobson
-    1992), closes at least half of the gap to an even share over three seeds, while the
-    drop rate stays within a tenth of its own: part of the unevenness is phase locking, not
-    a different loss rate."""
+def test_newreno_flows_share_evenly_without_spurious_recoveries():
+    """docs/validation.md, 'NewReno without SACK': on the `newreno` case, with RFC 6582's check
+    of `recover` (duplicate ACKs for data sent before a timeout start no fast retransmit), the
+    flows resend 1.1 to 1.3 segments per drop and share evenly on seeds 1 to 3 (before the check,
+    seed 1: 2.3 per drop, one flow 1307 for 300 drops, Jain 0.838)."""
     plain = _case("newreno")
-    assert "tcp" not in dict(plain.args)  # the case's TCP options are COMMON_TCP alone, which Case.scenario adds
-    jittered = replace(plain, args=(*plain.args, ("tcp", (("overhead", "1ms"),))))
-
-    def means(c: Case) -> tuple[float, float]:
-        runs = [pertlab.run(c.scenario(seed)) for seed in (1, 2, 3)]
-        return sum(r.jain for r in runs) / 3, sum(r.bottleneck["drop_rate"] for r in runs) / 3
-
-    (jain, drops), (jain_jittered, drops_jittered) = means(plain), means(jittered)
-    assert jain < 0.95, jain  # the unevenness this explains
-    assert jain_jittered - jain >= (1 - jain) / 2 and abs(drops_jittered - drops) <= 0.1 * drops, (jain, jain_jittered, drops, drops_jittered)
+    for seed in (1, 2, 3):
+        r = pertlab.run(plain.scenario(seed))
+        resent = r.flows["retransmits"].sum() / r.flows["drops"].sum()
+        assert 1.0 <= resent <= 1.3 and r.jain >= 0.95, (seed, resent, r.jain)
 
 
 def test_lock_step_check_reads_each_flow_s_path_from_its_nodes():
