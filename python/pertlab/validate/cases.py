@@ -130,10 +130,12 @@ FULL: tuple[Case, ...] = (
         explained(NEWRENO, drop_rate="higher", mark_rate="lower"), "ns3::TcpNewReno", **BASE, queue="pie", ecn=True,
     ),  # fmt: skip
     # Senders.
+    # Run whole in the quick matrix too: in a shorter window pertlab's flows are still uneven from
+    # their start-up recoveries, NewReno's one hole per round trip, which ns-3's timer cuts short
+    # (docs/validation.md, "NewReno without SACK").
     case(
-        "newreno", "NewReno (no SACK)",
-        explained(RENO_SACK, drop_rate="lower", utilization="higher", jain="lower", goodput_cov="higher"),
-        **CC_BASE, cc="newreno",
+        "newreno", "NewReno (no SACK)", explained(RENO_SACK, drop_rate="lower", utilization="higher"), **CC_BASE, cc="newreno",
+        quick_duration="100s",
     ),  # fmt: skip
     case("sack-10", "SACK, 10 flows", explained(RECOVERY_EXIT, jain="higher", goodput_cov="lower"), **CC_BASE, cc="sack"),
     case("cubic", "CUBIC", **CC_BASE, cc="cubic"),
