@@ -119,7 +119,7 @@ def test_each_committed_comparison_s_simulator_side_is_what_the_simulator_gives_
     assert simulator_side_changes(record) == []
 
 
-@pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "ten-flows-nosack", "pert-delack", "step-ecn", "fifty-flows", "video", "video-noise", "adaptive-reno"])
+@pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "ten-flows-nosack", "random-loss", "pert-delack", "step-ecn", "fifty-flows", "video", "video-noise", "adaptive-reno"])
 def test_the_committed_compare_runs_are_of_todays_example_files(block: str) -> None:
     """Each committed compare run behind a block ran its example file as it reads today (a file
     changed since needs the run again), met no stale slow-start threshold, and its committed
@@ -218,6 +218,26 @@ def test_the_reno_without_sack_runs_show_what_the_prose_says() -> None:
     assert 0.2 <= 1 - samples["ten_flows_reno_nosack"] / samples["ten_flows_reno"] <= 0.3, samples
     # One loss per window: one retransmission per fast recovery on either recovery.
     assert all(f["retransmits"].sum() == f["fast_recoveries"].sum() for f in flows.values())
+
+
+def test_the_random_loss_runs_show_what_the_prose_says() -> None:
+    """docs/linux.md, "Random loss, with SACK and without": without SACK the kernel's goodput,
+    retransmissions and timeouts lie within 15 % of the simulator seeds' median, its timeouts
+    inside their range; with SACK the kernel times out a few times (under 10) where every
+    simulator seed times out more than 20 times, and it delivers more than the median seed."""
+    import statistics
+
+    runs = _runs("random-loss")
+    nosack, sack = _rows(runs["reno_loss_nosack"]), _rows(runs["reno_loss"])
+    assert runs["reno_loss_nosack"]["testbed_scenario"]["sack"] is False
+    for metric in ("reno: goodput total, Mbit/s", "reno: retransmissions", "reno: retransmission timeouts"):
+        row = nosack[metric]
+        assert _about(row.testbed, statistics.median(row.sim), 0.15), row
+    timeouts = nosack["reno: retransmission timeouts"]
+    assert min(timeouts.sim) <= timeouts.testbed <= max(timeouts.sim), timeouts
+    timeouts, goodput = sack["reno: retransmission timeouts"], sack["reno: goodput total, Mbit/s"]
+    assert timeouts.testbed < 10 and min(timeouts.sim) > 20, timeouts
+    assert goodput.testbed > statistics.median(goodput.sim), goodput
 
 
 def _about(a: float, b: float, rel: float) -> bool:
