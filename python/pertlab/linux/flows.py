@@ -38,7 +38,7 @@ _TCPI_LEN = 244
 _OFF_CA_STATE = 1
 _OFF_OPTIONS = 5
 #: tcpi_options: the connection negotiated SACK.
-TCPI_OPT_SACK = 2
+_TCPI_OPT_SACK = 2
 _OFF_RTT = 68
 _OFF_SSTHRESH = 76
 _OFF_CWND = 80
@@ -59,7 +59,7 @@ def tcp_info(sock: socket.socket) -> dict:
     u32 = lambda off: struct.unpack_from("I", raw, off)[0]  # noqa: E731
     return {
         "ca_state": raw[_OFF_CA_STATE],
-        "options": raw[_OFF_OPTIONS],
+        "sack": bool(raw[_OFF_OPTIONS] & _TCPI_OPT_SACK),
         "srtt_us": u32(_OFF_RTT),
         "ssthresh": u32(_OFF_SSTHRESH),
         "cwnd": u32(_OFF_CWND),

@@ -698,7 +698,7 @@ def _flow_rows(sc: TestbedScenario, fl: _Flows, send_out: list[dict], recv_out: 
             "rtt_mean_ms": statistics.fmean(rtts) if rtts else None,
             "rtt_min_ms": fin.get("min_rtt_us", 0) / 1000 if fin else None,
             "rtt_max_ms": max(rtts) if rtts else None,
-            "ss_cc": ss_cc.get(port), "sack": bool(fin["options"] & flows.TCPI_OPT_SACK) if "options" in fin else None, "local_port": port, "hystart_exit_cwnd": _hystart_exit_cwnd(mine) if cc == "cubic" else None,
+            "ss_cc": ss_cc.get(port), "sack": fin.get("sack"), "local_port": port, "hystart_exit_cwnd": _hystart_exit_cwnd(mine) if cc == "cubic" else None,
             **{f"{k}_s": fin[f"{k}_us"] / 1e6 if f"{k}_us" in fin else None for k in ("busy", "sndbuf_limited", "rwnd_limited")},
             **_video_columns(sc, g, recv_out.get("arrivals", {}).get(str(port), []), t0, w_end),
         })  # fmt: skip

@@ -64,10 +64,12 @@ impl TcpSender {
     /// that a timeout's go-back-N resends of segments already received provoke,
     /// start none; section 4.1).
     fn loss_detected(&self) -> bool {
+        let dupthresh = self.dupacks >= self.cfg.dupthresh.max(1);
         if self.cfg.sack {
-            return self.dupacks >= self.cfg.dupthresh.max(1) || self.sb.head_is_lost();
+            dupthresh || self.sb.head_is_lost()
+        } else {
+            dupthresh && self.recover.is_none_or(|r| self.sb.snd_una() > r)
         }
-        self.dupacks >= self.cfg.dupthresh.max(1) && self.recover.is_none_or(|r| self.sb.snd_una() > r)
     }
 
     /// Enter fast recovery (RFC 6675 section 5 steps 4.1-4.3; RFC 6582 3.2 steps 1-2).
