@@ -17,8 +17,13 @@ impl TcpSender {
             return;
         }
         self.dupacks += 1;
-        if !self.cfg.sack {
-            // The segment at snd_una is the one missing: at most outstanding - 1 arrived.
+        // The segment at snd_una is the one missing: at most outstanding - 1 arrived. After a
+        // timeout (Loss) only once data beyond the timeout's snd_nxt has gone out (Linux
+        // `tcp_process_loss`): before that the duplicates answer go-back-N's resends of segments
+        // the receiver holds, and counting them would let each resend clock out the next one
+        // (RFC 5681 inflates the window in fast recovery only).
+        let resends_only = self.tp.ca_state == CaState::Loss && self.sb.snd_nxt() <= self.recovery_point;
+        if !self.cfg.sack && !resends_only {
             self.reno_sacked = (self.reno_sacked + 1).min(outstanding - 1);
         }
     }

@@ -200,6 +200,33 @@ fn newreno_after_a_timeout_the_go_back_n_duplicates_start_no_fast_retransmit() {
 }
 
 #[test]
+fn newreno_in_loss_duplicate_acks_clock_out_nothing() {
+    // Segments 5 and 12 are lost, and so is 5's fast retransmission: the timer fires with
+    // segments from 13 on outstanding that the receiver holds. Go-back-N then resends in slow
+    // start; the duplicate ACKs that arrive meanwhile, before any data beyond the timeout's
+    // snd_nxt has gone out, must not release more of them (they did, one per duplicate ACK,
+    // counted as NewReno's window inflation).
+    let mut b = Bench::new(TcpConfig { sack: false, init_cwnd: 20, ..TcpConfig::default() });
+    let mut fives = 0;
+    b.data_rule = Box::new(move |p| {
+        fives += u32::from(p.seq == 5);
+        if (p.seq == 5 && fives <= 2) || (p.seq == 12 && !p.retx) { Fate::Drop } else { Fate::Deliver }
+    });
+    b.snd.tp.snd_ssthresh = 20;
+    b.start();
+    b.run_until(5 * SEC);
+    let c = *b.snd.counters();
+    assert_eq!(c.timeouts, 1, "{:?}", b.transitions);
+    let timeout = b.transitions.iter().find(|t| t.state == CaState::Loss).expect("a timeout").at;
+    let resent: Vec<u32> = b.retransmissions().iter().filter(|s| s.at >= timeout).map(|s| s.seq).collect();
+    // Segment 5 alone (cwnd 1); its ACK covers 5 to 11 and slow start opens the window to
+    // ssthresh (5): 12 to 16, of which 13 to 16 the receiver holds (go-back-N). Counting the
+    // duplicate ACKs resent 5 to 24, all of it, before the first ACK came back.
+    assert_eq!(resent, vec![5, 12, 13, 14, 15, 16], "{:?}", b.transitions);
+    b.check_conservation();
+}
+
+#[test]
 fn rto_backs_off_exponentially_and_collapses_after_new_data_is_acked() {
     let mut b = Bench::new(TcpConfig::default());
     // Every ACK is lost until the retransmission sent at 7 s is acknowledged.
