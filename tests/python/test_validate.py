@@ -222,14 +222,31 @@ def test_identical_flows_in_lock_step_are_warned_about():
 
 def test_newreno_flows_share_evenly_without_spurious_recoveries():
     """docs/validation.md, 'NewReno without SACK': on the `newreno` case, with RFC 6582's check
-    of `recover` (duplicate ACKs for data sent before a timeout start no fast retransmit), the
-    flows resend 1.1 to 1.3 segments per drop and share evenly on seeds 1 to 3 (before the check,
-    seed 1: 2.3 per drop, one flow 1307 for 300 drops, Jain 0.838)."""
+    of `recover` (duplicate ACKs for data sent before a timeout start no fast retransmit) and
+    Linux's count of duplicate ACKs after a timeout, the flows resend 1.1 to 1.3 segments per drop
+    and share evenly on seeds 1 to 3 (before the check, seed 1: 2.3 per drop, one flow 1307 for
+    300 drops, Jain 0.838)."""
     plain = _case("newreno")
     for seed in (1, 2, 3):
         r = pertlab.run(plain.scenario(seed))
         resent = r.flows["retransmits"].sum() / r.flows["drops"].sum()
         assert 1.0 <= resent <= 1.3 and r.jain >= 0.95, (seed, resent, r.jain)
+
+
+def test_a_newreno_flow_locked_in_timer_back_off():
+    """docs/validation.md, 'NewReno without SACK': on seed 4 of the `newreno` case one flow's
+    resends are lost again and again, and with the case's echo samples Karn's rule keeps the
+    timer backed off: that flow waits more than 30 s of the window in timeouts, and the index
+    falls below 0.95. With Linux's samples, which end the back-off at every sample, no flow
+    waits a second, and the index is back above 0.95."""
+    base = _case("newreno").scenario(4)
+    waits = {}
+    for mode in ("echo", "linux"):
+        flows = [f.model_copy(update={"tcp": f.tcp.model_copy(update={"rtt_samples": mode})}) for f in base.flows]
+        r = pertlab.run(base.model_copy(update={"flows": flows}))
+        waits[mode] = (r.flows["rto_wait_s"].max(), r.jain)
+    assert waits["echo"][0] > 30 and waits["echo"][1] < 0.95, waits
+    assert waits["linux"][0] < 1 and waits["linux"][1] > 0.95, waits
 
 
 def test_lock_step_check_reads_each_flow_s_path_from_its_nodes():
