@@ -85,6 +85,16 @@ def test_every_example_scenario_parses() -> None:
         assert load_scenario(path).flows, path
 
 
+@pytest.mark.parametrize("loss", [{"bottleneck": {"loss": 0.02}}, {"path": {"loss": {"model": "bernoulli", "rate": 0.02}}}])
+def test_the_simulator_loses_data_at_the_testbed_s_loss_rate(loss: dict) -> None:
+    """Either way of giving the testbed random loss reaches the simulator's bottleneck (before,
+    `bottleneck.loss` did not: the kernel lost packets and the simulator none)."""
+    data = {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}, "flows": [{"cc": "reno"}]}
+    data["bottleneck"] |= loss.get("bottleneck", {})
+    sc = TestbedScenario.parse(data | {k: v for k, v in loss.items() if k != "bottleneck"})
+    assert sim_scenario(sc).dumbbell.bottleneck_loss == pytest.approx(0.02)
+
+
 def test_scenario_defaults_and_the_pert_table() -> None:
     sc = TestbedScenario.parse({"bottleneck": {"rate": "100Mbps", "delay": "40ms"}, "pert": {"p_max": 0.1, "t_max": "20ms", "t_curve_end": "50ms"}})
     assert sc.queue() == ("bfifo", 500_000)  # one BDP
@@ -219,14 +229,14 @@ def test_compare_refuses_a_simulation_too_large_for_memory_naming_the_testbed_fi
     f.write_text('duration = "600s"\nsample_interval = "1us"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2, r.output
-    assert r.stderr.startswith("error: sample_interval: in the simulator, 27600000372 recorded values passed on to the caller need"), r.stderr
+    assert r.stderr.startswith("error: sample_interval: in the simulator, 27600000374 recorded values passed on to the caller need"), r.stderr
     # the advice names what this command takes: the file's field and its own --memory-limit
     assert "record less (sample_interval), or raise the limit" in r.stderr and "on the command line --memory-limit SIZE" in r.stderr, r.stderr
     assert "Traceback" not in r.output and not (tmp_path / "out").exists()
     # a limit given is one of the two values that refuse the run, named as the command line spells it
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--memory-limit", "1GiB"])
     assert r.exit_code == 2, r.output
-    assert r.stderr.startswith("error: sample_interval, --memory-limit: in the simulator, 27600000372 recorded values"), r.stderr
+    assert r.stderr.startswith("error: sample_interval, --memory-limit: in the simulator, 27600000374 recorded values"), r.stderr
     assert "more than the memory limit 1.00 GiB" in r.stderr and not (tmp_path / "out").exists()
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--memory-limit", "1x"])
     assert r.exit_code == 2 and r.stderr.startswith("error: --memory-limit: cannot read '1x' as a size"), r.stderr

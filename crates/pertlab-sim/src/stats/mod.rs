@@ -236,6 +236,9 @@ pub struct FlowResult {
     pub segments_received: u64,
     pub retransmits: u64,
     pub drops: u64,
+    /// Of `drops`, retransmitted segments (lost again after a resend). The
+    /// sender finds these only by its timer (`tcp::sender`, "Left out").
+    pub retransmit_drops: u64,
     /// drops / (segments_received + drops): see the module doc; None when
     /// both are 0.
     pub drop_rate: Option<f64>,
@@ -396,7 +399,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 45;
+    pub const COLUMNS: u64 = 46;
 }
 
 impl ControllerResult {

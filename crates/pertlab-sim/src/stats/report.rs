@@ -30,6 +30,7 @@ pub struct Snapshot {
     pub receivers: Vec<ReceiverCounters>,
     pub cc: Vec<CcCounters>,
     pub data_drops: Vec<u64>,
+    pub retransmit_drops: Vec<u64>,
     pub udp: Vec<UdpCounters>,
     /// One per channel (empty for single-FIFO queues).
     pub classes: Vec<ClassSnapshot>,
@@ -233,6 +234,7 @@ pub fn assemble(input: ReportInput) -> Results {
                 segments_received: received,
                 retransmits: sb.retransmits - sa.retransmits,
                 drops,
+                retransmit_drops: b.retransmit_drops[i] - a.retransmit_drops[i],
                 drop_rate: ratio(drops, received + drops),
                 timeouts: sb.timeouts - sa.timeouts,
                 rto_wait_s: to_secs(sb.rto_wait_ns - sa.rto_wait_ns),

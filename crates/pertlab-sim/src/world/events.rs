@@ -455,6 +455,7 @@ impl World {
                 }
                 if let Some(flow) = tcp_flow(&mut self.flows, &mut self.web, pkt.flow) {
                     flow.data_drops += 1;
+                    flow.retransmit_drops += u64::from(pkt.retx);
                 }
             }
             PacketKind::Udp => self.udp[pkt.flow as usize].counters.dropped += 1,

@@ -52,6 +52,8 @@ pub struct Flow {
     pub(super) rng: SimRng,
     /// Data packets of this flow lost anywhere (queues, departures, wire).
     pub data_drops: u64,
+    /// Of those, retransmissions (a segment lost again after it was resent).
+    pub retransmit_drops: u64,
     /// The flow's video source and client, if it carries a video.
     pub video: Option<Video>,
 }
@@ -78,6 +80,7 @@ impl Flow {
             release: TimerSlot::default(),
             rng: stream(seed, cc_stream, index),
             data_drops: 0,
+            retransmit_drops: 0,
             video: None,
         }
     }

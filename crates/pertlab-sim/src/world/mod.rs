@@ -187,6 +187,7 @@ impl World {
             receivers: self.flows.iter().map(|f| *f.receiver.counters()).collect(),
             cc: self.flows.iter().map(|f| f.sender.cc_counters(now)).collect(),
             data_drops: self.flows.iter().map(|f| f.data_drops).collect(),
+            retransmit_drops: self.flows.iter().map(|f| f.retransmit_drops).collect(),
             udp: self.udp.iter().map(|u| u.counters).collect(),
             classes: self
                 .channels
