@@ -223,21 +223,34 @@ def test_the_reno_without_sack_runs_show_what_the_prose_says() -> None:
 def test_the_random_loss_runs_show_what_the_prose_says() -> None:
     """docs/linux.md, "Random loss, with SACK and without": without SACK the kernel's goodput and
     retransmissions lie within 15 % of the simulator seeds' median, its timeouts inside their
-    range; with SACK the kernel times out a few times (under 10) where every
-    simulator seed times out more than 20 times, and it delivers more than the median seed."""
+    range; with SACK the kernel times out a few times (under 10) where every simulator seed times
+    out more than 20 times, and it delivers more than the median seed. On every run the kernel
+    marks lost again a number of retransmissions within the range the simulator's seeds drop;
+    with SACK each simulator seed times out at least as often as 0.8 times its dropped
+    retransmissions (about once for each); the kernel sends fewer than 10 tail loss probes, and
+    without them still times out under 10 times; without SACK it times out more than 20 times."""
     import statistics
 
     runs = _runs("random-loss")
-    nosack, sack = _rows(runs["reno_loss_nosack"]), _rows(runs["reno_loss"])
+    nosack, sack, notlp = (_rows(runs[n]) for n in ("reno_loss_nosack", "reno_loss", "reno_loss_notlp"))
     assert runs["reno_loss_nosack"]["testbed_scenario"]["sack"] is False
+    assert runs["reno_loss_notlp"]["testbed_scenario"]["tlp"] is False
     for metric in ("reno: goodput total, Mbit/s", "reno: retransmissions"):
         row = nosack[metric]
         assert _about(row.testbed, statistics.median(row.sim), 0.15), row
     timeouts = nosack["reno: retransmission timeouts"]
-    assert min(timeouts.sim) <= timeouts.testbed <= max(timeouts.sim), timeouts
-    timeouts, goodput = sack["reno: retransmission timeouts"], sack["reno: goodput total, Mbit/s"]
-    assert timeouts.testbed < 10 and min(timeouts.sim) > 20, timeouts
-    assert goodput.testbed > statistics.median(goodput.sim), goodput
+    assert min(timeouts.sim) <= timeouts.testbed <= max(timeouts.sim) and timeouts.testbed > 20, timeouts
+    for rows in (sack, notlp):
+        timeouts, goodput = rows["reno: retransmission timeouts"], rows["reno: goodput total, Mbit/s"]
+        assert timeouts.testbed < 10 and min(timeouts.sim) > 20, timeouts
+        assert goodput.testbed > statistics.median(goodput.sim), goodput
+        dropped = rows["senders: retransmissions dropped"].sim
+        assert all(t >= 0.8 * d for t, d in zip(timeouts.sim, dropped)), (timeouts, dropped)
+        assert rows["senders: tail loss probes (kernel's TCPLossProbes)"].testbed < 10
+    assert notlp["senders: tail loss probes (kernel's TCPLossProbes)"].testbed == 0
+    for rows in (sack, notlp, nosack):
+        dropped = rows["senders: retransmissions dropped"].sim
+        assert min(dropped) <= rows["senders: retransmissions marked lost again (kernel's TCPLostRetransmit)"].testbed <= max(dropped), rows
 
 
 def _about(a: float, b: float, rel: float) -> bool:

@@ -9,7 +9,8 @@ PERT parameters (the ``[pert]`` and ``[pert_adaptive]`` tables are the
 simulator's ``pert`` and ``pert-adaptive`` controllers). Kernel reno maps
 to the simulator's Reno with SACK, kernel cubic to its CUBIC in Linux's arithmetic,
 with Linux's HyStart when this host's tcp_cubic runs it (:func:`linux_cubic`); kernel bbr has no counterpart and is refused. Random loss
-and the path's jitter are not carried over (the report says so).
+is carried as the data direction's loss at its long-run rate (not the losses of ACKs nor a
+Gilbert-Elliott path's bursts), and the path's jitter not at all (the report says so).
 """
 
 from __future__ import annotations
@@ -144,6 +145,13 @@ def _sim_cc(sc: TestbedScenario, cc: str) -> str:
     false``) is the simulator's ``newreno``; every flow's ``tcp.sack`` follows the scenario too."""
     return "newreno" if cc == "reno" and not sc.sack else SIM_CC[cc]
 
+#: The kernel senders' loss-recovery counters a report shows (their keys in the testbed's
+#: ``sender_recovery``, :data:`pertlab.linux.testbed.SENDER_RECOVERY_COUNTERS`); the simulator has none.
+SENDER_RECOVERY_METRICS = {
+    "senders: retransmissions marked lost again (kernel's TCPLostRetransmit)": "lost_retransmits",
+    "senders: tail loss probes (kernel's TCPLossProbes)": "loss_probes",
+}
+
 #: The bottleneck's rows of every report: metric, the key of the bottleneck queue's results on
 #: both sides (the testbed's ``queues`` table, the simulator's ``Results.bottleneck``), format.
 BOTTLENECK_ROWS = (
@@ -152,6 +160,15 @@ BOTTLENECK_ROWS = (
     ("bottleneck drops", "drops", "{}"),
     ("bottleneck drop rate", "drop_rate", "{:.5f}"),
 )
+
+
+def _kernel_recovery_words(sc: TestbedScenario) -> str:
+    """The report's words on the kernel's loss detection beyond the simulator's (Linux runs it
+    only on connections with SACK)."""
+    if not sc.sack:
+        return ""
+    probe = "tail loss probes" if sc.tlp else "no tail loss probes (`tlp = false`)"
+    return f" The kernel's senders find lost retransmissions by RACK, and send {probe}; the simulator models neither."
 
 
 def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_overhead: str | int | None = None) -> Scenario:
@@ -224,7 +241,7 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], se
                    for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running}
                   | ({"cubic": linux_cubic()} if "cubic" in running else {}),
     )  # fmt: skip
-    loss = sc.path.loss.stationary_rate
+    loss = sc.loss_rate  # a [path.loss] table's long-run rate, or bottleneck.loss
     if loss == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
         return sim
     data = sim.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -299,6 +316,7 @@ def compare(
         + (f" Receivers: Linux's delayed ACKs; in the simulator Linux's rules (`ack_policy = \"linux\"`) at HZ = {sim_sc.flows[0].tcp.linux_ack.hz}."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + ("" if sc.sack else " SACK off on both sides (`sack = false`: the kernel's net.ipv4.tcp_sack = 0, the simulator's NewReno recovery).")
+        + _kernel_recovery_words(sc)
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
         " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."
         + (_cubic_words(sim_sc) if "cubic" in running else "")
@@ -308,7 +326,8 @@ def compare(
         + (f" The kernel's senders' TSO chunks hold at least {sc.min_tso_segs} segment{'s' if sc.min_tso_segs > 1 else ''} (`min_tso_segs`); the simulator sends segment by segment." if sc.min_tso_segs is not None else "")
         + (f" Step ECN marking from {sc.bottleneck.step_k} full-size frames queued (`bottleneck.step_k`): in the testbed a tc BPF program's copy of"
            f" the queue (bpf/ce_mark.bpf.c) marks, in the simulator a `step` queue of K = {sc.bottleneck.step_k} packets; ECN on at every host." if sc.bottleneck.step_k is not None else "")
-        + (" Random loss is not modelled in the simulator run." if sc.loss_rate else "")
+        + (f" The simulator loses data packets at random at the path's long-run loss rate ({sc.loss_rate:.3g}); the testbed's losses of ACKs"
+           f"{' and the bursts of its Gilbert-Elliott losses' if sc.path.loss.model == 'gilbert' else ''} are not carried." if sc.loss_rate else "")
         + (f" The testbed's {sc.path.jitter.dist} jitter is not modelled in the simulator run." if sc.path.jitter.dist != "none" else "")
         + (f" The testbed run was interrupted at {real.extra['stopped_at_s']:.1f} s: its metrics cover"
            f" [{real.extra['window_start_s']:.1f} s, {real.extra['window_end_s']:.1f} s], the simulator's the whole window." if real.interrupted else ""),
@@ -543,6 +562,14 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         if "hystart_exit_cwnd" in rv.columns and (rv["cc"] == "cubic").any():
             # Where HyStart stopped a cubic stream decides whether it keeps up (docs/linux.md, "Live video").
             row(STREAM_HYSTART_METRIC, rv["hystart_exit_cwnd"].mean(), lambda s: single_exit_cwnd(sv(s)).mean(), "{:.1f}")
+    # Lost retransmissions: the simulator finds them by its timer alone and counts those it drops;
+    # Linux counts those it marks lost, by RACK (with SACK) or at a timeout (namespace-wide, over
+    # the window; absent from runs made before they were read), and probes lost tails, which the
+    # simulator does not.
+    rec = real.extra.get("sender_recovery", {})
+    row("senders: retransmissions dropped", None, lambda s: s.flows["retransmit_drops"].sum(), "{}")
+    for name, key in SENDER_RECOVERY_METRICS.items():
+        row_of(name, rec.get(key), [None] * len(sims), "{}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
     for name, key, fmt in BOTTLENECK_ROWS:
         row(name, rq[key], lambda s, key=key: s.bottleneck[key], fmt)

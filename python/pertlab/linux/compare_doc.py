@@ -6,7 +6,8 @@ load average), committed as docs/linux/NAME.json beside its report, NAME.md, and
 - ``mix`` ("Ten PERT flows behind delayed ACKs", its end): two PERT flows against a cubic flow.
 - ``ten-flows`` ("Ten flows, 10 Mbit/s, 40 ms"): kernel Reno and PERT beside the simulator.
 - ``ten-flows-nosack`` ("Reno without SACK"): the ten Reno flows with SACK and without.
-- ``random-loss`` ("Random loss, with SACK and without"): four Reno flows through 3 % random loss.
+- ``random-loss`` ("Random loss, with SACK and without"): four Reno flows through 3 % random loss, with SACK
+  (and without the kernel's tail loss probe) and without SACK.
 - ``pert-delack`` ("Ten PERT flows behind delayed ACKs"): with the kernel's TSO chunks and without.
 - ``step-ecn`` ("ECN at the bottleneck"): ten CUBIC flows behind step marking, with the chunks and without.
 - ``fifty-flows`` ("CPU cost: Table VI today"): the start of fifty adaptive PERT flows.
@@ -114,6 +115,9 @@ RANDOM_LOSS_ROWS = (
     ("bottleneck utilization", "bottleneck utilization"),
     ("retransmissions", "{cc}: retransmissions"),
     ("retransmission timeouts", "{cc}: retransmission timeouts"),
+    ("retransmissions dropped (simulator)", "senders: retransmissions dropped"),
+    ("retransmissions marked lost again (kernel)", "senders: retransmissions marked lost again (kernel's TCPLostRetransmit)"),
+    ("tail loss probes (kernel)", "senders: tail loss probes (kernel's TCPLossProbes)"),
     ("Jain index", "Jain index (all flows)"),
 )
 SMOKE_ROWS = (
@@ -340,7 +344,7 @@ BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
     "mix": ({"mix": "linux/mix.json"}, side_by_side(MIX_ROWS)),
     "ten-flows": ({"ten_flows_reno": "linux/ten_flows_reno.json", "ten_flows_pert": "linux/ten_flows_pert.json"}, side_by_side(TEN_FLOWS_ROWS)),
     "ten-flows-nosack": ({n: f"linux/{n}.json" for n in ("ten_flows_reno", "ten_flows_reno_nosack")}, side_by_side(TEN_FLOWS_ROWS)),
-    "random-loss": ({n: f"linux/{n}.json" for n in ("reno_loss", "reno_loss_nosack")}, side_by_side(RANDOM_LOSS_ROWS)),
+    "random-loss": ({n: f"linux/{n}.json" for n in ("reno_loss", "reno_loss_notlp", "reno_loss_nosack")}, side_by_side(RANDOM_LOSS_ROWS)),
     "step-ecn": ({n: f"linux/{n}.json" for n in ("ten_flows_cubic_step_ecn", "ten_flows_cubic_step_ecn_tso1")}, side_by_side(STEP_ECN_ROWS)),
     "pert-delack": ({n: f"linux/{n}.json" for n in ("ten_flows_pert_delack", "ten_flows_pert_delack_tso1")}, side_by_side(PERT_DELACK_ROWS)),
     "fifty-flows": ({"fifty_flows_pert_adaptive": "linux/fifty_flows_pert_adaptive.json"}, side_by_side(FIFTY_FLOWS_ROWS)),

@@ -289,6 +289,12 @@ class TestbedScenario(_Model):
         description="SACK at the hosts (net.ipv4.tcp_sack in both namespaces; the flows table's `sack` says what each connection negotiated). "
         "false: Linux's recovery without SACK (NewReno's partial ACKs, RFC 6582), and the simulator's flows' `tcp.sack = false` in `testbed compare`",
     )
+    tlp: bool = Field(
+        True,
+        description="Linux's tail loss probe at the senders (net.ipv4.tcp_early_retrans, the kernel's default 3; RFC 8985 section 7). "
+        "false: 0, no probe, a lost tail waits for the retransmission timer, as in the simulator, which models no probe. "
+        "(RACK, Linux's other loss detection, which finds lost retransmissions, has no such switch since 2025: docs/linux.md, \"Random loss\")",
+    )
     init_cwnd: Annotated[int, Field(ge=1, le=DEFAULT_MAX_CWND)] | None = Field(
         None,
         description="the senders' initial window, 1 to 100000 segments (the simulator's max_cwnd): set on the sender's route (initcwnd), and the simulator's flows' `tcp.init_cwnd` in `testbed compare`; "

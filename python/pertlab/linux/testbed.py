@@ -162,6 +162,10 @@ class Testbed:
         if not self.sc.sack:  # offered by neither end, so no connection negotiates it
             for ns in (self.snd, self.rcv):
                 self.ns(ns, "sysctl", "-qw", "net.ipv4.tcp_sack=0")
+        if not self.sc.tlp:
+            self.ns(self.snd, "sysctl", "-qw", "net.ipv4.tcp_early_retrans=0")
+        # As the senders' connections will find it (recorded with the run): 0 is no tail loss probe.
+        self.early_retrans = int(self.ns(self.snd, "sysctl", "-n", "net.ipv4.tcp_early_retrans").stdout)
         # Delay line: half the round trip each way, the path's jitter, order and loss.
         b = self.sc.bottleneck
         self.delayline = self.popen(self.rtr, str(delayline), "dl0", *self.sc.delayline_args())
@@ -263,6 +267,13 @@ class Testbed:
         if "TCPHystartTrainDetect" not in c:
             return None
         return {f"{how}_{what}": c[f"TCPHystart{how.title()}{counter}"] for how in HYSTART_DETECTIONS for what, counter in (("exits", "Detect"), ("cwnd_sum", "Cwnd"))}
+
+    def recovery_counters(self) -> dict[str, int]:
+        """The sender namespace's loss-recovery counters so far (``TcpExt``, over every connection
+        in it; the namespace is new with the run), by :data:`SENDER_RECOVERY_COUNTERS`' names; a
+        counter this kernel lacks is left out."""
+        c = self.netstat(self.snd, "TcpExt")
+        return {name: c[key] for name, key in SENDER_RECOVERY_COUNTERS.items() if key in c}
 
     def ss(self) -> dict[int, str]:
         """Local port -> congestion control, from `ss -tin` in the sender namespace."""
@@ -411,6 +422,14 @@ def _path_words(sc: TestbedScenario) -> str:
     return f" ({'; '.join(words)})" if words else ""
 
 
+#: The senders' loss-recovery counters the run reports over its measurement window (Linux's
+#: ``TcpExt`` names): retransmissions marked lost again (by RACK, RFC 8985, on connections with
+#: SACK, or at a timeout), tail loss probes sent and the losses they repaired, timeouts, entries
+#: into fast recovery with SACK and without, and timeouts found spurious (F-RTO).
+SENDER_RECOVERY_COUNTERS = {
+    "lost_retransmits": "TCPLostRetransmit", "loss_probes": "TCPLossProbes", "loss_probe_recoveries": "TCPLossProbeRecovery",
+    "timeouts": "TCPTimeouts", "sack_recoveries": "TCPSackRecovery", "reno_recoveries": "TCPRenoRecovery", "spurious_rtos": "TCPSpuriousRTOs",
+}  # fmt: skip
 #: HyStart's two detections, as :meth:`Testbed.hystart_exits` names their counters.
 HYSTART_DETECTIONS = ("train", "delay")
 
@@ -554,6 +573,7 @@ class _Sampled:
     q_warm: dict | None  # tc counters at the start of the measurement window
     ebpf_warm: dict[int, dict]  # per-flow eBPF counters then
     warm_read_s: float | None  # when they were read, s from t0
+    recovery_warm: dict[str, int] | None  # the senders' loss-recovery counters then
     interrupted: bool
 
 
@@ -563,7 +583,7 @@ def _sample(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder],
     (in the background: nothing here may hold the loop past the warm-up's reads). A signal
     stops the loop."""
     interval, duration, warmup = sc.sample_interval / 1e9, sc.duration / 1e9, sc.warmup / 1e9
-    s = _Sampled([], {}, None, None, {}, None, False)
+    s = _Sampled([], {}, None, None, {}, None, None, False)
     end = t0 + duration
     nxt = t0
     try:
@@ -573,6 +593,7 @@ def _sample(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder],
                 if s.q_warm is None and now - t0 >= warmup:
                     s.q_warm = st | {"marks": tb.marks(), "t_s": now - t0}
                     s.ebpf_warm = _ebpf_flows(sc, holders)
+                    s.recovery_warm = tb.recovery_counters()
                     s.warm_read_s = now - t0
                 s.qseries.append({"t_s": now - t0, "queue": 0, "len_pkts": st["qlen"], "len_bytes": st["backlog"], "probability": 0.0})
                 if s.ping_load is None and now - t0 >= duration / 2:
@@ -608,6 +629,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     # The flows' eBPF counters at the window's end too, before the senders stop: a sender's
     # connections run on until it has closed them, later still on a loaded host.
     ebpf_end = _ebpf_flows(sc, holders)
+    recovery_end = tb.recovery_counters()
     end_read_s = time.monotonic() - t0
     send_out = [_finish(p, f"sender ({g.cc})") for g, p in fl.senders]
     ping_load_rtts = ping_rtts(s.ping_load.communicate()[0]) if s.ping_load is not None else []  # it ends by its deadline
@@ -633,7 +655,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     extra: dict = {
         "interrupted": s.interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
         "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": s.warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
-        "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
+        "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "sender_tcp_early_retrans": tb.early_retrans, "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
         "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
         # Samples holding a slow-start threshold Linux cannot have set (docs/linux.md, "A stale
         # slow-start threshold"; the eBPF controllers put it back and count it).
@@ -650,6 +672,8 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         extra["first_windows"] = first  # flow ids, in the order the flows' first windows reached the receivers
     if hystart is not None:
         extra["hystart"] = hystart  # over the run, as the simulator's flows table counts them
+    if s.recovery_warm is not None:  # over the measurement window, as the flows table counts
+        extra["sender_recovery"] = {k: v - s.recovery_warm.get(k, 0) for k, v in recovery_end.items()}
     queue_row = _queue_row(sc, s.qseries, s.q_warm, q_end, w_end - w_start, tb.delayline_stats)
     return TestbedResults(sc, rows_frame(flow_rows, flow_schema), rows_frame([queue_row], QUEUE_SCHEMA), rows_frame(series_rows, FLOW_SERIES_SCHEMA), rows_frame(s.qseries, QUEUE_SERIES_SCHEMA), extra, acks=acks)
 
