@@ -13,7 +13,7 @@ import polars as pl
 FLOW_SCHEMA = {
     "id": pl.UInt32, "cc": pl.String, "label": pl.String, "src": pl.String, "dst": pl.String, "start_s": pl.Float64,
     "goodput_mbps": pl.Float64, "goodput_bytes": pl.UInt64, "segments_sent": pl.UInt64, "segments_received": pl.UInt64,
-    "retransmits": pl.UInt64, "drops": pl.UInt64, "retransmit_drops": pl.UInt64, "drop_rate": pl.Float64, "timeouts": pl.UInt64, "rto_wait_s": pl.Float64, "fast_recoveries": pl.UInt64,
+    "retransmits": pl.UInt64, "lost_retransmits": pl.UInt64, "drops": pl.UInt64, "retransmit_drops": pl.UInt64, "drop_rate": pl.Float64, "timeouts": pl.UInt64, "rto_wait_s": pl.Float64, "fast_recoveries": pl.UInt64,
     "ecn_reductions": pl.UInt64, "early_responses": pl.UInt64, "probe_echoes": pl.UInt64, "mean_r": pl.Float64, "high_speed_s": pl.Float64, "safe_s": pl.Float64,
     "compete_s": pl.Float64, "hystart_train_exits": pl.UInt64, "hystart_train_cwnd": pl.Float64, "hystart_delay_exits": pl.UInt64,
     "hystart_delay_cwnd": pl.Float64, "base_rtt_ms": pl.Float64, "ack_policy": pl.String, "data_mbps": pl.Float64,

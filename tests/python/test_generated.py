@@ -146,6 +146,24 @@ def test_tso_chunks_behind_linux_receivers_run_or_are_refused_with_field_errors(
 
 @settings(**FEWER, **COMMON)
 @given(gen.scenario(BUDGET), st.data())
+def test_rack_on_retransmissions_runs_or_is_refused_with_field_errors(data, draw):
+    """Linux's RACK on retransmissions (``tcp.rack_retransmits``, with the SACK and Linux's send
+    times, ``rtt_samples = "linux"``, it needs) on every long flow and web group the strategy
+    draws, over every topology, loss and queue it draws: the run's conservation checks cover the
+    retransmissions sent again."""
+
+    def rack(t: dict[str, Any]) -> None:
+        tcp = {k: v for k, v in t.get("tcp", {}).items() if k != "rtt_correction"}
+        t["tcp"] = tcp | {"rack_retransmits": True, "sack": True, "rtt_samples": "linux"}
+
+    _, scenario = _every_transfer(data, rack)
+    lossy = scenario.dumbbell is not None and scenario.dumbbell.bottleneck_loss > 0
+    OUTCOMES[("rack on retransmissions drawn", "with random loss" if lossy else "without random loss")] += 1
+    run_or_refuse(scenario, "rack on retransmissions")
+
+
+@settings(**FEWER, **COMMON)
+@given(gen.scenario(BUDGET), st.data())
 def test_every_pert_with_a_windowed_or_given_p_runs_or_is_refused_with_field_errors(data, draw):
     """PERT/RED, PERT/PI and adaptive PERT with ``P`` from a sliding window (``min_rtt_window``)
     or given as the path's RTT (``base_rtt = "propagation"``) on every long flow and web group

@@ -229,14 +229,14 @@ def test_compare_refuses_a_simulation_too_large_for_memory_naming_the_testbed_fi
     f.write_text('duration = "600s"\nsample_interval = "1us"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out")])
     assert r.exit_code == 2, r.output
-    assert r.stderr.startswith("error: sample_interval: in the simulator, 27600000374 recorded values passed on to the caller need"), r.stderr
+    assert r.stderr.startswith("error: sample_interval: in the simulator, 27600000376 recorded values passed on to the caller need"), r.stderr
     # the advice names what this command takes: the file's field and its own --memory-limit
     assert "record less (sample_interval), or raise the limit" in r.stderr and "on the command line --memory-limit SIZE" in r.stderr, r.stderr
     assert "Traceback" not in r.output and not (tmp_path / "out").exists()
     # a limit given is one of the two values that refuse the run, named as the command line spells it
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--memory-limit", "1GiB"])
     assert r.exit_code == 2, r.output
-    assert r.stderr.startswith("error: sample_interval, --memory-limit: in the simulator, 27600000374 recorded values"), r.stderr
+    assert r.stderr.startswith("error: sample_interval, --memory-limit: in the simulator, 27600000376 recorded values"), r.stderr
     assert "more than the memory limit 1.00 GiB" in r.stderr and not (tmp_path / "out").exists()
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--memory-limit", "1x"])
     assert r.exit_code == 2 and r.stderr.startswith("error: --memory-limit: cannot read '1x' as a size"), r.stderr

@@ -179,6 +179,14 @@ class TcpConfig(_Model):
             "reduction the window follows the data delivered down to ssthresh (default: cut to ssthresh at once, as ns-2)"
         ),
     )
+    rack_retransmits: bool = Field(
+        False,
+        description=(
+            "Linux's RACK (RFC 8985) on retransmissions: one still in flight is lost once a segment sent after it is "
+            "delivered, and is sent again (default: only the retransmission timer finds it, as RFC 6675 and ns-2); "
+            "needs sack = true and rtt_samples = linux"
+        ),
+    )
     tso_segs: int = Field(
         1,
         ge=1,
@@ -224,6 +232,13 @@ class TcpConfig(_Model):
     def _echo_to_correct(cls, v: bool, info: ValidationInfo) -> bool:
         if v and info.data.get("rtt_samples") == "linux":
             raise ValueError('corrects the echoed timestamp\'s sample (Qian 2011, eq. 5.4), which rtt_samples = "linux" does not take; use rtt_samples = "echo" with it')
+        return v
+
+    @field_validator("rack_retransmits")
+    @classmethod
+    def _rack_reads_sacks_and_send_times(cls, v: bool, info: ValidationInfo) -> bool:
+        if v and not (info.data.get("sack") and info.data.get("rtt_samples") == "linux"):
+            raise ValueError('needs sack = true and rtt_samples = "linux" (RACK reads SACKs and the segments\' send times, as Linux runs it only with SACK)')
         return v
 
     @field_validator("ack_policy")

@@ -287,6 +287,12 @@ impl TcpConfig {
                 "corrects the echoed timestamp's sample (Qian 2011, eq. 5.4), which rtt_samples = \"linux\" does not take; use rtt_samples = \"echo\" with it",
             ));
         }
+        if self.rack_retransmits && !(self.sack && self.rtt_samples == RttSamples::Linux) {
+            return Err(ConfigError::new(
+                format!("{path}.rack_retransmits"),
+                "needs sack = true and rtt_samples = \"linux\" (RACK reads SACKs and the segments' send times, as Linux runs it only with SACK)",
+            ));
+        }
         if !(1..=255).contains(&self.tso_segs) {
             return Err(ConfigError::new(format!("{path}.tso_segs"), format!("must lie in [1, 255] (net.ipv4.tcp_min_tso_segs), got {}", self.tso_segs)));
         }

@@ -235,6 +235,9 @@ pub struct FlowResult {
     pub segments_sent: u64,
     pub segments_received: u64,
     pub retransmits: u64,
+    /// Of `retransmits`, those marked lost again while in flight: at a
+    /// timeout, or with `rack_retransmits` by RACK (`SenderCounters`).
+    pub lost_retransmits: u64,
     pub drops: u64,
     /// Of `drops`, retransmitted segments (lost again after a resend). The
     /// sender finds these only by its timer (`tcp::sender`, "Left out").
@@ -399,7 +402,7 @@ impl QueueResult {
 
 impl FlowResult {
     /// Columns (for the memory estimate).
-    pub const COLUMNS: u64 = 46;
+    pub const COLUMNS: u64 = 47;
 }
 
 impl ControllerResult {

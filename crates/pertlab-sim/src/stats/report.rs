@@ -233,6 +233,7 @@ pub fn assemble(input: ReportInput) -> Results {
                 segments_sent: sb.segments_sent - sa.segments_sent,
                 segments_received: received,
                 retransmits: sb.retransmits - sa.retransmits,
+                lost_retransmits: sb.lost_retransmits - sa.lost_retransmits,
                 drops,
                 retransmit_drops: b.retransmit_drops[i] - a.retransmit_drops[i],
                 drop_rate: ratio(drops, received + drops),

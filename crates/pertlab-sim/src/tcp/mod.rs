@@ -202,6 +202,14 @@ pub struct TcpConfig {
     /// a lone segment with PSH at once. 1 (default): no chunks, no PSH; 1 to
     /// 255, the sysctl's range.
     pub tso_segs: u32,
+    /// Linux's RACK (RFC 8985 section 6.2; `tcp_rack_detect_loss`) applied to
+    /// retransmissions: a retransmission still in flight is lost once a
+    /// segment sent after it has been delivered (SACKed or cumulatively
+    /// acknowledged), and is sent again, where otherwise only the timer finds
+    /// it. Off by default (RFC 6675 and ns-2 leave lost retransmissions to the
+    /// timer). Needs SACK and `rtt_samples = "linux"` (the send times); see
+    /// `sender::rack`.
+    pub rack_retransmits: bool,
 }
 
 impl Default for TcpConfig {
@@ -237,6 +245,7 @@ impl Default for TcpConfig {
             rtt_samples: RttSamples::Echo,
             prr: false,
             tso_segs: 1,
+            rack_retransmits: false,
         }
     }
 }

@@ -17,8 +17,9 @@
 //!   that merely grew costs only its new segments (Linux's `recv_sack_cache`).
 //!
 //! Leaves out: reneging (the receiver model never discards SACKed data, so SACK
-//! marks are kept until the cumulative ACK covers them), D-SACK, and detection
-//! of lost retransmissions (a lost retransmission is recovered by the RTO).
+//! marks are kept until the cumulative ACK covers them) and D-SACK. Lost
+//! retransmissions are found by the RTO, or with `rack_retransmits` by the
+//! sender (`sender::rack`), which marks them here.
 
 use super::segment_flags::SegmentFlags;
 use crate::packet::{SackBlock, MAX_SACK_BLOCKS};
@@ -48,6 +49,9 @@ pub struct Acked {
     /// The first and the last of them not SACKed before, as offsets from the
     /// old `snd_una` (Linux's `first_ackt` and `last_ackt` segments).
     pub fresh: Option<(u32, u32)>,
+    /// The last of them never retransmitted, as an offset from the old
+    /// `snd_una`: sent in sequence order, so the latest sent (RACK).
+    pub last_original: Option<u32>,
 }
 
 /// What the SACK blocks of one ACK added to the scoreboard.
@@ -165,6 +169,9 @@ impl Scoreboard {
             } else {
                 let i = acked.segments;
                 acked.fresh = Some(acked.fresh.map_or((i, i), |(first, _)| (first, i)));
+                if f & EVER_RETRANS == 0 {
+                    acked.last_original = Some(i);
+                }
                 acked.not_sacked_before += 1;
                 self.lost_out -= u32::from(f & LOST != 0);
                 self.retrans_out -= u32::from(f & RETRANS != 0);
@@ -329,6 +336,28 @@ impl Scoreboard {
         self.high_rxt = self.high_rxt.max(seq + 1);
     }
 
+    /// Whether segment `seq` (in the window) is SACKed.
+    pub fn is_sacked(&self, seq: u32) -> bool {
+        seq.checked_sub(self.snd_una).and_then(|i| self.flags.get(i as usize)).is_some_and(|f| f & SACKED != 0)
+    }
+
+    /// The retransmission of `seq` in flight is lost too (RACK): it no longer
+    /// counts in pipe, and NextSeg rule 1 finds the segment again. Returns
+    /// whether `seq` had a retransmission in flight (in the window, not SACKed).
+    pub fn mark_retransmission_lost(&mut self, seq: u32) -> bool {
+        let Some(i) = seq.checked_sub(self.snd_una).map(|i| i as usize) else { return false };
+        match self.flags.get(i).copied() {
+            Some(f) if f & (SACKED | RETRANS) == RETRANS => {
+                self.flags[i] = f & !RETRANS;
+                self.retrans_out -= 1;
+                self.mark_lost_at(i);
+                self.high_rxt = self.high_rxt.min(seq);
+                true
+            }
+            _ => false,
+        }
+    }
+
     fn mark_lost_at(&mut self, i: usize) -> u32 {
         let f = self.flags[i];
         if f & LOST != 0 {
@@ -423,7 +452,10 @@ mod tests {
         sb.mark_retransmitted(0);
         let a = sb.ack_to(4);
         // Segments 1..4 were SACKed: segment 0, the one not SACKed before, is both ends.
-        assert_eq!(a, Acked { segments: 4, not_sacked_before: 1, first_was_retransmitted: true, any_retransmitted: true, fresh: Some((0, 0)) });
+        assert_eq!(
+            a,
+            Acked { segments: 4, not_sacked_before: 1, first_was_retransmitted: true, any_retransmitted: true, fresh: Some((0, 0)), last_original: None }
+        );
         assert_eq!((sb.sacked_out(), sb.lost_out(), sb.retrans_out(), sb.outstanding()), (0, 0, 0, 6));
         sb.check_invariants();
     }

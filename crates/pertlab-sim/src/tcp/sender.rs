@@ -85,6 +85,7 @@
 //! `rtt_sample` the RTT samples; the unit tests are in `tests`.
 
 mod ecn;
+mod rack;
 mod recovery;
 mod rtt_sample;
 mod send_times;
@@ -115,6 +116,10 @@ pub struct SenderCounters {
     pub segments_sent: u64,
     /// Of those, retransmissions.
     pub retransmits: u64,
+    /// Retransmissions marked lost again while in flight: at a timeout, or
+    /// with `cfg.rack_retransmits` as soon as a segment sent after one is
+    /// delivered (Linux's `TCPLostRetransmit`).
+    pub lost_retransmits: u64,
     /// Retransmission timeouts that fired.
     pub timeouts: u64,
     /// Time spent waiting on those timeouts: for each, from the arming of the
@@ -215,6 +220,8 @@ pub struct TcpSender {
     cwnd_use: Option<CwndUse>,
     /// Send times of the outstanding segments; `None` unless `cfg.rtt_samples` is `linux`.
     send_times: Option<send_times::SendTimes>,
+    /// The retransmissions in flight, with `cfg.rack_retransmits`; `None` otherwise.
+    rack: Option<rack::Rack>,
     /// The window reduction under way with `cfg.prr`; `None` otherwise.
     prr: Option<Prr>,
 }
@@ -255,6 +262,7 @@ impl TcpSender {
             train_rtt: cfg.rtt_correction.then(TrainRtt::new),
             cwnd_use: cfg.cwnd_validation.then(CwndUse::default),
             send_times: (cfg.rtt_samples == RttSamples::Linux).then(send_times::SendTimes::default),
+            rack: cfg.rack_retransmits.then(rack::Rack::default),
             prr: None,
             cfg,
         }
@@ -345,6 +353,7 @@ impl TcpSender {
         }
         let sacked = if self.cfg.sack { self.sb.apply_sack(ack.sack_blocks()) } else { Sacked::default() };
         let newly_sacked = sacked.newly;
+        self.counters.lost_retransmits += u64::from(self.rack_detect_lost_retransmits(now, old_snd_una, &acked, &sacked));
         let linux = self.send_times.as_mut().and_then(|t| t.take(now, old_snd_una, &acked, &sacked));
         let rtt = if acked.segments > 0 {
             self.on_snd_una_advanced(now, ack, &acked, linux)
@@ -424,7 +433,11 @@ impl TcpSender {
         self.recover = Some(self.recovery_point);
         self.dupacks = 0;
         self.reno_sacked = 0;
+        self.counters.lost_retransmits += u64::from(self.sb.retrans_out());
         self.sb.mark_all_lost();
+        if let Some(rack) = self.rack.as_mut() {
+            rack.clear();
+        }
         self.cwr_pending = self.cfg.ecn;
         self.prr = None;
         self.rtt.back_off();

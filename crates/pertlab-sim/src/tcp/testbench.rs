@@ -122,6 +122,19 @@ impl Bench {
         self
     }
 
+    /// Drop the first `n` transmissions of each listed `(segment, n)`.
+    pub fn drop_transmissions(mut self, drops: &[(u32, u32)]) -> Bench {
+        let mut left = drops.to_vec();
+        self.data_rule = Box::new(move |p| match left.iter_mut().find(|(seq, n)| *seq == p.seq && *n > 0) {
+            Some((_, n)) => {
+                *n -= 1;
+                Fate::Drop
+            }
+            None => Fate::Deliver,
+        });
+        self
+    }
+
     pub fn start(&mut self) {
         let mut buf = std::mem::take(&mut self.buf);
         self.snd.start(self.now, &mut self.rng, &mut buf);

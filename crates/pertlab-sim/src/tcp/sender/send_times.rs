@@ -43,7 +43,8 @@ impl SendTimes {
         }
     }
 
-    fn at(&self, seq: u32) -> Option<SimTime> {
+    /// When segment `seq` (not yet cumulatively acknowledged) last left the host.
+    pub(super) fn at(&self, seq: u32) -> Option<SimTime> {
         seq.checked_sub(self.base).and_then(|i| self.times.get(i as usize)).copied()
     }
 
@@ -75,7 +76,7 @@ mod tests {
     use super::*;
 
     fn acked(segments: u32, fresh: Option<(u32, u32)>, any_retransmitted: bool) -> Acked {
-        Acked { segments, not_sacked_before: segments, first_was_retransmitted: any_retransmitted, any_retransmitted, fresh }
+        Acked { segments, not_sacked_before: segments, first_was_retransmitted: any_retransmitted, any_retransmitted, fresh, last_original: None }
     }
 
     #[test]

@@ -178,12 +178,7 @@ fn newreno_after_a_timeout_the_go_back_n_duplicates_start_no_fast_retransmit() {
     // partial ACK of that spurious recovery resent the next segment, which was
     // already on its way (issue found on 2026-12-07: twice the retransmissions
     // of the drops under random loss).
-    let mut b = Bench::new(TcpConfig { sack: false, init_cwnd: 20, ..TcpConfig::default() });
-    let mut fives = 0;
-    b.data_rule = Box::new(move |p| {
-        fives += u32::from(p.seq == 5);
-        if p.seq == 5 && fives <= 2 { Fate::Drop } else { Fate::Deliver }
-    });
+    let mut b = Bench::new(TcpConfig { sack: false, init_cwnd: 20, ..TcpConfig::default() }).drop_transmissions(&[(5, 2)]);
     b.snd.tp.snd_ssthresh = 20;
     b.start();
     b.run_until(5 * SEC);
@@ -206,12 +201,7 @@ fn newreno_in_loss_duplicate_acks_clock_out_nothing() {
     // start; the duplicate ACKs that arrive meanwhile, before any data beyond the timeout's
     // snd_nxt has gone out, must not release more of them (they did, one per duplicate ACK,
     // counted as NewReno's window inflation).
-    let mut b = Bench::new(TcpConfig { sack: false, init_cwnd: 20, ..TcpConfig::default() });
-    let mut fives = 0;
-    b.data_rule = Box::new(move |p| {
-        fives += u32::from(p.seq == 5);
-        if (p.seq == 5 && fives <= 2) || (p.seq == 12 && !p.retx) { Fate::Drop } else { Fate::Deliver }
-    });
+    let mut b = Bench::new(TcpConfig { sack: false, init_cwnd: 20, ..TcpConfig::default() }).drop_transmissions(&[(5, 2), (12, 1)]);
     b.snd.tp.snd_ssthresh = 20;
     b.start();
     b.run_until(5 * SEC);

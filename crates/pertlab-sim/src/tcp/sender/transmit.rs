@@ -181,6 +181,9 @@ impl TcpSender {
         if let Some(t) = self.send_times.as_mut() {
             t.sent(pkt.seq, now);
         }
+        if let Some(rack) = self.rack.as_mut().filter(|_| pkt.retx) {
+            rack.sent(pkt.seq, now);
+        }
     }
 }
 
