@@ -304,20 +304,25 @@ def test_sack_off_at_both_hosts_is_newreno_on_both_sides(tmp_path: Path) -> None
     assert "SACK off on both sides" in (out / "report.md").read_text()
 
 
+@covers("testbed compare", "--sim-rack")
 def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path: Path) -> None:
     # `tlp = false`: the senders' namespace runs with net.ipv4.tcp_early_retrans = 0, and the run
     # reports the namespace's loss-recovery counters over its window, which the report shows beside
-    # the simulator's dropped retransmissions (3 % loss: retransmissions are resent and lost).
+    # the simulator's (3 % loss: retransmissions are resent and lost); with `--sim-rack` the
+    # simulated senders find lost retransmissions by RACK, as the kernel's do.
     toml = 'tlp = false\nduration = "4s"\nwarmup = "1s"\n\n[path.loss]\nmodel = "bernoulli"\nrate = 0.03\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "100KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n'
-    out = _compare_of(tmp_path, toml)
+    out = _compare_of(tmp_path, toml, "--sim-rack")
     summary = json.loads((out / "testbed" / "summary.json").read_text())
     assert summary["sender_tcp_early_retrans"] == 0
     rec = summary["sender_recovery"]
     assert rec["loss_probes"] == 0 and rec["sack_recoveries"] > 0 and rec["reno_recoveries"] == 0, rec
     rows = {r["metric"]: r for r in json.loads((out / "report.json").read_text())["rows"]}
-    assert rows["senders: retransmissions marked lost again (kernel's TCPLostRetransmit)"]["testbed"] == rec["lost_retransmits"]
+    assert rows["senders: retransmissions marked lost again (TCPLostRetransmit)"]["testbed"] == rec["lost_retransmits"]
     assert isinstance(rows["senders: retransmissions dropped"]["sim"][0], int)
-    assert "send no tail loss probes (`tlp = false`)" in (out / "report.md").read_text()
+    sim = json.loads((out / "sim" / "scenario.json").read_text())["flows"]
+    assert [f["tcp"]["rack_retransmits"] for f in sim] == [True, True]
+    assert json.loads((out / "report.json").read_text())["sim_rack"] is True
+    assert "send no tail loss probes (`tlp = false`); the simulated senders find lost retransmissions by RACK too" in (out / "report.md").read_text()
 
 
 def test_hystart_ends_each_cubic_flows_slow_start_at_windows_the_simulator_gives_too(tmp_path: Path) -> None:

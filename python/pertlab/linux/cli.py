@@ -266,6 +266,14 @@ def testbed_compare(
             "the hosts' timing noise, so that the simulator's seeds differ where kernel runs do. Default: none."
         ),
     ] = None,
+    sim_rack: Annotated[
+        bool,
+        typer.Option(
+            "--sim-rack",
+            help="The simulated senders find lost retransmissions as Linux's RACK does (tcp.rack_retransmits; flows with SACK), "
+            "where by default only their timer finds them (docs/linux.md, \"Random loss\").",
+        ),
+    ] = False,
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
     from ..cli.checks import check_out_dir, fail, read_memory_limit
@@ -276,7 +284,7 @@ def testbed_compare(
     limit = read_memory_limit(memory_limit)
     check_out_dir(out_dir)
     try:
-        report, real = compare(sc, out_dir, sim_seeds, limit, sim_send_overhead)
+        report, real = compare(sc, out_dir, sim_seeds, limit, sim_send_overhead, sim_rack)
     except ScenarioError as e:
         fail(e, {"memory_limit": "--memory-limit", "sim_send_overhead": "--sim-send-overhead"})
     except RuntimeError as e:

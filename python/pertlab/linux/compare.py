@@ -145,12 +145,12 @@ def _sim_cc(sc: TestbedScenario, cc: str) -> str:
     false``) is the simulator's ``newreno``; every flow's ``tcp.sack`` follows the scenario too."""
     return "newreno" if cc == "reno" and not sc.sack else SIM_CC[cc]
 
-#: The kernel senders' loss-recovery counters a report shows (their keys in the testbed's
-#: ``sender_recovery``, :data:`pertlab.linux.testbed.SENDER_RECOVERY_COUNTERS`); the simulator has none.
-SENDER_RECOVERY_METRICS = {
-    "senders: retransmissions marked lost again (kernel's TCPLostRetransmit)": "lost_retransmits",
-    "senders: tail loss probes (kernel's TCPLossProbes)": "loss_probes",
-}
+#: The report's row of retransmissions marked lost again, by RACK or at a timeout: the kernel
+#: senders' ``TCPLostRetransmit`` (the testbed's ``sender_recovery``), the simulator's flows'
+#: ``lost_retransmits``, one definition.
+LOST_RETRANSMITS_METRIC = "senders: retransmissions marked lost again (TCPLostRetransmit)"
+#: The report's row of the kernel senders' tail loss probes (``TCPLossProbes``), which the simulator does not send.
+LOSS_PROBES_METRIC = "senders: tail loss probes (kernel's TCPLossProbes)"
 
 #: The bottleneck's rows of every report: metric, the key of the bottleneck queue's results on
 #: both sides (the testbed's ``queues`` table, the simulator's ``Results.bottleneck``), format.
@@ -162,16 +162,18 @@ BOTTLENECK_ROWS = (
 )
 
 
-def _kernel_recovery_words(sc: TestbedScenario) -> str:
-    """The report's words on the kernel's loss detection beyond the simulator's (Linux runs it
-    only on connections with SACK)."""
+def _kernel_recovery_words(sc: TestbedScenario, sim_rack: bool) -> str:
+    """The report's words on the kernel's loss detection beyond RFC 6675's, and the simulator's
+    (Linux runs it only on connections with SACK)."""
     if not sc.sack:
         return ""
     probe = "tail loss probes" if sc.tlp else "no tail loss probes (`tlp = false`)"
-    return f" The kernel's senders find lost retransmissions by RACK, and send {probe}; the simulator models neither."
+    sim = ("the simulated senders find lost retransmissions by RACK too (`--sim-rack`, `tcp.rack_retransmits`) and send no probes"
+           if sim_rack else "the simulator models neither (`--sim-rack` gives it RACK on retransmissions)")
+    return f" The kernel's senders find lost retransmissions by RACK, and send {probe}; {sim}."
 
 
-def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_overhead: str | int | None = None) -> Scenario:
+def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_overhead: str | int | None = None, rack: bool = False) -> Scenario:
     """The simulator's dumbbell for ``sc``; a :class:`ScenarioError` names a flow
     whose congestion control the simulator lacks. Of the delay line's path it carries the
     mean: the round trip is the constant delay plus the jitter's mean each way, and the data
@@ -184,7 +186,9 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_ov
     ``send_overhead`` (a time, as the scenario's ``tcp.overhead`` takes it) every simulated sender
     waits U(0, send_overhead) before it sends (ns-2's send overhead): the hosts' timing noise,
     which the simulator otherwise lacks, so that its seeds differ where the kernel's runs do
-    (docs/linux.md, "Live video"); refused values are named ``sim_send_overhead``.
+    (docs/linux.md, "Live video"); refused values are named ``sim_send_overhead``. With ``rack``
+    the simulated senders find lost retransmissions as Linux's RACK does (``tcp.rack_retransmits``,
+    on flows with SACK; docs/linux.md, "Random loss").
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -194,7 +198,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_ov
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
     try:  # the core builds it too: what it refuses (a run too large for memory) is known before either side runs
-        return _dumbbell_of(sc, rtt, pkts, running, send_overhead).check(memory_limit)
+        return _dumbbell_of(sc, rtt, pkts, running, send_overhead, rack).check(memory_limit)
     except ScenarioError as e:  # named by the testbed file's fields (a testbed with no delay: bottleneck.delay)
         # the core's advice names its monitor, which the testbed file sets as sample_interval
         raise ScenarioError([(", ".join(map(_testbed_field, path.split(", "))), f"in the simulator, {message.replace('(monitor)', '(sample_interval)')}") for path, message in e.errors]) from None
@@ -215,12 +219,14 @@ def _testbed_field(path: str) -> str:
     return next((field for sim, field in _TESTBED_FIELDS.items() if re.match(rf"{re.escape(sim)}(?:$|[.\[])", path)), path)
 
 
-def _tcp_of(sc: TestbedScenario, send_overhead: str | int | None = None) -> dict[str, Any]:
+def _tcp_of(sc: TestbedScenario, send_overhead: str | int | None = None, rack: bool = False) -> dict[str, Any]:
     """The simulator's TCP options for the testbed scenario: Linux's RTT samples, the kernel's
     initial window (the scenario's, else Linux's default), SACK as the scenario has it, Linux's
-    delayed ACKs where the scenario asks for them, and the send overhead where one is given."""
+    delayed ACKs where the scenario asks for them, the send overhead where one is given, and with
+    ``rack`` (and SACK) RACK's detection of lost retransmissions."""
     overhead = {} if send_overhead is None else {"overhead": send_overhead}
-    return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND, "sack": sc.sack} | (linux_delayed_ack() if sc.delayed_ack else {}) | overhead
+    found = {"rack_retransmits": True} if rack and sc.sack else {}
+    return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND, "sack": sc.sack} | (linux_delayed_ack() if sc.delayed_ack else {}) | overhead | found
 
 
 def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
@@ -230,13 +236,13 @@ def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
     return {} if k is None else {"queue": "step", "aqm": {"k_pkts": k}, "ecn": True}
 
 
-def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], send_overhead: str | int | None) -> Scenario:
+def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], send_overhead: str | int | None, rack: bool) -> Scenario:
     from ..builders import dumbbell
 
     sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{_sim_cc(sc, f.cc)}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
-        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc, send_overhead), **_marking_of(sc),
+        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc, send_overhead, rack), **_marking_of(sc),
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
                    for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running}
                   | ({"cubic": linux_cubic()} if "cubic" in running else {}),
@@ -256,7 +262,7 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], se
 
 
 def compare(
-    sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None, send_overhead: str | int | None = None
+    sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None, send_overhead: str | int | None = None, rack: bool = False
 ) -> tuple[str, TestbedResults | None]:
     """Run ``sc`` in the simulator and in the testbed; write both result sets
     and report.md under ``out``; return the report and the testbed's results
@@ -267,10 +273,11 @@ def compare(
     seeds: which flows a probabilistic controller holds back, or whether identical flows lock in
     phase, can be chance in one simulated run as in one kernel run. ``memory_limit`` holds the
     simulator's runs (:func:`pertlab.runner.run`); the kernel's is not estimated. ``send_overhead``
-    gives the simulated senders the hosts' timing noise (:func:`sim_scenario`)."""
+    gives the simulated senders the hosts' timing noise, ``rack`` Linux's detection of lost
+    retransmissions (:func:`sim_scenario`)."""
     if not 1 <= sim_seeds <= MAX_SIM_SEEDS:
         raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
-    sim_sc = sim_scenario(sc, memory_limit, send_overhead)  # fails early on controllers the simulator lacks
+    sim_sc = sim_scenario(sc, memory_limit, send_overhead, rack)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
     running = {f.cc for f in sc.flows}
     sims, sim_acks = [], []
@@ -281,7 +288,7 @@ def compare(
         sims.append(seeded)
         sim_acks.append(seeded_acks)
         if warm_ups is not None and not seeded.interrupted:
-            warm_ups.append(warm_up_of(sc, seed, memory_limit, send_overhead))
+            warm_ups.append(warm_up_of(sc, seed, memory_limit, send_overhead, rack))
             seeded = warm_ups[-1]  # interrupted in its turn: said as the seed's
         if seeded.interrupted:
             report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {seed}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: {'sim/' if folder == 'sim' else f'sim/ to {folder}/'}.\n"
@@ -298,7 +305,7 @@ def compare(
         "scenario": sc.name, "date": time.strftime("%Y-%m-%d", time.gmtime()), "kernel": os.uname().release,
         "load_average": [load_before, os.getloadavg()[0]], "duration_s": sc.duration / 1e9, "warmup_s": sc.warmup / 1e9,
         "init_cwnd": sc.init_cwnd, "sim_seeds": [sim_sc.seed, sim_sc.seed + sim_seeds - 1], "sim_send_overhead_ns": overhead_ns,
-        "testbed_scenario": sc.model_dump(mode="json"),
+        "sim_rack": sim_sc.flows[0].tcp.rack_retransmits, "testbed_scenario": sc.model_dump(mode="json"),
         "ssthresh_repairs": ssthresh_repairs(real.extra),
         "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0),
         **({"kernel_hystart": kernel_hystart()} if "cubic" in running else {}), "rows": [r.record() for r in rows],
@@ -316,7 +323,7 @@ def compare(
         + (f" Receivers: Linux's delayed ACKs; in the simulator Linux's rules (`ack_policy = \"linux\"`) at HZ = {sim_sc.flows[0].tcp.linux_ack.hz}."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + ("" if sc.sack else " SACK off on both sides (`sack = false`: the kernel's net.ipv4.tcp_sack = 0, the simulator's NewReno recovery).")
-        + _kernel_recovery_words(sc)
+        + _kernel_recovery_words(sc, sim_sc.flows[0].tcp.rack_retransmits)
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
         " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."
         + (_cubic_words(sim_sc) if "cubic" in running else "")
@@ -420,7 +427,7 @@ class Row:
         return {"metric": self.metric, "testbed": self.testbed, "sim": self.sim, "fmt": self.fmt}
 
 
-def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None, send_overhead: str | int | None = None) -> Results:
+def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None, send_overhead: str | int | None = None, rack: bool = False) -> Results:
     """The simulator's run of ``sc`` with ``seed`` cut at the end of the warm-up and measured from
     0: the start of :func:`sim_scenario`'s run, since a run is a pure function of its scenario and
     seed and nothing after the warm-up acts before it (tests/python/test_linux_units.py checks the
@@ -429,7 +436,7 @@ def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None
     from ..runner import run as sim_run
 
     cut = sc.model_copy(update={"duration": sc.warmup, "warmup": 0, "seed": seed})
-    return sim_run(sim_scenario(cut, memory_limit, send_overhead), memory_limit=memory_limit)
+    return sim_run(sim_scenario(cut, memory_limit, send_overhead, rack), memory_limit=memory_limit)
 
 
 def ssthresh_repairs(extra: dict[str, Any]) -> dict[str, int]:
@@ -562,14 +569,13 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         if "hystart_exit_cwnd" in rv.columns and (rv["cc"] == "cubic").any():
             # Where HyStart stopped a cubic stream decides whether it keeps up (docs/linux.md, "Live video").
             row(STREAM_HYSTART_METRIC, rv["hystart_exit_cwnd"].mean(), lambda s: single_exit_cwnd(sv(s)).mean(), "{:.1f}")
-    # Lost retransmissions: the simulator finds them by its timer alone and counts those it drops;
-    # Linux counts those it marks lost, by RACK (with SACK) or at a timeout (namespace-wide, over
-    # the window; absent from runs made before they were read), and probes lost tails, which the
-    # simulator does not.
+    # Lost retransmissions: both sides count those marked lost again, by RACK or at a timeout (the
+    # kernel namespace-wide, over the window; absent from runs made before it was read); the
+    # simulator also the ones it dropped. The kernel probes lost tails, the simulator does not.
     rec = real.extra.get("sender_recovery", {})
     row("senders: retransmissions dropped", None, lambda s: s.flows["retransmit_drops"].sum(), "{}")
-    for name, key in SENDER_RECOVERY_METRICS.items():
-        row_of(name, rec.get(key), [None] * len(sims), "{}")
+    row(LOST_RETRANSMITS_METRIC, rec.get("lost_retransmits"), lambda s: s.flows["lost_retransmits"].sum(), "{}")
+    row_of(LOSS_PROBES_METRIC, rec.get("loss_probes"), [None] * len(sims), "{}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
     for name, key, fmt in BOTTLENECK_ROWS:
         row(name, rq[key], lambda s, key=key: s.bottleneck[key], fmt)

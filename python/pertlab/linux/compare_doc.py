@@ -7,7 +7,8 @@ load average), committed as docs/linux/NAME.json beside its report, NAME.md, and
 - ``ten-flows`` ("Ten flows, 10 Mbit/s, 40 ms"): kernel Reno and PERT beside the simulator.
 - ``ten-flows-nosack`` ("Reno without SACK"): the ten Reno flows with SACK and without.
 - ``random-loss`` ("Random loss, with SACK and without"): four Reno flows through 3 % random loss, with SACK
-  (and without the kernel's tail loss probe) and without SACK.
+  (the kernel also without its tail loss probe) and without SACK.
+- ``random-loss-rack`` (the same section): the SACK run compared with ``--sim-rack``.
 - ``pert-delack`` ("Ten PERT flows behind delayed ACKs"): with the kernel's TSO chunks and without.
 - ``step-ecn`` ("ECN at the bottleneck"): ten CUBIC flows behind step marking, with the chunks and without.
 - ``fifty-flows`` ("CPU cost: Table VI today"): the start of fifty adaptive PERT flows.
@@ -59,13 +60,14 @@ def sim_cell(row: Row) -> str:
 def simulator_side_changes(record: Record) -> list[str]:
     """What the simulator gives today for a committed run's simulator side, where it differs from
     the run's: its scenario (``testbed_scenario``) built as ``compare`` builds it, with the run's
-    send overhead, at each of its seeds; compared on the bottleneck's rows (utilization, queue,
+    send overhead and RACK (``sim_rack``), at each of its seeds; compared on the bottleneck's rows (utilization, queue,
     drops: every report has them, and a change in the model's dynamics shows in them). Empty when
     the committed side is today's: a model change that alters it asks for the run to be taken again."""
     from ..runner import run
 
     overhead = record.get("sim_send_overhead_ns")
-    sim = sim_scenario(TestbedScenario.model_validate(record["testbed_scenario"]), send_overhead=f"{overhead}ns" if overhead else None)
+    tb = TestbedScenario.model_validate(record["testbed_scenario"])
+    sim = sim_scenario(tb, send_overhead=f"{overhead}ns" if overhead else None, rack=record.get("sim_rack", False))
     rows = rows_of(record)
     first, last = record["sim_seeds"]
     changes = []
@@ -91,9 +93,13 @@ def provenance(records: dict[str, Record]) -> str:
     said = ", ".join(f"{a} to {b}" if b > a else f"{a}" for a, b in seeds)
     # the option a run was made with beyond the seeds (runs before it was recorded had none)
     noisy = any(rec.get("sim_send_overhead_ns") for rec in records.values())
+    racked = [name for name, rec in records.items() if rec.get("sim_rack")]
+    every = len(racked) == len(records)
+    options = (" --sim-send-overhead T" if noisy else "") + (" --sim-rack" if every else " [--sim-rack]" if racked else "")
+    with_rack = f" (with `--sim-rack`: {', '.join(f'`{n}`' for n in racked)})" if racked and not every else ""
     return (
         "Kernel runs: " + "; ".join(runs) + f"; kernel {', '.join(kernels)}; simulator seeds {said}. Each is "
-        f"`pertlab testbed compare FILE --out DIR --sim-seeds N{' --sim-send-overhead T' if noisy else ''}`, its report.md, cwnd.png and report.json committed as "
+        f"`pertlab testbed compare FILE --out DIR --sim-seeds N{options}`{with_rack}, its report.md, cwnd.png and report.json committed as "
         "docs/linux/NAME.md, .png and .json.\n"
     )
 
@@ -116,7 +122,7 @@ RANDOM_LOSS_ROWS = (
     ("retransmissions", "{cc}: retransmissions"),
     ("retransmission timeouts", "{cc}: retransmission timeouts"),
     ("retransmissions dropped (simulator)", "senders: retransmissions dropped"),
-    ("retransmissions marked lost again (kernel)", "senders: retransmissions marked lost again (kernel's TCPLostRetransmit)"),
+    ("retransmissions marked lost again", "senders: retransmissions marked lost again (TCPLostRetransmit)"),
     ("tail loss probes (kernel)", "senders: tail loss probes (kernel's TCPLossProbes)"),
     ("Jain index", "Jain index (all flows)"),
 )
@@ -345,6 +351,7 @@ BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
     "ten-flows": ({"ten_flows_reno": "linux/ten_flows_reno.json", "ten_flows_pert": "linux/ten_flows_pert.json"}, side_by_side(TEN_FLOWS_ROWS)),
     "ten-flows-nosack": ({n: f"linux/{n}.json" for n in ("ten_flows_reno", "ten_flows_reno_nosack")}, side_by_side(TEN_FLOWS_ROWS)),
     "random-loss": ({n: f"linux/{n}.json" for n in ("reno_loss", "reno_loss_notlp", "reno_loss_nosack")}, side_by_side(RANDOM_LOSS_ROWS)),
+    "random-loss-rack": ({"reno_loss": "linux/reno_loss_rack.json"}, side_by_side(RANDOM_LOSS_ROWS)),
     "step-ecn": ({n: f"linux/{n}.json" for n in ("ten_flows_cubic_step_ecn", "ten_flows_cubic_step_ecn_tso1")}, side_by_side(STEP_ECN_ROWS)),
     "pert-delack": ({n: f"linux/{n}.json" for n in ("ten_flows_pert_delack", "ten_flows_pert_delack_tso1")}, side_by_side(PERT_DELACK_ROWS)),
     "fifty-flows": ({"fifty_flows_pert_adaptive": "linux/fifty_flows_pert_adaptive.json"}, side_by_side(FIFTY_FLOWS_ROWS)),

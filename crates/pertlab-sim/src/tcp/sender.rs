@@ -74,7 +74,8 @@
 //! # Left out
 //! NextSeg rules 3 and 4 (retransmitting un-lost data when the receiver window
 //! blocks new data, and the rescue retransmission); detection of lost
-//! retransmissions (left to the RTO); D-SACK, undo (Eifel, F-RTO); pacing;
+//! retransmissions other than by the RTO, unless `cfg.rack_retransmits` (then
+//! Linux's RACK finds them: `rack`); D-SACK, undo (Eifel, F-RTO); pacing;
 //! the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 //!
