@@ -192,6 +192,14 @@ DUMBBELL_CASES = {
         and s["bottleneck"]["drops"] > 0 and sum(f["fast_recoveries"] for f in s["flows"]) > 0
         and s["events"] != b["events"] and s["bottleneck"]["utilization"] > 0.9,
     ),
+    # RACK on retransmissions: 16 flows on 2 Mbit/s lose retransmissions; on a path that keeps
+    # order RACK marks exactly those lost again (7 of 7 here), where the timer marks those in
+    # flight with them (without the flag: 16 marked for 7 dropped).
+    "--rack-retransmits": (
+        ["--rack-retransmits", "--rtt-samples", "linux", "--bw", "2Mbps", "--flows", "16"],
+        lambda s, out, b: all(f["tcp"]["rack_retransmits"] for f in scenario(out)["flows"])
+        and sum(f["lost_retransmits"] for f in s["flows"]) == sum(f["retransmit_drops"] for f in s["flows"]) > 0,
+    ),
     # Qian 2011: two 300 kbit/s video streams beside the 4 flows, their clients 2 s behind: none late.
     "--video": (
         ["--video", "2@300kbps:pert", "--startup-delay", "2s"],
@@ -325,6 +333,8 @@ def test_short_runs_get_a_warmup_and_start_window_that_fit():
         (["--rtt-samples", "kernel"], "error: --rtt-samples: got 'kernel'; allowed: 'echo' or 'linux'"),
         (["--rto-estimator", "ns2"], "error: --rto-estimator: got 'ns2'; allowed: 'rfc6298' or 'linux'"),
         (["--rtt-samples", "linux", "--rtt-correction"], "error: --rtt-correction: corrects the echoed timestamp's sample"),
+        (["--rack-retransmits"], "error: --rack-retransmits: needs SACK (sack = true, not newreno) and Linux's RTT samples"),
+        (["--rack-retransmits", "--rtt-samples", "linux", "--cc", "newreno"], "error: --rack-retransmits: needs SACK"),
         (["--video", "2@30Gbps"], "error: --video: the video rate (30000000000 bit/s) must be at most the access link rate"),
         (["--video", "2@300kbps", "--startup-delay=-1s"], "error: --startup-delay: must be zero or positive"),
         (["--t-mu-probe"], "error: --t-mu-probe: a T/mu probe needs video streams to measure T for"),

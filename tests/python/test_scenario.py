@@ -110,7 +110,7 @@ def test_cross_field_errors_name_the_field():
     assert error_of(udp_graph(dumbbell=dumbbell)) == "dumbbell: give either `dumbbell` or `nodes`/`links`, not both"
     for tcp in ({"rack_retransmits": True}, {"rack_retransmits": True, "rtt_samples": "linux", "sack": False}):
         flows = {"flows": [{"src": "a", "dst": "b", "tcp": tcp}]}
-        assert error_of(udp_graph(**flows)).startswith('flows[0].tcp.rack_retransmits: needs sack = true and rtt_samples = "linux"'), tcp
+        assert error_of(udp_graph(**flows)).startswith("flows[0].tcp.rack_retransmits: needs SACK (sack = true, not newreno) and Linux's RTT samples"), tcp
 
 
 def test_every_error_is_reported():

@@ -238,7 +238,10 @@ class TcpConfig(_Model):
     @classmethod
     def _rack_reads_sacks_and_send_times(cls, v: bool, info: ValidationInfo) -> bool:
         if v and not (info.data.get("sack") and info.data.get("rtt_samples") == "linux"):
-            raise ValueError('needs sack = true and rtt_samples = "linux" (RACK reads SACKs and the segments\' send times, as Linux runs it only with SACK)')
+            raise ValueError(
+                "needs SACK (sack = true, not newreno) and Linux's RTT samples (rtt_samples = \"linux\", --rtt-samples linux): "
+                "RACK reads SACKs and the segments' send times, and Linux runs it only with SACK"
+            )
         return v
 
     @field_validator("ack_policy")

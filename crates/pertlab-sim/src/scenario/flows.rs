@@ -290,7 +290,7 @@ impl TcpConfig {
         if self.rack_retransmits && !(self.sack && self.rtt_samples == RttSamples::Linux) {
             return Err(ConfigError::new(
                 format!("{path}.rack_retransmits"),
-                "needs sack = true and rtt_samples = \"linux\" (RACK reads SACKs and the segments' send times, as Linux runs it only with SACK)",
+                "needs SACK (sack = true, not newreno) and Linux's RTT samples (rtt_samples = \"linux\", --rtt-samples linux): RACK reads SACKs and the segments' send times, and Linux runs it only with SACK",
             ));
         }
         if !(1..=255).contains(&self.tso_segs) {
