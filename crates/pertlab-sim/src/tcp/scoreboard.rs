@@ -342,15 +342,16 @@ impl Scoreboard {
     }
 
     /// The retransmission of `seq` in flight is lost too (RACK): it no longer
-    /// counts in pipe, and NextSeg rule 1 finds the segment again. Returns
-    /// whether `seq` had a retransmission in flight (in the window, not SACKed).
+    /// counts in pipe, and NextSeg rule 1 finds the segment again (it is still
+    /// marked lost: only a lost segment is retransmitted). Returns whether
+    /// `seq` had a retransmission in flight (in the window, not SACKed).
     pub fn mark_retransmission_lost(&mut self, seq: u32) -> bool {
         let Some(i) = seq.checked_sub(self.snd_una).map(|i| i as usize) else { return false };
         match self.flags.get(i).copied() {
             Some(f) if f & (SACKED | RETRANS) == RETRANS => {
+                debug_assert!(f & LOST != 0, "segment {seq} retransmitted without being lost");
                 self.flags[i] = f & !RETRANS;
                 self.retrans_out -= 1;
-                self.mark_lost_at(i);
                 self.high_rxt = self.high_rxt.min(seq);
                 true
             }

@@ -23,25 +23,20 @@ use super::TcpSender;
 use crate::tcp::scoreboard::{Acked, Sacked};
 use crate::time::SimTime;
 
-/// A retransmission in flight: its segment and when it left the host.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct InFlight {
-    seq: u32,
-    sent: SimTime,
-}
-
-/// The retransmissions in flight, in the order they were sent.
+/// The segments with a retransmission in flight, in the order they were sent
+/// (a short list: the scoreboard's `retrans_out`, found without scanning the
+/// window). When each left the host is `SendTimes`'.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Rack {
-    in_flight: Vec<InFlight>,
+    in_flight: Vec<u32>,
 }
 
 impl Rack {
-    /// A retransmission of `seq` left the host at `now` (it replaces an earlier
-    /// one of the same segment, which by now is lost or delivered).
-    pub(super) fn sent(&mut self, seq: u32, now: SimTime) {
-        self.in_flight.retain(|r| r.seq != seq);
-        self.in_flight.push(InFlight { seq, sent: now });
+    /// A retransmission of `seq` left the host (it replaces an earlier one of
+    /// the same segment, which by now is lost or delivered).
+    pub(super) fn sent(&mut self, seq: u32) {
+        self.in_flight.retain(|&s| s != seq);
+        self.in_flight.push(seq);
     }
 
     /// Forget every retransmission (a timeout marks them all lost).
@@ -68,18 +63,20 @@ impl TcpSender {
             }
         }
         let snd_una = self.sb.snd_una();
-        rack.in_flight.retain(|r| {
-            let delivered = r.seq < snd_una || self.sb.is_sacked(r.seq);
-            if delivered && now.saturating_sub(r.sent) >= min_rtt {
-                consider(r.sent, r.seq);
+        // Every segment in the list was sent, and none yet forgotten (`SendTimes::take` comes after).
+        let sent = |seq: u32| (times.at(seq).expect("a retransmission in flight has a send time"), seq);
+        rack.in_flight.retain(|&seq| {
+            let delivered = seq < snd_una || self.sb.is_sacked(seq);
+            if delivered && now.saturating_sub(sent(seq).0) >= min_rtt {
+                consider(sent(seq).0, seq);
             }
             !delivered
         });
         let Some(latest) = latest else { return 0 };
         let mut lost = 0;
-        rack.in_flight.retain(|r| {
-            let sent_before = (r.sent, r.seq) < latest;
-            if sent_before && self.sb.mark_retransmission_lost(r.seq) {
+        rack.in_flight.retain(|&seq| {
+            let sent_before = sent(seq) < latest;
+            if sent_before && self.sb.mark_retransmission_lost(seq) {
                 lost += 1;
             }
             !sent_before

@@ -182,7 +182,7 @@ impl TcpSender {
             t.sent(pkt.seq, now);
         }
         if let Some(rack) = self.rack.as_mut().filter(|_| pkt.retx) {
-            rack.sent(pkt.seq, now);
+            rack.sent(pkt.seq);
         }
     }
 }
