@@ -124,6 +124,8 @@ def check_results(r: pertlab.Results, work: float | None = None) -> None:
         tcp = flow_specs[f["id"]]["tcp"]
         longest_rto_s = max(tcp["max_rto_ns"], tcp["min_rto_ns"]) / 1e9
         assert (f["rto_wait_s"] > 0) == (f["timeouts"] > 0) and f["rto_wait_s"] <= window_s + longest_rto_s + 1e-9, (f["id"], f["timeouts"], f["rto_wait_s"], window_s)
+        # The retransmissions dropped are drops, counted at the same instants.
+        assert f["retransmit_drops"] <= f["drops"], (f["id"], f["retransmit_drops"], f["drops"])
         # HyStart acts only where asked (Linux's CUBIC with hystart) and from a window of
         # hystart_low_window (16) up; a window at its exits exactly where it exited.
         cc = flow_specs[f["id"]]["cc"]
