@@ -678,25 +678,26 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
 @settings(**SETTINGS, **COMMON)
-@given(gen.model(TestbedScenario, BUDGET), st.none() | st.floats(0.0, 1.0), st.booleans())
-def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack):
+@given(gen.model(TestbedScenario, BUDGET), st.none() | st.floats(0.0, 1.0), st.booleans(), st.booleans())
+def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack, frame_ahead):
     """`testbed compare`'s simulator half with ``capture_acks`` (:func:`linux.compare.simulated`):
     the run keeps every invariant with its receivers captured, and the ACKs read back from the
     captures make a summary of shares in [0, 1], holds that are not negative and no PSH (the
     simulator sets none); the captures are removed once read. With ``step`` the bottleneck marks
     from ``bottleneck.step_k`` at that fraction of its buffer (a drawn threshold seldom fits below
     the buffer): the simulator's step queue and ECN, and kernel cubic as Linux's CUBIC. ``rack``:
-    the simulated senders with SACK find lost retransmissions by RACK (``--sim-rack``)."""
+    the simulated senders with SACK find lost retransmissions by RACK (``--sim-rack``);
+    ``frame_ahead``: the round trip a data packet's time shorter (``--sim-frame-ahead``)."""
     import tempfile
 
-    from pertlab.linux.compare import simulated
+    from pertlab.linux.compare import SimSide, simulated
 
     try:
         sc = TestbedScenario.parse(data)
         if step is not None and sc.buffer_frames > 1:
             sc = TestbedScenario.parse(data | {"bottleneck": {**data.get("bottleneck", {}), "step_k": 1 + int(step * (sc.buffer_frames - 2))}})
             OUTCOMES[("testbed compare's captures", "with step marking")] += 1
-        sim = sim_scenario(sc, rack=rack)
+        sim = sim_scenario(sc, side=SimSide(rack=rack, frame_ahead=frame_ahead))
     except pertlab.ScenarioError:
         OUTCOMES[("testbed compare's captures", "refused")] += 1
         return

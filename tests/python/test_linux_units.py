@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import pertlab
 from pertlab.cli import app
 from pertlab.linux import build, loader
-from pertlab.linux.compare import CUBIC_PARAMETERS, DEFAULT_HZ, HYSTART_MODEL, hystart_differences, kernel_hystart, kernel_hz, linux_cubic, sim_scenario, simulated
+from pertlab.linux.compare import CUBIC_PARAMETERS, DEFAULT_HZ, HYSTART_MODEL, SimSide, frame_time_ns, hystart_differences, kernel_hystart, kernel_hz, linux_cubic, sim_scenario, simulated
 from pertlab.linux.scenario import LINUX_INIT_CWND, TestbedScenario, load_scenario
 from pertlab.runner import memory_estimate
 from pertlab.scenario import ScenarioError
@@ -99,7 +99,7 @@ def test_sim_rack_gives_the_flows_with_sack_rack_on_retransmissions() -> None:
     data = {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}, "flows": [{"cc": "reno"}]}
     for sack in (True, False):
         sc = TestbedScenario.parse(data | {"sack": sack})
-        assert [f.tcp.rack_retransmits for f in sim_scenario(sc, rack=True).flows] == [sack]
+        assert [f.tcp.rack_retransmits for f in sim_scenario(sc, side=SimSide(rack=True)).flows] == [sack]
         assert [f.tcp.rack_retransmits for f in sim_scenario(sc).flows] == [False]
 
 
@@ -214,14 +214,35 @@ def test_compare_refuses_bbr_naming_the_flow(tmp_path: Path) -> None:
     assert "error: flows[1].cc: the simulator has no bbr to compare with; allowed: pert, pert_adaptive, reno, cubic" in r.stderr
 
 
+def test_sim_frame_ahead_takes_one_data_packets_time_off_the_simulated_round_trip() -> None:
+    # --sim-frame-ahead: htb lets a frame leave when a link would start sending it, so the kernel's
+    # least RTT is the path's delay; the simulator's round trip is shortened by a data packet's
+    # time at the bottleneck rate (half of it each way), which its least RTT sample shows.
+    from pertlab.runner import run
+
+    def least_rtt_ms(sc: TestbedScenario, side: SimSide) -> float:
+        return run(sim_scenario(sc, side=side)).flows["rtt_min_ms"].min()
+
+    for rate, delay in (("10Mbps", "40ms"), ("1Mbps", "40ms"), ("100Mbps", "10ms")):
+        sc = TestbedScenario.parse({"bottleneck": {"rate": rate, "delay": delay}, "duration": "3s", "warmup": "1s", "flows": [{"cc": "reno"}]})
+        plain, ahead = sim_scenario(sc), sim_scenario(sc, side=SimSide(frame_ahead=True))
+        frame = frame_time_ns(plain.flows[0].tcp.packet_size, sc.bottleneck.rate)
+        assert plain.dumbbell.bottleneck_delay - ahead.dumbbell.bottleneck_delay == frame // 2
+        shorter = least_rtt_ms(sc, SimSide()) - least_rtt_ms(sc, SimSide(frame_ahead=True))
+        assert shorter == pytest.approx(2 * (frame // 2) / 1e6, abs=1e-6), (rate, shorter)
+    # A path shorter than the frame's time keeps the rest of it: the delay goes to 0, not below.
+    short = TestbedScenario.parse({"bottleneck": {"rate": "1Mbps", "delay": "1ms"}, "flows": [{"cc": "reno"}]})
+    assert sim_scenario(short, side=SimSide(frame_ahead=True)).dumbbell.bottleneck_delay == 0
+
+
 def test_compare_gives_every_simulated_sender_the_send_overhead_asked_for(tmp_path: Path) -> None:
     # --sim-send-overhead: the hosts' timing noise in the simulator (tcp.overhead on every flow);
     # none by default; a value the scenario refuses is named by the option.
     sc = TestbedScenario.parse({"flows": [{"cc": "cubic", "count": 2}, {"cc": "reno"}]})
     assert {f.tcp.overhead for f in sim_scenario(sc).flows} == {0}
-    assert {f.tcp.overhead for f in sim_scenario(sc, send_overhead="0.8ms").flows} == {800_000}
+    assert {f.tcp.overhead for f in sim_scenario(sc, side=SimSide(send_overhead="0.8ms")).flows} == {800_000}
     with pytest.raises(ScenarioError, match=r"^sim_send_overhead: in the simulator, must be zero or a positive time, got '-1ms'"):
-        sim_scenario(sc, send_overhead="-1ms")
+        sim_scenario(sc, side=SimSide(send_overhead="-1ms"))
     f = tmp_path / "s.toml"
     f.write_text('[[flows]]\ncc = "reno"\n')
     r = CliRunner().invoke(app, ["testbed", "compare", str(f), "--out", str(tmp_path / "out"), "--sim-send-overhead", "soon"])

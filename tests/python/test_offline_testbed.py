@@ -304,10 +304,10 @@ def test_with_the_hosts_timing_noise_cubics_stream_is_late_where_hystart_stopped
     whose slow start peaked below 100 segments in the first 3 s (HyStart stopped it early, while a
     bulk flow went on past 200) is late, and every late fraction above 0.9 comes from such a
     stream."""
-    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.compare import SimSide, sim_scenario
     from pertlab.runner import run
 
-    base = sim_scenario(load_scenario("examples/testbed/video_cubic.toml"), send_overhead="0.8ms")
+    base = sim_scenario(load_scenario("examples/testbed/video_cubic.toml"), side=SimSide(send_overhead="0.8ms"))
     outcomes = []
     for seed in range(1, 21):
         r = run(base.model_copy(update={"seed": seed}))
@@ -333,12 +333,12 @@ def test_compare_counts_the_simulators_hystart_exits_as_the_kernel_counts_a_name
     increase at 48 and 88 segments, the other bulk flow on an ACK train at 138 (137 without Linux's
     1 ms cushion on the train, hystart.rs), a combination kernel runs of 2026-12-06 counted too,
     whose ACK-train exits came at 137 or 138 (docs/linux.md, "Live video")."""
-    from pertlab.linux.compare import _hystart_counts, sim_scenario
+    from pertlab.linux.compare import SimSide, _hystart_counts, sim_scenario
     from pertlab.linux.testbed import hystart_mean_window
     from pertlab.runner import run
 
     sc = load_scenario("examples/testbed/video_cubic.toml").model_copy(update={"duration": 15_000_000_000})
-    flows = run(sim_scenario(sc, send_overhead="0.8ms")).flows
+    flows = run(sim_scenario(sc, side=SimSide(send_overhead="0.8ms"))).flows
     assert sorted(flows.select("hystart_train_cwnd", "hystart_delay_cwnd").rows(), key=str) == sorted([(None, 48.0), (None, 88.0), (138.0, None)], key=str)
     counts = _hystart_counts(flows)
     assert counts == {"train_exits": 1, "train_cwnd_sum": 138, "delay_exits": 2, "delay_cwnd_sum": 136}

@@ -27,7 +27,7 @@ import pytest
 from pertlab import acks
 from pertlab.linux import build, loader, runs, testbed
 from pertlab.linux.compare import DEFAULT_HZ, kernel_hz
-from pertlab.linux.scenario import load_scenario
+from pertlab.linux.scenario import FRAME_BYTES, load_scenario
 
 from compare_report import report_row
 from host import STEAL_SHARE, host_share, late_releases, measured
@@ -323,6 +323,28 @@ def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path
     assert [f["tcp"]["rack_retransmits"] for f in sim] == [True, True]
     assert json.loads((out / "report.json").read_text())["sim_rack"] is True
     assert "send no tail loss probes (`tlp = false`); the simulated senders find lost retransmissions by RACK too" in (out / "report.md").read_text()
+
+
+@covers("testbed compare", "--sim-frame-ahead")
+def test_htb_adds_nothing_to_an_idle_frames_trip_and_the_simulator_can_take_a_frames_time_off(tmp_path: Path) -> None:
+    # htb lets a frame leave when a link of its rate would start sending it: on the idle path an
+    # echo in full-size frames (1.2 ms each at 10 Mbit/s) comes back as soon as a small one, not a
+    # frame's time later as through a link that delivers a frame when its last bit has gone, as
+    # the simulator's does. `--sim-frame-ahead` takes that time off the simulated round trip.
+    toml = 'duration = "4s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "100KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n'
+    out = _compare_of(tmp_path, toml, "--sim-frame-ahead")
+    summary = json.loads((out / "testbed" / "summary.json").read_text())
+    small, full = summary["ping_idle_ms"], summary["ping_idle_full_ms"]
+    frame_ms = FRAME_BYTES * 8 / 10e6 * 1e3
+    assert small["n"] >= 8 and full["n"] >= 8, (small, full)
+    assert full["median"] - small["median"] < frame_ms / 2, (small, full)
+    record = json.loads((out / "report.json").read_text())
+    assert record["sim_frame_ahead"] is True
+    delay = json.loads((out / "sim" / "scenario.json").read_text())["dumbbell"]["bottleneck_delay_ns"]
+    assert delay == 10_000_000 - 2 * 1_000_000 - 1500 * 8 * 100 // 2  # 20 ms round trip, 1 ms access links, half a 1500-byte packet's 1.2 ms
+    report = (out / "report.md").read_text()
+    assert "the simulator's round trip is that much shorter (`--sim-frame-ahead`: 1.200 ms" in report
+    assert f"idle in full-size frames {full['n']} replies, median {full['median']:.2f}" in report
 
 
 def test_hystart_ends_each_cubic_flows_slow_start_at_windows_the_simulator_gives_too(tmp_path: Path) -> None:

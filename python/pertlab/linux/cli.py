@@ -274,17 +274,26 @@ def testbed_compare(
             "where by default only their timer finds them (docs/linux.md, \"Random loss\").",
         ),
     ] = False,
+    sim_frame_ahead: Annotated[
+        bool,
+        typer.Option(
+            "--sim-frame-ahead",
+            help="The simulated round trip one data packet's transmission time at the bottleneck rate shorter: the testbed's htb "
+            "lets a frame leave when a link would start sending it, the simulator's link delivers it a frame's time later "
+            "(docs/linux.md, \"Random loss\").",
+        ),
+    ] = False,
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
     from ..cli.checks import check_out_dir, fail, read_memory_limit
     from ..scenario import ScenarioError
-    from .compare import compare
+    from .compare import SimSide, compare
 
     sc = _scenario(scenario_file)
     limit = read_memory_limit(memory_limit)
     check_out_dir(out_dir)
     try:
-        report, real = compare(sc, out_dir, sim_seeds, limit, sim_send_overhead, sim_rack)
+        report, real = compare(sc, out_dir, sim_seeds, limit, SimSide(sim_send_overhead, sim_rack, sim_frame_ahead))
     except ScenarioError as e:
         fail(e, {"memory_limit": "--memory-limit", "sim_send_overhead": "--sim-send-overhead"})
     except RuntimeError as e:

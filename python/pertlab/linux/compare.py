@@ -162,6 +162,51 @@ BOTTLENECK_ROWS = (
 )
 
 
+@dataclass(frozen=True)
+class SimSide:
+    """What the simulator's side of a comparison adds to the testbed scenario: each an option of
+    ``testbed compare`` (``--sim-...``) and a field of its report.json (``sim_...``; a run recorded
+    before a field existed was made without it).
+
+    - ``send_overhead`` (a time, as the scenario's ``tcp.overhead`` takes it): every simulated sender
+      waits U(0, send_overhead) before it sends (ns-2's send overhead): the hosts' timing noise,
+      which the simulator otherwise lacks, so that its seeds differ where the kernel's runs do
+      (docs/linux.md, "Live video"); refused values are named ``sim_send_overhead``.
+    - ``rack``: the simulated senders find lost retransmissions as Linux's RACK does
+      (``tcp.rack_retransmits``, on flows with SACK; docs/linux.md, "Random loss").
+    - ``frame_ahead``: the simulated round trip is one data packet's transmission time at the
+      bottleneck's rate shorter (half of it off the bottleneck's delay each way). The testbed's htb
+      lets a frame leave as soon as its tokens are not negative and charges its time after, so a
+      frame leaves when a link's transmission of it would start, where the simulator's link
+      delivers it when its last bit has gone: the kernel's least RTT is the path's delay, the
+      simulator's one frame's time more (docs/linux.md, "Random loss")."""
+
+    send_overhead: str | int | None = None
+    rack: bool = False
+    frame_ahead: bool = False
+
+    @classmethod
+    def of_record(cls, record: dict[str, Any]) -> SimSide:
+        """The simulator's side a committed run's report.json says it was made with."""
+        overhead = record.get("sim_send_overhead_ns")
+        return cls(f"{overhead}ns" if overhead else None, record.get("sim_rack", False), record.get("sim_frame_ahead", False))
+
+
+def frame_time_ns(size_bytes: int, rate_bps: int) -> int:
+    """The time a link of ``rate_bps`` takes to send ``size_bytes``, in whole ns rounded up (the
+    simulator's ``time::tx_time``)."""
+    return -(-size_bytes * 8 * 10**9 // rate_bps)
+
+
+def _frame_words(sim_sc: Scenario, side: SimSide) -> str:
+    """The report's words on the bottleneck's timing: htb's frame ahead, and whether the simulator's round trip carries it."""
+    size = sim_sc.flows[0].tcp.packet_size
+    sim = (f"the simulator's round trip is that much shorter (`--sim-frame-ahead`: {frame_time_ns(size, sim_sc.dumbbell.bottleneck_rate) / 1e6:.3f} ms, "
+           f"a {size}-byte data packet's time at the rate)" if side.frame_ahead else
+           "the simulator's link delivers it when its last bit has gone (`--sim-frame-ahead` takes that time off its round trip)")
+    return f" The testbed's htb lets a frame leave a frame's time before its last bit would leave a link of the rate; {sim}."
+
+
 def _kernel_recovery_words(sc: TestbedScenario, sim_rack: bool) -> str:
     """The report's words on the kernel's loss detection beyond RFC 6675's, and the simulator's
     (Linux runs it only on connections with SACK)."""
@@ -173,7 +218,7 @@ def _kernel_recovery_words(sc: TestbedScenario, sim_rack: bool) -> str:
     return f" The kernel's senders find lost retransmissions by RACK, and send {probe}; {sim}."
 
 
-def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_overhead: str | int | None = None, rack: bool = False) -> Scenario:
+def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, side: SimSide = SimSide()) -> Scenario:
     """The simulator's dumbbell for ``sc``; a :class:`ScenarioError` names a flow
     whose congestion control the simulator lacks. Of the delay line's path it carries the
     mean: the round trip is the constant delay plus the jitter's mean each way, and the data
@@ -182,13 +227,8 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_ov
     is used) and the losses of ACKs are not carried. The initial window is the scenario's
     (``init_cwnd``), else the kernel's default (:data:`LINUX_INIT_CWND`) on both sides.
     Linux's delayed ACKs (``delayed_ack``) are carried as :func:`linux_delayed_ack`, its RTT samples
-    and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :func:`linux_cubic`. With
-    ``send_overhead`` (a time, as the scenario's ``tcp.overhead`` takes it) every simulated sender
-    waits U(0, send_overhead) before it sends (ns-2's send overhead): the hosts' timing noise,
-    which the simulator otherwise lacks, so that its seeds differ where the kernel's runs do
-    (docs/linux.md, "Live video"); refused values are named ``sim_send_overhead``. With ``rack``
-    the simulated senders find lost retransmissions as Linux's RACK does (``tcp.rack_retransmits``,
-    on flows with SACK; docs/linux.md, "Random loss").
+    and window reductions as :data:`LINUX_TCP`, Linux's CUBIC as :func:`linux_cubic`; ``side``
+    adds what :class:`SimSide` says.
     What the simulator refuses is named by the testbed's field (``bottleneck.delay``), a run too
     large for ``memory_limit`` (bytes, as :func:`pertlab.runner.run` takes it) included."""
     missing = [(f"flows[{i}].cc", f"the simulator has no {f.cc} to compare with; allowed: {', '.join(SIM_CC)}") for i, f in enumerate(sc.flows) if f.cc not in SIM_CC]
@@ -198,7 +238,7 @@ def sim_scenario(sc: TestbedScenario, memory_limit: float | None = None, send_ov
     rtt = round(sc.bottleneck.delay + 2 * sc.path.jitter.mean_ns)
     running = {SIM_CC[f.cc] for f in sc.flows}
     try:  # the core builds it too: what it refuses (a run too large for memory) is known before either side runs
-        return _dumbbell_of(sc, rtt, pkts, running, send_overhead, rack).check(memory_limit)
+        return _dumbbell_of(sc, rtt, pkts, running, side).check(memory_limit)
     except ScenarioError as e:  # named by the testbed file's fields (a testbed with no delay: bottleneck.delay)
         # the core's advice names its monitor, which the testbed file sets as sample_interval
         raise ScenarioError([(", ".join(map(_testbed_field, path.split(", "))), f"in the simulator, {message.replace('(monitor)', '(sample_interval)')}") for path, message in e.errors]) from None
@@ -219,13 +259,13 @@ def _testbed_field(path: str) -> str:
     return next((field for sim, field in _TESTBED_FIELDS.items() if re.match(rf"{re.escape(sim)}(?:$|[.\[])", path)), path)
 
 
-def _tcp_of(sc: TestbedScenario, send_overhead: str | int | None = None, rack: bool = False) -> dict[str, Any]:
+def _tcp_of(sc: TestbedScenario, side: SimSide) -> dict[str, Any]:
     """The simulator's TCP options for the testbed scenario: Linux's RTT samples, the kernel's
     initial window (the scenario's, else Linux's default), SACK as the scenario has it, Linux's
-    delayed ACKs where the scenario asks for them, the send overhead where one is given, and with
-    ``rack`` (and SACK) RACK's detection of lost retransmissions."""
-    overhead = {} if send_overhead is None else {"overhead": send_overhead}
-    found = {"rack_retransmits": True} if rack and sc.sack else {}
+    delayed ACKs where the scenario asks for them, the send overhead where ``side`` gives one, and
+    with its ``rack`` (and SACK) RACK's detection of lost retransmissions."""
+    overhead = {} if side.send_overhead is None else {"overhead": side.send_overhead}
+    found = {"rack_retransmits": True} if side.rack and sc.sack else {}
     return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND, "sack": sc.sack} | (linux_delayed_ack() if sc.delayed_ack else {}) | overhead | found
 
 
@@ -236,22 +276,26 @@ def _marking_of(sc: TestbedScenario) -> dict[str, Any]:
     return {} if k is None else {"queue": "step", "aqm": {"k_pkts": k}, "ecn": True}
 
 
-def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], send_overhead: str | int | None, rack: bool) -> Scenario:
+def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], side: SimSide) -> Scenario:
     from ..builders import dumbbell
 
     sim = dumbbell(
         bw=sc.bottleneck.rate, rtt=f"{rtt}ns", cc=",".join(f"{_sim_cc(sc, f.cc)}:{f.count}" for f in sc.flows), flows=None,
         duration=f"{sc.duration}ns", warmup=f"{sc.warmup}ns", start_window=0, buffer_pkts=pkts, seed=sc.seed,
-        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc, send_overhead, rack), **_marking_of(sc),
+        sample_interval=f"{sc.sample_interval}ns", tcp=_tcp_of(sc, side), **_marking_of(sc),
         cc_params={name: params.model_dump(mode="json", by_alias=True, exclude_none=True)  # of the PERTs the flows run
                    for name, params in (("pert", sc.pert), ("pert-adaptive", sc.pert_adaptive)) if name in running}
                   | ({"cubic": linux_cubic()} if "cubic" in running else {}),
     )  # fmt: skip
     loss = sc.loss_rate  # a [path.loss] table's long-run rate, or bottleneck.loss
-    if loss == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
+    # half a data packet's transmission each way: the round trip a frame's time shorter (SimSide.frame_ahead)
+    # (never below a delay of 0: on a path shorter than a frame's time the round trip keeps the rest)
+    ahead = min(frame_time_ns(sim.flows[0].tcp.packet_size, sc.bottleneck.rate) // 2, sim.dumbbell.bottleneck_delay) if side.frame_ahead else 0
+    if loss == 0 and ahead == 0 and all(f.start == 0 and f.stop is None and f.video is None for f in sc.flows):
         return sim
     data = sim.model_dump(mode="json", by_alias=True, exclude_none=True)
     data["dumbbell"]["bottleneck_loss"] = loss
+    data["dumbbell"]["bottleneck_delay_ns"] -= ahead
     for flow, g in zip(data["flows"], sc.flow_groups()):
         flow["start_window_ns"] = [g.start, g.start]
         if g.stop is not None and g.stop < sc.duration:
@@ -262,7 +306,7 @@ def _dumbbell_of(sc: TestbedScenario, rtt: int, pkts: int, running: set[str], se
 
 
 def compare(
-    sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None, send_overhead: str | int | None = None, rack: bool = False
+    sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None, side: SimSide = SimSide()
 ) -> tuple[str, TestbedResults | None]:
     """Run ``sc`` in the simulator and in the testbed; write both result sets
     and report.md under ``out``; return the report and the testbed's results
@@ -272,12 +316,11 @@ def compare(
     ``sim-seed-K/``) and the report adds a column with each metric's median and range over the
     seeds: which flows a probabilistic controller holds back, or whether identical flows lock in
     phase, can be chance in one simulated run as in one kernel run. ``memory_limit`` holds the
-    simulator's runs (:func:`pertlab.runner.run`); the kernel's is not estimated. ``send_overhead``
-    gives the simulated senders the hosts' timing noise, ``rack`` Linux's detection of lost
-    retransmissions (:func:`sim_scenario`)."""
+    simulator's runs (:func:`pertlab.runner.run`); the kernel's is not estimated. ``side`` is what
+    the simulator's side adds to the scenario (:class:`SimSide`)."""
     if not 1 <= sim_seeds <= MAX_SIM_SEEDS:
         raise ScenarioError([("sim_seeds", f"must be in [1, {MAX_SIM_SEEDS}], got {sim_seeds}")])
-    sim_sc = sim_scenario(sc, memory_limit, send_overhead, rack)  # fails early on controllers the simulator lacks
+    sim_sc = sim_scenario(sc, memory_limit, side)  # fails early on controllers the simulator lacks
     out.mkdir(parents=True, exist_ok=True)
     running = {f.cc for f in sc.flows}
     sims, sim_acks = [], []
@@ -288,7 +331,7 @@ def compare(
         sims.append(seeded)
         sim_acks.append(seeded_acks)
         if warm_ups is not None and not seeded.interrupted:
-            warm_ups.append(warm_up_of(sc, seed, memory_limit, send_overhead, rack))
+            warm_ups.append(warm_up_of(sc, seed, memory_limit, side))
             seeded = warm_ups[-1]  # interrupted in its turn: said as the seed's
         if seeded.interrupted:
             report = f"# {sc.name}: testbed vs simulator\n\nInterrupted in the simulation (seed {seed}) at {seeded.data['window_end_s']:g} s; the testbed was not run. Simulator results so far: {'sim/' if folder == 'sim' else f'sim/ to {folder}/'}.\n"
@@ -305,7 +348,7 @@ def compare(
         "scenario": sc.name, "date": time.strftime("%Y-%m-%d", time.gmtime()), "kernel": os.uname().release,
         "load_average": [load_before, os.getloadavg()[0]], "duration_s": sc.duration / 1e9, "warmup_s": sc.warmup / 1e9,
         "init_cwnd": sc.init_cwnd, "sim_seeds": [sim_sc.seed, sim_sc.seed + sim_seeds - 1], "sim_send_overhead_ns": overhead_ns,
-        "sim_rack": sim_sc.flows[0].tcp.rack_retransmits, "testbed_scenario": sc.model_dump(mode="json"),
+        "sim_rack": sim_sc.flows[0].tcp.rack_retransmits, "sim_frame_ahead": side.frame_ahead, "testbed_scenario": sc.model_dump(mode="json"),
         "ssthresh_repairs": ssthresh_repairs(real.extra),
         "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0),
         **({"kernel_hystart": kernel_hystart()} if "cubic" in running else {}), "rows": [r.record() for r in rows],
@@ -324,6 +367,7 @@ def compare(
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + ("" if sc.sack else " SACK off on both sides (`sack = false`: the kernel's net.ipv4.tcp_sack = 0, the simulator's NewReno recovery).")
         + _kernel_recovery_words(sc, sim_sc.flows[0].tcp.rack_retransmits)
+        + _frame_words(sim_sc, side)
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
         " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."
         + (_cubic_words(sim_sc) if "cubic" in running else "")
@@ -343,7 +387,8 @@ def compare(
         "|---|---|---|" + ("---|" if sim_seeds > 1 else ""),
         *(r.markdown() for r in rows),
         "",
-        f"Testbed ping, ms: idle {_ping_words(real.extra['ping_idle_ms'])}; under load {_ping_words(real.extra['ping_load_ms'])}.",
+        f"Testbed ping, ms: idle {_ping_words(real.extra['ping_idle_ms'])}; idle in full-size frames {_ping_words(real.extra['ping_idle_full_ms'])};"
+        f" under load {_ping_words(real.extra['ping_load_ms'])}.",
         *([f"First windows through the bottleneck (flow x segments, in order; pertlab.acks.first_windows): testbed {acks.order_text(first['testbed'])}; "
            + "simulator " + ", ".join(f"seed {sim_sc.seed + k} {acks.order_text(o)}" for k, o in enumerate(first["sim"])) + "."] if first else []),
         *stale_thresholds(real.extra),
@@ -427,7 +472,7 @@ class Row:
         return {"metric": self.metric, "testbed": self.testbed, "sim": self.sim, "fmt": self.fmt}
 
 
-def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None, send_overhead: str | int | None = None, rack: bool = False) -> Results:
+def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None, side: SimSide = SimSide()) -> Results:
     """The simulator's run of ``sc`` with ``seed`` cut at the end of the warm-up and measured from
     0: the start of :func:`sim_scenario`'s run, since a run is a pure function of its scenario and
     seed and nothing after the warm-up acts before it (tests/python/test_linux_units.py checks the
@@ -436,7 +481,7 @@ def warm_up_of(sc: TestbedScenario, seed: int, memory_limit: float | None = None
     from ..runner import run as sim_run
 
     cut = sc.model_copy(update={"duration": sc.warmup, "warmup": 0, "seed": seed})
-    return sim_run(sim_scenario(cut, memory_limit, send_overhead, rack), memory_limit=memory_limit)
+    return sim_run(sim_scenario(cut, memory_limit, side), memory_limit=memory_limit)
 
 
 def ssthresh_repairs(extra: dict[str, Any]) -> dict[str, int]:

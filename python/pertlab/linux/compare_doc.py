@@ -30,7 +30,7 @@ from typing import Any
 
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 from .compare import (
-    BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, mode_metric, sim_scenario,
+    BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, SimSide, mode_metric, sim_scenario,
 )  # fmt: skip
 from .scenario import TestbedScenario
 
@@ -60,14 +60,13 @@ def sim_cell(row: Row) -> str:
 def simulator_side_changes(record: Record) -> list[str]:
     """What the simulator gives today for a committed run's simulator side, where it differs from
     the run's: its scenario (``testbed_scenario``) built as ``compare`` builds it, with the run's
-    send overhead and RACK (``sim_rack``), at each of its seeds; compared on the bottleneck's rows (utilization, queue,
+    simulator side (:meth:`SimSide.of_record`), at each of its seeds; compared on the bottleneck's rows (utilization, queue,
     drops: every report has them, and a change in the model's dynamics shows in them). Empty when
     the committed side is today's: a model change that alters it asks for the run to be taken again."""
     from ..runner import run
 
-    overhead = record.get("sim_send_overhead_ns")
     tb = TestbedScenario.model_validate(record["testbed_scenario"])
-    sim = sim_scenario(tb, send_overhead=f"{overhead}ns" if overhead else None, rack=record.get("sim_rack", False))
+    sim = sim_scenario(tb, side=SimSide.of_record(record))
     rows = rows_of(record)
     first, last = record["sim_seeds"]
     changes = []
@@ -93,13 +92,15 @@ def provenance(records: dict[str, Record]) -> str:
     said = ", ".join(f"{a} to {b}" if b > a else f"{a}" for a, b in seeds)
     # the option a run was made with beyond the seeds (runs before it was recorded had none)
     noisy = any(rec.get("sim_send_overhead_ns") for rec in records.values())
-    racked = [name for name, rec in records.items() if rec.get("sim_rack")]
-    every = len(racked) == len(records)
-    options = (" --sim-send-overhead T" if noisy else "") + (" --sim-rack" if every else " [--sim-rack]" if racked else "")
-    with_rack = f" (with `--sim-rack`: {', '.join(f'`{n}`' for n in racked)})" if racked and not every else ""
+    options, some = " --sim-send-overhead T" if noisy else "", []
+    for key, flag in (("sim_rack", "--sim-rack"), ("sim_frame_ahead", "--sim-frame-ahead")):
+        made = [name for name, rec in records.items() if rec.get(key)]
+        options += f" {flag}" if len(made) == len(records) else f" [{flag}]" if made else ""
+        some += [f"with `{flag}`: {', '.join(f'`{n}`' for n in made)}"] if made and len(made) < len(records) else []
+    which = f" ({'; '.join(some)})" if some else ""
     return (
         "Kernel runs: " + "; ".join(runs) + f"; kernel {', '.join(kernels)}; simulator seeds {said}. Each is "
-        f"`pertlab testbed compare FILE --out DIR --sim-seeds N{options}`{with_rack}, its report.md, cwnd.png and report.json committed as "
+        f"`pertlab testbed compare FILE --out DIR --sim-seeds N{options}`{which}, its report.md, cwnd.png and report.json committed as "
         "docs/linux/NAME.md, .png and .json.\n"
     )
 

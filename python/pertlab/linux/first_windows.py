@@ -41,7 +41,7 @@ from typing import Any
 
 from .. import acks
 from ..units import parse_time
-from .compare import sim_scenario, simulated, single_exit_cwnd
+from .compare import SimSide, sim_scenario, simulated, single_exit_cwnd
 from .scenario import LINUX_INIT_CWND, TestbedScenario, load_scenario
 
 __all__ = ["EXIT_TOLERANCE", "ahead_of", "by_ahead", "cut", "disagreements", "kernel_run", "sim_run", "study", "render", "main"]
@@ -76,7 +76,7 @@ def sim_run(sc: TestbedScenario, seed: int, send_overhead: str | None) -> dict[s
     """The simulator's run of ``sc`` with ``seed`` and ``send_overhead``, as ``compare`` runs it with
     ``capture_acks`` (:func:`.compare.simulated`): :func:`kernel_run`'s record and the seed (None
     when stopped)."""
-    sim = sim_scenario(sc.model_copy(update={"seed": seed}), send_overhead=send_overhead)
+    sim = sim_scenario(sc.model_copy(update={"seed": seed}), side=SimSide(send_overhead=send_overhead))
     with tempfile.TemporaryDirectory() as d:
         res, captured = simulated(sim, Path(d), capture_acks=True)
     if captured is None:

@@ -73,6 +73,11 @@ TCP_INFINITE_SSTHRESH = 0x7FFFFFFF
 #: Seconds a ping waits for replies beyond its requests' span and twice the path's longest
 #: round trip (:meth:`Testbed._ping_cmd`) before it ends.
 PING_WAIT_S = 2
+#: The ICMP payload of an echo request in a full-size frame (:data:`FRAME_BYTES` less the Ethernet,
+#: IP and ICMP headers, 14 + 20 + 8 bytes): the idle ping of full frames, whose RTT against the
+#: small ping's shows what the bottleneck adds to a frame's trip (htb: nothing, it lets a frame
+#: leave when a link of its rate would start sending it; docs/linux.md, "Random loss").
+FULL_FRAME_PING_PAYLOAD = FRAME_BYTES - 14 - 20 - 8
 #: Bytes kept of each captured packet (``capture_acks``): Ethernet, IPv4 and TCP headers with
 #: their options, no payload.
 CAPTURE_SNAPLEN = 128
@@ -220,21 +225,24 @@ class Testbed:
         runs.remove_namespaces(self.namespaces)
 
     # -- measurements
-    def _ping_cmd(self, count: int, interval: float) -> list[str]:
+    def _ping_cmd(self, count: int, interval: float, payload: int | None = None) -> list[str]:
         """``ping`` from the sender to the receiver, ending by its deadline (``-w``) even when
         replies are lost: without one, iputils waits 10 s for a reply that never comes. The
         deadline leaves twice the path's longest round trip (its delay, a full buffer's drain,
-        the jitter's mean each way) and PING_WAIT_S after the last request."""
+        the jitter's mean each way) and PING_WAIT_S after the last request. ``payload``: the
+        echo's ICMP payload in bytes, never fragmented (default: ping's 56)."""
         sc = self.sc
         kind, limit = sc.queue()
         drain_s = (limit * FRAME_BYTES if kind == "pfifo" else limit) * 8 / sc.bottleneck.rate
         rtt_s = sc.bottleneck.delay / 1e9 + drain_s + 2 * sc.path.jitter.mean_ns / 1e9
         deadline = math.ceil(count * interval + 2 * rtt_s) + PING_WAIT_S
-        return ["ping", "-n", "-c", str(count), "-i", str(interval), "-w", str(deadline), RCV_IP]
+        size = [] if payload is None else ["-s", str(payload), "-M", "do"]
+        return ["ping", "-n", "-c", str(count), "-i", str(interval), "-w", str(deadline), *size, RCV_IP]
 
-    def ping(self, count: int = 10, interval: float = 0.05) -> list[float]:
-        """ICMP echo RTTs (ms) from the sender to the receiver (those answered)."""
-        return ping_rtts(self.ns(self.snd, *self._ping_cmd(count, interval), check=False).stdout)
+    def ping(self, count: int = 10, interval: float = 0.05, payload: int | None = None) -> list[float]:
+        """ICMP echo RTTs (ms) from the sender to the receiver (those answered); ``payload`` as
+        :meth:`_ping_cmd` takes it."""
+        return ping_rtts(self.ns(self.snd, *self._ping_cmd(count, interval, payload), check=False).stdout)
 
     def ping_started(self, count: int, interval: float) -> subprocess.Popen:
         """:meth:`ping` in the background; its output goes to :func:`ping_rtts`."""
@@ -386,7 +394,9 @@ class TestbedResults:
         )
         dl = x["delayline"]
         lines.append(
-            f"idle ping: median {x['ping_idle_ms']['median']:.3f} ms; delay line late mean {dl.get('late_mean_us', 0):.1f} us"
+            f"idle ping: median {x['ping_idle_ms']['median']:.3f} ms"
+            + (f" ({x['ping_idle_full_ms']['median']:.3f} ms in full-size frames)" if x.get("ping_idle_full_ms", {}).get("n") else "")
+            + f"; delay line late mean {dl.get('late_mean_us', 0):.1f} us"
             + (f"; the host took {steal['idle_ping']:.2f} s of CPU during the idle ping, {steal['run']:.2f} s over the run" if (steal := x.get("host_steal_s")) else "")
             + (f"; lost {dl.get('lost', 0)} of {dl.get('packets', 0)} packets" if dl.get("lost") else "")
             + (f"; delay given mean {dl['delay_given']['mean_us'] / 1000:.2f} ms, p90 {dl['delay_given']['p90_us'] / 1000:.2f} ms each way" if sc.path.jitter.dist != "none" and "delay_given" in dl else "")
@@ -615,6 +625,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     steal_start = steal_s()
     ping_idle = tb.ping(count=10, interval=0.05)
     steal_idle = steal_s() - steal_start
+    ping_idle_full = tb.ping(count=10, interval=0.05, payload=FULL_FRAME_PING_PAYLOAD)
     counters_before = {cc: h.counters() for cc, h in holders.items()}
     capture = tb.capture_started() if sc.capture_acks else None
     fl = _start_flows(sc, tb, interval)
@@ -654,7 +665,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     flow_schema = {**FLOW_SCHEMA, "ss_cc": pl.String, "sack": pl.Boolean, "local_port": pl.UInt32, "hystart_exit_cwnd": pl.UInt32, "busy_s": pl.Float64, "sndbuf_limited_s": pl.Float64, "rwnd_limited_s": pl.Float64}
     extra: dict = {
         "interrupted": s.interrupted, "stopped_at_s": w_end, "window_start_s": w_start, "window_end_s": w_end,
-        "ping_idle_ms": _stats(ping_idle), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": s.warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
+        "ping_idle_ms": _stats(ping_idle), "ping_idle_full_ms": _stats(ping_idle_full), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": s.warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
         "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "sender_tcp_early_retrans": tb.early_retrans, "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
         "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
         # Samples holding a slow-start threshold Linux cannot have set (docs/linux.md, "A stale
