@@ -149,8 +149,16 @@ def _sim_cc(sc: TestbedScenario, cc: str) -> str:
 #: senders' ``TCPLostRetransmit`` (the testbed's ``sender_recovery``), the simulator's flows'
 #: ``lost_retransmits``, one definition.
 LOST_RETRANSMITS_METRIC = "senders: retransmissions marked lost again (TCPLostRetransmit)"
+#: The report's row of the senders' entries into fast recovery: the kernel's ``TCPSackRecovery`` and
+#: ``TCPRenoRecovery`` (namespace-wide, over the window), the simulator's flows' ``fast_recoveries``.
+RECOVERIES_METRIC = "senders: entries into fast recovery (TCPSackRecovery, TCPRenoRecovery)"
 #: The report's row of the kernel senders' tail loss probes (``TCPLossProbes``), which the simulator does not send.
 LOSS_PROBES_METRIC = "senders: tail loss probes (kernel's TCPLossProbes)"
+#: The report's row of the kernel senders' window reductions undone as spurious (the sum of the
+#: testbed's :data:`UNDO_COUNTERS`), which the simulator never undoes (``tcp::prr``).
+UNDOS_METRIC = "senders: window reductions undone (kernel's TCP*Undo)"
+#: The testbed's ``sender_recovery`` counters of undone reductions: whole, partial, by DSACK, after a timeout.
+UNDO_COUNTERS = ("full_undos", "partial_undos", "dsack_undos", "loss_undos")
 
 #: The bottleneck's rows of every report: metric, the key of the bottleneck queue's results on
 #: both sides (the testbed's ``queues`` table, the simulator's ``Results.bottleneck``), format.
@@ -553,6 +561,20 @@ def _receiver_acks(sim: Scenario, folder: Path) -> dict[str, Any]:
     return acks.summary(table, start_s, end_s, acks.push_share(data, start_s, end_s)) | {"first_windows": first}
 
 
+#: The report's row of the flows' smoothed RTT as both sides sample it (:func:`srtt_mean`).
+SRTT_MEAN_METRIC = "{cc}: srtt mean over the samples, ms"
+
+
+def srtt_mean(flow_series: pl.DataFrame | None, flows: pl.Series, start_s: float, end_s: float) -> float | None:
+    """The mean over ``flows`` of each flow's mean srtt in the samples of ``flow_series`` from
+    ``start_s`` to ``end_s`` (both sides' series sample every ``sample_interval``); None without a sample."""
+    if flow_series is None or "srtt_ms" not in flow_series.columns:
+        return None
+    inside = flow_series.filter(pl.col("flow").is_in(flows.to_list()) & pl.col("t_s").is_between(start_s, end_s) & pl.col("srtt_ms").is_not_null())
+    per_flow = inside.group_by("flow").agg(pl.col("srtt_ms").mean())["srtt_ms"]
+    return None if per_flow.is_empty() else per_flow.mean()
+
+
 def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_acks: list[dict[str, Any] | None], sim_warm_ups: list[Results] | None) -> list[Row]:
     """The report's table rows: each metric of the testbed's run and of each simulator seed; with
     ``capture_acks``, the receivers' ACKs (``sim_acks``: each seed's :func:`pertlab.acks.summary`);
@@ -586,6 +608,12 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         row(f"{cc}: flows above twice the mean goodput", above(rf["goodput_mbps"]), lambda s: above(sf(s)["goodput_mbps"]), "{}")
         row(f"{cc}: goodput total, Mbit/s", rf["goodput_mbps"].sum(), lambda s: sf(s)["goodput_mbps"].sum())
         row(f"{cc}: RTT mean, ms", rf["rtt_mean_ms"].mean(), lambda s: sf(s)["rtt_mean_ms"].mean(), "{:.2f}")
+        # One definition on both sides, where "RTT mean" has two (the kernel's the mean of its srtt
+        # samples, the simulator's of its RTT samples): the flows' srtt as sampled every
+        # sample_interval over the window, each flow's mean, then their mean.
+        window = (sc.warmup / 1e9, real.extra.get("window_end_s", sc.duration / 1e9))
+        row(SRTT_MEAN_METRIC.format(cc=cc), srtt_mean(real.flow_series, rf["id"], *window),
+            lambda s: srtt_mean(s.flow_series, sf(s)["id"], sc.warmup / 1e9, sc.duration / 1e9), "{:.2f}")
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), lambda s: sf(s)["retransmits"].sum(), "{}")
         # Linux reports its timeouts from 6.7 (tcpi_total_rto); none on an older kernel.
         row(f"{cc}: retransmission timeouts", None if rf["timeouts"].null_count() else rf["timeouts"].sum(), lambda s: sf(s)["timeouts"].sum(), "{}")
@@ -620,7 +648,11 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
     rec = real.extra.get("sender_recovery", {})
     row("senders: retransmissions dropped", None, lambda s: s.flows["retransmit_drops"].sum(), "{}")
     row(LOST_RETRANSMITS_METRIC, rec.get("lost_retransmits"), lambda s: s.flows["lost_retransmits"].sum(), "{}")
+    entries = [rec.get(k) for k in ("sack_recoveries", "reno_recoveries")]
+    row(RECOVERIES_METRIC, None if None in entries else sum(entries), lambda s: s.flows["fast_recoveries"].sum(), "{}")
     row_of(LOSS_PROBES_METRIC, rec.get("loss_probes"), [None] * len(sims), "{}")
+    undos = [rec.get(k) for k in UNDO_COUNTERS]
+    row_of(UNDOS_METRIC, None if None in undos else sum(undos), [None] * len(sims), "{}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
     for name, key, fmt in BOTTLENECK_ROWS:
         row(name, rq[key], lambda s, key=key: s.bottleneck[key], fmt)

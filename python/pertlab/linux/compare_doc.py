@@ -8,7 +8,9 @@ load average), committed as docs/linux/NAME.json beside its report, NAME.md, and
 - ``ten-flows-nosack`` ("Reno without SACK"): the ten Reno flows with SACK and without.
 - ``random-loss`` ("Random loss, with SACK and without"): four Reno flows through 3 % random loss, with SACK
   (the kernel also without its tail loss probe) and without SACK.
-- ``random-loss-rack`` (the same section): the SACK run compared with ``--sim-rack``.
+- ``random-loss-rack`` (the same section): the SACK run compared with ``--sim-rack``; ``random-loss-frame``
+  with ``--sim-frame-ahead`` too, and ``random-loss-kernel-runs`` six more kernel runs of it beside
+  that comparison's seeds.
 - ``pert-delack`` ("Ten PERT flows behind delayed ACKs"): with the kernel's TSO chunks and without.
 - ``step-ecn`` ("ECN at the bottleneck"): ten CUBIC flows behind step marking, with the chunks and without.
 - ``fifty-flows`` ("CPU cost: Table VI today"): the start of fifty adaptive PERT flows.
@@ -25,12 +27,14 @@ in the committed data. Rendered by :mod:`.doc` (``make docs``).
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Callable
 from typing import Any
 
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 from .compare import (
-    BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, MODES, Row, SimSide, mode_metric, sim_scenario,
+    BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, LOST_RETRANSMITS_METRIC, SRTT_MEAN_METRIC, STREAM_HYSTART_METRIC, MODES, RECOVERIES_METRIC,
+    UNDO_COUNTERS, UNDOS_METRIC, Row, SimSide, mode_metric, sim_scenario,
 )  # fmt: skip
 from .scenario import TestbedScenario
 
@@ -127,6 +131,20 @@ RANDOM_LOSS_ROWS = (
     ("tail loss probes (kernel)", "senders: tail loss probes (kernel's TCPLossProbes)"),
     ("Jain index", "Jain index (all flows)"),
 )
+#: The random-loss rows of the runs made with ``--sim-rack`` (and ``--sim-frame-ahead``), which
+#: have the rows added with them: the round trip (one definition on both sides), the queue, the
+#: entries into fast recovery and the kernel's undone reductions.
+RANDOM_LOSS_RACK_ROWS = (
+    *RANDOM_LOSS_ROWS[:1],
+    ("srtt mean over the samples, ms", SRTT_MEAN_METRIC),
+    *RANDOM_LOSS_ROWS[1:2],
+    ("bottleneck average queue, packets", "bottleneck average queue, packets"),
+    *RANDOM_LOSS_ROWS[2:6],
+    ("entries into fast recovery", RECOVERIES_METRIC),
+    *RANDOM_LOSS_ROWS[6:7],
+    ("reductions undone (kernel)", UNDOS_METRIC),
+    *RANDOM_LOSS_ROWS[7:],
+)
 SMOKE_ROWS = (
     ("goodput total, Mbit/s", "{cc}: goodput total, Mbit/s"),
     ("RTT mean, ms", "{cc}: RTT mean, ms"),
@@ -207,6 +225,52 @@ def side_by_side(spec: tuple[tuple[str, str], ...]) -> Callable[[dict[str, Recor
         return "\n".join(lines) + "\n\n" + provenance(records)
 
     return render
+
+
+# -- one scenario's kernel runs -------------------------------------------------------------------
+
+#: The columns of the kernel-runs table: heading, the value in a ``testbed run``'s summary.json, and
+#: the report row of the same metric (``{cc}`` the run's controller), as ``compare`` computes it.
+KERNEL_RUN_COLUMNS: tuple[tuple[str, Callable[[Record], Any], str, str], ...] = (
+    ("goodput total, Mbit/s", lambda s: sum(f["goodput_mbps"] for f in s["flows"]), "{cc}: goodput total, Mbit/s", "{:.3f}"),
+    # a testbed run's flows' RTT mean is the mean of their srtt samples over the window: the row's definition
+    ("srtt mean over the samples, ms", lambda s: statistics.fmean(f["rtt_mean_ms"] for f in s["flows"]), SRTT_MEAN_METRIC, "{:.2f}"),
+    ("bottleneck utilization", lambda s: s["queues"][0]["utilization"], "bottleneck utilization", "{:.3f}"),
+    ("retransmission timeouts", lambda s: sum(f["timeouts"] for f in s["flows"]), "{cc}: retransmission timeouts", "{}"),
+    ("retransmissions marked lost again", lambda s: s["sender_recovery"]["lost_retransmits"], LOST_RETRANSMITS_METRIC, "{}"),
+    ("entries into fast recovery", lambda s: s["sender_recovery"]["sack_recoveries"] + s["sender_recovery"]["reno_recoveries"], RECOVERIES_METRIC, "{}"),
+    ("reductions undone (kernel)", lambda s: sum(s["sender_recovery"][k] for k in UNDO_COUNTERS), UNDOS_METRIC, "{}"),
+)
+
+
+def kernel_runs(compared: tuple[str, str], folder: str, runs: int) -> tuple[dict[str, str], Callable[[dict[str, Record]], str]]:
+    """A block of several ``pertlab testbed run``s of one scenario, their summary.json committed as
+    ``folder``/run-K.json (K from 1 to ``runs``), beside one ``testbed compare`` of it (``compared``:
+    its name and record): a row per kernel run, then the runs' median (least .. most) and the
+    comparison's simulator seeds', on the columns of :data:`KERNEL_RUN_COLUMNS`. One kernel run is
+    as much chance as one seed; this puts the kernel's spread beside the seeds'."""
+    name, path = compared
+
+    def render(records: dict[str, Record]) -> str:
+        summaries = [records[f"run {k}"] for k in range(1, runs + 1)]
+        rows, cc = rows_of(records[name]), cc_of(records[name])
+        lines = ["| | " + " | ".join(head for head, *_ in KERNEL_RUN_COLUMNS) + " |", "|---|" + "---|" * len(KERNEL_RUN_COLUMNS)]
+        for k, summary in enumerate(summaries, 1):
+            lines.append(f"| kernel, run {k} | " + " | ".join(fmt.format(value(summary)) for _, value, _, fmt in KERNEL_RUN_COLUMNS) + " |")
+        spreads = [Row(head, None, [value(s) for s in summaries], fmt).spread() for head, value, _, fmt in KERNEL_RUN_COLUMNS]
+        lines.append(f"| kernel, the {runs} runs | " + " | ".join(spreads) + " |")
+        first, last = records[name]["sim_seeds"]
+        seeded = [sim_cell(rows[metric.format(cc=cc)]) if metric.format(cc=cc) in rows else "-" for _, _, metric, _ in KERNEL_RUN_COLUMNS]
+        lines.append(f"| simulator, seeds {first} to {last} (`{name}`) | " + " | ".join(seeded) + " |")
+        loads = [x for r in summaries for x in r["load_average"]]
+        return "\n".join(lines) + (
+            f"\n\nKernel runs: {runs} of `pertlab testbed run FILE --out DIR`, FILE the scenario `{name}` compared, on "
+            f"{', '.join(sorted({r['date'] for r in summaries}))} (load averages {min(loads):.2f} to {max(loads):.2f}); kernel "
+            f"{', '.join(sorted({r['kernel'].split('-')[0] for r in summaries}))}; each run's summary.json committed as docs/{folder}/run-K.json. "
+            f"The simulator's seeds are those of `{name}` (docs/{path}).\n"
+        )
+
+    return {name: path} | {f"run {k}": f"{folder}/run-{k}.json" for k in range(1, runs + 1)}, render
 
 
 # -- video ----------------------------------------------------------------------------------------
@@ -352,7 +416,9 @@ BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
     "ten-flows": ({"ten_flows_reno": "linux/ten_flows_reno.json", "ten_flows_pert": "linux/ten_flows_pert.json"}, side_by_side(TEN_FLOWS_ROWS)),
     "ten-flows-nosack": ({n: f"linux/{n}.json" for n in ("ten_flows_reno", "ten_flows_reno_nosack")}, side_by_side(TEN_FLOWS_ROWS)),
     "random-loss": ({n: f"linux/{n}.json" for n in ("reno_loss", "reno_loss_notlp", "reno_loss_nosack")}, side_by_side(RANDOM_LOSS_ROWS)),
-    "random-loss-rack": ({"reno_loss": "linux/reno_loss_rack.json"}, side_by_side(RANDOM_LOSS_ROWS)),
+    "random-loss-rack": ({"reno_loss": "linux/reno_loss_rack.json"}, side_by_side(RANDOM_LOSS_RACK_ROWS)),
+    "random-loss-frame": ({"reno_loss": "linux/reno_loss_rack_frame.json"}, side_by_side(RANDOM_LOSS_RACK_ROWS)),
+    "random-loss-kernel-runs": kernel_runs(("reno_loss_rack_frame", "linux/reno_loss_rack_frame.json"), "linux/reno_loss_runs", 6),
     "step-ecn": ({n: f"linux/{n}.json" for n in ("ten_flows_cubic_step_ecn", "ten_flows_cubic_step_ecn_tso1")}, side_by_side(STEP_ECN_ROWS)),
     "pert-delack": ({n: f"linux/{n}.json" for n in ("ten_flows_pert_delack", "ten_flows_pert_delack_tso1")}, side_by_side(PERT_DELACK_ROWS)),
     "fifty-flows": ({"fifty_flows_pert_adaptive": "linux/fifty_flows_pert_adaptive.json"}, side_by_side(FIFTY_FLOWS_ROWS)),

@@ -353,7 +353,9 @@ class TestbedResults:
         return bool(self.extra.get("interrupted"))
 
     def summary(self) -> dict:
-        return {"scenario": self.scenario.name, "flows": self.flows.to_dicts(), "queues": self.queues.to_dicts(), **self.extra}
+        """summary.json: the scenario's name and whole (``testbed_scenario``, as a compare's
+        report.json has it), the flows' and queues' rows, and what the run measured besides."""
+        return {"scenario": self.scenario.name, "testbed_scenario": self.scenario.model_dump(mode="json"), "flows": self.flows.to_dicts(), "queues": self.queues.to_dicts(), **self.extra}
 
     def write(self, out: Path) -> None:
         out.mkdir(parents=True, exist_ok=True)
@@ -435,10 +437,14 @@ def _path_words(sc: TestbedScenario) -> str:
 #: The senders' loss-recovery counters the run reports over its measurement window (Linux's
 #: ``TcpExt`` names): retransmissions marked lost again (by RACK, RFC 8985, on connections with
 #: SACK, or at a timeout), tail loss probes sent and the losses they repaired, timeouts, entries
-#: into fast recovery with SACK and without, and timeouts found spurious (F-RTO).
+#: into fast recovery with SACK and without, timeouts found spurious (F-RTO), and window
+#: reductions undone as spurious (`tcp_try_undo_*`: whole, partial, by DSACK, after a timeout)
+#: with the DSACKs that tell of a segment received twice.
 SENDER_RECOVERY_COUNTERS = {
     "lost_retransmits": "TCPLostRetransmit", "loss_probes": "TCPLossProbes", "loss_probe_recoveries": "TCPLossProbeRecovery",
     "timeouts": "TCPTimeouts", "sack_recoveries": "TCPSackRecovery", "reno_recoveries": "TCPRenoRecovery", "spurious_rtos": "TCPSpuriousRTOs",
+    "full_undos": "TCPFullUndo", "partial_undos": "TCPPartialUndo", "dsack_undos": "TCPDSACKUndo", "loss_undos": "TCPLossUndo",
+    "dsacks_received": "TCPDSACKRecv",
 }  # fmt: skip
 #: HyStart's two detections, as :meth:`Testbed.hystart_exits` names their counters.
 HYSTART_DETECTIONS = ("train", "delay")
@@ -622,7 +628,7 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
     duration = sc.duration / 1e9
     warmup = sc.warmup / 1e9
     # The host's steal over the idle ping and over the run: a ping the host held back measures the host.
-    steal_start = steal_s()
+    steal_start, load_start = steal_s(), os.getloadavg()[0]
     ping_idle = tb.ping(count=10, interval=0.05)
     steal_idle = steal_s() - steal_start
     ping_idle_full = tb.ping(count=10, interval=0.05, payload=FULL_FRAME_PING_PAYLOAD)
@@ -668,6 +674,8 @@ def _measure(sc: TestbedScenario, tb: Testbed, holders: dict[str, loader.Holder]
         "ping_idle_ms": _stats(ping_idle), "ping_idle_full_ms": _stats(ping_idle_full), "ping_load_ms": _stats(ping_load_rtts), "warm_read_s": s.warm_read_s, "end_read_s": end_read_s, "delayline": tb.delayline_stats,
         "namespaces": tb.namespaces, "drops_whole_run": q_end["drops"], "sender_tcp_early_retrans": tb.early_retrans, "t0_monotonic": t0, "receives_on_one_cpu": tb.steered,
         "host_steal_s": {"idle_ping": steal_idle, "run": steal_s() - steal_start},
+        # when and where: the day (UTC), the kernel, and the load average before and after the run
+        "date": time.strftime("%Y-%m-%d", time.gmtime()), "kernel": os.uname().release, "load_average": [load_start, os.getloadavg()[0]],
         # Samples holding a slow-start threshold Linux cannot have set (docs/linux.md, "A stale
         # slow-start threshold"; the eBPF controllers put it back and count it).
         "invalid_ssthresh_samples": sum(1 for r in series_rows if r["ssthresh"] > TCP_INFINITE_SSTHRESH),
