@@ -295,6 +295,28 @@ def test_the_round_trip_a_frame_shorter_shows_what_the_prose_says() -> None:
     assert all(abs(r["ping_idle_full_ms"]["median"] - r["ping_idle_ms"]["median"]) < 0.3 for r in runs)
 
 
+def test_losses_found_sooner_bring_the_simulator_to_the_kernels_runs() -> None:
+    """docs/linux.md, "Random loss, with SACK and without": the seeds of `reno_loss_rack_frame`
+    run again with `tcp.dupthresh = 1` enter fast recovery as often as the six kernel runs (the
+    seeds' median inside the runs' range) and deliver within 2 % of the runs' median goodput."""
+    from pertlab.linux.compare import SimSide, sim_scenario
+    from pertlab.linux.scenario import TestbedScenario
+    from pertlab.runner import run
+
+    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    record = _runs("random-loss-frame")["reno_loss"]
+    base = sim_scenario(TestbedScenario.model_validate(record["testbed_scenario"]), side=SimSide.of_record(record))
+    sooner = base.model_copy(update={"flows": [f.model_copy(update={"tcp": f.tcp.model_copy(update={"dupthresh": 1})}) for f in base.flows]})
+    first, last = record["sim_seeds"]
+    seeded = [run(sooner.model_copy(update={"seed": seed})).flows for seed in range(first, last + 1)]
+    recoveries = statistics.median(int(f["fast_recoveries"].sum()) for f in seeded)
+    kernel = [r["sender_recovery"]["sack_recoveries"] + r["sender_recovery"]["reno_recoveries"] for r in runs]
+    assert min(kernel) <= recoveries <= max(kernel), (recoveries, kernel)
+    goodput = statistics.median(f["goodput_mbps"].sum() for f in seeded)
+    kernel_goodput = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)
+    assert abs(goodput / kernel_goodput - 1) < 0.02, (goodput, kernel_goodput)
+
+
 def test_the_pert_delack_runs_show_what_the_prose_says() -> None:
     """docs/linux.md, "Ten PERT flows behind delayed ACKs": on both sides, with the kernel's TSO
     chunks and without, the median flow gets about half its share (0.4 to 0.7 of the mean), one to
