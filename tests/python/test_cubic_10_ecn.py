@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from pertlab.linux.compare import sim_scenario
+from pertlab.linux.sim_side import sim_scenario
 from pertlab.linux.scenario import TestbedScenario
 from pertlab.runner import run
 from pertlab.scenario import Scenario

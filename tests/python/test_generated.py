@@ -33,7 +33,7 @@ from typer.testing import CliRunner
 
 import pertlab
 from pertlab.cli import app
-from pertlab.linux.compare import sim_scenario
+from pertlab.linux.sim_side import sim_scenario
 from pertlab.linux.scenario import TestbedScenario
 from pertlab.scenario.base import Duration
 from pertlab.scenario.controllers import Cubic, Pert, PertAdaptive, PertPi, Vegas
@@ -680,7 +680,7 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
 @settings(**SETTINGS, **COMMON)
 @given(gen.model(TestbedScenario, BUDGET), st.none() | st.floats(0.0, 1.0), st.booleans(), st.booleans())
 def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack, frame_ahead):
-    """`testbed compare`'s simulator half with ``capture_acks`` (:func:`linux.compare.simulated`):
+    """`testbed compare`'s simulator half with ``capture_acks`` (:func:`linux.sim_side.simulated`):
     the run keeps every invariant with its receivers captured, and the ACKs read back from the
     captures make a summary of shares in [0, 1], holds that are not negative and no PSH (the
     simulator sets none); the captures are removed once read. With ``step`` the bottleneck marks
@@ -690,7 +690,7 @@ def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack
     ``frame_ahead``: the round trip a data packet's time shorter (``--sim-frame-ahead``)."""
     import tempfile
 
-    from pertlab.linux.compare import SimSide, simulated
+    from pertlab.linux.sim_side import SimSide, simulated
 
     try:
         sc = TestbedScenario.parse(data)
@@ -728,11 +728,11 @@ def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack
 @given(gen.model(TestbedScenario, BUDGET), st.floats(0.0, 1.0))
 def test_testbed_compares_warm_up_run_is_the_start_of_its_run(data, cut):
     """`testbed compare`'s simulator side of adaptive PERT's time before the window
-    (:func:`linux.compare.warm_up_of`) is the same run cut at the warm-up's end: its flows' and
+    (:func:`linux.sim_side.warm_up_of`) is the same run cut at the warm-up's end: its flows' and
     queue's series match the whole run's up to there, sample for sample, and its flows' times in
     the modes add up to at most the warm-up. The warm-up is put at ``cut`` of the duration, which
     is cut to about 1e6 events of work first."""
-    from pertlab.linux.compare import warm_up_of
+    from pertlab.linux.sim_side import warm_up_of
     from pertlab.runner import run as sim_run
 
     try:

@@ -12,7 +12,7 @@ import pytest
 
 from pertlab.experiments import kotla08_live as live
 from pertlab.linux import loader, testbed
-from pertlab.linux.compare import sim_scenario
+from pertlab.linux.sim_side import sim_scenario
 from pertlab.linux.scenario import SEGMENT_BYTES
 from pertlab.reproduce import REGISTRY
 from pertlab.units import parse_time

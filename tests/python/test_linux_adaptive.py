@@ -249,7 +249,7 @@ def _share(h: float, s: float, c: float) -> float:
 def _sim_compete_shares(sc) -> tuple[float, float]:
     """The simulator's compete-mode share for the adaptive flow of a :func:`_join_scenario`:
     alone (before the join), and after it."""
-    from pertlab.linux.compare import sim_scenario, warm_up_of
+    from pertlab.linux.sim_side import sim_scenario, warm_up_of
     from pertlab.runner import run as sim_run
 
     after = sim_run(sim_scenario(sc)).flows.row(0, named=True)
@@ -355,7 +355,7 @@ def test_kernel_returns_from_compete_mode_after_reno_flows_leave(nothing_left_be
     host took 4.3 s of the machine and whose releases were 488 us late on average); a failure
     prints the whole record."""
     from pertlab.linux import testbed
-    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.sim_side import sim_scenario
     from pertlab.linux.scenario import TestbedScenario
     from pertlab.runner import run as sim_run
 
@@ -403,7 +403,8 @@ def test_compare_gives_the_time_in_each_mode_before_the_window_and_writes_report
     import os
     import time
 
-    from pertlab.linux.compare import MODES, compare, mode_metric, warm_up_of
+    from pertlab.linux.compare import MODES, compare, mode_metric
+    from pertlab.linux.sim_side import warm_up_of
     from pertlab.linux.scenario import TestbedScenario
 
     sc = TestbedScenario.parse({

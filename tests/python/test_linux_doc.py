@@ -212,7 +212,7 @@ def test_the_reno_without_sack_runs_show_what_the_prose_says() -> None:
     assert 3 <= rtt_sack.testbed - rtt.testbed <= 4 and all(3 <= a - b <= 4 for a, b in zip(rtt_sack.sim, rtt.sim)), (rtt_sack, rtt)
     # Why: without SACK no segment SACKed during a recovery gives a sample, about a quarter fewer.
     from pertlab import run
-    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.sim_side import sim_scenario
     from pertlab.linux.scenario import load_scenario
 
     flows = {n: run(sim_scenario(load_scenario(DOCS.parent / "examples" / "testbed" / f"{n}.toml"))).flows for n in runs}
@@ -299,7 +299,7 @@ def test_losses_found_sooner_bring_the_simulator_to_the_kernels_runs() -> None:
     """docs/linux.md, "Random loss, with SACK and without": the seeds of `reno_loss_rack_frame`
     run again with `tcp.dupthresh = 1` enter fast recovery as often as the six kernel runs (the
     seeds' median inside the runs' range) and deliver within 2 % of the runs' median goodput."""
-    from pertlab.linux.compare import SimSide, sim_scenario
+    from pertlab.linux.sim_side import SimSide, sim_scenario
     from pertlab.linux.scenario import TestbedScenario
     from pertlab.runner import run
 

@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import pertlab
 from pertlab.cli import app
 from pertlab.linux import build, loader
-from pertlab.linux.compare import CUBIC_PARAMETERS, DEFAULT_HZ, HYSTART_MODEL, SimSide, frame_time_ns, hystart_differences, kernel_hystart, kernel_hz, linux_cubic, sim_scenario, simulated
+from pertlab.linux.sim_side import CUBIC_PARAMETERS, DEFAULT_HZ, HYSTART_MODEL, SimSide, frame_time_ns, hystart_differences, kernel_hystart, kernel_hz, linux_cubic, sim_scenario, simulated
 from pertlab.linux.scenario import LINUX_INIT_CWND, TestbedScenario, load_scenario
 from pertlab.runner import memory_estimate
 from pertlab.scenario import ScenarioError
@@ -467,11 +467,11 @@ def test_compare_gives_the_simulators_cubic_hystart_as_the_hosts_tcp_cubic_has_i
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, params: dict[str, int], hystart: bool, differing: list[str]
 ) -> None:
     # Read from module parameter files as /sys has them (a value and a newline), in a folder of our own.
-    from pertlab.linux import compare
+    from pertlab.linux import compare, sim_side
 
     for name, value in params.items():
         (tmp_path / name).write_text(f"{value}\n")
-    monkeypatch.setattr(compare, "CUBIC_PARAMETERS", tmp_path)
+    monkeypatch.setattr(sim_side, "CUBIC_PARAMETERS", tmp_path)
     kernel_hystart.cache_clear()
     try:
         assert kernel_hystart() == params

@@ -226,7 +226,7 @@ def test_the_simulators_reno_stream_falls_behind_as_the_kernels_only_with_linuxs
     took for what made the difference (it did at the simulator's own initial window of 2)."""
     import copy
 
-    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.sim_side import sim_scenario
     from pertlab.runner import run
     from pertlab.scenario import Scenario
 
@@ -272,7 +272,7 @@ def test_hystart_gives_the_simulators_cubic_the_kernels_start() -> None:
     stream on time with HyStart, more than 600 and late above 0.3 without, seeds 1 to 3."""
     import copy
 
-    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.sim_side import sim_scenario
     from pertlab.runner import run
     from pertlab.scenario import Scenario
 
@@ -304,7 +304,7 @@ def test_with_the_hosts_timing_noise_cubics_stream_is_late_where_hystart_stopped
     whose slow start peaked below 100 segments in the first 3 s (HyStart stopped it early, while a
     bulk flow went on past 200) is late, and every late fraction above 0.9 comes from such a
     stream."""
-    from pertlab.linux.compare import SimSide, sim_scenario
+    from pertlab.linux.sim_side import SimSide, sim_scenario
     from pertlab.runner import run
 
     base = sim_scenario(load_scenario("examples/testbed/video_cubic.toml"), side=SimSide(send_overhead="0.8ms"))
@@ -333,7 +333,8 @@ def test_compare_counts_the_simulators_hystart_exits_as_the_kernel_counts_a_name
     increase at 48 and 88 segments, the other bulk flow on an ACK train at 138 (137 without Linux's
     1 ms cushion on the train, hystart.rs), a combination kernel runs of 2026-12-06 counted too,
     whose ACK-train exits came at 137 or 138 (docs/linux.md, "Live video")."""
-    from pertlab.linux.compare import SimSide, _hystart_counts, sim_scenario
+    from pertlab.linux.compare import _hystart_counts
+    from pertlab.linux.sim_side import SimSide, sim_scenario
     from pertlab.linux.testbed import hystart_mean_window
     from pertlab.runner import run
 

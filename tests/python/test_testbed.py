@@ -26,7 +26,7 @@ import pytest
 
 from pertlab import acks
 from pertlab.linux import build, loader, runs, testbed
-from pertlab.linux.compare import DEFAULT_HZ, kernel_hz
+from pertlab.linux.sim_side import DEFAULT_HZ, kernel_hz
 from pertlab.linux.scenario import FRAME_BYTES, load_scenario
 
 from compare_report import report_row
@@ -357,7 +357,8 @@ def test_hystart_ends_each_cubic_flows_slow_start_at_windows_the_simulator_gives
     # 0.8ms (docs/linux.md, "Live video") the simulator's seeds give the same exits, window for
     # window (in the commonest an ACK train at 138, the kernel's at 137 or 138, and delay increases
     # at 48 and 88), and the kernel's run lands within 10 % of one of its 20 seeds.
-    from pertlab.linux.compare import HYSTART_EXIT_METRICS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC, hystart_runs, kernel_hystart
+    from pertlab.linux.compare import HYSTART_EXIT_METRICS, HYSTART_WINDOW_METRIC, STREAM_HYSTART_METRIC
+    from pertlab.linux.sim_side import hystart_runs, kernel_hystart
 
     if not hystart_runs(params := kernel_hystart()):
         pytest.skip(f"this host's tcp_cubic runs without HyStart ({params})")
@@ -389,7 +390,7 @@ def test_the_first_windows_through_the_bottleneck_set_where_the_streams_slow_sta
     # In the study's kernel runs the stream's first segment went 0, 1, 2, 10 or 20 segments
     # behind the bulk flows' (docs/linux.md, "The first windows decide"), all positions its seeds reached.
     from pertlab.linux import first_windows
-    from pertlab.linux.compare import hystart_runs, kernel_hystart
+    from pertlab.linux.sim_side import hystart_runs, kernel_hystart
 
     if not hystart_runs(params := kernel_hystart()):
         pytest.skip(f"this host's tcp_cubic runs without HyStart ({params})")
@@ -613,7 +614,7 @@ def test_pert_red_with_a_windowed_minimum_rtt_responds_early_less_often_against_
     # runs on a quiet host 38 to 58 (mean 46), and one CI run
     # gave 29, which failed the comparison of a single run against two seeds. Without the window
     # both give 147 every time. test_linux_adaptive.py tests adaptive PERT's window.
-    from pertlab.linux.compare import sim_scenario
+    from pertlab.linux.sim_side import sim_scenario
     from pertlab.runner import run as sim_run
 
     def sim_early(window: str | None) -> float:

@@ -12,7 +12,7 @@ import pytest
 
 from pertlab._core import video_playout
 from pertlab.linux import runs, testbed
-from pertlab.linux.compare import sim_scenario
+from pertlab.linux.sim_side import sim_scenario
 from pertlab.linux.scenario import TestbedScenario, load_scenario
 from pertlab.linux.testbed import _video_columns
 from pertlab.scenario import ScenarioError

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pertlab.linux.compare import sim_scenario, simulated
+from pertlab.linux.sim_side import sim_scenario, simulated
 from pertlab.linux.scenario import TestbedScenario
 
 from compare_report import report_row

@@ -22,7 +22,7 @@ its source). What the thesis leaves unstated and is chosen here:
   connection over the measurement window;
 - no cross traffic beyond the two groups (the thesis's paths carried unknown other traffic).
 
-The simulator runs each scenario too (:func:`pertlab.linux.compare.sim_scenario`: the path's
+The simulator runs each scenario too (:func:`pertlab.linux.sim_side.sim_scenario`: the path's
 mean delay, jitter included, and its data-direction loss rate; not the jitter's variation, the
 loss bursts or losses of ACKs), with the same seeds. Both sides start at the kernel's initial
 window of 10 segments (the scenario sets it; before 2026-12-05 the simulator started at its own 2,
@@ -205,7 +205,7 @@ def _kernel(case: Case, mode: Mode, runs_dir: Path) -> dict[str, Any]:
 
 
 def _sim(case: Case, mode: Mode) -> dict[str, Any]:
-    from ..linux.compare import sim_scenario
+    from ..linux.sim_side import sim_scenario
     from ..runner import run as sim_run
 
     sc = scenario_of(case, mode)

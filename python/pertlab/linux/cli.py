@@ -287,7 +287,8 @@ def testbed_compare(
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
     from ..cli.checks import check_out_dir, fail, read_memory_limit
     from ..scenario import ScenarioError
-    from .compare import SimSide, compare
+    from .compare import compare
+    from .sim_side import SimSide
 
     sc = _scenario(scenario_file)
     limit = read_memory_limit(memory_limit)

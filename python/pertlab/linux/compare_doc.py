@@ -34,8 +34,9 @@ from typing import Any
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 from .compare import (
     BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, LOST_RETRANSMITS_METRIC, SRTT_MEAN_METRIC, STREAM_HYSTART_METRIC, MODES, RECOVERIES_METRIC,
-    UNDO_COUNTERS, UNDOS_METRIC, Row, SimSide, mode_metric, sim_scenario,
+    UNDO_COUNTERS, UNDOS_METRIC, Row, mode_metric,
 )  # fmt: skip
+from .sim_side import SimSide, sim_scenario
 from .scenario import TestbedScenario
 
 __all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side", "simulator_side_changes"]

@@ -25,7 +25,7 @@ Per run, between the flows' start (t0) and the sender's exit:
 - the load average before and after.
 
 Beside the kernel's runs, the simulator runs the same scenario (:func:`simulate`:
-:func:`pertlab.linux.compare.sim_scenario`, both sides starting at the kernel's initial window
+:func:`pertlab.linux.sim_side.sim_scenario`, both sides starting at the kernel's initial window
 of 10 segments), seeds 1 to ``repeat``, for its goodput over the run and each half.
 
 Where the sender's kernel work is charged, on this host: the send path (``tcp_sendmsg`` down
@@ -351,7 +351,7 @@ def run_once(setup: Setup, cc: str, holder: loader.Holder | None, guard: interru
 
 
 def simulate(setup: Setup) -> list[dict]:
-    """The simulator on each congestion control's scenario (:func:`pertlab.linux.compare.sim_scenario`
+    """The simulator on each congestion control's scenario (:func:`pertlab.linux.sim_side.sim_scenario`
     of :meth:`Setup.scenario`), seeds 1 to ``setup.repeat``: its goodput over the run and over
     each half (the bytes its flows had delivered at the middle sample), and the payload its link
     can carry (its packets' headers are not the kernel's frames', so each side's goodput is set
@@ -360,7 +360,7 @@ def simulate(setup: Setup) -> list[dict]:
 
     from .. import runner
     from ..scenario.traffic import TCP_IP_HEADER_BYTES
-    from .compare import SIM_CC, sim_scenario
+    from .sim_side import SIM_CC, sim_scenario
 
     out = []
     for cc in setup.ccs:

@@ -15,7 +15,7 @@ The kernel's runs are ``testbed run`` with ``capture_acks`` (the testbed records
 ``first_windows`` in its summary), optionally with the senders' ``min_tso_segs`` set (Linux sends
 the first TSO chunk of a write at once, the rest of the write later: with chunks of 2 segments a
 bulk flow's first 2 segments can go ahead of the stream's first, docs/linux.md). The simulator's
-are :func:`.compare.sim_scenario`'s runs with the send overhead (``tcp.overhead``) and each
+are :func:`.sim_side.sim_scenario`'s runs with the send overhead (``tcp.overhead``) and each
 receiver's access link captured. Each side's exit is the window at the flow's one HyStart exit
 (the testbed's ``hystart_exit_cwnd``; the simulator's flows table, as ``compare`` reads it).
 
@@ -41,7 +41,8 @@ from typing import Any
 
 from .. import acks
 from ..units import parse_time
-from .compare import SimSide, sim_scenario, simulated, single_exit_cwnd
+from .compare import single_exit_cwnd
+from .sim_side import SimSide, sim_scenario, simulated
 from .scenario import LINUX_INIT_CWND, TestbedScenario, load_scenario
 
 __all__ = ["EXIT_TOLERANCE", "ahead_of", "by_ahead", "cut", "disagreements", "kernel_run", "sim_run", "study", "render", "main"]
@@ -74,7 +75,7 @@ def kernel_run(sc: TestbedScenario) -> dict[str, Any] | None:
 
 def sim_run(sc: TestbedScenario, seed: int, send_overhead: str | None) -> dict[str, Any] | None:
     """The simulator's run of ``sc`` with ``seed`` and ``send_overhead``, as ``compare`` runs it with
-    ``capture_acks`` (:func:`.compare.simulated`): :func:`kernel_run`'s record and the seed (None
+    ``capture_acks`` (:func:`.sim_side.simulated`): :func:`kernel_run`'s record and the seed (None
     when stopped)."""
     sim = sim_scenario(sc.model_copy(update={"seed": seed}), side=SimSide(send_overhead=send_overhead))
     with tempfile.TemporaryDirectory() as d:

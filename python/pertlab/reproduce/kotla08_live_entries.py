@@ -129,7 +129,7 @@ def _run(quick: bool, out: Path, workers: object) -> Report:
         f"link's rate for us-dsl and us-cable, {live.PLANETLAB_RATE} for the PlanetLab paths; a one-BDP drop-tail buffer.",
         f"Summary means with their {INTERVAL}. The kernel runs are stored under runs/ and reused; the simulator runs each case with the "
         "same seeds, given the path's mean delay (jitter included) and its data-direction loss rate: no jitter variation, no loss bursts, "
-        f"no ACK losses (pertlab.linux.compare.sim_scenario). Both sides start at the kernel's initial window of {LINUX_INIT_CWND} segments.",
+        f"no ACK losses (pertlab.linux.sim_side.sim_scenario). Both sides start at the kernel's initial window of {LINUX_INIT_CWND} segments.",
         f"Fig. 15: on {', '.join(live.FIG15_PROFILES)}, one PERT connection against one reno, with the eBPF program's trace on (every RTT "
         "sample and the srtt_0.99 it gave, from the kernel; the first repetition); and, to test whether the RTT's variability affects "
         "PERT, the same runs with the path's jitter replaced by its mean (a constant delay of the same mean RTT), every repetition, "

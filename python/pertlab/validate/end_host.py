@@ -23,7 +23,7 @@ from typing import Any
 import polars as pl
 
 from .._core import jain_index
-from ..linux.compare import SIM_CC
+from ..linux.sim_side import SIM_CC
 from ..results import Results
 from ..scenario import Scenario
 from .kernel import FULL, runs_of
