@@ -275,7 +275,7 @@ def test_the_round_trip_a_frame_shorter_shows_what_the_prose_says() -> None:
     1 to 6 % (the runs' median), undo at most one window reduction each, enter fast recovery more
     often than any seed, and on each the idle path's echo in full-size frames returns within 0.3 ms
     of the small one (htb adds no frame's time: 1.2 ms at 10 Mbit/s)."""
-    from pertlab.linux.compare import RECOVERIES_METRIC, SRTT_MEAN_METRIC, UNDO_COUNTERS
+    from pertlab.linux.compare import RECOVERIES_METRIC, RECOVERY_COUNTERS, SRTT_MEAN_METRIC, UNDO_COUNTERS, counted
 
     racked, ahead = _rows(_runs("random-loss-rack")["reno_loss"]), _rows(_runs("random-loss-frame")["reno_loss"])
     assert _runs("random-loss-frame")["reno_loss"]["sim_frame_ahead"] is True and _runs("random-loss-rack")["reno_loss"].get("sim_frame_ahead") is not True
@@ -290,8 +290,8 @@ def test_the_round_trip_a_frame_shorter_shows_what_the_prose_says() -> None:
     kernel = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)
     assert 1.01 < kernel / statistics.median(ahead[goodput].sim) < 1.06, (kernel, ahead[goodput])
     assert min(ahead[srtt].sim) <= statistics.median(statistics.fmean(f["rtt_mean_ms"] for f in r["flows"]) for r in runs) <= max(ahead[srtt].sim)
-    assert all(sum(r["sender_recovery"][k] for k in UNDO_COUNTERS) <= 1 for r in runs)
-    assert min(r["sender_recovery"]["sack_recoveries"] for r in runs) > max(ahead[RECOVERIES_METRIC].sim)
+    assert all(counted(r["sender_recovery"], UNDO_COUNTERS) <= 1 for r in runs)
+    assert min(counted(r["sender_recovery"], RECOVERY_COUNTERS) for r in runs) > max(ahead[RECOVERIES_METRIC].sim)
     assert all(abs(r["ping_idle_full_ms"]["median"] - r["ping_idle_ms"]["median"]) < 0.3 for r in runs)
 
 
@@ -299,8 +299,9 @@ def test_losses_found_sooner_bring_the_simulator_to_the_kernels_runs() -> None:
     """docs/linux.md, "Random loss, with SACK and without": the seeds of `reno_loss_rack_frame`
     run again with `tcp.dupthresh = 1` enter fast recovery as often as the six kernel runs (the
     seeds' median inside the runs' range) and deliver within 2 % of the runs' median goodput."""
-    from pertlab.linux.sim_side import SimSide, sim_scenario
+    from pertlab.linux.compare import RECOVERY_COUNTERS, counted
     from pertlab.linux.scenario import TestbedScenario
+    from pertlab.linux.sim_side import SimSide, sim_scenario
     from pertlab.runner import run
 
     runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
@@ -310,7 +311,7 @@ def test_losses_found_sooner_bring_the_simulator_to_the_kernels_runs() -> None:
     first, last = record["sim_seeds"]
     seeded = [run(sooner.model_copy(update={"seed": seed})).flows for seed in range(first, last + 1)]
     recoveries = statistics.median(int(f["fast_recoveries"].sum()) for f in seeded)
-    kernel = [r["sender_recovery"]["sack_recoveries"] + r["sender_recovery"]["reno_recoveries"] for r in runs]
+    kernel = [counted(r["sender_recovery"], RECOVERY_COUNTERS) for r in runs]
     assert min(kernel) <= recoveries <= max(kernel), (recoveries, kernel)
     goodput = statistics.median(f["goodput_mbps"].sum() for f in seeded)
     kernel_goodput = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)

@@ -283,6 +283,12 @@ def _compare_of(tmp_path: Path, toml: str, *options: str) -> Path:
     return tmp_path / "cmp"
 
 
+def _outputs(out: Path) -> tuple[dict, dict, dict]:
+    """A compare's outputs under ``out``: the testbed run's summary.json, the report.json and the
+    simulator's scenario.json."""
+    return tuple(json.loads((out / name).read_text()) for name in ("testbed/summary.json", "report.json", "sim/scenario.json"))  # type: ignore[return-value]
+
+
 def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
     # Two identical Reno flows through a 10-frame buffer for 10 s: the simulator's lose in
     # lock-step (each flow responds to loss the same number of times), which real hosts' timing
@@ -312,16 +318,15 @@ def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path
     # simulated senders find lost retransmissions by RACK, as the kernel's do.
     toml = 'tlp = false\nduration = "4s"\nwarmup = "1s"\n\n[path.loss]\nmodel = "bernoulli"\nrate = 0.03\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "100KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n'
     out = _compare_of(tmp_path, toml, "--sim-rack")
-    summary = json.loads((out / "testbed" / "summary.json").read_text())
+    summary, record, sim = _outputs(out)
     assert summary["sender_tcp_early_retrans"] == 0
     rec = summary["sender_recovery"]
     assert rec["loss_probes"] == 0 and rec["sack_recoveries"] > 0 and rec["reno_recoveries"] == 0, rec
-    rows = {r["metric"]: r for r in json.loads((out / "report.json").read_text())["rows"]}
+    rows = {r["metric"]: r for r in record["rows"]}
     assert rows["senders: retransmissions marked lost again (TCPLostRetransmit)"]["testbed"] == rec["lost_retransmits"]
     assert isinstance(rows["senders: retransmissions dropped"]["sim"][0], int)
-    sim = json.loads((out / "sim" / "scenario.json").read_text())["flows"]
-    assert [f["tcp"]["rack_retransmits"] for f in sim] == [True, True]
-    assert json.loads((out / "report.json").read_text())["sim_rack"] is True
+    assert [f["tcp"]["rack_retransmits"] for f in sim["flows"]] == [True, True]
+    assert record["sim_rack"] is True
     assert "send no tail loss probes (`tlp = false`); the simulated senders find lost retransmissions by RACK too" in (out / "report.md").read_text()
 
 
@@ -333,14 +338,13 @@ def test_htb_adds_nothing_to_an_idle_frames_trip_and_the_simulator_can_take_a_fr
     # the simulator's does. `--sim-frame-ahead` takes that time off the simulated round trip.
     toml = 'duration = "4s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "100KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n'
     out = _compare_of(tmp_path, toml, "--sim-frame-ahead")
-    summary = json.loads((out / "testbed" / "summary.json").read_text())
+    summary, record, sim = _outputs(out)
     small, full = summary["ping_idle_ms"], summary["ping_idle_full_ms"]
     frame_ms = FRAME_BYTES * 8 / 10e6 * 1e3
     assert small["n"] >= 8 and full["n"] >= 8, (small, full)
     assert full["median"] - small["median"] < frame_ms / 2, (small, full)
-    record = json.loads((out / "report.json").read_text())
     assert record["sim_frame_ahead"] is True
-    delay = json.loads((out / "sim" / "scenario.json").read_text())["dumbbell"]["bottleneck_delay_ns"]
+    delay = sim["dumbbell"]["bottleneck_delay_ns"]
     assert delay == 10_000_000 - 2 * 1_000_000 - 1500 * 8 * 100 // 2  # 20 ms round trip, 1 ms access links, half a 1500-byte packet's 1.2 ms
     report = (out / "report.md").read_text()
     assert "the simulator's round trip is that much shorter (`--sim-frame-ahead`: 1.200 ms" in report

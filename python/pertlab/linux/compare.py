@@ -52,6 +52,16 @@ LOSS_PROBES_METRIC = "senders: tail loss probes (kernel's TCPLossProbes)"
 UNDOS_METRIC = "senders: window reductions undone (kernel's TCP*Undo)"
 #: The testbed's ``sender_recovery`` counters of undone reductions: whole, partial, by DSACK, after a timeout.
 UNDO_COUNTERS = ("full_undos", "partial_undos", "dsack_undos", "loss_undos")
+#: The testbed's ``sender_recovery`` counters of entries into fast recovery: with SACK and without.
+RECOVERY_COUNTERS = ("sack_recoveries", "reno_recoveries")
+
+
+def counted(recovery: dict[str, int], keys: tuple[str, ...]) -> int | None:
+    """The sum of a testbed run's ``sender_recovery`` counters ``keys`` (:data:`RECOVERY_COUNTERS`,
+    :data:`UNDO_COUNTERS`); None when the run lacks one (a kernel without it, a run made before it
+    was read)."""
+    values = [recovery.get(k) for k in keys]
+    return None if None in values else sum(values)
 
 #: The bottleneck's rows of every report: metric, the key of the bottleneck queue's results on
 #: both sides (the testbed's ``queues`` table, the simulator's ``Results.bottleneck``), format.
@@ -312,6 +322,9 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         """A metric: the testbed's value ``a`` and the simulator's of each seed (``seeded``)."""
         rows.append(Row(name, a, seeded, fmt))
 
+    # the measurement windows, in seconds of each side's series (the kernel's cut short if it was stopped)
+    kernel_window = (sc.warmup / 1e9, real.extra.get("window_end_s", sc.duration / 1e9))
+    sim_window = (sc.warmup / 1e9, sc.duration / 1e9)
     for cc in dict.fromkeys(f.cc for f in sc.flows):
         rf = real.flows.filter(pl.col("cc") == cc)
         sf = lambda s, cc=cc: s.flows.filter(pl.col("cc") == CC_NAMES[sim_cc(sc, cc)][0])  # noqa: E731
@@ -330,9 +343,8 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
         # One definition on both sides, where "RTT mean" has two (the kernel's the mean of its srtt
         # samples, the simulator's of its RTT samples): the flows' srtt as sampled every
         # sample_interval over the window, each flow's mean, then their mean.
-        window = (sc.warmup / 1e9, real.extra.get("window_end_s", sc.duration / 1e9))
-        row(SRTT_MEAN_METRIC.format(cc=cc), srtt_mean(real.flow_series, rf["id"], *window),
-            lambda s: srtt_mean(s.flow_series, sf(s)["id"], sc.warmup / 1e9, sc.duration / 1e9), "{:.2f}")
+        row(SRTT_MEAN_METRIC.format(cc=cc), srtt_mean(real.flow_series, rf["id"], *kernel_window),
+            lambda s: srtt_mean(s.flow_series, sf(s)["id"], *sim_window), "{:.2f}")
         row(f"{cc}: retransmissions", rf["retransmits"].sum(), lambda s: sf(s)["retransmits"].sum(), "{}")
         # Linux reports its timeouts from 6.7 (tcpi_total_rto); none on an older kernel.
         row(f"{cc}: retransmission timeouts", None if rf["timeouts"].null_count() else rf["timeouts"].sum(), lambda s: sf(s)["timeouts"].sum(), "{}")
@@ -367,11 +379,9 @@ def _rows(sc: TestbedScenario, real: TestbedResults, sims: list[Results], sim_ac
     rec = real.extra.get("sender_recovery", {})
     row("senders: retransmissions dropped", None, lambda s: s.flows["retransmit_drops"].sum(), "{}")
     row(LOST_RETRANSMITS_METRIC, rec.get("lost_retransmits"), lambda s: s.flows["lost_retransmits"].sum(), "{}")
-    entries = [rec.get(k) for k in ("sack_recoveries", "reno_recoveries")]
-    row(RECOVERIES_METRIC, None if None in entries else sum(entries), lambda s: s.flows["fast_recoveries"].sum(), "{}")
+    row(RECOVERIES_METRIC, counted(rec, RECOVERY_COUNTERS), lambda s: s.flows["fast_recoveries"].sum(), "{}")
     row_of(LOSS_PROBES_METRIC, rec.get("loss_probes"), [None] * len(sims), "{}")
-    undos = [rec.get(k) for k in UNDO_COUNTERS]
-    row_of(UNDOS_METRIC, None if None in undos else sum(undos), [None] * len(sims), "{}")
+    row_of(UNDOS_METRIC, counted(rec, UNDO_COUNTERS), [None] * len(sims), "{}")
     row("Jain index (all flows)", jain_index(real.flows["goodput_mbps"].to_list()), lambda s: s.jain)
     for name, key, fmt in BOTTLENECK_ROWS:
         row(name, rq[key], lambda s, key=key: s.bottleneck[key], fmt)

@@ -34,7 +34,7 @@ from typing import Any
 from ..results import SUCCESS_LATE_FRACTION, SUCCESS_LATE_FRACTION_TEXT
 from .compare import (
     BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, LOST_RETRANSMITS_METRIC, SRTT_MEAN_METRIC, STREAM_HYSTART_METRIC, MODES, RECOVERIES_METRIC,
-    UNDO_COUNTERS, UNDOS_METRIC, Row, mode_metric,
+    RECOVERY_COUNTERS, UNDO_COUNTERS, UNDOS_METRIC, Row, counted, mode_metric,
 )  # fmt: skip
 from .sim_side import SimSide, sim_scenario
 from .scenario import TestbedScenario
@@ -239,8 +239,8 @@ KERNEL_RUN_COLUMNS: tuple[tuple[str, Callable[[Record], Any], str, str], ...] = 
     ("bottleneck utilization", lambda s: s["queues"][0]["utilization"], "bottleneck utilization", "{:.3f}"),
     ("retransmission timeouts", lambda s: sum(f["timeouts"] for f in s["flows"]), "{cc}: retransmission timeouts", "{}"),
     ("retransmissions marked lost again", lambda s: s["sender_recovery"]["lost_retransmits"], LOST_RETRANSMITS_METRIC, "{}"),
-    ("entries into fast recovery", lambda s: s["sender_recovery"]["sack_recoveries"] + s["sender_recovery"]["reno_recoveries"], RECOVERIES_METRIC, "{}"),
-    ("reductions undone (kernel)", lambda s: sum(s["sender_recovery"][k] for k in UNDO_COUNTERS), UNDOS_METRIC, "{}"),
+    ("entries into fast recovery", lambda s: counted(s["sender_recovery"], RECOVERY_COUNTERS), RECOVERIES_METRIC, "{}"),
+    ("reductions undone (kernel)", lambda s: counted(s["sender_recovery"], UNDO_COUNTERS), UNDOS_METRIC, "{}"),
 )
 
 
