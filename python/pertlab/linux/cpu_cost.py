@@ -57,7 +57,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import interrupt
-from . import flows, loader, runs
+from . import bpf_syscall, flows, loader, runs
 from .hostcpu import machine_cpu, proc_cpu
 from .scenario import FRAME_BYTES, KERNEL_CCS, LINUX_INIT_CWND, SEGMENT_BYTES, TestbedScenario
 
@@ -70,9 +70,7 @@ MB = 1_000_000
 #: The thesis's Table VI: CPU utilisation range (%) with 50 flows from the client (Linux 2.6.18).
 THESIS_TABLE_VI = {"SACK (NewReno)": (1.5, 3.5), "CTCP": (1.0, 3.0), "PERT": (2.0, 3.6)}
 
-_BPF_ENABLE_STATS = 32  # enum bpf_cmd (include/uapi/linux/bpf.h), Linux 5.8
-_BPF_STATS_RUN_TIME = 0
-_NR_BPF = {"x86_64": 321, "aarch64": 280}
+_BPF_STATS_RUN_TIME = 0  # enum bpf_stats_type (include/uapi/linux/bpf.h)
 
 
 class CpuCostError(ValueError):
@@ -143,16 +141,12 @@ class Setup:
 def bpf_stats():
     """BPF run-time statistics on while inside (``BPF_ENABLE_STATS``; the kernel keeps them on
     while any such descriptor is open, and closes ours if this process dies)."""
-    nr = _NR_BPF.get(platform.machine())
-    if nr is None:
-        raise RuntimeError(f"the bpf system call number of {platform.machine()} is not known here")
-    libc = ctypes.CDLL(None, use_errno=True)
     attr = ctypes.create_string_buffer(8)  # union bpf_attr's enable_stats: __u32 type, zero padded
     ctypes.c_uint32.from_buffer(attr).value = _BPF_STATS_RUN_TIME
-    fd = libc.syscall(ctypes.c_long(nr), ctypes.c_int(_BPF_ENABLE_STATS), attr, ctypes.c_uint(len(attr)))
-    if fd < 0:
-        err = ctypes.get_errno()
-        raise RuntimeError(f"BPF_ENABLE_STATS failed: {os.strerror(err)} (needs Linux 5.8 and CAP_SYS_ADMIN)")
+    try:
+        fd = bpf_syscall.bpf(bpf_syscall.BPF_ENABLE_STATS, attr)
+    except OSError as e:
+        raise RuntimeError(f"BPF_ENABLE_STATS failed: {e.strerror or e} (needs Linux 5.8 and CAP_SYS_ADMIN)") from e
     try:
         yield fd
     finally:
