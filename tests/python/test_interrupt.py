@@ -152,10 +152,16 @@ def test_local_workers_drop_only_what_closing_cuts_short_from_their_log():
     assert [r.msg for r in kept] == ["Compute Failed", "Async instruction for <Task finished> ended with something else"]
 
 
+# Programs each storm test starts (unloaded, 2257 took 3 s on 2026-11-30).
+SPAWNS = 300
+
+
 def _exit_codes_under_a_storm(tmp_path, spawn: str) -> dict[str, int]:
-    """Exit code -> count of the programs ``spawn`` (a line of Python: ``i`` counts the spawns,
-    and the line puts each exit code in ``codes``) started for 3 s while a child of the same
-    process group sent the group SIGINTs every 0.2 ms (the spawning process ignores them)."""
+    """Exit code -> count of the SPAWNS programs ``spawn`` (a line of Python: ``i`` counts the
+    spawns, and the line puts each exit code in ``codes``) started while a child of the same
+    process group sent the group SIGINTs every 0.2 ms (the spawning process ignores them). A
+    count, not a time: until 2026-12-07 the programs were those started in 3 s, and a loaded host
+    (CI beside a build) started 63, under the 100 asked for."""
     script = tmp_path / "storm.py"
     script.write_text(
         "import collections, json, os, signal, subprocess, time\n"
@@ -164,20 +170,17 @@ def _exit_codes_under_a_storm(tmp_path, spawn: str) -> dict[str, int]:
         "group = os.getpgrp()\n"
         "storm = os.fork()\n"
         "if storm == 0:\n"
-        "    end = time.monotonic() + 4\n"
-        "    while time.monotonic() < end:\n"
+        "    while True:\n"
         "        os.killpg(group, signal.SIGINT)\n"
         "        time.sleep(0.0002)\n"
-        "    os._exit(0)\n"
         "codes = collections.Counter()\n"
-        "end, i = time.monotonic() + 3, 0\n"
-        "while time.monotonic() < end:\n"
+        f"for i in range({SPAWNS}):\n"
         f"    {spawn}\n"
-        "    i += 1\n"
+        "os.kill(storm, signal.SIGKILL)\n"
         "os.waitpid(storm, 0)\n"
         "print(json.dumps(codes))\n"
     )
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, start_new_session=True)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=600, start_new_session=True)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 
@@ -187,7 +190,7 @@ def test_a_detached_command_survives_ctrl_c_at_any_moment_of_its_start(tmp_path)
     while the child starts (before its setsid, when it is still in the terminal's process group;
     subprocess.run(..., start_new_session=True) lost a few per cent of them so: it runs them again)."""
     codes = _exit_codes_under_a_storm(tmp_path, "codes[run_detached(['true']).returncode] += 1")
-    assert set(codes) == {"0"} and codes["0"] > 100, codes
+    assert codes == {"0": SPAWNS}, codes
 
 
 def test_a_long_lived_detached_program_survives_ctrl_c_at_any_moment_of_its_start(tmp_path):
@@ -197,7 +200,7 @@ def test_a_long_lived_detached_program_survives_ctrl_c_at_any_moment_of_its_star
     programs run a little (sleep), half end at once (true: the exit is seen, not taken for a death)."""
     spawn = "p = popen_detached(['true'] if i % 2 else ['sleep', '0.002']); codes[p.wait()] += 1"
     codes = _exit_codes_under_a_storm(tmp_path, spawn)
-    assert set(codes) == {"0"} and codes["0"] > 100, codes
+    assert codes == {"0": SPAWNS}, codes
 
 
 def test_a_detached_program_that_fails_by_itself_is_not_started_again():
