@@ -146,20 +146,22 @@ def test_tso_chunks_behind_linux_receivers_run_or_are_refused_with_field_errors(
 
 @settings(**FEWER, **COMMON)
 @given(gen.scenario(BUDGET), st.data())
-def test_rack_on_retransmissions_runs_or_is_refused_with_field_errors(data, draw):
-    """Linux's RACK on retransmissions (``tcp.rack_retransmits``, with the SACK and Linux's send
-    times, ``rtt_samples = "linux"``, it needs) on every long flow and web group the strategy
-    draws, over every topology, loss and queue it draws: the run's conservation checks cover the
-    retransmissions sent again."""
+def test_rack_runs_or_is_refused_with_field_errors(data, draw):
+    """Linux's RACK, on retransmissions only (``tcp.rack_retransmits``) or on every segment
+    (``tcp.rack``: its reordering timer in the retransmission timer's slot), with the SACK and
+    Linux's send times (``rtt_samples = "linux"``) it needs, on every long flow and web group the
+    strategy draws, over every topology, loss and queue it draws: the run's conservation checks
+    cover the segments RACK marks lost and the retransmissions sent again."""
+    extent = draw.draw(st.sampled_from(["rack_retransmits", "rack"]), label="extent")
 
     def rack(t: dict[str, Any]) -> None:
         tcp = {k: v for k, v in t.get("tcp", {}).items() if k != "rtt_correction"}
-        t["tcp"] = tcp | {"rack_retransmits": True, "sack": True, "rtt_samples": "linux"}
+        t["tcp"] = tcp | {extent: True, "sack": True, "rtt_samples": "linux"}
 
     _, scenario = _every_transfer(data, rack)
     lossy = scenario.dumbbell is not None and scenario.dumbbell.bottleneck_loss > 0
-    OUTCOMES[("rack on retransmissions drawn", "with random loss" if lossy else "without random loss")] += 1
-    run_or_refuse(scenario, "rack on retransmissions")
+    OUTCOMES[(f"{extent} drawn", "with random loss" if lossy else "without random loss")] += 1
+    run_or_refuse(scenario, extent)
 
 
 @settings(**FEWER, **COMMON)
@@ -678,15 +680,16 @@ def test_testbed_scenarios_are_refused_with_field_errors_or_fit_the_kernel_code(
 
 @pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark missing (make sysdeps installs it)")
 @settings(**SETTINGS, **COMMON)
-@given(gen.model(TestbedScenario, BUDGET), st.none() | st.floats(0.0, 1.0), st.booleans(), st.booleans())
-def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack, frame_ahead):
+@given(gen.model(TestbedScenario, BUDGET), st.none() | st.floats(0.0, 1.0), st.booleans(), st.booleans(), st.booleans())
+def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack, rack_retransmits, frame_ahead):
     """`testbed compare`'s simulator half with ``capture_acks`` (:func:`linux.sim_side.simulated`):
     the run keeps every invariant with its receivers captured, and the ACKs read back from the
     captures make a summary of shares in [0, 1], holds that are not negative and no PSH (the
     simulator sets none); the captures are removed once read. With ``step`` the bottleneck marks
     from ``bottleneck.step_k`` at that fraction of its buffer (a drawn threshold seldom fits below
     the buffer): the simulator's step queue and ECN, and kernel cubic as Linux's CUBIC. ``rack``:
-    the simulated senders with SACK find lost retransmissions by RACK (``--sim-rack``);
+    the simulated senders with SACK find every loss by RACK (``--sim-rack``), or else with
+    ``rack_retransmits`` lost retransmissions only (``--sim-rack-retransmits``);
     ``frame_ahead``: the round trip a data packet's time shorter (``--sim-frame-ahead``)."""
     import tempfile
 
@@ -697,7 +700,7 @@ def test_testbed_compares_simulator_half_captures_its_receivers(data, step, rack
         if step is not None and sc.buffer_frames > 1:
             sc = TestbedScenario.parse(data | {"bottleneck": {**data.get("bottleneck", {}), "step_k": 1 + int(step * (sc.buffer_frames - 2))}})
             OUTCOMES[("testbed compare's captures", "with step marking")] += 1
-        sim = sim_scenario(sc, side=SimSide(rack=rack, frame_ahead=frame_ahead))
+        sim = sim_scenario(sc, side=SimSide(rack=rack, rack_retransmits=rack_retransmits, frame_ahead=frame_ahead))
     except pertlab.ScenarioError:
         OUTCOMES[("testbed compare's captures", "refused")] += 1
         return

@@ -121,7 +121,7 @@ def test_each_committed_comparison_s_simulator_side_is_what_the_simulator_gives_
     assert simulator_side_changes(record) == []
 
 
-@pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "ten-flows-nosack", "random-loss", "random-loss-rack", "random-loss-frame", "pert-delack", "step-ecn", "fifty-flows", "video", "video-noise", "adaptive-reno"])
+@pytest.mark.parametrize("block", ["smoke", "mix", "ten-flows", "ten-flows-nosack", "random-loss", "random-loss-rack", "random-loss-frame", "random-loss-all", "pert-delack", "step-ecn", "fifty-flows", "video", "video-noise", "adaptive-reno"])
 def test_the_committed_compare_runs_are_of_todays_example_files(block: str) -> None:
     """Each committed compare run behind a block ran its example file as it reads today (a file
     changed since needs the run again), met no stale slow-start threshold, and its committed
@@ -230,8 +230,8 @@ def test_the_random_loss_runs_show_what_the_prose_says() -> None:
     marks lost again a number of retransmissions within the range of the simulator's seeds; with
     SACK each simulator seed times out at least 0.8 times as often as it drops retransmissions
     (about once for each); the kernel sends fewer than 10 tail loss probes, and without them still
-    times out under 10 times; without SACK it times out more than 20 times. With `--sim-rack`
-    (20 seeds) the seeds' median timeouts are under 10, and their median goodput is below the
+    times out under 10 times; without SACK it times out more than 20 times. With
+    `--sim-rack-retransmits` (20 seeds) the seeds' median timeouts are under 10, and their median goodput is below the
     median without it and below the kernel's."""
     runs = _runs("random-loss")
     nosack, sack, notlp = (_rows(runs[n]) for n in ("reno_loss_nosack", "reno_loss", "reno_loss_notlp"))
@@ -239,7 +239,8 @@ def test_the_random_loss_runs_show_what_the_prose_says() -> None:
     rack = _rows(racked)
     assert runs["reno_loss_nosack"]["testbed_scenario"]["sack"] is False
     assert runs["reno_loss_notlp"]["testbed_scenario"]["tlp"] is False
-    assert racked["sim_rack"] is True and not any(r.get("sim_rack") for r in runs.values())
+    assert racked["sim_rack_retransmits"] is True and racked["sim_rack"] is False
+    assert not any(r.get("sim_rack") or r.get("sim_rack_retransmits") for r in runs.values())
     for metric in ("reno: goodput total, Mbit/s", "reno: retransmissions"):
         row = nosack[metric]
         assert _about(row.testbed, statistics.median(row.sim), 0.15), row
@@ -267,8 +268,8 @@ def _about(a: float, b: float, rel: float) -> bool:
 
 
 def test_the_round_trip_a_frame_shorter_shows_what_the_prose_says() -> None:
-    """docs/linux.md, "Random loss, with SACK and without", the frame ahead: with `--sim-rack`
-    alone every seed's smoothed RTT (one definition on both sides) is longer than the kernel's;
+    """docs/linux.md, "Random loss, with SACK and without", the frame ahead: with
+    `--sim-rack-retransmits` alone every seed's smoothed RTT (one definition on both sides) is longer than the kernel's;
     the kernel's queue is as long as the seeds' median or longer. With `--sim-frame-ahead` too the
     seeds' median goodput is at least 2 % higher than without it, and the six kernel runs' median
     smoothed RTT lies within the seeds' range. The six runs deliver more than the seeds' median by
@@ -316,6 +317,29 @@ def test_losses_found_sooner_bring_the_simulator_to_the_kernels_runs() -> None:
     goodput = statistics.median(f["goodput_mbps"].sum() for f in seeded)
     kernel_goodput = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)
     assert abs(goodput / kernel_goodput - 1) < 0.02, (goodput, kernel_goodput)
+
+
+def test_rack_for_every_segment_brings_the_simulator_to_the_kernels_runs() -> None:
+    """docs/linux.md, "Random loss, with SACK and without", RACK for every segment: with
+    `--sim-rack --sim-frame-ahead` the seeds' median goodput is at least 2 % above that of
+    `reno_loss_rack_frame`'s seeds and within 2 % of the six kernel runs' median; the new kernel
+    run's goodput, smoothed RTT and entries into fast recovery lie within the seeds' ranges; the
+    seeds' range of entries into fast recovery reaches into the six runs'; the seeds' median
+    timeouts are at most the six runs'."""
+    from pertlab.linux.compare import RECOVERIES_METRIC, RECOVERY_COUNTERS, SRTT_MEAN_METRIC, counted
+
+    record = _runs("random-loss-all")["reno_loss"]
+    assert record["sim_rack"] is True and record["sim_frame_ahead"] is True and record["testbed_scenario"] == _runs("random-loss-frame")["reno_loss"]["testbed_scenario"]
+    every, frame = _rows(record), _rows(_runs("random-loss-frame")["reno_loss"])
+    goodput, srtt, timeouts = "reno: goodput total, Mbit/s", SRTT_MEAN_METRIC.format(cc="reno"), "reno: retransmission timeouts"
+    assert statistics.median(every[goodput].sim) >= 1.02 * statistics.median(frame[goodput].sim), (every[goodput], frame[goodput])
+    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    kernel = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)
+    assert abs(kernel / statistics.median(every[goodput].sim) - 1) < 0.02, (kernel, every[goodput])
+    for metric in (goodput, srtt, RECOVERIES_METRIC):
+        assert min(every[metric].sim) <= every[metric].testbed <= max(every[metric].sim), every[metric]
+    assert max(every[RECOVERIES_METRIC].sim) >= min(counted(r["sender_recovery"], RECOVERY_COUNTERS) for r in runs)
+    assert statistics.median(every[timeouts].sim) <= statistics.median(sum(f["timeouts"] for f in r["flows"]) for r in runs)
 
 
 def test_the_pert_delack_runs_show_what_the_prose_says() -> None:

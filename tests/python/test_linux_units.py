@@ -95,12 +95,13 @@ def test_the_simulator_loses_data_at_the_testbed_s_loss_rate(loss: dict) -> None
     assert sim_scenario(sc).dumbbell.bottleneck_loss == pytest.approx(0.02)
 
 
-def test_sim_rack_gives_the_flows_with_sack_rack_on_retransmissions() -> None:
+def test_sim_rack_gives_the_flows_with_sack_rack() -> None:
     data = {"bottleneck": {"rate": "10Mbps", "delay": "40ms"}, "flows": [{"cc": "reno"}]}
     for sack in (True, False):
         sc = TestbedScenario.parse(data | {"sack": sack})
-        assert [f.tcp.rack_retransmits for f in sim_scenario(sc, side=SimSide(rack=True)).flows] == [sack]
-        assert [f.tcp.rack_retransmits for f in sim_scenario(sc).flows] == [False]
+        assert [(f.tcp.rack, f.tcp.rack_retransmits) for f in sim_scenario(sc, side=SimSide(rack=True)).flows] == [(sack, False)]
+        assert [(f.tcp.rack, f.tcp.rack_retransmits) for f in sim_scenario(sc, side=SimSide(rack_retransmits=True)).flows] == [(False, sack)]
+        assert [(f.tcp.rack, f.tcp.rack_retransmits) for f in sim_scenario(sc).flows] == [(False, False)]
 
 
 def test_scenario_defaults_and_the_pert_table() -> None:

@@ -313,14 +313,22 @@ def test_sack_off_at_both_hosts_is_newreno_on_both_sides(tmp_path: Path) -> None
     assert "SACK off on both sides" in (out / "report.md").read_text()
 
 
-@covers("testbed compare", "--sim-rack")
-def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path: Path) -> None:
+@covers("testbed compare", "--sim-rack", "--sim-rack-retransmits")
+@pytest.mark.parametrize(
+    "flag, field, words",
+    [
+        ("--sim-rack", "rack", "the simulated senders find every lost segment by RACK too"),
+        ("--sim-rack-retransmits", "rack_retransmits", "the simulated senders find lost retransmissions by RACK too"),
+    ],
+)
+def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path: Path, flag: str, field: str, words: str) -> None:
     # `tlp = false`: the senders' namespace runs with net.ipv4.tcp_early_retrans = 0, and the run
     # reports the namespace's loss-recovery counters over its window, which the report shows beside
     # the simulator's (3 % loss: retransmissions are resent and lost); with `--sim-rack` the
-    # simulated senders find lost retransmissions by RACK, as the kernel's do.
+    # simulated senders find every loss by RACK, as the kernel's do, with `--sim-rack-retransmits`
+    # the lost retransmissions only.
     toml = 'tlp = false\nduration = "4s"\nwarmup = "1s"\n\n[path.loss]\nmodel = "bernoulli"\nrate = 0.03\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "100KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n'
-    out = _compare_of(tmp_path, toml, "--sim-rack")
+    out = _compare_of(tmp_path, toml, flag)
     summary, record, sim = _outputs(out)
     assert summary["sender_tcp_early_retrans"] == 0
     rec = summary["sender_recovery"]
@@ -328,9 +336,9 @@ def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path
     rows = {r["metric"]: r for r in record["rows"]}
     assert rows["senders: retransmissions marked lost again (TCPLostRetransmit)"]["testbed"] == rec["lost_retransmits"]
     assert isinstance(rows["senders: retransmissions dropped"]["sim"][0], int)
-    assert [f["tcp"]["rack_retransmits"] for f in sim["flows"]] == [True, True]
-    assert record["sim_rack"] is True
-    assert "send no tail loss probes (`tlp = false`); the simulated senders find lost retransmissions by RACK too" in (out / "report.md").read_text()
+    assert [f["tcp"][field] for f in sim["flows"]] == [True, True]
+    assert record[f"sim_{field}"] is True and record["sim_rack"] is (field == "rack")
+    assert f"send no tail loss probes (`tlp = false`); {words}" in (out / "report.md").read_text()
 
 
 @covers("testbed compare", "--sim-frame-ahead")

@@ -41,7 +41,7 @@ _FLAGS = {
     "warmup": "--warmup", "seed": "--seed", "access_rate": "--access-rate", "packet_size": "--packet-size",
     "sample_interval": "--sample-interval", "web_sessions": "--web-sessions", "tcp.overhead": "--send-overhead",
     "tcp.ack_policy": "--ack-policy", "tcp.ts_echo": "--ts-echo", "tcp.rtt_samples": "--rtt-samples", "tcp.rto_estimator": "--rto-estimator",
-    "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction", "tcp.prr": "--prr", "tcp.rack_retransmits": "--rack-retransmits",
+    "tcp.pacing": "--pacing", "tcp.rtt_correction": "--rtt-correction", "tcp.prr": "--prr", "tcp.rack_retransmits": "--rack-retransmits", "tcp.rack": "--rack",
     "video": "--video", "startup_delay": "--startup-delay", "startup_delays": "--startup-delays", "t_mu_probe": "--t-mu-probe", "class_weights": "--class-weights", "flow_classes": "--flow-classes",
     "udp_load": "--udp-load", "udp_split": "--udp-split", "udp_arrivals": "--udp-arrivals", "cc_params": "--cc-param", "memory_limit": "--memory-limit",
 }  # fmt: skip
@@ -134,6 +134,14 @@ def dumbbell(
             help="Senders find lost retransmissions as Linux's RACK does (RFC 8985), not only by their timer; needs SACK and --rtt-samples linux.",
         ),
     ] = False,
+    rack: Annotated[
+        bool,
+        typer.Option(
+            "--rack",
+            help="Senders find every lost segment as Linux's RACK does (RFC 8985: sent before a delivered one, and a reordering "
+            "window passed), in place of three duplicate ACKs; includes --rack-retransmits; needs SACK and --rtt-samples linux.",
+        ),
+    ] = False,
     cc_param: Annotated[
         Optional[list[str]],
         typer.Option(help="A controller parameter, KIND.FIELD=VALUE, e.g. pert-adaptive.alpha_max=16 (repeatable).", metavar="KIND.FIELD=VALUE"),
@@ -172,7 +180,7 @@ def dumbbell(
             bw=bw, rtt=rtt, flows=flows, cc=cc, queue=queue, duration=duration, buffer_bdp=buffer_bdp,
             buffer_pkts=buffer, start_window=start_window, warmup=warmup, seed=seed, ecn=ecn,
             access_rate=access_rate, packet_size=packet_size, sample_interval=sample_interval, web_sessions=web_sessions,
-            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "rtt_samples": rtt_samples, "rto_estimator": rto_estimator, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction, "prr": prr, "rack_retransmits": rack_retransmits}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
+            cc_params=params, tcp={"overhead": send_overhead, "ack_policy": ack_policy, "ts_echo": ts_echo, "rtt_samples": rtt_samples, "rto_estimator": rto_estimator, "pacing": {"enabled": pacing}, "rtt_correction": rtt_correction, "prr": prr, "rack_retransmits": rack_retransmits, "rack": rack}, memory_limit=limit, video=video, startup_delay=startup_delay, startup_delays=startup_delays.split(",") if startup_delays else None, t_mu_probe=t_mu_probe, **classes,
         )  # fmt: skip
     except ValueError as e:
         fail(e, _FLAGS)

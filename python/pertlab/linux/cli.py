@@ -270,8 +270,16 @@ def testbed_compare(
         bool,
         typer.Option(
             "--sim-rack",
-            help="The simulated senders find lost retransmissions as Linux's RACK does (tcp.rack_retransmits; flows with SACK), "
-            "where by default only their timer finds them (docs/linux.md, \"Random loss\").",
+            help="The simulated senders find every lost segment as Linux's RACK does (tcp.rack; flows with SACK), where by "
+            "default three duplicate ACKs find a loss and only their timer a lost retransmission (docs/linux.md, \"Random loss\").",
+        ),
+    ] = False,
+    sim_rack_retransmits: Annotated[
+        bool,
+        typer.Option(
+            "--sim-rack-retransmits",
+            help="The simulated senders find lost retransmissions as Linux's RACK does, other losses by three duplicate ACKs "
+            "(tcp.rack_retransmits; flows with SACK).",
         ),
     ] = False,
     sim_frame_ahead: Annotated[
@@ -294,7 +302,7 @@ def testbed_compare(
     limit = read_memory_limit(memory_limit)
     check_out_dir(out_dir)
     try:
-        report, real = compare(sc, out_dir, sim_seeds, limit, SimSide(sim_send_overhead, sim_rack, sim_frame_ahead))
+        report, real = compare(sc, out_dir, sim_seeds, limit, SimSide(sim_send_overhead, rack=sim_rack, rack_retransmits=sim_rack_retransmits, frame_ahead=sim_frame_ahead))
     except ScenarioError as e:
         fail(e, {"memory_limit": "--memory-limit", "sim_send_overhead": "--sim-send-overhead"})
     except RuntimeError as e:

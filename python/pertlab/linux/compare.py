@@ -21,7 +21,7 @@ import polars as pl
 from .. import acks
 from .._core import jain_index
 from ..results import SUCCESS_LATE_FRACTION_TEXT, Results
-from ..scenario import Scenario, ScenarioError
+from ..scenario import Scenario, ScenarioError, TcpConfig
 from . import MAX_SIM_SEEDS
 from .scenario import LINUX_INIT_CWND, TestbedScenario
 from .sim_side import SimSide, frame_time_ns, hystart_differences, kernel_hystart, sim_cc, sim_scenario, simulated, warm_up_of
@@ -82,15 +82,18 @@ def _frame_words(sim_sc: Scenario, side: SimSide) -> str:
     return f" The testbed's htb lets a frame leave a frame's time before its last bit would leave a link of the rate; {sim}."
 
 
-def _kernel_recovery_words(sc: TestbedScenario, sim_rack: bool) -> str:
-    """The report's words on the kernel's loss detection beyond RFC 6675's, and the simulator's
-    (Linux runs it only on connections with SACK)."""
+def _kernel_recovery_words(sc: TestbedScenario, tcp: TcpConfig) -> str:
+    """The report's words on the kernel's loss detection (RACK: Linux runs it only on connections
+    with SACK) and the simulator's (``tcp``, its flows' TCP options)."""
     if not sc.sack:
         return ""
     probe = "tail loss probes" if sc.tlp else "no tail loss probes (`tlp = false`)"
-    sim = ("the simulated senders find lost retransmissions by RACK too (`--sim-rack`, `tcp.rack_retransmits`) and send no probes"
-           if sim_rack else "the simulator models neither (`--sim-rack` gives it RACK on retransmissions)")
-    return f" The kernel's senders find lost retransmissions by RACK, and send {probe}; {sim}."
+    sim = ("the simulated senders find every lost segment by RACK too (`--sim-rack`, `tcp.rack`) and send no probes" if tcp.rack else
+           "the simulated senders find lost retransmissions by RACK too (`--sim-rack-retransmits`, `tcp.rack_retransmits`), other "
+           "losses by three duplicate ACKs, and send no probes" if tcp.rack_retransmits else
+           "the simulator finds losses by three duplicate ACKs and lost retransmissions by its timer, and sends no probes "
+           "(`--sim-rack` gives it RACK)")
+    return f" The kernel's senders find lost segments, retransmissions too, by RACK, and send {probe}; {sim}."
 
 
 def compare(
@@ -136,7 +139,7 @@ def compare(
         "scenario": sc.name, "date": time.strftime("%Y-%m-%d", time.gmtime()), "kernel": os.uname().release,
         "load_average": [load_before, os.getloadavg()[0]], "duration_s": sc.duration / 1e9, "warmup_s": sc.warmup / 1e9,
         "init_cwnd": sc.init_cwnd, "sim_seeds": [sim_sc.seed, sim_sc.seed + sim_seeds - 1], "sim_send_overhead_ns": overhead_ns,
-        "sim_rack": sim_sc.flows[0].tcp.rack_retransmits, "sim_frame_ahead": side.frame_ahead, "testbed_scenario": sc.model_dump(mode="json"),
+        "sim_rack": sim_sc.flows[0].tcp.rack, "sim_rack_retransmits": sim_sc.flows[0].tcp.rack_retransmits, "sim_frame_ahead": side.frame_ahead, "testbed_scenario": sc.model_dump(mode="json"),
         "ssthresh_repairs": ssthresh_repairs(real.extra),
         "invalid_ssthresh_samples": real.extra.get("invalid_ssthresh_samples", 0),
         **({"kernel_hystart": kernel_hystart()} if "cubic" in running else {}), "rows": [r.record() for r in rows],
@@ -154,7 +157,7 @@ def compare(
         + (f" Receivers: Linux's delayed ACKs; in the simulator Linux's rules (`ack_policy = \"linux\"`) at HZ = {sim_sc.flows[0].tcp.linux_ack.hz}."
            if sc.delayed_ack else " Receivers: one ACK per segment on both sides.")
         + ("" if sc.sack else " SACK off on both sides (`sack = false`: the kernel's net.ipv4.tcp_sack = 0, the simulator's NewReno recovery).")
-        + _kernel_recovery_words(sc, sim_sc.flows[0].tcp.rack_retransmits)
+        + _kernel_recovery_words(sc, sim_sc.flows[0].tcp)
         + _frame_words(sim_sc, side)
         + " RTT samples taken as Linux takes them on both sides (the RTO's from the first segment an ACK covers, the controller's from the last);"
         " windows reduced by Proportional Rate Reduction on both sides (`tcp.prr`, Linux's `tcp_cwnd_reduction`)."

@@ -8,9 +8,10 @@ load average), committed as docs/linux/NAME.json beside its report, NAME.md, and
 - ``ten-flows-nosack`` ("Reno without SACK"): the ten Reno flows with SACK and without.
 - ``random-loss`` ("Random loss, with SACK and without"): four Reno flows through 3 % random loss, with SACK
   (the kernel also without its tail loss probe) and without SACK.
-- ``random-loss-rack`` (the same section): the SACK run compared with ``--sim-rack``; ``random-loss-frame``
-  with ``--sim-frame-ahead`` too, and ``random-loss-kernel-runs`` six more kernel runs of it beside
-  that comparison's seeds.
+- ``random-loss-rack`` (the same section): the SACK run compared with ``--sim-rack-retransmits``;
+  ``random-loss-frame`` with ``--sim-frame-ahead`` too; ``random-loss-all`` with ``--sim-rack`` (RACK
+  for every segment) and ``--sim-frame-ahead``; ``random-loss-kernel-runs`` six more kernel runs of
+  the scenario beside the seeds of the last two.
 - ``pert-delack`` ("Ten PERT flows behind delayed ACKs"): with the kernel's TSO chunks and without.
 - ``step-ecn`` ("ECN at the bottleneck"): ten CUBIC flows behind step marking, with the chunks and without.
 - ``fifty-flows`` ("CPU cost: Table VI today"): the start of fifty adaptive PERT flows.
@@ -98,7 +99,7 @@ def provenance(records: dict[str, Record]) -> str:
     # the option a run was made with beyond the seeds (runs before it was recorded had none)
     noisy = any(rec.get("sim_send_overhead_ns") for rec in records.values())
     options, some = " --sim-send-overhead T" if noisy else "", []
-    for key, flag in (("sim_rack", "--sim-rack"), ("sim_frame_ahead", "--sim-frame-ahead")):
+    for key, flag in (("sim_rack", "--sim-rack"), ("sim_rack_retransmits", "--sim-rack-retransmits"), ("sim_frame_ahead", "--sim-frame-ahead")):
         made = [name for name, rec in records.items() if rec.get(key)]
         options += f" {flag}" if len(made) == len(records) else f" [{flag}]" if made else ""
         some += [f"with `{flag}`: {', '.join(f'`{n}`' for n in made)}"] if made and len(made) < len(records) else []
@@ -132,7 +133,7 @@ RANDOM_LOSS_ROWS = (
     ("tail loss probes (kernel)", "senders: tail loss probes (kernel's TCPLossProbes)"),
     ("Jain index", "Jain index (all flows)"),
 )
-#: The random-loss rows of the runs made with ``--sim-rack`` (and ``--sim-frame-ahead``), which
+#: The random-loss rows of the runs made with RACK (and ``--sim-frame-ahead``), which
 #: have the rows added with them: the round trip (one definition on both sides), the queue, the
 #: entries into fast recovery and the kernel's undone reductions.
 RANDOM_LOSS_RACK_ROWS = (
@@ -244,34 +245,36 @@ KERNEL_RUN_COLUMNS: tuple[tuple[str, Callable[[Record], Any], str, str], ...] = 
 )
 
 
-def kernel_runs(compared: tuple[str, str], folder: str, runs: int) -> tuple[dict[str, str], Callable[[dict[str, Record]], str]]:
+def kernel_runs(compared: tuple[tuple[str, str], ...], folder: str, runs: int) -> tuple[dict[str, str], Callable[[dict[str, Record]], str]]:
     """A block of several ``pertlab testbed run``s of one scenario, their summary.json committed as
-    ``folder``/run-K.json (K from 1 to ``runs``), beside one ``testbed compare`` of it (``compared``:
-    its name and record): a row per kernel run, then the runs' median (least .. most) and the
-    comparison's simulator seeds', on the columns of :data:`KERNEL_RUN_COLUMNS`. One kernel run is
-    as much chance as one seed; this puts the kernel's spread beside the seeds'."""
-    name, path = compared
+    ``folder``/run-K.json (K from 1 to ``runs``), beside ``testbed compare``s of it (``compared``:
+    each one's name and record): a row per kernel run, then the runs' median (least .. most) and
+    each comparison's simulator seeds', on the columns of :data:`KERNEL_RUN_COLUMNS`. One kernel
+    run is as much chance as one seed; this puts the kernel's spread beside the seeds'."""
 
     def render(records: dict[str, Record]) -> str:
         summaries = [records[f"run {k}"] for k in range(1, runs + 1)]
-        rows, cc = rows_of(records[name]), cc_of(records[name])
         lines = ["| | " + " | ".join(head for head, *_ in KERNEL_RUN_COLUMNS) + " |", "|---|" + "---|" * len(KERNEL_RUN_COLUMNS)]
         for k, summary in enumerate(summaries, 1):
             lines.append(f"| kernel, run {k} | " + " | ".join(fmt.format(value(summary)) for _, value, _, fmt in KERNEL_RUN_COLUMNS) + " |")
         spreads = [Row(head, None, [value(s) for s in summaries], fmt).spread() for head, value, _, fmt in KERNEL_RUN_COLUMNS]
         lines.append(f"| kernel, the {runs} runs | " + " | ".join(spreads) + " |")
-        first, last = records[name]["sim_seeds"]
-        seeded = [sim_cell(rows[metric.format(cc=cc)]) if metric.format(cc=cc) in rows else "-" for _, _, metric, _ in KERNEL_RUN_COLUMNS]
-        lines.append(f"| simulator, seeds {first} to {last} (`{name}`) | " + " | ".join(seeded) + " |")
+        for name, _ in compared:
+            rows, cc = rows_of(records[name]), cc_of(records[name])
+            first, last = records[name]["sim_seeds"]
+            seeded = [sim_cell(rows[metric.format(cc=cc)]) if metric.format(cc=cc) in rows else "-" for _, _, metric, _ in KERNEL_RUN_COLUMNS]
+            lines.append(f"| simulator, seeds {first} to {last} (`{name}`) | " + " | ".join(seeded) + " |")
         loads = [x for r in summaries for x in r["load_average"]]
+        names = " and ".join(f"`{name}`" for name, _ in compared)
+        paths = ", ".join(f"docs/{path}" for _, path in compared)
         return "\n".join(lines) + (
-            f"\n\nKernel runs: {runs} of `pertlab testbed run FILE --out DIR`, FILE the scenario `{name}` compared, on "
+            f"\n\nKernel runs: {runs} of `pertlab testbed run FILE --out DIR`, FILE the scenario {names} compared, on "
             f"{', '.join(sorted({r['date'] for r in summaries}))} (load averages {min(loads):.2f} to {max(loads):.2f}); kernel "
             f"{', '.join(sorted({r['kernel'].split('-')[0] for r in summaries}))}; each run's summary.json committed as docs/{folder}/run-K.json. "
-            f"The simulator's seeds are those of `{name}` (docs/{path}).\n"
+            f"The simulator's seeds are those of {names} ({paths}).\n"
         )
 
-    return {name: path} | {f"run {k}": f"{folder}/run-{k}.json" for k in range(1, runs + 1)}, render
+    return dict(compared) | {f"run {k}": f"{folder}/run-{k}.json" for k in range(1, runs + 1)}, render
 
 
 # -- video ----------------------------------------------------------------------------------------
@@ -419,7 +422,10 @@ BLOCKS: dict[str, tuple[dict[str, str], Callable[[dict[str, Record]], str]]] = {
     "random-loss": ({n: f"linux/{n}.json" for n in ("reno_loss", "reno_loss_notlp", "reno_loss_nosack")}, side_by_side(RANDOM_LOSS_ROWS)),
     "random-loss-rack": ({"reno_loss": "linux/reno_loss_rack.json"}, side_by_side(RANDOM_LOSS_RACK_ROWS)),
     "random-loss-frame": ({"reno_loss": "linux/reno_loss_rack_frame.json"}, side_by_side(RANDOM_LOSS_RACK_ROWS)),
-    "random-loss-kernel-runs": kernel_runs(("reno_loss_rack_frame", "linux/reno_loss_rack_frame.json"), "linux/reno_loss_runs", 6),
+    "random-loss-all": ({"reno_loss": "linux/reno_loss_rack_all.json"}, side_by_side(RANDOM_LOSS_RACK_ROWS)),
+    "random-loss-kernel-runs": kernel_runs(
+        (("reno_loss_rack_frame", "linux/reno_loss_rack_frame.json"), ("reno_loss_rack_all", "linux/reno_loss_rack_all.json")), "linux/reno_loss_runs", 6
+    ),
     "step-ecn": ({n: f"linux/{n}.json" for n in ("ten_flows_cubic_step_ecn", "ten_flows_cubic_step_ecn_tso1")}, side_by_side(STEP_ECN_ROWS)),
     "pert-delack": ({n: f"linux/{n}.json" for n in ("ten_flows_pert_delack", "ten_flows_pert_delack_tso1")}, side_by_side(PERT_DELACK_ROWS)),
     "fifty-flows": ({"fifty_flows_pert_adaptive": "linux/fifty_flows_pert_adaptive.json"}, side_by_side(FIFTY_FLOWS_ROWS)),

@@ -148,8 +148,10 @@ class SimSide:
       waits U(0, send_overhead) before it sends (ns-2's send overhead): the hosts' timing noise,
       which the simulator otherwise lacks, so that its seeds differ where the kernel's runs do
       (docs/linux.md, "Live video"); refused values are named ``sim_send_overhead``.
-    - ``rack``: the simulated senders find lost retransmissions as Linux's RACK does
-      (``tcp.rack_retransmits``, on flows with SACK; docs/linux.md, "Random loss").
+    - ``rack``: the simulated senders find every lost segment as Linux's RACK does (``tcp.rack``,
+      on flows with SACK: the kernel's only loss detection there; docs/linux.md, "Random loss").
+    - ``rack_retransmits``: RACK on retransmissions only (``tcp.rack_retransmits``), three duplicate
+      ACKs for the rest: the step docs/linux.md's "Random loss" took before ``rack``.
     - ``frame_ahead``: the simulated round trip is one data packet's transmission time at the
       bottleneck's rate shorter (half of it off the bottleneck's delay each way). The testbed's htb
       lets a frame leave as soon as its tokens are not negative and charges its time after, so a
@@ -159,13 +161,17 @@ class SimSide:
 
     send_overhead: str | int | None = None
     rack: bool = False
+    rack_retransmits: bool = False
     frame_ahead: bool = False
 
     @classmethod
     def of_record(cls, record: dict[str, Any]) -> SimSide:
         """The simulator's side a committed run's report.json says it was made with."""
         overhead = record.get("sim_send_overhead_ns")
-        return cls(f"{overhead}ns" if overhead else None, record.get("sim_rack", False), record.get("sim_frame_ahead", False))
+        return cls(
+            f"{overhead}ns" if overhead else None, rack=record.get("sim_rack", False),
+            rack_retransmits=record.get("sim_rack_retransmits", False), frame_ahead=record.get("sim_frame_ahead", False),
+        )
 
 
 def frame_time_ns(size_bytes: int, rate_bps: int) -> int:
@@ -219,9 +225,9 @@ def _tcp_of(sc: TestbedScenario, side: SimSide) -> dict[str, Any]:
     """The simulator's TCP options for the testbed scenario: Linux's RTT samples, the kernel's
     initial window (the scenario's, else Linux's default), SACK as the scenario has it, Linux's
     delayed ACKs where the scenario asks for them, the send overhead where ``side`` gives one, and
-    with its ``rack`` (and SACK) RACK's detection of lost retransmissions."""
+    with its ``rack`` or ``rack_retransmits`` (and SACK) RACK's loss detection."""
     overhead = {} if side.send_overhead is None else {"overhead": side.send_overhead}
-    found = {"rack_retransmits": True} if side.rack and sc.sack else {}
+    found = {"rack": side.rack, "rack_retransmits": side.rack_retransmits} if sc.sack else {}
     return LINUX_TCP | {"init_cwnd": sc.init_cwnd or LINUX_INIT_CWND, "sack": sc.sack} | (linux_delayed_ack() if sc.delayed_ack else {}) | overhead | found
 
 

@@ -187,6 +187,15 @@ class TcpConfig(_Model):
             "needs sack = true and rtt_samples = linux"
         ),
     )
+    rack: bool = Field(
+        False,
+        description=(
+            "Linux's RACK (RFC 8985) on every segment, in place of RFC 6675's DupThresh (Linux's only loss detection with "
+            "SACK since 2025): a segment is lost once one sent after it is delivered and the reordering window has passed "
+            "(min_rtt / 4 while fewer than dupthresh segments are SACKed, else 0), waited for by a timer on the jiffies of "
+            "linux_ack.hz; includes rack_retransmits; needs sack = true and rtt_samples = linux"
+        ),
+    )
     tso_segs: int = Field(
         1,
         ge=1,
@@ -234,7 +243,7 @@ class TcpConfig(_Model):
             raise ValueError('corrects the echoed timestamp\'s sample (Qian 2011, eq. 5.4), which rtt_samples = "linux" does not take; use rtt_samples = "echo" with it')
         return v
 
-    @field_validator("rack_retransmits")
+    @field_validator("rack_retransmits", "rack")
     @classmethod
     def _rack_reads_sacks_and_send_times(cls, v: bool, info: ValidationInfo) -> bool:
         if v and not (info.data.get("sack") and info.data.get("rtt_samples") == "linux"):

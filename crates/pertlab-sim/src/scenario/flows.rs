@@ -287,11 +287,13 @@ impl TcpConfig {
                 "corrects the echoed timestamp's sample (Qian 2011, eq. 5.4), which rtt_samples = \"linux\" does not take; use rtt_samples = \"echo\" with it",
             ));
         }
-        if self.rack_retransmits && !(self.sack && self.rtt_samples == RttSamples::Linux) {
-            return Err(ConfigError::new(
-                format!("{path}.rack_retransmits"),
-                "needs SACK (sack = true, not newreno) and Linux's RTT samples (rtt_samples = \"linux\", --rtt-samples linux): RACK reads SACKs and the segments' send times, and Linux runs it only with SACK",
-            ));
+        for (field, on) in [("rack_retransmits", self.rack_retransmits), ("rack", self.rack)] {
+            if on && !(self.sack && self.rtt_samples == RttSamples::Linux) {
+                return Err(ConfigError::new(
+                    format!("{path}.{field}"),
+                    "needs SACK (sack = true, not newreno) and Linux's RTT samples (rtt_samples = \"linux\", --rtt-samples linux): RACK reads SACKs and the segments' send times, and Linux runs it only with SACK",
+                ));
+            }
         }
         if !(1..=255).contains(&self.tso_segs) {
             return Err(ConfigError::new(format!("{path}.tso_segs"), format!("must lie in [1, 255] (net.ipv4.tcp_min_tso_segs), got {}", self.tso_segs)));

@@ -210,6 +210,15 @@ pub struct TcpConfig {
     /// timer). Needs SACK and `rtt_samples = "linux"` (the send times); see
     /// `sender::rack`.
     pub rack_retransmits: bool,
+    /// Linux's RACK for every segment (RFC 8985 section 6; Linux's only loss
+    /// detection with SACK since 2025): a segment is lost once one sent after
+    /// it has been delivered and RACK's reordering window has passed
+    /// (min_rtt / 4 while fewer than `dupthresh` segments are SACKed, else 0),
+    /// waited for by a timer in the retransmission timer's slot, on the
+    /// jiffies of `linux_ack.hz`; fast recovery begins when a segment is lost.
+    /// Replaces RFC 6675's DupThresh and includes `rack_retransmits`. Off by
+    /// default; needs SACK and `rtt_samples = "linux"`; see `sender::rack`.
+    pub rack: bool,
 }
 
 impl Default for TcpConfig {
@@ -246,6 +255,7 @@ impl Default for TcpConfig {
             prr: false,
             tso_segs: 1,
             rack_retransmits: false,
+            rack: false,
         }
     }
 }

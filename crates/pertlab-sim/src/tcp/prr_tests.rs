@@ -3,7 +3,7 @@
 //! a fast recovery, with and without it.
 
 use super::cc::CaState;
-use super::testbench::{Bench, Fate};
+use super::testbench::{drawn_path, Bench, Fate, DRAWN_SPAN};
 use super::TcpConfig;
 use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
 use proptest::collection::vec;
@@ -68,33 +68,6 @@ fn a_fast_recovery_sends_on_every_other_ack_with_sack_and_without() {
         assert_eq!((cut_cwnd, prr_cwnd), (10, 10), "sack {sack}: window on leaving recovery");
         assert_eq!((b.retransmissions().len(), b.snd.counters().timeouts), (1, 0), "sack {sack}");
     }
-}
-
-/// Segments a drawn case sends before its losses and marks are all behind it.
-const DRAWN_SPAN: u32 = 400;
-
-/// 30 s of a flow with `cfg` over a path that drops the first transmissions
-/// of `drops`, marks those of `marks` (CE), and, if `lose_a_retransmission`,
-/// the first retransmission too; segments conserved.
-fn drawn_path(cfg: TcpConfig, drops: Vec<u32>, marks: Vec<u32>, lose_a_retransmission: bool) -> Bench {
-    let mut b = Bench::new(cfg);
-    let mut retransmission_lost = !lose_a_retransmission;
-    b.data_rule = Box::new(move |p| {
-        if p.retx && !retransmission_lost {
-            retransmission_lost = true;
-            Fate::Drop
-        } else if !p.retx && drops.contains(&p.seq) {
-            Fate::Drop
-        } else if !p.retx && marks.contains(&p.seq) {
-            Fate::MarkCe
-        } else {
-            Fate::Deliver
-        }
-    });
-    b.start();
-    b.run_until(30 * NS_PER_SEC);
-    b.check_conservation();
-    b
 }
 
 proptest! {

@@ -19,7 +19,8 @@
 //! Leaves out: reneging (the receiver model never discards SACKed data, so SACK
 //! marks are kept until the cumulative ACK covers them) and D-SACK. Lost
 //! retransmissions are found by the RTO, or with `rack_retransmits` by the
-//! sender (`sender::rack`), which marks them here.
+//! sender (`sender::rack`), which marks them here; with `rack` RACK marks
+//! every lost segment here too, in place of `IsLost`.
 
 use super::segment_flags::SegmentFlags;
 use crate::packet::{SackBlock, MAX_SACK_BLOCKS};
@@ -256,13 +257,27 @@ impl Scoreboard {
     /// segments). Returns the number of segments newly marked lost.
     pub fn mark_lost_by_sack(&mut self, dupthresh: u32) -> u32 {
         let dupthresh = dupthresh.max(1);
+        self.mark_lost_while(|_, sacked_above| sacked_above >= dupthresh)
+    }
+
+    /// Mark lost every un-SACKed segment from [`Scoreboard::lost_scan`] up to
+    /// `seq` (RACK, `sender::rack`: the segments sent once are lost in the
+    /// order they were sent). Returns the number newly marked.
+    pub fn mark_lost_through(&mut self, seq: u32) -> u32 {
+        self.mark_lost_while(|scan, _| scan <= seq)
+    }
+
+    /// Move the lost point up over SACKed segments and over un-SACKed ones
+    /// that `lost(seq, SACKed segments above it)` says are lost, marking them;
+    /// stops at the first un-SACKed segment that is not. Returns how many it marked.
+    fn mark_lost_while(&mut self, lost: impl Fn(u32, u32) -> bool) -> u32 {
         let mut newly = 0;
         while self.lost_scan < self.snd_nxt() {
             let i = (self.lost_scan - self.snd_una) as usize;
             let f = self.flags[i];
             if f & SACKED != 0 {
                 self.sacked_above_scan -= 1;
-            } else if self.sacked_above_scan >= dupthresh {
+            } else if lost(self.lost_scan, self.sacked_above_scan) {
                 newly += self.mark_lost_at(i);
             } else {
                 break;
@@ -270,6 +285,12 @@ impl Scoreboard {
             self.lost_scan += 1;
         }
         newly
+    }
+
+    /// The lost point: every un-SACKed segment below it is marked lost, none
+    /// at or above it is (so none above it was ever retransmitted).
+    pub fn lost_scan(&self) -> u32 {
+        self.lost_scan
     }
 
     /// Declare `snd_una` lost (RFC 5681 fast retransmit, RFC 6582 partial ACK,

@@ -74,8 +74,9 @@
 //! # Left out
 //! NextSeg rules 3 and 4 (retransmitting un-lost data when the receiver window
 //! blocks new data, and the rescue retransmission); detection of lost
-//! retransmissions other than by the RTO, unless `cfg.rack_retransmits` (then
-//! Linux's RACK finds them: `rack`); D-SACK, undo (Eifel, F-RTO); pacing;
+//! retransmissions other than by the RTO, unless `cfg.rack_retransmits` or
+//! `cfg.rack` (then Linux's RACK finds them, and with `cfg.rack` every lost
+//! segment, in place of DupThresh: `rack`); D-SACK, undo (Eifel, F-RTO); pacing;
 //! the RFC 3168 rule of delaying a
 //! segment by an RTO when ECE arrives with cwnd already at one segment.
 //!
@@ -221,7 +222,7 @@ pub struct TcpSender {
     cwnd_use: Option<CwndUse>,
     /// Send times of the outstanding segments; `None` unless `cfg.rtt_samples` is `linux`.
     send_times: Option<send_times::SendTimes>,
-    /// The retransmissions in flight, with `cfg.rack_retransmits`; `None` otherwise.
+    /// RACK's state, with `cfg.rack_retransmits` or `cfg.rack`; `None` otherwise.
     rack: Option<rack::Rack>,
     /// The window reduction under way with `cfg.prr`; `None` otherwise.
     prr: Option<Prr>,
@@ -263,7 +264,7 @@ impl TcpSender {
             train_rtt: cfg.rtt_correction.then(TrainRtt::new),
             cwnd_use: cfg.cwnd_validation.then(CwndUse::default),
             send_times: (cfg.rtt_samples == RttSamples::Linux).then(send_times::SendTimes::default),
-            rack: cfg.rack_retransmits.then(rack::Rack::default),
+            rack: (cfg.rack_retransmits || cfg.rack).then(|| rack::Rack::new(cfg.rack, cfg.linux_ack.hz)),
             prr: None,
             cfg,
         }
@@ -354,7 +355,7 @@ impl TcpSender {
         }
         let sacked = if self.cfg.sack { self.sb.apply_sack(ack.sack_blocks()) } else { Sacked::default() };
         let newly_sacked = sacked.newly;
-        self.counters.lost_retransmits += u64::from(self.rack_detect_lost_retransmits(now, old_snd_una, &acked, &sacked));
+        self.rack_advance(now, old_snd_una, &acked, &sacked);
         let linux = self.send_times.as_mut().and_then(|t| t.take(now, old_snd_una, &acked, &sacked));
         let rtt = if acked.segments > 0 {
             self.on_snd_una_advanced(now, ack, &acked, linux)
@@ -363,9 +364,10 @@ impl TcpSender {
             // Linux samples the segments an ACK newly SACKs too.
             linux.and_then(|two| self.take_rtt_sample(now, ack, &acked, Some(two)))
         };
-        if self.cfg.sack {
+        if self.cfg.sack && !self.cfg.rack {
             self.sb.mark_lost_by_sack(self.cfg.dupthresh);
         }
+        self.counters.lost_retransmits += u64::from(self.rack_detect_on_ack(now).retransmissions);
         // Each segment is reported once, when first known to be delivered.
         let delivered = acked.not_sacked_before + newly_sacked;
         // What PRR counts as delivered, taken before the state machine runs: leaving
@@ -420,6 +422,10 @@ impl TcpSender {
             self.rto_at = None;
             return;
         }
+        if self.rack.as_ref().is_some_and(|r| r.reo_timer) {
+            self.on_reo_timeout(now, out);
+            return;
+        }
         self.counters.timeouts += 1;
         self.counters.rto_wait_ns += now - self.rto_armed_at;
         self.sync_tp();
@@ -449,13 +455,21 @@ impl TcpSender {
         self.transmit(now, out);
     }
 
-    /// (Re)start the retransmission timer at `now`: it fires one RTO later.
+    /// (Re)start the retransmission timer at `now`: it fires one RTO later,
+    /// or, where it takes its slot back from RACK's reordering timer, one RTO
+    /// after `snd_una` was sent (Linux `tcp_rearm_rto`), at the latest now.
     fn arm_rto(&mut self, now: SimTime) {
-        self.rto_at = Some(now.saturating_add(self.rtt.rto()));
+        let after_reo = self.rack.as_mut().is_some_and(|r| std::mem::take(&mut r.reo_timer));
+        let head_sent = self.send_times.as_ref().and_then(|t| t.at(self.sb.snd_una())).filter(|_| after_reo);
+        self.rto_at = Some(match head_sent {
+            Some(sent) => sent.saturating_add(self.rtt.rto()).max(now),
+            None => now.saturating_add(self.rtt.rto()),
+        });
         self.rto_armed_at = now;
     }
 
-    /// When the retransmission timer fires, if armed.
+    /// When the retransmission timer (or RACK's reordering timer, in its
+    /// slot) fires, if armed.
     pub fn rto_deadline(&self) -> Option<SimTime> {
         self.rto_at
     }

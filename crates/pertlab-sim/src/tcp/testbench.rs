@@ -12,7 +12,7 @@ use super::sender::{RttSample, TcpSender};
 use super::TcpConfig;
 use crate::packet::{Ecn, Packet};
 use crate::rng::{self, SimRng};
-use crate::time::{SimTime, NS_PER_MS};
+use crate::time::{SimTime, NS_PER_MS, NS_PER_SEC};
 
 /// What the path does to a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -275,4 +275,31 @@ impl Bench {
         let acked = &got_through[..self.snd.tp.snd_una as usize];
         assert!(acked.iter().all(|&g| g), "a segment was acknowledged but no copy of it got through");
     }
+}
+
+/// Segments a drawn case sends before its losses and marks are all behind it.
+pub const DRAWN_SPAN: u32 = 400;
+
+/// 30 s of a flow with `cfg` over a path that drops the first transmissions
+/// of `drops`, marks those of `marks` (CE), and, if `lose_a_retransmission`,
+/// the first retransmission too; segments conserved.
+pub fn drawn_path(cfg: TcpConfig, drops: Vec<u32>, marks: Vec<u32>, lose_a_retransmission: bool) -> Bench {
+    let mut b = Bench::new(cfg);
+    let mut retransmission_lost = !lose_a_retransmission;
+    b.data_rule = Box::new(move |p| {
+        if p.retx && !retransmission_lost {
+            retransmission_lost = true;
+            Fate::Drop
+        } else if !p.retx && drops.contains(&p.seq) {
+            Fate::Drop
+        } else if !p.retx && marks.contains(&p.seq) {
+            Fate::MarkCe
+        } else {
+            Fate::Deliver
+        }
+    });
+    b.start();
+    b.run_until(30 * NS_PER_SEC);
+    b.check_conservation();
+    b
 }

@@ -70,7 +70,10 @@ impl TcpSender {
     /// start none; section 4.1).
     fn loss_detected(&self) -> bool {
         let dupthresh = self.dupacks >= self.cfg.dupthresh.max(1);
-        if self.cfg.sack {
+        if self.cfg.rack {
+            // Linux `tcp_time_to_recover`: RACK has marked a segment lost.
+            self.sb.lost_out() > 0
+        } else if self.cfg.sack {
             dupthresh || self.sb.head_is_lost()
         } else {
             dupthresh && self.recover.is_none_or(|r| self.sb.snd_una() > r)
@@ -78,7 +81,7 @@ impl TcpSender {
     }
 
     /// Enter fast recovery (RFC 6675 section 5 steps 4.1-4.3; RFC 6582 3.2 steps 1-2).
-    fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
+    pub(super) fn enter_recovery(&mut self, now: SimTime, out: &mut Vec<Packet>) {
         self.counters.fast_recoveries += 1;
         if self.tp.ca_state != CaState::Cwr {
             // One reduction per window: an ECN reduction already made counts (RFC 3168 6.1.2).

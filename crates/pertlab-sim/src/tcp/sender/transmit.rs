@@ -141,8 +141,11 @@ impl TcpSender {
     /// near its 200 ms floor and RTTs near 100 ms it would then often expire
     /// just before the ACK of the retransmission (one RTT to collect the
     /// duplicate ACKs or SACKs, one for the retransmission).
+    /// Not while RACK's reordering timer holds the slot (Linux neither).
     fn restart_timer_for_head(&mut self, now: SimTime) {
-        self.arm_rto(now);
+        if !self.rack.as_ref().is_some_and(|r| r.reo_timer) {
+            self.arm_rto(now);
+        }
     }
 
     fn data_packet(&self, seq: u32, now: SimTime) -> Packet {
