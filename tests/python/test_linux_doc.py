@@ -323,9 +323,9 @@ def test_rack_for_every_segment_brings_the_simulator_to_the_kernels_runs() -> No
     """docs/linux.md, "Random loss, with SACK and without", RACK for every segment: with
     `--sim-rack --sim-frame-ahead` the seeds' median goodput is at least 2 % above that of
     `reno_loss_rack_frame`'s seeds and within 2 % of the six kernel runs' median; the new kernel
-    run's goodput, smoothed RTT and entries into fast recovery lie within the seeds' ranges; the
-    seeds' range of entries into fast recovery reaches into the six runs'; the seeds' median
-    timeouts are at most the six runs'."""
+    run's goodput and smoothed RTT lie within the seeds' ranges; the seeds' median timeouts are at
+    most the six runs'; the seeds' median entries into fast recovery are below the least of the
+    six runs', their range reaching into the runs'."""
     from pertlab.linux.compare import RECOVERIES_METRIC, RECOVERY_COUNTERS, SRTT_MEAN_METRIC, counted
 
     record = _runs("random-loss-all")["reno_loss"]
@@ -336,9 +336,10 @@ def test_rack_for_every_segment_brings_the_simulator_to_the_kernels_runs() -> No
     runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
     kernel = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)
     assert abs(kernel / statistics.median(every[goodput].sim) - 1) < 0.02, (kernel, every[goodput])
-    for metric in (goodput, srtt, RECOVERIES_METRIC):
+    for metric in (goodput, srtt):
         assert min(every[metric].sim) <= every[metric].testbed <= max(every[metric].sim), every[metric]
-    assert max(every[RECOVERIES_METRIC].sim) >= min(counted(r["sender_recovery"], RECOVERY_COUNTERS) for r in runs)
+    recoveries = [counted(r["sender_recovery"], RECOVERY_COUNTERS) for r in runs]
+    assert statistics.median(every[RECOVERIES_METRIC].sim) < min(recoveries) <= max(every[RECOVERIES_METRIC].sim), (every[RECOVERIES_METRIC], recoveries)
     assert statistics.median(every[timeouts].sim) <= statistics.median(sum(f["timeouts"] for f in r["flows"]) for r in runs)
 
 

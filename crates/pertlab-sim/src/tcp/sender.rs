@@ -419,7 +419,7 @@ impl TcpSender {
         }
         self.tp.now = now;
         if self.sb.outstanding() == 0 {
-            self.rto_at = None;
+            self.stop_timer();
             return;
         }
         if self.rack.as_ref().is_some_and(|r| r.reo_timer) {
@@ -466,6 +466,14 @@ impl TcpSender {
             None => now.saturating_add(self.rtt.rto()),
         });
         self.rto_armed_at = now;
+    }
+
+    /// Stop the retransmission timer, or RACK's reordering timer in its slot.
+    fn stop_timer(&mut self) {
+        self.rto_at = None;
+        if let Some(rack) = self.rack.as_mut() {
+            rack.reo_timer = false;
+        }
     }
 
     /// When the retransmission timer (or RACK's reordering timer, in its

@@ -165,6 +165,11 @@ impl TcpSender {
         if found.originals + found.retransmissions > 0 {
             if matches!(self.tp.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
                 self.enter_recovery(now, out);
+                // Linux's `tcp_cwnd_reduction(sk, 1, ...)`: PRR's first step counts one
+                // segment delivered (the ACK path's order: the head was sent on entering).
+                if self.prr.is_some() {
+                    self.reduce_proportionally(1, false);
+                }
             }
             self.transmit(now, out);
         }
@@ -246,6 +251,7 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::tcp::ack::LinuxAckConfig;
+    use crate::tcp::cc::CaState;
     use crate::tcp::testbench::{drawn_path, Bench, DRAWN_SPAN};
     use crate::tcp::{RttSamples, TcpConfig};
     use crate::time::{NS_PER_MS, NS_PER_SEC};
@@ -284,9 +290,9 @@ mod tests {
     }
 
     /// Ten segments to send, all at once (a window of 10 with SACK and Linux's
-    /// send times, HZ 250); the first transmissions of `dropped` are lost.
-    fn ten_segments(rack: bool, dropped: &[u32]) -> Bench {
-        let cfg = TcpConfig { init_cwnd: 10, rtt_samples: RttSamples::Linux, rack, ..TcpConfig::default() };
+    /// send times, HZ 250, PRR or not); the first transmissions of `dropped` are lost.
+    fn ten_segments(rack: bool, prr: bool, dropped: &[u32]) -> Bench {
+        let cfg = TcpConfig { init_cwnd: 10, rtt_samples: RttSamples::Linux, rack, prr, ..TcpConfig::default() };
         let mut b = Bench::new(cfg).drop_first_transmission_of(dropped);
         b.write(10);
         b.start();
@@ -300,7 +306,7 @@ mod tests {
         // arrives at 110 ms (the bench's round trip is 101 ms, 1 ms a segment); RACK waits the
         // reordering window, min_rtt / 4 = 25.25 ms (all ten left together: RACK.rtt is 8's
         // own age), rounded up to 7 jiffies of 4 ms, plus 2, from jiffy 27: jiffy 36, 144 ms.
-        let b = ten_segments(true, &[8]);
+        let b = ten_segments(true, false, &[8]);
         let c = *b.snd.counters();
         let eights: Vec<_> = b.log.iter().filter(|s| s.seq == 8).map(|s| s.at).collect();
         assert_eq!(eights, vec![0, 144 * NS_PER_MS], "{:?}", b.transitions);
@@ -308,7 +314,7 @@ mod tests {
         assert!(b.snd.finished());
         b.check_conservation();
         // Without RACK the timer finds it, one RTO (above 200 ms) after the last ACK.
-        let b = ten_segments(false, &[8]);
+        let b = ten_segments(false, false, &[8]);
         let c = *b.snd.counters();
         let eights: Vec<_> = b.log.iter().filter(|s| s.seq == 8).map(|s| s.at).collect();
         assert_eq!((c.timeouts, c.fast_recoveries, eights.len()), (1, 0, 2));
@@ -342,11 +348,23 @@ mod tests {
     #[test]
     fn each_of_two_tail_losses_is_found_and_sent_again_once() {
         // 7 and 8 lost, 9 SACKed: the timer finds both together (both sent before 9).
-        let b = ten_segments(true, &[7, 8]);
+        let b = ten_segments(true, false, &[7, 8]);
         let c = *b.snd.counters();
         let resent: Vec<_> = b.log.iter().filter(|s| s.retx).map(|s| (s.seq, s.at)).collect();
         assert_eq!(resent, vec![(7, 144 * NS_PER_MS), (8, 144 * NS_PER_MS)]);
         assert_eq!((c.timeouts, c.fast_recoveries), (0, 1));
+        assert!(b.snd.finished());
+    }
+
+    #[test]
+    fn recovery_begun_by_the_timer_takes_prrs_first_step() {
+        // The timer enters recovery with a window of 18 (slow start from 10, 8 segments
+        // acknowledged) and Reno's ssthresh of 9. Linux's `tcp_rack_reo_timeout` then calls
+        // `tcp_cwnd_reduction` with one segment delivered: with 8 resent, one segment in flight,
+        // PRR allows one more, a window of 2, not the 18 the ACKs left.
+        let b = ten_segments(true, true, &[8]);
+        let recovery = b.transitions.iter().find(|t| t.state == CaState::Recovery).copied();
+        assert_eq!(recovery.map(|t| (t.at, t.cwnd, t.ssthresh)), Some((144 * NS_PER_MS, 2, 9)), "{:?}", b.transitions);
         assert!(b.snd.finished());
     }
 

@@ -23,7 +23,7 @@ impl TcpSender {
         if self.sb.outstanding() > 0 {
             self.arm_rto(now);
         } else {
-            self.rto_at = None;
+            self.stop_timer();
         }
         rtt
     }
