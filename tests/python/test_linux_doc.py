@@ -343,6 +343,47 @@ def test_rack_for_every_segment_brings_the_simulator_to_the_kernels_runs() -> No
     assert statistics.median(every[timeouts].sim) <= statistics.median(sum(f["timeouts"] for f in r["flows"]) for r in runs)
 
 
+def _with_lost_acks(sc: pertlab.Scenario, loss_ba: float) -> pertlab.Scenario:
+    """The simulator's dumbbell ``sc`` as an explicit graph of the same hosts, links and queues,
+    its bottleneck also losing ACKs at ``loss_ba`` (a dumbbell loses data only)."""
+    d, w = sc.dumbbell, json.loads(sc.model_dump_json())
+    access = {"kind": "droptail", "limit_pkts": 1000}
+
+    def link(a: str, b: str, rate: int, delay: int, **more) -> dict:
+        return {"a": a, "b": b, "rate": f"{rate}bps", "delay": f"{delay}ns", "queue": access, "queue_ba": access} | more
+
+    links = [link(f"s{i}", "r0", d.access_rate, d.sender_access_delay[0]) for i in range(d.pairs)]
+    links += [link("r1", f"d{i}", d.access_rate, d.receiver_access_delay[0]) for i in range(d.pairs)]
+    bottleneck = w["dumbbell"]["bottleneck_queue"]
+    links.append(link("r0", "r1", d.bottleneck_rate, d.bottleneck_delay, name="bottleneck", queue=bottleneck, queue_ba=bottleneck, loss=d.bottleneck_loss, loss_ba=loss_ba))
+    nodes = [f"s{i}" for i in range(d.pairs)] + ["r0", "r1"] + [f"d{i}" for i in range(d.pairs)]
+    return pertlab.Scenario.model_validate(w | {"dumbbell": None, "nodes": nodes, "links": links})
+
+
+def test_lost_acks_do_not_bring_the_simulators_recoveries_to_the_kernels() -> None:
+    """docs/linux.md, "Random loss, with SACK and without", the fast recoveries left: the seeds of
+    `reno_loss_rack_all` with their bottleneck also losing ACKs at the path's rate, as the
+    testbed's delay line does, enter fast recovery no more often than without (median) and stay
+    below the least of the six kernel runs."""
+    from pertlab.linux.compare import RECOVERY_COUNTERS, counted
+    from pertlab.linux.scenario import TestbedScenario
+    from pertlab.linux.sim_side import SimSide, sim_scenario
+    from pertlab.runner import run
+
+    record = _runs("random-loss-all")["reno_loss"]
+    base = sim_scenario(TestbedScenario.model_validate(record["testbed_scenario"]), side=SimSide.of_record(record))
+    first, last = record["sim_seeds"]
+
+    def recoveries(loss_ba: float) -> float:
+        graph = _with_lost_acks(base, loss_ba)
+        return statistics.median(int(run(graph.model_copy(update={"seed": seed})).flows["fast_recoveries"].sum()) for seed in range(first, last + 1))
+
+    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    kernel = min(counted(r["sender_recovery"], RECOVERY_COUNTERS) for r in runs)
+    without, with_lost_acks = recoveries(0.0), recoveries(base.dumbbell.bottleneck_loss)
+    assert with_lost_acks <= without < kernel, (with_lost_acks, without, kernel)
+
+
 def test_the_pert_delack_runs_show_what_the_prose_says() -> None:
     """docs/linux.md, "Ten PERT flows behind delayed ACKs": on both sides, with the kernel's TSO
     chunks and without, the median flow gets about half its share (0.4 to 0.7 of the mean), one to
