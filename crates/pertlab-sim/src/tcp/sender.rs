@@ -264,7 +264,7 @@ impl TcpSender {
             train_rtt: cfg.rtt_correction.then(TrainRtt::new),
             cwnd_use: cfg.cwnd_validation.then(CwndUse::default),
             send_times: (cfg.rtt_samples == RttSamples::Linux).then(send_times::SendTimes::default),
-            rack: (cfg.rack_retransmits || cfg.rack).then(|| rack::Rack::new(cfg.rack, cfg.linux_ack.hz)),
+            rack: (cfg.rack_retransmits || cfg.rack).then(rack::Rack::default),
             prr: None,
             cfg,
         }
@@ -460,7 +460,7 @@ impl TcpSender {
     /// after `snd_una` was sent (Linux `tcp_rearm_rto`), at the latest now.
     fn arm_rto(&mut self, now: SimTime) {
         let after_reo = self.rack.as_mut().is_some_and(|r| std::mem::take(&mut r.reo_timer));
-        let head_sent = self.send_times.as_ref().and_then(|t| t.at(self.sb.snd_una())).filter(|_| after_reo);
+        let head_sent = after_reo.then(|| self.send_times.as_ref().and_then(|t| t.at(self.sb.snd_una()))).flatten();
         self.rto_at = Some(match head_sent {
             Some(sent) => sent.saturating_add(self.rtt.rto()).max(now),
             None => now.saturating_add(self.rtt.rto()),

@@ -45,10 +45,8 @@ use crate::time::SimTime;
 const TIMEOUT_MIN_JIFFIES: Jiffies = 2;
 
 /// RACK's state, and the retransmissions in flight.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub(super) struct Rack {
-    /// Segments sent once are RACK's too (`TcpConfig::rack`), not only retransmissions.
-    every_segment: bool,
     /// RACK.xmit_ts and RACK.end_seq: the send time and number of the
     /// latest-sent segment delivered so far.
     latest: Option<(SimTime, u32)>,
@@ -62,15 +60,9 @@ pub(super) struct Rack {
     in_flight: Vec<u32>,
     /// The retransmission timer's slot holds the reordering timer.
     pub(super) reo_timer: bool,
-    /// Linux's clock, in whose jiffies the reordering timer is set.
-    clock: LinuxClock,
 }
 
 impl Rack {
-    pub(super) fn new(every_segment: bool, hz: u32) -> Rack {
-        Rack { every_segment, latest: None, rtt: 0, advanced: false, in_flight: Vec::new(), reo_timer: false, clock: LinuxClock::new(hz) }
-    }
-
     /// A retransmission of `seq` left the host (it replaces an earlier one of
     /// the same segment, which by now is lost or delivered).
     pub(super) fn sent(&mut self, seq: u32) {
@@ -90,11 +82,6 @@ impl Rack {
             self.latest = Some((sent, seq));
             self.rtt = now.saturating_sub(sent);
         }
-    }
-
-    /// When the reordering timer set at `now` to wait `remaining` fires.
-    fn reo_deadline(&self, now: SimTime, remaining: SimTime) -> SimTime {
-        self.clock.instant(self.clock.at(now) + self.clock.up(remaining) + TIMEOUT_MIN_JIFFIES)
     }
 }
 
@@ -187,7 +174,7 @@ impl TcpSender {
         let rack_rtt = rack.rtt;
         let wait = |sent: SimTime| (rack_rtt + reo_wnd).saturating_sub(now.saturating_sub(sent));
         let mut longest: Option<SimTime> = None;
-        if rack.every_segment {
+        if self.cfg.rack {
             // The segments sent once and not yet lost lie above the scoreboard's lost point, in
             // the order they were sent; those without a send time are still held by the host.
             let mut lost_through = None;
@@ -233,17 +220,19 @@ impl TcpSender {
     /// once `dupthresh` segments are SACKed; else min(min_rtt / 4, srtt).
     fn rack_reo_wnd(&self) -> SimTime {
         let recovering = matches!(self.tp.ca_state, CaState::Recovery | CaState::Loss) && self.sb.snd_una() < self.recovery_point;
-        if !self.rack.as_ref().is_some_and(|r| r.every_segment) || recovering || self.sb.sacked_out() >= self.cfg.dupthresh.max(1) {
+        if !self.cfg.rack || recovering || self.sb.sacked_out() >= self.cfg.dupthresh.max(1) {
             return 0;
         }
         (self.counters.rtt_min_ns / 4).min(self.rtt.srtt())
     }
 
     /// The reordering timer takes the retransmission timer's slot: it fires
-    /// `wait` (rounded up to jiffies) and two jiffies after `now`.
+    /// `wait` (rounded up to jiffies) and two jiffies after `now`, on Linux's
+    /// clock at `linux_ack.hz`.
     fn arm_reo_timer(&mut self, now: SimTime, wait: SimTime) {
         let Some(rack) = self.rack.as_mut() else { return };
-        self.rto_at = Some(rack.reo_deadline(now, wait));
+        let clock = LinuxClock::new(self.cfg.linux_ack.hz);
+        self.rto_at = Some(clock.instant(clock.at(now) + clock.up(wait) + TIMEOUT_MIN_JIFFIES));
         rack.reo_timer = true;
     }
 }
