@@ -31,8 +31,10 @@
 //! sequence number, as Linux's `tcp_skb_sent_after`.
 //!
 //! Leaves out: the reordering window's growth on D-SACKs and after reordering
-//! is seen (the simulated paths keep order, and D-SACK is not modelled), and
-//! the tail loss probe.
+//! is seen (the simulated paths keep order, and D-SACK is not modelled), the
+//! tail loss probe, and entering recovery from `Loss` when the reordering
+//! timer finds a loss there (Linux's `tcp_rack_reo_timeout` enters it from
+//! any state but `Recovery`; the window is 0 in `Loss`, so the timer is rare).
 
 use super::TcpSender;
 use crate::packet::Packet;
@@ -137,18 +139,15 @@ impl TcpSender {
 
     /// The reordering timer fired (`tcp_rack_reo_timeout`): what is lost by
     /// now is marked; if anything was, fast recovery begins (unless under way)
-    /// and the lost segments are sent again. The timer is set again for what
-    /// is still waited for, else the retransmission timer takes its slot back.
+    /// and the lost segments are sent again. Then the retransmission timer
+    /// takes its slot back, measured from the head's send time (Linux's
+    /// `tcp_rearm_rto` while the slot still says `ICSK_TIME_REO_TIMEOUT`),
+    /// whatever is still waited for: as in Linux, the wait the detection
+    /// finds here sets no timer (`tcp_rack_detect_loss` only computes it),
+    /// and the next ACK's detection or the RTO finds those segments.
     pub(super) fn on_reo_timeout(&mut self, now: SimTime, out: &mut Vec<Packet>) {
-        if let Some(rack) = self.rack.as_mut() {
-            rack.reo_timer = false;
-        }
         let found = self.rack_detect(now);
         self.counters.lost_retransmits += u64::from(found.retransmissions);
-        match found.wait {
-            Some(wait) => self.arm_reo_timer(now, wait),
-            None => self.arm_rto(now),
-        }
         if found.originals + found.retransmissions > 0 {
             if matches!(self.tp.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
                 self.enter_recovery(now, out);
@@ -160,6 +159,7 @@ impl TcpSender {
             }
             self.transmit(now, out);
         }
+        self.arm_rto(now);
     }
 
     /// RACK_detect_loss: every segment in flight sent before RACK.xmit_ts is
@@ -355,6 +355,34 @@ mod tests {
         let recovery = b.transitions.iter().find(|t| t.state == CaState::Recovery).copied();
         assert_eq!(recovery.map(|t| (t.at, t.cwnd, t.ssthresh)), Some((144 * NS_PER_MS, 2, 9)), "{:?}", b.transitions);
         assert!(b.snd.finished());
+    }
+
+    #[test]
+    fn a_reordering_timer_that_finds_nothing_lost_gives_the_slot_to_the_rto_from_the_heads_send_time() {
+        // Linux's `tcp_rack_reo_timeout` computes what is still waited for but sets no timer for
+        // it: `tcp_rearm_rto` gives the slot back to the RTO, measured from the head's send time
+        // (the slot still says ICSK_TIME_REO_TIMEOUT). A wait left when the timer fires needs the
+        // reordering window or RACK.rtt to have grown since it was set without an ACK to look
+        // again: RACK.rtt is made longer here by hand, a millisecond before the timer of the
+        // first test above (144 ms), so that segment 8 (sent at 0, the head) is still waited for.
+        let cfg = TcpConfig { init_cwnd: 10, rtt_samples: RttSamples::Linux, rack: true, ..TcpConfig::default() };
+        let mut b = Bench::new(cfg).drop_first_transmission_of(&[8]);
+        b.write(10);
+        b.start();
+        b.run_until(143 * NS_PER_MS);
+        assert_eq!(b.snd.rto_deadline(), Some(144 * NS_PER_MS));
+        b.snd.rack.as_mut().expect("rack").rtt += 100 * NS_PER_MS;
+        let rto = b.snd.rtt.rto();
+        b.run_until(144 * NS_PER_MS);
+        assert!(b.log.iter().all(|s| !s.retx), "nothing lost yet");
+        assert_eq!(b.snd.rto_deadline(), Some(rto), "the RTO from 8's send time, 0");
+        assert!(!b.snd.rack.as_ref().expect("rack").reo_timer);
+        b.run_until(5 * NS_PER_SEC);
+        let eights: Vec<_> = b.log.iter().filter(|s| s.seq == 8).map(|s| s.at).collect();
+        assert_eq!(eights, vec![0, rto], "{:?}", b.transitions);
+        assert_eq!(b.snd.counters().timeouts, 1);
+        assert!(b.snd.finished());
+        b.check_conservation();
     }
 
     proptest! {
