@@ -367,7 +367,8 @@ impl TcpSender {
         if self.cfg.sack && !self.cfg.rack {
             self.sb.mark_lost_by_sack(self.cfg.dupthresh);
         }
-        self.counters.lost_retransmits += u64::from(self.rack_detect_on_ack(now).retransmissions);
+        let lost_retransmissions = self.rack_detect_on_ack(now).retransmissions;
+        self.counters.lost_retransmits += u64::from(lost_retransmissions);
         // Each segment is reported once, when first known to be delivered.
         let delivered = acked.not_sacked_before + newly_sacked;
         // What PRR counts as delivered, taken before the state machine runs: leaving
@@ -379,7 +380,7 @@ impl TcpSender {
             self.cc.pkts_acked(&mut self.tp, &sample, rng);
         }
         let respond = self.count_marks(ack, delivered);
-        self.update_ca_state(acked.segments > 0, now, out);
+        self.update_ca_state(acked.segments > 0, lost_retransmissions > 0, now, out);
         if let Some(feedback) = self.probe.as_mut().and_then(|p| p.on_ack(ack)) {
             self.sync_tp();
             self.cc.on_probe(&mut self.tp, feedback);

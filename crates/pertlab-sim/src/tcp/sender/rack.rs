@@ -31,10 +31,13 @@
 //! sequence number, as Linux's `tcp_skb_sent_after`.
 //!
 //! Leaves out: the reordering window's growth on D-SACKs and after reordering
-//! is seen (the simulated paths keep order, and D-SACK is not modelled), the
-//! tail loss probe, and entering recovery from `Loss` when the reordering
-//! timer finds a loss there (Linux's `tcp_rack_reo_timeout` enters it from
-//! any state but `Recovery`; the window is 0 in `Loss`, so the timer is rare).
+//! is seen (the simulated paths keep order, and D-SACK is not modelled), and
+//! the tail loss probe.
+//!
+//! In both extents a retransmission found lost after a timeout (the `Loss`
+//! state) starts fast recovery, as Linux's `tcp_fastretrans_alert` on
+//! `FLAG_LOST_RETRANS` (`recovery.rs`), and so does a loss the reordering
+//! timer finds in any state but `Recovery`.
 
 use super::TcpSender;
 use crate::packet::Packet;
@@ -149,7 +152,7 @@ impl TcpSender {
         let found = self.rack_detect(now);
         self.counters.lost_retransmits += u64::from(found.retransmissions);
         if found.originals + found.retransmissions > 0 {
-            if matches!(self.tp.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+            if self.tp.ca_state != CaState::Recovery {
                 self.enter_recovery(now, out);
                 // Linux's `tcp_cwnd_reduction(sk, 1, ...)`: PRR's first step counts one
                 // segment delivered (the ACK path's order: the head was sent on entering).
@@ -383,6 +386,34 @@ mod tests {
         assert_eq!(b.snd.counters().timeouts, 1);
         assert!(b.snd.finished());
         b.check_conservation();
+    }
+
+    #[test]
+    fn a_retransmission_lost_after_a_timeout_starts_fast_recovery() {
+        // The tail 5 to 9 is lost, so no SACK comes and the RTO fires; go-back-N resends 5, then
+        // 6 and 7 together, and the resent 6 is lost too. 7's SACK finds it lost at once (the
+        // window is 0 after a timeout), and Linux's `tcp_fastretrans_alert` then leaves Loss for
+        // Recovery (FLAG_LOST_RETRANS), with a reduction of its own: ssthresh from the window of
+        // 2 that go-back-N had reached (Reno's floor, 2), where the timeout had left 7. Both
+        // extents of RACK do it.
+        for (rack, rack_retransmits) in [(true, false), (false, true)] {
+            let cfg = TcpConfig { init_cwnd: 10, rtt_samples: RttSamples::Linux, rack, rack_retransmits, ..TcpConfig::default() };
+            let mut b = Bench::new(cfg).drop_transmissions(&[(5, 1), (6, 2), (7, 1), (8, 1), (9, 1)]);
+            b.write(10);
+            b.start();
+            b.run_until(5 * NS_PER_SEC);
+            let states: Vec<_> = b.transitions.iter().map(|t| t.state).collect();
+            let loss = states.iter().position(|&s| s == CaState::Loss).expect("a timeout");
+            assert_eq!(states.get(loss + 1), Some(&CaState::Recovery), "{:?}", b.transitions);
+            let recovery = b.transitions[loss + 1];
+            assert_eq!((b.transitions[loss].ssthresh, recovery.cwnd, recovery.ssthresh), (7, 2, 2), "{:?}", b.transitions);
+            let c = *b.snd.counters();
+            assert_eq!((c.timeouts, c.fast_recoveries, c.lost_retransmits), (1, 1, 1));
+            let sixes = b.log.iter().filter(|s| s.seq == 6).count();
+            assert_eq!(sixes, 3, "sent once, resent after the timeout, resent in recovery");
+            assert!(b.snd.finished());
+            b.check_conservation();
+        }
     }
 
     proptest! {

@@ -30,7 +30,8 @@ impl TcpSender {
 
     /// The state machine of loss recovery (Linux `tcp_fastretrans_alert`), run
     /// after the scoreboard has been updated with an ACK.
-    pub(super) fn update_ca_state(&mut self, advanced: bool, now: SimTime, out: &mut Vec<Packet>) {
+    /// `lost_retransmission`: RACK found a retransmission lost on this ACK.
+    pub(super) fn update_ca_state(&mut self, advanced: bool, lost_retransmission: bool, now: SimTime, out: &mut Vec<Packet>) {
         let window_done = self.sb.snd_una() >= self.recovery_point;
         match self.tp.ca_state {
             CaState::Recovery if window_done => self.exit_recovery(),
@@ -52,7 +53,11 @@ impl TcpSender {
             }
             _ => {}
         }
-        if matches!(self.tp.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
+        // Linux `tcp_fastretrans_alert` (FLAG_LOST_RETRANS): after a timeout, a retransmission
+        // found lost again starts fast recovery, a reduction of its own.
+        if self.tp.ca_state == CaState::Loss && lost_retransmission {
+            self.enter_recovery(now, out);
+        } else if matches!(self.tp.ca_state, CaState::Open | CaState::Disorder | CaState::Cwr) {
             if self.loss_detected() {
                 self.enter_recovery(now, out);
             } else if self.tp.ca_state != CaState::Cwr {
@@ -93,8 +98,12 @@ impl TcpSender {
         self.tp.snd_cwnd_cnt = 0;
         self.recovery_point = self.sb.snd_nxt();
         self.recover = Some(self.recovery_point);
+        // After a timeout the head is already lost or sent again (Linux's `tcp_enter_recovery`
+        // marks nothing; RFC 6675's step 4.2 is for a loss found by DupThresh).
+        if self.tp.ca_state != CaState::Loss {
+            self.sb.mark_head_lost();
+        }
         self.set_ca_state(CaState::Recovery);
-        self.sb.mark_head_lost();
         self.retransmit_head(now, out);
     }
 
