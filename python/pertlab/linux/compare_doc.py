@@ -238,6 +238,7 @@ KERNEL_RUN_COLUMNS: tuple[tuple[str, Callable[[Record], Any], str, str], ...] = 
     # a testbed run's flows' RTT mean is the mean of their srtt samples over the window: the row's definition
     ("srtt mean over the samples, ms", lambda s: statistics.fmean(f["rtt_mean_ms"] for f in s["flows"]), SRTT_MEAN_METRIC, "{:.2f}"),
     ("bottleneck utilization", lambda s: s["queues"][0]["utilization"], "bottleneck utilization", "{:.3f}"),
+    ("retransmissions", lambda s: sum(f["retransmits"] for f in s["flows"]), "{cc}: retransmissions", "{}"),
     ("retransmission timeouts", lambda s: sum(f["timeouts"] for f in s["flows"]), "{cc}: retransmission timeouts", "{}"),
     ("retransmissions marked lost again", lambda s: s["sender_recovery"]["lost_retransmits"], LOST_RETRANSMITS_METRIC, "{}"),
     ("entries into fast recovery", lambda s: counted(s["sender_recovery"], RECOVERY_COUNTERS), RECOVERIES_METRIC, "{}"),
