@@ -263,6 +263,11 @@ def test_the_random_loss_runs_show_what_the_prose_says() -> None:
     assert statistics.median(goodput.sim) < min(goodput.testbed, statistics.median(sack["reno: goodput total, Mbit/s"].sim)), goodput
 
 
+def _kernel_runs() -> list[dict]:
+    """The summaries of the six kernel runs of `reno_loss` (block `random-loss-kernel-runs`)."""
+    return [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+
+
 def _about(a: float, b: float, rel: float) -> bool:
     return abs(a - b) <= rel * abs(b)
 
@@ -286,7 +291,7 @@ def test_the_round_trip_a_frame_shorter_shows_what_the_prose_says() -> None:
     assert queue.testbed >= statistics.median(queue.sim), queue
     goodput = "reno: goodput total, Mbit/s"
     assert statistics.median(ahead[goodput].sim) >= 1.02 * statistics.median(racked[goodput].sim), (ahead[goodput], racked[goodput])
-    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    runs = _kernel_runs()
     assert len(runs) == 6 and all(r["testbed_scenario"] == _runs("random-loss-frame")["reno_loss"]["testbed_scenario"] for r in runs)
     kernel = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)
     assert 1.01 < kernel / statistics.median(ahead[goodput].sim) < 1.06, (kernel, ahead[goodput])
@@ -305,7 +310,7 @@ def test_losses_found_sooner_bring_the_simulator_to_the_kernels_runs() -> None:
     from pertlab.linux.sim_side import SimSide, sim_scenario
     from pertlab.runner import run
 
-    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    runs = _kernel_runs()
     record = _runs("random-loss-frame")["reno_loss"]
     base = sim_scenario(TestbedScenario.model_validate(record["testbed_scenario"]), side=SimSide.of_record(record))
     sooner = base.model_copy(update={"flows": [f.model_copy(update={"tcp": f.tcp.model_copy(update={"dupthresh": 1})}) for f in base.flows]})
@@ -333,7 +338,7 @@ def test_rack_for_every_segment_brings_the_simulator_to_the_kernels_runs() -> No
     every, frame = _rows(record), _rows(_runs("random-loss-frame")["reno_loss"])
     goodput, srtt, timeouts = "reno: goodput total, Mbit/s", SRTT_MEAN_METRIC.format(cc="reno"), "reno: retransmission timeouts"
     assert statistics.median(every[goodput].sim) >= 1.02 * statistics.median(frame[goodput].sim), (every[goodput], frame[goodput])
-    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    runs = _kernel_runs()
     kernel = statistics.median(sum(f["goodput_mbps"] for f in r["flows"]) for r in runs)
     assert abs(kernel / statistics.median(every[goodput].sim) - 1) < 0.02, (kernel, every[goodput])
     for metric in (goodput, srtt):
@@ -352,7 +357,7 @@ def test_the_kernels_extra_fast_recoveries_come_with_its_extra_retransmissions()
 
     every = _rows(_runs("random-loss-all")["reno_loss"])
     retransmissions, goodput = every["reno: retransmissions"], every["reno: goodput total, Mbit/s"]
-    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    runs = _kernel_runs()
     kernel_retransmissions = [sum(f["retransmits"] for f in r["flows"]) for r in runs]
     per_kernel = statistics.median(counted(r["sender_recovery"], RECOVERY_COUNTERS) / n for r, n in zip(runs, kernel_retransmissions))
     per_seed = statistics.median(e / n for e, n in zip(every[RECOVERIES_METRIC].sim, retransmissions.sim))
@@ -399,7 +404,7 @@ def test_lost_acks_do_not_bring_the_simulators_recoveries_to_the_kernels() -> No
         graph = _with_lost_acks(base, loss_ba)
         return statistics.median(int(run(graph.model_copy(update={"seed": seed})).flows["fast_recoveries"].sum()) for seed in range(first, last + 1))
 
-    runs = [r for name, r in _runs("random-loss-kernel-runs").items() if name.startswith("run ")]
+    runs = _kernel_runs()
     kernel = min(counted(r["sender_recovery"], RECOVERY_COUNTERS) for r in runs)
     without, with_lost_acks = recoveries(0.0), recoveries(base.dumbbell.bottleneck_loss)
     assert with_lost_acks <= without < kernel, (with_lost_acks, without, kernel)

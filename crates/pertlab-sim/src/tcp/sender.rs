@@ -423,7 +423,7 @@ impl TcpSender {
             self.stop_timer();
             return;
         }
-        if self.rack.as_ref().is_some_and(|r| r.reo_timer) {
+        if self.reo_timer_pending() {
             self.on_reo_timeout(now, out);
             return;
         }

@@ -229,6 +229,11 @@ impl TcpSender {
         (self.counters.rtt_min_ns / 4).min(self.rtt.srtt())
     }
 
+    /// RACK's reordering timer holds the retransmission timer's slot.
+    pub(super) fn reo_timer_pending(&self) -> bool {
+        self.rack.as_ref().is_some_and(|r| r.reo_timer)
+    }
+
     /// The reordering timer takes the retransmission timer's slot: it fires
     /// `wait` (rounded up to jiffies) and two jiffies after `now`, on Linux's
     /// clock at `linux_ack.hz`.
@@ -284,11 +289,17 @@ mod tests {
     /// Ten segments to send, all at once (a window of 10 with SACK and Linux's
     /// send times, HZ 250, PRR or not); the first transmissions of `dropped` are lost.
     fn ten_segments(rack: bool, prr: bool, dropped: &[u32]) -> Bench {
+        let mut b = ten_segments_started(rack, prr, dropped);
+        b.run_until(5 * NS_PER_SEC);
+        b
+    }
+
+    /// The same, started and not yet run.
+    fn ten_segments_started(rack: bool, prr: bool, dropped: &[u32]) -> Bench {
         let cfg = TcpConfig { init_cwnd: 10, rtt_samples: RttSamples::Linux, rack, prr, ..TcpConfig::default() };
         let mut b = Bench::new(cfg).drop_first_transmission_of(dropped);
         b.write(10);
         b.start();
-        b.run_until(5 * NS_PER_SEC);
         b
     }
 
@@ -368,10 +379,7 @@ mod tests {
         // reordering window or RACK.rtt to have grown since it was set without an ACK to look
         // again: RACK.rtt is made longer here by hand, a millisecond before the timer of the
         // first test above (144 ms), so that segment 8 (sent at 0, the head) is still waited for.
-        let cfg = TcpConfig { init_cwnd: 10, rtt_samples: RttSamples::Linux, rack: true, ..TcpConfig::default() };
-        let mut b = Bench::new(cfg).drop_first_transmission_of(&[8]);
-        b.write(10);
-        b.start();
+        let mut b = ten_segments_started(true, false, &[8]);
         b.run_until(143 * NS_PER_MS);
         assert_eq!(b.snd.rto_deadline(), Some(144 * NS_PER_MS));
         b.snd.rack.as_mut().expect("rack").rtt += 100 * NS_PER_MS;
@@ -379,7 +387,7 @@ mod tests {
         b.run_until(144 * NS_PER_MS);
         assert!(b.log.iter().all(|s| !s.retx), "nothing lost yet");
         assert_eq!(b.snd.rto_deadline(), Some(rto), "the RTO from 8's send time, 0");
-        assert!(!b.snd.rack.as_ref().expect("rack").reo_timer);
+        assert!(!b.snd.reo_timer_pending());
         b.run_until(5 * NS_PER_SEC);
         let eights: Vec<_> = b.log.iter().filter(|s| s.seq == 8).map(|s| s.at).collect();
         assert_eq!(eights, vec![0, rto], "{:?}", b.transitions);

@@ -143,7 +143,7 @@ impl TcpSender {
     /// duplicate ACKs or SACKs, one for the retransmission).
     /// Not while RACK's reordering timer holds the slot (Linux neither).
     fn restart_timer_for_head(&mut self, now: SimTime) {
-        if !self.rack.as_ref().is_some_and(|r| r.reo_timer) {
+        if !self.reo_timer_pending() {
             self.arm_rto(now);
         }
     }
