@@ -43,6 +43,29 @@ fn conservation_holds_per_flow_with_a_send_overhead() {
 }
 
 #[test]
+fn rack_with_a_send_overhead_longer_than_the_round_trip_runs() {
+    // Found by the generated scenarios (2026-12-07): RACK's list of retransmissions in flight
+    // took one the send overhead held until after its segment was acknowledged, and the next
+    // ACK panicked ("a retransmission in flight has a send time"). Overheads of up to 3 ms on a
+    // 1 ms round trip through a buffer of 5 packets: the first seeds all panicked.
+    for seed in 1..=3 {
+        let json = format!(
+            r#"{{"seed": {seed}, "duration_ns": 5000000000, "measure": {{"start_ns": 1000000000, "end_ns": 5000000000}},
+            "dumbbell": {{"pairs": 4, "bottleneck_rate_bps": 10000000, "bottleneck_delay_ns": 250000,
+                         "bottleneck_queue": {{"limit_pkts": 5}}, "access_rate_bps": 1000000000,
+                         "sender_access_delay_ns": [125000], "receiver_access_delay_ns": [125000]}},
+            "flows": [{{"src": "s0", "dst": "d0", "start_window_ns": [0, 500000000], "tcp": {{"overhead_ns": 3000000, "rack": true, "rtt_samples": "linux"}}}},
+                      {{"src": "s1", "dst": "d1", "start_window_ns": [0, 500000000], "tcp": {{"overhead_ns": 3000000, "rack": true, "rtt_samples": "linux"}}}},
+                      {{"src": "s2", "dst": "d2", "start_window_ns": [0, 500000000], "tcp": {{"overhead_ns": 3000000, "rack_retransmits": true, "rtt_samples": "linux"}}}},
+                      {{"src": "s3", "dst": "d3", "start_window_ns": [0, 500000000], "tcp": {{"overhead_ns": 3000000, "rack": true, "rtt_samples": "linux"}}}}]}}"#
+        );
+        let r = run(&json);
+        assert!(r.conservation.ok, "{:?}", r.conservation.violations);
+        assert!(r.flows.iter().all(|f| f.retransmits > 0 && f.segments_sent > 100), "{:?}", r.flows);
+    }
+}
+
+#[test]
 fn adaptive_red_with_top_below_the_automatic_bottom_runs() {
     // Issue 25 item 1: `top < 0.01` with `bottom = 0` (automatic) panicked with
     // "min > max" in the world's build (and so in Scenario.check()).

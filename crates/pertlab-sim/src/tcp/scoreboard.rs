@@ -357,27 +357,34 @@ impl Scoreboard {
         self.high_rxt = self.high_rxt.max(seq + 1);
     }
 
+    /// The flags of segment `seq` and its index in the window, None outside it.
+    fn flags_of(&self, seq: u32) -> Option<(usize, u8)> {
+        let i = seq.checked_sub(self.snd_una)? as usize;
+        Some((i, *self.flags.get(i)?))
+    }
+
     /// Whether segment `seq` (in the window) is SACKed.
     pub fn is_sacked(&self, seq: u32) -> bool {
-        seq.checked_sub(self.snd_una).and_then(|i| self.flags.get(i as usize)).is_some_and(|f| f & SACKED != 0)
+        self.flags_of(seq).is_some_and(|(_, f)| f & SACKED != 0)
+    }
+
+    /// Whether segment `seq` has a retransmission in flight: in the window,
+    /// retransmitted, and neither SACKed nor found lost again since.
+    pub fn retransmission_in_flight(&self, seq: u32) -> bool {
+        self.flags_of(seq).is_some_and(|(_, f)| f & (SACKED | RETRANS) == RETRANS)
     }
 
     /// The retransmission of `seq` in flight is lost too (RACK): it no longer
     /// counts in pipe, and NextSeg rule 1 finds the segment again (it is still
     /// marked lost: only a lost segment is retransmitted). Returns whether
-    /// `seq` had a retransmission in flight (in the window, not SACKed).
+    /// `seq` had a retransmission in flight ([`Scoreboard::retransmission_in_flight`]).
     pub fn mark_retransmission_lost(&mut self, seq: u32) -> bool {
-        let Some(i) = seq.checked_sub(self.snd_una).map(|i| i as usize) else { return false };
-        match self.flags.get(i).copied() {
-            Some(f) if f & (SACKED | RETRANS) == RETRANS => {
-                debug_assert!(f & LOST != 0, "segment {seq} retransmitted without being lost");
-                self.flags[i] = f & !RETRANS;
-                self.retrans_out -= 1;
-                self.high_rxt = self.high_rxt.min(seq);
-                true
-            }
-            _ => false,
-        }
+        let Some((i, f)) = self.flags_of(seq).filter(|_| self.retransmission_in_flight(seq)) else { return false };
+        debug_assert!(f & LOST != 0, "segment {seq} retransmitted without being lost");
+        self.flags[i] = f & !RETRANS;
+        self.retrans_out -= 1;
+        self.high_rxt = self.high_rxt.min(seq);
+        true
     }
 
     fn mark_lost_at(&mut self, i: usize) -> u32 {

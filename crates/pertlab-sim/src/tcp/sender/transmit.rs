@@ -184,7 +184,9 @@ impl TcpSender {
         if let Some(t) = self.send_times.as_mut() {
             t.sent(pkt.seq, now);
         }
-        if let Some(rack) = self.rack.as_mut().filter(|_| pkt.retx) {
+        // A retransmission the send overhead held while its segment was acknowledged (or
+        // SACKed, or a timeout came) leaves the host, but is in flight for no one's books.
+        if let Some(rack) = self.rack.as_mut().filter(|_| pkt.retx && self.sb.retransmission_in_flight(pkt.seq)) {
             rack.sent(pkt.seq);
         }
     }
