@@ -404,7 +404,7 @@ def test_compare_gives_the_time_in_each_mode_before_the_window_and_writes_report
     import time
 
     from pertlab.linux.compare import MODES, compare, mode_metric
-    from pertlab.linux.sim_side import warm_up_of
+    from pertlab.linux.sim_side import SimSide, warm_up_of
     from pertlab.linux.scenario import TestbedScenario
 
     sc = TestbedScenario.parse({
@@ -419,7 +419,7 @@ def test_compare_gives_the_time_in_each_mode_before_the_window_and_writes_report
     rows = {r["metric"]: r for r in record["rows"]}
     summary = json.loads((tmp_path / "cmp" / "testbed" / "summary.json").read_text())
     m = summary["pert_adaptive_modes"]["0"]
-    cut = [warm_up_of(sc, seed).flows.row(0, named=True) for seed in (1, 2)]
+    cut = [warm_up_of(sc, seed, side=SimSide.of_record(record)).flows.row(0, named=True) for seed in (1, 2)]
     for mode in MODES:
         before, window = rows[mode_metric(mode, before_window=True)], rows[mode_metric(mode)]
         assert before["testbed"] == pytest.approx(m["run"][f"{mode}_s"] - m["window"][f"{mode}_s"], abs=1e-9)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
 import re
 import shutil
@@ -611,3 +613,60 @@ def test_linuxs_rto_estimator_needs_the_variance_bound_in_both_layers() -> None:
         pertlab.Scenario.parse(flow({"rto_estimator": "ns2"}))
     sc = TestbedScenario.parse({"flows": [{"cc": "reno", "count": 2}, {"cc": "cubic"}]})
     assert {f.tcp.rto_estimator for f in sim_scenario(sc).flows} == {"linux"}
+
+
+def _compare_command():
+    """The click command behind `pertlab testbed compare`."""
+    import typer
+
+    group = typer.main.get_command(app)
+    ctx = group.make_context("pertlab", ["testbed"], resilient_parsing=True)
+    testbed = group.get_command(ctx, "testbed")
+    return testbed.get_command(testbed.make_context("testbed", [], resilient_parsing=True), "compare")
+
+
+def _side_of_options(*options: str) -> SimSide:
+    """The simulator's side `testbed compare SCENARIO *options` runs with (its options parsed as the
+    command line parses them)."""
+    params = _compare_command().make_context("compare", ["scenario.toml", *options]).params
+    return SimSide(params["sim_send_overhead"], rack=params["sim_rack"], rack_retransmits=params["sim_rack_retransmits"], frame_ahead=params["sim_frame_ahead"])
+
+
+def test_testbed_compare_simulates_linux_by_default() -> None:
+    # The kernel's senders with SACK find losses by RACK only (Linux 6.18), and htb lets a frame
+    # leave a frame's time sooner than the simulator's link: both are what a comparison gives the
+    # simulator unless told otherwise, from the command line and from `compare` alike.
+    import inspect
+
+    from pertlab.linux.compare import compare
+    from pertlab.linux.sim_side import LINUX_SIDE
+
+    assert LINUX_SIDE == SimSide(rack=True, frame_ahead=True)
+    assert _side_of_options() == LINUX_SIDE == inspect.signature(compare).parameters["side"].default
+    assert _side_of_options("--no-sim-rack", "--no-sim-frame-ahead") == SimSide()
+    assert _side_of_options("--no-sim-rack", "--sim-rack-retransmits") == SimSide(rack_retransmits=True, frame_ahead=True)
+    sc = load_scenario(Path(pertlab.__file__).parents[2] / "examples/testbed/reno_loss.toml")
+    linux, plain = sim_scenario(sc, side=LINUX_SIDE), sim_scenario(sc)
+    assert {f.tcp.rack for f in linux.flows} == {True} and {f.tcp.rack for f in plain.flows} == {False}
+    assert plain.dumbbell.bottleneck_delay - linux.dumbbell.bottleneck_delay == frame_time_ns(linux.flows[0].tcp.packet_size, sc.bottleneck.rate) // 2
+
+
+def test_each_committed_comparison_names_the_options_that_reproduce_it() -> None:
+    # docs/linux.md's command line under each block (compare_doc.provenance) gives each run the
+    # options `side_flags` names: parsed as the command line parses them, they give the simulator
+    # the scenario the run was made with (RACK and the frame ahead became the defaults after most
+    # of them were made).
+    from pertlab.linux.compare_doc import side_flags
+
+    committed = sorted((Path(pertlab.__file__).parents[2] / "docs/linux").glob("*.json"))
+    records = [r for r in (json.loads(p.read_text()) for p in committed) if "testbed_scenario" in r]  # not cpu_cost, first_windows
+    assert len(records) >= 20
+    made_before = 0
+    for record in records:
+        sc = TestbedScenario.parse(record["testbed_scenario"])
+        flags = side_flags(record)
+        made_before += "--no-sim-frame-ahead" in flags
+        made = SimSide.of_record(record)  # the send overhead is given apart (`--sim-send-overhead T`)
+        side = dataclasses.replace(_side_of_options(*flags), send_overhead=made.send_overhead)
+        assert sim_scenario(sc, side=side).model_dump() == sim_scenario(sc, side=made).model_dump(), (record["date"], flags)
+    assert made_before >= 15

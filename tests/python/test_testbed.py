@@ -293,42 +293,47 @@ def _outputs(out: Path) -> tuple[dict, dict, dict]:
 
 
 def test_compare_says_what_the_simulators_run_warned_of(tmp_path: Path) -> None:
-    # Two identical Reno flows through a 10-frame buffer for 10 s: the simulator's lose in
+    # Two identical Reno flows through a 20-frame buffer for 10 s: the simulator's lose in
     # lock-step (each flow responds to loss the same number of times), which real hosts' timing
     # noise breaks up; the report says so beside the numbers it explains.
-    out = _compare_of(tmp_path, 'duration = "10s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "15KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
+    out = _compare_of(tmp_path, 'duration = "10s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "30KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
     report = (out / "report.md").read_text()
     warned = json.loads((out / "sim" / "summary.json").read_text())["warnings"]
     assert any("lost in lock-step" in w for w in warned), warned
     assert "The simulator's run warned (as `pertlab run` does after its tables):\n" + "\n".join(f"- {w}" for w in warned) in report
 
 
+@covers("testbed compare", "--sim-frame-ahead")
 def test_sack_off_at_both_hosts_is_newreno_on_both_sides(tmp_path: Path) -> None:
     # `sack = false`: no connection negotiates SACK (tcpi_options, read at the end of the run),
     # and the simulator's flows recover as NewReno.
-    out = _compare_of(tmp_path, 'sack = false\nduration = "3s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "15KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n')
+    # With `--no-sim-frame-ahead` the simulator's link keeps a frame's time on the round trip.
+    out = _compare_of(tmp_path, 'sack = false\nduration = "3s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "15KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n', "--no-sim-frame-ahead")
     assert pl.read_parquet(out / "testbed" / "flows.parquet")["sack"].to_list() == [False, False]
-    sim = json.loads((out / "sim" / "scenario.json").read_text())["flows"]
-    assert [(f["label"], f["tcp"]["sack"]) for f in sim] == [("newreno", False)] * 2
-    assert "SACK off on both sides" in (out / "report.md").read_text()
+    sim = json.loads((out / "sim" / "scenario.json").read_text())
+    assert [(f["label"], f["tcp"]["sack"], f["tcp"]["rack"]) for f in sim["flows"]] == [("newreno", False, False)] * 2
+    assert sim["dumbbell"]["bottleneck_delay_ns"] == 10_000_000 - 2 * 1_000_000  # 20 ms round trip, 1 ms access links
+    report = (out / "report.md").read_text()
+    assert "SACK off on both sides" in report
+    assert "(`--no-sim-frame-ahead`; by default the simulator takes that time off its round trip)" in report
 
 
 @covers("testbed compare", "--sim-rack", "--sim-rack-retransmits")
 @pytest.mark.parametrize(
-    "flag, field, words",
+    "flags, field, words",
     [
-        ("--sim-rack", "rack", "the simulated senders find every lost segment by RACK too"),
-        ("--sim-rack-retransmits", "rack_retransmits", "the simulated senders find lost retransmissions by RACK too"),
+        (("--sim-rack",), "rack", "the simulated senders find every lost segment by RACK too"),
+        (("--no-sim-rack", "--sim-rack-retransmits"), "rack_retransmits", "the simulated senders find lost retransmissions by RACK too"),
     ],
 )
-def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path: Path, flag: str, field: str, words: str) -> None:
+def test_tail_loss_probe_off_at_the_senders_and_their_recovery_counters(tmp_path: Path, flags: tuple[str, ...], field: str, words: str) -> None:
     # `tlp = false`: the senders' namespace runs with net.ipv4.tcp_early_retrans = 0, and the run
     # reports the namespace's loss-recovery counters over its window, which the report shows beside
     # the simulator's (3 % loss: retransmissions are resent and lost); with `--sim-rack` the
-    # simulated senders find every loss by RACK, as the kernel's do, with `--sim-rack-retransmits`
-    # the lost retransmissions only.
+    # simulated senders find every loss by RACK, as the kernel's do (the default), with
+    # `--no-sim-rack --sim-rack-retransmits` the lost retransmissions only.
     toml = 'tlp = false\nduration = "4s"\nwarmup = "1s"\n\n[path.loss]\nmodel = "bernoulli"\nrate = 0.03\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "100KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n'
-    out = _compare_of(tmp_path, toml, flag)
+    out = _compare_of(tmp_path, toml, *flags)
     summary, record, sim = _outputs(out)
     assert summary["sender_tcp_early_retrans"] == 0
     rec = summary["sender_recovery"]
@@ -346,9 +351,9 @@ def test_htb_adds_nothing_to_an_idle_frames_trip_and_the_simulator_can_take_a_fr
     # htb lets a frame leave when a link of its rate would start sending it: on the idle path an
     # echo in full-size frames (1.2 ms each at 10 Mbit/s) comes back as soon as a small one, not a
     # frame's time later as through a link that delivers a frame when its last bit has gone, as
-    # the simulator's does. `--sim-frame-ahead` takes that time off the simulated round trip.
+    # the simulator's does. `--sim-frame-ahead` (the default) takes that time off the simulated round trip.
     toml = 'duration = "4s"\nwarmup = "1s"\n\n[bottleneck]\nrate = "10Mbps"\ndelay = "20ms"\nbuffer = "100KB"\n\n[[flows]]\ncc = "reno"\ncount = 2\n'
-    out = _compare_of(tmp_path, toml, "--sim-frame-ahead")
+    out = _compare_of(tmp_path, toml)
     summary, record, sim = _outputs(out)
     small, full = summary["ping_idle_ms"], summary["ping_idle_full_ms"]
     frame_ms = FRAME_BYTES * 8 / 10e6 * 1e3

@@ -200,7 +200,7 @@ def test_an_interrupted_kernel_case_is_not_kept(tmp_path, monkeypatch, real):
     interrupted ones: ``validate kernel`` stops as on Ctrl-C (exit 130) and keeps nothing,
     where it read whatever result files the case's folder held."""
     monkeypatch.setattr(testbed, "support_problem", lambda needs_pert: None)
-    monkeypatch.setattr(linux_compare, "compare", lambda sc, out: ("report", real))
+    monkeypatch.setattr(linux_compare, "compare", lambda sc, out, side: ("report", real))
     r = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(tmp_path)])
     assert r.exit_code == 130 and r.stderr.startswith("interrupted: finished cases are kept in"), r.output
     assert not (tmp_path / "runs").exists()

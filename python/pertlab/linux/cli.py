@@ -269,28 +269,29 @@ def testbed_compare(
     sim_rack: Annotated[
         bool,
         typer.Option(
-            "--sim-rack",
-            help="The simulated senders find every lost segment as Linux's RACK does (tcp.rack; flows with SACK), where by "
-            "default three duplicate ACKs find a loss and only their timer a lost retransmission (docs/linux.md, \"Random loss\").",
+            "--sim-rack/--no-sim-rack",
+            help="The simulated senders find every lost segment as Linux's RACK does (tcp.rack; flows with SACK), as the "
+            "kernel's senders do; --no-sim-rack: three duplicate ACKs find a loss and only their timer a lost retransmission "
+            "(docs/linux.md, \"Random loss\").",
         ),
-    ] = False,
+    ] = True,  # sim_side.LINUX_SIDE (test_linux_units checks the two agree)
     sim_rack_retransmits: Annotated[
         bool,
         typer.Option(
             "--sim-rack-retransmits",
-            help="The simulated senders find lost retransmissions as Linux's RACK does, other losses by three duplicate ACKs "
-            "(tcp.rack_retransmits; flows with SACK).",
+            help="With --no-sim-rack: the simulated senders find lost retransmissions as Linux's RACK does, other losses by "
+            "three duplicate ACKs (tcp.rack_retransmits; flows with SACK).",
         ),
     ] = False,
     sim_frame_ahead: Annotated[
         bool,
         typer.Option(
-            "--sim-frame-ahead",
+            "--sim-frame-ahead/--no-sim-frame-ahead",
             help="The simulated round trip one data packet's transmission time at the bottleneck rate shorter: the testbed's htb "
             "lets a frame leave when a link would start sending it, the simulator's link delivers it a frame's time later "
-            "(docs/linux.md, \"Random loss\").",
+            "(docs/linux.md, \"Random loss\"); --no-sim-frame-ahead: the simulator's link as it is.",
         ),
-    ] = False,
+    ] = True,
 ) -> None:
     """Run SCENARIO in the testbed and in the simulator; write a side-by-side report."""
     from ..cli.checks import check_out_dir, fail, read_memory_limit

@@ -24,7 +24,7 @@ from ..results import SUCCESS_LATE_FRACTION_TEXT, Results
 from ..scenario import Scenario, ScenarioError, TcpConfig
 from . import MAX_SIM_SEEDS
 from .scenario import LINUX_INIT_CWND, TestbedScenario
-from .sim_side import SimSide, frame_time_ns, hystart_differences, kernel_hystart, sim_cc, sim_scenario, simulated, warm_up_of
+from .sim_side import LINUX_SIDE, SimSide, frame_time_ns, hystart_differences, kernel_hystart, sim_cc, sim_scenario, simulated, warm_up_of
 from .testbed import HYSTART_DETECTIONS, TestbedResults, hystart_mean_window, run
 
 
@@ -78,7 +78,7 @@ def _frame_words(sim_sc: Scenario, side: SimSide) -> str:
     size = sim_sc.flows[0].tcp.packet_size
     sim = (f"the simulator's round trip is that much shorter (`--sim-frame-ahead`: {frame_time_ns(size, sim_sc.dumbbell.bottleneck_rate) / 1e6:.3f} ms, "
            f"a {size}-byte data packet's time at the rate)" if side.frame_ahead else
-           "the simulator's link delivers it when its last bit has gone (`--sim-frame-ahead` takes that time off its round trip)")
+           "the simulator's link delivers it when its last bit has gone (`--no-sim-frame-ahead`; by default the simulator takes that time off its round trip)")
     return f" The testbed's htb lets a frame leave a frame's time before its last bit would leave a link of the rate; {sim}."
 
 
@@ -89,15 +89,15 @@ def _kernel_recovery_words(sc: TestbedScenario, tcp: TcpConfig) -> str:
         return ""
     probe = "tail loss probes" if sc.tlp else "no tail loss probes (`tlp = false`)"
     sim = ("the simulated senders find every lost segment by RACK too (`--sim-rack`, `tcp.rack`) and send no probes" if tcp.rack else
-           "the simulated senders find lost retransmissions by RACK too (`--sim-rack-retransmits`, `tcp.rack_retransmits`), other "
+           "the simulated senders find lost retransmissions by RACK too (`--no-sim-rack --sim-rack-retransmits`, `tcp.rack_retransmits`), other "
            "losses by three duplicate ACKs, and send no probes" if tcp.rack_retransmits else
            "the simulator finds losses by three duplicate ACKs and lost retransmissions by its timer, and sends no probes "
-           "(`--sim-rack` gives it RACK)")
+           "(`--no-sim-rack`; by default the simulated senders run RACK too)")
     return f" The kernel's senders find lost segments, retransmissions too, by RACK, and send {probe}; {sim}."
 
 
 def compare(
-    sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None, side: SimSide = SimSide()
+    sc: TestbedScenario, out: Path, sim_seeds: int = 1, memory_limit: float | None = None, side: SimSide = LINUX_SIDE
 ) -> tuple[str, TestbedResults | None]:
     """Run ``sc`` in the simulator and in the testbed; write both result sets
     and report.md under ``out``; return the report and the testbed's results

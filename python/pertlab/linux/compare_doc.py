@@ -37,7 +37,7 @@ from .compare import (
     BOTTLENECK_ROWS, HYSTART_EXIT_METRICS, HYSTART_EXIT_WORDS, HYSTART_WINDOW_METRIC, LOST_RETRANSMITS_METRIC, SRTT_MEAN_METRIC, STREAM_HYSTART_METRIC, MODES, RECOVERIES_METRIC,
     RECOVERY_COUNTERS, UNDO_COUNTERS, UNDOS_METRIC, Row, counted, mode_metric,
 )  # fmt: skip
-from .sim_side import SimSide, sim_scenario
+from .sim_side import LINUX_SIDE, SimSide, sim_scenario
 from .scenario import TestbedScenario
 
 __all__ = ["BLOCKS", "compete", "render_adaptive_reno", "render_video", "render_video_noise", "side_by_side", "simulator_side_changes"]
@@ -86,6 +86,20 @@ def simulator_side_changes(record: Record) -> list[str]:
     return changes
 
 
+#: The options of ``testbed compare`` that :func:`side_flags` may name, in the order a command line gives them.
+SIDE_FLAGS = ("--no-sim-rack", "--sim-rack-retransmits", "--no-sim-frame-ahead")
+
+
+def side_flags(record: Record) -> list[str]:
+    """The options that give ``testbed compare`` the simulator's side ``record`` was made with
+    (:meth:`SimSide.of_record`), against its defaults (:data:`LINUX_SIDE`): a run recorded before RACK
+    and the frame ahead were the defaults needs ``--no-sim-rack`` (where its flows have SACK: without,
+    RACK does not act) and ``--no-sim-frame-ahead``."""
+    side, sack = SimSide.of_record(record), record["testbed_scenario"].get("sack", True)
+    needed = (sack and side.rack != LINUX_SIDE.rack, side.rack_retransmits and not side.rack, side.frame_ahead != LINUX_SIDE.frame_ahead)
+    return [flag for flag, need in zip(SIDE_FLAGS, needed) if need]
+
+
 def provenance(records: dict[str, Record]) -> str:
     """When and where the runs were made: each run's date and load average, the kernels, the
     simulator's seeds, and the command."""
@@ -99,8 +113,9 @@ def provenance(records: dict[str, Record]) -> str:
     # the option a run was made with beyond the seeds (runs before it was recorded had none)
     noisy = any(rec.get("sim_send_overhead_ns") for rec in records.values())
     options, some = " --sim-send-overhead T" if noisy else "", []
-    for key, flag in (("sim_rack", "--sim-rack"), ("sim_rack_retransmits", "--sim-rack-retransmits"), ("sim_frame_ahead", "--sim-frame-ahead")):
-        made = [name for name, rec in records.items() if rec.get(key)]
+    flags = {name: side_flags(rec) for name, rec in records.items()}
+    for flag in SIDE_FLAGS:
+        made = [name for name in records if flag in flags[name]]
         options += f" {flag}" if len(made) == len(records) else f" [{flag}]" if made else ""
         some += [f"with `{flag}`: {', '.join(f'`{n}`' for n in made)}"] if made and len(made) < len(records) else []
     which = f" ({'; '.join(some)})" if some else ""

@@ -174,6 +174,14 @@ class SimSide:
         )
 
 
+#: The simulator's side ``testbed compare`` takes by default: the senders with SACK find losses by
+#: RACK, as the kernel's do (Linux 6.18 has no other loss detection with SACK), and the round trip
+#: is a frame's time shorter, as through the testbed's htb. Comparisons recorded before these were
+#: the defaults (2026-12-07) name what they were made with (``sim_rack``, ``sim_frame_ahead`` in
+#: their report.json; :meth:`SimSide.of_record`).
+LINUX_SIDE = SimSide(rack=True, frame_ahead=True)
+
+
 def frame_time_ns(size_bytes: int, rate_bps: int) -> int:
     """The time a link of ``rate_bps`` takes to send ``size_bytes``, in whole ns rounded up (the
     simulator's ``time::tx_time``)."""
