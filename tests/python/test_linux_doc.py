@@ -603,3 +603,37 @@ def test_the_first_windows_block_says_what_a_study_lacks() -> None:
     assert "the simulator without send overhead." in text and "wrote its data. Stopped at: simulator seed 2." in text
     data["kernel_runs"]["default"] = [rec(2, 88.0)]
     assert "kernel: the simulator reached none of its positions. The simulator never reached 2" in fw.render(data, "x.json")
+
+
+def _linux_side_study() -> dict:
+    from pertlab.linux.doc import LINUX_SIDE_DATA
+
+    return json.loads((DOCS / LINUX_SIDE_DATA).read_text())
+
+
+@pytest.mark.parametrize("name", ["smoke", "ten_flows_reno", "reno_loss_nosack"])
+def test_the_linux_side_study_reproduces(name: str) -> None:
+    """docs/linux.md, the Linux side asked of the committed runs: the study holds every committed
+    run made without it, and a run of it (PERT, Reno with SACK, NewReno) gives today what is
+    committed, to the last digit."""
+    from pertlab.linux import linux_side
+
+    data = _linux_side_study()
+    runs = linux_side.committed_runs(DOCS)
+    assert list(data["runs"]) == list(runs) and len(runs) >= 20
+    assert data["runs"][name] == json.loads(json.dumps(linux_side.study_run(runs[name])))
+
+
+def test_the_linux_side_study_shows_what_the_prose_says() -> None:
+    """docs/linux.md: with the Linux side, utilization and the drop rate move toward the kernel's in
+    more runs than away; the average queue away in more runs than toward, lengthened in more runs
+    by the frame ahead alone than by RACK alone."""
+    from pertlab.linux.linux_side import QUEUE, moved, tally
+
+    data = _linux_side_study()
+    counts = tally(data)
+    for metric in ("bottleneck utilization", "bottleneck drop rate"):
+        assert counts[metric]["closer"] > counts[metric]["farther"], counts
+    assert counts[QUEUE]["farther"] > counts[QUEUE]["closer"], counts
+    longer = {side: sum(d > 0 for d in moved(data, side, QUEUE)) for side in ("rack_alone", "frame_ahead_alone")}
+    assert longer["frame_ahead_alone"] > longer["rack_alone"], longer

@@ -23,15 +23,17 @@ from typing import Any
 
 from .. import docblock
 from .cpu_cost import EBPF, Setup
-from . import first_windows
+from . import first_windows, linux_side
 from .compare_doc import BLOCKS
 
-__all__ = ["CPU_COST", "CPU_COST_DATA", "FIRST_WINDOWS", "FIRST_WINDOWS_DATA", "render_cpu_cost", "render_page", "main"]
+__all__ = ["CPU_COST", "CPU_COST_DATA", "FIRST_WINDOWS", "FIRST_WINDOWS_DATA", "LINUX_SIDE_STUDY", "LINUX_SIDE_DATA", "render_cpu_cost", "render_page", "main"]
 
 #: The block's name, and its data under the page's folder.
 CPU_COST, CPU_COST_DATA = "cpu-cost", "linux/cpu_cost_table6.json"
 #: The block of the video stream's first segment against its HyStart exit (:mod:`.first_windows`), and its data.
 FIRST_WINDOWS, FIRST_WINDOWS_DATA = "video-first-windows", "linux/video_first_windows.json"
+#: The block of the committed compare runs' simulator side taken again as Linux runs (:mod:`.linux_side`), and its data.
+LINUX_SIDE_STUDY, LINUX_SIDE_DATA = "linux-side", "linux/linux_side.json"
 
 #: Column headings by the names ``linux cpu-cost --cc`` takes.
 LABELS = {"pert-adaptive": "adaptive PERT", "pert": "PERT/RED", "reno": "Reno", "cubic": "CUBIC", "bbr": "BBR"}
@@ -196,10 +198,11 @@ def render_cpu_cost(data: dict[str, Any]) -> str:
 
 
 def render_page(text: str, page_dir: Path) -> str:
-    """``text`` with the :data:`CPU_COST` block, the :data:`FIRST_WINDOWS` block and the compare runs' blocks
+    """``text`` with the :data:`CPU_COST` block, the :data:`FIRST_WINDOWS` and :data:`LINUX_SIDE_STUDY` blocks and the compare runs' blocks
     (:data:`.compare_doc.BLOCKS`) written from their data under ``page_dir``."""
     text = docblock.fill(text, CPU_COST, render_cpu_cost(json.loads((page_dir / CPU_COST_DATA).read_text())))
     text = docblock.fill(text, FIRST_WINDOWS, first_windows.render(json.loads((page_dir / FIRST_WINDOWS_DATA).read_text()), FIRST_WINDOWS_DATA))
+    text = docblock.fill(text, LINUX_SIDE_STUDY, linux_side.render(json.loads((page_dir / LINUX_SIDE_DATA).read_text()), LINUX_SIDE_DATA))
     for block, (data, render) in BLOCKS.items():
         text = docblock.fill(text, block, render({name: json.loads((page_dir / path).read_text()) for name, path in data.items()}))
     return text
