@@ -63,27 +63,33 @@ def sim_cell(row: Row) -> str:
     return row.spread() if all(isinstance(v, (int, float)) for v in row.sim) else f"{row.text(row.sim[0])} (first seed)"
 
 
-def simulator_side_changes(record: Record) -> list[str]:
-    """What the simulator gives today for a committed run's simulator side, where it differs from
-    the run's: its scenario (``testbed_scenario``) built as ``compare`` builds it, with the run's
-    simulator side (:meth:`SimSide.of_record`), at each of its seeds; compared on the bottleneck's rows (utilization, queue,
-    drops: every report has them, and a change in the model's dynamics shows in them). Empty when
-    the committed side is today's: a model change that alters it asks for the run to be taken again."""
+def bottleneck_values(record: Record, side: SimSide) -> dict[str, list[Any]]:
+    """The bottleneck's rows (:data:`.compare.BOTTLENECK_ROWS`, as the report defines them) of a
+    committed run's scenario (``testbed_scenario``) built as ``compare`` builds it with ``side``,
+    at each of the run's seeds, by metric."""
     from ..runner import run
 
-    tb = TestbedScenario.model_validate(record["testbed_scenario"])
-    sim = sim_scenario(tb, side=SimSide.of_record(record))
-    rows = rows_of(record)
+    sim = sim_scenario(TestbedScenario.model_validate(record["testbed_scenario"]), side=side)
     first, last = record["sim_seeds"]
-    changes = []
-    for k, seed in enumerate(range(first, last + 1)):
-        bottleneck = run(sim.model_copy(update={"seed": seed})).bottleneck
-        changes += [
-            f"seed {seed}, {name}: committed {rows[name].sim[k]}, today {bottleneck[key]}"
-            for name, key, _ in BOTTLENECK_ROWS
-            if name in rows and rows[name].sim[k] != bottleneck[key]
-        ]
-    return changes
+    results = [run(sim.model_copy(update={"seed": seed})).bottleneck for seed in range(first, last + 1)]
+    return {name: [b[key] for b in results] for name, key, _ in BOTTLENECK_ROWS}
+
+
+def simulator_side_changes(record: Record) -> list[str]:
+    """What the simulator gives today for a committed run's simulator side, where it differs from
+    the run's: its :func:`bottleneck_values` with the run's simulator side
+    (:meth:`SimSide.of_record`; every report has those rows, and a change in the model's
+    dynamics shows in them). Empty when the committed side is today's: a model change that alters
+    it asks for the run to be taken again."""
+    rows = rows_of(record)
+    seeds = range(record["sim_seeds"][0], record["sim_seeds"][1] + 1)
+    return [
+        f"seed {seed}, {name}: committed {rows[name].sim[k]}, today {today}"
+        for name, values in bottleneck_values(record, SimSide.of_record(record)).items()
+        if name in rows
+        for k, (seed, today) in enumerate(zip(seeds, values))
+        if rows[name].sim[k] != today
+    ]
 
 
 #: The options of ``testbed compare`` that :func:`side_flags` may name, in the order a command line gives them.

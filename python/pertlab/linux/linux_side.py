@@ -23,9 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from .compare import BOTTLENECK_ROWS
-from .compare_doc import BLOCKS, Record, rows_of, side_flags
-from .scenario import TestbedScenario
-from .sim_side import LINUX_SIDE, SimSide, sim_scenario
+from .compare_doc import BLOCKS, Record, bottleneck_values, rows_of, side_flags
+from .sim_side import LINUX_SIDE, SimSide
 
 #: The study's rows: the bottleneck's metrics it compares (drops are the drop rate's numerator).
 METRICS = tuple((name, key, fmt) for name, key, fmt in BOTTLENECK_ROWS if key != "drops")
@@ -38,17 +37,6 @@ def committed_runs(page_dir: Path) -> dict[str, Record]:
     paths = {path for data, _ in BLOCKS.values() for path in data.values()}
     records = {Path(p).stem: json.loads((page_dir / p).read_text()) for p in sorted(paths)}
     return {name: rec for name, rec in records.items() if "rows" in rec and side_flags(rec)}
-
-
-def bottleneck_values(record: Record, side: SimSide) -> dict[str, list[Any]]:
-    """The bottleneck's rows (:data:`METRICS`) of ``record``'s scenario simulated with ``side``, at
-    each of the record's seeds, by metric."""
-    from ..runner import run
-
-    sim = sim_scenario(TestbedScenario.model_validate(record["testbed_scenario"]), side=side)
-    first, last = record["sim_seeds"]
-    results = [run(sim.model_copy(update={"seed": seed})).bottleneck for seed in range(first, last + 1)]
-    return {name: [b[key] for b in results] for name, key, _ in METRICS}
 
 
 #: The Linux side's two parts alone, to tell which moves a metric: RACK, and htb's frame ahead.
