@@ -649,6 +649,11 @@ def test_testbed_compare_simulates_linux_by_default() -> None:
     linux, plain = sim_scenario(sc, side=LINUX_SIDE), sim_scenario(sc)
     assert {f.tcp.rack for f in linux.flows} == {True} and {f.tcp.rack for f in plain.flows} == {False}
     assert plain.dumbbell.bottleneck_delay - linux.dumbbell.bottleneck_delay == frame_time_ns(linux.flows[0].tcp.packet_size, sc.bottleneck.rate) // 2
+    # RACK on retransmissions only is a step back from the default, asked for with --no-sim-rack;
+    # alone it would change nothing, and is refused naming the flag.
+    smoke = str(Path(pertlab.__file__).parents[2] / "examples/testbed/smoke.toml")
+    r = CliRunner().invoke(app, ["testbed", "compare", smoke, "--out", "/nonexistent/out", "--sim-rack-retransmits"])
+    assert r.exit_code == 2 and r.stderr == "error: --sim-rack-retransmits: goes with --no-sim-rack (RACK on every segment, the default, includes the retransmissions)\n", r.output
 
 
 def test_each_committed_comparison_names_the_options_that_reproduce_it() -> None:

@@ -299,6 +299,8 @@ def testbed_compare(
     from .compare import compare
     from .sim_side import SimSide
 
+    if sim_rack and sim_rack_retransmits:
+        _die("--sim-rack-retransmits: goes with --no-sim-rack (RACK on every segment, the default, includes the retransmissions)", 2)
     sc = _scenario(scenario_file)
     limit = read_memory_limit(memory_limit)
     check_out_dir(out_dir)
