@@ -94,6 +94,12 @@ pub struct Scoreboard {
     n_cache: usize,
 }
 
+/// A segment's flags say its retransmission is in flight: retransmitted, and
+/// neither SACKed nor found lost again since.
+fn retransmitted_in_flight(flags: u8) -> bool {
+    flags & (SACKED | RETRANS) == RETRANS
+}
+
 impl Scoreboard {
     pub fn new() -> Scoreboard {
         Scoreboard::default()
@@ -371,7 +377,7 @@ impl Scoreboard {
     /// Whether segment `seq` has a retransmission in flight: in the window,
     /// retransmitted, and neither SACKed nor found lost again since.
     pub fn retransmission_in_flight(&self, seq: u32) -> bool {
-        self.flags_of(seq).is_some_and(|(_, f)| f & (SACKED | RETRANS) == RETRANS)
+        self.flags_of(seq).is_some_and(|(_, f)| retransmitted_in_flight(f))
     }
 
     /// The retransmission of `seq` in flight is lost too (RACK): it no longer
@@ -379,7 +385,7 @@ impl Scoreboard {
     /// marked lost: only a lost segment is retransmitted). Returns whether
     /// `seq` had a retransmission in flight ([`Scoreboard::retransmission_in_flight`]).
     pub fn mark_retransmission_lost(&mut self, seq: u32) -> bool {
-        let Some((i, f)) = self.flags_of(seq).filter(|_| self.retransmission_in_flight(seq)) else { return false };
+        let Some((i, f)) = self.flags_of(seq).filter(|&(_, f)| retransmitted_in_flight(f)) else { return false };
         debug_assert!(f & LOST != 0, "segment {seq} retransmitted without being lost");
         self.flags[i] = f & !RETRANS;
         self.retrans_out -= 1;
