@@ -119,20 +119,19 @@ def main() -> None:
             runs[name].append((wall, cpu_s))
             events[name] = json.loads(out)["events"]
     load_end = os.getloadavg()[0]
-    # Events per CPU second with MANY flows over those with 50, per round (the two runs of one
-    # engine in the same round saw about the same load), and their median.
-    scaling = {
-        engine: statistics.median((events[f"{engine}_many"] / many[1]) / (events[engine] / few[1]) for few, many in zip(runs[engine], runs[f"{engine}_many"]))
-        for engine in ("canonical", "minimal", "always")
-    }  # fmt: skip
+    def over(base: str, run: str) -> float:
+        """Events per CPU second of ``run`` over those of ``base``, per round (the two runs of a
+        round saw about the same load), and their median."""
+        return statistics.median((events[run] / r[1]) / (events[base] / b[1]) for b, r in zip(runs[base], runs[run]))
+
+    # With MANY flows over 50, each engine.
+    scaling = {engine: over(engine, f"{engine}_many") for engine in ("canonical", "minimal", "always")}
     # The target's own run with the flows' access links shared: what no representation of the
     # access links could improve on.
-    scaling["canonical_shared"] = statistics.median(
-        (events["canonical_many_shared"] / shared[1]) / (events["canonical"] / few[1]) for few, shared in zip(runs["canonical"], runs["canonical_many_shared"])
-    )
+    scaling["canonical_shared"] = over("canonical", "canonical_many_shared")
     # The two scalings, each over the same engine's 50-flow run of the round.
     parts = {
-        f"{engine}_{part}": statistics.median((events[f"{engine}_{part}"] / scaled[1]) / (events[engine] / few[1]) for few, scaled in zip(runs[engine], runs[f"{engine}_{part}"]))
+        f"{engine}_{part}": over(engine, f"{engine}_{part}")
         for engine, part in (("canonical", "memory"), ("canonical", "shared"), ("canonical", "windows"), ("minimal", "memory"), ("minimal", "windows"))
     }  # fmt: skip
     med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in runs.items()}

@@ -77,14 +77,14 @@ def median_of(entry: dict[str, Any], side: str, metric: str) -> float:
     return shown(statistics.median(entry[side]), metric)
 
 
-def tally(data: dict[str, Any], side: str = "linux_side") -> dict[str, dict[str, int]]:
-    """Per metric, in how many runs ``side``'s median lies closer to the kernel's value than the
-    committed seeds' median (``closer``), farther, or as far (``same``), all as the table shows them."""
+def tally(data: dict[str, Any]) -> dict[str, dict[str, int]]:
+    """Per metric, in how many runs the Linux side's median lies closer to the kernel's value than
+    the committed seeds' median (``closer``), farther, or as far (``same``), all as the table shows them."""
     out = {name: {"closer": 0, "farther": 0, "same": 0} for name in FORMATS}
     for run in data["runs"].values():
         for name, entry in run["metrics"].items():
             kernel = shown(entry["kernel"], name)
-            then, now = abs(median_of(entry, "committed", name) - kernel), abs(median_of(entry, side, name) - kernel)
+            then, now = abs(median_of(entry, "committed", name) - kernel), abs(median_of(entry, "linux_side", name) - kernel)
             out[name]["closer" if now < then else "farther" if now > then else "same"] += 1
     return out
 
@@ -94,7 +94,8 @@ def moved(data: dict[str, Any], side: str, metric: str) -> list[float]:
     return [median_of(e, side, metric) - median_of(e, "committed", metric) for e in (run["metrics"][metric] for run in data["runs"].values())]
 
 
-QUEUE = "bottleneck average queue, packets"
+#: The average queue's row, the one the parts of the Linux side are told apart on.
+QUEUE = next(name for name, key, _ in METRICS if key == "avg_queue_pkts")
 
 
 def render(data: dict[str, Any], data_path: str) -> str:
