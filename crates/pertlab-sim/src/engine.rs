@@ -177,11 +177,13 @@ pub struct EventQueue {
     /// not in use yet (a fixed-size array: its least is straight code).
     fronts: [u64; MAX_LANES],
     next_seq: u64,
+    /// The lane of the last event popped from a lane ([`EventQueue::lane_ahead`]).
+    last_lane: usize,
 }
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { heap: QuaternaryHeap::new(), lanes: Vec::new(), fronts: [EMPTY; MAX_LANES], next_seq: 0 }
+        EventQueue { heap: QuaternaryHeap::new(), lanes: Vec::new(), fronts: [EMPTY; MAX_LANES], next_seq: 0, last_lane: 0 }
     }
 }
 
@@ -304,6 +306,7 @@ impl EventQueue {
         if best == EMPTY || best >> RANK_BITS > limit {
             return None;
         }
+        self.last_lane = lane;
         let entries = &mut self.lanes[lane].entries;
         let e = entries.pop_front()?;
         self.fronts[lane] = entries.front().map_or(EMPTY, |f| key(f.time, lane));
@@ -313,8 +316,27 @@ impl EventQueue {
     /// The time of the latest pending event that `which` picks (a scan of
     /// every pending event: for changes between steps, not for the event loop).
     pub fn latest(&self, which: impl Fn(&Event) -> bool) -> Option<SimTime> {
-        let heap = self.heap.iter().map(|Due(e)| e);
-        heap.chain(self.lanes.iter().flat_map(|l| l.entries.iter())).filter(|e| which(&e.event)).map(|e| e.time).max()
+        self.entries().filter(|e| which(&e.event)).map(|e| e.time).max()
+    }
+
+    /// Every pending entry, the heap's then the lanes'.
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.heap.iter().map(|Due(e)| e).chain(self.lanes.iter().flat_map(|l| l.entries.iter()))
+    }
+
+    /// The event `i` places behind the front of the lane the last lane event
+    /// came from: after an arrival, the arrivals due next on the links of its
+    /// delay, whose memory the world can ask for early. A hint only: after a
+    /// pop from the heap it names the lane of an earlier pop.
+    #[inline(always)]
+    pub fn lane_ahead(&self, i: usize) -> Option<Event> {
+        self.lanes.get(self.last_lane).and_then(|l| l.entries.get(i)).map(|e| e.event)
+    }
+
+    /// Every pending event, in no particular order (a scan: for the end of a
+    /// run, not for the event loop).
+    pub fn pending(&self) -> impl Iterator<Item = &Event> {
+        self.entries().map(|e| &e.event)
     }
 
     pub fn len(&self) -> usize {

@@ -1,10 +1,11 @@
 //! Where packets live while they are inside the network: one slot per packet,
 //! reused once the packet has left (delivered, dropped or lost).
 //!
-//! Queues and wires hold a packet's slot number ([`PacketId`], 4 bytes), not the
-//! 96-byte [`Packet`]: a hop moves the number through the output queue and onto
-//! the wire, and the packet itself is written once when it enters the network
-//! and read or changed in place at each hop. Before the store, every hop copied
+//! Queues and the arrival events of packets on a wire hold a packet's slot
+//! number ([`PacketId`], 4 bytes), not the 96-byte [`Packet`]: a hop moves the
+//! number through the output queue and into the arrival, and the packet itself
+//! is written once when it enters the network and read or changed in place at
+//! each hop. Before the store, every hop copied
 //! the whole packet into the queue's ring, out of it, onto the wire and off it;
 //! with traffic both ways and standing queues, those four rings streamed through
 //! more memory than the caches hold and the run spent its time waiting for it
@@ -20,7 +21,8 @@ use crate::packet::Packet;
 pub type PacketId = u32;
 
 /// Bytes a packet inside the network costs (for the memory estimate): its slot,
-/// its number in a queue or on a wire, and its place in the free list once it
+/// its number in a queue (on a wire, its arrival event holds it: see
+/// `engine::EVENT_BYTES`), and its place in the free list once it
 /// has left (slots are kept for reuse).
 pub const BYTES_PER_PACKET: usize = std::mem::size_of::<Packet>() + 2 * std::mem::size_of::<PacketId>();
 
@@ -68,7 +70,7 @@ impl PacketStore {
 
     /// Ask the processor to bring slot `id` into its cache: called for the
     /// packet that a wire or a queue will hand over next, a few events before it
-    /// is read. Queue and wire hold slot numbers, so the slot itself is where a
+    /// is read. Queues and arrivals hold slot numbers, so the slot itself is where a
     /// hop waits for memory (cpu-clock samples of the evaluation suite at 1
     /// Gbit/s: the read of the arriving packet's `dst` and of the departing
     /// packet's `size` were most of the run's stalls). A hint only: nothing

@@ -3,13 +3,15 @@
 //!
 //! A channel serialises one packet at a time at its rate, then the packet
 //! spends the propagation delay "on the wire". The delay is constant, so packets
-//! leave the wire in the order they entered: the wire is a FIFO (`pipe`) and only
-//! each packet's arrival is an event in the engine's FIFO lane for that delay
-//! (see `engine::EventQueue`), never a heap operation. The packet being
-//! serialised already sits at the back of the pipe. Queue and pipe hold the
-//! packet's slot in the world's `PacketStore`, not the packet; the arrival
-//! event carries the slot too, so that an arrival reads the packet without
-//! waiting for the pipe's ring.
+//! leave the wire in the order they entered, and each packet's arrival is an
+//! event in the engine's FIFO lane for that delay (see `engine::EventQueue`),
+//! never a heap operation. The wire is nothing more: the arrival event carries
+//! the packet's slot in the world's `PacketStore` (the queue holds slots too),
+//! and the channel keeps only the slot of the packet being serialised
+//! (`in_tx`), for its transmission's end. An arrival then reads nothing of the
+//! channel but its far end, which the world keeps in a dense array of its own
+//! (issue 21: with a link per flow, a ring of slots per wire was two more
+//! lines to bring in on every hop, the channel's and the ring's).
 //!
 //! The end of each transmission is an event (`TxDone`) that schedules the
 //! packet's arrival and starts the next packet of the queue. With the
@@ -31,7 +33,7 @@
 //! stays a FIFO: a packet never leaves it before the one ahead of it
 //! ([`Channel::arrival`]), so after a decrease the first packets wait behind
 //! those sent with the old delay (leaving right after the last of them, in
-//! order), and the pipe's order stays that of the arrivals. A channel whose
+//! order), and the arrivals stay in the order the packets were sent. A channel whose
 //! delay never decreased pays one comparison per packet for it.
 //!
 //! Left out: link-layer framing and overheads, delay that varies by itself
@@ -41,10 +43,8 @@ pub mod burst_loss;
 pub mod routing;
 
 use crate::engine::LaneHint;
-use crate::packet::Packet;
-use crate::packet_store::{PacketId, PacketStore};
+use crate::packet_store::PacketId;
 use crate::queue::OutputQueue;
-use crate::ring::Ring;
 use crate::rng::SimRng;
 use crate::time::{tx_time, SimTime};
 use routing::Routes;
@@ -74,8 +74,7 @@ pub struct Channel {
     pub burst: Option<burst_loss::BurstLoss>,
     pub loss_rng: SimRng,
     pub queue: OutputQueue,
-    /// The end of the last transmission started (its packet is at the back of
-    /// `pipe` until then).
+    /// The end of the last transmission started (its packet is `in_tx`).
     pub tx_end: SimTime,
     /// A `TxDone` event is pending for the transmission in progress.
     pub tx_done_pending: bool,
@@ -90,9 +89,9 @@ pub struct Channel {
     /// can: the scenario's `engine.tx_end_events` is `when_needed` and the
     /// channel draws no losses at transmission ends.
     pub arrival_at_start: bool,
-    /// Packets on the wire, oldest first (each has an `Arrive` event pending),
-    /// then the packet being serialised if [`Channel::busy`]: their slots.
-    pub pipe: Ring<PacketId>,
+    /// The slot of the packet being serialised if [`Channel::busy`] (else of
+    /// the last one sent): where its transmission's end finds it.
+    pub in_tx: PacketId,
     pub counters: ChannelCounters,
     /// The last packet size sent and its transmission time: a channel mostly
     /// carries one size (data one way, ACKs the other), and the division of
@@ -152,17 +151,18 @@ impl Channel {
         self.tx_done_pending || now < self.tx_end
     }
 
+    /// The packet being sent whose transmission's end is still to come as an
+    /// event (one whose arrival was scheduled at its start is on the wire already).
+    pub fn in_transmission(&self) -> Option<PacketId> {
+        (self.tx_done_pending && !self.arrival_scheduled).then_some(self.in_tx)
+    }
+
     /// The counters as of `now`, with the transmission in progress counted up
     /// to `now` (`busy_ns` counts each transmission whole when it starts).
     pub fn counters_at(&self, now: SimTime) -> ChannelCounters {
         let mut c = self.counters;
         c.busy_ns = c.busy_ns.saturating_sub(self.tx_end.saturating_sub(now));
         c
-    }
-
-    /// Packets of this channel anywhere: buffered, being sent, on the wire.
-    pub fn packets<'a>(&'a self, store: &'a PacketStore) -> impl Iterator<Item = &'a Packet> {
-        self.queue.packets(store).chain(self.pipe.iter().map(|&id| store.get(id)))
     }
 }
 
@@ -195,7 +195,7 @@ mod tests {
             tx_seq: 0,
             arrival_scheduled: false,
             arrival_at_start: false,
-            pipe: Ring::new(),
+            in_tx: 0,
             counters: ChannelCounters::default(),
             last_tx: (0, 0),
             hold_until: 0,

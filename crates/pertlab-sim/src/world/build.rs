@@ -8,7 +8,7 @@ use super::memory::{self, Crossing, MemoryEstimate, MemoryLimit};
 use super::monitor::Monitors;
 use super::topology::{Endpoints, Topology};
 use super::traffic::{udp_sources, WebState};
-use super::{PacketTotals, World, PROGRESS_EVENTS};
+use super::{prefetch_pays, PacketTotals, World, PROGRESS_EVENTS};
 use crate::engine::{Event, EventQueue};
 use crate::error::ConfigError;
 use crate::external::{Extensions, NoExtensions};
@@ -156,6 +156,8 @@ impl World {
                 .zip(largest_packets)
                 .map(|(c, largest_packet)| QueueBounds { limit: c.queue.limit, rate_bps: c.rate_bps, largest_packet })
                 .collect(),
+            far_ends: topo.channels.iter().map(|c| c.to).collect(),
+            prefetch: prefetch_pays(&topo.channels, &flows),
             channels: topo.channels,
             routes,
             flows,

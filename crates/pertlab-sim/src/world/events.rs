@@ -265,7 +265,7 @@ impl World {
         let tx = ch.tx_time(self.store.get(id).size);
         ch.tx_end = self.now.saturating_add(tx);
         ch.counters.busy_ns += tx;
-        ch.pipe.push_back(id);
+        ch.in_tx = id;
         // With `engine.tx_end_events = when_needed`, nothing happens at the
         // end of this transmission unless the queue holds the next packet,
         // a loss is drawn then, or the wire holds the packet back after a
@@ -332,16 +332,13 @@ impl World {
         let lost = ch.burst.as_mut().is_some_and(|b| b.lost(&mut ch.loss_rng)) || bernoulli;
         if lost {
             ch.counters.losses += 1;
-            if let Some(id) = ch.pipe.pop_back() {
-                self.count_drop(id, None);
-            }
+            let id = ch.in_tx;
+            self.count_drop(id, None);
         } else {
-            // The transmission's end pops after those of the packets ahead on the wire (at a
-            // later time, or at the same time inserted later), so the head of the
-            // pipe is always the packet arriving. With a constant delay it goes
-            // to the engine's lane of that delay; after a decrease of the delay,
-            // a packet held behind the ones ahead goes to the heap.
-            let Some(&id) = ch.pipe.back() else { return };
+            // With a constant delay the arrival goes to the engine's lane of
+            // that delay, behind those of the packets ahead on the wire; after a
+            // decrease of the delay, a packet held behind them goes to the heap.
+            let id = ch.in_tx;
             match ch.arrival(self.now) {
                 None => self.queue.push_after(self.now, ch.delay, Event::Arrive(c, id), &mut ch.prop_lane),
                 Some(at) => self.queue.push(at, Event::Arrive(c, id)),
@@ -349,19 +346,14 @@ impl World {
         }
     }
 
-    /// The packet in slot `id`, the front of channel `c`'s wire, reaches the
-    /// far node. The event carries the slot (issue 21): the packet is read
-    /// without first reading the wire's ring, a load less in a chain of
-    /// dependent ones when the ring's buffer has left the cache.
+    /// The packet in slot `id` reaches the far node of channel `c`, the end of
+    /// its wire: its next hop, or its destination. Nothing of the channel is
+    /// read but its far end (see the module doc of `net`).
     fn arrive(&mut self, c: u32, id: PacketId) {
-        let ch = &mut self.channels[c as usize];
-        debug_assert_eq!(ch.pipe.front(), Some(&id), "the wire is a FIFO");
-        if !ch.pipe.skip_front() {
-            return;
+        let node = self.far_ends[c as usize];
+        if self.prefetch {
+            self.prefetch_ahead();
         }
-        let node = ch.to;
-        let (next, after) = (ch.pipe.front().copied(), ch.pipe.get(1).copied());
-        self.prefetch_along_wire(node, next, after);
         if self.store.get(id).dst == node {
             let pkt = self.store.take(id);
             self.deliver(pkt);
@@ -370,26 +362,34 @@ impl World {
         }
     }
 
-    /// Memory asked for two stages ahead along a wire that reaches `node`, whose
-    /// next packets are `next` and `after` (issue 21: with a link per flow the
-    /// next hop's channel is seldom in cache; BENCHMARKS.md, "The access links'
-    /// share"): the packet after next, and the channel the next packet will take
-    /// from `node`, found from its destination (its slot was asked for at the
-    /// arrival before this one), or the link its reply leaves on where it is
-    /// delivered at `node`. With one packet left, that packet alone.
+    /// Memory asked for two arrivals ahead, in a world larger than the caches
+    /// ([`super::PREFETCH_ABOVE_BYTES`]; issue 21: with a link per flow the
+    /// next hop's channel and the flow's state are seldom in cache;
+    /// BENCHMARKS.md, "The access links' share" and "The wire without a ring").
+    /// The arrivals due next on links of this delay are the lane's front and
+    /// the one behind it. The one behind: its packet's slot. The front (its
+    /// slot asked for at the arrival before this one): the channel it will
+    /// take from its far node, or where it is delivered there, the link its
+    /// reply leaves on and the TCP end that will read it.
     #[inline(always)]
-    fn prefetch_along_wire(&self, node: u32, next: Option<PacketId>, after: Option<PacketId>) {
-        match (next, after) {
-            (Some(next), Some(after)) => {
-                self.store.prefetch(after);
-                let dst = self.store.get(next).dst;
-                let hop = if dst == node { self.routes.host_link(node) } else { Some(self.routes.next(node, dst)) };
-                if let Some(ch) = hop.and_then(|h| self.channels.get(h as usize)) {
-                    crate::prefetch::value(ch);
-                }
+    fn prefetch_ahead(&self) {
+        if let Some(Event::Arrive(_, after)) = self.queue.lane_ahead(1) {
+            self.store.prefetch(after);
+        }
+        let Some(Event::Arrive(c, next)) = self.queue.lane_ahead(0) else { return };
+        let node = self.far_ends[c as usize];
+        let pkt = self.store.get(next);
+        let delivered = pkt.dst == node;
+        let hop = if delivered { self.routes.host_link(node) } else { Some(self.routes.next(node, pkt.dst)) };
+        if let Some(ch) = hop.and_then(|h| self.channels.get(h as usize)) {
+            crate::prefetch::value(ch);
+        }
+        if let (true, Some(flow)) = (delivered, self.flows.get(pkt.flow as usize)) {
+            match pkt.kind {
+                PacketKind::Data => crate::prefetch::value(&flow.receiver),
+                PacketKind::Ack => crate::prefetch::value(&flow.sender),
+                PacketKind::Udp => {}
             }
-            (Some(next), None) => self.store.prefetch(next),
-            _ => {}
         }
     }
 

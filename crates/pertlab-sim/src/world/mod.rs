@@ -21,7 +21,7 @@ mod monitor;
 mod topology;
 mod traffic;
 
-use crate::engine::EventQueue;
+use crate::engine::{Event, EventQueue};
 use crate::external::{halted, Halt};
 use crate::net::routing::Routes;
 use crate::net::{path_delay, Channel};
@@ -45,6 +45,17 @@ pub use traffic::WebState;
 /// about 4 ms of wall time at the canonical run's 17 M events/s.
 pub const PROGRESS_EVENTS: u32 = 1 << 16;
 
+/// A world whose channels and flows take more memory than this asks for the
+/// memory of the events due next as each arrival runs (`prefetch_ahead`):
+/// about the size of one core's L2 cache. Below it the run's state stays in
+/// cache, and the hints only cost instructions (issue 21, BENCHMARKS.md).
+pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
+
+/// Whether a world of `channels` and `flows` is past [`PREFETCH_ABOVE_BYTES`].
+fn prefetch_pays(channels: &[Channel], flows: &[Flow]) -> bool {
+    std::mem::size_of_val(channels) + std::mem::size_of_val(flows) > PREFETCH_ABOVE_BYTES
+}
+
 /// Totals over every packet, for the conservation check.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PacketTotals {
@@ -59,6 +70,13 @@ pub struct World {
     queue: EventQueue,
     node_names: Vec<String>,
     channels: Vec<Channel>,
+    /// The node at the far end of each channel (`channels[c].to`), in a dense
+    /// array of its own: an arrival reads this and nothing of its channel
+    /// (issue 21; see the module doc of `net`).
+    far_ends: Vec<u32>,
+    /// Whether an arrival asks for the memory of the events due next
+    /// ([`PREFETCH_ABOVE_BYTES`]).
+    prefetch: bool,
     /// What bounds each channel's queue over the run, for its discipline's `never_acts`.
     queue_bounds: Vec<QueueBounds>,
     routes: Routes,
@@ -203,9 +221,19 @@ impl World {
         }
     }
 
-    /// Every packet still inside the network (queues, transmitters, wires).
+    /// Every packet still inside the network: in the queues, being sent (a
+    /// transmission whose end is an event still to come), and on the wires
+    /// (each has its arrival pending). Found from where the network refers to
+    /// them, not from the store, so that the conservation check would see a
+    /// packet the network lost track of.
     pub fn packets_in_network(&self) -> impl Iterator<Item = &Packet> {
-        self.channels.iter().flat_map(|c| c.packets(&self.store))
+        let queued = self.channels.iter().flat_map(|c| c.queue.packets(&self.store));
+        let sent = self.channels.iter().filter_map(|c| c.in_transmission());
+        let flying = self.queue.pending().filter_map(|e| match *e {
+            Event::Arrive(_, id) => Some(id),
+            _ => None,
+        });
+        queued.chain(sent.chain(flying).map(|id| self.store.get(id)))
     }
 
     /// The results over the measurement window (empty before [`World::run`]);
@@ -336,5 +364,52 @@ fn tcp_flow<'a>(flows: &'a mut [Flow], web: &'a mut WebState, id: u32) -> Option
     match flows.get_mut(id as usize) {
         Some(flow) => Some(flow),
         None => web.conn_flow(id),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::World;
+    use crate::presets::canonical_dumbbell_with_queue;
+    use crate::scenario::TxEndEvents;
+
+    /// The canonical dumbbell's 50 flows keep their state in cache and ask
+    /// for nothing ahead; 1000 flows do (BENCHMARKS.md, "The wire without a ring").
+    #[test]
+    fn only_a_world_larger_than_the_cache_asks_for_memory_ahead() {
+        let size = |flows| {
+            let w = World::build(&canonical_dumbbell_with_queue(flows, 1, "droptail")).unwrap();
+            (w.prefetch, std::mem::size_of_val(w.channels.as_slice()) + std::mem::size_of_val(w.flows.as_slice()))
+        };
+        let (small, large) = (size(50), size(1000));
+        assert!(!small.0 && small.1 < super::PREFETCH_ABOVE_BYTES / 4, "50 flows: {} bytes", small.1);
+        assert!(large.0 && large.1 > 2 * super::PREFETCH_ABOVE_BYTES, "1000 flows: {} bytes", large.1);
+    }
+
+    /// The packets the network refers to (queues, transmissions whose end is
+    /// an event, arrivals) are exactly those in the store, and what the
+    /// totals leave inside, at every instant of a run in steps: with either
+    /// kind of transmission end, and with losses on the wire (drawn at the
+    /// transmission's end, from `in_tx`).
+    #[test]
+    fn the_packets_in_the_network_are_the_stored_ones_at_every_step() {
+        for tx_end in [TxEndEvents::Always, TxEndEvents::WhenNeeded] {
+            let mut s = canonical_dumbbell_with_queue(6, 20, "droptail");
+            s.dumbbell.as_mut().unwrap().bottleneck_loss = 0.01;
+            s.engine.tx_end_events = tx_end;
+            let mut w = World::build(&s).unwrap();
+            let (mut busy, mut step) = (0, 0);
+            while !w.run_until(step * 997_003, &mut |_| true) {
+                step += 1;
+                let found = w.packets_in_network().count();
+                let t = w.totals;
+                assert_eq!(found, w.store.len(), "{tx_end:?}, step {step}");
+                assert_eq!(found as u64, t.injected - t.delivered - t.dropped, "{tx_end:?}, step {step}");
+                busy += usize::from(w.channels.iter().any(|c| c.in_transmission().is_some()));
+            }
+            assert!(w.totals.dropped > 0, "{tx_end:?}: no loss drawn ({step} steps, {} packets)", w.totals.injected);
+            // Steps that fall while a transmission's end is still to come.
+            assert!(busy > 100, "{tx_end:?}: {busy} steps with a packet being sent");
+        }
     }
 }

@@ -104,7 +104,7 @@ impl Topology {
                 tx_seq: 0,
                 arrival_scheduled: false,
                 arrival_at_start: tx_end_events == TxEndEvents::WhenNeeded && loss == 0.0 && l.burst_loss.is_none(),
-                pipe: Default::default(),
+                in_tx: 0,
                 counters: ChannelCounters::default(),
                 last_tx: (0, 0),
                 hold_until: 0,
