@@ -172,6 +172,7 @@ impl World {
             snap_start: None,
             snap_end: None,
             interrupted: false,
+            unprocessed: None,
             halt: ext.halt(),
             captures,
             next_progress: NS_PER_SEC,

@@ -92,6 +92,9 @@ pub struct World {
     snap_start: Option<Snapshot>,
     snap_end: Option<Snapshot>,
     interrupted: bool,
+    /// The event taken from the queue when a progress callback stopped the
+    /// run, not processed: an arrival's packet is still on its wire.
+    unprocessed: Option<Event>,
     /// Raised by a model written outside the core whose code failed (none
     /// without such models): the run stops after the event, as interrupted.
     halt: Option<Halt>,
@@ -149,6 +152,7 @@ impl World {
                 // The event is not processed: the world stays as it was before `t`.
                 if !progress(t) {
                     self.interrupted = true;
+                    self.unprocessed = Some(ev);
                     return true;
                 }
                 self.next_progress = self.next_progress.max((t / NS_PER_SEC).saturating_add(1).saturating_mul(NS_PER_SEC));
@@ -223,13 +227,13 @@ impl World {
 
     /// Every packet still inside the network: in the queues, being sent (a
     /// transmission whose end is an event still to come), and on the wires
-    /// (each has its arrival pending). Found from where the network refers to
+    /// (each has its arrival pending, or left unprocessed by an interruption). Found from where the network refers to
     /// them, not from the store, so that the conservation check would see a
     /// packet the network lost track of.
     pub fn packets_in_network(&self) -> impl Iterator<Item = &Packet> {
         let queued = self.channels.iter().flat_map(|c| c.queue.packets(&self.store));
         let sent = self.channels.iter().filter_map(|c| c.in_transmission());
-        let flying = self.queue.pending().filter_map(|e| match *e {
+        let flying = self.queue.pending().chain(&self.unprocessed).filter_map(|e| match *e {
             Event::Arrive(_, id) => Some(id),
             _ => None,
         });
@@ -370,8 +374,30 @@ fn tcp_flow<'a>(flows: &'a mut [Flow], web: &'a mut WebState, id: u32) -> Option
 #[cfg(test)]
 mod tests {
     use super::World;
+    use crate::engine::Event;
     use crate::presets::canonical_dumbbell_with_queue;
     use crate::scenario::TxEndEvents;
+
+    /// A progress callback that stops the run leaves the event it was called
+    /// for unprocessed: when that is an arrival, its packet is still inside the
+    /// network, and the conservation check counts it (the Ctrl-C of the command line).
+    #[test]
+    fn an_interrupted_run_counts_the_packet_of_the_arrival_it_left() {
+        let mut arrivals = 0;
+        for stop_at in 1..12 {
+            let mut w = World::build(&canonical_dumbbell_with_queue(20, 30, "droptail")).unwrap();
+            let mut calls = 0;
+            w.run(&mut |_| {
+                calls += 1;
+                calls < stop_at
+            });
+            assert!(w.interrupted());
+            arrivals += usize::from(matches!(w.unprocessed, Some(Event::Arrive(..))));
+            let t = w.totals;
+            assert_eq!(w.packets_in_network().count() as u64, t.injected - t.delivered - t.dropped, "stopped at call {stop_at}");
+        }
+        assert!(arrivals > 0, "no stop fell on an arrival");
+    }
 
     /// The canonical dumbbell's 50 flows keep their state in cache and ask
     /// for nothing ahead; 1000 flows do (BENCHMARKS.md, "The wire without a ring").
