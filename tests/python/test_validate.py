@@ -158,8 +158,9 @@ def test_the_matrices_in_the_docs_are_generated_from_the_committed_runs():
 def test_the_committed_kernel_run_shows_what_the_prose_says():
     """docs/validation.md, the kernel matrix: `pert-reno`'s Jain indexes spread over about the
     tolerance or less on each side (at most 1.5 times it) and their means agree; `reno-5mbps`'s
-    simulated drop rate lies below the kernel's by about the tolerance (20 % to 30 %), the
-    lock-step gap the end-host timing section explains."""
+    simulated flows are in lock-step (each retransmits as many segments as the others) and drop
+    less than the kernel, by well under the tolerance (5 % to 20 % less, against 25 %); the end-host
+    table's send overheads carry the simulator's drops past the kernel's."""
     import json
     from pathlib import Path
 
@@ -172,7 +173,11 @@ def test_the_committed_kernel_run_shows_what_the_prose_says():
         assert len(seeds) == 4 and max(seeds) - min(seeds) <= 1.5 * jain.absolute, (side, seeds)
     assert rows[("pert-reno", "jain")]["verdict"] == "agrees"
     drops = rows[("reno-5mbps", "drop_rate")]
-    assert 0.7 <= drops["pertlab"] / drops["reference"] <= 0.8, drops
+    assert 0.8 <= drops["pertlab"] / drops["reference"] <= 0.95, drops
+    columns = json.loads((kernel / "end_host_timing.json").read_text())["cases"]["reno-5mbps"]["columns"]
+    retransmits = columns["simulator"]["retransmits"]["reno"]
+    assert len(retransmits) == 10 and len(set(retransmits)) == 1, retransmits
+    assert all(columns[f"overhead_{ms}ms"]["drops"] > columns["testbed"]["drops"] for ms in (1, 5)), columns
 
 
 @pytest.mark.parametrize(
@@ -181,6 +186,7 @@ def test_the_committed_kernel_run_shows_what_the_prose_says():
         (0.0745, "agree with the kernel's (745 against 760, drop rates within 0.2 %), no gap to close"),
         (0.0575, "of the gap in drops (575 against the kernel's 760, a gap within `drop_rate`'s tolerance), the send overhead closes 1 ms 50 %"),
         (0.0500, "of the gap in drops (500 against the kernel's 760), the send overhead closes 1 ms 50 %"),
+        (0.0500, "the send overhead closes 1 ms 150 % (past the kernel's: 890 drops)"),
     ],
 )
 def test_the_end_host_table_says_how_much_of_a_gap_the_overhead_closes(sim_rate: float, said: str):
@@ -190,8 +196,10 @@ def test_the_end_host_table_says_how_much_of_a_gap_the_overhead_closes(sim_rate:
 
     column = lambda rate: {"drops": round(rate * 10_000), "drop_rate": rate}  # noqa: E731
     sim = column(sim_rate)
-    halfway = column(sim_rate + (0.076 - sim_rate) / 2)
-    assert said in _closed({"columns": {"testbed": column(0.076), "simulator": sim, "overhead_1ms": halfway}}, [1])
+    share = 1.5 if "past" in said else 0.5
+    overhead = column(sim_rate + (0.076 - sim_rate) * share)
+    text = _closed({"columns": {"testbed": column(0.076), "simulator": sim, "overhead_1ms": overhead}}, [1])
+    assert said in text and ("past" in text) == ("past" in said), text
 
 
 @pytest.mark.parametrize("real", [None, SimpleNamespace(interrupted=True)], ids=["simulation", "testbed"])

@@ -123,12 +123,11 @@ def run_case(c: KernelCase, folder: Path) -> dict[str, Any]:
     partial run is kept."""
     from ..linux.compare import compare
     from ..linux.scenario import TestbedScenario
-    from ..linux.sim_side import SimSide
+    from ..linux.sim_side import LINUX_SIDE
 
-    # The simulator's side of the committed run (docs/validation.md), which
-    # test_validate_kernel_sim.py reruns: without RACK and htb's frame ahead, which
-    # `testbed compare` took on by default after it was made.
-    _, real = compare(TestbedScenario.parse(json.loads(c.scenario)), folder, side=SimSide())
+    # The simulator's side as `testbed compare` takes it by default (RACK, htb's frame
+    # ahead); test_validate_kernel_sim.py reruns it against the committed kernel values.
+    _, real = compare(TestbedScenario.parse(json.loads(c.scenario)), folder, side=LINUX_SIDE)
     if real is None or real.interrupted:
         raise KeyboardInterrupt
     sim = Results.read(folder / "sim")
