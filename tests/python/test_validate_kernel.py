@@ -85,28 +85,33 @@ def test_validate_kernel_quick(tmp_path):
     first = _starts(out)["first_cwnds"].explode().drop_nulls()
     assert first.len() == 0 or first.unique().to_list() == [INIT_CWND], first
     verdicts = {m: r["verdict"] for m, r in rows.items()}
-    # The kernel drops about 1.33-1.5 times what the simulator does (ratios 0.67-0.75 measured in 30 s runs);
-    # drop_rate's stated tolerance is 25 %, so a 30 s kernel run lands on either side of it: the
-    # verdict is "explained" or, at the edge, "explained difference not seen" (and the command
-    # exits 1 then). The direction is asserted either way; everything else must agree.
+    # The simulator's identical flows drop less than the kernel's (lock-step): with the simulator's
+    # side of `testbed compare` (RACK, the frame ahead) about 0.89 of the kernel's drop rate (the
+    # full run of 2026-12-08 and this case's 30 s runs; 0.67-0.75 without them). drop_rate's stated
+    # tolerance is 25 %, so the verdict is "explained difference not seen" (the command exits 1
+    # then), or "explained" in a run whose gap passes the tolerance. The direction is asserted
+    # either way; everything else must agree.
     assert verdicts.pop("drop_rate") in ("explained", "explained difference not seen"), result.output
     assert verdicts == {"avg_queue_pkts": "agrees", "mark_rate": "agrees", "utilization": "agrees", "jain": "agrees", "goodput_cov": "agrees"}
     assert result.exit_code == (0 if rows["drop_rate"]["verdict"] == "explained" else 1), result.output
-    assert rows["drop_rate"]["ratio"] < 0.8
+    assert rows["drop_rate"]["ratio"] < 0.95
     assert (out / "report.html").is_file() and (out / "reno-5mbps" / "report.md").is_file()
     # Stored: a rerun reads the case back without running the testbed.
     again = CliRunner().invoke(app, ["validate", "kernel", "--quick", "--out", str(out), "--json"], catch_exceptions=False)
     assert json.loads(again.stdout)["rows"] == json.loads(result.stdout)["rows"]
     # docs/validation.md, "End-host timing", measured from this run's folder: the simulator's
     # identical flows each respond to loss the same number of times (lock-step), the kernel drops
-    # more, and a send overhead of about two packet times brings the simulator's drops up.
+    # more, and a send overhead brings the simulator's drops up.
     from pertlab.validate.end_host import measure, render
 
     data = measure(out)
     assert list(data["cases"]) == ["reno-5mbps"]
     cols = data["cases"]["reno-5mbps"]["columns"]
     sim, real = cols["simulator"], cols["testbed"]
-    assert len(set(sim["fast_recoveries"]["reno"])) == 1 and sim["timeouts"]["reno"][-1] == 0, sim
+    # Lock-step: with RACK and the frame ahead the 30 s window's edge splits the ten flows' counts
+    # by one (75 and 76 on 2026-12-08), no more.
+    recoveries = sim["fast_recoveries"]["reno"]
+    assert max(recoveries) - min(recoveries) <= 1 and sim["timeouts"]["reno"][-1] == 0, sim
     assert real["drops"] > sim["drops"] and cols["overhead_5ms"]["drops"] > sim["drops"], cols
     assert "| `reno-5mbps` (" in render(data)
 
