@@ -30,9 +30,9 @@ ROWS = json.loads((Path(__file__).resolve().parents[2] / "docs" / "validation" /
 EXACT = ("reno-5mbps", "cubic-10-ecn")
 
 
-def _simulated(case: KernelCase) -> dict[str, float]:
-    """The case's metrics in today's simulator: the mean over its runs (one per seed)."""
-    return mean_metrics([pertlab_metrics(run(sim_scenario(TestbedScenario.parse(json.loads(seeded.scenario)), side=LINUX_SIDE))) for _, seeded in runs_of(case)])
+def _simulated(case: KernelCase, side: SimSide = LINUX_SIDE) -> dict[str, float]:
+    """The case's metrics in today's simulator with ``side``: the mean over its runs (one per seed)."""
+    return mean_metrics([pertlab_metrics(run(sim_scenario(TestbedScenario.parse(json.loads(seeded.scenario)), side=side))) for _, seeded in runs_of(case)])
 
 
 @pytest.mark.parametrize("case", FULL, ids=lambda c: c.name)
@@ -51,10 +51,10 @@ def test_rack_and_the_frame_ahead_bring_every_lossy_cases_drop_rate_toward_the_k
     """docs/validation.md, "Against the run before": against the committed kernel values, each case
     with losses has its simulated drop rate closer with ``LINUX_SIDE`` (what ``validate kernel`` runs)
     than with the simulator's side of the run before (neither RACK nor the frame ahead)."""
-    lossy = [c for c in FULL if next(r for r in ROWS if r["case"] == c.name and r["metric"] == "drop_rate")["reference"] > 0]
+    kernel_drops = {r["case"]: r["reference"] for r in ROWS if r["metric"] == "drop_rate"}
+    lossy = [c for c in FULL if kernel_drops[c.name] > 0]
     assert len(lossy) == 5
     for case in lossy:
-        kernel = next(r["reference"] for r in ROWS if r["case"] == case.name and r["metric"] == "drop_rate")
-        before = mean_metrics([pertlab_metrics(run(sim_scenario(TestbedScenario.parse(json.loads(s.scenario)), side=SimSide()))) for _, s in runs_of(case)])
-        now = _simulated(case)
+        kernel = kernel_drops[case.name]
+        before, now = _simulated(case, SimSide()), _simulated(case)
         assert abs(now["drop_rate"] - kernel) < abs(before["drop_rate"] - kernel), (case.name, before["drop_rate"], now["drop_rate"], kernel)

@@ -53,11 +53,13 @@ pub enum Event {
     MeasureEnd,
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Entry {
-    time: SimTime,
-    seq: u64,
-    event: Event,
+/// A pending event: when it is due, and its insertion number (its place
+/// among events due at the same time).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub time: SimTime,
+    pub seq: u64,
+    pub event: Event,
 }
 
 /// An entry of the heap, ordered so that the earliest (time, insertion
@@ -279,13 +281,15 @@ impl EventQueue {
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        self.pop_until(SimTime::MAX)
+        self.pop_until(SimTime::MAX).map(|e| (e.time, e.event))
     }
 
     /// The earliest event if it is due at or before `limit` (one scan of
     /// the lanes: the main loop's check of the end time costs nothing extra).
+    /// [`EventQueue::push_as_of`] with its time and insertion number puts it
+    /// back in its place.
     #[inline(always)]
-    pub fn pop_until(&mut self, limit: SimTime) -> Option<(SimTime, Event)> {
+    pub fn pop_until(&mut self, limit: SimTime) -> Option<Entry> {
         // The earliest lane front's key (`EMPTY` if all lanes are empty), and its lane.
         let f = &self.fronts;
         let best = (f[0].min(f[1]).min(f[2].min(f[3]))).min(f[4].min(f[5]).min(f[6].min(f[7])));
@@ -300,7 +304,7 @@ impl EventQueue {
                     return None;
                 }
                 self.heap.pop();
-                return Some((top.time, top.event));
+                return Some(top);
             }
         }
         if best == EMPTY || best >> RANK_BITS > limit {
@@ -310,7 +314,7 @@ impl EventQueue {
         let entries = &mut self.lanes[lane].entries;
         let e = entries.pop_front()?;
         self.fronts[lane] = entries.front().map_or(EMPTY, |f| key(f.time, lane));
-        Some((e.time, e.event))
+        Some(e)
     }
 
     /// The time of the latest pending event that `which` picks (a scan of
@@ -514,10 +518,37 @@ mod tests {
         q.push_after(0, 10, Event::Arrive(0, 0), &mut LaneHint::default());
         q.push(20, Event::Sample);
         assert_eq!(q.pop_until(5), None);
-        assert_eq!(q.pop_until(10), Some((10, Event::Arrive(0, 0))));
+        let at = |e: Option<Entry>| e.map(|e| (e.time, e.event));
+        assert_eq!(at(q.pop_until(10)), Some((10, Event::Arrive(0, 0))));
         assert_eq!(q.pop_until(15), None);
         assert_eq!(q.len(), 1);
-        assert_eq!(q.pop_until(20), Some((20, Event::Sample)));
+        assert_eq!(at(q.pop_until(20)), Some((20, Event::Sample)));
+    }
+
+    /// An entry popped and put back with its time and insertion number
+    /// (`push_as_of`, as an interrupted run does) pops again in its place,
+    /// whether it came from a lane or from the heap.
+    #[test]
+    fn an_entry_put_back_pops_in_its_place() {
+        let fill = || {
+            let mut q = EventQueue::default();
+            let mut hint = LaneHint::default();
+            for i in 0..4 {
+                q.push_after(i, 10, Event::Arrive(i as u32, 0), &mut hint);
+                q.push(i + 10, Event::Rto(i as u32));
+            }
+            q
+        };
+        let order = |mut q: EventQueue| std::iter::from_fn(move || q.pop()).collect::<Vec<_>>();
+        let expected = order(fill());
+        for k in 0..expected.len() {
+            let mut q = fill();
+            let mut before: Vec<_> = (0..k).map(|_| q.pop().unwrap()).collect();
+            let e = q.pop_until(SimTime::MAX).unwrap();
+            q.push_as_of(e.time, e.seq, e.event);
+            before.extend(order(q));
+            assert_eq!(before, expected, "put back after {k} pops");
+        }
     }
 
     #[test]

@@ -115,8 +115,9 @@ def _closed(case: dict[str, Any], overheads_ms: list[int]) -> str:
 
     def one(ms: int) -> str:
         drops = cols[f"overhead_{ms}ms"]["drops"]
-        past = f" (past the kernel's: {drops} drops)" if (drops - real["drops"]) * gap > 0 else ""
-        return f"{ms} ms {(drops - sim['drops']) / gap:.0%}".replace("%", " %") + past
+        share = (drops - sim["drops"]) / gap
+        past = f" (past the kernel's: {drops} drops)" if share > 1 else ""
+        return f"{ms} ms {share:.0%}".replace("%", " %") + past
 
     closed = ", ".join(one(ms) for ms in overheads_ms)
     within = ", a gap within `drop_rate`'s tolerance" if tolerance.agrees(sim["drop_rate"], real["drop_rate"]) else ""

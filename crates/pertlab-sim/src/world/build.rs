@@ -8,7 +8,7 @@ use super::memory::{self, Crossing, MemoryEstimate, MemoryLimit};
 use super::monitor::Monitors;
 use super::topology::{Endpoints, Topology};
 use super::traffic::{udp_sources, WebState};
-use super::{prefetch_pays, PacketTotals, World, PROGRESS_EVENTS};
+use super::{hot_state_bytes, PacketTotals, World, PREFETCH_ABOVE_BYTES, PROGRESS_EVENTS};
 use crate::engine::{Event, EventQueue};
 use crate::error::ConfigError;
 use crate::external::{Extensions, NoExtensions};
@@ -157,7 +157,7 @@ impl World {
                 .map(|(c, largest_packet)| QueueBounds { limit: c.queue.limit, rate_bps: c.rate_bps, largest_packet })
                 .collect(),
             far_ends: topo.channels.iter().map(|c| c.to).collect(),
-            prefetch: prefetch_pays(&topo.channels, &flows),
+            prefetch: hot_state_bytes(&topo.channels, &flows) > PREFETCH_ABOVE_BYTES,
             channels: topo.channels,
             routes,
             flows,
@@ -172,7 +172,6 @@ impl World {
             snap_start: None,
             snap_end: None,
             interrupted: false,
-            unprocessed: None,
             halt: ext.halt(),
             captures,
             next_progress: NS_PER_SEC,

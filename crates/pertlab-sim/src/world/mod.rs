@@ -51,9 +51,10 @@ pub const PROGRESS_EVENTS: u32 = 1 << 16;
 /// cache, and the hints only cost instructions (issue 21, BENCHMARKS.md).
 pub const PREFETCH_ABOVE_BYTES: usize = 1 << 20;
 
-/// Whether a world of `channels` and `flows` is past [`PREFETCH_ABOVE_BYTES`].
-fn prefetch_pays(channels: &[Channel], flows: &[Flow]) -> bool {
-    std::mem::size_of_val(channels) + std::mem::size_of_val(flows) > PREFETCH_ABOVE_BYTES
+/// Bytes of the state an arrival may touch on its way: the channels and the
+/// flows (compared with [`PREFETCH_ABOVE_BYTES`]).
+fn hot_state_bytes(channels: &[Channel], flows: &[Flow]) -> usize {
+    std::mem::size_of_val(channels) + std::mem::size_of_val(flows)
 }
 
 /// Totals over every packet, for the conservation check.
@@ -92,9 +93,6 @@ pub struct World {
     snap_start: Option<Snapshot>,
     snap_end: Option<Snapshot>,
     interrupted: bool,
-    /// The event taken from the queue when a progress callback stopped the
-    /// run, not processed: an arrival's packet is still on its wire.
-    unprocessed: Option<Event>,
     /// Raised by a model written outside the core whose code failed (none
     /// without such models): the run stops after the event, as interrupted.
     halt: Option<Halt>,
@@ -147,12 +145,15 @@ impl World {
     /// `progress`, or when `CHECK_HALT` and an external model raised `halt`).
     #[inline(always)]
     fn process_until<const CHECK_HALT: bool>(&mut self, until: SimTime, progress: &mut dyn FnMut(SimTime) -> bool, halt: Option<&Halt>) -> bool {
-        while let Some((t, ev)) = self.queue.pop_until(until) {
+        while let Some(entry) = self.queue.pop_until(until) {
+            let (t, ev) = (entry.time, entry.event);
             if t >= self.next_progress || self.events_processed == self.next_count {
-                // The event is not processed: the world stays as it was before `t`.
+                // The event is not processed: it goes back to its place, and
+                // the world stays as it was before `t` (an arrival's packet
+                // is still on its wire).
                 if !progress(t) {
+                    self.queue.push_as_of(t, entry.seq, ev);
                     self.interrupted = true;
-                    self.unprocessed = Some(ev);
                     return true;
                 }
                 self.next_progress = self.next_progress.max((t / NS_PER_SEC).saturating_add(1).saturating_mul(NS_PER_SEC));
@@ -227,13 +228,13 @@ impl World {
 
     /// Every packet still inside the network: in the queues, being sent (a
     /// transmission whose end is an event still to come), and on the wires
-    /// (each has its arrival pending, or left unprocessed by an interruption). Found from where the network refers to
-    /// them, not from the store, so that the conservation check would see a
-    /// packet the network lost track of.
+    /// (each has its arrival pending). Found from where the network refers
+    /// to them, not from the store, so that the conservation check would see
+    /// a packet the network lost track of.
     pub fn packets_in_network(&self) -> impl Iterator<Item = &Packet> {
         let queued = self.channels.iter().flat_map(|c| c.queue.packets(&self.store));
         let sent = self.channels.iter().filter_map(|c| c.in_transmission());
-        let flying = self.queue.pending().chain(&self.unprocessed).filter_map(|e| match *e {
+        let flying = self.queue.pending().filter_map(|e| match *e {
             Event::Arrive(_, id) => Some(id),
             _ => None,
         });
@@ -379,22 +380,26 @@ mod tests {
     use crate::scenario::TxEndEvents;
 
     /// A progress callback that stops the run leaves the event it was called
-    /// for unprocessed: when that is an arrival, its packet is still inside the
-    /// network, and the conservation check counts it (the Ctrl-C of the command line).
+    /// for unprocessed, back in its place: when that is an arrival, its packet
+    /// is still inside the network, and the conservation check counts it (the
+    /// Ctrl-C of the command line).
     #[test]
     fn an_interrupted_run_counts_the_packet_of_the_arrival_it_left() {
         let mut arrivals = 0;
         for stop_at in 1..12 {
             let mut w = World::build(&canonical_dumbbell_with_queue(20, 30, "droptail")).unwrap();
-            let mut calls = 0;
-            w.run(&mut |_| {
+            let (mut calls, mut stopped_at) = (0, 0);
+            w.run(&mut |t| {
                 calls += 1;
+                stopped_at = t;
                 calls < stop_at
             });
             assert!(w.interrupted());
-            arrivals += usize::from(matches!(w.unprocessed, Some(Event::Arrive(..))));
             let t = w.totals;
             assert_eq!(w.packets_in_network().count() as u64, t.injected - t.delivered - t.dropped, "stopped at call {stop_at}");
+            let (next, ev) = w.queue.pop().unwrap();
+            assert_eq!(next, stopped_at, "the event left is the next one due");
+            arrivals += usize::from(matches!(ev, Event::Arrive(..)));
         }
         assert!(arrivals > 0, "no stop fell on an arrival");
     }
@@ -405,7 +410,7 @@ mod tests {
     fn only_a_world_larger_than_the_cache_asks_for_memory_ahead() {
         let size = |flows| {
             let w = World::build(&canonical_dumbbell_with_queue(flows, 1, "droptail")).unwrap();
-            (w.prefetch, std::mem::size_of_val(w.channels.as_slice()) + std::mem::size_of_val(w.flows.as_slice()))
+            (w.prefetch, super::hot_state_bytes(&w.channels, &w.flows))
         };
         let (small, large) = (size(50), size(1000));
         assert!(!small.0 && small.1 < super::PREFETCH_ABOVE_BYTES / 4, "50 flows: {} bytes", small.1);
